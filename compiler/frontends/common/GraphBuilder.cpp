@@ -1,0 +1,97 @@
+#include "compiler/frontends/common/GraphBuilder.h"
+
+#include "dialects/webnn/WebNNDialect.h"
+#include "dialects/webnn/WebNNOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+namespace mlir::webnn {
+
+void loadFrontendDialects(MLIRContext &ctx) {
+  ctx.loadDialect<WebNNDialect, func::FuncDialect>();
+}
+
+GraphBuilder::GraphBuilder(MLIRContext *ctx, StringRef graphName, Location loc)
+    : builder_(ctx) {
+  loadFrontendDialects(*ctx);
+  module_ = ModuleOp::create(loc);
+  builder_.setInsertionPointToEnd(module_->getBody());
+  func_ = func::FuncOp::create(builder_, loc, "main", builder_.getFunctionType({}, {}));
+  func_->setAttr("webnn.graph_name", builder_.getStringAttr(graphName));
+  builder_.setInsertionPointToStart(func_.addEntryBlock());
+}
+
+Value GraphBuilder::addInput(StringRef name, RankedTensorType type, Location loc) {
+  return InputOp::create(builder_, loc, type, builder_.getStringAttr(name));
+}
+
+Value GraphBuilder::addConstant(ElementsAttr value, StringRef name, Location loc) {
+  return ConstantOp::create(builder_, loc, value.getType(), value,
+                                     name.empty() ? StringAttr() : builder_.getStringAttr(name));
+}
+
+FailureOr<SmallVector<Value>> GraphBuilder::addOp(StringRef opName, ArrayRef<Value> operands,
+                                                  ArrayRef<NamedAttribute> attributes,
+                                                  Location loc, unsigned numVariadicResults) {
+  MLIRContext *ctx = context();
+  std::string fullName = ("webnn." + opName).str();
+  std::optional<RegisteredOperationName> name = RegisteredOperationName::lookup(fullName, ctx);
+  if (!name)
+    return emitError(loc) << "unknown WebNN operation '" << opName << "'", failure();
+
+  OperationState state(loc, *name);
+  SmallVector<int32_t> segments;
+  for (Value v : operands) {
+    segments.push_back(v ? 1 : 0);
+    if (v) state.addOperands(v);
+  }
+  state.addAttributes(attributes);
+  if (name->hasTrait<OpTrait::AttrSizedOperandSegments>())
+    state.addAttribute("operandSegmentSizes", DenseI32ArrayAttr::get(ctx, segments));
+
+  // Inference reads options from the op's properties, so materialize them
+  // from the attribute dictionary first, exactly as Operation::create will.
+  DictionaryAttr dict = state.attributes.getDictionary(ctx);
+  SmallVector<Type> resultTypes;
+  auto *inferType = name->getInterface<InferTypeOpInterface>();
+  if (!inferType)
+    return emitError(loc) << "'" << fullName << "' does not infer its result types", failure();
+  int propSize = name->getOpPropertyByteSize();
+  SmallVector<char, 64> storage(std::max(propSize, 1));
+  OpaqueProperties props(propSize ? storage.data() : nullptr);
+  LogicalResult inferred = success();
+  if (propSize) {
+    name->initOpProperties(props, OpaqueProperties(nullptr));
+    inferred = name->setOpPropertiesFromAttribute(*name, props, dict,
+                                                  [&] { return emitError(loc); });
+  }
+  if (succeeded(inferred))
+    inferred = inferType->inferReturnTypes(ctx, loc, state.operands, dict, props,
+                                           state.regions, resultTypes);
+  if (propSize) name->destroyOpProperties(props);
+  if (failed(inferred)) return failure();
+  (void)numVariadicResults;  // split's result count comes from its `splits` option
+  state.addTypes(resultTypes);
+
+  Operation *op = builder_.create(state);
+  if (failed(verify(op))) {
+    op->erase();
+    return failure();
+  }
+  return SmallVector<Value>(op->getResults());
+}
+
+LogicalResult GraphBuilder::finish(ArrayRef<Value> outputs, ArrayRef<std::string> names,
+                                   Location loc) {
+  func::ReturnOp::create(builder_, loc, outputs);
+  SmallVector<Type> types;
+  for (Value v : outputs) types.push_back(v.getType());
+  func_.setType(builder_.getFunctionType({}, types));
+  SmallVector<Attribute> nameAttrs;
+  for (const std::string &n : names) nameAttrs.push_back(builder_.getStringAttr(n));
+  func_->setAttr("webnn.output_names", builder_.getArrayAttr(nameAttrs));
+  return verify(*module_);
+}
+
+}  // namespace mlir::webnn

@@ -1,0 +1,35 @@
+#ifndef WEBNN_BASE_TD
+#define WEBNN_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def WebNN_Dialect : Dialect {
+  let name = "webnn";
+  let summary = "The W3C Web Neural Network API operations";
+  let description = [{
+    One op per WebNN builder method (https://www.w3.org/TR/webnn/), named as
+    the method (`webnn.conv2d`, `webnn.reduceMean`), with the spec's option
+    names as attributes. Verifiers implement the spec's validation steps and
+    result-type inference its shape rules. Ops beyond the spec (fused macro
+    ops) say so in their description.
+  }];
+  let cppNamespace = "::mlir::webnn";
+  let useDefaultAttributePrinterParser = 0;
+  let useDefaultTypePrinterParser = 0;
+  let hasConstantMaterializer = 1;
+}
+
+// The element types WebNN's MLOperandDataType allows. Signless integers are
+// signed (int4/int8/int32/int64); ui* are the unsigned ones.
+def WebNN_ElementType : AnyTypeOf<[F32, F16, I32, UI32, I64, UI64, I8, UI8, I<4>, UI<4>]>;
+def WebNN_FloatElementType : AnyTypeOf<[F32, F16]>;
+
+def WebNN_Tensor : RankedTensorOf<[F32, F16, I32, UI32, I64, UI64, I8, UI8, I<4>, UI<4>]>;
+def WebNN_FloatTensor : RankedTensorOf<[F32, F16]>;
+def WebNN_Uint8Tensor : RankedTensorOf<[UI8]>;
+
+class WebNN_Op<string mnemonic, list<Trait> traits = []>
+    : Op<WebNN_Dialect, mnemonic, traits>;
+
+#endif // WEBNN_BASE_TD

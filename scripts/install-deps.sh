@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of webnnc from Debian 12's archive.
+# Safe to re-run: apt skips what is already present.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+PKGS=(
+  build-essential cmake ninja-build git pkg-config
+  # MLIR/LLVM 22: dialect, webnn-opt, mlir-tblgen, lit, FileCheck
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  # ONNX front end
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # artifact, CLIs, JSON, tests
+  libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libgtest-dev
+  # CPU kernels
+  libdnnl-dev libssl-dev
+  # test material and helper scripts (run with /usr/bin/python3)
+  libonnx-testdata python3-numpy python3-onnx
+)
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq || true
+$SUDO apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
