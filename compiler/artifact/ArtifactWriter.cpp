@@ -1,0 +1,394 @@
+#include "compiler/artifact/ArtifactWriter.h"
+
+#include <openssl/sha.h>
+
+#include <cstdio>
+#include <map>
+
+#include "compiler/artifact/ConstantBytes.h"
+#include "dialects/webnn/WebNNOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "webnn_artifact_format.h"
+#include "webnn_artifact_generated.h"
+
+namespace mlir::webnn {
+namespace fb = ::webnn::artifact;
+namespace {
+
+constexpr const char *kProducer = "webnnc 0.1.0";
+
+FailureOr<fb::DataType> toArtifactType(Type t) {
+  if (t.isF32()) return fb::DataType::float32;
+  if (t.isF16()) return fb::DataType::float16;
+  auto i = dyn_cast<IntegerType>(t);
+  if (!i) return failure();
+  bool u = i.isUnsigned();
+  switch (i.getWidth()) {
+    case 4: return u ? fb::DataType::uint4 : fb::DataType::int4;
+    case 8: return u ? fb::DataType::uint8 : fb::DataType::int8;
+    case 32: return u ? fb::DataType::uint32 : fb::DataType::int32;
+    case 64: return u ? fb::DataType::uint64 : fb::DataType::int64;
+    default: return failure();
+  }
+}
+
+using Sha256 = std::array<uint8_t, SHA256_DIGEST_LENGTH>;
+
+Sha256 sha256(ArrayRef<char> bytes) {
+  Sha256 out;
+  SHA256(reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size(), out.data());
+  return out;
+}
+
+struct PendingConstant {
+  uint32_t tensor;
+  uint64_t offset;
+  ArrayRef<char> bytes;
+  std::vector<char> storage;  // owns `bytes` when they had to be materialized
+  Sha256 hash;
+  std::string key;
+};
+
+// Builds the FlatBuffer graph and lays out the weight segment.
+class GraphSerializer {
+ public:
+  explicit GraphSerializer(func::FuncOp func) : func_(func) {}
+
+  LogicalResult run(const ArtifactOptions &options);
+
+  ArrayRef<uint8_t> graphBytes() const {
+    return {fbb_.GetBufferPointer(), fbb_.GetSize()};
+  }
+  const std::vector<std::unique_ptr<PendingConstant>> &constants() const { return constants_; }
+  uint64_t weightsSize() const { return weightsSize_; }
+  const Sha256 &weightsDigest() const { return digest_; }
+
+ private:
+  FailureOr<int32_t> addTensor(Value v, StringRef name, Location loc);
+  FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc);
+  LogicalResult addNode(Operation *op);
+  LogicalResult addConstant(ConstantOp op);
+  FailureOr<flatbuffers::Offset<fb::Attribute>> serializeAttribute(StringRef name, Attribute a,
+                                                                   Location loc);
+
+  func::FuncOp func_;
+  flatbuffers::FlatBufferBuilder fbb_{1 << 16};
+  llvm::DenseMap<Value, int32_t> tensorIndex_;
+  llvm::DenseMap<Value, StringRef> outputName_;  // results named by a graph output
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors_;
+  std::vector<flatbuffers::Offset<fb::Node>> nodes_;
+  std::vector<uint32_t> inputs_, outputs_;
+  std::vector<std::unique_ptr<PendingConstant>> constants_;
+  uint64_t weightsSize_ = 0;
+  Sha256 digest_{};
+};
+
+std::string locationName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc)) return name.getName().str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn())).str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (std::string n = locationName(inner); !n.empty()) return n;
+  return "";
+}
+
+FailureOr<int32_t> GraphSerializer::addTensor(Value v, StringRef name, Location loc) {
+  FailureOr<int32_t> index = addTensorOfType(v.getType(), name, loc);
+  if (succeeded(index)) tensorIndex_[v] = *index;
+  return index;
+}
+
+FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Location loc) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  if (!type) return emitError(loc) << "graph values must be ranked tensors, got " << t;
+  FailureOr<fb::DataType> dtype = toArtifactType(type.getElementType());
+  if (failed(dtype))
+    return emitError(loc) << "element type " << type.getElementType()
+                          << " is not a WebNN data type";
+  std::vector<flatbuffers::Offset<fb::Dimension>> dims;
+  for (int64_t d : type.getShape()) {
+    if (ShapedType::isDynamic(d))
+      return emitError(loc) << "dynamic dimensions must be bounded before writing an artifact";
+    dims.push_back(fb::CreateDimension(fbb_, d));
+  }
+  int32_t index = static_cast<int32_t>(tensors_.size());
+  tensors_.push_back(fb::CreateTensor(fbb_, fbb_.CreateString(name.str()), *dtype,
+                                      fbb_.CreateVector(dims)));
+  return index;
+}
+
+LogicalResult GraphSerializer::addConstant(ConstantOp op) {
+  StringRef key = op.getName() ? *op.getName() : StringRef();
+  FailureOr<int32_t> index = addTensor(op.getResult(), key, op.getLoc());
+  if (failed(index)) return failure();
+  auto pending = std::make_unique<PendingConstant>();
+  FailureOr<ArrayRef<char>> bytes = getConstantBytes(op.getValue(), pending->storage);
+  if (failed(bytes))
+    return op.emitOpError() << "cannot serialize constant value of type "
+                            << op.getValue().getType();
+  pending->tensor = static_cast<uint32_t>(*index);
+  pending->bytes = *bytes;
+  pending->offset = weightsSize_;
+  pending->hash = sha256(*bytes);
+  pending->key = key.str();
+  weightsSize_ = ::webnn::artifact::alignUp(weightsSize_ + bytes->size(),
+                                            ::webnn::artifact::kWeightAlignment);
+  constants_.push_back(std::move(pending));
+  return success();
+}
+
+FailureOr<flatbuffers::Offset<fb::Attribute>> GraphSerializer::serializeAttribute(
+    StringRef name, Attribute a, Location loc) {
+  auto nameOff = fbb_.CreateString(name.str());
+  auto make = [&](fb::AttributeKind kind, int64_t i, double f,
+                  flatbuffers::Offset<flatbuffers::String> s,
+                  flatbuffers::Offset<flatbuffers::Vector<int64_t>> ints,
+                  flatbuffers::Offset<flatbuffers::Vector<double>> floats) {
+    return fb::CreateAttribute(fbb_, nameOff, kind, i, f, s, ints, floats);
+  };
+  if (auto b = dyn_cast<BoolAttr>(a)) return make(fb::AttributeKind::Bool, b.getValue(), 0, 0, 0, 0);
+  if (auto i = dyn_cast<IntegerAttr>(a)) return make(fb::AttributeKind::Int, i.getInt(), 0, 0, 0, 0);
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return make(fb::AttributeKind::Float, 0, f.getValueAsDouble(), 0, 0, 0);
+  if (auto s = dyn_cast<StringAttr>(a))
+    return make(fb::AttributeKind::String, 0, 0, fbb_.CreateString(s.str()), 0, 0);
+  if (auto ints = dyn_cast<DenseI64ArrayAttr>(a))
+    return make(fb::AttributeKind::Ints, 0, 0, 0, fbb_.CreateVector(ints.asArrayRef().vec()), 0);
+  if (auto floats = dyn_cast<DenseF64ArrayAttr>(a))
+    return make(fb::AttributeKind::Floats, 0, 0, 0, 0,
+                fbb_.CreateVector(floats.asArrayRef().vec()));
+  if (auto t = dyn_cast<TypeAttr>(a)) {
+    FailureOr<fb::DataType> dtype = toArtifactType(t.getValue());
+    if (failed(dtype)) return emitError(loc) << "option '" << name << "' names a non-WebNN type";
+    return make(fb::AttributeKind::String, 0, 0,
+                fbb_.CreateString(fb::EnumNameDataType(*dtype)), 0, 0);
+  }
+  if (auto arr = dyn_cast<ArrayAttr>(a)) {
+    std::vector<int64_t> ints;
+    for (Attribute e : arr) {
+      auto i = dyn_cast<IntegerAttr>(e);
+      if (!i) return emitError(loc) << "option '" << name << "' has an unsupported list value";
+      ints.push_back(i.getInt());
+    }
+    return make(fb::AttributeKind::Ints, 0, 0, 0, fbb_.CreateVector(ints), 0);
+  }
+  return emitError(loc) << "option '" << name << "' has an unsupported value " << a;
+}
+
+LogicalResult GraphSerializer::addNode(Operation *op) {
+  std::vector<int32_t> inputs;
+  auto pushOperand = [&](Value v) -> LogicalResult {
+    auto it = tensorIndex_.find(v);
+    if (it == tensorIndex_.end()) return op->emitOpError("uses a value defined outside the graph");
+    inputs.push_back(it->second);
+    return success();
+  };
+  // Optional operands keep their position (-1 when absent) so the runtime
+  // reads operand i of an op without knowing which options were given.
+  if (auto segments = dyn_cast_or_null<DenseI32ArrayAttr>(
+          op->getInherentAttr("operandSegmentSizes").value_or(Attribute()))) {
+    unsigned next = 0;
+    for (int32_t size : segments.asArrayRef()) {
+      if (size == 0) inputs.push_back(-1);
+      for (int32_t k = 0; k < size; ++k)
+        if (failed(pushOperand(op->getOperand(next++)))) return failure();
+    }
+  } else {
+    for (Value v : op->getOperands())
+      if (failed(pushOperand(v))) return failure();
+  }
+
+  std::vector<int32_t> outputs;
+  for (Value r : op->getResults()) {
+    FailureOr<int32_t> index = addTensor(r, outputName_.lookup(r), op->getLoc());
+    if (failed(index)) return failure();
+    outputs.push_back(*index);
+  }
+
+  // Inherent options live in properties; discardable ones are ours ("webnn.*"
+  // bookkeeping) and stay out of the artifact.
+  std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
+  if (auto props = dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute())) {
+    for (NamedAttribute na : props) {  // DictionaryAttr is sorted by name
+      if (na.getName() == "operandSegmentSizes" || na.getName() == "resultSegmentSizes") continue;
+      auto attr = serializeAttribute(na.getName(), na.getValue(), op->getLoc());
+      if (failed(attr)) return failure();
+      attrs.push_back(*attr);
+    }
+  }
+  StringRef opName = op->getName().stripDialect();
+  nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString(opName.str()),
+                                  fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
+                                  fbb_.CreateVectorOfSortedTables(&attrs),
+                                  fbb_.CreateString(locationName(op->getLoc()))));
+  return success();
+}
+
+LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
+  Block &body = func_.getBody().front();
+  auto outputNames = func_->getAttrOfType<ArrayAttr>("webnn.output_names");
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (!outputNames || outputNames.size() != ret.getNumOperands())
+    return func_.emitError("graph function needs one 'webnn.output_names' entry per result");
+
+  // An output produced by a node names that node's result tensor. A value that
+  // is already named (a graph input, a constant, or an earlier output) gets an
+  // identity node, so every output owns a distinct, named tensor.
+  SmallVector<bool> needsIdentity;
+  for (auto [value, nameAttr] : llvm::zip(ret.getOperands(), outputNames)) {
+    Operation *def = value.getDefiningOp();
+    bool alias = !def || isa<InputOp, ConstantOp>(def) || outputName_.contains(value);
+    if (!alias) outputName_[value] = cast<StringAttr>(nameAttr).getValue();
+    needsIdentity.push_back(alias);
+  }
+
+  for (Operation &op : body.without_terminator()) {
+    if (auto input = dyn_cast<InputOp>(op)) {
+      FailureOr<int32_t> index = addTensor(input.getResult(), input.getName(), input.getLoc());
+      if (failed(index)) return failure();
+      inputs_.push_back(*index);
+    } else if (auto constant = dyn_cast<ConstantOp>(op)) {
+      if (failed(addConstant(constant))) return failure();
+    } else if (op.getDialect() && op.getDialect()->getNamespace() == "webnn") {
+      if (failed(addNode(&op))) return failure();
+    } else {
+      return op.emitOpError("is not a WebNN operation and cannot be written to an artifact");
+    }
+  }
+
+  for (auto [value, nameAttr, alias] : llvm::zip(ret.getOperands(), outputNames, needsIdentity)) {
+    if (!alias) {
+      outputs_.push_back(tensorIndex_.lookup(value));
+      continue;
+    }
+    StringRef name = cast<StringAttr>(nameAttr).getValue();
+    FailureOr<int32_t> index = addTensorOfType(value.getType(), name, ret.getLoc());
+    if (failed(index)) return failure();
+    std::vector<int32_t> in{tensorIndex_.lookup(value)}, out{*index};
+    nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString("identity"), fbb_.CreateVector(in),
+                                    fbb_.CreateVector(out), 0, fbb_.CreateString(name.str())));
+    outputs_.push_back(*index);
+  }
+
+  std::vector<flatbuffers::Offset<fb::Constant>> constantOffsets;
+  std::vector<uint8_t> allHashes;
+  for (const auto &c : constants_) {
+    constantOffsets.push_back(fb::CreateConstant(
+        fbb_, c->tensor, c->offset, c->bytes.size(), fbb_.CreateVector(c->hash.data(), c->hash.size()),
+        fbb_.CreateString(c->key)));
+    allHashes.insert(allHashes.end(), c->hash.begin(), c->hash.end());
+  }
+  SHA256(allHashes.data(), allHashes.size(), digest_.data());
+
+  std::string graphName;
+  if (auto n = func_->getAttrOfType<StringAttr>("webnn.graph_name")) graphName = n.str();
+  auto graph = fb::CreateGraph(fbb_, fbb_.CreateString(graphName), fbb_.CreateVector(tensors_),
+                               fbb_.CreateVector(constantOffsets), fbb_.CreateVector(nodes_),
+                               fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_));
+  auto model = fb::CreateModel(fbb_, ::webnn::artifact::kSchemaVersion,
+                               fbb_.CreateString(kProducer), fbb_.CreateString(options.target),
+                               graph, weightsSize_,
+                               fbb_.CreateVector(digest_.data(), digest_.size()),
+                               options.weightless);
+  fb::FinishModelBuffer(fbb_, model);
+  return success();
+}
+
+// Streams the weight segment: constants at their offsets, zero padding between.
+bool writeSegment(llvm::raw_ostream &os, const GraphSerializer &s) {
+  static const char zeros[::webnn::artifact::kWeightAlignment] = {};
+  uint64_t pos = 0;
+  for (const auto &c : s.constants()) {
+    os.write(zeros, c->offset - pos);
+    os.write(c->bytes.data(), c->bytes.size());
+    pos = c->offset + c->bytes.size();
+  }
+  os.write(zeros, s.weightsSize() - pos);
+  return !os.has_error();
+}
+
+// Writes through a temporary file renamed into place, so readers and build
+// systems never see a partial artifact.
+LogicalResult writeAtomically(StringRef path, Location loc,
+                              llvm::function_ref<bool(llvm::raw_ostream &)> body) {
+  llvm::SmallString<256> tmp;
+  int fd;
+  llvm::SmallString<256> model(path);
+  model += ".tmp-%%%%%%";
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, tmp))
+    return emitError(loc) << "cannot create '" << path << "': " << ec.message();
+  bool ok;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    ok = body(os);
+    os.close();
+    ok = ok && !os.has_error();
+    os.clear_error();
+  }
+  if (!ok) {
+    llvm::sys::fs::remove(tmp);
+    return emitError(loc) << "cannot write '" << path << "'";
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  }
+  return success();
+}
+
+}  // namespace
+
+LogicalResult writeArtifact(ModuleOp module, StringRef path, const ArtifactOptions &options) {
+  auto funcs = module.getOps<func::FuncOp>();
+  if (std::distance(funcs.begin(), funcs.end()) != 1)
+    return module.emitError("expected exactly one graph function");
+  func::FuncOp func = *funcs.begin();
+  if (options.weightless && options.weightsPath.empty())
+    return module.emitError("--weightless needs a weights output path");
+
+  GraphSerializer serializer(func);
+  if (failed(serializer.run(options))) return failure();
+
+  namespace af = ::webnn::artifact;
+  ArrayRef<uint8_t> graph = serializer.graphBytes();
+  af::ArtifactHeader header{};
+  std::memcpy(header.magic, af::kArtifactMagic, sizeof(header.magic));
+  header.version = af::kSchemaVersion;
+  header.flags = options.weightless ? af::kFlagWeightless : 0;
+  header.graph_offset = af::kHeaderSize;
+  header.graph_size = graph.size();
+  if (!options.weightless) {
+    header.weights_offset = af::alignUp(af::kHeaderSize + graph.size(), af::kWeightAlignment);
+    header.weights_size = serializer.weightsSize();
+  }
+
+  if (options.weightless) {
+    af::WeightsHeader wh{};
+    std::memcpy(wh.magic, af::kWeightsMagic, sizeof(wh.magic));
+    wh.version = af::kSchemaVersion;
+    wh.weights_offset = af::kHeaderSize;
+    wh.weights_size = serializer.weightsSize();
+    std::memcpy(wh.digest, serializer.weightsDigest().data(), sizeof(wh.digest));
+    if (failed(writeAtomically(options.weightsPath, func.getLoc(), [&](llvm::raw_ostream &os) {
+          os.write(reinterpret_cast<const char *>(&wh), sizeof(wh));
+          return writeSegment(os, serializer);
+        })))
+      return failure();
+  }
+
+  return writeAtomically(path, func.getLoc(), [&](llvm::raw_ostream &os) {
+    os.write(reinterpret_cast<const char *>(&header), sizeof(header));
+    os.write(reinterpret_cast<const char *>(graph.data()), graph.size());
+    if (options.weightless) return !os.has_error();
+    static const char zeros[af::kWeightAlignment] = {};
+    os.write(zeros, header.weights_offset - (af::kHeaderSize + graph.size()));
+    return writeSegment(os, serializer);
+  });
+}
+
+}  // namespace mlir::webnn

@@ -1,0 +1,26 @@
+// Serializes a WebNN graph (func.func @main of webnn ops) into a .wnn artifact.
+#ifndef WEBNN_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+#define WEBNN_COMPILER_ARTIFACT_ARTIFACTWRITER_H
+
+#include <string>
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::webnn {
+
+struct ArtifactOptions {
+  std::string target = "cpu";
+  // Write the graph alone; constants go to `weightsPath` instead.
+  bool weightless = false;
+  std::string weightsPath;
+};
+
+// Writes `module` to `path` (and the weights file when weightless). Files are
+// written to a temporary name and renamed, so a failure leaves no partial
+// output. The bytes depend only on the module and options (no timestamps,
+// no pointer-ordered iteration), so identical input gives identical output.
+LogicalResult writeArtifact(ModuleOp module, StringRef path, const ArtifactOptions &options);
+
+}  // namespace mlir::webnn
+
+#endif
