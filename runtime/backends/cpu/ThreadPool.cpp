@@ -1,0 +1,94 @@
+#include "ThreadPool.h"
+
+#include <algorithm>
+
+namespace webnn::cpu {
+namespace {
+// Set on pool workers and on a caller while it runs chunks: a nested
+// parallelFor then runs inline instead of waiting on workers that are busy
+// with the outer loop (which would deadlock).
+thread_local bool tInsideParallelFor = false;
+}  // namespace
+
+ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
+  workers_.reserve(numThreads_ - 1);
+  for (int i = 1; i < numThreads_; ++i) workers_.emplace_back([this] { workerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto &t : workers_) t.join();
+}
+
+bool ThreadPool::insideParallelFor() { return tInsideParallelFor; }
+
+void ThreadPool::runChunks(const Job &job) {
+  for (;;) {
+    int64_t c = nextChunk_.fetch_add(1, std::memory_order_relaxed);
+    if (c >= job.numChunks) return;
+    int64_t begin = c * job.chunk;
+    int64_t end = std::min(job.n, begin + job.chunk);
+    job.fn(job.ctx, begin, end);
+  }
+}
+
+void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
+  // Another thread is already driving this pool (two runs of one session at
+  // once): do the work here rather than queue behind it.
+  std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);
+  if (!dispatchLock.owns_lock()) {
+    tInsideParallelFor = true;
+    fn(ctx, 0, n);
+    tInsideParallelFor = false;
+    return;
+  }
+  // A few chunks per thread so an uneven split (or a descheduled worker on a
+  // shared VM) does not leave the others idle at the end.
+  int64_t maxChunks = int64_t(numThreads_) * 4;
+  int64_t numChunks = std::min(maxChunks, (n + grain - 1) / grain);
+  int64_t chunk = (n + numChunks - 1) / numChunks;
+  numChunks = (n + chunk - 1) / chunk;
+
+  Job job{fn, ctx, n, chunk, numChunks};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = job;
+    nextChunk_.store(0, std::memory_order_relaxed);
+    activeWorkers_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  wake_.notify_all();
+
+  tInsideParallelFor = true;
+  runChunks(job);
+  tInsideParallelFor = false;
+
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [this] { return activeWorkers_ == 0; });
+}
+
+void ThreadPool::workerLoop() {
+  tInsideParallelFor = true;
+  uint64_t seen = 0;
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      job = job_;
+    }
+    runChunks(job);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--activeWorkers_ == 0) done_.notify_one();
+    }
+  }
+}
+
+}  // namespace webnn::cpu
