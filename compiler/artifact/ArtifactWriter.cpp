@@ -300,7 +300,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
 }
 
 // Streams the weight segment: constants at their offsets, zero padding between.
-bool writeSegment(llvm::raw_ostream &os, const GraphSerializer &s) {
+bool writeSegment(llvm::raw_fd_ostream &os, const GraphSerializer &s) {
   static const char zeros[::webnn::artifact::kWeightAlignment] = {};
   uint64_t pos = 0;
   for (const auto &c : s.constants()) {
@@ -315,7 +315,7 @@ bool writeSegment(llvm::raw_ostream &os, const GraphSerializer &s) {
 // Writes through a temporary file renamed into place, so readers and build
 // systems never see a partial artifact.
 LogicalResult writeAtomically(StringRef path, Location loc,
-                              llvm::function_ref<bool(llvm::raw_ostream &)> body) {
+                              llvm::function_ref<bool(llvm::raw_fd_ostream &)> body) {
   llvm::SmallString<256> tmp;
   int fd;
   llvm::SmallString<256> model(path);
@@ -374,14 +374,14 @@ LogicalResult writeArtifact(ModuleOp module, StringRef path, const ArtifactOptio
     wh.weights_offset = af::kHeaderSize;
     wh.weights_size = serializer.weightsSize();
     std::memcpy(wh.digest, serializer.weightsDigest().data(), sizeof(wh.digest));
-    if (failed(writeAtomically(options.weightsPath, func.getLoc(), [&](llvm::raw_ostream &os) {
+    if (failed(writeAtomically(options.weightsPath, func.getLoc(), [&](llvm::raw_fd_ostream &os) {
           os.write(reinterpret_cast<const char *>(&wh), sizeof(wh));
           return writeSegment(os, serializer);
         })))
       return failure();
   }
 
-  return writeAtomically(path, func.getLoc(), [&](llvm::raw_ostream &os) {
+  return writeAtomically(path, func.getLoc(), [&](llvm::raw_fd_ostream &os) {
     os.write(reinterpret_cast<const char *>(&header), sizeof(header));
     os.write(reinterpret_cast<const char *>(graph.data()), graph.size());
     if (options.weightless) return !os.has_error();

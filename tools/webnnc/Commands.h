@@ -1,0 +1,30 @@
+// The subcommands of webnnc. Each registers its flags on a CLI11 subcommand
+// and returns the process exit code: 0 success, 1 bad input, 2 usage error.
+#ifndef WEBNNC_COMMANDS_H
+#define WEBNNC_COMMANDS_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace CLI { class App; }
+
+namespace webnnc {
+
+struct CompileFlags {
+  std::string model;
+  std::string output;
+  std::string weightsOut;
+  std::string target = "cpu";
+  std::string emit = "artifact";
+  std::vector<std::string> shapes;
+  bool weightless = false;
+  bool noOptimize = false;
+};
+
+void registerCompileCommand(CLI::App &app, CompileFlags &flags);
+int runCompile(const CompileFlags &flags);
+
+}  // namespace webnnc
+
+#endif

@@ -1,0 +1,137 @@
+#include <unistd.h>
+
+#include "CLI/CLI.hpp"
+#include "Commands.h"
+#include "compiler/artifact/ArtifactWriter.h"
+#include "compiler/frontends/common/GraphBuilder.h"
+#include "compiler/transforms/Passes.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#ifdef HAVE_WEBNNFRONTENDDSL
+#include "compiler/frontends/dsl/DslImporter.h"
+#endif
+#ifdef HAVE_WEBNNFRONTENDONNX
+#include "compiler/frontends/onnx/OnnxImporter.h"
+#endif
+
+namespace webnnc {
+
+void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
+  CLI::App *cmd = app.add_subcommand("compile", "Compile a model into a .wnn artifact");
+  cmd->add_option("model", flags.model, "Input: .webnn, .json (webnn-graph), .onnx or .mlir")
+      ->required();
+  cmd->add_option("-o,--output", flags.output, "Output artifact (.wnn), or - with --emit=mlir")
+      ->required();
+  cmd->add_flag("--weightless", flags.weightless,
+                "Write the graph alone; weights go to --weights-out");
+  cmd->add_option("--weights-out", flags.weightsOut,
+                  "Weights file for --weightless (default: OUTPUT with .weights)");
+  cmd->add_option("--target", flags.target, "Target device")
+      ->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("--emit", flags.emit, "What to write")
+      ->check(CLI::IsMember({"artifact", "mlir"}));
+  cmd->add_option("--shape", flags.shapes,
+                  "Fix an input shape: NAME=1x3x224x224 or DIM_PARAM:VALUE (ONNX)");
+  cmd->add_flag("--no-optimize", flags.noOptimize, "Skip constant folding and canonicalization");
+}
+
+namespace {
+
+bool endsWith(llvm::StringRef s, llvm::StringRef suffix) { return s.ends_with_insensitive(suffix); }
+
+mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const CompileFlags &flags,
+                                              llvm::SourceMgr &sourceMgr) {
+  llvm::StringRef path = flags.model;
+  if (endsWith(path, ".mlir")) {
+    if (!flags.shapes.empty()) {
+      llvm::errs() << "webnnc: error: --shape applies to ONNX models only\n";
+      return nullptr;
+    }
+    return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
+  }
+#ifdef HAVE_WEBNNFRONTENDONNX
+  if (endsWith(path, ".onnx")) {
+    mlir::webnn::OnnxImportOptions options;
+    for (const std::string &s : flags.shapes) {
+      std::string error;
+      if (!mlir::webnn::parseShapeFlag(s, options, &error)) {
+        llvm::errs() << "webnnc: error: --shape " << s << ": " << error << "\n";
+        return nullptr;
+      }
+    }
+    return mlir::webnn::importOnnxFile(ctx, path, options);
+  }
+#endif
+#ifdef HAVE_WEBNNFRONTENDDSL
+  if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
+    if (!flags.shapes.empty()) {
+      llvm::errs() << "webnnc: error: --shape applies to ONNX models only\n";
+      return nullptr;
+    }
+    return mlir::webnn::importWebNNGraphFile(ctx, path);
+  }
+#endif
+  llvm::errs() << "webnnc: error: " << path
+               << ": unknown model format (expected .webnn, .json, .onnx or .mlir)\n";
+  return nullptr;
+}
+
+}  // namespace
+
+int runCompile(const CompileFlags &flags) {
+  if (access(flags.model.c_str(), R_OK) != 0) {
+    llvm::errs() << "webnnc: error: " << flags.model << ": cannot read file\n";
+    return 1;
+  }
+  mlir::MLIRContext ctx;
+  mlir::webnn::loadFrontendDialects(ctx);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module = importModel(ctx, flags, sourceMgr);
+  if (!module || failed(mlir::verify(*module))) return 1;
+
+  if (!flags.noOptimize) {
+    mlir::PassManager pm(&ctx);
+    pm.addNestedPass<mlir::func::FuncOp>(mlir::webnn::createWebNNFoldConstants());
+    pm.addPass(mlir::createCSEPass());
+    if (failed(pm.run(*module))) return 1;
+  }
+
+  if (flags.emit == "mlir") {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(flags.output, ec);
+    if (ec) {
+      llvm::errs() << "webnnc: error: " << flags.output << ": " << ec.message() << "\n";
+      return 1;
+    }
+    module->print(os);
+    return 0;
+  }
+
+  mlir::webnn::ArtifactOptions options;
+  options.target = flags.target;
+  options.weightless = flags.weightless;
+  if (flags.weightless) {
+    if (!flags.weightsOut.empty()) {
+      options.weightsPath = flags.weightsOut;
+    } else {
+      llvm::SmallString<256> w(flags.output);
+      llvm::sys::path::replace_extension(w, ".weights");
+      options.weightsPath = std::string(w);
+    }
+  } else if (!flags.weightsOut.empty()) {
+    llvm::errs() << "webnnc: error: --weights-out needs --weightless\n";
+    return 2;
+  }
+  return failed(mlir::webnn::writeArtifact(*module, flags.output, options)) ? 1 : 0;
+}
+
+}  // namespace webnnc

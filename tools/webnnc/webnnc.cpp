@@ -1,0 +1,19 @@
+// webnnc: the ahead-of-time compiler driver. Subcommands live in *Command.cpp.
+#include "CLI/CLI.hpp"
+#include "Commands.h"
+
+int main(int argc, char **argv) {
+  CLI::App app{"webnnc: compile W3C WebNN graphs ahead of time to .wnn artifacts"};
+  app.set_version_flag("--version", "webnnc 0.1.0");
+  app.require_subcommand(1);
+  webnnc::CompileFlags compile;
+  webnnc::registerCompileCommand(app, compile);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (app.got_subcommand("compile")) return webnnc::runCompile(compile);
+  return 2;
+}
