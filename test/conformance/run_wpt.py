@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Runs the W3C WebNN conformance vectors through webnnc and webnn-run.
+
+Every case goes DSL -> `webnnc compile` -> .wnn -> `webnn-run` -> .npy and is
+compared with the WPT expected output. The run fails when a case outside
+wpt_expected_failures.txt fails, and when a listed case passes (so the list
+stays true). Prints the pass rate.
+"""
+import argparse
+import concurrent.futures
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import wpt_to_dsl  # noqa: E402
+
+# Tolerances, in one place. WPT checks with per-operation ULP or absolute
+# bounds derived from the precision the spec allows (webnn/resources/utils.js);
+# these follow the same classes:
+#  exact:  data movement, comparisons, sign/abs/neg/relu, min/max, rounding,
+#          clamp and every integer result: the spec leaves no freedom.
+#  ulp:    a single correctly-rounded float op (add/sub/mul/div, sqrt): WPT
+#          allows 1 ULP; float16 results computed in float32 and rounded once
+#          can differ by 1 more ULP from a reference rounded differently.
+#  transcendental: exp/log/tanh/sigmoid/elu/pow/erf...: WPT allows up to 32
+#          ULP (float32); float16 results are rounded from float32 (2 ULP).
+#  accumulate: matmul/conv/gemm/reductions/normalizations/softmax/pooling:
+#          WPT grows the ULP bound with the accumulation length; a relative
+#          bound plus a small absolute floor covers it for these sizes.
+EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", "greater",
+         "greaterOrEqual", "lesser", "lesserOrEqual", "logicalNot", "concat", "reshape",
+         "transpose", "slice", "split", "expand", "gather", "cast"}
+ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
+       "hardSigmoid": 2, "hardSwish": 4}
+TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow"}
+ACCUMULATE = {  # (float32 rtol, float32 atol, float16 rtol, float16 atol)
+    "default": (2e-5, 1e-6, 2e-3, 1e-3),
+}
+
+
+def tolerance_for(ops):
+    """The loosest class among the case's operators."""
+    if any(op in ACCUMULATE or not (op in EXACT or op in ULP or op in TRANSCENDENTAL)
+           for op in ops):
+        return ("accumulate", ACCUMULATE["default"])
+    if any(op in TRANSCENDENTAL for op in ops):
+        return ("ulp", (32, 2))
+    if any(op in ULP for op in ops):
+        n = max(ULP.get(op, 0) for op in ops)
+        return ("ulp", (n, n + 1))
+    return ("exact", None)
+
+
+def ulp_distance(a, b):
+    """Distance in units in the last place between same-dtype float arrays."""
+    itype = {np.float32: np.int32, np.float16: np.int16}[a.dtype.type]
+    ai = a.view(itype).astype(np.int64)
+    bi = b.view(itype).astype(np.int64)
+    sign = np.int64(1) << (8 * a.itemsize - 1)
+    # Map the sign-magnitude bit patterns onto a monotonic integer line.
+    ai = np.where(ai < 0, -(ai + sign), ai)
+    bi = np.where(bi < 0, -(bi + sign), bi)
+    return np.abs(ai - bi)
+
+
+def compare(actual, expected, ops):
+    if actual.shape != expected.shape:
+        return f"shape {list(actual.shape)} != expected {list(expected.shape)}"
+    if actual.dtype != expected.dtype:
+        return f"dtype {actual.dtype} != expected {expected.dtype}"
+    if actual.size == 0:
+        return None
+    if not np.issubdtype(expected.dtype, np.floating):
+        bad = actual != expected
+        if bad.any():
+            i = int(np.argmax(bad.ravel()))
+            return f"element {i}: {actual.ravel()[i]} != {expected.ravel()[i]}"
+        return None
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    kind, params = tolerance_for(ops)
+    half = expected.dtype == np.float16
+    if kind == "accumulate":
+        rtol, atol = (params[2], params[3]) if half else (params[0], params[1])
+        a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
+        err = np.abs(a64 - e64)
+        bad = ~(both_nan | (a64 == e64) | (err <= atol + rtol * np.abs(e64)))
+    else:
+        limit = 0 if kind == "exact" else params[1 if half else 0]
+        bad = ~(both_nan | (actual == expected) |
+                (ulp_distance(actual, expected) <= limit))
+    if bad.any():
+        i = int(np.argmax(bad.ravel()))
+        return (f"element {i}: {actual.ravel()[i]!r} != expected {expected.ravel()[i]!r} "
+                f"({kind} tolerance, {int(bad.sum())} of {bad.size} elements off)")
+    return None
+
+
+def run_case(case_id, case, args, workdir):
+    d = workdir / re.sub(r"[^A-Za-z0-9_.-]", "_", case_id)[:150]
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        feeds, expected = wpt_to_dsl.convert(case, d)
+    except Exception as e:  # an unconvertible case is a harness failure, reported as such
+        return case_id, f"harness: cannot convert: {e}"
+    art = d / "graph.wnn"
+    r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
+    outdir = d / "out"
+    cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)]
+    for name, path in feeds.items():
+        cmd += ["--input", f"{name}={path}"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        return case_id, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
+    ops = [op["name"] for op in case["graph"]["operators"]]
+    for name, (_, exp) in expected.items():
+        f = outdir / (re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".npy")
+        if not f.exists():
+            return case_id, f"output {name} missing"
+        problem = compare(np.load(f), exp, ops)
+        if problem:
+            return case_id, f"output {name}: {problem}"
+    if not args.keep:
+        shutil.rmtree(d, ignore_errors=True)
+    return case_id, None
+
+
+def load_expected_failures(path):
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        case_id, _, reason = line.partition("  # ")
+        out[case_id.strip()] = reason.strip()
+    return out
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--webnnc", required=True)
+    p.add_argument("--webnn-run", required=True)
+    p.add_argument("--wpt-dir", required=True)
+    p.add_argument("--expected-failures", required=True)
+    p.add_argument("--filter", default="", help="regex on case ids")
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--keep", action="store_true", help="keep the generated files")
+    p.add_argument("--write-failures", help="write the failing cases in list format here")
+    args = p.parse_args()
+
+    cases = []
+    for f in sorted(Path(args.wpt_dir).glob("*.json")):
+        doc = json.loads(f.read_text())
+        for i, case in enumerate(doc["tests"]):
+            case_id = f"{f.stem}/{case['name']}"
+            if re.search(args.filter, case_id):
+                cases.append((case_id, case))
+    if not cases:
+        print(f"error: no conformance cases found in '{args.wpt_dir}' (filter '{args.filter}')")
+        return 1
+    expected_fail = load_expected_failures(args.expected_failures)
+
+    workdir = Path(tempfile.mkdtemp(prefix="wpt-"))
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for case_id, problem in pool.map(lambda c: run_case(c[0], c[1], args, workdir), cases):
+            results[case_id] = problem
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    passed = sum(1 for p_ in results.values() if p_ is None)
+    unexpected_fail = {c: p_ for c, p_ in results.items() if p_ and c not in expected_fail}
+    unexpected_pass = [c for c, p_ in results.items() if p_ is None and c in expected_fail]
+    for c, p_ in sorted(unexpected_fail.items()):
+        print(f"FAIL {c}: {p_}")
+    for c in sorted(unexpected_pass):
+        print(f"UNEXPECTED PASS {c} (remove it from {args.expected_failures})")
+    if args.write_failures:
+        with open(args.write_failures, "w") as out:
+            for c, p_ in sorted(results.items()):
+                if p_:
+                    out.write(f"{c}  # {expected_fail.get(c, p_)}\n")
+    total = len(results)
+    print(f"WebNN conformance: {passed}/{total} passed ({100.0 * passed / max(total, 1):.1f}%), "
+          f"{len(expected_fail)} expected failures listed, {len(unexpected_fail)} unexpected "
+          f"failures, {len(unexpected_pass)} unexpected passes")
+    return 1 if unexpected_fail or unexpected_pass else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
