@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""Runs ONNX backend node tests (Debian's libonnx-testdata) through webnnc and webnn-run.
+
+Each test directory holds model.onnx and test_data_set_0/{input,output}_N.pb.
+The model is compiled with `webnnc compile`, run with `webnn-run` on the
+inputs saved as .npy, and every output is compared with rtol 1e-3, atol 1e-7.
+The run fails when a test outside the expected-failures list fails, or when a
+listed test passes. Prints the pass rate.
+"""
+import argparse
+import concurrent.futures
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+RTOL, ATOL = 1e-3, 1e-7
+
+
+def read_tensor(path):
+    t = onnx.TensorProto()
+    t.ParseFromString(Path(path).read_bytes())
+    return numpy_helper.to_array(t)
+
+
+def compare(actual, expected):
+    if expected.dtype == np.bool_:
+        expected = expected.astype(np.uint8)
+    if actual.shape != expected.shape:
+        return f"shape {list(actual.shape)} != expected {list(expected.shape)}"
+    if actual.dtype != expected.dtype:
+        return f"dtype {actual.dtype} != expected {expected.dtype}"
+    if actual.size == 0:
+        return None
+    if np.issubdtype(expected.dtype, np.floating):
+        a, e = actual.astype(np.float64), expected.astype(np.float64)
+        ok = (np.isnan(a) & np.isnan(e)) | (a == e) | (np.abs(a - e) <= ATOL + RTOL * np.abs(e))
+    else:
+        ok = actual == expected
+    if not ok.all():
+        i = int(np.argmax(~ok.ravel()))
+        return (f"element {i}: {actual.ravel()[i]!r} != expected {expected.ravel()[i]!r} "
+                f"({int((~ok).sum())} of {ok.size} off)")
+    return None
+
+
+def run_test(test_dir, args, workdir):
+    name = f"{test_dir.parent.name}/{test_dir.name}"
+    d = workdir / name.replace("/", "__")
+    d.mkdir(parents=True, exist_ok=True)
+    try:
+        model = onnx.load(str(test_dir / "model.onnx"), load_external_data=False)
+        data = test_dir / "test_data_set_0"
+        init = {i.name for i in model.graph.initializer}
+        inputs = [i for i in model.graph.input if i.name not in init]
+        feeds = []
+        for k, inp in enumerate(inputs):
+            f = data / f"input_{k}.pb"
+            if not f.exists():
+                return name, "harness: missing input file"
+            arr = read_tensor(f)
+            if arr.dtype == np.bool_:
+                arr = arr.astype(np.uint8)
+            p = d / f"in{k}.npy"
+            np.save(p, arr)
+            feeds.append((inp.name, p))
+        outputs = [(o.name, read_tensor(data / f"output_{k}.pb"))
+                   for k, o in enumerate(model.graph.output)]
+    except Exception as e:  # non-tensor inputs (sequences, optionals) land here
+        return name, f"harness: unsupported test data: {str(e).splitlines()[0][:120]}"
+    art = d / "model.wnn"
+    r = subprocess.run([args.webnnc, "compile", str(test_dir / "model.onnx"), "-o", str(art)],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        lines = [l for l in r.stderr.strip().splitlines() if "error" in l] or ["(no message)"]
+        return name, "compile: " + lines[0][:300]
+    outdir = d / "out"
+    cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)]
+    for n, p in feeds:
+        cmd += ["--input", f"{n}={p}"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        return name, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0][:300]
+    for n, exp in outputs:
+        f = outdir / (re.sub(r"[^A-Za-z0-9._-]", "_", n) + ".npy")
+        if not f.exists():
+            return name, f"output {n} missing"
+        problem = compare(np.load(f), exp)
+        if problem:
+            return name, f"output {n}: {problem}"
+    shutil.rmtree(d, ignore_errors=True)
+    return name, None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--webnnc", required=True)
+    p.add_argument("--webnn-run", required=True)
+    p.add_argument("--data-dir", default="/usr/share/libonnx-testdata/data")
+    p.add_argument("--sets", default="node,pytorch-converted,pytorch-operator")
+    p.add_argument("--expected-failures", required=True)
+    p.add_argument("--filter", default="")
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--write-failures")
+    args = p.parse_args()
+
+    tests = []
+    for s in args.sets.split(","):
+        for t in sorted((Path(args.data_dir) / s).iterdir()):
+            if (t / "model.onnx").exists() and re.search(args.filter, f"{s}/{t.name}"):
+                tests.append(t)
+    if not tests:
+        print(f"error: no ONNX tests found under {args.data_dir} ({args.sets})")
+        return 1
+    expected_fail = {}
+    for line in Path(args.expected_failures).read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            k, _, reason = line.partition("  # ")
+            expected_fail[k.strip()] = reason.strip()
+
+    workdir = Path(tempfile.mkdtemp(prefix="onnx-tests-"))
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = dict(pool.map(lambda t: run_test(t, args, workdir), tests))
+    shutil.rmtree(workdir, ignore_errors=True)
+
+    passed = sum(1 for v in results.values() if v is None)
+    bad = {k: v for k, v in results.items() if v and k not in expected_fail}
+    unexpected_pass = [k for k, v in results.items() if v is None and k in expected_fail]
+    for k, v in sorted(bad.items()):
+        print(f"FAIL {k}: {v}")
+    for k in sorted(unexpected_pass):
+        print(f"UNEXPECTED PASS {k} (remove it from {args.expected_failures})")
+    if args.write_failures:
+        with open(args.write_failures, "w") as out:
+            for k, v in sorted(results.items()):
+                if v:
+                    out.write(f"{k}  # {v}\n")
+    for s in args.sets.split(","):
+        sub = {k: v for k, v in results.items() if k.startswith(s + "/")}
+        ok = sum(1 for v in sub.values() if v is None)
+        print(f"ONNX {s}: {ok}/{len(sub)} passed ({100.0 * ok / max(len(sub), 1):.1f}%)")
+    print(f"ONNX backend tests: {passed}/{len(results)} passed, {len(bad)} unexpected failures, "
+          f"{len(unexpected_pass)} unexpected passes")
+    return 1 if bad or unexpected_pass else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
