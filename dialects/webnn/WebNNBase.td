@@ -3,6 +3,8 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def WebNN_Dialect : Dialect {
   let name = "webnn";
@@ -28,8 +30,20 @@ def WebNN_FloatElementType : AnyTypeOf<[F32, F16]>;
 def WebNN_Tensor : RankedTensorOf<[F32, F16, I32, UI32, I64, UI64, I8, UI8, I<4>, UI<4>]>;
 def WebNN_FloatTensor : RankedTensorOf<[F32, F16]>;
 def WebNN_Uint8Tensor : RankedTensorOf<[UI8]>;
+// abs, neg, sign, relu, prelu accept the signed numeric types only.
+def WebNN_SignedTensor : RankedTensorOf<[F32, F16, I64, I32, I8]>;
+// reduceL1/Sum/SumSquare/Product: floats and 32/64-bit integers.
+def WebNN_Numeric32or64Tensor : RankedTensorOf<[F32, F16, I32, UI32, I64, UI64]>;
+// gather's indices.
+def WebNN_IndexTensor : RankedTensorOf<[I32, UI32, I64]>;
 
 class WebNN_Op<string mnemonic, list<Trait> traits = []>
     : Op<WebNN_Dialect, mnemonic, traits>;
+
+// An op whose result types come from its own shape rules: front ends never
+// spell result types, they call inferReturnTypes(Adaptor), which also runs
+// the spec's validation steps and reports the first one that fails.
+class WebNN_InferredOp<string mnemonic, list<Trait> traits = []>
+    : WebNN_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)>;
 
 #endif // WEBNN_BASE_TD

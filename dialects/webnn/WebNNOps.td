@@ -4,5 +4,10 @@
 include "dialects/webnn/WebNNBase.td"
 include "dialects/webnn/WebNNOpsGraph.td"
 include "dialects/webnn/WebNNOpsElementwise.td"
+include "dialects/webnn/WebNNOpsReduction.td"
+include "dialects/webnn/WebNNOpsConvolution.td"
+include "dialects/webnn/WebNNOpsLinalg.td"
+include "dialects/webnn/WebNNOpsNormalization.td"
+include "dialects/webnn/WebNNOpsShape.td"
 
 #endif // WEBNN_OPS_TD

@@ -1,28 +1,216 @@
 #ifndef WEBNN_OPS_ELEMENTWISE_TD
 #define WEBNN_OPS_ELEMENTWISE_TD
 
-include "mlir/Interfaces/InferTypeOpInterface.td"
-include "mlir/Interfaces/SideEffectInterfaces.td"
+// Element-wise unary, binary, comparison and logical ops, the activations,
+// cast and where (WebNN spec sections "Element-wise ... operations" and the
+// per-activation sections).
 
-class WebNN_UnaryOp<string mnemonic, string spec> : WebNN_Op<mnemonic,
-    [Pure, SameOperandsAndResultType]> {
-  let summary = spec;
-  let arguments = (ins WebNN_Tensor:$input);
-  let results = (outs WebNN_Tensor:$output);
+//===----------------------------------------------------------------------===//
+// Unary ops whose output is the input's type (inference from the trait).
+//===----------------------------------------------------------------------===//
+
+class WebNN_UnaryOp<string mnemonic, Type operandType, string sum, string desc>
+    : WebNN_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = sum;
+  let description = desc;
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$output);
   let assemblyFormat = "$input attr-dict `:` type($output)";
 }
 
-def WebNN_ReluOp : WebNN_UnaryOp<"relu", "max(0, x) element-wise">;
+class WebNN_FloatUnaryOp<string mnemonic, string sum, string desc>
+    : WebNN_UnaryOp<mnemonic, WebNN_FloatTensor, sum, desc>;
+class WebNN_SignedUnaryOp<string mnemonic, string sum, string desc>
+    : WebNN_UnaryOp<mnemonic, WebNN_SignedTensor, sum, desc>;
 
-class WebNN_BinaryOp<string mnemonic, string spec> : WebNN_Op<mnemonic,
-    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let summary = spec;
-  let arguments = (ins WebNN_Tensor:$a, WebNN_Tensor:$b);
-  let results = (outs WebNN_Tensor:$output);
-  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
-  let hasVerifier = 1;
+def WebNN_AbsOp : WebNN_SignedUnaryOp<"abs", "absolute value",
+  "Computes |x| for every element; float16/float32 and the signed integers.">;
+def WebNN_NegOp : WebNN_SignedUnaryOp<"neg", "numerical negation",
+  "Computes -x for every element; float16/float32 and the signed integers.">;
+def WebNN_SignOp : WebNN_SignedUnaryOp<"sign", "sign of each element",
+  "Yields -1, 0 or 1 according to the sign of each element.">;
+def WebNN_ReluOp : WebNN_SignedUnaryOp<"relu", "rectified linear unit",
+  "Computes max(0, x) for every element.">;
+
+def WebNN_CeilOp : WebNN_FloatUnaryOp<"ceil", "round up",
+  "Rounds every element up to the nearest integral value.">;
+def WebNN_FloorOp : WebNN_FloatUnaryOp<"floor", "round down",
+  "Rounds every element down to the nearest integral value.">;
+def WebNN_ExpOp : WebNN_FloatUnaryOp<"exp", "natural exponential",
+  "Computes e raised to each element.">;
+def WebNN_LogOp : WebNN_FloatUnaryOp<"log", "natural logarithm",
+  "Computes the natural logarithm of each element.">;
+def WebNN_SqrtOp : WebNN_FloatUnaryOp<"sqrt", "square root",
+  "Computes the square root of each element.">;
+def WebNN_SigmoidOp : WebNN_FloatUnaryOp<"sigmoid", "logistic sigmoid",
+  "Computes 1 / (1 + exp(-x)) for every element.">;
+def WebNN_TanhOp : WebNN_FloatUnaryOp<"tanh", "hyperbolic tangent",
+  "Computes the hyperbolic tangent of each element.">;
+def WebNN_HardSwishOp : WebNN_FloatUnaryOp<"hardSwish", "hard swish activation",
+  "Computes x * max(0, min(6, x + 3)) / 6 for every element.">;
+def WebNN_ErfOp : WebNN_FloatUnaryOp<"erf", "Gauss error function",
+  "Computes the error function of each element.">;
+def WebNN_ReciprocalOp : WebNN_FloatUnaryOp<"reciprocal", "reciprocal",
+  "Computes 1 / x for every element.">;
+def WebNN_SinOp : WebNN_FloatUnaryOp<"sin", "sine",
+  "Computes the sine of each element (radians).">;
+def WebNN_CosOp : WebNN_FloatUnaryOp<"cos", "cosine",
+  "Computes the cosine of each element (radians).">;
+def WebNN_SoftsignOp : WebNN_FloatUnaryOp<"softsign", "softsign activation",
+  "Computes x / (1 + |x|) for every element.">;
+def WebNN_SoftplusOp : WebNN_FloatUnaryOp<"softplus", "softplus activation",
+  "Computes ln(1 + exp(x)) for every element.">;
+def WebNN_RoundEvenOp : WebNN_FloatUnaryOp<"roundEven", "round half to even",
+  "Rounds every element to the nearest integer, ties going to the even one.">;
+def WebNN_GeluOp : WebNN_FloatUnaryOp<"gelu", "Gaussian error linear unit",
+  "Computes 0.5 * x * (1 + erf(x / sqrt(2))) for every element.">;
+
+def WebNN_IdentityOp : WebNN_UnaryOp<"identity", WebNN_Tensor, "identity",
+  "Returns its input unchanged; any data type."> {
+  let hasFolder = 1;
+}
+def WebNN_LogicalNotOp : WebNN_UnaryOp<"logicalNot", WebNN_Uint8Tensor,
+  "logical negation", "Yields 1 where the uint8 input is 0 and 0 elsewhere.">;
+
+//===----------------------------------------------------------------------===//
+// Activations with options (custom inference validates the options).
+//===----------------------------------------------------------------------===//
+
+class WebNN_FloatActivationOp<string mnemonic, dag attrs, string sum, string desc>
+    : WebNN_InferredOp<mnemonic> {
+  let summary = sum;
+  let description = desc;
+  let arguments = !con((ins WebNN_FloatTensor:$input), attrs);
+  let results = (outs WebNN_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
 }
 
-def WebNN_AddOp : WebNN_BinaryOp<"add", "a + b element-wise, with broadcasting">;
+def WebNN_EluOp : WebNN_FloatActivationOp<"elu",
+  (ins OptionalAttr<F64Attr>:$alpha), "exponential linear unit",
+  "Computes x for x >= 0 and alpha * (exp(x) - 1) otherwise; alpha defaults to 1.">;
+def WebNN_LeakyReluOp : WebNN_FloatActivationOp<"leakyRelu",
+  (ins OptionalAttr<F64Attr>:$alpha), "leaky rectified linear unit",
+  "Computes x for x >= 0 and alpha * x otherwise; alpha defaults to 0.01.">;
+def WebNN_HardSigmoidOp : WebNN_FloatActivationOp<"hardSigmoid",
+  (ins OptionalAttr<F64Attr>:$alpha, OptionalAttr<F64Attr>:$beta),
+  "piecewise-linear sigmoid",
+  "Computes max(0, min(1, alpha * x + beta)); alpha defaults to 0.2 and beta to 0.5.">;
+def WebNN_LinearOp : WebNN_FloatActivationOp<"linear",
+  (ins OptionalAttr<F64Attr>:$alpha, OptionalAttr<F64Attr>:$beta),
+  "affine map",
+  "Computes alpha * x + beta for every element; alpha defaults to 1 and beta to 0.">;
+def WebNN_SoftmaxOp : WebNN_FloatActivationOp<"softmax", (ins I64Attr:$axis),
+  "softmax along one axis",
+  "Normalizes the exponentials of the input along `axis` so that they sum to 1.">;
+
+def WebNN_ClampOp : WebNN_InferredOp<"clamp"> {
+  let summary = "clamp to a range";
+  let description = [{
+    Limits every element to [minValue, maxValue]; an absent bound does not
+    clamp (defaults -infinity and +infinity). minValue must not exceed maxValue.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, OptionalAttr<F64Attr>:$minValue,
+                       OptionalAttr<F64Attr>:$maxValue);
+  let results = (outs WebNN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def WebNN_CastOp : WebNN_InferredOp<"cast"> {
+  let summary = "convert to another data type";
+  let description = [{
+    Converts every element to the data type `type`, keeping the shape. Float to
+    integer conversion truncates toward zero; out-of-range values are
+    implementation-defined.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, TypeAttr:$type);
+  let results = (outs WebNN_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+def WebNN_PreluOp : WebNN_InferredOp<"prelu"> {
+  let summary = "parametric rectified linear unit";
+  let description = [{
+    Computes x for x >= 0 and slope * x otherwise; the input and slope shapes
+    broadcast bidirectionally.
+  }];
+  let arguments = (ins WebNN_SignedTensor:$input, WebNN_SignedTensor:$slope);
+  let results = (outs WebNN_SignedTensor:$output);
+  let assemblyFormat = "$input `,` $slope attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Binary ops: bidirectional broadcasting.
+//===----------------------------------------------------------------------===//
+
+class WebNN_BinaryOp<string mnemonic, Type operandType, string sum, string desc>
+    : WebNN_InferredOp<mnemonic> {
+  let summary = sum;
+  let description = desc;
+  let arguments = (ins operandType:$a, operandType:$b);
+  let results = (outs WebNN_Tensor:$output);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+class WebNN_ArithmeticOp<string mnemonic, string sum, string desc>
+    : WebNN_BinaryOp<mnemonic, WebNN_Tensor, sum, desc>;
+
+def WebNN_AddOp : WebNN_ArithmeticOp<"add", "element-wise addition",
+  "Computes a + b after broadcasting both shapes bidirectionally."> {
+  let hasFolder = 1;
+}
+def WebNN_SubOp : WebNN_ArithmeticOp<"sub", "element-wise subtraction",
+  "Computes a - b after broadcasting both shapes bidirectionally."> {
+  let hasFolder = 1;
+}
+def WebNN_MulOp : WebNN_ArithmeticOp<"mul", "element-wise multiplication",
+  "Computes a * b after broadcasting both shapes bidirectionally."> {
+  let hasFolder = 1;
+}
+def WebNN_DivOp : WebNN_ArithmeticOp<"div", "element-wise division",
+  "Computes a / b after broadcasting both shapes bidirectionally."> {
+  let hasFolder = 1;
+}
+def WebNN_MaxOp : WebNN_ArithmeticOp<"max", "element-wise maximum",
+  "Takes the larger of a and b after bidirectional broadcasting.">;
+def WebNN_MinOp : WebNN_ArithmeticOp<"min", "element-wise minimum",
+  "Takes the smaller of a and b after bidirectional broadcasting.">;
+def WebNN_PowOp : WebNN_ArithmeticOp<"pow", "element-wise power",
+  "Raises a to the power b after bidirectional broadcasting.">;
+
+class WebNN_CompareOp<string mnemonic, string rel>
+    : WebNN_BinaryOp<mnemonic, WebNN_Tensor, "element-wise " # rel # " comparison",
+        "Yields uint8 1 where a " # rel # " b holds and 0 elsewhere, after "
+        # "bidirectional broadcasting.">;
+
+def WebNN_EqualOp : WebNN_CompareOp<"equal", "==">;
+def WebNN_NotEqualOp : WebNN_CompareOp<"notEqual", "!=">;
+def WebNN_GreaterOp : WebNN_CompareOp<"greater", ">">;
+def WebNN_GreaterOrEqualOp : WebNN_CompareOp<"greaterOrEqual", ">=">;
+def WebNN_LesserOp : WebNN_CompareOp<"lesser", "<">;
+def WebNN_LesserOrEqualOp : WebNN_CompareOp<"lesserOrEqual", "<=">;
+
+class WebNN_LogicalBinaryOp<string mnemonic, string rel>
+    : WebNN_BinaryOp<mnemonic, WebNN_Uint8Tensor, "element-wise logical " # rel,
+        "Treats non-zero uint8 elements as true and yields 1 where a " # rel
+        # " b holds, 0 elsewhere, after bidirectional broadcasting.">;
+
+def WebNN_LogicalAndOp : WebNN_LogicalBinaryOp<"logicalAnd", "and">;
+def WebNN_LogicalOrOp : WebNN_LogicalBinaryOp<"logicalOr", "or">;
+def WebNN_LogicalXorOp : WebNN_LogicalBinaryOp<"logicalXor", "xor">;
+
+def WebNN_WhereOp : WebNN_InferredOp<"where"> {
+  let summary = "element-wise select";
+  let description = [{
+    Picks trueValue where the uint8 condition is non-zero and falseValue
+    elsewhere; the output shape broadcasts all three shapes bidirectionally.
+  }];
+  let arguments = (ins WebNN_Uint8Tensor:$condition, WebNN_Tensor:$trueValue,
+                       WebNN_Tensor:$falseValue);
+  let results = (outs WebNN_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $trueValue `,` $falseValue attr-dict `:` functional-type(operands, results)
+  }];
+}
 
 #endif // WEBNN_OPS_ELEMENTWISE_TD

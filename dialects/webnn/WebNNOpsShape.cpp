@@ -1,0 +1,249 @@
+// Shape inference and validation for the data-movement ops (WebNN spec
+// "concat", "split", "reshape", "expand", "transpose", "slice", "gather",
+// "pad", "tile", "triangular").
+#include "dialects/webnn/WebNNOps.h"
+#include "dialects/webnn/WebNNShapeUtils.h"
+
+using namespace mlir;
+using namespace mlir::webnn;
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty()) return opError(loc, name, "expected at least one operand in 'inputs'");
+  FailureOr<RankedTensorType> first = tensorOperand(loc, name, "inputs[0]", inputs[0]);
+  if (failed(first)) return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= first->getRank())
+    return opError(loc, name, "expected axis in [0, ", first->getRank(),
+                   ") for inputs of rank ", first->getRank(), " but got ", axis);
+  SmallVector<int64_t> shape(first->getShape());
+  for (auto [index, value] : llvm::enumerate(inputs.drop_front())) {
+    std::string operandName = "inputs[" + std::to_string(index + 1) + "]";
+    FailureOr<RankedTensorType> type = tensorOperand(loc, name, operandName, value);
+    if (failed(type) ||
+        failed(checkSameElementType(loc, name, operandName, *type, "inputs[0]", *first)))
+      return failure();
+    bool sameOffAxis = type->getRank() == first->getRank();
+    for (int64_t d = 0; sameOffAxis && d < first->getRank(); ++d)
+      if (d != axis && type->getDimSize(d) != shape[d] && !isDynamic(type->getDimSize(d)) &&
+          !isDynamic(shape[d]))
+        sameOffAxis = false;
+    if (!sameOffAxis)
+      return opError(loc, name, "expected operand '", operandName,
+                     "' to match the shape of 'inputs[0]' ", formatList(first->getShape()),
+                     " except along axis ", axis, " but got ", formatList(type->getShape()));
+    int64_t size = type->getDimSize(axis);
+    shape[axis] = isDynamic(shape[axis]) || isDynamic(size) ? ShapedType::kDynamic
+                                                            : shape[axis] + size;
+  }
+  results.push_back(RankedTensorType::get(shape, first->getElementType()));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  int64_t axis = adaptor.getAxis().value_or(0);
+  if (axis < 0 || axis >= input->getRank())
+    return opError(loc, name, "expected axis in [0, ", input->getRank(),
+                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  ArrayRef<int64_t> splits = adaptor.getSplits();
+  if (splits.empty()) return opError(loc, name, "expected at least one value in splits");
+  int64_t sum = 0;
+  for (int64_t size : splits) {
+    if (size <= 0)
+      return opError(loc, name, "expected every splits value to be > 0 but got ",
+                     formatList(splits));
+    sum += size;
+  }
+  int64_t dim = input->getDimSize(axis);
+  if (!isDynamic(dim) && sum != dim)
+    return opError(loc, name, "expected splits ", formatList(splits), " to sum to ", dim,
+                   " (the input's size along axis ", axis, ") but they sum to ", sum);
+  SmallVector<int64_t> shape(input->getShape());
+  for (int64_t size : splits) {
+    shape[axis] = size;
+    results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  ArrayRef<int64_t> newShape = adaptor.getNewShape();
+  for (int64_t d : newShape)
+    if (d <= 0)
+      return opError(loc, name, "expected every newShape value to be > 0 but got ",
+                     formatList(newShape));
+  int64_t inputCount = elementCount(input->getShape());
+  int64_t outputCount = elementCount(newShape);
+  if (!isDynamic(inputCount) && inputCount != outputCount)
+    return opError(loc, name, "expected newShape ", formatList(newShape), " to hold ",
+                   inputCount, " elements like the input ", formatList(input->getShape()),
+                   " but it holds ", outputCount);
+  results.push_back(RankedTensorType::get(newShape, input->getElementType()));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  ArrayRef<int64_t> newShape = adaptor.getNewShape();
+  for (int64_t d : newShape)
+    if (d <= 0)
+      return opError(loc, name, "expected every newShape value to be > 0 but got ",
+                     formatList(newShape));
+  if (!isUnidirectionallyBroadcastable(input->getShape(), newShape))
+    return opError(loc, name, "expected the input shape ", formatList(input->getShape()),
+                   " to broadcast to newShape ", formatList(newShape));
+  results.push_back(RankedTensorType::get(newShape, input->getElementType()));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  int64_t rank = input->getRank();
+  SmallVector<int64_t> permutation;
+  if (std::optional<ArrayRef<int64_t>> given = adaptor.getPermutation()) {
+    if (static_cast<int64_t>(given->size()) != rank)
+      return opError(loc, name, "expected permutation of ", rank,
+                     " values (the input's rank) but got ", formatList(*given));
+    permutation.assign(given->begin(), given->end());
+  } else {
+    for (int64_t i = rank - 1; i >= 0; --i) permutation.push_back(i);
+  }
+  if (failed(checkAxes(loc, name, "permutation", permutation, rank))) return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t axis : permutation) shape.push_back(input->getDimSize(axis));
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  int64_t rank = input->getRank();
+  ArrayRef<int64_t> starts = adaptor.getStarts(), sizes = adaptor.getSizes();
+  std::optional<ArrayRef<int64_t>> strides = adaptor.getStrides();
+  if (static_cast<int64_t>(starts.size()) != rank || static_cast<int64_t>(sizes.size()) != rank ||
+      (strides && static_cast<int64_t>(strides->size()) != rank))
+    return opError(loc, name, "expected starts, sizes and strides to have ", rank,
+                   " values (the input's rank) but got ", starts.size(), ", ", sizes.size(),
+                   " and ", strides ? strides->size() : rank);
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t stride = strides ? (*strides)[i] : 1;
+    if (sizes[i] <= 0 || starts[i] < 0 || stride < 1)
+      return opError(loc, name, "expected starts >= 0, sizes > 0 and strides >= 1 but got "
+                     "starts[", i, "] = ", starts[i], ", sizes[", i, "] = ", sizes[i],
+                     ", strides[", i, "] = ", stride);
+    int64_t dim = input->getDimSize(i);
+    if (!isDynamic(dim) && starts[i] + sizes[i] > dim)
+      return opError(loc, name, "expected the window [", starts[i], ", ", starts[i] + sizes[i],
+                     ") to lie inside dimension ", i, " of size ", dim);
+    // ceil(size / stride): the strided window's element count.
+    shape.push_back((sizes[i] + stride - 1) / stride);
+  }
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> indices =
+      tensorOperand(loc, name, "indices", adaptor.getIndices());
+  if (failed(input) || failed(indices)) return failure();
+  Type indexType = indices->getElementType();
+  if (!indexType.isSignlessInteger(32) && !indexType.isUnsignedInteger(32) &&
+      !indexType.isSignlessInteger(64))
+    return opError(loc, name, "expected operand 'indices' of data type i32, ui32 or i64 but got ",
+                   indexType);
+  int64_t axis = adaptor.getAxis().value_or(0);
+  if (axis < 0 || axis >= input->getRank())
+    return opError(loc, name, "expected axis in [0, ", input->getRank(),
+                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  ArrayRef<int64_t> inputShape = input->getShape();
+  SmallVector<int64_t> shape(inputShape.take_front(axis));
+  llvm::append_range(shape, indices->getShape());
+  llvm::append_range(shape, inputShape.drop_front(axis + 1));
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                      Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  int64_t rank = input->getRank();
+  ArrayRef<int64_t> begin = adaptor.getBeginningPadding(), end = adaptor.getEndingPadding();
+  if (static_cast<int64_t>(begin.size()) != rank || static_cast<int64_t>(end.size()) != rank)
+    return opError(loc, name, "expected beginningPadding and endingPadding to have ", rank,
+                   " values (the input's rank) but got ", begin.size(), " and ", end.size());
+  StringRef mode = adaptor.getMode().value_or("constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflection")
+    return opError(loc, name, "expected mode \"constant\", \"edge\" or \"reflection\" but got \"",
+                   mode, "\"");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t dim = input->getDimSize(i);
+    if (begin[i] < 0 || end[i] < 0)
+      return opError(loc, name, "expected non-negative padding but got beginningPadding ",
+                     formatList(begin), " and endingPadding ", formatList(end));
+    // Reflection mirrors interior elements, so it cannot reach past the edge.
+    if (mode == "reflection" && !isDynamic(dim) && (begin[i] >= dim || end[i] >= dim))
+      return opError(loc, name, "expected reflection padding smaller than dimension ", i,
+                     " (size ", dim, ") but got ", begin[i], " and ", end[i]);
+    shape.push_back(isDynamic(dim) ? dim : dim + begin[i] + end[i]);
+  }
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  ArrayRef<int64_t> repetitions = adaptor.getRepetitions();
+  if (static_cast<int64_t>(repetitions.size()) != input->getRank())
+    return opError(loc, name, "expected repetitions to have ", input->getRank(),
+                   " values (the input's rank) but got ", formatList(repetitions));
+  SmallVector<int64_t> shape;
+  for (auto [dim, times] : llvm::zip(input->getShape(), repetitions)) {
+    if (times <= 0)
+      return opError(loc, name, "expected every repetitions value to be > 0 but got ",
+                     formatList(repetitions));
+    shape.push_back(isDynamic(dim) ? dim : dim * times);
+  }
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult TriangularOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  if (input->getRank() < 2)
+    return opError(loc, name, "expected operand 'input' of rank >= 2 but got rank ",
+                   input->getRank());
+  results.push_back(*input);
+  return success();
+}

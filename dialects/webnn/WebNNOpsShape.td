@@ -1,0 +1,126 @@
+#ifndef WEBNN_OPS_SHAPE_TD
+#define WEBNN_OPS_SHAPE_TD
+
+// Data movement and shape ops (WebNN spec "concat", "split", "reshape",
+// "expand", "transpose", "slice", "gather", "pad", "tile", "triangular").
+
+class WebNN_ShapeOp<string mnemonic, list<Trait> traits = []>
+    : WebNN_InferredOp<mnemonic, traits> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def WebNN_ConcatOp : WebNN_ShapeOp<"concat"> {
+  let summary = "join tensors along an axis";
+  let description = [{
+    Joins one or more tensors of equal rank and data type along `axis`; all
+    other dimensions must match.
+  }];
+  let arguments = (ins Variadic<WebNN_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs WebNN_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def WebNN_SplitOp : WebNN_ShapeOp<"split"> {
+  let summary = "split a tensor along an axis";
+  let description = [{
+    Cuts the input along `axis` into consecutive pieces of the sizes in
+    `splits` (which must add up to that dimension), one result per piece.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$splits,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs Variadic<WebNN_Tensor>:$outputs);
+}
+
+def WebNN_ReshapeOp : WebNN_ShapeOp<"reshape"> {
+  let summary = "reinterpret with a new shape";
+  let description = [{
+    Gives the elements, in row-major order, the shape `newShape`, which must
+    hold the same number of elements ([] makes a scalar).
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$newShape);
+  let results = (outs WebNN_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def WebNN_ExpandOp : WebNN_ShapeOp<"expand"> {
+  let summary = "broadcast to a new shape";
+  let description = [{
+    Repeats the input along its size-1 (or missing leading) dimensions so it
+    takes the shape `newShape`, to which it must broadcast unidirectionally.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$newShape);
+  let results = (outs WebNN_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def WebNN_TransposeOp : WebNN_ShapeOp<"transpose"> {
+  let summary = "permute dimensions";
+  let description = [{
+    Reorders the dimensions: output dimension i is input dimension
+    permutation[i]; the default permutation reverses them.
+  }];
+  let arguments = (ins WebNN_Tensor:$input,
+                       OptionalAttr<DenseI64ArrayAttr>:$permutation);
+  let results = (outs WebNN_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def WebNN_SliceOp : WebNN_ShapeOp<"slice"> {
+  let summary = "extract a strided window";
+  let description = [{
+    Takes, along every dimension i, `sizes[i]` elements starting at
+    `starts[i]`, keeping every `strides[i]`-th one; the window must lie inside
+    the input.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$sizes,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs WebNN_Tensor:$output);
+  let hasFolder = 1;
+}
+
+def WebNN_GatherOp : WebNN_ShapeOp<"gather"> {
+  let summary = "gather slices by index";
+  let description = [{
+    Selects, along `axis`, the input slices named by `indices`; the indices'
+    shape replaces that axis in the output shape.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_PadOp : WebNN_ShapeOp<"pad"> {
+  let summary = "pad the edges";
+  let description = [{
+    Grows every dimension by beginningPadding[i] before and endingPadding[i]
+    after, filling with `value` ("constant"), the edge value ("edge") or the
+    mirrored interior ("reflection").
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$beginningPadding,
+                       DenseI64ArrayAttr:$endingPadding,
+                       OptionalAttr<StrAttr>:$mode, OptionalAttr<F64Attr>:$value);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_TileOp : WebNN_ShapeOp<"tile"> {
+  let summary = "repeat the tensor";
+  let description = [{
+    Repeats the whole input repetitions[i] times along every dimension i.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$repetitions);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_TriangularOp : WebNN_ShapeOp<"triangular"> {
+  let summary = "keep the upper or lower triangle";
+  let description = [{
+    Zeroes the elements of the last two dimensions outside the upper (or
+    lower) triangle, the boundary shifted by `diagonal`.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, OptionalAttr<BoolAttr>:$upper,
+                       OptionalAttr<I64Attr>:$diagonal);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+#endif // WEBNN_OPS_SHAPE_TD
