@@ -1,0 +1,416 @@
+#include "core/ArtifactLoader.h"
+
+#include <openssl/sha.h>
+
+#include <cstring>
+#include <map>
+#include <unordered_set>
+
+#include "webnn_artifact_format.h"
+#include "webnn_artifact_generated.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the artifact is little-endian and mapped in place");
+
+namespace webnn::rt {
+namespace {
+
+namespace fb = ::webnn::artifact;
+
+std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+
+// "tensor 3 'x'" / "node 7 'conv1' (conv2d)": every message names what the
+// user can find in `webnnc inspect` output.
+std::string tensorLabel(const std::vector<LoadedTensor> &tensors, int64_t i) {
+  std::string s = "tensor " + std::to_string(i);
+  if (i >= 0 && i < static_cast<int64_t>(tensors.size()) && !tensors[i].name.empty())
+    s += " '" + tensors[i].name + "'";
+  return s;
+}
+
+std::string nodeLabel(size_t index, const LoadedNode &n) {
+  std::string s = "node " + std::to_string(index);
+  if (!n.name.empty()) s += " '" + n.name + "'";
+  return s + " (" + n.op + ")";
+}
+
+std::string truncatedMessage(const char *what, uint64_t size, uint64_t offset, uint64_t fileSize) {
+  return "truncated: header says " + std::to_string(size) + " bytes of " + what + " at offset " +
+         std::to_string(offset) + " but file has " + std::to_string(fileSize) + " bytes";
+}
+
+// [offset, offset + size) inside [0, limit), without overflow.
+bool rangeInside(uint64_t offset, uint64_t size, uint64_t limit) {
+  return offset <= limit && size <= limit - offset;
+}
+
+class Loader {
+ public:
+  Loader(const std::string &path, const LoaderOptions &options, LoadedGraph *g)
+      : path_(path), options_(options), g_(*g) {}
+
+  Status run() {
+    WEBNN_RETURN_IF_ERROR(MappedFile::open(path_, &g_.artifact));
+    WEBNN_RETURN_IF_ERROR(checkHeader());
+    WEBNN_RETURN_IF_ERROR(verifyFlatBuffer());
+    WEBNN_RETURN_IF_ERROR(readTensors());
+    WEBNN_RETURN_IF_ERROR(readInputs());
+    WEBNN_RETURN_IF_ERROR(bindWeights());
+    WEBNN_RETURN_IF_ERROR(readNodes());
+    WEBNN_RETURN_IF_ERROR(readOutputs());
+    WEBNN_RETURN_IF_ERROR(checkKernels());
+    return Status::ok();
+  }
+
+ private:
+  Status fail(const std::string &m) const { return invalidArtifact(path_ + ": " + m); }
+
+  Status checkHeader() {
+    const uint64_t fileSize = g_.artifact.size();
+    if (fileSize < fb::kHeaderSize)
+      return fail("truncated: file has " + std::to_string(fileSize) + " bytes, less than the " +
+                  std::to_string(fb::kHeaderSize) + "-byte header");
+    std::memcpy(&header_, g_.artifact.data(), sizeof(header_));
+    if (std::memcmp(header_.magic, fb::kArtifactMagic, sizeof(header_.magic)) != 0) {
+      if (std::memcmp(header_.magic, fb::kWeightsMagic, sizeof(header_.magic)) == 0)
+        return fail("this is a weights file, not an artifact (pass it with --weights)");
+      return fail("not a webnn artifact (bad magic)");
+    }
+    if (header_.version != fb::kSchemaVersion)
+      return fail("artifact format version " + std::to_string(header_.version) +
+                  ", this runtime reads version " + std::to_string(fb::kSchemaVersion));
+    if (header_.flags & ~uint32_t(fb::kFlagWeightless))
+      return fail("unknown header flags " + std::to_string(header_.flags));
+    for (uint8_t b : header_.reserved)
+      if (b != 0) return fail("reserved header bytes are not zero");
+    g_.weightless = (header_.flags & fb::kFlagWeightless) != 0;
+
+    if (header_.graph_offset != fb::kHeaderSize)
+      return fail("graph offset " + std::to_string(header_.graph_offset) + ", expected " +
+                  std::to_string(fb::kHeaderSize));
+    if (!rangeInside(header_.graph_offset, header_.graph_size, fileSize))
+      return fail(truncatedMessage("graph", header_.graph_size, header_.graph_offset, fileSize));
+    if (header_.graph_size < 8 || header_.graph_size >= FLATBUFFERS_MAX_BUFFER_SIZE)
+      return fail("graph size " + std::to_string(header_.graph_size) + " is out of range");
+    uint64_t graphEnd = header_.graph_offset + header_.graph_size;
+
+    uint64_t end = graphEnd;
+    if (g_.weightless) {
+      if (header_.weights_offset != 0 || header_.weights_size != 0)
+        return fail("weightless artifact has a weight segment in its header");
+    } else {
+      if (header_.weights_offset % fb::kWeightAlignment != 0 || header_.weights_offset < graphEnd)
+        return fail("weight segment offset " + std::to_string(header_.weights_offset) +
+                    " is not 64-byte aligned after the graph");
+      if (!rangeInside(header_.weights_offset, header_.weights_size, fileSize))
+        return fail(truncatedMessage("weights", header_.weights_size, header_.weights_offset, fileSize));
+      end = header_.weights_offset + header_.weights_size;
+    }
+    if (end != fileSize)
+      return fail("file has " + std::to_string(fileSize - end) + " unexpected bytes after byte " +
+                  std::to_string(end));
+    return Status::ok();
+  }
+
+  Status verifyFlatBuffer() {
+    const uint8_t *buf = g_.artifact.data() + header_.graph_offset;
+    flatbuffers::Verifier verifier(buf, header_.graph_size);
+    if (!fb::ModelBufferHasIdentifier(buf))
+      return fail("graph is not a webnn graph FlatBuffer (identifier is not \"WNNG\")");
+    if (!fb::VerifyModelBuffer(verifier))
+      return fail("graph FlatBuffer is corrupt (flatbuffers::Verifier rejected it)");
+    model_ = fb::GetModel(buf);
+    if (model_->schema_version() != fb::kSchemaVersion)
+      return fail("graph schema version " + std::to_string(model_->schema_version()) +
+                  ", this runtime reads version " + std::to_string(fb::kSchemaVersion));
+    graph_ = model_->graph();
+    if (!graph_) return fail("artifact has no graph");
+    if (model_->weightless() != g_.weightless)
+      return fail("header and graph disagree on whether the weights are embedded");
+    if (!g_.weightless && model_->weights_size() != header_.weights_size)
+      return fail("graph expects " + std::to_string(model_->weights_size()) +
+                  " bytes of weights, header says " + std::to_string(header_.weights_size));
+    g_.weightsSize = model_->weights_size();
+    g_.name = str(graph_->name());
+    g_.producer = str(model_->producer());
+    return Status::ok();
+  }
+
+  Status readTensors() {
+    const auto *tensors = graph_->tensors();
+    size_t n = tensors ? tensors->size() : 0;
+    if (n > size_t(INT32_MAX)) return fail("too many tensors");
+    g_.tensors.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const fb::Tensor *t = tensors->Get(i);
+      LoadedTensor &lt = g_.tensors[i];
+      lt.name = str(t->name());
+      auto dt = static_cast<unsigned>(t->data_type());
+      if (dt >= unsigned(kNumDataTypes))
+        return fail(tensorLabel(g_.tensors, i) + " has unknown data type " + std::to_string(dt));
+      lt.dtype = static_cast<DataType>(dt);
+      if (const auto *dims = t->shape()) {
+        lt.shape.reserve(dims->size());
+        for (const fb::Dimension *d : *dims) {
+          // A named (dynamic) dimension carries its maximum size; this runtime
+          // runs every graph at its static (maximum) shape.
+          if (d->size() < 0)
+            return fail(tensorLabel(g_.tensors, i) + " has negative dimension " + std::to_string(d->size()));
+          lt.shape.push_back(d->size());
+        }
+      }
+      if (!tensorByteSize(lt.dtype, lt.shape, &lt.byteSize))
+        return fail(tensorLabel(g_.tensors, i) + " of shape " + shapeToString(lt.shape) +
+                    " has too many elements (more than 2^62)");
+    }
+    return Status::ok();
+  }
+
+  Status checkIndex(int64_t i, const std::string &what) const {
+    if (i < 0 || i >= static_cast<int64_t>(g_.tensors.size()))
+      return fail(what + " refers to tensor " + std::to_string(i) + ", but the graph has " +
+                  std::to_string(g_.tensors.size()) + " tensors");
+    return Status::ok();
+  }
+
+  Status readInputs() {
+    std::unordered_set<std::string> names;
+    if (const auto *inputs = graph_->inputs()) {
+      for (uint32_t idx : *inputs) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(idx, "graph input"));
+        LoadedTensor &t = g_.tensors[idx];
+        if (t.role == TensorRole::kInput) return fail(tensorLabel(g_.tensors, idx) + " is listed twice as a graph input");
+        if (t.name.empty()) return fail("graph input " + tensorLabel(g_.tensors, idx) + " has no name");
+        if (!names.insert(t.name).second) return fail("two graph inputs are named '" + t.name + "'");
+        t.role = TensorRole::kInput;
+        g_.inputs.push_back(idx);
+      }
+    }
+    return Status::ok();
+  }
+
+  Status bindWeights() {
+    const uint8_t *segment = nullptr;
+    std::string source = path_;
+    if (g_.weightless) {
+      if (options_.weightsPath.empty())
+        return fail("weights are in a separate file; pass it with --weights FILE");
+      WEBNN_RETURN_IF_ERROR(openWeightsFile());
+      segment = g_.weights.data() + fb::kHeaderSize;
+      source = options_.weightsPath;
+    } else {
+      if (!options_.weightsPath.empty())
+        return fail("weights are embedded; --weights is only for weightless artifacts");
+      segment = g_.artifact.data() + header_.weights_offset;
+    }
+    const bool hash = g_.weightless || options_.verifyEmbeddedHashes;
+
+    const auto *constants = graph_->constants();
+    size_t n = constants ? constants->size() : 0;
+    for (size_t i = 0; i < n; ++i) {
+      const fb::Constant *c = constants->Get(i);
+      std::string label = "constant " + std::to_string(i);
+      WEBNN_RETURN_IF_ERROR(checkIndex(c->tensor(), label));
+      LoadedTensor &t = g_.tensors[c->tensor()];
+      std::string key = c->key() && c->key()->size() ? c->key()->str() : t.name;
+      if (!key.empty()) label += " '" + key + "'";
+      if (t.role != TensorRole::kIntermediate)
+        return fail(label + ": " + tensorLabel(g_.tensors, c->tensor()) + " is already " +
+                    (t.role == TensorRole::kInput ? "a graph input" : "a constant"));
+      if (c->offset() % fb::kWeightAlignment != 0)
+        return fail(label + ": offset " + std::to_string(c->offset()) + " is not a multiple of 64");
+      if (!rangeInside(c->offset(), c->length(), g_.weightsSize))
+        return fail(label + ": bytes [" + std::to_string(c->offset()) + ", " +
+                    std::to_string(c->offset()) + "+" + std::to_string(c->length()) +
+                    ") lie outside the " + std::to_string(g_.weightsSize) + "-byte weight segment");
+      if (c->length() != t.byteSize)
+        return fail(label + ": " + std::to_string(c->length()) + " bytes, but " +
+                    std::string(dataTypeName(t.dtype)) + " " + shapeToString(t.shape) + " needs " +
+                    std::to_string(t.byteSize));
+      const auto *sha = c->sha256();
+      if (sha && sha->size() != SHA256_DIGEST_LENGTH)
+        return fail(label + ": sha256 has " + std::to_string(sha->size()) + " bytes, expected 32");
+      t.role = TensorRole::kConstant;
+      t.constantData = segment + c->offset();
+      if (hash) {
+        if (!sha) return fail(label + " has no sha256 to check its bytes against");
+        unsigned char digest[SHA256_DIGEST_LENGTH];
+        SHA256(t.constantData, c->length(), digest);
+        if (std::memcmp(digest, sha->data(), SHA256_DIGEST_LENGTH) != 0) {
+          if (g_.weightless)
+            return invalidArtifact("weights file " + source + " does not match graph: constant '" + key +
+                                   "' hash differs");
+          return fail(label + ": embedded bytes do not match their sha256");
+        }
+      }
+    }
+    return Status::ok();
+  }
+
+  Status openWeightsFile() {
+    const std::string &wpath = options_.weightsPath;
+    WEBNN_RETURN_IF_ERROR(MappedFile::open(wpath, &g_.weights));
+    auto wfail = [&](const std::string &m) { return invalidArtifact(wpath + ": " + m); };
+    const uint64_t fileSize = g_.weights.size();
+    if (fileSize < fb::kHeaderSize)
+      return wfail("truncated: file has " + std::to_string(fileSize) + " bytes, less than the " +
+                   std::to_string(fb::kHeaderSize) + "-byte header");
+    fb::WeightsHeader wh;
+    std::memcpy(&wh, g_.weights.data(), sizeof(wh));
+    if (std::memcmp(wh.magic, fb::kWeightsMagic, sizeof(wh.magic)) != 0) {
+      if (std::memcmp(wh.magic, fb::kArtifactMagic, sizeof(wh.magic)) == 0)
+        return wfail("this is an artifact, not a weights file");
+      return wfail("not a webnn weights file (bad magic)");
+    }
+    if (wh.version != fb::kSchemaVersion)
+      return wfail("weights format version " + std::to_string(wh.version) + ", this runtime reads version " +
+                   std::to_string(fb::kSchemaVersion));
+    if (wh.weights_offset != fb::kHeaderSize)
+      return wfail("weight segment offset " + std::to_string(wh.weights_offset) + ", expected 64");
+    if (!rangeInside(wh.weights_offset, wh.weights_size, fileSize))
+      return wfail(truncatedMessage("weights", wh.weights_size, wh.weights_offset, fileSize));
+    if (wh.weights_offset + wh.weights_size != fileSize)
+      return wfail("file has " + std::to_string(fileSize - wh.weights_offset - wh.weights_size) +
+                   " unexpected bytes after the weight segment");
+    // The digest is a fast reject of a file built for another graph, before
+    // hashing every constant.
+    const auto *digest = model_->weights_digest();
+    if (!digest || digest->size() != sizeof(wh.digest) ||
+        std::memcmp(digest->data(), wh.digest, sizeof(wh.digest)) != 0)
+      return invalidArtifact("weights file " + wpath + " does not match graph " + path_ +
+                             ": weights digest differs");
+    if (wh.weights_size != g_.weightsSize)
+      return invalidArtifact("weights file " + wpath + " does not match graph: it has " +
+                             std::to_string(wh.weights_size) + " bytes of weights, the graph expects " +
+                             std::to_string(g_.weightsSize));
+    return Status::ok();
+  }
+
+  Status readAttribute(const fb::Attribute *a, cpu::NodeAttributes *attrs, const std::string &where) {
+    if (!a->name()) return fail(where + " has an option without a name");
+    cpu::AttributeValue v;
+    switch (a->kind()) {
+      case fb::AttributeKind::Int: v.kind = cpu::AttributeValue::Kind::kInt; v.i = a->i(); break;
+      case fb::AttributeKind::Float: v.kind = cpu::AttributeValue::Kind::kFloat; v.f = a->f(); break;
+      case fb::AttributeKind::Bool: v.kind = cpu::AttributeValue::Kind::kBool; v.i = a->i() != 0; break;
+      case fb::AttributeKind::String: v.kind = cpu::AttributeValue::Kind::kString; v.s = str(a->s()); break;
+      case fb::AttributeKind::Ints:
+        v.kind = cpu::AttributeValue::Kind::kInts;
+        if (a->ints()) v.ints.assign(a->ints()->begin(), a->ints()->end());
+        break;
+      case fb::AttributeKind::Floats:
+        v.kind = cpu::AttributeValue::Kind::kFloats;
+        if (a->floats()) v.floats.assign(a->floats()->begin(), a->floats()->end());
+        break;
+      default:
+        return fail(where + ": option '" + a->name()->str() + "' has unknown kind " +
+                    std::to_string(static_cast<int>(a->kind())));
+    }
+    if (attrs->has(a->name()->string_view())) return fail(where + ": option '" + a->name()->str() + "' appears twice");
+    attrs->set(a->name()->str(), std::move(v));
+    return Status::ok();
+  }
+
+  Status readNodes() {
+    const auto *nodes = graph_->nodes();
+    size_t n = nodes ? nodes->size() : 0;
+    g_.nodes.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const fb::Node *fn = nodes->Get(i);
+      LoadedNode &node = g_.nodes[i];
+      node.op = str(fn->op());
+      node.name = str(fn->name());
+      const std::string where = nodeLabel(i, node);
+      if (node.op.empty()) return fail(where + " has no op name");
+      if (const auto *attrs = fn->attributes())
+        for (const fb::Attribute *a : *attrs) WEBNN_RETURN_IF_ERROR(readAttribute(a, &node.attributes, where));
+      // Inputs are checked before this node's outputs are marked produced, so a
+      // node reading its own output is caught as a use before definition.
+      if (const auto *ins = fn->inputs()) {
+        for (int32_t in : *ins) {
+          node.inputs.push_back(in);
+          if (in == -1) continue;
+          WEBNN_RETURN_IF_ERROR(checkIndex(in, where + " input"));
+          const LoadedTensor &t = g_.tensors[in];
+          if (t.role == TensorRole::kIntermediate && t.producer < 0)
+            return fail(where + " reads " + tensorLabel(g_.tensors, in) +
+                        ", which no earlier node produces (nodes must be topologically ordered)");
+        }
+      }
+      const auto *outs = fn->outputs();
+      if (!outs || outs->size() == 0) return fail(where + " has no outputs");
+      for (int32_t out : *outs) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(out, where + " output"));
+        LoadedTensor &t = g_.tensors[out];
+        if (t.role != TensorRole::kIntermediate)
+          return fail(where + " writes " + tensorLabel(g_.tensors, out) + ", which is a " +
+                      (t.role == TensorRole::kInput ? "graph input" : "constant"));
+        if (t.producer >= 0)
+          return fail(tensorLabel(g_.tensors, out) + " is produced twice: by " +
+                      nodeLabel(t.producer, g_.nodes[t.producer]) + " and by " + where);
+        t.producer = static_cast<int32_t>(i);
+        node.outputs.push_back(out);
+      }
+    }
+    return Status::ok();
+  }
+
+  Status readOutputs() {
+    std::unordered_set<std::string> names;
+    if (const auto *outputs = graph_->outputs()) {
+      for (uint32_t idx : *outputs) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(idx, "graph output"));
+        const LoadedTensor &t = g_.tensors[idx];
+        if (t.role == TensorRole::kIntermediate && t.producer < 0)
+          return fail("graph output " + tensorLabel(g_.tensors, idx) + " is never produced");
+        if (t.name.empty()) return fail("graph output " + tensorLabel(g_.tensors, idx) + " has no name");
+        if (!names.insert(t.name).second) return fail("two graph outputs are named '" + t.name + "'");
+        g_.outputs.push_back(idx);
+      }
+    }
+    if (g_.outputs.empty()) return fail("graph has no outputs");
+    return Status::ok();
+  }
+
+  Status checkKernels() {
+    if (!options_.hasKernel) return Status::ok();
+    // One line per unknown op, with its first node and how many use it.
+    std::map<std::string, std::pair<size_t, size_t>> unknown;  // op -> (first node, count)
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const std::string &op = g_.nodes[i].op;
+      if (options_.hasKernel(op)) continue;
+      auto [it, inserted] = unknown.try_emplace(op, i, 0);
+      ++it->second.second;
+    }
+    if (unknown.empty()) return Status::ok();
+    std::string m = "no CPU kernel for ";
+    bool first = true;
+    for (const auto &[op, where] : unknown) {
+      if (!first) m += "; ";
+      first = false;
+      m += "op '" + op + "' (" + nodeLabel(where.first, g_.nodes[where.first]);
+      if (where.second > 1) m += " and " + std::to_string(where.second - 1) + " more";
+      m += ")";
+    }
+    return Status(StatusCode::kUnsupported, path_ + ": " + m);
+  }
+
+  const std::string &path_;
+  const LoaderOptions &options_;
+  LoadedGraph &g_;
+  fb::ArtifactHeader header_{};
+  const fb::Model *model_ = nullptr;
+  const fb::Graph *graph_ = nullptr;
+};
+
+}  // namespace
+
+Status loadArtifact(const std::string &path, const LoaderOptions &options, LoadedGraph *out) {
+  LoadedGraph g;
+  Loader loader(path, options, &g);
+  WEBNN_RETURN_IF_ERROR(loader.run());
+  *out = std::move(g);
+  return Status::ok();
+}
+
+}  // namespace webnn::rt

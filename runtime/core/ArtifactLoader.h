@@ -1,0 +1,71 @@
+// Load and verify a .wnn artifact (schema/webnn_artifact.fbs).
+//
+// Nothing read from the file is trusted before it is checked: the header
+// against the file size, the FlatBuffer with flatbuffers::Verifier, then the
+// graph's meaning (indices, single producers, topological order, constant
+// ranges and sizes, shape arithmetic). Weight bytes are never touched here for
+// embedded weights, so loading costs the graph's size, not the weights'.
+#ifndef WEBNN_RUNTIME_CORE_ARTIFACTLOADER_H
+#define WEBNN_RUNTIME_CORE_ARTIFACTLOADER_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/cpu/Kernel.h"
+#include "core/MappedFile.h"
+#include "webnn/status.h"
+#include "webnn/types.h"
+
+namespace webnn::rt {
+
+enum class TensorRole : uint8_t { kIntermediate, kInput, kConstant };
+
+struct LoadedTensor {
+  std::string name;
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  uint64_t byteSize = 0;
+  TensorRole role = TensorRole::kIntermediate;
+  const uint8_t *constantData = nullptr;  // into a mapping, for kConstant
+  int32_t producer = -1;                  // node index, for kIntermediate
+};
+
+struct LoadedNode {
+  std::string op;
+  std::string name;
+  std::vector<int32_t> inputs;   // -1 = absent optional operand
+  std::vector<int32_t> outputs;
+  cpu::NodeAttributes attributes;
+};
+
+struct LoadedGraph {
+  std::string name;
+  std::string producer;
+  std::vector<LoadedTensor> tensors;
+  std::vector<LoadedNode> nodes;
+  std::vector<uint32_t> inputs;   // tensor indices
+  std::vector<uint32_t> outputs;  // tensor indices
+  uint64_t weightsSize = 0;
+  bool weightless = false;
+  MappedFile artifact;
+  MappedFile weights;             // only for weightless artifacts
+};
+
+struct LoaderOptions {
+  // Weights file for a weightless artifact; must be empty otherwise.
+  std::string weightsPath;
+  // Also hash embedded constants against Constant.sha256 (reads every weight
+  // byte; off by default). External weights are always hashed.
+  bool verifyEmbeddedHashes = false;
+  // Whether an op can run; unknown ops are reported at load, all at once.
+  std::function<bool(std::string_view op)> hasKernel;
+};
+
+Status loadArtifact(const std::string &path, const LoaderOptions &options, LoadedGraph *out);
+
+}  // namespace webnn::rt
+
+#endif

@@ -1,0 +1,211 @@
+#include "core/Executor.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "core/MemoryPlanner.h"
+
+namespace webnn::rt {
+namespace {
+
+std::string nodeLabel(size_t index, const cpu::NodeDesc &n) {
+  std::string s = "node " + std::to_string(index);
+  if (!n.name.empty()) s += " '" + n.name + "'";
+  return s + " (" + n.op + ")";
+}
+
+}  // namespace
+
+cpu::KernelFactory findKernelFactory(std::string_view op) {
+#ifdef WEBNN_HAVE_CPU_BACKEND
+  return cpu::findCpuKernel(op);
+#else
+  (void)op;
+  return nullptr;
+#endif
+}
+
+Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
+  auto p = std::make_shared<PreparedGraph>();
+  p->graph = std::move(loaded);
+  const LoadedGraph &g = p->graph;
+  const size_t numTensors = g.tensors.size();
+  const int64_t numNodes = static_cast<int64_t>(g.nodes.size());
+
+  p->operands.resize(numTensors);
+  for (size_t t = 0; t < numTensors; ++t) {
+    p->operands[t].dtype = g.tensors[t].dtype;
+    p->operands[t].shape = g.tensors[t].shape;
+    p->operands[t].constantData = g.tensors[t].constantData;
+  }
+  p->nodes.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const LoadedNode &ln = g.nodes[i];
+    cpu::NodeDesc &d = p->nodes[i];
+    d.op = ln.op;
+    d.name = ln.name;
+    d.attributes = ln.attributes;
+    for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &p->operands[in]);
+    for (int32_t o : ln.outputs) d.outputs.push_back(&p->operands[o]);
+  }
+
+  // Liveness over the topological order. Graph outputs stay live past the
+  // last node (position numNodes) so run() leaves them readable.
+  std::vector<int64_t> lastUse(numTensors, -1);
+  for (int64_t i = 0; i < numNodes; ++i)
+    for (int32_t in : g.nodes[i].inputs)
+      if (in >= 0) lastUse[in] = std::max(lastUse[in], i);
+  for (uint32_t o : g.outputs) lastUse[o] = numNodes;
+
+  std::vector<BufferRequest> requests;
+  std::vector<size_t> requestTensor;  // tensor index, or numTensors + k for output copy k
+  for (size_t t = 0; t < numTensors; ++t) {
+    const LoadedTensor &lt = g.tensors[t];
+    if (lt.role != TensorRole::kIntermediate || lt.producer < 0) continue;
+    requests.push_back({lt.byteSize, lt.producer, std::max<int64_t>(lastUse[t], lt.producer)});
+    requestTensor.push_back(t);
+  }
+  // An output that is a graph input or a constant is copied into the arena at
+  // the end of a run, so every output is session-owned memory.
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    const LoadedTensor &lt = g.tensors[g.outputs[k]];
+    if (lt.role == TensorRole::kIntermediate) continue;
+    requests.push_back({lt.byteSize, numNodes, numNodes});
+    requestTensor.push_back(numTensors + k);
+  }
+
+  ArenaPlan plan;
+  WEBNN_RETURN_IF_ERROR(planArena(requests, kArenaAlignment, &plan));
+  p->arenaBytes = plan.arenaBytes;
+  p->arenaOffset.assign(numTensors, kNotInArena);
+  p->outputCopyOffset.assign(g.outputs.size(), kNotInArena);
+  uint64_t naive = 0;
+  std::ostringstream text;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    size_t t = requestTensor[r];
+    bool copy = t >= numTensors;
+    if (copy) p->outputCopyOffset[t - numTensors] = plan.offsets[r];
+    else p->arenaOffset[t] = plan.offsets[r];
+    naive += requests[r].bytes;
+    const LoadedTensor &lt = g.tensors[copy ? g.outputs[t - numTensors] : t];
+    text << "  offset " << plan.offsets[r] << " bytes " << requests[r].bytes << " live [" << requests[r].firstUse
+         << ", " << requests[r].lastUse << "] " << (copy ? "output copy of " : "") << "'" << lt.name << "' "
+         << dataTypeName(lt.dtype) << " " << shapeToString(lt.shape) << "\n";
+  }
+  p->planText = "arena " + std::to_string(plan.arenaBytes) + " bytes for " + std::to_string(requests.size()) +
+                " tensors (" + std::to_string(naive) + " bytes without reuse)\n" + text.str();
+  *out = std::move(p);
+  return Status::ok();
+}
+
+void Executor::AlignedFree::operator()(void *p) const { std::free(p); }
+
+namespace {
+// 64-byte aligned, never null (zero bytes get one line), null on failure.
+uint8_t *allocateAligned(uint64_t bytes) {
+  uint64_t rounded = bytes == 0 ? kArenaAlignment : (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  if (rounded < bytes || rounded > uint64_t(SIZE_MAX)) return nullptr;
+  return static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
+}
+}  // namespace
+
+Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThreads, std::unique_ptr<Executor> *out) {
+  std::unique_ptr<Executor> e(new Executor());
+  e->graph_ = std::move(graph);
+  const PreparedGraph &p = *e->graph_;
+  const LoadedGraph &g = p.graph;
+
+  e->arena_.reset(allocateAligned(p.arenaBytes));
+  if (!e->arena_)
+    return Status(StatusCode::kOutOfMemory,
+                  "cannot allocate the " + std::to_string(p.arenaBytes) + "-byte arena for intermediate tensors");
+  e->pool_ = std::make_unique<cpu::ThreadPool>(numThreads);
+
+  e->kernels_.resize(p.nodes.size());
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const cpu::NodeDesc &d = p.nodes[i];
+    cpu::KernelFactory factory = findKernelFactory(d.op);
+    if (!factory) return unsupported(nodeLabel(i, d) + ": no CPU kernel for op '" + d.op + "'");
+    Status s = factory(d, &e->kernels_[i]);
+    if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + ": " + s.message());
+    if (!e->kernels_[i]) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
+  }
+
+  e->tensors_.resize(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    cpu::TensorBuffer &b = e->tensors_[t];
+    b.dtype = g.tensors[t].dtype;
+    b.shape = &p.operands[t].shape;
+    if (g.tensors[t].role == TensorRole::kConstant)
+      b.data = const_cast<uint8_t *>(g.tensors[t].constantData);  // kernels only read inputs
+    else if (p.arenaOffset[t] != kNotInArena)
+      b.data = e->arena_.get() + p.arenaOffset[t];
+    else
+      b.data = nullptr;  // graph input, bound by setInput
+  }
+  e->nodeInputs_.resize(g.nodes.size());
+  e->nodeOutputs_.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &e->tensors_[in]);
+    for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&e->tensors_[o]);
+  }
+  e->inputStaging_.resize(g.inputs.size());
+  e->inputBound_.assign(g.inputs.size(), false);
+  *out = std::move(e);
+  return Status::ok();
+}
+
+Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool copy) {
+  const LoadedGraph &g = graph_->graph;
+  if (index >= g.inputs.size()) return invalidArgument("input index " + std::to_string(index) + " out of range");
+  const LoadedTensor &t = g.tensors[g.inputs[index]];
+  if (bytes != t.byteSize)
+    return invalidArgument("input '" + t.name + "': expected " + std::to_string(t.byteSize) + " bytes (" +
+                           std::string(dataTypeName(t.dtype)) + " " + shapeToString(t.shape) + "), got " +
+                           std::to_string(bytes));
+  if (!data && bytes) return invalidArgument("input '" + t.name + "': null data");
+  cpu::TensorBuffer &b = tensors_[g.inputs[index]];
+  if (!copy && data && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0) {
+    b.data = const_cast<void *>(data);  // kernels only read inputs
+  } else {
+    auto &staging = inputStaging_[index];
+    if (!staging) {
+      staging.reset(allocateAligned(bytes));
+      if (!staging) return Status(StatusCode::kOutOfMemory, "input '" + t.name + "': cannot allocate staging buffer");
+    }
+    if (bytes) std::memcpy(staging.get(), data, bytes);
+    b.data = staging.get();
+  }
+  inputBound_[index] = true;
+  return Status::ok();
+}
+
+Status Executor::run() {
+  const LoadedGraph &g = graph_->graph;
+  for (size_t k = 0; k < g.inputs.size(); ++k)
+    if (!inputBound_[k]) return invalidArgument("input '" + g.tensors[g.inputs[k]].name + "' was not set");
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
+                           nodeOutputs_[i].size(), pool_.get()};
+    kernels_[i]->run(ctx);
+  }
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    uint64_t off = graph_->outputCopyOffset[k];
+    if (off == kNotInArena) continue;
+    const LoadedTensor &t = g.tensors[g.outputs[k]];
+    if (t.byteSize) std::memcpy(arena_.get() + off, tensors_[g.outputs[k]].data, t.byteSize);
+  }
+  return Status::ok();
+}
+
+const void *Executor::outputData(size_t index) const {
+  const LoadedGraph &g = graph_->graph;
+  if (index >= g.outputs.size()) return nullptr;
+  uint64_t off = graph_->outputCopyOffset[index];
+  if (off != kNotInArena) return arena_.get() + off;
+  return tensors_[g.outputs[index]].data;
+}
+
+}  // namespace webnn::rt

@@ -1,0 +1,86 @@
+// From a verified graph to kernel calls: operand descriptions, the static
+// arena plan (shared by all sessions of a model), and the per-session
+// executor that owns kernels, arena and thread pool.
+#ifndef WEBNN_RUNTIME_CORE_EXECUTOR_H
+#define WEBNN_RUNTIME_CORE_EXECUTOR_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/Kernel.h"
+#include "backends/cpu/ThreadPool.h"
+#include "core/ArtifactLoader.h"
+#include "webnn/status.h"
+
+namespace webnn::rt {
+
+// Arena offsets and every mapped constant are aligned to this, so kernels may
+// use aligned vector loads on intermediates and weights.
+constexpr uint64_t kArenaAlignment = 64;
+constexpr uint64_t kNotInArena = UINT64_MAX;
+
+// The model-level, read-only part: built once at load.
+struct PreparedGraph {
+  LoadedGraph graph;
+  std::vector<cpu::OperandDesc> operands;  // one per tensor
+  std::vector<cpu::NodeDesc> nodes;        // point into `operands`
+  // Per tensor: byte offset in the arena, or kNotInArena (inputs, constants).
+  std::vector<uint64_t> arenaOffset;
+  // Per graph output that is an input or constant (not produced by a node):
+  // the arena slot it is copied into at the end of a run, else kNotInArena.
+  std::vector<uint64_t> outputCopyOffset;
+  uint64_t arenaBytes = 0;
+  // Human-readable plan for `webnn-run --print-plan`.
+  std::string planText;
+};
+
+// Builds operand descriptions and plans the arena. `g` must come from
+// loadArtifact (indices and order already verified).
+Status prepareGraph(LoadedGraph &&g, std::shared_ptr<PreparedGraph> *out);
+
+// The CPU backend's factory for `op`, or null (also when the runtime was
+// built without the backend).
+cpu::KernelFactory findKernelFactory(std::string_view op);
+
+// One session's execution state. Not thread-safe: one run at a time.
+class Executor {
+ public:
+  static Status create(std::shared_ptr<const PreparedGraph> graph, int numThreads,
+                       std::unique_ptr<Executor> *out);
+
+  const PreparedGraph &graph() const { return *graph_; }
+  int numThreads() const { return pool_->numThreads(); }
+
+  // Binds graph input `index` (position in graph().graph.inputs) to caller
+  // memory of exactly the tensor's byte size; the binding holds for later runs
+  // until rebound. A 64-byte aligned buffer is used in place (zero copy) and
+  // must stay valid and unchanged while bound; any other is copied now, as is
+  // every buffer when `copy` is set.
+  Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false);
+  Status run();
+  // Graph output `index`'s bytes after run(); valid until the next run.
+  const void *outputData(size_t index) const;
+
+ private:
+  Executor() = default;
+
+  std::shared_ptr<const PreparedGraph> graph_;
+  std::unique_ptr<cpu::ThreadPool> pool_;
+  std::vector<std::unique_ptr<cpu::Kernel>> kernels_;
+  struct AlignedFree {
+    void operator()(void *p) const;
+  };
+  std::unique_ptr<uint8_t, AlignedFree> arena_;
+  std::vector<std::unique_ptr<uint8_t, AlignedFree>> inputStaging_;  // lazily, per input
+  std::vector<bool> inputBound_;
+  std::vector<cpu::TensorBuffer> tensors_;
+  // Per node, the pointer arrays KernelContext refers to.
+  std::vector<std::vector<const cpu::TensorBuffer *>> nodeInputs_;
+  std::vector<std::vector<cpu::TensorBuffer *>> nodeOutputs_;
+};
+
+}  // namespace webnn::rt
+
+#endif

@@ -1,0 +1,126 @@
+// The public C++ API: load = loadArtifact + prepareGraph; session = Executor.
+#include "webnn/runtime.h"
+
+#include <cstring>
+
+#include "core/ArtifactLoader.h"
+#include "core/Executor.h"
+
+namespace webnn {
+namespace {
+
+std::vector<TensorInfo> describe(const rt::LoadedGraph &g, const std::vector<uint32_t> &indices) {
+  std::vector<TensorInfo> infos;
+  for (uint32_t t : indices)
+    infos.push_back({g.tensors[t].name, g.tensors[t].dtype, g.tensors[t].shape, g.tensors[t].byteSize});
+  return infos;
+}
+
+int findByName(const std::vector<TensorInfo> &infos, std::string_view name) {
+  for (size_t i = 0; i < infos.size(); ++i)
+    if (infos[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string nameList(const std::vector<TensorInfo> &infos) {
+  std::string s;
+  for (const auto &t : infos) s += (s.empty() ? "'" : ", '") + t.name + "'";
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+Model::~Model() = default;
+
+Status Model::load(const std::string &path, const LoadOptions &options, std::unique_ptr<Model> *out) {
+  rt::LoaderOptions lo;
+  lo.weightsPath = options.weightsPath;
+  lo.verifyEmbeddedHashes = options.verifyEmbeddedWeights;
+  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  rt::LoadedGraph g;
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, lo, &g));
+  std::unique_ptr<Model> m(new Model());
+  m->inputs_ = describe(g, g.inputs);
+  m->outputs_ = describe(g, g.outputs);
+  std::shared_ptr<rt::PreparedGraph> prepared;
+  WEBNN_RETURN_IF_ERROR(rt::prepareGraph(std::move(g), &prepared));
+  m->graph_ = std::move(prepared);
+  *out = std::move(m);
+  return Status::ok();
+}
+
+const std::string &Model::name() const { return graph_->graph.name; }
+int Model::findInput(std::string_view name) const { return findByName(inputs_, name); }
+int Model::findOutput(std::string_view name) const { return findByName(outputs_, name); }
+size_t Model::numNodes() const { return graph_->graph.nodes.size(); }
+uint64_t Model::arenaBytes() const { return graph_->arenaBytes; }
+const std::string &Model::planText() const { return graph_->planText; }
+
+Session::~Session() = default;
+
+Status Session::create(const Model &model, const SessionOptions &options, std::unique_ptr<Session> *out) {
+  if (options.threads < 1) return invalidArgument("threads must be at least 1, got " + std::to_string(options.threads));
+  std::unique_ptr<Session> s(new Session());
+  WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
+  s->inputs_ = model.inputs_;
+  s->outputs_ = model.outputs_;
+  *out = std::move(s);
+  return Status::ok();
+}
+
+Status Session::setInput(std::string_view name, const void *data, size_t bytes) {
+  int i = findByName(inputs_, name);
+  if (i < 0)
+    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
+  return executor_->setInput(static_cast<size_t>(i), data, bytes);
+}
+
+Status Session::copyInput(std::string_view name, const void *data, size_t bytes) {
+  int i = findByName(inputs_, name);
+  if (i < 0)
+    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
+  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/true);
+}
+
+Status Session::setInput(size_t index, const void *data, size_t bytes) {
+  return executor_->setInput(index, data, bytes);
+}
+
+Status Session::run() { return executor_->run(); }
+
+Status Session::output(std::string_view name, const void **data, size_t *bytes) const {
+  int i = findByName(outputs_, name);
+  if (i < 0)
+    return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
+  *data = executor_->outputData(static_cast<size_t>(i));
+  *bytes = outputs_[i].byteSize;
+  return Status::ok();
+}
+
+const void *Session::outputData(size_t index) const { return executor_->outputData(index); }
+
+Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs) {
+  // Check every output binding before running, so a typo costs no inference.
+  std::vector<int> outIndex;
+  for (const auto &o : outputs) {
+    int i = findByName(outputs_, o.name);
+    if (i < 0)
+      return invalidArgument("no output named '" + o.name + "' (outputs: " + nameList(outputs_) + ")");
+    if (o.bytes != outputs_[i].byteSize)
+      return invalidArgument("output '" + o.name + "': buffer has " + std::to_string(o.bytes) + " bytes, " +
+                             std::string(dataTypeName(outputs_[i].dtype)) + " " + shapeToString(outputs_[i].shape) +
+                             " needs " + std::to_string(outputs_[i].byteSize));
+    if (!o.data && o.bytes) return invalidArgument("output '" + o.name + "': null buffer");
+    outIndex.push_back(i);
+  }
+  for (const auto &in : inputs) WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes));
+  WEBNN_RETURN_IF_ERROR(run());
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (outputs[k].bytes) std::memcpy(outputs[k].data, executor_->outputData(outIndex[k]), outputs[k].bytes);
+  return Status::ok();
+}
+
+int Session::threads() const { return executor_->numThreads(); }
+uint64_t Session::arenaBytes() const { return executor_->graph().arenaBytes; }
+
+}  // namespace webnn

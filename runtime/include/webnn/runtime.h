@@ -1,0 +1,123 @@
+// The webnn runtime's C++ API: load a compiled .wnn artifact, run it on CPU.
+//
+//   std::unique_ptr<webnn::Model> model;
+//   webnn::Status s = webnn::Model::load("net.wnn", {}, &model);
+//   std::unique_ptr<webnn::Session> session;
+//   s = webnn::Session::create(*model, {/*threads=*/4}, &session);
+//   s = session->run({{"x", x.data(), x.size() * 4}}, {{"y", y.data(), y.size() * 4}});
+//
+// No exceptions: every fallible call returns a Status with a message that
+// names the file, tensor or node at fault. See docs/RUNTIME.md.
+#ifndef WEBNN_RUNTIME_H
+#define WEBNN_RUNTIME_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "webnn/status.h"
+#include "webnn/types.h"
+
+namespace webnn {
+
+namespace rt {
+struct PreparedGraph;
+class Executor;
+}  // namespace rt
+
+struct TensorInfo {
+  std::string name;
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  uint64_t byteSize = 0;  // dense bytes; int4/uint4 packed two per byte, low nibble first
+};
+
+struct LoadOptions {
+  // The weights file of a weightless artifact (webnnc --weightless).
+  std::string weightsPath;
+  // Also check embedded constants against their SHA-256 (reads all weights).
+  bool verifyEmbeddedWeights = false;
+};
+
+// A verified, immutable graph with its weights mapped (not read) from disk.
+// Sessions keep what they need alive, so a Model may be destroyed first.
+class Model {
+ public:
+  static Status load(const std::string &path, const LoadOptions &options, std::unique_ptr<Model> *out);
+  ~Model();
+
+  const std::string &name() const;
+  const std::vector<TensorInfo> &inputs() const { return inputs_; }
+  const std::vector<TensorInfo> &outputs() const { return outputs_; }
+  // Index of the input/output called `name`, or -1.
+  int findInput(std::string_view name) const;
+  int findOutput(std::string_view name) const;
+  size_t numNodes() const;
+  // Bytes of the one arena every session allocates for intermediates.
+  uint64_t arenaBytes() const;
+  // The arena plan, one line per tensor (offset, bytes, live range, name).
+  const std::string &planText() const;
+
+ private:
+  friend class Session;
+  Model() = default;
+  std::shared_ptr<const rt::PreparedGraph> graph_;
+  std::vector<TensorInfo> inputs_, outputs_;
+};
+
+struct SessionOptions {
+  int threads = 1;  // threads kernels may use, counting the caller
+};
+
+struct InputBinding {
+  std::string name;
+  const void *data;
+  size_t bytes;
+};
+struct OutputBinding {
+  std::string name;
+  void *data;
+  size_t bytes;
+};
+
+// Kernels, arena and thread pool for running one model; one run at a time.
+class Session {
+ public:
+  static Status create(const Model &model, const SessionOptions &options, std::unique_ptr<Session> *out);
+  ~Session();
+
+  // Binds an input to caller memory holding exactly its byte size. The binding
+  // holds for later runs until rebound. 64-byte aligned memory is used in
+  // place (it must stay valid and unchanged while bound); other memory is
+  // copied now.
+  Status setInput(std::string_view name, const void *data, size_t bytes);
+  Status setInput(size_t index, const void *data, size_t bytes);
+  // Like setInput, but always copies: the caller may free `data` at once.
+  Status copyInput(std::string_view name, const void *data, size_t bytes);
+  // Runs the graph on the bound inputs.
+  Status run();
+  // An output's bytes after run(); valid until the next run or destruction.
+  Status output(std::string_view name, const void **data, size_t *bytes) const;
+  const void *outputData(size_t index) const;
+
+  // Binds `inputs`, runs, and copies each requested output into its buffer
+  // (whose size must equal the output's byte size).
+  Status run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs);
+
+  const std::vector<TensorInfo> &inputs() const { return inputs_; }
+  const std::vector<TensorInfo> &outputs() const { return outputs_; }
+  int threads() const;
+  uint64_t arenaBytes() const;
+
+ private:
+  Session() = default;
+  std::unique_ptr<rt::Executor> executor_;
+  std::vector<TensorInfo> inputs_, outputs_;
+};
+
+}  // namespace webnn
+
+#endif

@@ -1,0 +1,81 @@
+/* The webnn runtime's C API: opaque handles, status codes, no exceptions.
+ *
+ *   webnn_model *model = NULL;
+ *   if (webnn_model_load("net.wnn", NULL, &model) != WEBNN_OK)
+ *     fprintf(stderr, "%s\n", webnn_last_error());
+ *   webnn_session *session = NULL;
+ *   webnn_session_create(model, 4, &session);
+ *   webnn_session_set_input(session, "x", x, sizeof x);
+ *   webnn_session_run(session);
+ *   const void *y; size_t y_bytes;
+ *   webnn_session_get_output(session, "y", &y, &y_bytes);
+ *   webnn_session_free(session);
+ *   webnn_model_free(model);
+ *
+ * Errors: every call returns a webnn_status; webnn_last_error() then gives
+ * this thread's message for the last failed call. See docs/RUNTIME.md. */
+#ifndef WEBNN_C_H
+#define WEBNN_C_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum webnn_status {
+  WEBNN_OK = 0,
+  WEBNN_INVALID_ARGUMENT = 1,
+  WEBNN_INVALID_ARTIFACT = 2,
+  WEBNN_UNSUPPORTED = 3,
+  WEBNN_IO_ERROR = 4,
+  WEBNN_OUT_OF_MEMORY = 5,
+  WEBNN_INTERNAL = 6
+} webnn_status;
+
+/* Values match webnn::DataType and the artifact schema. */
+typedef enum webnn_data_type {
+  WEBNN_FLOAT32 = 0, WEBNN_FLOAT16 = 1, WEBNN_INT32 = 2, WEBNN_UINT32 = 3, WEBNN_INT64 = 4,
+  WEBNN_UINT64 = 5, WEBNN_INT8 = 6, WEBNN_UINT8 = 7, WEBNN_INT4 = 8, WEBNN_UINT4 = 9
+} webnn_data_type;
+
+typedef struct webnn_model webnn_model;
+typedef struct webnn_session webnn_session;
+
+/* Describes one input or output; pointers stay valid while the model lives. */
+typedef struct webnn_tensor_info {
+  const char *name;
+  webnn_data_type data_type;
+  size_t rank;
+  const int64_t *dims;
+  size_t byte_size;
+} webnn_tensor_info;
+
+/* The message of this thread's last failed call ("" if none). */
+const char *webnn_last_error(void);
+const char *webnn_data_type_name(webnn_data_type t);
+
+/* weights_path: the weights file of a weightless artifact, else NULL. */
+webnn_status webnn_model_load(const char *path, const char *weights_path, webnn_model **out);
+void webnn_model_free(webnn_model *model);
+size_t webnn_model_input_count(const webnn_model *model);
+size_t webnn_model_output_count(const webnn_model *model);
+webnn_status webnn_model_input_info(const webnn_model *model, size_t index, webnn_tensor_info *out);
+webnn_status webnn_model_output_info(const webnn_model *model, size_t index, webnn_tensor_info *out);
+
+/* A session may outlive its model. threads >= 1 counts the calling thread. */
+webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_session **out);
+void webnn_session_free(webnn_session *session);
+/* Copies `bytes` (exactly the input's byte size) into the session. */
+webnn_status webnn_session_set_input(webnn_session *session, const char *name, const void *data, size_t bytes);
+webnn_status webnn_session_run(webnn_session *session);
+/* The output's bytes, owned by the session, valid until the next run. */
+webnn_status webnn_session_get_output(const webnn_session *session, const char *name, const void **data,
+                                      size_t *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,390 @@
+// webnn-run: run a compiled .wnn artifact on .npy inputs (docs/RUNTIME.md).
+//
+// Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
+// I/O), 2 usage error. Every failure is one line on stderr starting with
+// "webnn-run: error:"; no output file is left half-written.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "webnn/npy.h"
+#include "webnn/runtime.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A failure to report: message plus exit code.
+struct Failure {
+  int exitCode;
+  std::string message;
+};
+
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// "NAME=FILE" -> (NAME, FILE); names never contain '=', paths may.
+bool splitBinding(const std::string &s, std::string *name, std::string *file) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
+  *name = s.substr(0, eq);
+  *file = s.substr(eq + 1);
+  return true;
+}
+
+// Output names can be anything ("logits:0", "a/b"); file names cannot.
+std::string fileNameFor(const std::string &name) {
+  std::string s = name;
+  for (char &c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  return s + ".npy";
+}
+
+// The dtype a tensor has in a .npy file: int4/uint4 travel unpacked.
+webnn::DataType npyType(webnn::DataType t) {
+  if (t == webnn::DataType::kInt4) return webnn::DataType::kInt8;
+  if (t == webnn::DataType::kUint4) return webnn::DataType::kUint8;
+  return t;
+}
+
+std::string describe(webnn::DataType t, const webnn::Shape &s) {
+  return std::string(webnn::dataTypeName(t)) + " " + webnn::shapeToString(s);
+}
+
+std::string nameList(const std::vector<webnn::TensorInfo> &infos) {
+  std::string s;
+  for (const auto &t : infos) s += (s.empty() ? "'" : ", '") + t.name + "'";
+  return s.empty() ? "none" : s;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0x1f) bits = sign | 0x7f800000u | (man << 13);
+  else if (exp != 0) bits = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0) bits = sign;
+  else {
+    float f = std::ldexp(float(man), -24);
+    return sign ? -f : f;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// The first `limit` values of an output as text, for the summary.
+std::string firstValues(webnn::DataType t, const uint8_t *data, int64_t count, int64_t limit) {
+  std::ostringstream os;
+  os.precision(6);
+  int64_t n = std::min(count, limit);
+  std::vector<uint8_t> unpacked;
+  if (npyType(t) != t) {
+    unpacked.resize(static_cast<size_t>(n));
+    webnn::npy::unpackInt4(t, data, n, unpacked.data());
+    data = unpacked.data();
+    t = npyType(t);
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) os << ", ";
+    switch (t) {
+      case webnn::DataType::kFloat32: { float v; std::memcpy(&v, data + 4 * i, 4); os << v; break; }
+      case webnn::DataType::kFloat16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); os << halfToFloat(v); break; }
+      case webnn::DataType::kInt32: { int32_t v; std::memcpy(&v, data + 4 * i, 4); os << v; break; }
+      case webnn::DataType::kUint32: { uint32_t v; std::memcpy(&v, data + 4 * i, 4); os << v; break; }
+      case webnn::DataType::kInt64: { int64_t v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
+      case webnn::DataType::kUint64: { uint64_t v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
+      case webnn::DataType::kInt8: os << int(int8_t(data[i])); break;
+      case webnn::DataType::kUint8: os << int(data[i]); break;
+      case webnn::DataType::kInt4:
+      case webnn::DataType::kUint4: break;  // unpacked to int8/uint8 above
+    }
+  }
+  if (count > n) os << ", ...";
+  return os.str();
+}
+
+struct Options {
+  std::string artifact;
+  std::string weights;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::string outputDir;
+  int threads = 1;
+  int bench = 0;
+  int warmup = 1;
+  bool json = false;
+  bool printPlan = false;
+  bool verifyWeights = false;
+};
+
+// One .npy file to produce: staged as a temporary file, renamed at the end.
+struct PendingFile {
+  size_t output;
+  std::string path;
+  std::string tmp;
+};
+
+void removeTemps(const std::vector<PendingFile> &files) {
+  for (const auto &f : files)
+    if (!f.tmp.empty()) std::remove(f.tmp.c_str());
+}
+
+// Writes every output to a temporary file beside its destination, then
+// renames them all: a failure leaves no new or half-written .npy behind.
+void writeOutputs(const webnn::Session &session, std::vector<PendingFile> &files) {
+  const auto &outs = session.outputs();
+  for (auto &f : files) {
+    const webnn::TensorInfo &info = outs[f.output];
+    const uint8_t *data = static_cast<const uint8_t *>(session.outputData(f.output));
+    std::vector<uint8_t> unpacked;
+    int64_t count = 0;
+    webnn::elementCount(info.shape, &count);
+    size_t bytes = info.byteSize;
+    if (npyType(info.dtype) != info.dtype) {
+      unpacked.resize(static_cast<size_t>(count));
+      webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
+      data = unpacked.data();
+      bytes = unpacked.size();
+    }
+    fs::path dest(f.path);
+    fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
+    std::string tmp = (dir / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
+    int fd = mkstemp(tmp.data());
+    if (fd < 0) {
+      removeTemps(files);
+      throw Failure{1, "cannot create '" + f.path + "': " + std::strerror(errno)};
+    }
+    ::close(fd);
+    f.tmp = tmp;
+    webnn::Status s = webnn::npy::write(tmp, npyType(info.dtype), info.shape, data, bytes);
+    if (!s.isOk()) {
+      removeTemps(files);
+      throw Failure{1, "cannot write '" + f.path + "': " + s.message()};
+    }
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::rename(files[i].tmp.c_str(), files[i].path.c_str()) != 0) {
+      std::string err = std::strerror(errno);
+      std::vector<PendingFile> rest(files.begin() + i, files.end());
+      removeTemps(rest);
+      throw Failure{1, "cannot write '" + files[i].path + "': " + err};
+    }
+  }
+}
+
+int run(const Options &opt) {
+  // Bindings are parsed before loading anything: a typo is a usage error.
+  std::vector<std::pair<std::string, std::string>> inputFiles, outputFiles;
+  for (const auto &b : opt.inputs) {
+    std::string name, file;
+    if (!splitBinding(b, &name, &file)) throw Failure{2, "--input expects NAME=FILE.npy, got '" + b + "'"};
+    inputFiles.emplace_back(name, file);
+  }
+  for (const auto &b : opt.outputs) {
+    std::string name, file;
+    if (!splitBinding(b, &name, &file)) throw Failure{2, "--output expects NAME=FILE.npy, got '" + b + "'"};
+    outputFiles.emplace_back(name, file);
+  }
+
+  auto t0 = Clock::now();
+  std::unique_ptr<webnn::Model> model;
+  webnn::LoadOptions lo;
+  lo.weightsPath = opt.weights;
+  lo.verifyEmbeddedWeights = opt.verifyWeights;
+  webnn::Status s = webnn::Model::load(opt.artifact, lo, &model);
+  if (!s.isOk()) throw Failure{1, s.message()};
+  double loadMs = msSince(t0);
+
+  if (opt.printPlan) (opt.json ? std::cerr : std::cout) << model->planText();
+  if (opt.printPlan && opt.inputs.empty() && !model->inputs().empty()) return 0;
+
+  // Inputs: every model input exactly once, dtype and shape as compiled.
+  const auto &ins = model->inputs();
+  std::vector<webnn::npy::Array> arrays(ins.size());
+  std::vector<bool> given(ins.size(), false);
+  for (const auto &[name, file] : inputFiles) {
+    int i = model->findInput(name);
+    if (i < 0) throw Failure{1, "model has no input '" + name + "' (inputs: " + nameList(ins) + ")"};
+    if (given[i]) throw Failure{1, "input '" + name + "' given twice"};
+    given[i] = true;
+    s = webnn::npy::read(file, &arrays[i]);
+    if (!s.isOk()) throw Failure{1, s.message()};
+    const webnn::TensorInfo &info = ins[i];
+    if (arrays[i].dtype != npyType(info.dtype) || arrays[i].shape != info.shape) {
+      std::string want = describe(info.dtype, info.shape);
+      if (npyType(info.dtype) != info.dtype)
+        want += " (as " + std::string(webnn::dataTypeName(npyType(info.dtype))) + " .npy)";
+      throw Failure{1, "input '" + name + "': expected " + want + ", got " +
+                           describe(arrays[i].dtype, arrays[i].shape) + " from " + file};
+    }
+    if (npyType(info.dtype) != info.dtype) {
+      std::vector<uint8_t> packed(info.byteSize);
+      s = webnn::npy::packInt4(info.dtype, arrays[i].data.data(), static_cast<int64_t>(arrays[i].data.size()),
+                               packed.data());
+      if (!s.isOk()) throw Failure{1, "input '" + name + "' from " + file + ": " + s.message()};
+      arrays[i].data = std::move(packed);
+    }
+  }
+  for (size_t i = 0; i < ins.size(); ++i)
+    if (!given[i])
+      throw Failure{1, "input '" + ins[i].name + "' not given (use --input " + ins[i].name + "=FILE.npy)"};
+
+  // Output destinations, all checked before running.
+  const auto &outs = model->outputs();
+  std::vector<PendingFile> files;
+  std::map<std::string, std::string> claimed;  // path -> output name
+  auto claim = [&](size_t output, const std::string &path) {
+    auto [it, inserted] = claimed.emplace(path, outs[output].name);
+    if (!inserted)
+      throw Failure{1, "outputs '" + it->second + "' and '" + outs[output].name + "' would both be written to " + path};
+    files.push_back({output, path, ""});
+  };
+  for (const auto &[name, file] : outputFiles) {
+    int i = model->findOutput(name);
+    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + nameList(outs) + ")"};
+    claim(static_cast<size_t>(i), file);
+  }
+  if (!opt.outputDir.empty()) {
+    std::error_code ec;
+    fs::create_directories(opt.outputDir, ec);
+    if (ec || !fs::is_directory(opt.outputDir))
+      throw Failure{1, "cannot create output directory '" + opt.outputDir + "'" + (ec ? ": " + ec.message() : "")};
+    for (size_t i = 0; i < outs.size(); ++i) claim(i, (fs::path(opt.outputDir) / fileNameFor(outs[i].name)).string());
+  }
+
+  t0 = Clock::now();
+  std::unique_ptr<webnn::Session> session;
+  s = webnn::Session::create(*model, {opt.threads}, &session);
+  if (!s.isOk()) throw Failure{1, s.message()};
+  double sessionMs = msSince(t0);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    s = session->setInput(i, arrays[i].data.data(), arrays[i].data.size());
+    if (!s.isOk()) throw Failure{1, s.message()};
+  }
+
+  t0 = Clock::now();
+  s = session->run();
+  if (!s.isOk()) throw Failure{1, s.message()};
+  double firstRunMs = msSince(t0);
+
+  std::vector<double> latencies;
+  if (opt.bench > 0) {
+    for (int i = 0; i < opt.warmup; ++i) {
+      s = session->run();
+      if (!s.isOk()) throw Failure{1, s.message()};
+    }
+    for (int i = 0; i < opt.bench; ++i) {
+      t0 = Clock::now();
+      s = session->run();
+      latencies.push_back(msSince(t0));
+      if (!s.isOk()) throw Failure{1, s.message()};
+    }
+  } else {
+    latencies.push_back(firstRunMs);
+  }
+
+  writeOutputs(*session, files);
+
+  std::vector<double> sorted = latencies;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  double mean = 0;
+  for (double v : sorted) mean += v;
+  mean /= n;
+
+  if (opt.json) {
+    nlohmann::json j;
+    j["artifact"] = opt.artifact;
+    j["graph"] = model->name();
+    j["nodes"] = model->numNodes();
+    j["threads"] = session->threads();
+    j["arena_bytes"] = session->arenaBytes();
+    j["load_ms"] = loadMs;
+    j["session_ms"] = sessionMs;
+    j["first_run_ms"] = firstRunMs;
+    j["iterations"] = opt.bench > 0 ? opt.bench : 1;
+    j["warmup"] = opt.bench > 0 ? opt.warmup : 0;
+    j["latency_ms"] = {{"median", median}, {"min", sorted.front()}, {"mean", mean}, {"max", sorted.back()},
+                       {"p90", sorted[std::min(n - 1, static_cast<size_t>(std::ceil(0.9 * n)) - 1)]}};
+    nlohmann::json outputs = nlohmann::json::array();
+    for (const auto &o : outs)
+      outputs.push_back({{"name", o.name}, {"dtype", std::string(webnn::dataTypeName(o.dtype))}, {"shape", o.shape}});
+    j["outputs"] = outputs;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  if (opt.bench > 0) {
+    std::printf("load %.3f ms, session %.3f ms, first run %.3f ms\n", loadMs, sessionMs, firstRunMs);
+    std::printf("%d runs on %d thread(s): median %.3f ms, min %.3f, mean %.3f, max %.3f; arena %llu bytes\n",
+                opt.bench, session->threads(), median, sorted.front(), mean, sorted.back(),
+                static_cast<unsigned long long>(session->arenaBytes()));
+  }
+  if (opt.outputs.empty() && opt.outputDir.empty()) {
+    for (size_t i = 0; i < outs.size(); ++i) {
+      int64_t count = 0;
+      webnn::elementCount(outs[i].shape, &count);
+      std::cout << outs[i].name << ": " << describe(outs[i].dtype, outs[i].shape) << " = ["
+                << firstValues(outs[i].dtype, static_cast<const uint8_t *>(session->outputData(i)), count, 8)
+                << "]\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs."};
+  app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
+  app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");
+  app.add_option("--input,-i", opt.inputs, "NAME=FILE.npy, once per graph input")->take_all();
+  app.add_option("--output,-o", opt.outputs, "NAME=FILE.npy: write that output")->take_all();
+  app.add_option("--output-dir", opt.outputDir, "Write every output as DIR/<name>.npy");
+  app.add_option("--threads,-t", opt.threads, "Threads for kernels (>= 1)");
+  app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
+  app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
+  app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");
+  app.add_flag("--print-plan", opt.printPlan, "Print the arena plan");
+  app.add_flag("--verify-weights", opt.verifyWeights, "Also SHA-256-check embedded weights");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    std::cerr << "webnn-run: error: " << e.what() << "\n";
+    return 2;
+  }
+  if (opt.threads < 1 || opt.bench < 0 || opt.warmup < 0) {
+    std::cerr << "webnn-run: error: --threads must be >= 1, --bench and --warmup >= 0\n";
+    return 2;
+  }
+  try {
+    return run(opt);
+  } catch (const Failure &f) {
+    std::cerr << "webnn-run: error: " << f.message << "\n";
+    return f.exitCode;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "webnn-run: error: out of memory\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "webnn-run: error: " << e.what() << "\n";
+    return 1;
+  }
+}
