@@ -22,7 +22,7 @@ def WebNN_Conv2dOp : WebNN_InferredOp<"conv2d"> {
                        OptionalAttr<StrAttr>:$filterLayout);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $input `,` $filter (`,` `bias` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $filter (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -45,7 +45,7 @@ def WebNN_ConvTranspose2dOp : WebNN_InferredOp<"convTranspose2d"> {
                        OptionalAttr<StrAttr>:$filterLayout);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $input `,` $filter (`,` `bias` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $filter (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 

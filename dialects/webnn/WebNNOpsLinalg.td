@@ -27,7 +27,7 @@ def WebNN_GemmOp : WebNN_InferredOp<"gemm"> {
                        OptionalAttr<BoolAttr>:$bTranspose);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $a `,` $b (`,` `c` $c^)? attr-dict `:` functional-type(operands, results)
+    $a `,` $b (`c` $c^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 

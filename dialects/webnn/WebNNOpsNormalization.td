@@ -18,7 +18,7 @@ def WebNN_BatchNormalizationOp : WebNN_InferredOp<"batchNormalization",
                        OptionalAttr<I64Attr>:$axis, OptionalAttr<F64Attr>:$epsilon);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $input `,` $mean `,` $variance (`,` `scale` $scale^)? (`,` `bias` $bias^)?
+    $input `,` $mean `,` $variance (`scale` $scale^)? (`bias` $bias^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -36,7 +36,7 @@ def WebNN_InstanceNormalizationOp : WebNN_InferredOp<"instanceNormalization",
                        OptionalAttr<F64Attr>:$epsilon, OptionalAttr<StrAttr>:$layout);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $input (`,` `scale` $scale^)? (`,` `bias` $bias^)?
+    $input (`scale` $scale^)? (`bias` $bias^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -56,7 +56,7 @@ def WebNN_LayerNormalizationOp : WebNN_InferredOp<"layerNormalization",
                        OptionalAttr<F64Attr>:$epsilon);
   let results = (outs WebNN_FloatTensor:$output);
   let assemblyFormat = [{
-    $input (`,` `scale` $scale^)? (`,` `bias` $bias^)?
+    $input (`scale` $scale^)? (`bias` $bias^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }

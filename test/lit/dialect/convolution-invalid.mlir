@@ -56,7 +56,7 @@ func.func @conv_groups_zero(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
 func.func @conv_bias_shape(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) {
   // expected-error @+2 {{'webnn.conv2d' op expected operand 'bias' of shape [4] (the output channels) but got [3]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = webnn.conv2d %x, %w, bias %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
+  %0 = webnn.conv2d %x, %w bias %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
   return
 }
 

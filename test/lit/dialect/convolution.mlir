@@ -8,8 +8,8 @@ func.func @conv2d(%x: tensor<1x3x224x224xf32>, %w: tensor<8x3x3x3xf32>, %b: tens
                   %xn: tensor<1x10x10x4xf16>, %wn: tensor<6x3x3x2xf16>,
                   %xd: tensor<1x4x5x5xf32>, %wd: tensor<3x3x1x4xf32>,
                   %xs: tensor<2x3x6x7xf32>, %ws: tensor<3x2x2x5xf32>) -> () {
-  // CHECK: webnn.conv2d %{{.*}}, %{{.*}}, bias %{{.*}} {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x112x112xf32>
-  %0 = webnn.conv2d %x, %w, bias %b {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x112x112xf32>
+  // CHECK: webnn.conv2d %{{.*}}, %{{.*}} bias %{{.*}} {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x112x112xf32>
+  %0 = webnn.conv2d %x, %w bias %b {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x224x224xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<1x8x112x112xf32>
   // Grouped, dilated, channels-last.
   // CHECK: -> tensor<1x6x6x6xf16>
   %1 = webnn.conv2d %xn, %wn {groups = 2 : i64, dilations = array<i64: 2, 2>, inputLayout = "nhwc", filterLayout = "ohwi"} : (tensor<1x10x10x4xf16>, tensor<6x3x3x2xf16>) -> tensor<1x6x6x6xf16>
@@ -28,7 +28,7 @@ func.func @conv2d(%x: tensor<1x3x224x224xf32>, %w: tensor<8x3x3x3xf32>, %b: tens
 func.func @conv_transpose2d(%x: tensor<1x2x3x3xf32>, %w: tensor<2x4x3x3xf32>, %b: tensor<4xf32>,
                             %xn: tensor<1x5x5x4xf32>, %wn: tensor<3x3x3x4xf32>) -> () {
   // CHECK: -> tensor<1x4x7x7xf32>
-  %0 = webnn.convTranspose2d %x, %w, bias %b {strides = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>) -> tensor<1x4x7x7xf32>
+  %0 = webnn.convTranspose2d %x, %w bias %b {strides = array<i64: 2, 2>} : (tensor<1x2x3x3xf32>, tensor<2x4x3x3xf32>, tensor<4xf32>) -> tensor<1x4x7x7xf32>
   // CHECK: -> tensor<1x4x8x7xf32>
   %1 = webnn.convTranspose2d %x, %w {strides = array<i64: 2, 2>, outputPadding = array<i64: 1, 0>} : (tensor<1x2x3x3xf32>, tensor<2x4x3x3xf32>) -> tensor<1x4x8x7xf32>
   // CHECK: -> tensor<1x4x8x8xf32>

@@ -65,6 +65,6 @@ func.func @gemm_inner(%a: tensor<3x4xf32>, %b: tensor<3x2xf32>) {
 func.func @gemm_c(%a: tensor<3x4xf32>, %b: tensor<4x2xf32>, %c: tensor<3x1x2xf32>) {
   // expected-error @+2 {{'webnn.gemm' op expected operand 'c' to broadcast to [3, 2] but got shape [3, 1, 2]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = webnn.gemm %a, %b, c %c : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<3x1x2xf32>) -> tensor<3x2xf32>
+  %0 = webnn.gemm %a, %b c %c : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<3x1x2xf32>) -> tensor<3x2xf32>
   return
 }
