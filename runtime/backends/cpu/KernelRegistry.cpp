@@ -1,0 +1,45 @@
+// The CPU backend's op table: op name -> factory, sorted once for lookup.
+#include <algorithm>
+
+#include "runtime/backends/cpu/Kernel.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+
+namespace webnn::cpu {
+namespace {
+
+const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
+  static const auto *entries = [] {
+    kernels::KernelTable t;
+    kernels::registerElementwiseKernels(t);
+    kernels::registerBinaryKernels(t);
+    kernels::registerReductionKernels(t);
+    kernels::registerShapeKernels(t);
+#ifdef WEBNN_CPU_HAVE_HEAVY_KERNELS
+    kernels::registerMatMulKernels(t);
+    kernels::registerConvolutionKernels(t);
+    kernels::registerPoolingKernels(t);
+    kernels::registerNormalizationKernels(t);
+    kernels::registerSoftmaxKernels(t);
+#endif
+    std::sort(t.entries.begin(), t.entries.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    return new std::vector<std::pair<std::string_view, KernelFactory>>(std::move(t.entries));
+  }();
+  return *entries;
+}
+
+}  // namespace
+
+KernelFactory findCpuKernel(std::string_view op) {
+  const auto &t = table();
+  auto it = std::lower_bound(t.begin(), t.end(), op, [](const auto &e, std::string_view k) { return e.first < k; });
+  return (it != t.end() && it->first == op) ? it->second : nullptr;
+}
+
+std::vector<std::string_view> cpuKernelNames() {
+  std::vector<std::string_view> names;
+  for (const auto &e : table()) names.push_back(e.first);
+  return names;
+}
+
+}  // namespace webnn::cpu

@@ -1,0 +1,558 @@
+// Data movement: concat, split, reshape, expand, transpose, slice, gather,
+// pad, tile, triangular. All work on raw elements of any byte-aligned type.
+//
+// expand, transpose, slice, tile and pad share one plan: for every output dim
+// a table maps the output coordinate to an input element offset (or "padding").
+// The innermost dim's table is further compressed into runs that are either a
+// contiguous input stretch (memcpy) or padding (fill), so common cases move
+// whole rows at a time.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "runtime/backends/cpu/kernels/Broadcast.h"
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+constexpr int64_t kPadded = std::numeric_limits<int64_t>::min();
+
+Status rejectPacked(const NodeDesc &node, const OperandDesc &x) {
+  if (elementBytes(x.dtype) == 0)
+    return nodeUnsupported(node, "unsupported data type " + std::string(dataTypeName(x.dtype)));
+  return Status::ok();
+}
+
+// ---- Index-map gather (expand, transpose, slice, tile, pad)
+struct Run {
+  int64_t outStart, len, inOffset;  // inOffset == kPadded: fill with the pad value
+};
+
+class IndexMapKernel final : public Kernel {
+ public:
+  // maps[d][o]: input element offset contributed by output coordinate o of dim d.
+  IndexMapKernel(std::vector<std::vector<int64_t>> maps, size_t elemBytes, uint64_t padBits)
+      : maps_(std::move(maps)), esz_(elemBytes), padBits_(padBits) {
+    if (maps_.empty()) maps_.push_back({0});  // scalar
+    const std::vector<int64_t> &last = maps_.back();
+    rowLen_ = int64_t(last.size());
+    for (int64_t j = 0; j < rowLen_; ++j) {
+      int64_t v = last[j];
+      if (!runs_.empty()) {
+        Run &r = runs_.back();
+        bool extendPad = v == kPadded && r.inOffset == kPadded;
+        bool extendCopy = v != kPadded && r.inOffset != kPadded && v == r.inOffset + r.len;
+        if (extendPad || extendCopy) {
+          ++r.len;
+          continue;
+        }
+      }
+      runs_.push_back({j, 1, v});
+    }
+    rows_ = 1;
+    for (size_t d = 0; d + 1 < maps_.size(); ++d) rows_ *= int64_t(maps_[d].size());
+    perElement_ = int64_t(runs_.size()) * 2 > rowLen_ && rowLen_ > 8;
+  }
+
+  void run(const KernelContext &ctx) override {
+    if (rows_ == 0 || rowLen_ == 0) return;
+    const uint8_t *x = in<uint8_t>(ctx, 0);
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    dispatchBytes(esz_, [&](auto tag) {
+      using E = decltype(tag);
+      E pad;
+      std::memcpy(&pad, &padBits_, sizeof(E));
+      const E *xs = reinterpret_cast<const E *>(x);
+      E *ys = reinterpret_cast<E *>(y);
+      parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / rowLen_), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) copyRow(xs, ys + r * rowLen_, r, pad);
+      });
+    });
+  }
+
+ private:
+  template <typename E>
+  void copyRow(const E *x, E *y, int64_t row, E pad) const {
+    int64_t base = 0;
+    bool padded = false;
+    for (size_t d = maps_.size() - 1; d-- > 0;) {
+      int64_t n = int64_t(maps_[d].size());
+      int64_t v = maps_[d][row % n];
+      row /= n;
+      if (v == kPadded) padded = true;
+      else base += v;
+    }
+    if (padded) {
+      for (int64_t j = 0; j < rowLen_; ++j) y[j] = pad;
+      return;
+    }
+    if (perElement_) {
+      const int64_t *m = maps_.back().data();
+      for (int64_t j = 0; j < rowLen_; ++j) y[j] = m[j] == kPadded ? pad : x[base + m[j]];
+      return;
+    }
+    for (const Run &r : runs_) {
+      if (r.inOffset == kPadded) {
+        for (int64_t j = 0; j < r.len; ++j) y[r.outStart + j] = pad;
+      } else {
+        std::memcpy(y + r.outStart, x + base + r.inOffset, size_t(r.len) * sizeof(E));
+      }
+    }
+  }
+
+  std::vector<std::vector<int64_t>> maps_;
+  size_t esz_;
+  uint64_t padBits_;
+  std::vector<Run> runs_;
+  int64_t rowLen_ = 0, rows_ = 0;
+  bool perElement_ = false;
+};
+
+std::unique_ptr<Kernel> makeIndexMap(std::vector<std::vector<int64_t>> maps, DataType t, uint64_t padBits = 0) {
+  return std::make_unique<IndexMapKernel>(std::move(maps), elementBytes(t), padBits);
+}
+
+Status makeTranspose(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  size_t rank = x.shape.size();
+  std::vector<int64_t> perm(rank);
+  for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(rank - 1 - i);
+  perm = node.attributes.getInts("permutation", perm);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (perm.size() != rank) return nodeError(node, "permutation length differs from input rank");
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= int64_t(rank) || seen[p]) return nodeError(node, "permutation is not a permutation of 0..rank-1");
+    seen[p] = true;
+  }
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  Shape os(rank);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    os[i] = x.shape[perm[i]];
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back(o * st[perm[i]]);
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  *out = makeIndexMap(std::move(maps), x.dtype);
+  return Status::ok();
+}
+
+Status makeExpand(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  if (!node.attributes.has("newShape")) return nodeError(node, "missing required attribute 'newShape'");
+  Shape ns = node.attributes.getInts("newShape", {});
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  Shape os;
+  if (!broadcastShapes(x.shape, ns, &os))
+    return nodeError(node, "input shape " + shapeToString(x.shape) + " cannot be expanded to " + shapeToString(ns));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  size_t rank = os.size(), lead = rank - x.shape.size();
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    bool bcast = i < lead || x.shape[i - lead] == 1;
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back(bcast ? 0 : o * st[i - lead]);
+  }
+  *out = makeIndexMap(std::move(maps), x.dtype);
+  return Status::ok();
+}
+
+Status makeSlice(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  size_t rank = x.shape.size();
+  if (!node.attributes.has("starts") || !node.attributes.has("sizes"))
+    return nodeError(node, "missing required attribute 'starts' or 'sizes'");
+  std::vector<int64_t> starts = node.attributes.getInts("starts", {});
+  std::vector<int64_t> sizes = node.attributes.getInts("sizes", {});
+  std::vector<int64_t> strides = node.attributes.getInts("strides", std::vector<int64_t>(rank, 1));
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (starts.size() != rank || sizes.size() != rank || strides.size() != rank)
+    return nodeError(node, "starts, sizes and strides must each have one entry per input dimension");
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  Shape os(rank);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = x.shape[i], s = starts[i];
+    if (s < 0) s += d;
+    if (strides[i] < 1) return nodeError(node, "strides must be >= 1");
+    if (s < 0 || sizes[i] < 0 || s + sizes[i] > d || (s >= d && sizes[i] > 0))
+      return nodeError(node, "slice [" + std::to_string(starts[i]) + ", +" + std::to_string(sizes[i]) +
+                                 ") is out of bounds for dimension " + std::to_string(i) + " of size " +
+                                 std::to_string(d));
+    os[i] = (sizes[i] + strides[i] - 1) / strides[i];
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((s + o * strides[i]) * st[i]);
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  *out = makeIndexMap(std::move(maps), x.dtype);
+  return Status::ok();
+}
+
+Status makeTile(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  if (!node.attributes.has("repetitions")) return nodeError(node, "missing required attribute 'repetitions'");
+  std::vector<int64_t> reps = node.attributes.getInts("repetitions", {});
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  size_t rank = x.shape.size();
+  if (reps.size() != rank) return nodeError(node, "repetitions must have one entry per input dimension");
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  Shape os(rank);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (reps[i] < 1) return nodeError(node, "repetitions must be >= 1");
+    os[i] = x.shape[i] * reps[i];
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((o % x.shape[i]) * st[i]);
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  *out = makeIndexMap(std::move(maps), x.dtype);
+  return Status::ok();
+}
+
+// The pad value as raw bits of the element type (saturated for integers).
+uint64_t padValueBits(DataType t, double v) {
+  uint64_t bits = 0;
+  dispatchType(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Half>) {
+      uint16_t h = floatToHalf(float(v));
+      std::memcpy(&bits, &h, 2);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      T f = T(v);
+      std::memcpy(&bits, &f, sizeof(T));
+    } else {
+      T i;
+      if (std::isnan(v)) i = 0;
+      else if (v <= double(std::numeric_limits<T>::lowest())) i = std::numeric_limits<T>::lowest();
+      else if (v >= double(std::numeric_limits<T>::max())) i = std::numeric_limits<T>::max();
+      else i = T(v);
+      std::memcpy(&bits, &i, sizeof(T));
+    }
+  });
+  return bits;
+}
+
+Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  size_t rank = x.shape.size();
+  if (!node.attributes.has("beginningPadding") || !node.attributes.has("endingPadding"))
+    return nodeError(node, "missing required attribute 'beginningPadding' or 'endingPadding'");
+  std::vector<int64_t> beg = node.attributes.getInts("beginningPadding", {});
+  std::vector<int64_t> end = node.attributes.getInts("endingPadding", {});
+  std::string mode = node.attributes.getString("mode", "constant");
+  double value = node.attributes.getFloat("value", 0.0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (beg.size() != rank || end.size() != rank)
+    return nodeError(node, "beginningPadding and endingPadding must have one entry per input dimension");
+  if (mode != "constant" && mode != "edge" && mode != "reflection" && mode != "symmetric")
+    return nodeError(node, "unknown mode '" + mode + "'");
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  Shape os(rank);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = x.shape[i];
+    if (beg[i] < 0 || end[i] < 0) return nodeError(node, "padding must be non-negative");
+    if (mode == "reflection" && (beg[i] >= d || end[i] >= d))
+      return nodeError(node, "reflection padding must be smaller than the dimension size");
+    if (mode == "symmetric" && (beg[i] > d || end[i] > d))
+      return nodeError(node, "symmetric padding must not exceed the dimension size");
+    if (mode == "edge" && d == 0 && beg[i] + end[i] > 0)
+      return nodeError(node, "edge padding of an empty dimension");
+    os[i] = d + beg[i] + end[i];
+    for (int64_t o = 0; o < os[i]; ++o) {
+      int64_t p = o - beg[i];
+      if (p < 0 || p >= d) {
+        if (mode == "constant") {
+          maps[i].push_back(kPadded);
+          continue;
+        }
+        if (mode == "edge") p = p < 0 ? 0 : d - 1;
+        else if (mode == "reflection") p = p < 0 ? -p : 2 * (d - 1) - p;
+        else p = p < 0 ? -p - 1 : 2 * d - 1 - p;
+      }
+      maps[i].push_back(p * st[i]);
+    }
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  *out = makeIndexMap(std::move(maps), x.dtype, padValueBits(x.dtype, value));
+  return Status::ok();
+}
+
+// ---- reshape: same bytes, new shape.
+class MemcpyKernel final : public Kernel {
+ public:
+  explicit MemcpyKernel(size_t bytes) : bytes_(bytes) {}
+  void run(const KernelContext &ctx) override {
+    if (bytes_ && ctx.outputs[0]->data != ctx.inputs[0]->data)
+      std::memcpy(ctx.outputs[0]->data, ctx.inputs[0]->data, bytes_);
+  }
+
+ private:
+  size_t bytes_;
+};
+
+Status makeReshape(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  if (!node.attributes.has("newShape")) return nodeError(node, "missing required attribute 'newShape'");
+  Shape ns = node.attributes.getInts("newShape", {});
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  for (int64_t d : ns)
+    if (d < 0) return nodeError(node, "newShape has a negative dimension");
+  if (numElements(ns) != numElements(x.shape))
+    return nodeError(node, "newShape " + shapeToString(ns) + " has a different element count than input " +
+                               shapeToString(x.shape));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, ns, x.dtype));
+  uint64_t bytes = 0;
+  tensorByteSize(x.dtype, x.shape, &bytes);
+  *out = std::make_unique<MemcpyKernel>(size_t(bytes));
+  return Status::ok();
+}
+
+// ---- concat / split: [outer, axisLen * inner] blocks.
+class ConcatKernel final : public Kernel {
+ public:
+  ConcatKernel(int64_t outer, std::vector<int64_t> blockBytes)
+      : outer_(outer), block_(std::move(blockBytes)) {
+    for (int64_t b : block_) rowBytes_ += b;
+  }
+  void run(const KernelContext &ctx) override {
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        uint8_t *dst = y + o * rowBytes_;
+        for (size_t i = 0; i < block_.size(); ++i) {
+          if (block_[i]) std::memcpy(dst, in<uint8_t>(ctx, i) + o * block_[i], size_t(block_[i]));
+          dst += block_[i];
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t outer_;
+  std::vector<int64_t> block_;
+  int64_t rowBytes_ = 0;
+};
+
+Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  if (node.inputs.empty()) return nodeError(node, "needs at least one input");
+  WEBNN_RETURN_IF_ERROR(checkArity(node, node.inputs.size(), node.inputs.size(), 1));
+  const OperandDesc &x0 = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x0));
+  if (!node.attributes.has("axis")) return nodeError(node, "missing required attribute 'axis'");
+  int64_t axisAttr = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  int64_t axis;
+  if (!normalizeAxis(axisAttr, x0.shape.size(), &axis)) return nodeError(node, "axis is out of range");
+  Shape os = x0.shape;
+  os[axis] = 0;
+  for (const OperandDesc *x : node.inputs) {
+    if (x->dtype != x0.dtype) return nodeError(node, "inputs have different data types");
+    if (x->shape.size() != x0.shape.size()) return nodeError(node, "inputs have different ranks");
+    for (size_t i = 0; i < os.size(); ++i)
+      if (int64_t(i) != axis && x->shape[i] != x0.shape[i])
+        return nodeError(node, "input shapes " + shapeToString(x0.shape) + " and " + shapeToString(x->shape) +
+                                   " differ outside the concat axis");
+    os[axis] += x->shape[axis];
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x0.dtype));
+  int64_t outer = 1, inner = int64_t(elementBytes(x0.dtype));
+  for (int64_t i = 0; i < axis; ++i) outer *= os[i];
+  for (size_t i = axis + 1; i < os.size(); ++i) inner *= os[i];
+  std::vector<int64_t> blocks;
+  for (const OperandDesc *x : node.inputs) blocks.push_back(x->shape[axis] * inner);
+  *out = std::make_unique<ConcatKernel>(outer, std::move(blocks));
+  return Status::ok();
+}
+
+class SplitKernel final : public Kernel {
+ public:
+  SplitKernel(int64_t outer, std::vector<int64_t> blockBytes) : outer_(outer), block_(std::move(blockBytes)) {
+    for (int64_t b : block_) rowBytes_ += b;
+  }
+  void run(const KernelContext &ctx) override {
+    const uint8_t *x = in<uint8_t>(ctx, 0);
+    parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        const uint8_t *src = x + o * rowBytes_;
+        for (size_t i = 0; i < block_.size(); ++i) {
+          if (block_[i]) std::memcpy(outp<uint8_t>(ctx, i) + o * block_[i], src, size_t(block_[i]));
+          src += block_[i];
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t outer_;
+  std::vector<int64_t> block_;
+  int64_t rowBytes_ = 0;
+};
+
+Status makeSplit(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  if (node.inputs.size() != 1 || !node.inputs[0]) return nodeError(node, "expected 1 operand");
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  if (!node.attributes.has("splits")) return nodeError(node, "missing required attribute 'splits'");
+  std::vector<int64_t> splits = node.attributes.getInts("splits", {});
+  int64_t axisAttr = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, splits.size()));
+  int64_t axis;
+  if (!normalizeAxis(axisAttr, x.shape.size(), &axis)) return nodeError(node, "axis is out of range");
+  int64_t sum = 0;
+  for (int64_t s : splits) {
+    if (s < 0) return nodeError(node, "splits must be non-negative");
+    sum += s;
+  }
+  if (sum != x.shape[axis])
+    return nodeError(node, "splits sum to " + std::to_string(sum) + " but the axis has size " +
+                               std::to_string(x.shape[axis]));
+  int64_t outer = 1, inner = int64_t(elementBytes(x.dtype));
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  std::vector<int64_t> blocks;
+  for (size_t i = 0; i < splits.size(); ++i) {
+    Shape s = x.shape;
+    s[axis] = splits[i];
+    WEBNN_RETURN_IF_ERROR(checkOutput(node, i, s, x.dtype));
+    blocks.push_back(splits[i] * inner);
+  }
+  *out = std::make_unique<SplitKernel>(outer, std::move(blocks));
+  return Status::ok();
+}
+
+// ---- gather: output = input[:axis] + indices.shape + input[axis+1:]. Indices
+// are clamped per the spec: negative ones count from the end, then anything
+// still out of [0, dim) is clamped to the nearest valid index.
+template <typename I>
+class GatherKernel final : public Kernel {
+ public:
+  GatherKernel(int64_t outer, int64_t axisLen, int64_t numIdx, int64_t innerBytes)
+      : outer_(outer), axisLen_(axisLen), numIdx_(numIdx), inner_(innerBytes) {}
+  void run(const KernelContext &ctx) override {
+    const uint8_t *x = in<uint8_t>(ctx, 0);
+    const I *idx = in<I>(ctx, 1);
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    int64_t total = outer_ * numIdx_;
+    parallelFor(ctx, total, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t o = t / numIdx_, k = t % numIdx_;
+        int64_t i = int64_t(idx[k]);
+        if constexpr (std::is_signed_v<I>)
+          if (i < 0) i += axisLen_;
+        i = std::min(std::max<int64_t>(i, 0), axisLen_ - 1);
+        std::memcpy(y + t * inner_, x + (o * axisLen_ + i) * inner_, size_t(inner_));
+      }
+    });
+  }
+
+ private:
+  int64_t outer_, axisLen_, numIdx_, inner_;
+};
+
+Status makeGather(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 2, 1));
+  const OperandDesc &x = *node.inputs[0], &ind = *node.inputs[1];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, ind, "indices",
+                                      {DataType::kInt32, DataType::kUint32, DataType::kInt64, DataType::kUint64,
+                                       DataType::kInt8, DataType::kUint8}));
+  int64_t axisAttr = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  int64_t axis;
+  if (!normalizeAxis(axisAttr, x.shape.size(), &axis)) return nodeError(node, "axis is out of range");
+  Shape os(x.shape.begin(), x.shape.begin() + axis);
+  os.insert(os.end(), ind.shape.begin(), ind.shape.end());
+  os.insert(os.end(), x.shape.begin() + axis + 1, x.shape.end());
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  int64_t numIdx = numElements(ind.shape);
+  if (x.shape[axis] == 0 && numIdx > 0 && numElements(os) > 0)
+    return nodeError(node, "cannot gather from an empty axis");
+  int64_t outer = 1, inner = int64_t(elementBytes(x.dtype));
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  dispatchType(ind.dtype, [&](auto tag) {
+    using I = decltype(tag);
+    if constexpr (std::is_integral_v<I>)
+      *out = std::make_unique<GatherKernel<I>>(outer, x.shape[axis], numIdx, inner);
+  });
+  return Status::ok();
+}
+
+// ---- triangular: keeps the upper (j - i >= diagonal) or lower
+// (j - i <= diagonal) triangle of the last two dims, zeroes the rest.
+template <typename E>
+class TriangularKernel final : public Kernel {
+ public:
+  TriangularKernel(int64_t batch, int64_t rows, int64_t cols, bool upper, int64_t diag)
+      : batch_(batch), rows_(rows), cols_(cols), upper_(upper), diag_(diag) {}
+  void run(const KernelContext &ctx) override {
+    const E *x = in<E>(ctx, 0);
+    E *y = outp<E>(ctx, 0);
+    parallelFor(ctx, batch_ * rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols_)), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t i = t % rows_;
+        const E *src = x + t * cols_;
+        E *dst = y + t * cols_;
+        for (int64_t j = 0; j < cols_; ++j) {
+          bool keep = upper_ ? (j - i >= diag_) : (j - i <= diag_);
+          dst[j] = keep ? src[j] : E(0);
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t batch_, rows_, cols_;
+  bool upper_;
+  int64_t diag_;
+};
+
+Status makeTriangular(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  bool upper = node.attributes.getBool("upper", true);
+  int64_t diag = node.attributes.getInt("diagonal", 0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (x.shape.size() < 2) return nodeError(node, "input must have rank >= 2");
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  int64_t rows = x.shape[x.shape.size() - 2], cols = x.shape.back();
+  int64_t batch = rows * cols == 0 ? 0 : numElements(x.shape) / (rows * cols);
+  // Zero is all-zero bits in every supported type, so move raw elements.
+  dispatchBytes(elementBytes(x.dtype), [&](auto tag) {
+    *out = std::make_unique<TriangularKernel<decltype(tag)>>(batch, rows, cols, upper, diag);
+  });
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerShapeKernels(KernelTable &t) {
+  t.add("concat", &makeConcat);
+  t.add("split", &makeSplit);
+  t.add("reshape", &makeReshape);
+  t.add("expand", &makeExpand);
+  t.add("transpose", &makeTranspose);
+  t.add("slice", &makeSlice);
+  t.add("gather", &makeGather);
+  t.add("pad", &makePad);
+  t.add("tile", &makeTile);
+  t.add("triangular", &makeTriangular);
+}
+
+}  // namespace webnn::cpu::kernels

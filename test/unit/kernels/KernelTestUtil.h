@@ -1,0 +1,66 @@
+// Runs one op through the CPU kernel registry on test tensors.
+#ifndef WEBNN_TEST_UNIT_KERNELS_KERNELTESTUTIL_H
+#define WEBNN_TEST_UNIT_KERNELS_KERNELTESTUTIL_H
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/backends/cpu/Kernel.h"
+#include "runtime/backends/cpu/kernels/Float16.h"
+
+namespace webnn::cpu::test {
+
+struct TestTensor {
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  std::vector<uint8_t> bytes;
+  bool constant = false;
+
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+  }
+  template <typename T>
+  const T *as() const { return reinterpret_cast<const T *>(bytes.data()); }
+  // Every element as double (float16 decoded).
+  std::vector<double> values() const;
+};
+
+template <typename T>
+TestTensor tensor(DataType dt, Shape shape, const std::vector<T> &v, bool constant = false) {
+  TestTensor t{dt, std::move(shape), {}, constant};
+  t.bytes.resize(v.size() * sizeof(T));
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), t.bytes.size());
+  return t;
+}
+inline TestTensor f32(Shape s, const std::vector<float> &v, bool c = false) {
+  return tensor(DataType::kFloat32, std::move(s), v, c);
+}
+TestTensor f16(Shape s, const std::vector<float> &v, bool c = false);
+// A tensor of any dtype from doubles (saturating/truncating like a C cast).
+TestTensor fromDoubles(DataType dt, Shape s, const std::vector<double> &v, bool c = false);
+inline TestTensor outSpec(DataType dt, Shape s) { return TestTensor{dt, std::move(s), {}, false}; }
+
+struct OpCase {
+  std::string op;
+  std::vector<std::optional<TestTensor>> inputs;
+  std::vector<TestTensor> outputs;  // dtype + shape; bytes filled by runOp
+  NodeAttributes attrs;
+
+  OpCase &attrInt(const std::string &n, int64_t v);
+  OpCase &attrFloat(const std::string &n, double v);
+  OpCase &attrBool(const std::string &n, bool v);
+  OpCase &attrString(const std::string &n, const std::string &v);
+  OpCase &attrInts(const std::string &n, const std::vector<int64_t> &v);
+};
+
+// Builds the kernel (factory status returned) and runs it with `threads`.
+Status runOp(OpCase &c, int threads = 1);
+
+}  // namespace webnn::cpu::test
+
+#endif
