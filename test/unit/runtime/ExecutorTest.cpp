@@ -1,0 +1,172 @@
+// The public C++ API end to end: load, plan, bind, run, read outputs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "TestArtifact.h"
+#include "core/Executor.h"
+#include "webnn/runtime.h"
+
+namespace webnn::test {
+namespace {
+
+std::string writeArtifact(const TGraph &g, const std::string &tag) {
+  std::string path = tempDir(tag) + "/" + tag + ".wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  return path;
+}
+
+bool haveKernels(std::initializer_list<const char *> ops) {
+  for (const char *op : ops)
+    if (!rt::findKernelFactory(op)) return false;
+  return true;
+}
+
+TEST(Executor, OutputsThatAreInputsOrConstants) {
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(Model::load(writeArtifact(passthroughGraph(), "pass"), {}, &model).isOk());
+  ASSERT_EQ(model->inputs().size(), 1u);
+  ASSERT_EQ(model->outputs().size(), 2u);
+  EXPECT_EQ(model->outputs()[1].name, "k");
+  EXPECT_EQ(model->outputs()[1].dtype, DataType::kInt32);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {2}, &session).isOk());
+  model.reset();  // sessions keep the graph alive
+
+  // Unaligned caller memory is copied; the output must still be a copy that
+  // survives the caller changing its buffer.
+  alignas(64) uint8_t storage[64 + 17];
+  float *x = reinterpret_cast<float *>(storage + 4);
+  float xs[4] = {1, 2, 3, 4};
+  std::memcpy(x, xs, 16);
+  ASSERT_TRUE(session->setInput("x", x, 16).isOk());
+  ASSERT_TRUE(session->run().isOk());
+  const void *data;
+  size_t bytes;
+  ASSERT_TRUE(session->output("x", &data, &bytes).isOk());
+  ASSERT_EQ(bytes, 16u);
+  x[0] = 99;
+  EXPECT_EQ(std::memcmp(data, xs, 16), 0);
+  ASSERT_TRUE(session->output("k", &data, &bytes).isOk());
+  int32_t k[2];
+  std::memcpy(k, data, 8);
+  EXPECT_EQ(k[0], 7);
+  EXPECT_EQ(k[1], -9);
+
+  float y[4] = {};
+  int32_t kk[2] = {};
+  ASSERT_TRUE(session->run({{"x", xs, 16}}, {{"x", y, 16}, {"k", kk, 8}}).isOk());
+  EXPECT_EQ(y[3], 4.0f);
+  EXPECT_EQ(kk[1], -9);
+}
+
+TEST(Executor, BindingErrors) {
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(Model::load(writeArtifact(passthroughGraph(), "pass"), {}, &model).isOk());
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  Status s = session->run();
+  EXPECT_EQ(s.message(), "input 'x' was not set");
+  float x[5] = {};
+  s = session->setInput("nope", x, 16);
+  EXPECT_EQ(s.message(), "no input named 'nope' (inputs: 'x')");
+  s = session->setInput("x", x, 20);
+  EXPECT_EQ(s.message(), "input 'x': expected 16 bytes (float32 [4]), got 20");
+  s = session->run({{"x", x, 16}}, {{"k", x, 4}});
+  EXPECT_EQ(s.message(), "output 'k': buffer has 4 bytes, int32 [2] needs 8");
+  s = session->run({{"x", x, 16}}, {{"y", x, 4}});
+  EXPECT_EQ(s.message(), "no output named 'y' (outputs: 'x', 'k')");
+  s = Session::create(*model, {0}, &session);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Executor, ArenaPlanReusesMemory) {
+  // a -> relu -> b -> relu -> c -> relu -> d: b and d can share.
+  TGraph g;
+  g.tensors = {{"a", DataType::kFloat32, {256}}, {"b", DataType::kFloat32, {256}},
+               {"c", DataType::kFloat32, {256}}, {"d", DataType::kFloat32, {256}}};
+  g.nodes = {{"relu", {0}, {1}}, {"relu", {1}, {2}}, {"relu", {2}, {3}}};
+  g.inputs = {0};
+  g.outputs = {3};
+  rt::LoadedGraph lg;
+  std::string path = tempDir("plan") + "/p.wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  ASSERT_TRUE(rt::loadArtifact(path, {}, &lg).isOk());
+  std::shared_ptr<rt::PreparedGraph> p;
+  ASSERT_TRUE(rt::prepareGraph(std::move(lg), &p).isOk());
+  EXPECT_EQ(p->arenaBytes, 2048u);  // two 1 KiB slots, not three
+  EXPECT_NE(p->arenaOffset[1], p->arenaOffset[2]);
+  EXPECT_NE(p->arenaOffset[2], p->arenaOffset[3]);
+  EXPECT_EQ(p->arenaOffset[1], p->arenaOffset[3]);
+  EXPECT_EQ(p->arenaOffset[0], rt::kNotInArena);
+  EXPECT_NE(p->planText.find("arena 2048 bytes for 3 tensors (3072 bytes without reuse)"), std::string::npos)
+      << p->planText;
+}
+
+TEST(Executor, UnknownOpIsALoadError) {
+  TGraph g = addReluGraph();
+  g.nodes[1].op = "notAnOp";
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "unknown"), {}, &model);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_NE(s.message().find("no CPU kernel for op 'notAnOp' (node 1 'relu0' (notAnOp))"), std::string::npos)
+      << s.message();
+}
+
+TEST(Executor, AddReluEndToEnd) {
+  if (!haveKernels({"add", "relu"})) GTEST_SKIP() << "CPU backend has no add/relu kernels in this build";
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Model> model;
+    Status s = Model::load(writeArtifact(addReluGraph(), "addrelu"), {}, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(model->arenaBytes(), 128u);
+    std::unique_ptr<Session> session;
+    s = Session::create(*model, {threads}, &session);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    float x[6] = {1, 1, 1, 1, 1, 1}, y[6] = {};
+    s = session->run({{"x", x, sizeof x}}, {{"y", y, sizeof y}});
+    ASSERT_TRUE(s.isOk()) << s.message();
+    const float want[6] = {0, 0, 0, 2, 3, 4};  // relu(x + {-3,-2,-1,1,2,3})
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want[i]) << i;
+    // Runs are repeatable on the same planned buffers.
+    float x2[6] = {5, 5, 5, -5, -5, -5};
+    ASSERT_TRUE(session->run({{"x", x2, sizeof x2}}, {{"y", y, sizeof y}}).isOk());
+    const float want2[6] = {2, 3, 4, 0, 0, 0};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want2[i]) << i;
+  }
+}
+
+TEST(Executor, WeightlessEndToEnd) {
+  if (!haveKernels({"add", "relu"})) GTEST_SKIP() << "CPU backend has no add/relu kernels in this build";
+  std::string dir = tempDir("wl");
+  Built b = buildArtifact(addReluGraph(), true);
+  writeFile(dir + "/g.wnn", b.artifact);
+  writeFile(dir + "/g.weights", b.weights);
+  std::unique_ptr<Model> model;
+  Status s = Model::load(dir + "/g.wnn", {dir + "/g.weights"}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  float x[6] = {0, 0, 0, 0, 0, 0}, y[6];
+  ASSERT_TRUE(session->run({{"x", x, sizeof x}}, {{"y", y, sizeof y}}).isOk());
+  EXPECT_EQ(y[5], 3.0f);
+}
+
+TEST(Executor, HugeArenaIsOutOfMemoryNotACrash) {
+  if (!haveKernels({"relu"})) GTEST_SKIP() << "CPU backend has no relu kernel in this build";
+  TGraph g;
+  g.tensors = {{"x", DataType::kFloat32, {int64_t(1) << 44}}, {"y", DataType::kFloat32, {int64_t(1) << 44}},
+               {"z", DataType::kFloat32, {int64_t(1) << 44}}};
+  g.nodes = {{"relu", {0}, {1}}, {"relu", {1}, {2}}};
+  g.inputs = {0};
+  g.outputs = {2};
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "huge"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  s = Session::create(*model, {1}, &session);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory) << s.message();
+}
+
+}  // namespace
+}  // namespace webnn::test

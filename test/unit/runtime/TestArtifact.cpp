@@ -1,0 +1,141 @@
+#include "TestArtifact.h"
+
+#include <openssl/sha.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "webnn_artifact_format.h"
+#include "webnn_artifact_generated.h"
+
+namespace webnn::test {
+
+namespace fb = ::webnn::artifact;
+
+Built buildArtifact(const TGraph &g, bool weightless) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  for (const auto &t : g.tensors) {
+    std::vector<flatbuffers::Offset<fb::Dimension>> dims;
+    for (int64_t d : t.shape) dims.push_back(fb::CreateDimension(fbb, d));
+    tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(t.name), static_cast<fb::DataType>(t.dtype),
+                                       fbb.CreateVector(dims)));
+  }
+  std::vector<uint8_t> segment;
+  std::vector<uint8_t> allHashes;
+  std::vector<flatbuffers::Offset<fb::Constant>> constants;
+  for (const auto &c : g.constants) {
+    uint64_t offset = c.offset ? *c.offset : fb::alignUp(segment.size(), fb::kWeightAlignment);
+    if (!c.bytes.empty()) {
+      if (offset + c.bytes.size() > segment.size()) segment.resize(offset + c.bytes.size(), 0);
+      std::memcpy(segment.data() + offset, c.bytes.data(), c.bytes.size());
+    }
+    uint8_t hash[32];
+    SHA256(c.bytes.data(), c.bytes.size(), hash);
+    allHashes.insert(allHashes.end(), hash, hash + 32);
+    constants.push_back(fb::CreateConstant(fbb, c.tensor, offset, c.length ? *c.length : c.bytes.size(),
+                                           fbb.CreateVector(hash, 32), fbb.CreateString(c.key)));
+  }
+  segment.resize(fb::alignUp(segment.size(), fb::kWeightAlignment), 0);
+  const uint64_t segmentSize = g.segmentSize ? *g.segmentSize : segment.size();
+  std::vector<flatbuffers::Offset<fb::Node>> nodes;
+  for (const auto &n : g.nodes) {
+    std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
+    for (const auto &a : n.attributes)
+      attrs.push_back(fb::CreateAttribute(fbb, fbb.CreateString(a.name), static_cast<fb::AttributeKind>(a.kind), a.i,
+                                          a.f, fbb.CreateString(a.s), fbb.CreateVector(a.ints)));
+    nodes.push_back(fb::CreateNode(fbb, fbb.CreateString(n.op), fbb.CreateVector(n.inputs),
+                                   fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name)));
+  }
+  auto graph = fb::CreateGraph(fbb, fbb.CreateString(g.name), fbb.CreateVector(tensors), fbb.CreateVector(constants),
+                               fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs));
+  uint8_t digest[32];
+  SHA256(allHashes.data(), allHashes.size(), digest);
+  auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,
+                               segmentSize, fbb.CreateVector(digest, 32), weightless);
+  fb::FinishModelBuffer(fbb, model);
+
+  Built out;
+  fb::ArtifactHeader h{};
+  std::memcpy(h.magic, fb::kArtifactMagic, 8);
+  h.version = fb::kSchemaVersion;
+  h.flags = weightless ? fb::kFlagWeightless : 0;
+  h.graph_offset = fb::kHeaderSize;
+  h.graph_size = fbb.GetSize();
+  if (!weightless) {
+    h.weights_offset = fb::alignUp(fb::kHeaderSize + fbb.GetSize(), fb::kWeightAlignment);
+    h.weights_size = segmentSize;
+  }
+  out.artifact.resize(sizeof(h));
+  std::memcpy(out.artifact.data(), &h, sizeof(h));
+  out.artifact.insert(out.artifact.end(), fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  if (!weightless) {
+    out.artifact.resize(h.weights_offset, 0);
+    out.artifact.insert(out.artifact.end(), segment.begin(), segment.end());
+  } else {
+    fb::WeightsHeader wh{};
+    std::memcpy(wh.magic, fb::kWeightsMagic, 8);
+    wh.version = fb::kSchemaVersion;
+    wh.weights_offset = fb::kHeaderSize;
+    wh.weights_size = segmentSize;
+    std::memcpy(wh.digest, digest, 32);
+    out.weights.resize(sizeof(wh));
+    std::memcpy(out.weights.data(), &wh, sizeof(wh));
+    out.weights.insert(out.weights.end(), segment.begin(), segment.end());
+  }
+  return out;
+}
+
+std::vector<uint8_t> floatBytes(const std::vector<float> &v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+std::string tempDir(const std::string &tag) {
+  static std::atomic<int> counter{0};
+  const char *base = std::getenv("TMPDIR");
+  std::filesystem::path p = std::filesystem::path(base ? base : "/tmp") /
+                            ("webnn-rt-" + std::to_string(getpid()) + "-" + tag + "-" + std::to_string(counter++));
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+TGraph addReluGraph() {
+  TGraph g;
+  g.name = "add_relu";
+  g.tensors = {{"x", DataType::kFloat32, {2, 3}},
+               {"c", DataType::kFloat32, {2, 3}},
+               {"sum", DataType::kFloat32, {2, 3}},
+               {"y", DataType::kFloat32, {2, 3}}};
+  g.constants = {{1, floatBytes({-3, -2, -1, 1, 2, 3}), "c"}};
+  g.nodes = {{"add", {0, 1}, {2}, "add0"}, {"relu", {2}, {3}, "relu0"}};
+  g.inputs = {0};
+  g.outputs = {3};
+  return g;
+}
+
+TGraph passthroughGraph() {
+  TGraph g;
+  g.name = "passthrough";
+  g.tensors = {{"x", DataType::kFloat32, {4}}, {"k", DataType::kInt32, {2}}};
+  std::vector<uint8_t> k(8);
+  int32_t kv[2] = {7, -9};
+  std::memcpy(k.data(), kv, 8);
+  g.constants = {{1, k, "k"}};
+  g.inputs = {0};
+  g.outputs = {0, 1};
+  return g;
+}
+
+}  // namespace webnn::test

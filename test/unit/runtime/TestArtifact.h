@@ -1,0 +1,78 @@
+// Builds .wnn artifacts (and weights files) byte by byte for runtime tests,
+// with knobs to make them wrong in one specific way.
+#ifndef WEBNN_TEST_UNIT_RUNTIME_TESTARTIFACT_H
+#define WEBNN_TEST_UNIT_RUNTIME_TESTARTIFACT_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "webnn/types.h"
+
+namespace webnn::test {
+
+struct TTensor {
+  std::string name;
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+};
+
+struct TConstant {
+  uint32_t tensor = 0;
+  std::vector<uint8_t> bytes;
+  std::string key;
+  std::optional<uint64_t> offset;  // default: next 64-byte boundary
+  std::optional<uint64_t> length;  // default: bytes.size()
+};
+
+struct TAttribute {
+  std::string name;
+  int kind = 0;  // webnn::artifact::AttributeKind
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  std::vector<int64_t> ints;
+};
+
+struct TNode {
+  std::string op;
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  std::string name;
+  std::vector<TAttribute> attributes;
+};
+
+struct TGraph {
+  std::string name = "test";
+  std::vector<TTensor> tensors;
+  std::vector<TConstant> constants;
+  std::vector<TNode> nodes;
+  std::vector<uint32_t> inputs;
+  std::vector<uint32_t> outputs;
+  // Claim a weight segment of this many bytes while writing only the bytes of
+  // constants; the caller extends the file (sparse) to match.
+  std::optional<uint64_t> segmentSize;
+};
+
+struct Built {
+  std::vector<uint8_t> artifact;
+  std::vector<uint8_t> weights;  // weights file, when weightless
+};
+
+Built buildArtifact(const TGraph &g, bool weightless = false);
+
+std::vector<uint8_t> floatBytes(const std::vector<float> &v);
+// A fresh directory under the test temp dir.
+std::string tempDir(const std::string &tag);
+void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
+
+// Small graphs shared by tests and the artifact generator.
+// y = relu(x + c), x: float32 [2,3], c: constant [2,3] = {-3,-2,-1,1,2,3}
+TGraph addReluGraph();
+// Zero nodes: output "y" is input "x" itself, output "k" is a constant.
+TGraph passthroughGraph();
+
+}  // namespace webnn::test
+
+#endif

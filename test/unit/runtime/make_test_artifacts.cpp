@@ -1,0 +1,30 @@
+// Writes the small artifacts the C API test and the webnn-run CLI test use:
+//   DIR/passthrough.wnn      no nodes; outputs are an input and a constant
+//   DIR/add_relu.wnn         y = relu(x + c), embedded weights
+//   DIR/add_relu_wl.wnn + DIR/add_relu_wl.weights   the same, weightless
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+
+#include "TestArtifact.h"
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  using namespace webnn::test;
+  try {
+    std::string dir = argv[1];
+    std::filesystem::create_directories(dir);
+    writeFile(dir + "/passthrough.wnn", buildArtifact(passthroughGraph()).artifact);
+    writeFile(dir + "/add_relu.wnn", buildArtifact(addReluGraph()).artifact);
+    Built wl = buildArtifact(addReluGraph(), true);
+    writeFile(dir + "/add_relu_wl.wnn", wl.artifact);
+    writeFile(dir + "/add_relu_wl.weights", wl.weights);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
