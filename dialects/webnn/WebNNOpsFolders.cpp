@@ -79,6 +79,16 @@ OpFoldResult foldArithmetic(Attribute lhsAttr, Attribute rhsAttr, Type resultTyp
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   if (lhsType.getElementType() != element || rhsType.getElementType() != element) return {};
+  if (lhs.isSplat() && rhs.isSplat()) {
+    if (isa<FloatType>(element)) {
+      std::optional<APFloat> v =
+          floatFn(lhs.getSplatValue<APFloat>(), rhs.getSplatValue<APFloat>());
+      return v ? DenseElementsAttr::get(result, *v) : Attribute();
+    }
+    std::optional<APInt> v = intFn(lhs.getSplatValue<APInt>(), rhs.getSplatValue<APInt>(),
+                                   element.isUnsignedInteger());
+    return v ? DenseElementsAttr::get(result, *v) : Attribute();
+  }
   if (result.getNumElements() > kMaxFoldedElements) return {};
   SmallVector<int64_t> lhsStrides = rowMajorStrides(lhsType.getShape());
   SmallVector<int64_t> rhsStrides = rowMajorStrides(rhsType.getShape());
@@ -149,10 +159,12 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType()) return getInput();
-  DenseElementsAttr input = foldableConstant(adaptor.getInput(), getType());
+  // getType() is the `type` attribute here, so name the result explicitly.
+  Type outputType = getOutput().getType();
+  if (getInput().getType() == outputType) return getInput();
+  DenseElementsAttr input = foldableConstant(adaptor.getInput(), outputType);
   if (!input) return {};
-  auto resultType = cast<RankedTensorType>(getType());
+  auto resultType = cast<RankedTensorType>(outputType);
   Type from = input.getElementType(), to = resultType.getElementType();
   auto convert = [&](Attribute value) -> Attribute {
     if (auto f = dyn_cast<FloatAttr>(value)) {
