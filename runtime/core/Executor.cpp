@@ -88,14 +88,14 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     bool copy = t >= numTensors;
     if (copy) p->outputCopyOffset[t - numTensors] = plan.offsets[r];
     else p->arenaOffset[t] = plan.offsets[r];
-    naive += requests[r].bytes;
+    naive += (requests[r].bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
     const LoadedTensor &lt = g.tensors[copy ? g.outputs[t - numTensors] : t];
     text << "  offset " << plan.offsets[r] << " bytes " << requests[r].bytes << " live [" << requests[r].firstUse
          << ", " << requests[r].lastUse << "] " << (copy ? "output copy of " : "") << "'" << lt.name << "' "
          << dataTypeName(lt.dtype) << " " << shapeToString(lt.shape) << "\n";
   }
   p->planText = "arena " + std::to_string(plan.arenaBytes) + " bytes for " + std::to_string(requests.size()) +
-                " tensors (" + std::to_string(naive) + " bytes without reuse)\n" + text.str();
+                " tensors (" + std::to_string(naive) + " bytes without reuse, 64-byte aligned)\n" + text.str();
   *out = std::move(p);
   return Status::ok();
 }

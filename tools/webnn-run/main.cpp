@@ -330,8 +330,8 @@ int run(const Options &opt) {
     return 0;
   }
   if (opt.bench > 0) {
-    std::printf("load %.3f ms, session %.3f ms, first run %.3f ms\n", loadMs, sessionMs, firstRunMs);
-    std::printf("%d runs on %d thread(s): median %.3f ms, min %.3f, mean %.3f, max %.3f; arena %llu bytes\n",
+    std::printf("load %.4g ms, session %.4g ms, first run %.4g ms\n", loadMs, sessionMs, firstRunMs);
+    std::printf("%d runs on %d thread(s): median %.4g ms, min %.4g, mean %.4g, max %.4g; arena %llu bytes\n",
                 opt.bench, session->threads(), median, sorted.front(), mean, sorted.back(),
                 static_cast<unsigned long long>(session->arenaBytes()));
   }

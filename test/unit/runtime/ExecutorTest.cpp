@@ -99,7 +99,7 @@ TEST(Executor, ArenaPlanReusesMemory) {
   EXPECT_NE(p->arenaOffset[2], p->arenaOffset[3]);
   EXPECT_EQ(p->arenaOffset[1], p->arenaOffset[3]);
   EXPECT_EQ(p->arenaOffset[0], rt::kNotInArena);
-  EXPECT_NE(p->planText.find("arena 2048 bytes for 3 tensors (3072 bytes without reuse)"), std::string::npos)
+  EXPECT_NE(p->planText.find("arena 2048 bytes for 3 tensors (3072 bytes without reuse, 64-byte aligned)"), std::string::npos)
       << p->planText;
 }
 

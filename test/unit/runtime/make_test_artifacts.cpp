@@ -2,6 +2,8 @@
 //   DIR/passthrough.wnn      no nodes; outputs are an input and a constant
 //   DIR/add_relu.wnn         y = relu(x + c), embedded weights
 //   DIR/add_relu_wl.wnn + DIR/add_relu_wl.weights   the same, weightless
+//   DIR/odd_names.wnn        passthrough with an output named "k/0:a b"
+//   DIR/int4.wnn             no nodes; int4 input "q" [5] is output "q"
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -22,6 +24,14 @@ int main(int argc, char **argv) {
     Built wl = buildArtifact(addReluGraph(), true);
     writeFile(dir + "/add_relu_wl.wnn", wl.artifact);
     writeFile(dir + "/add_relu_wl.weights", wl.weights);
+    TGraph odd = passthroughGraph();
+    odd.tensors[1].name = "k/0:a b";
+    writeFile(dir + "/odd_names.wnn", buildArtifact(odd).artifact);
+    TGraph q;
+    q.tensors = {{"q", webnn::DataType::kInt4, {5}}};
+    q.inputs = {0};
+    q.outputs = {0};
+    writeFile(dir + "/int4.wnn", buildArtifact(q).artifact);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

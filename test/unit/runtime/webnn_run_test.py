@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""webnn-run end to end on the artifacts of webnn-make-test-artifacts.
+
+Every bad input must give exit 1 (2 for usage), exactly one stderr line
+starting "webnn-run: error:", and leave no output or temporary file behind.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(args, cwd):
+    return subprocess.run([ARGS.webnn_run] + args, cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def expect_error(args, cwd, code, fragment):
+    r = run(args, cwd)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == code, f"{args}: exit {r.returncode}, want {code} ({r.stderr.strip()})")
+    check(len(lines) == 1 and lines[0].startswith("webnn-run: error: "), f"{args}: stderr {r.stderr!r}")
+    check(fragment in r.stderr, f"{args}: {fragment!r} not in {r.stderr!r}")
+    check(r.stdout == "", f"{args}: stdout not empty: {r.stdout!r}")
+
+
+def main():
+    a = ARGS.artifacts
+    with tempfile.TemporaryDirectory() as d:
+        np.save(f"{d}/x.npy", np.ones((2, 3), np.float32))
+        np.save(f"{d}/x_wide.npy", np.ones((2, 4), np.float32))
+        np.save(f"{d}/x_f64.npy", np.ones((2, 3), np.float64))
+        np.save(f"{d}/x_fortran.npy", np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
+        np.save(f"{d}/x4.npy", np.arange(4, dtype=np.float32))
+        np.save(f"{d}/q.npy", np.array([-8, -1, 0, 7, 3], np.int8))
+        np.save(f"{d}/q_bad.npy", np.array([-8, -1, 0, 8, 3], np.int8))
+        with open(f"{d}/x_be.npy", "wb") as f:
+            np.save(f, np.ones((2, 3), ">f4"))
+
+        # Happy paths.
+        r = run([f"{a}/add_relu.wnn", "--input", "x=x.npy"], d)
+        check(r.returncode == 0 and "y: float32 [2,3] = [0, 0, 0, 2, 3, 4]" in r.stdout, f"summary: {r}")
+
+        r = run([f"{a}/add_relu.wnn", "-i", "x=x.npy", "--output", "y=y.npy", "--threads", "2"], d)
+        check(r.returncode == 0, f"--output: {r.stderr}")
+        check(np.array_equal(np.load(f"{d}/y.npy"), np.array([[0, 0, 0], [2, 3, 4]], np.float32)), "y.npy values")
+
+        r = run([f"{a}/add_relu_wl.wnn", "--weights", f"{a}/add_relu_wl.weights", "--input", "x=x.npy",
+                 "--bench", "20", "--warmup", "2", "--json"], d)
+        check(r.returncode == 0, f"--json: {r.stderr}")
+        j = json.loads(r.stdout)
+        for k in ("median", "min", "mean", "max"):
+            check(k in j["latency_ms"] and j["latency_ms"][k] >= 0, f"latency_ms.{k}")
+        check(j["latency_ms"]["min"] <= j["latency_ms"]["median"] <= j["latency_ms"]["max"], "latency order")
+        check(j["iterations"] == 20 and j["threads"] == 1 and j["arena_bytes"] == 128, f"json fields {j}")
+        check("load_ms" in j and "first_run_ms" in j, "load_ms / first_run_ms")
+
+        r = run([f"{a}/odd_names.wnn", "--input", "x=x4.npy", "--output-dir", "out/nested"], d)
+        check(r.returncode == 0, f"--output-dir: {r.stderr}")
+        check(sorted(os.listdir(f"{d}/out/nested")) == ["k_0_a_b.npy", "x.npy"], os.listdir(f"{d}/out/nested"))
+        check(np.array_equal(np.load(f"{d}/out/nested/k_0_a_b.npy"), np.array([7, -9], np.int32)), "k values")
+        check(np.array_equal(np.load(f"{d}/out/nested/x.npy"), np.arange(4, dtype=np.float32)), "x values")
+
+        r = run([f"{a}/int4.wnn", "--input", "q=q.npy", "--output", "q=q_out.npy"], d)
+        check(r.returncode == 0, f"int4: {r.stderr}")
+        check(np.array_equal(np.load(f"{d}/q_out.npy"), np.load(f"{d}/q.npy")), "int4 round trip")
+
+        # Bad inputs: exit 1, one line, no files.
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x_wide.npy", "--output", "y=bad1.npy"], d, 1,
+                     "input 'x': expected float32 [2,3], got float32 [2,4] from x_wide.npy")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x_f64.npy"], d, 1, "float64")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x_fortran.npy"], d, 1, "Fortran-order")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x_be.npy"], d, 1, "big-endian")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=missing.npy"], d, 1, "cannot open 'missing.npy'")
+        expect_error([f"{a}/add_relu.wnn", "--input", "z=x.npy"], d, 1, "model has no input 'z' (inputs: 'x')")
+        expect_error([f"{a}/add_relu.wnn"], d, 1, "input 'x' not given")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--input", "x=x.npy"], d, 1, "given twice")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--output", "nope=n.npy"], d, 1,
+                     "model has no output 'nope' (outputs: 'y')")
+        expect_error([f"{a}/int4.wnn", "--input", "q=q_bad.npy"], d, 1, "element 3 = 8 does not fit in int4")
+        expect_error([f"{a}/add_relu_wl.wnn", "--input", "x=x.npy"], d, 1, "--weights")
+        expect_error([f"{a}/passthrough.wnn", "--weights", f"{a}/add_relu_wl.weights", "--input", "x=x4.npy"], d, 1,
+                     "weights are embedded")
+        expect_error([f"{a}/add_relu_wl.wnn", "--weights", f"{a}/add_relu.wnn", "--input", "x=x.npy"], d, 1,
+                     "is an artifact, not a weights file")
+        expect_error(["x.npy", "--input", "x=x.npy"], d, 1, "not a webnn artifact")
+        expect_error(["/nonexistent.wnn"], d, 1, "cannot open '/nonexistent.wnn'")
+
+        # A failure writing the second output leaves the first unwritten too.
+        os.mkdir(f"{d}/good")
+        expect_error([f"{a}/passthrough.wnn", "--input", "x=x4.npy", "--output", "x=good/x.npy",
+                      "--output", "k=no/such/dir/k.npy"], d, 1, "cannot create 'no/such/dir/k.npy'")
+        check(os.listdir(f"{d}/good") == [], f"partial output left: {os.listdir(f'{d}/good')}")
+
+        with open(f"{a}/add_relu.wnn", "rb") as f:
+            whole = f.read()
+        for n in (0, 10, 63, 64, 100, len(whole) // 2, len(whole) - 1):
+            with open(f"{d}/cut.wnn", "wb") as f:
+                f.write(whole[:n])
+            expect_error(["cut.wnn", "--input", "x=x.npy", "--output-dir", "cutout"], d, 1, "cut.wnn: truncated")
+        check(not os.path.exists(f"{d}/cutout") or os.listdir(f"{d}/cutout") == [], "outputs after a failed load")
+
+        # Usage errors: exit 2.
+        expect_error([], d, 2, "artifact")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x"], d, 2, "NAME=FILE.npy")
+        expect_error([f"{a}/add_relu.wnn", "--threads", "0", "--input", "x=x.npy"], d, 2, "--threads")
+        expect_error([f"{a}/add_relu.wnn", "--frobnicate"], d, 2, "--frobnicate")
+
+        leftovers = [f for root, _, files in os.walk(d) for f in files if ".tmp-" in f]
+        check(not leftovers, f"temporary files left: {leftovers}")
+
+    print(f"webnn-run CLI test: {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--webnn-run", required=True)
+    p.add_argument("--artifacts", required=True)
+    ARGS = p.parse_args()
+    ARGS.webnn_run = os.path.abspath(ARGS.webnn_run)
+    ARGS.artifacts = os.path.abspath(ARGS.artifacts)
+    sys.exit(main())
