@@ -14,13 +14,11 @@ const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
     kernels::registerBinaryKernels(t);
     kernels::registerReductionKernels(t);
     kernels::registerShapeKernels(t);
-#ifdef WEBNN_CPU_HAVE_HEAVY_KERNELS
     kernels::registerMatMulKernels(t);
     kernels::registerConvolutionKernels(t);
     kernels::registerPoolingKernels(t);
     kernels::registerNormalizationKernels(t);
     kernels::registerSoftmaxKernels(t);
-#endif
     std::sort(t.entries.begin(), t.entries.end(),
               [](const auto &a, const auto &b) { return a.first < b.first; });
     return new std::vector<std::pair<std::string_view, KernelFactory>>(std::move(t.entries));

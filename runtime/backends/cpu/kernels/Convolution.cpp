@@ -1,0 +1,479 @@
+// conv2d and convTranspose2d (nchw/nhwc, every filter layout, groups,
+// dilations, asymmetric padding, outputPadding/outputSizes).
+//
+// conv2d: im2col + SGEMM per (batch, group), with the pixel dimension tiled so
+// the column buffer stays bounded; 1x1/stride-1/no-pad convolutions read the
+// input directly. Depthwise convolutions (groups == channels == outputs) run a
+// direct loop instead, since as a GEMM they have a single output row.
+// convTranspose2d: SGEMM into a column buffer, then a gather-form col2im
+// (each output pixel pulls its contributions), so threads never collide.
+//
+// Filters are reordered once into the layout the GEMM wants: at load when the
+// filter is a constant, else at run time into a buffer sized at load.
+// float16 runs via the float32 kernels.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Sgemm.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+struct ConvGeometry {
+  bool nhwc = false;
+  int64_t N = 0, C = 0, H = 0, W = 0;      // input
+  int64_t O = 0, OH = 0, OW = 0;           // output
+  int64_t KH = 0, KW = 0, groups = 1;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t ICg() const { return C / groups; }
+  int64_t OCg() const { return O / groups; }
+};
+
+// Maps (o, i, kh, kw) of a 4-D filter with named layout to an element offset.
+struct FilterIndexer {
+  int64_t so = 0, si = 0, sh = 0, sw = 0;
+  int64_t at(int64_t o, int64_t i, int64_t h, int64_t w) const { return o * so + i * si + h * sh + w * sw; }
+};
+
+// Layout letters o/i/h/w (any order) and the 4 dims as stored.
+FilterIndexer makeIndexer(const std::string &layout, const Shape &dims, int64_t *O, int64_t *I, int64_t *KH,
+                          int64_t *KW) {
+  FilterIndexer f;
+  int64_t stride = 1;
+  for (int d = 3; d >= 0; --d) {
+    switch (layout[d]) {
+      case 'o': f.so = stride; *O = dims[d]; break;
+      case 'i': f.si = stride; *I = dims[d]; break;
+      case 'h': f.sh = stride; *KH = dims[d]; break;
+      default: f.sw = stride; *KW = dims[d]; break;
+    }
+    stride *= dims[d];
+  }
+  return f;
+}
+
+Status readCommonAttrs(const NodeDesc &node, ConvGeometry *g, std::vector<int64_t> *padding) {
+  *padding = node.attributes.getInts("padding", {0, 0, 0, 0});
+  std::vector<int64_t> strides = node.attributes.getInts("strides", {1, 1});
+  std::vector<int64_t> dil = node.attributes.getInts("dilations", {1, 1});
+  g->groups = node.attributes.getInt("groups", 1);
+  std::string layout = node.attributes.getString("inputLayout", "nchw");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (padding->size() != 4) return nodeError(node, "padding must have 4 entries");
+  if (strides.size() != 2 || dil.size() != 2) return nodeError(node, "strides and dilations must have 2 entries");
+  for (int64_t p : *padding)
+    if (p < 0) return nodeError(node, "padding must be non-negative");
+  if (strides[0] < 1 || strides[1] < 1 || dil[0] < 1 || dil[1] < 1)
+    return nodeError(node, "strides and dilations must be >= 1");
+  if (g->groups < 1) return nodeError(node, "groups must be >= 1");
+  if (layout != "nchw" && layout != "nhwc") return nodeError(node, "unknown inputLayout '" + layout + "'");
+  g->nhwc = layout == "nhwc";
+  g->padTop = (*padding)[0];
+  g->padBottom = (*padding)[1];
+  g->padLeft = (*padding)[2];
+  g->padRight = (*padding)[3];
+  g->sh = strides[0];
+  g->sw = strides[1];
+  g->dh = dil[0];
+  g->dw = dil[1];
+  const Shape &x = node.inputs[0]->shape;
+  if (x.size() != 4) return nodeError(node, "input must be 4-D, got " + shapeToString(x));
+  g->N = x[0];
+  g->C = g->nhwc ? x[3] : x[1];
+  g->H = g->nhwc ? x[1] : x[2];
+  g->W = g->nhwc ? x[2] : x[3];
+  return Status::ok();
+}
+
+Shape outputShape(const ConvGeometry &g) {
+  return g.nhwc ? Shape{g.N, g.OH, g.OW, g.O} : Shape{g.N, g.O, g.OH, g.OW};
+}
+
+// ---------------------------------------------------------------- conv2d
+class Conv2dKernel final : public Kernel {
+ public:
+  Conv2dKernel(ConvGeometry g, FilterIndexer fi, const float *constFilter, bool hasBias)
+      : g_(g), fi_(fi), hasBias_(hasBias) {
+    depthwise_ = g_.groups == g_.C && g_.O == g_.C;
+    pointwise_ = g_.KH == 1 && g_.KW == 1 && g_.sh == 1 && g_.sw == 1 && g_.padTop == 0 && g_.padLeft == 0 &&
+                 g_.padBottom == 0 && g_.padRight == 0;
+    filter_.resize(size_t(g_.O * g_.ICg() * g_.KH * g_.KW));
+    if (constFilter) {
+      reorderFilter(constFilter);
+      filterReady_ = true;
+    }
+    int64_t K = g_.ICg() * g_.KH * g_.KW, P = g_.OH * g_.OW;
+    // Column tile: at most ~1M floats (4 MB) of im2col at once.
+    tileP_ = std::max<int64_t>(1, std::min<int64_t>(P, (int64_t(1) << 20) / std::max<int64_t>(1, K)));
+    if (!depthwise_ && !pointwise_) col_.resize(size_t(K * tileP_));
+  }
+
+  void run(const KernelContext &ctx) override {
+    if (!filterReady_) reorderFilter(in<float>(ctx, 1));
+    const float *x = in<float>(ctx, 0);
+    const float *bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    if (depthwise_) {
+      g_.nhwc ? depthwiseNhwc(ctx, x, bias, y) : depthwiseNchw(ctx, x, bias, y);
+      return;
+    }
+    int64_t ICg = g_.ICg(), OCg = g_.OCg(), K = ICg * g_.KH * g_.KW, P = g_.OH * g_.OW;
+    for (int64_t n = 0; n < g_.N; ++n) {
+      for (int64_t grp = 0; grp < g_.groups; ++grp) {
+        if (!g_.nhwc) {
+          const float *xg = x + (n * g_.C + grp * ICg) * g_.H * g_.W;
+          float *yg = y + (n * g_.O + grp * OCg) * P;
+          MatrixView A{filter_.data() + grp * OCg * K, K, 1};
+          if (pointwise_) {
+            sgemm(OCg, P, K, A, {xg, g_.H * g_.W, 1}, yg, P, false, ctx);
+            continue;
+          }
+          for (int64_t p0 = 0; p0 < P; p0 += tileP_) {
+            int64_t pt = std::min(tileP_, P - p0);
+            im2colNchw(ctx, xg, p0, pt);
+            sgemm(OCg, pt, K, A, {col_.data(), pt, 1}, yg + p0, P, false, ctx);
+          }
+        } else {
+          const float *xn = x + n * g_.H * g_.W * g_.C + grp * ICg;
+          float *yg = y + n * P * g_.O + grp * OCg;
+          MatrixView B{filter_.data() + grp * K * OCg, OCg, 1};
+          if (pointwise_) {
+            sgemm(P, OCg, K, {xn, g_.C, 1}, B, yg, g_.O, false, ctx);
+            continue;
+          }
+          for (int64_t p0 = 0; p0 < P; p0 += tileP_) {
+            int64_t pt = std::min(tileP_, P - p0);
+            im2colNhwc(ctx, xn, p0, pt);
+            sgemm(pt, OCg, K, {col_.data(), K, 1}, B, yg + p0 * g_.O, g_.O, false, ctx);
+          }
+        }
+      }
+    }
+    if (bias) addBias(ctx, bias, y);
+  }
+
+ private:
+  // nchw: filter_ = [O][ICg][KH][KW]. nhwc: filter_ = [groups][KH][KW][ICg][OCg].
+  // depthwise: nchw [C][KH][KW], nhwc [KH][KW][C].
+  void reorderFilter(const float *src) {
+    int64_t ICg = g_.ICg(), OCg = g_.OCg();
+    float *dst = filter_.data();
+    for (int64_t o = 0; o < g_.O; ++o)
+      for (int64_t i = 0; i < ICg; ++i)
+        for (int64_t h = 0; h < g_.KH; ++h)
+          for (int64_t w = 0; w < g_.KW; ++w) {
+            float v = src[fi_.at(o, i, h, w)];
+            int64_t idx;
+            if (depthwise_ && g_.nhwc) idx = (h * g_.KW + w) * g_.O + o;
+            else if (!g_.nhwc || depthwise_) idx = ((o * ICg + i) * g_.KH + h) * g_.KW + w;
+            else {
+              int64_t grp = o / OCg, oc = o % OCg;
+              idx = (((grp * g_.KH + h) * g_.KW + w) * ICg + i) * OCg + oc;
+            }
+            dst[idx] = v;
+          }
+  }
+
+  // col[k = (i, kh, kw)][p - p0] for pixels p0..p0+pt.
+  void im2colNchw(const KernelContext &ctx, const float *xg, int64_t p0, int64_t pt) {
+    int64_t K = g_.ICg() * g_.KH * g_.KW;
+    float *col = col_.data();
+    parallelFor(ctx, K, std::max<int64_t>(1, 16384 / pt), [&](int64_t kb, int64_t ke) {
+      for (int64_t k = kb; k < ke; ++k) {
+        int64_t kw = k % g_.KW, kh = (k / g_.KW) % g_.KH, i = k / (g_.KW * g_.KH);
+        const float *plane = xg + i * g_.H * g_.W;
+        float *dst = col + k * pt;
+        for (int64_t t = 0; t < pt; ++t) {
+          int64_t p = p0 + t, oh = p / g_.OW, ow = p % g_.OW;
+          int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh, iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+          dst[t] = (ih >= 0 && ih < g_.H && iw >= 0 && iw < g_.W) ? plane[ih * g_.W + iw] : 0.f;
+        }
+      }
+    });
+  }
+
+  // col[p - p0][k = (kh, kw, i)]: channels are contiguous in nhwc, so copy runs.
+  void im2colNhwc(const KernelContext &ctx, const float *xn, int64_t p0, int64_t pt) {
+    int64_t ICg = g_.ICg(), K = ICg * g_.KH * g_.KW;
+    float *col = col_.data();
+    parallelFor(ctx, pt, std::max<int64_t>(1, 16384 / K), [&](int64_t tb, int64_t te) {
+      for (int64_t t = tb; t < te; ++t) {
+        int64_t p = p0 + t, oh = p / g_.OW, ow = p % g_.OW;
+        float *dst = col + t * K;
+        for (int64_t kh = 0; kh < g_.KH; ++kh)
+          for (int64_t kw = 0; kw < g_.KW; ++kw) {
+            int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh, iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+            float *d = dst + (kh * g_.KW + kw) * ICg;
+            if (ih >= 0 && ih < g_.H && iw >= 0 && iw < g_.W)
+              std::memcpy(d, xn + (ih * g_.W + iw) * g_.C, size_t(ICg) * sizeof(float));
+            else
+              std::fill(d, d + ICg, 0.f);
+          }
+      }
+    });
+  }
+
+  void depthwiseNchw(const KernelContext &ctx, const float *x, const float *bias, float *y) {
+    parallelFor(ctx, g_.N * g_.C, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t c = t % g_.C;
+        const float *plane = x + t * g_.H * g_.W;
+        const float *wc = filter_.data() + c * g_.KH * g_.KW;
+        float *out = y + t * g_.OH * g_.OW;
+        float b0 = bias ? bias[c] : 0.f;
+        for (int64_t oh = 0; oh < g_.OH; ++oh)
+          for (int64_t ow = 0; ow < g_.OW; ++ow) {
+            float acc = b0;
+            for (int64_t kh = 0; kh < g_.KH; ++kh) {
+              int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
+              if (ih < 0 || ih >= g_.H) continue;
+              for (int64_t kw = 0; kw < g_.KW; ++kw) {
+                int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+                if (iw >= 0 && iw < g_.W) acc += plane[ih * g_.W + iw] * wc[kh * g_.KW + kw];
+              }
+            }
+            out[oh * g_.OW + ow] = acc;
+          }
+      }
+    });
+  }
+
+  void depthwiseNhwc(const KernelContext &ctx, const float *x, const float *bias, float *y) {
+    int64_t C = g_.C;
+    parallelFor(ctx, g_.N * g_.OH, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t n = t / g_.OH, oh = t % g_.OH;
+        for (int64_t ow = 0; ow < g_.OW; ++ow) {
+          float *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
+          for (int64_t c = 0; c < C; ++c) out[c] = bias ? bias[c] : 0.f;
+          for (int64_t kh = 0; kh < g_.KH; ++kh) {
+            int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
+            if (ih < 0 || ih >= g_.H) continue;
+            for (int64_t kw = 0; kw < g_.KW; ++kw) {
+              int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+              if (iw < 0 || iw >= g_.W) continue;
+              const float *xi = x + ((n * g_.H + ih) * g_.W + iw) * C;
+              const float *wk = filter_.data() + (kh * g_.KW + kw) * C;
+              for (int64_t c = 0; c < C; ++c) out[c] += xi[c] * wk[c];
+            }
+          }
+        }
+      }
+    });
+  }
+
+  void addBias(const KernelContext &ctx, const float *bias, float *y) {
+    int64_t P = g_.OH * g_.OW;
+    if (g_.nhwc) {
+      parallelFor(ctx, g_.N * P, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, g_.O)), [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p)
+          for (int64_t o = 0; o < g_.O; ++o) y[p * g_.O + o] += bias[o];
+      });
+    } else {
+      parallelFor(ctx, g_.N * g_.O, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, P)), [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          float bv = bias[t % g_.O];
+          for (int64_t p = 0; p < P; ++p) y[t * P + p] += bv;
+        }
+      });
+    }
+  }
+
+  ConvGeometry g_;
+  FilterIndexer fi_;
+  bool hasBias_;
+  bool depthwise_ = false, pointwise_ = false, filterReady_ = false;
+  std::vector<float> filter_, col_;
+  int64_t tileP_ = 1;
+};
+
+Status checkBias(const NodeDesc &node, int64_t O) {
+  if (node.inputs.size() < 3 || !node.inputs[2]) return Status::ok();
+  const OperandDesc &b = *node.inputs[2];
+  if (b.dtype != node.inputs[0]->dtype) return nodeError(node, "bias data type differs from input");
+  if (b.shape != Shape{O}) return nodeError(node, "bias must have shape [" + std::to_string(O) + "]");
+  return Status::ok();
+}
+
+Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
+  const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  if (f.dtype != x.dtype) return nodeError(node, "filter data type differs from input");
+  ConvGeometry g;
+  std::vector<int64_t> padding;
+  WEBNN_RETURN_IF_ERROR(readCommonAttrs(node, &g, &padding));
+  std::string fl = node.attributes.getString("filterLayout", "oihw");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (fl != "oihw" && fl != "hwio" && fl != "ohwi" && fl != "ihwo")
+    return nodeError(node, "unknown filterLayout '" + fl + "'");
+  if (f.shape.size() != 4) return nodeError(node, "filter must be 4-D");
+  int64_t I = 0;
+  FilterIndexer fi = makeIndexer(fl, f.shape, &g.O, &I, &g.KH, &g.KW);
+  if (g.C % g.groups != 0 || I != g.C / g.groups)
+    return nodeError(node, "filter input channels (" + std::to_string(I) + ") times groups (" +
+                               std::to_string(g.groups) + ") must equal input channels (" + std::to_string(g.C) +
+                               ")");
+  if (g.O % g.groups != 0) return nodeError(node, "output channels must be divisible by groups");
+  int64_t effH = g.dh * (g.KH - 1) + 1, effW = g.dw * (g.KW - 1) + 1;
+  int64_t padH = g.H + g.padTop + g.padBottom, padW = g.W + g.padLeft + g.padRight;
+  if (padH < effH || padW < effW) return nodeError(node, "the dilated filter is larger than the padded input");
+  g.OH = (padH - effH) / g.sh + 1;
+  g.OW = (padW - effW) / g.sw + 1;
+  WEBNN_RETURN_IF_ERROR(checkBias(node, g.O));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, outputShape(g), x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeConv2d, out);
+  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  *out = std::make_unique<Conv2dKernel>(g, fi, static_cast<const float *>(f.constantData), hasBias);
+  return Status::ok();
+}
+
+// ------------------------------------------------------- convTranspose2d
+class ConvTranspose2dKernel final : public Kernel {
+ public:
+  ConvTranspose2dKernel(ConvGeometry g, FilterIndexer fi, const float *constFilter, bool hasBias)
+      : g_(g), fi_(fi), hasBias_(hasBias) {
+    filter_.resize(size_t(g_.C * g_.OCg() * g_.KH * g_.KW));
+    if (constFilter) {
+      reorderFilter(constFilter);
+      filterReady_ = true;
+    }
+    col_.resize(size_t(g_.H * g_.W * g_.OCg() * g_.KH * g_.KW));
+  }
+
+  void run(const KernelContext &ctx) override {
+    if (!filterReady_) reorderFilter(in<float>(ctx, 1));
+    const float *x = in<float>(ctx, 0);
+    const float *bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    int64_t ICg = g_.ICg(), OCg = g_.OCg(), Kc = OCg * g_.KH * g_.KW, Pin = g_.H * g_.W;
+    for (int64_t n = 0; n < g_.N; ++n)
+      for (int64_t grp = 0; grp < g_.groups; ++grp) {
+        const float *wg = filter_.data() + grp * ICg * Kc;
+        if (!g_.nhwc) {
+          // col[(oc, kh, kw)][pin] = sum_i W[i][(oc,kh,kw)] * x[i][pin]
+          const float *xg = x + (n * g_.C + grp * ICg) * Pin;
+          sgemm(Kc, Pin, ICg, {wg, 1, Kc}, {xg, Pin, 1}, col_.data(), Pin, false, ctx);
+        } else {
+          // col[pin][(kh, kw, oc)] = sum_i x[pin][i] * W[i][(kh,kw,oc)]
+          const float *xg = x + n * Pin * g_.C + grp * ICg;
+          sgemm(Pin, Kc, ICg, {xg, g_.C, 1}, {wg, Kc, 1}, col_.data(), Kc, false, ctx);
+        }
+        col2im(ctx, n, grp, bias, y);
+      }
+  }
+
+ private:
+  // nchw: filter_ = [groups][ICg][OCg][KH][KW]; nhwc: [groups][ICg][KH][KW][OCg].
+  void reorderFilter(const float *src) {
+    int64_t ICg = g_.ICg(), OCg = g_.OCg();
+    for (int64_t i = 0; i < g_.C; ++i)  // i = grp * ICg + icg
+      for (int64_t oc = 0; oc < OCg; ++oc)
+        for (int64_t h = 0; h < g_.KH; ++h)
+          for (int64_t w = 0; w < g_.KW; ++w) {
+            // The spec's transposed filter has its "input" dim = all input
+            // channels and its "output" dim = OCg.
+            float v = src[fi_.at(oc, i, h, w)];
+            int64_t idx = g_.nhwc ? (((i * g_.KH + h) * g_.KW + w) * OCg + oc)
+                                  : (((i * OCg + oc) * g_.KH + h) * g_.KW + w);
+            filter_[idx] = v;
+          }
+    (void)ICg;
+  }
+
+  void col2im(const KernelContext &ctx, int64_t n, int64_t grp, const float *bias, float *y) {
+    int64_t OCg = g_.OCg(), Pin = g_.H * g_.W, Kc = OCg * g_.KH * g_.KW;
+    const float *col = col_.data();
+    // One task per output row: gather every (kh, kw) tap that lands on it.
+    parallelFor(ctx, g_.OH, 1, [&](int64_t b, int64_t e) {
+      for (int64_t oh = b; oh < e; ++oh)
+        for (int64_t ow = 0; ow < g_.OW; ++ow) {
+          for (int64_t oc = 0; oc < OCg; ++oc) {
+            int64_t o = grp * OCg + oc;
+            float acc = bias ? bias[o] : 0.f;
+            for (int64_t kh = 0; kh < g_.KH; ++kh) {
+              int64_t th = oh + g_.padTop - kh * g_.dh;
+              if (th < 0 || th % g_.sh) continue;
+              int64_t ih = th / g_.sh;
+              if (ih >= g_.H) continue;
+              for (int64_t kw = 0; kw < g_.KW; ++kw) {
+                int64_t tw = ow + g_.padLeft - kw * g_.dw;
+                if (tw < 0 || tw % g_.sw) continue;
+                int64_t iw = tw / g_.sw;
+                if (iw >= g_.W) continue;
+                int64_t pin = ih * g_.W + iw;
+                acc += g_.nhwc ? col[pin * Kc + (kh * g_.KW + kw) * OCg + oc]
+                               : col[((oc * g_.KH + kh) * g_.KW + kw) * Pin + pin];
+              }
+            }
+            if (g_.nhwc) y[((n * g_.OH + oh) * g_.OW + ow) * g_.O + o] = acc;
+            else y[((n * g_.O + o) * g_.OH + oh) * g_.OW + ow] = acc;
+          }
+        }
+    });
+  }
+
+  ConvGeometry g_;
+  FilterIndexer fi_;
+  bool hasBias_;
+  bool filterReady_ = false;
+  std::vector<float> filter_, col_;
+};
+
+Status makeConvTranspose2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
+  const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  if (f.dtype != x.dtype) return nodeError(node, "filter data type differs from input");
+  ConvGeometry g;
+  std::vector<int64_t> padding;
+  WEBNN_RETURN_IF_ERROR(readCommonAttrs(node, &g, &padding));
+  std::string fl = node.attributes.getString("filterLayout", "iohw");
+  std::vector<int64_t> outPad = node.attributes.getInts("outputPadding", {0, 0});
+  bool hasSizes = node.attributes.has("outputSizes");
+  std::vector<int64_t> sizes = node.attributes.getInts("outputSizes", {});
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (fl != "iohw" && fl != "hwoi" && fl != "ohwi") return nodeError(node, "unknown filterLayout '" + fl + "'");
+  if (f.shape.size() != 4) return nodeError(node, "filter must be 4-D");
+  if (outPad.size() != 2) return nodeError(node, "outputPadding must have 2 entries");
+  if (hasSizes && sizes.size() != 2) return nodeError(node, "outputSizes must have 2 entries");
+  int64_t I = 0, OCg = 0;
+  FilterIndexer fi = makeIndexer(fl, f.shape, &OCg, &I, &g.KH, &g.KW);
+  if (I != g.C) return nodeError(node, "filter input channels must equal input channels");
+  if (g.C % g.groups != 0) return nodeError(node, "input channels must be divisible by groups");
+  g.O = OCg * g.groups;
+  if (outPad[0] < 0 || outPad[1] < 0 || outPad[0] >= g.sh || outPad[1] >= g.sw)
+    return nodeError(node, "outputPadding must be smaller than strides");
+  int64_t baseH = (g.H - 1) * g.sh + (g.KH - 1) * g.dh + 1 - g.padTop - g.padBottom;
+  int64_t baseW = (g.W - 1) * g.sw + (g.KW - 1) * g.dw + 1 - g.padLeft - g.padRight;
+  if (hasSizes) {
+    g.OH = sizes[0];
+    g.OW = sizes[1];
+    if (g.OH < baseH || g.OH >= baseH + g.sh || g.OW < baseW || g.OW >= baseW + g.sw)
+      return nodeError(node, "outputSizes are not reachable with these strides and padding");
+  } else {
+    g.OH = baseH + outPad[0];
+    g.OW = baseW + outPad[1];
+  }
+  if (g.OH < 0 || g.OW < 0) return nodeError(node, "padding exceeds the output size");
+  WEBNN_RETURN_IF_ERROR(checkBias(node, g.O));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, outputShape(g), x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeConvTranspose2d, out);
+  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  *out = std::make_unique<ConvTranspose2dKernel>(g, fi, static_cast<const float *>(f.constantData), hasBias);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerConvolutionKernels(KernelTable &t) {
+  t.add("conv2d", &makeConv2d);
+  t.add("convTranspose2d", &makeConvTranspose2d);
+}
+
+}  // namespace webnn::cpu::kernels

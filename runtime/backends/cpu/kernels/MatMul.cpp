@@ -1,0 +1,142 @@
+// matmul (batched, batch dims broadcast) and gemm, both on the shared SGEMM.
+// float16 runs through the float32 kernel via makeFloat16Adapter.
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/backends/cpu/kernels/Broadcast.h"
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Sgemm.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+class MatMulKernel final : public Kernel {
+ public:
+  MatMulKernel(int64_t M, int64_t N, int64_t K, std::vector<int64_t> aOff, std::vector<int64_t> bOff)
+      : M_(M), N_(N), K_(K), aOff_(std::move(aOff)), bOff_(std::move(bOff)) {}
+  void run(const KernelContext &ctx) override {
+    const float *a = in<float>(ctx, 0);
+    const float *b = in<float>(ctx, 1);
+    float *y = outp<float>(ctx, 0);
+    int64_t batches = int64_t(aOff_.size());
+    int64_t grain = std::max<int64_t>(1, (1 << 17) / std::max<int64_t>(1, M_ * N_ * std::max<int64_t>(K_, 1)));
+    parallelFor(ctx, batches, grain, [&](int64_t bb, int64_t be) {
+      for (int64_t i = bb; i < be; ++i)
+        sgemm(M_, N_, K_, {a + aOff_[i], K_, 1}, {b + bOff_[i], N_, 1}, y + i * M_ * N_, N_, false, ctx);
+    });
+  }
+
+ private:
+  int64_t M_, N_, K_;
+  std::vector<int64_t> aOff_, bOff_;
+};
+
+Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 2, 1));
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "a", kFloatTypes));
+  if (b.dtype != a.dtype) return nodeError(node, "a and b data types differ");
+  if (a.shape.size() < 2 || b.shape.size() < 2) return nodeError(node, "a and b must have rank >= 2");
+  size_t ra = a.shape.size(), rb = b.shape.size();
+  int64_t M = a.shape[ra - 2], K = a.shape[ra - 1], K2 = b.shape[rb - 2], N = b.shape[rb - 1];
+  if (K != K2)
+    return nodeError(node, "inner dimensions differ: a is " + shapeToString(a.shape) + ", b is " +
+                               shapeToString(b.shape));
+  Shape batchA(a.shape.begin(), a.shape.end() - 2), batchB(b.shape.begin(), b.shape.end() - 2), batch;
+  if (!broadcastShapes(batchA, batchB, &batch))
+    return nodeError(node, "batch dimensions of " + shapeToString(a.shape) + " and " + shapeToString(b.shape) +
+                               " are not broadcastable");
+  Shape os = batch;
+  os.push_back(M);
+  os.push_back(N);
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
+  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeMatMul, out);
+  BroadcastPlan<2> plan;
+  plan.init(batch, {&batchA, &batchB});
+  std::vector<int64_t> aOff, bOff;
+  plan.forSegments(0, plan.total(), [&](const std::array<int64_t, 2> &off, int64_t, int64_t len,
+                                        const std::array<int64_t, 2> &st) {
+    for (int64_t i = 0; i < len; ++i) {
+      aOff.push_back((off[0] + i * st[0]) * M * K);
+      bOff.push_back((off[1] + i * st[1]) * K * N);
+    }
+  });
+  *out = std::make_unique<MatMulKernel>(M, N, K, std::move(aOff), std::move(bOff));
+  return Status::ok();
+}
+
+// gemm: alpha * op(a) * op(b) + beta * c, c broadcast to [M, N].
+class GemmKernel final : public Kernel {
+ public:
+  GemmKernel(int64_t M, int64_t N, int64_t K, bool aT, bool bT, float alpha, float beta, bool hasC,
+             int64_t cRowStride, int64_t cColStride)
+      : M_(M), N_(N), K_(K), aT_(aT), bT_(bT), alpha_(alpha), beta_(beta), hasC_(hasC), crs_(cRowStride),
+        ccs_(cColStride) {}
+  void run(const KernelContext &ctx) override {
+    const float *a = in<float>(ctx, 0);
+    const float *b = in<float>(ctx, 1);
+    const float *c = hasC_ ? in<float>(ctx, 2) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    MatrixView A = aT_ ? MatrixView{a, 1, M_} : MatrixView{a, K_, 1};
+    MatrixView B = bT_ ? MatrixView{b, 1, K_} : MatrixView{b, N_, 1};
+    sgemm(M_, N_, K_, A, B, y, N_, false, ctx);
+    if (alpha_ == 1.f && (!c || beta_ == 0.f)) return;
+    parallelFor(ctx, M_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N_)), [&](int64_t mb, int64_t me) {
+      for (int64_t m = mb; m < me; ++m) {
+        float *row = y + m * N_;
+        if (c && beta_ != 0.f) {
+          const float *cr = c + m * crs_;
+          for (int64_t n = 0; n < N_; ++n) row[n] = alpha_ * row[n] + beta_ * cr[n * ccs_];
+        } else {
+          for (int64_t n = 0; n < N_; ++n) row[n] *= alpha_;
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t M_, N_, K_;
+  bool aT_, bT_;
+  float alpha_, beta_;
+  bool hasC_;
+  int64_t crs_, ccs_;
+};
+
+Status makeGemm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  const OperandDesc *c = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "a", kFloatTypes));
+  if (b.dtype != a.dtype || (c && c->dtype != a.dtype)) return nodeError(node, "operand data types differ");
+  double alpha = node.attributes.getFloat("alpha", 1.0), beta = node.attributes.getFloat("beta", 1.0);
+  bool aT = node.attributes.getBool("aTranspose", false), bT = node.attributes.getBool("bTranspose", false);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (a.shape.size() != 2 || b.shape.size() != 2) return nodeError(node, "a and b must be 2-D");
+  int64_t M = aT ? a.shape[1] : a.shape[0], K = aT ? a.shape[0] : a.shape[1];
+  int64_t K2 = bT ? b.shape[1] : b.shape[0], N = bT ? b.shape[0] : b.shape[1];
+  if (K != K2) return nodeError(node, "inner dimensions differ");
+  Shape os{M, N};
+  int64_t crs = 0, ccs = 0;
+  if (c) {
+    if (!canBroadcastTo(c->shape, os))
+      return nodeError(node, "c shape " + shapeToString(c->shape) + " is not broadcastable to " + shapeToString(os));
+    Shape cs = c->shape;
+    while (cs.size() < 2) cs.insert(cs.begin(), 1);
+    crs = cs[0] == 1 ? 0 : cs[1];
+    ccs = cs[1] == 1 ? 0 : 1;
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
+  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeGemm, out);
+  *out = std::make_unique<GemmKernel>(M, N, K, aT, bT, float(alpha), float(beta), c != nullptr, crs, ccs);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerMatMulKernels(KernelTable &t) {
+  t.add("matmul", &makeMatMul);
+  t.add("gemm", &makeGemm);
+}
+
+}  // namespace webnn::cpu::kernels

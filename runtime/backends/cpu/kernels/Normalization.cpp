@@ -1,0 +1,232 @@
+// batchNormalization, instanceNormalization, layerNormalization.
+// Mean and variance use two passes (mean first, then mean of squared
+// deviations), as the spec writes them, which avoids the cancellation of the
+// one-pass E[x^2] - E[x]^2 form. float16 runs via the float32 kernels.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+const float *optionalInput(const KernelContext &ctx, size_t i) {
+  return (i < ctx.numInputs && ctx.inputs[i]) ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
+}
+
+Status checkVector(const NodeDesc &node, size_t i, const char *what, int64_t size, DataType dt) {
+  if (node.inputs.size() <= i || !node.inputs[i]) return Status::ok();
+  const OperandDesc &v = *node.inputs[i];
+  if (v.dtype != dt) return nodeError(node, std::string(what) + " data type differs from input");
+  if (v.shape != Shape{size})
+    return nodeError(node, std::string(what) + " must have shape [" + std::to_string(size) + "], got " +
+                               shapeToString(v.shape));
+  return Status::ok();
+}
+
+// ---- batchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c]
+class BatchNormKernel final : public Kernel {
+ public:
+  BatchNormKernel(int64_t outer, int64_t c, int64_t inner, float eps)
+      : outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
+  void run(const KernelContext &ctx) override {
+    const float *x = in<float>(ctx, 0), *mean = in<float>(ctx, 1), *var = in<float>(ctx, 2);
+    const float *scale = optionalInput(ctx, 3), *bias = optionalInput(ctx, 4);
+    float *y = outp<float>(ctx, 0);
+    for (int64_t c = 0; c < c_; ++c) {
+      float m = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps_);
+      mul_[c] = m;
+      add_[c] = (bias ? bias[c] : 0.f) - mean[c] * m;
+    }
+    parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t c = t % c_;
+        const float *xs = x + t * inner_;
+        float *ys = y + t * inner_;
+        float m = mul_[c], a = add_[c];
+        for (int64_t i = 0; i < inner_; ++i) ys[i] = xs[i] * m + a;
+      }
+    });
+  }
+
+ private:
+  int64_t outer_, c_, inner_;
+  float eps_;
+  std::vector<float> mul_, add_;  // folded per-channel affine transform
+};
+
+Status makeBatchNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 3, 5, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  int64_t axisAttr = node.attributes.getInt("axis", 1);
+  double eps = node.attributes.getFloat("epsilon", 1e-5);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  int64_t axis;
+  if (!normalizeAxis(axisAttr, x.shape.size(), &axis)) return nodeError(node, "axis is out of range");
+  int64_t C = x.shape[axis];
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 1, "mean", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 2, "variance", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 3, "scale", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 4, "bias", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeBatchNorm, out);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
+  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  *out = std::make_unique<BatchNormKernel>(outer, C, inner, float(eps));
+  return Status::ok();
+}
+
+// ---- layerNormalization (and instanceNormalization in nchw, which is
+// layerNormalization over the spatial axes with per-channel scale/bias).
+// For every "outer" position the normalized elements are found through a
+// table of offsets, in axes order, so scale/bias index = position in table.
+class GroupNormKernel final : public Kernel {
+ public:
+  // channelOf: for instance norm, the scale index is the channel of the outer
+  // position: (outer / channelInner) % channels; otherwise scale follows the table.
+  GroupNormKernel(std::vector<int64_t> outerOff, std::vector<int64_t> innerOff, float eps, bool perChannel,
+                  int64_t channels)
+      : outer_(std::move(outerOff)), inner_(std::move(innerOff)), eps_(eps), perChannel_(perChannel),
+        channels_(channels) {
+    contiguous_ = true;
+    for (size_t i = 0; i < inner_.size(); ++i)
+      if (inner_[i] != int64_t(i)) contiguous_ = false;
+  }
+  void run(const KernelContext &ctx) override {
+    const float *x = in<float>(ctx, 0);
+    const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
+    float *y = outp<float>(ctx, 0);
+    int64_t n = int64_t(inner_.size());
+    if (n == 0) return;
+    parallelFor(ctx, int64_t(outer_.size()), std::max<int64_t>(1, 8192 / n), [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) {
+        const float *xs = x + outer_[o];
+        float *ys = y + outer_[o];
+        double sum = 0;
+        if (contiguous_) for (int64_t i = 0; i < n; ++i) sum += xs[i];
+        else for (int64_t i = 0; i < n; ++i) sum += xs[inner_[i]];
+        float mean = float(sum / double(n));
+        double sq = 0;
+        if (contiguous_) for (int64_t i = 0; i < n; ++i) { float d = xs[i] - mean; sq += d * d; }
+        else for (int64_t i = 0; i < n; ++i) { float d = xs[inner_[i]] - mean; sq += d * d; }
+        float rstd = 1.f / std::sqrt(float(sq / double(n)) + eps_);
+        if (perChannel_) {
+          int64_t c = o % channels_;
+          float s = (scale ? scale[c] : 1.f) * rstd, bb = (bias ? bias[c] : 0.f) - mean * s;
+          if (contiguous_) for (int64_t i = 0; i < n; ++i) ys[i] = xs[i] * s + bb;
+          else for (int64_t i = 0; i < n; ++i) ys[inner_[i]] = xs[inner_[i]] * s + bb;
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            int64_t off = contiguous_ ? i : inner_[i];
+            float v = (xs[off] - mean) * rstd;
+            if (scale) v *= scale[i];
+            if (bias) v += bias[i];
+            ys[off] = v;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  std::vector<int64_t> outer_, inner_;
+  float eps_;
+  bool perChannel_;
+  int64_t channels_;
+  bool contiguous_ = false;
+};
+
+// Offsets of all coordinates over `dims` (strides given), in row-major order.
+std::vector<int64_t> offsetTable(const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
+  std::vector<int64_t> t{0};
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::vector<int64_t> next;
+    next.reserve(t.size() * size_t(dims[d]));
+    for (int64_t base : t)
+      for (int64_t i = 0; i < dims[d]; ++i) next.push_back(base + i * strides[d]);
+    t = std::move(next);
+  }
+  return t;
+}
+
+Status makeLayerNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 3, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  size_t rank = x.shape.size();
+  std::vector<int64_t> def;
+  for (size_t i = 1; i < rank; ++i) def.push_back(int64_t(i));
+  std::vector<int64_t> axes = node.attributes.getInts("axes", def);
+  double eps = node.attributes.getFloat("epsilon", 1e-5);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  std::vector<bool> isAxis(rank, false);
+  Shape scaleShape;
+  for (int64_t &a : axes) {
+    int64_t n;
+    if (!normalizeAxis(a, rank, &n)) return nodeError(node, "axis " + std::to_string(a) + " is out of range");
+    if (isAxis[n]) return nodeError(node, "axis " + std::to_string(a) + " appears twice");
+    isAxis[n] = true;
+    a = n;
+    scaleShape.push_back(x.shape[n]);
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    if (node.inputs.size() <= i || !node.inputs[i]) continue;
+    const OperandDesc &v = *node.inputs[i];
+    if (v.dtype != x.dtype) return nodeError(node, "scale/bias data type differs from input");
+    if (v.shape != scaleShape)
+      return nodeError(node, std::string(i == 1 ? "scale" : "bias") + " must have shape " +
+                                 shapeToString(scaleShape) + ", got " + shapeToString(v.shape));
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeLayerNorm, out);
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  std::vector<int64_t> od, os, id, is;
+  for (size_t i = 0; i < rank; ++i)
+    if (!isAxis[i]) od.push_back(x.shape[i]), os.push_back(st[i]);
+  for (int64_t a : axes) id.push_back(x.shape[a]), is.push_back(st[a]);
+  *out = std::make_unique<GroupNormKernel>(offsetTable(od, os), offsetTable(id, is), float(eps), false, 1);
+  return Status::ok();
+}
+
+Status makeInstanceNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 3, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  double eps = node.attributes.getFloat("epsilon", 1e-5);
+  std::string layout = node.attributes.getString("layout", "nchw");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (x.shape.size() != 4) return nodeError(node, "input must be 4-D");
+  if (layout != "nchw" && layout != "nhwc") return nodeError(node, "unknown layout '" + layout + "'");
+  bool nhwc = layout == "nhwc";
+  int64_t N = x.shape[0], C = nhwc ? x.shape[3] : x.shape[1];
+  int64_t H = nhwc ? x.shape[1] : x.shape[2], W = nhwc ? x.shape[2] : x.shape[3];
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 1, "scale", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkVector(node, 2, "bias", C, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeInstanceNorm, out);
+  // Outer positions are (n, c) in that order so that o % C is the channel.
+  std::vector<int64_t> outer, inner;
+  if (nhwc) {
+    outer = offsetTable({N, C}, {H * W * C, 1});
+    inner = offsetTable({H * W}, {C});
+  } else {
+    outer = offsetTable({N, C}, {C * H * W, H * W});
+    inner = offsetTable({H * W}, {1});
+  }
+  *out = std::make_unique<GroupNormKernel>(std::move(outer), std::move(inner), float(eps), true, C);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerNormalizationKernels(KernelTable &t) {
+  t.add("batchNormalization", &makeBatchNorm);
+  t.add("instanceNormalization", &makeInstanceNorm);
+  t.add("layerNormalization", &makeLayerNorm);
+}
+
+}  // namespace webnn::cpu::kernels

@@ -1,0 +1,173 @@
+// averagePool2d, maxPool2d, l2Pool2d (nchw/nhwc, padding, strides,
+// dilations, floor/ceil rounding, outputSizes).
+//
+// Padding elements are not part of any window: average divides by the number
+// of real input elements the window covers, l2 sums their squares, max
+// ignores them. nchw walks one plane per task; nhwc walks one output row per
+// task with the channel loop innermost (contiguous, vectorized).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+enum class PoolKind { kAverage, kMax, kL2 };
+
+struct PoolGeometry {
+  bool nhwc = false;
+  int64_t N, C, H, W, OH, OW, KH, KW;
+  int64_t padTop, padLeft, sh, sw, dh, dw;
+};
+
+template <PoolKind K>
+class PoolKernel final : public Kernel {
+ public:
+  explicit PoolKernel(PoolGeometry g) : g_(g) {}
+
+  void run(const KernelContext &ctx) override {
+    const float *x = in<float>(ctx, 0);
+    float *y = outp<float>(ctx, 0);
+    if (!g_.nhwc) {
+      parallelFor(ctx, g_.N * g_.C, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) plane(x + t * g_.H * g_.W, y + t * g_.OH * g_.OW);
+      });
+    } else {
+      parallelFor(ctx, g_.N * g_.OH, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) rowNhwc(x, y, t / g_.OH, t % g_.OH);
+      });
+    }
+  }
+
+ private:
+  static float init() { return K == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.f; }
+  static float step(float acc, float v) {
+    if constexpr (K == PoolKind::kMax) return v > acc ? v : acc;
+    else if constexpr (K == PoolKind::kL2) return acc + v * v;
+    else return acc + v;
+  }
+  static float finish(float acc, int64_t count) {
+    if constexpr (K == PoolKind::kAverage) return count ? acc / float(count) : 0.f;
+    else if constexpr (K == PoolKind::kL2) return std::sqrt(acc);
+    else return acc;
+  }
+
+  void plane(const float *x, float *y) const {
+    for (int64_t oh = 0; oh < g_.OH; ++oh)
+      for (int64_t ow = 0; ow < g_.OW; ++ow) {
+        float acc = init();
+        int64_t count = 0;
+        for (int64_t kh = 0; kh < g_.KH; ++kh) {
+          int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
+          if (ih < 0 || ih >= g_.H) continue;
+          for (int64_t kw = 0; kw < g_.KW; ++kw) {
+            int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+            if (iw < 0 || iw >= g_.W) continue;
+            acc = step(acc, x[ih * g_.W + iw]);
+            ++count;
+          }
+        }
+        y[oh * g_.OW + ow] = finish(acc, count);
+      }
+  }
+
+  void rowNhwc(const float *x, float *y, int64_t n, int64_t oh) const {
+    int64_t C = g_.C;
+    for (int64_t ow = 0; ow < g_.OW; ++ow) {
+      float *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
+      for (int64_t c = 0; c < C; ++c) out[c] = init();
+      int64_t count = 0;
+      for (int64_t kh = 0; kh < g_.KH; ++kh) {
+        int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
+        if (ih < 0 || ih >= g_.H) continue;
+        for (int64_t kw = 0; kw < g_.KW; ++kw) {
+          int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
+          if (iw < 0 || iw >= g_.W) continue;
+          const float *xi = x + ((n * g_.H + ih) * g_.W + iw) * C;
+          for (int64_t c = 0; c < C; ++c) out[c] = step(out[c], xi[c]);
+          ++count;
+        }
+      }
+      for (int64_t c = 0; c < C; ++c) out[c] = finish(out[c], count);
+    }
+  }
+
+  PoolGeometry g_;
+};
+
+template <PoolKind K>
+Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  if (x.shape.size() != 4) return nodeError(node, "input must be 4-D, got " + shapeToString(x.shape));
+  std::string layout = node.attributes.getString("layout", "nchw");
+  if (layout != "nchw" && layout != "nhwc") return nodeError(node, "unknown layout '" + layout + "'");
+  PoolGeometry g;
+  g.nhwc = layout == "nhwc";
+  g.N = x.shape[0];
+  g.C = g.nhwc ? x.shape[3] : x.shape[1];
+  g.H = g.nhwc ? x.shape[1] : x.shape[2];
+  g.W = g.nhwc ? x.shape[2] : x.shape[3];
+  std::vector<int64_t> window = node.attributes.getInts("windowDimensions", {g.H, g.W});
+  std::vector<int64_t> padding = node.attributes.getInts("padding", {0, 0, 0, 0});
+  std::vector<int64_t> strides = node.attributes.getInts("strides", {1, 1});
+  std::vector<int64_t> dil = node.attributes.getInts("dilations", {1, 1});
+  std::string rounding = node.attributes.getString("roundingType", "floor");
+  bool hasSizes = node.attributes.has("outputSizes");
+  std::vector<int64_t> sizes = node.attributes.getInts("outputSizes", {});
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (window.size() != 2 || padding.size() != 4 || strides.size() != 2 || dil.size() != 2)
+    return nodeError(node, "windowDimensions/strides/dilations need 2 entries, padding 4");
+  if (rounding != "floor" && rounding != "ceil") return nodeError(node, "unknown roundingType '" + rounding + "'");
+  for (int64_t p : padding)
+    if (p < 0) return nodeError(node, "padding must be non-negative");
+  if (window[0] < 1 || window[1] < 1 || strides[0] < 1 || strides[1] < 1 || dil[0] < 1 || dil[1] < 1)
+    return nodeError(node, "windowDimensions, strides and dilations must be >= 1");
+  g.KH = window[0];
+  g.KW = window[1];
+  g.padTop = padding[0];
+  g.padLeft = padding[2];
+  g.sh = strides[0];
+  g.sw = strides[1];
+  g.dh = dil[0];
+  g.dw = dil[1];
+  int64_t spanH = g.H + padding[0] + padding[1] - (g.dh * (g.KH - 1) + 1);
+  int64_t spanW = g.W + padding[2] + padding[3] - (g.dw * (g.KW - 1) + 1);
+  if (spanH < 0 || spanW < 0) return nodeError(node, "the dilated window is larger than the padded input");
+  if (hasSizes) {
+    if (sizes.size() != 2) return nodeError(node, "outputSizes must have 2 entries");
+    // The spec accepts the floor or the ceil size.
+    int64_t fh = spanH / g.sh + 1, fw = spanW / g.sw + 1;
+    int64_t ch = (spanH + g.sh - 1) / g.sh + 1, cw = (spanW + g.sw - 1) / g.sw + 1;
+    if ((sizes[0] != fh && sizes[0] != ch) || (sizes[1] != fw && sizes[1] != cw))
+      return nodeError(node, "outputSizes match neither the floor nor the ceil output size");
+    g.OH = sizes[0];
+    g.OW = sizes[1];
+  } else if (rounding == "ceil") {
+    g.OH = (spanH + g.sh - 1) / g.sh + 1;
+    g.OW = (spanW + g.sw - 1) / g.sw + 1;
+  } else {
+    g.OH = spanH / g.sh + 1;
+    g.OW = spanW / g.sw + 1;
+  }
+  Shape os = g.nhwc ? Shape{g.N, g.OH, g.OW, g.C} : Shape{g.N, g.C, g.OH, g.OW};
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makePool<K>, out);
+  *out = std::make_unique<PoolKernel<K>>(g);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerPoolingKernels(KernelTable &t) {
+  t.add("averagePool2d", &makePool<PoolKind::kAverage>);
+  t.add("maxPool2d", &makePool<PoolKind::kMax>);
+  t.add("l2Pool2d", &makePool<PoolKind::kL2>);
+}
+
+}  // namespace webnn::cpu::kernels
