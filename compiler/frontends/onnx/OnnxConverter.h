@@ -1,0 +1,225 @@
+// The machinery every ONNX op conversion shares: the graph being built
+// (values by ONNX name), a per-node view (inputs, attributes, outputs,
+// diagnostics) and the dispatch table keyed by (domain, op_type) and opset.
+//
+// Adding an op: write `static LogicalResult convertFoo(NodeConverter &c)` in
+// the table file for its letter range (DefaultDomainAtoF/GtoP/QtoZ.cpp; vendor
+// domains in their own file) and register it with the ONNX opset version
+// ("since version") from which that conversion is right. Register one entry
+// per semantic change of the ONNX op; lookup picks the newest entry whose
+// since-version is <= the model's opset for the node's domain.
+#ifndef WEBNN_FRONTENDS_ONNX_ONNXCONVERTER_H
+#define WEBNN_FRONTENDS_ONNX_ONNXCONVERTER_H
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/frontends/common/GraphBuilder.h"
+#include "compiler/frontends/onnx/OnnxImporter.h"
+#include "llvm/ADT/StringMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "onnx/onnx_pb.h"
+
+namespace mlir::webnn::onnx_import {
+
+// ---------------------------------------------------------------- tensors
+// ONNX TensorProto.DataType -> MLIR element type; null if WebNN has none.
+Type convertElementType(MLIRContext *ctx, int32_t onnxType);
+std::string onnxTypeName(int32_t onnxType);
+
+// Where a TensorProto's bytes may live and how to hold them.
+struct TensorSource {
+  std::string modelDir;          // external_data locations are relative to it
+  size_t resourceThresholdBytes;
+};
+
+// Converts an initializer or a Constant node's tensor. Errors go to `loc`.
+FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &tensor, const TensorSource &src,
+                                      MLIRContext *ctx, Location loc);
+
+// A constant operand's bytes, whichever ElementsAttr holds them.
+struct ConstantData {
+  RankedTensorType type;
+  ArrayRef<char> raw;  // a single element when `splat`
+  bool splat = false;
+
+  int64_t numElements() const { return type.getNumElements(); }
+  int64_t intAt(int64_t i) const;   // integer element types, and floats truncated
+  double floatAt(int64_t i) const;  // any element type
+  SmallVector<int64_t> ints() const;
+  std::vector<char> expandedBytes() const;  // splat made explicit
+};
+
+// Non-null when `v` is produced by webnn.constant.
+std::optional<ConstantData> getConstantData(Value v);
+
+// ------------------------------------------------------------------ graph
+class NodeConverter;
+
+// Owns the graph under construction: ONNX value names -> MLIR values.
+class GraphImporter {
+ public:
+  GraphImporter(MLIRContext *ctx, StringRef path, const OnnxImportOptions &opts,
+                StringRef graphName);
+
+  GraphBuilder &graph() { return graph_; }
+  MLIRContext *context() { return graph_.context(); }
+  Location fileLoc() const { return fileLoc_; }
+  // The location of a node: fused<"OpType">[NameLoc(displayName), fileLoc].
+  Location nodeLoc(StringRef displayName, StringRef opType);
+  const TensorSource &tensorSource() const { return tensorSource_; }
+
+  Value lookup(StringRef name) const { return values_.lookup(name); }
+  bool isDefined(StringRef name) const { return values_.count(name) != 0; }
+  void define(StringRef name, Value v) { values_[name] = v; }
+
+ private:
+  GraphBuilder graph_;
+  Location fileLoc_;
+  TensorSource tensorSource_;
+  llvm::StringMap<Value> values_;
+};
+
+// ---------------------------------------------------------------- one node
+class NodeConverter {
+ public:
+  NodeConverter(GraphImporter &graph, const onnx::NodeProto &node, int64_t opset, Location loc)
+      : graph_(graph), node_(node), opset_(opset), loc_(loc) {}
+
+  const onnx::NodeProto &node() const { return node_; }
+  StringRef opType() const { return node_.op_type(); }
+  int64_t opset() const { return opset_; }
+  Location loc() const { return loc_; }
+  MLIRContext *context() { return graph_.context(); }
+  OpBuilder &builder() { return graph_.graph().builder(); }
+
+  // Inputs. An optional ONNX input is absent when missing or named "".
+  size_t numInputs() const { return node_.input_size(); }
+  bool hasInput(size_t i) const { return i < numInputs() && !node_.input(i).empty(); }
+  Value input(size_t i) const { return hasInput(i) ? graph_.lookup(node_.input(i)) : Value(); }
+  FailureOr<Value> requiredInput(size_t i);
+  std::optional<ConstantData> constantInput(size_t i) const;
+  // The integer contents of input `i`, which must be a constant (`what` names
+  // it in the error).
+  FailureOr<SmallVector<int64_t>> constantIntsInput(size_t i, StringRef what);
+
+  // Outputs. An output named "" is not wanted by the model.
+  size_t numOutputs() const { return node_.output_size(); }
+  bool outputUsed(size_t i) const { return i < numOutputs() && !node_.output(i).empty(); }
+  void setOutput(size_t i, Value v);
+  bool outputSet(size_t i) const { return i < outputs_.size() && outputs_[i]; }
+  // Fails naming the first used output in [from, numOutputs()) (they have no
+  // WebNN equivalent in this conversion).
+  LogicalResult rejectExtraOutputs(size_t from, StringRef why);
+
+  // Attributes.
+  const onnx::AttributeProto *attr(StringRef name) const;
+  bool hasAttr(StringRef name) const { return attr(name) != nullptr; }
+  int64_t intAttr(StringRef name, int64_t dflt) const;
+  float floatAttr(StringRef name, float dflt) const;
+  std::string stringAttr(StringRef name, StringRef dflt) const;
+  std::optional<SmallVector<int64_t>> intsAttr(StringRef name) const;
+  std::optional<SmallVector<float>> floatsAttr(StringRef name) const;
+
+  // Building webnn ops (result types are inferred by the dialect).
+  FailureOr<Value> op(StringRef name, ArrayRef<Value> operands,
+                      ArrayRef<NamedAttribute> attrs = {});
+  // Reshape, folded when `v` is a small constant; `v` itself if already shaped.
+  FailureOr<Value> reshape(Value v, ArrayRef<int64_t> shape);
+  Value constant(ElementsAttr value);
+  Value constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape);
+
+  NamedAttribute i64Attr(StringRef name, int64_t v) {
+    return builder().getNamedAttr(name, builder().getI64IntegerAttr(v));
+  }
+  NamedAttribute f64Attr(StringRef name, double v) {
+    return builder().getNamedAttr(name, builder().getF64FloatAttr(v));
+  }
+  NamedAttribute boolAttr(StringRef name, bool v) {
+    return builder().getNamedAttr(name, builder().getBoolAttr(v));
+  }
+  NamedAttribute strAttr(StringRef name, StringRef v) {
+    return builder().getNamedAttr(name, builder().getStringAttr(v));
+  }
+  NamedAttribute i64ArrayAttr(StringRef name, ArrayRef<int64_t> v) {
+    return builder().getNamedAttr(name, builder().getDenseI64ArrayAttr(v));
+  }
+
+  static RankedTensorType typeOf(Value v) { return mlir::cast<RankedTensorType>(v.getType()); }
+  static ArrayRef<int64_t> shapeOf(Value v) { return typeOf(v).getShape(); }
+  static int64_t rankOf(Value v) { return typeOf(v).getRank(); }
+
+  // Maps an ONNX axis in [-rank, rank) to [0, rank); fails with a message
+  // naming `what` otherwise.
+  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, StringRef what);
+
+  // Diagnostics at the node; the importer prefixes "node 'NAME' (OpType): ".
+  InFlightDiagnostic emitError() { return mlir::emitError(loc_); }
+  LogicalResult fail(const Twine &message) { return emitError() << message, failure(); }
+
+  GraphImporter &graphImporter() { return graph_; }
+
+ private:
+  GraphImporter &graph_;
+  const onnx::NodeProto &node_;
+  int64_t opset_;
+  Location loc_;
+  SmallVector<Value> outputs_;
+};
+
+// ONNX spatial padding, shared by Conv and the pools: explicit `pads`, or
+// derived from auto_pad (needs static input sizes). Returns ONNX order
+// [x1_begin, x2_begin, ..., x1_end, x2_end].
+FailureOr<SmallVector<int64_t>> resolveOnnxPads(NodeConverter &c, ArrayRef<int64_t> inputSpatial,
+                                                ArrayRef<int64_t> kernel,
+                                                ArrayRef<int64_t> strides,
+                                                ArrayRef<int64_t> dilations);
+// ONNX [hBegin, wBegin, hEnd, wEnd] -> WebNN [beginH, endH, beginW, endW].
+SmallVector<int64_t, 4> toWebNNPadding2d(ArrayRef<int64_t> onnxPads);
+
+// ---------------------------------------------------------- dispatch table
+using ConvertFn = LogicalResult (*)(NodeConverter &);
+
+class OpConverterTable {
+ public:
+  // `domain` "" is the default ONNX domain (also spelled "ai.onnx").
+  void add(StringRef domain, StringRef opType, int64_t sinceVersion, ConvertFn fn);
+  // The newest conversion with sinceVersion <= opset, or null.
+  ConvertFn lookup(StringRef domain, StringRef opType, int64_t opset) const;
+
+ private:
+  // (domain, op_type) -> (sinceVersion, fn), sorted by sinceVersion.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<int64_t, ConvertFn>>>
+      entries_;
+};
+
+// The default-domain tables, by op_type letter range.
+void populateDefaultDomainAtoF(OpConverterTable &table);
+void populateDefaultDomainGtoP(OpConverterTable &table);
+void populateDefaultDomainQtoZ(OpConverterTable &table);
+
+// Every table above, built once.
+const OpConverterTable &onnxOpConverters();
+
+}  // namespace mlir::webnn::onnx_import
+
+#endif
+
+// ------------------------------------------------ lowerings several ops share
+namespace mlir::webnn::onnx_import {
+// ONNX element-wise op with numpy broadcasting -> webnn.<webnnOp>(a, b). Before
+// opset 7 ONNX broadcast only with `broadcast=1`, aligning B at `axis`.
+LogicalResult convertBinary(NodeConverter &c, StringRef webnnOp);
+// One input, one output, same type.
+LogicalResult convertUnary(NodeConverter &c, StringRef webnnOp);
+// MaxPool / AveragePool (1-D lifted to 2-D), and their Global forms.
+LogicalResult convertPool(NodeConverter &c, StringRef webnnOp);
+LogicalResult convertGlobalPool(NodeConverter &c, StringRef webnnOp);
+// A per-spatial-dimension list attribute (strides, dilations): `n` positive
+// values, all `dflt` when absent.
+FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name, size_t n,
+                                                int64_t dflt);
+}  // namespace mlir::webnn::onnx_import

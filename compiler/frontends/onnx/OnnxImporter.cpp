@@ -1,0 +1,332 @@
+// Loading an ONNX model: read and parse the ModelProto, bind graph inputs
+// (fixing symbolic dimensions), initializers, then convert node by node
+// through the op tables (OnnxConverter.h) and return the graph outputs.
+#include "compiler/frontends/onnx/OnnxImporter.h"
+
+#include <climits>
+#include <map>
+#include <set>
+
+#include "compiler/frontends/onnx/OnnxConverter.h"
+#include "dialects/webnn/WebNNOps.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "mlir/IR/Diagnostics.h"
+
+namespace mlir::webnn {
+namespace {
+
+using namespace onnx_import;
+
+// Re-reports every diagnostic raised during the import at the file location,
+// with "node 'NAME' (OpType): " in front when it concerns a node, so that a
+// driver's ordinary handler prints `model.onnx: error: node 'conv1' (Conv): ...`.
+class NodeDiagnosticRewriter {
+ public:
+  NodeDiagnosticRewriter(MLIRContext &ctx, Location fileLoc)
+      : handler_(&ctx, [this, &ctx, fileLoc](Diagnostic &diag) -> LogicalResult {
+          if (reentered_) return failure();  // our own re-emission: pass it on
+          std::string prefix;
+          if (auto fused = mlir::dyn_cast<FusedLoc>(diag.getLocation()))
+            if (auto opType = mlir::dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+              for (Location l : fused.getLocations())
+                if (auto name = mlir::dyn_cast<NameLoc>(l))
+                  prefix = ("node '" + name.getName().getValue() + "' (" + opType.getValue() +
+                            "): ")
+                               .str();
+          reentered_ = true;
+          {
+            InFlightDiagnostic out = ctx.getDiagEngine().emit(fileLoc, diag.getSeverity());
+            out << prefix << diag.str();
+            for (Diagnostic &note : diag.getNotes()) out.attachNote(fileLoc) << note.str();
+          }
+          reentered_ = false;
+          return success();
+        }) {}
+
+ private:
+  bool reentered_ = false;
+  ScopedDiagnosticHandler handler_;
+};
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+class ModelImporter {
+ public:
+  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &opts)
+      : ctx_(ctx), path_(path.str()), opts_(opts), fileLoc_(FileLineColLoc::get(&ctx, path, 0, 0)) {}
+
+  OwningOpRef<ModuleOp> run(StringRef bytes);
+
+ private:
+  LogicalResult readOpsets();
+  LogicalResult checkAllSupported();
+  LogicalResult bindInputs(GraphImporter &g);
+  LogicalResult bindInitializers(GraphImporter &g);
+  LogicalResult convertNodes(GraphImporter &g);
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
+  std::string nodeDisplayName(int index) const;
+  int64_t opsetFor(StringRef domain) const;
+  InFlightDiagnostic error() { return emitError(fileLoc_); }
+
+  MLIRContext &ctx_;
+  std::string path_;
+  const OnnxImportOptions &opts_;
+  Location fileLoc_;
+  onnx::ModelProto model_;
+  std::map<std::string, int64_t> opsets_;  // domain ("" = ai.onnx) -> version
+  std::set<std::string> initializerNames_;
+};
+
+int64_t ModelImporter::opsetFor(StringRef domain) const {
+  auto it = opsets_.find(domain == "ai.onnx" ? std::string() : domain.str());
+  return it == opsets_.end() ? -1 : it->second;
+}
+
+std::string ModelImporter::nodeDisplayName(int index) const {
+  const onnx::NodeProto &node = model_.graph().node(index);
+  if (!node.name().empty()) return node.name();
+  return node.op_type() + "_" + std::to_string(index);
+}
+
+LogicalResult ModelImporter::readOpsets() {
+  for (const onnx::OperatorSetIdProto &id : model_.opset_import()) {
+    std::string domain = id.domain() == "ai.onnx" ? std::string() : id.domain();
+    opsets_[domain] = id.version();
+  }
+  // IR version 1/2 models predate opset_import and mean ai.onnx opset 1.
+  if (model_.opset_import_size() == 0 && model_.ir_version() < 3) opsets_[""] = 1;
+  return success();
+}
+
+LogicalResult ModelImporter::checkAllSupported() {
+  const OpConverterTable &table = onnxOpConverters();
+  // Reported together, so a user sees the full list of missing ops at once.
+  std::vector<std::string> unsupported;
+  std::set<std::string> seen;
+  for (const onnx::NodeProto &node : model_.graph().node()) {
+    std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
+    int64_t opset = opsetFor(domain);
+    std::string key = (domain.empty() ? "ai.onnx" : domain) + "::" + node.op_type();
+    if (opset < 0) {
+      key += " (domain '" + (domain.empty() ? std::string("ai.onnx") : domain) +
+             "' not in opset_import)";
+    } else if (table.lookup(domain, node.op_type(), opset)) {
+      continue;
+    } else {
+      key += " (opset " + std::to_string(opset) + ")";
+    }
+    if (seen.insert(key).second) unsupported.push_back(key);
+  }
+  if (unsupported.empty()) return success();
+  InFlightDiagnostic d = error();
+  d << "unsupported ONNX operator" << (unsupported.size() > 1 ? "s" : "") << ": ";
+  for (size_t i = 0; i < unsupported.size(); ++i) d << (i ? ", " : "") << unsupported[i];
+  return failure();
+}
+
+FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto &vi) {
+  const std::string &name = vi.name();
+  if (!vi.type().has_tensor_type())
+    return error() << "graph input '" << name << "' is not a tensor (sequences, maps and "
+                   << "optionals are not supported)",
+           failure();
+  const onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
+  Type elem = convertElementType(&ctx_, tt.elem_type());
+  if (!elem)
+    return error() << "graph input '" << name << "' has element type "
+                   << onnxTypeName(tt.elem_type()) << ", which WebNN does not support",
+           failure();
+
+  const std::vector<int64_t> *override = nullptr;
+  for (const auto &[n, shape] : opts_.shapes)
+    if (n == name) override = &shape;
+
+  if (!tt.has_shape()) {
+    if (!override)
+      return error() << "graph input '" << name << "' has no shape; give one with --shape "
+                     << name << "=D0xD1x...",
+             failure();
+    return RankedTensorType::get(*override, elem);
+  }
+  const onnx::TensorShapeProto &shape = tt.shape();
+  if (override) {
+    if (static_cast<int>(override->size()) != shape.dim_size())
+      return error() << "--shape " << name << "=" << shapeString(*override) << " has rank "
+                     << override->size() << ", the model's input has rank " << shape.dim_size(),
+             failure();
+    for (int i = 0; i < shape.dim_size(); ++i)
+      if (shape.dim(i).has_dim_value() && shape.dim(i).dim_value() != (*override)[i])
+        return error() << "--shape " << name << "=" << shapeString(*override)
+                       << " conflicts with the model's dimension " << i << " = "
+                       << shape.dim(i).dim_value(),
+               failure();
+    return RankedTensorType::get(*override, elem);
+  }
+  SmallVector<int64_t> dims;
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const onnx::TensorShapeProto_Dimension &d = shape.dim(i);
+    if (d.has_dim_value()) {
+      if (d.dim_value() < 0)
+        return error() << "graph input '" << name << "' has negative dimension "
+                       << d.dim_value(),
+               failure();
+      dims.push_back(d.dim_value());
+      continue;
+    }
+    if (d.has_dim_param() && !d.dim_param().empty()) {
+      std::optional<int64_t> value;
+      for (const auto &[param, v] : opts_.dimParams)
+        if (param == d.dim_param()) value = v;
+      if (!value)
+        return error() << "graph input '" << name << "' dimension " << i << " is symbolic ('"
+                       << d.dim_param() << "'); fix it with --shape " << d.dim_param()
+                       << ":N or --shape " << name << "=D0xD1x...",
+               failure();
+      dims.push_back(*value);
+      continue;
+    }
+    return error() << "graph input '" << name << "' dimension " << i
+                   << " is unknown; give the shape with --shape " << name << "=D0xD1x...",
+           failure();
+  }
+  return RankedTensorType::get(dims, elem);
+}
+
+LogicalResult ModelImporter::bindInitializers(GraphImporter &g) {
+  for (const onnx::TensorProto &t : model_.graph().initializer()) {
+    if (t.name().empty()) return error() << "an initializer has no name", failure();
+    if (!initializerNames_.insert(t.name()).second)
+      return error() << "initializer '" << t.name() << "' is defined twice", failure();
+    FailureOr<ElementsAttr> value = convertTensor(t, g.tensorSource(), &ctx_, fileLoc_);
+    if (failed(value)) return failure();
+    g.define(t.name(), g.graph().addConstant(*value, t.name(), fileLoc_));
+  }
+  if (model_.graph().sparse_initializer_size() > 0)
+    return error() << "sparse initializers are not supported", failure();
+  return success();
+}
+
+LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
+  std::set<std::string> inputNames;
+  for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
+    // Before IR version 4 every initializer was also listed as an input; it
+    // stays the constant it was declared with.
+    if (initializerNames_.count(vi.name())) continue;
+    if (vi.name().empty()) return error() << "a graph input has no name", failure();
+    if (!inputNames.insert(vi.name()).second)
+      return error() << "graph input '" << vi.name() << "' is declared twice", failure();
+    FailureOr<RankedTensorType> type = inputType(vi);
+    if (failed(type)) return failure();
+    g.define(vi.name(), g.graph().addInput(vi.name(), *type, fileLoc_));
+  }
+  for (const auto &[name, shape] : opts_.shapes)
+    if (!inputNames.count(name))
+      return error() << "--shape names '" << name << "', which is not a graph input", failure();
+  return success();
+}
+
+LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
+  const OpConverterTable &table = onnxOpConverters();
+  const onnx::GraphProto &graph = model_.graph();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    std::string name = nodeDisplayName(i);
+    Location loc = g.nodeLoc(name, node.op_type());
+    for (const std::string &in : node.input())
+      if (!in.empty() && !g.isDefined(in))
+        return emitError(loc) << "input '" << in
+                              << "' is not produced by any earlier node, input or initializer",
+               failure();
+    int64_t opset = opsetFor(node.domain());
+    NodeConverter c(g, node, opset, loc);
+    if (failed(table.lookup(node.domain(), node.op_type(), opset)(c))) return failure();
+    for (int o = 0; o < node.output_size(); ++o)
+      if (c.outputUsed(o) && !c.outputSet(o))
+        return emitError(loc) << "output #" << o << " ('" << node.output(o)
+                              << "') is not supported",
+               failure();
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
+  if (!llvm::sys::IsLittleEndianHost)
+    return error() << "ONNX tensors are little-endian; this host is not", nullptr;
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    return error() << "model is " << bytes.size() << " bytes, over protobuf's 2 GiB limit; "
+                   << "store the weights as external data",
+           nullptr;
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!model_.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return error() << "not a valid ONNX model (protobuf parse failed)", nullptr;
+  // A byte string cut at a field boundary still parses: insist on the parts
+  // every model has.
+  if (!model_.has_graph() || model_.ir_version() <= 0)
+    return error() << "not a valid ONNX model (no " << (model_.has_graph() ? "ir_version" : "graph")
+                   << ")",
+           nullptr;
+  if (model_.graph().output_size() == 0)
+    return error() << "not a valid ONNX model (the graph has no outputs)", nullptr;
+
+  if (failed(readOpsets()) || failed(checkAllSupported())) return nullptr;
+
+  std::string graphName = model_.graph().name();
+  if (graphName.empty()) graphName = llvm::sys::path::stem(path_).str();
+  GraphImporter g(&ctx_, path_, opts_, graphName);
+  if (failed(bindInitializers(g)) || failed(bindInputs(g)) || failed(convertNodes(g)))
+    return nullptr;
+
+  SmallVector<Value> outputs;
+  std::vector<std::string> names;
+  for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
+    Value v = g.lookup(vi.name());
+    if (!v)
+      return error() << "graph output '" << vi.name() << "' is not produced by the graph",
+             nullptr;
+    outputs.push_back(v);
+    names.push_back(vi.name());
+  }
+  if (failed(g.graph().finish(outputs, names, fileLoc_))) return nullptr;
+  OwningOpRef<ModuleOp> module = g.graph().takeModule();
+
+  // Initializers and folded intermediates nothing reads.
+  SmallVector<Operation *> dead;
+  module->walk([&](ConstantOp op) {
+    if (op->use_empty()) dead.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(dead)) op->erase();
+  return module;
+}
+
+}  // namespace
+
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
+                                       llvm::StringRef path, const OnnxImportOptions &opts) {
+  loadFrontendDialects(ctx);
+  NodeDiagnosticRewriter rewriter(ctx, FileLineColLoc::get(&ctx, path, 0, 0));
+  ModelImporter importer(ctx, path, opts);
+  return importer.run(bytes);
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
+                                     const OnnxImportOptions &opts) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    emitError(FileLineColLoc::get(&ctx, path, 0, 0))
+        << "cannot read the model: " << buffer.getError().message();
+    return nullptr;
+  }
+  return importOnnxBuffer(ctx, (*buffer)->getBuffer(), path, opts);
+}
+
+}  // namespace mlir::webnn

@@ -1,0 +1,47 @@
+// The ONNX front end: reads a ModelProto (.onnx) and builds the equivalent
+// WebNN graph, a module holding `func.func @main` of webnn.* ops.
+//
+// Errors are reported through the MLIRContext's diagnostic handlers (the
+// caller installs one). Every diagnostic raised while importing is reported
+// at `FileLineColLoc(path, 0, 0)` -- line 0 meaning "the file as a whole" --
+// with a message that starts with "node 'NAME' (OpType): " when a node is at
+// fault, so a driver prints `model.onnx: error: node 'conv1' (Conv): ...`.
+// The ops in the returned module keep richer locations:
+// `fused<"OpType">[NameLoc(node name), FileLineColLoc(path, 0, 0)]`.
+#ifndef WEBNN_FRONTENDS_ONNX_ONNXIMPORTER_H
+#define WEBNN_FRONTENDS_ONNX_ONNXIMPORTER_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace mlir::webnn {
+
+struct OnnxImportOptions {
+  // `--shape NAME=1x3x224x224`: the whole static shape of graph input NAME.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  // `--shape DIM_PARAM:VALUE`: every symbolic dimension named DIM_PARAM
+  // (ONNX `dim_param`) becomes VALUE.
+  std::vector<std::pair<std::string, int64_t>> dimParams;
+  // Initializers of at least this many bytes become DenseResourceElementsAttr
+  // (one copy, no uniquing hash); smaller ones DenseElementsAttr.
+  size_t resourceThresholdBytes = 4096;
+};
+
+// Returns null after emitting diagnostics on error.
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
+                                     const OnnxImportOptions &opts);
+
+// Same, from a serialized ModelProto already in memory. `path` names the
+// model in diagnostics and anchors relative external-data locations.
+OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
+                                       llvm::StringRef path, const OnnxImportOptions &opts);
+
+}  // namespace mlir::webnn
+
+#endif

@@ -1,0 +1,692 @@
+// The ONNX front end end to end: .onnx file -> webnn module, checked op by
+// op; bad files must fail with one clear diagnostic and never crash.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "compiler/frontends/onnx/OnnxConverter.h"
+#include "compiler/frontends/onnx/OnnxImporter.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+
+using namespace mlir;
+using namespace mlir::webnn;
+
+namespace {
+
+struct Diag {
+  std::string location;  // "file" for FileLineColLoc(file, 0, 0)
+  std::string message;
+};
+
+struct Imported {
+  std::unique_ptr<MLIRContext> ctx;
+  OwningOpRef<ModuleOp> module;
+  std::vector<Diag> errors;
+
+  explicit operator bool() const { return bool(module); }
+  std::string firstError() const { return errors.empty() ? "" : errors[0].message; }
+  std::string allErrors() const {
+    std::string s;
+    for (const Diag &d : errors) s += d.location + ": " + d.message + "\n";
+    return s;
+  }
+  // The module's webnn ops named `name`, in order.
+  std::vector<Operation *> ops(StringRef name) const {
+    std::vector<Operation *> out;
+    module->walk([&](Operation *op) {
+      if (op->getName().getStringRef() == name) out.push_back(op);
+    });
+    return out;
+  }
+  func::FuncOp main() const { return cast<func::FuncOp>(module->getBody()->front()); }
+};
+
+Imported importFile(const std::string &path, const OnnxImportOptions &opts = {}) {
+  Imported r;
+  r.ctx = std::make_unique<MLIRContext>();
+  ScopedDiagnosticHandler handler(r.ctx.get(), [&](Diagnostic &d) {
+    if (d.getSeverity() != DiagnosticSeverity::Error) return success();
+    std::string loc;
+    if (auto f = dyn_cast<FileLineColLoc>(d.getLocation()))
+      loc = f.getLine() == 0 ? f.getFilename().str()
+                             : (f.getFilename() + ":" + Twine(f.getLine())).str();
+    else
+      loc = "<non-file location>";
+    r.errors.push_back({loc, d.str()});
+    return success();
+  });
+  r.module = importOnnxFile(*r.ctx, path, opts);
+  return r;
+}
+
+std::vector<int64_t> i64s(Operation *op, StringRef attr) {
+  auto a = dyn_cast_or_null<DenseI64ArrayAttr>(op->getAttr(attr));
+  return a ? std::vector<int64_t>(a.asArrayRef().begin(), a.asArrayRef().end())
+           : std::vector<int64_t>{-999};
+}
+
+std::vector<int64_t> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+}
+
+std::string modelPath(const char *name) { return std::string(WEBNN_ONNX_MODELS_DIR "/") + name; }
+
+std::string tempPath(const std::string &name) {
+  SmallString<128> dir;
+  llvm::sys::path::system_temp_directory(true, dir);
+  llvm::sys::path::append(dir, "webnn-onnx-tests-" + std::to_string(::getpid()));
+  llvm::sys::fs::create_directories(dir);
+  llvm::sys::path::append(dir, name);
+  return std::string(dir);
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), bytes.size());
+}
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ------------------------------------------------ building ModelProtos in C++
+struct ModelBuilder {
+  onnx::ModelProto model;
+  onnx::GraphProto *graph;
+
+  explicit ModelBuilder(int64_t opset = 13) {
+    model.set_ir_version(7);
+    auto *id = model.add_opset_import();
+    id->set_domain("");
+    id->set_version(opset);
+    graph = model.mutable_graph();
+    graph->set_name("test");
+  }
+
+  void valueInfo(onnx::ValueInfoProto *vi, const std::string &name, std::vector<int64_t> dims,
+                 int elemType) {
+    vi->set_name(name);
+    auto *tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(elemType);
+    auto *shape = tt->mutable_shape();
+    for (int64_t d : dims) shape->add_dim()->set_dim_value(d);
+  }
+  ModelBuilder &input(const std::string &name, std::vector<int64_t> dims,
+                      int elemType = onnx::TensorProto::FLOAT) {
+    valueInfo(graph->add_input(), name, dims, elemType);
+    return *this;
+  }
+  ModelBuilder &output(const std::string &name) {
+    graph->add_output()->set_name(name);
+    return *this;
+  }
+  onnx::TensorProto *initializer(const std::string &name, std::vector<int64_t> dims,
+                                 int elemType = onnx::TensorProto::FLOAT) {
+    onnx::TensorProto *t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elemType);
+    for (int64_t d : dims) t->add_dims(d);
+    return t;
+  }
+  ModelBuilder &floats(const std::string &name, std::vector<int64_t> dims) {
+    onnx::TensorProto *t = initializer(name, dims);
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    for (int64_t i = 0; i < n; ++i) t->add_float_data(0.5f * i);
+    return *this;
+  }
+  ModelBuilder &ints(const std::string &name, std::vector<int64_t> values) {
+    onnx::TensorProto *t =
+        initializer(name, {static_cast<int64_t>(values.size())}, onnx::TensorProto::INT64);
+    for (int64_t v : values) t->add_int64_data(v);
+    return *this;
+  }
+  onnx::NodeProto *node(const std::string &opType, std::vector<std::string> inputs,
+                        std::vector<std::string> outputs, const std::string &name = "",
+                        const std::string &domain = "") {
+    onnx::NodeProto *n = graph->add_node();
+    n->set_op_type(opType);
+    n->set_name(name);
+    n->set_domain(domain);
+    for (auto &i : inputs) n->add_input(i);
+    for (auto &o : outputs) n->add_output(o);
+    return n;
+  }
+  std::string save(const std::string &fileName) {
+    std::string path = tempPath(fileName);
+    std::string bytes;
+    model.SerializeToString(&bytes);
+    writeBytes(path, bytes);
+    return path;
+  }
+};
+
+void setInts(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> v) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+void setInt(onnx::NodeProto *n, const std::string &name, int64_t v) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void setString(onnx::NodeProto *n, const std::string &name, const std::string &v) {
+  auto *a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+// ------------------------------------------------------------- the models
+TEST(OnnxImport, SmallCnn) {
+  Imported r = importFile(modelPath("small_cnn.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  func::FuncOp f = r.main();
+  ASSERT_EQ(f.getNumResults(), 1u);
+  EXPECT_EQ(shapeOf(f.getBody().front().getTerminator()->getOperand(0)),
+            (std::vector<int64_t>{1, 10}));
+  auto names = f->getAttrOfType<ArrayAttr>("webnn.output_names");
+  ASSERT_TRUE(names);
+  EXPECT_EQ(cast<StringAttr>(names[0]).getValue(), "probs");
+
+  auto convs = r.ops("webnn.conv2d");
+  ASSERT_EQ(convs.size(), 2u);
+  EXPECT_EQ(i64s(convs[0], "padding"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(convs[0]->getNumOperands(), 3u);  // with bias
+  EXPECT_EQ(shapeOf(convs[0]->getResult(0)), (std::vector<int64_t>{1, 8, 16, 16}));
+  // conv2: 8x8 input, 3x3 kernel, stride 2, SAME_UPPER: 1 unit of padding,
+  // at the end of each axis -> [beginH, endH, beginW, endW] = [0, 1, 0, 1].
+  EXPECT_EQ(i64s(convs[1], "padding"), (std::vector<int64_t>{0, 1, 0, 1}));
+  EXPECT_EQ(i64s(convs[1], "strides"), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(shapeOf(convs[1]->getResult(0)), (std::vector<int64_t>{1, 16, 4, 4}));
+
+  auto bn = r.ops("webnn.batchNormalization");
+  ASSERT_EQ(bn.size(), 1u);
+  auto eps = dyn_cast_or_null<FloatAttr>(bn[0]->getAttr("epsilon"));
+  ASSERT_TRUE(eps);
+  EXPECT_NEAR(eps.getValueAsDouble(), 1e-3, 1e-9);
+  // WebNN order: input, mean, variance, scale, bias.
+  auto nameOf = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    auto n = def ? def->getAttrOfType<StringAttr>("name") : StringAttr();
+    return n ? n.getValue().str() : std::string("?");
+  };
+  ASSERT_EQ(bn[0]->getNumOperands(), 5u);
+  EXPECT_EQ(nameOf(bn[0]->getOperand(1)), "bn.mean");
+  EXPECT_EQ(nameOf(bn[0]->getOperand(2)), "bn.var");
+  EXPECT_EQ(nameOf(bn[0]->getOperand(3)), "bn.scale");
+  EXPECT_EQ(nameOf(bn[0]->getOperand(4)), "bn.bias");
+
+  EXPECT_EQ(r.ops("webnn.relu").size(), 2u);
+  auto maxPool = r.ops("webnn.maxPool2d");
+  ASSERT_EQ(maxPool.size(), 1u);
+  EXPECT_EQ(i64s(maxPool[0], "windowDimensions"), (std::vector<int64_t>{2, 2}));
+  auto avg = r.ops("webnn.averagePool2d");
+  ASSERT_EQ(avg.size(), 1u);
+  EXPECT_FALSE(avg[0]->getAttr("windowDimensions"));  // global: whole extent
+  EXPECT_EQ(shapeOf(avg[0]->getResult(0)), (std::vector<int64_t>{1, 16, 1, 1}));
+  auto reshape = r.ops("webnn.reshape");
+  ASSERT_EQ(reshape.size(), 1u);
+  EXPECT_EQ(i64s(reshape[0], "newShape"), (std::vector<int64_t>{1, 16}));
+  auto gemm = r.ops("webnn.gemm");
+  ASSERT_EQ(gemm.size(), 1u);
+  EXPECT_EQ(gemm[0]->getAttrOfType<BoolAttr>("bTranspose"), BoolAttr::get(r.ctx.get(), true));
+  EXPECT_EQ(r.ops("webnn.softmax").size(), 1u);
+  EXPECT_EQ(r.ops("webnn.input").size(), 1u);
+}
+
+TEST(OnnxImport, MlpNeedsSymbolicBatchFixed) {
+  Imported r = importFile(modelPath("mlp.onnx"));
+  EXPECT_FALSE(r);
+  ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
+  EXPECT_NE(r.firstError().find("input 'x'"), std::string::npos) << r.firstError();
+  EXPECT_NE(r.firstError().find("'N'"), std::string::npos) << r.firstError();
+  EXPECT_NE(r.errors[0].location.find("mlp.onnx"), std::string::npos);
+}
+
+TEST(OnnxImport, MlpWithDimParam) {
+  OnnxImportOptions opts;
+  opts.dimParams = {{"N", 4}};
+  Imported r = importFile(modelPath("mlp.onnx"), opts);
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(shapeOf(r.ops("webnn.input")[0]->getResult(0)), (std::vector<int64_t>{4, 16}));
+  EXPECT_EQ(r.ops("webnn.matmul").size(), 2u);
+  EXPECT_EQ(r.ops("webnn.add").size(), 2u);
+  auto softmax = r.ops("webnn.softmax");
+  ASSERT_EQ(softmax.size(), 1u);
+  // Softmax-11 on rank 2 with axis 1 needs no coercion reshapes.
+  EXPECT_TRUE(r.ops("webnn.reshape").empty());
+  EXPECT_EQ(shapeOf(softmax[0]->getResult(0)), (std::vector<int64_t>{4, 10}));
+}
+
+TEST(OnnxImport, MlpWithWholeShape) {
+  OnnxImportOptions opts;
+  opts.shapes = {{"x", {2, 16}}};
+  Imported r = importFile(modelPath("mlp.onnx"), opts);
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(shapeOf(r.ops("webnn.input")[0]->getResult(0)), (std::vector<int64_t>{2, 16}));
+
+  opts.shapes = {{"x", {2, 15}}};  // conflicts with the model's 16
+  Imported bad = importFile(modelPath("mlp.onnx"), opts);
+  EXPECT_FALSE(bad);
+  EXPECT_NE(bad.firstError().find("conflicts"), std::string::npos) << bad.allErrors();
+
+  opts.shapes = {{"nosuch", {2, 16}}};
+  opts.dimParams = {{"N", 2}};
+  Imported typo = importFile(modelPath("mlp.onnx"), opts);
+  EXPECT_FALSE(typo);
+  EXPECT_NE(typo.firstError().find("'nosuch'"), std::string::npos) << typo.allErrors();
+}
+
+TEST(OnnxImport, ExternalDataMatchesInlineWeights) {
+  OnnxImportOptions opts;
+  opts.dimParams = {{"N", 1}};
+  Imported inl = importFile(modelPath("mlp.onnx"), opts);
+  Imported ext = importFile(modelPath("mlp_external.onnx"), opts);
+  ASSERT_TRUE(inl) << inl.allErrors();
+  ASSERT_TRUE(ext) << ext.allErrors();
+  auto cInl = inl.ops("webnn.constant"), cExt = ext.ops("webnn.constant");
+  ASSERT_EQ(cInl.size(), 4u);
+  ASSERT_EQ(cExt.size(), cInl.size());
+  for (size_t i = 0; i < cInl.size(); ++i) {
+    auto a = onnx_import::getConstantData(cInl[i]->getResult(0));
+    auto b = onnx_import::getConstantData(cExt[i]->getResult(0));
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->type, b->type);
+    EXPECT_EQ(a->expandedBytes(), b->expandedBytes()) << "constant #" << i;
+  }
+}
+
+TEST(OnnxImport, ExternalDataOutOfBoundsOrEscaping) {
+  std::string weights = tempPath("tiny.weights");
+  writeBytes(weights, std::string(16, '\0'));  // 4 floats
+  auto make = [&](const std::string &location, const std::string &offset) {
+    ModelBuilder m;
+    m.input("x", {8}).output("y");
+    onnx::TensorProto *t = m.initializer("w", {8});
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto *kv = t->add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    kv = t->add_external_data();
+    kv->set_key("offset");
+    kv->set_value(offset);
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    return m.save("ext_" + std::to_string(std::hash<std::string>()(location + offset)) + ".onnx");
+  };
+  Imported tooShort = importFile(make("tiny.weights", "0"));  // needs 32 bytes, file has 16
+  EXPECT_FALSE(tooShort);
+  EXPECT_NE(tooShort.firstError().find("tensor 'w'"), std::string::npos) << tooShort.allErrors();
+  Imported pastEnd = importFile(make("tiny.weights", "64"));
+  EXPECT_FALSE(pastEnd);
+  EXPECT_NE(pastEnd.firstError().find("outside"), std::string::npos) << pastEnd.allErrors();
+  Imported escaping = importFile(make("../tiny.weights", "0"));
+  EXPECT_FALSE(escaping);
+  EXPECT_NE(escaping.firstError().find("relative path"), std::string::npos)
+      << escaping.allErrors();
+  Imported missing = importFile(make("nosuch.weights", "0"));
+  EXPECT_FALSE(missing);
+  EXPECT_NE(missing.firstError().find("cannot read"), std::string::npos) << missing.allErrors();
+}
+
+// ------------------------------------------------------------- bad files
+TEST(OnnxImport, TruncatedModelsFailCleanly) {
+  std::string bytes = readBytes(modelPath("small_cnn.onnx"));
+  ASSERT_GT(bytes.size(), 1000u);
+  for (size_t len : {size_t(0), size_t(1), size_t(7), size_t(64), size_t(500), bytes.size() / 2,
+                     bytes.size() - 100, bytes.size() - 1}) {
+    std::string path = tempPath("truncated.onnx");
+    writeBytes(path, bytes.substr(0, len));
+    Imported r = importFile(path);
+    EXPECT_FALSE(r) << "length " << len;
+    ASSERT_EQ(r.errors.size(), 1u) << "length " << len << "\n" << r.allErrors();
+    EXPECT_EQ(r.errors[0].location, path);
+    EXPECT_NE(r.firstError().find("not a valid ONNX model"), std::string::npos)
+        << "length " << len << ": " << r.firstError();
+  }
+  // Cut inside the graph message: the protobuf parse itself fails.
+  std::string path = tempPath("truncated.onnx");
+  writeBytes(path, bytes.substr(0, bytes.size() / 2));
+  EXPECT_EQ(importFile(path).firstError(), "not a valid ONNX model (protobuf parse failed)");
+}
+
+TEST(OnnxImport, RandomBytesFailCleanly) {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::string bytes(1 + rng() % 4096, '\0');
+    for (char &ch : bytes) ch = static_cast<char>(rng());
+    std::string path = tempPath("random.onnx");
+    writeBytes(path, bytes);
+    Imported r = importFile(path);
+    EXPECT_FALSE(r) << "trial " << trial;
+    EXPECT_EQ(r.errors.size(), 1u) << "trial " << trial << "\n" << r.allErrors();
+  }
+}
+
+TEST(OnnxImport, MissingFile) {
+  Imported r = importFile(tempPath("does-not-exist.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("cannot read the model"), std::string::npos) << r.allErrors();
+}
+
+TEST(OnnxImport, UnsupportedOpsListedInOneMessage) {
+  ModelBuilder m;
+  auto *ms = m.model.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  m.input("x", {1, 4}).output("y");
+  m.node("NonZero", {"x"}, {"a"}, "nz");
+  m.node("Relu", {"x"}, {"b"}, "relu");
+  m.node("Einsum", {"a"}, {"c"}, "e1");
+  m.node("NonZero", {"x"}, {"d"}, "nz2");  // listed once
+  m.node("FusedConv", {"x"}, {"y"}, "fc", "com.microsoft");
+  m.node("Foo", {"x"}, {"z"}, "foo", "com.example");  // domain never imported
+  Imported r = importFile(m.save("unsupported.onnx"));
+  EXPECT_FALSE(r);
+  ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
+  EXPECT_EQ(r.firstError(),
+            "unsupported ONNX operators: ai.onnx::NonZero (opset 13), ai.onnx::Einsum (opset "
+            "13), com.microsoft::FusedConv (opset 1), com.example::Foo (domain 'com.example' "
+            "not in opset_import)");
+}
+
+TEST(OnnxImport, NodeErrorsNameTheNode) {
+  ModelBuilder m;
+  m.input("x", {1, 3, 8, 8}).floats("w", {4, 3, 3}).output("y").output("z");
+  m.node("Conv", {"x", "w"}, {"y"}, "conv1");
+  Imported r = importFile(m.save("badconv.onnx"));
+  EXPECT_FALSE(r);
+  ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
+  EXPECT_EQ(r.firstError(), "node 'conv1' (Conv): weights W must have the same rank as input X");
+  EXPECT_EQ(r.errors[0].location, tempPath("badconv.onnx"));
+
+  // An unnamed node is called by op_type and index.
+  ModelBuilder m2;
+  m2.input("x", {2, 3}).output("y");
+  setInts(m2.node("Transpose", {"x"}, {"y"}), "perm", {0, 0});
+  Imported r2 = importFile(m2.save("badperm.onnx"));
+  EXPECT_FALSE(r2);
+  EXPECT_EQ(r2.firstError().rfind("node 'Transpose_0' (Transpose): ", 0), 0u) << r2.allErrors();
+}
+
+TEST(OnnxImport, DialectErrorsAlsoNameTheNode) {
+  // Shapes that do not broadcast: the dialect's own check rejects them, and
+  // the message still says which ONNX node.
+  ModelBuilder m;
+  m.input("a", {2, 3}).input("b", {4, 5}).output("y");
+  m.node("Add", {"a", "b"}, {"y"}, "add_bad");
+  Imported r = importFile(m.save("badadd.onnx"));
+  EXPECT_FALSE(r);
+  ASSERT_GE(r.errors.size(), 1u);
+  EXPECT_EQ(r.firstError().rfind("node 'add_bad' (Add): ", 0), 0u) << r.allErrors();
+}
+
+// ------------------------------------------------------ op conversions
+TEST(OnnxImport, ConvPadsReorderedAndOneDimensional) {
+  ModelBuilder m;
+  m.input("x", {1, 2, 10, 10}).floats("w", {3, 2, 3, 3}).output("y");
+  m.input("x1", {1, 2, 10}).floats("w1", {3, 2, 3}).output("y1");
+  auto *conv = m.node("Conv", {"x", "w"}, {"y"}, "conv");
+  setInts(conv, "pads", {1, 2, 3, 4});  // hBegin, wBegin, hEnd, wEnd
+  auto *conv1d = m.node("Conv", {"x1", "w1"}, {"y1"}, "conv1d");
+  setInts(conv1d, "pads", {1, 2});
+  setInts(conv1d, "dilations", {2});
+  Imported r = importFile(m.save("convpads.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto convs = r.ops("webnn.conv2d");
+  ASSERT_EQ(convs.size(), 2u);
+  EXPECT_EQ(i64s(convs[0], "padding"), (std::vector<int64_t>{1, 3, 2, 4}));
+  EXPECT_EQ(shapeOf(convs[0]->getResult(0)), (std::vector<int64_t>{1, 3, 12, 14}));
+  EXPECT_EQ(i64s(convs[1], "padding"), (std::vector<int64_t>{0, 0, 1, 2}));
+  EXPECT_EQ(i64s(convs[1], "dilations"), (std::vector<int64_t>{1, 2}));
+  // 10 + 3 - (2*2+1) + 1 = 9
+  EXPECT_EQ(shapeOf(r.main().getBody().front().getTerminator()->getOperand(1)),
+            (std::vector<int64_t>{1, 3, 9}));
+}
+
+TEST(OnnxImport, AveragePoolCountIncludePad) {
+  ModelBuilder m;
+  m.input("x", {1, 1, 5, 5}).output("a").output("b");
+  auto *inc = m.node("AveragePool", {"x"}, {"a"}, "inc");
+  setInts(inc, "kernel_shape", {3, 3});
+  setInts(inc, "pads", {1, 1, 1, 1});
+  setInt(inc, "count_include_pad", 1);
+  auto *exc = m.node("AveragePool", {"x"}, {"b"}, "exc");
+  setInts(exc, "kernel_shape", {3, 3});
+  setInts(exc, "pads", {1, 1, 1, 1});
+  Imported r = importFile(m.save("avgpool.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto pads = r.ops("webnn.pad");
+  ASSERT_EQ(pads.size(), 1u);
+  EXPECT_EQ(i64s(pads[0], "beginningPadding"), (std::vector<int64_t>{0, 0, 1, 1}));
+  EXPECT_EQ(i64s(pads[0], "endingPadding"), (std::vector<int64_t>{0, 0, 1, 1}));
+  auto pools = r.ops("webnn.averagePool2d");
+  ASSERT_EQ(pools.size(), 2u);
+  EXPECT_EQ(i64s(pools[0], "padding"), (std::vector<int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(pools[0]->getOperand(0), pads[0]->getResult(0));
+  EXPECT_EQ(i64s(pools[1], "padding"), (std::vector<int64_t>{1, 1, 1, 1}));
+  for (Operation *p : pools) EXPECT_EQ(shapeOf(p->getResult(0)), (std::vector<int64_t>{1, 1, 5, 5}));
+}
+
+TEST(OnnxImport, ShapeArithmeticFoldsIntoOneReshape) {
+  // PyTorch's flatten export: Shape -> Gather -> Unsqueeze -> Concat -> Reshape.
+  ModelBuilder m(11);
+  m.input("x", {2, 3, 4, 4}).output("y");
+  m.ints("zero", {0});
+  m.node("Shape", {"x"}, {"s"}, "shape");
+  auto *idx = m.initializer("i0", {}, onnx::TensorProto::INT64);
+  idx->add_int64_data(0);
+  m.node("Gather", {"s", "i0"}, {"n"}, "gather");
+  setInts(m.node("Unsqueeze", {"n"}, {"n1"}, "unsq"), "axes", {0});
+  auto *minus1 = m.node("Constant", {}, {"m1"}, "const");
+  setInts(minus1, "value_ints", {-1});
+  setInt(m.node("Concat", {"n1", "m1"}, {"shape2"}, "concat"), "axis", 0);
+  m.node("Reshape", {"x", "shape2"}, {"y"}, "reshape");
+  Imported r = importFile(m.save("flatten_chain.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto reshapes = r.ops("webnn.reshape");
+  ASSERT_EQ(reshapes.size(), 1u);
+  EXPECT_EQ(i64s(reshapes[0], "newShape"), (std::vector<int64_t>{2, 48}));
+  EXPECT_TRUE(r.ops("webnn.constant").empty());  // folded shape constants are dropped
+  EXPECT_TRUE(r.ops("webnn.gather").empty());
+}
+
+TEST(OnnxImport, ReshapeZeroAndMinusOne) {
+  ModelBuilder m;
+  m.input("x", {2, 3, 4}).ints("shape", {0, -1}).output("y");
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  Imported r = importFile(m.save("reshape.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(i64s(r.ops("webnn.reshape")[0], "newShape"), (std::vector<int64_t>{2, 12}));
+
+  ModelBuilder bad;
+  bad.input("x", {2, 3, 4}).output("y");
+  bad.ints("shape", {5, -1});
+  bad.node("Reshape", {"x", "shape"}, {"y"}, "r");
+  Imported rb = importFile(bad.save("reshape_bad.onnx"));
+  EXPECT_FALSE(rb);
+  EXPECT_NE(rb.firstError().find("cannot infer the -1 dimension"), std::string::npos)
+      << rb.allErrors();
+}
+
+TEST(OnnxImport, SoftmaxBeforeOpset13IsCoercedTo2d) {
+  ModelBuilder m(11);
+  m.input("x", {2, 3, 4}).output("y");
+  setInt(m.node("Softmax", {"x"}, {"y"}, "sm"), "axis", 1);
+  Imported r = importFile(m.save("softmax11.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto reshapes = r.ops("webnn.reshape");
+  ASSERT_EQ(reshapes.size(), 2u);
+  EXPECT_EQ(i64s(reshapes[0], "newShape"), (std::vector<int64_t>{2, 12}));
+  EXPECT_EQ(i64s(reshapes[1], "newShape"), (std::vector<int64_t>{2, 3, 4}));
+  auto sm = r.ops("webnn.softmax");
+  ASSERT_EQ(sm.size(), 1u);
+  EXPECT_EQ(sm[0]->getAttrOfType<IntegerAttr>("axis").getInt(), 1);
+
+  ModelBuilder m13(13);
+  m13.input("x", {2, 3, 4}).output("y");
+  m13.node("Softmax", {"x"}, {"y"}, "sm");  // default axis -1
+  Imported r13 = importFile(m13.save("softmax13.onnx"));
+  ASSERT_TRUE(r13) << r13.allErrors();
+  EXPECT_TRUE(r13.ops("webnn.reshape").empty());
+  EXPECT_EQ(r13.ops("webnn.softmax")[0]->getAttrOfType<IntegerAttr>("axis").getInt(), 2);
+}
+
+TEST(OnnxImport, MatMulWithVectors) {
+  ModelBuilder m;
+  m.input("v", {4}).input("M", {3, 4, 5}).input("u", {5}).output("vm").output("Mu");
+  m.node("MatMul", {"v", "M"}, {"vm"}, "vm");
+  m.node("MatMul", {"M", "u"}, {"Mu"}, "mu");
+  Imported r = importFile(m.save("matmulvec.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  Operation *ret = r.main().getBody().front().getTerminator();
+  EXPECT_EQ(shapeOf(ret->getOperand(0)), (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(shapeOf(ret->getOperand(1)), (std::vector<int64_t>{3, 4}));
+}
+
+TEST(OnnxImport, ClipBoundsFromAttributesOrInputs) {
+  ModelBuilder m6(6);
+  m6.input("x", {4}).output("y");
+  auto *clip = m6.node("Clip", {"x"}, {"y"}, "clip");
+  auto *a = clip->add_attribute();
+  a->set_name("max");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(6.0f);
+  Imported r6 = importFile(m6.save("clip6.onnx"));
+  ASSERT_TRUE(r6) << r6.allErrors();
+  Operation *c6 = r6.ops("webnn.clamp")[0];
+  EXPECT_FALSE(c6->getAttr("minValue"));
+  EXPECT_EQ(cast<FloatAttr>(c6->getAttr("maxValue")).getValueAsDouble(), 6.0);
+
+  ModelBuilder m13(13);
+  m13.input("x", {4}).output("y");
+  m13.initializer("lo", {})->add_float_data(0.0f);
+  m13.node("Clip", {"x", "lo", ""}, {"y"}, "clip");
+  Imported r13 = importFile(m13.save("clip13.onnx"));
+  ASSERT_TRUE(r13) << r13.allErrors();
+  Operation *c13 = r13.ops("webnn.clamp")[0];
+  EXPECT_EQ(cast<FloatAttr>(c13->getAttr("minValue")).getValueAsDouble(), 0.0);
+  EXPECT_FALSE(c13->getAttr("maxValue"));
+}
+
+TEST(OnnxImport, InitializerEncodings) {
+  // Typed fields and raw_data, several element types, one graph.
+  ModelBuilder m;
+  m.input("x", {2}, onnx::TensorProto::INT32).output("a");
+  m.input("h", {2}, onnx::TensorProto::FLOAT16).output("b");
+  m.input("u", {2}, onnx::TensorProto::UINT8).output("c");
+  auto *i32 = m.initializer("i32", {2}, onnx::TensorProto::INT32);
+  i32->add_int32_data(-7);
+  i32->add_int32_data(9);
+  auto *f16 = m.initializer("f16", {2}, onnx::TensorProto::FLOAT16);
+  f16->add_int32_data(0x3C00);  // 1.0
+  f16->add_int32_data(0xC000);  // -2.0
+  auto *u8 = m.initializer("u8", {2}, onnx::TensorProto::UINT8);
+  u8->set_raw_data(std::string("\xff\x01", 2));
+  m.node("Add", {"x", "i32"}, {"a"}, "a");
+  m.node("Add", {"h", "f16"}, {"b"}, "b");
+  m.node("Add", {"u", "u8"}, {"c"}, "c");
+  Imported r = importFile(m.save("encodings.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto adds = r.ops("webnn.add");
+  ASSERT_EQ(adds.size(), 3u);
+  auto i = onnx_import::getConstantData(adds[0]->getOperand(1));
+  auto h = onnx_import::getConstantData(adds[1]->getOperand(1));
+  auto u = onnx_import::getConstantData(adds[2]->getOperand(1));
+  ASSERT_TRUE(i && h && u);
+  EXPECT_EQ(i->ints(), (SmallVector<int64_t>{-7, 9}));
+  EXPECT_EQ(h->floatAt(0), 1.0);
+  EXPECT_EQ(h->floatAt(1), -2.0);
+  EXPECT_TRUE(u->type.getElementType().isUnsignedInteger(8));
+  EXPECT_EQ(u->ints(), (SmallVector<int64_t>{255, 1}));
+
+  ModelBuilder bad;
+  bad.input("x", {3}).output("y");
+  bad.initializer("w", {3})->set_raw_data(std::string(11, '\0'));  // 12 needed
+  bad.node("Add", {"x", "w"}, {"y"}, "add");
+  Imported rb = importFile(bad.save("badraw.onnx"));
+  EXPECT_FALSE(rb);
+  EXPECT_NE(rb.firstError().find("tensor 'w' has 11 bytes of raw_data"), std::string::npos)
+      << rb.allErrors();
+}
+
+TEST(OnnxImport, LargeInitializersBecomeResources) {
+  ModelBuilder m;
+  m.input("x", {32, 64}).floats("w", {64, 16}).output("y");  // 4 KiB of weights
+  m.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  Imported r = importFile(m.save("resource.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto cst = r.ops("webnn.constant");
+  ASSERT_EQ(cst.size(), 1u);
+  auto value = cst[0]->getAttrOfType<ElementsAttr>("value");
+  EXPECT_TRUE(isa<DenseResourceElementsAttr>(value));
+  auto data = onnx_import::getConstantData(cst[0]->getResult(0));
+  ASSERT_TRUE(data);
+  EXPECT_EQ(data->floatAt(3), 1.5);
+}
+
+// ------------------------------------------------------ the dispatch table
+LogicalResult fakeA(onnx_import::NodeConverter &) { return success(); }
+LogicalResult fakeB(onnx_import::NodeConverter &) { return failure(); }
+
+TEST(OnnxOpTable, PicksNewestSinceVersionNotAboveOpset) {
+  onnx_import::OpConverterTable t;
+  t.add("", "Op", 13, fakeB);
+  t.add("", "Op", 5, fakeA);
+  EXPECT_EQ(t.lookup("", "Op", 4), nullptr);
+  EXPECT_EQ(t.lookup("", "Op", 5), &fakeA);
+  EXPECT_EQ(t.lookup("ai.onnx", "Op", 12), &fakeA);
+  EXPECT_EQ(t.lookup("", "Op", 13), &fakeB);
+  EXPECT_EQ(t.lookup("", "Op", 21), &fakeB);
+  EXPECT_EQ(t.lookup("com.microsoft", "Op", 21), nullptr);
+  EXPECT_NE(onnx_import::onnxOpConverters().lookup("", "Softmax", 11),
+            onnx_import::onnxOpConverters().lookup("", "Softmax", 13));
+}
+
+// -------------------------------------- ONNX backend node tests (import only)
+class OnnxNodeTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(OnnxNodeTest, Imports) {
+  std::string path = std::string(WEBNN_ONNX_NODE_TESTS_DIR "/") + GetParam() + "/model.onnx";
+  if (!llvm::sys::fs::exists(path)) GTEST_SKIP() << path << " is not installed";
+  Imported r = importFile(path);
+  ASSERT_TRUE(r) << r.allErrors();
+  onnx::ModelProto model;
+  std::string bytes = readBytes(path);
+  ASSERT_TRUE(model.ParseFromString(bytes));
+  EXPECT_EQ(r.main().getNumResults(), static_cast<unsigned>(model.graph().output_size()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backend, OnnxNodeTest,
+    ::testing::Values("test_conv_with_autopad_same", "test_conv_with_strides_and_asymmetric_padding",
+                      "test_conv_with_strides_padding", "test_gemm_all_attributes",
+                      "test_gemm_default_scalar_bias", "test_gemm_transposeA", "test_relu",
+                      "test_maxpool_2d_same_lower", "test_maxpool_2d_ceil",
+                      "test_maxpool_2d_dilations", "test_maxpool_1d_default",
+                      "test_averagepool_2d_pads_count_include_pad",
+                      "test_averagepool_2d_precomputed_same_upper", "test_globalaveragepool",
+                      "test_batchnorm_epsilon", "test_batchnorm_example",
+                      "test_reshape_negative_extended_dims", "test_reshape_zero_and_negative_dim",
+                      "test_reshape_allowzero_reordered", "test_transpose_all_permutations_3",
+                      "test_transpose_default", "test_concat_3d_axis_negative_2",
+                      "test_softmax_axis_0", "test_softmax_negative_axis", "test_flatten_axis0",
+                      "test_flatten_negative_axis3", "test_matmul_4d", "test_clip_splitbounds",
+                      "test_squeeze_negative_axes", "test_unsqueeze_unsorted_axes",
+                      "test_dropout_default_mask", "test_shape_start_1_end_negative_1",
+                      "test_gather_negative_indices", "test_identity", "test_sigmoid", "test_tanh"),
+    [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
+
+}  // namespace
