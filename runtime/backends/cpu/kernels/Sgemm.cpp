@@ -4,6 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "runtime/backends/cpu/kernels/Common.h"
 
 namespace webnn::cpu::kernels {
@@ -34,9 +38,41 @@ void packB(const MatrixView &B, int64_t k0, int64_t kc, int64_t n0, int64_t nc, 
 }
 
 // rows x 16 block of C from kc steps; only the first `w` columns are stored.
+// Explicit AVX2/FMA: GCC's auto-vectorizer turns the plain loop nest into
+// shuffles and stack spills (measured ~2 GFLOP/s); 2*kRows ymm accumulators
+// stay in registers here.
 template <int kRows>
 void microKernel(int64_t kc, const float *a, int64_t ars, int64_t acs, const float *panel, float *c, int64_t ldc,
                  int64_t w, bool accumulate) {
+#if defined(__AVX2__) && defined(__FMA__)
+  __m256 lo[kRows], hi[kRows];
+  for (int r = 0; r < kRows; ++r) lo[r] = hi[r] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    __m256 b0 = _mm256_loadu_ps(panel + k * kNR), b1 = _mm256_loadu_ps(panel + k * kNR + 8);
+    const float *ak = a + k * acs;
+    for (int r = 0; r < kRows; ++r) {
+      __m256 av = _mm256_broadcast_ss(ak + r * ars);
+      lo[r] = _mm256_fmadd_ps(av, b0, lo[r]);
+      hi[r] = _mm256_fmadd_ps(av, b1, hi[r]);
+    }
+  }
+  alignas(32) float acc[kRows][kNR];
+  for (int r = 0; r < kRows; ++r) {
+    if (w == kNR) {
+      float *cr = c + r * ldc;
+      if (accumulate) {
+        lo[r] = _mm256_add_ps(lo[r], _mm256_loadu_ps(cr));
+        hi[r] = _mm256_add_ps(hi[r], _mm256_loadu_ps(cr + 8));
+      }
+      _mm256_storeu_ps(cr, lo[r]);
+      _mm256_storeu_ps(cr + 8, hi[r]);
+      continue;
+    }
+    _mm256_store_ps(acc[r], lo[r]);
+    _mm256_store_ps(acc[r] + 8, hi[r]);
+  }
+  if (w == kNR) return;
+#else
   float acc[kRows][kNR];
   for (int r = 0; r < kRows; ++r)
     for (int j = 0; j < kNR; ++j) acc[r][j] = 0.f;
@@ -47,6 +83,7 @@ void microKernel(int64_t kc, const float *a, int64_t ars, int64_t acs, const flo
       for (int j = 0; j < kNR; ++j) acc[r][j] += av * b[j];
     }
   }
+#endif
   for (int r = 0; r < kRows; ++r) {
     float *cr = c + r * ldc;
     if (accumulate) {
