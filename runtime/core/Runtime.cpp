@@ -59,7 +59,9 @@ const std::string &Model::planText() const { return graph_->planText; }
 Session::~Session() = default;
 
 Status Session::create(const Model &model, const SessionOptions &options, std::unique_ptr<Session> *out) {
-  if (options.threads < 1) return invalidArgument("threads must be at least 1, got " + std::to_string(options.threads));
+  if (options.threads < 1 || options.threads > kMaxThreads)
+    return invalidArgument("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
+                           std::to_string(options.threads));
   std::unique_ptr<Session> s(new Session());
   WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
   s->inputs_ = model.inputs_;

@@ -371,8 +371,9 @@ int main(int argc, char **argv) {
     std::cerr << "webnn-run: error: " << e.what() << "\n";
     return 2;
   }
-  if (opt.threads < 1 || opt.bench < 0 || opt.warmup < 0) {
-    std::cerr << "webnn-run: error: --threads must be >= 1, --bench and --warmup >= 0\n";
+  if (opt.threads < 1 || opt.threads > webnn::kMaxThreads || opt.bench < 0 || opt.warmup < 0) {
+    std::cerr << "webnn-run: error: --threads must be in [1, " << webnn::kMaxThreads
+              << "], --bench and --warmup >= 0\n";
     return 2;
   }
   try {

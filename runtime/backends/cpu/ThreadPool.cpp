@@ -1,6 +1,7 @@
 #include "ThreadPool.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace webnn::cpu {
 namespace {
@@ -12,7 +13,13 @@ thread_local bool tInsideParallelFor = false;
 
 ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
   workers_.reserve(numThreads_ - 1);
-  for (int i = 1; i < numThreads_; ++i) workers_.emplace_back([this] { workerLoop(); });
+  // If the system refuses a thread (limits, memory), run with the ones it gave:
+  // fewer threads is slower, never wrong, and no exception leaves the pool.
+  try {
+    for (int i = 1; i < numThreads_; ++i) workers_.emplace_back([this] { workerLoop(); });
+  } catch (const std::system_error &) {
+  }
+  numThreads_ = static_cast<int>(workers_.size()) + 1;
 }
 
 ThreadPool::~ThreadPool() {

@@ -68,8 +68,10 @@ class Model {
   std::vector<TensorInfo> inputs_, outputs_;
 };
 
+constexpr int kMaxThreads = 1024;
+
 struct SessionOptions {
-  int threads = 1;  // threads kernels may use, counting the caller
+  int threads = 1;  // threads kernels may use, counting the caller; 1..kMaxThreads
 };
 
 struct InputBinding {
