@@ -1,0 +1,39 @@
+// The little per-op knowledge the DSL needs beyond "op name = WebNN builder
+// name": which options name operands (and which operand slot they fill), which
+// literal parameters may be written positionally, and which option names hold
+// floats or data types. Everything is derived from docs/OPS.md; all other
+// options pass through to the dialect untouched.
+#ifndef WEBNN_FRONTENDS_DSL_OPTABLE_H
+#define WEBNN_FRONTENDS_DSL_OPTABLE_H
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::webnn::dsl {
+
+// The operand slot that option `option` of `op` fills (e.g. conv2d's `bias`
+// is operand 2), or nullopt if that option is not operand-valued.
+std::optional<unsigned> operandOptionSlot(const std::string &op, const std::string &option);
+
+// For ops with optional operands: the number of required operands (the first
+// optional slot) and the total number of operand slots.
+struct OperandSlots {
+  unsigned required;
+  unsigned total;
+};
+std::optional<OperandSlots> operandSlots(const std::string &op);
+
+// Names of the required non-operand parameters of `op`, in WebNN's positional
+// order (softmax: axis; slice: starts, sizes). A literal written positionally
+// binds to the next of these.
+const std::vector<std::string> &positionalParameters(const std::string &op);
+
+// Options whose numbers are floats even when written as integers (`alpha=1`).
+bool isFloatOption(const std::string &option);
+// Options whose value names a data type (`cast`'s `type`).
+bool isDataTypeOption(const std::string &option);
+
+}  // namespace mlir::webnn::dsl
+
+#endif
