@@ -14,22 +14,20 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx import external_data_helper
 
-RNG = np.random.default_rng(1234)
-
-
-def weight(name, *shape):
-    return numpy_helper.from_array(RNG.standard_normal(shape).astype(np.float32) * 0.1, name)
+def weight(rng, name, *shape):
+    return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32) * 0.1, name)
 
 
 def small_cnn():
     """Conv+BN+Relu+MaxPool+Conv+Relu+GlobalAveragePool+Flatten+Gemm+Softmax, opset 13."""
+    rng = np.random.default_rng(1234)
     inits = [
-        weight("conv1.w", 8, 3, 3, 3), weight("conv1.b", 8),
-        numpy_helper.from_array(np.abs(RNG.standard_normal(8)).astype(np.float32) + 0.5, "bn.scale"),
-        weight("bn.bias", 8), weight("bn.mean", 8),
-        numpy_helper.from_array(np.abs(RNG.standard_normal(8)).astype(np.float32) + 0.5, "bn.var"),
-        weight("conv2.w", 16, 8, 3, 3),
-        weight("fc.w", 10, 16), weight("fc.b", 10),
+        weight(rng, "conv1.w", 8, 3, 3, 3), weight(rng, "conv1.b", 8),
+        numpy_helper.from_array(np.abs(rng.standard_normal(8)).astype(np.float32) + 0.5, "bn.scale"),
+        weight(rng, "bn.bias", 8), weight(rng, "bn.mean", 8),
+        numpy_helper.from_array(np.abs(rng.standard_normal(8)).astype(np.float32) + 0.5, "bn.var"),
+        weight(rng, "conv2.w", 16, 8, 3, 3),
+        weight(rng, "fc.w", 10, 16), weight(rng, "fc.b", 10),
     ]
     nodes = [
         helper.make_node("Conv", ["input", "conv1.w", "conv1.b"], ["c1"], name="conv1",
@@ -58,7 +56,9 @@ def small_cnn():
 
 def mlp():
     """MatMul+Add+Relu+MatMul+Add+Softmax with a symbolic batch 'N', opset 11."""
-    inits = [weight("w1", 16, 32), weight("b1", 32), weight("w2", 32, 10), weight("b2", 10)]
+    rng = np.random.default_rng(5678)
+    inits = [weight(rng, "w1", 16, 32), weight(rng, "b1", 32), weight(rng, "w2", 32, 10),
+             weight(rng, "b2", 10)]
     nodes = [
         helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
         helper.make_node("Add", ["h", "b1"], ["hb"], name="fc1_bias"),
@@ -86,6 +86,9 @@ def main():
 
     # The same MLP with every weight in a side file (external_data).
     ext = mlp()
+    weights = os.path.join(out, "mlp_external.weights")
+    if os.path.exists(weights):
+        os.remove(weights)  # onnx appends to an existing side file
     external_data_helper.convert_model_to_external_data(
         ext, all_tensors_to_one_file=True, location="mlp_external.weights", size_threshold=0)
     onnx.save(ext, os.path.join(out, "mlp_external.onnx"))

@@ -100,8 +100,10 @@ LogicalResult convertClipAttributes(NodeConverter &c) {
 LogicalResult convertClipInputs(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
-  FailureOr<std::optional<double>> lo = clipBound(c, 1, "min"), hi = clipBound(c, 2, "max");
-  if (failed(lo) || failed(hi)) return failure();
+  FailureOr<std::optional<double>> lo = clipBound(c, 1, "min");
+  if (failed(lo)) return failure();
+  FailureOr<std::optional<double>> hi = clipBound(c, 2, "max");
+  if (failed(hi)) return failure();
   return emitClamp(c, *x, *lo, *hi);
 }
 

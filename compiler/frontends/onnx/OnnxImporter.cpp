@@ -69,6 +69,8 @@ class ModelImporter {
   LogicalResult checkAllSupported();
   LogicalResult bindInputs(GraphImporter &g);
   LogicalResult bindInitializers(GraphImporter &g);
+  LogicalResult bindConstantInput(GraphImporter &g, const onnx::ValueInfoProto &vi,
+                                  StringRef file);
   LogicalResult convertNodes(GraphImporter &g);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
   std::string nodeDisplayName(int index) const;
@@ -213,6 +215,47 @@ LogicalResult ModelImporter::bindInitializers(GraphImporter &g) {
   return success();
 }
 
+LogicalResult ModelImporter::bindConstantInput(GraphImporter &g, const onnx::ValueInfoProto &vi,
+                                               StringRef file) {
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return error() << "--const-input " << vi.name() << ": cannot read '" << file
+                   << "': " << buffer.getError().message(),
+           failure();
+  onnx::TensorProto tensor;
+  if ((*buffer)->getBufferSize() > static_cast<size_t>(INT_MAX) ||
+      !tensor.ParseFromArray((*buffer)->getBufferStart(),
+                             static_cast<int>((*buffer)->getBufferSize())))
+    return error() << "--const-input " << vi.name() << ": '" << file
+                   << "' is not a serialized ONNX TensorProto",
+           failure();
+  tensor.set_name(vi.name());
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return error() << "--const-input " << vi.name() << ": external data is not supported here",
+           failure();
+  FailureOr<ElementsAttr> value = convertTensor(tensor, g.tensorSource(), &ctx_, fileLoc_);
+  if (failed(value)) return failure();
+  // It must be a value the model could have been given for this input.
+  auto type = mlir::cast<RankedTensorType>(value->getType());
+  if (vi.type().has_tensor_type()) {
+    const onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
+    bool ok = convertElementType(&ctx_, tt.elem_type()) == type.getElementType();
+    if (ok && tt.has_shape()) {
+      ok = tt.shape().dim_size() == type.getRank();
+      for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
+        if (tt.shape().dim(i).has_dim_value())
+          ok = tt.shape().dim(i).dim_value() == type.getDimSize(i);
+    }
+    if (!ok)
+      return error() << "--const-input " << vi.name() << ": the tensor in '" << file << "' ("
+                     << type << ") does not match the input's declared type",
+             failure();
+  }
+  g.define(vi.name(), g.graph().addConstant(*value, vi.name(), fileLoc_));
+  return success();
+}
+
 LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
   std::set<std::string> inputNames;
   for (const onnx::ValueInfoProto &vi : model_.graph().input()) {
@@ -222,6 +265,12 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
     if (vi.name().empty()) return error() << "a graph input has no name", failure();
     if (!inputNames.insert(vi.name()).second)
       return error() << "graph input '" << vi.name() << "' is declared twice", failure();
+    auto frozen = llvm::find_if(opts_.constantInputs,
+                                [&](const auto &kv) { return kv.first == vi.name(); });
+    if (frozen != opts_.constantInputs.end()) {
+      if (failed(bindConstantInput(g, vi, frozen->second))) return failure();
+      continue;
+    }
     FailureOr<RankedTensorType> type = inputType(vi);
     if (failed(type)) return failure();
     g.define(vi.name(), g.graph().addInput(vi.name(), *type, fileLoc_));
@@ -229,6 +278,10 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
   for (const auto &[name, shape] : opts_.shapes)
     if (!inputNames.count(name))
       return error() << "--shape names '" << name << "', which is not a graph input", failure();
+  for (const auto &[name, file] : opts_.constantInputs)
+    if (!inputNames.count(name))
+      return error() << "--const-input names '" << name << "', which is not a graph input",
+             failure();
   return success();
 }
 

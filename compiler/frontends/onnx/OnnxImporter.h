@@ -28,6 +28,11 @@ struct OnnxImportOptions {
   // `--shape DIM_PARAM:VALUE`: every symbolic dimension named DIM_PARAM
   // (ONNX `dim_param`) becomes VALUE.
   std::vector<std::pair<std::string, int64_t>> dimParams;
+  // `--const-input NAME=FILE.pb`: graph input NAME becomes a constant read
+  // from FILE, a serialized TensorProto (as in ONNX test_data_set_*/input_N.pb).
+  // For inputs a conversion needs as constants (Reshape's shape, Squeeze's
+  // axes, Clip's bounds) that a model left as graph inputs.
+  std::vector<std::pair<std::string, std::string>> constantInputs;
   // Initializers of at least this many bytes become DenseResourceElementsAttr
   // (one copy, no uniquing hash); smaller ones DenseElementsAttr.
   size_t resourceThresholdBytes = 4096;
