@@ -5,7 +5,25 @@ namespace mlir::webnn::onnx_import {
 namespace {
 
 LogicalResult convertMul(NodeConverter &c) { return convertBinary(c, "mul"); }
-LogicalResult convertPow(NodeConverter &c) { return convertBinary(c, "pow"); }
+// Pow-12+ lets the exponent's type differ from the base's; the result has
+// the base's type, so the exponent is cast to it (WebNN pow needs one type).
+LogicalResult convertPow(NodeConverter &c) {
+  FailureOr<Value> base = c.requiredInput(0);
+  if (failed(base)) return failure();
+  FailureOr<Value> exponent = c.requiredInput(1);
+  if (failed(exponent)) return failure();
+  Type elem = NodeConverter::typeOf(*base).getElementType();
+  Value e = *exponent;
+  if (NodeConverter::typeOf(e).getElementType() != elem) {
+    FailureOr<Value> cast = c.op("cast", {e}, {c.builder().getNamedAttr("type", TypeAttr::get(elem))});
+    if (failed(cast)) return failure();
+    e = *cast;
+  }
+  FailureOr<Value> out = c.op("pow", {*base, e});
+  if (failed(out)) return failure();
+  c.setOutput(0, *out);
+  return success();
+}
 LogicalResult convertLog(NodeConverter &c) { return convertUnary(c, "log"); }
 LogicalResult convertNeg(NodeConverter &c) { return convertUnary(c, "neg"); }
 LogicalResult convertMaxPool(NodeConverter &c) { return convertPool(c, "maxPool2d"); }

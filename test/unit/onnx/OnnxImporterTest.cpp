@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -718,6 +720,35 @@ TEST_P(OnnxNodeTest, Imports) {
   Imported r = importFile(path, opts);
   ASSERT_TRUE(r) << r.allErrors();
   EXPECT_EQ(r.main().getNumResults(), static_cast<unsigned>(model.graph().output_size()));
+}
+
+// Every installed node test either imports or fails with diagnostics (and
+// never crashes): the robustness floor for models we do not support yet.
+TEST(OnnxNodeTests, EveryModelImportsOrExplains) {
+  std::error_code ec;
+  int imported = 0, rejected = 0;
+  std::map<std::string, int> reasons;
+  for (llvm::sys::fs::directory_iterator it(WEBNN_ONNX_NODE_TESTS_DIR, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    std::string path = it->path() + "/model.onnx";
+    if (!llvm::sys::fs::exists(path)) continue;
+    Imported r = importFile(path);
+    if (r) {
+      ++imported;
+      EXPECT_TRUE(r.errors.empty()) << path << "\n" << r.allErrors();
+    } else {
+      ++rejected;
+      EXPECT_FALSE(r.errors.empty()) << path << " failed without a diagnostic";
+      std::string first = r.firstError();
+      reasons[first.substr(0, first.find(':'))]++;
+      if (getenv("WEBNN_ONNX_VERBOSE") && first.rfind("unsupported ONNX", 0) != 0)
+        std::cout << path << ": " << first << "\n";
+    }
+  }
+  if (imported + rejected == 0) GTEST_SKIP() << "libonnx-testdata is not installed";
+  std::cout << "ONNX node tests: " << imported << " imported, " << rejected << " rejected\n";
+  for (const auto &[reason, n] : reasons)
+    if (n >= 10) std::cout << "  " << n << " x " << reason << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(
