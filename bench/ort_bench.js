@@ -9,7 +9,8 @@
 // Prints one JSON object: latency_ms {median,min,mean,max,p90} over K
 // steady-state runs, load_ms (InferenceSession.create: read + optimize + plan),
 // first_run_ms (the first run after creation, before warm-up), threads,
-// ort_version. With --output-dir, writes each output as DIR/NAME.npy.
+// ort_version; session_ms is 0 (webnn-run's session creation happens inside
+// ORT's create()). With --output-dir, writes each output as DIR/NAME.npy.
 'use strict';
 
 const fs = require('fs');
@@ -155,7 +156,10 @@ async function main() {
 
   if (opts.outputDir) {
     fs.mkdirSync(opts.outputDir, {recursive: true});
-    for (const name of session.outputNames) writeNpy(path.join(opts.outputDir, `${name}.npy`), outputs[name]);
+    // The file name rule of webnn-run --output-dir, so run.py pairs files by name.
+    for (const name of session.outputNames) {
+      writeNpy(path.join(opts.outputDir, name.replace(/[^A-Za-z0-9._-]/g, '_') + '.npy'), outputs[name]);
+    }
   }
   const version = (() => {
     try { return require('onnxruntime-node/package.json').version; } catch (e) { return null; }
@@ -169,7 +173,7 @@ async function main() {
     warmup: opts.warmup,
     load_ms: loadMs,
     first_run_ms: firstRunMs,
-    session_ms: loadMs + firstRunMs,
+    session_ms: 0,  // ORT plans its session inside create(): counted in load_ms
     latency_ms: stats(samples),
   }) + '\n');
 }
