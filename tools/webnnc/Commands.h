@@ -25,6 +25,16 @@ struct CompileFlags {
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);
 int runCompile(const CompileFlags &flags);
 
+struct InspectFlags {
+  std::string artifact;
+  std::string weights;
+  bool json = false;
+  bool plan = false;
+};
+
+void registerInspectCommand(CLI::App &app, InspectFlags &flags);
+int runInspect(const InspectFlags &flags);
+
 }  // namespace webnnc
 
 #endif

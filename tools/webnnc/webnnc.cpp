@@ -8,6 +8,8 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   webnnc::CompileFlags compile;
   webnnc::registerCompileCommand(app, compile);
+  webnnc::InspectFlags inspect;
+  webnnc::registerInspectCommand(app, inspect);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -15,5 +17,6 @@ int main(int argc, char **argv) {
     return code == 0 ? 0 : 2;
   }
   if (app.got_subcommand("compile")) return webnnc::runCompile(compile);
+  if (app.got_subcommand("inspect")) return webnnc::runInspect(inspect);
   return 2;
 }

@@ -1,0 +1,108 @@
+// webnnc inspect: what an artifact holds and what running it will need,
+// without running it (and, for a weightless graph, without its weights).
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <map>
+
+#include "CLI/CLI.hpp"
+#include "Commands.h"
+#include "core/ArtifactLoader.h"
+#include "core/Executor.h"
+#include "nlohmann/json.hpp"
+
+namespace webnnc {
+
+void registerInspectCommand(CLI::App &app, InspectFlags &flags) {
+  CLI::App *cmd = app.add_subcommand("inspect", "Describe a .wnn artifact");
+  cmd->add_option("artifact", flags.artifact, "The .wnn artifact")->required();
+  cmd->add_option("--weights", flags.weights, "Bind and verify a weightless artifact's weights");
+  cmd->add_flag("--json", flags.json, "Print one JSON object");
+  cmd->add_flag("--plan", flags.plan, "Print the intermediate-memory plan");
+}
+
+namespace {
+
+std::string humanBytes(uint64_t b) {
+  char buf[32];
+  if (b < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b));
+  else if (b < (1u << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+  else if (b < (1u << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+  else std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+  return buf;
+}
+
+nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
+  return {{"name", t.name}, {"dtype", std::string(webnn::dataTypeName(t.dtype))},
+          {"shape", t.shape}, {"bytes", t.byteSize}};
+}
+
+}  // namespace
+
+int runInspect(const InspectFlags &flags) {
+  namespace rt = webnn::rt;
+  rt::LoaderOptions options;
+  options.weightsPath = flags.weights;
+  options.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  rt::LoadedGraph loaded;
+  if (webnn::Status s = rt::loadArtifact(flags.artifact, options, &loaded); !s) {
+    std::fprintf(stderr, "webnnc: error: %s\n", s.message().c_str());
+    return 1;
+  }
+  std::shared_ptr<rt::PreparedGraph> prepared;
+  if (webnn::Status s = rt::prepareGraph(std::move(loaded), &prepared); !s) {
+    std::fprintf(stderr, "webnnc: error: %s: %s\n", flags.artifact.c_str(), s.message().c_str());
+    return 1;
+  }
+  const rt::LoadedGraph &g = prepared->graph;
+
+  std::map<std::string, int> opCounts;  // sorted, so the output is stable
+  for (const rt::LoadedNode &n : g.nodes) ++opCounts[n.op];
+  uint64_t constantCount = 0;
+  for (const rt::LoadedTensor &t : g.tensors) constantCount += t.role == rt::TensorRole::kConstant;
+  struct stat st {};
+  stat(flags.artifact.c_str(), &st);
+
+  if (flags.json) {
+    nlohmann::json j;
+    j["artifact"] = flags.artifact;
+    j["file_bytes"] = static_cast<uint64_t>(st.st_size);
+    j["producer"] = g.producer;
+    j["graph"] = g.name;
+    j["weightless"] = g.weightless;
+    j["weights_bytes"] = g.weightsSize;
+    j["constants"] = constantCount;
+    j["nodes"] = g.nodes.size();
+    j["arena_bytes"] = prepared->arenaBytes;
+    j["ops"] = opCounts;
+    for (uint32_t i : g.inputs) j["inputs"].push_back(tensorJson(g.tensors[i]));
+    for (uint32_t i : g.outputs) j["outputs"].push_back(tensorJson(g.tensors[i]));
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  std::printf("artifact  %s (%s)\n", flags.artifact.c_str(), humanBytes(st.st_size).c_str());
+  std::printf("producer  %s\n", g.producer.c_str());
+  std::printf("graph     \"%s\": %zu nodes, %llu constants\n", g.name.c_str(), g.nodes.size(),
+              static_cast<unsigned long long>(constantCount));
+  std::printf("weights   %s, %s\n", humanBytes(g.weightsSize).c_str(),
+              g.weightless ? (flags.weights.empty() ? "weightless (not bound)"
+                                                    : "weightless, bound and verified")
+                           : "embedded");
+  std::printf("arena     %s for intermediates\n", humanBytes(prepared->arenaBytes).c_str());
+  std::printf("inputs\n");
+  for (uint32_t i : g.inputs)
+    std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
+                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(),
+                webnn::shapeToString(g.tensors[i].shape).c_str());
+  std::printf("outputs\n");
+  for (uint32_t i : g.outputs)
+    std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
+                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(),
+                webnn::shapeToString(g.tensors[i].shape).c_str());
+  std::printf("ops\n");
+  for (const auto &[op, count] : opCounts) std::printf("  %-24s %d\n", op.c_str(), count);
+  if (flags.plan) std::printf("plan\n%s", prepared->planText.c_str());
+  return 0;
+}
+
+}  // namespace webnnc
