@@ -38,6 +38,14 @@ struct OnnxImportOptions {
   size_t resourceThresholdBytes = 4096;
 };
 
+// Parses one `--shape` flag into `opts`: `NAME=1x3x224x224` (an input's whole
+// shape; `NAME=` alone is a scalar), `DIM_PARAM:VALUE` or
+// `NAME=DIM_PARAM:VALUE` (a symbolic dimension; dim_param names are global to
+// the graph, so NAME is informative only). False with `*error` set otherwise.
+bool parseShapeFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
+// Parses one `--const-input NAME=FILE.pb` flag into `opts.constantInputs`.
+bool parseConstInputFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
+
 // Returns null after emitting diagnostics on error.
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
                                      const OnnxImportOptions &opts);

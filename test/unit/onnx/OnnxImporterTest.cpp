@@ -680,6 +680,27 @@ TEST(OnnxImport, ConstantInputsFromTensorFiles) {
       << wrongType.allErrors();
 }
 
+TEST(OnnxOptions, ShapeFlags) {
+  OnnxImportOptions o;
+  std::string err;
+  EXPECT_TRUE(parseShapeFlag("input=1x3x224x224", o, &err)) << err;
+  EXPECT_TRUE(parseShapeFlag("batch:8", o, &err)) << err;
+  EXPECT_TRUE(parseShapeFlag("x=seq:128", o, &err)) << err;
+  EXPECT_TRUE(parseShapeFlag("s=", o, &err)) << err;
+  ASSERT_EQ(o.shapes.size(), 2u);
+  EXPECT_EQ(o.shapes[0].first, "input");
+  EXPECT_EQ(o.shapes[0].second, (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_TRUE(o.shapes[1].second.empty());
+  ASSERT_EQ(o.dimParams.size(), 2u);
+  EXPECT_EQ(o.dimParams[0], (std::pair<std::string, int64_t>{"batch", 8}));
+  EXPECT_EQ(o.dimParams[1], (std::pair<std::string, int64_t>{"seq", 128}));
+  for (const char *bad : {"input", "input=1x0", "input=1xx2", "batch:", "batch:-1", "=2x2", ":3"})
+    EXPECT_FALSE(parseShapeFlag(bad, o, &err)) << bad;
+  EXPECT_TRUE(parseConstInputFlag("shape=/tmp/s.pb", o, &err));
+  EXPECT_EQ(o.constantInputs.back().second, "/tmp/s.pb");
+  EXPECT_FALSE(parseConstInputFlag("shape", o, &err));
+}
+
 // ------------------------------------------------------ the dispatch table
 LogicalResult fakeA(onnx_import::NodeConverter &) { return success(); }
 LogicalResult fakeB(onnx_import::NodeConverter &) { return failure(); }
