@@ -189,7 +189,7 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
       if (!value)
         return error() << "graph input '" << name << "' dimension " << i << " is symbolic ('"
                        << d.dim_param() << "'); fix it with --shape " << d.dim_param()
-                       << ":N or --shape " << name << "=D0xD1x...",
+                       << ":VALUE or --shape " << name << "=D0xD1x...",
                failure();
       dims.push_back(*value);
       continue;
