@@ -4,7 +4,10 @@
 
 #include <fstream>
 
+#include "compiler/frontends/common/GraphBuilder.h"
 #include "compiler/frontends/dsl/DslImporter.h"
+#include "compiler/frontends/dsl/Weights.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -59,7 +62,10 @@ struct Import {
     module->print(os, OpPrintingFlags().elideLargeResourceString(1 << 20));
     return s;
   }
-  bool hasOp(const char *name) { return RegisteredOperationName::lookup(name, &ctx).has_value(); }
+  bool hasOp(const char *name) {
+    loadFrontendDialects(ctx);
+    return RegisteredOperationName::lookup(name, &ctx).has_value();
+  }
 };
 
 // A scratch directory for sidecar variations, removed afterwards.
@@ -459,6 +465,74 @@ TEST(DslImport, SafetensorsErrors) {
     EXPECT_FALSE(ok);
     EXPECT_EQ(im.firstError().substr(0, c.expected.size()), c.expected);
   }
+}
+
+// Large weights are memory-mapped and the constant points into the mapping.
+TEST(DslImport, LargeWeightsAreMappedNotCopied) {
+  TempDir dir;
+  const size_t n = 1 << 18;  // 1 MiB of f32
+  std::string data(n * 4, '\0');
+  for (size_t i = 0; i < n; ++i) {
+    float f = static_cast<float>(i);
+    memcpy(&data[i * 4], &f, 4);
+  }
+  // A header length that leaves the data at a file offset that is 4-aligned
+  // but not 16-aligned, so a heap copy could not land on the same page offset.
+  std::string header = R"({"w": {"dtype": "F32", "shape": [262144], "data_offsets": [0, 1048576]}})";
+  while ((8 + header.size()) % 16 != 4) header += ' ';
+  uint64_t len = header.size();
+  std::string file = std::string(reinterpret_cast<const char *>(&len), 8) + header + data;
+  std::string stPath = dir.write("big.safetensors", file);
+
+  std::unique_ptr<dsl::WeightsSidecar> sidecar;
+  dsl::SidecarError err;
+  ASSERT_TRUE(dsl::WeightsSidecar::openSafetensors(stPath, sidecar, err)) << err.message;
+  std::string why;
+  const dsl::WeightsTensor *t = sidecar->find("w", why);
+  ASSERT_TRUE(t) << why;
+  EXPECT_EQ(t->file->getBufferKind(), llvm::MemoryBuffer::MemoryBuffer_MMap);
+  EXPECT_EQ(t->data.data(), t->file->getBufferStart() + 8 + len);
+
+  Import im;
+  ASSERT_TRUE(im.source("webnn_graph \"big\" v1 {\n consts { w: f32[262144]; }\n outputs { w; }\n}",
+                        dir.path("big.webnn")))
+      << im.firstError();
+  bool checked = false;
+  im.module->walk([&](Operation *op) {
+    auto attr = op->getAttrOfType<DenseResourceElementsAttr>("value");
+    if (!attr) return;
+    ArrayRef<char> blob = attr.getRawHandle().getBlob()->getData();
+    uintptr_t page = llvm::sys::Process::getPageSizeEstimate();
+    EXPECT_EQ((reinterpret_cast<uintptr_t>(blob.data()) - (8 + len)) % page, 0u);
+    EXPECT_EQ(memcmp(blob.data(), data.data(), data.size()), 0);
+    checked = true;
+  });
+  EXPECT_TRUE(checked);
+}
+
+// test/lit/dsl/inputs/errors: each file names its expected first error.
+TEST(DslImport, ErrorExamples) {
+  std::error_code ec;
+  int count = 0;
+  for (llvm::sys::fs::directory_iterator it(kInputs + "/errors", ec), end; it != end && !ec;
+       it.increment(ec)) {
+    std::string path = it->path();
+    std::string expected;
+    if (llvm::StringRef(path).ends_with(".webnn")) {
+      std::string text = readFile(path);
+      ASSERT_EQ(text.rfind("# ERROR: ", 0), 0u) << path;
+      expected = text.substr(9, text.find('\n') - 9);
+    } else if (llvm::StringRef(path).ends_with("bad_json.json")) {
+      expected = "bad_json.json:5:58: expected a string key, found '}'";
+    } else {
+      continue;
+    }
+    Import im;
+    EXPECT_FALSE(im.file(path)) << path;
+    EXPECT_EQ(im.firstError().substr(0, expected.size()), expected) << path << "\n" << im.firstError();
+    ++count;
+  }
+  EXPECT_GE(count, 10);
 }
 
 // Every truncation of a valid file (text and JSON) fails with one positioned
