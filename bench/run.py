@@ -1,0 +1,606 @@
+#!/usr/bin/env python3
+"""webnnc vs ONNX Runtime, side by side, on the same machine in the same minutes.
+
+    python3 bench/run.py [--models resnet50,mobilenetv2,bert_base,minilm]
+                         [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3]
+                         [--build-dir DIR] [--cache-dir bench/.models]
+                         [--json] [--markdown FILE] [--no-peak]
+    python3 bench/run.py --smoke      # tiny CNN, 1 round: fails on crash or mismatch
+
+For each model (exported by bench/models/export_models.py) and each thread count:
+compile once with webnnc (timed), write seeded random inputs, then alternate
+--rounds rounds of `webnn-run --bench K --json` and `node bench/ort_bench.js`
+(ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
+1, sequential), the order flipping every round so a drift of the VM's clock
+hits both alike. Each figure in the table is the median over rounds of the
+per-round median. Outputs of the first round are compared (webnn-run
+--output-dir vs ORT's), peak RSS is read per child from wait4().
+
+FLOP counts come from the ONNX graph (2 x MACs of Conv, ConvTranspose, Gemm and
+MatMul); the "% of peak" column divides achieved GFLOP/s by the fp32 FMA peak
+that bench/micro/peak.cpp measures for that thread count.
+
+Exit status: 0 when every model that compiled ran and agreed with ORT; 1 when
+a run crashed or outputs disagreed (and, with --smoke, when the model did not
+compile); 2 on a usage error; 77 when a benchmark dependency (torch,
+onnxruntime-node) is missing: run bench/install-bench-deps.sh. Timing never
+fails a run.
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+DEFAULT_CACHE = os.path.join(BENCH, ".models")
+ALL_MODELS = ["resnet50", "mobilenetv2", "bert_base", "minilm"]
+SKIP = 77  # ctest's conventional "skipped" exit code
+
+# Agreement rule: |ours - ort| <= ATOL * max|ort| + RTOL * |ort|, elementwise.
+RTOL = 1e-3
+ATOL = 1e-4
+
+# Used for "% of peak" only when the microbenchmark is not run (--no-peak):
+# shared/notes/cpu-kernels.md, register-bound FMA loop on this machine class.
+NOTED_PEAK_GFLOPS = {1: 230.0, 2: 455.0}
+
+CHILD_TIMEOUT_S = 3600
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------
+# Children: run one command, with its own peak RSS.
+# --------------------------------------------------------------------------
+
+class Child:
+    def __init__(self, rc, stdout, stderr, max_rss_mb, wall_s):
+        self.rc, self.stdout, self.stderr = rc, stdout, stderr
+        self.max_rss_mb, self.wall_s = max_rss_mb, wall_s
+
+    def first_error_line(self):
+        for line in self.stderr.splitlines():
+            if line.strip():
+                return line.strip()
+        if self.rc < 0:
+            return "killed by signal %d" % -self.rc
+        return "exit code %d" % self.rc
+
+
+def run_child(cmd, timeout=CHILD_TIMEOUT_S):
+    """Runs cmd to completion; ru_maxrss from wait4() is this child's own peak
+    (RUSAGE_CHILDREN would be the maximum over every child so far)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        deadline = t0 + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.005)
+        wall = time.monotonic() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+        out.seek(0)
+        err.seek(0)
+        return Child(proc.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                     usage.ru_maxrss / 1024.0, wall)
+
+
+# --------------------------------------------------------------------------
+# Tools
+# --------------------------------------------------------------------------
+
+def find_tool(name, build_dir):
+    candidates = []
+    if build_dir:
+        candidates += [os.path.join(build_dir, "bin", name), os.path.join(build_dir, name)]
+    for d in ("build-bench", "build"):
+        candidates.append(os.path.join(ROOT, d, "bin", name))
+    for c in candidates:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return shutil.which(name)
+
+
+def ort_available():
+    return os.path.isfile(os.path.join(BENCH, "node_modules", "onnxruntime-node", "package.json")) \
+        and shutil.which("node") is not None
+
+
+def build_peak(cache_dir):
+    src = os.path.join(BENCH, "micro", "peak.cpp")
+    exe = os.path.join(cache_dir, "peak")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(cache_dir, exist_ok=True)
+        subprocess.run(["g++", "-O3", "-march=native", "-pthread", src, "-o", exe], check=True)
+    return exe
+
+
+def measure_peaks(cache_dir):
+    exe = build_peak(cache_dir)
+    log("measuring machine peaks (bench/micro/peak.cpp)...")
+    res = run_child([exe, "--mem-mb", "1024"], timeout=600)
+    if res.rc != 0:
+        raise RuntimeError("peak microbenchmark failed: " + res.first_error_line())
+    j = json.loads(res.stdout)
+    return {"isa": j["isa"],
+            "fma_gflops": {int(k): v for k, v in j["fma_gflops"].items()},
+            "read_gbps": {int(k): v for k, v in j["read_gbps"].items()},
+            "source": "measured"}
+
+
+def machine_summary():
+    info = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        keep = ("Model name", "CPU(s)", "Thread(s) per core", "L1d cache", "L2 cache", "L3 cache",
+                "Hypervisor vendor")
+        for line in out.splitlines():
+            k, _, v = line.partition(":")
+            if k.strip() in keep:
+                info[k.strip()] = v.strip()
+        flags = next((l.split(":", 1)[1].split() for l in out.splitlines() if l.startswith("Flags")), [])
+        info["avx512"] = sorted(f for f in flags if f.startswith("avx512"))
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            info["mem_gb"] = round(int(f.readline().split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return info
+
+
+# --------------------------------------------------------------------------
+# Models: export, FLOPs, inputs
+# --------------------------------------------------------------------------
+
+def export_model(name, cache_dir):
+    sys.path.insert(0, os.path.join(BENCH, "models"))
+    import export_models  # torch is imported here, not at start-up
+    return export_models.export(name, cache_dir)
+
+
+def _dims(vi):
+    return [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
+
+
+def count_flops(onnx_path):
+    """2 x multiply-accumulates of Conv, ConvTranspose, Gemm and MatMul, from
+    the shapes ONNX shape inference gives. Everything else (elementwise,
+    normalization, softmax, pooling) is a few percent at most for these
+    models and is not counted: GFLOP/s here means matrix-unit work."""
+    import onnx
+    model = onnx.load(onnx_path, load_external_data=False)
+    model = onnx.shape_inference.infer_shapes(model)
+    g = model.graph
+    shapes = {}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        shapes[vi.name] = _dims(vi)
+    for t in g.initializer:
+        shapes[t.name] = list(t.dims)
+    macs = 0
+    unknown = []
+
+    def prod(xs):
+        p = 1
+        for x in xs:
+            p *= x
+        return p
+
+    for node in g.node:
+        if node.op_type not in ("Conv", "ConvTranspose", "Gemm", "MatMul"):
+            continue
+        ins = [shapes.get(n) for n in node.input]
+        out = shapes.get(node.output[0])
+        if any(s is None or None in s for s in ins[:2]) or out is None or None in out:
+            unknown.append(node.name or node.op_type)
+            continue
+        if node.op_type == "Conv":
+            w = ins[1]  # [M, C/group, kH, kW]
+            macs += prod(out) * prod(w[1:])
+        elif node.op_type == "ConvTranspose":
+            x, w = ins[0], ins[1]  # w: [C, M/group, kH, kW]; each input pixel scatters into M/group x k
+            macs += prod(x) * prod(w[1:])
+        elif node.op_type == "Gemm":
+            trans_a = next((a.i for a in node.attribute if a.name == "transA"), 0)
+            a = ins[0]
+            k = a[0] if trans_a else a[1]
+            macs += prod(out) * k
+        else:  # MatMul, numpy broadcasting
+            a = ins[0]
+            k = a[-1] if len(a) >= 1 else 1
+            macs += prod(out) * k
+    return 2 * macs, unknown
+
+
+def graph_inputs(onnx_path):
+    import onnx
+    from onnx import TensorProto
+    model = onnx.load(onnx_path, load_external_data=False)
+    inits = {t.name for t in model.graph.initializer}
+    np_type = {TensorProto.FLOAT: np.float32, TensorProto.INT64: np.int64, TensorProto.INT32: np.int32,
+               TensorProto.FLOAT16: np.float16, TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8,
+               TensorProto.BOOL: np.bool_}
+    result = []
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        dims = _dims(vi)
+        if None in dims:
+            raise RuntimeError("%s: input '%s' has a dynamic shape %s" % (onnx_path, vi.name, dims))
+        result.append((vi.name, np_type[vi.type.tensor_type.elem_type], dims))
+    return result
+
+
+def write_inputs(onnx_path, work_dir, seed=1234):
+    """Seeded random inputs: N(0,1) floats; integers in [0, 1000) (valid token
+    ids for any vocabulary of at least 1000)."""
+    rng = np.random.default_rng(seed)
+    bindings = []
+    for name, dtype, dims in graph_inputs(onnx_path):
+        if np.issubdtype(dtype, np.floating):
+            arr = rng.standard_normal(dims).astype(dtype)
+        elif dtype == np.bool_:
+            arr = rng.integers(0, 2, dims).astype(np.bool_)
+        else:
+            arr = rng.integers(0, 1000, dims).astype(dtype)
+        path = os.path.join(work_dir, "input_%d.npy" % len(bindings))
+        np.save(path, arr)
+        bindings.append((name, path))
+    return bindings
+
+
+# --------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------
+
+def compare_outputs(ours_dir, ort_dir):
+    """Returns (ok, max_abs, max_rel, message). max_rel is max|diff| / max|ort|."""
+    ort_files = sorted(f for f in os.listdir(ort_dir) if f.endswith(".npy"))
+    if not ort_files:
+        return False, None, None, "ORT wrote no outputs"
+    ok, max_abs, max_rel, problems = True, 0.0, 0.0, []
+    for f in ort_files:
+        ours_path = os.path.join(ours_dir, f)
+        if not os.path.exists(ours_path):
+            ok = False
+            problems.append("webnn-run wrote no %s" % f)
+            continue
+        ref = np.load(os.path.join(ort_dir, f))
+        got = np.load(ours_path)
+        if ref.shape != got.shape:
+            ok = False
+            problems.append("%s: shape %s vs ORT %s" % (f, got.shape, ref.shape))
+            continue
+        ref64, got64 = ref.astype(np.float64), got.astype(np.float64)
+        if not np.all(np.isfinite(got64) == np.isfinite(ref64)):
+            ok = False
+            problems.append("%s: non-finite values differ" % f)
+            continue
+        finite = np.isfinite(ref64)
+        diff = np.abs(got64[finite] - ref64[finite])
+        scale = float(np.max(np.abs(ref64[finite]))) if diff.size else 0.0
+        err = float(diff.max()) if diff.size else 0.0
+        max_abs = max(max_abs, err)
+        max_rel = max(max_rel, err / scale if scale > 0 else err)
+        bound = ATOL * scale + RTOL * np.abs(ref64[finite])
+        if diff.size and np.any(diff > bound):
+            ok = False
+            problems.append("%s: max abs err %.3g (max |ORT| %.3g)" % (f, err, scale))
+    return ok, max_abs, max_rel, "; ".join(problems)
+
+
+# --------------------------------------------------------------------------
+# One (model, threads) cell
+# --------------------------------------------------------------------------
+
+def webnn_run_cmd(tool, wnn, bindings, threads, iters, warmup, out_dir=None):
+    cmd = [tool, wnn]
+    for name, path in bindings:
+        cmd += ["--input", "%s=%s" % (name, path)]
+    cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads), "--json"]
+    if out_dir:
+        cmd += ["--output-dir", out_dir]
+    return cmd
+
+
+def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None):
+    cmd = ["node", os.path.join(BENCH, "ort_bench.js"), onnx_path]
+    for name, path in bindings:
+        cmd += ["--input", "%s=%s" % (name, path)]
+    cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads)]
+    if out_dir:
+        cmd += ["--output-dir", out_dir]
+    return cmd
+
+
+def summarize(runs):
+    """Median over rounds of each figure a round reports."""
+    if not runs:
+        return None
+    med = lambda key: statistics.median(r[key] for r in runs)
+    return {
+        "median_ms": med("median_ms"),
+        "min_ms": min(r["min_ms"] for r in runs),
+        "startup_ms": med("startup_ms"),
+        "load_ms": med("load_ms"),
+        "first_run_ms": med("first_run_ms"),
+        "max_rss_mb": max(r["max_rss_mb"] for r in runs),
+        "rounds": [r["median_ms"] for r in runs],
+        "arena_bytes": runs[0].get("arena_bytes"),
+    }
+
+
+def parse_round(child):
+    j = json.loads(child.stdout)
+    lat = j["latency_ms"]
+    return {
+        "median_ms": lat["median"], "min_ms": lat["min"],
+        "load_ms": j["load_ms"], "first_run_ms": j["first_run_ms"],
+        # Start-up = everything before the first result: load + session
+        # creation + first run (ORT creates its session inside load).
+        "startup_ms": j["load_ms"] + j.get("session_ms", 0.0) + j["first_run_ms"],
+        "max_rss_mb": child.max_rss_mb,
+        "arena_bytes": j.get("arena_bytes"),
+    }
+
+
+def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
+    cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
+    ours_runs, ort_runs = [], []
+    ours_out = os.path.join(work_dir, "out_webnn_t%d" % threads)
+    ort_out = os.path.join(work_dir, "out_ort_t%d" % threads)
+    ours_failed = ort_failed = False
+    for r in range(args.rounds):
+        first = r == 0
+        order = ["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]
+        for who in order:
+            if who == "ours" and not ours_failed:
+                cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, args.iters, args.warmup,
+                                    ours_out if first else None)
+                child = run_child(cmd)
+                if child.rc != 0:
+                    ours_failed = True
+                    cell["errors"].append("webnn-run failed (%s): %s"
+                                          % ("signal %d" % -child.rc if child.rc < 0 else "exit %d" % child.rc,
+                                             child.first_error_line()))
+                    continue
+                ours_runs.append(parse_round(child))
+            elif who == "ort" and not ort_failed:
+                cmd = ort_cmd(onnx_path, bindings, threads, args.iters, args.warmup, ort_out if first else None)
+                child = run_child(cmd)
+                if child.rc != 0:
+                    ort_failed = True
+                    cell["errors"].append("ORT failed: " + child.first_error_line())
+                    continue
+                ort_runs.append(parse_round(child))
+        log("  %s t=%d round %d/%d: webnnc %s ms, ORT %s ms" % (
+            model, threads, r + 1, args.rounds,
+            "%.2f" % ours_runs[-1]["median_ms"] if ours_runs and not ours_failed else "-",
+            "%.2f" % ort_runs[-1]["median_ms"] if ort_runs and not ort_failed else "-"))
+    cell["ours"] = summarize(ours_runs)
+    cell["ort"] = summarize(ort_runs)
+    if cell["ours"] and cell["ort"]:
+        ok, max_abs, max_rel, msg = compare_outputs(ours_out, ort_out)
+        cell["outputs_agree"] = ok
+        cell["max_abs_err"] = max_abs
+        cell["max_rel_err"] = max_rel
+        if not ok:
+            cell["errors"].append("outputs disagree with ORT: " + msg)
+    return cell
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+def fmt(v, spec="%.2f", none="-"):
+    return none if v is None else spec % v
+
+
+def markdown_table(results, peaks):
+    lines = [
+        "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | webnnc GFLOP/s (% peak) "
+        "| ORT GFLOP/s (% peak) | start-up ORT/webnnc | peak RSS ORT / webnnc MB | max rel err |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for m in results:
+        gflop = m["flops"] / 1e9 if m.get("flops") else None
+        if m.get("compile_error"):
+            lines.append("| %s | %s | - | - | - | - | - | webnnc: cannot compile: %s | | | | |"
+                         % (m["model"], fmt(gflop), m["compile_error"].replace("|", "\\|")))
+            continue
+        for c in m["cells"]:
+            ours, ort = c["ours"], c["ort"]
+            peak = peaks["fma_gflops"].get(c["threads"])
+
+            def rate(s):
+                if not s or not gflop:
+                    return "-"
+                gfs = gflop / (s["median_ms"] / 1e3)
+                return "%.1f (%.0f%%)" % (gfs, 100 * gfs / peak) if peak else "%.1f" % gfs
+
+            ratio = ort["median_ms"] / ours["median_ms"] if ours and ort else None
+            startup = ort["startup_ms"] / ours["startup_ms"] if ours and ort else None
+            err = fmt(c.get("max_rel_err"), "%.1e")
+            if c["errors"]:
+                err += " **" + "; ".join(c["errors"]).replace("|", "\\|") + "**"
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
+                m["model"], fmt(gflop), fmt(m.get("compile_s"), "%.1f"), c["threads"],
+                fmt(ort and ort["median_ms"]), fmt(ours and ours["median_ms"]), fmt(ratio, "%.2fx"),
+                rate(ours), rate(ort), fmt(startup, "%.2fx"),
+                fmt(ort and ort["max_rss_mb"], "%.0f"), fmt(ours and ours["max_rss_mb"], "%.0f"), err))
+    return "\n".join(lines)
+
+
+def header_text(report):
+    p = report["peaks"]
+    mach = report["machine"]
+    lines = [
+        "machine: %s, %s CPU(s), %s GB RAM; L2 %s, L3 %s" % (
+            mach.get("Model name", mach["cpu"]), mach.get("CPU(s)", mach["cores"]), mach.get("mem_gb", "?"),
+            mach.get("L2 cache", "?"), mach.get("L3 cache", "?")),
+        "peaks (%s, %s): fp32 FMA %s GFLOP/s; DRAM read %s GB/s" % (
+            p["source"], p.get("isa", "?"),
+            ", ".join("%.0f at %d thr" % (v, k) for k, v in sorted(p["fma_gflops"].items())),
+            ", ".join("%.1f at %d thr" % (v, k) for k, v in sorted(p.get("read_gbps", {}).items())) or "-"),
+        "ORT: onnxruntime-node %s; webnnc: %s" % (report.get("ort_version") or "?", report.get("webnnc_commit", "?")),
+        "load average before/after: %s / %s" % (
+            " ".join("%.1f" % x for x in report["loadavg_before"]),
+            " ".join("%.1f" % x for x in report["loadavg_after"])),
+        "rounds %d, %d timed runs after %d warm-up per round; figures are medians over rounds"
+        % (report["rounds"], report["iters"], report["warmup"]),
+    ]
+    return "\n".join(lines)
+
+
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip() or None
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="webnnc vs ONNX Runtime benchmark")
+    ap.add_argument("--models", default=",".join(ALL_MODELS),
+                    help="comma-separated: resnet50, mobilenetv2, bert_base, minilm, tiny_cnn")
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
+    ap.add_argument("--iters", type=int, default=20, help="timed runs per round (--bench K)")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing, per round")
+    ap.add_argument("--build-dir", help="where bin/webnnc and bin/webnn-run are (default: build-bench, build)")
+    ap.add_argument("--cache-dir", default=DEFAULT_CACHE, help="exported models, peak binary, work files")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON instead of markdown")
+    ap.add_argument("--markdown", help="also write the markdown report to this file")
+    ap.add_argument("--no-peak", action="store_true",
+                    help="don't run the peak microbenchmark (use the noted peaks for %% of peak)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="quick check: tiny CNN, 1 round, 3 runs; fails on crash, compile error or mismatch")
+    args = ap.parse_args(argv)
+
+    if args.smoke:
+        args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
+    try:
+        models = [m for m in args.models.split(",") if m]
+        threads = [int(t) for t in args.threads.split(",") if t]
+    except ValueError:
+        ap.error("--threads expects integers")
+    if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or not threads or min(threads) < 1:
+        ap.error("--rounds and --iters >= 1, --warmup >= 0, threads >= 1")
+
+    tools = {t: find_tool(t, args.build_dir) for t in ("webnnc", "webnn-run")}
+    for t, p in tools.items():
+        if not p:
+            log("run.py: %s not found (build it: ninja -C build webnnc webnn-run, or pass --build-dir)" % t)
+            return 2
+    if not ort_available():
+        log("run.py: onnxruntime-node not installed: run bench/install-bench-deps.sh")
+        return SKIP
+    try:
+        import torch  # noqa: F401  (the exporter needs it; fail early, not mid-run)
+        import onnx  # noqa: F401
+    except ImportError as e:
+        log("run.py: %s: run bench/install-bench-deps.sh" % e)
+        return SKIP
+
+    os.makedirs(args.cache_dir, exist_ok=True)
+    report = {
+        "machine": machine_summary(),
+        "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
+        "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup,
+        "loadavg_before": list(os.getloadavg()),
+        "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),
+    }
+    try:
+        with open(os.path.join(BENCH, "node_modules", "onnxruntime-node", "package.json")) as f:
+            report["ort_version"] = json.load(f)["version"]
+    except (OSError, ValueError, KeyError):
+        report["ort_version"] = None
+    if args.no_peak:
+        report["peaks"] = {"fma_gflops": dict(NOTED_PEAK_GFLOPS), "read_gbps": {}, "source": "noted",
+                           "isa": "avx512f"}
+    else:
+        report["peaks"] = measure_peaks(args.cache_dir)
+
+    failures = []
+    results = []
+    for model in models:
+        log("%s: exporting" % model)
+        try:
+            onnx_path = export_model(model, args.cache_dir)
+        except Exception as e:  # an exporter failure is this model's, not the suite's
+            failures.append("%s: export failed: %s" % (model, e))
+            results.append({"model": model, "compile_error": "export failed: %s" % e, "cells": []})
+            continue
+        entry = {"model": model, "onnx": onnx_path, "cells": []}
+        entry["flops"], unknown = count_flops(onnx_path)
+        if unknown:
+            entry["flops_uncounted_nodes"] = unknown
+        work_dir = os.path.join(args.cache_dir, "work", model)
+        shutil.rmtree(work_dir, ignore_errors=True)
+        os.makedirs(work_dir)
+        wnn = os.path.join(work_dir, model + ".wnn")
+        log("%s: compiling with webnnc" % model)
+        child = run_child([tools["webnnc"], "compile", onnx_path, "-o", wnn])
+        entry["compile_s"] = child.wall_s
+        entry["compile_rss_mb"] = child.max_rss_mb
+        if child.rc != 0:
+            entry["compile_error"] = child.first_error_line()
+            log("%s: webnnc: cannot compile: %s" % (model, entry["compile_error"]))
+            if args.smoke or child.rc < 0:
+                failures.append("%s: webnnc %s: %s" % (model, "crashed" if child.rc < 0 else "cannot compile",
+                                                        entry["compile_error"]))
+            results.append(entry)
+            continue
+        entry["wnn_bytes"] = os.path.getsize(wnn)
+        bindings = write_inputs(onnx_path, work_dir)
+        for t in threads:
+            cell = bench_cell(model, onnx_path, wnn, bindings, t, args, tools, work_dir)
+            for e in cell["errors"]:
+                if not e.startswith("ORT failed"):
+                    failures.append("%s t=%d: %s" % (model, t, e))
+                else:
+                    failures.append("%s t=%d: %s (reference runtime)" % (model, t, e))
+            entry["cells"].append(cell)
+        results.append(entry)
+    report["loadavg_after"] = list(os.getloadavg())
+    report["results"] = results
+    report["failures"] = failures
+
+    table = markdown_table(results, report["peaks"])
+    text = header_text(report) + "\n\n" + table + "\n"
+    if failures:
+        text += "\nfailures:\n" + "\n".join("- " + f for f in failures) + "\n"
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(text)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
