@@ -209,6 +209,28 @@ TEST(DslImport, InlineConstants) {
   EXPECT_TRUE(ok.note.empty());
 }
 
+TEST(DslImport, EmptyTensors) {
+  TempDir dir;
+  dir.write("z.manifest.json",
+            manifest(R"("w": {"dataType": "float32", "shape": [0, 3], "byteOffset": 8, "byteLength": 0})"));
+  dir.write("z.weights", std::string("WGWT\x01\0\0\0", 8));
+  Import im;
+  ASSERT_TRUE(im.source(R"(webnn_graph "z" v1 {
+  consts {
+    a: f32[0] @scalar(1);
+    b: f32[0, 2] @bytes([]);
+    c: i4[0] @bytes([]);
+    d: u8[] @bytes([7]);
+    w: f32[0, 3];
+  }
+  outputs { a; b; c; d; w; }
+})", dir.path("z.webnn"))) << im.firstError();
+  std::string text = im.print();
+  EXPECT_NE(text.find("tensor<0x2xf32>"), std::string::npos) << text;
+  EXPECT_NE(text.find("dense<7> : tensor<ui8>"), std::string::npos) << text;
+  EXPECT_NE(text.find("dense_resource<w> : tensor<0x3xf32>"), std::string::npos) << text;
+}
+
 TEST(DslImport, DynamicDimensionsAndAliases) {
   Import im;
   ASSERT_TRUE(im.source(R"(webnn_graph "d" v2 @quantized {
