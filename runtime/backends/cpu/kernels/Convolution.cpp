@@ -8,17 +8,26 @@
 // convTranspose2d: SGEMM into a column buffer, then a gather-form col2im
 // (each output pixel pulls its contributions), so threads never collide.
 //
-// Filters are reordered once into the layout the GEMM wants: at load when the
-// filter is a constant, else at run time into a buffer sized at load.
+// Filters are reordered into the layout the GEMM wants: once, on the first run,
+// when the filter is a constant, else on every run.
 // float16 runs via the float32 kernels.
+//
+// With oneDNN (WEBNN_HAVE_ONEDNN), conv2d layers large enough to pay for it
+// run on oneDNN instead (onednn/Conv2d.cpp); these kernels remain for small
+// layers, shapes oneDNN only has reference code for, and builds without it.
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/DeferredKernel.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -97,24 +106,25 @@ Shape outputShape(const ConvGeometry &g) {
 // ---------------------------------------------------------------- conv2d
 class Conv2dKernel final : public Kernel {
  public:
-  Conv2dKernel(ConvGeometry g, FilterIndexer fi, const float *constFilter, bool hasBias)
-      : g_(g), fi_(fi), hasBias_(hasBias) {
+  Conv2dKernel(ConvGeometry g, FilterIndexer fi, bool constantFilter, bool hasBias)
+      : g_(g), fi_(fi), hasBias_(hasBias), constantFilter_(constantFilter) {
     depthwise_ = g_.groups == g_.C && g_.O == g_.C;
     pointwise_ = g_.KH == 1 && g_.KW == 1 && g_.sh == 1 && g_.sw == 1 && g_.padTop == 0 && g_.padLeft == 0 &&
                  g_.padBottom == 0 && g_.padRight == 0;
-    filter_.resize(size_t(g_.O * g_.ICg() * g_.KH * g_.KW));
-    if (constFilter) {
-      reorderFilter(constFilter);
-      filterReady_ = true;
-    }
     int64_t K = g_.ICg() * g_.KH * g_.KW, P = g_.OH * g_.OW;
     // Column tile: at most ~1M floats (4 MB) of im2col at once.
     tileP_ = std::max<int64_t>(1, std::min<int64_t>(P, (int64_t(1) << 20) / std::max<int64_t>(1, K)));
-    if (!depthwise_ && !pointwise_) col_.resize(size_t(K * tileP_));
   }
 
   void run(const KernelContext &ctx) override {
-    if (!filterReady_) reorderFilter(in<float>(ctx, 1));
+    // Buffers and the reordered constant filter are made on the first run,
+    // not at load: loading must not touch the (mmapped) weights.
+    std::call_once(prepared_, [&] {
+      filter_.resize(size_t(g_.O * g_.ICg() * g_.KH * g_.KW));
+      if (!depthwise_ && !pointwise_) col_.resize(size_t(g_.ICg() * g_.KH * g_.KW * tileP_));
+      if (constantFilter_) reorderFilter(in<float>(ctx, 1));
+    });
+    if (!constantFilter_) reorderFilter(in<float>(ctx, 1));
     const float *x = in<float>(ctx, 0);
     const float *bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     float *y = outp<float>(ctx, 0);
@@ -286,11 +296,41 @@ class Conv2dKernel final : public Kernel {
 
   ConvGeometry g_;
   FilterIndexer fi_;
-  bool hasBias_;
-  bool depthwise_ = false, pointwise_ = false, filterReady_ = false;
+  bool hasBias_, constantFilter_;
+  bool depthwise_ = false, pointwise_ = false;
+  std::once_flag prepared_;
   std::vector<float> filter_, col_;
   int64_t tileP_ = 1;
 };
+
+#if WEBNN_HAVE_ONEDNN
+// conv2d on oneDNN (onednn/Conv2d.cpp), the portable kernel kept for the
+// case where oneDNN cannot build its primitive on the first run.
+class OneDnnConv2dKernel final : public Kernel {
+ public:
+  OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
+      : conv_(std::move(conv)), fallback_(node, portable) {}
+
+  void run(const KernelContext &ctx) override {
+    if (!useFallback_) {
+      try {
+        const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+        conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr, ctx.outputs[0]->data,
+                   ctx.pool->numThreads());
+        return;
+      } catch (const std::exception &) {
+        useFallback_ = true;
+      }
+    }
+    fallback_.run(ctx);
+  }
+
+ private:
+  std::unique_ptr<onednn::Conv2d> conv_;
+  onednn::DeferredKernel fallback_;
+  bool useFallback_ = false;
+};
+#endif
 
 Status checkBias(const NodeDesc &node, int64_t O) {
   if (node.inputs.size() < 3 || !node.inputs[2]) return Status::ok();
@@ -300,7 +340,8 @@ Status checkBias(const NodeDesc &node, int64_t O) {
   return Status::ok();
 }
 
-Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+// Checks a conv2d node and computes its geometry.
+Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *indexer) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
   const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
@@ -327,27 +368,59 @@ Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   g.OW = (padW - effW) / g.sw + 1;
   WEBNN_RETURN_IF_ERROR(checkBias(node, g.O));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, outputShape(g), x.dtype));
-  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeConv2d, out);
-  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
-  *out = std::make_unique<Conv2dKernel>(g, fi, static_cast<const float *>(f.constantData), hasBias);
+  *geometry = g;
+  *indexer = fi;
   return Status::ok();
+}
+
+// The portable kernel: im2col + SGEMM / direct depthwise; float16 via float32.
+Status makeConv2dPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  ConvGeometry g;
+  FilterIndexer fi;
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
+  if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeConv2dPortable, out);
+  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  *out = std::make_unique<Conv2dKernel>(g, fi, node.inputs[1]->constantData != nullptr, hasBias);
+  return Status::ok();
+}
+
+Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+#if WEBNN_HAVE_ONEDNN
+  ConvGeometry g;
+  FilterIndexer fi;
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
+  onednn::Conv2dParams p;
+  p.dtype = node.inputs[0]->dtype;
+  p.nhwc = g.nhwc;
+  p.N = g.N, p.C = g.C, p.H = g.H, p.W = g.W, p.O = g.O, p.OH = g.OH, p.OW = g.OW;
+  p.KH = g.KH, p.KW = g.KW, p.groups = g.groups;
+  p.strideH = g.sh, p.strideW = g.sw, p.dilationH = g.dh, p.dilationW = g.dw;
+  p.padTop = g.padTop, p.padBottom = g.padBottom, p.padLeft = g.padLeft, p.padRight = g.padRight;
+  p.filterStrideO = fi.so, p.filterStrideI = fi.si, p.filterStrideH = fi.sh, p.filterStrideW = fi.sw;
+  p.hasBias = node.inputs.size() > 2 && node.inputs[2];
+  p.constantFilter = node.inputs[1]->constantData != nullptr;
+  std::string why;
+  if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, &why)) {
+    *out = std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, &makeConv2dPortable);
+    return Status::ok();
+  }
+#endif
+  return makeConv2dPortable(node, out);
 }
 
 // ------------------------------------------------------- convTranspose2d
 class ConvTranspose2dKernel final : public Kernel {
  public:
-  ConvTranspose2dKernel(ConvGeometry g, FilterIndexer fi, const float *constFilter, bool hasBias)
-      : g_(g), fi_(fi), hasBias_(hasBias) {
-    filter_.resize(size_t(g_.C * g_.OCg() * g_.KH * g_.KW));
-    if (constFilter) {
-      reorderFilter(constFilter);
-      filterReady_ = true;
-    }
-    col_.resize(size_t(g_.H * g_.W * g_.OCg() * g_.KH * g_.KW));
-  }
+  ConvTranspose2dKernel(ConvGeometry g, FilterIndexer fi, bool constantFilter, bool hasBias)
+      : g_(g), fi_(fi), hasBias_(hasBias), constantFilter_(constantFilter) {}
 
   void run(const KernelContext &ctx) override {
-    if (!filterReady_) reorderFilter(in<float>(ctx, 1));
+    std::call_once(prepared_, [&] {  // first run, not load: see Conv2dKernel
+      filter_.resize(size_t(g_.C * g_.OCg() * g_.KH * g_.KW));
+      col_.resize(size_t(g_.H * g_.W * g_.OCg() * g_.KH * g_.KW));
+      if (constantFilter_) reorderFilter(in<float>(ctx, 1));
+    });
+    if (!constantFilter_) reorderFilter(in<float>(ctx, 1));
     const float *x = in<float>(ctx, 0);
     const float *bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     float *y = outp<float>(ctx, 0);
@@ -420,8 +493,8 @@ class ConvTranspose2dKernel final : public Kernel {
 
   ConvGeometry g_;
   FilterIndexer fi_;
-  bool hasBias_;
-  bool filterReady_ = false;
+  bool hasBias_, constantFilter_;
+  std::once_flag prepared_;
   std::vector<float> filter_, col_;
 };
 
@@ -465,7 +538,7 @@ Status makeConvTranspose2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, outputShape(g), x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeConvTranspose2d, out);
   bool hasBias = node.inputs.size() > 2 && node.inputs[2];
-  *out = std::make_unique<ConvTranspose2dKernel>(g, fi, static_cast<const float *>(f.constantData), hasBias);
+  *out = std::make_unique<ConvTranspose2dKernel>(g, fi, f.constantData != nullptr, hasBias);
   return Status::ok();
 }
 

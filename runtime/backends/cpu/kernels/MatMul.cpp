@@ -1,15 +1,70 @@
 // matmul (batched, batch dims broadcast) and gemm, both on the shared SGEMM.
 // float16 runs through the float32 kernel via makeFloat16Adapter.
+//
+// With oneDNN (WEBNN_HAVE_ONEDNN), products large enough to pay for it run on
+// oneDNN's matmul instead (onednn/MatMul.cpp), a constant B packed once on the
+// first run; the SGEMM kernels remain for small products and builds without it.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "runtime/backends/cpu/kernels/Broadcast.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/DeferredKernel.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::cpu::kernels {
 namespace {
+
+#if WEBNN_HAVE_ONEDNN
+// matmul or gemm on oneDNN, the SGEMM kernel kept for the case where oneDNN
+// cannot build its primitive on the first run.
+class OneDnnMatMulKernel final : public Kernel {
+ public:
+  OneDnnMatMulKernel(std::unique_ptr<onednn::MatMul> mm, const NodeDesc &node, KernelFactory portable)
+      : mm_(std::move(mm)), fallback_(node, portable) {}
+
+  void run(const KernelContext &ctx) override {
+    if (!useFallback_) {
+      try {
+        const TensorBuffer *c = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+        mm_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, c ? c->data : nullptr, ctx.outputs[0]->data,
+                 ctx.pool->numThreads());
+        return;
+      } catch (const std::exception &) {
+        useFallback_ = true;
+      }
+    }
+    fallback_.run(ctx);
+  }
+
+ private:
+  std::unique_ptr<onednn::MatMul> mm_;
+  onednn::DeferredKernel fallback_;
+  bool useFallback_ = false;
+};
+
+// Row-major strides of `dims`.
+std::vector<int64_t> rowMajor(const Shape &dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int i = int(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+// True (with *out set) when oneDNN takes this product.
+bool makeOneDnnMatMul(const NodeDesc &node, const onednn::MatMulParams &p, KernelFactory portable,
+                      std::unique_ptr<Kernel> *out) {
+  std::string why;
+  std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(p, &why);
+  if (!mm) return false;
+  *out = std::make_unique<OneDnnMatMulKernel>(std::move(mm), node, portable);
+  return true;
+}
+#endif
 
 class MatMulKernel final : public Kernel {
  public:
@@ -32,7 +87,15 @@ class MatMulKernel final : public Kernel {
   std::vector<int64_t> aOff_, bOff_;
 };
 
-Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out);
+
+Status makeMatMulPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  return makeMatMulImpl(node, false, out);
+}
+
+Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) { return makeMatMulImpl(node, true, out); }
+
+Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 2, 1));
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "a", kFloatTypes));
@@ -51,7 +114,24 @@ Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   os.push_back(M);
   os.push_back(N);
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
-  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeMatMul, out);
+#if WEBNN_HAVE_ONEDNN
+  if (tryOneDnn) {
+    onednn::MatMulParams p;
+    p.dtype = a.dtype;
+    p.aDims = Shape(batch.size() - batchA.size(), 1);
+    p.aDims.insert(p.aDims.end(), a.shape.begin(), a.shape.end());
+    p.bDims = Shape(batch.size() - batchB.size(), 1);
+    p.bDims.insert(p.bDims.end(), b.shape.begin(), b.shape.end());
+    p.yDims = os;
+    p.aStrides = rowMajor(p.aDims);
+    p.bStrides = rowMajor(p.bDims);
+    p.constantB = b.constantData != nullptr;
+    if (makeOneDnnMatMul(node, p, &makeMatMulPortable, out)) return Status::ok();
+  }
+#else
+  (void)tryOneDnn;
+#endif
+  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeMatMulPortable, out);
   BroadcastPlan<2> plan;
   plan.init(batch, {&batchA, &batchB});
   std::vector<int64_t> aOff, bOff;
@@ -103,7 +183,13 @@ class GemmKernel final : public Kernel {
   int64_t crs_, ccs_;
 };
 
-Status makeGemm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out);
+
+Status makeGemmPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) { return makeGemmImpl(node, false, out); }
+
+Status makeGemm(const NodeDesc &node, std::unique_ptr<Kernel> *out) { return makeGemmImpl(node, true, out); }
+
+Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   const OperandDesc *c = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
@@ -127,7 +213,27 @@ Status makeGemm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     ccs = cs[1] == 1 ? 0 : 1;
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
-  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeGemm, out);
+#if WEBNN_HAVE_ONEDNN
+  if (tryOneDnn) {
+    onednn::MatMulParams p;
+    p.dtype = a.dtype;
+    p.aDims = {M, K};
+    p.bDims = {K, N};
+    p.yDims = os;
+    p.aStrides = aT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{K, 1};
+    p.bStrides = bT ? std::vector<int64_t>{1, K} : std::vector<int64_t>{N, 1};
+    p.constantB = b.constantData != nullptr;
+    p.alpha = float(alpha);
+    p.hasC = c != nullptr;
+    p.beta = float(beta);
+    p.cRowStride = crs;
+    p.cColStride = ccs;
+    if (makeOneDnnMatMul(node, p, &makeGemmPortable, out)) return Status::ok();
+  }
+#else
+  (void)tryOneDnn;
+#endif
+  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeGemmPortable, out);
   *out = std::make_unique<GemmKernel>(M, N, K, aT, bT, float(alpha), float(beta), c != nullptr, crs, ccs);
   return Status::ok();
 }

@@ -1,0 +1,79 @@
+// Internal to onednn/: the engine and stream, OpenMP thread control, the
+// primitive cache, aligned buffers and the argument plumbing shared by the
+// convolution and matmul wrappers. Includes dnnl.hpp; never include it from
+// outside this folder.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_CONTEXT_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_CONTEXT_H
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "webnn/types.h"
+
+namespace webnn::cpu::onednn {
+
+dnnl::engine &cpuEngine();
+dnnl::stream &cpuStream();
+
+// Sets OpenMP's thread count for the calling thread (oneDNN reads it when a
+// primitive descriptor is created and when it executes).
+void useThreads(int numThreads);
+// OpenMP's current thread count for the calling thread.
+int currentThreads();
+
+// A primitive descriptor and, once someone runs it, its primitive, shared by
+// every kernel whose key matches (BERT's 12 layers share 4 matmul shapes).
+struct CachedPrimitive {
+  dnnl::primitive_desc_base pd;
+  std::string impl;
+  std::mutex mutex;
+  bool built = false;
+  dnnl::primitive primitive;
+  // JIT-compiles on first use; throws dnnl::error.
+  const dnnl::primitive &get();
+};
+
+// Looks `key` up (the key must include the thread count: oneDNN sizes its
+// work split when the descriptor is created) or calls make(). Throws
+// dnnl::error from make(); failures are not cached.
+std::shared_ptr<CachedPrimitive> cachedPrimitive(const std::string &key,
+                                                 const std::function<dnnl::primitive_desc_base()> &make);
+
+// oneDNN's reference implementations are correct but slower than ours.
+bool isReferenceImpl(const std::string &impl);
+
+// 64-byte aligned, uninitialized (so allocating it does not touch the pages).
+class AlignedBuffer {
+ public:
+  void resize(size_t bytes);
+  void *data() const { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(void *p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> data_;
+  size_t size_ = 0;
+};
+
+// A reorder between a caller's buffer and a buffer the wrapper owns.
+struct Reorder {
+  dnnl::reorder prim;
+  dnnl::memory from, to;
+  std::unordered_map<int, dnnl::memory> args;
+  void init(const dnnl::memory::desc &fromDesc, void *fromData, const dnnl::memory::desc &toDesc, void *toData);
+  void run(const void *fromData, void *toData);
+};
+
+dnnl::memory::data_type toDnnl(DataType t);
+
+}  // namespace webnn::cpu::onednn
+
+#endif

@@ -1,0 +1,235 @@
+// conv2d on oneDNN's convolution_forward (inference).
+//
+// Layout plan per layer, from measurements on this machine class (oneDNN
+// 2.6.3, Zen 5, 1 thread, ResNet-50 shapes; bench: webnn-kernel-bench):
+//  - Winograd (F(2x2,3x3)/F(4x4,3x3)) for 3x3 stride-1 undilated, ungrouped
+//    layers with >= 16 channels each way: 1.3-2.4x the direct brgconv even
+//    counting the reorders to and from nChw16c it needs (0.005-0.03 ms).
+//  - nhwc activations: brgconv / brgconv_1x1 directly on the caller's buffers.
+//  - nchw activations: with plain nchw oneDNN falls back to im2col+gemm
+//    (155-200 GFLOP/s on 3x3); reordering to nhwc around brgconv costs
+//    0.01-0.1 ms and wins for k > 1. For 1x1 the plain gemm path is as fast
+//    as brgconv and the reorders (memory-bound, whole activations) are not
+//    worth it, so 1x1 nchw stays plain.
+// Filters in every WebNN layout are described by strides and reordered once
+// into the primitive's blocked layout (format_tag::any). float16 operands are
+// converted by the same reorders (oneDNN 2.6 has no f16 convolution on CPUs
+// without AVX512-FP16).
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/backends/cpu/onednn/Context.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+
+namespace webnn::cpu::onednn {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+namespace {
+
+struct Variant {
+  dnnl::algorithm alg = dnnl::algorithm::convolution_direct;
+  Tag act = Tag::nhwc;  // the primitive's activation layout (any: its choice)
+  const char *name = "";
+};
+
+}  // namespace
+
+struct Conv2d::Impl {
+  Conv2dParams p;
+  Variant v;
+  memory::desc userSrc, userDst, userWei, userBias;
+  std::function<dnnl::primitive_desc_base()> makePd;  // builds with the current OpenMP thread count
+  std::string keyBase;
+
+  std::mutex mutex;
+  int readyThreads = 0;  // thread count the state below was built for
+  std::shared_ptr<CachedPrimitive> entry;
+  memory src, wei, bias, dst, scratch;
+  std::unordered_map<int, memory> args;
+  bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
+  Reorder srcIn, dstOut, weiPack, biasIn;
+  AlignedBuffer srcBuf, dstBuf, weiBuf, biasBuf, scratchBuf;
+
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
+    useThreads(threads);
+    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
+  }
+
+  void prepare(const void *filter, int threads) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (readyThreads == threads) return;
+    entry = primitiveFor(threads);
+    const dnnl::primitive_desc_base &pd = entry->pd;
+    memory::desc primSrc = pd.src_desc(), primDst = pd.dst_desc(), primWei = pd.weights_desc();
+    dnnl::engine &eng = cpuEngine();
+    reorderSrc = !(primSrc == userSrc);
+    if (reorderSrc) {
+      srcBuf.resize(primSrc.get_size());
+      srcIn.init(userSrc, nullptr, primSrc, srcBuf.data());
+      src = srcIn.to;
+    } else {
+      src = memory(primSrc, eng, DNNL_MEMORY_NONE);
+    }
+    reorderDst = !(primDst == userDst);
+    if (reorderDst) {
+      dstBuf.resize(primDst.get_size());
+      dstOut.init(primDst, dstBuf.data(), userDst, nullptr);
+      dst = dstOut.from;
+    } else {
+      dst = memory(primDst, eng, DNNL_MEMORY_NONE);
+    }
+    weiBuf.resize(primWei.get_size());
+    weiPack.init(userWei, nullptr, primWei, weiBuf.data());
+    wei = weiPack.to;
+    weightsPacked = false;
+    args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+    if (p.hasBias) {
+      memory::desc primBias = pd.weights_desc(1);
+      reorderBias = !(primBias == userBias);
+      if (reorderBias) {
+        biasBuf.resize(primBias.get_size());
+        biasIn.init(userBias, nullptr, primBias, biasBuf.data());
+        bias = biasIn.to;
+      } else {
+        bias = memory(primBias, eng, DNNL_MEMORY_NONE);
+      }
+      args[DNNL_ARG_BIAS] = bias;
+    }
+    memory::desc sp = pd.scratchpad_desc();
+    scratchBuf.resize(sp.get_size());
+    scratch = memory(sp, eng, scratchBuf.data());
+    args[DNNL_ARG_SCRATCHPAD] = scratch;
+    entry->get();  // JIT now, not inside the timed steady state
+    if (p.constantFilter) {
+      weiPack.run(filter, nullptr);
+      weightsPacked = true;
+    }
+    readyThreads = threads;
+  }
+};
+
+Conv2d::Conv2d(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Conv2d::~Conv2d() = default;
+
+std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) {
+  Policy pol = policy();
+  if (!pol.enabled) {
+    *why = "oneDNN disabled";
+    return nullptr;
+  }
+  if (p.dtype != DataType::kFloat32 && p.dtype != DataType::kFloat16) {
+    *why = "data type";
+    return nullptr;
+  }
+  double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
+                 double(p.KH) * double(p.KW);
+  if (flops < pol.minFlops) {
+    *why = "too small";
+    return nullptr;
+  }
+  memory::data_type udt = toDnnl(p.dtype), f32 = memory::data_type::f32;
+  memory::dims srcDims{p.N, p.C, p.H, p.W}, dstDims{p.N, p.O, p.OH, p.OW};
+  Tag userTag = p.nhwc ? Tag::nhwc : Tag::nchw;
+  auto impl = std::make_unique<Impl>();
+  impl->p = p;
+  impl->userSrc = memory::desc(srcDims, udt, userTag);
+  impl->userDst = memory::desc(dstDims, udt, userTag);
+  memory::dims weiDims, weiStrides;
+  int64_t OCg = p.O / p.groups, ICg = p.C / p.groups;
+  if (p.groups == 1) {
+    weiDims = {p.O, ICg, p.KH, p.KW};
+    weiStrides = {p.filterStrideO, p.filterStrideI, p.filterStrideH, p.filterStrideW};
+  } else {
+    weiDims = {p.groups, OCg, ICg, p.KH, p.KW};
+    weiStrides = {OCg * p.filterStrideO, p.filterStrideO, p.filterStrideI, p.filterStrideH, p.filterStrideW};
+  }
+  impl->userWei = memory::desc(weiDims, udt, weiStrides);
+  if (p.hasBias) impl->userBias = memory::desc({p.O}, udt, Tag::a);
+
+  bool winogradShape = pol.winograd && p.groups == 1 && p.KH == 3 && p.KW == 3 && p.strideH == 1 &&
+                       p.strideW == 1 && p.dilationH == 1 && p.dilationW == 1 && p.C >= 16 && p.O >= 16;
+  bool pointwise = p.KH == 1 && p.KW == 1;
+  std::vector<Variant> variants;
+  if (winogradShape) variants.push_back({dnnl::algorithm::convolution_winograd, Tag::any, "winograd"});
+  if (p.nhwc) {
+    variants.push_back({dnnl::algorithm::convolution_direct, Tag::nhwc, "nhwc"});
+  } else {
+    if (!pointwise) variants.push_back({dnnl::algorithm::convolution_direct, Tag::nhwc, "nchw->nhwc"});
+    variants.push_back({dnnl::algorithm::convolution_direct, Tag::nchw, "nchw"});
+    if (pointwise) variants.push_back({dnnl::algorithm::convolution_direct, Tag::nhwc, "nchw->nhwc"});
+  }
+
+  memory::dims strides{p.strideH, p.strideW}, dil{p.dilationH - 1, p.dilationW - 1};
+  memory::dims padL{p.padTop, p.padLeft}, padR{p.padBottom, p.padRight};
+  std::string lastImpl = "none";
+  for (const Variant &v : variants) {
+    memory::desc src(srcDims, f32, v.act), dst(dstDims, f32, v.act), wei(weiDims, f32, Tag::any);
+    memory::desc bias = p.hasBias ? memory::desc({p.O}, f32, Tag::a) : memory::desc();
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, v.alg, src, wei, bias, dst, strides, dil,
+                                      padL, padR);
+    impl->makePd = [d]() -> dnnl::primitive_desc_base {
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
+    };
+    std::string key = "conv|" + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act));
+    for (int64_t x : {p.N, p.C, p.H, p.W, p.O, p.KH, p.KW, p.groups, p.strideH, p.strideW, p.dilationH,
+                      p.dilationW, p.padTop, p.padBottom, p.padLeft, p.padRight, int64_t(p.hasBias)})
+      key += "," + std::to_string(x);
+    impl->keyBase = key;
+    try {
+      std::shared_ptr<CachedPrimitive> e =
+          cachedPrimitive(key + "|t" + std::to_string(currentThreads()), impl->makePd);
+      lastImpl = e->impl;
+      if (isReferenceImpl(e->impl)) continue;
+    } catch (const dnnl::error &) {
+      continue;  // this algorithm/layout is not implemented for the shape
+    }
+    impl->v = v;
+    return std::unique_ptr<Conv2d>(new Conv2d(std::move(impl)));
+  }
+  *why = "no optimized oneDNN implementation (last tried: " + lastImpl + ")";
+  return nullptr;
+}
+
+void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads) {
+  Impl &s = *impl_;
+  try {
+    s.prepare(filter, numThreads);
+    useThreads(numThreads);
+    dnnl::stream &st = cpuStream();
+    if (s.reorderSrc) s.srcIn.run(x, nullptr);
+    else s.src.set_data_handle(const_cast<void *>(x));
+    if (!s.weightsPacked) s.weiPack.run(filter, nullptr);
+    if (s.p.hasBias) {
+      if (s.reorderBias) s.biasIn.run(bias, nullptr);
+      else s.bias.set_data_handle(const_cast<void *>(bias));
+    }
+    if (!s.reorderDst) s.dst.set_data_handle(y);
+    s.entry->get().execute(st, s.args);
+    if (s.reorderDst) s.dstOut.run(nullptr, y);
+  } catch (const dnnl::error &e) {
+    throw std::runtime_error(std::string("oneDNN convolution: ") + e.what());
+  }
+}
+
+size_t Conv2d::packedFilterBytes(int numThreads) {
+  return impl_->primitiveFor(numThreads)->pd.weights_desc().get_size();
+}
+
+void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
+  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(numThreads);
+  Reorder r;
+  r.init(impl_->userWei, const_cast<void *>(filter), e->pd.weights_desc(), packed);
+  r.run(nullptr, nullptr);
+}
+
+std::string Conv2d::implementation() const {
+  std::string impl = impl_->entry ? impl_->entry->impl
+                                   : impl_->primitiveFor(currentThreads())->impl;
+  return impl + " (" + impl_->v.name + ")";
+}
+
+}  // namespace webnn::cpu::onednn

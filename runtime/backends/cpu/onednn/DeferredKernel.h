@@ -1,0 +1,63 @@
+// The portable kernel behind a oneDNN-backed one, built only if needed.
+//
+// oneDNN compiles its primitive on the first run (not at load: JIT of one
+// Winograd layer alone takes ~25 ms). Should that fail (out of memory for
+// code), the kernel runs the portable implementation instead; building it
+// eagerly would cost its load-time work (float16 constants converted) for a
+// path that is almost never taken. No dnnl.hpp here.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_DEFERREDKERNEL_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_DEFERREDKERNEL_H
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/backends/cpu/Kernel.h"
+
+namespace webnn::cpu::onednn {
+
+class DeferredKernel {
+ public:
+  // Copies what `node` points to: the loader's descriptions do not outlive
+  // load, the constant bytes (mmapped) outlive the session.
+  DeferredKernel(const NodeDesc &node, KernelFactory factory) : factory_(factory) {
+    op_ = node.op;
+    name_ = node.name;
+    attributes_ = node.attributes;
+    for (const OperandDesc *d : node.inputs) inputs_.push_back(d ? std::make_unique<OperandDesc>(*d) : nullptr);
+    for (const OperandDesc *d : node.outputs) outputs_.push_back(std::make_unique<OperandDesc>(*d));
+  }
+
+  void run(const KernelContext &ctx) {
+    std::call_once(once_, [&] {
+      NodeDesc node;
+      node.op = op_;
+      node.name = name_;
+      node.attributes = attributes_;
+      for (const auto &d : inputs_) node.inputs.push_back(d.get());
+      for (const auto &d : outputs_) node.outputs.push_back(d.get());
+      Status s = factory_(node, &kernel_);
+      if (!s.isOk()) {
+        // The same checks passed at load time; reaching this is a bug.
+        std::fprintf(stderr, "webnn: internal error: fallback kernel for %s '%s': %s\n", op_.c_str(),
+                     name_.c_str(), s.message().c_str());
+        std::terminate();
+      }
+    });
+    kernel_->run(ctx);
+  }
+
+ private:
+  KernelFactory factory_;
+  std::string op_, name_;
+  NodeAttributes attributes_;
+  std::vector<std::unique_ptr<OperandDesc>> inputs_, outputs_;
+  std::once_flag once_;
+  std::unique_ptr<Kernel> kernel_;
+};
+
+}  // namespace webnn::cpu::onednn
+
+#endif

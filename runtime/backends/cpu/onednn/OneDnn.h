@@ -1,0 +1,120 @@
+// conv2d and matmul/gemm on oneDNN, behind an interface in webnn's own terms.
+//
+// This folder is the only code that includes dnnl.hpp: Debian ships oneDNN 2.x,
+// whose operation-descriptor API was removed in 3.0, so a port touches these
+// files only. Kernels (kernels/Convolution.cpp, kernels/MatMul.cpp) ask
+// Conv2d::create / MatMul::create at load time; a null result (oneDNN missing,
+// disabled, too small to pay off, or no optimized implementation for the
+// shape) means "use the portable kernel".
+//
+// Load-time work is limited to descriptor checks (no JIT, no weight access):
+// constant weights are mmapped and a 1 GB artifact must load in milliseconds.
+// The primitive is JIT-compiled, and constant weights are reordered into the
+// primitive's blocked layout, on the first run() (once, under a lock); the
+// packed copy lives in the kernel. packFilter()/packB() are the same step as a
+// standalone function, for a compile-time prepacking pass later.
+//
+// Threads: Debian's oneDNN runs on OpenMP. run() takes the session's thread
+// count and sets OpenMP's to match before primitives are created or executed.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_ONEDNN_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_ONEDNN_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "webnn/types.h"
+
+namespace webnn::cpu::onednn {
+
+// When oneDNN is used. Process-wide; tests and benchmarks switch it.
+struct Policy {
+  bool enabled = true;      // false: always the portable kernels (env WEBNN_ONEDNN=0)
+  // Below this many FLOPs the portable kernels are as fast: an OpenMP region
+  // and oneDNN's argument plumbing cost a few microseconds per call.
+  double minFlops = 1 << 20;
+  bool winograd = true;     // Winograd for 3x3 stride-1 convolutions
+};
+// True when this build links oneDNN.
+bool compiledIn();
+Policy policy();
+void setPolicy(const Policy &p);
+
+// ------------------------------------------------------------------ conv2d
+struct Conv2dParams {
+  DataType dtype = DataType::kFloat32;  // float32 or float16 (computed in float32)
+  bool nhwc = false;                    // activation layout of input and output
+  int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0, KH = 0, KW = 0, groups = 1;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  // Element strides of the filter as stored, for (output channel, input
+  // channel within its group, kh, kw): any WebNN filterLayout.
+  int64_t filterStrideO = 0, filterStrideI = 0, filterStrideH = 0, filterStrideW = 0;
+  bool hasBias = false;
+  bool constantFilter = false;
+};
+
+class Conv2d {
+ public:
+  // Null (with *why) when the portable kernel should run this convolution.
+  static std::unique_ptr<Conv2d> create(const Conv2dParams &p, std::string *why);
+  ~Conv2d();
+
+  // y = conv(x, filter) + bias in the caller's layouts and data type. A
+  // constant filter is packed on the first call and `filter` is ignored after.
+  // Throws std::runtime_error only if oneDNN fails to build the primitive
+  // (out of memory for JIT code); the caller then falls back.
+  void run(const void *x, const void *filter, const void *bias, void *y, int numThreads);
+
+  // The primitive's filter layout for `numThreads`, as bytes, from the user's.
+  size_t packedFilterBytes(int numThreads);
+  void packFilter(const void *filter, void *packed, int numThreads);
+
+  // "brgconv:avx512_core", "jit_wino_4x3:avx512_core", ... plus the layout path.
+  std::string implementation() const;
+
+  struct Impl;
+
+ private:
+  explicit Conv2d(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// --------------------------------------------------------- matmul / gemm
+// y[batch.., M, N] = alpha * a[batch.., M, K] x b[batch.., K, N] (+ beta * c)
+struct MatMulParams {
+  DataType dtype = DataType::kFloat32;
+  // Same rank (2..12) for a, b and y; batch dims of a and b are 1 or y's.
+  Shape aDims, bDims, yDims;
+  std::vector<int64_t> aStrides, bStrides;  // in elements: transposes are strides
+  bool constantB = false;
+  float alpha = 1.f;
+  // gemm's addend, rank 2 only: c(m, n) at m * cRowStride + n * cColStride
+  // (0 = broadcast), scaled by beta.
+  bool hasC = false;
+  float beta = 0.f;
+  int64_t cRowStride = 0, cColStride = 0;
+};
+
+class MatMul {
+ public:
+  static std::unique_ptr<MatMul> create(const MatMulParams &p, std::string *why);
+  ~MatMul();
+  // Throws std::runtime_error like Conv2d::run.
+  void run(const void *a, const void *b, const void *c, void *y, int numThreads);
+  size_t packedBBytes(int numThreads);
+  void packB(const void *b, void *packed, int numThreads);
+  std::string implementation() const;
+
+  struct Impl;
+
+ private:
+  explicit MatMul(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace webnn::cpu::onednn
+
+#endif
