@@ -480,6 +480,11 @@ LogicalResult GraphLowering::lowerNode(const dsl::Node &n) {
   }
 
   if (failed(checkOperandCount(n, operands.size()))) return failure();
+  // The required parameters are exactly the positional ones; checked here so
+  // result-type inference never sees them absent.
+  for (const std::string &param : params)
+    if (!attrs.get(param))
+      return error(n.pos) << "'" << n.op << "' requires option '" << param << "'", failure();
 
   if (n.op == "split" && splitsArg && !operands.empty() && operands[0])
     if (failed(normalizeSplit(*splitsArg, operands[0], attrs))) return failure();

@@ -26,7 +26,7 @@ std::optional<OperandSlots> operandSlots(const std::string &op);
 
 // Names of the required non-operand parameters of `op`, in WebNN's positional
 // order (softmax: axis; slice: starts, sizes). A literal written positionally
-// binds to the next of these.
+// binds to the next of these; the importer rejects a call missing any of them.
 const std::vector<std::string> &positionalParameters(const std::string &op);
 
 // Options whose numbers are floats even when written as integers (`alpha=1`).

@@ -347,6 +347,9 @@ TEST(DslImport, SemanticErrors) {
        "operand-valued options name values)"},
       {"y = add(x);", "e.webnn:4:9: 'add' takes 2 operands, got 1"},
       {"y = relu(x, x);", "e.webnn:4:9: 'relu' takes 1 operand, got 2"},
+      {"y = softmax(x);", "e.webnn:4:9: 'softmax' requires option 'axis'"},
+      {"y = slice(x, [0]);", "e.webnn:4:9: 'slice' requires option 'sizes'"},
+      {"y = cast(x, type=null);", "e.webnn:4:9: 'cast' requires option 'type'"},
   };
   for (const ErrorCase &c : cases) {
     Import im;
@@ -555,6 +558,24 @@ TEST(DslImport, ErrorExamples) {
     ++count;
   }
   EXPECT_GE(count, 10);
+}
+
+// Single-character substitutions anywhere in valid files: import either
+// succeeds or reports at least one error; it never crashes.
+TEST(DslImport, SubstitutionFuzz) {
+  for (const char *name : {"add_relu.webnn", "format_reference.webnn", "resnet_head_json.json"}) {
+    std::string path = kInputs + "/" + name;
+    std::string text = readFile(path);
+    for (size_t i = 0; i < text.size(); ++i) {
+      for (char c : std::string("\"[]{}0-9x@;,=:#\\\0")) {
+        std::string mutated = text;
+        mutated[i] = c;
+        Import im;
+        if (!im.source(mutated, path))
+          ASSERT_FALSE(im.errors.empty()) << name << " offset " << i << " char " << int(c);
+      }
+    }
+  }
 }
 
 // Every truncation of a valid file (text and JSON) fails with one positioned
