@@ -12,6 +12,9 @@
 #include <set>
 
 #include "KernelTestUtil.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::cpu::test {
 namespace {
@@ -234,9 +237,8 @@ CaseResult runWptCase(const json &test) {
   return {false, ""};
 }
 
-TEST(WptKernels, AllSingleOperatorCases) {
-  std::string dir = wptDir();
-  if (dir.empty() || !std::filesystem::exists(dir)) GTEST_SKIP() << "WPT vectors not found";
+// Runs every single-operator case whose op is in `ops` (all when empty).
+void runWptSuite(const std::string &dir, const std::set<std::string> &ops) {
   std::map<std::string, std::array<int, 3>> perOp;  // pass, fail, skipped
   std::vector<std::filesystem::path> files;
   for (auto &e : std::filesystem::directory_iterator(dir))
@@ -248,6 +250,7 @@ TEST(WptKernels, AllSingleOperatorCases) {
     for (const json &test : doc["tests"]) {
       if (test["graph"]["operators"].size() != 1) continue;
       std::string op = test["graph"]["operators"][0]["name"].get<std::string>();
+      if (!ops.empty() && !ops.count(op)) continue;
       CaseResult r;
       try {
         r = runWptCase(test);
@@ -273,6 +276,30 @@ TEST(WptKernels, AllSingleOperatorCases) {
   }
   std::printf("  WPT single-op total: pass %d, fail %d, no kernel %d\n", pass, fail, skip);
 }
+
+TEST(WptKernels, AllSingleOperatorCases) {
+  std::string dir = wptDir();
+  if (dir.empty() || !std::filesystem::exists(dir)) GTEST_SKIP() << "WPT vectors not found";
+  runWptSuite(dir, {});
+}
+
+#if WEBNN_HAVE_ONEDNN
+// The WPT shapes are tiny, so by default they take the portable kernels; here
+// every conv2d/matmul/gemm case is forced through oneDNN instead.
+TEST(WptKernels, ConvAndMatMulCasesThroughOneDnn) {
+  std::string dir = wptDir();
+  if (dir.empty() || !std::filesystem::exists(dir)) GTEST_SKIP() << "WPT vectors not found";
+  onednn::Policy saved = onednn::policy(), forced = saved;
+  forced.enabled = true;
+  forced.minFlops = 0;
+  onednn::setPolicy(forced);
+  uint64_t before = onednn::executionCount();
+  runWptSuite(dir, {"conv2d", "matmul", "gemm"});
+  onednn::setPolicy(saved);
+  std::printf("  oneDNN executions: %llu\n", (unsigned long long)(onednn::executionCount() - before));
+  EXPECT_GT(onednn::executionCount(), before);
+}
+#endif
 
 }  // namespace
 }  // namespace webnn::cpu::test

@@ -1,5 +1,6 @@
 #include "runtime/backends/cpu/onednn/Context.h"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <atomic>
@@ -28,7 +29,11 @@ Policy &policyStorage() {
 
 }  // namespace
 
+std::atomic<uint64_t> gExecutions{0};
+
 bool compiledIn() { return true; }
+
+uint64_t executionCount() { return gExecutions.load(std::memory_order_relaxed); }
 
 Policy policy() {
   std::lock_guard<std::mutex> lock(policyMutex());
@@ -113,8 +118,47 @@ void Reorder::run(const void *fromData, void *toData) {
   prim.execute(cpuStream(), args);
 }
 
-dnnl::memory::data_type toDnnl(DataType t) {
-  return t == DataType::kFloat16 ? dnnl::memory::data_type::f16 : dnnl::memory::data_type::f32;
+void WeightPacker::init(const dnnl::memory::desc &from, const dnnl::memory::desc &to, void *toData) {
+  try {
+    direct.init(from, nullptr, to, toData);
+    twoStep = false;
+    return;
+  } catch (const dnnl::error &) {
+  }
+  dnnl::memory::dims dims = from.dims();
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (int i = int(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  dnnl::memory::desc plainDesc(dims, dnnl::memory::data_type::f32, strides);
+  plain.resize(plainDesc.get_size());
+  toPlain.init(from, nullptr, plainDesc, plain.data());
+  fromPlain.init(plainDesc, plain.data(), to, toData);
+  twoStep = true;
+}
+
+void WeightPacker::run(const void *fromData, void *toData) {
+  if (!twoStep) {
+    direct.run(fromData, toData);
+    return;
+  }
+  toPlain.run(fromData, nullptr);
+  fromPlain.run(nullptr, toData);
+}
+
+void halfToFloat(const void *in, float *out, int64_t n) {
+  const uint16_t *h = static_cast<const uint16_t *>(in);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(h + i))));
+  for (; i < n; ++i) out[i] = _cvtsh_ss(h[i]);
+}
+
+void floatToHalf(const float *in, void *out, int64_t n) {
+  uint16_t *h = static_cast<uint16_t *>(out);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(h + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) h[i] = _cvtss_sh(in[i], _MM_FROUND_TO_NEAREST_INT);
 }
 
 }  // namespace webnn::cpu::onednn

@@ -7,6 +7,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -17,6 +18,8 @@
 #include "webnn/types.h"
 
 namespace webnn::cpu::onednn {
+
+extern std::atomic<uint64_t> gExecutions;  // behind executionCount()
 
 dnnl::engine &cpuEngine();
 dnnl::stream &cpuStream();
@@ -72,7 +75,39 @@ struct Reorder {
   void run(const void *fromData, void *toData);
 };
 
-dnnl::memory::data_type toDnnl(DataType t);
+// float16 <-> float32 with F16C (oneDNN 2.6 reorders cannot convert f16 into
+// blocked f32 layouts on CPUs without AVX512-FP16, so conversion happens here,
+// in the caller's layout, before any reorder).
+void halfToFloat(const void *in, float *out, int64_t n);
+void floatToHalf(const float *in, void *out, int64_t n);
+
+// A float32 copy of a float16 operand, in the operand's own layout.
+struct HalfStage {
+  AlignedBuffer buf;
+  int64_t count = 0;
+  void init(int64_t n) {
+    count = n;
+    buf.resize(size_t(n) * sizeof(float));
+  }
+  float *data() const { return static_cast<float *>(buf.data()); }
+  const float *in(const void *half) {
+    halfToFloat(half, data(), count);
+    return data();
+  }
+  void out(void *half) const { floatToHalf(data(), half, count); }
+};
+
+// Packs weights into a primitive's layout: one reorder when oneDNN has it,
+// else through the plain row-major layout (oneDNN 2.6 reorders into Winograd
+// weight formats only from plain layouts, not from ohwi/ihwo strides).
+struct WeightPacker {
+  Reorder direct, toPlain, fromPlain;
+  AlignedBuffer plain;
+  bool twoStep = false;
+  // Throws dnnl::error when neither route exists.
+  void init(const dnnl::memory::desc &from, const dnnl::memory::desc &to, void *toData);
+  void run(const void *fromData, void *toData);
+};
 
 }  // namespace webnn::cpu::onednn
 

@@ -13,8 +13,8 @@
 //    worth it, so 1x1 nchw stays plain.
 // Filters in every WebNN layout are described by strides and reordered once
 // into the primitive's blocked layout (format_tag::any). float16 operands are
-// converted by the same reorders (oneDNN 2.6 has no f16 convolution on CPUs
-// without AVX512-FP16).
+// converted to float32 in the caller's layout first (oneDNN 2.6 has no f16
+// convolution on CPUs without AVX512-FP16, nor f16 -> blocked f32 reorders).
 #include <cstring>
 #include <stdexcept>
 
@@ -49,8 +49,19 @@ struct Conv2d::Impl {
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
-  Reorder srcIn, dstOut, weiPack, biasIn;
+  Reorder srcIn, dstOut, biasIn;
+  WeightPacker weiPack;
   AlignedBuffer srcBuf, dstBuf, weiBuf, biasBuf, scratchBuf;
+  HalfStage srcHalf, dstHalf, weiHalf, biasHalf;  // float16 operands only
+
+  bool f16() const { return p.dtype == DataType::kFloat16; }
+  int64_t filterCount() const { return p.O * (p.C / p.groups) * p.KH * p.KW; }
+  // The filter as float32 in the caller's layout (converted when float16).
+  const void *filterF32(const void *filter, HalfStage *stage) const {
+    if (!f16()) return filter;
+    stage->init(filterCount());
+    return stage->in(filter);
+  }
 
   std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
     useThreads(threads);
@@ -81,8 +92,8 @@ struct Conv2d::Impl {
       dst = memory(primDst, eng, DNNL_MEMORY_NONE);
     }
     weiBuf.resize(primWei.get_size());
-    weiPack.init(userWei, nullptr, primWei, weiBuf.data());
-    wei = weiPack.to;
+    weiPack.init(userWei, primWei, weiBuf.data());
+    wei = memory(primWei, eng, weiBuf.data());
     weightsPacked = false;
     args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
     if (p.hasBias) {
@@ -102,8 +113,14 @@ struct Conv2d::Impl {
     scratch = memory(sp, eng, scratchBuf.data());
     args[DNNL_ARG_SCRATCHPAD] = scratch;
     entry->get();  // JIT now, not inside the timed steady state
+    if (f16()) {
+      srcHalf.init(p.N * p.C * p.H * p.W);
+      dstHalf.init(p.N * p.O * p.OH * p.OW);
+      if (p.hasBias) biasHalf.init(p.O);
+    }
     if (p.constantFilter) {
-      weiPack.run(filter, nullptr);
+      HalfStage once;  // freed after packing: only the packed copy is kept
+      weiPack.run(filterF32(filter, &once), nullptr);
       weightsPacked = true;
     }
     readyThreads = threads;
@@ -129,7 +146,8 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
     *why = "too small";
     return nullptr;
   }
-  memory::data_type udt = toDnnl(p.dtype), f32 = memory::data_type::f32;
+  // float16 is converted to float32 in the caller's layout first (HalfStage).
+  memory::data_type udt = memory::data_type::f32, f32 = memory::data_type::f32;
   memory::dims srcDims{p.N, p.C, p.H, p.W}, dstDims{p.N, p.O, p.OH, p.OW};
   Tag userTag = p.nhwc ? Tag::nhwc : Tag::nchw;
   auto impl = std::make_unique<Impl>();
@@ -200,16 +218,24 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
     s.prepare(filter, numThreads);
     useThreads(numThreads);
     dnnl::stream &st = cpuStream();
+    void *yUser = y;
+    if (s.f16()) {
+      x = s.srcHalf.in(x);
+      if (bias) bias = s.biasHalf.in(bias);
+      y = s.dstHalf.data();
+    }
     if (s.reorderSrc) s.srcIn.run(x, nullptr);
     else s.src.set_data_handle(const_cast<void *>(x));
-    if (!s.weightsPacked) s.weiPack.run(filter, nullptr);
+    if (!s.weightsPacked) s.weiPack.run(s.filterF32(filter, &s.weiHalf), nullptr);
     if (s.p.hasBias) {
       if (s.reorderBias) s.biasIn.run(bias, nullptr);
       else s.bias.set_data_handle(const_cast<void *>(bias));
     }
     if (!s.reorderDst) s.dst.set_data_handle(y);
     s.entry->get().execute(st, s.args);
+    gExecutions.fetch_add(1, std::memory_order_relaxed);
     if (s.reorderDst) s.dstOut.run(nullptr, y);
+    if (s.f16()) s.dstHalf.out(yUser);
   } catch (const dnnl::error &e) {
     throw std::runtime_error(std::string("oneDNN convolution: ") + e.what());
   }
@@ -221,9 +247,10 @@ size_t Conv2d::packedFilterBytes(int numThreads) {
 
 void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
   std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(numThreads);
-  Reorder r;
-  r.init(impl_->userWei, const_cast<void *>(filter), e->pd.weights_desc(), packed);
-  r.run(nullptr, nullptr);
+  WeightPacker w;
+  HalfStage stage;
+  w.init(impl_->userWei, e->pd.weights_desc(), packed);
+  w.run(impl_->filterF32(filter, &stage), nullptr);
 }
 
 std::string Conv2d::implementation() const {

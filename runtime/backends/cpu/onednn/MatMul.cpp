@@ -9,6 +9,7 @@
 // pre-filled with c broadcast to [M, N] (one pass over M*N, against M*N*K).
 // When B has no batch (all batch dims 1), a's batch folds into M: one large
 // GEMM instead of many small ones.
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/backends/cpu/kernels/Float16.h"
@@ -43,8 +44,18 @@ struct MatMul::Impl {
   memory a, b, y, scratch;
   std::unordered_map<int, memory> args;
   bool reorderA = false, reorderB = false, reorderY = false, bPacked = false;
-  Reorder aIn, bPack, yOut;
+  Reorder aIn, yOut;
+  WeightPacker bPack;
   AlignedBuffer aBuf, bBuf, yBuf, scratchBuf;
+  HalfStage aHalf, bHalf, yHalf;  // float16 operands only
+  int64_t aCount = 0, bCount = 0, yCount = 0;
+
+  bool f16() const { return p.dtype == DataType::kFloat16; }
+  const void *bF32(const void *b, HalfStage *stage) const {
+    if (!f16()) return b;
+    stage->init(bCount);
+    return stage->in(b);
+  }
 
   std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
     useThreads(threads);
@@ -67,10 +78,11 @@ struct MatMul::Impl {
       a = memory(primA, eng, DNNL_MEMORY_NONE);
     }
     reorderB = !(primB == userB);
+    if (!reorderB && p.constantB && f16()) bBuf.resize(primB.get_size());
     if (reorderB) {
       bBuf.resize(primB.get_size());
-      bPack.init(userB, nullptr, primB, bBuf.data());
-      b = bPack.to;
+      bPack.init(userB, primB, bBuf.data());
+      b = memory(primB, eng, bBuf.data());
     } else {
       b = memory(primB, eng, DNNL_MEMORY_NONE);
     }
@@ -88,8 +100,19 @@ struct MatMul::Impl {
     args = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, y}, {DNNL_ARG_SCRATCHPAD, scratch}};
     entry->get();
     bPacked = false;
-    if (p.constantB && reorderB) {
-      bPack.run(bData, nullptr);
+    if (f16()) {
+      aHalf.init(aCount);
+      yHalf.init(yCount);
+    }
+    if (p.constantB && (reorderB || f16())) {
+      HalfStage once;  // freed after packing: only the packed copy is kept
+      const void *b32 = bF32(bData, &once);
+      if (reorderB) {
+        bPack.run(b32, nullptr);
+      } else {  // float16 b already in the primitive's layout once converted
+        std::memcpy(bBuf.data(), b32, size_t(bCount) * sizeof(float));
+        b.set_data_handle(bBuf.data());
+      }
       bPacked = true;
     }
     readyThreads = threads;
@@ -99,7 +122,7 @@ struct MatMul::Impl {
   void fillC(const void *c, float *dst) const {
     for (int64_t m = 0; m < M; ++m) {
       float *row = dst + m * N;
-      if (p.dtype == DataType::kFloat16) {
+      if (f16()) {
         const uint16_t *cr = static_cast<const uint16_t *>(c) + m * p.cRowStride;
         for (int64_t n = 0; n < N; ++n) row[n] = kernels::halfToFloat(cr[n * p.cColStride]);
       } else {
@@ -147,7 +170,8 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
     bStrides = {bStrides[r - 2], bStrides[r - 1]};
     yDims = {rows, yDims[r - 1]};
   }
-  memory::data_type udt = toDnnl(p.dtype), f32 = memory::data_type::f32;
+  // float16 is converted to float32 in the caller's layout first (HalfStage).
+  memory::data_type udt = memory::data_type::f32, f32 = memory::data_type::f32;
   auto impl = std::make_unique<Impl>();
   impl->p = p;
   impl->M = yDims[yDims.size() - 2];
@@ -155,18 +179,25 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   impl->userA = memory::desc(aDims, udt, aStrides);
   impl->userB = memory::desc(bDims, udt, bStrides);
   impl->userY = memory::desc(yDims, udt, contiguous(yDims));
+  auto count = [](const memory::dims &d, const memory::dims &st) {
+    int64_t n = 1;  // elements spanned by a dense (possibly transposed) operand
+    for (size_t i = 0; i < d.size(); ++i) n += (d[i] - 1) * st[i];
+    return n;
+  };
+  impl->aCount = count(aDims, aStrides);
+  impl->bCount = count(bDims, bStrides);
+  impl->yCount = count(yDims, contiguous(yDims));
   memory::desc plainY(yDims, f32, contiguous(yDims));
   memory::desc plainA(aDims, f32, contiguous(aDims));
   memory::desc anyB(bDims, f32, Tag::any);
   memory::desc userA32(aDims, f32, aStrides), userB32(bDims, f32, bStrides);
-  bool f16 = p.dtype == DataType::kFloat16;
   struct Variant {
     memory::desc a, b;
     const char *name;
   };
   std::vector<Variant> variants;
-  if (p.constantB || f16) {
-    if (!f16) variants.push_back({userA32, anyB, "a in place, b packed"});
+  if (p.constantB) {
+    variants.push_back({userA32, anyB, "a in place, b packed"});
     variants.push_back({plainA, anyB, "a reordered, b packed"});
   } else {
     variants.push_back({userA32, userB32, "a, b in place"});
@@ -215,15 +246,25 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
   try {
     s.prepare(b, numThreads);
     useThreads(numThreads);
+    void *yUser = y;
+    if (s.f16()) {
+      a = s.aHalf.in(a);
+      if (!s.bPacked) b = s.bF32(b, &s.bHalf);
+      y = s.yHalf.data();
+    }
     if (s.reorderA) s.aIn.run(a, nullptr);
     else s.a.set_data_handle(const_cast<void *>(a));
-    if (!s.reorderB) s.b.set_data_handle(const_cast<void *>(b));
-    else if (!s.bPacked) s.bPack.run(b, nullptr);
+    if (!s.bPacked) {
+      if (s.reorderB) s.bPack.run(b, nullptr);
+      else s.b.set_data_handle(const_cast<void *>(b));
+    }
     void *dst = s.reorderY ? s.yBuf.data() : y;
     if (!s.reorderY) s.y.set_data_handle(y);
     if (s.p.hasC && s.p.beta != 0.f) s.fillC(c, static_cast<float *>(dst));
     s.entry->get().execute(cpuStream(), s.args);
+    gExecutions.fetch_add(1, std::memory_order_relaxed);
     if (s.reorderY) s.yOut.run(nullptr, y);
+    if (s.f16()) s.yHalf.out(yUser);
   } catch (const dnnl::error &e) {
     throw std::runtime_error(std::string("oneDNN matmul: ") + e.what());
   }
@@ -235,9 +276,10 @@ size_t MatMul::packedBBytes(int numThreads) {
 
 void MatMul::packB(const void *b, void *packed, int numThreads) {
   std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(numThreads);
-  Reorder r;
-  r.init(impl_->userB, const_cast<void *>(b), e->pd.weights_desc(), packed);
-  r.run(nullptr, nullptr);
+  WeightPacker w;
+  HalfStage stage;
+  w.init(impl_->userB, e->pd.weights_desc(), packed);
+  w.run(impl_->bF32(b, &stage), nullptr);
 }
 
 std::string MatMul::implementation() const {

@@ -41,6 +41,8 @@ struct Policy {
 bool compiledIn();
 Policy policy();
 void setPolicy(const Policy &p);
+// Convolutions and matmuls executed by oneDNN so far (tests check the path).
+uint64_t executionCount();
 
 // ------------------------------------------------------------------ conv2d
 struct Conv2dParams {

@@ -1,0 +1,276 @@
+// conv2d, matmul and gemm on shapes large enough for the oneDNN paths
+// (Winograd, brgconv with nchw<->nhwc reorders, depthwise, grouped, packed
+// constant weights, float16 through reorders), each checked against a plain
+// reference loop, and the same cases with oneDNN disabled so the portable
+// kernels stay covered. executionCount() proves which path ran.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/Float16.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
+namespace webnn::cpu::test {
+namespace {
+
+std::vector<float> randomFloats(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+// Rounds through float16 when the case runs in float16, so the reference
+// sees exactly the operands the kernel sees.
+std::vector<float> roundFor(DataType dt, std::vector<float> v) {
+  if (dt == DataType::kFloat16)
+    for (float &x : v) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  return v;
+}
+
+TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant) {
+  return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
+}
+
+// Runs `c` with oneDNN on and off, 1 and 2 threads, and checks every result.
+void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const std::string &what) {
+#if WEBNN_HAVE_ONEDNN
+  onednn::Policy saved = onednn::policy();
+  for (bool useOneDnn : {true, false}) {
+    onednn::Policy p = saved;
+    p.enabled = useOneDnn;
+    onednn::setPolicy(p);
+#else
+  for (bool useOneDnn : {false}) {
+#endif
+    for (int threads : {1, 2}) {
+      std::string label = what + (useOneDnn ? " [oneDNN]" : " [portable]") + " threads=" + std::to_string(threads);
+#if WEBNN_HAVE_ONEDNN
+      uint64_t before = onednn::executionCount();
+#endif
+      Status s = runOp(c, threads);
+      ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+#if WEBNN_HAVE_ONEDNN
+      uint64_t ran = onednn::executionCount() - before;
+      if (useOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
+      else EXPECT_EQ(ran, 0u) << label << ": expected the portable path";
+#endif
+      std::vector<double> got = c.outputs[0].values();
+      ASSERT_EQ(got.size(), want.size()) << label;
+      for (size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << label << " element " << i;
+    }
+  }
+#if WEBNN_HAVE_ONEDNN
+  onednn::setPolicy(saved);
+#endif
+}
+
+struct ConvCase {
+  bool nhwc;
+  std::string filterLayout;
+  int64_t N, C, H, W, O, KH, KW, groups;
+  std::vector<int64_t> strides, dilations, padding;  // padding: top, bottom, left, right
+  bool bias, constantFilter;
+  DataType dtype;
+};
+
+void checkConv(const ConvCase &k, uint32_t seed) {
+  int64_t ICg = k.C / k.groups, OCg = k.O / k.groups;
+  int64_t effH = k.dilations[0] * (k.KH - 1) + 1, effW = k.dilations[1] * (k.KW - 1) + 1;
+  int64_t OH = (k.H + k.padding[0] + k.padding[1] - effH) / k.strides[0] + 1;
+  int64_t OW = (k.W + k.padding[2] + k.padding[3] - effW) / k.strides[1] + 1;
+  // Logical x[n][c][h][w], f[o][i][kh][kw]; stored in the case's layouts.
+  std::vector<float> x = roundFor(k.dtype, randomFloats(k.N * k.C * k.H * k.W, seed));
+  std::vector<float> f = roundFor(k.dtype, randomFloats(k.O * ICg * k.KH * k.KW, seed + 1));
+  std::vector<float> b = roundFor(k.dtype, randomFloats(k.O, seed + 2));
+  std::vector<float> xs(x.size()), fs(f.size());
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t c = 0; c < k.C; ++c)
+      for (int64_t h = 0; h < k.H; ++h)
+        for (int64_t w = 0; w < k.W; ++w) {
+          int64_t src = ((n * k.C + c) * k.H + h) * k.W + w;
+          int64_t dst = k.nhwc ? ((n * k.H + h) * k.W + w) * k.C + c : src;
+          xs[dst] = x[src];
+        }
+  Shape fShape;
+  auto dimOf = [&](char l) { return l == 'o' ? k.O : l == 'i' ? ICg : l == 'h' ? k.KH : k.KW; };
+  for (char l : k.filterLayout) fShape.push_back(dimOf(l));
+  for (int64_t o = 0; o < k.O; ++o)
+    for (int64_t i = 0; i < ICg; ++i)
+      for (int64_t h = 0; h < k.KH; ++h)
+        for (int64_t w = 0; w < k.KW; ++w) {
+          int64_t idx = 0;
+          for (char l : k.filterLayout) idx = idx * dimOf(l) + (l == 'o' ? o : l == 'i' ? i : l == 'h' ? h : w);
+          fs[idx] = f[((o * ICg + i) * k.KH + h) * k.KW + w];
+        }
+  Shape xShape = k.nhwc ? Shape{k.N, k.H, k.W, k.C} : Shape{k.N, k.C, k.H, k.W};
+  Shape yShape = k.nhwc ? Shape{k.N, OH, OW, k.O} : Shape{k.N, k.O, OH, OW};
+  std::vector<double> want(size_t(k.N * k.O * OH * OW));
+  for (int64_t n = 0; n < k.N; ++n)
+    for (int64_t o = 0; o < k.O; ++o)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t g = o / OCg;
+          double acc = k.bias ? b[o] : 0.0;
+          for (int64_t i = 0; i < ICg; ++i)
+            for (int64_t kh = 0; kh < k.KH; ++kh)
+              for (int64_t kw = 0; kw < k.KW; ++kw) {
+                int64_t ih = oh * k.strides[0] - k.padding[0] + kh * k.dilations[0];
+                int64_t iw = ow * k.strides[1] - k.padding[2] + kw * k.dilations[1];
+                if (ih < 0 || ih >= k.H || iw < 0 || iw >= k.W) continue;
+                acc += double(x[((n * k.C + g * ICg + i) * k.H + ih) * k.W + iw]) *
+                       f[((o * ICg + i) * k.KH + kh) * k.KW + kw];
+              }
+          int64_t idx = k.nhwc ? ((n * OH + oh) * OW + ow) * k.O + o : ((n * k.O + o) * OH + oh) * OW + ow;
+          want[size_t(idx)] = acc;
+        }
+  OpCase c;
+  c.op = "conv2d";
+  c.inputs = {makeTensor(k.dtype, xShape, xs, false), makeTensor(k.dtype, fShape, fs, k.constantFilter)};
+  if (k.bias) c.inputs.push_back(makeTensor(k.dtype, {k.O}, b, true));
+  c.outputs = {outSpec(k.dtype, yShape)};
+  c.attrString("inputLayout", k.nhwc ? "nhwc" : "nchw")
+      .attrString("filterLayout", k.filterLayout)
+      .attrInt("groups", k.groups)
+      .attrInts("strides", k.strides)
+      .attrInts("dilations", k.dilations)
+      .attrInts("padding", k.padding);
+  std::string what = "conv2d " + shapeToString(xShape) + " " + k.filterLayout + " " + shapeToString(fShape) +
+                     (k.dtype == DataType::kFloat16 ? " f16" : " f32");
+  runBothPaths(c, want, k.dtype == DataType::kFloat16 ? 4e-3 : 1e-4, what);
+}
+
+TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
+  const DataType F32 = DataType::kFloat32, F16 = DataType::kFloat16;
+  const ConvCase cases[] = {
+      // 3x3 stride 1: Winograd (nChw16c reorders around it)
+      {false, "oihw", 1, 32, 20, 20, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      {true, "hwio", 2, 32, 17, 19, 48, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      // nchw 3x3 stride 2 through nhwc brgconv; 1x1 strided on plain nchw
+      {false, "ohwi", 1, 24, 33, 31, 40, 3, 3, 1, {2, 2}, {1, 1}, {1, 0, 1, 0}, false, true, F32},
+      {false, "ohwi", 1, 64, 31, 31, 48, 1, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, true, F32},
+      {true, "oihw", 1, 96, 14, 14, 40, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, true, F32},
+      // grouped, dilated, asymmetric padding
+      {true, "ihwo", 1, 32, 21, 18, 64, 3, 3, 4, {1, 1}, {2, 2}, {1, 2, 0, 3}, true, true, F32},
+      {false, "oihw", 1, 32, 21, 18, 64, 3, 3, 4, {1, 2}, {2, 1}, {2, 1, 3, 0}, false, true, F32},
+      // depthwise
+      {false, "oihw", 1, 64, 64, 64, 64, 3, 3, 64, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      {true, "ihwo", 1, 64, 40, 40, 64, 3, 3, 64, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      // filter as a run-time input (reordered on every run)
+      {true, "hwio", 1, 16, 24, 24, 24, 5, 5, 1, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, false, F32},
+      {false, "oihw", 1, 32, 16, 16, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, F32},
+      // float16 converted by the reorders
+      {true, "ohwi", 1, 16, 24, 24, 16, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F16},
+      {false, "oihw", 1, 24, 20, 20, 32, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, false, F16},
+  };
+  uint32_t seed = 100;
+  for (const ConvCase &k : cases) {
+    checkConv(k, seed);
+    seed += 10;
+  }
+}
+
+// y = alpha * op(a) x op(b) + beta * c, a/b batch-broadcast for matmul.
+struct MatMulCase {
+  std::string op;
+  Shape a, b, out;
+  bool aT = false, bT = false;
+  double alpha = 1, beta = 1;
+  std::optional<Shape> c;
+  bool constantB = true;
+  DataType dtype = DataType::kFloat32;
+};
+
+void checkMatMul(const MatMulCase &k, uint32_t seed) {
+  int64_t na = 1, nb = 1;
+  for (int64_t d : k.a) na *= d;
+  for (int64_t d : k.b) nb *= d;
+  std::vector<float> a = roundFor(k.dtype, randomFloats(na, seed)), b = roundFor(k.dtype, randomFloats(nb, seed + 1));
+  size_t r = k.out.size();
+  int64_t M = k.out[r - 2], N = k.out[r - 1];
+  int64_t K = k.op == "gemm" ? (k.aT ? k.a[0] : k.a[1]) : k.a.back();
+  Shape batch(k.out.begin(), k.out.end() - 2);
+  int64_t nbatch = 1;
+  for (int64_t d : batch) nbatch *= d;
+  std::vector<float> cv;
+  int64_t crs = 0, ccs = 0;
+  if (k.c) {
+    int64_t nc = 1;
+    for (int64_t d : *k.c) nc *= d;
+    cv = roundFor(k.dtype, randomFloats(nc, seed + 2));
+    Shape cs = *k.c;
+    while (cs.size() < 2) cs.insert(cs.begin(), 1);
+    crs = cs[0] == 1 ? 0 : cs[1];
+    ccs = cs[1] == 1 ? 0 : 1;
+  }
+  // Right-aligned broadcast offset of batch index bi into an operand's batch.
+  auto batchOffset = [&](const Shape &s, int64_t bi) {
+    Shape sb(s.begin(), s.end() - 2);
+    int64_t idx = 0, stride = 1, rem = bi;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      size_t d = batch.size() - 1 - i;
+      int64_t coord = rem % batch[d];
+      rem /= batch[d];
+      if (i < sb.size()) {
+        int64_t dim = sb[sb.size() - 1 - i];
+        idx += (dim == 1 ? 0 : coord) * stride;
+        stride *= dim;
+      }
+    }
+    return idx;
+  };
+  std::vector<double> want;
+  for (int64_t bi = 0; bi < nbatch; ++bi) {
+    const float *A = a.data() + (k.op == "gemm" ? 0 : batchOffset(k.a, bi) * M * K);
+    const float *B = b.data() + (k.op == "gemm" ? 0 : batchOffset(k.b, bi) * K * N);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = 0;
+        for (int64_t kk = 0; kk < K; ++kk)
+          s += double(k.aT ? A[kk * M + m] : A[m * K + kk]) * (k.bT ? B[n * K + kk] : B[kk * N + n]);
+        s *= k.alpha;
+        if (k.c) s += k.beta * cv[size_t(m * crs + n * ccs)];
+        want.push_back(s);
+      }
+  }
+  OpCase c;
+  c.op = k.op;
+  c.inputs = {makeTensor(k.dtype, k.a, a, false), makeTensor(k.dtype, k.b, b, k.constantB)};
+  if (k.c) c.inputs.push_back(makeTensor(k.dtype, *k.c, cv, true));
+  c.outputs = {outSpec(k.dtype, k.out)};
+  if (k.op == "gemm")
+    c.attrBool("aTranspose", k.aT).attrBool("bTranspose", k.bT).attrFloat("alpha", k.alpha).attrFloat("beta", k.beta);
+  std::string what = k.op + " " + shapeToString(k.a) + " x " + shapeToString(k.b) +
+                     (k.dtype == DataType::kFloat16 ? " f16" : " f32") + (k.constantB ? " const b" : "");
+  runBothPaths(c, want, k.dtype == DataType::kFloat16 ? 4e-3 : 1e-4, what);
+}
+
+TEST(OneDnnKernels, MatMulAndGemmPackedTransposedBroadcast) {
+  MatMulCase cases[] = {
+      {"matmul", {3, 64, 96}, {96, 80}, {3, 64, 80}},                          // a's batch folds into M
+      {"matmul", {2, 1, 40, 128}, {3, 128, 72}, {2, 3, 40, 72}, false, false, 1, 1, std::nullopt, false},
+      {"matmul", {4, 33, 128}, {4, 128, 65}, {4, 33, 65}},                     // batched constant b
+      {"matmul", {1, 2048}, {2048, 512}, {1, 512}},                            // GEMV
+      {"gemm", {200, 70}, {90, 200}, {70, 90}, true, true, 0.5, 2.0, Shape{90}},
+      {"gemm", {70, 200}, {200, 90}, {70, 90}, false, false, 1.0, -1.5, Shape{70, 1}, false},
+      {"gemm", {70, 200}, {90, 200}, {70, 90}, false, true, 1.0, 1.0, Shape{70, 90}},
+      {"gemm", {64, 256}, {256, 96}, {64, 96}, false, false, 3.0, 0.0, Shape{}},
+      {"gemm", {64, 256}, {256, 96}, {64, 96}},
+      {"matmul", {64, 128}, {128, 96}, {64, 96}, false, false, 1, 1, std::nullopt, true, DataType::kFloat16},
+      {"gemm", {128, 64}, {96, 128}, {64, 96}, true, true, 0.5, 0.25, Shape{96}, false, DataType::kFloat16},
+  };
+  uint32_t seed = 500;
+  for (const MatMulCase &k : cases) {
+    checkMatMul(k, seed);
+    seed += 10;
+  }
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
