@@ -1,0 +1,196 @@
+// webnn-kernel-bench: GFLOP/s of conv2d and matmul on ResNet-50 and BERT-base
+// layer shapes, portable kernels vs oneDNN, at 1 and 2 threads. Not a test
+// (not in ctest): run by hand, on a quiet machine, alternating the two paths.
+//
+//   webnn-kernel-bench [reps] [--interleave]
+//
+// --interleave also times each oneDNN layer with a pool-parallel relu over
+// 4 MB run between calls, as in a graph: the pool's workers spin for a while
+// after a job (ThreadPool.cpp) and OpenMP's after a region, and on 2 cores
+// each side's spinning can steal the other's time.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/backends/cpu/Kernel.h"
+#include "runtime/backends/cpu/ThreadPool.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
+namespace webnn::cpu {
+namespace {
+
+struct Operand {
+  OperandDesc desc;
+  std::vector<float> data;
+  TensorBuffer buffer{};
+};
+
+// One node built through the registry, with its buffers.
+struct Node {
+  std::vector<std::unique_ptr<Operand>> ins, outs;
+  std::vector<const TensorBuffer *> inPtrs;
+  std::vector<TensorBuffer *> outPtrs;
+  std::unique_ptr<Kernel> kernel;
+
+  bool build(const std::string &op, const NodeAttributes &attrs) {
+    NodeDesc node;
+    node.op = op;
+    node.name = "bench";
+    node.attributes = attrs;
+    for (auto &o : ins) {
+      o->buffer = TensorBuffer{o->desc.dtype, &o->desc.shape, o->data.data()};
+      node.inputs.push_back(&o->desc);
+      inPtrs.push_back(&o->buffer);
+    }
+    for (auto &o : outs) {
+      o->buffer = TensorBuffer{o->desc.dtype, &o->desc.shape, o->data.data()};
+      node.outputs.push_back(&o->desc);
+      outPtrs.push_back(&o->buffer);
+    }
+    Status s = findCpuKernel(op)(node, &kernel);
+    if (!s.isOk()) std::fprintf(stderr, "%s: %s\n", op.c_str(), s.message().c_str());
+    return s.isOk();
+  }
+  void run(ThreadPool &pool) {
+    KernelContext ctx{inPtrs.data(), inPtrs.size(), outPtrs.data(), outPtrs.size(), &pool};
+    kernel->run(ctx);
+  }
+};
+
+std::unique_ptr<Operand> operand(Shape s, bool constant, uint32_t seed) {
+  auto o = std::make_unique<Operand>();
+  o->desc.shape = s;
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  o->data.resize(size_t(n));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (float &x : o->data) x = d(rng);
+  if (constant) o->desc.constantData = o->data.data();
+  return o;
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Median seconds per run after one warm-up run (JIT and weight packing).
+double timeRuns(Node &n, ThreadPool &pool, int reps, Node *between) {
+  n.run(pool);
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    if (between) between->run(pool);
+    double t0 = now();
+    n.run(pool);
+    t.push_back(now() - t0);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void setOneDnn(bool on) {
+#if WEBNN_HAVE_ONEDNN
+  onednn::Policy p = onednn::policy();
+  p.enabled = on;
+  onednn::setPolicy(p);
+#else
+  (void)on;
+#endif
+}
+
+AttributeValue ints(std::vector<int64_t> v) {
+  AttributeValue a;
+  a.kind = AttributeValue::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+AttributeValue str(std::string v) {
+  AttributeValue a;
+  a.kind = AttributeValue::Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+struct Conv {
+  const char *name;
+  int64_t C, H, O, K, S;
+};
+
+}  // namespace
+}  // namespace webnn::cpu
+
+int main(int argc, char **argv) {
+  using namespace webnn::cpu;
+  using webnn::Shape;
+  int reps = argc > 1 ? std::atoi(argv[1]) : 20;
+  bool interleave = argc > 2 && std::strcmp(argv[2], "--interleave") == 0;
+  const Conv convs[] = {
+      {"res2 3x3 64->64 @56", 64, 56, 64, 3, 1},     {"res2 1x1 256->64 @56", 256, 56, 64, 1, 1},
+      {"res2 1x1 64->256 @56", 64, 56, 256, 1, 1},   {"res3 1x1 s2 512->256 @28", 512, 28, 256, 1, 2},
+      {"res3 3x3 128->128 @28", 128, 28, 128, 3, 1}, {"res4 3x3 256->256 @14", 256, 14, 256, 3, 1},
+      {"res5 3x3 512->512 @7", 512, 7, 512, 3, 1},   {"stem 7x7 s2 3->64 @224", 3, 224, 64, 7, 2},
+  };
+  std::printf("%-28s %-5s %3s %10s %10s %10s %8s\n", "layer", "lay", "thr", "old GF/s", "oneDNN", "+interl.",
+              "speedup");
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    // A pool-parallel op of a graph's elementwise tail: relu over 4 MB.
+    Node relu;
+    relu.ins.push_back(operand({1 << 20}, false, 1));
+    relu.outs.push_back(operand({1 << 20}, false, 2));
+    relu.build("relu", NodeAttributes());
+    for (const Conv &c : convs)
+      for (bool nhwc : {false, true}) {
+        int64_t pad = c.K / 2, OH = (c.H + 2 * pad - c.K) / c.S + 1;
+        NodeAttributes attrs;
+        attrs.set("padding", ints({pad, pad, pad, pad}));
+        attrs.set("strides", ints({c.S, c.S}));
+        attrs.set("inputLayout", str(nhwc ? "nhwc" : "nchw"));
+        attrs.set("filterLayout", str(nhwc ? "ohwi" : "oihw"));
+        double t[2] = {0, 0}, tInter = 0;
+        for (int path = 0; path < 2; ++path) {
+          setOneDnn(path == 1);
+          Node n;
+          n.ins.push_back(operand(nhwc ? Shape{1, c.H, c.H, c.C} : Shape{1, c.C, c.H, c.H}, false, 3));
+          n.ins.push_back(operand(nhwc ? Shape{c.O, c.K, c.K, c.C} : Shape{c.O, c.C, c.K, c.K}, true, 4));
+          n.ins.push_back(operand({c.O}, true, 5));
+          n.outs.push_back(operand(nhwc ? Shape{1, OH, OH, c.O} : Shape{1, c.O, OH, OH}, false, 6));
+          if (!n.build("conv2d", attrs)) return 1;
+          t[path] = timeRuns(n, pool, reps, nullptr);
+          if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+        }
+        double flops = 2.0 * c.C * c.O * c.K * c.K * OH * OH;
+        std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", c.name, nhwc ? "nhwc" : "nchw", threads,
+                    flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
+      }
+    const int64_t mms[][3] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {1, 4096, 4096}};
+    for (const auto &m : mms)
+      for (bool constantB : {true, false}) {
+        double t[2] = {0, 0}, tInter = 0;
+        for (int path = 0; path < 2; ++path) {
+          setOneDnn(path == 1);
+          Node n;
+          n.ins.push_back(operand({m[0], m[1]}, false, 7));
+          n.ins.push_back(operand({m[1], m[2]}, constantB, 8));
+          n.outs.push_back(operand({m[0], m[2]}, false, 9));
+          if (!n.build("matmul", NodeAttributes())) return 1;
+          t[path] = timeRuns(n, pool, reps, nullptr);
+          if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+        }
+        double flops = 2.0 * m[0] * m[1] * m[2];
+        char name[64];
+        std::snprintf(name, sizeof name, "matmul %lldx%lldx%lld", (long long)m[0], (long long)m[1],
+                      (long long)m[2]);
+        std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", name, constantB ? "constB" : "B", threads,
+                    flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
+      }
+  }
+  return 0;
+}
