@@ -163,6 +163,7 @@ LogicalResult checkConvOperands(std::optional<Location> loc, StringRef opName,
 
 LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   FailureOr<RankedTensorType> filterType = tensorOperand(loc, name, "filter", adaptor.getFilter());
@@ -206,6 +207,7 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   FailureOr<RankedTensorType> filterType = tensorOperand(loc, name, "filter", adaptor.getFilter());
@@ -283,6 +285,7 @@ namespace {
 template <typename Adaptor>
 LogicalResult inferPool2d(std::optional<Location> loc, StringRef name, Adaptor adaptor,
                           SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
   if (input->getRank() != 4)

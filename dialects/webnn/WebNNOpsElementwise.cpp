@@ -55,6 +55,7 @@ WEBNN_INFER_SAME_AS_INPUT(LinearOp)
 
 LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   FailureOr<RankedTensorType> input =
       tensorOperand(loc, getOperationName(), "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -68,6 +69,7 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   // Absent bounds mean -inf/+inf, which can never conflict.
   std::optional<APFloat> minValue = adaptor.getMinValue();
   std::optional<APFloat> maxValue = adaptor.getMaxValue();
@@ -79,6 +81,7 @@ LogicalResult ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   FailureOr<RankedTensorType> input =
       tensorOperand(loc, getOperationName(), "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -94,6 +97,7 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 LogicalResult PreluOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   FailureOr<RankedTensorType> slope = tensorOperand(loc, name, "slope", adaptor.getSlope());
@@ -143,6 +147,7 @@ WEBNN_INFER_PREDICATE(LogicalXorOp)
 
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> condition =
       tensorOperand(loc, name, "condition", adaptor.getCondition());

@@ -4,7 +4,10 @@
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def WebNN_InputOp : WebNN_Op<"input", [Pure]> {
+// Deliberately not Pure: an input belongs to the graph's interface even when
+// folding leaves it unused (an ONNX Shape of it, say), so dead-code
+// elimination must not drop it and change what callers feed.
+def WebNN_InputOp : WebNN_Op<"input"> {
   let summary = "a named graph input (MLGraphBuilder.input)";
   let arguments = (ins StrAttr:$name);
   let results = (outs WebNN_Tensor:$output);

@@ -12,6 +12,7 @@ static bool dimsConflict(int64_t x, int64_t y) {
 
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> a = tensorOperand(loc, name, "a", adaptor.getA());
   FailureOr<RankedTensorType> b = tensorOperand(loc, name, "b", adaptor.getB());
@@ -40,6 +41,7 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> a = tensorOperand(loc, name, "a", adaptor.getA());
   FailureOr<RankedTensorType> b = tensorOperand(loc, name, "b", adaptor.getB());

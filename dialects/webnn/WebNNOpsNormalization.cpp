@@ -33,6 +33,7 @@ LogicalResult BatchNormalizationOp::inferReturnTypes(MLIRContext *,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -54,6 +55,7 @@ LogicalResult InstanceNormalizationOp::inferReturnTypes(MLIRContext *,
                                                         std::optional<Location> loc,
                                                         Adaptor adaptor,
                                                         SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -75,6 +77,7 @@ LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();

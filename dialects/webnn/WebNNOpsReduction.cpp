@@ -35,6 +35,7 @@ FailureOr<SmallVector<int64_t>> reducedShape(std::optional<Location> loc, String
 template <typename Adaptor>
 LogicalResult inferReduce(std::optional<Location> loc, StringRef opName, Adaptor adaptor,
                           SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   FailureOr<RankedTensorType> input = tensorOperand(loc, opName, "input", adaptor.getInput());
   if (failed(input)) return failure();
   FailureOr<SmallVector<int64_t>> shape =
@@ -48,6 +49,7 @@ LogicalResult inferReduce(std::optional<Location> loc, StringRef opName, Adaptor
 template <typename Adaptor>
 LogicalResult inferArgReduce(MLIRContext *ctx, std::optional<Location> loc, StringRef opName,
                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   FailureOr<RankedTensorType> input = tensorOperand(loc, opName, "input", adaptor.getInput());
   if (failed(input)) return failure();
   if (input->getRank() < 1)
@@ -93,10 +95,12 @@ WEBNN_INFER_REDUCE(ReduceSumSquareOp)
 
 LogicalResult ArgMaxOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   return inferArgReduce(ctx, loc, getOperationName(), adaptor, results);
 }
 
 LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   return inferArgReduce(ctx, loc, getOperationName(), adaptor, results);
 }

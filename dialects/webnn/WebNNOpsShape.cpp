@@ -9,6 +9,7 @@ using namespace mlir::webnn;
 
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   ValueRange inputs = adaptor.getInputs();
   if (inputs.empty()) return opError(loc, name, "expected at least one operand in 'inputs'");
@@ -44,6 +45,7 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -74,6 +76,7 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -94,6 +97,7 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -111,6 +115,7 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -133,6 +138,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -164,6 +170,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   FailureOr<RankedTensorType> indices =
@@ -188,6 +195,7 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -218,6 +226,7 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 
 LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
@@ -238,6 +247,7 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 LogicalResult TriangularOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();

@@ -15,6 +15,16 @@
 
 namespace mlir::webnn {
 
+// Result-type inference runs before the op exists (GraphBuilder builds ops by
+// name), so check the ODS invariants on the adaptor first: a missing required
+// option or a mis-sized operand segment is then a diagnostic, not a null
+// attribute dereferenced by the shape rules.
+template <typename AdaptorT>
+LogicalResult verifyAdaptor(std::optional<Location> loc, AdaptorT &adaptor) {
+  return loc ? adaptor.verify(*loc) : success();
+}
+
+
 // "[1, 3, ?, 4]": shapes and integer lists in diagnostics.
 std::string formatList(ArrayRef<int64_t> values);
 

@@ -31,6 +31,19 @@ Value GraphBuilder::addConstant(ElementsAttr value, StringRef name, Location loc
                                      name.empty() ? StringAttr() : builder_.getStringAttr(name));
 }
 
+// The operand count an op's ODS declaration fixes, if it fixes one. Checked
+// before inference, which indexes operands by position.
+static std::optional<std::pair<unsigned, bool>> declaredOperandCount(RegisteredOperationName n) {
+  if (n.hasTrait<OpTrait::ZeroOperands>()) return std::make_pair(0u, true);
+  if (n.hasTrait<OpTrait::OneOperand>()) return std::make_pair(1u, true);
+  if (n.hasTrait<OpTrait::NOperands<2>::Impl>()) return std::make_pair(2u, true);
+  if (n.hasTrait<OpTrait::NOperands<3>::Impl>()) return std::make_pair(3u, true);
+  if (n.hasTrait<OpTrait::AtLeastNOperands<1>::Impl>()) return std::make_pair(1u, false);
+  if (n.hasTrait<OpTrait::AtLeastNOperands<2>::Impl>()) return std::make_pair(2u, false);
+  if (n.hasTrait<OpTrait::AtLeastNOperands<3>::Impl>()) return std::make_pair(3u, false);
+  return std::nullopt;
+}
+
 FailureOr<SmallVector<Value>> GraphBuilder::addOp(StringRef opName, ArrayRef<Value> operands,
                                                   ArrayRef<NamedAttribute> attributes,
                                                   Location loc, unsigned numVariadicResults) {
@@ -39,6 +52,15 @@ FailureOr<SmallVector<Value>> GraphBuilder::addOp(StringRef opName, ArrayRef<Val
   std::optional<RegisteredOperationName> name = RegisteredOperationName::lookup(fullName, ctx);
   if (!name)
     return emitError(loc) << "unknown WebNN operation '" << opName << "'", failure();
+
+  unsigned given = llvm::count_if(operands, [](Value v) { return static_cast<bool>(v); });
+  if (auto expected = declaredOperandCount(*name)) {
+    auto [count, exact] = *expected;
+    if (exact ? given != count : given < count)
+      return emitError(loc) << "'" << opName << "' takes " << (exact ? "" : "at least ") << count
+                            << " operand" << (count == 1 ? "" : "s") << " but got " << given,
+             failure();
+  }
 
   OperationState state(loc, *name);
   SmallVector<int32_t> segments;
