@@ -14,7 +14,7 @@ compile once with webnnc (timed), write seeded random inputs, then alternate
 1, sequential), the order flipping every round so a drift of the VM's clock
 hits both alike. Each figure in the table is the median over rounds of the
 per-round median. Outputs of the first round are compared (webnn-run
---output-dir vs ORT's), peak RSS is read per child from wait4().
+--output-dir vs ORT's), peak RSS is read per child by bench/micro/maxrss.cpp.
 
 FLOP counts come from the ONNX graph (2 x MACs of Conv, ConvTranspose, Gemm and
 MatMul); the "% of peak" column divides achieved GFLOP/s by the fp32 FMA peak
@@ -31,6 +31,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -78,28 +79,34 @@ class Child:
         return "exit code %d" % self.rc
 
 
+_MAXRSS = None  # path of the compiled bench/micro/maxrss.cpp launcher
+
+
 def run_child(cmd, timeout=CHILD_TIMEOUT_S):
-    """Runs cmd to completion; ru_maxrss from wait4() is this child's own peak
-    (RUSAGE_CHILDREN would be the maximum over every child so far)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Runs cmd to completion under the maxrss launcher (see maxrss.cpp for why
+    getrusage() here would be wrong), in its own process group so a timeout
+    kills the whole tree."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        deadline = t0 + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
+        proc = subprocess.Popen([_MAXRSS, rss.name] + cmd, stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         wall = time.monotonic() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
+        fields = rss.read().split()
+        rc, max_rss_mb = proc.returncode, None
+        if len(fields) == 2:
+            rc, max_rss_mb = int(fields[0]), int(fields[1]) / 1024.0
         out.seek(0)
         err.seek(0)
-        return Child(proc.returncode, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
-                     usage.ru_maxrss / 1024.0, wall)
+        stderr = err.read().decode(errors="replace")
+        if wall > timeout:
+            stderr = "timed out after %d s\n" % timeout + stderr
+        return Child(rc, out.read().decode(errors="replace"), stderr, max_rss_mb, wall)
 
 
 # --------------------------------------------------------------------------
@@ -123,17 +130,20 @@ def ort_available():
         and shutil.which("node") is not None
 
 
-def build_peak(cache_dir):
-    src = os.path.join(BENCH, "micro", "peak.cpp")
-    exe = os.path.join(cache_dir, "peak")
+def build_micro(name, cache_dir):
+    """Compiles bench/micro/NAME.cpp into the cache dir (kept out of the main
+    CMake build on purpose: -march=native, and nothing here ships)."""
+    src = os.path.join(BENCH, "micro", name + ".cpp")
+    exe = os.path.join(cache_dir, name)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         os.makedirs(cache_dir, exist_ok=True)
-        subprocess.run(["g++", "-O3", "-march=native", "-pthread", src, "-o", exe], check=True)
+        subprocess.run(["g++", "-O3", "-march=native", "-pthread", src, "-o", exe + ".tmp"], check=True)
+        os.replace(exe + ".tmp", exe)
     return exe
 
 
 def measure_peaks(cache_dir):
-    exe = build_peak(cache_dir)
+    exe = build_micro("peak", cache_dir)
     log("measuring machine peaks (bench/micro/peak.cpp)...")
     res = run_child([exe, "--mem-mb", "1024"], timeout=600)
     if res.rc != 0:
@@ -342,7 +352,7 @@ def summarize(runs):
         "startup_ms": med("startup_ms"),
         "load_ms": med("load_ms"),
         "first_run_ms": med("first_run_ms"),
-        "max_rss_mb": max(r["max_rss_mb"] for r in runs),
+        "max_rss_mb": max((r["max_rss_mb"] or 0) for r in runs) or None,
         "rounds": [r["median_ms"] for r in runs],
         "arena_bytes": runs[0].get("arena_bytes"),
     }
@@ -423,9 +433,10 @@ def markdown_table(results, peaks):
     ]
     for m in results:
         gflop = m["flops"] / 1e9 if m.get("flops") else None
+        gflop_text = fmt(gflop, "%.3g")
         if m.get("compile_error"):
             lines.append("| %s | %s | - | - | - | - | - | webnnc: cannot compile: %s | | | | |"
-                         % (m["model"], fmt(gflop), m["compile_error"].replace("|", "\\|")))
+                         % (m["model"], gflop_text, m["compile_error"].replace("|", "\\|")))
             continue
         for c in m["cells"]:
             ours, ort = c["ours"], c["ort"]
@@ -443,7 +454,7 @@ def markdown_table(results, peaks):
             if c["errors"]:
                 err += " **" + "; ".join(c["errors"]).replace("|", "\\|") + "**"
             lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
-                m["model"], fmt(gflop), fmt(m.get("compile_s"), "%.1f"), c["threads"],
+                m["model"], gflop_text, fmt(m.get("compile_s"), "%.2f"), c["threads"],
                 fmt(ort and ort["median_ms"]), fmt(ours and ours["median_ms"]), fmt(ratio, "%.2fx"),
                 rate(ours), rate(ort), fmt(startup, "%.2fx"),
                 fmt(ort and ort["max_rss_mb"], "%.0f"), fmt(ours and ours["max_rss_mb"], "%.0f"), err))
@@ -525,6 +536,8 @@ def main(argv=None):
         return SKIP
 
     os.makedirs(args.cache_dir, exist_ok=True)
+    global _MAXRSS
+    _MAXRSS = build_micro("maxrss", args.cache_dir)
     report = {
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
