@@ -18,6 +18,7 @@ struct CompileFlags {
   std::string target = "cpu";
   std::string emit = "artifact";
   std::vector<std::string> shapes;
+  std::vector<std::string> constInputs;
   bool weightless = false;
   bool noOptimize = false;
 };

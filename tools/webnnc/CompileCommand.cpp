@@ -39,6 +39,9 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
       ->check(CLI::IsMember({"artifact", "mlir"}));
   cmd->add_option("--shape", flags.shapes,
                   "Fix an input shape: NAME=1x3x224x224 or DIM_PARAM:VALUE (ONNX)");
+  cmd->add_option("--const-input", flags.constInputs,
+                  "Freeze an ONNX graph input to a constant: NAME=TENSOR.pb (WebNN needs "
+                  "shapes, axes and pads at compile time)");
   cmd->add_flag("--no-optimize", flags.noOptimize, "Skip constant folding and canonicalization");
 }
 
@@ -50,8 +53,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
                                               llvm::SourceMgr &sourceMgr) {
   llvm::StringRef path = flags.model;
   if (endsWith(path, ".mlir")) {
-    if (!flags.shapes.empty()) {
-      llvm::errs() << "webnnc: error: --shape applies to ONNX models only\n";
+    if (!flags.shapes.empty() || !flags.constInputs.empty()) {
+      llvm::errs() << "webnnc: error: --shape and --const-input apply to ONNX models only\n";
       return nullptr;
     }
     return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
@@ -66,13 +69,20 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
         return nullptr;
       }
     }
+    for (const std::string &s : flags.constInputs) {
+      std::string error;
+      if (!mlir::webnn::parseConstInputFlag(s, options, &error)) {
+        llvm::errs() << "webnnc: error: --const-input " << s << ": " << error << "\n";
+        return nullptr;
+      }
+    }
     return mlir::webnn::importOnnxFile(ctx, path, options);
   }
 #endif
 #ifdef HAVE_WEBNNFRONTENDDSL
   if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
-    if (!flags.shapes.empty()) {
-      llvm::errs() << "webnnc: error: --shape applies to ONNX models only\n";
+    if (!flags.shapes.empty() || !flags.constInputs.empty()) {
+      llvm::errs() << "webnnc: error: --shape and --const-input apply to ONNX models only\n";
       return nullptr;
     }
     return mlir::webnn::importWebNNGraphFile(ctx, path);
@@ -94,6 +104,19 @@ int runCompile(const CompileFlags &flags) {
   mlir::webnn::loadFrontendDialects(ctx);
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
+  // Binary inputs (ONNX) locate errors by file and node, not line: print
+  // `model.onnx: error: node 'x' (Conv): ...` rather than `model.onnx:0:0:`.
+  mlir::ScopedDiagnosticHandler wholeFile(&ctx, [](mlir::Diagnostic &d) {
+    auto file = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation());
+    if (!file || file.getLine() != 0) return mlir::failure();
+    const char *kind = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+                       : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+                                                                              : "note";
+    llvm::errs() << file.getFilename().getValue() << ": " << kind << ": " << d.str() << "\n";
+    for (const mlir::Diagnostic &note : d.getNotes())
+      llvm::errs() << file.getFilename().getValue() << ": note: " << note.str() << "\n";
+    return mlir::success();
+  });
 
   mlir::OwningOpRef<mlir::ModuleOp> module = importModel(ctx, flags, sourceMgr);
   if (!module || failed(mlir::verify(*module))) return 1;
