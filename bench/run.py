@@ -82,7 +82,7 @@ class Child:
 _MAXRSS = None  # path of the compiled bench/micro/maxrss.cpp launcher
 
 
-def run_child(cmd, timeout=CHILD_TIMEOUT_S):
+def run_child(cmd, timeout=CHILD_TIMEOUT_S, env=None):
     """Runs cmd to completion under the maxrss launcher (see maxrss.cpp for why
     getrusage() here would be wrong), in its own process group so a timeout
     kills the whole tree."""
@@ -90,7 +90,8 @@ def run_child(cmd, timeout=CHILD_TIMEOUT_S):
             tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         t0 = time.monotonic()
         proc = subprocess.Popen([_MAXRSS, rss.name] + cmd, stdout=out, stderr=err,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                env=dict(os.environ, **env) if env else None)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -372,6 +373,16 @@ def parse_round(child):
     }
 
 
+def iters_for(previous_rounds, args):
+    """--iters, cut after the first round so that one run of K iterations
+    stays near --seconds-per-run (a 2 s model at 20 iterations is 40 s per
+    round, and the median of 5 is as good as that of 20). At least 5."""
+    if not previous_rounds or args.seconds_per_run <= 0:
+        return args.iters
+    ms = previous_rounds[0]["median_ms"]
+    return max(min(5, args.iters), min(args.iters, int(args.seconds_per_run * 1e3 / max(ms, 1e-3))))
+
+
 def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
     ours_runs, ort_runs = [], []
@@ -383,9 +394,9 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
         order = ["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]
         for who in order:
             if who == "ours" and not ours_failed:
-                cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, args.iters, args.warmup,
+                cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, iters_for(ours_runs, args), args.warmup,
                                     ours_out if first else None)
-                child = run_child(cmd)
+                child = run_child(cmd, env=args.ours_env_dict)
                 if child.rc != 0:
                     ours_failed = True
                     cell["errors"].append("webnn-run failed (%s): %s"
@@ -394,7 +405,8 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
                     continue
                 ours_runs.append(parse_round(child))
             elif who == "ort" and not ort_failed:
-                cmd = ort_cmd(onnx_path, bindings, threads, args.iters, args.warmup, ort_out if first else None)
+                cmd = ort_cmd(onnx_path, bindings, threads, iters_for(ort_runs, args), args.warmup,
+                              ort_out if first else None)
                 child = run_child(cmd)
                 if child.rc != 0:
                     ort_failed = True
@@ -476,9 +488,19 @@ def header_text(report):
         "load average before/after: %s / %s" % (
             " ".join("%.1f" % x for x in report["loadavg_before"]),
             " ".join("%.1f" % x for x in report["loadavg_after"])),
-        "rounds %d, %d timed runs after %d warm-up per round; figures are medians over rounds"
+        "rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds"
         % (report["rounds"], report["iters"], report["warmup"]),
     ]
+    if report.get("ours_env"):
+        lines.append("webnn-run environment: " + " ".join("%s=%s" % kv for kv in sorted(report["ours_env"].items())))
+    cores = os.cpu_count() or 1
+    if max(report["loadavg_before"][0], report["loadavg_after"][0]) > cores:
+        lines.append("WARNING: load average above the %d CPU(s): other processes shared the cores, absolute "
+                     "times and the measured peaks are low; only the alternating ratios compare" % cores)
+    fma = p["fma_gflops"]
+    if p["source"] == "measured" and 2 in fma and 1 in fma and fma[2] < 1.5 * fma[1]:
+        lines.append("WARNING: 2-thread FMA peak measured at %.0f, under 1.5x the 1-thread %.0f: the second core "
+                     "was busy; %% of peak at 2 threads uses that figure" % (fma[2], fma[1]))
     return "\n".join(lines)
 
 
@@ -500,8 +522,12 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
     ap.add_argument("--iters", type=int, default=20, help="timed runs per round (--bench K)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing, per round")
+    ap.add_argument("--seconds-per-run", type=float, default=10.0,
+                    help="after round 1, fewer timed runs when a round would take longer (0: never)")
     ap.add_argument("--build-dir", help="where bin/webnnc and bin/webnn-run are (default: build-bench, build)")
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE, help="exported models, peak binary, work files")
+    ap.add_argument("--ours-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="environment variable for webnn-run only (repeatable), e.g. OMP_WAIT_POLICY=passive")
     ap.add_argument("--json", action="store_true", help="print the report as JSON instead of markdown")
     ap.add_argument("--markdown", help="also write the markdown report to this file")
     ap.add_argument("--no-peak", action="store_true",
@@ -519,6 +545,13 @@ def main(argv=None):
         ap.error("--threads expects integers")
     if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or not threads or min(threads) < 1:
         ap.error("--rounds and --iters >= 1, --warmup >= 0, threads >= 1")
+
+    args.ours_env_dict = {}
+    for kv in args.ours_env:
+        k, eq, v = kv.partition("=")
+        if not eq or not k:
+            ap.error("--ours-env expects NAME=VALUE, got '%s'" % kv)
+        args.ours_env_dict[k] = v
 
     tools = {t: find_tool(t, args.build_dir) for t in ("webnnc", "webnn-run")}
     for t, p in tools.items():
@@ -541,7 +574,7 @@ def main(argv=None):
     report = {
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
-        "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup,
+        "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "ours_env": args.ours_env_dict,
         "loadavg_before": list(os.getloadavg()),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),
     }
