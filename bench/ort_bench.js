@@ -4,7 +4,7 @@
 // measured the same way.
 //
 //   node ort_bench.js model.onnx --input NAME=FILE.npy ... [--bench K]
-//        [--warmup W] [--threads T] [--output-dir DIR]
+//        [--warmup W] [--threads T] [--output-dir DIR] [--no-spin]
 //
 // Prints one JSON object: latency_ms {median,min,mean,max,p90} over K
 // steady-state runs, load_ms (InferenceSession.create: read + optimize + plan),
@@ -22,7 +22,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null};
+  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null, spin: true};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -38,6 +38,7 @@ function parseArgs(argv) {
     else if (a === '--warmup') opts.warmup = parseInt(next(), 10);
     else if (a === '--threads') opts.threads = parseInt(next(), 10);
     else if (a === '--output-dir') opts.outputDir = next();
+    else if (a === '--no-spin') opts.spin = false;
     else if (a === '--json') { /* always JSON */ }
     else if (a.startsWith('--')) usage(`unknown option ${a}`);
     else if (opts.model === null) opts.model = a;
@@ -138,6 +139,10 @@ async function main() {
     executionMode: 'sequential',
     executionProviders: ['cpu'],
   };
+  // --no-spin: intra-op worker threads sleep instead of spinning between
+  // parallel sections (ORT's session.intra_op.allow_spinning), the analogue
+  // of OMP_WAIT_POLICY=passive for webnn-run on a machine shared with others.
+  if (!opts.spin) sessionOptions.extra = {session: {intra_op: {allow_spinning: '0'}}};
   let t0 = process.hrtime.bigint();
   const session = await ort.InferenceSession.create(opts.model, sessionOptions);
   const loadMs = msSince(t0);
@@ -169,6 +174,7 @@ async function main() {
     ort_version: version,
     model: opts.model,
     threads: opts.threads,
+    spin: opts.spin,
     iterations: opts.bench,
     warmup: opts.warmup,
     load_ms: loadMs,

@@ -332,8 +332,10 @@ def webnn_run_cmd(tool, wnn, bindings, threads, iters, warmup, out_dir=None):
     return cmd
 
 
-def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None):
+def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None, spin=True):
     cmd = ["node", os.path.join(BENCH, "ort_bench.js"), onnx_path]
+    if not spin:
+        cmd.append("--no-spin")
     for name, path in bindings:
         cmd += ["--input", "%s=%s" % (name, path)]
     cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads)]
@@ -406,7 +408,7 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
                 ours_runs.append(parse_round(child))
             elif who == "ort" and not ort_failed:
                 cmd = ort_cmd(onnx_path, bindings, threads, iters_for(ort_runs, args), args.warmup,
-                              ort_out if first else None)
+                              ort_out if first else None, spin=not args.no_spin)
                 child = run_child(cmd)
                 if child.rc != 0:
                     ort_failed = True
@@ -491,6 +493,8 @@ def header_text(report):
         "rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds"
         % (report["rounds"], report["iters"], report["warmup"]),
     ]
+    if report.get("no_spin"):
+        lines.append("--no-spin: ORT session.intra_op.allow_spinning=0")
     if report.get("ours_env"):
         lines.append("webnn-run environment: " + " ".join("%s=%s" % kv for kv in sorted(report["ours_env"].items())))
     cores = os.cpu_count() or 1
@@ -528,6 +532,9 @@ def main(argv=None):
     ap.add_argument("--cache-dir", default=DEFAULT_CACHE, help="exported models, peak binary, work files")
     ap.add_argument("--ours-env", action="append", default=[], metavar="NAME=VALUE",
                     help="environment variable for webnn-run only (repeatable), e.g. OMP_WAIT_POLICY=passive")
+    ap.add_argument("--no-spin", action="store_true",
+                    help="idle worker threads sleep, both runtimes: OMP_WAIT_POLICY=passive for webnn-run, "
+                         "session.intra_op.allow_spinning=0 for ORT (for a machine shared with other work)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON instead of markdown")
     ap.add_argument("--markdown", help="also write the markdown report to this file")
     ap.add_argument("--no-peak", action="store_true",
@@ -546,7 +553,7 @@ def main(argv=None):
     if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or not threads or min(threads) < 1:
         ap.error("--rounds and --iters >= 1, --warmup >= 0, threads >= 1")
 
-    args.ours_env_dict = {}
+    args.ours_env_dict = {"OMP_WAIT_POLICY": "passive"} if args.no_spin else {}
     for kv in args.ours_env:
         k, eq, v = kv.partition("=")
         if not eq or not k:
@@ -575,6 +582,7 @@ def main(argv=None):
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
         "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "ours_env": args.ours_env_dict,
+        "no_spin": args.no_spin,
         "loadavg_before": list(os.getloadavg()),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),
     }
