@@ -192,18 +192,20 @@ class Loader {
   Status bindWeights() {
     const uint8_t *segment = nullptr;
     std::string source = path_;
-    if (g_.weightless) {
+    const bool unbound =
+        g_.weightless && options_.weightsPath.empty() && options_.allowUnboundWeights;
+    if (g_.weightless && !unbound) {
       if (options_.weightsPath.empty())
         return fail("weights are in a separate file; pass it with --weights FILE");
       WEBNN_RETURN_IF_ERROR(openWeightsFile());
       segment = g_.weights.data() + fb::kHeaderSize;
       source = options_.weightsPath;
-    } else {
+    } else if (!g_.weightless) {
       if (!options_.weightsPath.empty())
         return fail("weights are embedded; --weights is only for weightless artifacts");
       segment = g_.artifact.data() + header_.weights_offset;
     }
-    const bool hash = g_.weightless || options_.verifyEmbeddedHashes;
+    const bool hash = !unbound && (g_.weightless || options_.verifyEmbeddedHashes);
 
     const auto *constants = graph_->constants();
     size_t n = constants ? constants->size() : 0;
@@ -231,7 +233,7 @@ class Loader {
       if (sha && sha->size() != SHA256_DIGEST_LENGTH)
         return fail(label + ": sha256 has " + std::to_string(sha->size()) + " bytes, expected 32");
       t.role = TensorRole::kConstant;
-      t.constantData = segment + c->offset();
+      t.constantData = unbound ? nullptr : segment + c->offset();
       if (hash) {
         if (!sha) return fail(label + " has no sha256 to check its bytes against");
         unsigned char digest[SHA256_DIGEST_LENGTH];

@@ -60,6 +60,11 @@ struct LoaderOptions {
   // Also hash embedded constants against Constant.sha256 (reads every weight
   // byte; off by default). External weights are always hashed.
   bool verifyEmbeddedHashes = false;
+  // Load a weightless artifact without its weights file: everything is
+  // verified except the constants' bytes, whose `constantData` stays null.
+  // For describing and costing a graph before downloading its weights
+  // (`webnnc inspect`); such a graph cannot run.
+  bool allowUnboundWeights = false;
   // Whether an op can run; unknown ops are reported at load, all at once.
   std::function<bool(std::string_view op)> hasKernel;
 };

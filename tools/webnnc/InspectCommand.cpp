@@ -43,6 +43,7 @@ int runInspect(const InspectFlags &flags) {
   namespace rt = webnn::rt;
   rt::LoaderOptions options;
   options.weightsPath = flags.weights;
+  options.allowUnboundWeights = true;
   options.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
   rt::LoadedGraph loaded;
   if (webnn::Status s = rt::loadArtifact(flags.artifact, options, &loaded); !s) {
