@@ -9,5 +9,6 @@ include "dialects/webnn/WebNNOpsConvolution.td"
 include "dialects/webnn/WebNNOpsLinalg.td"
 include "dialects/webnn/WebNNOpsNormalization.td"
 include "dialects/webnn/WebNNOpsShape.td"
+include "dialects/webnn/WebNNOpsFused.td"
 
 #endif // WEBNN_OPS_TD

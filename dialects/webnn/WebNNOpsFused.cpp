@@ -1,0 +1,54 @@
+// Shape inference and validation for the fused macro ops (docs/FUSED_OPS.md).
+// fusedConv2d reuses conv2d's shape rules by asking webnn.conv2d's inference
+// with the same operands and options, so the two can never disagree.
+#include "dialects/webnn/WebNNOps.h"
+#include "dialects/webnn/WebNNShapeUtils.h"
+
+using namespace mlir;
+using namespace mlir::webnn;
+
+LogicalResult FusedConv2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  StringRef activation = adaptor.getActivation().value_or("none");
+  if (activation != "none" && activation != "relu" && activation != "clamp" &&
+      activation != "sigmoid")
+    return opError(loc, name, "expected activation \"none\", \"relu\", \"clamp\" or \"sigmoid\" "
+                   "but got \"", activation, "\"");
+  bool hasBounds = adaptor.getActivationMinValue() || adaptor.getActivationMaxValue();
+  if (hasBounds && activation != "clamp")
+    return opError(loc, name, "activationMinValue/activationMaxValue apply to activation "
+                   "\"clamp\" only, not \"", activation, "\"");
+  if (activation == "clamp" && adaptor.getActivationMinValue() && adaptor.getActivationMaxValue() &&
+      adaptor.getActivationMinValue()->convertToDouble() >
+          adaptor.getActivationMaxValue()->convertToDouble())
+    return opError(loc, name, "expected activationMinValue <= activationMaxValue but got ",
+                   adaptor.getActivationMinValue()->convertToDouble(), " > ",
+                   adaptor.getActivationMaxValue()->convertToDouble());
+
+  // conv2d's rules on conv2d's share of the operands and options.
+  Conv2dOp::Properties conv;
+  conv.padding = adaptor.getPaddingAttr();
+  conv.strides = adaptor.getStridesAttr();
+  conv.dilations = adaptor.getDilationsAttr();
+  conv.groups = adaptor.getGroupsAttr();
+  conv.inputLayout = adaptor.getInputLayoutAttr();
+  conv.filterLayout = adaptor.getFilterLayoutAttr();
+  SmallVector<Value, 3> convOperands{adaptor.getInput(), adaptor.getFilter()};
+  if (adaptor.getBias()) convOperands.push_back(adaptor.getBias());
+  SmallVector<Type, 1> convResults;
+  if (failed(Conv2dOp::inferReturnTypes(context, loc, convOperands, DictionaryAttr(),
+                                        OpaqueProperties(&conv), RegionRange(), convResults)))
+    return failure();  // conv2d's diagnostic names the operand or option
+
+  if (Value residualValue = adaptor.getResidual()) {
+    FailureOr<RankedTensorType> residual = tensorOperand(loc, name, "residual", residualValue);
+    if (failed(residual)) return failure();
+    if (*residual != convResults[0])
+      return opError(loc, name, "expected operand 'residual' of the output's type ",
+                     convResults[0], " but got ", *residual);
+  }
+  results.push_back(convResults[0]);
+  return success();
+}

@@ -1,0 +1,38 @@
+#ifndef WEBNN_OPS_FUSED_TD
+#define WEBNN_OPS_FUSED_TD
+
+// Fused macro ops: NOT WebNN builder methods. The compiler forms them
+// (--webnn-fuse-conv) so a backend runs a subgraph as one kernel, and
+// --webnn-decompose-fused turns them back into spec ops for a pure-WebNN
+// target. docs/FUSED_OPS.md is their contract (operands, options, meaning).
+
+def WebNN_FusedConv2dOp : WebNN_InferredOp<"fusedConv2d", [AttrSizedOperandSegments]> {
+  let summary = "conv2d + bias + residual add + activation (beyond the spec)";
+  let description = [{
+    Not a WebNN builder method: output = activation(conv2d(input, filter,
+    bias) + residual), with conv2d's operands, options and shape rules. The
+    optional `residual` has the output's type. `activation` is "none"
+    (default), "relu", "clamp" (to [activationMinValue, activationMaxValue],
+    defaults -inf and +inf) or "sigmoid". Decomposes into webnn.conv2d,
+    webnn.add and the activation op.
+  }];
+  let arguments = (ins WebNN_FloatTensor:$input, WebNN_FloatTensor:$filter,
+                       Optional<WebNN_FloatTensor>:$bias,
+                       Optional<WebNN_FloatTensor>:$residual,
+                       OptionalAttr<DenseI64ArrayAttr>:$padding,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       OptionalAttr<I64Attr>:$groups,
+                       OptionalAttr<StrAttr>:$inputLayout,
+                       OptionalAttr<StrAttr>:$filterLayout,
+                       OptionalAttr<StrAttr>:$activation,
+                       OptionalAttr<F64Attr>:$activationMinValue,
+                       OptionalAttr<F64Attr>:$activationMaxValue);
+  let results = (outs WebNN_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`bias` $bias^)? (`residual` $residual^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+#endif // WEBNN_OPS_FUSED_TD
