@@ -482,7 +482,7 @@ def header_text(report):
         "machine: %s, %s CPU(s), %s GB RAM; L2 %s, L3 %s" % (
             mach.get("Model name", mach["cpu"]), mach.get("CPU(s)", mach["cores"]), mach.get("mem_gb", "?"),
             mach.get("L2 cache", "?"), mach.get("L3 cache", "?")),
-        "peaks (%s, %s): fp32 FMA %s GFLOP/s; DRAM read %s GB/s" % (
+        "peaks (%s, %s): fp32 FMA %s GFLOP/s (the %% of peak denominators); DRAM read %s GB/s" % (
             p["source"], p.get("isa", "?"),
             ", ".join("%.0f at %d thr" % (v, k) for k, v in sorted(p["fma_gflops"].items())),
             ", ".join("%.1f at %d thr" % (v, k) for k, v in sorted(p.get("read_gbps", {}).items())) or "-"),
@@ -610,7 +610,7 @@ def main(argv=None):
             ap.error("--peak-gflops expects T:GFLOPS,... e.g. 1:230,2:455")
         report["peaks"]["measured_fma_gflops"] = report["peaks"]["fma_gflops"]
         report["peaks"]["fma_gflops"] = given
-        report["peaks"]["source"] += "; %% of peak from --peak-gflops %s" % args.peak_gflops
+        report["peaks"]["source"] = "--peak-gflops %s; bandwidth measured" % args.peak_gflops
 
     failures = []
     results = []
