@@ -168,11 +168,10 @@ Status parse(const uint8_t *bytes, size_t size, const std::string &label, Array 
   s = parseDescr(descr, &dtype);
   if (!s.isOk()) return fail(s.message());
   if (fortran) {
-    bool trivial = true;  // Fortran and C order coincide for rank <= 1 or size-1 dims
-    int big = 0;
-    for (int64_t d : shape) big += d > 1;
-    trivial = big <= 1;
-    if (!trivial) return fail("Fortran-order arrays are not supported; save np.ascontiguousarray(a)");
+    // Fortran and C order coincide when at most one dimension exceeds 1.
+    int nonTrivialDims = 0;
+    for (int64_t d : shape) nonTrivialDims += d > 1;
+    if (nonTrivialDims > 1) return fail("Fortran-order arrays are not supported; save np.ascontiguousarray(a)");
   }
   uint64_t dataBytes = 0;
   if (!tensorByteSize(dtype, shape, &dataBytes)) return fail("shape " + shapeToString(shape) + " is too large");
