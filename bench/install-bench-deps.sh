@@ -14,9 +14,14 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 need_apt=()
-for pkg in python3-torch python3-torchvision python3-numpy python3-onnx nodejs npm g++; do
+for pkg in python3-torch python3-torchvision python3-numpy python3-onnx; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
+# Commands rather than packages: a nodejs that bundles npm (as some images
+# have) conflicts with Debian's npm package.
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v node >/dev/null || need_apt+=(nodejs)
+command -v npm >/dev/null || need_apt+=(npm)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   echo "install-bench-deps: apt-get install ${need_apt[*]}"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
