@@ -10,5 +10,6 @@ include "dialects/webnn/WebNNOpsLinalg.td"
 include "dialects/webnn/WebNNOpsNormalization.td"
 include "dialects/webnn/WebNNOpsShape.td"
 include "dialects/webnn/WebNNOpsFused.td"
+include "dialects/webnn/WebNNOpsLLM.td"
 
 #endif // WEBNN_OPS_TD
