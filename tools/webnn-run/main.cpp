@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
 // I/O), 2 usage error. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
+#include "Compare.h"
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,9 @@ struct Options {
   std::string weights;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  std::vector<std::string> expected;
+  double rtol = 1e-4;
+  double atol = 1e-6;
   std::string outputDir;
   int threads = 1;
   int bench = 0;
@@ -201,6 +205,14 @@ int run(const Options &opt) {
     outputFiles.emplace_back(name, file);
   }
 
+  std::vector<std::pair<std::string, std::string>> expectedFiles;
+  for (const auto &b : opt.expected) {
+    std::string name, file;
+    if (!splitBinding(b, &name, &file))
+      throw Failure{2, "--expected expects NAME=FILE.npy, got '" + b + "'"};
+    expectedFiles.emplace_back(name, file);
+  }
+
   auto t0 = Clock::now();
   std::unique_ptr<webnn::Model> model;
   webnn::LoadOptions lo;
@@ -267,6 +279,17 @@ int run(const Options &opt) {
     for (size_t i = 0; i < outs.size(); ++i) claim(i, (fs::path(opt.outputDir) / fileNameFor(outs[i].name)).string());
   }
 
+  // Reference arrays for --expected, read before running.
+  std::vector<std::pair<size_t, webnn::npy::Array>> references;
+  for (const auto &[name, file] : expectedFiles) {
+    int i = model->findOutput(name);
+    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + nameList(outs) + ")"};
+    webnn::npy::Array want;
+    s = webnn::npy::read(file, &want);
+    if (!s.isOk()) throw Failure{1, s.message()};
+    references.emplace_back(static_cast<size_t>(i), std::move(want));
+  }
+
   t0 = Clock::now();
   std::unique_ptr<webnn::Session> session;
   s = webnn::Session::create(*model, {opt.threads}, &session);
@@ -300,6 +323,32 @@ int run(const Options &opt) {
 
   writeOutputs(*session, files);
 
+  // --expected: every check is reported; any mismatch fails the run.
+  nlohmann::json checks = nlohmann::json::array();
+  std::string firstMismatch;
+  for (const auto &[index, want] : references) {
+    const webnn::TensorInfo &info = outs[index];
+    const uint8_t *data = static_cast<const uint8_t *>(session->outputData(index));
+    std::vector<uint8_t> unpacked;
+    if (npyType(info.dtype) != info.dtype) {
+      int64_t count = 0;
+      webnn::elementCount(info.shape, &count);
+      unpacked.resize(static_cast<size_t>(count));
+      webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
+      data = unpacked.data();
+    }
+    webnnrun::Comparison c = webnnrun::compareOutput(info.dtype, info.shape, data, want, opt.rtol, opt.atol);
+    const std::string &file = expectedFiles[checks.size()].second;
+    checks.push_back({{"output", info.name}, {"expected", file}, {"ok", c.ok},
+                      {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError},
+                      {"mismatches", c.mismatches}});
+    if (!c.ok && firstMismatch.empty())
+      firstMismatch = "output '" + info.name + "' does not match " + file + ": " + c.problem;
+    if (!opt.json)
+      std::printf("%s: %s %s (max abs error %.3g, max rel error %.3g)\n", info.name.c_str(),
+                  c.ok ? "matches" : "DIFFERS from", file.c_str(), c.maxAbsError, c.maxRelError);
+  }
+
   std::vector<double> sorted = latencies;
   std::sort(sorted.begin(), sorted.end());
   size_t n = sorted.size();
@@ -326,7 +375,9 @@ int run(const Options &opt) {
     for (const auto &o : outs)
       outputs.push_back({{"name", o.name}, {"dtype", std::string(webnn::dataTypeName(o.dtype))}, {"shape", o.shape}});
     j["outputs"] = outputs;
+    if (!references.empty()) j["checks"] = checks;
     std::cout << j.dump() << "\n";
+    if (!firstMismatch.empty()) throw Failure{1, firstMismatch};
     return 0;
   }
   if (opt.bench > 0) {
@@ -335,7 +386,8 @@ int run(const Options &opt) {
                 opt.bench, session->threads(), median, sorted.front(), mean, sorted.back(),
                 static_cast<unsigned long long>(session->arenaBytes()));
   }
-  if (opt.outputs.empty() && opt.outputDir.empty()) {
+  if (!firstMismatch.empty()) throw Failure{1, firstMismatch};
+  if (opt.outputs.empty() && opt.outputDir.empty() && references.empty()) {
     for (size_t i = 0; i < outs.size(); ++i) {
       int64_t count = 0;
       webnn::elementCount(outs[i].shape, &count);
@@ -349,13 +401,31 @@ int run(const Options &opt) {
 
 }  // namespace
 
+// OpenMP threads (oneDNN's, and the kernel pool's, see ThreadPool.cpp) spin
+// between parallel regions by default. On a machine whose cores are shared
+// with other work a spinning team collapses: ResNet-50 at 2 threads took
+// 430-480 ms spinning vs 52-69 ms passive in the same minute (load avg 6-8).
+// libgomp reads OMP_WAIT_POLICY once at start-up, so when the user has not
+// chosen one, set passive and re-exec once; an explicit setting is kept.
+void preferPassiveOpenMpWaiting(char **argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+  execv("/proc/self/exe", argv);  // returns only on failure: run as we are
+}
+
 int main(int argc, char **argv) {
+  preferPassiveOpenMpWaiting(argv);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs."};
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");
   app.add_option("--input,-i", opt.inputs, "NAME=FILE.npy, once per graph input")->take_all();
   app.add_option("--output,-o", opt.outputs, "NAME=FILE.npy: write that output")->take_all();
+  app.add_option("--expected,-e", opt.expected,
+                 "NAME=FILE.npy: check that output against a reference (exit 1 if it differs)")
+      ->take_all();
+  app.add_option("--rtol", opt.rtol, "Relative tolerance for --expected (floats)");
+  app.add_option("--atol", opt.atol, "Absolute tolerance for --expected (floats)");
   app.add_option("--output-dir", opt.outputDir, "Write every output as DIR/<name>.npy");
   app.add_option("--threads,-t", opt.threads, "Threads for kernels (>= 1)");
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");

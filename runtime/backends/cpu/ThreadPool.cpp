@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <system_error>
 
+#ifdef WEBNN_THREADPOOL_OPENMP
+#include <omp.h>
+#endif
+
 namespace webnn::cpu {
 namespace {
 // Set on pool workers and on a caller while it runs chunks: a nested
@@ -12,6 +16,14 @@ thread_local bool tInsideParallelFor = false;
 }  // namespace
 
 ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  // oneDNN (Debian's build) threads with OpenMP. Sharing its thread team
+  // means one set of threads on the cores: a second pool would fight OpenMP's
+  // spin-waiting workers between primitives (measured: 2-thread ResNet-50 4-12x
+  // slower, docs/PERFORMANCE.md), and the team is already warm when a
+  // convolution follows an elementwise op.
+  return;
+#endif
   workers_.reserve(numThreads_ - 1);
   // If the system refuses a thread (limits, memory), run with the ones it gave:
   // fewer threads is slower, never wrong, and no exception leaves the pool.
@@ -31,7 +43,12 @@ ThreadPool::~ThreadPool() {
   for (auto &t : workers_) t.join();
 }
 
-bool ThreadPool::insideParallelFor() { return tInsideParallelFor; }
+bool ThreadPool::insideParallelFor() {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  if (omp_in_parallel()) return true;
+#endif
+  return tInsideParallelFor;
+}
 
 void ThreadPool::runChunks(const Job &job) {
   for (;;) {
@@ -44,6 +61,16 @@ void ThreadPool::runChunks(const Job &job) {
 }
 
 void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  {
+    int64_t numChunks = std::min(int64_t(numThreads_) * 4, (n + grain - 1) / grain);
+    const int64_t chunk = (n + numChunks - 1) / numChunks;
+    numChunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for num_threads(numThreads_) schedule(dynamic, 1)
+    for (int64_t c = 0; c < numChunks; ++c) fn(ctx, c * chunk, std::min(n, (c + 1) * chunk));
+    return;
+  }
+#endif
   // Another thread is already driving this pool (two runs of one session at
   // once): do the work here rather than queue behind it.
   std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);
