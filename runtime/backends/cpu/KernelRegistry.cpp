@@ -19,6 +19,7 @@ const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
     kernels::registerPoolingKernels(t);
     kernels::registerNormalizationKernels(t);
     kernels::registerSoftmaxKernels(t);
+    kernels::registerLLMKernels(t);
     std::sort(t.entries.begin(), t.entries.end(),
               [](const auto &a, const auto &b) { return a.first < b.first; });
     return new std::vector<std::pair<std::string_view, KernelFactory>>(std::move(t.entries));

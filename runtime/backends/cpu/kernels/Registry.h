@@ -24,6 +24,7 @@ void registerConvolutionKernels(KernelTable &t);
 void registerPoolingKernels(KernelTable &t);
 void registerNormalizationKernels(KernelTable &t);
 void registerSoftmaxKernels(KernelTable &t);
+void registerLLMKernels(KernelTable &t);
 
 }  // namespace webnn::cpu::kernels
 

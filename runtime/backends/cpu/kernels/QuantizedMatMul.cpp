@@ -1,0 +1,212 @@
+// MatMulNBits: weight preparation, activation preparation, path choice and
+// the portable inner loop (any bits / block size). See QuantizedMatMul.h.
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/backends/cpu/ThreadPool.h"
+
+namespace webnn::cpu::kernels {
+
+const char *nbitsPathName(NBitsPath p) {
+  switch (p) {
+    case NBitsPath::kAvx512Fp32: return "avx512-fp32";
+    case NBitsPath::kAvx512Vnni: return "avx512-vnni";
+    default: return "portable";
+  }
+}
+
+namespace {
+
+// The `bits`-wide value number `i` of a low-bits-first packed byte stream.
+inline uint32_t unpackBits(const uint8_t *p, int64_t i, int64_t bits) {
+  int64_t bit = i * bits;
+  uint32_t v = p[bit >> 3] >> (bit & 7);
+  if ((bit & 7) + bits > 8) v |= uint32_t(p[(bit >> 3) + 1]) << (8 - (bit & 7));
+  return v & ((1u << bits) - 1);
+}
+
+// Columns [n0, n1): dequantize one block of one column to float, then dot it
+// with every row. Any bits, any block size; the reference for the fast paths.
+void nbitsGemmPortable(const NBitsWeightView &w, const float *A, int64_t M, int64_t n0,
+                       int64_t n1, float *Y, const float *bias, float *blockBuf) {
+  for (int64_t n = n0; n < n1; ++n) {
+    for (int64_t m = 0; m < M; ++m) Y[m * w.N + n] = bias ? bias[n] : 0.f;
+    for (int64_t b = 0; b < w.kBlocks; ++b) {
+      const uint8_t *blob = w.packed + (n * w.kBlocks + b) * w.blobSize;
+      float s = w.scales[n * w.kBlocks + b], z = w.zeroPoints[n * w.kBlocks + b];
+      int64_t k0 = b * w.blockSize, len = std::min(w.blockSize, w.K - k0);
+      if (w.bits == 4) {
+        for (int64_t i = 0; i < len; ++i)
+          blockBuf[i] = (float((blob[i >> 1] >> ((i & 1) * 4)) & 15) - z) * s;
+      } else if (w.bits == 8) {
+        for (int64_t i = 0; i < len; ++i) blockBuf[i] = (float(blob[i]) - z) * s;
+      } else {
+        for (int64_t i = 0; i < len; ++i) blockBuf[i] = (float(unpackBits(blob, i, w.bits)) - z) * s;
+      }
+      for (int64_t m = 0; m < M; ++m) {
+        const float *a = A + m * w.K + k0;
+        float acc = 0.f;
+        for (int64_t i = 0; i < len; ++i) acc += a[i] * blockBuf[i];
+        Y[m * w.N + n] += acc;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int64_t bits,
+                         int64_t accuracyLevel, const NBitsPath *forcePath)
+    : M_(M) {
+  w_.N = N;
+  w_.K = K;
+  w_.blockSize = blockSize;
+  w_.bits = bits;
+  w_.kBlocks = (K + blockSize - 1) / blockSize;
+  w_.blobSize = blockSize * bits / 8;
+  kPadded_ = w_.kBlocks * blockSize;
+  scales_.resize(size_t(N * w_.kBlocks));
+  zeroPoints_.resize(scales_.size());
+  scaledZeroPoints_.resize(scales_.size());
+  // The AVX-512 loops read 16 bytes (32 weights) of one block at a time, so
+  // they need 4-bit blocks of >= 32; the VNNI loop reads 64 bytes of one
+  // column, so a column must be a multiple of 128 weights.
+  bool avx = avx512Available() && bits == 4 && blockSize >= 32;
+  bool vnni = avx && kPadded_ % 128 == 0;
+  path_ = NBitsPath::kPortable;
+  if (avx) path_ = (accuracyLevel == 4 && vnni) ? NBitsPath::kAvx512Vnni : NBitsPath::kAvx512Fp32;
+  if (forcePath) {
+    if (*forcePath == NBitsPath::kPortable) path_ = NBitsPath::kPortable;
+    else if (*forcePath == NBitsPath::kAvx512Fp32 && avx) path_ = NBitsPath::kAvx512Fp32;
+    else if (*forcePath == NBitsPath::kAvx512Vnni && vnni) path_ = NBitsPath::kAvx512Vnni;
+  }
+  switch (path_) {
+    case NBitsPath::kPortable: aFloat_.resize(size_t(std::max<int64_t>(blockSize, 1))); break;
+    case NBitsPath::kAvx512Fp32: aFloat_.resize(size_t(M * kPadded_)); break;
+    case NBitsPath::kAvx512Vnni:
+      aInt8_.resize(size_t(M * kPadded_));
+      aBlockScale_.resize(size_t(M * w_.kBlocks));
+      aScaledSum_.resize(size_t(M * w_.kBlocks));
+      aLaneScale_.resize(size_t(M * (kPadded_ / 128) * 16));
+      break;
+  }
+}
+
+void NBitsMatMul::setWeights(const uint8_t *packed, const float *scales, const uint8_t *packedZp,
+                             const float *floatZp) {
+  w_.packed = packed;
+  int64_t perRow = (w_.kBlocks * w_.bits + 7) / 8;
+  float dflt = float(1 << (w_.bits - 1));
+  for (int64_t n = 0; n < w_.N; ++n)
+    for (int64_t b = 0; b < w_.kBlocks; ++b) {
+      size_t i = size_t(n * w_.kBlocks + b);
+      float z = floatZp ? floatZp[i]
+                        : packedZp ? float(unpackBits(packedZp + n * perRow, b, w_.bits)) : dflt;
+      scales_[i] = scales[i];
+      zeroPoints_[i] = z;
+      scaledZeroPoints_[i] = scales[i] * z;
+    }
+  w_.scales = scales_.data();
+  w_.zeroPoints = zeroPoints_.data();
+  w_.scaledZeroPoints = scaledZeroPoints_.data();
+}
+
+void NBitsMatMul::prepareActivations(const float *A) {
+  const int64_t K = w_.K, bs = w_.blockSize;
+  if (path_ == NBitsPath::kAvx512Fp32) {
+    // Within every 32 weights the packed bytes hold elements (2i, 2i+1) in
+    // their (low, high) nibbles, so store each 32 activations as 16 even then
+    // 16 odd ones: the widened low nibbles then line up with the first half.
+    for (int64_t m = 0; m < M_; ++m) {
+      const float *a = A + m * K;
+      float *d = aFloat_.data() + m * kPadded_;
+      for (int64_t k0 = 0; k0 < kPadded_; k0 += 32)
+        for (int64_t i = 0; i < 16; ++i) {
+          int64_t ke = k0 + 2 * i, ko = ke + 1;
+          d[k0 + i] = ke < K ? a[ke] : 0.f;
+          d[k0 + 16 + i] = ko < K ? a[ko] : 0.f;
+        }
+    }
+    return;
+  }
+  // int8 path: symmetric per-block quantization, scale = max|a| / 127 (as
+  // ORT's CompInt8), then the same even/odd split per 128 activations so the
+  // low- and high-nibble bytes of a 64-byte load meet their activations.
+  const int64_t chunks = kPadded_ / 128;
+  std::vector<int8_t> &q = aInt8_;
+  for (int64_t m = 0; m < M_; ++m) {
+    const float *a = A + m * K;
+    int8_t *qrow = q.data() + m * kPadded_;
+    float *scaleRow = aBlockScale_.data() + m * w_.kBlocks;
+    float *sumRow = aScaledSum_.data() + m * w_.kBlocks;
+    for (int64_t b = 0; b < w_.kBlocks; ++b) {
+      int64_t k0 = b * bs, len = std::min(bs, K - k0);
+      float amax = 0.f;
+      for (int64_t i = 0; i < len; ++i) amax = std::max(amax, std::fabs(a[k0 + i]));
+      float scale = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
+      int32_t sum = 0;
+      for (int64_t i = 0; i < bs; ++i) {
+        int64_t k = k0 + i;
+        int32_t v = i < len ? int32_t(std::nearbyint(a[k] * inv)) : 0;
+        v = std::clamp(v, -127, 127);
+        sum += v;
+        // element k sits in chunk k / 128, at byte (k % 128) / 2 of the even
+        // (k even) or odd half.
+        int64_t c = k / 128, r = k % 128;
+        qrow[c * 128 + (r & 1) * 64 + r / 2] = int8_t(v);
+      }
+      scaleRow[b] = scale;
+      sumRow[b] = scale * float(sum);
+    }
+    // Lane l of chunk c covers weights c*128 + 8l .. +7: block (c*128 + 8l) / bs.
+    float *lane = aLaneScale_.data() + m * chunks * 16;
+    for (int64_t c = 0; c < chunks; ++c)
+      for (int64_t l = 0; l < 16; ++l) lane[c * 16 + l] = scaleRow[(c * 128 + 8 * l) / bs];
+  }
+}
+
+void NBitsMatMul::run(const float *A, float *Y, const float *bias, ThreadPool *pool) {
+  if (M_ == 0 || w_.N == 0) return;
+  // Columns go to threads in groups of 16 (4 register tiles): each thread
+  // then streams its own contiguous slice of the weight.
+  const int64_t N = w_.N;
+  int threads = pool ? pool->numThreads() : 1;
+  int64_t grain = std::max<int64_t>(16, (N / (4 * threads) + 15) / 16 * 16);
+  auto columns = [&](auto &&fn) {
+    if (pool) pool->parallelFor(N, grain, fn);
+    else fn(int64_t(0), N);
+  };
+  switch (path_) {
+    case NBitsPath::kAvx512Fp32:
+      prepareActivations(A);
+      columns([&](int64_t n0, int64_t n1) {
+        nbitsGemmAvx512Fp32(w_, aFloat_.data(), M_, n0, n1, Y, bias);
+      });
+      break;
+    case NBitsPath::kAvx512Vnni:
+      prepareActivations(A);
+      columns([&](int64_t n0, int64_t n1) {
+        nbitsGemmAvx512Vnni(w_, aInt8_.data(), aLaneScale_.data(), aScaledSum_.data(), M_, n0,
+                            n1, Y, bias);
+      });
+      break;
+    default:
+      // One block buffer per thread would need thread ids; the portable path
+      // runs on the calling thread.
+      nbitsGemmPortable(w_, A, M_, 0, N, Y, bias, aFloat_.data());
+      break;
+  }
+}
+
+#if !(defined(__x86_64__) || defined(_M_X64))
+bool avx512Available() { return false; }
+void nbitsGemmAvx512Fp32(const NBitsWeightView &, const float *, int64_t, int64_t, int64_t,
+                         float *, const float *) {}
+void nbitsGemmAvx512Vnni(const NBitsWeightView &, const int8_t *, const float *, const float *,
+                         int64_t, int64_t, int64_t, float *, const float *) {}
+#endif
+
+}  // namespace webnn::cpu::kernels

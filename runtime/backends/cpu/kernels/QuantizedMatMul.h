@@ -1,0 +1,92 @@
+// Block-quantized weight matmul (ONNX Runtime's MatMulNBits): Y[M, N] =
+// A[M, K] x dequant(B)^T, with B [N, kBlocks, blockSize * bits / 8] packed
+// low bits first and one scale (and zero point) per block of K.
+//
+// Decode is a GEMV that must stream the packed weight at DRAM bandwidth
+// (~35 GB/s on the Zen 5 machine class, /work/shared/notes/cpu-kernels.md),
+// so the weight is read where it lies (the mmapped artifact), never unpacked
+// to float in memory: each 16-byte group of 4-bit weights is widened,
+// dequantized and multiplied in AVX-512 registers. For accuracyLevel 4 the
+// activations are quantized to int8 per block (as ORT's CompInt8 does) and the
+// products run on VNNI (vpdpbusd, 64 multiply-adds per instruction). AVX-512
+// code lives in QuantizedMatMulAvx512.cpp and runs only when the CPU has it;
+// everything else has a portable path.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_QUANTIZEDMATMUL_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_QUANTIZEDMATMUL_H
+
+#include <cstdint>
+#include <vector>
+
+namespace webnn::cpu {
+class ThreadPool;
+}
+
+namespace webnn::cpu::kernels {
+
+// The weight as the inner loops read it. `packed` points at the caller's
+// bytes; scales and zero points are float32, one per (n, block).
+struct NBitsWeightView {
+  int64_t N = 0, K = 0, blockSize = 0, bits = 4, kBlocks = 0, blobSize = 0;
+  const uint8_t *packed = nullptr;
+  const float *scales = nullptr;          // [N * kBlocks]
+  const float *zeroPoints = nullptr;      // [N * kBlocks]
+  const float *scaledZeroPoints = nullptr;  // scales * zeroPoints, for the int8 path
+};
+
+// Which inner loop runs (chosen once at construction).
+enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni };
+const char *nbitsPathName(NBitsPath p);
+
+// One MatMulNBits node's prepared state and scratch. Construction sizes every
+// buffer (run() does not allocate); setWeights() converts scales/zero points.
+class NBitsMatMul {
+ public:
+  // `M` rows of A per run. accuracyLevel 4 selects the int8 path where the
+  // CPU and the shape allow it. `forcePath` (tests, benchmarks) overrides the
+  // choice when that path can run this shape; otherwise it is ignored.
+  NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int64_t bits,
+              int64_t accuracyLevel, const NBitsPath *forcePath = nullptr);
+
+  // scales: N * kBlocks floats. Zero points: exactly one of `packedZp` (uint8,
+  // N rows of ceil(kBlocks * bits / 8) bytes, `bits`-wide, low bits first) or
+  // `floatZp` (N * kBlocks floats); neither = 2^(bits-1).
+  void setWeights(const uint8_t *packed, const float *scales, const uint8_t *packedZp,
+                  const float *floatZp);
+
+  // Points at another copy of the same packed weight (benchmarks rotate
+  // copies to measure DRAM rather than cache bandwidth).
+  void setWeightsPackedOnly(const uint8_t *packed) { w_.packed = packed; }
+
+  // Y[M, N] = A[M, K] x W^T (+ bias[N]).
+  void run(const float *A, float *Y, const float *bias, ThreadPool *pool);
+
+  NBitsPath path() const { return path_; }
+  const NBitsWeightView &weights() const { return w_; }
+
+ private:
+  void prepareActivations(const float *A);
+
+  int64_t M_;
+  NBitsPath path_;
+  NBitsWeightView w_;
+  int64_t kPadded_;                  // kBlocks * blockSize
+  std::vector<float> scales_, zeroPoints_, scaledZeroPoints_;
+  // Activation scratch: permuted float rows (fp32 path), or int8 rows with
+  // per-block scales, per-lane scales and scale * sum(q) (int8 path).
+  std::vector<float> aFloat_;
+  std::vector<int8_t> aInt8_;
+  std::vector<float> aBlockScale_, aLaneScale_, aScaledSum_;
+};
+
+// Inner loops (columns [n0, n1) of Y for all M rows); defined in
+// QuantizedMatMulAvx512.cpp, to be called only when avx512Available().
+bool avx512Available();
+void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, int64_t M,
+                         int64_t n0, int64_t n1, float *Y, const float *bias);
+void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const float *aLaneScale,
+                         const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
+                         const float *bias);
+
+}  // namespace webnn::cpu::kernels
+
+#endif

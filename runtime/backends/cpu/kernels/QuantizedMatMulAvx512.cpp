@@ -1,0 +1,189 @@
+// AVX-512 inner loops of MatMulNBits (4-bit weights). The whole file is
+// compiled for AVX-512F/BW/DQ/VL + VNNI (the pragma below, equivalent to
+// compiling it with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mavx512vnni
+// while the rest of the backend stays x86-64-v3); nothing here runs unless
+// avx512Available() said so at run time.
+#if defined(__x86_64__) || defined(_M_X64)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+
+namespace webnn::cpu::kernels {
+
+bool avx512Available() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                         __builtin_cpu_supports("avx512vnni");
+  return ok;
+}
+
+namespace {
+
+// fp32 path: NC columns x MR rows of Y. Per 16 packed bytes (32 weights) of a
+// column: widen to 16 int32, split the nibbles, convert, dequantize with one
+// FMA ((q - z) * s = q * s + (-z * s)), then one FMA per row and half. The
+// activations were stored as 16 even + 16 odd per 32 (prepareActivations).
+template <int NC, int MR>
+void tileFp32(const NBitsWeightView &w, const float *A, int64_t lda, int64_t m0, int64_t n0,
+              float *Y, const float *bias) {
+  __m512 acc[NC][MR];
+  for (int c = 0; c < NC; ++c)
+    for (int r = 0; r < MR; ++r) acc[c][r] = _mm512_setzero_ps();
+  const __m512i low4 = _mm512_set1_epi32(15);
+  const int64_t chunks = w.blockSize / 32;
+  const uint8_t *col[NC];
+  for (int c = 0; c < NC; ++c) col[c] = w.packed + (n0 + c) * w.kBlocks * w.blobSize;
+  for (int64_t b = 0; b < w.kBlocks; ++b) {
+    __m512 vs[NC], vz[NC];
+    for (int c = 0; c < NC; ++c) {
+      int64_t i = (n0 + c) * w.kBlocks + b;
+      vs[c] = _mm512_set1_ps(w.scales[i]);
+      vz[c] = _mm512_set1_ps(-w.scaledZeroPoints[i]);
+    }
+    for (int64_t j = 0; j < chunks; ++j) {
+      const int64_t k = b * w.blockSize + j * 32;
+      __m512 ae[MR], ao[MR];
+      for (int r = 0; r < MR; ++r) {
+        ae[r] = _mm512_loadu_ps(A + (m0 + r) * lda + k);
+        ao[r] = _mm512_loadu_ps(A + (m0 + r) * lda + k + 16);
+      }
+      for (int c = 0; c < NC; ++c) {
+        const uint8_t *p = col[c] + b * w.blobSize + j * 16;
+        __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+        __m512 lo = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(q, low4)), vs[c], vz[c]);
+        __m512 hi = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(q, 4)), vs[c], vz[c]);
+        for (int r = 0; r < MR; ++r) {
+          acc[c][r] = _mm512_fmadd_ps(lo, ae[r], acc[c][r]);
+          acc[c][r] = _mm512_fmadd_ps(hi, ao[r], acc[c][r]);
+        }
+      }
+    }
+  }
+  for (int c = 0; c < NC; ++c)
+    for (int r = 0; r < MR; ++r)
+      Y[(m0 + r) * w.N + n0 + c] = _mm512_reduce_add_ps(acc[c][r]) + (bias ? bias[n0 + c] : 0.f);
+}
+
+// int8 path: per 64 packed bytes (128 weights) of a column, the low and high
+// nibbles are two u8 vectors; vpdpbusd multiplies them with the int8
+// activations (stored 64 even + 64 odd per 128) and sums groups of 4 into 16
+// int32 lanes. Lane l holds weights 8l..8l+7 of the chunk, all of one block
+// (blocks are >= 32), so the lanes are scaled by weightScale * activationScale
+// of their block and accumulated in float. The zero point enters once per
+// block: sum (q - z) a = sum q a - z sum a.
+template <int NC, int MR>
+void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale,
+              const float *scaledSum, int64_t kPadded, int64_t m0, int64_t n0, float *Y,
+              const float *bias) {
+  __m512 acc[NC][MR];
+  for (int c = 0; c < NC; ++c)
+    for (int r = 0; r < MR; ++r) acc[c][r] = _mm512_setzero_ps();
+  const __m512i low4 = _mm512_set1_epi8(15);
+  const int64_t chunks = kPadded / 128;
+  const int64_t bs = w.blockSize;
+  // Lane l of a chunk reads block (8l) / bs of the chunk's first block.
+  alignas(64) int32_t idx[16];
+  for (int l = 0; l < 16; ++l) idx[l] = bs <= 128 ? int32_t((8 * l) / bs) : 0;
+  const __m512i laneBlock = _mm512_load_si512(idx);
+  const __mmask8 scaleMask = __mmask8(bs >= 128 ? 1 : (1u << (128 / bs)) - 1);
+  const int64_t colBytes = w.kBlocks * w.blobSize;
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    const int64_t b0 = ch * 128 / bs;
+    __m512i ae[MR], ao[MR];
+    __m512 ls[MR];
+    for (int r = 0; r < MR; ++r) {
+      const int8_t *a = Aq + (m0 + r) * kPadded + ch * 128;
+      ae[r] = _mm512_loadu_si512(a);
+      ao[r] = _mm512_loadu_si512(a + 64);
+      ls[r] = _mm512_loadu_ps(laneScale + ((m0 + r) * chunks + ch) * 16);
+    }
+    for (int c = 0; c < NC; ++c) {
+      const uint8_t *p = w.packed + (n0 + c) * colBytes + ch * 64;
+      __m512i q = _mm512_loadu_si512(p);
+      __m512i lo = _mm512_and_si512(q, low4);
+      __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
+      __m128 s4 = _mm_maskz_loadu_ps(scaleMask, w.scales + (n0 + c) * w.kBlocks + b0);
+      __m512 ws = _mm512_permutexvar_ps(laneBlock, _mm512_castps128_ps512(s4));
+      for (int r = 0; r < MR; ++r) {
+        __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, ae[r]);
+        dot = _mm512_dpbusd_epi32(dot, hi, ao[r]);
+        acc[c][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(ws, ls[r]), acc[c][r]);
+      }
+    }
+  }
+  for (int c = 0; c < NC; ++c) {
+    const float *swz = w.scaledZeroPoints + (n0 + c) * w.kBlocks;
+    for (int r = 0; r < MR; ++r) {
+      const float *ss = scaledSum + (m0 + r) * w.kBlocks;
+      __m512 corr = _mm512_setzero_ps();
+      int64_t b = 0;
+      for (; b + 16 <= w.kBlocks; b += 16)
+        corr = _mm512_fmadd_ps(_mm512_loadu_ps(swz + b), _mm512_loadu_ps(ss + b), corr);
+      float tail = 0.f;
+      for (; b < w.kBlocks; ++b) tail += swz[b] * ss[b];
+      Y[(m0 + r) * w.N + n0 + c] = _mm512_reduce_add_ps(acc[c][r]) -
+                                   (_mm512_reduce_add_ps(corr) + tail) +
+                                   (bias ? bias[n0 + c] : 0.f);
+    }
+  }
+}
+
+// Runs Tile<NC, MR> over columns [n0, n1) x all rows: 4 columns at a time
+// (independent FMA chains hide latency in the GEMV), up to 4 rows at a time
+// (each dequantized weight vector feeds 4 rows in prefill).
+template <template <int, int> class Tile, typename... Args>
+void sweep(int64_t M, int64_t n0, int64_t n1, Args &&...args) {
+  for (int64_t n = n0; n < n1;) {
+    int64_t nc = std::min<int64_t>(4, n1 - n);
+    for (int64_t m = 0; m < M;) {
+      int64_t mr = std::min<int64_t>(4, M - m);
+#define WEBNN_NBITS_TILE(NC, MR) \
+  if (nc == NC && mr == MR) Tile<NC, MR>::run(m, n, args...);
+      WEBNN_NBITS_TILE(4, 4) WEBNN_NBITS_TILE(4, 3) WEBNN_NBITS_TILE(4, 2) WEBNN_NBITS_TILE(4, 1)
+      WEBNN_NBITS_TILE(3, 4) WEBNN_NBITS_TILE(3, 3) WEBNN_NBITS_TILE(3, 2) WEBNN_NBITS_TILE(3, 1)
+      WEBNN_NBITS_TILE(2, 4) WEBNN_NBITS_TILE(2, 3) WEBNN_NBITS_TILE(2, 2) WEBNN_NBITS_TILE(2, 1)
+      WEBNN_NBITS_TILE(1, 4) WEBNN_NBITS_TILE(1, 3) WEBNN_NBITS_TILE(1, 2) WEBNN_NBITS_TILE(1, 1)
+#undef WEBNN_NBITS_TILE
+      m += mr;
+    }
+    n += nc;
+  }
+}
+
+template <int NC, int MR>
+struct Fp32Tile {
+  static void run(int64_t m, int64_t n, const NBitsWeightView &w, const float *A, int64_t lda,
+                  float *Y, const float *bias) {
+    tileFp32<NC, MR>(w, A, lda, m, n, Y, bias);
+  }
+};
+
+template <int NC, int MR>
+struct VnniTile {
+  static void run(int64_t m, int64_t n, const NBitsWeightView &w, const int8_t *Aq,
+                  const float *laneScale, const float *scaledSum, int64_t kPadded, float *Y,
+                  const float *bias) {
+    tileVnni<NC, MR>(w, Aq, laneScale, scaledSum, kPadded, m, n, Y, bias);
+  }
+};
+
+}  // namespace
+
+void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, int64_t M, int64_t n0,
+                         int64_t n1, float *Y, const float *bias) {
+  sweep<Fp32Tile>(M, n0, n1, w, aPermuted, w.kBlocks * w.blockSize, Y, bias);
+}
+
+void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const float *aLaneScale,
+                         const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
+                         const float *bias) {
+  sweep<VnniTile>(M, n0, n1, w, aQuant, aLaneScale, aScaledSum, w.kBlocks * w.blockSize, Y, bias);
+}
+
+}  // namespace webnn::cpu::kernels
+
+#endif

@@ -1,0 +1,485 @@
+// Decoder-LLM kernels (docs/LLM.md) against plain reference loops:
+// matmulNBits (bits 2/4/8, packed and float zero points, bias, K not a
+// multiple of the block, every inner-loop path incl. AVX-512 fp32 and VNNI),
+// rmsNormalization, skipRmsNormalization (bias, broadcast skip),
+// rotaryEmbedding (3-D/4-D, interleaved, partial, scalar positions) and
+// groupQueryAttention (packed QKV, past cache, rotary, local window, softcap,
+// 1 and 2 threads). DISABLED_MatMulNBitsBandwidth prints GB/s.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "KernelTestUtil.h"
+#include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+using kernels::NBitsMatMul;
+using kernels::NBitsPath;
+
+std::vector<float> randomFloats(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v) x = d(rng);
+  return v;
+}
+std::vector<uint8_t> randomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> v(n);
+  for (uint8_t &x : v) x = uint8_t(rng() & 0xff);
+  return v;
+}
+
+uint32_t unpack(const uint8_t *p, int64_t i, int64_t bits) {
+  uint32_t v = 0;
+  for (int64_t j = 0; j < bits; ++j) {
+    int64_t bit = i * bits + j;
+    v |= uint32_t((p[bit / 8] >> (bit % 8)) & 1) << j;
+  }
+  return v;
+}
+
+struct NBitsCase {
+  int64_t M, N, K, blockSize, bits;
+  int zp;  // 0 none, 1 packed uint8, 2 float
+  bool bias;
+  int64_t accuracy = 0;
+};
+
+struct NBitsData {
+  std::vector<float> a, scales, zpFloat, bias;
+  std::vector<uint8_t> w, zpPacked;
+  int64_t kBlocks, blob, zpPerRow;
+};
+
+NBitsData makeNBits(const NBitsCase &t, uint32_t seed) {
+  NBitsData d;
+  d.kBlocks = (t.K + t.blockSize - 1) / t.blockSize;
+  d.blob = t.blockSize * t.bits / 8;
+  d.zpPerRow = (d.kBlocks * t.bits + 7) / 8;
+  d.a = randomFloats(size_t(t.M * t.K), seed);
+  d.w = randomBytes(size_t(t.N * d.kBlocks * d.blob), seed + 1);
+  d.scales = randomFloats(size_t(t.N * d.kBlocks), seed + 2, 0.01f, 0.1f);
+  d.zpPacked = randomBytes(size_t(t.N * d.zpPerRow), seed + 3);
+  d.zpFloat = randomFloats(size_t(t.N * d.kBlocks), seed + 4, 0.f, float(1 << t.bits));
+  d.bias = randomFloats(size_t(t.N), seed + 5);
+  return d;
+}
+
+// y[m, n] = sum_k a[m, k] * (q - zp) * scale (+ bias), in double.
+std::vector<double> referenceNBits(const NBitsCase &t, const NBitsData &d) {
+  std::vector<double> y(size_t(t.M * t.N));
+  for (int64_t m = 0; m < t.M; ++m)
+    for (int64_t n = 0; n < t.N; ++n) {
+      double acc = t.bias ? d.bias[n] : 0.0;
+      for (int64_t k = 0; k < t.K; ++k) {
+        int64_t b = k / t.blockSize;
+        double q = unpack(d.w.data() + (n * d.kBlocks + b) * d.blob, k % t.blockSize, t.bits);
+        double z = t.zp == 1   ? double(unpack(d.zpPacked.data() + n * d.zpPerRow, b, t.bits))
+                   : t.zp == 2 ? double(d.zpFloat[n * d.kBlocks + b])
+                               : double(1 << (t.bits - 1));
+        acc += double(d.a[m * t.K + k]) * (q - z) * d.scales[n * d.kBlocks + b];
+      }
+      y[m * t.N + n] = acc;
+    }
+  return y;
+}
+
+// |got - want| <= tol * (1 + max |want|): the int8 path quantizes A, so its
+// error scales with the output magnitude, not per element.
+void expectClose(const std::vector<double> &got, const std::vector<double> &want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 1.0;
+  for (double w : want) scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * scale) << "at " << i;
+}
+
+OpCase nbitsOp(const NBitsCase &t, const NBitsData &d) {
+  OpCase c;
+  c.op = "matmulNBits";
+  c.inputs = {f32({t.M, t.K}, d.a), tensor(DataType::kUint8, {t.N, d.kBlocks, d.blob}, d.w, true),
+              f32({t.N, d.kBlocks}, d.scales, true)};
+  if (t.zp == 1) c.inputs.push_back(tensor(DataType::kUint8, {t.N, d.zpPerRow}, d.zpPacked, true));
+  else if (t.zp == 2) c.inputs.push_back(f32({t.N, d.kBlocks}, d.zpFloat, true));
+  else c.inputs.push_back(std::nullopt);
+  if (t.bias) c.inputs.push_back(f32({t.N}, d.bias, true));
+  c.outputs = {outSpec(DataType::kFloat32, {t.M, t.N})};
+  c.attrInt("K", t.K).attrInt("N", t.N).attrInt("blockSize", t.blockSize).attrInt("bits", t.bits);
+  c.attrInt("accuracyLevel", t.accuracy);
+  return c;
+}
+
+TEST(LLMKernels, MatMulNBitsMatchesReference) {
+  std::vector<NBitsCase> cases = {
+      {1, 7, 64, 32, 4, 0, false},    {5, 13, 96, 64, 4, 1, true},  {3, 9, 80, 16, 4, 2, true},
+      {2, 5, 100, 32, 2, 1, false},   {4, 6, 72, 32, 8, 1, true},   {1, 3, 40, 16, 8, 0, true},
+      {6, 17, 256, 32, 4, 1, true},   {1, 64, 512, 128, 4, 2, false}, {9, 33, 160, 32, 4, 0, true},
+      {1, 1, 16, 16, 2, 2, false},
+  };
+  uint32_t seed = 1;
+  for (const NBitsCase &t : cases) {
+    NBitsData d = makeNBits(t, seed += 10);
+    std::vector<double> want = referenceNBits(t, d);
+    for (int threads : {1, 2}) {
+      OpCase c = nbitsOp(t, d);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      SCOPED_TRACE("M=" + std::to_string(t.M) + " N=" + std::to_string(t.N) + " K=" +
+                   std::to_string(t.K) + " bits=" + std::to_string(t.bits));
+      expectClose(c.outputs[0].values(), want, 1e-5);
+    }
+  }
+}
+
+// Every inner loop this CPU can run, on shapes each path accepts, directly
+// through NBitsMatMul (the op picks one path per shape and accuracy level).
+TEST(LLMKernels, MatMulNBitsEveryPath) {
+  std::vector<NBitsCase> cases = {{1, 37, 256, 32, 4, 1, true}, {7, 21, 384, 64, 4, 2, false},
+                                  {4, 8, 512, 128, 4, 0, true}, {3, 5, 512, 256, 4, 1, false},
+                                  {2, 4, 128, 32, 4, 0, false}};
+  uint32_t seed = 100;
+  ThreadPool pool(2);
+  for (const NBitsCase &t : cases) {
+    NBitsData d = makeNBits(t, seed += 10);
+    std::vector<double> want = referenceNBits(t, d);
+    for (NBitsPath path : {NBitsPath::kPortable, NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni}) {
+      NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path);
+      if (mm.path() != path) {
+        EXPECT_FALSE(kernels::avx512Available()) << "path " << kernels::nbitsPathName(path);
+        continue;
+      }
+      mm.setWeights(d.w.data(), d.scales.data(), t.zp == 1 ? d.zpPacked.data() : nullptr,
+                    t.zp == 2 ? d.zpFloat.data() : nullptr);
+      std::vector<float> y(size_t(t.M * t.N));
+      for (ThreadPool *p : {static_cast<ThreadPool *>(nullptr), &pool}) {
+        mm.run(d.a.data(), y.data(), t.bias ? d.bias.data() : nullptr, p);
+        SCOPED_TRACE(std::string(kernels::nbitsPathName(path)) + " K=" + std::to_string(t.K));
+        // int8 activations: ~1/127 relative error per block, averaged down.
+        expectClose(std::vector<double>(y.begin(), y.end()), want,
+                    path == NBitsPath::kAvx512Vnni ? 2e-2 : 1e-5);
+      }
+    }
+  }
+}
+
+TEST(LLMKernels, MatMulNBitsFloat16AndBatchDims) {
+  NBitsCase t{6, 10, 64, 32, 4, 1, true};
+  NBitsData d = makeNBits(t, 7);
+  // float16 activations/scales/bias: compare with the reference on the
+  // float16-rounded values.
+  OpCase c = nbitsOp(t, d);
+  c.inputs[0] = f16({2, 3, t.K}, d.a);
+  c.inputs[2] = f16({t.N, d.kBlocks}, d.scales, true);
+  c.inputs[4] = f16({t.N}, d.bias, true);
+  c.outputs = {outSpec(DataType::kFloat16, {2, 3, t.N})};
+  for (float &x : d.a) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  for (float &x : d.scales) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  for (float &x : d.bias) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  Status st = runOp(c);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  expectClose(c.outputs[0].values(), referenceNBits(t, d), 2e-3);
+}
+
+TEST(LLMKernels, MatMulNBitsRejectsBadShapes) {
+  NBitsCase t{1, 4, 64, 32, 4, 0, false};
+  NBitsData d = makeNBits(t, 3);
+  OpCase c = nbitsOp(t, d);
+  c.attrInt("blockSize", 24);
+  EXPECT_FALSE(runOp(c).isOk());
+  OpCase c2 = nbitsOp(t, d);
+  c2.inputs[1] = tensor(DataType::kUint8, {t.N, d.kBlocks + 1, d.blob},
+                        std::vector<uint8_t>(size_t(t.N * (d.kBlocks + 1) * d.blob)), true);
+  EXPECT_FALSE(runOp(c2).isOk());
+}
+
+// ---------------------------------------------------------------- norms
+std::vector<double> referenceRms(const std::vector<float> &x, const std::vector<float> &g,
+                                 int64_t rows, int64_t n, double eps, std::vector<double> *inv) {
+  std::vector<double> y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double ss = 0;
+    for (int64_t i = 0; i < n; ++i) ss += double(x[r * n + i]) * x[r * n + i];
+    double s = 1.0 / std::sqrt(ss / double(n) + eps);
+    if (inv) inv->push_back(s);
+    for (int64_t i = 0; i < n; ++i) y[r * n + i] = x[r * n + i] * s * g[i];
+  }
+  return y;
+}
+
+TEST(LLMKernels, RmsNormalization) {
+  for (auto [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+           {{2, 3, 17}, 2}, {{4, 5, 6}, 1}, {{1, 64}, 1}, {{7}, 0}, {{3, 1}, 1}}) {
+    int64_t total = 1, n = 1;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      total *= shape[i];
+      if (int64_t(i) >= axis) n *= shape[i];
+    }
+    std::vector<float> x = randomFloats(size_t(total), 11), g = randomFloats(size_t(n), 12);
+    Shape inner(shape.begin() + axis, shape.end()), stat(shape.begin(), shape.begin() + axis);
+    stat.resize(shape.size(), 1);
+    for (int threads : {1, 2}) {
+      OpCase c;
+      c.op = "rmsNormalization";
+      c.inputs = {f32(shape, x), f32(inner, g, true)};
+      c.outputs = {outSpec(DataType::kFloat32, shape), outSpec(DataType::kFloat32, stat)};
+      c.attrInt("axis", axis).attrFloat("epsilon", 1e-6);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      std::vector<double> inv;
+      expectClose(c.outputs[0].values(), referenceRms(x, g, total / n, n, 1e-6, &inv), 1e-5);
+      expectClose(c.outputs[1].values(), inv, 1e-5);
+    }
+  }
+}
+
+TEST(LLMKernels, SkipRmsNormalization) {
+  const int64_t B = 2, S = 3, H = 37;
+  std::vector<float> x = randomFloats(B * S * H, 21), g = randomFloats(H, 22), bias = randomFloats(H, 23);
+  for (Shape skipShape : {Shape{B, S, H}, Shape{1, S, H}, Shape{S, H}}) {
+    int64_t skipRows = skipShape.size() == 3 ? skipShape[0] * skipShape[1] : skipShape[0];
+    std::vector<float> skip = randomFloats(size_t(skipRows * H), 24);
+    for (bool withBias : {false, true}) {
+      OpCase c;
+      c.op = "skipRmsNormalization";
+      c.inputs = {f32({B, S, H}, x), f32(skipShape, skip), f32({H}, g, true)};
+      if (withBias) c.inputs.push_back(f32({H}, bias, true));
+      c.outputs = {outSpec(DataType::kFloat32, {B, S, H}), outSpec(DataType::kFloat32, {B, S, 1}),
+                   outSpec(DataType::kFloat32, {B, S, H})};
+      c.attrFloat("epsilon", 1e-5);
+      Status st = runOp(c, 2);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      std::vector<float> sum(x.size());
+      std::vector<double> sumD(x.size());
+      for (int64_t r = 0; r < B * S; ++r)
+        for (int64_t i = 0; i < H; ++i) {
+          float v = x[r * H + i] + skip[(r % skipRows) * H + i] + (withBias ? bias[i] : 0.f);
+          sum[r * H + i] = v;
+          sumD[r * H + i] = v;
+        }
+      std::vector<double> inv;
+      expectClose(c.outputs[0].values(), referenceRms(sum, g, B * S, H, 1e-5, &inv), 1e-5);
+      expectClose(c.outputs[1].values(), inv, 1e-5);
+      expectClose(c.outputs[2].values(), sumD, 1e-6);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rotary
+// out = rotate(x) at position pos: pairs (i, i + rot/2) or (2i, 2i + 1).
+void referenceRotate(const float *x, double *y, int64_t D, int64_t rot, const float *cosRow,
+                     const float *sinRow, bool interleaved) {
+  for (int64_t d = 0; d < D; ++d) y[d] = x[d];
+  for (int64_t i = 0; i < rot / 2; ++i) {
+    int64_t i1 = interleaved ? 2 * i : i, i2 = interleaved ? 2 * i + 1 : i + rot / 2;
+    y[i1] = double(x[i1]) * cosRow[i] - double(x[i2]) * sinRow[i];
+    y[i2] = double(x[i2]) * cosRow[i] + double(x[i1]) * sinRow[i];
+  }
+}
+
+TEST(LLMKernels, RotaryEmbedding) {
+  const int64_t B = 2, S = 3, H = 2, D = 8, maxSeq = 16;
+  for (bool bnsh : {false, true})
+    for (bool interleaved : {false, true})
+      for (int64_t rot : {int64_t(8), int64_t(4)})
+        for (bool scalarPos : {false, true}) {
+          std::vector<float> x = randomFloats(B * S * H * D, 31);
+          std::vector<float> cosC = randomFloats(maxSeq * rot / 2, 32), sinC = randomFloats(maxSeq * rot / 2, 33);
+          std::vector<int64_t> pos = scalarPos ? std::vector<int64_t>{5}
+                                               : std::vector<int64_t>{0, 1, 2, 7, 9, 15};
+          Shape shape = bnsh ? Shape{B, H, S, D} : Shape{B, S, H * D};
+          OpCase c;
+          c.op = "rotaryEmbedding";
+          c.inputs = {f32(shape, x), tensor(DataType::kInt64, scalarPos ? Shape{1} : Shape{B, S}, pos),
+                      f32({maxSeq, rot / 2}, cosC, true), f32({maxSeq, rot / 2}, sinC, true)};
+          c.outputs = {outSpec(DataType::kFloat32, shape)};
+          c.attrBool("interleaved", interleaved);
+          if (rot != D) c.attrInt("rotaryEmbeddingDim", rot).attrInt("numHeads", H);
+          else if (!bnsh) c.attrInt("numHeads", H);
+          Status st = runOp(c);
+          ASSERT_TRUE(st.isOk()) << st.message();
+          std::vector<double> want(x.size());
+          for (int64_t b = 0; b < B; ++b)
+            for (int64_t s = 0; s < S; ++s)
+              for (int64_t h = 0; h < H; ++h) {
+                int64_t p = scalarPos ? pos[0] + s : pos[b * S + s];
+                int64_t off = bnsh ? ((b * H + h) * S + s) * D : (b * S + s) * H * D + h * D;
+                referenceRotate(x.data() + off, want.data() + off, D, rot, cosC.data() + p * rot / 2,
+                                sinC.data() + p * rot / 2, interleaved);
+              }
+          expectClose(c.outputs[0].values(), want, 1e-6);
+        }
+}
+
+// ---------------------------------------------------------------- GQA
+struct GqaCase {
+  int64_t B, S, P, numHeads, kvHeads, D;
+  bool packed, rotary, interleaved;
+  int64_t window;
+  float softcap;
+  std::vector<int32_t> seqlens;  // per batch: total length - 1
+};
+
+// Straightforward attention: scores for the whole causal range, softmax,
+// weighted sum. Returns output, present key, present value.
+void referenceGqa(const GqaCase &t, const std::vector<float> &q, const std::vector<float> &k,
+                  const std::vector<float> &v, const std::vector<float> &pk,
+                  const std::vector<float> &pv, const std::vector<float> &cosC,
+                  const std::vector<float> &sinC, int64_t rot, int32_t total,
+                  std::vector<double> &out, std::vector<double> &presK, std::vector<double> &presV) {
+  const int64_t T = t.P + t.S, D = t.D;
+  const int64_t qw = t.packed ? (t.numHeads + 2 * t.kvHeads) * D : t.numHeads * D;
+  const int64_t kw = t.packed ? qw : t.kvHeads * D;
+  out.assign(size_t(t.B * t.S * t.numHeads * D), 0);
+  presK.assign(size_t(t.B * t.kvHeads * T * D), 0);
+  presV = presK;
+  for (int64_t b = 0; b < t.B; ++b) {
+    int64_t past = t.S == total ? 0 : t.seqlens[b] + 1 - t.S;
+    for (int64_t h = 0; h < t.kvHeads; ++h) {
+      for (int64_t j = 0; j < past; ++j)
+        for (int64_t d = 0; d < D; ++d) {
+          presK[((b * t.kvHeads + h) * T + j) * D + d] = pk[((b * t.kvHeads + h) * t.P + j) * D + d];
+          presV[((b * t.kvHeads + h) * T + j) * D + d] = pv[((b * t.kvHeads + h) * t.P + j) * D + d];
+        }
+      for (int64_t s = 0; s < t.S; ++s) {
+        const float *kr = t.packed ? q.data() + (b * t.S + s) * qw + (t.numHeads + h) * D
+                                   : k.data() + (b * t.S + s) * kw + h * D;
+        const float *vr = t.packed ? q.data() + (b * t.S + s) * qw + (t.numHeads + t.kvHeads + h) * D
+                                   : v.data() + (b * t.S + s) * kw + h * D;
+        double *dk = presK.data() + ((b * t.kvHeads + h) * T + past + s) * D;
+        if (t.rotary)
+          referenceRotate(kr, dk, D, rot, cosC.data() + (past + s) * rot / 2,
+                          sinC.data() + (past + s) * rot / 2, t.interleaved);
+        else
+          for (int64_t d = 0; d < D; ++d) dk[d] = kr[d];
+        for (int64_t d = 0; d < D; ++d) presV[((b * t.kvHeads + h) * T + past + s) * D + d] = vr[d];
+      }
+    }
+    for (int64_t h = 0; h < t.numHeads; ++h)
+      for (int64_t s = 0; s < t.S; ++s) {
+        int64_t pos = past + s, kvh = h / (t.numHeads / t.kvHeads);
+        std::vector<double> qr(static_cast<size_t>(D));
+        const float *qs = q.data() + (b * t.S + s) * qw + h * D;
+        if (t.rotary)
+          referenceRotate(qs, qr.data(), D, rot, cosC.data() + pos * rot / 2, sinC.data() + pos * rot / 2,
+                          t.interleaved);
+        else
+          for (int64_t d = 0; d < D; ++d) qr[d] = qs[d];
+        std::vector<double> sc;
+        int64_t first = t.window >= 0 ? std::max<int64_t>(0, pos - t.window) : 0;
+        double mx = -1e300;
+        for (int64_t j = first; j <= pos; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d) dot += qr[d] * presK[((b * t.kvHeads + kvh) * T + j) * D + d];
+          dot /= std::sqrt(double(D));
+          if (t.softcap > 0) dot = t.softcap * std::tanh(dot / t.softcap);
+          sc.push_back(dot);
+          mx = std::max(mx, dot);
+        }
+        double sum = 0;
+        for (double &x : sc) sum += (x = std::exp(x - mx));
+        for (int64_t j = first; j <= pos; ++j)
+          for (int64_t d = 0; d < D; ++d)
+            out[((b * t.S + s) * t.numHeads + h) * D + d] +=
+                sc[size_t(j - first)] / sum * presV[((b * t.kvHeads + kvh) * T + j) * D + d];
+      }
+  }
+}
+
+TEST(LLMKernels, GroupQueryAttention) {
+  std::vector<GqaCase> cases = {
+      {1, 5, 0, 4, 2, 8, false, true, false, -1, 0.f, {4}},          // prefill, rotary
+      {2, 1, 6, 4, 2, 16, true, true, true, -1, 0.f, {4, 6}},        // decode, packed, ragged past
+      {1, 3, 4, 6, 3, 8, false, false, false, 2, 0.f, {6}},          // local window
+      {1, 2, 70, 2, 1, 8, false, true, false, -1, 5.f, {71}},        // > one 64-key tile, softcap
+      {2, 4, 0, 2, 2, 12, true, false, false, -1, 0.f, {3, 3}},      // MHA, packed
+  };
+  uint32_t seed = 500;
+  for (const GqaCase &t : cases) {
+    const int64_t D = t.D, rot = t.rotary ? D / 2 * 2 : 0, maxSeq = t.P + t.S + 4;
+    const int64_t qw = t.packed ? (t.numHeads + 2 * t.kvHeads) * D : t.numHeads * D;
+    std::vector<float> q = randomFloats(size_t(t.B * t.S * qw), seed++);
+    std::vector<float> k = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    std::vector<float> v = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    std::vector<float> pk = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    std::vector<float> pv = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    std::vector<float> cosC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    std::vector<float> sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    int32_t total = 0;
+    for (int32_t s : t.seqlens) total = std::max(total, s + 1);
+    std::vector<double> want, wantK, wantV;
+    referenceGqa(t, q, k, v, pk, pv, cosC, sinC, rot, total, want, wantK, wantV);
+    for (int threads : {1, 2}) {
+      OpCase c;
+      c.op = "groupQueryAttention";
+      c.inputs = {f32({t.B, t.S, qw}, q)};
+      if (t.packed) c.inputs.insert(c.inputs.end(), {std::nullopt, std::nullopt});
+      else c.inputs.insert(c.inputs.end(), {f32({t.B, t.S, t.kvHeads * D}, k), f32({t.B, t.S, t.kvHeads * D}, v)});
+      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pk));
+      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pv));
+      c.inputs.push_back(tensor(DataType::kInt32, {t.B}, t.seqlens));
+      c.inputs.push_back(tensor(DataType::kInt32, {}, std::vector<int32_t>{total}));
+      if (t.rotary) {
+        c.inputs.push_back(f32({maxSeq, rot / 2}, cosC, true));
+        c.inputs.push_back(f32({maxSeq, rot / 2}, sinC, true));
+      }
+      c.outputs = {outSpec(DataType::kFloat32, {t.B, t.S, t.numHeads * D}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D})};
+      c.attrInt("numHeads", t.numHeads).attrInt("kvNumHeads", t.kvHeads);
+      c.attrBool("doRotary", t.rotary).attrBool("rotaryInterleaved", t.interleaved);
+      c.attrInt("localWindowSize", t.window);
+      if (t.softcap > 0) c.attrFloat("softcap", t.softcap);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      expectClose(c.outputs[0].values(), want, 1e-5);
+      expectClose(c.outputs[1].values(), wantK, 1e-6);
+      expectClose(c.outputs[2].values(), wantV, 1e-6);
+    }
+  }
+}
+
+// Streaming rate of the int4 GEMV (M = 1): weight bytes + scales per second.
+// Run: webnn-kernel-tests --gtest_also_run_disabled_tests --gtest_filter='*Bandwidth*'
+TEST(LLMKernels, DISABLED_MatMulNBitsBandwidth) {
+  struct Shape2 { int64_t N, K; };
+  for (Shape2 s : {Shape2{4096, 4096}, Shape2{2048, 768}, Shape2{768, 2048}}) {
+    NBitsCase t{1, s.N, s.K, 32, 4, 0, false};
+    NBitsData d = makeNBits(t, 9);
+    double bytes = double(d.w.size()) + double(d.scales.size()) * 4;
+    for (NBitsPath path : {NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni, NBitsPath::kPortable}) {
+      for (int threads : {1, 2}) {
+        ThreadPool pool(threads);
+        NBitsMatMul mm(1, t.N, t.K, t.blockSize, 4, 4, &path);
+        if (mm.path() != path) continue;
+        mm.setWeights(d.w.data(), d.scales.data(), nullptr, nullptr);
+        std::vector<float> y(size_t(t.N));
+        // Several weight copies larger than L3 together would be needed for
+        // a pure DRAM number; one 8 MB copy is read from L3 in part, so
+        // rotate through enough copies to exceed a 32 MB L3.
+        int copies = int(std::max(1.0, 96e6 / bytes));
+        std::vector<std::vector<uint8_t>> ws(size_t(copies), d.w);
+        int iters = int(std::max(20.0, 2e9 / bytes));
+        mm.run(d.a.data(), y.data(), nullptr, &pool);
+        auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < iters; ++i) {
+          mm.setWeightsPackedOnly(ws[size_t(i % copies)].data());
+          mm.run(d.a.data(), y.data(), nullptr, &pool);
+        }
+        double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("int4 GEMV N=%lld K=%lld %-12s threads=%d: %.1f us, %.1f GB/s\n", (long long)t.N,
+                    (long long)t.K, kernels::nbitsPathName(path), threads, sec / iters * 1e6,
+                    bytes * iters / sec / 1e9);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
