@@ -9,6 +9,8 @@ include "dialects/webnn/WebNNOpsConvolution.td"
 include "dialects/webnn/WebNNOpsLinalg.td"
 include "dialects/webnn/WebNNOpsNormalization.td"
 include "dialects/webnn/WebNNOpsShape.td"
+include "dialects/webnn/WebNNOpsQuantization.td"
+include "dialects/webnn/WebNNOpsRecurrent.td"
 include "dialects/webnn/WebNNOpsFused.td"
 include "dialects/webnn/WebNNOpsLLM.td"
 

@@ -1,6 +1,8 @@
 // Shape inference and validation for conv2d, convTranspose2d and the 2-D
 // pools (WebNN spec "calculate conv output size", "calculate convtranspose
 // output size", "create a pooling operation").
+#include <cmath>
+
 #include "dialects/webnn/WebNNOps.h"
 #include "dialects/webnn/WebNNShapeUtils.h"
 
@@ -347,3 +349,51 @@ WEBNN_INFER_POOL(AveragePool2dOp)
 WEBNN_INFER_POOL(L2Pool2dOp)
 WEBNN_INFER_POOL(MaxPool2dOp)
 #undef WEBNN_INFER_POOL
+
+LogicalResult Resample2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  if (input->getRank() != 4)
+    return opError(loc, name, "expected a 4-D operand 'input' but got rank ", input->getRank());
+  StringRef mode = adaptor.getMode().value_or("nearest-neighbor");
+  if (mode != "nearest-neighbor" && mode != "linear")
+    return opError(loc, name, "expected mode \"nearest-neighbor\" or \"linear\" but got \"", mode,
+                   "\"");
+  SmallVector<double> scales = {1.0, 1.0};
+  if (std::optional<ArrayRef<double>> given = adaptor.getScales()) {
+    if (given->size() != 2 || (*given)[0] <= 0 || (*given)[1] <= 0)
+      return opError(loc, name, "expected scales to be 2 values > 0 but got ", given->size(),
+                     " values");
+    scales.assign(given->begin(), given->end());
+  }
+  std::optional<ArrayRef<int64_t>> sizes = adaptor.getSizes();
+  if (sizes && (sizes->size() != 2 || (*sizes)[0] <= 0 || (*sizes)[1] <= 0))
+    return opError(loc, name, "expected sizes to be 2 values > 0 but got ", formatList(*sizes));
+  SmallVector<int64_t> axes = {2, 3};
+  if (std::optional<ArrayRef<int64_t>> given = adaptor.getAxes()) {
+    if (given->size() != 2)
+      return opError(loc, name, "expected axes to be 2 values but got ", formatList(*given));
+    axes.assign(given->begin(), given->end());
+  }
+  if (failed(checkAxes(loc, name, "axes", axes, 4))) return failure();
+  SmallVector<int64_t> shape(input->getShape());
+  for (int i = 0; i < 2; ++i) {
+    int64_t dim = input->getDimSize(axes[i]);
+    int64_t size;
+    if (sizes)
+      size = (*sizes)[i];
+    else if (isDynamic(dim))
+      size = ShapedType::kDynamic;
+    else
+      size = static_cast<int64_t>(std::floor(static_cast<double>(dim) * scales[i]));
+    if (!isValidDimension(size))
+      return opError(loc, name, "expected a positive output size along axis ", axes[i],
+                     " but got ", size, " (input size ", dim, ", scale ", scales[i], ")");
+    shape[axes[i]] = size;
+  }
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  return success();
+}

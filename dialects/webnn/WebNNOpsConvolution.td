@@ -72,4 +72,22 @@ def WebNN_AveragePool2dOp : WebNN_Pool2dOp<"averagePool2d", WebNN_FloatTensor,
 def WebNN_L2Pool2dOp : WebNN_Pool2dOp<"l2Pool2d", WebNN_FloatTensor, "L2 norm">;
 def WebNN_MaxPool2dOp : WebNN_Pool2dOp<"maxPool2d", WebNN_Tensor, "maximum">;
 
+def WebNN_Resample2dOp : WebNN_InferredOp<"resample2d"> {
+  let summary = "2-D nearest-neighbor or bilinear resampling";
+  let description = [{
+    Resizes the two dimensions `axes` (default [2, 3]) of a 4-D tensor to
+    `sizes`, or to floor(size * scale) with `scales` (default [1, 1]),
+    sampling at half-pixel centres: input = clamp((output + 0.5) / scale - 0.5,
+    0, size - 1) with scale = outputSize / inputSize; `mode` picks
+    "nearest-neighbor" (default; ceil(input - 0.5)) or "linear" (bilinear).
+  }];
+  let arguments = (ins RankedTensorOf<[F32, F16, UI8, I8]>:$input,
+                       OptionalAttr<StrAttr>:$mode,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales,
+                       OptionalAttr<DenseI64ArrayAttr>:$sizes,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes);
+  let results = (outs RankedTensorOf<[F32, F16, UI8, I8]>:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // WEBNN_OPS_CONVOLUTION_TD

@@ -145,6 +145,24 @@ WEBNN_INFER_PREDICATE(LogicalOrOp)
 WEBNN_INFER_PREDICATE(LogicalXorOp)
 #undef WEBNN_INFER_PREDICATE
 
+// isNaN / isInfinite keep the shape and produce uint8.
+#define WEBNN_INFER_FLOAT_PREDICATE(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,     \
+                                     Adaptor adaptor, SmallVectorImpl<Type> &results) { \
+    FailureOr<RankedTensorType> input =                                                 \
+        tensorOperand(loc, getOperationName(), "input", adaptor.getInput());            \
+    if (failed(input)) return failure();                                                \
+    if (!input->getElementType().isF32() && !input->getElementType().isF16())           \
+      return opError(loc, getOperationName(),                                           \
+                     "expected operand 'input' of data type f32 or f16 but got ",       \
+                     input->getElementType());                                          \
+    results.push_back(RankedTensorType::get(input->getShape(), uint8Type(ctx)));        \
+    return success();                                                                   \
+  }
+WEBNN_INFER_FLOAT_PREDICATE(IsNaNOp)
+WEBNN_INFER_FLOAT_PREDICATE(IsInfiniteOp)
+#undef WEBNN_INFER_FLOAT_PREDICATE
+
 LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();

@@ -56,6 +56,8 @@ def WebNN_SinOp : WebNN_FloatUnaryOp<"sin", "sine",
   "Computes the sine of each element (radians).">;
 def WebNN_CosOp : WebNN_FloatUnaryOp<"cos", "cosine",
   "Computes the cosine of each element (radians).">;
+def WebNN_TanOp : WebNN_FloatUnaryOp<"tan", "tangent",
+  "Computes the tangent of each element (radians).">;
 def WebNN_SoftsignOp : WebNN_FloatUnaryOp<"softsign", "softsign activation",
   "Computes x / (1 + |x|) for every element.">;
 def WebNN_SoftplusOp : WebNN_FloatUnaryOp<"softplus", "softplus activation",
@@ -71,6 +73,22 @@ def WebNN_IdentityOp : WebNN_UnaryOp<"identity", WebNN_Tensor, "identity",
 }
 def WebNN_LogicalNotOp : WebNN_UnaryOp<"logicalNot", WebNN_Uint8Tensor,
   "logical negation", "Yields 1 where the uint8 input is 0 and 0 elsewhere.">;
+
+// isNaN / isInfinite: float16/float32 in, uint8 0/1 out (spec "element-wise
+// logical operations": only float types are allowed for these two).
+class WebNN_FloatPredicateOp<string mnemonic, string sum, string desc>
+    : WebNN_InferredOp<mnemonic> {
+  let summary = sum;
+  let description = desc;
+  let arguments = (ins WebNN_FloatTensor:$input);
+  let results = (outs WebNN_Uint8Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
+def WebNN_IsNaNOp : WebNN_FloatPredicateOp<"isNaN", "test for NaN",
+  "Yields uint8 1 where the element is a NaN and 0 elsewhere.">;
+def WebNN_IsInfiniteOp : WebNN_FloatPredicateOp<"isInfinite", "test for infinity",
+  "Yields uint8 1 where the element is +infinity or -infinity and 0 elsewhere.">;
 
 //===----------------------------------------------------------------------===//
 // Activations with options (custom inference validates the options).

@@ -104,3 +104,18 @@ LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locatio
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   return inferArgReduce(ctx, loc, getOperationName(), adaptor, results);
 }
+
+LogicalResult CumulativeSumOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= input->getRank())
+    return opError(loc, name, "expected axis in [0, ", input->getRank(),
+                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  results.push_back(*input);
+  return success();
+}

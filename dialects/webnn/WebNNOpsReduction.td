@@ -51,4 +51,18 @@ class WebNN_ArgReduceOp<string mnemonic, string what>
 def WebNN_ArgMaxOp : WebNN_ArgReduceOp<"argMax", "largest">;
 def WebNN_ArgMinOp : WebNN_ArgReduceOp<"argMin", "smallest">;
 
+def WebNN_CumulativeSumOp : WebNN_InferredOp<"cumulativeSum"> {
+  let summary = "prefix sum along an axis";
+  let description = [{
+    Running sum of the input along `axis`: inclusive by default, exclusive
+    (the current element left out) when `exclusive` is true, from the high
+    end of the axis when `reversed` is true. Output shape = input shape.
+  }];
+  let arguments = (ins WebNN_Numeric32or64Tensor:$input, I64Attr:$axis,
+                       OptionalAttr<BoolAttr>:$exclusive,
+                       OptionalAttr<BoolAttr>:$reversed);
+  let results = (outs WebNN_Numeric32or64Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // WEBNN_OPS_REDUCTION_TD

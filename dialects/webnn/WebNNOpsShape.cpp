@@ -257,3 +257,149 @@ LogicalResult TriangularOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   results.push_back(*input);
   return success();
 }
+
+namespace {
+
+// gather/scatter indices: int32, uint32 or int64 (spec tensor limits).
+LogicalResult checkIndexType(std::optional<Location> loc, StringRef name,
+                             RankedTensorType indices) {
+  Type t = indices.getElementType();
+  if (t.isSignlessInteger(32) || t.isUnsignedInteger(32) || t.isSignlessInteger(64))
+    return success();
+  return opError(loc, name, "expected operand 'indices' of data type i32, ui32 or i64 but got ", t);
+}
+
+bool sameShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size()) return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x != y && !isDynamic(x) && !isDynamic(y)) return false;
+  return true;
+}
+
+// gatherElements/scatterElements: indices (and updates) take the input's
+// shape except along `axis`.
+LogicalResult checkElementsIndices(std::optional<Location> loc, StringRef name,
+                                   RankedTensorType input, RankedTensorType indices,
+                                   int64_t axis) {
+  if (failed(checkIndexType(loc, name, indices))) return failure();
+  if (input.getRank() < 1)
+    return opError(loc, name, "expected operand 'input' of rank >= 1 but got rank 0");
+  if (axis < 0 || axis >= input.getRank())
+    return opError(loc, name, "expected axis in [0, ", input.getRank(),
+                   ") for an input of rank ", input.getRank(), " but got ", axis);
+  if (indices.getRank() != input.getRank())
+    return opError(loc, name, "expected operand 'indices' of rank ", input.getRank(),
+                   " (the input's rank) but got rank ", indices.getRank());
+  SmallVector<int64_t> expected(input.getShape());
+  expected[axis] = indices.getDimSize(axis);
+  if (!sameShape(indices.getShape(), expected))
+    return opError(loc, name, "expected operand 'indices' of shape ", formatList(expected),
+                   " (the input's shape except along axis ", axis, ") but got ",
+                   formatList(indices.getShape()));
+  return success();
+}
+
+// gatherND/scatterND: indices.shape[:-1] + input.shape[indices.shape[-1]:].
+FailureOr<SmallVector<int64_t>> ndSliceShape(std::optional<Location> loc, StringRef name,
+                                             RankedTensorType input, RankedTensorType indices) {
+  if (failed(checkIndexType(loc, name, indices))) return failure();
+  if (input.getRank() < 1 || indices.getRank() < 1)
+    return opError(loc, name, "expected operands 'input' and 'indices' of rank >= 1 but got ",
+                   input.getRank(), " and ", indices.getRank());
+  int64_t coordinateSize = indices.getShape().back();
+  if (isDynamic(coordinateSize))
+    return opError(loc, name, "expected a static last dimension of 'indices'");
+  if (coordinateSize > input.getRank())
+    return opError(loc, name, "expected the last dimension of 'indices' (", coordinateSize,
+                   ") to be <= the input's rank ", input.getRank());
+  SmallVector<int64_t> shape(indices.getShape().drop_back());
+  llvm::append_range(shape, input.getShape().drop_front(coordinateSize));
+  return shape;
+}
+
+}  // namespace
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> indices =
+      tensorOperand(loc, name, "indices", adaptor.getIndices());
+  if (failed(input) || failed(indices)) return failure();
+  if (failed(checkElementsIndices(loc, name, *input, *indices, adaptor.getAxis().value_or(0))))
+    return failure();
+  results.push_back(RankedTensorType::get(indices->getShape(), input->getElementType()));
+  return success();
+}
+
+LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> indices =
+      tensorOperand(loc, name, "indices", adaptor.getIndices());
+  if (failed(input) || failed(indices)) return failure();
+  FailureOr<SmallVector<int64_t>> shape = ndSliceShape(loc, name, *input, *indices);
+  if (failed(shape)) return failure();
+  results.push_back(RankedTensorType::get(*shape, input->getElementType()));
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                                  Adaptor adaptor,
+                                                  SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> indices =
+      tensorOperand(loc, name, "indices", adaptor.getIndices());
+  FailureOr<RankedTensorType> updates =
+      tensorOperand(loc, name, "updates", adaptor.getUpdates());
+  if (failed(input) || failed(indices) || failed(updates)) return failure();
+  if (failed(checkSameElementType(loc, name, "updates", *updates, "input", *input)) ||
+      failed(checkElementsIndices(loc, name, *input, *indices, adaptor.getAxis().value_or(0))))
+    return failure();
+  if (!sameShape(updates->getShape(), indices->getShape()))
+    return opError(loc, name, "expected operand 'updates' of shape ",
+                   formatList(indices->getShape()), " (the indices' shape) but got ",
+                   formatList(updates->getShape()));
+  results.push_back(*input);
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> indices =
+      tensorOperand(loc, name, "indices", adaptor.getIndices());
+  FailureOr<RankedTensorType> updates =
+      tensorOperand(loc, name, "updates", adaptor.getUpdates());
+  if (failed(input) || failed(indices) || failed(updates)) return failure();
+  if (failed(checkSameElementType(loc, name, "updates", *updates, "input", *input)))
+    return failure();
+  FailureOr<SmallVector<int64_t>> expected = ndSliceShape(loc, name, *input, *indices);
+  if (failed(expected)) return failure();
+  if (!sameShape(updates->getShape(), *expected))
+    return opError(loc, name, "expected operand 'updates' of shape ", formatList(*expected),
+                   " (indices.shape[:-1] + input.shape[indices.shape[-1]:]) but got ",
+                   formatList(updates->getShape()));
+  results.push_back(*input);
+  return success();
+}
+
+LogicalResult ReverseOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  if (std::optional<ArrayRef<int64_t>> axes = adaptor.getAxes())
+    if (failed(checkAxes(loc, name, "axes", *axes, input->getRank()))) return failure();
+  results.push_back(*input);
+  return success();
+}

@@ -123,4 +123,62 @@ def WebNN_TriangularOp : WebNN_ShapeOp<"triangular"> {
   let results = (outs WebNN_Tensor:$output);
 }
 
+def WebNN_GatherElementsOp : WebNN_ShapeOp<"gatherElements"> {
+  let summary = "gather elements along an axis";
+  let description = [{
+    output[i..., j, k...] = input[i..., indices[i..., j, k...], k...] along
+    `axis`: indices has the input's shape except along `axis`, and the output
+    has the indices' shape. Negative indices count from the end.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+                       OptionalAttr<I64Attr>:$axis);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_GatherNDOp : WebNN_ShapeOp<"gatherND"> {
+  let summary = "gather slices by coordinates";
+  let description = [{
+    The last dimension of `indices` holds coordinates into the leading
+    dimensions of the input; each coordinate selects the slice of the
+    remaining dimensions. Output shape: indices.shape[:-1] +
+    input.shape[indices.shape[-1]:].
+  }];
+  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_ScatterElementsOp : WebNN_ShapeOp<"scatterElements"> {
+  let summary = "scatter elements along an axis";
+  let description = [{
+    A copy of the input where, along `axis`, the element at
+    indices[i..., j, k...] takes updates[i..., j, k...]; indices and updates
+    share a shape equal to the input's except along `axis`.
+  }];
+  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+                       WebNN_Tensor:$updates, OptionalAttr<I64Attr>:$axis);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_ScatterNDOp : WebNN_ShapeOp<"scatterND"> {
+  let summary = "scatter slices by coordinates";
+  let description = [{
+    A copy of the input where each coordinate in the last dimension of
+    `indices` receives the matching slice of `updates` (shape
+    indices.shape[:-1] + input.shape[indices.shape[-1]:]).
+  }];
+  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+                       WebNN_Tensor:$updates);
+  let results = (outs WebNN_Tensor:$output);
+}
+
+def WebNN_ReverseOp : WebNN_ShapeOp<"reverse"> {
+  let summary = "reverse along axes";
+  let description = [{
+    Reverses the order of the elements along every dimension in `axes`
+    (absent: all dimensions; empty: none).
+  }];
+  let arguments = (ins WebNN_Tensor:$input, OptionalAttr<DenseI64ArrayAttr>:$axes);
+  let results = (outs WebNN_Tensor:$output);
+}
+
 #endif // WEBNN_OPS_SHAPE_TD

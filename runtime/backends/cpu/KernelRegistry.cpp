@@ -20,6 +20,10 @@ const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
     kernels::registerNormalizationKernels(t);
     kernels::registerSoftmaxKernels(t);
     kernels::registerLLMKernels(t);
+    kernels::registerIndexingKernels(t);
+    kernels::registerResampleKernels(t);
+    kernels::registerQuantizationKernels(t);
+    kernels::registerRecurrentKernels(t);
     std::sort(t.entries.begin(), t.entries.end(),
               [](const auto &a, const auto &b) { return a.first < b.first; });
     return new std::vector<std::pair<std::string_view, KernelFactory>>(std::move(t.entries));

@@ -184,3 +184,48 @@ func.func @pool_window_zero(%x: tensor<1x3x8x8xf32>) {
   %0 = webnn.l2Pool2d %x {windowDimensions = array<i64: 0, 3>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x6xf32>
   return
 }
+
+// -----
+
+func.func @resample2d_rank(%x: tensor<3x4x6xf32>) {
+  // expected-error @+2 {{'webnn.resample2d' op expected a 4-D operand 'input' but got rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.resample2d %x : (tensor<3x4x6xf32>) -> tensor<3x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @resample2d_scales(%x: tensor<1x1x4x6xf32>) {
+  // expected-error @+2 {{'webnn.resample2d' op expected scales to be 2 values > 0 but got 2 values}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.resample2d %x {scales = array<f64: 0.0, 1.0>} : (tensor<1x1x4x6xf32>) -> tensor<1x1x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @resample2d_empty_output(%x: tensor<1x1x4x6xf32>) {
+  // expected-error @+2 {{'webnn.resample2d' op expected a positive output size along axis 2 but got 0 (input size 4, scale 1.000000e-01)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.resample2d %x {scales = array<f64: 0.1, 1.0>} : (tensor<1x1x4x6xf32>) -> tensor<1x1x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @resample2d_axes(%x: tensor<1x1x4x6xf32>) {
+  // expected-error @+2 {{'webnn.resample2d' op expected unique axes values but 3 appears more than once in [3, 3]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.resample2d %x {axes = array<i64: 3, 3>} : (tensor<1x1x4x6xf32>) -> tensor<1x1x4x6xf32>
+  return
+}
+
+// -----
+
+func.func @resample2d_mode(%x: tensor<1x1x4x6xf32>) {
+  // expected-error @+2 {{'webnn.resample2d' op expected mode "nearest-neighbor" or "linear" but got "cubic"}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.resample2d %x {mode = "cubic"} : (tensor<1x1x4x6xf32>) -> tensor<1x1x4x6xf32>
+  return
+}

@@ -59,3 +59,20 @@ func.func @pools(%x: tensor<1x3x7x7xf32>, %y: tensor<1x3x8x8xf32>, %i: tensor<1x
   %5 = webnn.l2Pool2d %n {windowDimensions = array<i64: 2, 2>, dilations = array<i64: 2, 2>, layout = "nhwc"} : (tensor<1x7x7x3xf16>) -> tensor<1x5x5x3xf16>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @resample2d
+func.func @resample2d(%x: tensor<1x3x4x6xf32>, %q: tensor<2x5x5x2xui8>) -> () {
+  // CHECK: webnn.resample2d %{{.*}} : (tensor<1x3x4x6xf32>) -> tensor<1x3x4x6xf32>
+  %0 = webnn.resample2d %x : (tensor<1x3x4x6xf32>) -> tensor<1x3x4x6xf32>
+  // CHECK: webnn.resample2d %{{.*}} {mode = "linear", scales = array<f64: 2.000000e+00, 1.500000e+00>} : (tensor<1x3x4x6xf32>) -> tensor<1x3x8x9xf32>
+  %1 = webnn.resample2d %x {mode = "linear", scales = array<f64: 2.0, 1.5>} : (tensor<1x3x4x6xf32>) -> tensor<1x3x8x9xf32>
+  // floor(5 * 0.5) = 2
+  // CHECK: webnn.resample2d %{{.*}} {axes = array<i64: 1, 2>, scales = array<f64: 5.000000e-01, 1.000000e+00>} : (tensor<2x5x5x2xui8>) -> tensor<2x2x5x2xui8>
+  %2 = webnn.resample2d %q {axes = array<i64: 1, 2>, scales = array<f64: 0.5, 1.0>} : (tensor<2x5x5x2xui8>) -> tensor<2x2x5x2xui8>
+  // sizes win over scales
+  // CHECK: webnn.resample2d %{{.*}} {scales = array<f64: 3.000000e+00, 3.000000e+00>, sizes = array<i64: 7, 1>} : (tensor<1x3x4x6xf32>) -> tensor<1x3x7x1xf32>
+  %3 = webnn.resample2d %x {scales = array<f64: 3.0, 3.0>, sizes = array<i64: 7, 1>} : (tensor<1x3x4x6xf32>) -> tensor<1x3x7x1xf32>
+  return
+}

@@ -120,3 +120,19 @@ func.func @prelu_slope(%x: tensor<2x3xf32>, %s: tensor<4xf32>) {
   %0 = webnn.prelu %x, %s : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @is_nan_integer(%x: tensor<3xi32>) {
+  // expected-error @+1 {{'webnn.isNaN' op operand #0 must be ranked tensor of 32-bit float or 16-bit float values, but got 'tensor<3xi32>'}}
+  %0 = webnn.isNaN %x : (tensor<3xi32>) -> tensor<3xui8>
+  return
+}
+
+// -----
+
+func.func @is_infinite_result(%x: tensor<3xf32>) {
+  // expected-error @+1 {{'webnn.isInfinite' op result #0 must be ranked tensor of 8-bit unsigned integer values, but got 'tensor<3xf32>'}}
+  %0 = webnn.isInfinite %x : (tensor<3xf32>) -> tensor<3xf32>
+  return
+}

@@ -123,3 +123,16 @@ func.func @where(%c: tensor<4x1x1xui8>, %t: tensor<3x1xf32>, %f: tensor<5xf32>) 
   %0 = webnn.where %c, %t, %f : (tensor<4x1x1xui8>, tensor<3x1xf32>, tensor<5xf32>) -> tensor<4x3x5xf32>
   return %0 : tensor<4x3x5xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @float_predicates
+func.func @float_predicates(%x: tensor<2x3xf32>, %h: tensor<4xf16>) -> () {
+  // CHECK: webnn.isNaN %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  %0 = webnn.isNaN %x : (tensor<2x3xf32>) -> tensor<2x3xui8>
+  // CHECK: webnn.isInfinite %{{.*}} : (tensor<4xf16>) -> tensor<4xui8>
+  %1 = webnn.isInfinite %h : (tensor<4xf16>) -> tensor<4xui8>
+  // CHECK: webnn.tan %{{.*}} : tensor<4xf16>
+  %2 = webnn.tan %h : tensor<4xf16>
+  return
+}

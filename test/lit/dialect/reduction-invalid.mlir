@@ -76,3 +76,20 @@ func.func @arg_scalar(%x: tensor<f32>) {
   %0 = webnn.argMin %x {axis = 0 : i64} : (tensor<f32>) -> tensor<i32>
   return
 }
+
+// -----
+
+func.func @cumulative_sum_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'webnn.cumulativeSum' op expected axis in [0, 2) for an input of rank 2 but got 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.cumulativeSum %x {axis = 2 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @cumulative_sum_int8(%x: tensor<3xi8>) {
+  // expected-error @+1 {{'webnn.cumulativeSum' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer or 64-bit unsigned integer values, but got 'tensor<3xi8>'}}
+  %0 = webnn.cumulativeSum %x {axis = 0 : i64} : (tensor<3xi8>) -> tensor<3xi8>
+  return
+}

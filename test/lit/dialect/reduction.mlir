@@ -30,3 +30,14 @@ func.func @arg(%x: tensor<2x3x4xf32>) -> () {
   %1 = webnn.argMin %x {axis = 2 : i64, keepDimensions = true, outputDataType = i64} : (tensor<2x3x4xf32>) -> tensor<2x3x1xi64>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @cumulative_sum
+func.func @cumulative_sum(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> () {
+  // CHECK: webnn.cumulativeSum %{{.*}} {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = webnn.cumulativeSum %x {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: webnn.cumulativeSum %{{.*}} {axis = 0 : i64, exclusive = true, reversed = true} : (tensor<4xi64>) -> tensor<4xi64>
+  %1 = webnn.cumulativeSum %i {axis = 0 : i64, exclusive = true, reversed = true} : (tensor<4xi64>) -> tensor<4xi64>
+  return
+}

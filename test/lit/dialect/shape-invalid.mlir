@@ -212,3 +212,65 @@ func.func @triangular_rank(%x: tensor<3xf32>) {
   %0 = webnn.triangular %x : (tensor<3xf32>) -> tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @gather_elements_shape(%x: tensor<4x3xf32>, %i: tensor<2x2xi32>) {
+  // expected-error @+2 {{'webnn.gatherElements' op expected operand 'indices' of shape [2, 3] (the input's shape except along axis 0) but got [2, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.gatherElements %x, %i : (tensor<4x3xf32>, tensor<2x2xi32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_coordinate(%x: tensor<4x3xf32>, %i: tensor<2x3xi32>) {
+  // expected-error @+2 {{'webnn.gatherND' op expected the last dimension of 'indices' (3) to be <= the input's rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.gatherND %x, %i : (tensor<4x3xf32>, tensor<2x3xi32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_updates(%x: tensor<4x3xf32>, %i: tensor<2x3xi32>, %u: tensor<3x3xf32>) {
+  // expected-error @+2 {{'webnn.scatterElements' op expected operand 'updates' of shape [2, 3] (the indices' shape) but got [3, 3]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.scatterElements %x, %i, %u : (tensor<4x3xf32>, tensor<2x3xi32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_updates(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) {
+  // expected-error @+2 {{'webnn.scatterND' op expected operand 'updates' of shape [2, 3] (indices.shape[:-1] + input.shape[indices.shape[-1]:]) but got [2, 4]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.scatterND %x, %i, %u : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_types(%x: tensor<4x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf16>) {
+  // expected-error @+2 {{'webnn.scatterND' op expected operand 'updates' to have the data type of 'input' ('f32') but got 'f16'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.scatterND %x, %i, %u : (tensor<4x3xf32>, tensor<2x1xi32>, tensor<2x3xf16>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_axes(%x: tensor<4x3xf32>) {
+  // expected-error @+2 {{'webnn.reverse' op expected unique axes values but 1 appears more than once in [1, 1]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.reverse %x {axes = array<i64: 1, 1>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_index_type(%x: tensor<4x3xf32>, %i: tensor<2x3xi8>) {
+  // expected-error @+1 {{'webnn.gatherElements' op operand #1 must be ranked tensor of 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer values, but got 'tensor<2x3xi8>'}}
+  %0 = webnn.gatherElements %x, %i : (tensor<4x3xf32>, tensor<2x3xi8>) -> tensor<2x3xf32>
+  return
+}

@@ -63,3 +63,26 @@ func.func @pad_tile_triangular(%x: tensor<2x3xf32>, %b: tensor<4x2x3xui8>) -> ()
   %4 = webnn.triangular %b {upper = false, diagonal = -1 : i64} : (tensor<4x2x3xui8>) -> tensor<4x2x3xui8>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @indexing
+func.func @indexing(%x: tensor<4x3xf32>, %i: tensor<2x3xui32>, %j: tensor<4x1xi64>,
+                    %k: tensor<5x2xi32>, %u: tensor<2x3xf32>, %v: tensor<5x3xi8>,
+                    %w: tensor<4x3x2xi8>) -> () {
+  // CHECK: webnn.gatherElements %{{.*}}, %{{.*}} : (tensor<4x3xf32>, tensor<2x3xui32>) -> tensor<2x3xf32>
+  %0 = webnn.gatherElements %x, %i : (tensor<4x3xf32>, tensor<2x3xui32>) -> tensor<2x3xf32>
+  // CHECK: webnn.gatherElements %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<4x1xf32>
+  %1 = webnn.gatherElements %x, %j {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x1xi64>) -> tensor<4x1xf32>
+  // CHECK: webnn.gatherND %{{.*}}, %{{.*}} : (tensor<4x3x2xi8>, tensor<5x2xi32>) -> tensor<5x2xi8>
+  %2 = webnn.gatherND %w, %k : (tensor<4x3x2xi8>, tensor<5x2xi32>) -> tensor<5x2xi8>
+  // CHECK: webnn.scatterElements %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x3xf32>, tensor<2x3xui32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %3 = webnn.scatterElements %x, %i, %u : (tensor<4x3xf32>, tensor<2x3xui32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  // CHECK: webnn.scatterND %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x3x2xi8>, tensor<5x2xi32>, tensor<5x2xi8>) -> tensor<4x3x2xi8>
+  %4 = webnn.scatterND %w, %k, %2 : (tensor<4x3x2xi8>, tensor<5x2xi32>, tensor<5x2xi8>) -> tensor<4x3x2xi8>
+  // CHECK: webnn.reverse %{{.*}} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %5 = webnn.reverse %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  // CHECK: webnn.reverse %{{.*}} {axes = array<i64: 1>} : (tensor<4x3x2xi8>) -> tensor<4x3x2xi8>
+  %6 = webnn.reverse %w {axes = array<i64: 1>} : (tensor<4x3x2xi8>) -> tensor<4x3x2xi8>
+  return
+}

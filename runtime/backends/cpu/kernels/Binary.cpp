@@ -199,8 +199,7 @@ class BinaryKernel final : public Kernel {
 };
 
 template <typename Op, bool kCompare>
-Status makeBinary(const NodeDesc &node, std::unique_ptr<Kernel> *out, std::initializer_list<DataType> allowed,
-                  bool unidirectional = false) {
+Status makeBinary(const NodeDesc &node, std::unique_ptr<Kernel> *out, std::initializer_list<DataType> allowed) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 2, 1));
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "first operand", allowed));
@@ -208,13 +207,7 @@ Status makeBinary(const NodeDesc &node, std::unique_ptr<Kernel> *out, std::initi
     return nodeError(node, "operand data types differ (" + std::string(dataTypeName(a.dtype)) + " vs " +
                                std::string(dataTypeName(b.dtype)) + ")");
   Shape shape;
-  if (unidirectional) {
-    // prelu: the spec broadcasts slope to input's shape.
-    if (!canBroadcastTo(b.shape, a.shape))
-      return nodeError(node, "slope shape " + shapeToString(b.shape) + " is not broadcastable to input shape " +
-                                 shapeToString(a.shape));
-    shape = a.shape;
-  } else if (!broadcastShapes(a.shape, b.shape, &shape)) {
+  if (!broadcastShapes(a.shape, b.shape, &shape)) {
     return nodeError(node, "shapes " + shapeToString(a.shape) + " and " + shapeToString(b.shape) +
                                " are not broadcastable");
   }
@@ -240,9 +233,11 @@ template <typename Op>
 Status logical(const NodeDesc &n, std::unique_ptr<Kernel> *o) {
   return makeBinary<Op, true>(n, o, {DataType::kUint8});
 }
+// The spec broadcasts input and slope bidirectionally (output shape may be
+// larger than the input's), like the dialect's inference.
 Status makePrelu(const NodeDesc &n, std::unique_ptr<Kernel> *o) {
   return makeBinary<Prelu, false>(
-      n, o, {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kInt64, DataType::kInt8}, true);
+      n, o, {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kInt64, DataType::kInt8});
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ WEBNN_FLOAT_UNARY(ErfF, std::erf(x))
 WEBNN_FLOAT_UNARY(ReciprocalF, 1.f / x)
 WEBNN_FLOAT_UNARY(SinF, std::sin(x))
 WEBNN_FLOAT_UNARY(CosF, std::cos(x))
+WEBNN_FLOAT_UNARY(TanF, std::tan(x))
 WEBNN_FLOAT_UNARY(SignF, x > 0.f ? 1.f : (x < 0.f ? -1.f : x))
 WEBNN_FLOAT_UNARY(IdentityF, x)
 WEBNN_FLOAT_UNARY(SoftsignF, x / (1.f + std::fabs(x)))
@@ -244,6 +245,46 @@ Status makeClamp(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 Status makeLogicalNot(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, {DataType::kUint8}));
   *out = makeIntKernel<uint8_t>([](uint8_t v) { return uint8_t(v == 0); }, numElements(node.inputs[0]->shape));
+  return Status::ok();
+}
+
+// ---- isNaN / isInfinite: float16/float32 -> uint8 0/1. float16 is tested on
+// its bits (exponent all ones), which needs no conversion.
+template <bool kNaN>
+class FloatClassKernel final : public Kernel {
+ public:
+  FloatClassKernel(bool half, int64_t n) : half_(half), n_(n) {}
+  void run(const KernelContext &ctx) override {
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    if (half_) {
+      const uint16_t *x = in<uint16_t>(ctx, 0);
+      parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          bool maxExponent = (x[i] & 0x7c00u) == 0x7c00u;
+          bool mantissa = (x[i] & 0x03ffu) != 0;
+          y[i] = uint8_t(maxExponent && (kNaN ? mantissa : !mantissa));
+        }
+      });
+      return;
+    }
+    const float *x = in<float>(ctx, 0);
+    parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = uint8_t(kNaN ? std::isnan(x[i]) : std::isinf(x[i]));
+    });
+  }
+
+ private:
+  bool half_;
+  int64_t n_;
+};
+
+template <bool kNaN>
+Status makeFloatClass(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, DataType::kUint8));
+  *out = std::make_unique<FloatClassKernel<kNaN>>(x.dtype == DataType::kFloat16, numElements(x.shape));
   return Status::ok();
 }
 
@@ -463,6 +504,9 @@ void registerElementwiseKernels(KernelTable &t) {
   t.add("reciprocal", &floatOnly<ReciprocalF>);
   t.add("sin", &floatOnly<SinF>);
   t.add("cos", &floatOnly<CosF>);
+  t.add("tan", &floatOnly<TanF>);
+  t.add("isNaN", &makeFloatClass<true>);
+  t.add("isInfinite", &makeFloatClass<false>);
   t.add("softsign", &floatOnly<SoftsignF>);
   t.add("softplus", &floatOnly<SoftplusF>);
   t.add("roundEven", &floatOnly<RoundEvenF>);

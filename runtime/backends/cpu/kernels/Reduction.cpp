@@ -378,7 +378,83 @@ Status makeArg(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 
 }  // namespace
 
+// ---- cumulativeSum: running sum along one axis, inclusive or exclusive,
+// forward or reversed. Floats accumulate in double (one rounding per output);
+// integers accumulate in the unsigned type of their width, so overflow wraps
+// instead of being undefined.
+template <typename T, bool = std::is_floating_point_v<T>>
+struct ScanAccumulator {
+  using type = double;
+};
+template <typename T>
+struct ScanAccumulator<T, false> {
+  using type = std::make_unsigned_t<T>;
+};
+
+template <typename T>
+class CumulativeSumKernel final : public Kernel {
+ public:
+  CumulativeSumKernel(int64_t outer, int64_t axis, int64_t inner, bool exclusive, bool reversed)
+      : outer_(outer), axis_(axis), inner_(inner), exclusive_(exclusive), reversed_(reversed) {}
+  void run(const KernelContext &ctx) override {
+    using Acc = typename ScanAccumulator<T>::type;
+    const T *x = in<T>(ctx, 0);
+    T *y = outp<T>(ctx, 0);
+    parallelFor(ctx, outer_ * inner_, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, axis_)), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        int64_t o = t / inner_, k = t % inner_;
+        const T *src = x + o * axis_ * inner_ + k;
+        T *dst = y + o * axis_ * inner_ + k;
+        Acc acc = 0;
+        for (int64_t j = 0; j < axis_; ++j) {
+          int64_t a = reversed_ ? axis_ - 1 - j : j;
+          Acc v = Acc(src[a * inner_]);
+          if (exclusive_) {
+            dst[a * inner_] = T(acc);
+            acc += v;
+          } else {
+            acc += v;
+            dst[a * inner_] = T(acc);
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t outer_, axis_, inner_;
+  bool exclusive_, reversed_;
+};
+
+Status makeCumulativeSum(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input",
+                                      {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32,
+                                       DataType::kInt64, DataType::kUint64}));
+  if (!node.attributes.has("axis")) return nodeError(node, "missing required attribute 'axis'");
+  int64_t axisAttr = node.attributes.getInt("axis", 0);
+  bool exclusive = node.attributes.getBool("exclusive", false);
+  bool reversed = node.attributes.getBool("reversed", false);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (x.shape.empty()) return nodeError(node, "input must have rank >= 1");
+  if (axisAttr < 0 || axisAttr >= int64_t(x.shape.size())) return nodeError(node, "axis is out of range");
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeCumulativeSum, out);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axisAttr; ++i) outer *= x.shape[size_t(i)];
+  for (size_t i = size_t(axisAttr) + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
+  int64_t axis = x.shape[size_t(axisAttr)];
+  dispatchType(x.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, Half>)
+      *out = std::make_unique<CumulativeSumKernel<T>>(outer, axis, inner, exclusive, reversed);
+  });
+  return Status::ok();
+}
+
 void registerReductionKernels(KernelTable &t) {
+  t.add("cumulativeSum", &makeCumulativeSum);
   t.add("reduceL1", &makeReduce<Kind::kL1>);
   t.add("reduceL2", &makeReduce<Kind::kL2>);
   t.add("reduceLogSum", &makeReduce<Kind::kLogSum>);

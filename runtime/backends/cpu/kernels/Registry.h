@@ -25,6 +25,10 @@ void registerPoolingKernels(KernelTable &t);
 void registerNormalizationKernels(KernelTable &t);
 void registerSoftmaxKernels(KernelTable &t);
 void registerLLMKernels(KernelTable &t);
+void registerIndexingKernels(KernelTable &t);
+void registerResampleKernels(KernelTable &t);
+void registerQuantizationKernels(KernelTable &t);
+void registerRecurrentKernels(KernelTable &t);
 
 }  // namespace webnn::cpu::kernels
 

@@ -219,6 +219,31 @@ Status makeTile(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   return Status::ok();
 }
 
+// reverse: axes absent = all dims; given (possibly empty) = just those.
+Status makeReverse(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(rejectPacked(node, x));
+  size_t rank = x.shape.size();
+  std::vector<int64_t> all(rank);
+  for (size_t i = 0; i < rank; ++i) all[i] = int64_t(i);
+  std::vector<int64_t> axes = node.attributes.getInts("axes", all);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  std::vector<bool> flip(rank, false);
+  for (int64_t a : axes) {
+    if (a < 0 || a >= int64_t(rank) || flip[size_t(a)])
+      return nodeError(node, "axes must be distinct values in [0, rank)");
+    flip[size_t(a)] = true;
+  }
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  std::vector<int64_t> st = contiguousStrides(x.shape);
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i)
+    for (int64_t o = 0; o < x.shape[i]; ++o) maps[i].push_back((flip[i] ? x.shape[i] - 1 - o : o) * st[i]);
+  *out = makeIndexMap(std::move(maps), x.dtype);
+  return Status::ok();
+}
+
 // The pad value as raw bits of the element type (saturated for integers).
 uint64_t padValueBits(DataType t, double v) {
   uint64_t bits = 0;
@@ -552,6 +577,7 @@ void registerShapeKernels(KernelTable &t) {
   t.add("gather", &makeGather);
   t.add("pad", &makePad);
   t.add("tile", &makeTile);
+  t.add("reverse", &makeReverse);
   t.add("triangular", &makeTriangular);
 }
 

@@ -1,0 +1,203 @@
+// Shape inference and validation for gru, gruCell, lstm and lstmCell (WebNN
+// spec sections of the same names). Every operand shape is fixed by
+// steps/batchSize/inputSize/hiddenSize/numDirections; each check names the
+// operand and the shape it must have.
+#include <limits>
+
+#include "dialects/webnn/WebNNOps.h"
+#include "dialects/webnn/WebNNShapeUtils.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::webnn;
+
+namespace {
+
+struct RecurrentChecker {
+  std::optional<Location> loc;
+  StringRef name;
+  Type elementType;  // the input's; every other operand must match
+
+  FailureOr<RankedTensorType> operand(StringRef operandName, Value value,
+                                      ArrayRef<int64_t> expected) const {
+    FailureOr<RankedTensorType> type = tensorOperand(loc, name, operandName, value);
+    if (failed(type)) return failure();
+    if (elementType && type->getElementType() != elementType)
+      return opError(loc, name, "expected operand '", operandName, "' to have the data type of ",
+                     "'input' (", elementType, ") but got ", type->getElementType());
+    bool same = type->getRank() == static_cast<int64_t>(expected.size());
+    for (size_t i = 0; same && i < expected.size(); ++i)
+      if (type->getDimSize(i) != expected[i] && !isDynamic(type->getDimSize(i)) &&
+          !isDynamic(expected[i]))
+        same = false;
+    if (!same)
+      return opError(loc, name, "expected operand '", operandName, "' of shape ",
+                     formatList(expected), " but got ", formatList(type->getShape()));
+    return type;
+  }
+
+  LogicalResult optional(StringRef operandName, Value value, ArrayRef<int64_t> expected) const {
+    if (!value) return success();
+    return failure(failed(operand(operandName, value, expected)));
+  }
+
+  // `hiddenSize * gates` must be a valid dimension (the spec checks 6x for
+  // GRU and 8x for LSTM: some platforms concatenate both biases).
+  LogicalResult hiddenSize(int64_t size, int64_t factor) const {
+    if (size <= 0 || size > std::numeric_limits<uint32_t>::max() / factor)
+      return opError(loc, name, "expected hiddenSize > 0 with hiddenSize * ", factor,
+                     " a valid dimension but got ", size);
+    return success();
+  }
+
+  LogicalResult oneOf(StringRef option, StringRef value, ArrayRef<StringRef> allowed) const {
+    if (llvm::is_contained(allowed, value)) return success();
+    std::string list;
+    for (StringRef a : allowed) list += (list.empty() ? "\"" : ", \"") + a.str() + "\"";
+    return opError(loc, name, "expected ", option, " to be one of ", list, " but got \"", value,
+                   "\"");
+  }
+
+  // "sigmoid,tanh": exactly `count` names of MLRecurrentNetworkActivation.
+  LogicalResult activations(std::optional<StringRef> list, size_t count) const {
+    if (!list) return success();
+    SmallVector<StringRef> names;
+    llvm::SplitString(*list, names, ",");
+    if (names.size() != count)
+      return opError(loc, name, "expected activations to list ", count,
+                     " comma-separated names but got \"", *list, "\"");
+    for (StringRef n : names)
+      if (failed(oneOf("every activation", n.trim(), {"relu", "sigmoid", "tanh"})))
+        return failure();
+    return success();
+  }
+};
+
+// input [steps, batchSize, inputSize] for gru/lstm; sets batch/inputSize.
+LogicalResult checkSequenceInput(const RecurrentChecker &c, RankedTensorType input, int64_t steps,
+                                 int64_t &batchSize, int64_t &inputSize) {
+  if (input.getRank() != 3)
+    return opError(c.loc, c.name, "expected a 3-D operand 'input' [steps, batchSize, inputSize] ",
+                   "but got rank ", input.getRank());
+  if (steps <= 0) return opError(c.loc, c.name, "expected steps > 0 but got ", steps);
+  if (!isDynamic(input.getDimSize(0)) && input.getDimSize(0) != steps)
+    return opError(c.loc, c.name, "expected input.shape[0] to equal steps (", steps, ") but got ",
+                   input.getDimSize(0));
+  batchSize = input.getDimSize(1);
+  inputSize = input.getDimSize(2);
+  return success();
+}
+
+LogicalResult checkCellInput(const RecurrentChecker &c, RankedTensorType input,
+                             int64_t &batchSize, int64_t &inputSize) {
+  if (input.getRank() != 2)
+    return opError(c.loc, c.name, "expected a 2-D operand 'input' [batchSize, inputSize] but got rank ",
+                   input.getRank());
+  batchSize = input.getDimSize(0);
+  inputSize = input.getDimSize(1);
+  return success();
+}
+
+}  // namespace
+
+LogicalResult GruOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+                                      SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  RecurrentChecker c{loc, getOperationName(), Type()};
+  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  c.elementType = input->getElementType();
+  int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
+  StringRef direction = adaptor.getDirection().value_or("forward");
+  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) || failed(c.hiddenSize(h, 6)) ||
+      failed(c.oneOf("direction", direction, {"forward", "backward", "both"})) ||
+      failed(c.oneOf("layout", adaptor.getLayout().value_or("zrn"), {"zrn", "rzn"})) ||
+      failed(c.activations(adaptor.getActivations(), 2)))
+    return failure();
+  int64_t dirs = direction == "both" ? 2 : 1;
+  if (failed(c.operand("weight", adaptor.getWeight(), {dirs, 3 * h, inputSize})) ||
+      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {dirs, 3 * h, h})) ||
+      failed(c.optional("bias", adaptor.getBias(), {dirs, 3 * h})) ||
+      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {dirs, 3 * h})) ||
+      failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})))
+    return failure();
+  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
+  if (adaptor.getReturnSequence().value_or(false))
+    results.push_back(RankedTensorType::get({steps, dirs, batch, h}, c.elementType));
+  return success();
+}
+
+LogicalResult GruCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  RecurrentChecker c{loc, getOperationName(), Type()};
+  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  c.elementType = input->getElementType();
+  int64_t h = adaptor.getHiddenSize(), batch, inputSize;
+  if (failed(checkCellInput(c, *input, batch, inputSize)) || failed(c.hiddenSize(h, 6)) ||
+      failed(c.oneOf("layout", adaptor.getLayout().value_or("zrn"), {"zrn", "rzn"})) ||
+      failed(c.activations(adaptor.getActivations(), 2)) ||
+      failed(c.operand("weight", adaptor.getWeight(), {3 * h, inputSize})) ||
+      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {3 * h, h})) ||
+      failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
+      failed(c.optional("bias", adaptor.getBias(), {3 * h})) ||
+      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {3 * h})))
+    return failure();
+  results.push_back(RankedTensorType::get({batch, h}, c.elementType));
+  return success();
+}
+
+LogicalResult LstmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  RecurrentChecker c{loc, getOperationName(), Type()};
+  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  c.elementType = input->getElementType();
+  int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
+  StringRef direction = adaptor.getDirection().value_or("forward");
+  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) || failed(c.hiddenSize(h, 8)) ||
+      failed(c.oneOf("direction", direction, {"forward", "backward", "both"})) ||
+      failed(c.oneOf("layout", adaptor.getLayout().value_or("iofg"), {"iofg", "ifgo"})) ||
+      failed(c.activations(adaptor.getActivations(), 3)))
+    return failure();
+  int64_t dirs = direction == "both" ? 2 : 1;
+  if (failed(c.operand("weight", adaptor.getWeight(), {dirs, 4 * h, inputSize})) ||
+      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {dirs, 4 * h, h})) ||
+      failed(c.optional("bias", adaptor.getBias(), {dirs, 4 * h})) ||
+      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {dirs, 4 * h})) ||
+      failed(c.optional("peepholeWeight", adaptor.getPeepholeWeight(), {dirs, 3 * h})) ||
+      failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})) ||
+      failed(c.optional("initialCellState", adaptor.getInitialCellState(), {dirs, batch, h})))
+    return failure();
+  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
+  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
+  if (adaptor.getReturnSequence().value_or(false))
+    results.push_back(RankedTensorType::get({steps, dirs, batch, h}, c.elementType));
+  return success();
+}
+
+LogicalResult LstmCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  RecurrentChecker c{loc, getOperationName(), Type()};
+  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  if (failed(input)) return failure();
+  c.elementType = input->getElementType();
+  int64_t h = adaptor.getHiddenSize(), batch, inputSize;
+  if (failed(checkCellInput(c, *input, batch, inputSize)) || failed(c.hiddenSize(h, 8)) ||
+      failed(c.oneOf("layout", adaptor.getLayout().value_or("iofg"), {"iofg", "ifgo"})) ||
+      failed(c.activations(adaptor.getActivations(), 3)) ||
+      failed(c.operand("weight", adaptor.getWeight(), {4 * h, inputSize})) ||
+      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {4 * h, h})) ||
+      failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
+      failed(c.operand("cellState", adaptor.getCellState(), {batch, h})) ||
+      failed(c.optional("bias", adaptor.getBias(), {4 * h})) ||
+      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {4 * h})) ||
+      failed(c.optional("peepholeWeight", adaptor.getPeepholeWeight(), {3 * h})))
+    return failure();
+  results.push_back(RankedTensorType::get({batch, h}, c.elementType));
+  results.push_back(RankedTensorType::get({batch, h}, c.elementType));
+  return success();
+}

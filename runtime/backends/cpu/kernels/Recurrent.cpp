@@ -1,0 +1,456 @@
+// gru, gruCell, lstm, lstmCell (WebNN spec sections of the same names).
+//
+// One step computes the input and recurrent projections of all gates at once
+// with sgemm (x * W^T is [batch, gates * hiddenSize]), then the gate math
+// element by element. The sequence ops run that step over time per direction;
+// a backward pass reads input step steps-1-t and stores its hidden state at
+// that same time index of the returned sequence (as the spec's emulation
+// does). float16 runs through the float32 kernel via the shared adapter.
+//
+// The LSTM output gate's peephole multiplies the incoming cell state, as in
+// the spec's lstmCell emulation (ONNX uses the new cell state instead; a
+// front end mapping ONNX peepholes must account for it).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Sgemm.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+enum class Activation { kRelu, kSigmoid, kTanh };
+
+inline float activate(Activation a, float x) {
+  switch (a) {
+    case Activation::kRelu: return x > 0.f ? x : 0.f;
+    case Activation::kSigmoid: return 1.f / (1.f + std::exp(-x));
+    default: return std::tanh(x);
+  }
+}
+
+Status parseActivations(const NodeDesc &node, const std::string &defaults, size_t count, std::vector<Activation> *out) {
+  std::string list = node.attributes.getString("activations", defaults);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  std::stringstream ss(list);
+  std::string name;
+  out->clear();
+  while (std::getline(ss, name, ',')) {
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name == "relu") out->push_back(Activation::kRelu);
+    else if (name == "sigmoid") out->push_back(Activation::kSigmoid);
+    else if (name == "tanh") out->push_back(Activation::kTanh);
+    else return nodeError(node, "unknown activation '" + name + "' (expected relu, sigmoid or tanh)");
+  }
+  if (out->size() != count)
+    return nodeError(node, "activations must list " + std::to_string(count) + " names, got '" + list + "'");
+  return Status::ok();
+}
+
+// Operand i must exist with `shape` (or be absent when optional).
+Status checkOperand(const NodeDesc &node, size_t i, const char *what, const Shape &shape, bool optional) {
+  const OperandDesc *d = i < node.inputs.size() ? node.inputs[i] : nullptr;
+  if (!d) return optional ? Status::ok() : nodeError(node, std::string("missing operand ") + what);
+  if (d->dtype != node.inputs[0]->dtype)
+    return nodeError(node, std::string(what) + " must have the input's data type");
+  if (d->shape != shape)
+    return nodeError(node, std::string(what) + " has shape " + shapeToString(d->shape) + ", expected " +
+                               shapeToString(shape));
+  return Status::ok();
+}
+
+const float *optionalInput(const KernelContext &ctx, size_t i) {
+  return i < ctx.numInputs && ctx.inputs[i] ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
+}
+
+// ---- GRU step -----------------------------------------------------------
+struct GruConfig {
+  int64_t batch = 0, inputSize = 0, hidden = 0;
+  bool resetAfter = true;
+  int z = 0, r = 1, n = 2;  // gate positions per layout
+  Activation gate = Activation::kSigmoid, candidate = Activation::kTanh;
+};
+
+struct GruScratch {
+  std::vector<float> gx, gh, rh;
+  void init(const GruConfig &c) {
+    gx.resize(size_t(c.batch * 3 * c.hidden));
+    gh.resize(size_t(c.batch * 3 * c.hidden));
+    rh.resize(size_t(c.batch * c.hidden));
+  }
+};
+
+// hOut may alias h: each element of h is read only to produce the same
+// element of hOut.
+void gruStep(const GruConfig &c, GruScratch &s, const float *x, const float *W, const float *R, const float *bias,
+             const float *rbias, const float *h, float *hOut, const KernelContext &ctx) {
+  const int64_t B = c.batch, I = c.inputSize, H = c.hidden, G = 3 * H;
+  sgemm(B, G, I, MatrixView{x, I, 1}, MatrixView{W, 1, I}, s.gx.data(), G, false, ctx);
+  sgemm(B, G, H, MatrixView{h, H, 1}, MatrixView{R, 1, H}, s.gh.data(), G, false, ctx);
+  auto b = [&](const float *v, int gate, int64_t j) { return v ? v[gate * H + j] : 0.f; };
+  float *gx = s.gx.data(), *gh = s.gh.data();
+  // z and r first (in place in gx), since resetAfter=false needs r * h before
+  // the candidate's recurrent product.
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t j = 0; j < H; ++j) {
+      float *row = gx + i * G;
+      const float *hrow = gh + i * G;
+      row[c.z * H + j] = activate(c.gate, row[c.z * H + j] + b(bias, c.z, j) + hrow[c.z * H + j] + b(rbias, c.z, j));
+      row[c.r * H + j] = activate(c.gate, row[c.r * H + j] + b(bias, c.r, j) + hrow[c.r * H + j] + b(rbias, c.r, j));
+    }
+  if (!c.resetAfter) {
+    for (int64_t i = 0; i < B; ++i)
+      for (int64_t j = 0; j < H; ++j) s.rh[size_t(i * H + j)] = gx[i * G + c.r * H + j] * h[i * H + j];
+    // (r * h) * Rn^T replaces the candidate's recurrent projection.
+    const float *Rn = R + int64_t(c.n) * H * H;
+    sgemm(B, H, H, MatrixView{s.rh.data(), H, 1}, MatrixView{Rn, 1, H}, gh + c.n * H, G, false, ctx);
+  }
+  for (int64_t i = 0; i < B; ++i)
+    for (int64_t j = 0; j < H; ++j) {
+      const float *row = gx + i * G, *hrow = gh + i * G;
+      float zt = row[c.z * H + j], rt = row[c.r * H + j];
+      float recurrent = c.resetAfter ? rt * (hrow[c.n * H + j] + b(rbias, c.n, j)) : hrow[c.n * H + j] + b(rbias, c.n, j);
+      float nt = activate(c.candidate, row[c.n * H + j] + b(bias, c.n, j) + recurrent);
+      hOut[i * H + j] = zt * h[i * H + j] + (1.f - zt) * nt;
+    }
+}
+
+Status readGruOptions(const NodeDesc &node, GruConfig *c) {
+  c->resetAfter = node.attributes.getBool("resetAfter", true);
+  std::string layout = node.attributes.getString("layout", "zrn");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (layout == "zrn") {
+    c->z = 0, c->r = 1, c->n = 2;
+  } else if (layout == "rzn") {
+    c->r = 0, c->z = 1, c->n = 2;
+  } else {
+    return nodeError(node, "unknown layout '" + layout + "' (expected zrn or rzn)");
+  }
+  std::vector<Activation> acts;
+  WEBNN_RETURN_IF_ERROR(parseActivations(node, "sigmoid,tanh", 2, &acts));
+  c->gate = acts[0];
+  c->candidate = acts[1];
+  return Status::ok();
+}
+
+// ---- LSTM step ----------------------------------------------------------
+struct LstmConfig {
+  int64_t batch = 0, inputSize = 0, hidden = 0;
+  int i = 0, o = 1, f = 2, g = 3;  // gate positions per layout
+  Activation gate = Activation::kSigmoid, cellGate = Activation::kTanh, output = Activation::kTanh;
+};
+
+struct LstmScratch {
+  std::vector<float> gx, gh;
+  void init(const LstmConfig &c) {
+    gx.resize(size_t(c.batch * 4 * c.hidden));
+    gh.resize(size_t(c.batch * 4 * c.hidden));
+  }
+};
+
+// hOut/cOut may alias h/c (element-wise reads and writes).
+void lstmStep(const LstmConfig &c, LstmScratch &s, const float *x, const float *W, const float *R, const float *bias,
+              const float *rbias, const float *peephole, const float *h, const float *cell, float *hOut, float *cOut,
+              const KernelContext &ctx) {
+  const int64_t B = c.batch, I = c.inputSize, H = c.hidden, G = 4 * H;
+  sgemm(B, G, I, MatrixView{x, I, 1}, MatrixView{W, 1, I}, s.gx.data(), G, false, ctx);
+  sgemm(B, G, H, MatrixView{h, H, 1}, MatrixView{R, 1, H}, s.gh.data(), G, false, ctx);
+  auto pre = [&](int64_t row, int gate, int64_t j) {
+    float v = s.gx[size_t(row * G + gate * H + j)] + s.gh[size_t(row * G + gate * H + j)];
+    if (bias) v += bias[gate * H + j];
+    if (rbias) v += rbias[gate * H + j];
+    return v;
+  };
+  for (int64_t row = 0; row < B; ++row)
+    for (int64_t j = 0; j < H; ++j) {
+      float ct = cell[row * H + j];
+      // Peephole weights are packed (i, o, f) whatever the layout.
+      float pi = peephole ? peephole[j] * ct : 0.f;
+      float po = peephole ? peephole[H + j] * ct : 0.f;
+      float pf = peephole ? peephole[2 * H + j] * ct : 0.f;
+      float it = activate(c.gate, pre(row, c.i, j) + pi);
+      float ft = activate(c.gate, pre(row, c.f, j) + pf);
+      float gt = activate(c.cellGate, pre(row, c.g, j));
+      float ot = activate(c.gate, pre(row, c.o, j) + po);
+      float next = ft * ct + it * gt;
+      cOut[row * H + j] = next;
+      hOut[row * H + j] = ot * activate(c.output, next);
+    }
+}
+
+Status readLstmOptions(const NodeDesc &node, LstmConfig *c) {
+  std::string layout = node.attributes.getString("layout", "iofg");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (layout == "iofg") {
+    c->i = 0, c->o = 1, c->f = 2, c->g = 3;
+  } else if (layout == "ifgo") {
+    c->i = 0, c->f = 1, c->g = 2, c->o = 3;
+  } else {
+    return nodeError(node, "unknown layout '" + layout + "' (expected iofg or ifgo)");
+  }
+  std::vector<Activation> acts;
+  WEBNN_RETURN_IF_ERROR(parseActivations(node, "sigmoid,tanh,tanh", 3, &acts));
+  c->gate = acts[0];
+  c->cellGate = acts[1];
+  c->output = acts[2];
+  return Status::ok();
+}
+
+// Common front matter of the four factories: float types (float16 through
+// the adapter), hiddenSize, and the input's [.., batch, inputSize] dims.
+Status readHiddenSize(const NodeDesc &node, int64_t *h) {
+  if (!node.attributes.has("hiddenSize")) return nodeError(node, "missing required attribute 'hiddenSize'");
+  *h = node.attributes.getInt("hiddenSize", 0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (*h <= 0) return nodeError(node, "hiddenSize must be > 0");
+  return Status::ok();
+}
+
+// ---- gruCell ------------------------------------------------------------
+class GruCellKernel final : public Kernel {
+ public:
+  explicit GruCellKernel(GruConfig c) : c_(c) { s_.init(c_); }
+  void run(const KernelContext &ctx) override {
+    gruStep(c_, s_, in<float>(ctx, 0), in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 4),
+            optionalInput(ctx, 5), in<float>(ctx, 3), outp<float>(ctx, 0), ctx);
+  }
+
+ private:
+  GruConfig c_;
+  GruScratch s_;
+};
+
+Status makeGruCell(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 4, 6, 1));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  GruConfig c;
+  WEBNN_RETURN_IF_ERROR(readHiddenSize(node, &c.hidden));
+  WEBNN_RETURN_IF_ERROR(readGruOptions(node, &c));
+  if (x.shape.size() != 2) return nodeError(node, "input must be 2-D [batchSize, inputSize]");
+  c.batch = x.shape[0];
+  c.inputSize = x.shape[1];
+  const int64_t H = c.hidden;
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 1, "weight", {3 * H, c.inputSize}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 2, "recurrentWeight", {3 * H, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 3, "hiddenState", {c.batch, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 4, "bias", {3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 5, "recurrentBias", {3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, {c.batch, H}, x.dtype));
+  if (anyFloat16(node)) return makeFloat16Adapter(node, &makeGruCell, out);
+  *out = std::make_unique<GruCellKernel>(c);
+  return Status::ok();
+}
+
+// ---- lstmCell -----------------------------------------------------------
+class LstmCellKernel final : public Kernel {
+ public:
+  explicit LstmCellKernel(LstmConfig c) : c_(c) { s_.init(c_); }
+  void run(const KernelContext &ctx) override {
+    lstmStep(c_, s_, in<float>(ctx, 0), in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 5),
+             optionalInput(ctx, 6), optionalInput(ctx, 7), in<float>(ctx, 3), in<float>(ctx, 4), outp<float>(ctx, 0),
+             outp<float>(ctx, 1), ctx);
+  }
+
+ private:
+  LstmConfig c_;
+  LstmScratch s_;
+};
+
+Status makeLstmCell(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 5, 8, 2));
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  LstmConfig c;
+  WEBNN_RETURN_IF_ERROR(readHiddenSize(node, &c.hidden));
+  WEBNN_RETURN_IF_ERROR(readLstmOptions(node, &c));
+  if (x.shape.size() != 2) return nodeError(node, "input must be 2-D [batchSize, inputSize]");
+  c.batch = x.shape[0];
+  c.inputSize = x.shape[1];
+  const int64_t H = c.hidden;
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 1, "weight", {4 * H, c.inputSize}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 2, "recurrentWeight", {4 * H, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 3, "hiddenState", {c.batch, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 4, "cellState", {c.batch, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 5, "bias", {4 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 6, "recurrentBias", {4 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 7, "peepholeWeight", {3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, {c.batch, H}, x.dtype));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 1, {c.batch, H}, x.dtype));
+  if (anyFloat16(node)) return makeFloat16Adapter(node, &makeLstmCell, out);
+  *out = std::make_unique<LstmCellKernel>(c);
+  return Status::ok();
+}
+
+// ---- sequences ----------------------------------------------------------
+struct SequenceConfig {
+  int64_t steps = 0, dirs = 1;
+  bool backwardOnly = false, returnSequence = false;
+};
+
+Status readSequenceOptions(const NodeDesc &node, const OperandDesc &x, SequenceConfig *s, int64_t *batch,
+                           int64_t *inputSize) {
+  if (!node.attributes.has("steps")) return nodeError(node, "missing required attribute 'steps'");
+  s->steps = node.attributes.getInt("steps", 0);
+  std::string direction = node.attributes.getString("direction", "forward");
+  s->returnSequence = node.attributes.getBool("returnSequence", false);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (direction != "forward" && direction != "backward" && direction != "both")
+    return nodeError(node, "unknown direction '" + direction + "' (expected forward, backward or both)");
+  s->dirs = direction == "both" ? 2 : 1;
+  s->backwardOnly = direction == "backward";
+  if (x.shape.size() != 3) return nodeError(node, "input must be 3-D [steps, batchSize, inputSize]");
+  if (s->steps <= 0 || x.shape[0] != s->steps) return nodeError(node, "steps must be > 0 and equal input.shape[0]");
+  *batch = x.shape[1];
+  *inputSize = x.shape[2];
+  return Status::ok();
+}
+
+Status checkSequenceOutputs(const NodeDesc &node, const SequenceConfig &s, size_t states, int64_t batch, int64_t h) {
+  size_t want = states + (s.returnSequence ? 1 : 0);
+  if (node.outputs.size() != want)
+    return nodeError(node, "expected " + std::to_string(want) + " results, got " + std::to_string(node.outputs.size()));
+  for (size_t i = 0; i < states; ++i)
+    WEBNN_RETURN_IF_ERROR(checkOutput(node, i, {s.dirs, batch, h}, node.inputs[0]->dtype));
+  if (s.returnSequence)
+    WEBNN_RETURN_IF_ERROR(checkOutput(node, states, {s.steps, s.dirs, batch, h}, node.inputs[0]->dtype));
+  return Status::ok();
+}
+
+// Slice `dir` of an optional [dirs, n] (or [dirs, batch, h]) operand.
+const float *directionSlice(const float *p, int64_t dir, int64_t size) { return p ? p + dir * size : nullptr; }
+
+class GruKernel final : public Kernel {
+ public:
+  GruKernel(GruConfig c, SequenceConfig s) : c_(c), s_(s) {
+    scratch_.init(c_);
+    state_.resize(size_t(c_.batch * c_.hidden));
+  }
+  void run(const KernelContext &ctx) override {
+    const int64_t B = c_.batch, I = c_.inputSize, H = c_.hidden, BH = B * H;
+    const float *x = in<float>(ctx, 0), *W = in<float>(ctx, 1), *R = in<float>(ctx, 2);
+    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *h0 = optionalInput(ctx, 5);
+    float *last = outp<float>(ctx, 0);
+    float *seq = s_.returnSequence ? outp<float>(ctx, 1) : nullptr;
+    for (int64_t d = 0; d < s_.dirs; ++d) {
+      if (h0) std::memcpy(state_.data(), h0 + d * BH, size_t(BH) * sizeof(float));
+      else std::fill(state_.begin(), state_.end(), 0.f);
+      bool backward = s_.backwardOnly || d == 1;
+      for (int64_t t = 0; t < s_.steps; ++t) {
+        int64_t step = backward ? s_.steps - 1 - t : t;
+        gruStep(c_, scratch_, x + step * B * I, W + d * 3 * H * I, R + d * 3 * H * H, directionSlice(bias, d, 3 * H),
+                directionSlice(rbias, d, 3 * H), state_.data(), state_.data(), ctx);
+        if (seq) std::memcpy(seq + (step * s_.dirs + d) * BH, state_.data(), size_t(BH) * sizeof(float));
+      }
+      std::memcpy(last + d * BH, state_.data(), size_t(BH) * sizeof(float));
+    }
+  }
+
+ private:
+  GruConfig c_;
+  SequenceConfig s_;
+  GruScratch scratch_;
+  std::vector<float> state_;
+};
+
+Status makeGru(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  if (node.inputs.size() < 3 || node.inputs.size() > 6 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2])
+    return nodeError(node, "expected 3..6 operands (input, weight, recurrentWeight, bias?, recurrentBias?, "
+                           "initialHiddenState?)");
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  GruConfig c;
+  SequenceConfig s;
+  WEBNN_RETURN_IF_ERROR(readHiddenSize(node, &c.hidden));
+  WEBNN_RETURN_IF_ERROR(readGruOptions(node, &c));
+  WEBNN_RETURN_IF_ERROR(readSequenceOptions(node, x, &s, &c.batch, &c.inputSize));
+  const int64_t H = c.hidden, D = s.dirs;
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 1, "weight", {D, 3 * H, c.inputSize}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 2, "recurrentWeight", {D, 3 * H, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 3, "bias", {D, 3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 4, "recurrentBias", {D, 3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 5, "initialHiddenState", {D, c.batch, H}, true));
+  WEBNN_RETURN_IF_ERROR(checkSequenceOutputs(node, s, 1, c.batch, H));
+  if (anyFloat16(node)) return makeFloat16Adapter(node, &makeGru, out);
+  *out = std::make_unique<GruKernel>(c, s);
+  return Status::ok();
+}
+
+class LstmKernel final : public Kernel {
+ public:
+  LstmKernel(LstmConfig c, SequenceConfig s) : c_(c), s_(s) {
+    scratch_.init(c_);
+    hidden_.resize(size_t(c_.batch * c_.hidden));
+    cell_.resize(size_t(c_.batch * c_.hidden));
+  }
+  void run(const KernelContext &ctx) override {
+    const int64_t B = c_.batch, I = c_.inputSize, H = c_.hidden, BH = B * H;
+    const float *x = in<float>(ctx, 0), *W = in<float>(ctx, 1), *R = in<float>(ctx, 2);
+    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *peep = optionalInput(ctx, 5);
+    const float *h0 = optionalInput(ctx, 6), *c0 = optionalInput(ctx, 7);
+    float *lastH = outp<float>(ctx, 0), *lastC = outp<float>(ctx, 1);
+    float *seq = s_.returnSequence ? outp<float>(ctx, 2) : nullptr;
+    for (int64_t d = 0; d < s_.dirs; ++d) {
+      if (h0) std::memcpy(hidden_.data(), h0 + d * BH, size_t(BH) * sizeof(float));
+      else std::fill(hidden_.begin(), hidden_.end(), 0.f);
+      if (c0) std::memcpy(cell_.data(), c0 + d * BH, size_t(BH) * sizeof(float));
+      else std::fill(cell_.begin(), cell_.end(), 0.f);
+      bool backward = s_.backwardOnly || d == 1;
+      for (int64_t t = 0; t < s_.steps; ++t) {
+        int64_t step = backward ? s_.steps - 1 - t : t;
+        lstmStep(c_, scratch_, x + step * B * I, W + d * 4 * H * I, R + d * 4 * H * H, directionSlice(bias, d, 4 * H),
+                 directionSlice(rbias, d, 4 * H), directionSlice(peep, d, 3 * H), hidden_.data(), cell_.data(),
+                 hidden_.data(), cell_.data(), ctx);
+        if (seq) std::memcpy(seq + (step * s_.dirs + d) * BH, hidden_.data(), size_t(BH) * sizeof(float));
+      }
+      std::memcpy(lastH + d * BH, hidden_.data(), size_t(BH) * sizeof(float));
+      std::memcpy(lastC + d * BH, cell_.data(), size_t(BH) * sizeof(float));
+    }
+  }
+
+ private:
+  LstmConfig c_;
+  SequenceConfig s_;
+  LstmScratch scratch_;
+  std::vector<float> hidden_, cell_;
+};
+
+Status makeLstm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  if (node.inputs.size() < 3 || node.inputs.size() > 8 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2])
+    return nodeError(node, "expected 3..8 operands (input, weight, recurrentWeight, bias?, recurrentBias?, "
+                           "peepholeWeight?, initialHiddenState?, initialCellState?)");
+  const OperandDesc &x = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  LstmConfig c;
+  SequenceConfig s;
+  WEBNN_RETURN_IF_ERROR(readHiddenSize(node, &c.hidden));
+  WEBNN_RETURN_IF_ERROR(readLstmOptions(node, &c));
+  WEBNN_RETURN_IF_ERROR(readSequenceOptions(node, x, &s, &c.batch, &c.inputSize));
+  const int64_t H = c.hidden, D = s.dirs;
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 1, "weight", {D, 4 * H, c.inputSize}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 2, "recurrentWeight", {D, 4 * H, H}, false));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 3, "bias", {D, 4 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 4, "recurrentBias", {D, 4 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 5, "peepholeWeight", {D, 3 * H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 6, "initialHiddenState", {D, c.batch, H}, true));
+  WEBNN_RETURN_IF_ERROR(checkOperand(node, 7, "initialCellState", {D, c.batch, H}, true));
+  WEBNN_RETURN_IF_ERROR(checkSequenceOutputs(node, s, 2, c.batch, H));
+  if (anyFloat16(node)) return makeFloat16Adapter(node, &makeLstm, out);
+  *out = std::make_unique<LstmKernel>(c, s);
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerRecurrentKernels(KernelTable &t) {
+  t.add("gru", &makeGru);
+  t.add("gruCell", &makeGruCell);
+  t.add("lstm", &makeLstm);
+  t.add("lstmCell", &makeLstmCell);
+}
+
+}  // namespace webnn::cpu::kernels

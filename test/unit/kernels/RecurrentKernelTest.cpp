@@ -1,0 +1,267 @@
+// gruCell, gru, lstmCell, lstm against a direct transcription of the spec's
+// emulation code (per-gate slices, matmuls and activations in double), over
+// both weight layouts, resetAfter, peepholes, activations and directions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "KernelTestUtil.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+using Vec = std::vector<double>;
+
+Vec randomVec(size_t n, std::mt19937 &rng) {
+  std::uniform_real_distribution<double> d(-0.8, 0.8);
+  Vec v(n);
+  for (double &x : v) x = d(rng);
+  return v;
+}
+std::vector<float> toFloat(const Vec &v) { return std::vector<float>(v.begin(), v.end()); }
+
+double act(const std::string &a, double x) {
+  if (a == "relu") return x > 0 ? x : 0;
+  if (a == "sigmoid") return 1 / (1 + std::exp(-x));
+  return std::tanh(x);
+}
+
+// y[b, j] = sum_k x[b, k] * W[(gate * H + j), k]   (W row-major [G*H, K])
+double proj(const Vec &x, const Vec &W, int64_t b, int64_t K, int64_t row) {
+  double s = 0;
+  for (int64_t k = 0; k < K; ++k) s += x[size_t(b * K + k)] * W[size_t(row * K + k)];
+  return s;
+}
+
+struct GruRef {
+  int64_t B, I, H;
+  bool resetAfter;
+  std::string layout, a0, a1;
+  // Returns the next hidden state [B, H].
+  Vec step(const Vec &x, const Vec &W, const Vec &R, const Vec *bias, const Vec *rbias, const Vec &h) const {
+    int z = layout == "zrn" ? 0 : 1, r = layout == "zrn" ? 1 : 0, n = 2;
+    auto bb = [&](const Vec *v, int g, int64_t j) { return v ? (*v)[size_t(g * H + j)] : 0.0; };
+    Vec out(size_t(B * H)), rt(size_t(B * H));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < H; ++j)
+        rt[size_t(b * H + j)] =
+            act(a0, bb(bias, r, j) + bb(rbias, r, j) + proj(x, W, b, I, r * H + j) + proj(h, R, b, H, r * H + j));
+    Vec rh(size_t(B * H));
+    for (size_t i = 0; i < rh.size(); ++i) rh[i] = rt[i] * h[i];
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < H; ++j) {
+        double zt = act(a0, bb(bias, z, j) + bb(rbias, z, j) + proj(x, W, b, I, z * H + j) + proj(h, R, b, H, z * H + j));
+        double nt;
+        if (resetAfter)
+          nt = act(a1, bb(bias, n, j) + proj(x, W, b, I, n * H + j) +
+                           rt[size_t(b * H + j)] * (bb(rbias, n, j) + proj(h, R, b, H, n * H + j)));
+        else
+          nt = act(a1, bb(bias, n, j) + bb(rbias, n, j) + proj(x, W, b, I, n * H + j) + proj(rh, R, b, H, n * H + j));
+        out[size_t(b * H + j)] = zt * h[size_t(b * H + j)] + nt * (1 - zt);
+      }
+    return out;
+  }
+};
+
+struct LstmRef {
+  int64_t B, I, H;
+  std::string layout, a0, a1, a2;
+  void step(const Vec &x, const Vec &W, const Vec &R, const Vec *bias, const Vec *rbias, const Vec *peep, const Vec &h,
+            const Vec &c, Vec *hOut, Vec *cOut) const {
+    bool iofg = layout == "iofg";
+    int gi = 0, go = iofg ? 1 : 3, gf = iofg ? 2 : 1, gg = iofg ? 3 : 2;
+    auto bb = [&](const Vec *v, int g, int64_t j) { return v ? (*v)[size_t(g * H + j)] : 0.0; };
+    auto pre = [&](int g, int64_t b, int64_t j) {
+      return bb(bias, g, j) + bb(rbias, g, j) + proj(x, W, b, I, g * H + j) + proj(h, R, b, H, g * H + j);
+    };
+    hOut->assign(size_t(B * H), 0);
+    cOut->assign(size_t(B * H), 0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < H; ++j) {
+        double ct = c[size_t(b * H + j)];
+        double it = act(a0, pre(gi, b, j) + (peep ? (*peep)[size_t(j)] * ct : 0));
+        double ft = act(a0, pre(gf, b, j) + (peep ? (*peep)[size_t(2 * H + j)] * ct : 0));
+        double gt = act(a1, pre(gg, b, j));
+        double ot = act(a0, pre(go, b, j) + (peep ? (*peep)[size_t(H + j)] * ct : 0));
+        double next = ft * ct + it * gt;
+        (*cOut)[size_t(b * H + j)] = next;
+        (*hOut)[size_t(b * H + j)] = ot * act(a2, next);
+      }
+  }
+};
+
+void expectNear(const TestTensor &got, const Vec &want, double tol, const std::string &what) {
+  std::vector<double> g = got.values();
+  ASSERT_EQ(g.size(), want.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], want[i], tol) << what << " element " << i;
+}
+
+Vec slice(const Vec &v, int64_t start, int64_t len) {
+  return Vec(v.begin() + start, v.begin() + start + len);
+}
+
+TEST(RecurrentKernels, GruCellMatchesSpecEmulation) {
+  std::mt19937 rng(3);
+  const int64_t B = 3, I = 5, H = 4;
+  for (const char *layout : {"zrn", "rzn"})
+    for (bool resetAfter : {true, false})
+      for (bool withBias : {false, true})
+        for (const char *acts : {"sigmoid,tanh", "relu,sigmoid"}) {
+          Vec x = randomVec(B * I, rng), W = randomVec(3 * H * I, rng), R = randomVec(3 * H * H, rng);
+          Vec h = randomVec(B * H, rng), b = randomVec(3 * H, rng), rb = randomVec(3 * H, rng);
+          std::string a(acts);
+          GruRef ref{B, I, H, resetAfter, layout, a.substr(0, a.find(',')), a.substr(a.find(',') + 1)};
+          Vec want = ref.step(x, W, R, withBias ? &b : nullptr, withBias ? &rb : nullptr, h);
+          OpCase c;
+          c.op = "gruCell";
+          c.inputs = {f32({B, I}, toFloat(x)), f32({3 * H, I}, toFloat(W), true), f32({3 * H, H}, toFloat(R), true),
+                      f32({B, H}, toFloat(h))};
+          if (withBias) {
+            c.inputs.push_back(f32({3 * H}, toFloat(b)));
+            c.inputs.push_back(f32({3 * H}, toFloat(rb)));
+          }
+          c.outputs = {outSpec(DataType::kFloat32, {B, H})};
+          c.attrInt("hiddenSize", H).attrString("layout", layout).attrBool("resetAfter", resetAfter);
+          c.attrString("activations", acts);
+          ASSERT_TRUE(runOp(c).isOk());
+          expectNear(c.outputs[0], want, 1e-5, std::string("gruCell ") + layout);
+        }
+}
+
+TEST(RecurrentKernels, GruSequenceDirectionsAndFloat16) {
+  std::mt19937 rng(5);
+  const int64_t S = 4, B = 2, I = 3, H = 5;
+  for (const char *direction : {"forward", "backward", "both"}) {
+    for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
+      int64_t D = std::string(direction) == "both" ? 2 : 1;
+      Vec x = randomVec(S * B * I, rng), W = randomVec(D * 3 * H * I, rng), R = randomVec(D * 3 * H * H, rng);
+      Vec b = randomVec(D * 3 * H, rng), h0 = randomVec(D * B * H, rng);
+      GruRef ref{B, I, H, true, "zrn", "sigmoid", "tanh"};
+      Vec last(size_t(D * B * H)), seq(size_t(S * D * B * H));
+      for (int64_t d = 0; d < D; ++d) {
+        Vec h = slice(h0, d * B * H, B * H), bd = slice(b, d * 3 * H, 3 * H);
+        bool backward = std::string(direction) == "backward" || d == 1;
+        for (int64_t t = 0; t < S; ++t) {
+          int64_t s = backward ? S - 1 - t : t;
+          h = ref.step(slice(x, s * B * I, B * I), slice(W, d * 3 * H * I, 3 * H * I), slice(R, d * 3 * H * H, 3 * H * H),
+                       &bd, nullptr, h);
+          std::copy(h.begin(), h.end(), seq.begin() + (s * D + d) * B * H);
+        }
+        std::copy(h.begin(), h.end(), last.begin() + d * B * H);
+      }
+      auto mk = [&](Shape s, const Vec &v) { return dt == DataType::kFloat32 ? f32(s, toFloat(v)) : f16(s, toFloat(v)); };
+      OpCase c;
+      c.op = "gru";
+      c.inputs = {mk({S, B, I}, x), mk({D, 3 * H, I}, W), mk({D, 3 * H, H}, R), mk({D, 3 * H}, b), std::nullopt,
+                  mk({D, B, H}, h0)};
+      c.outputs = {outSpec(dt, {D, B, H}), outSpec(dt, {S, D, B, H})};
+      c.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction).attrBool("returnSequence", true);
+      ASSERT_TRUE(runOp(c, 2).isOk()) << direction;
+      double tol = dt == DataType::kFloat32 ? 1e-5 : 2e-2;
+      expectNear(c.outputs[0], last, tol, std::string("gru last ") + direction);
+      expectNear(c.outputs[1], seq, tol, std::string("gru sequence ") + direction);
+    }
+  }
+}
+
+TEST(RecurrentKernels, LstmCellMatchesSpecEmulation) {
+  std::mt19937 rng(11);
+  const int64_t B = 2, I = 3, H = 4;
+  for (const char *layout : {"iofg", "ifgo"})
+    for (bool extras : {false, true}) {
+      Vec x = randomVec(B * I, rng), W = randomVec(4 * H * I, rng), R = randomVec(4 * H * H, rng);
+      Vec h = randomVec(B * H, rng), cs = randomVec(B * H, rng), b = randomVec(4 * H, rng), rb = randomVec(4 * H, rng);
+      Vec p = randomVec(3 * H, rng);
+      LstmRef ref{B, I, H, layout, "sigmoid", "tanh", extras ? "relu" : "tanh"};
+      Vec wantH, wantC;
+      ref.step(x, W, R, extras ? &b : nullptr, extras ? &rb : nullptr, extras ? &p : nullptr, h, cs, &wantH, &wantC);
+      OpCase c;
+      c.op = "lstmCell";
+      c.inputs = {f32({B, I}, toFloat(x)), f32({4 * H, I}, toFloat(W)), f32({4 * H, H}, toFloat(R)),
+                  f32({B, H}, toFloat(h)), f32({B, H}, toFloat(cs))};
+      if (extras) {
+        c.inputs.push_back(f32({4 * H}, toFloat(b)));
+        c.inputs.push_back(f32({4 * H}, toFloat(rb)));
+        c.inputs.push_back(f32({3 * H}, toFloat(p)));
+        c.attrString("activations", "sigmoid,tanh,relu");
+      }
+      c.outputs = {outSpec(DataType::kFloat32, {B, H}), outSpec(DataType::kFloat32, {B, H})};
+      c.attrInt("hiddenSize", H).attrString("layout", layout);
+      ASSERT_TRUE(runOp(c).isOk());
+      expectNear(c.outputs[0], wantH, 1e-5, std::string("lstmCell hidden ") + layout);
+      expectNear(c.outputs[1], wantC, 1e-5, std::string("lstmCell cell ") + layout);
+    }
+}
+
+TEST(RecurrentKernels, LstmSequenceBothDirections) {
+  std::mt19937 rng(13);
+  const int64_t S = 3, B = 2, I = 4, H = 3, D = 2;
+  Vec x = randomVec(S * B * I, rng), W = randomVec(D * 4 * H * I, rng), R = randomVec(D * 4 * H * H, rng);
+  Vec rb = randomVec(D * 4 * H, rng), p = randomVec(D * 3 * H, rng), c0 = randomVec(D * B * H, rng);
+  LstmRef ref{B, I, H, "ifgo", "sigmoid", "tanh", "tanh"};
+  Vec lastH(size_t(D * B * H)), lastC(size_t(D * B * H)), seq(size_t(S * D * B * H));
+  for (int64_t d = 0; d < D; ++d) {
+    Vec h(size_t(B * H), 0.0), cs = slice(c0, d * B * H, B * H);
+    Vec rbd = slice(rb, d * 4 * H, 4 * H), pd = slice(p, d * 3 * H, 3 * H);
+    for (int64_t t = 0; t < S; ++t) {
+      int64_t s = d == 1 ? S - 1 - t : t;
+      Vec nh, nc;
+      ref.step(slice(x, s * B * I, B * I), slice(W, d * 4 * H * I, 4 * H * I), slice(R, d * 4 * H * H, 4 * H * H),
+               nullptr, &rbd, &pd, h, cs, &nh, &nc);
+      h = nh;
+      cs = nc;
+      std::copy(h.begin(), h.end(), seq.begin() + (s * D + d) * B * H);
+    }
+    std::copy(h.begin(), h.end(), lastH.begin() + d * B * H);
+    std::copy(cs.begin(), cs.end(), lastC.begin() + d * B * H);
+  }
+  OpCase c;
+  c.op = "lstm";
+  c.inputs = {f32({S, B, I}, toFloat(x)), f32({D, 4 * H, I}, toFloat(W)), f32({D, 4 * H, H}, toFloat(R)), std::nullopt,
+              f32({D, 4 * H}, toFloat(rb)), f32({D, 3 * H}, toFloat(p)), std::nullopt, f32({D, B, H}, toFloat(c0))};
+  c.outputs = {outSpec(DataType::kFloat32, {D, B, H}), outSpec(DataType::kFloat32, {D, B, H}),
+               outSpec(DataType::kFloat32, {S, D, B, H})};
+  c.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", "both").attrString("layout", "ifgo");
+  c.attrBool("returnSequence", true);
+  ASSERT_TRUE(runOp(c, 2).isOk());
+  expectNear(c.outputs[0], lastH, 1e-5, "lstm hidden");
+  expectNear(c.outputs[1], lastC, 1e-5, "lstm cell");
+  expectNear(c.outputs[2], seq, 1e-5, "lstm sequence");
+  // Without returnSequence there are exactly two results.
+  OpCase two = c;
+  two.attrs = NodeAttributes();
+  two.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", "both").attrString("layout", "ifgo");
+  EXPECT_FALSE(runOp(two).isOk());
+  two.outputs.pop_back();
+  ASSERT_TRUE(runOp(two).isOk());
+  expectNear(two.outputs[1], lastC, 1e-5, "lstm cell (no sequence)");
+}
+
+TEST(RecurrentKernels, RejectsBadOptionsAndShapes) {
+  OpCase c;
+  c.op = "gruCell";
+  c.inputs = {f32({1, 2}, {1, 2}), f32({6, 2}, std::vector<float>(12, 0.1f)), f32({6, 2}, std::vector<float>(12, 0.1f)),
+              f32({1, 2}, {0, 0})};
+  c.outputs = {outSpec(DataType::kFloat32, {1, 2})};
+  c.attrInt("hiddenSize", 2);
+  ASSERT_TRUE(runOp(c).isOk());
+  OpCase a = c;
+  a.attrString("activations", "sigmoid");
+  EXPECT_FALSE(runOp(a).isOk());  // two activations required
+  OpCase e = c;
+  e.attrString("activations", "sigmoid,gelu");
+  EXPECT_FALSE(runOp(e).isOk());
+  OpCase l = c;
+  l.attrString("layout", "nrz");
+  EXPECT_FALSE(runOp(l).isOk());
+  OpCase w = c;
+  w.inputs[1] = f32({4, 2}, std::vector<float>(8, 0.1f));
+  EXPECT_FALSE(runOp(w).isOk());  // weight must be [3 * hiddenSize, inputSize]
+  OpCase i = c;
+  i.inputs[0] = fromDoubles(DataType::kInt32, {1, 2}, {1, 2});
+  EXPECT_FALSE(runOp(i).isOk());
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
