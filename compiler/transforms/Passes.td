@@ -13,4 +13,96 @@ def WebNNFoldConstants : Pass<"webnn-fold-constants", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNConvertLayout : Pass<"webnn-convert-layout", "func::FuncOp"> {
+  let summary = "Run 2-D convolutions, pools and normalizations channels-last";
+  let description = [{
+    Rewrites nchw conv2d, convTranspose2d, averagePool2d, maxPool2d,
+    l2Pool2d, instanceNormalization and batchNormalization (axis 1 of a 4-D
+    input) to nhwc, with transposes at their boundaries; constant filters are
+    permuted to "ohwi" at compile time. Transposes are then sunk through
+    layout-agnostic ops (element-wise unary, clamp, binary ops whose other
+    operand is transposed the same way or is a constant, concat, reductions)
+    and cancelled in pairs, so a CNN runs nhwc from one transpose after its
+    input to one before its output. Graph inputs and outputs keep their
+    shapes. oneDNN's direct convolutions run at 97-100% of peak on nhwc and
+    fall back to im2col+gemm on nchw (shared/notes/cpu-kernels.md).
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", /*default=*/"\"nhwc\"",
+           "Target activation layout (only \"nhwc\" is implemented)">,
+  ];
+  let statistics = [
+    Statistic<"numOpsConverted", "ops-converted", "nchw ops rewritten to nhwc">,
+    Statistic<"numFiltersPermuted", "filters-permuted", "constant filters permuted at compile time">,
+    Statistic<"numOpsSunk", "ops-sunk", "layout-agnostic ops a transpose was moved below">,
+    Statistic<"numTransposesCancelled", "transposes-removed", "transposes cancelled or turned into reshapes">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseConv : Pass<"webnn-fuse-conv", "func::FuncOp"> {
+  let summary = "Fuse conv2d with its bias add, residual add and activation";
+  let description = [{
+    Forms webnn.fusedConv2d (docs/FUSED_OPS.md) from conv2d -> [add of a
+    per-channel constant] -> [add of a residual tensor] -> [relu | clamp |
+    sigmoid] chains whose intermediate results have no other use: the CPU
+    backend runs these as one oneDNN convolution with post-ops, so the
+    intermediate tensors are never written to memory.
+  }];
+  let statistics = [
+    Statistic<"numBiasAddsFolded", "bias-adds-folded", "constant adds folded into a conv bias">,
+    Statistic<"numResidualAddsFused", "residual-adds-fused", "residual adds fused">,
+    Statistic<"numActivationsFused", "activations-fused", "activations fused">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNDecomposeFused : Pass<"webnn-decompose-fused", "func::FuncOp"> {
+  let summary = "Turn fused macro ops back into WebNN spec ops";
+  let description = [{
+    Expands webnn.fusedConv2d into webnn.conv2d, webnn.add (residual) and
+    webnn.relu / webnn.clamp / webnn.sigmoid, for targets that take pure
+    WebNN graphs.
+  }];
+  let statistics = [
+    Statistic<"numFusedOpsDecomposed", "fused-ops-decomposed", "fused ops expanded">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseMatmul : Pass<"webnn-fuse-matmul", "func::FuncOp"> {
+  let summary = "Fuse matmul with its scale, bias add, residual add and activation";
+  let description = [{
+    Forms webnn.fusedMatmul (docs/FUSED_OPS.md) from matmul -> [mul/div by a
+    uniform constant] -> [add of a per-column constant] -> [add of a residual
+    tensor] -> [gelu | relu] chains whose intermediate results have no other
+    use, after turning PyTorch's erf GELU (x * 0.5 * (1 + erf(x / sqrt 2)))
+    into webnn.gelu. The CPU backend runs each as one oneDNN matmul plus one
+    vectorized epilogue.
+  }];
+  let statistics = [
+    Statistic<"numScalesFused", "scales-fused", "constant scales fused">,
+    Statistic<"numBiasAddsFused", "bias-adds-fused", "bias adds fused">,
+    Statistic<"numResidualAddsFused", "residual-adds-fused", "residual adds fused">,
+    Statistic<"numActivationsFused", "activations-fused", "activations fused">,
+    Statistic<"numErfGelusFormed", "erf-gelus-formed", "erf GELU chains turned into gelu">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseAttention : Pass<"webnn-fuse-attention", "func::FuncOp"> {
+  let summary = "Fuse multi-head scaled dot-product attention";
+  let description = [{
+    Forms webnn.fusedAttention (docs/FUSED_OPS.md) from the head split
+    (reshape + transpose) of query, key and value projections, the scaled
+    Q K^T matmul, softmax, the P V matmul and the head merge (transpose +
+    reshape), so the CPU backend reads the heads in place and never writes
+    the scores.
+  }];
+  let statistics = [
+    Statistic<"numAttentionsFused", "attentions-fused", "attention blocks fused">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 #endif

@@ -1,0 +1,460 @@
+// --webnn-convert-layout: nchw convolutions, pools and normalizations to nhwc,
+// then transposes sunk through layout-agnostic ops and cancelled in pairs.
+//
+// Three greedy phases, so no pattern ever undoes another:
+//  1. every nchw op X becomes transpose(X_nhwc(transpose(x, toNhwc)), toNchw);
+//     constant filters are permuted to "ohwi" here, in bytes (weights are
+//     resource blobs far above the folders' size limit);
+//  2. transposes only move down (toward the outputs) through element-wise
+//     ops, concat and reductions, and transpose(transpose(x)) composes, so
+//     toNchw followed by the next op's toNhwc cancels;
+//  3. a transpose that only moves size-1 dimensions becomes a reshape (the
+//     classifier head: nhwc global pool [1,1,1,C] -> [1,C,1,1] -> reshape).
+#include <cstring>
+#include <numeric>
+
+#include "compiler/transforms/Passes.h"
+#include "dialects/webnn/WebNNOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::webnn {
+#define GEN_PASS_DEF_WEBNNCONVERTLAYOUT
+#include "compiler/transforms/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+
+struct LayoutCounters {
+  int64_t converted = 0, filtersPermuted = 0, sunk = 0, cancelled = 0;
+};
+
+SmallVector<int64_t> permutationOf(TransposeOp t) {
+  int64_t rank = cast<RankedTensorType>(t.getInput().getType()).getRank();
+  if (std::optional<ArrayRef<int64_t>> p = t.getPermutation()) return SmallVector<int64_t>(*p);
+  SmallVector<int64_t> reversed;
+  for (int64_t i = rank - 1; i >= 0; --i) reversed.push_back(i);
+  return reversed;
+}
+
+SmallVector<int64_t> invert(ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = int64_t(i);
+  return inv;
+}
+
+// out[i] = in[perm[i]]: the shape webnn.transpose gives.
+SmallVector<int64_t> permuteShape(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) out.push_back(shape[p]);
+  return out;
+}
+
+RankedTensorType permuteType(Type type, ArrayRef<int64_t> perm) {
+  auto t = cast<RankedTensorType>(type);
+  return RankedTensorType::get(permuteShape(t.getShape(), perm), t.getElementType());
+}
+
+Value transpose(PatternRewriter &rewriter, Location loc, Value v, ArrayRef<int64_t> perm) {
+  return TransposeOp::create(rewriter, loc, v, rewriter.getDenseI64ArrayAttr(perm)).getResult();
+}
+
+// The constant's bytes in row-major order (splats expanded), or failure for
+// sub-byte types and anything that is not a dense or resource constant.
+FailureOr<std::vector<char>> constantBytes(ElementsAttr value) {
+  auto type = cast<ShapedType>(value.getType());
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0 || !type.hasStaticShape()) return failure();
+  size_t expected = size_t(type.getNumElements()) * (bits / 8);
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || blob->getData().size() != expected) return failure();
+    return std::vector<char>(blob->getData().begin(), blob->getData().end());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || dense.getElementType().isInteger(1)) return failure();
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat()) {
+    if (raw.size() != expected) return failure();
+    return std::vector<char>(raw.begin(), raw.end());
+  }
+  std::vector<char> out(expected);
+  for (size_t off = 0; off < expected; off += bits / 8) std::memcpy(out.data() + off, raw.data(), bits / 8);
+  return out;
+}
+
+// A webnn.constant holding transpose(c reshaped to `shape`, perm): the data
+// permuted at compile time, as a resource blob when the source was one.
+FailureOr<Value> permuteConstant(PatternRewriter &rewriter, Location loc, ConstantOp constant,
+                                 ArrayRef<int64_t> shape, ArrayRef<int64_t> perm, StringRef suffix) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  FailureOr<std::vector<char>> bytes = constantBytes(constant.getValue());
+  if (failed(bytes)) return failure();
+  size_t elemBytes = type.getElementTypeBitWidth() / 8;
+  SmallVector<int64_t> outShape = permuteShape(shape, perm);
+  auto outType = RankedTensorType::get(outShape, type.getElementType());
+  int64_t rank = int64_t(shape.size());
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d) inStrides[d] = inStrides[d + 1] * shape[d + 1];
+  std::vector<char> out(bytes->size());
+  SmallVector<int64_t> index(rank, 0);
+  int64_t count = outType.getNumElements();
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d) src += index[d] * inStrides[perm[d]];
+    std::memcpy(out.data() + n * elemBytes, bytes->data() + src * elemBytes, elemBytes);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < outShape[d]) break;
+      index[d] = 0;
+    }
+  }
+  std::string name = constant.getName().value_or("constant").str() + suffix.str();
+  ElementsAttr value;
+  if (isa<DenseResourceElementsAttr>(constant.getValue())) {
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(out), alignof(std::max_align_t));
+    value = DenseResourceElementsAttr::get(outType, name, std::move(blob));
+  } else {
+    value = DenseElementsAttr::getFromRawBuffer(outType, ArrayRef<char>(out));
+  }
+  return ConstantOp::create(rewriter, loc, outType, value, rewriter.getStringAttr(name)).getResult();
+}
+
+bool isRank4(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() == 4 && t.hasStaticShape();
+}
+
+// ---------------------------------------------------------------- phase 1
+
+// Rewrites one nchw op in place of itself: transpose in, op with its layout
+// option(s) set to nhwc, transpose out. `setNhwc` sets the options on the
+// clone and returns false if the op cannot be converted.
+LogicalResult convertOp(Operation *op, PatternRewriter &rewriter, LayoutCounters &counters,
+                        function_ref<LogicalResult(Operation *)> setNhwc) {
+  Value input = op->getOperand(0);
+  if (!isRank4(input) || !isRank4(op->getResult(0)))
+    return rewriter.notifyMatchFailure(op, "needs a static 4-D input and output");
+  Location loc = op->getLoc();
+  Value inNhwc = transpose(rewriter, loc, input, kToNhwc);
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperand(0, inNhwc);
+  clone->getResult(0).setType(permuteType(op->getResult(0).getType(), kToNhwc));
+  if (failed(setNhwc(clone))) {
+    rewriter.eraseOp(clone);
+    return rewriter.notifyMatchFailure(op, "operands cannot be expressed in nhwc");
+  }
+  rewriter.replaceOp(op, transpose(rewriter, loc, clone->getResult(0), kToNchw));
+  ++counters.converted;
+  return success();
+}
+
+// A constant filter in `layout` becomes an "ohwi" constant; other filters
+// keep their layout (every layout is valid with an nhwc input).
+void permuteFilter(Operation *conv, PatternRewriter &rewriter, LayoutCounters &counters,
+                   StringRef layout) {
+  Value filter = conv->getOperand(1);
+  auto constant = filter.getDefiningOp<ConstantOp>();
+  if (!constant || layout == "ohwi" || !isRank4(filter)) return;
+  SmallVector<int64_t> perm;
+  for (char c : StringRef("ohwi")) perm.push_back(int64_t(layout.find(c)));
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(conv);
+  FailureOr<Value> permuted =
+      permuteConstant(rewriter, constant.getLoc(), constant,
+                      cast<RankedTensorType>(filter.getType()).getShape(), perm, ".ohwi");
+  if (failed(permuted)) return;
+  conv->setOperand(1, *permuted);
+  conv->setAttr("filterLayout", rewriter.getStringAttr("ohwi"));
+  ++counters.filtersPermuted;
+}
+
+template <typename ConvOp>
+struct ConvertConv : OpRewritePattern<ConvOp> {
+  ConvertConv(MLIRContext *ctx, LayoutCounters &counters, StringRef defaultFilterLayout)
+      : OpRewritePattern<ConvOp>(ctx), counters(counters), defaultFilterLayout(defaultFilterLayout) {}
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    if (op.getInputLayout().value_or("nchw") != "nchw")
+      return rewriter.notifyMatchFailure(op, "already nhwc");
+    std::string filterLayout = op.getFilterLayout().value_or(defaultFilterLayout).str();
+    return convertOp(op, rewriter, counters, [&](Operation *clone) {
+      clone->setAttr("inputLayout", rewriter.getStringAttr("nhwc"));
+      permuteFilter(clone, rewriter, counters, filterLayout);
+      return success();
+    });
+  }
+  LayoutCounters &counters;
+  StringRef defaultFilterLayout;
+};
+
+template <typename LayoutOp>
+struct ConvertLayoutOption : OpRewritePattern<LayoutOp> {
+  ConvertLayoutOption(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern<LayoutOp>(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(LayoutOp op, PatternRewriter &rewriter) const override {
+    if (op.getLayout().value_or("nchw") != "nchw")
+      return rewriter.notifyMatchFailure(op, "already nhwc");
+    return convertOp(op, rewriter, counters, [&](Operation *clone) {
+      clone->setAttr("layout", rewriter.getStringAttr("nhwc"));
+      return success();
+    });
+  }
+  LayoutCounters &counters;
+};
+
+// batchNormalization over axis 1 of a 4-D tensor is over axis 3 in nhwc; its
+// parameters are 1-D and need no change.
+struct ConvertBatchNormalization : OpRewritePattern<BatchNormalizationOp> {
+  ConvertBatchNormalization(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(BatchNormalizationOp op, PatternRewriter &rewriter) const override {
+    if (op.getAxis().value_or(1) != 1) return rewriter.notifyMatchFailure(op, "axis is not 1");
+    return convertOp(op, rewriter, counters, [&](Operation *clone) {
+      clone->setAttr("axis", rewriter.getI64IntegerAttr(3));
+      return success();
+    });
+  }
+  LayoutCounters &counters;
+};
+
+// ---------------------------------------------------------------- phase 2
+
+// transpose(transpose(x, p1), p2) = transpose(x, p1[p2[i]]); identity -> x.
+struct ComposeTransposes : OpRewritePattern<TransposeOp> {
+  ComposeTransposes(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<TransposeOp>();
+    if (!inner) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> p1 = permutationOf(inner), p2 = permutationOf(op), composed;
+    for (int64_t p : p2) composed.push_back(p1[p]);
+    bool identity = true;
+    for (size_t i = 0; i < composed.size(); ++i) identity &= composed[i] == int64_t(i);
+    if (identity) {
+      rewriter.replaceOp(op, inner.getInput());
+      ++counters.cancelled;
+    } else {
+      rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), inner.getInput(), composed));
+    }
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+bool isSinkableUnary(Operation *op) {
+  return isa<ReluOp, ClampOp, SigmoidOp, TanhOp, AbsOp, NegOp, ExpOp, LogOp, SqrtOp, HardSwishOp,
+             GeluOp, EluOp, LeakyReluOp, HardSigmoidOp, LinearOp, IdentityOp, ErfOp, FloorOp,
+             CeilOp, SoftplusOp, SoftsignOp, ReciprocalOp, SignOp, CastOp>(op);
+}
+
+bool isSinkableBinary(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op);
+}
+
+// op(transpose(x, p)) -> transpose(op(x), p) for element-wise unary ops.
+struct SinkThroughUnary : RewritePattern {
+  SinkThroughUnary(MLIRContext *ctx, LayoutCounters &counters)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isSinkableUnary(op) || op->getNumOperands() != 1 || op->getNumResults() != 1)
+      return rewriter.notifyMatchFailure(op, "not an element-wise unary op");
+    auto t = op->getOperand(0).getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "operand is not a transpose");
+    SmallVector<int64_t> perm = permutationOf(t);
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(0, t.getInput());
+    clone->getResult(0).setType(permuteType(op->getResult(0).getType(), invert(perm)));
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), clone->getResult(0), perm));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+// op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p), and
+// op(transpose(a, p), constant) with the constant permuted by p's inverse.
+struct SinkThroughBinary : RewritePattern {
+  SinkThroughBinary(MLIRContext *ctx, LayoutCounters &counters)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isSinkableBinary(op)) return rewriter.notifyMatchFailure(op, "not a sinkable binary op");
+    auto ta = op->getOperand(0).getDefiningOp<TransposeOp>();
+    auto tb = op->getOperand(1).getDefiningOp<TransposeOp>();
+    TransposeOp t = ta ? ta : tb;
+    if (!t) return rewriter.notifyMatchFailure(op, "no transposed operand");
+    SmallVector<int64_t> perm = permutationOf(t), inv = invert(perm);
+    int64_t rank = int64_t(perm.size());
+    if (cast<RankedTensorType>(op->getResult(0).getType()).getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "the transposed operand is broadcast to a higher rank");
+    // Check every operand before creating anything: a pattern that fails
+    // must leave the IR untouched.
+    for (Value v : op->getOperands()) {
+      if (auto tv = v.getDefiningOp<TransposeOp>(); tv && permutationOf(tv) == perm) continue;
+      auto type = cast<RankedTensorType>(v.getType());
+      if (!v.getDefiningOp<ConstantOp>() || type.getRank() > rank || !type.hasStaticShape() ||
+          failed(constantBytes(v.getDefiningOp<ConstantOp>().getValue())))
+        return rewriter.notifyMatchFailure(op, "other operand is neither transposed alike nor a constant");
+    }
+    SmallVector<Value, 2> operands;
+    for (Value v : op->getOperands()) {
+      if (auto tv = v.getDefiningOp<TransposeOp>(); tv && permutationOf(tv) == perm) {
+        operands.push_back(tv.getInput());
+        continue;
+      }
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape(rank - type.getRank(), 1);
+      llvm::append_range(shape, type.getShape());
+      auto constant = v.getDefiningOp<ConstantOp>();
+      FailureOr<Value> permuted =
+          permuteConstant(rewriter, constant.getLoc(), constant, shape, inv, ".nhwc");
+      assert(succeeded(permuted) && "checked above");
+      operands.push_back(*permuted);
+    }
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperands(operands);
+    clone->getResult(0).setType(permuteType(op->getResult(0).getType(), inv));
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), clone->getResult(0), perm));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+// concat(transpose(x_k, p), axis) -> transpose(concat(x_k, p[axis]), p).
+struct SinkThroughConcat : OpRewritePattern<ConcatOp> {
+  SinkThroughConcat(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    SmallVector<int64_t> perm;
+    SmallVector<Value> inputs;
+    for (Value v : op.getInputs()) {
+      auto t = v.getDefiningOp<TransposeOp>();
+      if (!t || (!perm.empty() && permutationOf(t) != perm))
+        return rewriter.notifyMatchFailure(op, "inputs are not all transposed alike");
+      perm = permutationOf(t);
+      inputs.push_back(t.getInput());
+    }
+    auto concat = ConcatOp::create(rewriter, op.getLoc(), inputs,
+                                   rewriter.getI64IntegerAttr(perm[op.getAxis()]));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), concat.getResult(), perm));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+// reduce(transpose(x, p), axes) -> reduce(x, p[axes]), followed by the
+// transpose the kept dimensions still need (none when they stay in order).
+template <typename ReduceOp>
+struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
+  SinkThroughReduce(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern<ReduceOp>(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().template getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> perm = permutationOf(t);
+    int64_t rank = int64_t(perm.size());
+    SmallVector<int64_t> axes;
+    if (std::optional<ArrayRef<int64_t>> given = op.getAxes()) axes.assign(given->begin(), given->end());
+    else for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+    SmallVector<int64_t> newAxes;
+    for (int64_t a : axes) newAxes.push_back(perm[a]);
+    llvm::sort(newAxes);
+    bool keep = op.getKeepDimensions().value_or(false);
+    SmallVector<int64_t> after;  // the transpose the reduced tensor needs
+    if (keep) {
+      after = perm;
+    } else {
+      SmallVector<int64_t> kept;  // source dims of the result, in result order
+      for (int64_t i = 0; i < rank; ++i)
+        if (!llvm::is_contained(axes, i)) kept.push_back(perm[i]);
+      SmallVector<int64_t> sorted(kept);
+      llvm::sort(sorted);
+      for (int64_t k : kept) after.push_back(int64_t(llvm::find(sorted, k) - sorted.begin()));
+    }
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(0, t.getInput());
+    clone->setAttr("axes", rewriter.getDenseI64ArrayAttr(newAxes));
+    clone->getResult(0).setType(permuteType(op.getType(), invert(after)));
+    Value result = clone->getResult(0);
+    bool identity = true;
+    for (size_t i = 0; i < after.size(); ++i) identity &= after[i] == int64_t(i);
+    if (!identity) result = transpose(rewriter, op.getLoc(), result, after);
+    rewriter.replaceOp(op, result);
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+// ---------------------------------------------------------------- phase 3
+
+// A transpose that keeps every dimension larger than 1 in order moves no
+// data: it is a reshape.
+struct TransposeAsReshape : OpRewritePattern<TransposeOp> {
+  TransposeAsReshape(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    if (!inType.hasStaticShape()) return rewriter.notifyMatchFailure(op, "dynamic shape");
+    int64_t last = -1;
+    for (int64_t p : permutationOf(op)) {
+      if (inType.getDimSize(p) == 1) continue;
+      if (p < last) return rewriter.notifyMatchFailure(op, "moves data");
+      last = p;
+    }
+    auto outType = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
+                                           rewriter.getDenseI64ArrayAttr(outType.getShape()));
+    ++counters.cancelled;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+struct ConvertLayoutPass : impl::WebNNConvertLayoutBase<ConvertLayoutPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (layout != "nhwc") {
+      getOperation().emitError() << "--webnn-convert-layout: unsupported layout '" << layout
+                                 << "' (expected \"nhwc\")";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    LayoutCounters counters;
+    RewritePatternSet convert(ctx);
+    convert.add<ConvertConv<Conv2dOp>>(ctx, counters, "oihw");
+    convert.add<ConvertConv<ConvTranspose2dOp>>(ctx, counters, "iohw");
+    convert.add<ConvertLayoutOption<AveragePool2dOp>, ConvertLayoutOption<MaxPool2dOp>,
+                ConvertLayoutOption<L2Pool2dOp>, ConvertLayoutOption<InstanceNormalizationOp>,
+                ConvertBatchNormalization>(ctx, counters);
+    RewritePatternSet sink(ctx);
+    sink.add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary, SinkThroughConcat,
+             SinkThroughReduce<ReduceL1Op>, SinkThroughReduce<ReduceL2Op>,
+             SinkThroughReduce<ReduceLogSumOp>, SinkThroughReduce<ReduceLogSumExpOp>,
+             SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMeanOp>,
+             SinkThroughReduce<ReduceMinOp>, SinkThroughReduce<ReduceProductOp>,
+             SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceSumSquareOp>>(ctx, counters);
+    RewritePatternSet reshape(ctx);
+    reshape.add<TransposeAsReshape>(ctx, counters);
+    // Ops the patterns replace are erased as they go; the driver's own
+    // folding is off so its constant folders do not race the patterns.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(convert), config)) ||
+        failed(applyPatternsGreedily(getOperation(), std::move(sink), config)) ||
+        failed(applyPatternsGreedily(getOperation(), std::move(reshape), config)))
+      return signalPassFailure();
+    numOpsConverted += counters.converted;
+    numFiltersPermuted += counters.filtersPermuted;
+    numOpsSunk += counters.sunk;
+    numTransposesCancelled += counters.cancelled;
+  }
+};
+
+}  // namespace
+}  // namespace mlir::webnn

@@ -1,0 +1,64 @@
+// RUN: webnn-opt --webnn-fuse-conv -split-input-file %s | FileCheck %s
+
+// ResNet's conv -> add(residual) -> relu, with a per-channel constant add
+// first (folded into a bias): one fusedConv2d.
+// CHECK-LABEL: func.func @bias_residual_relu
+// CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<1x4x4x2xf32>
+// CHECK-DAG: %[[R:.+]] = webnn.input "r" : tensor<1x4x4x3xf32>
+// CHECK-DAG: %[[W:.+]] = webnn.constant {{.*}} : tensor<3x1x1x2xf32>
+// CHECK-DAG: %[[B:.+]] = webnn.constant {{.*}} : tensor<1x1x1x3xf32>
+// CHECK: %[[BR:.+]] = webnn.reshape %[[B]] {newShape = array<i64: 3>} : (tensor<1x1x1x3xf32>) -> tensor<3xf32>
+// CHECK: %[[F:.+]] = webnn.fusedConv2d %[[X]], %[[W]] bias %[[BR]] residual %[[R]] {activation = "relu", filterLayout = "ohwi", inputLayout = "nhwc"}
+// CHECK-SAME: -> tensor<1x4x4x3xf32>
+// CHECK-NOT: webnn.add
+// CHECK-NOT: webnn.relu
+// CHECK: return %[[F]]
+func.func @bias_residual_relu() -> tensor<1x4x4x3xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x4x4x2xf32>
+  %r = webnn.input "r" : tensor<1x4x4x3xf32>
+  %w = webnn.constant dense<1.0> : tensor<3x1x1x2xf32>
+  %b = webnn.constant dense<[[[[0.5, 1.5, 2.5]]]]> : tensor<1x1x1x3xf32>
+  %c = webnn.conv2d %x, %w {inputLayout = "nhwc", filterLayout = "ohwi"} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>) -> tensor<1x4x4x3xf32>
+  %cb = webnn.add %c, %b : (tensor<1x4x4x3xf32>, tensor<1x1x1x3xf32>) -> tensor<1x4x4x3xf32>
+  %s = webnn.add %r, %cb : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+  %y = webnn.relu %s : tensor<1x4x4x3xf32>
+  return %y : tensor<1x4x4x3xf32>
+}
+
+// -----
+
+// MobileNetV2's conv -> clamp(0, 6): the bounds carry over; an existing
+// bias stays.
+// CHECK-LABEL: func.func @relu6
+// CHECK: %[[F:.+]] = webnn.fusedConv2d %{{.+}}, %{{.+}} bias %{{.+}} {activation = "clamp", activationMaxValue = 6.000000e+00 : f64, activationMinValue = 0.000000e+00 : f64, groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>}
+// CHECK: return %[[F]]
+func.func @relu6() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %b = webnn.constant dense<0.5> : tensor<2xf32>
+  %c = webnn.conv2d %x, %w bias %b {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = webnn.clamp %c {minValue = 0.0 : f64, maxValue = 6.0 : f64} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Negative: a conv whose output is also returned is not fused (its value
+// must exist anyway); relu before the add fuses the relu only, the add of
+// the activated value stays an add.
+// CHECK-LABEL: func.func @does_not_fuse_shared_or_post_activation_add
+// CHECK: %[[C:.+]] = webnn.conv2d
+// CHECK: %[[R:.+]] = webnn.relu %[[C]]
+// CHECK: %[[F:.+]] = webnn.fusedConv2d %{{.+}}, %{{.+}} {activation = "relu"}
+// CHECK: %[[S:.+]] = webnn.add %[[F]], %[[R]]
+// CHECK: return %[[C]], %[[S]]
+func.func @does_not_fuse_shared_or_post_activation_add() -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) attributes {webnn.output_names = ["c", "s"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %c = webnn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = webnn.relu %c : tensor<1x2x4x4xf32>
+  %c2 = webnn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r2 = webnn.relu %c2 : tensor<1x2x4x4xf32>
+  %s = webnn.add %r2, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %c, %s : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
