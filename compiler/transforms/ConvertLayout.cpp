@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "compiler/transforms/Passes.h"
+#include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -453,6 +454,11 @@ struct ConvertLayoutPass : impl::WebNNConvertLayoutBase<ConvertLayoutPass> {
     numFiltersPermuted += counters.filtersPermuted;
     numOpsSunk += counters.sunk;
     numTransposesCancelled += counters.cancelled;
+    StringRef pass = getArgument();
+    recordRewrites(ctx, pass, "ops-converted", counters.converted);
+    recordRewrites(ctx, pass, "filters-permuted", counters.filtersPermuted);
+    recordRewrites(ctx, pass, "ops-sunk", counters.sunk);
+    recordRewrites(ctx, pass, "transposes-removed", counters.cancelled);
   }
 };
 

@@ -2,6 +2,7 @@
 // targets that take pure WebNN graphs (docs/FUSED_OPS.md gives each
 // expansion).
 #include "compiler/transforms/Passes.h"
+#include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -52,6 +53,7 @@ struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     numFusedOpsDecomposed += count;
+    recordRewrites(&getContext(), getArgument(), "fused-ops-decomposed", count);
   }
 };
 

@@ -5,6 +5,7 @@
 // another op still reads must be materialized anyway, and fusing would then
 // compute the convolution twice.
 #include "compiler/transforms/Passes.h"
+#include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -157,6 +158,9 @@ struct FuseConvPass : impl::WebNNFuseConvBase<FuseConvPass> {
     numBiasAddsFolded += counters.biasAdds;
     numResidualAddsFused += counters.residualAdds;
     numActivationsFused += counters.activations;
+    recordRewrites(ctx, getArgument(), "bias-adds-folded", counters.biasAdds);
+    recordRewrites(ctx, getArgument(), "residual-adds-fused", counters.residualAdds);
+    recordRewrites(ctx, getArgument(), "activations-fused", counters.activations);
   }
 };
 
