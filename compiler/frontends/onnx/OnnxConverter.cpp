@@ -193,6 +193,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainAtoF(t);
     populateDefaultDomainGtoP(t);
     populateDefaultDomainQtoZ(t);
+    populateComMicrosoftDomain(t);
     return t;
   }();
   return table;

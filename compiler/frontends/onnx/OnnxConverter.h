@@ -200,6 +200,7 @@ class OpConverterTable {
 void populateDefaultDomainAtoF(OpConverterTable &table);
 void populateDefaultDomainGtoP(OpConverterTable &table);
 void populateDefaultDomainQtoZ(OpConverterTable &table);
+void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
 // Every table above, built once.
 const OpConverterTable &onnxOpConverters();
