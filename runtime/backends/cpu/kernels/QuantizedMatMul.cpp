@@ -85,7 +85,10 @@ NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int
   }
   switch (path_) {
     case NBitsPath::kPortable: aFloat_.resize(size_t(std::max<int64_t>(blockSize, 1))); break;
-    case NBitsPath::kAvx512Fp32: aFloat_.resize(size_t(M * kPadded_)); break;
+    case NBitsPath::kAvx512Fp32:
+      aFloat_.resize(size_t(M * kPadded_));
+      aBlockSum_.resize(size_t(M * w_.kBlocks));
+      break;
     case NBitsPath::kAvx512Vnni:
       aInt8_.resize(size_t(M * kPadded_));
       aBlockScale_.resize(size_t(M * w_.kBlocks));
@@ -129,6 +132,11 @@ void NBitsMatMul::prepareActivations(const float *A) {
           d[k0 + i] = ke < K ? a[ke] : 0.f;
           d[k0 + 16 + i] = ko < K ? a[ko] : 0.f;
         }
+      for (int64_t b = 0; b < w_.kBlocks; ++b) {
+        float sum = 0.f;
+        for (int64_t i = 0; i < bs; ++i) sum += d[b * bs + i];
+        aBlockSum_[size_t(m * w_.kBlocks + b)] = sum;
+      }
     }
     return;
   }
@@ -183,7 +191,7 @@ void NBitsMatMul::run(const float *A, float *Y, const float *bias, ThreadPool *p
     case NBitsPath::kAvx512Fp32:
       prepareActivations(A);
       columns([&](int64_t n0, int64_t n1) {
-        nbitsGemmAvx512Fp32(w_, aFloat_.data(), M_, n0, n1, Y, bias);
+        nbitsGemmAvx512Fp32(w_, aFloat_.data(), aBlockSum_.data(), M_, n0, n1, Y, bias);
       });
       break;
     case NBitsPath::kAvx512Vnni:
@@ -203,8 +211,8 @@ void NBitsMatMul::run(const float *A, float *Y, const float *bias, ThreadPool *p
 
 #if !(defined(__x86_64__) || defined(_M_X64))
 bool avx512Available() { return false; }
-void nbitsGemmAvx512Fp32(const NBitsWeightView &, const float *, int64_t, int64_t, int64_t,
-                         float *, const float *) {}
+void nbitsGemmAvx512Fp32(const NBitsWeightView &, const float *, const float *, int64_t, int64_t,
+                         int64_t, float *, const float *) {}
 void nbitsGemmAvx512Vnni(const NBitsWeightView &, const int8_t *, const float *, const float *,
                          int64_t, int64_t, int64_t, float *, const float *) {}
 #endif

@@ -76,13 +76,14 @@ class NBitsMatMul {
   std::vector<float> aFloat_;
   std::vector<int8_t> aInt8_;
   std::vector<float> aBlockScale_, aLaneScale_, aScaledSum_;
+  std::vector<float> aBlockSum_;  // fp32 path: sum of each block of A
 };
 
 // Inner loops (columns [n0, n1) of Y for all M rows); defined in
 // QuantizedMatMulAvx512.cpp, to be called only when avx512Available().
 bool avx512Available();
-void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, int64_t M,
-                         int64_t n0, int64_t n1, float *Y, const float *bias);
+void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, const float *aBlockSums,
+                         int64_t M, int64_t n0, int64_t n1, float *Y, const float *bias);
 void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const float *aLaneScale,
                          const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
                          const float *bias);
