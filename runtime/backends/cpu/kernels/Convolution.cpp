@@ -12,10 +12,16 @@
 // when the filter is a constant, else on every run.
 // float16 runs via the float32 kernels.
 //
+// fusedConv2d (beyond the spec, docs/FUSED_OPS.md) = activation(conv2d +
+// residual): on oneDNN its residual and activation are post-ops of the one
+// convolution primitive; the portable kernel runs conv2d, then one pass over
+// the output for the residual and activation.
+//
 // With oneDNN (WEBNN_HAVE_ONEDNN), conv2d layers large enough to pay for it
 // run on oneDNN instead (onednn/Conv2d.cpp); these kernels remain for small
 // layers, shapes oneDNN only has reference code for, and builds without it.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <mutex>
@@ -315,8 +321,9 @@ class OneDnnConv2dKernel final : public Kernel {
     if (!useFallback_) {
       try {
         const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+        const TensorBuffer *residual = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;  // fusedConv2d
         conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr, ctx.outputs[0]->data,
-                   ctx.pool->numThreads());
+                   ctx.pool->numThreads(), residual ? residual->data : nullptr);
         return;
       } catch (const std::exception &) {
         useFallback_ = true;
@@ -341,8 +348,8 @@ Status checkBias(const NodeDesc &node, int64_t O) {
 }
 
 // Checks a conv2d node and computes its geometry.
-Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *indexer) {
-  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 3, 1));
+Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *indexer, size_t maxInputs = 3) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, maxInputs, 1));
   const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
   if (f.dtype != x.dtype) return nodeError(node, "filter data type differs from input");
@@ -384,11 +391,8 @@ Status makeConv2dPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   return Status::ok();
 }
 
-Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 #if WEBNN_HAVE_ONEDNN
-  ConvGeometry g;
-  FilterIndexer fi;
-  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
+onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi) {
   onednn::Conv2dParams p;
   p.dtype = node.inputs[0]->dtype;
   p.nhwc = g.nhwc;
@@ -399,13 +403,134 @@ Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   p.filterStrideO = fi.so, p.filterStrideI = fi.si, p.filterStrideH = fi.sh, p.filterStrideW = fi.sw;
   p.hasBias = node.inputs.size() > 2 && node.inputs[2];
   p.constantFilter = node.inputs[1]->constantData != nullptr;
+  return p;
+}
+#endif
+
+Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+#if WEBNN_HAVE_ONEDNN
+  ConvGeometry g;
+  FilterIndexer fi;
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
   std::string why;
-  if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, &why)) {
+  if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(oneDnnParams(node, g, fi), &why)) {
     *out = std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, &makeConv2dPortable);
     return Status::ok();
   }
 #endif
   return makeConv2dPortable(node, out);
+}
+
+// ----------------------------------------------------------- fusedConv2d
+// Operands: input, filter, bias?, residual? (absent optionals are null).
+enum class Activation { kNone, kRelu, kClamp, kSigmoid };
+
+struct Epilogue {
+  Activation activation = Activation::kNone;
+  float clampMin = -INFINITY, clampMax = INFINITY;
+  bool hasResidual = false;
+};
+
+Status readEpilogue(const NodeDesc &node, const ConvGeometry &g, Epilogue *e) {
+  std::string activation = node.attributes.getString("activation", "none");
+  double lo = node.attributes.getFloat("activationMinValue", -INFINITY);
+  double hi = node.attributes.getFloat("activationMaxValue", INFINITY);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (activation == "none") e->activation = Activation::kNone;
+  else if (activation == "relu") e->activation = Activation::kRelu;
+  else if (activation == "clamp") e->activation = Activation::kClamp;
+  else if (activation == "sigmoid") e->activation = Activation::kSigmoid;
+  else return nodeError(node, "unknown activation '" + activation + "'");
+  if (lo > hi) return nodeError(node, "activationMinValue must be <= activationMaxValue");
+  e->clampMin = float(lo);
+  e->clampMax = float(hi);
+  e->hasResidual = node.inputs.size() > 3 && node.inputs[3];
+  if (e->hasResidual) {
+    const OperandDesc &r = *node.inputs[3];
+    if (r.dtype != node.inputs[0]->dtype) return nodeError(node, "residual data type differs from input");
+    if (r.shape != outputShape(g))
+      return nodeError(node, "residual must have the output's shape " + shapeToString(outputShape(g)) + ", got " +
+                                 shapeToString(r.shape));
+  }
+  return Status::ok();
+}
+
+// conv2d (the portable kernel) into the output, then one pass over it:
+// y = activation(y + residual).
+class FusedConv2dKernel final : public Kernel {
+ public:
+  FusedConv2dKernel(std::unique_ptr<Kernel> conv, Epilogue e, int64_t count)
+      : conv_(std::move(conv)), e_(e), count_(count) {}
+
+  void run(const KernelContext &ctx) override {
+    const TensorBuffer *convInputs[3] = {ctx.inputs[0], ctx.inputs[1], ctx.numInputs > 2 ? ctx.inputs[2] : nullptr};
+    KernelContext convCtx = ctx;
+    convCtx.inputs = convInputs;
+    convCtx.numInputs = 3;
+    conv_->run(convCtx);
+    const float *r = e_.hasResidual ? in<float>(ctx, 3) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    Epilogue e = e_;
+    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
+      for (int64_t i = b; i < end; ++i) {
+        float v = r ? y[i] + r[i] : y[i];
+        switch (e.activation) {
+          case Activation::kNone: break;
+          case Activation::kRelu: v = v > 0.f ? v : 0.f; break;
+          case Activation::kClamp: v = std::min(std::max(v, e.clampMin), e.clampMax); break;
+          case Activation::kSigmoid: v = 1.f / (1.f + std::exp(-v)); break;
+        }
+        y[i] = v;
+      }
+    });
+  }
+
+ private:
+  std::unique_ptr<Kernel> conv_;
+  Epilogue e_;
+  int64_t count_;
+};
+
+Status makeFusedConv2dPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  ConvGeometry g;
+  FilterIndexer fi;
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi, 4));
+  Epilogue e;
+  WEBNN_RETURN_IF_ERROR(readEpilogue(node, g, &e));
+  if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2dPortable, out);
+  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  auto conv = std::make_unique<Conv2dKernel>(g, fi, node.inputs[1]->constantData != nullptr, hasBias);
+  *out = std::make_unique<FusedConv2dKernel>(std::move(conv), e, numElements(outputShape(g)));
+  return Status::ok();
+}
+
+Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  ConvGeometry g;
+  FilterIndexer fi;
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi, 4));
+  Epilogue e;
+  WEBNN_RETURN_IF_ERROR(readEpilogue(node, g, &e));
+  // float16: converted to float32 around the float32 kernel (oneDNN 2.6 has
+  // no float16 post-ops on this CPU class).
+  if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2d, out);
+#if WEBNN_HAVE_ONEDNN
+  onednn::Conv2dParams p = oneDnnParams(node, g, fi);
+  p.hasResidual = e.hasResidual;
+  p.clampMin = e.clampMin;
+  p.clampMax = e.clampMax;
+  switch (e.activation) {
+    case Activation::kNone: p.activation = onednn::Conv2dParams::Activation::kNone; break;
+    case Activation::kRelu: p.activation = onednn::Conv2dParams::Activation::kRelu; break;
+    case Activation::kClamp: p.activation = onednn::Conv2dParams::Activation::kClamp; break;
+    case Activation::kSigmoid: p.activation = onednn::Conv2dParams::Activation::kSigmoid; break;
+  }
+  std::string why;
+  if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, &why)) {
+    *out = std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, &makeFusedConv2dPortable);
+    return Status::ok();
+  }
+#endif
+  return makeFusedConv2dPortable(node, out);
 }
 
 // ------------------------------------------------------- convTranspose2d
@@ -546,6 +671,7 @@ Status makeConvTranspose2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 
 void registerConvolutionKernels(KernelTable &t) {
   t.add("conv2d", &makeConv2d);
+  t.add("fusedConv2d", &makeFusedConv2d);
   t.add("convTranspose2d", &makeConvTranspose2d);
 }
 

@@ -49,7 +49,7 @@ struct Conv2d::Impl {
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
-  Reorder srcIn, dstOut, biasIn;
+  Reorder srcIn, dstOut, biasIn, residualIn;
   WeightPacker weiPack;
   AlignedBuffer srcBuf, dstBuf, weiBuf, biasBuf, scratchBuf;
   HalfStage srcHalf, dstHalf, weiHalf, biasHalf;  // float16 operands only
@@ -88,6 +88,7 @@ struct Conv2d::Impl {
       dstBuf.resize(primDst.get_size());
       dstOut.init(primDst, dstBuf.data(), userDst, nullptr);
       dst = dstOut.from;
+      if (p.hasResidual) residualIn.init(userDst, nullptr, primDst, dstBuf.data());
     } else {
       dst = memory(primDst, eng, DNNL_MEMORY_NONE);
     }
@@ -140,6 +141,11 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
     *why = "data type";
     return nullptr;
   }
+  bool postOps = p.hasResidual || p.activation != Conv2dParams::Activation::kNone;
+  if (postOps && p.dtype != DataType::kFloat32) {
+    *why = "post-ops on float16";  // staged through float32 by the caller instead
+    return nullptr;
+  }
   double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
                  double(p.KH) * double(p.KW);
   if (flops < pol.minFlops) {
@@ -187,12 +193,29 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
     memory::desc bias = p.hasBias ? memory::desc({p.O}, f32, Tag::a) : memory::desc();
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, v.alg, src, wei, bias, dst, strides, dil,
                                       padL, padR);
-    impl->makePd = [d]() -> dnnl::primitive_desc_base {
+    impl->makePd = [d, p]() -> dnnl::primitive_desc_base {
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::post_ops ops;
+      if (p.hasResidual) ops.append_sum(1.f);
+      switch (p.activation) {
+        case Conv2dParams::Activation::kNone: break;
+        case Conv2dParams::Activation::kRelu:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+          break;
+        case Conv2dParams::Activation::kClamp:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, p.clampMin, p.clampMax);
+          break;
+        case Conv2dParams::Activation::kSigmoid:
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
+          break;
+      }
+      attr.set_post_ops(ops);
       return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
     };
-    std::string key = "conv|" + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act));
+    std::string key = "conv|" + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act)) + "|post" +
+                      std::to_string(int(p.hasResidual)) + std::to_string(int(p.activation)) + "," +
+                      std::to_string(p.clampMin) + "," + std::to_string(p.clampMax);
     for (int64_t x : {p.N, p.C, p.H, p.W, p.O, p.KH, p.KW, p.groups, p.strideH, p.strideW, p.dilationH,
                       p.dilationW, p.padTop, p.padBottom, p.padLeft, p.padRight, int64_t(p.hasBias)})
       key += "," + std::to_string(x);
@@ -212,7 +235,8 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
   return nullptr;
 }
 
-void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads) {
+void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+                 const void *residual) {
   Impl &s = *impl_;
   try {
     s.prepare(filter, numThreads);
@@ -232,6 +256,13 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
       else s.bias.set_data_handle(const_cast<void *>(bias));
     }
     if (!s.reorderDst) s.dst.set_data_handle(y);
+    if (s.p.hasResidual) {
+      // The sum post-op adds what the destination holds (no aliasing: the
+      // memory planner never gives an output an input's bytes).
+      if (s.reorderDst) s.residualIn.run(residual, nullptr);
+      else if (residual != y)
+        std::memcpy(y, residual, size_t(s.p.N * s.p.O * s.p.OH * s.p.OW) * sizeof(float));
+    }
     s.entry->get().execute(st, s.args);
     gExecutions.fetch_add(1, std::memory_order_relaxed);
     if (s.reorderDst) s.dstOut.run(nullptr, y);

@@ -56,6 +56,12 @@ struct Conv2dParams {
   int64_t filterStrideO = 0, filterStrideI = 0, filterStrideH = 0, filterStrideW = 0;
   bool hasBias = false;
   bool constantFilter = false;
+  // Post-ops (webnn.fusedConv2d, docs/FUSED_OPS.md): y = activation(conv +
+  // bias + residual), the residual having y's shape and layout. float32 only.
+  enum class Activation { kNone, kRelu, kClamp, kSigmoid };
+  Activation activation = Activation::kNone;
+  float clampMin = 0.f, clampMax = 0.f;  // kClamp's bounds (may be infinite)
+  bool hasResidual = false;
 };
 
 class Conv2d {
@@ -64,11 +70,14 @@ class Conv2d {
   static std::unique_ptr<Conv2d> create(const Conv2dParams &p, std::string *why);
   ~Conv2d();
 
-  // y = conv(x, filter) + bias in the caller's layouts and data type. A
-  // constant filter is packed on the first call and `filter` is ignored after.
-  // Throws std::runtime_error only if oneDNN fails to build the primitive
-  // (out of memory for JIT code); the caller then falls back.
-  void run(const void *x, const void *filter, const void *bias, void *y, int numThreads);
+  // y = activation(conv(x, filter) + bias + residual) in the caller's
+  // layouts and data type (residual and activation as in Conv2dParams;
+  // `residual` may be null otherwise). A constant filter is packed on the
+  // first call and `filter` is ignored after. Throws std::runtime_error only
+  // if oneDNN fails to build the primitive (out of memory for JIT code); the
+  // caller then falls back.
+  void run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+           const void *residual = nullptr);
 
   // The primitive's filter layout for `numThreads`, as bytes, from the user's.
   size_t packedFilterBytes(int numThreads);

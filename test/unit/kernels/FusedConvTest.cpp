@@ -1,0 +1,213 @@
+// fusedConv2d (docs/FUSED_OPS.md) against its decomposition run through the
+// spec kernels: conv2d (oneDNN off), then add(residual) and the activation in
+// a plain loop. Each case runs with oneDNN on (post-ops: sum + eltwise, on the
+// Winograd, brgconv and depthwise paths) and off (the portable conv2d plus
+// epilogue), at 1 and 2 threads, nchw and nhwc, float32 and float16.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/Float16.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
+namespace webnn::cpu::test {
+namespace {
+
+std::vector<float> randomFloats(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+std::vector<float> roundFor(DataType dt, std::vector<float> v) {
+  if (dt == DataType::kFloat16)
+    for (float &x : v) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  return v;
+}
+
+TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant = false) {
+  return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
+}
+
+struct FusedCase {
+  std::string name;
+  bool nhwc = false;
+  int64_t N = 1, C = 16, H = 12, W = 12, O = 16, KH = 3, KW = 3;
+  int64_t stride = 1, pad = 1, groups = 1;
+  bool bias = true, residual = true;
+  std::string activation = "relu";
+  double lo = 0, hi = 6;
+  DataType dtype = DataType::kFloat32;
+};
+
+#if WEBNN_HAVE_ONEDNN
+struct OneDnnScope {
+  explicit OneDnnScope(bool enabled) : saved(onednn::policy()) {
+    onednn::Policy p = saved;
+    p.enabled = enabled;
+    p.minFlops = 0;  // small test shapes still take the oneDNN path
+    onednn::setPolicy(p);
+  }
+  ~OneDnnScope() { onednn::setPolicy(saved); }
+  onednn::Policy saved;
+};
+#endif
+
+Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
+  return c.nhwc ? Shape{c.N, h, w, ch} : Shape{c.N, ch, h, w};
+}
+
+void addConvAttrs(OpCase &op, const FusedCase &c) {
+  op.attrInts("padding", {c.pad, c.pad, c.pad, c.pad})
+      .attrInts("strides", {c.stride, c.stride})
+      .attrInt("groups", c.groups)
+      .attrString("inputLayout", c.nhwc ? "nhwc" : "nchw")
+      .attrString("filterLayout", c.nhwc ? "ohwi" : "oihw");
+}
+
+void runCase(const FusedCase &c) {
+  int64_t OH = (c.H + 2 * c.pad - c.KH) / c.stride + 1, OW = (c.W + 2 * c.pad - c.KW) / c.stride + 1;
+  Shape xs = act(c, c.C, c.H, c.W), ys = act(c, c.O, OH, OW);
+  Shape fs = c.nhwc ? Shape{c.O, c.KH, c.KW, c.C / c.groups} : Shape{c.O, c.C / c.groups, c.KH, c.KW};
+  int64_t xn = c.N * c.C * c.H * c.W, yn = c.N * c.O * OH * OW, fn = c.O * (c.C / c.groups) * c.KH * c.KW;
+  std::vector<float> x = roundFor(c.dtype, randomFloats(xn, 1)), f = roundFor(c.dtype, randomFloats(fn, 2)),
+                     b = roundFor(c.dtype, randomFloats(c.O, 3)), r = roundFor(c.dtype, randomFloats(yn, 4));
+
+  // Reference: conv2d through the spec kernel (portable path), then the
+  // residual add and activation in a plain loop.
+  OpCase conv{"conv2d", {makeTensor(c.dtype, xs, x), makeTensor(c.dtype, fs, f, true)}, {outSpec(c.dtype, ys)}};
+  if (c.bias) conv.inputs.push_back(makeTensor(c.dtype, {c.O}, b, true));
+  addConvAttrs(conv, c);
+  {
+#if WEBNN_HAVE_ONEDNN
+    OneDnnScope portable(false);
+#endif
+    Status s = runOp(conv, 1);
+    ASSERT_TRUE(s.isOk()) << c.name << ": " << s.message();
+  }
+  std::vector<double> want = conv.outputs[0].values();
+  for (int64_t i = 0; i < yn; ++i) {
+    double v = want[i] + (c.residual ? r[i] : 0.0);
+    if (c.activation == "relu") v = std::max(v, 0.0);
+    else if (c.activation == "clamp") v = std::min(std::max(v, c.lo), c.hi);
+    else if (c.activation == "sigmoid") v = 1.0 / (1.0 + std::exp(-v));
+    want[i] = v;
+  }
+
+  OpCase fused{"fusedConv2d",
+               {makeTensor(c.dtype, xs, x), makeTensor(c.dtype, fs, f, true),
+                c.bias ? std::optional<TestTensor>(makeTensor(c.dtype, {c.O}, b, true)) : std::nullopt,
+                c.residual ? std::optional<TestTensor>(makeTensor(c.dtype, ys, r)) : std::nullopt},
+               {outSpec(c.dtype, ys)}};
+  addConvAttrs(fused, c);
+  fused.attrString("activation", c.activation);
+  if (c.activation == "clamp") fused.attrFloat("activationMinValue", c.lo).attrFloat("activationMaxValue", c.hi);
+
+  double tol = c.dtype == DataType::kFloat16 ? 2e-2 : 1e-4;
+#if WEBNN_HAVE_ONEDNN
+  for (bool useOneDnn : {true, false}) {
+    OneDnnScope scope(useOneDnn);
+#else
+  for (bool useOneDnn : {false}) {
+#endif
+    for (int threads : {1, 2}) {
+      std::string label = c.name + (useOneDnn ? " [oneDNN]" : " [portable]") + " threads=" + std::to_string(threads);
+#if WEBNN_HAVE_ONEDNN
+      uint64_t before = onednn::executionCount();
+#endif
+      Status s = runOp(fused, threads);
+      ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+#if WEBNN_HAVE_ONEDNN
+      uint64_t ran = onednn::executionCount() - before;
+      if (useOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
+      else EXPECT_EQ(ran, 0u) << label << ": expected the portable path";
+#endif
+      std::vector<double> got = fused.outputs[0].values();
+      ASSERT_EQ(got.size(), want.size()) << label;
+      int bad = 0;
+      for (size_t i = 0; i < want.size() && bad < 5; ++i)
+        if (std::fabs(got[i] - want[i]) > tol * (1.0 + std::fabs(want[i]))) {
+          ADD_FAILURE() << label << ": element " << i << " got " << got[i] << " want " << want[i];
+          ++bad;
+        }
+    }
+  }
+}
+
+TEST(FusedConv2d, Winograd3x3ResidualRelu) {
+  FusedCase c;
+  c.name = "3x3 s1 nchw residual relu";
+  runCase(c);
+  c.nhwc = true;
+  c.name = "3x3 s1 nhwc residual relu";
+  runCase(c);
+}
+
+TEST(FusedConv2d, PointwiseResidualNoActivation) {
+  FusedCase c;
+  c.name = "1x1 nhwc residual";
+  c.nhwc = true, c.KH = c.KW = 1, c.pad = 0, c.C = 24, c.O = 40;
+  c.activation = "none";
+  runCase(c);
+}
+
+TEST(FusedConv2d, StridedClampNoResidual) {
+  FusedCase c;
+  c.name = "3x3 s2 nhwc clamp";
+  c.nhwc = true, c.stride = 2, c.H = 13, c.W = 11, c.C = 3, c.O = 5;  // odd channel counts
+  c.residual = false, c.activation = "clamp", c.lo = 0, c.hi = 6;
+  runCase(c);
+}
+
+TEST(FusedConv2d, DepthwiseClamp) {
+  FusedCase c;
+  c.name = "depthwise 3x3 nhwc clamp";
+  c.nhwc = true, c.C = c.O = c.groups = 32, c.H = c.W = 14;
+  c.residual = false, c.activation = "clamp", c.lo = 0, c.hi = 6;
+  runCase(c);
+}
+
+TEST(FusedConv2d, SigmoidNoBias) {
+  FusedCase c;
+  c.name = "3x3 nchw sigmoid no bias";
+  c.bias = false, c.activation = "sigmoid";
+  runCase(c);
+}
+
+TEST(FusedConv2d, Float16ResidualRelu) {
+  FusedCase c;
+  c.name = "float16 3x3 nhwc residual relu";
+  c.nhwc = true, c.dtype = DataType::kFloat16;
+  runCase(c);
+}
+
+TEST(FusedConv2d, RejectsResidualOfWrongShape) {
+  OpCase op{"fusedConv2d",
+            {f32({1, 4, 4, 2}, std::vector<float>(32, 1.f)), f32({3, 1, 1, 2}, std::vector<float>(6, 1.f), true),
+             std::nullopt, f32({1, 4, 4, 2}, std::vector<float>(32, 1.f))},
+            {outSpec(DataType::kFloat32, {1, 4, 4, 3})}};
+  op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+  Status s = runOp(op, 1);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("residual"), std::string::npos) << s.message();
+}
+
+TEST(FusedConv2d, RejectsUnknownActivation) {
+  OpCase op{"fusedConv2d",
+            {f32({1, 4, 4, 2}, std::vector<float>(32, 1.f)), f32({3, 1, 1, 2}, std::vector<float>(6, 1.f), true)},
+            {outSpec(DataType::kFloat32, {1, 4, 4, 3})}};
+  op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "gelu");
+  Status s = runOp(op, 1);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("activation"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
