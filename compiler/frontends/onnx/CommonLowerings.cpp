@@ -95,6 +95,12 @@ LogicalResult convertPool(NodeConverter &c, StringRef webnnOp) {
     x = *padded;
     p2.assign(4, 0);
   }
+  // maxPool2d takes floats; integer maxima are exact through float32 for
+  // the 8-bit types ONNX MaxPool allows.
+  Type elem = NodeConverter::typeOf(x).getElementType();
+  bool viaFloat = webnnOp == "maxPool2d" && !mlir::isa<FloatType>(elem) &&
+                  elem.getIntOrFloatBitWidth() <= 16;
+  if (viaFloat) x = c.emitCast(x, Float32Type::get(c.context()));
   SmallVector<NamedAttribute> attrs = {
       c.i64ArrayAttr("windowDimensions", k2), c.i64ArrayAttr("padding", toWebNNPadding2d(p2)),
       c.i64ArrayAttr("strides", s2), c.i64ArrayAttr("dilations", d2),
@@ -102,6 +108,8 @@ LogicalResult convertPool(NodeConverter &c, StringRef webnnOp) {
   FailureOr<Value> out = c.op(webnnOp, {x}, attrs);
   if (failed(out)) return failure();
   Value result = *out;
+  if (viaFloat) result = c.emitCast(result, elem);
+  if (!result) return failure();
   if (n == 1) {
     ArrayRef<int64_t> s = NodeConverter::shapeOf(result);
     FailureOr<Value> lowered = c.reshape(result, {s[0], s[1], s[3]});
@@ -137,6 +145,121 @@ LogicalResult convertGlobalPool(NodeConverter &c, StringRef webnnOp) {
   }
   c.setOutput(0, result);
   return success();
+}
+
+
+Value emitLogSoftmax(NodeConverter &c, Value x, int64_t axis) {
+  Value m = c.emit("reduceMax", {x}, {c.i64ArrayAttr("axes", {axis}), c.boolAttr("keepDimensions", true)});
+  Value shifted = c.emit("sub", {x, m});
+  Value sum = c.emit("reduceSum", {c.emit("exp", {shifted})},
+                     {c.i64ArrayAttr("axes", {axis}), c.boolAttr("keepDimensions", true)});
+  return c.emit("sub", {shifted, c.emit("log", {sum})});
+}
+
+Value iotaAlong(NodeConverter &c, Type elem, int64_t n, int64_t axis, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  auto type = RankedTensorType::get(shape, elem);
+  if (auto f = mlir::dyn_cast<FloatType>(elem)) {
+    SmallVector<APFloat> v;
+    for (int64_t i = 0; i < n; ++i) {
+      APFloat a(static_cast<double>(i));
+      bool lost;
+      a.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(a);
+    }
+    return c.constant(DenseElementsAttr::get(type, v));
+  }
+  unsigned w = elem.getIntOrFloatBitWidth();
+  SmallVector<APInt> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(APInt(w, i));
+  return c.constant(DenseElementsAttr::get(type, v));
+}
+
+// The class axis is compared with an iota instead of gathering, so a target
+// equal to an out-of-range ignore_index selects nothing rather than reading
+// out of bounds.
+Value emitNegativeLogLikelihood(NodeConverter &c, Value logProb, Value target, Value weight) {
+  if (c.emitFailed() || !logProb) return Value();
+  RankedTensorType t = NodeConverter::typeOf(logProb);
+  int64_t rank = t.getRank();
+  if (rank < 2) return c.fail("input must have rank >= 2"), Value();
+  Type elem = t.getElementType();
+  int64_t classes = t.getShape()[1];
+  SmallVector<int64_t> targetShape(NodeConverter::shapeOf(target));
+  if (static_cast<int64_t>(targetShape.size()) != rank - 1)
+    return c.fail("target must have rank " + Twine(rank - 1)), Value();
+  SmallVector<int64_t> lifted(targetShape);
+  lifted.insert(lifted.begin() + 1, 1);
+  Type idxType = NodeConverter::typeOf(target).getElementType();
+  Value oneHot = c.emitCast(
+      c.emit("equal", {c.emitReshape(target, lifted), iotaAlong(c, idxType, classes, 1, rank)}),
+      elem);
+  auto sumClasses = [&](Value v) {
+    return c.emit("reduceSum", {v}, {c.i64ArrayAttr("axes", {1}), c.boolAttr("keepDimensions", false)});
+  };
+  Value picked = sumClasses(c.emit("mul", {logProb, oneHot}));
+  Value w;  // per-element weight, 0 where ignored
+  if (weight) {
+    SmallVector<int64_t> wShape(rank, 1);
+    wShape[1] = classes;
+    w = sumClasses(c.emit("mul", {oneHot, c.emitReshape(weight, wShape)}));
+  } else {
+    w = sumClasses(oneHot);
+  }
+  if (c.hasAttr("ignore_index")) {
+    int64_t ignore = c.intAttr("ignore_index", 0);
+    if (ignore >= 0 && ignore < classes) {
+      Value keep = c.emit("notEqual", {target, c.scalar(idxType, ignore)});
+      w = c.emit("mul", {w, c.emitCast(keep, elem)});
+    }
+  }
+  Value loss = c.emit("neg", {c.emit("mul", {picked, w})});
+  std::string reduction = c.stringAttr("reduction", "mean");
+  if (reduction == "none") return loss;
+  Value total = c.emit("reduceSum", {loss});
+  if (reduction == "sum") return total;
+  if (reduction != "mean") return c.fail("unknown reduction '" + reduction + "'"), Value();
+  return c.emit("div", {total, c.emit("reduceSum", {w})});
+}
+
+Value emitCoerced2d(NodeConverter &c, Value x, int64_t axis,
+                    llvm::function_ref<Value(Value, int64_t)> body) {
+  if (c.emitFailed() || !x) return Value();
+  ArrayRef<int64_t> shape = NodeConverter::shapeOf(x);
+  int64_t rank = shape.size();
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank || rank == 0)
+    return c.fail("'axis' is out of range for rank " + Twine(rank)), Value();
+  if (axis == rank - 1) return body(x, axis);
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= shape[i];
+  SmallVector<int64_t> original(shape);
+  return c.emitReshape(body(c.emitReshape(x, {outer, inner}), 1), original);
+}
+
+// Hyperbolic functions from exp and log (WebNN has only tanh).
+static LogicalResult convertHyperbolicAs(NodeConverter &c, StringRef which) {
+  FailureOr<Value> input = c.requiredInput(0);
+  if (failed(input)) return failure();
+  Value x = *input;
+  Type elem = NodeConverter::typeOf(x).getElementType();
+  auto k = [&](double v) { return c.scalar(elem, v); };
+  if (which == "sinh" || which == "cosh") {
+    Value ep = c.emit("exp", {x}), en = c.emit("exp", {c.emit("neg", {x})});
+    return c.done(c.emit("mul", {c.emit(which == "sinh" ? "sub" : "add", {ep, en}), k(0.5)}));
+  }
+  if (which == "asinh" || which == "acosh") {
+    Value r = c.emit("sqrt", {c.emit(which == "asinh" ? "add" : "sub", {c.emit("mul", {x, x}), k(1)})});
+    return c.done(c.emit("log", {c.emit("add", {x, r})}));
+  }
+  // atanh = 0.5 * log((1 + x) / (1 - x))
+  Value q = c.emit("div", {c.emit("add", {k(1), x}), c.emit("sub", {k(1), x})});
+  return c.done(c.emit("mul", {c.emit("log", {q}), k(0.5)}));
+}
+LogicalResult convertHyperbolic(NodeConverter &c) {
+  std::string op = c.opType().lower();
+  return convertHyperbolicAs(c, op);
 }
 
 }  // namespace mlir::webnn::onnx_import

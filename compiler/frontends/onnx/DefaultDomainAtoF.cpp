@@ -1,5 +1,7 @@
 // ai.onnx operators A..F -> WebNN. Semantics: onnx/docs/Operators.md.
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <limits>
 
 #include "compiler/frontends/onnx/OnnxConverter.h"
@@ -69,8 +71,8 @@ LogicalResult convertCast(NodeConverter &c) {
 // Reads Clip's bound from a scalar constant input.
 FailureOr<std::optional<double>> clipBound(NodeConverter &c, size_t i, StringRef what) {
   if (!c.hasInput(i)) return std::optional<double>();
-  std::optional<ConstantData> d = c.constantInput(i);
-  if (!d) return c.fail("'" + what + "' must be a constant"), failure();
+  FailureOr<ConstantData> d = c.requireConstantInput(i, what);
+  if (failed(d)) return failure();
   if (d->numElements() != 1) return c.fail("'" + what + "' must be a scalar"), failure();
   return std::optional<double>(d->floatAt(0));
 }
@@ -255,8 +257,8 @@ LogicalResult convertDropout(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
   if (c.opset() >= 12 && c.hasInput(2)) {
-    std::optional<ConstantData> training = c.constantInput(2);
-    if (!training) return c.fail("'training_mode' must be a constant");
+    FailureOr<ConstantData> training = c.requireConstantInput(2, "training_mode");
+    if (failed(training)) return failure();
     if (training->numElements() != 1 || training->intAt(0) != 0)
       return c.fail("training_mode=true is not supported (WebNN graphs are inference only)");
   }
@@ -294,10 +296,401 @@ LogicalResult convertFlatten(NodeConverter &c) {
   return success();
 }
 
+
+LogicalResult convertAnd(NodeConverter &c) { return convertBinary(c, "logicalAnd"); }
+LogicalResult convertEqual(NodeConverter &c) { return convertBinary(c, "equal"); }
+
+// ArgMax/ArgMin: int64 indices; select_last_index (12+) reverses the axis
+// and maps the index back.
+LogicalResult convertArgReduce(NodeConverter &c, StringRef webnnOp) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), rank, "axis");
+  if (failed(axis)) return failure();
+  bool keep = c.intAttr("keepdims", 1) != 0;
+  Type i64 = IntegerType::get(c.context(), 64);
+  SmallVector<NamedAttribute> attrs = {c.i64Attr("axis", *axis), c.boolAttr("keepDimensions", keep),
+                                       c.builder().getNamedAttr("outputDataType", TypeAttr::get(i64))};
+  if (c.intAttr("select_last_index", 0) == 0) return c.done(c.emit(webnnOp, {*x}, attrs));
+  Value rev = c.emit("reverse", {*x}, {c.i64ArrayAttr("axes", {*axis})});
+  Value idx = c.emit(webnnOp, {rev}, attrs);
+  int64_t last = NodeConverter::shapeOf(*x)[*axis] - 1;
+  return c.done(c.emit("sub", {c.scalar(i64, last), idx}));
+}
+LogicalResult convertArgMax(NodeConverter &c) { return convertArgReduce(c, "argMax"); }
+LogicalResult convertArgMin(NodeConverter &c) { return convertArgReduce(c, "argMin"); }
+
+LogicalResult convertCastLike(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), like = c.requiredInput(1);
+  if (failed(x) || failed(like)) return failure();
+  return c.done(c.emitCast(*x, NodeConverter::typeOf(*like).getElementType()));
+}
+
+// Celu: alpha * elu(x / alpha).
+LogicalResult convertCelu(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  double alpha = c.floatAttr("alpha", 1.0f);
+  Value e = c.emit("elu", {c.emit("div", {*x, c.scalar(elem, alpha)})});
+  return c.done(c.emit("mul", {e, c.scalar(elem, alpha)}));
+}
+
+// ConstantOfShape: a splat of `value` (default float32 0) with the constant shape.
+LogicalResult convertConstantOfShape(NodeConverter &c) {
+  FailureOr<SmallVector<int64_t>> shape = c.constantIntsInput(0, "input");
+  if (failed(shape)) return failure();
+  for (int64_t d : *shape)
+    if (d < 0) return c.fail("shape dimensions must be non-negative");
+  if (llvm::any_of(*shape, [](int64_t d) { return d == 0; }))
+    return c.fail("empty tensors are not supported");
+  Type elem = Float32Type::get(c.context());
+  double v = 0;
+  if (const onnx::AttributeProto *a = c.attr("value")) {
+    FailureOr<ElementsAttr> t = convertTensor(a->t(), c.graphImporter().tensorSource(), c.context(), c.loc());
+    if (failed(t)) return failure();
+    auto type = mlir::cast<RankedTensorType>(t->getType());
+    if (type.getNumElements() != 1) return c.fail("'value' must hold one element");
+    elem = type.getElementType();
+    std::optional<ConstantData> d = getConstantData(c.constant(*t));
+    v = d->floatAt(0);
+    if (elem.isInteger(64)) return c.done(c.constant(DenseElementsAttr::get(
+        RankedTensorType::get(*shape, elem), APInt(64, static_cast<uint64_t>(d->intAt(0)), true))));
+  }
+  return c.done(c.splat(elem, *shape, v));
+}
+
+// ConvTranspose: 2-D (1-D lifted). ONNX weights [C_in, C_out/group, kH, kW]
+// are WebNN's default "iohw". output_shape fixes the padding as ONNX
+// specifies (auto_pad SAME_* splits it, the odd unit at the end for
+// SAME_UPPER); a larger output_shape than padding can give goes to
+// outputPadding.
+LogicalResult convertConvTranspose(NodeConverter &c) {
+  FailureOr<Value> input = c.requiredInput(0), filter = c.requiredInput(1);
+  if (failed(input) || failed(filter)) return failure();
+  Value x = *input, w = *filter, bias = c.input(2);
+  int64_t rank = NodeConverter::rankOf(x);
+  if (rank != 3 && rank != 4)
+    return c.fail("only 1-D and 2-D transposed convolution is supported, got rank " + Twine(rank));
+  size_t n = rank - 2;
+  SmallVector<int64_t> xs(NodeConverter::shapeOf(x)), ws(NodeConverter::shapeOf(w));
+  SmallVector<int64_t> kernel(ArrayRef<int64_t>(ws).drop_front(2));
+  FailureOr<SmallVector<int64_t>> strides = spatialListAttr(c, "strides", n, 1);
+  FailureOr<SmallVector<int64_t>> dilations = spatialListAttr(c, "dilations", n, 1);
+  if (failed(strides) || failed(dilations)) return failure();
+  SmallVector<int64_t> outPad = c.intsAttr("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  if (outPad.size() != n) return c.fail("'output_padding' has the wrong length");
+  std::string autoPad = c.stringAttr("auto_pad", "NOTSET");
+  SmallVector<int64_t> pads = c.intsAttr("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+  if (pads.size() != 2 * n) return c.fail("'pads' has the wrong length");
+  std::optional<SmallVector<int64_t>> outShape = c.intsAttr("output_shape");
+  if (outShape && outShape->size() > n) outShape = SmallVector<int64_t>(outShape->end() - n, outShape->end());
+  if (!outShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
+    outShape = SmallVector<int64_t>();
+    for (size_t i = 0; i < n; ++i) outShape->push_back(xs[2 + i] * (*strides)[i]);
+  }
+  if (outShape) {
+    if (outShape->size() != n) return c.fail("'output_shape' has the wrong length");
+    for (size_t i = 0; i < n; ++i) {
+      int64_t eff = (kernel[i] - 1) * (*dilations)[i] + 1;
+      int64_t total = (*strides)[i] * (xs[2 + i] - 1) + outPad[i] + eff - (*outShape)[i];
+      if (total < 0) outPad[i] -= total, total = 0;
+      bool lowerOdd = autoPad == "SAME_LOWER";
+      pads[i] = lowerOdd ? total - total / 2 : total / 2;
+      pads[i + n] = total - pads[i];
+    }
+  } else if (autoPad != "NOTSET" && autoPad != "VALID") {
+    return c.fail("unknown auto_pad '" + autoPad + "'");
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * n, 0);
+  }
+  SmallVector<int64_t> s2 = *strides, d2 = *dilations, p2 = pads, o2 = outPad;
+  if (n == 1) {
+    s2 = {1, s2[0]};
+    d2 = {1, d2[0]};
+    o2 = {0, o2[0]};
+    p2 = {0, pads[0], 0, pads[1]};
+    x = c.emitReshape(x, {xs[0], xs[1], 1, xs[2]});
+    w = c.emitReshape(w, {ws[0], ws[1], 1, ws[2]});
+  }
+  Value out = c.emit("convTranspose2d", {x, w, bias},
+                     {c.i64ArrayAttr("padding", toWebNNPadding2d(p2)), c.i64ArrayAttr("strides", s2),
+                      c.i64ArrayAttr("dilations", d2), c.i64ArrayAttr("outputPadding", o2),
+                      c.i64Attr("groups", c.intAttr("group", 1))});
+  if (n == 1 && out) {
+    ArrayRef<int64_t> s = NodeConverter::shapeOf(out);
+    out = c.emitReshape(out, {s[0], s[1], s[3]});
+  }
+  return c.done(out);
+}
+
+// CumSum-11: axis a constant input; exclusive / reverse attributes.
+LogicalResult convertCumSum(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(1, "axis");
+  if (failed(a)) return failure();
+  if (a->size() != 1) return c.fail("'axis' must be a scalar");
+  FailureOr<int64_t> axis = c.normalizeAxis((*a)[0], NodeConverter::rankOf(*x), "axis");
+  if (failed(axis)) return failure();
+  return c.done(c.emit("cumulativeSum", {*x},
+                       {c.i64Attr("axis", *axis), c.boolAttr("exclusive", c.intAttr("exclusive", 0) != 0),
+                        c.boolAttr("reversed", c.intAttr("reverse", 0) != 0)}));
+}
+
+// DepthToSpace: DCR (default) or CRD channel order moved into blocks.
+LogicalResult convertDepthToSpace(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  SmallVector<int64_t> s(NodeConverter::shapeOf(*x));
+  int64_t b = c.intAttr("blocksize", 0);
+  if (s.size() != 4 || b <= 0 || s[1] % (b * b))
+    return c.fail("needs a 4-D input whose channels divide by blocksize^2");
+  int64_t cOut = s[1] / (b * b);
+  bool crd = c.stringAttr("mode", "DCR") == "CRD";
+  Value v = crd ? c.emitReshape(*x, {s[0], cOut, b, b, s[2], s[3]})
+                : c.emitReshape(*x, {s[0], b, b, cOut, s[2], s[3]});
+  SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                                  : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+  v = c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", perm)});
+  return c.done(c.emitReshape(v, {s[0], cOut, s[2] * b, s[3] * b}));
+}
+
+// Expand-8: bidirectional broadcast of the input with a constant shape.
+LogicalResult convertExpand(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  FailureOr<SmallVector<int64_t>> target = c.constantIntsInput(1, "shape");
+  if (failed(target)) return failure();
+  SmallVector<int64_t> in(NodeConverter::shapeOf(*x));
+  size_t rank = std::max(in.size(), target->size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t a = i + in.size() >= rank ? in[i + in.size() - rank] : 1;
+    int64_t b = i + target->size() >= rank ? (*target)[i + target->size() - rank] : 1;
+    if (a != b && a != 1 && b != 1)
+      return c.fail("shape does not broadcast with the input's");
+    out[i] = a == 1 ? b : a;
+  }
+  if (ArrayRef<int64_t>(out) == ArrayRef<int64_t>(in)) return c.done(*x);
+  return c.done(c.emit("expand", {*x}, {c.i64ArrayAttr("newShape", out)}));
+}
+
+// Einsum, by rewriting into WebNN ops: a repeated index in one operand takes
+// the diagonal (multiply by an identity mask, sum one copy away), indices
+// no later operand or the output needs are summed, and each pair of
+// operands becomes one batched matmul between transposes and reshapes.
+struct EinsumTerm {
+  Value value;
+  std::string letters;  // one per dimension; ellipsis dimensions are digits
+};
+
+LogicalResult einsumSumOut(NodeConverter &c, EinsumTerm &t, llvm::function_ref<bool(char)> needed) {
+  SmallVector<int64_t> axes;
+  std::string kept;
+  for (size_t i = 0; i < t.letters.size(); ++i)
+    if (needed(t.letters[i])) kept += t.letters[i];
+    else axes.push_back(i);
+  if (axes.empty()) return success();
+  t.value = c.emit("reduceSum", {t.value},
+                   {c.i64ArrayAttr("axes", axes), c.boolAttr("keepDimensions", false)});
+  t.letters = kept;
+  return success(!c.emitFailed());
+}
+
+LogicalResult einsumDiagonals(NodeConverter &c, EinsumTerm &t) {
+  for (size_t p = 0; p < t.letters.size(); ++p) {
+    size_t q = t.letters.find(t.letters[p], p + 1);
+    if (q == std::string::npos) continue;
+    ArrayRef<int64_t> shape = NodeConverter::shapeOf(t.value);
+    int64_t n = shape[p];
+    if (shape[q] != n) return c.fail("repeated index '" + Twine(t.letters[p]) + "' has two sizes");
+    SmallVector<int64_t> maskShape(shape.size(), 1);
+    maskShape[p] = maskShape[q] = n;
+    Type elem = NodeConverter::typeOf(t.value).getElementType();
+    Value eye = c.emit("triangular", {c.emit("triangular", {c.splat(elem, {n, n}, 1)},
+                                             {c.boolAttr("upper", true)})},
+                       {c.boolAttr("upper", false)});
+    Value masked = c.emit("mul", {t.value, c.emitReshape(eye, maskShape)});
+    t.value = c.emit("reduceSum", {masked}, {c.i64ArrayAttr("axes", {static_cast<int64_t>(q)}),
+                                             c.boolAttr("keepDimensions", false)});
+    t.letters.erase(q, 1);
+    if (c.emitFailed()) return failure();
+    --p;  // the same letter may repeat a third time
+  }
+  return success();
+}
+
+Value einsumTranspose(NodeConverter &c, Value v, StringRef from, StringRef to) {
+  if (from == to) return v;
+  SmallVector<int64_t> perm;
+  for (char ch : to) perm.push_back(from.find(ch));
+  return c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", perm)});
+}
+
+// a x b keeping the letters in `keep` (summing the rest).
+FailureOr<EinsumTerm> einsumPair(NodeConverter &c, EinsumTerm a, EinsumTerm b, StringRef keep) {
+  std::string batch, k, l, r;
+  for (char ch : a.letters) {
+    bool inB = b.letters.find(ch) != std::string::npos;
+    bool kept = keep.find(ch) != std::string::npos;
+    (inB ? (kept ? batch : k) : l) += ch;
+  }
+  for (char ch : b.letters)
+    if (a.letters.find(ch) == std::string::npos) r += ch;
+  ArrayRef<int64_t> as = NodeConverter::shapeOf(a.value), bs = NodeConverter::shapeOf(b.value);
+  auto size = [&](char ch) {
+    size_t i = a.letters.find(ch);
+    return i != std::string::npos ? as[i] : bs[b.letters.find(ch)];
+  };
+  SmallVector<int64_t> batchDims;
+  for (char ch : batch) {
+    if (as[a.letters.find(ch)] != bs[b.letters.find(ch)])
+      return c.fail("index '" + Twine(ch) + "' has different sizes in two operands"), failure();
+    batchDims.push_back(size(ch));
+  }
+  auto prod = [&](StringRef letters) {
+    int64_t p = 1;
+    for (char ch : letters) p *= size(ch);
+    return p;
+  };
+  for (char ch : k)
+    if (as[a.letters.find(ch)] != bs[b.letters.find(ch)])
+      return c.fail("index '" + Twine(ch) + "' has different sizes in two operands"), failure();
+  Value at = einsumTranspose(c, a.value, a.letters, batch + l + k);
+  Value bt = einsumTranspose(c, b.value, b.letters, batch + k + r);
+  SmallVector<int64_t> aShape(batchDims), bShape(batchDims), outShape(batchDims);
+  aShape.append({prod(l), prod(k)});
+  bShape.append({prod(k), prod(r)});
+  Value m = c.emit("matmul", {c.emitReshape(at, aShape), c.emitReshape(bt, bShape)});
+  for (char ch : l + r) outShape.push_back(size(ch));
+  m = c.emitReshape(m, outShape);
+  if (c.emitFailed()) return failure();
+  return EinsumTerm{m, batch + l + r};
+}
+
+LogicalResult convertEinsum(NodeConverter &c) {
+  std::string eq;
+  for (char ch : c.stringAttr("equation", "")) if (ch != ' ') eq += ch;
+  size_t arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  SmallVector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != c.numInputs())
+    return c.fail("equation has " + Twine(terms.size()) + " operands, the node " + Twine(c.numInputs()));
+  // Ellipsis dimensions become digits, right-aligned across operands.
+  int64_t maxEllipsis = 0;
+  SmallVector<EinsumTerm> ops;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    Value v = c.input(i);
+    if (!v) return c.fail("missing input #" + Twine(i));
+    int64_t rank = NodeConverter::rankOf(v);
+    std::string t = terms[i];
+    size_t dots = t.find("...");
+    if (dots != std::string::npos) {
+      int64_t e = rank - static_cast<int64_t>(t.size() - 3);
+      if (e < 0 || e > 10) return c.fail("operand #" + Twine(i) + " does not match its term");
+      maxEllipsis = std::max(maxEllipsis, e);
+      std::string digits;
+      for (int64_t d = 0; d < e; ++d) digits += static_cast<char>('0' + (10 - e + d));
+      t = t.substr(0, dots) + digits + t.substr(dots + 3);
+    }
+    if (static_cast<int64_t>(t.size()) != rank)
+      return c.fail("operand #" + Twine(i) + " has rank " + Twine(rank) + " but term '" + terms[i] + "'");
+    ops.push_back({v, t});
+  }
+  std::string out;
+  std::string ellipsisDigits;
+  for (int64_t d = 0; d < maxEllipsis; ++d) ellipsisDigits += static_cast<char>('0' + (10 - maxEllipsis + d));
+  if (arrow != std::string::npos) {
+    out = eq.substr(arrow + 2);
+    size_t dots = out.find("...");
+    if (dots != std::string::npos) out = out.substr(0, dots) + ellipsisDigits + out.substr(dots + 3);
+  } else {
+    // Implicit output: ellipsis dims, then letters seen once, alphabetically.
+    std::map<char, int> count;
+    for (const EinsumTerm &t : ops)
+      for (char ch : t.letters) if (!std::isdigit(static_cast<unsigned char>(ch))) ++count[ch];
+    out = ellipsisDigits;
+    for (auto &[ch, n] : count) if (n == 1) out += ch;
+  }
+  for (EinsumTerm &t : ops)
+    if (failed(einsumDiagonals(c, t))) return failure();
+  // Fold left to right, keeping what the output or a later operand needs.
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (i == 0) {
+      // Sum indices of the first operand no one else uses.
+      auto needed = [&](char ch) {
+        if (out.find(ch) != std::string::npos) return true;
+        for (size_t j = 1; j < ops.size(); ++j)
+          if (ops[j].letters.find(ch) != std::string::npos) return true;
+        return false;
+      };
+      if (failed(einsumSumOut(c, ops[0], needed))) return failure();
+      continue;
+    }
+    std::string keep = out;
+    for (size_t j = i + 1; j < ops.size(); ++j) keep += ops[j].letters;
+    auto neededB = [&](char ch) {
+      return keep.find(ch) != std::string::npos || ops[0].letters.find(ch) != std::string::npos;
+    };
+    if (failed(einsumSumOut(c, ops[i], neededB))) return failure();
+    FailureOr<EinsumTerm> r = einsumPair(c, ops[0], ops[i], keep);
+    if (failed(r)) return failure();
+    ops[0] = *r;
+  }
+  for (char ch : out)
+    if (ops[0].letters.find(ch) == std::string::npos)
+      return c.fail("output index '" + Twine(ch) + "' is in no operand");
+  return c.done(einsumTranspose(c, ops[0].value, ops[0].letters, out));
+}
+
+// EyeLike: ones on diagonal k of a 2-D tensor shaped like the input (a
+// constant: only the input's static shape is read).
+LogicalResult convertEyeLike(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  ArrayRef<int64_t> shape = NodeConverter::shapeOf(*x);
+  if (shape.size() != 2) return c.fail("input must be 2-D");
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  if (c.hasAttr("dtype")) {
+    elem = convertElementType(c.context(), static_cast<int32_t>(c.intAttr("dtype", 1)));
+    if (!elem) return c.fail("dtype " + onnxTypeName(static_cast<int32_t>(c.intAttr("dtype", 1))) +
+                             " is not a WebNN type");
+  }
+  int64_t k = c.intAttr("k", 0);
+  // The identity pattern through the lower and upper triangles of a splat.
+  Value ones = c.splat(elem, shape, 1);
+  Value v = c.emit("triangular", {c.emit("triangular", {ones}, {c.boolAttr("upper", true), c.i64Attr("diagonal", k)})},
+                   {c.boolAttr("upper", false), c.i64Attr("diagonal", k)});
+  return c.done(v);
+}
 }  // namespace
 
 void populateDefaultDomainAtoF(OpConverterTable &t) {
   t.add("", "Abs", 1, convertAbs);
+  t.add("", "Acosh", 9, convertHyperbolic);
+  t.add("", "And", 7, convertAnd);
+  t.add("", "ArgMax", 1, convertArgMax);
+  t.add("", "ArgMin", 1, convertArgMin);
+  t.add("", "Asinh", 9, convertHyperbolic);
+  t.add("", "Atanh", 9, convertHyperbolic);
+  t.add("", "CastLike", 15, convertCastLike);
+  t.add("", "Celu", 12, convertCelu);
+  t.add("", "ConstantOfShape", 9, convertConstantOfShape);
+  t.add("", "ConvTranspose", 1, convertConvTranspose);
+  t.add("", "Cosh", 9, convertHyperbolic);
+  t.add("", "CumSum", 11, convertCumSum);
+  t.add("", "DepthToSpace", 1, convertDepthToSpace);
+  t.add("", "Equal", 1, convertEqual);
+  t.add("", "Expand", 8, convertExpand);
+  t.add("", "EyeLike", 9, convertEyeLike);
   t.add("", "Add", 1, convertAdd);
   t.add("", "AveragePool", 1, convertAveragePool);
   t.add("", "BatchNormalization", 1, convertBatchNormalization);
@@ -311,6 +704,7 @@ void populateDefaultDomainAtoF(OpConverterTable &t) {
   t.add("", "Cos", 7, convertCos);
   t.add("", "Div", 1, convertDiv);
   t.add("", "Dropout", 1, convertDropout);
+  t.add("", "Einsum", 12, convertEinsum);
   t.add("", "Elu", 1, convertElu);
   t.add("", "Erf", 9, convertErf);
   t.add("", "Exp", 1, convertExp);

@@ -8,6 +8,7 @@ LogicalResult convertMul(NodeConverter &c) { return convertBinary(c, "mul"); }
 // Pow-12+ lets the exponent's type differ from the base's; the result has
 // the base's type, so the exponent is cast to it (WebNN pow needs one type).
 LogicalResult convertPow(NodeConverter &c) {
+  if (c.opset() < 7) return convertBinary(c, "pow");  // legacy broadcast, one type
   FailureOr<Value> base = c.requiredInput(0);
   if (failed(base)) return failure();
   FailureOr<Value> exponent = c.requiredInput(1);
@@ -184,10 +185,359 @@ LogicalResult convertVariadicBinary(NodeConverter &c, StringRef webnnOp) {
 LogicalResult convertMax(NodeConverter &c) { return convertVariadicBinary(c, "max"); }
 LogicalResult convertMin(NodeConverter &c) { return convertVariadicBinary(c, "min"); }
 
+
+LogicalResult convertGreater(NodeConverter &c) { return convertBinary(c, "greater"); }
+LogicalResult convertGreaterOrEqual(NodeConverter &c) { return convertBinary(c, "greaterOrEqual"); }
+LogicalResult convertLess(NodeConverter &c) { return convertBinary(c, "lesser"); }
+LogicalResult convertLessOrEqual(NodeConverter &c) { return convertBinary(c, "lesserOrEqual"); }
+LogicalResult convertOr(NodeConverter &c) { return convertBinary(c, "logicalOr"); }
+LogicalResult convertNot(NodeConverter &c) { return convertUnary(c, "logicalNot"); }
+LogicalResult convertHardSwish(NodeConverter &c) { return convertUnary(c, "hardSwish"); }
+LogicalResult convertIsNaN(NodeConverter &c) { return convertUnary(c, "isNaN"); }
+
+LogicalResult convertPRelu(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), slope = c.requiredInput(1);
+  if (failed(x) || failed(slope)) return failure();
+  // Before PRelu-7 a 1-D slope of C values applied per channel (axis 1), as
+  // exporters of that time wrote it.
+  Value s = *slope;
+  ArrayRef<int64_t> xs = NodeConverter::shapeOf(*x);
+  if (c.opset() < 7 && NodeConverter::rankOf(s) == 1 && xs.size() > 2 &&
+      NodeConverter::shapeOf(s)[0] == xs[1]) {
+    SmallVector<int64_t> shape(xs.size() - 1, 1);
+    shape[0] = xs[1];
+    s = c.emitReshape(s, shape);
+  }
+  return c.done(c.emit("prelu", {*x, s}));
+}
+
+// IsInf-10: detect_positive / detect_negative select which infinities count.
+LogicalResult convertIsInf(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  bool pos = c.intAttr("detect_positive", 1) != 0, neg = c.intAttr("detect_negative", 1) != 0;
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  Value inf = c.emit("isInfinite", {*x});
+  if (pos && neg) return c.done(inf);
+  if (!pos && !neg) return c.done(c.emit("logicalAnd", {inf, c.emit("logicalNot", {inf})}));
+  Value side = c.emit(pos ? "greater" : "lesser", {*x, c.scalar(elem, 0)});
+  return c.done(c.emit("logicalAnd", {inf, side}));
+}
+
+// LogSoftmax: < 13 over the 2-D coercion at `axis` (default 1), >= 13 along `axis` (default -1).
+LogicalResult convertLogSoftmax(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  if (c.opset() < 13)
+    return c.done(emitCoerced2d(c, *x, c.intAttr("axis", 1),
+                                [&](Value v, int64_t a) { return emitLogSoftmax(c, v, a); }));
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", -1), rank, "axis");
+  if (failed(axis)) return failure();
+  return c.done(emitLogSoftmax(c, *x, *axis));
+}
+
+// Hardmax: 1 at the first maximum along the axis, 0 elsewhere.
+LogicalResult convertHardmax(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  auto body = [&](Value v, int64_t axis) {
+    int64_t rank = NodeConverter::rankOf(v);
+    Value idx = c.emit("argMax", {v}, {c.i64Attr("axis", axis), c.boolAttr("keepDimensions", true)});
+    Value iota = iotaAlong(c, NodeConverter::typeOf(idx).getElementType(),
+                           NodeConverter::shapeOf(v)[axis], axis, rank);
+    return c.emitCast(c.emit("equal", {idx, iota}), elem);
+  };
+  int64_t rank = NodeConverter::rankOf(*x);
+  if (c.opset() < 13) return c.done(emitCoerced2d(c, *x, c.intAttr("axis", 1), body));
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", -1), rank, "axis");
+  if (failed(axis)) return failure();
+  return c.done(body(*x, *axis));
+}
+
+// InstanceNormalization: WebNN's is 4-D NCHW; other ranks are viewed as
+// [N, C, prod(spatial), 1].
+LogicalResult convertInstanceNormalization(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), scale = c.requiredInput(1), bias = c.requiredInput(2);
+  if (failed(x) || failed(scale) || failed(bias)) return failure();
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(*x));
+  if (shape.size() < 3) return c.fail("input must have rank >= 3");
+  Value v = *x;
+  if (shape.size() != 4) {
+    int64_t spatial = 1;
+    for (size_t i = 2; i < shape.size(); ++i) spatial *= shape[i];
+    v = c.emitReshape(v, {shape[0], shape[1], spatial, 1});
+  }
+  v = c.emit("instanceNormalization", {v, *scale, *bias},
+             {c.f64Attr("epsilon", c.floatAttr("epsilon", 1e-5f))});
+  return c.done(c.emitReshape(v, shape));
+}
+
+// LayerNormalization-17: normalizes over [axis, rank); Mean and InvStdDev
+// outputs (kept in training graphs) are computed alongside when used.
+LogicalResult convertLayerNormalization(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), scale = c.requiredInput(1);
+  if (failed(x) || failed(scale)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", -1), rank, "axis");
+  if (failed(axis)) return failure();
+  SmallVector<int64_t> axes;
+  for (int64_t i = *axis; i < rank; ++i) axes.push_back(i);
+  double eps = c.floatAttr("epsilon", 1e-5f);
+  // WebNN wants scale/bias shaped like the normalized dimensions.
+  SmallVector<int64_t> normShape(NodeConverter::shapeOf(*x).drop_front(*axis));
+  auto fit = [&](Value v) -> Value {
+    if (!v) return v;
+    if (NodeConverter::shapeOf(v) == ArrayRef<int64_t>(normShape)) return v;
+    return c.emit("expand", {v}, {c.i64ArrayAttr("newShape", normShape)});
+  };
+  Value y = c.emit("layerNormalization", {*x, fit(*scale), fit(c.input(2))},
+                   {c.i64ArrayAttr("axes", axes), c.f64Attr("epsilon", eps)});
+  if (c.outputUsed(1) || c.outputUsed(2)) {
+    Type elem = NodeConverter::typeOf(*x).getElementType();
+    auto keep = [&](Value v) {
+      return c.emit("reduceMean", {v}, {c.i64ArrayAttr("axes", axes), c.boolAttr("keepDimensions", true)});
+    };
+    Value mean = keep(*x);
+    Value d = c.emit("sub", {*x, mean});
+    Value inv = c.emit("reciprocal",
+                       {c.emit("sqrt", {c.emit("add", {keep(c.emit("mul", {d, d})), c.scalar(elem, eps)})})});
+    if (c.emitFailed()) return failure();
+    if (c.outputUsed(1)) c.setOutput(1, mean);
+    if (c.outputUsed(2)) c.setOutput(2, inv);
+  }
+  return c.done(y);
+}
+
+// LRN: x / (bias + alpha/size * sum of x^2 over `size` neighbouring
+// channels)^beta. The channel window sum is an average pool over the
+// zero-padded squares viewed as [N, 1, C, H*W].
+LogicalResult convertLRN(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(*x));
+  if (shape.size() < 3) return c.fail("input must have rank >= 3");
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  int64_t size = c.intAttr("size", 0);
+  if (size <= 0) return c.fail("'size' must be positive");
+  int64_t spatial = 1;
+  for (size_t i = 2; i < shape.size(); ++i) spatial *= shape[i];
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value sq = c.emitReshape(c.emit("mul", {*x, *x}), {shape[0], 1, shape[1], spatial});
+  sq = c.emit("pad", {sq}, {c.i64ArrayAttr("beginningPadding", {0, 0, before, 0}),
+                            c.i64ArrayAttr("endingPadding", {0, 0, after, 0})});
+  Value avg = c.emit("averagePool2d", {sq}, {c.i64ArrayAttr("windowDimensions", {size, 1})});
+  avg = c.emitReshape(avg, shape);
+  Value base = c.emit("add", {c.scalar(elem, c.floatAttr("bias", 1.0f)),
+                              c.emit("mul", {avg, c.scalar(elem, c.floatAttr("alpha", 1e-4f))})});
+  Value denom = c.emit("pow", {base, c.scalar(elem, c.floatAttr("beta", 0.75f))});
+  return c.done(c.emit("div", {*x, denom}));
+}
+
+// Mean: sum of the inputs over their count.
+LogicalResult convertMean(NodeConverter &c) {
+  if (c.numInputs() == 0) return c.fail("needs at least one input");
+  Value acc = c.input(0);
+  for (size_t i = 1; i < c.numInputs(); ++i) acc = c.emit("add", {acc, c.input(i)});
+  if (c.numInputs() == 1) return c.done(acc);
+  Type elem = NodeConverter::typeOf(c.input(0)).getElementType();
+  return c.done(c.emit("div", {acc, c.scalar(elem, c.numInputs())}));
+}
+
+// MeanVarianceNormalization: (x - E[x]) / sqrt(E[(x - E[x])^2] + 1e-9) over `axes`.
+LogicalResult convertMeanVarianceNormalization(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  SmallVector<int64_t> axes = c.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  int64_t rank = NodeConverter::rankOf(*x);
+  for (int64_t &a : axes) {
+    FailureOr<int64_t> n = c.normalizeAxis(a, rank, "axis");
+    if (failed(n)) return failure();
+    a = *n;
+  }
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  auto mean = [&](Value v) {
+    return c.emit("reduceMean", {v}, {c.i64ArrayAttr("axes", axes), c.boolAttr("keepDimensions", true)});
+  };
+  Value d = c.emit("sub", {*x, mean(*x)});
+  Value sd = c.emit("sqrt", {c.emit("add", {mean(c.emit("mul", {d, d})), c.scalar(elem, 1e-9)})});
+  return c.done(c.emit("div", {d, sd}));
+}
+
+// Mish: x * tanh(softplus(x)).
+LogicalResult convertMish(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  return c.done(c.emit("mul", {*x, c.emit("tanh", {c.emit("softplus", {*x})})}));
+}
+
+// Mod: fmod=1 truncates the quotient (C fmod), fmod=0 floors it (the
+// result takes the divisor's sign). Integers are computed in float32, exact
+// for |values| < 2^24.
+LogicalResult convertMod(NodeConverter &c) {
+  FailureOr<Value> a = c.requiredInput(0), b = c.requiredInput(1);
+  if (failed(a) || failed(b)) return failure();
+  Type elem = NodeConverter::typeOf(*a).getElementType();
+  bool isFloat = mlir::isa<FloatType>(elem);
+  Type f32 = Float32Type::get(c.context());
+  Type work = isFloat ? elem : f32;
+  Value x = c.emitCast(*a, work), y = c.emitCast(*b, work);
+  Value q = c.emit("div", {x, y});
+  if (c.intAttr("fmod", 0) != 0) {
+    q = c.emit("mul", {c.emit("sign", {q}), c.emit("floor", {c.emit("abs", {q})})});
+  } else {
+    if (isFloat) return c.fail("fmod=0 is only defined for integers");
+    q = c.emit("floor", {q});
+  }
+  Value r = c.emit("sub", {x, c.emit("mul", {q, y})});
+  return c.done(c.emitCast(r, elem));
+}
+
+LogicalResult convertNegativeLogLikelihoodLoss(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), target = c.requiredInput(1);
+  if (failed(x) || failed(target)) return failure();
+  return c.done(emitNegativeLogLikelihood(c, *x, *target, c.input(2)));
+}
+
+// OneHot-9/11: depth a constant; values [off, on]; negative indices count
+// from depth.
+LogicalResult convertOneHot(NodeConverter &c) {
+  FailureOr<Value> indices = c.requiredInput(0), values = c.requiredInput(2);
+  if (failed(indices) || failed(values)) return failure();
+  FailureOr<ConstantData> depthData = c.requireConstantInput(1, "depth");
+  if (failed(depthData)) return failure();
+  if (depthData->numElements() != 1) return c.fail("'depth' must be a scalar");
+  int64_t depth = static_cast<int64_t>(depthData->floatAt(0));
+  int64_t rank = NodeConverter::rankOf(*indices) + 1;
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", -1), rank, "axis");
+  if (failed(axis)) return failure();
+  Type i64 = IntegerType::get(c.context(), 64);
+  Value idx = c.emitCast(*indices, i64);
+  Value negative = c.emit("lesser", {idx, c.scalar(i64, 0)});
+  idx = c.emit("where", {negative, c.emit("add", {idx, c.scalar(i64, depth)}), idx});
+  SmallVector<int64_t> lifted(NodeConverter::shapeOf(*indices));
+  lifted.insert(lifted.begin() + *axis, 1);
+  Value hit = c.emit("equal", {c.emitReshape(idx, lifted), iotaAlong(c, i64, depth, *axis, rank)});
+  int64_t vr = NodeConverter::typeOf(*values).getNumElements();
+  if (vr != 2) return c.fail("'values' must hold [off_value, on_value]");
+  Value flat = c.emitReshape(*values, {2});
+  auto pick = [&](int64_t i) {
+    return c.emit("slice", {flat}, {c.i64ArrayAttr("starts", {i}), c.i64ArrayAttr("sizes", {1})});
+  };
+  return c.done(c.emit("where", {hit, pick(1), pick(0)}));
+}
+
+// Pad: `pads` [x1_begin, x2_begin, ..., x1_end, ...] an attribute (< 11) or
+// constant input (Pad-18 adds `axes`); negative pads crop.
+LogicalResult convertPad(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(*x));
+  int64_t rank = shape.size();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  SmallVector<int64_t> pads;
+  double value = 0;
+  if (c.opset() < 11) {
+    auto p = c.intsAttr(c.opset() < 2 ? "paddings" : "pads");
+    if (!p) return c.fail("missing attribute 'pads'");
+    pads = *p;
+    value = c.floatAttr("value", 0.0f);
+  } else {
+    FailureOr<SmallVector<int64_t>> p = c.constantIntsInput(1, "pads");
+    if (failed(p)) return failure();
+    pads = *p;
+    if (c.hasInput(2)) {
+      FailureOr<ConstantData> v = c.requireConstantInput(2, "constant_value");
+      if (failed(v)) return failure();
+      if (v->numElements() != 1) return c.fail("'constant_value' must be a scalar");
+      value = v->floatAt(0);
+    }
+  }
+  SmallVector<int64_t> axes;
+  if (c.opset() >= 18 && c.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(3, "axes");
+    if (failed(a)) return failure();
+    for (int64_t ax : *a) {
+      FailureOr<int64_t> n = c.normalizeAxis(ax, rank, "axis");
+      if (failed(n)) return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  }
+  int64_t n = axes.size();
+  if (static_cast<int64_t>(pads.size()) != 2 * n)
+    return c.fail("'pads' has " + Twine(pads.size()) + " values, expected " + Twine(2 * n));
+  SmallVector<int64_t> begin(rank, 0), end(rank, 0);
+  for (int64_t i = 0; i < n; ++i) begin[axes[i]] = pads[i], end[axes[i]] = pads[i + n];
+  std::string mode = c.stringAttr("mode", "constant");
+  StringRef webnnMode = mode == "constant" ? "constant" : mode == "reflect" ? "reflection"
+                                                       : mode == "edge"  ? "edge" : "";
+  if (webnnMode.empty()) return c.fail("mode '" + mode + "' is not supported");
+  Value v = *x;
+  // Crop first (negative pads), then pad the rest.
+  SmallVector<int64_t> starts(rank, 0), sizes(shape);
+  bool crop = false;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (begin[i] < 0) starts[i] = -begin[i], sizes[i] += begin[i], begin[i] = 0, crop = true;
+    if (end[i] < 0) sizes[i] += end[i], end[i] = 0, crop = true;
+  }
+  if (crop) v = c.emit("slice", {v}, {c.i64ArrayAttr("starts", starts), c.i64ArrayAttr("sizes", sizes)});
+  if (llvm::any_of(begin, [](int64_t p) { return p; }) || llvm::any_of(end, [](int64_t p) { return p; })) {
+    SmallVector<NamedAttribute> attrs = {c.i64ArrayAttr("beginningPadding", begin),
+                                         c.i64ArrayAttr("endingPadding", end),
+                                         c.strAttr("mode", webnnMode)};
+    if (webnnMode == "constant" && value != 0) attrs.push_back(c.f64Attr("value", value));
+    v = c.emit("pad", {v}, attrs);
+  }
+  (void)elem;
+  return c.done(v);
+}
+
+LogicalResult convertGatherElements(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1);
+  if (failed(x) || failed(idx)) return failure();
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), NodeConverter::rankOf(*x), "axis");
+  if (failed(axis)) return failure();
+  return c.done(c.emit("gatherElements", {*x, *idx}, {c.i64Attr("axis", *axis)}));
+}
+
+// GatherND: batch_dims=0 only.
+LogicalResult convertGatherND(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1);
+  if (failed(x) || failed(idx)) return failure();
+  if (c.intAttr("batch_dims", 0) != 0) return c.fail("batch_dims != 0 is not supported");
+  return c.done(c.emit("gatherND", {*x, *idx}));
+}
 }  // namespace
 
 void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "Gather", 1, convertGather);
+  t.add("", "GatherElements", 11, convertGatherElements);
+  t.add("", "GatherND", 11, convertGatherND);
+  t.add("", "Greater", 7, convertGreater);
+  t.add("", "GreaterOrEqual", 12, convertGreaterOrEqual);
+  t.add("", "Hardmax", 1, convertHardmax);
+  t.add("", "HardSwish", 14, convertHardSwish);
+  t.add("", "InstanceNormalization", 6, convertInstanceNormalization);
+  t.add("", "IsInf", 10, convertIsInf);
+  t.add("", "IsNaN", 9, convertIsNaN);
+  t.add("", "LayerNormalization", 17, convertLayerNormalization);
+  t.add("", "Less", 7, convertLess);
+  t.add("", "LessOrEqual", 12, convertLessOrEqual);
+  t.add("", "LogSoftmax", 1, convertLogSoftmax);
+  t.add("", "LRN", 1, convertLRN);
+  t.add("", "Mean", 6, convertMean);
+  t.add("", "MeanVarianceNormalization", 9, convertMeanVarianceNormalization);
+  t.add("", "Mish", 18, convertMish);
+  t.add("", "Mod", 10, convertMod);
+  t.add("", "NegativeLogLikelihoodLoss", 12, convertNegativeLogLikelihoodLoss);
+  t.add("", "Not", 1, convertNot);
+  t.add("", "OneHot", 9, convertOneHot);
+  t.add("", "Or", 7, convertOr);
+  t.add("", "Pad", 1, convertPad);
+  t.add("", "PRelu", 1, convertPRelu);
   t.add("", "Gemm", 1, convertGemm);
   t.add("", "GlobalAveragePool", 1, convertGlobalAveragePool);
   t.add("", "GlobalMaxPool", 1, convertGlobalMaxPool);
@@ -201,7 +551,7 @@ void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "Min", 1, convertMin);
   t.add("", "Mul", 1, convertMul);
   t.add("", "Neg", 1, convertNeg);
-  t.add("", "Pow", 7, convertPow);
+  t.add("", "Pow", 1, convertPow);
 }
 
 }  // namespace mlir::webnn::onnx_import

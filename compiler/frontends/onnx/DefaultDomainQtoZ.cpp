@@ -1,4 +1,6 @@
 // ai.onnx operators Q..Z -> WebNN. Semantics: onnx/docs/Operators.md.
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include "compiler/frontends/onnx/OnnxConverter.h"
@@ -234,10 +236,513 @@ LogicalResult convertTranspose(NodeConverter &c) {
   return success();
 }
 
+
+LogicalResult convertRound(NodeConverter &c) { return convertUnary(c, "roundEven"); }
+LogicalResult convertTan(NodeConverter &c) { return convertUnary(c, "tan"); }
+LogicalResult convertXor(NodeConverter &c) { return convertBinary(c, "logicalXor"); }
+
+// Reduce*: `axes` an attribute before ReduceSum-13 / the others' opset 18,
+// an optional input since. Empty axes = all, unless noop_with_empty_axes.
+LogicalResult convertReduce(NodeConverter &c, StringRef webnnOp, bool axesInput) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  std::optional<SmallVector<int64_t>> axes;
+  if (axesInput) {
+    if (c.hasInput(1)) {
+      FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(1, "axes");
+      if (failed(a)) return failure();
+      axes = *a;
+    }
+  } else {
+    axes = c.intsAttr("axes");
+  }
+  if (axes && axes->empty()) axes.reset();
+  if (!axes && axesInput && c.intAttr("noop_with_empty_axes", 0) != 0) {
+    c.setOutput(0, *x);
+    return success();
+  }
+  SmallVector<NamedAttribute> attrs = {c.boolAttr("keepDimensions", c.intAttr("keepdims", 1) != 0)};
+  if (axes) {
+    SmallVector<int64_t> normalized;
+    for (int64_t a : *axes) {
+      FailureOr<int64_t> n = c.normalizeAxis(a, rank, "axis");
+      if (failed(n)) return failure();
+      normalized.push_back(*n);
+    }
+    llvm::sort(normalized);
+    normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
+    attrs.push_back(c.i64ArrayAttr("axes", normalized));
+  }
+  return c.done(c.emit(webnnOp, {*x}, attrs));
+}
+
+template <const char *Op, bool AxesInput>
+LogicalResult convertReduceT(NodeConverter &c) {
+  return convertReduce(c, Op, AxesInput);
+}
+constexpr char kReduceL1[] = "reduceL1", kReduceL2[] = "reduceL2",
+               kReduceLogSum[] = "reduceLogSum", kReduceLogSumExp[] = "reduceLogSumExp",
+               kReduceMax[] = "reduceMax", kReduceMean[] = "reduceMean",
+               kReduceMin[] = "reduceMin", kReduceProd[] = "reduceProduct",
+               kReduceSum[] = "reduceSum", kReduceSumSquare[] = "reduceSumSquare";
+
+// Slice: per-axis start/end clamped as ONNX specifies; positive steps are
+// WebNN strides, negative steps (walking backwards) gather the exact indices.
+LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
+                        ArrayRef<int64_t> ends, std::optional<SmallVector<int64_t>> axesIn,
+                        std::optional<SmallVector<int64_t>> stepsIn) {
+  ArrayRef<int64_t> shape = NodeConverter::shapeOf(x);
+  int64_t rank = shape.size();
+  if (starts.size() != ends.size()) return c.fail("'starts' and 'ends' differ in length");
+  SmallVector<int64_t> axes, steps;
+  if (axesIn) axes = *axesIn;
+  else
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(i);
+  if (stepsIn) steps = *stepsIn;
+  else steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return c.fail("'axes' and 'steps' must match 'starts' in length");
+  SmallVector<int64_t> begin(rank, 0), size(shape), stride(rank, 1);
+  SmallVector<std::pair<int64_t, SmallVector<int64_t>>> backwards;  // axis, indices
+  for (size_t i = 0; i < axes.size(); ++i) {
+    FailureOr<int64_t> axis = c.normalizeAxis(axes[i], rank, "axis");
+    if (failed(axis)) return failure();
+    int64_t dim = shape[*axis], step = steps[i];
+    if (step == 0) return c.fail("'steps' must not be 0");
+    auto clampTo = [](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s += dim;
+    if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += dim;
+    if (step > 0) {
+      s = clampTo(s, 0, dim);
+      e = clampTo(e, 0, dim);
+      begin[*axis] = s;
+      size[*axis] = e > s ? (e - s + step - 1) / step : 0;
+      stride[*axis] = step;
+    } else {
+      s = clampTo(s, 0, dim - 1);
+      e = clampTo(e, -1, dim - 1);
+      SmallVector<int64_t> idx;
+      for (int64_t k = s; k > e; k += step) idx.push_back(k);
+      backwards.push_back({*axis, idx});
+    }
+  }
+  for (int64_t d : size)
+    if (d == 0) return c.fail("slices with an empty result are not supported");
+  Value v = x;
+  if (llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
+        return begin[i] != 0 || size[i] != shape[i] || stride[i] != 1;
+      })) {
+    // WebNN `sizes` counts the input elements spanned, strides then pick.
+    SmallVector<int64_t> span(rank);
+    for (int64_t i = 0; i < rank; ++i) span[i] = (size[i] - 1) * stride[i] + 1;
+    v = c.emit("slice", {v},
+               {c.i64ArrayAttr("starts", begin), c.i64ArrayAttr("sizes", span),
+                c.i64ArrayAttr("strides", stride)});
+  }
+  for (auto &[axis, idx] : backwards) {
+    if (idx.empty()) return c.fail("slices with an empty result are not supported");
+    Value indices = c.constantI64(idx, {static_cast<int64_t>(idx.size())});
+    v = c.emit("gather", {v, indices}, {c.i64Attr("axis", axis)});
+  }
+  return c.done(v);
+}
+
+// Slice-1: starts/ends/axes attributes.
+LogicalResult convertSliceAttributes(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  auto starts = c.intsAttr("starts"), ends = c.intsAttr("ends");
+  if (!starts || !ends) return c.fail("missing attribute 'starts' or 'ends'");
+  return emitSlice(c, *x, *starts, *ends, c.intsAttr("axes"), std::nullopt);
+}
+
+// Slice-10+: starts, ends, axes?, steps? inputs (constants).
+LogicalResult convertSliceInputs(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  FailureOr<SmallVector<int64_t>> starts = c.constantIntsInput(1, "starts");
+  if (failed(starts)) return failure();
+  FailureOr<SmallVector<int64_t>> ends = c.constantIntsInput(2, "ends");
+  if (failed(ends)) return failure();
+  std::optional<SmallVector<int64_t>> axes, steps;
+  if (c.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(3, "axes");
+    if (failed(a)) return failure();
+    axes = *a;
+  }
+  if (c.hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(4, "steps");
+    if (failed(a)) return failure();
+    steps = *a;
+  }
+  return emitSlice(c, *x, *starts, *ends, axes, steps);
+}
+
+// Split: sizes from the `split` attribute (< 13) or input (>= 13), else equal
+// parts, one per output (Split-18: `num_outputs`, the last part smaller).
+LogicalResult convertSplit(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  ArrayRef<int64_t> shape = NodeConverter::shapeOf(*x);
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), shape.size(), "axis");
+  if (failed(axis)) return failure();
+  int64_t dim = shape[*axis];
+  SmallVector<int64_t> sizes;
+  if (c.opset() < 13) {
+    if (auto s = c.intsAttr("split")) sizes = *s;
+  } else if (c.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> s = c.constantIntsInput(1, "split");
+    if (failed(s)) return failure();
+    sizes = *s;
+  }
+  if (sizes.empty()) {
+    int64_t n = c.numOutputs();
+    if (c.opset() >= 18 && c.hasAttr("num_outputs")) n = c.intAttr("num_outputs", n);
+    if (n <= 0) return c.fail("needs at least one output");
+    int64_t chunk = (dim + n - 1) / n;
+    if (c.opset() < 18 && dim % n != 0)
+      return c.fail("dimension " + Twine(dim) + " does not split into " + Twine(n) + " equal parts");
+    for (int64_t i = 0, left = dim; i < n; ++i, left -= chunk) sizes.push_back(std::min(chunk, left));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  if (total != dim) return c.fail("split sizes add up to " + Twine(total) + ", not " + Twine(dim));
+  if (static_cast<int64_t>(sizes.size()) != static_cast<int64_t>(c.numOutputs()))
+    return c.fail("split into " + Twine(sizes.size()) + " parts but the node has " +
+                  Twine(c.numOutputs()) + " outputs");
+  if (sizes.size() == 1) {
+    c.setOutput(0, *x);
+    return success();
+  }
+  FailureOr<SmallVector<Value>> parts = c.graphImporter().graph().addOp(
+      "split", {*x}, {c.i64ArrayAttr("splits", sizes), c.i64Attr("axis", *axis)}, c.loc(),
+      sizes.size());
+  if (failed(parts)) return failure();
+  for (size_t i = 0; i < parts->size(); ++i) c.setOutput(i, (*parts)[i]);
+  return success();
+}
+
+// Selu: gamma * elu(x, alpha).
+LogicalResult convertSelu(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  Value e = c.emit("elu", {*x}, {c.f64Attr("alpha", c.floatAttr("alpha", 1.67326319217681884765625f))});
+  return c.done(c.emit("mul", {e, c.scalar(elem, c.floatAttr("gamma", 1.05070102214813232421875f))}));
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+LogicalResult convertShrink(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  double lambd = c.floatAttr("lambd", 0.5f), bias = c.floatAttr("bias", 0.0f);
+  Value below = c.emit("lesser", {*x, c.scalar(elem, -lambd)});
+  Value above = c.emit("greater", {*x, c.scalar(elem, lambd)});
+  Value zero = c.scalar(elem, 0);
+  Value hi = c.emit("where", {above, c.emit("sub", {*x, c.scalar(elem, bias)}), zero});
+  return c.done(c.emit("where", {below, c.emit("add", {*x, c.scalar(elem, bias)}), hi}));
+}
+
+// Size: the element count, an int64 scalar.
+LogicalResult convertSize(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  c.setOutput(0, c.constantI64({NodeConverter::typeOf(*x).getNumElements()}, {}));
+  return success();
+}
+
+// Sum: a chain of adds.
+LogicalResult convertSum(NodeConverter &c) {
+  if (c.numInputs() == 0) return c.fail("needs at least one input");
+  Value acc = c.input(0);
+  for (size_t i = 1; i < c.numInputs(); ++i) acc = c.emit("add", {acc, c.input(i)});
+  return c.done(acc);
+}
+
+// ThresholdedRelu: x where x > alpha, else 0.
+LogicalResult convertThresholdedRelu(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  Value keep = c.emit("greater", {*x, c.scalar(elem, c.floatAttr("alpha", 1.0f))});
+  return c.done(c.emit("where", {keep, *x, c.scalar(elem, 0)}));
+}
+
+// Tile-6+: `repeats` a constant input.
+LogicalResult convertTile(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  FailureOr<SmallVector<int64_t>> reps = c.constantIntsInput(1, "repeats");
+  if (failed(reps)) return failure();
+  return c.done(c.emit("tile", {*x}, {c.i64ArrayAttr("repetitions", *reps)}));
+}
+
+// Trilu-14: keeps the upper (upper=1) or lower triangle from diagonal k.
+LogicalResult convertTrilu(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  int64_t k = 0;
+  if (c.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> kv = c.constantIntsInput(1, "k");
+    if (failed(kv)) return failure();
+    if (kv->size() != 1) return c.fail("'k' must be a scalar");
+    k = (*kv)[0];
+  }
+  return c.done(c.emit("triangular", {*x},
+                       {c.boolAttr("upper", c.intAttr("upper", 1) != 0), c.i64Attr("diagonal", k)}));
+}
+
+LogicalResult convertWhere(NodeConverter &c) {
+  FailureOr<Value> cond = c.requiredInput(0), a = c.requiredInput(1), b = c.requiredInput(2);
+  if (failed(cond) || failed(a) || failed(b)) return failure();
+  return c.done(c.emit("where", {*cond, *a, *b}));
+}
+
+// SpaceToDepth: blocks of the spatial dims move into channels.
+LogicalResult convertSpaceToDepth(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  ArrayRef<int64_t> s = NodeConverter::shapeOf(*x);
+  int64_t b = c.intAttr("blocksize", 0);
+  if (s.size() != 4 || b <= 0 || s[2] % b || s[3] % b)
+    return c.fail("needs a 4-D input whose H and W divide by 'blocksize'");
+  Value v = c.emitReshape(*x, {s[0], s[1], s[2] / b, b, s[3] / b, b});
+  v = c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {0, 3, 5, 1, 2, 4})});
+  return c.done(c.emitReshape(v, {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
+}
+
+// SoftmaxCrossEntropyLoss: log_softmax over the classes (axis 1), then
+// NegativeLogLikelihoodLoss.
+LogicalResult convertSoftmaxCrossEntropyLoss(NodeConverter &c) {
+  FailureOr<Value> scores = c.requiredInput(0), labels = c.requiredInput(1);
+  if (failed(scores) || failed(labels)) return failure();
+  if (NodeConverter::rankOf(*scores) < 2) return c.fail("scores must have rank >= 2");
+  Value logProb = emitLogSoftmax(c, *scores, 1);
+  Value loss = emitNegativeLogLikelihood(c, logProb, *labels, c.input(2));
+  if (c.emitFailed() || !loss) return failure();
+  c.setOutput(0, loss);
+  if (c.outputUsed(1)) c.setOutput(1, logProb);
+  return success();
+}
+
+// Range: constant start/limit/delta fold to a constant.
+LogicalResult convertRange(NodeConverter &c) {
+  // WebNN shapes are static, so the bounds must be known.
+  FailureOr<ConstantData> start = c.requireConstantInput(0, "start");
+  if (failed(start)) return failure();
+  FailureOr<ConstantData> limit = c.requireConstantInput(1, "limit");
+  if (failed(limit)) return failure();
+  FailureOr<ConstantData> delta = c.requireConstantInput(2, "delta");
+  if (failed(delta)) return failure();
+  Type elem = start->type.getElementType();
+  double s = start->floatAt(0), l = limit->floatAt(0), d = delta->floatAt(0);
+  if (d == 0) return c.fail("delta must not be 0");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((l - s) / d)));
+  if (n == 0) return c.fail("empty ranges are not supported");
+  auto type = RankedTensorType::get({n}, elem);
+  if (auto f = mlir::dyn_cast<FloatType>(elem)) {
+    SmallVector<APFloat> v;
+    for (int64_t i = 0; i < n; ++i) {
+      APFloat a(s + i * d);
+      bool lost;
+      a.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(a);
+    }
+    return c.done(c.constant(DenseElementsAttr::get(type, v)));
+  }
+  int64_t si = start->intAt(0), di = delta->intAt(0);
+  SmallVector<APInt> v;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(APInt(elem.getIntOrFloatBitWidth(), static_cast<uint64_t>(si + i * di), true));
+  return c.done(c.constant(DenseElementsAttr::get(type, v)));
+}
+
+// ScatterElements-11 / Scatter-9..10 (the same op): reduction "none" only.
+LogicalResult convertScatterElements(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1), upd = c.requiredInput(2);
+  if (failed(x) || failed(idx) || failed(upd)) return failure();
+  if (c.stringAttr("reduction", "none") != "none")
+    return c.fail("reduction '" + c.stringAttr("reduction", "none") + "' is not supported");
+  FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), NodeConverter::rankOf(*x), "axis");
+  if (failed(axis)) return failure();
+  return c.done(c.emit("scatterElements", {*x, *idx, *upd}, {c.i64Attr("axis", *axis)}));
+}
+
+LogicalResult convertScatterND(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1), upd = c.requiredInput(2);
+  if (failed(x) || failed(idx) || failed(upd)) return failure();
+  if (c.stringAttr("reduction", "none") != "none")
+    return c.fail("reduction '" + c.stringAttr("reduction", "none") + "' is not supported");
+  return c.done(c.emit("scatterND", {*x, *idx, *upd}));
+}
+
+// Resize / Upsample -> resample2d, which samples at half-pixel centres:
+// nearest rounds half down (ONNX round_prefer_floor), linear is bilinear.
+// ONNX modes that sample elsewhere only match when they coincide: asymmetric
+// floor-nearest equals it for integer upscale factors.
+LogicalResult emitResample(NodeConverter &c, Value x, std::optional<SmallVector<double>> scales,
+                           std::optional<SmallVector<int64_t>> sizes, StringRef mode,
+                           StringRef transform, StringRef nearestMode) {
+  ArrayRef<int64_t> shape = NodeConverter::shapeOf(x);
+  int64_t rank = shape.size();
+  if (rank != 4) return c.fail("only 4-D inputs are supported (resample2d), got rank " + Twine(rank));
+  SmallVector<double> sc(rank, 1.0);
+  SmallVector<int64_t> out(shape);
+  if (sizes) {
+    if (static_cast<int64_t>(sizes->size()) != rank) return c.fail("'sizes' must have one value per dimension");
+    out = *sizes;
+    for (int64_t i = 0; i < rank; ++i) sc[i] = static_cast<double>(out[i]) / shape[i];
+  } else if (scales) {
+    if (static_cast<int64_t>(scales->size()) != rank) return c.fail("'scales' must have one value per dimension");
+    sc = *scales;
+    for (int64_t i = 0; i < rank; ++i) out[i] = static_cast<int64_t>(std::floor(shape[i] * sc[i]));
+  } else {
+    return c.fail("needs 'scales' or 'sizes'");
+  }
+  if (out[0] != shape[0] || out[1] != shape[1])
+    return c.fail("only the last two dimensions can be resized (resample2d)");
+  StringRef webnnMode;
+  if (mode == "nearest") {
+    bool halfPixel = (transform == "half_pixel" || transform == "pytorch_half_pixel") &&
+                     nearestMode == "round_prefer_floor";
+    bool integerUpscale = llvm::all_of(ArrayRef<double>(sc).drop_front(2), [](double s) {
+      return s >= 1 && s == std::floor(s);
+    });
+    bool asymmetricFloor = transform == "asymmetric" && nearestMode == "floor" && integerUpscale;
+    if (!halfPixel && !asymmetricFloor)
+      return c.fail("nearest resize with coordinate_transformation_mode '" + transform +
+                    "' and nearest_mode '" + nearestMode +
+                    "' is not supported (resample2d samples at half-pixel centres, rounding down)");
+    webnnMode = "nearest-neighbor";
+  } else if (mode == "linear") {
+    bool halfPixel = transform == "half_pixel" ||
+                     (transform == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1);
+    if (!halfPixel)
+      return c.fail("linear resize with coordinate_transformation_mode '" + transform +
+                    "' is not supported (resample2d is half-pixel bilinear)");
+    webnnMode = "linear";
+  } else {
+    return c.fail("mode '" + mode + "' is not supported (resample2d: nearest or linear)");
+  }
+  if (out[2] == shape[2] && out[3] == shape[3]) return c.done(x);
+  SmallVector<NamedAttribute> attrs = {c.strAttr("mode", webnnMode), c.i64ArrayAttr("axes", {2, 3})};
+  if (sizes)
+    attrs.push_back(c.i64ArrayAttr("sizes", {out[2], out[3]}));
+  else
+    attrs.push_back(c.builder().getNamedAttr("scales", c.builder().getDenseF64ArrayAttr({sc[2], sc[3]})));
+  return c.done(c.emit("resample2d", {x}, attrs));
+}
+
+// Upsample-7 (scales attribute) / -9 (scales input): asymmetric sampling.
+LogicalResult convertUpsample(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  SmallVector<double> scales;
+  if (c.opset() < 9) {
+    auto f = c.floatsAttr("scales");
+    if (!f) return c.fail("missing attribute 'scales'");
+    scales.assign(f->begin(), f->end());
+  } else {
+    FailureOr<ConstantData> d = c.requireConstantInput(1, "scales");
+    if (failed(d)) return failure();
+    for (int64_t i = 0; i < d->numElements(); ++i) scales.push_back(d->floatAt(i));
+  }
+  std::string mode = c.stringAttr("mode", "nearest");
+  return emitResample(c, *x, scales, std::nullopt, mode, "asymmetric", "floor");
+}
+
+// Resize-10: (X, scales), asymmetric. Resize-11+: (X, roi, scales, sizes) with
+// coordinate_transformation_mode / nearest_mode; Resize-18 adds `axes`.
+LogicalResult convertResize(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0);
+  if (failed(x)) return failure();
+  size_t scalesAt = c.opset() < 11 ? 1 : 2;
+  std::optional<SmallVector<double>> scales;
+  std::optional<SmallVector<int64_t>> sizes;
+  if (c.hasInput(scalesAt)) {
+    FailureOr<ConstantData> d = c.requireConstantInput(scalesAt, "scales");
+    if (failed(d)) return failure();
+    if (d->numElements() > 0) {
+      scales.emplace();
+      for (int64_t i = 0; i < d->numElements(); ++i) scales->push_back(d->floatAt(i));
+    }
+  }
+  if (c.opset() >= 11 && c.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> s = c.constantIntsInput(3, "sizes");
+    if (failed(s)) return failure();
+    if (!s->empty()) sizes = *s;
+  }
+  int64_t rank = NodeConverter::rankOf(*x);
+  if (c.opset() >= 18 && c.hasAttr("axes")) {
+    SmallVector<int64_t> axes = *c.intsAttr("axes");
+    SmallVector<double> fullScales(rank, 1.0);
+    SmallVector<int64_t> fullSizes(NodeConverter::shapeOf(*x));
+    for (size_t i = 0; i < axes.size(); ++i) {
+      FailureOr<int64_t> a = c.normalizeAxis(axes[i], rank, "axis");
+      if (failed(a)) return failure();
+      if (scales && i < scales->size()) fullScales[*a] = (*scales)[i];
+      if (sizes && i < sizes->size()) fullSizes[*a] = (*sizes)[i];
+    }
+    if (scales) scales = fullScales;
+    if (sizes) sizes = fullSizes;
+  }
+  if (c.opset() >= 18 && sizes && c.stringAttr("keep_aspect_ratio_policy", "stretch") != "stretch")
+    return c.fail("keep_aspect_ratio_policy other than 'stretch' is not supported");
+  if (c.intAttr("antialias", 0) != 0) return c.fail("antialias is not supported");
+  std::string transform = c.opset() < 11 ? "asymmetric"
+                                         : c.stringAttr("coordinate_transformation_mode", "half_pixel");
+  std::string nearest = c.opset() < 11 ? "floor" : c.stringAttr("nearest_mode", "round_prefer_floor");
+  return emitResample(c, *x, scales, sizes, c.stringAttr("mode", "nearest"), transform, nearest);
+}
 }  // namespace
 
 void populateDefaultDomainQtoZ(OpConverterTable &t) {
+  t.add("", "Range", 11, convertRange);
   t.add("", "Reciprocal", 1, convertReciprocal);
+  t.add("", "Scatter", 9, convertScatterElements);
+  t.add("", "ScatterElements", 11, convertScatterElements);
+  t.add("", "ScatterND", 11, convertScatterND);
+  t.add("", "Sinh", 9, convertHyperbolic);
+  t.add("", "ReduceL1", 1, convertReduceT<kReduceL1, false>);
+  t.add("", "ReduceL1", 18, convertReduceT<kReduceL1, true>);
+  t.add("", "ReduceL2", 1, convertReduceT<kReduceL2, false>);
+  t.add("", "ReduceL2", 18, convertReduceT<kReduceL2, true>);
+  t.add("", "ReduceLogSum", 1, convertReduceT<kReduceLogSum, false>);
+  t.add("", "ReduceLogSum", 18, convertReduceT<kReduceLogSum, true>);
+  t.add("", "ReduceLogSumExp", 1, convertReduceT<kReduceLogSumExp, false>);
+  t.add("", "ReduceLogSumExp", 18, convertReduceT<kReduceLogSumExp, true>);
+  t.add("", "ReduceMax", 1, convertReduceT<kReduceMax, false>);
+  t.add("", "ReduceMax", 18, convertReduceT<kReduceMax, true>);
+  t.add("", "ReduceMean", 1, convertReduceT<kReduceMean, false>);
+  t.add("", "ReduceMean", 18, convertReduceT<kReduceMean, true>);
+  t.add("", "ReduceMin", 1, convertReduceT<kReduceMin, false>);
+  t.add("", "ReduceMin", 18, convertReduceT<kReduceMin, true>);
+  t.add("", "ReduceProd", 1, convertReduceT<kReduceProd, false>);
+  t.add("", "ReduceProd", 18, convertReduceT<kReduceProd, true>);
+  t.add("", "ReduceSum", 1, convertReduceT<kReduceSum, false>);
+  t.add("", "ReduceSum", 13, convertReduceT<kReduceSum, true>);
+  t.add("", "ReduceSumSquare", 1, convertReduceT<kReduceSumSquare, false>);
+  t.add("", "ReduceSumSquare", 18, convertReduceT<kReduceSumSquare, true>);
+  t.add("", "Resize", 10, convertResize);
+  t.add("", "Round", 11, convertRound);
+  t.add("", "Selu", 1, convertSelu);
+  t.add("", "Shrink", 9, convertShrink);
+  t.add("", "Size", 1, convertSize);
+  t.add("", "Slice", 1, convertSliceAttributes);
+  t.add("", "Slice", 10, convertSliceInputs);
+  t.add("", "SoftmaxCrossEntropyLoss", 12, convertSoftmaxCrossEntropyLoss);
+  t.add("", "SpaceToDepth", 1, convertSpaceToDepth);
+  t.add("", "Split", 1, convertSplit);
+  t.add("", "Sum", 1, convertSum);
+  t.add("", "Tan", 7, convertTan);
+  t.add("", "ThresholdedRelu", 10, convertThresholdedRelu);
+  t.add("", "Tile", 6, convertTile);
+  t.add("", "Trilu", 14, convertTrilu);
+  t.add("", "Where", 9, convertWhere);
+  t.add("", "Xor", 7, convertXor);
   t.add("", "Relu", 1, convertRelu);
   t.add("", "Reshape", 1, convertReshapeAttribute);
   t.add("", "Reshape", 5, convertReshapeInput);
@@ -256,6 +761,7 @@ void populateDefaultDomainQtoZ(OpConverterTable &t) {
   t.add("", "Tanh", 1, convertTanh);
   t.add("", "Transpose", 1, convertTranspose);
   t.add("", "Unsqueeze", 1, convertUnsqueezeAttribute);
+  t.add("", "Upsample", 7, convertUpsample);
   t.add("", "Unsqueeze", 13, convertUnsqueezeInput);
 }
 

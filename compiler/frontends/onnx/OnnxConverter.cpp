@@ -1,6 +1,8 @@
 #include "compiler/frontends/onnx/OnnxConverter.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "dialects/webnn/WebNNOps.h"
 #include "llvm/Support/Path.h"
@@ -35,13 +37,19 @@ std::optional<ConstantData> NodeConverter::constantInput(size_t i) const {
   return getConstantData(input(i));
 }
 
-FailureOr<SmallVector<int64_t>> NodeConverter::constantIntsInput(size_t i, StringRef what) {
+FailureOr<ConstantData> NodeConverter::requireConstantInput(size_t i, StringRef what) {
   if (!hasInput(i)) return fail("missing input '" + what + "'"), failure();
   std::optional<ConstantData> d = constantInput(i);
   if (!d)
     return fail("input '" + what + "' ('" + node_.input(i) +
                 "') must be a constant (an initializer or computable from constants)"),
            failure();
+  return *d;
+}
+
+FailureOr<SmallVector<int64_t>> NodeConverter::constantIntsInput(size_t i, StringRef what) {
+  FailureOr<ConstantData> d = requireConstantInput(i, what);
+  if (failed(d)) return failure();
   if (!d->type.getElementType().isIntOrIndex())
     return fail("input '" + what + "' must hold integers"), failure();
   return d->ints();
@@ -93,12 +101,172 @@ std::optional<SmallVector<float>> NodeConverter::floatsAttr(StringRef name) cons
   return SmallVector<float>(a->floats().begin(), a->floats().end());
 }
 
+
+// Element-wise ops of small constants the dialect does not fold (neg,
+// comparisons, where, ...), evaluated here so shape arithmetic written with
+// them (as exporters and ONNX function bodies do) stays constant.
+static std::optional<ElementsAttr> evaluateElementwise(Operation *op) {
+  constexpr int64_t kMaxElements = 1 << 16;
+  StringRef name = op->getName().stripDialect();
+  if (op->getNumResults() != 1) return std::nullopt;
+  auto outType = mlir::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!outType || outType.getNumElements() > kMaxElements || outType.getNumElements() == 0)
+    return std::nullopt;
+  SmallVector<ConstantData> in;
+  for (Value v : op->getOperands()) {
+    std::optional<ConstantData> d = getConstantData(v);
+    if (!d || d->numElements() > kMaxElements) return std::nullopt;
+    in.push_back(*d);
+  }
+  if (in.empty() || in.size() > 3) return std::nullopt;
+  // Integer operands compute in int64 (exact for shape values), floats in double.
+  bool intMath = !mlir::isa<FloatType>(in.back().type.getElementType());
+  using F = std::function<double(double, double, double)>;
+  using I = std::function<int64_t(int64_t, int64_t, int64_t)>;
+  F f;
+  I i;
+  auto both = [&](auto fn) { f = fn; i = fn; };
+  if (name == "neg") both([](auto a, auto, auto) { return -a; });
+  else if (name == "abs") both([](auto a, auto, auto) { return a < 0 ? -a : a; });
+  else if (name == "sign") both([](auto a, auto, auto) { return decltype(a)((a > 0) - (a < 0)); });
+  else if (name == "relu") both([](auto a, auto, auto) { return a > 0 ? a : decltype(a)(0); });
+  else if (name == "logicalNot") both([](auto a, auto, auto) { return decltype(a)(a == 0); });
+  else if (name == "floor" && !intMath) f = [](double a, double, double) { return std::floor(a); };
+  else if (name == "ceil" && !intMath) f = [](double a, double, double) { return std::ceil(a); };
+  else if (name == "sqrt" && !intMath) f = [](double a, double, double) { return std::sqrt(a); };
+  else if (name == "max") both([](auto a, auto b, auto) { return a > b ? a : b; });
+  else if (name == "min") both([](auto a, auto b, auto) { return a < b ? a : b; });
+  else if (name == "equal") both([](auto a, auto b, auto) { return decltype(a)(a == b); });
+  else if (name == "notEqual") both([](auto a, auto b, auto) { return decltype(a)(a != b); });
+  else if (name == "greater") both([](auto a, auto b, auto) { return decltype(a)(a > b); });
+  else if (name == "greaterOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a >= b); });
+  else if (name == "lesser") both([](auto a, auto b, auto) { return decltype(a)(a < b); });
+  else if (name == "lesserOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a <= b); });
+  else if (name == "logicalAnd") both([](auto a, auto b, auto) { return decltype(a)(a && b); });
+  else if (name == "logicalOr") both([](auto a, auto b, auto) { return decltype(a)(a || b); });
+  else if (name == "logicalXor") both([](auto a, auto b, auto) { return decltype(a)((a != 0) != (b != 0)); });
+  else if (name == "where") both([](auto c, auto t, auto e) { return c != 0 ? t : e; });
+  else return std::nullopt;
+  // Comparisons read their operands' type; where reads the branches'.
+  Type elem = outType.getElementType();
+  ArrayRef<int64_t> outShape = outType.getShape();
+  int64_t n = outType.getNumElements(), rank = outShape.size();
+  SmallVector<int64_t> idx(rank, 0);
+  SmallVector<APInt> ints;
+  SmallVector<APFloat> floats;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rest = k;
+    for (int64_t d = rank - 1; d >= 0; --d) idx[d] = rest % outShape[d], rest /= outShape[d];
+    SmallVector<int64_t> at;
+    for (const ConstantData &d : in) {
+      ArrayRef<int64_t> s = d.type.getShape();
+      int64_t lin = 0, off = rank - static_cast<int64_t>(s.size());
+      for (size_t j = 0; j < s.size(); ++j) lin = lin * s[j] + (s[j] == 1 ? 0 : idx[off + j]);
+      at.push_back(d.splat ? 0 : lin);
+    }
+    auto argI = [&](size_t j) { return j < in.size() ? in[j].intAt(at[j]) : 0; };
+    auto argF = [&](size_t j) { return j < in.size() ? in[j].floatAt(at[j]) : 0.0; };
+    double fv;
+    int64_t iv;
+    if (name == "where") {
+      // The condition is uint8; the branches decide int vs float.
+      if (intMath) iv = i(argI(0), argI(1), argI(2));
+      else fv = f(argF(0), argF(1), argF(2));
+    } else if (intMath) {
+      if (!i) return std::nullopt;
+      iv = i(argI(0), argI(1), argI(2));
+    } else {
+      fv = f(argF(0), argF(1), argF(2));
+    }
+    if (auto ft = mlir::dyn_cast<FloatType>(elem)) {
+      APFloat a(intMath ? static_cast<double>(iv) : fv);
+      bool lost;
+      a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      floats.push_back(a);
+    } else {
+      int64_t v = intMath ? iv : static_cast<int64_t>(fv);
+      ints.push_back(APInt(elem.getIntOrFloatBitWidth(), static_cast<uint64_t>(v), true));
+    }
+  }
+  if (mlir::isa<FloatType>(elem)) return ElementsAttr(DenseElementsAttr::get(outType, floats));
+  return ElementsAttr(DenseElementsAttr::get(outType, ints));
+}
+
 FailureOr<Value> NodeConverter::op(StringRef name, ArrayRef<Value> operands,
                                    ArrayRef<NamedAttribute> attrs) {
   FailureOr<SmallVector<Value>> results = graph_.graph().addOp(name, operands, attrs, loc_);
   if (failed(results)) return failure();
-  return (*results)[0];
+  Value result = (*results)[0];
+  // Shape arithmetic must reach the ops that need it as attributes (Reshape's
+  // shape, Slice's starts, ...) as constants, so an op of constants is
+  // folded now with the dialect's own folders.
+  Operation *def = result.getDefiningOp();
+  if (def && results->size() == 1 && def->getNumOperands() > 0 &&
+      llvm::all_of(def->getOperands(), [](Value v) { return v && v.getDefiningOp<ConstantOp>(); })) {
+    SmallVector<OpFoldResult> folded;
+    if (succeeded(def->fold(folded)) && folded.size() == 1) {
+      if (auto attr = mlir::dyn_cast_if_present<Attribute>(folded[0])) {
+        if (auto elements = mlir::dyn_cast<ElementsAttr>(attr);
+            elements && elements.getType() == result.getType()) {
+          Value cst = constant(elements);
+          def->erase();
+          return cst;
+        }
+      } else if (auto v = mlir::dyn_cast_if_present<Value>(folded[0]); v && v != result) {
+        def->erase();
+        return v;
+      }
+    }
+    if (std::optional<ElementsAttr> value = evaluateElementwise(def)) {
+      Value cst = constant(*value);
+      def->erase();
+      return cst;
+    }
+  }
+  return result;
 }
+
+Value NodeConverter::emit(StringRef name, ArrayRef<Value> operands,
+                          ArrayRef<NamedAttribute> attrs) {
+  if (emitFailed_) return Value();
+  FailureOr<Value> v = op(name, operands, attrs);
+  if (failed(v)) {
+    emitFailed_ = true;
+    return Value();
+  }
+  return *v;
+}
+
+Value NodeConverter::emitReshape(Value v, ArrayRef<int64_t> shape) {
+  if (emitFailed_ || !v) return Value();
+  FailureOr<Value> r = reshape(v, shape);
+  if (failed(r)) {
+    emitFailed_ = true;
+    return Value();
+  }
+  return *r;
+}
+
+Value NodeConverter::emitCast(Value v, Type elem) {
+  if (emitFailed_ || !v) return Value();
+  if (typeOf(v).getElementType() == elem) return v;
+  return emit("cast", {v}, {builder().getNamedAttr("type", TypeAttr::get(elem))});
+}
+
+Value NodeConverter::splat(Type elem, ArrayRef<int64_t> shape, double v) {
+  auto type = RankedTensorType::get(shape, elem);
+  if (auto f = mlir::dyn_cast<FloatType>(elem)) {
+    APFloat a(v);
+    bool lost;
+    a.convert(f.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return constant(DenseElementsAttr::get(type, a));
+  }
+  auto i = mlir::cast<IntegerType>(elem);
+  APInt a(i.getWidth(), static_cast<uint64_t>(static_cast<int64_t>(v)), !i.isUnsigned());
+  return constant(DenseElementsAttr::get(type, a));
+}
+
+Value NodeConverter::scalar(Type elem, double v) { return splat(elem, {}, v); }
 
 FailureOr<Value> NodeConverter::reshape(Value v, ArrayRef<int64_t> shape) {
   RankedTensorType t = typeOf(v);

@@ -105,6 +105,8 @@ class NodeConverter {
   // The integer contents of input `i`, which must be a constant (`what` names
   // it in the error).
   FailureOr<SmallVector<int64_t>> constantIntsInput(size_t i, StringRef what);
+  // Input `i` as a constant (any element type); fails naming it otherwise.
+  FailureOr<ConstantData> requireConstantInput(size_t i, StringRef what);
 
   // Outputs. An output named "" is not wanted by the model.
   size_t numOutputs() const { return node_.output_size(); }
@@ -129,6 +131,23 @@ class NodeConverter {
                       ArrayRef<NamedAttribute> attrs = {});
   // Reshape, folded when `v` is a small constant; `v` itself if already shaped.
   FailureOr<Value> reshape(Value v, ArrayRef<int64_t> shape);
+
+  // Decompositions (an ONNX op written as several webnn ops) chain `emit`
+  // calls and check once: after the first failure (diagnosed at the node)
+  // every call builds nothing and returns a null Value. `done` sets output 0.
+  Value emit(StringRef name, ArrayRef<Value> operands, ArrayRef<NamedAttribute> attrs = {});
+  Value emitReshape(Value v, ArrayRef<int64_t> shape);
+  Value emitCast(Value v, Type elem);
+  bool emitFailed() const { return emitFailed_; }
+  LogicalResult done(Value v) {
+    if (emitFailed_ || !v) return failure();
+    setOutput(0, v);
+    return success();
+  }
+  // A rank-0 constant of element type `elem` (float or integer).
+  Value scalar(Type elem, double v);
+  // A constant of `elem` with `shape`, all `v`.
+  Value splat(Type elem, ArrayRef<int64_t> shape, double v);
   Value constant(ElementsAttr value);
   Value constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape);
 
@@ -158,7 +177,10 @@ class NodeConverter {
 
   // Diagnostics at the node; the importer prefixes "node 'NAME' (OpType): ".
   InFlightDiagnostic emitError() { return mlir::emitError(loc_); }
-  LogicalResult fail(const Twine &message) { return emitError() << message, failure(); }
+  LogicalResult fail(const Twine &message) {
+    emitFailed_ = true;  // a decomposition in progress stops here too
+    return emitError() << message, failure();
+  }
 
   GraphImporter &graphImporter() { return graph_; }
 
@@ -168,6 +190,7 @@ class NodeConverter {
   int64_t opset_;
   Location loc_;
   SmallVector<Value> outputs_;
+  bool emitFailed_ = false;
 };
 
 // ONNX spatial padding, shared by Conv and the pools: explicit `pads`, or
@@ -223,4 +246,17 @@ LogicalResult convertGlobalPool(NodeConverter &c, StringRef webnnOp);
 // values, all `dflt` when absent.
 FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name, size_t n,
                                                 int64_t dflt);
+// Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
+LogicalResult convertHyperbolic(NodeConverter &c);
+// log(softmax(x)) along `axis`, as x - max - log(sum(exp(x - max))).
+Value emitLogSoftmax(NodeConverter &c, Value x, int64_t axis);
+// ONNX NegativeLogLikelihoodLoss on log-probabilities [N, C, d...] and integer
+// targets [N, d...], honouring the node's `reduction` and `ignore_index`.
+Value emitNegativeLogLikelihood(NodeConverter &c, Value logProb, Value target, Value weight);
+// Constant [0, 1, ..., n-1] of `elem`, shaped to lie along `axis` of a rank-`rank` tensor.
+Value iotaAlong(NodeConverter &c, Type elem, int64_t n, int64_t axis, int64_t rank);
+// Coerces x to 2-D [prod(d[:axis]), prod(d[axis:])] (Softmax/LogSoftmax/Hardmax < 13),
+// applies `body` along axis 1, and reshapes back.
+Value emitCoerced2d(NodeConverter &c, Value x, int64_t axis,
+                    llvm::function_ref<Value(Value, int64_t)> body);
 }  // namespace mlir::webnn::onnx_import
