@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""End to end: the tiny genai-layout Llama (make_llama.py) compiled by webnnc
+and run by webnn-run, against ONNX Runtime (onnxruntime-node) on the same
+inputs. One prefill step per scenario; every output (logits and each
+present.N.key/value) must match to rtol 1e-3 (+ atol 1e-4 for values near 0).
+
+  check_llama.py --bin BUILD/bin [--work DIR] [--threads N] [--size tiny]
+
+Scenarios (fixed shapes via webnnc --shape, no dynamic sequence length):
+  continue: past of 3 cached positions + 5 new tokens (mask of 8 ones)
+  first:    empty past (length 0) + 6 new tokens, if webnnc accepts a
+            zero-length past input
+MatMulNBits runs at accuracy_level 0 (float activations) in both runtimes,
+so the comparison is not blurred by int8 activation rounding.
+Exit 0 when every compared scenario matches, 1 otherwise.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+sys.path.insert(0, HERE)
+import make_llama  # noqa: E402
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def scenario(args, model_path, cfg, name, past, seq, rng):
+    d = os.path.join(args.work, name)
+    os.makedirs(d, exist_ok=True)
+    B, nkv, D, L = 1, cfg["kv_heads"], cfg["head"], cfg["layers"]
+    feeds = {"input_ids": rng.integers(0, cfg["vocab"], (B, seq)).astype(np.int64),
+             "attention_mask": np.ones((B, past + seq), np.int64)}
+    for i in range(L):
+        for kv in ("key", "value"):
+            feeds[f"past_key_values.{i}.{kv}"] = rng.standard_normal((B, nkv, past, D)).astype(np.float32)
+    files = {}
+    for k, v in feeds.items():
+        files[k] = os.path.join(d, k + ".npy")
+        np.save(files[k], v)
+    # The model's dim_params fix every input shape.
+    shapes = ["batch_size:1", f"sequence_length:{seq}", f"past_sequence_length:{past}",
+              f"total_sequence_length:{past + seq}"]
+    wnn = os.path.join(d, "model.wnn")
+    compile_cmd = [os.path.join(args.bin, "webnnc"), "compile", model_path, "-o", wnn]
+    for s in shapes:
+        compile_cmd += ["--shape", s]
+    r = subprocess.run(compile_cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, f"webnnc: {r.stderr.strip()}"
+    ours = os.path.join(d, "webnn")
+    ort = os.path.join(d, "ort")
+    run_cmd = [os.path.join(args.bin, "webnn-run"), wnn, "--output-dir", ours, "--threads", str(args.threads)]
+    for k, f in files.items():
+        run_cmd += ["--input", f"{k}={f}"]
+    run(run_cmd)
+    ort_cmd = ["node", ORT_BENCH, model_path, "--bench", "1", "--warmup", "0", "--output-dir", ort,
+               "--threads", str(args.threads)]
+    for k, f in files.items():
+        ort_cmd += ["--input", f"{k}={f}"]
+    run(ort_cmd)
+    worst, ok = [], True
+    names = ["logits"] + [f"present.{i}.{kv}" for i in range(L) for kv in ("key", "value")]
+    for n in names:
+        a = np.load(os.path.join(ours, n + ".npy"))
+        b = np.load(os.path.join(ort, n + ".npy"))
+        if a.shape != b.shape:
+            ok = False
+            worst.append(f"{n}: shape {a.shape} vs ORT {b.shape}")
+            continue
+        close = np.allclose(a, b, rtol=1e-3, atol=1e-4)
+        ok &= bool(close)
+        rel = float(np.max(np.abs(a - b) / (np.abs(b) + 1e-4)))
+        worst.append(f"{n}: max |diff| {float(np.max(np.abs(a - b))):.2e}, max rel {rel:.2e}"
+                     f"{'' if close else '  MISMATCH'}")
+    return ok, "\n    ".join(worst)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="build's bin/ with webnnc and webnn-run")
+    ap.add_argument("--work", default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--size", default="tiny", choices=sorted(make_llama.SIZES))
+    a = ap.parse_args(argv)
+    a.work = a.work or tempfile.mkdtemp(prefix="webnn-llm-")
+    os.makedirs(a.work, exist_ok=True)
+    cfg = make_llama.SIZES[a.size]
+    model_path = os.path.join(a.work, f"llama_{a.size}.onnx")
+    import onnx
+    onnx.save(make_llama.build(cfg, 0, 32, 0), model_path)
+    rng = np.random.default_rng(1)
+    failures = 0
+    for name, past, seq in (("continue", 3, 5), ("first", 0, 6)):
+        ok, msg = scenario(a, model_path, cfg, name, past, seq, rng)
+        status = "SKIP" if ok is None else ("PASS" if ok else "FAIL")
+        print(f"[{status}] {name} (past {past}, {seq} new tokens)\n    {msg}")
+        failures += ok is False
+        if ok is None and name == "continue":
+            failures += 1
+    print(f"work dir: {a.work}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
