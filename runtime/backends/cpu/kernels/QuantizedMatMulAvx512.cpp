@@ -41,6 +41,11 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
   const int64_t chunks = w.blockSize / 32;
   const uint8_t *col[NC];
   for (int c = 0; c < NC; ++c) col[c] = w.packed + (n0 + c) * w.kBlocks * w.blobSize;
+  // A column is only K/2 bytes (2 KB for K = 4096): too short a stream for
+  // the hardware prefetcher to ramp up, so the GEMV read ~12 GB/s per core
+  // from DRAM vs ~30 for a plain read. Prefetching the next tile's bytes one
+  // tile ahead (a few hundred ns of work) hides the DRAM latency.
+  const int64_t prefetchAhead = NC * w.kBlocks * w.blobSize;
   for (int64_t b = 0; b < w.kBlocks; ++b) {
     __m512 blockAcc[NC][MR];
     for (int c = 0; c < NC; ++c)
@@ -54,6 +59,9 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
       }
       for (int c = 0; c < NC; ++c) {
         const uint8_t *p = col[c] + b * w.blobSize + j * 16;
+        // The next tile's columns start NC columns further: fetch them now.
+        if (((b * w.blobSize + j * 16) & 63) == 0)
+          _mm_prefetch(reinterpret_cast<const char *>(p + prefetchAhead), _MM_HINT_T0);
         __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
         __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(q, low4));
         __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(q, 4));
@@ -120,6 +128,7 @@ void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale
     }
     for (int c = 0; c < NC; ++c) {
       const uint8_t *p = w.packed + (n0 + c) * colBytes + ch * 64;
+      _mm_prefetch(reinterpret_cast<const char *>(p + NC * colBytes), _MM_HINT_T0);
       __m512i q = _mm512_loadu_si512(p);
       __m512i lo = _mm512_and_si512(q, low4);
       __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
