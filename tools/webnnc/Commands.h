@@ -21,6 +21,7 @@ struct CompileFlags {
   std::vector<std::string> constInputs;
   bool weightless = false;
   bool noOptimize = false;
+  bool report = false;
 };
 
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);
