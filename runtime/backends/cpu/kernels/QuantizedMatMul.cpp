@@ -36,7 +36,7 @@ void nbitsGemmPortable(const NBitsWeightView &w, const float *A, int64_t M, int6
     for (int64_t m = 0; m < M; ++m) Y[m * w.N + n] = bias ? bias[n] : 0.f;
     for (int64_t b = 0; b < w.kBlocks; ++b) {
       const uint8_t *blob = w.packed + (n * w.kBlocks + b) * w.blobSize;
-      float s = w.scales[n * w.kBlocks + b], z = w.zeroPoints[n * w.kBlocks + b];
+      float s = w.scales[n * w.kBlocks + b], z = w.zeroPoint(n * w.kBlocks + b);
       int64_t k0 = b * w.blockSize, len = std::min(w.blockSize, w.K - k0);
       if (w.bits == 4) {
         for (int64_t i = 0; i < len; ++i)
@@ -69,8 +69,6 @@ NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int
   w_.blobSize = blockSize * bits / 8;
   kPadded_ = w_.kBlocks * blockSize;
   scales_.resize(size_t(N * w_.kBlocks));
-  zeroPoints_.resize(scales_.size());
-  scaledZeroPoints_.resize(scales_.size());
   // The AVX-512 loops read 16 bytes (32 weights) of one block at a time, so
   // they need 4-bit blocks of >= 32; the VNNI loop reads 64 bytes of one
   // column, so a column must be a multiple of 128 weights.
@@ -102,19 +100,22 @@ void NBitsMatMul::setWeights(const uint8_t *packed, const float *scales, const u
                              const float *floatZp) {
   w_.packed = packed;
   int64_t perRow = (w_.kBlocks * w_.bits + 7) / 8;
-  float dflt = float(1 << (w_.bits - 1));
-  for (int64_t n = 0; n < w_.N; ++n)
-    for (int64_t b = 0; b < w_.kBlocks; ++b) {
-      size_t i = size_t(n * w_.kBlocks + b);
-      float z = floatZp ? floatZp[i]
-                        : packedZp ? float(unpackBits(packedZp + n * perRow, b, w_.bits)) : dflt;
-      scales_[i] = scales[i];
-      zeroPoints_[i] = z;
-      scaledZeroPoints_[i] = scales[i] * z;
-    }
+  const size_t count = size_t(w_.N * w_.kBlocks);
+  std::copy(scales, scales + count, scales_.begin());
   w_.scales = scales_.data();
-  w_.zeroPoints = zeroPoints_.data();
-  w_.scaledZeroPoints = scaledZeroPoints_.data();
+  w_.zeroPointsU8 = nullptr;
+  w_.zeroPointsF = nullptr;
+  if (floatZp) {
+    zeroPointsF_.assign(floatZp, floatZp + count);
+    w_.zeroPointsF = zeroPointsF_.data();
+    return;
+  }
+  zeroPointsU8_.resize(count);
+  for (int64_t n = 0; n < w_.N; ++n)
+    for (int64_t b = 0; b < w_.kBlocks; ++b)
+      zeroPointsU8_[size_t(n * w_.kBlocks + b)] =
+          packedZp ? uint8_t(unpackBits(packedZp + n * perRow, b, w_.bits)) : uint8_t(1 << (w_.bits - 1));
+  w_.zeroPointsU8 = zeroPointsU8_.data();
 }
 
 void NBitsMatMul::prepareActivations(const float *A) {

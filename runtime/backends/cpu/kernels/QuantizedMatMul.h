@@ -28,9 +28,13 @@ namespace webnn::cpu::kernels {
 struct NBitsWeightView {
   int64_t N = 0, K = 0, blockSize = 0, bits = 4, kBlocks = 0, blobSize = 0;
   const uint8_t *packed = nullptr;
-  const float *scales = nullptr;          // [N * kBlocks]
-  const float *zeroPoints = nullptr;      // [N * kBlocks]
-  const float *scaledZeroPoints = nullptr;  // scales * zeroPoints, for the int8 path
+  const float *scales = nullptr;  // [N * kBlocks]
+  // Zero points, one per (n, block): integer ones as bytes (a quarter of the
+  // side traffic of floats next to the 16 weight bytes of a 32-block), float
+  // ones (models with float zero_points) as floats. Exactly one is set.
+  const uint8_t *zeroPointsU8 = nullptr;
+  const float *zeroPointsF = nullptr;
+  float zeroPoint(int64_t i) const { return zeroPointsU8 ? float(zeroPointsU8[i]) : zeroPointsF[i]; }
 };
 
 // Which inner loop runs (chosen once at construction).
@@ -70,7 +74,8 @@ class NBitsMatMul {
   NBitsPath path_;
   NBitsWeightView w_;
   int64_t kPadded_;                  // kBlocks * blockSize
-  std::vector<float> scales_, zeroPoints_, scaledZeroPoints_;
+  std::vector<float> scales_, zeroPointsF_;
+  std::vector<uint8_t> zeroPointsU8_;
   // Activation scratch: permuted float rows (fp32 path), or int8 rows with
   // per-block scales, per-lane scales and scale * sum(q) (int8 path).
   std::vector<float> aFloat_;

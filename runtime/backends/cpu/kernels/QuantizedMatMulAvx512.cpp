@@ -23,6 +23,24 @@ bool avx512Available() {
 
 namespace {
 
+// sum over blocks of scale * zeroPoint * sums[b] for column n, as a vector
+// to subtract from the accumulator before its one horizontal reduction.
+inline __m512 zeroPointTerm(const NBitsWeightView &w, int64_t n, const float *sums) {
+  const float *s = w.scales + n * w.kBlocks;
+  __m512 t = _mm512_setzero_ps();
+  for (int64_t b = 0; b < w.kBlocks; b += 16) {
+    int64_t left = w.kBlocks - b;
+    __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+    __m512 z = w.zeroPointsU8
+                   ? _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                         _mm_maskz_loadu_epi8(m, w.zeroPointsU8 + n * w.kBlocks + b)))
+                   : _mm512_maskz_loadu_ps(m, w.zeroPointsF + n * w.kBlocks + b);
+    t = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, s + b), z),
+                        _mm512_maskz_loadu_ps(m, sums + b), t);
+  }
+  return t;
+}
+
 // fp32 path: NC columns x MR rows of Y. Per 16 packed bytes (32 weights) of a
 // column: widen to 16 int32, split the nibbles, convert, and multiply-add the
 // raw values q into a per-block accumulator (activations were stored 16 even
@@ -76,21 +94,12 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
       for (int r = 0; r < MR; ++r) acc[c][r] = _mm512_fmadd_ps(blockAcc[c][r], vs, acc[c][r]);
     }
   }
-  for (int c = 0; c < NC; ++c) {
-    const float *swz = w.scaledZeroPoints + (n0 + c) * w.kBlocks;
+  for (int c = 0; c < NC; ++c)
     for (int r = 0; r < MR; ++r) {
-      const float *sums = blockSums + (m0 + r) * w.kBlocks;
-      __m512 corr = _mm512_setzero_ps();
-      int64_t b = 0;
-      for (; b + 16 <= w.kBlocks; b += 16)
-        corr = _mm512_fmadd_ps(_mm512_loadu_ps(swz + b), _mm512_loadu_ps(sums + b), corr);
-      float tail = 0.f;
-      for (; b < w.kBlocks; ++b) tail += swz[b] * sums[b];
-      Y[(m0 + r) * w.N + n0 + c] = _mm512_reduce_add_ps(acc[c][r]) -
-                                   (_mm512_reduce_add_ps(corr) + tail) +
-                                   (bias ? bias[n0 + c] : 0.f);
+      __m512 zp = zeroPointTerm(w, n0 + c, blockSums + (m0 + r) * w.kBlocks);
+      Y[(m0 + r) * w.N + n0 + c] =
+          _mm512_reduce_add_ps(_mm512_sub_ps(acc[c][r], zp)) + (bias ? bias[n0 + c] : 0.f);
     }
-  }
 }
 
 // int8 path: per 64 packed bytes (128 weights) of a column, the low and high
@@ -141,21 +150,12 @@ void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale
       }
     }
   }
-  for (int c = 0; c < NC; ++c) {
-    const float *swz = w.scaledZeroPoints + (n0 + c) * w.kBlocks;
+  for (int c = 0; c < NC; ++c)
     for (int r = 0; r < MR; ++r) {
-      const float *ss = scaledSum + (m0 + r) * w.kBlocks;
-      __m512 corr = _mm512_setzero_ps();
-      int64_t b = 0;
-      for (; b + 16 <= w.kBlocks; b += 16)
-        corr = _mm512_fmadd_ps(_mm512_loadu_ps(swz + b), _mm512_loadu_ps(ss + b), corr);
-      float tail = 0.f;
-      for (; b < w.kBlocks; ++b) tail += swz[b] * ss[b];
-      Y[(m0 + r) * w.N + n0 + c] = _mm512_reduce_add_ps(acc[c][r]) -
-                                   (_mm512_reduce_add_ps(corr) + tail) +
-                                   (bias ? bias[n0 + c] : 0.f);
+      __m512 zp = zeroPointTerm(w, n0 + c, scaledSum + (m0 + r) * w.kBlocks);
+      Y[(m0 + r) * w.N + n0 + c] =
+          _mm512_reduce_add_ps(_mm512_sub_ps(acc[c][r], zp)) + (bias ? bias[n0 + c] : 0.f);
     }
-  }
 }
 
 // Runs Tile<NC, MR> over columns [n0, n1) x all rows: 4 columns at a time
