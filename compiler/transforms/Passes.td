@@ -70,4 +70,39 @@ def WebNNDecomposeFused : Pass<"webnn-decompose-fused", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNFuseMatmul : Pass<"webnn-fuse-matmul", "func::FuncOp"> {
+  let summary = "Fuse matmul with its scale, bias add, residual add and activation";
+  let description = [{
+    Forms webnn.fusedMatmul (docs/FUSED_OPS.md) from matmul -> [mul/div by a
+    uniform constant] -> [add of a per-column constant] -> [add of a residual
+    tensor] -> [gelu | relu] chains whose intermediate results have no other
+    use, after turning PyTorch's erf GELU (x * 0.5 * (1 + erf(x / sqrt 2)))
+    into webnn.gelu. The CPU backend runs each as one oneDNN matmul plus one
+    vectorized epilogue.
+  }];
+  let statistics = [
+    Statistic<"numScalesFused", "scales-fused", "constant scales fused">,
+    Statistic<"numBiasAddsFused", "bias-adds-fused", "bias adds fused">,
+    Statistic<"numResidualAddsFused", "residual-adds-fused", "residual adds fused">,
+    Statistic<"numActivationsFused", "activations-fused", "activations fused">,
+    Statistic<"numErfGelusFormed", "erf-gelus-formed", "erf GELU chains turned into gelu">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseAttention : Pass<"webnn-fuse-attention", "func::FuncOp"> {
+  let summary = "Fuse multi-head scaled dot-product attention";
+  let description = [{
+    Forms webnn.fusedAttention (docs/FUSED_OPS.md) from the head split
+    (reshape + transpose) of query, key and value projections, the scaled
+    Q K^T matmul, softmax, the P V matmul and the head merge (transpose +
+    reshape), so the CPU backend reads the heads in place and never writes
+    the scores.
+  }];
+  let statistics = [
+    Statistic<"numAttentionsFused", "attentions-fused", "attention blocks fused">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 #endif

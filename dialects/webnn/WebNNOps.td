@@ -13,5 +13,6 @@ include "dialects/webnn/WebNNOpsQuantization.td"
 include "dialects/webnn/WebNNOpsRecurrent.td"
 include "dialects/webnn/WebNNOpsFused.td"
 include "dialects/webnn/WebNNOpsLLM.td"
+include "dialects/webnn/WebNNOpsFusedTransformer.td"
 
 #endif // WEBNN_OPS_TD

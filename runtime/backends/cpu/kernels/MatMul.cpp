@@ -12,6 +12,7 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/DeferredKernel.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -243,6 +244,7 @@ Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel
 void registerMatMulKernels(KernelTable &t) {
   t.add("matmul", &makeMatMul);
   t.add("gemm", &makeGemm);
+  registerTransformerKernels(t);  // fusedMatmul, fusedAttention
 }
 
 }  // namespace webnn::cpu::kernels

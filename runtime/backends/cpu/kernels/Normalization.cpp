@@ -8,6 +8,7 @@
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -140,6 +141,28 @@ class GroupNormKernel final : public Kernel {
   bool contiguous_ = false;
 };
 
+// layerNormalization over the trailing axes of a row-major tensor (a
+// transformer's LayerNorm over the hidden size): rows of n contiguous values,
+// each normalized in one vectorized sweep while it sits in L1
+// (TransformerSimd.h; AVX-512 when the CPU has it).
+class LastAxesLayerNormKernel final : public Kernel {
+ public:
+  LastAxesLayerNormKernel(int64_t rows, int64_t n, float eps) : rows_(rows), n_(n), eps_(eps) {}
+  void run(const KernelContext &ctx) override {
+    const float *x = in<float>(ctx, 0);
+    const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
+    float *y = outp<float>(ctx, 0);
+    if (n_ == 0) return;
+    parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / n_), [&](int64_t b, int64_t e) {
+      layerNormRows(x + b * n_, y + b * n_, e - b, n_, scale, bias, eps_);
+    });
+  }
+
+ private:
+  int64_t rows_, n_;
+  float eps_;
+};
+
 // Offsets of all coordinates over `dims` (strides given), in row-major order.
 std::vector<int64_t> offsetTable(const std::vector<int64_t> &dims, const std::vector<int64_t> &strides) {
   std::vector<int64_t> t{0};
@@ -183,6 +206,15 @@ Status makeLayerNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeLayerNorm, out);
+  // Axes that are exactly the trailing ones, in order: contiguous rows.
+  bool trailing = !axes.empty();
+  for (size_t i = 0; i < axes.size(); ++i) trailing &= axes[i] == int64_t(rank - axes.size() + i);
+  if (trailing) {
+    int64_t n = 1;
+    for (int64_t a : axes) n *= x.shape[a];
+    *out = std::make_unique<LastAxesLayerNormKernel>(n == 0 ? 0 : numElements(x.shape) / n, n, float(eps));
+    return Status::ok();
+  }
   std::vector<int64_t> st = contiguousStrides(x.shape);
   std::vector<int64_t> od, os, id, is;
   for (size_t i = 0; i < rank; ++i)

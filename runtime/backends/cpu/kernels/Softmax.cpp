@@ -7,6 +7,7 @@
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -18,6 +19,12 @@ class SoftmaxKernel final : public Kernel {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     if (n_ == 0) return;
+    if (inner_ == 1) {  // the last axis: contiguous rows, one vectorized sweep each
+      parallelFor(ctx, outer_, std::max<int64_t>(1, 8192 / n_), [&](int64_t b, int64_t e) {
+        softmaxRows(x + b * n_, y + b * n_, e - b, n_, 1.f);
+      });
+      return;
+    }
     constexpr int64_t kBlock = 64;
     int64_t blocks = (inner_ + kBlock - 1) / kBlock;
     parallelFor(ctx, outer_ * blocks, std::max<int64_t>(1, 8192 / std::max<int64_t>(1, n_ * std::min(inner_, kBlock))),
@@ -26,10 +33,6 @@ class SoftmaxKernel final : public Kernel {
                     int64_t o = t / blocks, j0 = (t % blocks) * kBlock, w = std::min(kBlock, inner_ - j0);
                     const float *xs = x + o * n_ * inner_ + j0;
                     float *ys = y + o * n_ * inner_ + j0;
-                    if (inner_ == 1) {
-                      contiguous(xs, ys);
-                      continue;
-                    }
                     float mx[kBlock], sum[kBlock];
                     for (int64_t j = 0; j < w; ++j) mx[j] = -std::numeric_limits<float>::infinity(), sum[j] = 0.f;
                     for (int64_t k = 0; k < n_; ++k)
@@ -48,18 +51,6 @@ class SoftmaxKernel final : public Kernel {
   }
 
  private:
-  void contiguous(const float *x, float *y) const {
-    float mx = -std::numeric_limits<float>::infinity();
-    for (int64_t k = 0; k < n_; ++k) mx = std::max(mx, x[k]);
-    float sum = 0.f;
-    for (int64_t k = 0; k < n_; ++k) {
-      y[k] = std::exp(x[k] - mx);
-      sum += y[k];
-    }
-    float inv = 1.f / sum;
-    for (int64_t k = 0; k < n_; ++k) y[k] *= inv;
-  }
-
   int64_t outer_, n_, inner_;
 };
 

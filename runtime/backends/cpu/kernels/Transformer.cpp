@@ -1,0 +1,226 @@
+// Transformer-encoder kernels: webnn.fusedMatmul and webnn.fusedAttention
+// (docs/FUSED_OPS.md), and the run-time AVX-512 / AVX2 dispatch of the row
+// kernels in TransformerSimd.h (layerNormalization, softmax, gelu, erf use
+// them too).
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Sgemm.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+
+namespace webnn::cpu::kernels {
+
+namespace {
+bool cpuHasAvx512() {
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return ok;
+}
+std::atomic<bool> &avx512Enabled() {
+  static std::atomic<bool> on{[] {
+    const char *off = std::getenv("WEBNN_NO_AVX512");
+    return cpuHasAvx512() && !(off && *off && *off != '0');
+  }()};
+  return on;
+}
+}  // namespace
+
+bool useAvx512() { return avx512Enabled().load(std::memory_order_relaxed); }
+
+bool setUseAvx512(bool enable) { return avx512Enabled().exchange(enable && cpuHasAvx512()); }
+
+// The AVX-512 entry points carry the target attribute so that the inline
+// simd:: bodies from the pragma region inline into them.
+#define WEBNN_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+namespace {
+WEBNN_AVX512 void epilogue512(float *y, int64_t rows, int64_t n, const float *bias, const float *residual,
+                              Activation act, float alpha) {
+  avx512::simd::epilogueRows(y, rows, n, bias, residual, act, alpha);
+}
+WEBNN_AVX512 void layerNorm512(const float *x, float *y, int64_t rows, int64_t n, const float *scale,
+                               const float *bias, float eps) {
+  avx512::simd::layerNormRows(x, y, rows, n, scale, bias, eps);
+}
+WEBNN_AVX512 void softmax512(const float *x, float *y, int64_t rows, int64_t n, float alpha) {
+  avx512::simd::softmaxRows(x, y, rows, n, alpha);
+}
+WEBNN_AVX512 void erf512(const float *x, float *y, int64_t n) { avx512::simd::erfArray(x, y, n); }
+WEBNN_AVX512 void gelu512(const float *x, float *y, int64_t n) { avx512::simd::geluArray(x, y, n); }
+}  // namespace
+
+void epilogueRows(float *y, int64_t rows, int64_t n, const float *bias, const float *residual, Activation act,
+                  float alpha) {
+  if (useAvx512()) epilogue512(y, rows, n, bias, residual, act, alpha);
+  else avx2::simd::epilogueRows(y, rows, n, bias, residual, act, alpha);
+}
+void layerNormRows(const float *x, float *y, int64_t rows, int64_t n, const float *scale, const float *bias,
+                   float eps) {
+  if (useAvx512()) layerNorm512(x, y, rows, n, scale, bias, eps);
+  else avx2::simd::layerNormRows(x, y, rows, n, scale, bias, eps);
+}
+void softmaxRows(const float *x, float *y, int64_t rows, int64_t n, float alpha) {
+  if (useAvx512()) softmax512(x, y, rows, n, alpha);
+  else avx2::simd::softmaxRows(x, y, rows, n, alpha);
+}
+void erfArray(const float *x, float *y, int64_t n) {
+  if (useAvx512()) erf512(x, y, n);
+  else avx2::simd::erfArray(x, y, n);
+}
+void geluArray(const float *x, float *y, int64_t n) {
+  if (useAvx512()) gelu512(x, y, n);
+  else avx2::simd::geluArray(x, y, n);
+}
+
+namespace {
+
+// ---- fusedMatmul: y = activation(alpha * matmul(a, b) + bias + residual).
+// The product runs on the matmul kernel (oneDNN with b prepacked when it is
+// constant, else the portable SGEMM); the rest is one vectorized pass over
+// each block of output rows, split over the pool.
+class FusedMatmulKernel final : public Kernel {
+ public:
+  FusedMatmulKernel(std::unique_ptr<Kernel> product, int64_t rows, int64_t n, float alpha, Activation act)
+      : product_(std::move(product)), rows_(rows), n_(n), alpha_(alpha), act_(act) {}
+
+  void run(const KernelContext &ctx) override {
+    KernelContext mm = ctx;
+    mm.numInputs = 2;
+    product_->run(mm);
+    const TensorBuffer *biasBuf = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+    const TensorBuffer *resBuf = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;
+    const float *bias = biasBuf ? static_cast<const float *>(biasBuf->data) : nullptr;
+    const float *residual = resBuf ? static_cast<const float *>(resBuf->data) : nullptr;
+    if (!bias && !residual && act_ == Activation::kNone && alpha_ == 1.f) return;
+    float *y = outp<float>(ctx, 0);
+    parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n_)), [&](int64_t b, int64_t e) {
+      epilogueRows(y + b * n_, e - b, n_, bias, residual ? residual + b * n_ : nullptr, act_, alpha_);
+    });
+  }
+
+ private:
+  std::unique_ptr<Kernel> product_;
+  int64_t rows_, n_;
+  float alpha_;
+  Activation act_;
+};
+
+Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 4, 1));
+  const OperandDesc &a = *node.inputs[0];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "a", kFloatTypes));
+  double alpha = node.attributes.getFloat("alpha", 1.0);
+  std::string actName = node.attributes.getString("activation", "none");
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  Activation act;
+  if (actName == "none") act = Activation::kNone;
+  else if (actName == "relu") act = Activation::kRelu;
+  else if (actName == "gelu") act = Activation::kGelu;
+  else return nodeError(node, "unknown activation '" + actName + "' (expected none, relu or gelu)");
+  if (node.outputs.empty() || !node.outputs[0]) return nodeError(node, "missing output");
+  // The product's own checks (shapes, types, output) come from matmul's factory.
+  NodeDesc product;
+  product.op = "matmul";
+  product.name = node.name;
+  product.inputs = {node.inputs[0], node.inputs[1]};
+  product.outputs = node.outputs;
+  KernelFactory matmul = findCpuKernel("matmul");
+  if (!matmul) return nodeError(node, "no matmul kernel");
+  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedMatmul, out);
+  std::unique_ptr<Kernel> productKernel;
+  WEBNN_RETURN_IF_ERROR(matmul(product, &productKernel));
+  const Shape &ys = node.outputs[0]->shape;
+  int64_t n = ys.back(), rows = numElements(ys) / std::max<int64_t>(1, n);
+  if (node.inputs.size() > 2 && node.inputs[2]) {
+    const OperandDesc &bias = *node.inputs[2];
+    if (bias.dtype != a.dtype || bias.shape != Shape{n})
+      return nodeError(node, "bias must be " + std::to_string(n) + " values of a's data type, got " +
+                                 shapeToString(bias.shape));
+  }
+  if (node.inputs.size() > 3 && node.inputs[3]) {
+    const OperandDesc &res = *node.inputs[3];
+    if (res.dtype != a.dtype || res.shape != ys)
+      return nodeError(node, "residual must have the output's shape " + shapeToString(ys) + ", got " +
+                                 shapeToString(res.shape));
+  }
+  *out = std::make_unique<FusedMatmulKernel>(std::move(productKernel), rows, n, float(alpha), act);
+  return Status::ok();
+}
+
+// ---- fusedAttention: per batch and head, softmax(scale Q K^T) V, reading
+// the heads in place from [B, S, H * Dh] projections (strided views, no
+// transposes) and writing the head's columns of the [B, S, H * Dh] output.
+// One (batch, head) pair per task: its S x T scores stay in a per-thread
+// buffer (64 KB at S = T = 128, inside L2) between the two products.
+class FusedAttentionKernel final : public Kernel {
+ public:
+  FusedAttentionKernel(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale)
+      : B_(B), S_(S), T_(T), H_(H), Dh_(Dh), scale_(scale) {}
+
+  void run(const KernelContext &ctx) override {
+    const float *q = in<float>(ctx, 0), *k = in<float>(ctx, 1), *v = in<float>(ctx, 2);
+    float *y = outp<float>(ctx, 0);
+    const int64_t D = H_ * Dh_;
+    // A positive scale folds into the softmax (exp(scale * (s - max))); a
+    // negative one flips which score is largest, so it scales the scores.
+    const bool scaleInSoftmax = scale_ > 0.f;
+    parallelFor(ctx, B_ * H_, 1, [&](int64_t tb, int64_t te) {
+      thread_local std::vector<float> scoresBuf;
+      if (scoresBuf.size() < size_t(S_ * T_)) scoresBuf.resize(size_t(S_ * T_));
+      float *scores = scoresBuf.data();
+      for (int64_t t = tb; t < te; ++t) {
+        int64_t b = t / H_, h = t % H_;
+        const float *qh = q + b * S_ * D + h * Dh_;
+        const float *kh = k + b * T_ * D + h * Dh_;
+        const float *vh = v + b * T_ * D + h * Dh_;
+        // scores[s, t] = sum_d q[s, d] k[t, d]: B = K^T as a strided view.
+        sgemm(S_, T_, Dh_, {qh, D, 1}, {kh, 1, D}, scores, T_, false, ctx);
+        if (scaleInSoftmax) {
+          softmaxRows(scores, scores, S_, T_, scale_);
+        } else {
+          for (int64_t i = 0; i < S_ * T_; ++i) scores[i] *= scale_;
+          softmaxRows(scores, scores, S_, T_, 1.f);
+        }
+        sgemm(S_, Dh_, T_, {scores, T_, 1}, {vh, D, 1}, y + b * S_ * D + h * Dh_, D, false, ctx);
+      }
+    });
+  }
+
+ private:
+  int64_t B_, S_, T_, H_, Dh_;
+  float scale_;
+};
+
+Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 3, 3, 1));
+  const OperandDesc &q = *node.inputs[0], &k = *node.inputs[1], &v = *node.inputs[2];
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, q, "query", kFloatTypes));
+  if (!node.attributes.has("heads")) return nodeError(node, "missing required attribute 'heads'");
+  int64_t heads = node.attributes.getInt("heads", 1);
+  double scale = node.attributes.getFloat("scale", 1.0);
+  WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  if (k.dtype != q.dtype || v.dtype != q.dtype) return nodeError(node, "query, key and value data types differ");
+  if (q.shape.size() != 3 || k.shape.size() != 3 || v.shape != k.shape)
+    return nodeError(node, "expected query [B, S, D] and key, value [B, T, D], got " + shapeToString(q.shape) +
+                               ", " + shapeToString(k.shape) + ", " + shapeToString(v.shape));
+  int64_t B = q.shape[0], S = q.shape[1], D = q.shape[2], T = k.shape[1];
+  if (k.shape[0] != B || k.shape[2] != D) return nodeError(node, "key's batch or width differs from query's");
+  if (heads < 1 || D % heads != 0)
+    return nodeError(node, "heads (" + std::to_string(heads) + ") must divide " + std::to_string(D));
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, q.shape, q.dtype));
+  if (q.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedAttention, out);
+  *out = std::make_unique<FusedAttentionKernel>(B, S, T, heads, D / heads, float(scale));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerTransformerKernels(KernelTable &t) {
+  t.add("fusedMatmul", &makeFusedMatmul);
+  t.add("fusedAttention", &makeFusedAttention);
+}
+
+}  // namespace webnn::cpu::kernels

@@ -1,0 +1,257 @@
+// Transformer kernels against plain reference loops: the vectorized row
+// kernels (exp through softmax, erf/gelu, layerNormalization over trailing
+// axes) on both the AVX-512 and AVX2 paths, and webnn.fusedMatmul /
+// webnn.fusedAttention through the registry, at odd sizes (1, tails that are
+// not a multiple of 8 or 16) and 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+#include "test/unit/kernels/KernelTestUtil.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+using kernels::Activation;
+
+std::vector<float> randomValues(size_t n, uint32_t seed, float lo = -3.f, float hi = 3.f) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v) x = dist(gen);
+  return v;
+}
+
+double geluRef(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+// Both instruction-set paths of the dispatchers (AVX-512 only where the CPU
+// has it), the fused kernels included.
+template <typename Fn>
+void forEachPath(Fn &&fn) {
+  bool had = kernels::setUseAvx512(false);
+  fn("avx2", false);
+  kernels::setUseAvx512(true);
+  if (kernels::useAvx512()) fn("avx512", true);
+  kernels::setUseAvx512(had);
+}
+
+TEST(TransformerSimd, ErfGeluExpAccuracy) {
+  std::vector<float> x = randomValues(1003, 1, -6.f, 6.f);
+  x.push_back(0.f);
+  x.push_back(-0.f);
+  x.push_back(1e-8f);
+  std::vector<float> e(x.size()), g(x.size());
+  forEachPath([&](const char *path, bool) {
+    kernels::erfArray(x.data(), e.data(), int64_t(x.size()));
+    kernels::geluArray(x.data(), g.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_NEAR(e[i], std::erf(double(x[i])), 2.5e-7) << path << " erf(" << x[i] << ")";
+      double gr = geluRef(x[i]);
+      // A&S 7.1.26 bounds erf's absolute error (1.5e-7), so gelu's is
+      // 0.5 |x| 1.5e-7 (+ rounding): relative only while gelu(x) ~ x.
+      ASSERT_NEAR(g[i], gr, 1.5e-7 * std::max(1.0, std::abs(double(x[i])))) << path << " gelu(" << x[i] << ")";
+    }
+  });
+}
+
+TEST(TransformerSimd, SoftmaxRowsMatchReference) {
+  for (int64_t n : {1, 7, 16, 33, 128, 131}) {
+    int64_t rows = 5;
+    std::vector<float> x = randomValues(size_t(rows * n), uint32_t(n), -20.f, 20.f), y(x.size());
+    forEachPath([&](const char *path, bool) {
+      for (float alpha : {1.f, 0.125f}) {
+        kernels::softmaxRows(x.data(), y.data(), rows, n, alpha);
+        for (int64_t r = 0; r < rows; ++r) {
+          const float *xr = x.data() + r * n;
+          double mx = -INFINITY, sum = 0;
+          for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(alpha) * xr[j]);
+          for (int64_t j = 0; j < n; ++j) sum += std::exp(double(alpha) * xr[j] - mx);
+          for (int64_t j = 0; j < n; ++j) {
+            double ref = std::exp(double(alpha) * xr[j] - mx) / sum;
+            // float rounding of alpha * x - max (|.| up to 40) moves exp by
+            // 1.2e-7 relative per unit of the argument, as for std::exp.
+            double arg = std::abs(double(alpha) * xr[j] - mx);
+            ASSERT_NEAR(y[r * n + j], ref, (1e-6 + 1.2e-7 * arg) * ref + 1e-30) << path << " n=" << n << " alpha=" << alpha;
+          }
+        }
+      }
+    });
+  }
+}
+
+TEST(TransformerSimd, LayerNormRowsMatchReference) {
+  for (int64_t n : {1, 5, 16, 24, 384, 771}) {
+    int64_t rows = 3;
+    // An offset mean: the two-pass variance must not cancel.
+    std::vector<float> x = randomValues(size_t(rows * n), uint32_t(10 + n), 99.f, 101.f), y(x.size());
+    std::vector<float> scale = randomValues(size_t(n), 3), bias = randomValues(size_t(n), 4);
+    forEachPath([&](const char *path, bool) {
+      for (bool affine : {false, true}) {
+        const float *s = affine ? scale.data() : nullptr, *b = affine ? bias.data() : nullptr;
+        kernels::layerNormRows(x.data(), y.data(), rows, n, s, b, 1e-5f);
+        for (int64_t r = 0; r < rows; ++r) {
+          const float *xr = x.data() + r * n;
+          double mean = 0, var = 0;
+          for (int64_t j = 0; j < n; ++j) mean += xr[j];
+          mean /= double(n);
+          for (int64_t j = 0; j < n; ++j) var += (xr[j] - mean) * (xr[j] - mean);
+          double rstd = 1.0 / std::sqrt(var / double(n) + 1e-5);
+          for (int64_t j = 0; j < n; ++j) {
+            double ref = (xr[j] - mean) * rstd * (s ? s[j] : 1.0) + (b ? b[j] : 0.0);
+            ASSERT_NEAR(y[r * n + j], ref, 2e-4 * (1.0 + std::abs(ref))) << path << " n=" << n;
+          }
+        }
+      }
+    });
+  }
+}
+
+TEST(TransformerKernels, LayerNormalizationTrailingAxes) {
+  // [2, 3, 20] over axes [1, 2] (rows of 60) and [2] (rows of 20).
+  std::vector<float> x = randomValues(120, 7);
+  for (std::vector<int64_t> axes : {std::vector<int64_t>{1, 2}, std::vector<int64_t>{2}}) {
+    int64_t n = axes.size() == 2 ? 60 : 20;
+    Shape ss = axes.size() == 2 ? Shape{3, 20} : Shape{20};
+    std::vector<float> scale = randomValues(size_t(n), 8), bias = randomValues(size_t(n), 9);
+    for (int threads : {1, 2}) {
+      OpCase c{"layerNormalization", {f32({2, 3, 20}, x), f32(ss, scale, true), f32(ss, bias, true)},
+               {outSpec(DataType::kFloat32, {2, 3, 20})}, {}};
+      c.attrInts("axes", axes).attrFloat("epsilon", 1e-5);
+      ASSERT_TRUE(runOp(c, threads).isOk());
+      const float *y = c.outputs[0].as<float>();
+      for (int64_t r = 0; r < 120 / n; ++r) {
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < n; ++j) mean += x[r * n + j];
+        mean /= double(n);
+        for (int64_t j = 0; j < n; ++j) var += (x[r * n + j] - mean) * (x[r * n + j] - mean);
+        double rstd = 1.0 / std::sqrt(var / double(n) + 1e-5);
+        for (int64_t j = 0; j < n; ++j)
+          ASSERT_NEAR(y[r * n + j], (x[r * n + j] - mean) * rstd * scale[j] + bias[j], 1e-5 * (1 + std::abs(bias[j]) + std::abs(scale[j]) * 4));
+      }
+    }
+  }
+}
+
+// Reference: y = act(alpha * a x b + bias + residual), a [batch, M, K], b [K, N].
+std::vector<double> fusedMatmulRef(const std::vector<float> &a, const std::vector<float> &b, int64_t rows,
+                                   int64_t K, int64_t N, double alpha, const float *bias, const float *residual,
+                                   Activation act) {
+  std::vector<double> y(size_t(rows * N));
+  for (int64_t m = 0; m < rows; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += double(a[m * K + k]) * b[k * N + n];
+      s = alpha * s + (bias ? bias[n] : 0.0) + (residual ? residual[m * N + n] : 0.0);
+      if (act == Activation::kRelu) s = std::max(s, 0.0);
+      if (act == Activation::kGelu) s = geluRef(s);
+      y[m * N + n] = s;
+    }
+  return y;
+}
+
+TEST(TransformerKernels, FusedMatmulBiasResidualActivation) {
+  struct Case {
+    int64_t batch, M, K, N;
+    bool bias, residual;
+    const char *act;
+    double alpha;
+  };
+  // Large enough for oneDNN (>= 1 MFLOP) and small enough for the SGEMM path.
+  Case cases[] = {{1, 128, 96, 200, true, false, "gelu", 1.0}, {2, 64, 64, 48, true, true, "none", 1.0},
+                  {1, 3, 5, 7, true, true, "relu", 1.0},      {3, 17, 33, 19, false, false, "none", 0.125},
+                  {1, 1, 1, 1, true, false, "gelu", 2.0}};
+  uint32_t seed = 100;
+  for (const Case &k : cases) {
+    int64_t rows = k.batch * k.M;
+    std::vector<float> a = randomValues(size_t(rows * k.K), seed++, -1.f, 1.f);
+    std::vector<float> b = randomValues(size_t(k.K * k.N), seed++, -1.f, 1.f);
+    std::vector<float> bias = randomValues(size_t(k.N), seed++), res = randomValues(size_t(rows * k.N), seed++);
+    Activation act = std::string(k.act) == "gelu" ? Activation::kGelu
+                     : std::string(k.act) == "relu" ? Activation::kRelu : Activation::kNone;
+    std::vector<double> ref = fusedMatmulRef(a, b, rows, k.K, k.N, k.alpha, k.bias ? bias.data() : nullptr,
+                                             k.residual ? res.data() : nullptr, act);
+    forEachPath([&](const char *path, bool) {
+    for (int threads : {1, 2}) {
+      OpCase c{"fusedMatmul",
+               {f32({k.batch, k.M, k.K}, a), f32({k.K, k.N}, b, true),
+                k.bias ? std::optional<TestTensor>(f32({k.N}, bias, true)) : std::nullopt,
+                k.residual ? std::optional<TestTensor>(f32({k.batch, k.M, k.N}, res)) : std::nullopt},
+               {outSpec(DataType::kFloat32, {k.batch, k.M, k.N})}, {}};
+      c.attrString("activation", k.act).attrFloat("alpha", k.alpha);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      const float *y = c.outputs[0].as<float>();
+      for (size_t i = 0; i < ref.size(); ++i)
+        ASSERT_NEAR(y[i], ref[i], 1e-4 * (1 + std::abs(ref[i]))) << path << " M=" << k.M << " N=" << k.N << " i=" << i;
+    }
+    });
+  }
+}
+
+TEST(TransformerKernels, FusedMatmulRejectsBadOperands) {
+  OpCase c{"fusedMatmul", {f32({4, 8}, randomValues(32, 1)), f32({8, 5}, randomValues(40, 2)),
+                           f32({4}, randomValues(4, 3))},
+           {outSpec(DataType::kFloat32, {4, 5})}, {}};
+  EXPECT_FALSE(runOp(c).isOk());  // bias must have N = 5 values
+  OpCase d{"fusedMatmul", {f32({4, 8}, randomValues(32, 1)), f32({8, 5}, randomValues(40, 2))},
+           {outSpec(DataType::kFloat32, {4, 5})}, {}};
+  d.attrString("activation", "tanh");
+  EXPECT_FALSE(runOp(d).isOk());
+}
+
+TEST(TransformerKernels, FusedAttentionMatchesReference) {
+  struct Case {
+    int64_t B, S, T, H, Dh;
+    double scale;
+  };
+  Case cases[] = {{1, 128, 128, 12, 64, 0.125}, {2, 5, 7, 3, 4, 0.5}, {1, 1, 1, 1, 1, 1.0}, {1, 9, 9, 2, 3, -0.7}};
+  uint32_t seed = 300;
+  for (const Case &k : cases) {
+    int64_t D = k.H * k.Dh;
+    std::vector<float> q = randomValues(size_t(k.B * k.S * D), seed++, -2.f, 2.f);
+    std::vector<float> kk = randomValues(size_t(k.B * k.T * D), seed++, -2.f, 2.f);
+    std::vector<float> v = randomValues(size_t(k.B * k.T * D), seed++, -2.f, 2.f);
+    std::vector<double> ref(size_t(k.B * k.S * D));
+    for (int64_t b = 0; b < k.B; ++b)
+      for (int64_t h = 0; h < k.H; ++h)
+        for (int64_t s = 0; s < k.S; ++s) {
+          std::vector<double> p(size_t(k.T));
+          double mx = -INFINITY, sum = 0;
+          for (int64_t t = 0; t < k.T; ++t) {
+            double dot = 0;
+            for (int64_t d = 0; d < k.Dh; ++d)
+              dot += double(q[(b * k.S + s) * D + h * k.Dh + d]) * kk[(b * k.T + t) * D + h * k.Dh + d];
+            p[t] = k.scale * dot;
+            mx = std::max(mx, p[t]);
+          }
+          for (double &x : p) sum += (x = std::exp(x - mx));
+          for (int64_t d = 0; d < k.Dh; ++d) {
+            double acc = 0;
+            for (int64_t t = 0; t < k.T; ++t) acc += p[t] / sum * v[(b * k.T + t) * D + h * k.Dh + d];
+            ref[(b * k.S + s) * D + h * k.Dh + d] = acc;
+          }
+        }
+    for (int threads : {1, 2}) {
+      OpCase c{"fusedAttention", {f32({k.B, k.S, D}, q), f32({k.B, k.T, D}, kk), f32({k.B, k.T, D}, v)},
+               {outSpec(DataType::kFloat32, {k.B, k.S, D})}, {}};
+      c.attrInt("heads", k.H).attrFloat("scale", k.scale);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      const float *y = c.outputs[0].as<float>();
+      for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(y[i], ref[i], 1e-5 * (1 + std::abs(ref[i]))) << i;
+    }
+  }
+}
+
+TEST(TransformerKernels, FusedAttentionRejectsBadHeads) {
+  OpCase c{"fusedAttention", {f32({1, 2, 6}, randomValues(12, 1)), f32({1, 2, 6}, randomValues(12, 2)),
+                              f32({1, 2, 6}, randomValues(12, 3))},
+           {outSpec(DataType::kFloat32, {1, 2, 6})}, {}};
+  c.attrInt("heads", 4).attrFloat("scale", 1.0);
+  EXPECT_FALSE(runOp(c).isOk());
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
