@@ -78,8 +78,11 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
       for (int c = 0; c < NC; ++c) {
         const uint8_t *p = col[c] + b * w.blobSize + j * 16;
         // The next tile's columns start NC columns further: fetch them now.
-        if (((b * w.blobSize + j * 16) & 63) == 0)
+        if (((b * w.blobSize + j * 16) & 63) == 0) {
           _mm_prefetch(reinterpret_cast<const char *>(p + prefetchAhead), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char *>(w.scales + (n0 + c + NC) * w.kBlocks + b),
+                       _MM_HINT_T0);
+        }
         __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
         __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(q, low4));
         __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(q, 4));
@@ -138,6 +141,10 @@ void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale
     for (int c = 0; c < NC; ++c) {
       const uint8_t *p = w.packed + (n0 + c) * colBytes + ch * 64;
       _mm_prefetch(reinterpret_cast<const char *>(p + NC * colBytes), _MM_HINT_T0);
+      // The scales are a second stream (4 bytes per 16 weight bytes): the
+      // loads of this tile's waited on DRAM (perf: the vpermps after them).
+      _mm_prefetch(reinterpret_cast<const char *>(w.scales + (n0 + c + NC) * w.kBlocks + b0),
+                   _MM_HINT_T0);
       __m512i q = _mm512_loadu_si512(p);
       __m512i lo = _mm512_and_si512(q, low4);
       __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
