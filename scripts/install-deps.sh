@@ -20,3 +20,8 @@ PKGS=(
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq || true
 $SUDO apt-get install -y -qq --no-install-recommends "${PKGS[@]}"
+
+# The benchmark's reference runtime (ONNX Runtime for Node, from npm) and
+# exporter (PyTorch, from Debian): ctest runs a smoke pass of the benchmark
+# and compares real models against ONNX Runtime's outputs.
+"$(dirname "${BASH_SOURCE[0]}")/../bench/install-bench-deps.sh"
