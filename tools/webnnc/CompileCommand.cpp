@@ -111,6 +111,8 @@ void buildCpuPipeline(mlir::PassManager &pm) {
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFuseConv());
+  graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place
+  graph.addPass(mlir::webnn::createWebNNFuseMatmul());     // matmul + scale/bias/residual/gelu epilogues
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   pm.addPass(mlir::createCSEPass());
 }
