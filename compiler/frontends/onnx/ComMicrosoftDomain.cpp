@@ -116,6 +116,34 @@ LogicalResult convertRotaryEmbedding(NodeConverter &c) {
   return c.done(c.emit("rotaryEmbedding", {*x, *pos, *cosC, *sinC}, attrs));
 }
 
+// ONNX opset-23 RotaryEmbedding: (X, cos_cache, sin_cache, position_ids?),
+// the contrib op's math with the inputs reordered. Without position_ids the
+// caches are per token, (B, S, rotary_dim / 2): they become a (B*S, .) table
+// read at the constant positions b * S + s.
+LogicalResult convertRotaryEmbedding23(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), cosC = c.requiredInput(1), sinC = c.requiredInput(2);
+  if (failed(x) || failed(cosC) || failed(sinC)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  if (rank != 3 && rank != 4) return c.fail("X must be 3-D (B, S, hidden) or 4-D (B, N, S, H)");
+  SmallVector<NamedAttribute> attrs{c.boolAttr("interleaved", c.intAttr("interleaved", 0) != 0)};
+  if (int64_t n = c.intAttr("num_heads", 0)) attrs.push_back(c.i64Attr("numHeads", n));
+  if (int64_t d = c.intAttr("rotary_embedding_dim", 0)) attrs.push_back(c.i64Attr("rotaryEmbeddingDim", d));
+  Value pos = c.input(3), cosV = *cosC, sinV = *sinC;
+  if (!pos) {
+    ArrayRef<int64_t> xs = NodeConverter::shapeOf(*x);
+    int64_t B = xs[0], S = rank == 3 ? xs[1] : xs[2];
+    ArrayRef<int64_t> cs = NodeConverter::shapeOf(cosV);
+    if (cs.size() != 3 || cs[0] != B || cs[1] != S)
+      return c.fail("without position_ids, cos_cache/sin_cache must be (batch, sequence, rotary_dim / 2)");
+    SmallVector<int64_t> iota;
+    for (int64_t i = 0; i < B * S; ++i) iota.push_back(i);
+    pos = c.constantI64(iota, {B, S});
+    cosV = c.emitReshape(cosV, {B * S, cs[2]});
+    sinV = c.emitReshape(sinV, {B * S, cs[2]});
+  }
+  return c.done(c.emit("rotaryEmbedding", {*x, pos, cosV, sinV}, attrs));
+}
+
 // ------------------------------------------------------ GroupQueryAttention
 LogicalResult convertGroupQueryAttention(NodeConverter &c) {
   FailureOr<Value> q = c.requiredInput(0), seqlens = c.requiredInput(5), total = c.requiredInput(6);
@@ -166,6 +194,7 @@ void populateComMicrosoftDomain(OpConverterTable &t) {
   t.add("", "RMSNormalization", 23, convertRmsNorm);
   t.add(kMs, "SkipSimplifiedLayerNormalization", 1, convertSkipRmsNorm);
   t.add(kMs, "RotaryEmbedding", 1, convertRotaryEmbedding);
+  t.add("", "RotaryEmbedding", 23, convertRotaryEmbedding23);
   t.add(kMs, "GroupQueryAttention", 1, convertGroupQueryAttention);
 }
 
