@@ -11,7 +11,10 @@ Scenarios (fixed shapes via webnnc --shape, no dynamic sequence length):
   first:    empty past (length 0) + 6 new tokens, if webnnc accepts a
             zero-length past input
 MatMulNBits runs at accuracy_level 0 (float activations) in both runtimes,
-so the comparison is not blurred by int8 activation rounding.
+so the comparison is not blurred by int8 activation rounding. With
+--accuracy-level 4 (genai's CPU default: both runtimes quantize activations
+to int8 per block, with different rounding) the check is instead that the
+logits' argmax agrees at >= 95% of positions; differences are printed.
 Exit 0 when every compared scenario matches, 1 otherwise.
 """
 import argparse
@@ -36,7 +39,7 @@ def run(cmd, **kw):
     return r
 
 
-def scenario(args, model_path, cfg, name, past, seq, rng):
+def scenario(args, model_path, cfg, name, past, seq, rng):  # noqa: C901
     d = os.path.join(args.work, name)
     os.makedirs(d, exist_ok=True)
     B, nkv, D, L = 1, cfg["kv_heads"], cfg["head"], cfg["layers"]
@@ -79,7 +82,14 @@ def scenario(args, model_path, cfg, name, past, seq, rng):
             ok = False
             worst.append(f"{n}: shape {a.shape} vs ORT {b.shape}")
             continue
-        close = np.allclose(a, b, rtol=1e-3, atol=1e-4)
+        if args.accuracy_level == 0:
+            close = np.allclose(a, b, rtol=1e-3, atol=1e-4)
+        elif n == "logits":
+            agree = float(np.mean(a.argmax(-1) == b.argmax(-1)))
+            close = agree >= 0.95
+            worst.append(f"logits argmax agreement {agree:.3f}")
+        else:
+            close = True
         ok &= bool(close)
         rel = float(np.max(np.abs(a - b) / (np.abs(b) + 1e-4)))
         worst.append(f"{n}: max |diff| {float(np.max(np.abs(a - b))):.2e}, max rel {rel:.2e}"
@@ -93,13 +103,14 @@ def main(argv):
     ap.add_argument("--work", default=None)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--size", default="tiny", choices=sorted(make_llama.SIZES))
+    ap.add_argument("--accuracy-level", type=int, default=0, choices=(0, 4))
     a = ap.parse_args(argv)
     a.work = a.work or tempfile.mkdtemp(prefix="webnn-llm-")
     os.makedirs(a.work, exist_ok=True)
     cfg = make_llama.SIZES[a.size]
     model_path = os.path.join(a.work, f"llama_{a.size}.onnx")
     import onnx
-    onnx.save(make_llama.build(cfg, 0, 32, 0), model_path)
+    onnx.save(make_llama.build(cfg, a.accuracy_level, 32, 0), model_path)
     rng = np.random.default_rng(1)
     failures = 0
     for name, past, seq in (("continue", 3, 5), ("first", 0, 6)):
