@@ -262,4 +262,35 @@ LogicalResult convertHyperbolic(NodeConverter &c) {
   return convertHyperbolicAs(c, op);
 }
 
+
+// QuantizeLinear / DequantizeLinear: WebNN wants scale and zeroPoint with the
+// input's rank and one shape, so a scalar becomes [1, ..., 1] and a per-axis
+// vector lies along `axis`. An absent zero point is 0 of the quantized type
+// (uint8 for QuantizeLinear).
+LogicalResult convertQuantizeLike(NodeConverter &c, bool quantize) {
+  FailureOr<Value> x = c.requiredInput(0), scale = c.requiredInput(1);
+  if (failed(x) || failed(scale)) return failure();
+  if (c.intAttr("block_size", 0) != 0) return c.fail("blocked quantization is not supported");
+  int64_t rank = NodeConverter::rankOf(*x);
+  SmallVector<int64_t> shape(rank, 1);
+  int64_t sRank = NodeConverter::rankOf(*scale);
+  if (sRank == 1 && NodeConverter::shapeOf(*scale)[0] != 1) {
+    FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 1), rank, "axis");
+    if (failed(axis)) return failure();
+    shape[*axis] = NodeConverter::shapeOf(*scale)[0];
+  } else if (sRank > 1) {
+    return c.fail("only scalar or per-axis scales are supported");
+  }
+  Value s = c.emitReshape(*scale, shape);
+  Value zp;
+  if (c.hasInput(2)) {
+    zp = c.emitReshape(c.input(2), shape);
+  } else {
+    Type zt = quantize ? Type(IntegerType::get(c.context(), 8, IntegerType::Unsigned))
+                       : NodeConverter::typeOf(*x).getElementType();
+    zp = c.splat(zt, shape, 0);
+  }
+  return c.done(c.emit(quantize ? "quantizeLinear" : "dequantizeLinear", {*x, s, zp}));
+}
+
 }  // namespace mlir::webnn::onnx_import

@@ -297,6 +297,7 @@ LogicalResult convertFlatten(NodeConverter &c) {
 }
 
 
+LogicalResult convertDequantizeLinear(NodeConverter &c) { return convertQuantizeLike(c, false); }
 LogicalResult convertAnd(NodeConverter &c) { return convertBinary(c, "logicalAnd"); }
 LogicalResult convertEqual(NodeConverter &c) { return convertBinary(c, "equal"); }
 
@@ -688,6 +689,7 @@ void populateDefaultDomainAtoF(OpConverterTable &t) {
   t.add("", "Cosh", 9, convertHyperbolic);
   t.add("", "CumSum", 11, convertCumSum);
   t.add("", "DepthToSpace", 1, convertDepthToSpace);
+  t.add("", "DequantizeLinear", 10, convertDequantizeLinear);
   t.add("", "Equal", 1, convertEqual);
   t.add("", "Expand", 8, convertExpand);
   t.add("", "EyeLike", 9, convertEyeLike);

@@ -510,6 +510,112 @@ LogicalResult convertGatherND(NodeConverter &c) {
   if (c.intAttr("batch_dims", 0) != 0) return c.fail("batch_dims != 0 is not supported");
   return c.done(c.emit("gatherND", {*x, *idx}));
 }
+
+// GRU / LSTM -> webnn.gru / webnn.lstm. ONNX gate orders (zrh, iofc) are
+// WebNN's default layouts ("zrn", "iofg"); B [D, 2*G*H] splits into the
+// input and recurrent biases; Y [seq, D, B, H] is WebNN's sequence output.
+FailureOr<std::string> recurrentActivations(NodeConverter &c, size_t perDirection, int64_t dirs) {
+  const onnx::AttributeProto *a = c.attr("activations");
+  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
+    return c.fail("activation_alpha/activation_beta are not supported"), failure();
+  if (c.hasAttr("clip")) return c.fail("'clip' is not supported"), failure();
+  if (!a) return std::string(perDirection == 2 ? "sigmoid,tanh" : "sigmoid,tanh,tanh");
+  SmallVector<std::string> names;
+  for (const std::string &n : a->strings()) names.push_back(StringRef(n).lower());
+  if (names.size() != perDirection * dirs) return c.fail("'activations' has the wrong length"), failure();
+  for (size_t i = perDirection; i < names.size(); ++i)
+    if (names[i] != names[i - perDirection])
+      return c.fail("different activations per direction are not supported"), failure();
+  std::string joined;
+  for (size_t i = 0; i < perDirection; ++i) {
+    if (names[i] != "sigmoid" && names[i] != "tanh" && names[i] != "relu")
+      return c.fail("activation '" + names[i] + "' is not supported (relu, sigmoid, tanh)"), failure();
+    joined += (i ? "," : "") + names[i];
+  }
+  return joined;
+}
+
+LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
+  FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1), r = c.requiredInput(2);
+  if (failed(x) || failed(w) || failed(r)) return failure();
+  if (c.intAttr("layout", 0) != 0) return c.fail("layout=1 (batch-major) is not supported");
+  if (lstm && c.intAttr("input_forget", 0) != 0) return c.fail("input_forget=1 is not supported");
+  std::string dir = c.stringAttr("direction", "forward");
+  StringRef webnnDir = dir == "forward" ? "forward" : dir == "reverse" ? "backward"
+                       : dir == "bidirectional" ? "both" : "";
+  if (webnnDir.empty()) return c.fail("unknown direction '" + dir + "'");
+  int64_t dirs = webnnDir == "both" ? 2 : 1;
+  FailureOr<std::string> acts = recurrentActivations(c, lstm ? 3 : 2, dirs);
+  if (failed(acts)) return failure();
+  ArrayRef<int64_t> xs = NodeConverter::shapeOf(*x);
+  if (xs.size() != 3) return c.fail("X must be [seq_length, batch_size, input_size]");
+  int64_t steps = xs[0], hidden = c.intAttr("hidden_size", 0);
+  if (hidden <= 0) return c.fail("missing 'hidden_size'");
+  if (c.hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> lens = c.constantIntsInput(4, "sequence_lens");
+    if (failed(lens)) return failure();
+    if (llvm::any_of(*lens, [&](int64_t l) { return l != steps; }))
+      return c.fail("sequence_lens shorter than the sequence are not supported");
+  }
+  int64_t gates = lstm ? 4 : 3;
+  Value bias, recurrentBias;
+  if (c.hasInput(3)) {
+    auto half = [&](int64_t i) {
+      return c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {0, i * gates * hidden}),
+                                             c.i64ArrayAttr("sizes", {dirs, gates * hidden})});
+    };
+    bias = half(0);
+    recurrentBias = half(1);
+  }
+  bool wantSequence = c.outputUsed(0);
+  SmallVector<Value> operands = {*x, *w, *r, bias, recurrentBias};
+  if (lstm) {
+    if (c.hasInput(7)) return c.fail("peepholes (P) are not supported: WebNN's output-gate peephole reads the previous cell state, ONNX's the new one");
+    operands.append({Value(), c.input(5), c.input(6)});
+  } else {
+    operands.push_back(c.input(5));
+  }
+  SmallVector<NamedAttribute> attrs = {
+      c.i64Attr("steps", steps), c.i64Attr("hiddenSize", hidden),
+      c.boolAttr("returnSequence", wantSequence), c.strAttr("direction", webnnDir),
+      c.strAttr("activations", *acts)};
+  if (!lstm) attrs.push_back(c.boolAttr("resetAfter", c.intAttr("linear_before_reset", 0) != 0));
+  if (c.emitFailed()) return failure();
+  FailureOr<SmallVector<Value>> results =
+      c.graphImporter().graph().addOp(lstm ? "lstm" : "gru", operands, attrs, c.loc());
+  if (failed(results)) return failure();
+  // Results: hidden[, cell][, sequence].
+  size_t k = 0;
+  Value yh = (*results)[k++];
+  Value yc = lstm ? (*results)[k++] : Value();
+  if (wantSequence) c.setOutput(0, (*results)[k]);
+  if (c.outputUsed(1)) c.setOutput(1, yh);
+  if (lstm && c.outputUsed(2)) c.setOutput(2, yc);
+  return success();
+}
+LogicalResult convertGRU(NodeConverter &c) { return convertRecurrent(c, false); }
+LogicalResult convertLSTM(NodeConverter &c) { return convertRecurrent(c, true); }
+
+// If whose condition is known at compile time: the taken branch is inlined.
+// (A condition that varies per run needs runtime control flow WebNN lacks.)
+LogicalResult convertIf(NodeConverter &c) {
+  FailureOr<ConstantData> cond = c.requireConstantInput(0, "cond");
+  if (failed(cond)) return failure();
+  if (cond->numElements() != 1) return c.fail("'cond' must hold one element");
+  const onnx::AttributeProto *branch = c.attr(cond->intAt(0) ? "then_branch" : "else_branch");
+  if (!branch || !branch->has_g()) return c.fail("missing branch subgraph");
+  const onnx::GraphProto &g = branch->g();
+  if (g.initializer_size() > 0) return c.fail("branch initializers are not supported");
+  if (g.output_size() != static_cast<int>(c.numOutputs()))
+    return c.fail("the branch has " + Twine(g.output_size()) + " outputs, the node " + Twine(c.numOutputs()));
+  if (failed(c.graphImporter().convertSubgraph(g))) return failure();
+  for (int i = 0; i < g.output_size(); ++i) {
+    Value v = c.graphImporter().lookup(g.output(i).name());
+    if (!v) return c.fail("branch output '" + g.output(i).name() + "' is not produced");
+    c.setOutput(i, v);
+  }
+  return success();
+}
 }  // namespace
 
 void populateDefaultDomainGtoP(OpConverterTable &t) {
@@ -517,6 +623,7 @@ void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "GatherElements", 11, convertGatherElements);
   t.add("", "GatherND", 11, convertGatherND);
   t.add("", "Greater", 7, convertGreater);
+  t.add("", "GRU", 7, convertGRU);
   t.add("", "GreaterOrEqual", 12, convertGreaterOrEqual);
   t.add("", "Hardmax", 1, convertHardmax);
   t.add("", "HardSwish", 14, convertHardSwish);
@@ -528,6 +635,7 @@ void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "LessOrEqual", 12, convertLessOrEqual);
   t.add("", "LogSoftmax", 1, convertLogSoftmax);
   t.add("", "LRN", 1, convertLRN);
+  t.add("", "LSTM", 7, convertLSTM);
   t.add("", "Mean", 6, convertMean);
   t.add("", "MeanVarianceNormalization", 9, convertMeanVarianceNormalization);
   t.add("", "Mish", 18, convertMish);
@@ -543,6 +651,7 @@ void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "GlobalMaxPool", 1, convertGlobalMaxPool);
   t.add("", "HardSigmoid", 1, convertHardSigmoid);
   t.add("", "Identity", 1, convertIdentity);
+  t.add("", "If", 1, convertIf);
   t.add("", "LeakyRelu", 1, convertLeakyRelu);
   t.add("", "Log", 1, convertLog);
   t.add("", "MatMul", 1, convertMatMul);

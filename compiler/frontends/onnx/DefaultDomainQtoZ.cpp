@@ -237,6 +237,7 @@ LogicalResult convertTranspose(NodeConverter &c) {
 }
 
 
+LogicalResult convertQuantizeLinear(NodeConverter &c) { return convertQuantizeLike(c, true); }
 LogicalResult convertRound(NodeConverter &c) { return convertUnary(c, "roundEven"); }
 LogicalResult convertTan(NodeConverter &c) { return convertUnary(c, "tan"); }
 LogicalResult convertXor(NodeConverter &c) { return convertBinary(c, "logicalXor"); }
@@ -598,7 +599,14 @@ LogicalResult emitResample(NodeConverter &c, Value x, std::optional<SmallVector<
   } else if (scales) {
     if (static_cast<int64_t>(scales->size()) != rank) return c.fail("'scales' must have one value per dimension");
     sc = *scales;
-    for (int64_t i = 0; i < rank; ++i) out[i] = static_cast<int64_t>(std::floor(shape[i] * sc[i]));
+    for (int64_t i = 0; i < rank; ++i) {
+      out[i] = static_cast<int64_t>(std::floor(shape[i] * sc[i]));
+      // resample2d samples with outputSize / inputSize; ONNX with the scale.
+      if (static_cast<double>(out[i]) != shape[i] * sc[i])
+        return c.fail("scale " + Twine(std::to_string(sc[i])) + " of dimension " + Twine(i) +
+                      " does not give a whole output size (resample2d samples with "
+                      "outputSize / inputSize)");
+    }
   } else {
     return c.fail("needs 'scales' or 'sizes'");
   }
@@ -700,6 +708,7 @@ LogicalResult convertResize(NodeConverter &c) {
 }  // namespace
 
 void populateDefaultDomainQtoZ(OpConverterTable &t) {
+  t.add("", "QuantizeLinear", 10, convertQuantizeLinear);
   t.add("", "Range", 11, convertRange);
   t.add("", "Reciprocal", 1, convertReciprocal);
   t.add("", "Scatter", 9, convertScatterElements);

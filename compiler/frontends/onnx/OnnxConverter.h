@@ -11,6 +11,7 @@
 #ifndef WEBNN_FRONTENDS_ONNX_ONNXCONVERTER_H
 #define WEBNN_FRONTENDS_ONNX_ONNXCONVERTER_H
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -76,11 +77,18 @@ class GraphImporter {
   bool isDefined(StringRef name) const { return values_.count(name) != 0; }
   void define(StringRef name, Value v) { values_[name] = v; }
 
+  // Converts a subgraph's nodes into this graph (they see every value
+  // defined so far): how an If with a constant condition is inlined.
+  using SubgraphConverter = std::function<LogicalResult(const onnx::GraphProto &)>;
+  void setSubgraphConverter(SubgraphConverter fn) { subgraphConverter_ = std::move(fn); }
+  LogicalResult convertSubgraph(const onnx::GraphProto &sub) { return subgraphConverter_(sub); }
+
  private:
   GraphBuilder graph_;
   Location fileLoc_;
   TensorSource tensorSource_;
   llvm::StringMap<Value> values_;
+  SubgraphConverter subgraphConverter_;
 };
 
 // ---------------------------------------------------------------- one node
@@ -248,6 +256,8 @@ FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name
                                                 int64_t dflt);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
+// QuantizeLinear (quantize) / DequantizeLinear.
+LogicalResult convertQuantizeLike(NodeConverter &c, bool quantize);
 // log(softmax(x)) along `axis`, as x - max - log(sum(exp(x - max))).
 Value emitLogSoftmax(NodeConverter &c, Value x, int64_t axis);
 // ONNX NegativeLogLikelihoodLoss on log-probabilities [N, C, d...] and integer

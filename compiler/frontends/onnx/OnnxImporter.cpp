@@ -75,6 +75,7 @@ class ModelImporter {
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
   std::string nodeDisplayName(int index) const;
   int64_t opsetFor(StringRef domain) const;
+  LogicalResult convertGraphNodes(GraphImporter &g, const onnx::GraphProto &graph);
   InFlightDiagnostic error() { return emitError(fileLoc_); }
 
   MLIRContext &ctx_;
@@ -286,11 +287,21 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
 }
 
 LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
+  // Subgraphs (an If whose condition is constant) convert the same way.
+  g.setSubgraphConverter([this, &g](const onnx::GraphProto &sub) {
+    return convertGraphNodes(g, sub);
+  });
+  return convertGraphNodes(g, model_.graph());
+}
+
+LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::GraphProto &graph) {
   const OpConverterTable &table = onnxOpConverters();
-  const onnx::GraphProto &graph = model_.graph();
+  bool top = &graph == &model_.graph();
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto &node = graph.node(i);
-    std::string name = nodeDisplayName(i);
+    std::string name = top ? nodeDisplayName(i)
+                           : (node.name().empty() ? node.op_type() + "_" + std::to_string(i)
+                                                  : node.name());
     Location loc = g.nodeLoc(name, node.op_type());
     for (const std::string &in : node.input())
       if (!in.empty() && !g.isDefined(in))
@@ -298,8 +309,15 @@ LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
                               << "' is not produced by any earlier node, input or initializer",
                failure();
     int64_t opset = opsetFor(node.domain());
+    ConvertFn fn = table.lookup(node.domain(), node.op_type(), opset);
+    // Top-level nodes were all checked up front; a subgraph's were not.
+    if (!fn)
+      return emitError(loc) << "unsupported ONNX operator: "
+                            << (node.domain().empty() ? "ai.onnx" : node.domain())
+                            << "::" << node.op_type() << " (opset " << opset << ")",
+             failure();
     NodeConverter c(g, node, opset, loc);
-    if (failed(table.lookup(node.domain(), node.op_type(), opset)(c))) return failure();
+    if (failed(fn(c))) return failure();
     for (int o = 0; o < node.output_size(); ++o)
       if (c.outputUsed(o) && !c.outputSet(o))
         return emitError(loc) << "output #" << o << " ('" << node.output(o)

@@ -48,6 +48,10 @@ struct Imported {
     return out;
   }
   func::FuncOp main() { return cast<func::FuncOp>(module->getBody()->front()); }
+  std::vector<int64_t> resultShape(unsigned i) {
+    auto t = cast<RankedTensorType>(main().getFunctionType().getResult(i));
+    return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+  }
 };
 
 Imported importFile(const std::string &path, const OnnxImportOptions &opts = {}) {
@@ -504,6 +508,83 @@ TEST(OnnxImport, ShapeArithmeticFoldsIntoOneReshape) {
   EXPECT_EQ(i64s(reshapes[0], "newShape"), (std::vector<int64_t>{2, 48}));
   EXPECT_TRUE(r.ops("webnn.constant").empty());  // folded shape constants are dropped
   EXPECT_TRUE(r.ops("webnn.gather").empty());
+}
+
+TEST(OnnxImport, ElementwiseShapeArithmeticFoldsAtImport) {
+  // LayerNormalization's function body: Neg of a constant feeds ConstantOfShape.
+  ModelBuilder m(17);
+  m.input("x", {2, 3}).output("y");
+  m.ints("axis", {1});
+  m.node("Neg", {"axis"}, {"n"}, "neg");
+  m.node("ConstantOfShape", {"n"}, {"bad"}, "cos");  // shape [-1]: rejected by name
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  Imported r = importFile(m.save("neg_fold.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("non-negative"), std::string::npos) << r.allErrors();
+
+  ModelBuilder ok(17);
+  ok.input("x", {2, 3}).output("y");
+  ok.ints("two", {2});
+  ok.ints("three", {3});
+  ok.node("Max", {"two", "three"}, {"mx"}, "max");
+  ok.node("Equal", {"mx", "three"}, {"eq"}, "eq");
+  ok.node("Where", {"eq", "three", "two"}, {"n"}, "where");
+  setInt(ok.node("Concat", {"n", "two"}, {"shape"}, "concat"), "axis", 0);
+  ok.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  Imported r2 = importFile(ok.save("where_fold.onnx"));
+  ASSERT_TRUE(r2) << r2.allErrors();
+  ASSERT_EQ(r2.ops("webnn.reshape").size(), 1u);
+  EXPECT_EQ(i64s(r2.ops("webnn.reshape")[0], "newShape"), (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(r2.ops("webnn.where").empty());
+  EXPECT_TRUE(r2.ops("webnn.equal").empty());
+}
+
+TEST(OnnxImport, ReduceAxesFromAttributeOrInputByOpset) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3, 4}).output("y").output("z");
+  m.ints("axes", {-1});
+  setInts(m.node("ReduceMean", {"x"}, {"y"}, "mean"), "axes", {1});  // attribute until 18
+  auto *sum = m.node("ReduceSum", {"x", "axes"}, {"z"}, "sum");      // input from 13
+  setInt(sum, "keepdims", 0);
+  Imported r = importFile(m.save("reduce.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(i64s(r.ops("webnn.reduceMean")[0], "axes"), (std::vector<int64_t>{1}));
+  EXPECT_EQ(i64s(r.ops("webnn.reduceSum")[0], "axes"), (std::vector<int64_t>{2}));
+  EXPECT_EQ(r.resultShape(1), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(OnnxImport, SliceNegativeStepGathersIndices) {
+  ModelBuilder m(13);
+  m.input("x", {5, 4}).output("y");
+  m.ints("starts", {-1}).ints("ends", {-100}).ints("axes", {0}).ints("steps", {-2});
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"}, "slice");
+  Imported r = importFile(m.save("slice_back.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  ASSERT_EQ(r.ops("webnn.gather").size(), 1u);
+  EXPECT_EQ(r.resultShape(0), (std::vector<int64_t>{3, 4}));  // rows 4, 2, 0
+}
+
+TEST(OnnxImport, IfWithConstantConditionIsInlined) {
+  ModelBuilder m(13);
+  m.input("x", {2}).output("y");
+  auto *cond = m.initializer("cond", {}, onnx::TensorProto::BOOL);
+  cond->add_int32_data(0);
+  onnx::NodeProto *n = m.node("If", {"cond"}, {"y"}, "if");
+  for (const char *branch : {"then_branch", "else_branch"}) {
+    auto *a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto *g = a->mutable_g();
+    onnx::NodeProto *b = g->add_node();
+    b->set_op_type(std::string(branch) == "then_branch" ? "Relu" : "Neg");
+    b->add_input("x");
+    b->add_output(std::string(branch) + "_out");
+    g->add_output()->set_name(std::string(branch) + "_out");
+  }
+  Imported r = importFile(m.save("if_const.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(r.ops("webnn.neg").size(), 1u);
+  EXPECT_TRUE(r.ops("webnn.relu").empty());
 }
 
 TEST(OnnxImport, ReshapeZeroAndMinusOne) {
