@@ -27,6 +27,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import expectations  # noqa: E402
+
 RTOL, ATOL = 1e-3, 1e-7
 FROZEN_PASSES = []  # tests that passed with inputs frozen (list.append is thread-safe)
 
@@ -153,11 +156,7 @@ def main():
     if not tests:
         print(f"error: no ONNX tests found under {args.data_dir} ({args.sets})")
         return 1
-    expected_fail = {}
-    for line in Path(args.expected_failures).read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            k, _, reason = line.partition("  # ")
-            expected_fail[k.strip()] = reason.strip()
+    expected_fail = expectations.load(args.expected_failures)
 
     workdir = Path(tempfile.mkdtemp(prefix="onnx-tests-"))
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -165,17 +164,9 @@ def main():
     shutil.rmtree(workdir, ignore_errors=True)
 
     passed = sum(1 for v in results.values() if v is None)
-    bad = {k: v for k, v in results.items() if v and k not in expected_fail}
-    unexpected_pass = [k for k, v in results.items() if v is None and k in expected_fail]
-    for k, v in sorted(bad.items()):
-        print(f"FAIL {k}: {v}")
-    for k in sorted(unexpected_pass):
-        print(f"UNEXPECTED PASS {k} (remove it from {args.expected_failures})")
-    if args.write_failures:
-        with open(args.write_failures, "w") as out:
-            for k, v in sorted(results.items()):
-                if v:
-                    out.write(f"{k}  # {v}\n")
+    bad, unexpected_pass = expectations.report(
+        results, expected_fail, args.expected_failures, args.write_failures,
+        keep_listed_reasons=False)
     for s in args.sets.split(","):
         sub = {k: v for k, v in results.items() if k.startswith(s + "/")}
         ok = sum(1 for v in sub.values() if v is None)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import expectations  # noqa: E402
 import wpt_to_dsl  # noqa: E402
 
 # Tolerances, in one place. WPT checks with per-operation ULP or absolute
@@ -134,17 +135,6 @@ def run_case(case_id, case, args, workdir):
     return case_id, None
 
 
-def load_expected_failures(path):
-    out = {}
-    for line in Path(path).read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        case_id, _, reason = line.partition("  # ")
-        out[case_id.strip()] = reason.strip()
-    return out
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--webnnc", required=True)
@@ -167,7 +157,7 @@ def main():
     if not cases:
         print(f"error: no conformance cases found in '{args.wpt_dir}' (filter '{args.filter}')")
         return 1
-    expected_fail = load_expected_failures(args.expected_failures)
+    expected_fail = expectations.load(args.expected_failures)
 
     workdir = Path(tempfile.mkdtemp(prefix="wpt-"))
     results = {}
@@ -178,17 +168,8 @@ def main():
         shutil.rmtree(workdir, ignore_errors=True)
 
     passed = sum(1 for p_ in results.values() if p_ is None)
-    unexpected_fail = {c: p_ for c, p_ in results.items() if p_ and c not in expected_fail}
-    unexpected_pass = [c for c, p_ in results.items() if p_ is None and c in expected_fail]
-    for c, p_ in sorted(unexpected_fail.items()):
-        print(f"FAIL {c}: {p_}")
-    for c in sorted(unexpected_pass):
-        print(f"UNEXPECTED PASS {c} (remove it from {args.expected_failures})")
-    if args.write_failures:
-        with open(args.write_failures, "w") as out:
-            for c, p_ in sorted(results.items()):
-                if p_:
-                    out.write(f"{c}  # {expected_fail.get(c, p_)}\n")
+    unexpected_fail, unexpected_pass = expectations.report(
+        results, expected_fail, args.expected_failures, args.write_failures)
     total = len(results)
     print(f"WebNN conformance: {passed}/{total} passed ({100.0 * passed / max(total, 1):.1f}%), "
           f"{len(expected_fail)} expected failures listed, {len(unexpected_fail)} unexpected "
