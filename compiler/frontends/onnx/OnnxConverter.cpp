@@ -361,6 +361,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainAtoF(t);
     populateDefaultDomainGtoP(t);
     populateDefaultDomainQtoZ(t);
+    populateDefaultDomainSignal(t);
     populateComMicrosoftDomain(t);
     return t;
   }();

@@ -231,6 +231,7 @@ class OpConverterTable {
 void populateDefaultDomainAtoF(OpConverterTable &table);
 void populateDefaultDomainGtoP(OpConverterTable &table);
 void populateDefaultDomainQtoZ(OpConverterTable &table);
+void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, windows
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
 // Every table above, built once.
