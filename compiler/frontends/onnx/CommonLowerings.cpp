@@ -55,8 +55,9 @@ LogicalResult convertPool(NodeConverter &c, StringRef webnnOp) {
     return failure();
   Value x = *input;
   int64_t rank = NodeConverter::rankOf(x);
+  if (rank == 5) return convertPool3d(c, webnnOp, x);
   if (rank != 3 && rank != 4)
-    return c.fail("only 1-D and 2-D pooling (rank 3 or 4 input) is supported, got rank " +
+    return c.fail("only 1-D, 2-D and 3-D pooling (rank 3, 4 or 5 input) is supported, got rank " +
                   Twine(rank));
   size_t n = rank - 2;
   std::optional<SmallVector<int64_t>> kernel = c.intsAttr("kernel_shape");
@@ -124,29 +125,26 @@ LogicalResult convertGlobalPool(NodeConverter &c, StringRef webnnOp) {
   FailureOr<Value> input = c.requiredInput(0);
   if (failed(input)) return failure();
   Value x = *input;
-  ArrayRef<int64_t> shape = NodeConverter::shapeOf(x);
-  if (shape.size() != 3 && shape.size() != 4)
-    return c.fail("only 1-D and 2-D global pooling (rank 3 or 4 input) is supported, got rank " +
-                  Twine(shape.size()));
-  bool lifted = shape.size() == 3;
-  if (lifted) {
-    FailureOr<Value> r = c.reshape(x, {shape[0], shape[1], 1, shape[2]});
-    if (failed(r)) return failure();
-    x = *r;
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(x));
+  if (shape.size() < 3)
+    return c.fail("global pooling needs an input of rank >= 3, got rank " + Twine(shape.size()));
+  // Any number of spatial dims: pool a [N, C, 1, prod(spatial)] view.
+  bool viewed = shape.size() != 4;
+  if (viewed) {
+    int64_t spatial = 1;
+    for (int64_t d : ArrayRef<int64_t>(shape).drop_front(2)) spatial *= d;
+    x = c.emitReshape(x, {shape[0], shape[1], 1, spatial});
   }
   // No windowDimensions: the window is the whole spatial extent.
-  FailureOr<Value> out = c.op(webnnOp, {x});
-  if (failed(out)) return failure();
-  Value result = *out;
-  if (lifted) {
-    FailureOr<Value> r = c.reshape(result, {shape[0], shape[1], 1});
-    if (failed(r)) return failure();
-    result = *r;
+  Value result = c.emit(webnnOp, {x});
+  if (viewed) {
+    SmallVector<int64_t> out(shape.size(), 1);
+    out[0] = shape[0];
+    out[1] = shape[1];
+    result = c.emitReshape(result, out);
   }
-  c.setOutput(0, result);
-  return success();
+  return c.done(result);
 }
-
 
 Value emitLogSoftmax(NodeConverter &c, Value x, int64_t axis) {
   Value m = c.emit("reduceMax", {x}, {c.i64ArrayAttr("axes", {axis}), c.boolAttr("keepDimensions", true)});

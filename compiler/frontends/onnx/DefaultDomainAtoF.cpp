@@ -200,14 +200,15 @@ LogicalResult convertConstant(NodeConverter &c) {
   return success();
 }
 
-// Conv: 2-D directly, 1-D as 2-D over a height-1 image.
+// Conv: 2-D directly, 1-D as 2-D over a height-1 image, 3-D unrolled over depth.
 LogicalResult convertConv(NodeConverter &c) {
   FailureOr<Value> input = c.requiredInput(0), filter = c.requiredInput(1);
   if (failed(input) || failed(filter)) return failure();
   Value x = *input, w = *filter, bias = c.input(2);
   int64_t rank = NodeConverter::rankOf(x);
+  if (rank == 5) return convertConv3d(c, x, w, bias);
   if (rank != 3 && rank != 4)
-    return c.fail("only 1-D and 2-D convolution (rank 3 or 4 input) is supported, got rank " +
+    return c.fail("only 1-D, 2-D and 3-D convolution (rank 3, 4 or 5 input) is supported, got rank " +
                   Twine(rank));
   if (NodeConverter::rankOf(w) != rank)
     return c.fail("weights W must have the same rank as input X");

@@ -255,6 +255,9 @@ LogicalResult convertGlobalPool(NodeConverter &c, StringRef webnnOp);
 // values, all `dflt` when absent.
 FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name, size_t n,
                                                 int64_t dflt);
+// 3-D (rank-5) Conv and MaxPool/AveragePool on 2-D WebNN ops (DefaultDomainVolumetric.cpp).
+LogicalResult convertConv3d(NodeConverter &c, Value x, Value w, Value bias);
+LogicalResult convertPool3d(NodeConverter &c, StringRef webnnOp, Value x);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.
