@@ -538,7 +538,14 @@ FailureOr<std::string> recurrentActivations(NodeConverter &c, size_t perDirectio
 LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1), r = c.requiredInput(2);
   if (failed(x) || failed(w) || failed(r)) return failure();
-  if (c.intAttr("layout", 0) != 0) return c.fail("layout=1 (batch-major) is not supported");
+  // layout=1 (batch-major X [batch, seq, in], states [batch, D, H]) is the
+  // default layout transposed on the way in and out.
+  bool batchMajor = c.intAttr("layout", 0) != 0;
+  auto swap01 = [&](Value v) {
+    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
+  };
+  x = swap01(*x);
+  if (!*x) return failure();
   if (lstm && c.intAttr("input_forget", 0) != 0) return c.fail("input_forget=1 is not supported");
   std::string dir = c.stringAttr("direction", "forward");
   StringRef webnnDir = dir == "forward" ? "forward" : dir == "reverse" ? "backward"
@@ -571,9 +578,9 @@ LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   SmallVector<Value> operands = {*x, *w, *r, bias, recurrentBias};
   if (lstm) {
     if (c.hasInput(7)) return c.fail("peepholes (P) are not supported: WebNN's output-gate peephole reads the previous cell state, ONNX's the new one");
-    operands.append({Value(), c.input(5), c.input(6)});
+    operands.append({Value(), swap01(c.input(5)), swap01(c.input(6))});
   } else {
-    operands.push_back(c.input(5));
+    operands.push_back(swap01(c.input(5)));
   }
   SmallVector<NamedAttribute> attrs = {
       c.i64Attr("steps", steps), c.i64Attr("hiddenSize", hidden),
@@ -588,7 +595,15 @@ LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   size_t k = 0;
   Value yh = (*results)[k++];
   Value yc = lstm ? (*results)[k++] : Value();
-  if (wantSequence) c.setOutput(0, (*results)[k]);
+  Value seq = wantSequence ? (*results)[k] : Value();
+  if (batchMajor) {
+    // [seq, D, batch, H] -> [batch, seq, D, H]; [D, batch, H] -> [batch, D, H].
+    if (seq) seq = c.emit("transpose", {seq}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
+    yh = swap01(yh);
+    yc = swap01(yc);
+    if (c.emitFailed()) return failure();
+  }
+  if (seq) c.setOutput(0, seq);
   if (c.outputUsed(1)) c.setOutput(1, yh);
   if (lstm && c.outputUsed(2)) c.setOutput(2, yc);
   return success();

@@ -362,6 +362,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainGtoP(t);
     populateDefaultDomainQtoZ(t);
     populateDefaultDomainSignal(t);
+    populateDefaultDomainMath(t);
     populateComMicrosoftDomain(t);
     return t;
   }();

@@ -396,7 +396,7 @@ TEST(OnnxImport, UnsupportedOpsListedInOneMessage) {
   m.input("x", {1, 4}).output("y");
   m.node("NonZero", {"x"}, {"a"}, "nz");
   m.node("Relu", {"x"}, {"b"}, "relu");
-  m.node("TopK", {"a"}, {"c"}, "t1");
+  m.node("Unique", {"a"}, {"c"}, "u1");
   m.node("NonZero", {"x"}, {"d"}, "nz2");  // listed once
   m.node("FusedConv", {"x"}, {"y"}, "fc", "com.microsoft");
   m.node("Foo", {"x"}, {"z"}, "foo", "com.example");  // domain never imported
@@ -404,7 +404,7 @@ TEST(OnnxImport, UnsupportedOpsListedInOneMessage) {
   EXPECT_FALSE(r);
   ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
   EXPECT_EQ(r.firstError(),
-            "unsupported ONNX operators: ai.onnx::NonZero (opset 13), ai.onnx::TopK (opset "
+            "unsupported ONNX operators: ai.onnx::NonZero (opset 13), ai.onnx::Unique (opset "
             "13), com.microsoft::FusedConv (opset 1), com.example::Foo (domain 'com.example' "
             "not in opset_import)");
 }
