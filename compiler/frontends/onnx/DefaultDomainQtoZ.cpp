@@ -580,18 +580,18 @@ LogicalResult convertScatterND(NodeConverter &c) {
   return c.done(c.emit("scatterND", {*x, *idx, *upd}));
 }
 
-// Resize / Upsample -> resample2d, which samples at half-pixel centres:
-// nearest rounds half down (ONNX round_prefer_floor), linear is bilinear.
-// ONNX modes that sample elsewhere only match when they coincide: asymmetric
-// floor-nearest equals it for integer upscale factors.
+// Resize / Upsample -> resample2d where it samples the same points: half-pixel
+// centres with scale = outputSize / inputSize, nearest rounding half down
+// (ONNX round_prefer_floor), linear = bilinear; asymmetric floor-nearest
+// coincides for integer upscale factors. Every other mode, rank or scale goes
+// through emitResizeByMatrices.
 LogicalResult emitResample(NodeConverter &c, Value x, std::optional<SmallVector<double>> scales,
-                           std::optional<SmallVector<int64_t>> sizes, StringRef mode,
-                           StringRef transform, StringRef nearestMode) {
+                           std::optional<SmallVector<int64_t>> sizes, const ResizeParams &p) {
   ArrayRef<int64_t> shape = NodeConverter::shapeOf(x);
   int64_t rank = shape.size();
-  if (rank != 4) return c.fail("only 4-D inputs are supported (resample2d), got rank " + Twine(rank));
   SmallVector<double> sc(rank, 1.0);
   SmallVector<int64_t> out(shape);
+  bool wholeSizes = true;
   if (sizes) {
     if (static_cast<int64_t>(sizes->size()) != rank) return c.fail("'sizes' must have one value per dimension");
     out = *sizes;
@@ -601,40 +601,27 @@ LogicalResult emitResample(NodeConverter &c, Value x, std::optional<SmallVector<
     sc = *scales;
     for (int64_t i = 0; i < rank; ++i) {
       out[i] = static_cast<int64_t>(std::floor(shape[i] * sc[i]));
-      // resample2d samples with outputSize / inputSize; ONNX with the scale.
-      if (static_cast<double>(out[i]) != shape[i] * sc[i])
-        return c.fail("scale " + Twine(std::to_string(sc[i])) + " of dimension " + Twine(i) +
-                      " does not give a whole output size (resample2d samples with "
-                      "outputSize / inputSize)");
+      if (static_cast<double>(out[i]) != shape[i] * sc[i]) wholeSizes = false;
     }
   } else {
     return c.fail("needs 'scales' or 'sizes'");
   }
-  if (out[0] != shape[0] || out[1] != shape[1])
-    return c.fail("only the last two dimensions can be resized (resample2d)");
   StringRef webnnMode;
-  if (mode == "nearest") {
-    bool halfPixel = (transform == "half_pixel" || transform == "pytorch_half_pixel") &&
-                     nearestMode == "round_prefer_floor";
-    bool integerUpscale = llvm::all_of(ArrayRef<double>(sc).drop_front(2), [](double s) {
-      return s >= 1 && s == std::floor(s);
-    });
-    bool asymmetricFloor = transform == "asymmetric" && nearestMode == "floor" && integerUpscale;
-    if (!halfPixel && !asymmetricFloor)
-      return c.fail("nearest resize with coordinate_transformation_mode '" + transform +
-                    "' and nearest_mode '" + nearestMode +
-                    "' is not supported (resample2d samples at half-pixel centres, rounding down)");
-    webnnMode = "nearest-neighbor";
-  } else if (mode == "linear") {
-    bool halfPixel = transform == "half_pixel" ||
-                     (transform == "pytorch_half_pixel" && out[2] > 1 && out[3] > 1);
-    if (!halfPixel)
-      return c.fail("linear resize with coordinate_transformation_mode '" + transform +
-                    "' is not supported (resample2d is half-pixel bilinear)");
-    webnnMode = "linear";
-  } else {
-    return c.fail("mode '" + mode + "' is not supported (resample2d: nearest or linear)");
+  if (p.mode == "nearest") {
+    bool halfPixel = (p.transform == "half_pixel" || p.transform == "pytorch_half_pixel") &&
+                     p.nearestMode == "round_prefer_floor";
+    bool integerUpscale = llvm::all_of(ArrayRef<double>(sc).drop_front(std::min<int64_t>(rank, 2)),
+                                       [](double s) { return s >= 1 && s == std::floor(s); });
+    bool asymmetricFloor = p.transform == "asymmetric" && p.nearestMode == "floor" && integerUpscale;
+    if (halfPixel || asymmetricFloor) webnnMode = "nearest-neighbor";
+  } else if (p.mode == "linear") {
+    bool halfPixel = p.transform == "half_pixel" ||
+                     (p.transform == "pytorch_half_pixel" && rank == 4 && out[2] > 1 && out[3] > 1);
+    if (halfPixel) webnnMode = "linear";
   }
+  bool resample2d = !webnnMode.empty() && rank == 4 && wholeSizes && out[0] == shape[0] &&
+                    out[1] == shape[1];
+  if (!resample2d) return emitResizeByMatrices(c, x, sc, out, p);
   if (out[2] == shape[2] && out[3] == shape[3]) return c.done(x);
   SmallVector<NamedAttribute> attrs = {c.strAttr("mode", webnnMode), c.i64ArrayAttr("axes", {2, 3})};
   if (sizes)
@@ -658,8 +645,11 @@ LogicalResult convertUpsample(NodeConverter &c) {
     if (failed(d)) return failure();
     for (int64_t i = 0; i < d->numElements(); ++i) scales.push_back(d->floatAt(i));
   }
-  std::string mode = c.stringAttr("mode", "nearest");
-  return emitResample(c, *x, scales, std::nullopt, mode, "asymmetric", "floor");
+  ResizeParams p;
+  p.mode = c.stringAttr("mode", "nearest");
+  p.transform = "asymmetric";
+  p.nearestMode = "floor";
+  return emitResample(c, *x, scales, std::nullopt, p);
 }
 
 // Resize-10: (X, scales), asymmetric. Resize-11+: (X, roi, scales, sizes) with
@@ -684,26 +674,45 @@ LogicalResult convertResize(NodeConverter &c) {
     if (!s->empty()) sizes = *s;
   }
   int64_t rank = NodeConverter::rankOf(*x);
+  ResizeParams p;
+  p.mode = c.stringAttr("mode", "nearest");
+  p.transform = c.opset() < 11 ? "asymmetric"
+                               : c.stringAttr("coordinate_transformation_mode", "half_pixel");
+  p.nearestMode = c.opset() < 11 ? "floor" : c.stringAttr("nearest_mode", "round_prefer_floor");
+  p.cubicA = c.floatAttr("cubic_coeff_a", -0.75f);
+  p.excludeOutside = c.intAttr("exclude_outside", 0) != 0;
+  p.extrapolation = c.floatAttr("extrapolation_value", 0.0f);
+  if (p.transform == "tf_crop_and_resize") {
+    FailureOr<ConstantData> roi = c.requireConstantInput(1, "roi");
+    if (failed(roi)) return failure();
+    for (int64_t i = 0; i < roi->numElements(); ++i) p.roi.push_back(roi->floatAt(i));
+  }
   if (c.opset() >= 18 && c.hasAttr("axes")) {
     SmallVector<int64_t> axes = *c.intsAttr("axes");
-    SmallVector<double> fullScales(rank, 1.0);
+    SmallVector<double> fullScales(rank, 1.0), fullRoi(2 * rank, 0.0);
+    for (int64_t i = 0; i < rank; ++i) fullRoi[rank + i] = 1.0;
     SmallVector<int64_t> fullSizes(NodeConverter::shapeOf(*x));
-    for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t n = axes.size();
+    for (int64_t i = 0; i < n; ++i) {
       FailureOr<int64_t> a = c.normalizeAxis(axes[i], rank, "axis");
       if (failed(a)) return failure();
-      if (scales && i < scales->size()) fullScales[*a] = (*scales)[i];
-      if (sizes && i < sizes->size()) fullSizes[*a] = (*sizes)[i];
+      if (scales && i < static_cast<int64_t>(scales->size())) fullScales[*a] = (*scales)[i];
+      if (sizes && i < static_cast<int64_t>(sizes->size())) fullSizes[*a] = (*sizes)[i];
+      if (static_cast<int64_t>(p.roi.size()) == 2 * n) {
+        fullRoi[*a] = p.roi[i];
+        fullRoi[rank + *a] = p.roi[n + i];
+      }
     }
     if (scales) scales = fullScales;
     if (sizes) sizes = fullSizes;
+    if (!p.roi.empty()) p.roi = fullRoi;
   }
+  if (!p.roi.empty() && static_cast<int64_t>(p.roi.size()) != 2 * rank)
+    return c.fail("'roi' must hold 2 values per dimension");
   if (c.opset() >= 18 && sizes && c.stringAttr("keep_aspect_ratio_policy", "stretch") != "stretch")
     return c.fail("keep_aspect_ratio_policy other than 'stretch' is not supported");
   if (c.intAttr("antialias", 0) != 0) return c.fail("antialias is not supported");
-  std::string transform = c.opset() < 11 ? "asymmetric"
-                                         : c.stringAttr("coordinate_transformation_mode", "half_pixel");
-  std::string nearest = c.opset() < 11 ? "floor" : c.stringAttr("nearest_mode", "round_prefer_floor");
-  return emitResample(c, *x, scales, sizes, c.stringAttr("mode", "nearest"), transform, nearest);
+  return emitResample(c, *x, scales, sizes, p);
 }
 }  // namespace
 

@@ -259,6 +259,16 @@ FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name
 // 3-D (rank-5) Conv and MaxPool/AveragePool on 2-D WebNN ops (DefaultDomainVolumetric.cpp).
 LogicalResult convertConv3d(NodeConverter &c, Value x, Value w, Value bias);
 LogicalResult convertPool3d(NodeConverter &c, StringRef webnnOp, Value x);
+// Resize by a constant interpolation matrix per resized axis
+// (DefaultDomainResize.cpp): every ONNX sampling mode resample2d lacks.
+struct ResizeParams {
+  std::string mode = "nearest", transform = "half_pixel", nearestMode = "round_prefer_floor";
+  double cubicA = -0.75, extrapolation = 0.0;
+  bool excludeOutside = false;
+  SmallVector<double> roi;  // [starts..., ends...] for tf_crop_and_resize, one per dim
+};
+LogicalResult emitResizeByMatrices(NodeConverter &c, Value x, ArrayRef<double> scales,
+                                   ArrayRef<int64_t> outShape, const ResizeParams &p);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.
