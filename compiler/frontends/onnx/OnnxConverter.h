@@ -232,6 +232,7 @@ void populateDefaultDomainAtoF(OpConverterTable &table);
 void populateDefaultDomainGtoP(OpConverterTable &table);
 void populateDefaultDomainQtoZ(OpConverterTable &table);
 void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, windows
+void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, QLinear*, ...
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
