@@ -289,7 +289,8 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
   if (auto n = func_->getAttrOfType<StringAttr>("webnn.graph_name")) graphName = n.str();
   auto graph = fb::CreateGraph(fbb_, fbb_.CreateString(graphName), fbb_.CreateVector(tensors_),
                                fbb_.CreateVector(constantOffsets), fbb_.CreateVector(nodes_),
-                               fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_));
+                               fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_),
+                               options.relaxedPrecision ? fb::Precision::relaxed : fb::Precision::exact);
   auto model = fb::CreateModel(fbb_, ::webnn::artifact::kSchemaVersion,
                                fbb_.CreateString(kProducer), fbb_.CreateString(options.target),
                                graph, weightsSize_,

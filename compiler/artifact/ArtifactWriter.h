@@ -13,6 +13,9 @@ struct ArtifactOptions {
   // Write the graph alone; constants go to `weightsPath` instead.
   bool weightless = false;
   std::string weightsPath;
+  // Graph.precision: false "exact" (float32 dot products), true "relaxed"
+  // (the runtime may compute conv/matmul dot products in bfloat16).
+  bool relaxedPrecision = false;
 };
 
 // Writes `module` to `path` (and the weights file when weightless). Files are

@@ -133,6 +133,10 @@ class Loader {
     g_.weightsSize = model_->weights_size();
     g_.name = str(graph_->name());
     g_.producer = str(model_->producer());
+    if (graph_->precision() != fb::Precision::exact && graph_->precision() != fb::Precision::relaxed)
+      return fail("unknown precision " + std::to_string(int(graph_->precision())) +
+                  " (this runtime knows exact and relaxed)");
+    g_.relaxedPrecision = graph_->precision() == fb::Precision::relaxed;
     return Status::ok();
   }
 

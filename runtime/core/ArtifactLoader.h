@@ -50,6 +50,7 @@ struct LoadedGraph {
   std::vector<uint32_t> outputs;  // tensor indices
   uint64_t weightsSize = 0;
   bool weightless = false;
+  bool relaxedPrecision = false;  // Graph.precision == relaxed
   MappedFile artifact;
   MappedFile weights;             // only for weightless artifacts
 };

@@ -47,6 +47,7 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     d.op = ln.op;
     d.name = ln.name;
     d.attributes = ln.attributes;
+    d.relaxedPrecision = g.relaxedPrecision;
     for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &p->operands[in]);
     for (int32_t o : ln.outputs) d.outputs.push_back(&p->operands[o]);
   }

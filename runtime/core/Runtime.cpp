@@ -55,6 +55,19 @@ int Model::findOutput(std::string_view name) const { return findByName(outputs_,
 size_t Model::numNodes() const { return graph_->graph.nodes.size(); }
 uint64_t Model::arenaBytes() const { return graph_->arenaBytes; }
 const std::string &Model::planText() const { return graph_->planText; }
+bool Model::relaxedPrecision() const { return graph_->graph.relaxedPrecision; }
+
+std::string Model::dotProductPrecision(std::string *why) const {
+  if (!relaxedPrecision()) return "float32";
+  std::string reason;
+#ifdef WEBNN_HAVE_CPU_BACKEND
+  if (cpu::relaxedPrecisionSupport(&reason)) return "bf16";
+#else
+  reason = "this runtime has no CPU backend";
+#endif
+  if (why) *why = reason;
+  return "float32";
+}
 
 Session::~Session() = default;
 

@@ -222,7 +222,18 @@ int run(const Options &opt) {
   if (!s.isOk()) throw Failure{1, s.message()};
   double loadMs = msSince(t0);
 
-  if (opt.printPlan) (opt.json ? std::cerr : std::cout) << model->planText();
+  // A relaxed artifact on a CPU without bf16 runs in float32: say so once,
+  // so a user expecting the speed-up learns why it is missing.
+  std::string whyFloat32;
+  std::string dotPrecision = model->dotProductPrecision(&whyFloat32);
+  if (model->relaxedPrecision() && dotPrecision != "bf16")
+    std::cerr << "webnn-run: note: " << opt.artifact << " was compiled with --precision relaxed, but "
+              << whyFloat32 << ": its dot products run in float32\n";
+  if (opt.printPlan)
+    (opt.json ? std::cerr : std::cout) << "precision " << (model->relaxedPrecision() ? "relaxed" : "exact")
+                                       << ": conv2d/matmul/gemm dot products in " << dotPrecision
+                                       << (dotPrecision == "bf16" ? " with float32 accumulation" : "") << "\n"
+                                       << model->planText();
   if (opt.printPlan && opt.inputs.empty() && !model->inputs().empty()) return 0;
 
   // Inputs: every model input exactly once, dtype and shape as compiled.
@@ -363,6 +374,8 @@ int run(const Options &opt) {
     j["graph"] = model->name();
     j["nodes"] = model->numNodes();
     j["threads"] = session->threads();
+    j["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
+    j["dot_products"] = dotPrecision;
     j["arena_bytes"] = session->arenaBytes();
     j["load_ms"] = loadMs;
     j["session_ms"] = sessionMs;

@@ -16,6 +16,7 @@ struct CompileFlags {
   std::string output;
   std::string weightsOut;
   std::string target = "cpu";
+  std::string precision = "exact";  // --precision exact|relaxed
   std::string emit = "artifact";
   std::vector<std::string> shapes;
   std::vector<std::string> constInputs;

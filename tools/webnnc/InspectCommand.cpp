@@ -71,6 +71,7 @@ int runInspect(const InspectFlags &flags) {
     j["producer"] = g.producer;
     j["graph"] = g.name;
     j["weightless"] = g.weightless;
+    j["precision"] = g.relaxedPrecision ? "relaxed" : "exact";
     j["weights_bytes"] = g.weightsSize;
     j["constants"] = constantCount;
     j["nodes"] = g.nodes.size();
@@ -90,6 +91,8 @@ int runInspect(const InspectFlags &flags) {
                                                     : "weightless, bound and verified")
                            : "embedded");
   std::printf("arena     %s for intermediates\n", humanBytes(prepared->arenaBytes).c_str());
+  std::printf("precision %s\n", g.relaxedPrecision ? "relaxed (conv2d/matmul/gemm may use bf16 with float32 accumulation)"
+                                                    : "exact (float32)");
   std::printf("inputs\n");
   for (uint32_t i : g.inputs)
     std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),

@@ -66,6 +66,9 @@ struct NodeDesc {
   std::vector<const OperandDesc *> inputs;  // null = absent optional operand
   std::vector<const OperandDesc *> outputs;
   NodeAttributes attributes;
+  // The artifact allows bfloat16 dot products with float32 accumulation
+  // (Graph.precision relaxed). Kernels may ignore it; see relaxedPrecisionSupport().
+  bool relaxedPrecision = false;
 };
 
 // A tensor at run time: shape/dtype fixed at load, data set by the executor.
@@ -95,6 +98,11 @@ using KernelFactory = Status (*)(const NodeDesc &node, std::unique_ptr<Kernel> *
 KernelFactory findCpuKernel(std::string_view op);
 // All registered op names (for `webnnc inspect` and tests).
 std::vector<std::string_view> cpuKernelNames();
+
+// Whether relaxed-precision nodes will really compute in bfloat16 here: true
+// with oneDNN, AVX512-BF16 and no WEBNN_BF16=0; otherwise false with *why
+// saying what is missing (they then run in float32).
+bool relaxedPrecisionSupport(std::string *why);
 
 }  // namespace webnn::cpu
 

@@ -3,6 +3,9 @@
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::cpu {
 namespace {
@@ -43,6 +46,15 @@ std::vector<std::string_view> cpuKernelNames() {
   std::vector<std::string_view> names;
   for (const auto &e : table()) names.push_back(e.first);
   return names;
+}
+
+bool relaxedPrecisionSupport(std::string *why) {
+#if WEBNN_HAVE_ONEDNN
+  return onednn::bf16Available(why);
+#else
+  *why = "this runtime was built without oneDNN";
+  return false;
+#endif
 }
 
 }  // namespace webnn::cpu

@@ -60,6 +60,13 @@ class Model {
   uint64_t arenaBytes() const;
   // The arena plan, one line per tensor (offset, bytes, live range, name).
   const std::string &planText() const;
+  // Compiled with `webnnc compile --precision relaxed` (Graph.precision):
+  // conv2d/matmul/gemm may compute in bfloat16 with float32 accumulation.
+  bool relaxedPrecision() const;
+  // What this process does with a relaxed model's dot products: "bf16", or
+  // "float32" (then *why, if given, says why: no AVX512-BF16, no oneDNN, ...).
+  // Exact models always run "float32".
+  std::string dotProductPrecision(std::string *why = nullptr) const;
 
  private:
   friend class Session;

@@ -121,6 +121,7 @@ class Float16Adapter final : public Kernel {
     inner.op = node.op;
     inner.name = node.name;
     inner.attributes = node.attributes;
+    inner.relaxedPrecision = node.relaxedPrecision;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const OperandDesc *d = node.inputs[i];
       if (!d) {

@@ -403,6 +403,7 @@ onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, c
   p.filterStrideO = fi.so, p.filterStrideI = fi.si, p.filterStrideH = fi.sh, p.filterStrideW = fi.sw;
   p.hasBias = node.inputs.size() > 2 && node.inputs[2];
   p.constantFilter = node.inputs[1]->constantData != nullptr;
+  p.bf16 = node.relaxedPrecision;
   return p;
 }
 #endif

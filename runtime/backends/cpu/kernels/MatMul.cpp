@@ -127,6 +127,7 @@ Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kern
     p.aStrides = rowMajor(p.aDims);
     p.bStrides = rowMajor(p.bDims);
     p.constantB = b.constantData != nullptr;
+    p.bf16 = node.relaxedPrecision;
     if (makeOneDnnMatMul(node, p, &makeMatMulPortable, out)) return Status::ok();
   }
 #else
@@ -224,6 +225,7 @@ Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel
     p.aStrides = aT ? std::vector<int64_t>{1, M} : std::vector<int64_t>{K, 1};
     p.bStrides = bT ? std::vector<int64_t>{1, K} : std::vector<int64_t>{N, 1};
     p.constantB = b.constantData != nullptr;
+    p.bf16 = node.relaxedPrecision;
     p.alpha = float(alpha);
     p.hasC = c != nullptr;
     p.beta = float(beta);

@@ -127,6 +127,7 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   product.name = node.name;
   product.inputs = {node.inputs[0], node.inputs[1]};
   product.outputs = node.outputs;
+  product.relaxedPrecision = node.relaxedPrecision;
   KernelFactory matmul = findCpuKernel("matmul");
   if (!matmul) return nodeError(node, "no matmul kernel");
   if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedMatmul, out);

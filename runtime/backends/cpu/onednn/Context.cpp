@@ -15,6 +15,8 @@ Policy initialPolicy() {
   Policy p;
   const char *env = std::getenv("WEBNN_ONEDNN");
   if (env && std::strcmp(env, "0") == 0) p.enabled = false;
+  const char *bf16 = std::getenv("WEBNN_BF16");
+  if (bf16 && std::strcmp(bf16, "0") == 0) p.bf16 = false;
   return p;
 }
 
@@ -34,6 +36,26 @@ std::atomic<uint64_t> gExecutions{0};
 bool compiledIn() { return true; }
 
 uint64_t executionCount() { return gExecutions.load(std::memory_order_relaxed); }
+
+bool bf16Available(std::string *why) {
+  Policy pol = policy();
+  std::string reason;
+  if (!pol.enabled) {
+    reason = "oneDNN is disabled (WEBNN_ONEDNN=0)";
+  } else if (!pol.bf16) {
+    reason = "bf16 is disabled (WEBNN_BF16=0)";
+  } else if (!__builtin_cpu_supports("avx512bf16")) {
+    reason = "this CPU has no AVX512-BF16";
+  } else {
+    // DNNL_MAX_CPU_ISA may cap oneDNN below the bf16 instructions.
+    unsigned isa = unsigned(dnnl::get_effective_cpu_isa());
+    unsigned need = unsigned(dnnl::cpu_isa::avx512_core_bf16);
+    if ((isa & need) != need) reason = "oneDNN is limited below avx512_core_bf16 (DNNL_MAX_CPU_ISA)";
+  }
+  if (reason.empty()) return true;
+  if (why) *why = reason;
+  return false;
+}
 
 Policy policy() {
   std::lock_guard<std::mutex> lock(policyMutex());

@@ -26,6 +26,7 @@ class DeferredKernel {
     op_ = node.op;
     name_ = node.name;
     attributes_ = node.attributes;
+    relaxed_ = node.relaxedPrecision;
     for (const OperandDesc *d : node.inputs) inputs_.push_back(d ? std::make_unique<OperandDesc>(*d) : nullptr);
     for (const OperandDesc *d : node.outputs) outputs_.push_back(std::make_unique<OperandDesc>(*d));
   }
@@ -36,6 +37,7 @@ class DeferredKernel {
       node.op = op_;
       node.name = name_;
       node.attributes = attributes_;
+      node.relaxedPrecision = relaxed_;
       for (const auto &d : inputs_) node.inputs.push_back(d.get());
       for (const auto &d : outputs_) node.outputs.push_back(d.get());
       Status s = factory_(node, &kernel_);
@@ -53,6 +55,7 @@ class DeferredKernel {
   KernelFactory factory_;
   std::string op_, name_;
   NodeAttributes attributes_;
+  bool relaxed_ = false;
   std::vector<std::unique_ptr<OperandDesc>> inputs_, outputs_;
   std::once_flag once_;
   std::unique_ptr<Kernel> kernel_;

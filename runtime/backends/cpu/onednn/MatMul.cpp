@@ -9,6 +9,10 @@
 // pre-filled with c broadcast to [M, N] (one pass over M*N, against M*N*K).
 // When B has no batch (all batch dims 1), a's batch folds into M: one large
 // GEMM instead of many small ones.
+// Relaxed precision (MatMulParams::bf16): a and b in bf16, accumulation, y,
+// alpha and the c post-op in float32. a is converted by a per-call reorder
+// (M x K, small beside the M x N x K product), a constant b once when packed;
+// a non-constant b is converted per call, so only when M >= 16 amortizes it.
 #include <cstring>
 #include <stdexcept>
 
@@ -196,6 +200,13 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
     const char *name;
   };
   std::vector<Variant> variants;
+  std::string noBf16;
+  if (p.bf16 && p.dtype == DataType::kFloat32 && (p.constantB || impl->M >= 16) && bf16Available(&noBf16)) {
+    // float32 variants follow, for shapes oneDNN has no optimized bf16 kernel for.
+    memory::data_type bf = memory::data_type::bf16;
+    variants.push_back({memory::desc(aDims, bf, contiguous(aDims)), memory::desc(bDims, bf, Tag::any),
+                        p.constantB ? "bf16, b packed" : "bf16, b reordered"});
+  }
   if (p.constantB) {
     variants.push_back({userA32, anyB, "a in place, b packed"});
     variants.push_back({plainA, anyB, "a reordered, b packed"});

@@ -36,6 +36,9 @@ struct Policy {
   // and oneDNN's argument plumbing cost a few microseconds per call.
   double minFlops = 1 << 20;
   bool winograd = true;     // Winograd for 3x3 stride-1 convolutions
+  // Honour relaxed precision (bf16 dot products) when the CPU has it; false
+  // (env WEBNN_BF16=0) runs relaxed artifacts in float32, as on a CPU without.
+  bool bf16 = true;
 };
 // True when this build links oneDNN.
 bool compiledIn();
@@ -43,6 +46,12 @@ Policy policy();
 void setPolicy(const Policy &p);
 // Convolutions and matmuls executed by oneDNN so far (tests check the path).
 uint64_t executionCount();
+// Whether bf16 primitives (bf16 operands, float32 accumulation and
+// destination) run natively: the CPU has AVX512-BF16, oneDNN may use it
+// (DNNL_MAX_CPU_ISA), and the policy allows it. Otherwise *why says why.
+// oneDNN would emulate bf16 on plain AVX-512 at a fraction of float32's
+// speed, so without native support relaxed precision means float32.
+bool bf16Available(std::string *why);
 
 // ------------------------------------------------------------------ conv2d
 struct Conv2dParams {
@@ -56,6 +65,9 @@ struct Conv2dParams {
   int64_t filterStrideO = 0, filterStrideI = 0, filterStrideH = 0, filterStrideW = 0;
   bool hasBias = false;
   bool constantFilter = false;
+  // Relaxed precision: bf16 input and filter, float32 accumulation, bias,
+  // post-ops and output. Honoured for float32 when bf16Available().
+  bool bf16 = false;
   // Post-ops (webnn.fusedConv2d, docs/FUSED_OPS.md): y = activation(conv +
   // bias + residual), the residual having y's shape and layout. float32 only.
   enum class Activation { kNone, kRelu, kClamp, kSigmoid };
@@ -107,6 +119,8 @@ struct MatMulParams {
   bool hasC = false;
   float beta = 0.f;
   int64_t cRowStride = 0, cColStride = 0;
+  // Relaxed precision: bf16 a and b, float32 accumulation and y (as Conv2dParams::bf16).
+  bool bf16 = false;
 };
 
 class MatMul {
