@@ -102,6 +102,7 @@ Status runOp(OpCase &c, int threads) {
   node.op = c.op;
   node.name = "test";
   node.attributes = c.attrs;
+  node.relaxedPrecision = c.relaxed;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {
       node.inputs.push_back(nullptr);

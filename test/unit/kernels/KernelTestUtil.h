@@ -50,6 +50,7 @@ struct OpCase {
   std::vector<std::optional<TestTensor>> inputs;
   std::vector<TestTensor> outputs;  // dtype + shape; bytes filled by runOp
   NodeAttributes attrs;
+  bool relaxed = false;  // NodeDesc::relaxedPrecision (artifact compiled with --precision relaxed)
 
   OpCase &attrInt(const std::string &n, int64_t v);
   OpCase &attrFloat(const std::string &n, double v);
