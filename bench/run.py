@@ -4,7 +4,7 @@
     python3 bench/run.py [--models resnet50,mobilenetv2,bert_base,minilm]
                          [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3]
                          [--build-dir DIR] [--cache-dir bench/.models]
-                         [--json] [--markdown FILE] [--no-peak]
+                         [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
     python3 bench/run.py --smoke      # tiny CNN, 1 round: fails on crash or mismatch
 
 For each model (exported by bench/models/export_models.py) and each thread count:
@@ -15,6 +15,12 @@ compile once with webnnc (timed), write seeded random inputs, then alternate
 hits both alike. Each figure in the table is the median over rounds of the
 per-round median. Outputs of the first round are compared (webnn-run
 --output-dir vs ORT's), peak RSS is read per child by bench/micro/maxrss.cpp.
+
+--precision relaxed compiles our side with `webnnc compile --precision relaxed`
+(bf16 conv/matmul operands, float32 accumulation, on CPUs with AVX512-BF16);
+ORT stays float32. Agreement is then checked at bf16's tolerance (see
+TOLERANCES) and each cell records what webnn-run really ran ("dot_products":
+bf16, or float32 when the CPU has no AVX512-BF16).
 
 FLOP counts come from the ONNX graph (2 x MACs of Conv, ConvTranspose, Gemm and
 MatMul); the "% of peak" column divides achieved GFLOP/s by the fp32 FMA peak
@@ -47,8 +53,12 @@ ALL_MODELS = ["resnet50", "mobilenetv2", "bert_base", "minilm"]
 SKIP = 77  # ctest's conventional "skipped" exit code
 
 # Agreement rule: |ours - ort| <= ATOL * max|ort| + RTOL * |ort|, elementwise.
-RTOL = 1e-3
-ATOL = 1e-4
+# Relaxed precision rounds every conv/matmul operand to bf16 (8 significant
+# bits): elementwise relative bounds mean nothing for small values, so it is
+# held to 3% of the output's largest magnitude (measured: ~4e-3 on ResNet-50
+# logits, ~3e-3 on BERT-base hidden states; docs/PERFORMANCE.md).
+TOLERANCES = {"exact": (1e-3, 1e-4), "relaxed": (0.0, 3e-2)}  # (RTOL, ATOL)
+RTOL, ATOL = TOLERANCES["exact"]
 
 # Used for "% of peak" only when the microbenchmark is not run (--no-peak):
 # shared/notes/cpu-kernels.md, register-bound FMA loop on this machine class.
@@ -358,6 +368,7 @@ def summarize(runs):
         "max_rss_mb": max((r["max_rss_mb"] or 0) for r in runs) or None,
         "rounds": [r["median_ms"] for r in runs],
         "arena_bytes": runs[0].get("arena_bytes"),
+        "dot_products": runs[0].get("dot_products"),
     }
 
 
@@ -366,6 +377,7 @@ def parse_round(child):
     lat = j["latency_ms"]
     return {
         "median_ms": lat["median"], "min_ms": lat["min"],
+        "dot_products": j.get("dot_products"),
         "load_ms": j["load_ms"], "first_run_ms": j["first_run_ms"],
         # Start-up = everything before the first result: load + session
         # creation + first run (ORT creates its session inside load).
@@ -495,6 +507,12 @@ def header_text(report):
     ]
     if report.get("no_spin"):
         lines.append("--no-spin: ORT session.intra_op.allow_spinning=0")
+    if report.get("precision") == "relaxed":
+        ran = sorted({c["ours"]["dot_products"] for m in report["results"] for c in m.get("cells", [])
+                      if c.get("ours") and c["ours"].get("dot_products")})
+        lines.append("--precision relaxed: webnnc conv/matmul dot products in %s (float32 accumulation), ORT float32; "
+                     "agreement within %.0e of max |ORT|; %% of peak is against the fp32 peak"
+                     % ("/".join(ran) or "?", TOLERANCES["relaxed"][1]))
     if report.get("ours_env"):
         lines.append("webnn-run environment: " + " ".join("%s=%s" % kv for kv in sorted(report["ours_env"].items())))
     cores = os.cpu_count() or 1
@@ -546,6 +564,8 @@ def main(argv=None):
                          "busy machine pulls down")
     ap.add_argument("--no-peak", action="store_true",
                     help="don't run the peak microbenchmark (use the noted peaks for %% of peak)")
+    ap.add_argument("--precision", choices=sorted(TOLERANCES), default="exact",
+                    help="webnnc compile --precision for our side (relaxed: bf16 dot products); ORT stays fp32")
     ap.add_argument("--smoke", action="store_true",
                     help="quick check: tiny CNN, 1 round, 3 runs; fails on crash, compile error or mismatch")
     args = ap.parse_args(argv)
@@ -560,6 +580,8 @@ def main(argv=None):
     if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or not threads or min(threads) < 1:
         ap.error("--rounds and --iters >= 1, --warmup >= 0, threads >= 1")
 
+    global RTOL, ATOL
+    RTOL, ATOL = TOLERANCES[args.precision]
     args.ours_env_dict = {"OMP_WAIT_POLICY": "passive"} if args.no_spin else {}
     for kv in args.ours_env:
         k, eq, v = kv.partition("=")
@@ -589,7 +611,7 @@ def main(argv=None):
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
         "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "ours_env": args.ours_env_dict,
-        "no_spin": args.no_spin,
+        "no_spin": args.no_spin, "precision": args.precision,
         "loadavg_before": list(os.getloadavg()),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),
     }
@@ -631,7 +653,7 @@ def main(argv=None):
         os.makedirs(work_dir)
         wnn = os.path.join(work_dir, model + ".wnn")
         log("%s: compiling with webnnc" % model)
-        child = run_child([tools["webnnc"], "compile", onnx_path, "-o", wnn])
+        child = run_child([tools["webnnc"], "compile", onnx_path, "-o", wnn, "--precision", args.precision])
         entry["compile_s"] = child.wall_s
         entry["compile_rss_mb"] = child.max_rss_mb
         if child.rc != 0:
