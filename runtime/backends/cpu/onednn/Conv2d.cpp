@@ -55,6 +55,7 @@ struct Conv2d::Impl {
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
+  bool castSrc = false;  // bf16 source in the caller's layout: floatToBf16, no reorder
   Reorder srcIn, dstOut, biasIn, residualIn;
   WeightPacker weiPack;
   AlignedBuffer srcBuf, dstBuf, weiBuf, biasBuf, scratchBuf;
@@ -81,8 +82,13 @@ struct Conv2d::Impl {
     const dnnl::primitive_desc_base &pd = entry->pd;
     memory::desc primSrc = pd.src_desc(), primDst = pd.dst_desc(), primWei = pd.weights_desc();
     dnnl::engine &eng = cpuEngine();
-    reorderSrc = !(primSrc == userSrc);
-    if (reorderSrc) {
+    castSrc = v.bf16 && primSrc == memory::desc(userSrc.dims(), memory::data_type::bf16,
+                                                p.nhwc ? Tag::nhwc : Tag::nchw);
+    reorderSrc = !castSrc && !(primSrc == userSrc);
+    if (castSrc) {
+      srcBuf.resize(primSrc.get_size());
+      src = memory(primSrc, eng, srcBuf.data());
+    } else if (reorderSrc) {
       srcBuf.resize(primSrc.get_size());
       srcIn.init(userSrc, nullptr, primSrc, srcBuf.data());
       src = srcIn.to;
@@ -266,7 +272,8 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
       if (bias) bias = s.biasHalf.in(bias);
       y = s.dstHalf.data();
     }
-    if (s.reorderSrc) s.srcIn.run(x, nullptr);
+    if (s.castSrc) floatToBf16(static_cast<const float *>(x), s.srcBuf.data(), s.p.N * s.p.C * s.p.H * s.p.W, numThreads);
+    else if (s.reorderSrc) s.srcIn.run(x, nullptr);
     else s.src.set_data_handle(const_cast<void *>(x));
     if (!s.weightsPacked) s.weiPack.run(s.filterF32(filter, &s.weiHalf), nullptr);
     if (s.p.hasBias) {

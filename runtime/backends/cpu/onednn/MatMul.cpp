@@ -48,6 +48,7 @@ struct MatMul::Impl {
   memory a, b, y, scratch;
   std::unordered_map<int, memory> args;
   bool reorderA = false, reorderB = false, reorderY = false, bPacked = false;
+  bool castA = false;  // bf16 a, row-major as the caller's: floatToBf16, no reorder
   Reorder aIn, yOut;
   WeightPacker bPack;
   AlignedBuffer aBuf, bBuf, yBuf, scratchBuf;
@@ -73,8 +74,14 @@ struct MatMul::Impl {
     const dnnl::primitive_desc_base &pd = entry->pd;
     memory::desc primA = pd.src_desc(), primB = pd.weights_desc(), primY = pd.dst_desc();
     dnnl::engine &eng = cpuEngine();
-    reorderA = !(primA == userA);
-    if (reorderA) {
+    castA = primA.data_type() == memory::data_type::bf16 &&
+            primA == memory::desc(userA.dims(), memory::data_type::bf16, contiguous(userA.dims())) &&
+            userA == memory::desc(userA.dims(), memory::data_type::f32, contiguous(userA.dims()));
+    reorderA = !castA && !(primA == userA);
+    if (castA) {
+      aBuf.resize(primA.get_size());
+      a = memory(primA, eng, aBuf.data());
+    } else if (reorderA) {
       aBuf.resize(primA.get_size());
       aIn.init(userA, nullptr, primA, aBuf.data());
       a = aIn.to;
@@ -263,7 +270,8 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
       if (!s.bPacked) b = s.bF32(b, &s.bHalf);
       y = s.yHalf.data();
     }
-    if (s.reorderA) s.aIn.run(a, nullptr);
+    if (s.castA) floatToBf16(static_cast<const float *>(a), s.aBuf.data(), s.aCount, numThreads);
+    else if (s.reorderA) s.aIn.run(a, nullptr);
     else s.a.set_data_handle(const_cast<void *>(a));
     if (!s.bPacked) {
       if (s.reorderB) s.bPack.run(b, nullptr);
