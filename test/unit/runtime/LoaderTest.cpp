@@ -99,6 +99,20 @@ TEST(Loader, FlippedBytesNeverCrash) {
   EXPECT_GT(failures, static_cast<int>(end));
 }
 
+TEST(Loader, PrecisionRecordedAndUnknownValuesRefused) {
+  LoadedGraph g;
+  ASSERT_TRUE(loadBytes(buildArtifact(addReluGraph()).artifact, &g).isOk());
+  EXPECT_FALSE(g.relaxedPrecision);
+  TGraph relaxed = addReluGraph();
+  relaxed.precision = 1;
+  LoadedGraph r;
+  ASSERT_TRUE(loadBytes(buildArtifact(relaxed).artifact, &r).isOk());
+  EXPECT_TRUE(r.relaxedPrecision);
+  TGraph unknown = addReluGraph();
+  unknown.precision = 7;
+  EXPECT_NE(loadError(buildArtifact(unknown).artifact).find("unknown precision 7"), std::string::npos);
+}
+
 TEST(Loader, HeaderChecks) {
   Built b = buildArtifact(addReluGraph());
   auto bad = b.artifact;

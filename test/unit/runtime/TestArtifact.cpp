@@ -52,7 +52,8 @@ Built buildArtifact(const TGraph &g, bool weightless) {
                                    fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name)));
   }
   auto graph = fb::CreateGraph(fbb, fbb.CreateString(g.name), fbb.CreateVector(tensors), fbb.CreateVector(constants),
-                               fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs));
+                               fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs),
+                               static_cast<fb::Precision>(g.precision));
   uint8_t digest[32];
   SHA256(allHashes.data(), allHashes.size(), digest);
   auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,

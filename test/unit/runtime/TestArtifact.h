@@ -53,6 +53,7 @@ struct TGraph {
   // Claim a weight segment of this many bytes while writing only the bytes of
   // constants; the caller extends the file (sparse) to match.
   std::optional<uint64_t> segmentSize;
+  uint8_t precision = 0;  // Graph.precision: 0 exact, 1 relaxed, others unknown
 };
 
 struct Built {
