@@ -503,12 +503,11 @@ LogicalResult convertGatherElements(NodeConverter &c) {
   return c.done(c.emit("gatherElements", {*x, *idx}, {c.i64Attr("axis", *axis)}));
 }
 
-// GatherND: batch_dims=0 only.
+// GatherND (batch_dims by prepending batch coordinates).
 LogicalResult convertGatherND(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1);
   if (failed(x) || failed(idx)) return failure();
-  if (c.intAttr("batch_dims", 0) != 0) return c.fail("batch_dims != 0 is not supported");
-  return c.done(c.emit("gatherND", {*x, *idx}));
+  return c.done(emitGatherNDBatched(c, *x, *idx, c.intAttr("batch_dims", 0)));
 }
 
 // GRU / LSTM -> webnn.gru / webnn.lstm. ONNX gate orders (zrh, iofc) are

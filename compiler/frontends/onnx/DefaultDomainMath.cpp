@@ -1,6 +1,7 @@
 // ONNX ops WebNN has no single op for, decomposed into element-wise and
 // reduction ops: inverse trigonometric functions, TopK, BitShift, and the
 // simple RNN unrolled over its static sequence length.
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/frontends/onnx/OnnxConverter.h"
@@ -277,9 +278,44 @@ LogicalResult convertRNN(NodeConverter &c) {
   return success();
 }
 
+// Det of [..., n, n] for n <= 4 by the Leibniz formula: the sum over the
+// n! permutations of signed products of slices (a few dozen ops at most;
+// larger matrices would need pivoting, which is data-dependent).
+LogicalResult convertDet(NodeConverter &c) {
+  FailureOr<Value> input = c.requiredInput(0);
+  if (failed(input)) return failure();
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(*input));
+  int64_t rank = shape.size();
+  if (rank < 2 || shape[rank - 1] != shape[rank - 2]) return c.fail("input must be [..., n, n]");
+  int64_t n = shape.back();
+  if (n > 4) return c.fail("Det of " + Twine(n) + "x" + Twine(n) + " matrices is not supported (n <= 4)");
+  SmallVector<int64_t> outShape(shape.begin(), shape.end() - 2);
+  int64_t batch = 1;
+  for (int64_t d : outShape) batch *= d;
+  Value flat = c.emitReshape(*input, {batch, n * n});
+  SmallVector<Value> e(n * n);
+  for (int64_t i = 0; i < n * n; ++i)
+    e[i] = c.emit("slice", {flat}, {c.i64ArrayAttr("starts", {0, i}), c.i64ArrayAttr("sizes", {batch, 1})});
+  SmallVector<int64_t> perm(n);
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  Value plus, minus;
+  do {
+    int64_t inversions = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) inversions += perm[i] > perm[j];
+    Value term = e[perm[0]];
+    for (int64_t i = 1; i < n; ++i) term = c.emit("mul", {term, e[i * n + perm[i]]});
+    Value &acc = inversions % 2 ? minus : plus;
+    acc = acc ? c.emit("add", {acc, term}) : term;
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  Value det = minus ? c.emit("sub", {plus, minus}) : plus;
+  return c.done(c.emitReshape(det, outShape));
+}
+
 }  // namespace
 
 void populateDefaultDomainMath(OpConverterTable &t) {
+  t.add("", "Det", 11, convertDet);
   t.add("", "Acos", 7, convertAcos);
   t.add("", "Asin", 7, convertAsin);
   t.add("", "Atan", 7, convertAtan);

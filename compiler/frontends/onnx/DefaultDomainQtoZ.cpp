@@ -565,18 +565,19 @@ LogicalResult convertRange(NodeConverter &c) {
 LogicalResult convertScatterElements(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1), upd = c.requiredInput(2);
   if (failed(x) || failed(idx) || failed(upd)) return failure();
-  if (c.stringAttr("reduction", "none") != "none")
-    return c.fail("reduction '" + c.stringAttr("reduction", "none") + "' is not supported");
   FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), NodeConverter::rankOf(*x), "axis");
   if (failed(axis)) return failure();
+  std::string reduction = c.stringAttr("reduction", "none");
+  if (reduction != "none")
+    return c.done(emitScatterElementsReduce(c, *x, *idx, *upd, *axis, reduction));
   return c.done(c.emit("scatterElements", {*x, *idx, *upd}, {c.i64Attr("axis", *axis)}));
 }
 
 LogicalResult convertScatterND(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1), upd = c.requiredInput(2);
   if (failed(x) || failed(idx) || failed(upd)) return failure();
-  if (c.stringAttr("reduction", "none") != "none")
-    return c.fail("reduction '" + c.stringAttr("reduction", "none") + "' is not supported");
+  std::string reduction = c.stringAttr("reduction", "none");
+  if (reduction != "none") return c.done(emitScatterNDReduce(c, *x, *idx, *upd, reduction));
   return c.done(c.emit("scatterND", {*x, *idx, *upd}));
 }
 

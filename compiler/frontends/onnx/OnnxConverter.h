@@ -233,6 +233,7 @@ void populateDefaultDomainGtoP(OpConverterTable &table);
 void populateDefaultDomainQtoZ(OpConverterTable &table);
 void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, windows
 void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, QLinear*, ...
+void populateDefaultDomainIndexing(OpConverterTable &table);    // GridSample, ReverseSequence
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
@@ -270,6 +271,12 @@ struct ResizeParams {
 };
 LogicalResult emitResizeByMatrices(NodeConverter &c, Value x, ArrayRef<double> scales,
                                    ArrayRef<int64_t> outShape, const ResizeParams &p);
+// GatherND with batch_dims (DefaultDomainIndexing.cpp).
+Value emitGatherNDBatched(NodeConverter &c, Value x, Value idx, int64_t batchDims);
+// ScatterND / ScatterElements with reduction add, mul, max or min.
+Value emitScatterNDReduce(NodeConverter &c, Value x, Value idx, Value upd, StringRef reduction);
+Value emitScatterElementsReduce(NodeConverter &c, Value x, Value idx, Value upd, int64_t axis,
+                                StringRef reduction);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.

@@ -1,0 +1,281 @@
+// Data-dependent indexing ops built from index arithmetic and WebNN's gather
+// ops: ReverseSequence, GatherND with batch_dims, GridSample.
+#include "compiler/frontends/onnx/OnnxConverter.h"
+
+namespace mlir::webnn::onnx_import {
+namespace {
+
+Type i64Type(NodeConverter &c) { return IntegerType::get(c.context(), 64); }
+
+// ReverseSequence: y[b, t] = x[b, len_b - 1 - t] for t < len_b, else x[b, t]:
+// a gatherElements along the time axis with indices computed from
+// sequence_lens (constant or not).
+LogicalResult convertReverseSequence(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), lens = c.requiredInput(1);
+  if (failed(x) || failed(lens)) return failure();
+  SmallVector<int64_t> shape(NodeConverter::shapeOf(*x));
+  int64_t rank = shape.size();
+  if (rank < 2) return c.fail("input must have rank >= 2");
+  int64_t timeAxis = c.intAttr("time_axis", 0), batchAxis = c.intAttr("batch_axis", 1);
+  if (!((timeAxis == 0 && batchAxis == 1) || (timeAxis == 1 && batchAxis == 0)))
+    return c.fail("time_axis and batch_axis must be 0 and 1 in some order");
+  SmallVector<int64_t> lenShape(rank, 1);
+  lenShape[batchAxis] = shape[batchAxis];
+  Value len = c.emitReshape(c.emitCast(*lens, i64Type(c)), lenShape);
+  Value t = iotaAlong(c, i64Type(c), shape[timeAxis], timeAxis, rank);
+  Value rev = c.emit("sub", {c.emit("sub", {len, c.scalar(i64Type(c), 1)}), t});
+  Value idx = c.emit("where", {c.emit("lesser", {t, len}), rev, t});
+  idx = c.emit("expand", {idx}, {c.i64ArrayAttr("newShape", shape)});
+  return c.done(c.emit("gatherElements", {*x, idx}, {c.i64Attr("axis", timeAxis)}));
+}
+
+// GridSample (opset 16: bilinear / nearest / bicubic; zeros / border /
+// reflection; align_corners) on 4-D X [N, C, H, W] and grid [N, Ho, Wo, 2],
+// as ONNX Runtime and ONNX's reference compute it: grid coordinates are
+// denormalized, an out-of-range coordinate is clamped (border) or reflected
+// (reflection), then each tap is fetched with gatherElements from the
+// flattened image, taps outside the image reading 0 (zeros) or the
+// clamped / reflected pixel.
+class GridSampler {
+ public:
+  GridSampler(NodeConverter &c, Value x, bool alignCorners, StringRef padding)
+      : c_(c), x_(x), align_(alignCorners), padding_(padding) {
+    ArrayRef<int64_t> s = NodeConverter::shapeOf(x);
+    n_ = s[0], ch_ = s[1], h_ = s[2], w_ = s[3];
+    elem_ = NodeConverter::typeOf(x).getElementType();
+    flat_ = c.emitReshape(x, {n_, ch_, h_ * w_});
+  }
+
+  Value k(double v) { return c_.scalar(elem_, v); }
+
+  // Normalized [-1, 1] -> pixel coordinate along a dimension of `size`.
+  Value denormalize(Value g, int64_t size) {
+    Value p1 = c_.emit("add", {g, k(1)});
+    if (align_) return c_.emit("mul", {p1, k((size - 1) / 2.0)});
+    return c_.emit("mul", {c_.emit("sub", {c_.emit("mul", {p1, k(size)}), k(1)}), k(0.5)});
+  }
+  double lo() const { return align_ ? 0.0 : -0.5; }
+  double hi(int64_t size) const { return align_ ? size - 1.0 : size - 0.5; }
+
+  // Reflects v into [lo, hi] (repeatedly, like a mirror pair).
+  Value reflect(Value v, double lo, double hi) {
+    double range = hi - lo;
+    if (range <= 0) return c_.emit("add", {c_.emit("mul", {v, k(0)}), k(lo)});  // a 1-pixel axis
+    Value below = c_.emit("lesser", {v, k(lo)}), above = c_.emit("greater", {v, k(hi)});
+    Value dx = c_.emit("where", {below, c_.emit("sub", {k(lo), v}),
+                                 c_.emit("where", {above, c_.emit("sub", {v, k(hi)}), k(0)})});
+    Value flips = c_.emit("floor", {c_.emit("div", {dx, k(range)})});
+    Value r = c_.emit("sub", {dx, c_.emit("mul", {flips, k(range)})});
+    Value odd = c_.emit("equal", {c_.emit("sub", {flips, c_.emit("mul", {c_.emit("floor", {c_.emit("mul", {flips, k(0.5)})}), k(2)})}), k(1)});
+    // below & even or above & odd -> lo + r; below & odd or above & even -> hi - r.
+    Value toLo = c_.emit("logicalXor", {below, odd});
+    Value moved = c_.emit("where", {toLo, c_.emit("add", {k(lo), r}), c_.emit("sub", {k(hi), r})});
+    return c_.emit("where", {c_.emit("logicalOr", {below, above}), moved, v});
+  }
+
+  // Coordinate-level padding of an out-of-range sample point.
+  Value padCoordinate(Value v, int64_t size) {
+    if (padding_ == "border")
+      return c_.emit("clamp", {v}, {c_.f64Attr("minValue", 0), c_.f64Attr("maxValue", size - 1.0)});
+    if (padding_ == "reflection") return reflect(v, lo(), hi(size));
+    return v;
+  }
+
+  // The pixels at integer-valued coordinates (xi, yi) [N, Ho*Wo] -> [N, C, Ho*Wo].
+  Value pixels(Value xi, Value yi) {
+    Value valid;
+    if (padding_ == "zeros") {
+      auto inside = [&](Value v, int64_t size) {
+        return c_.emit("logicalAnd", {c_.emit("greaterOrEqual", {v, k(0)}),
+                                      c_.emit("lesserOrEqual", {v, k(size - 1.0)})});
+      };
+      valid = c_.emit("logicalAnd", {inside(xi, w_), inside(yi, h_)});
+    } else if (padding_ == "reflection") {
+      xi = reflect(xi, lo(), hi(w_));
+      yi = reflect(yi, lo(), hi(h_));
+    }
+    // Truncate toward zero like the references' integer casts, then keep the
+    // index inside the image (border padding; harmless otherwise).
+    auto index = [&](Value v, int64_t size) {
+      Value tr = c_.emit("mul", {c_.emit("sign", {v}), c_.emit("floor", {c_.emit("abs", {v})})});
+      return c_.emitCast(c_.emit("clamp", {tr}, {c_.f64Attr("minValue", 0), c_.f64Attr("maxValue", size - 1.0)}),
+                         i64Type(c_));
+    };
+    Value li = c_.emit("add", {c_.emit("mul", {index(yi, h_), c_.scalar(i64Type(c_), w_)}), index(xi, w_)});
+    int64_t m = NodeConverter::shapeOf(xi)[1];
+    li = c_.emit("expand", {c_.emitReshape(li, {n_, 1, m})}, {c_.i64ArrayAttr("newShape", {n_, ch_, m})});
+    Value v = c_.emit("gatherElements", {flat_, li}, {c_.i64Attr("axis", 2)});
+    if (valid) v = c_.emit("where", {c_.emitReshape(valid, {n_, 1, m}), v, k(0)});
+    return v;
+  }
+
+  Value weight(Value w) { return c_.emitReshape(w, {n_, 1, NodeConverter::shapeOf(w)[1]}); }
+
+  int64_t n_, ch_, h_, w_;
+
+ private:
+  NodeConverter &c_;
+  Value x_, flat_;
+  Type elem_;
+  bool align_;
+  StringRef padding_;
+};
+
+LogicalResult convertGridSample(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), grid = c.requiredInput(1);
+  if (failed(x) || failed(grid)) return failure();
+  if (NodeConverter::rankOf(*x) != 4) return c.fail("only 4-D inputs are supported");
+  ArrayRef<int64_t> gs = NodeConverter::shapeOf(*grid);
+  if (gs.size() != 4 || gs[3] != 2 || gs[0] != NodeConverter::shapeOf(*x)[0])
+    return c.fail("grid must be [N, H_out, W_out, 2]");
+  std::string mode = c.stringAttr("mode", c.opset() >= 20 ? "linear" : "bilinear");
+  if (mode == "linear") mode = "bilinear";
+  if (mode == "cubic") mode = "bicubic";
+  std::string padding = c.stringAttr("padding_mode", "zeros");
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return c.fail("unknown mode '" + mode + "'");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return c.fail("unknown padding_mode '" + padding + "'");
+  GridSampler s(c, *x, c.intAttr("align_corners", 0) != 0, padding);
+  int64_t ho = gs[1], wo = gs[2], m = ho * wo;
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  Value g = c.emitCast(c.emitReshape(*grid, {s.n_, m, 2}), elem);
+  auto component = [&](int64_t i) {
+    return c.emitReshape(c.emit("slice", {g}, {c.i64ArrayAttr("starts", {0, 0, i}),
+                                               c.i64ArrayAttr("sizes", {s.n_, m, 1})}),
+                         {s.n_, m});
+  };
+  Value px = s.padCoordinate(s.denormalize(component(0), s.w_), s.w_);
+  Value py = s.padCoordinate(s.denormalize(component(1), s.h_), s.h_);
+  Value y;
+  if (mode == "nearest") {
+    y = s.pixels(c.emit("roundEven", {px}), c.emit("roundEven", {py}));
+  } else if (mode == "bilinear") {
+    Value x1 = c.emit("floor", {px}), y1 = c.emit("floor", {py});
+    Value x2 = c.emit("add", {x1, s.k(1)}), y2 = c.emit("add", {y1, s.k(1)});
+    Value dx1 = s.weight(c.emit("sub", {px, x1})), dx2 = s.weight(c.emit("sub", {x2, px}));
+    Value dy1 = s.weight(c.emit("sub", {py, y1})), dy2 = s.weight(c.emit("sub", {y2, py}));
+    Value top = c.emit("add", {c.emit("mul", {dx2, s.pixels(x1, y1)}), c.emit("mul", {dx1, s.pixels(x2, y1)})});
+    Value bottom = c.emit("add", {c.emit("mul", {dx2, s.pixels(x1, y2)}), c.emit("mul", {dx1, s.pixels(x2, y2)})});
+    y = c.emit("add", {c.emit("mul", {dy2, top}), c.emit("mul", {dy1, bottom})});
+  } else {
+    // Bicubic, A = -0.75, on the 4x4 taps around (floor(x), floor(y)).
+    auto coeffs = [&](Value t) {
+      double a = -0.75;
+      auto far = [&](Value d) {  // ((a d - 5a) d + 8a) d - 4a
+        Value r = c.emit("sub", {c.emit("mul", {d, s.k(a)}), s.k(5 * a)});
+        r = c.emit("add", {c.emit("mul", {r, d}), s.k(8 * a)});
+        return c.emit("sub", {c.emit("mul", {r, d}), s.k(4 * a)});
+      };
+      auto near = [&](Value d) {  // ((a + 2) d - (a + 3)) d d + 1
+        Value r = c.emit("sub", {c.emit("mul", {d, s.k(a + 2)}), s.k(a + 3)});
+        return c.emit("add", {c.emit("mul", {c.emit("mul", {r, d}), d}), s.k(1)});
+      };
+      Value one = s.k(1), two = s.k(2);
+      return SmallVector<Value>{s.weight(far(c.emit("add", {t, one}))), s.weight(near(t)),
+                                s.weight(near(c.emit("sub", {one, t}))),
+                                s.weight(far(c.emit("sub", {two, t})))};
+    };
+    Value fx = c.emit("floor", {px}), fy = c.emit("floor", {py});
+    SmallVector<Value> cx = coeffs(c.emit("sub", {px, fx})), cy = coeffs(c.emit("sub", {py, fy}));
+    for (int64_t j = 0; j < 4; ++j) {
+      Value yj = c.emit("add", {fy, s.k(j - 1)}), row;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value term = c.emit("mul", {cx[i], s.pixels(c.emit("add", {fx, s.k(i - 1)}), yj)});
+        row = row ? c.emit("add", {row, term}) : term;
+      }
+      Value term = c.emit("mul", {cy[j], row});
+      y = y ? c.emit("add", {y, term}) : term;
+    }
+  }
+  return c.done(c.emitReshape(y, {s.n_, s.ch_, ho, wo}));
+}
+
+}  // namespace
+
+// GatherND with batch_dims = b: the batch coordinates are prepended to every
+// index tuple, which makes it a plain gatherND.
+Value emitGatherNDBatched(NodeConverter &c, Value x, Value idx, int64_t batchDims) {
+  if (c.emitFailed() || !x || !idx) return Value();
+  if (batchDims == 0) return c.emit("gatherND", {x, idx});
+  SmallVector<int64_t> is(NodeConverter::shapeOf(idx));
+  int64_t rank = is.size();
+  if (batchDims < 0 || batchDims >= rank || batchDims >= NodeConverter::rankOf(x))
+    return c.fail("batch_dims is out of range"), Value();
+  Type it = NodeConverter::typeOf(idx).getElementType();
+  SmallVector<int64_t> coordShape(is);
+  coordShape.back() = 1;
+  SmallVector<Value> parts;
+  for (int64_t d = 0; d < batchDims; ++d) {
+    Value iota = iotaAlong(c, it, is[d], d, rank);
+    parts.push_back(c.emit("expand", {iota}, {c.i64ArrayAttr("newShape", coordShape)}));
+  }
+  parts.push_back(idx);
+  Value full = c.emit("concat", parts, {c.i64Attr("axis", rank - 1)});
+  return c.emit("gatherND", {x, full});
+}
+
+// ScatterND with a reduction (add, mul, max, min): WebNN's scatterND
+// overwrites, so repeated indices would lose updates. The update rows are
+// applied one after another in order (gatherND the current value, combine,
+// scatterND it back), which is ONNX's definition; bounded to keep graphs sane.
+constexpr int64_t kMaxSequentialScatterRows = 4096;
+
+Value emitScatterNDReduce(NodeConverter &c, Value x, Value idx, Value upd, StringRef reduction) {
+  if (c.emitFailed() || !x || !idx || !upd) return Value();
+  StringRef op = reduction == "add" ? "add" : reduction == "mul" ? "mul"
+                 : reduction == "max" ? "max" : reduction == "min" ? "min" : "";
+  if (op.empty()) return c.fail("unknown reduction '" + reduction + "'"), Value();
+  SmallVector<int64_t> is(NodeConverter::shapeOf(idx)), us(NodeConverter::shapeOf(upd));
+  if (is.empty()) return c.fail("indices must have rank >= 1"), Value();
+  int64_t k = is.back(), rows = 1;
+  for (int64_t d : ArrayRef<int64_t>(is).drop_back()) rows *= d;
+  if (rows > kMaxSequentialScatterRows)
+    return c.fail("scatter with reduction '" + reduction + "' over " + Twine(rows) +
+                  " index rows: more than the " + Twine(kMaxSequentialScatterRows) +
+                  " applied one by one"),
+           Value();
+  SmallVector<int64_t> rest(ArrayRef<int64_t>(us).drop_front(is.size() - 1));
+  SmallVector<int64_t> updRows = {rows};
+  updRows.append(rest);
+  Value idx2 = c.emitReshape(idx, {rows, k});
+  Value upd2 = c.emitReshape(upd, updRows);
+  for (int64_t r = 0; r < rows; ++r) {
+    Value ir = c.emit("slice", {idx2}, {c.i64ArrayAttr("starts", {r, 0}), c.i64ArrayAttr("sizes", {1, k})});
+    SmallVector<int64_t> start(updRows.size(), 0), size(updRows);
+    start[0] = r;
+    size[0] = 1;
+    Value ur = c.emit("slice", {upd2}, {c.i64ArrayAttr("starts", start), c.i64ArrayAttr("sizes", size)});
+    Value cur = c.emit("gatherND", {x, ir});
+    x = c.emit("scatterND", {x, ir, c.emit(op, {cur, ur})});
+  }
+  return x;
+}
+
+// ScatterElements with a reduction: every index element becomes a full
+// coordinate tuple (the iota of each other dimension, the index along
+// `axis`), which is a ScatterND with a reduction.
+Value emitScatterElementsReduce(NodeConverter &c, Value x, Value idx, Value upd, int64_t axis,
+                                StringRef reduction) {
+  if (c.emitFailed() || !x || !idx || !upd) return Value();
+  SmallVector<int64_t> is(NodeConverter::shapeOf(idx));
+  int64_t rank = is.size();
+  Type i64 = IntegerType::get(c.context(), 64);
+  SmallVector<int64_t> one(is);
+  one.push_back(1);
+  SmallVector<Value> coords;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value v = d == axis ? c.emitCast(idx, i64)
+                        : c.emit("expand", {iotaAlong(c, i64, is[d], d, rank)}, {c.i64ArrayAttr("newShape", is)});
+    coords.push_back(c.emitReshape(v, one));
+  }
+  Value full = coords.size() == 1 ? coords[0] : c.emit("concat", coords, {c.i64Attr("axis", rank)});
+  return emitScatterNDReduce(c, x, full, upd, reduction);
+}
+
+void populateDefaultDomainIndexing(OpConverterTable &t) {
+  t.add("", "GridSample", 16, convertGridSample);
+  t.add("", "ReverseSequence", 10, convertReverseSequence);
+}
+
+}  // namespace mlir::webnn::onnx_import
