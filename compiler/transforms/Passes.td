@@ -61,8 +61,11 @@ def WebNNDecomposeFused : Pass<"webnn-decompose-fused", "func::FuncOp"> {
   let summary = "Turn fused macro ops back into WebNN spec ops";
   let description = [{
     Expands webnn.fusedConv2d into webnn.conv2d, webnn.add (residual) and
-    webnn.relu / webnn.clamp / webnn.sigmoid, for targets that take pure
-    WebNN graphs.
+    webnn.relu / webnn.clamp / webnn.sigmoid, and the decoder-LLM ops
+    (matmulNBits, rmsNormalization, skipRmsNormalization, rotaryEmbedding,
+    groupQueryAttention) into spec ops, for targets that take pure WebNN
+    graphs. An op it cannot expand (a groupQueryAttention whose past length
+    is only known at run time) is an error.
   }];
   let statistics = [
     Statistic<"numFusedOpsDecomposed", "fused-ops-decomposed", "fused ops expanded">,
@@ -101,6 +104,73 @@ def WebNNFuseAttention : Pass<"webnn-fuse-attention", "func::FuncOp"> {
   }];
   let statistics = [
     Statistic<"numAttentionsFused", "attentions-fused", "attention blocks fused">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseRmsNorm : Pass<"webnn-fuse-rms-norm", "func::FuncOp"> {
+  let summary = "Fuse RMSNorm chains (and the residual add before them)";
+  let description = [{
+    Forms webnn.rmsNormalization (docs/LLM.md) from weight * (x /
+    sqrt(reduceMean(x^2 | x * x, last axis, keepDims) + eps)) (or x *
+    reciprocal(sqrt(...))), with or without the float32 casts around the
+    statistics that fp16 exports carry, and webnn.skipRmsNormalization from a
+    residual add feeding one, whose sum output takes the add's other uses.
+  }];
+  let statistics = [
+    Statistic<"numRmsNormsFused", "rms-norms-fused", "RMSNorm chains fused">,
+    Statistic<"numSkipRmsNormsFused", "skip-adds-fused", "residual adds fused into skipRmsNormalization">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseRotary : Pass<"webnn-fuse-rotary", "func::FuncOp"> {
+  let summary = "Fuse rotary position embeddings (rotate-half or interleaved)";
+  let description = [{
+    Forms webnn.rotaryEmbedding (docs/LLM.md) from x * cos + rotate(x) * sin,
+    rotate(x) being concat(-x[..., D/2:], x[..., :D/2]) (rotate-half) or the
+    pairwise (-x[2i+1], x[2i]) interleave, with cos/sin constants whose two
+    halves (or pairs) agree; they become [positions, D/2] caches read at
+    constant positions.
+  }];
+  let statistics = [
+    Statistic<"numRotariesFused", "rotaries-fused", "rotary embeddings fused">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseGroupQueryAttention : Pass<"webnn-fuse-gqa", "func::FuncOp"> {
+  let summary = "Fuse causal grouped-query attention (with its rotary embeddings)";
+  let description = [{
+    Forms webnn.groupQueryAttention (docs/LLM.md) from the head split of the
+    q, k, v projections, repeat_kv of k and v (reshape -> expand | tile ->
+    reshape, or none when the head counts agree), the scaled Q K^T matmul, a
+    constant causal mask (add of 0 / large negative, or where), softmax, the
+    P V matmul and the head merge, for one prefill without a KV cache (an
+    empty past). rotaryEmbeddings on q and k at positions 0.. are absorbed
+    (doRotary). Runs after --webnn-fuse-rotary and before --webnn-fuse-attention.
+  }];
+  let statistics = [
+    Statistic<"numAttentionsFused", "attentions-fused", "attention blocks fused">,
+    Statistic<"numRotariesAbsorbed", "rotaries-absorbed", "q/k rotary pairs absorbed as doRotary">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
+def WebNNFuseMatmulNBits : Pass<"webnn-fuse-matmul-nbits", "func::FuncOp"> {
+  let summary = "Fuse block-dequantized int4/uint4 weights and their matmul";
+  let description = [{
+    Forms webnn.matmulNBits (docs/LLM.md) from matmul(x, w) where w is
+    dequantizeLinear of a constant int4/uint4 weight with constant scales and
+    zero points in blocks along K (w [K, N], or transpose of a [N, K]
+    dequantization), repacking the weight at compile time.
+  }];
+  let statistics = [
+    Statistic<"numMatmulsFused", "matmuls-fused", "dequantize + matmul pairs fused">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
   ];
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }

@@ -113,6 +113,14 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
 void buildCpuPipeline(mlir::PassManager &pm) {
   mlir::OpPassManager &graph = pm.nest<mlir::func::FuncOp>();
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
+  // Decoder LLMs (docs/LLM.md), on the graph as exported: before layout
+  // conversion sinks the head-split transposes through the rotary multiplies,
+  // and before the transformer fusions take the scales and residual adds.
+  // Norms and rotary first, so attention finds rotaryEmbeddings to absorb.
+  graph.addPass(mlir::webnn::createWebNNFuseMatmulNBits());
+  graph.addPass(mlir::webnn::createWebNNFuseRmsNorm());
+  graph.addPass(mlir::webnn::createWebNNFuseRotary());
+  graph.addPass(mlir::webnn::createWebNNFuseGroupQueryAttention());
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFuseConv());
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place

@@ -1,0 +1,141 @@
+// Small matchers and builders shared by the LLM fusion passes
+// (FuseRmsNorm, FuseRotary, FuseGroupQueryAttention, FuseMatmulNBits) and
+// their decomposition (DecomposeFused).
+#ifndef WEBNN_TRANSFORMS_MATCHUTILS_H
+#define WEBNN_TRANSFORMS_MATCHUTILS_H
+
+#include <optional>
+
+#include "dialects/webnn/WebNNOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::webnn {
+
+// The value of a float constant whose elements are all equal (a scalar, a [1]
+// or a splat tensor); nullopt otherwise.
+inline std::optional<double> uniformFloatConstant(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  if (!constant) return std::nullopt;
+  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  if (!dense || dense.getNumElements() < 1) return std::nullopt;
+  if (dense.isSplat()) return dense.getSplatValue<APFloat>().convertToDouble();
+  auto values = dense.getValues<APFloat>();
+  double first = (*values.begin()).convertToDouble();
+  for (APFloat x : values)
+    if (x.convertToDouble() != first) return std::nullopt;
+  return first;
+}
+
+// The elements of a float constant as doubles (row-major), or nullopt.
+inline std::optional<SmallVector<double>> floatConstantValues(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  if (!constant) return std::nullopt;
+  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
+  if (!dense) return std::nullopt;
+  SmallVector<double> out;
+  out.reserve(dense.getNumElements());
+  for (APFloat x : dense.getValues<APFloat>()) out.push_back(x.convertToDouble());
+  return out;
+}
+
+// The elements of an integer constant as int64 (sign- or zero-extended by
+// the element type's signedness), or nullopt.
+inline std::optional<SmallVector<int64_t>> intConstantValues(Value v) {
+  auto constant = v.getDefiningOp<ConstantOp>();
+  if (!constant) return std::nullopt;
+  auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+  if (!dense) return std::nullopt;
+  bool isUnsigned = dense.getElementType().isUnsignedInteger();
+  SmallVector<int64_t> out;
+  out.reserve(dense.getNumElements());
+  for (APInt x : dense.getValues<APInt>()) out.push_back(isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue());
+  return out;
+}
+
+inline Value otherOperand(Operation *binary, Value v) {
+  return binary->getOperand(0) == v ? binary->getOperand(1) : binary->getOperand(0);
+}
+
+inline bool hasPermutation(TransposeOp t, ArrayRef<int64_t> perm) {
+  std::optional<ArrayRef<int64_t>> p = t.getPermutation();
+  return p && *p == perm;
+}
+
+// A float constant of `shape` and element type `elem` from doubles.
+inline Value floatConstant(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> shape, Type elem,
+                           ArrayRef<double> values) {
+  auto type = RankedTensorType::get(shape, elem);
+  auto floatType = cast<FloatType>(elem);
+  SmallVector<APFloat> elems;
+  elems.reserve(values.size());
+  for (double d : values) {
+    APFloat x(d);
+    bool lost = false;
+    x.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    elems.push_back(x);
+  }
+  auto attr = DenseElementsAttr::get(type, elems);
+  return ConstantOp::create(rewriter, loc, type, attr, StringAttr()).getResult();
+}
+
+inline Value scalarConstant(PatternRewriter &rewriter, Location loc, Type elem, double value) {
+  return floatConstant(rewriter, loc, {}, elem, {value});
+}
+
+// An integer constant (signless/signed/unsigned per `elem`) from int64s.
+inline Value intConstant(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> shape, Type elem,
+                         ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, elem);
+  unsigned width = elem.getIntOrFloatBitWidth();
+  SmallVector<APInt> elems;
+  elems.reserve(values.size());
+  for (int64_t v : values) elems.push_back(APInt(width, uint64_t(v), /*isSigned=*/!elem.isUnsignedInteger(), true));
+  auto attr = DenseElementsAttr::get(type, elems);
+  return ConstantOp::create(rewriter, loc, type, attr, StringAttr()).getResult();
+}
+
+inline Value reshapeTo(PatternRewriter &rewriter, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape) return v;
+  return ReshapeOp::create(rewriter, loc, RankedTensorType::get(shape, type.getElementType()), v,
+                           rewriter.getDenseI64ArrayAttr(shape))
+      .getResult();
+}
+
+inline Value sliceLastAxis(PatternRewriter &rewriter, Location loc, Value v, int64_t start, int64_t size,
+                           int64_t stride = 1) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> starts(rank, 0), sizes(type.getShape()), strides(rank, 1);
+  starts.back() = start;
+  sizes.back() = size;
+  strides.back() = stride;
+  return SliceOp::create(rewriter, loc, v, rewriter.getDenseI64ArrayAttr(starts), rewriter.getDenseI64ArrayAttr(sizes),
+                         rewriter.getDenseI64ArrayAttr(strides))
+      .getResult();
+}
+
+// Erases the ops of a matched chain that are left without uses, users
+// before producers whatever the list's order; returns how many.
+inline int64_t eraseDeadOps(PatternRewriter &rewriter, ArrayRef<Operation *> chain) {
+  SmallVector<Operation *> live;
+  for (Operation *op : chain)
+    if (!llvm::is_contained(live, op)) live.push_back(op);
+  int64_t erased = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *&op : live)
+      if (op && op->use_empty()) {
+        rewriter.eraseOp(op);
+        op = nullptr;
+        ++erased;
+        changed = true;
+      }
+  }
+  return erased;
+}
+
+}  // namespace mlir::webnn
+
+#endif
