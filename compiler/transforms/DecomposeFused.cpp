@@ -1,6 +1,7 @@
 // --webnn-decompose-fused: fused macro ops back into WebNN spec ops, for
 // targets that take pure WebNN graphs (docs/FUSED_OPS.md gives each
 // expansion).
+#include "compiler/transforms/DecomposePatterns.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
@@ -48,10 +49,21 @@ struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
     int64_t count = 0;
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeFusedConv2d>(&getContext(), count);
+    populateDecomposeLLMPatterns(patterns, count);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
+    // A target of pure WebNN graphs cannot run what is left.
+    bool leftOver = false;
+    getOperation().walk([&](Operation *op) {
+      if (!isLLMOp(op)) return;
+      op->emitOpError() << "has no expansion into WebNN spec ops here (groupQueryAttention needs constant "
+                           "seqlensK and totalSequenceLength, one past length for every batch entry and "
+                           "static shapes; matmulNBits a constant weight and zero points)";
+      leftOver = true;
+    });
+    if (leftOver) return signalPassFailure();
     numFusedOpsDecomposed += count;
     recordRewrites(&getContext(), getArgument(), "fused-ops-decomposed", count);
   }

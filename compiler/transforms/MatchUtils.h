@@ -4,39 +4,63 @@
 #ifndef WEBNN_TRANSFORMS_MATCHUTILS_H
 #define WEBNN_TRANSFORMS_MATCHUTILS_H
 
+#include <cstring>
 #include <optional>
 
 #include "dialects/webnn/WebNNOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::webnn {
 
-// The value of a float constant whose elements are all equal (a scalar, a [1]
-// or a splat tensor); nullopt otherwise.
-inline std::optional<double> uniformFloatConstant(Value v) {
-  auto constant = v.getDefiningOp<ConstantOp>();
-  if (!constant) return std::nullopt;
-  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-  if (!dense || dense.getNumElements() < 1) return std::nullopt;
-  if (dense.isSplat()) return dense.getSplatValue<APFloat>().convertToDouble();
-  auto values = dense.getValues<APFloat>();
-  double first = (*values.begin()).convertToDouble();
-  for (APFloat x : values)
-    if (x.convertToDouble() != first) return std::nullopt;
-  return first;
+// The bytes behind a resource-backed constant (large ONNX initializers and
+// DSL weights), sub-byte types packed two per byte, low nibble first.
+inline std::optional<ArrayRef<char>> resourceBytes(Attribute value) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  if (!resource) return std::nullopt;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob) return std::nullopt;
+  return blob->getData();
 }
 
 // The elements of a float constant as doubles (row-major), or nullopt.
 inline std::optional<SmallVector<double>> floatConstantValues(Value v) {
   auto constant = v.getDefiningOp<ConstantOp>();
   if (!constant) return std::nullopt;
-  auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue());
-  if (!dense) return std::nullopt;
+  auto type = cast<RankedTensorType>(constant.getType());
+  auto floatType = dyn_cast<FloatType>(type.getElementType());
+  if (!floatType || !type.hasStaticShape()) return std::nullopt;
   SmallVector<double> out;
-  out.reserve(dense.getNumElements());
-  for (APFloat x : dense.getValues<APFloat>()) out.push_back(x.convertToDouble());
+  out.reserve(type.getNumElements());
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue())) {
+    for (APFloat x : dense.getValues<APFloat>()) out.push_back(x.convertToDouble());
+    return out;
+  }
+  std::optional<ArrayRef<char>> bytes = resourceBytes(constant.getValue());
+  unsigned width = floatType.getWidth();
+  if (!bytes || (width != 16 && width != 32 && width != 64) ||
+      int64_t(bytes->size()) != type.getNumElements() * int64_t(width / 8))
+    return std::nullopt;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes->data() + i * (width / 8), width / 8);
+    out.push_back(APFloat(floatType.getFloatSemantics(), APInt(width, raw)).convertToDouble());
+  }
   return out;
+}
+
+// The value of a float constant whose elements are all equal (a scalar, a [1]
+// or a splat tensor); nullopt otherwise.
+inline std::optional<double> uniformFloatConstant(Value v) {
+  if (auto constant = v.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast<DenseFPElementsAttr>(constant.getValue()); dense && dense.isSplat())
+      return dense.getSplatValue<APFloat>().convertToDouble();
+  std::optional<SmallVector<double>> values = floatConstantValues(v);
+  if (!values || values->empty()) return std::nullopt;
+  for (double x : *values)
+    if (x != values->front()) return std::nullopt;
+  return values->front();
 }
 
 // The elements of an integer constant as int64 (sign- or zero-extended by
@@ -44,12 +68,29 @@ inline std::optional<SmallVector<double>> floatConstantValues(Value v) {
 inline std::optional<SmallVector<int64_t>> intConstantValues(Value v) {
   auto constant = v.getDefiningOp<ConstantOp>();
   if (!constant) return std::nullopt;
-  auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
-  if (!dense) return std::nullopt;
-  bool isUnsigned = dense.getElementType().isUnsignedInteger();
+  auto type = cast<RankedTensorType>(constant.getType());
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType || !type.hasStaticShape()) return std::nullopt;
+  bool isUnsigned = intType.isUnsigned();
   SmallVector<int64_t> out;
-  out.reserve(dense.getNumElements());
-  for (APInt x : dense.getValues<APInt>()) out.push_back(isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue());
+  out.reserve(type.getNumElements());
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue())) {
+    for (APInt x : dense.getValues<APInt>()) out.push_back(isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue());
+    return out;
+  }
+  std::optional<ArrayRef<char>> bytes = resourceBytes(constant.getValue());
+  unsigned width = intType.getWidth();
+  int64_t n = type.getNumElements();
+  if (!bytes || (width != 4 && width % 8 != 0) ||
+      int64_t(bytes->size()) != (width == 4 ? (n + 1) / 2 : n * int64_t(width / 8)))
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t raw = 0;
+    if (width == 4) raw = (uint8_t((*bytes)[i / 2]) >> (4 * (i % 2))) & 0xF;
+    else std::memcpy(&raw, bytes->data() + i * (width / 8), width / 8);
+    APInt x(width, raw);
+    out.push_back(isUnsigned ? int64_t(x.getZExtValue()) : x.getSExtValue());
+  }
   return out;
 }
 

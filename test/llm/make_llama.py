@@ -78,13 +78,18 @@ class Builder:
         return self.init(name, (1.0 + 0.1 * self.rng.standard_normal(n)).astype(np.float32))
 
 
-def build(cfg, accuracy_level, block, seed):
+def build(cfg, accuracy_level, block, seed, fixed_lengths=None):
+    """fixed_lengths=(past, seq): seqlens_k and total_sequence_length become
+    constants for that one step and attention_mask is not an input (for
+    checks that need them known at compile time)."""
     rng = np.random.default_rng(seed)
     g = Builder(cfg, accuracy_level, block, rng)
     H, nh, nkv, D = cfg["hidden"], cfg["heads"], cfg["kv_heads"], cfg["head"]
     eps = 1e-5
-    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch_size", "sequence_length"]),
-              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch_size", "total_sequence_length"])]
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch_size", "sequence_length"])]
+    if fixed_lengths is None:
+        inputs.append(helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                                    ["batch_size", "total_sequence_length"]))
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", "sequence_length", cfg["vocab"]])]
     for i in range(cfg["layers"]):
         for kv in ("key", "value"):
@@ -93,20 +98,25 @@ def build(cfg, accuracy_level, block, seed):
             outputs.append(helper.make_tensor_value_info(f"present.{i}.{kv}", TensorProto.FLOAT,
                                                          ["batch_size", nkv, "total_sequence_length", D]))
 
-    # attention_mask -> seqlens_k [B] int32, total_sequence_length scalar int32.
-    one = g.init("/model/constants/INT64/1", np.array(1, np.int64))
-    axis1 = g.init("/model/constants/INT64/[1]", np.array([1], np.int64))
-    msum = g.node("ReduceSum", ["attention_mask", axis1], ["/model/attn_mask_reformat/ReduceSum/output_0"],
-                  "/model/attn_mask_reformat/ReduceSum", keepdims=0)
-    msub = g.node("Sub", [msum, one], ["/model/attn_mask_reformat/Sub/output_0"], "/model/attn_mask_reformat/Sub")
-    seqlens = g.node("Cast", [msub], ["/model/attn_mask_reformat/seqlens_k"], "/model/attn_mask_reformat/Cast",
-                     to=TensorProto.INT32)
-    shape = g.node("Shape", ["attention_mask"], ["/model/attn_mask_reformat/Shape/output_0"],
-                   "/model/attn_mask_reformat/Shape")
-    tot = g.node("Gather", [shape, one], ["/model/attn_mask_reformat/Gather/output_0"],
-                 "/model/attn_mask_reformat/Gather", axis=0)
-    total = g.node("Cast", [tot], ["/model/attn_mask_reformat/total_seq_len"], "/model/attn_mask_reformat/Cast_1",
-                   to=TensorProto.INT32)
+    if fixed_lengths is not None:
+        past, seq = fixed_lengths
+        seqlens = g.init("/model/attn_mask_reformat/seqlens_k", np.array([past + seq - 1], np.int32))
+        total = g.init("/model/attn_mask_reformat/total_seq_len", np.array(past + seq, np.int32))
+    else:
+        # attention_mask -> seqlens_k [B] int32, total_sequence_length scalar int32.
+        one = g.init("/model/constants/INT64/1", np.array(1, np.int64))
+        axis1 = g.init("/model/constants/INT64/[1]", np.array([1], np.int64))
+        msum = g.node("ReduceSum", ["attention_mask", axis1], ["/model/attn_mask_reformat/ReduceSum/output_0"],
+                      "/model/attn_mask_reformat/ReduceSum", keepdims=0)
+        msub = g.node("Sub", [msum, one], ["/model/attn_mask_reformat/Sub/output_0"], "/model/attn_mask_reformat/Sub")
+        seqlens = g.node("Cast", [msub], ["/model/attn_mask_reformat/seqlens_k"], "/model/attn_mask_reformat/Cast",
+                         to=TensorProto.INT32)
+        shape = g.node("Shape", ["attention_mask"], ["/model/attn_mask_reformat/Shape/output_0"],
+                       "/model/attn_mask_reformat/Shape")
+        tot = g.node("Gather", [shape, one], ["/model/attn_mask_reformat/Gather/output_0"],
+                     "/model/attn_mask_reformat/Gather", axis=0)
+        total = g.node("Cast", [tot], ["/model/attn_mask_reformat/total_seq_len"], "/model/attn_mask_reformat/Cast_1",
+                       to=TensorProto.INT32)
 
     # RoPE caches [max_pos, D/2], theta 10000.
     inv_freq = 1.0 / (10000.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))

@@ -1,0 +1,347 @@
+// The decoder-LLM ops (docs/LLM.md) expanded into WebNN spec ops, for
+// --webnn-decompose-fused. Each expansion computes what the CPU kernel
+// computes (statistics in float32, clamped cache rows, ORT's GQA positions);
+// docs/LLM.md lists them. The one case without an expansion is a
+// groupQueryAttention whose seqlensK / totalSequenceLength are not constants:
+// the past length per batch entry then decides, at run time, where the new
+// keys land in the present cache, which no fixed spec-op graph expresses
+// without scatter; the pass reports it as an error.
+#include <cmath>
+
+#include "compiler/transforms/DecomposePatterns.h"
+#include "compiler/transforms/MatchUtils.h"
+#include "llvm/ADT/APFloat.h"
+
+namespace mlir::webnn {
+namespace {
+
+Type f32(PatternRewriter &rewriter) { return rewriter.getF32Type(); }
+
+Value castTo(PatternRewriter &rewriter, Location loc, Value v, Type elem) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elem) return v;
+  return CastOp::create(rewriter, loc, v, TypeAttr::get(elem)).getResult();
+}
+
+// x * 1 / sqrt(mean(x^2 over [axis, rank)) + eps) in float32 -> (normalized in
+// x's type, invStdDev f32).
+std::pair<Value, Value> rmsNormalize(PatternRewriter &rewriter, Location loc, Value x, int64_t axis, double eps) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value xf = castTo(rewriter, loc, x, f32(rewriter));
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < type.getRank(); ++d) axes.push_back(d);
+  Value sq = MulOp::create(rewriter, loc, xf, xf).getResult();
+  Value mean = ReduceMeanOp::create(rewriter, loc, sq, rewriter.getDenseI64ArrayAttr(axes), rewriter.getBoolAttr(true))
+                   .getResult();
+  Value var = AddOp::create(rewriter, loc, mean, scalarConstant(rewriter, loc, f32(rewriter), eps)).getResult();
+  Value inv = ReciprocalOp::create(rewriter, loc, SqrtOp::create(rewriter, loc, var).getResult()).getResult();
+  Value normalized = MulOp::create(rewriter, loc, xf, inv).getResult();
+  return {castTo(rewriter, loc, normalized, type.getElementType()), inv};
+}
+
+struct DecomposeRmsNormalization : OpRewritePattern<RmsNormalizationOp> {
+  DecomposeRmsNormalization(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(RmsNormalizationOp op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    auto [n, inv] = rmsNormalize(rewriter, op.getLoc(), op.getInput(), op.getAxis().value_or(type.getRank() - 1),
+                                 op.getEpsilon() ? op.getEpsilon()->convertToDouble() : 1e-5);
+    Value out = MulOp::create(rewriter, op.getLoc(), n, op.getScale()).getResult();
+    rewriter.replaceOp(op, {out, inv});
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+struct DecomposeSkipRmsNormalization : OpRewritePattern<SkipRmsNormalizationOp> {
+  DecomposeSkipRmsNormalization(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(SkipRmsNormalizationOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value sum = AddOp::create(rewriter, loc, op.getInput(), op.getSkip()).getResult();
+    if (Value bias = op.getBias()) sum = AddOp::create(rewriter, loc, sum, bias).getResult();
+    int64_t rank = cast<RankedTensorType>(sum.getType()).getRank();
+    auto [n, inv] = rmsNormalize(rewriter, loc, sum, rank - 1,
+                                 op.getEpsilon() ? op.getEpsilon()->convertToDouble() : 1e-5);
+    Value out = MulOp::create(rewriter, loc, n, op.getGamma()).getResult();
+    rewriter.replaceOp(op, {out, inv, sum});
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+// The cos/sin rows for each (batch, position): [S, half] when every batch
+// entry reads the same rows, else [B, S, half]. Constant positions are
+// clamped to the cache like the kernel does; run-time ones are gathered as
+// they are.
+Value cacheRows(PatternRewriter &rewriter, Location loc, Value cache, Value positionIds, int64_t S) {
+  auto cacheType = cast<RankedTensorType>(cache.getType());
+  int64_t maxSeq = cacheType.getDimSize(0);
+  auto posType = cast<RankedTensorType>(positionIds.getType());
+  Type i64 = rewriter.getI64Type();
+  Value indices;
+  if (std::optional<SmallVector<int64_t>> pos = intConstantValues(positionIds)) {
+    SmallVector<int64_t> rows;
+    auto clampRow = [&](int64_t p) { return std::min(std::max<int64_t>(p, 0), maxSeq - 1); };
+    if (posType.getNumElements() == 1) {
+      for (int64_t s = 0; s < S; ++s) rows.push_back(clampRow((*pos)[0] + s));
+      indices = intConstant(rewriter, loc, {S}, i64, rows);
+    } else {
+      for (int64_t p : *pos) rows.push_back(clampRow(p));
+      indices = intConstant(rewriter, loc, posType.getShape(), i64, rows);
+    }
+  } else if (posType.getNumElements() == 1) {
+    SmallVector<int64_t> iota;
+    for (int64_t s = 0; s < S; ++s) iota.push_back(s);
+    indices = AddOp::create(rewriter, loc, reshapeTo(rewriter, loc, positionIds, {1}),
+                            intConstant(rewriter, loc, {S}, i64, iota))
+                  .getResult();
+  } else {
+    indices = positionIds;
+  }
+  return GatherOp::create(rewriter, loc, cache, indices, rewriter.getI64IntegerAttr(0)).getResult();
+}
+
+// Rotates the first rotaryDim features of x [B, N, S, D] (headsAxis 1) or
+// [B, S, N, D] (headsAxis 2) by the rows of cos/sin ([S, half] or [B, S, half]).
+Value rotate(PatternRewriter &rewriter, Location loc, Value x, Value cosRows, Value sinRows, int64_t headsAxis,
+             bool interleaved, int64_t rotaryDim) {
+  auto type = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t B = shape[0], S = shape[headsAxis == 1 ? 2 : 1], D = shape[3], half = rotaryDim / 2;
+  auto rowsType = cast<RankedTensorType>(cosRows.getType());
+  int64_t rowsB = rowsType.getRank() == 3 ? B : 1;
+  // Broadcastable views: [rowsB, 1, S, half] or [rowsB, S, 1, half], plus a
+  // trailing 1 for the interleaved pairs.
+  SmallVector<int64_t> view = headsAxis == 1 ? SmallVector<int64_t>{rowsB, 1, S, half}
+                                             : SmallVector<int64_t>{rowsB, S, 1, half};
+  if (interleaved) view.push_back(1);
+  Value c = reshapeTo(rewriter, loc, castTo(rewriter, loc, cosRows, type.getElementType()), view);
+  Value s = reshapeTo(rewriter, loc, castTo(rewriter, loc, sinRows, type.getElementType()), view);
+  Value rot = rotaryDim == D ? x : sliceLastAxis(rewriter, loc, x, 0, rotaryDim);
+  Value x1, x2;
+  if (interleaved) {
+    SmallVector<int64_t> pairs(shape.take_front(3));
+    pairs.append({half, 2});
+    rot = reshapeTo(rewriter, loc, rot, pairs);
+    x1 = sliceLastAxis(rewriter, loc, rot, 0, 1);
+    x2 = sliceLastAxis(rewriter, loc, rot, 1, 1);
+  } else {
+    x1 = sliceLastAxis(rewriter, loc, rot, 0, half);
+    x2 = sliceLastAxis(rewriter, loc, rot, half, half);
+  }
+  auto mul = [&](Value a, Value b) { return MulOp::create(rewriter, loc, a, b).getResult(); };
+  Value y1 = SubOp::create(rewriter, loc, mul(x1, c), mul(x2, s)).getResult();
+  Value y2 = AddOp::create(rewriter, loc, mul(x2, c), mul(x1, s)).getResult();
+  int64_t axis = interleaved ? 4 : 3;
+  Value y = ConcatOp::create(rewriter, loc, ValueRange{y1, y2}, rewriter.getI64IntegerAttr(axis)).getResult();
+  if (interleaved) {
+    SmallVector<int64_t> flat(shape.take_front(3));
+    flat.push_back(rotaryDim);
+    y = reshapeTo(rewriter, loc, y, flat);
+  }
+  if (rotaryDim < D)
+    y = ConcatOp::create(rewriter, loc, ValueRange{y, sliceLastAxis(rewriter, loc, x, rotaryDim, D - rotaryDim)},
+                         rewriter.getI64IntegerAttr(3))
+            .getResult();
+  return y;
+}
+
+struct DecomposeRotaryEmbedding : OpRewritePattern<RotaryEmbeddingOp> {
+  DecomposeRotaryEmbedding(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(RotaryEmbeddingOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    if (!type.hasStaticShape()) return rewriter.notifyMatchFailure(op, "dynamic shape");
+    int64_t half = cast<RankedTensorType>(op.getCosCache().getType()).getDimSize(1);
+    int64_t rotaryDim = op.getRotaryEmbeddingDim().value_or(2 * half);
+    Value x = op.getInput();
+    int64_t headsAxis = 1, S;
+    if (type.getRank() == 4) {
+      S = type.getDimSize(2);
+    } else {
+      // [B, S, hidden]: head size hidden / numHeads, or rotaryDim without numHeads (ORT's rule).
+      int64_t B = type.getDimSize(0), hidden = type.getDimSize(2);
+      S = type.getDimSize(1);
+      int64_t D = op.getNumHeads() ? hidden / *op.getNumHeads() : rotaryDim;
+      x = reshapeTo(rewriter, loc, x, {B, S, hidden / D, D});
+      headsAxis = 2;
+    }
+    Value cosRows = cacheRows(rewriter, loc, op.getCosCache(), op.getPositionIds(), S);
+    Value sinRows = cacheRows(rewriter, loc, op.getSinCache(), op.getPositionIds(), S);
+    Value y = rotate(rewriter, loc, x, cosRows, sinRows, headsAxis, op.getInterleaved().value_or(false), rotaryDim);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, y, type.getShape()));
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
+  DecomposeGroupQueryAttention(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(GroupQueryAttentionOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto qType = cast<RankedTensorType>(op.getQuery().getType());
+    auto pastType = cast<RankedTensorType>(op.getPastKey().getType());
+    if (!qType.hasStaticShape() || !pastType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    std::optional<SmallVector<int64_t>> seqlens = intConstantValues(op.getSeqlensK());
+    std::optional<SmallVector<int64_t>> total = intConstantValues(op.getTotalSequenceLength());
+    if (!seqlens || !total) return rewriter.notifyMatchFailure(op, "seqlensK or totalSequenceLength is not a constant");
+    int64_t B = qType.getDimSize(0), S = qType.getDimSize(1), H = op.getNumHeads(), Hkv = op.getKvNumHeads();
+    int64_t D = pastType.getDimSize(3), P = pastType.getDimSize(2), T = P + S;
+    // ORT's rule: past 0 on the first prompt, seqlensK + 1 - S afterwards.
+    int64_t past = (*total)[0] == S ? 0 : (*seqlens)[0] + 1 - S;
+    for (int64_t b = 0; b < B; ++b)
+      if (((*total)[0] == S ? 0 : (*seqlens)[b] + 1 - S) != past)
+        return rewriter.notifyMatchFailure(op, "batch entries have different past lengths");
+    if (past < 0 || past > P) return rewriter.notifyMatchFailure(op, "the past length is outside the cache");
+    Type elem = qType.getElementType();
+
+    Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();
+    if (!k3) {  // packed QKV
+      k3 = sliceLastAxis(rewriter, loc, q3, H * D, Hkv * D);
+      v3 = sliceLastAxis(rewriter, loc, q3, (H + Hkv) * D, Hkv * D);
+      q3 = sliceLastAxis(rewriter, loc, q3, 0, H * D);
+    }
+    auto heads = [&](Value v, int64_t n) {
+      Value r = reshapeTo(rewriter, loc, v, {B, S, n, D});
+      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
+    };
+    Value q4 = heads(q3, H), k4 = heads(k3, Hkv), v4 = heads(v3, Hkv);
+    if (op.getDoRotary().value_or(false)) {
+      Value pos = intConstant(rewriter, loc, {1}, rewriter.getI64Type(), {past});
+      Value cosRows = cacheRows(rewriter, loc, op.getCosCache(), pos, S);
+      Value sinRows = cacheRows(rewriter, loc, op.getSinCache(), pos, S);
+      int64_t rotaryDim = 2 * cast<RankedTensorType>(op.getCosCache().getType()).getDimSize(1);
+      bool interleaved = op.getRotaryInterleaved().value_or(false);
+      q4 = rotate(rewriter, loc, q4, cosRows, sinRows, 1, interleaved, rotaryDim);
+      k4 = rotate(rewriter, loc, k4, cosRows, sinRows, 1, interleaved, rotaryDim);
+    }
+    // present = past[:, :, :past] ++ new ++ zeros, [B, Hkv, P + S, D].
+    auto present = [&](Value pastValue, Value fresh) -> Value {
+      SmallVector<Value> parts;
+      if (past > 0) {
+        Value kept = pastValue;
+        if (past < P)
+          kept = SliceOp::create(rewriter, loc, pastValue, rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
+                                 rewriter.getDenseI64ArrayAttr({B, Hkv, past, D}), DenseI64ArrayAttr())
+                     .getResult();
+        parts.push_back(kept);
+      }
+      parts.push_back(fresh);
+      if (P - past > 0)
+        parts.push_back(floatConstant(rewriter, loc, {B, Hkv, P - past, D}, elem,
+                                      SmallVector<double>(B * Hkv * (P - past) * D, 0.0)));
+      if (parts.size() == 1) return fresh;
+      return ConcatOp::create(rewriter, loc, parts, rewriter.getI64IntegerAttr(2)).getResult();
+    };
+    Value presentKey = present(op.getPastKey(), k4), presentValue = present(op.getPastValue(), v4);
+    auto repeat = [&](Value kv) -> Value {  // [B, Hkv, T, D] -> [B, H, T, D], query head h reads h / (H / Hkv)
+      if (H == Hkv) return kv;
+      int64_t rep = H / Hkv;
+      Value u = reshapeTo(rewriter, loc, kv, {B, Hkv, 1, T, D});
+      Value e = ExpandOp::create(rewriter, loc, u, rewriter.getDenseI64ArrayAttr({B, Hkv, rep, T, D})).getResult();
+      return reshapeTo(rewriter, loc, e, {B, H, T, D});
+    };
+    Value kT = TransposeOp::create(rewriter, loc, repeat(presentKey), rewriter.getDenseI64ArrayAttr({0, 1, 3, 2}))
+                   .getResult();
+    Value scores = MatmulOp::create(rewriter, loc, q4, kT).getResult();
+    double scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(double(D));
+    scores = MulOp::create(rewriter, loc, scores, scalarConstant(rewriter, loc, elem, scale)).getResult();
+    if (double softcap = op.getSoftcap() ? op.getSoftcap()->convertToDouble() : 0.0; softcap > 0) {
+      Value c = scalarConstant(rewriter, loc, elem, softcap);
+      Value t = TanhOp::create(rewriter, loc, DivOp::create(rewriter, loc, scores, c).getResult()).getResult();
+      scores = MulOp::create(rewriter, loc, t, c).getResult();
+    }
+    // Query row i (position past + i) sees keys [max(0, pos - window), pos].
+    int64_t window = op.getLocalWindowSize().value_or(-1);
+    double lowest = llvm::APFloat::getLargest(cast<FloatType>(elem).getFloatSemantics(), true).convertToDouble();
+    SmallVector<double> mask(S * T, 0.0);
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < T; ++j) {
+        int64_t pos = past + i;
+        if (j > pos || (window >= 0 && j < pos - window)) mask[i * T + j] = lowest;
+      }
+    scores = AddOp::create(rewriter, loc, scores, floatConstant(rewriter, loc, {S, T}, elem, mask)).getResult();
+    Value probs = SoftmaxOp::create(rewriter, loc, scores, rewriter.getI64IntegerAttr(3)).getResult();
+    Value context = MatmulOp::create(rewriter, loc, probs, repeat(presentValue)).getResult();
+    Value merged = TransposeOp::create(rewriter, loc, context, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
+    Value out = reshapeTo(rewriter, loc, merged, {B, S, H * D});
+    rewriter.replaceOp(op, {out, presentKey, presentValue});
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+// Unpacks `bits`-wide values, low bits first, from `bytes` (per row of
+// `rowBytes` bytes) into `count` values per row.
+SmallVector<int64_t> unpack(ArrayRef<int64_t> bytes, int64_t rows, int64_t rowBytes, int64_t count, int64_t bits) {
+  SmallVector<int64_t> out;
+  out.reserve(rows * count);
+  int64_t perByte = 8 / bits, maskBits = (1 << bits) - 1;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t i = 0; i < count; ++i)
+      out.push_back((bytes[r * rowBytes + i / perByte] >> (bits * (i % perByte))) & maskBits);
+  return out;
+}
+
+struct DecomposeMatMulNBits : OpRewritePattern<MatMulNBitsOp> {
+  DecomposeMatMulNBits(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(MatMulNBitsOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<SmallVector<int64_t>> packed = intConstantValues(op.getWeight());
+    if (!packed) return rewriter.notifyMatchFailure(op, "the weight is not a constant");
+    int64_t K = op.getK(), N = op.getN(), bs = op.getBlockSize(), bits = op.getBits().value_or(4);
+    int64_t kBlocks = (K + bs - 1) / bs;
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    Type elem = inType.getElementType();
+    // 4-bit weights stay 4-bit (uint4, which dequantizeLinear takes); 2- and
+    // 8-bit ones become uint8.
+    Type qElem = IntegerType::get(getContext(), bits == 4 ? 4 : 8, IntegerType::Unsigned);
+    Value q = intConstant(rewriter, loc, {N, kBlocks, bs}, qElem,
+                          unpack(*packed, N * kBlocks, bs * bits / 8, bs, bits));
+    Value scales = reshapeTo(rewriter, loc, op.getScales(), {N, kBlocks, 1});
+    Value w;
+    Value zpValue = op.getZeroPoints();
+    if (zpValue && !cast<RankedTensorType>(zpValue.getType()).getElementType().isUnsignedInteger(8)) {
+      // Float zero points: (q - zp) * scale in the input's type.
+      Value qf = CastOp::create(rewriter, loc, q, TypeAttr::get(elem)).getResult();
+      Value centered = SubOp::create(rewriter, loc, qf, reshapeTo(rewriter, loc, zpValue, {N, kBlocks, 1})).getResult();
+      w = MulOp::create(rewriter, loc, centered, scales).getResult();
+    } else {
+      SmallVector<int64_t> zp(N * kBlocks, int64_t(1) << (bits - 1));
+      if (zpValue) {
+        std::optional<SmallVector<int64_t>> zpBytes = intConstantValues(zpValue);
+        if (!zpBytes) return rewriter.notifyMatchFailure(op, "the packed zero points are not a constant");
+        zp = unpack(*zpBytes, N, (kBlocks * bits + 7) / 8, kBlocks, bits);
+      }
+      Value zpConst = intConstant(rewriter, loc, {N, kBlocks, 1}, qElem, zp);
+      w = DequantizeLinearOp::create(rewriter, loc, q, scales, zpConst).getResult();
+    }
+    w = reshapeTo(rewriter, loc, w, {N, kBlocks * bs});
+    if (kBlocks * bs != K) w = sliceLastAxis(rewriter, loc, w, 0, K);
+    w = TransposeOp::create(rewriter, loc, w, rewriter.getDenseI64ArrayAttr({1, 0})).getResult();
+    Value out = MatmulOp::create(rewriter, loc, op.getInput(), w).getResult();
+    if (Value bias = op.getBias()) out = AddOp::create(rewriter, loc, out, bias).getResult();
+    rewriter.replaceOp(op, out);
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+}  // namespace
+
+void populateDecomposeLLMPatterns(RewritePatternSet &patterns, int64_t &count) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<DecomposeRmsNormalization, DecomposeSkipRmsNormalization, DecomposeRotaryEmbedding,
+               DecomposeGroupQueryAttention, DecomposeMatMulNBits>(ctx, count);
+}
+
+bool isLLMOp(Operation *op) {
+  return isa<MatMulNBitsOp, RmsNormalizationOp, SkipRmsNormalizationOp, RotaryEmbeddingOp, GroupQueryAttentionOp>(op);
+}
+
+}  // namespace mlir::webnn

@@ -1,0 +1,20 @@
+// Expansion patterns for --webnn-decompose-fused that live apart from
+// DecomposeFused.cpp, one file per op family.
+#ifndef WEBNN_TRANSFORMS_DECOMPOSEPATTERNS_H
+#define WEBNN_TRANSFORMS_DECOMPOSEPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::webnn {
+
+// matmulNBits, rmsNormalization, skipRmsNormalization, rotaryEmbedding and
+// groupQueryAttention into spec ops (DecomposeLLM.cpp); `count` counts
+// expansions.
+void populateDecomposeLLMPatterns(RewritePatternSet &patterns, int64_t &count);
+
+// Whether `op` is one of the ops above (left over: it had no expansion).
+bool isLLMOp(Operation *op);
+
+}  // namespace mlir::webnn
+
+#endif
