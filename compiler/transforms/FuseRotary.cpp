@@ -28,7 +28,8 @@ struct RotaryCounters {
   int64_t rotaries = 0, opsReplaced = 0;
 };
 
-// A slice of x along the last axis only: *start, *size, *stride.
+// A slice of x along the last axis only: *start, *size (elements kept, after
+// the stride: WebNN's sizes are the window's extent), *stride.
 bool lastAxisSlice(SliceOp slice, int64_t *start, int64_t *size, int64_t *stride) {
   auto in = cast<RankedTensorType>(slice.getInput().getType());
   int64_t rank = in.getRank();
@@ -38,7 +39,7 @@ bool lastAxisSlice(SliceOp slice, int64_t *start, int64_t *size, int64_t *stride
   for (int64_t d = 0; d + 1 < rank; ++d)
     if (starts[d] != 0 || sizes[d] != in.getDimSize(d) || strides[d] != 1) return false;
   *start = starts.back();
-  *size = sizes.back();
+  *size = cast<RankedTensorType>(slice.getType()).getShape().back();
   *stride = strides.back();
   return true;
 }
