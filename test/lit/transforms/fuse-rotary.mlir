@@ -5,8 +5,8 @@
 // CHECK-LABEL: func.func @rotate_half
 // CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<1x2x3x4xf32>
 // CHECK-DAG: %[[POS:.+]] = webnn.constant dense<0> : tensor<1xi64>
-// CHECK-DAG: %[[COS:.+]] = webnn.constant {{.*}} : tensor<3x2xf32>
-// CHECK-DAG: %[[SIN:.+]] = webnn.constant {{.*}} : tensor<3x2xf32>
+// CHECK-DAG: %[[COS:.+]] = webnn.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00], [0.540302277, {{.*}} : tensor<3x2xf32>
+// CHECK-DAG: %[[SIN:.+]] = webnn.constant dense<{{\[\[}}0.000000e+00, 0.000000e+00], [0.841470957, {{.*}} : tensor<3x2xf32>
 // CHECK: %[[Y:.+]] = webnn.rotaryEmbedding %[[X]], %[[POS]], %[[COS]], %[[SIN]] {interleaved = false}
 // CHECK-NOT: webnn.concat
 // CHECK-NOT: webnn.neg
