@@ -24,9 +24,17 @@ inline std::optional<ArrayRef<char>> resourceBytes(Attribute value) {
   return blob->getData();
 }
 
+// The constant under any reshapes of `v` (a reshape keeps the row-major
+// order, so its elements are the constant's; fold-constants leaves reshapes
+// of resource-backed constants in place).
+inline ConstantOp constantThroughReshapes(Value v) {
+  while (auto reshape = v.getDefiningOp<ReshapeOp>()) v = reshape.getInput();
+  return v.getDefiningOp<ConstantOp>();
+}
+
 // The elements of a float constant as doubles (row-major), or nullopt.
 inline std::optional<SmallVector<double>> floatConstantValues(Value v) {
-  auto constant = v.getDefiningOp<ConstantOp>();
+  ConstantOp constant = constantThroughReshapes(v);
   if (!constant) return std::nullopt;
   auto type = cast<RankedTensorType>(constant.getType());
   auto floatType = dyn_cast<FloatType>(type.getElementType());
@@ -66,7 +74,7 @@ inline std::optional<double> uniformFloatConstant(Value v) {
 // The elements of an integer constant as int64 (sign- or zero-extended by
 // the element type's signedness), or nullopt.
 inline std::optional<SmallVector<int64_t>> intConstantValues(Value v) {
-  auto constant = v.getDefiningOp<ConstantOp>();
+  ConstantOp constant = constantThroughReshapes(v);
   if (!constant) return std::nullopt;
   auto type = cast<RankedTensorType>(constant.getType());
   auto intType = dyn_cast<IntegerType>(type.getElementType());

@@ -1,7 +1,8 @@
 // RUN: webnn-opt --webnn-fuse-rotary -split-input-file %s | FileCheck %s
 
 // Rotate-half (Llama) on [B, N, S, D] with cos/sin [1, 1, S, D]: the halves
-// agree, so the caches are [S, D/2] and positions 0.. ([1] = 0).
+// agree, so the caches are [S, D/2] and positions 0.. ([1] = 0). cos is read
+// through a reshape (fold-constants keeps those on resource constants).
 // CHECK-LABEL: func.func @rotate_half
 // CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<1x2x3x4xf32>
 // CHECK-DAG: %[[POS:.+]] = webnn.constant dense<0> : tensor<1xi64>
@@ -13,7 +14,8 @@
 // CHECK: return %[[Y]]
 func.func @rotate_half() -> tensor<1x2x3x4xf32> attributes {webnn.output_names = ["y"]} {
   %x = webnn.input "x" : tensor<1x2x3x4xf32>
-  %cos = webnn.constant dense<[[[[ 1.        ,  1.        ,  1.        ,  1.        ],   [ 0.5403023 ,  0.99995   ,  0.5403023 ,  0.99995   ],   [-0.41614684,  0.9998    , -0.41614684,  0.9998    ]]]]> : tensor<1x1x3x4xf32>
+  %cos2 = webnn.constant dense<[[ 1.        ,  1.        ,  1.        ,  1.        ],   [ 0.5403023 ,  0.99995   ,  0.5403023 ,  0.99995   ],   [-0.41614684,  0.9998    , -0.41614684,  0.9998    ]]> : tensor<3x4xf32>
+  %cos = webnn.reshape %cos2 {newShape = array<i64: 1, 1, 3, 4>} : (tensor<3x4xf32>) -> tensor<1x1x3x4xf32>
   %sin = webnn.constant dense<[[[[0.         , 0.         , 0.         , 0.         ],   [0.84147096 , 0.009999833, 0.84147096 , 0.009999833],   [0.9092974  , 0.019998666, 0.9092974  , 0.019998666]]]]> : tensor<1x1x3x4xf32>
   %x1 = webnn.slice %x {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
   %x2 = webnn.slice %x {starts = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
