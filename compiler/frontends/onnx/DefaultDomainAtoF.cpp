@@ -36,8 +36,7 @@ LogicalResult convertBatchNormalization(NodeConverter &c) {
     if (failed(v)) return failure();
     in.push_back(*v);
   }
-  if (c.intAttr("training_mode", 0) != 0)
-    return c.fail("training_mode=1 is not supported (WebNN graphs are inference only)");
+  if (c.intAttr("training_mode", 0) != 0) return emitBatchNormTraining(c, in);
   if (c.intAttr("spatial", 1) == 0)
     return c.fail("spatial=0 (per-activation statistics) is not supported");
   if (failed(c.rejectExtraOutputs(1, "running statistics exist only in training mode")))
@@ -260,8 +259,17 @@ LogicalResult convertDropout(NodeConverter &c) {
   if (c.opset() >= 12 && c.hasInput(2)) {
     FailureOr<ConstantData> training = c.requireConstantInput(2, "training_mode");
     if (failed(training)) return failure();
-    if (training->numElements() != 1 || training->intAt(0) != 0)
-      return c.fail("training_mode=true is not supported (WebNN graphs are inference only)");
+    if (training->numElements() != 1) return c.fail("training_mode must be a scalar");
+    // Training mode drops at random unless the ratio is 0 (then it is the
+    // identity with an all-true mask, like inference).
+    if (training->intAt(0) != 0) {
+      if (!c.hasInput(1))
+        return c.fail("training_mode=true with the default ratio 0.5 drops at random: not supported");
+      FailureOr<ConstantData> ratio = c.requireConstantInput(1, "ratio");
+      if (failed(ratio)) return failure();
+      if (ratio->numElements() != 1 || ratio->floatAt(0) != 0)
+        return c.fail("training_mode=true with a non-zero ratio drops at random: not supported");
+    }
   }
   if (c.opset() < 7 && c.intAttr("is_test", 0) == 0)
     return c.fail("is_test=0 (training) is not supported");

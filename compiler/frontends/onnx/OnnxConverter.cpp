@@ -363,6 +363,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainQtoZ(t);
     populateDefaultDomainSignal(t);
     populateDefaultDomainMath(t);
+    populateDefaultDomainTraining(t);
     populateDefaultDomainIndexing(t);
     populateDefaultDomainQuantized(t);
     populateComMicrosoftDomain(t);

@@ -234,6 +234,7 @@ void populateDefaultDomainQtoZ(OpConverterTable &table);
 void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, windows
 void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, QLinear*, ...
 void populateDefaultDomainIndexing(OpConverterTable &table);    // GridSample, ReverseSequence
+void populateDefaultDomainTraining(OpConverterTable &table);    // preview.training optimizers
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
@@ -277,6 +278,8 @@ Value emitGatherNDBatched(NodeConverter &c, Value x, Value idx, int64_t batchDim
 Value emitScatterNDReduce(NodeConverter &c, Value x, Value idx, Value upd, StringRef reduction);
 Value emitScatterElementsReduce(NodeConverter &c, Value x, Value idx, Value upd, int64_t axis,
                                 StringRef reduction);
+// BatchNormalization with training_mode=1 on its 5 inputs (DefaultDomainTraining.cpp).
+LogicalResult emitBatchNormTraining(NodeConverter &c, ArrayRef<Value> in);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.
