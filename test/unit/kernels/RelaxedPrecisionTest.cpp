@@ -32,18 +32,20 @@ int64_t count(const Shape &s) {
   return n;
 }
 
-std::vector<double> run(OpCase c, bool relaxed, int threads, const std::string &label) {
+std::vector<double> run(OpCase c, bool relaxed, int threads, bool expectOneDnn, const std::string &label) {
   c.relaxed = relaxed;
   uint64_t before = onednn::executionCount();
   Status s = runOp(c, threads);
   EXPECT_TRUE(s.isOk()) << label << ": " << s.message();
-  EXPECT_GT(onednn::executionCount() - before, 0u) << label << ": expected the oneDNN path";
+  if (expectOneDnn) EXPECT_GT(onednn::executionCount() - before, 0u) << label << ": expected the oneDNN path";
+  else EXPECT_EQ(onednn::executionCount() - before, 0u) << label << ": expected our own kernel";
   return c.outputs[0].values();
 }
 
 // Relaxed vs exact for `c` at 1 and 2 threads, with bf16 as the machine and
 // policy allow, then with the policy's bf16 switched off.
-void checkRelaxed(const OpCase &c, const std::string &what) {
+// `exactOnOneDnn`: whether the exact kernel (and so the float32 fallback) runs on oneDNN.
+void checkRelaxed(const OpCase &c, const std::string &what, bool exactOnOneDnn = true) {
   onednn::Policy saved = onednn::policy();
   for (bool allowBf16 : {true, false}) {
     onednn::Policy p = saved;
@@ -54,8 +56,8 @@ void checkRelaxed(const OpCase &c, const std::string &what) {
     if (!allowBf16) EXPECT_FALSE(bf16);
     for (int threads : {1, 2}) {
       std::string label = what + (bf16 ? " [bf16]" : " [float32: " + why + "]") + " threads=" + std::to_string(threads);
-      std::vector<double> exact = run(c, false, threads, label + " exact");
-      std::vector<double> relaxed = run(c, true, threads, label + " relaxed");
+      std::vector<double> exact = run(c, false, threads, exactOnOneDnn, label + " exact");
+      std::vector<double> relaxed = run(c, true, threads, exactOnOneDnn || bf16, label + " relaxed");
       ASSERT_EQ(exact.size(), relaxed.size()) << label;
       double maxAbs = 0, maxDiff = 0;
       for (size_t i = 0; i < exact.size(); ++i) {
@@ -127,6 +129,20 @@ TEST(RelaxedPrecision, MatMulGemmFusedMatmul) {
              {outSpec(DataType::kFloat32, {1, 128, 192})}};
     c.attrString("activation", "gelu");
     checkRelaxed(c, "fusedMatmul bias gelu residual");
+  }
+}
+
+TEST(RelaxedPrecision, FusedAttention) {
+  // Exact: our per-head float32 kernel. Relaxed: batched bf16 oneDNN matmuls
+  // over strided head views, the output written back in [B, S, H * Dh].
+  for (double scale : {0.125, -0.25}) {
+    const int64_t B = 2, S = 48, T = 40, D = 256;
+    OpCase c{"fusedAttention",
+             {f32({B, S, D}, randomFloats(B * S * D, 20)), f32({B, T, D}, randomFloats(B * T * D, 21)),
+              f32({B, T, D}, randomFloats(B * T * D, 22))},
+             {outSpec(DataType::kFloat32, {B, S, D})}};
+    c.attrInt("heads", 4).attrFloat("scale", scale);
+    checkRelaxed(c, "fusedAttention scale " + std::to_string(scale), false);
   }
 }
 

@@ -157,6 +157,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   size_t r = p.yDims.size();
   if (r < 2 || r > 12 || p.aDims.size() != r || p.bDims.size() != r || p.aStrides.size() != r ||
       p.bStrides.size() != r || (p.hasC && r != 2) ||
+      (!p.yStrides.empty() && (p.yStrides.size() != r || p.hasC || p.dtype != DataType::kFloat32)) ||
       (p.dtype != DataType::kFloat32 && p.dtype != DataType::kFloat16)) {
     *why = "unsupported operands";
     return nullptr;
@@ -172,7 +173,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   // Fold a's batch into M when b is shared by every batch and a is row-major.
   bool bUnbatched = true;
   for (size_t i = 0; i + 2 < r; ++i) bUnbatched &= bDims[i] == 1;
-  if (r > 2 && bUnbatched && aStrides == contiguous(aDims)) {
+  if (r > 2 && bUnbatched && aStrides == contiguous(aDims) && p.yStrides.empty()) {
     int64_t rows = 1;
     for (size_t i = 0; i + 1 < r; ++i) rows *= aDims[i];
     aDims = {rows, aDims[r - 1]};
@@ -189,7 +190,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   impl->N = yDims.back();
   impl->userA = memory::desc(aDims, udt, aStrides);
   impl->userB = memory::desc(bDims, udt, bStrides);
-  impl->userY = memory::desc(yDims, udt, contiguous(yDims));
+  impl->userY = memory::desc(yDims, udt, p.yStrides.empty() ? contiguous(yDims) : memory::dims(p.yStrides));
   auto count = [](const memory::dims &d, const memory::dims &st) {
     int64_t n = 1;  // elements spanned by a dense (possibly transposed) operand
     for (size_t i = 0; i < d.size(); ++i) n += (d[i] - 1) * st[i];

@@ -112,6 +112,9 @@ struct MatMulParams {
   // Same rank (2..12) for a, b and y; batch dims of a and b are 1 or y's.
   Shape aDims, bDims, yDims;
   std::vector<int64_t> aStrides, bStrides;  // in elements: transposes are strides
+  // y's strides, empty for row-major. Others (float32 only, no c) are written
+  // through a reorder from the primitive's row-major y.
+  std::vector<int64_t> yStrides;
   bool constantB = false;
   float alpha = 1.f;
   // gemm's addend, rank 2 only: c(m, n) at m * cRowStride + n * cColStride
