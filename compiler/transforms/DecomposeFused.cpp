@@ -1,7 +1,8 @@
 // --webnn-decompose-fused: fused macro ops back into WebNN spec ops, for
 // targets that take pure WebNN graphs (docs/FUSED_OPS.md gives each
-// expansion).
+// expansion; the decoder-LLM ops' are in DecomposeLLM.cpp, docs/LLM.md).
 #include "compiler/transforms/DecomposePatterns.h"
+#include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
@@ -44,11 +45,68 @@ struct DecomposeFusedConv2d : OpRewritePattern<FusedConv2dOp> {
   int64_t &count;
 };
 
+// fusedMatmul -> matmul -> [* alpha] -> [+ bias] -> [+ residual] -> [relu | gelu].
+struct DecomposeFusedMatmul : OpRewritePattern<FusedMatmulOp> {
+  DecomposeFusedMatmul(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(FusedMatmulOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = op.getType();
+    Value result = MatmulOp::create(rewriter, loc, type, op.getA(), op.getB()).getResult();
+    if (double alpha = op.getAlpha() ? op.getAlpha()->convertToDouble() : 1.0; alpha != 1.0) {
+      Type elem = cast<RankedTensorType>(type).getElementType();
+      result = MulOp::create(rewriter, loc, type, result, scalarConstant(rewriter, loc, elem, alpha)).getResult();
+    }
+    if (Value bias = op.getBias()) result = AddOp::create(rewriter, loc, type, result, bias).getResult();
+    if (Value residual = op.getResidual()) result = AddOp::create(rewriter, loc, type, result, residual).getResult();
+    StringRef activation = op.getActivation().value_or("none");
+    if (activation == "relu") result = ReluOp::create(rewriter, loc, type, result).getResult();
+    else if (activation == "gelu") result = GeluOp::create(rewriter, loc, type, result).getResult();
+    else if (activation != "none") return rewriter.notifyMatchFailure(op, "unknown activation");
+    rewriter.replaceOp(op, result);
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
+// fusedAttention -> the head splits, softmax(scale * Q K^T) V per head, the
+// head merge (FuseAttention.cpp's pattern, with K transposed to [B, H, Dh, T]
+// in one transpose).
+struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
+  DecomposeFusedAttention(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+  LogicalResult matchAndRewrite(FusedAttentionOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto qType = cast<RankedTensorType>(op.getQuery().getType());
+    auto kType = cast<RankedTensorType>(op.getKey().getType());
+    if (!qType.hasStaticShape() || !kType.hasStaticShape()) return rewriter.notifyMatchFailure(op, "dynamic shape");
+    int64_t B = qType.getDimSize(0), S = qType.getDimSize(1), D = qType.getDimSize(2), T = kType.getDimSize(1);
+    int64_t H = op.getHeads(), Dh = D / H;
+    auto heads = [&](Value x, int64_t rows, ArrayRef<int64_t> perm) {
+      Value r = reshapeTo(rewriter, loc, x, {B, rows, H, Dh});
+      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr(perm)).getResult();
+    };
+    Value q4 = heads(op.getQuery(), S, {0, 2, 1, 3});
+    Value kT = heads(op.getKey(), T, {0, 2, 3, 1});
+    Value v4 = heads(op.getValue(), T, {0, 2, 1, 3});
+    Value scores = MatmulOp::create(rewriter, loc, q4, kT).getResult();
+    scores = MulOp::create(rewriter, loc, scores,
+                           scalarConstant(rewriter, loc, qType.getElementType(), op.getScale().convertToDouble()))
+                 .getResult();
+    Value probs = SoftmaxOp::create(rewriter, loc, scores, rewriter.getI64IntegerAttr(3)).getResult();
+    Value context = MatmulOp::create(rewriter, loc, probs, v4).getResult();
+    Value merged = TransposeOp::create(rewriter, loc, context, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, merged, cast<RankedTensorType>(op.getType()).getShape()));
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
 struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
   void runOnOperation() override {
     int64_t count = 0;
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeFusedConv2d>(&getContext(), count);
+    patterns.add<DecomposeFusedConv2d, DecomposeFusedMatmul, DecomposeFusedAttention>(&getContext(), count);
     populateDecomposeLLMPatterns(patterns, count);
     GreedyRewriteConfig config;
     config.enableFolding(false);
@@ -57,10 +115,10 @@ struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
     // A target of pure WebNN graphs cannot run what is left.
     bool leftOver = false;
     getOperation().walk([&](Operation *op) {
-      if (!isLLMOp(op)) return;
-      op->emitOpError() << "has no expansion into WebNN spec ops here (groupQueryAttention needs constant "
-                           "seqlensK and totalSequenceLength, one past length for every batch entry and "
-                           "static shapes; matmulNBits a constant weight and zero points)";
+      if (!isLLMOp(op) && !isa<FusedConv2dOp, FusedMatmulOp, FusedAttentionOp>(op)) return;
+      op->emitOpError() << "has no expansion into WebNN spec ops here (it needs static shapes; "
+                           "groupQueryAttention also constant seqlensK and totalSequenceLength giving one past "
+                           "length for every batch entry, matmulNBits a constant weight and zero points)";
       leftOver = true;
     });
     if (leftOver) return signalPassFailure();

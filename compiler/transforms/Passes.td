@@ -61,7 +61,9 @@ def WebNNDecomposeFused : Pass<"webnn-decompose-fused", "func::FuncOp"> {
   let summary = "Turn fused macro ops back into WebNN spec ops";
   let description = [{
     Expands webnn.fusedConv2d into webnn.conv2d, webnn.add (residual) and
-    webnn.relu / webnn.clamp / webnn.sigmoid, and the decoder-LLM ops
+    webnn.relu / webnn.clamp / webnn.sigmoid, webnn.fusedMatmul and
+    webnn.fusedAttention into matmul, mul, add, gelu / relu, reshape,
+    transpose and softmax, and the decoder-LLM ops
     (matmulNBits, rmsNormalization, skipRmsNormalization, rotaryEmbedding,
     groupQueryAttention) into spec ops, for targets that take pure WebNN
     graphs. An op it cannot expand (a groupQueryAttention whose past length

@@ -26,6 +26,7 @@ Exit 0 when all hold, 1 otherwise.
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -114,6 +115,7 @@ def main(argv):
     ap.add_argument("--work")
     ap.add_argument("--seq", type=int, default=8)
     a = ap.parse_args(argv)
+    keep = a.work is not None
     a.work = a.work or tempfile.mkdtemp(prefix="llama-fusion-")
     cfg = make_llama.SIZES["tiny"]
     L, S = cfg["layers"], a.seq
@@ -203,7 +205,11 @@ def main(argv):
     names = ["logits"] + [f"present.{i}.{kv}" for i in range(L) for kv in ("key", "value")]
     decompose_round_trip(a, c, cd, contrib_mlir, cfiles, os.path.join(cd, "out-fused"), names, "contrib Llama, past 3")
 
-    print(f"{'FAILED' if c.failed else 'passed'} ({c.failed} failed checks; files in {a.work})")
+    if c.failed or keep:
+        print(f"{'FAILED' if c.failed else 'passed'} ({c.failed} failed checks; files in {a.work})")
+    else:
+        shutil.rmtree(a.work)
+        print("passed (0 failed checks)")
     return 1 if c.failed else 0
 
 

@@ -41,7 +41,12 @@ def main(argv):
     ap.add_argument("files", nargs="+")
     a = ap.parse_args(argv)
     webnnc, opt, wrun = (os.path.join(a.bin, n) for n in ("webnnc", "webnn-opt", "webnn-run"))
-    work = tempfile.mkdtemp(prefix="rewrite-numerics-")
+    # (the graphs, inputs and outputs go to a temporary directory)
+    with tempfile.TemporaryDirectory(prefix="rewrite-numerics-") as work:
+        return compare(a, webnnc, opt, wrun, work)
+
+
+def compare(a, webnnc, opt, wrun, work):
     failed = compared = 0
     for path in a.files:
         for i, section in enumerate(open(path).read().split("// -----")):

@@ -43,3 +43,52 @@ func.func @relu_and_plain() -> (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>) attrib
   %b = webnn.fusedConv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %a, %b : tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// fusedMatmul with alpha, bias, residual and gelu -> matmul, mul, add, add, gelu.
+// CHECK-LABEL: func.func @fused_matmul
+// CHECK-DAG: %[[A:.+]] = webnn.input "a" : tensor<2x3x8xf32>
+// CHECK-DAG: %[[R:.+]] = webnn.input "r" : tensor<2x3x4xf32>
+// CHECK-DAG: %[[W:.+]] = webnn.constant {{.*}} : tensor<8x4xf32>
+// CHECK-DAG: %[[B:.+]] = webnn.constant {{.*}} : tensor<4xf32>
+// CHECK-DAG: %[[AL:.+]] = webnn.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[M:.+]] = webnn.matmul %[[A]], %[[W]]
+// CHECK: %[[S:.+]] = webnn.mul %[[M]], %[[AL]]
+// CHECK: %[[P:.+]] = webnn.add %[[S]], %[[B]]
+// CHECK: %[[Q:.+]] = webnn.add %[[P]], %[[R]]
+// CHECK: %[[Y:.+]] = webnn.gelu %[[Q]]
+// CHECK-NOT: webnn.fusedMatmul
+// CHECK: return %[[Y]]
+func.func @fused_matmul() -> tensor<2x3x4xf32> attributes {webnn.output_names = ["y"]} {
+  %a = webnn.input "a" : tensor<2x3x8xf32>
+  %r = webnn.input "r" : tensor<2x3x4xf32>
+  %w = webnn.constant dense<0.5> : tensor<8x4xf32>
+  %b = webnn.constant dense<0.125> : tensor<4xf32>
+  %y = webnn.fusedMatmul %a, %w bias %b residual %r {alpha = 0.25 : f64, activation = "gelu"} : (tensor<2x3x8xf32>, tensor<8x4xf32>, tensor<4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// fusedAttention (2 heads of 4) -> head splits, scaled scores, softmax, P V, head merge.
+// CHECK-LABEL: func.func @fused_attention
+// CHECK-DAG: %[[Q:.+]] = webnn.input "q" : tensor<1x3x8xf32>
+// CHECK-DAG: %[[K:.+]] = webnn.input "k" : tensor<1x5x8xf32>
+// CHECK: %[[KR:.+]] = webnn.reshape %[[K]] {newShape = array<i64: 1, 5, 2, 4>}
+// CHECK: %[[KT:.+]] = webnn.transpose %[[KR]] {permutation = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[S:.+]] = webnn.matmul %{{.+}}, %[[KT]] : (tensor<1x2x3x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x3x5xf32>
+// CHECK: %[[SS:.+]] = webnn.mul %[[S]], %{{.+}}
+// CHECK: %[[P:.+]] = webnn.softmax %[[SS]] {axis = 3 : i64}
+// CHECK: %[[O:.+]] = webnn.matmul %[[P]], %{{.+}} : (tensor<1x2x3x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32>
+// CHECK: %[[OT:.+]] = webnn.transpose %[[O]] {permutation = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[Y:.+]] = webnn.reshape %[[OT]] {newShape = array<i64: 1, 3, 8>}
+// CHECK-NOT: webnn.fusedAttention
+// CHECK: return %[[Y]]
+func.func @fused_attention() -> tensor<1x3x8xf32> attributes {webnn.output_names = ["y"]} {
+  %q = webnn.input "q" : tensor<1x3x8xf32>
+  %k = webnn.input "k" : tensor<1x5x8xf32>
+  %v = webnn.input "v" : tensor<1x5x8xf32>
+  %y = webnn.fusedAttention %q, %k, %v {heads = 2 : i64, scale = 0.5 : f64} : (tensor<1x3x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32>) -> tensor<1x3x8xf32>
+  return %y : tensor<1x3x8xf32>
+}
