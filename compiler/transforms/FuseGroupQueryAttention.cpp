@@ -7,7 +7,9 @@
 //   kr = reshape(expand | tile(reshape(k4, [B, Hkv, 1, S, D]), .. [B, Hkv, H/Hkv, S, D]), [B, H, S, D])
 //        (repeat_kv; absent when H == Hkv), vr likewise
 //   s  = matmul(q4, transpose(kr, [0, 1, 3, 2])) [* c | / c]
+//        (or matmul(q4 * c1, transpose(kr) * c2), torch's SDPA export)
 //   p  = softmax(s + mask | where(keep, s, fill), last axis)    mask / keep: constant, causal
+//        (fp16: cast(softmax(cast(.., f32)), f16))
 //   y  = reshape(transpose(matmul(p, vr), [0, 2, 1, 3]), [B, S, H * D])
 //
 // groupQueryAttention rather than fusedAttention: it is causal and reads each
@@ -138,14 +140,26 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
       return rewriter.notifyMatchFailure(root, "not reshape(transpose(.., [0, 2, 1, 3]))");
     auto pv = merge.getInput().getDefiningOp<MatmulOp>();
     if (!pv || !pv->hasOneUse()) return rewriter.notifyMatchFailure(root, "no single-use matmul(p, v)");
-    auto softmax = pv.getA().getDefiningOp<SoftmaxOp>();
+    // fp16 exports take the softmax in float32: cast(softmax(cast(s, f32)), f16).
+    Value probs = pv.getA();
+    auto castBack = probs.getDefiningOp<CastOp>();
+    if (castBack && castBack->hasOneUse()) probs = castBack.getInput();
+    else castBack = nullptr;
+    auto softmax = probs.getDefiningOp<SoftmaxOp>();
     int64_t rank = cast<RankedTensorType>(pv.getType()).getRank();
     if (rank != 4 || !softmax || !softmax->hasOneUse() || (softmax.getAxis() != 3 && softmax.getAxis() != -1))
       return rewriter.notifyMatchFailure(root, "p is not a single-use softmax over the last axis");
     ops.append({merge, pv, softmax});
+    Value scores = softmax.getInput();
+    if (castBack) {
+      auto castUp = scores.getDefiningOp<CastOp>();
+      if (!castUp || !castUp->hasOneUse() || castUp.getInput().getType() != castBack.getResult().getType())
+        return rewriter.notifyMatchFailure(root, "the softmax's casts do not pair up");
+      ops.append({castBack, castUp});
+      scores = castUp.getInput();
+    }
 
     // The causal mask.
-    Value scores = softmax.getInput();
     Value scaled;
     auto scoresType = cast<RankedTensorType>(scores.getType());
     if (!scoresType.hasStaticShape() || scoresType.getDimSize(2) != scoresType.getDimSize(3))
@@ -186,8 +200,21 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
     if (!qk) return rewriter.notifyMatchFailure(root, "the scores are not a (scaled) matmul");
     ops.push_back(qk);
 
-    // Q, K, V.
-    auto kT = qk.getB().getDefiningOp<TransposeOp>();
+    // Q, K, V. PyTorch's scaled_dot_product_attention export scales q and
+    // K^T by sqrt(scale) each instead of the scores.
+    auto peelScale = [&](Value v) {
+      if (auto mul = v.getDefiningOp<MulOp>(); mul && mul->hasOneUse())
+        for (Value side : {mul.getA(), mul.getB()})
+          if (std::optional<double> c = uniformFloatConstant(otherOperand(mul, side));
+              c && *c != 0.0 && side.getType() == mul.getType()) {
+            scale *= *c;
+            ops.push_back(mul);
+            return side;
+          }
+      return v;
+    };
+    Value qScaled = peelScale(qk.getA());
+    auto kT = peelScale(qk.getB()).getDefiningOp<TransposeOp>();
     if (!kT || !kT->hasOneUse() || !hasPermutation(kT, {0, 1, 3, 2}))
       return rewriter.notifyMatchFailure(root, "k is not transpose(.., [0, 1, 3, 2])");
     ops.push_back(kT);
@@ -195,7 +222,7 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
     Value k4r = repeatedSource(kT.getInput(), &kRep, ops);
     Value v4 = repeatedSource(pv.getB(), &vRep, ops);
     std::optional<RotaryInfo> qRot, kRot;
-    Value q4 = unrotated(qk.getA(), &qRot, ops);
+    Value q4 = unrotated(qScaled, &qRot, ops);
     Value k4 = unrotated(k4r, &kRot, ops);
     if (!q4 || !k4) return rewriter.notifyMatchFailure(root, "a rotary embedding is not at positions 0..");
     std::optional<HeadSplit> q = headSplit(q4, ops), k = headSplit(k4, ops), v = headSplit(v4, ops);

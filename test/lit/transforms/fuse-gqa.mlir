@@ -244,3 +244,86 @@ func.func @rotary_not_at_zero() -> tensor<1x4x32xf32> attributes {webnn.output_n
   %y = webnn.reshape %ot {newShape = array<i64: 1, 4, 32>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x32xf32>
   return %y : tensor<1x4x32xf32>
 }
+
+// -----
+
+// torch's scaled_dot_product_attention export: q and K^T each * sqrt(scale)
+// (0.5946^2 = 1/sqrt(8)); the scales multiply.
+// CHECK-LABEL: func.func @sdpa_prescaled
+// CHECK: %[[Y:.+]], %{{.+}}, %{{.+}} = webnn.groupQueryAttention {{.*}} {kvNumHeads = 2 : i64, numHeads = 4 : i64, scale = 0.35355{{[0-9]*}} : f64}
+// CHECK-NOT: webnn.mul
+// CHECK: return %[[Y]]
+func.func @sdpa_prescaled() -> tensor<1x4x32xf32> attributes {webnn.output_names = ["y"]} {
+  %q = webnn.input "q" : tensor<1x4x32xf32>
+  %k = webnn.input "k" : tensor<1x4x16xf32>
+  %v = webnn.input "v" : tensor<1x4x16xf32>
+  %qr = webnn.reshape %q {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x4x32xf32>) -> tensor<1x4x4x8xf32>
+  %q4 = webnn.transpose %qr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %kr = webnn.reshape %k {newShape = array<i64: 1, 4, 2, 8>} : (tensor<1x4x16xf32>) -> tensor<1x4x2x8xf32>
+  %k4 = webnn.transpose %kr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+  %vr = webnn.reshape %v {newShape = array<i64: 1, 4, 2, 8>} : (tensor<1x4x16xf32>) -> tensor<1x4x2x8xf32>
+  %v4 = webnn.transpose %vr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf32>) -> tensor<1x2x4x8xf32>
+  %ku = webnn.reshape %k4 {newShape = array<i64: 1, 2, 1, 4, 8>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x1x4x8xf32>
+  %ke = webnn.expand %ku {newShape = array<i64: 1, 2, 2, 4, 8>} : (tensor<1x2x1x4x8xf32>) -> tensor<1x2x2x4x8xf32>
+  %kx = webnn.reshape %ke {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x2x2x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %vu = webnn.reshape %v4 {newShape = array<i64: 1, 2, 1, 4, 8>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x1x4x8xf32>
+  %ve = webnn.expand %vu {newShape = array<i64: 1, 2, 2, 4, 8>} : (tensor<1x2x1x4x8xf32>) -> tensor<1x2x2x4x8xf32>
+  %vx = webnn.reshape %ve {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x2x2x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %kt = webnn.transpose %kx {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x8x4xf32>
+  %sf = webnn.constant dense<0.594603539> : tensor<f32>
+  %qs = webnn.mul %q4, %sf : (tensor<1x4x4x8xf32>, tensor<f32>) -> tensor<1x4x4x8xf32>
+  %kts = webnn.mul %kt, %sf : (tensor<1x4x8x4xf32>, tensor<f32>) -> tensor<1x4x8x4xf32>
+  %ss = webnn.matmul %qs, %kts : (tensor<1x4x4x8xf32>, tensor<1x4x8x4xf32>) -> tensor<1x4x4x4xf32>
+  %mask = webnn.constant dense<[[ 0.e+00, -1.e+09, -1.e+09, -1.e+09],
+ [ 0.e+00,  0.e+00, -1.e+09, -1.e+09],
+ [ 0.e+00,  0.e+00,  0.e+00, -1.e+09],
+ [ 0.e+00,  0.e+00,  0.e+00,  0.e+00]]> : tensor<4x4xf32>
+  %m = webnn.add %ss, %mask : (tensor<1x4x4x4xf32>, tensor<4x4xf32>) -> tensor<1x4x4x4xf32>
+  %p = webnn.softmax %m {axis = 3 : i64} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %o = webnn.matmul %p, %vx : (tensor<1x4x4x4xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %ot = webnn.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+  %y = webnn.reshape %ot {newShape = array<i64: 1, 4, 32>} : (tensor<1x4x4x8xf32>) -> tensor<1x4x32xf32>
+  return %y : tensor<1x4x32xf32>
+}
+
+// -----
+
+// fp16 with HF's float32 softmax: cast up, softmax, cast back.
+// CHECK-LABEL: func.func @fp16_softmax_casts
+// CHECK: %[[Y:.+]], %{{.+}}, %{{.+}} = webnn.groupQueryAttention {{.*}} -> (tensor<1x4x32xf16>
+// CHECK-NOT: webnn.cast
+// CHECK-NOT: webnn.softmax
+// CHECK: return %[[Y]]
+func.func @fp16_softmax_casts() -> tensor<1x4x32xf16> attributes {webnn.output_names = ["y"]} {
+  %q = webnn.input "q" : tensor<1x4x32xf16>
+  %k = webnn.input "k" : tensor<1x4x16xf16>
+  %v = webnn.input "v" : tensor<1x4x16xf16>
+  %qr = webnn.reshape %q {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x4x32xf16>) -> tensor<1x4x4x8xf16>
+  %q4 = webnn.transpose %qr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x4x8xf16>) -> tensor<1x4x4x8xf16>
+  %kr = webnn.reshape %k {newShape = array<i64: 1, 4, 2, 8>} : (tensor<1x4x16xf16>) -> tensor<1x4x2x8xf16>
+  %k4 = webnn.transpose %kr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf16>) -> tensor<1x2x4x8xf16>
+  %vr = webnn.reshape %v {newShape = array<i64: 1, 4, 2, 8>} : (tensor<1x4x16xf16>) -> tensor<1x4x2x8xf16>
+  %v4 = webnn.transpose %vr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x8xf16>) -> tensor<1x2x4x8xf16>
+  %ku = webnn.reshape %k4 {newShape = array<i64: 1, 2, 1, 4, 8>} : (tensor<1x2x4x8xf16>) -> tensor<1x2x1x4x8xf16>
+  %ke = webnn.expand %ku {newShape = array<i64: 1, 2, 2, 4, 8>} : (tensor<1x2x1x4x8xf16>) -> tensor<1x2x2x4x8xf16>
+  %kx = webnn.reshape %ke {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x2x2x4x8xf16>) -> tensor<1x4x4x8xf16>
+  %vu = webnn.reshape %v4 {newShape = array<i64: 1, 2, 1, 4, 8>} : (tensor<1x2x4x8xf16>) -> tensor<1x2x1x4x8xf16>
+  %ve = webnn.expand %vu {newShape = array<i64: 1, 2, 2, 4, 8>} : (tensor<1x2x1x4x8xf16>) -> tensor<1x2x2x4x8xf16>
+  %vx = webnn.reshape %ve {newShape = array<i64: 1, 4, 4, 8>} : (tensor<1x2x2x4x8xf16>) -> tensor<1x4x4x8xf16>
+  %kt = webnn.transpose %kx {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x4x4x8xf16>) -> tensor<1x4x8x4xf16>
+  %s = webnn.matmul %q4, %kt : (tensor<1x4x4x8xf16>, tensor<1x4x8x4xf16>) -> tensor<1x4x4x4xf16>
+  %c = webnn.constant dense<0.353553385> : tensor<f16>
+  %ss = webnn.mul %s, %c : (tensor<1x4x4x4xf16>, tensor<f16>) -> tensor<1x4x4x4xf16>
+  %mask = webnn.constant dense<[[     0., -65504., -65504., -65504.],
+ [     0.,      0., -65504., -65504.],
+ [     0.,      0.,      0., -65504.],
+ [     0.,      0.,      0.,      0.]]> : tensor<4x4xf16>
+  %m = webnn.add %ss, %mask : (tensor<1x4x4x4xf16>, tensor<4x4xf16>) -> tensor<1x4x4x4xf16>
+  %mf = webnn.cast %m {type = f32} : (tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf32>
+  %pf = webnn.softmax %mf {axis = 3 : i64} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %p = webnn.cast %pf {type = f16} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf16>
+  %o = webnn.matmul %p, %vx : (tensor<1x4x4x4xf16>, tensor<1x4x4x8xf16>) -> tensor<1x4x4x8xf16>
+  %ot = webnn.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x4x8xf16>) -> tensor<1x4x4x8xf16>
+  %y = webnn.reshape %ot {newShape = array<i64: 1, 4, 32>} : (tensor<1x4x4x8xf16>) -> tensor<1x4x32xf16>
+  return %y : tensor<1x4x32xf16>
+}
