@@ -51,9 +51,10 @@ FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name
 LogicalResult convertPool(NodeConverter &c, StringRef webnnOp) {
   FailureOr<Value> input = c.requiredInput(0);
   if (failed(input)) return failure();
+  Value x = *input;
+  if (webnnOp == "maxPool2d" && c.outputUsed(1)) return convertMaxPoolWithIndices(c, x);
   if (failed(c.rejectExtraOutputs(1, "pooling indices have no WebNN equivalent")))
     return failure();
-  Value x = *input;
   int64_t rank = NodeConverter::rankOf(x);
   if (rank == 5) return convertPool3d(c, webnnOp, x);
   if (rank != 3 && rank != 4)

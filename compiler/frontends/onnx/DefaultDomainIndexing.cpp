@@ -1,5 +1,8 @@
 // Data-dependent indexing ops built from index arithmetic and WebNN's gather
-// ops: ReverseSequence, GatherND with batch_dims, GridSample.
+// and scatter ops: ReverseSequence, GatherND with batch_dims, GridSample,
+// scatter reductions, MaxPool's Indices output, MaxUnpool.
+#include <cmath>
+
 #include "compiler/frontends/onnx/OnnxConverter.h"
 
 namespace mlir::webnn::onnx_import {
@@ -273,7 +276,116 @@ Value emitScatterElementsReduce(NodeConverter &c, Value x, Value idx, Value upd,
   return emitScatterNDReduce(c, x, full, upd, reduction);
 }
 
+// MaxPool with its Indices output (2-D): the windows are gathered with
+// constant indices from the -inf-padded image ([N, C, Ho*Wo, kH*kW]); the
+// value is their max and the index the first maximal tap's flat position in
+// the unpadded input (h * W + w, or w * H + h for storage_order=1) plus the
+// (n, c) plane's offset, as ONNX defines.
+LogicalResult convertMaxPoolWithIndices(NodeConverter &c, Value x) {
+  SmallVector<int64_t> xs(NodeConverter::shapeOf(x));
+  if (xs.size() != 4) return c.fail("MaxPool's Indices output is supported for 2-D pooling only");
+  std::optional<SmallVector<int64_t>> kernel = c.intsAttr("kernel_shape");
+  if (!kernel || kernel->size() != 2) return c.fail("'kernel_shape' must have 2 values");
+  FailureOr<SmallVector<int64_t>> strides = spatialListAttr(c, "strides", 2, 1);
+  FailureOr<SmallVector<int64_t>> dilations = spatialListAttr(c, "dilations", 2, 1);
+  if (failed(strides) || failed(dilations)) return failure();
+  FailureOr<SmallVector<int64_t>> pads =
+      resolveOnnxPads(c, ArrayRef<int64_t>(xs).drop_front(2), *kernel, *strides, *dilations);
+  if (failed(pads)) return failure();
+  bool ceil = c.intAttr("ceil_mode", 0) != 0, colMajor = c.intAttr("storage_order", 0) != 0;
+  int64_t n = xs[0], ch = xs[1], h = xs[2], w = xs[3];
+  SmallVector<int64_t> out(2), end(2);
+  for (int i = 0; i < 2; ++i) {
+    int64_t padded = xs[2 + i] + (*pads)[i] + (*pads)[2 + i];
+    int64_t eff = ((*kernel)[i] - 1) * (*dilations)[i] + 1, span = padded - eff;
+    if (span < 0) return c.fail("the window is larger than the padded input");
+    out[i] = (ceil ? (span + (*strides)[i] - 1) / (*strides)[i] : span / (*strides)[i]) + 1;
+    // A ceil-mode window must start inside the input or its left padding.
+    if (ceil && (out[i] - 1) * (*strides)[i] >= xs[2 + i] + (*pads)[i]) --out[i];
+    end[i] = std::max<int64_t>((*pads)[2 + i], (out[i] - 1) * (*strides)[i] + eff - xs[2 + i] - (*pads)[i]);
+  }
+  Type elem = NodeConverter::typeOf(x).getElementType();
+  Value xf = c.emitCast(x, Float32Type::get(c.context()));
+  xf = c.emit("pad", {xf}, {c.i64ArrayAttr("beginningPadding", {0, 0, (*pads)[0], (*pads)[1]}),
+                            c.i64ArrayAttr("endingPadding", {0, 0, end[0], end[1]}),
+                            c.f64Attr("value", -INFINITY)});
+  int64_t hp = h + (*pads)[0] + end[0], wp = w + (*pads)[1] + end[1];
+  int64_t kk = (*kernel)[0] * (*kernel)[1], m = out[0] * out[1];
+  SmallVector<int64_t> taps, origin;
+  for (int64_t oh = 0; oh < out[0]; ++oh)
+    for (int64_t ow = 0; ow < out[1]; ++ow)
+      for (int64_t kh = 0; kh < (*kernel)[0]; ++kh)
+        for (int64_t kw = 0; kw < (*kernel)[1]; ++kw) {
+          int64_t ph = oh * (*strides)[0] + kh * (*dilations)[0], pw = ow * (*strides)[1] + kw * (*dilations)[1];
+          taps.push_back(ph * wp + pw);
+          int64_t ih = std::clamp<int64_t>(ph - (*pads)[0], 0, h - 1), iw = std::clamp<int64_t>(pw - (*pads)[1], 0, w - 1);
+          origin.push_back(colMajor ? iw * h + ih : ih * w + iw);
+        }
+  Value win = c.emit("gather", {c.emitReshape(xf, {n, ch, hp * wp}), c.constantI64(taps, {m, kk})},
+                     {c.i64Attr("axis", 2)});
+  Value values = c.emit("reduceMax", {win}, {c.i64ArrayAttr("axes", {3}), c.boolAttr("keepDimensions", false)});
+  Type i64 = IntegerType::get(c.context(), 64);
+  Value which = c.emit("argMax", {win}, {c.i64Attr("axis", 3), c.boolAttr("keepDimensions", true),
+                                         c.builder().getNamedAttr("outputDataType", TypeAttr::get(i64))});
+  Value table = c.emit("expand", {c.constantI64(origin, {1, 1, m, kk})}, {c.i64ArrayAttr("newShape", {n, ch, m, kk})});
+  Value idx = c.emit("gatherElements", {table, which}, {c.i64Attr("axis", 3)});
+  SmallVector<int64_t> planes;
+  for (int64_t p = 0; p < n * ch; ++p) planes.push_back(p * h * w);
+  idx = c.emit("add", {c.emitReshape(idx, {n, ch, out[0], out[1]}), c.constantI64(planes, {n, ch, 1, 1})});
+  values = c.emitCast(c.emitReshape(values, {n, ch, out[0], out[1]}), elem);
+  if (c.emitFailed() || !values || !idx) return failure();
+  c.setOutput(0, values);
+  c.setOutput(1, idx);
+  return success();
+}
+
+// MaxUnpool: zeros of the unpooled shape ((in - 1) * stride + kernel - pads)
+// with X scattered to the flat positions in I (as MaxPool's Indices give
+// them); a larger output_shape adds zeros at the end of each dimension, the
+// indices keeping their meaning (ONNX's reference does the same).
+LogicalResult convertMaxUnpool(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), idx = c.requiredInput(1);
+  if (failed(x) || failed(idx)) return failure();
+  SmallVector<int64_t> xs(NodeConverter::shapeOf(*x));
+  int64_t rank = xs.size(), n = rank - 2;
+  if (rank < 3) return c.fail("input must have rank >= 3");
+  std::optional<SmallVector<int64_t>> kernel = c.intsAttr("kernel_shape");
+  if (!kernel || static_cast<int64_t>(kernel->size()) != n) return c.fail("bad 'kernel_shape'");
+  FailureOr<SmallVector<int64_t>> strides = spatialListAttr(c, "strides", n, 1);
+  if (failed(strides)) return failure();
+  SmallVector<int64_t> pads = c.intsAttr("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+  if (static_cast<int64_t>(pads.size()) != 2 * n) return c.fail("bad 'pads'");
+  SmallVector<int64_t> shape = {xs[0], xs[1]};
+  for (int64_t i = 0; i < n; ++i)
+    shape.push_back((xs[2 + i] - 1) * (*strides)[i] + (*kernel)[i] - pads[i] - pads[n + i]);
+  SmallVector<int64_t> outShape = shape;
+  if (c.hasInput(2)) {
+    FailureOr<SmallVector<int64_t>> s = c.constantIntsInput(2, "output_shape");
+    if (failed(s)) return failure();
+    outShape = *s;
+    if (static_cast<int64_t>(outShape.size()) != rank) return c.fail("'output_shape' has the wrong length");
+    for (int64_t i = 0; i < rank; ++i)
+      if (outShape[i] < shape[i] || (i < 2 && outShape[i] != shape[i]))
+        return c.fail("'output_shape' is smaller than the unpooled shape");
+  }
+  int64_t total = 1, count = 1;
+  for (int64_t d : shape) total *= d;
+  for (int64_t d : xs) count *= d;
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  Value zeros = c.splat(elem, {total}, 0);
+  Value y = c.emit("scatterElements", {zeros, c.emitReshape(*idx, {count}), c.emitReshape(*x, {count})},
+                   {c.i64Attr("axis", 0)});
+  y = c.emitReshape(y, shape);
+  if (outShape != shape) {
+    SmallVector<int64_t> extra(rank), none(rank, 0);
+    for (int64_t i = 0; i < rank; ++i) extra[i] = outShape[i] - shape[i];
+    y = c.emit("pad", {y}, {c.i64ArrayAttr("beginningPadding", none), c.i64ArrayAttr("endingPadding", extra)});
+  }
+  return c.done(y);
+}
+
 void populateDefaultDomainIndexing(OpConverterTable &t) {
+  t.add("", "MaxUnpool", 9, convertMaxUnpool);
   t.add("", "GridSample", 16, convertGridSample);
   t.add("", "ReverseSequence", 10, convertReverseSequence);
 }

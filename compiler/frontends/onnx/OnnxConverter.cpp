@@ -363,6 +363,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainQtoZ(t);
     populateDefaultDomainSignal(t);
     populateDefaultDomainMath(t);
+    populateDefaultDomainControlFlow(t);
     populateDefaultDomainTraining(t);
     populateDefaultDomainIndexing(t);
     populateDefaultDomainQuantized(t);

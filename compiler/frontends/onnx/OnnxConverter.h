@@ -235,6 +235,7 @@ void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, wi
 void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, QLinear*, ...
 void populateDefaultDomainIndexing(OpConverterTable &table);    // GridSample, ReverseSequence
 void populateDefaultDomainTraining(OpConverterTable &table);    // preview.training optimizers
+void populateDefaultDomainControlFlow(OpConverterTable &table); // Loop, Scan unrolled
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
@@ -272,6 +273,8 @@ struct ResizeParams {
 };
 LogicalResult emitResizeByMatrices(NodeConverter &c, Value x, ArrayRef<double> scales,
                                    ArrayRef<int64_t> outShape, const ResizeParams &p);
+// MaxPool with its Indices output (DefaultDomainIndexing.cpp).
+LogicalResult convertMaxPoolWithIndices(NodeConverter &c, Value x);
 // GatherND with batch_dims (DefaultDomainIndexing.cpp).
 Value emitGatherNDBatched(NodeConverter &c, Value x, Value idx, int64_t batchDims);
 // ScatterND / ScatterElements with reduction add, mul, max or min.
