@@ -329,8 +329,17 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
       backwards.push_back({*axis, idx});
     }
   }
-  for (int64_t d : size)
-    if (d == 0) return c.fail("slices with an empty result are not supported");
+  SmallVector<int64_t> outShape(size);
+  for (auto &[axis, idx] : backwards) outShape[axis] = idx.size();
+  if (llvm::is_contained(outShape, 0)) {
+    // An empty slice of a constant (the prefix of a shape in ONNX function
+    // bodies) is an empty constant, which only constant folding may consume;
+    // WebNN itself has no empty tensors.
+    if (getConstantData(x))
+      return c.done(c.constant(DenseElementsAttr::getFromRawBuffer(
+          RankedTensorType::get(outShape, NodeConverter::typeOf(x).getElementType()), {})));
+    return c.fail("slices with an empty result are not supported");
+  }
   Value v = x;
   if (llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
         return begin[i] != 0 || size[i] != shape[i] || stride[i] != 1;
