@@ -12,7 +12,10 @@
    with doRotary, rmsNormalization, skipRmsNormalization) and nothing of the
    decomposed chains (pow, reduceMean, sqrt, softmax, concat, ...).
 2. Its logits equal the unfused graph's (`--no-optimize`) and ONNX Runtime's
-   on the decomposed ONNX model, rtol 1e-4 (atol 1e-5).
+   on the decomposed ONNX model, rtol 1e-4 (atol 1e-5). The fp16 export of
+   the same model (casts around the RMSNorm statistics and the softmax)
+   fuses alike, its logits within fp16 rounding (atol 2e-2) of the unfused
+   graph's and the float32 model's.
 3. Same weights: ONNX Runtime on the contrib model (MatMulNBits
    accuracy_level 0, empty past) gives the same logits, rtol 1e-4.
 4. Decomposition: the fused MLIR through `webnn-opt --webnn-decompose-fused`
@@ -191,6 +194,26 @@ def main(argv):
     run_ort(contrib, save_inputs(e, cfiles), os.path.join(e, "out-ort"))
     c.close(os.path.join(d, "out-fused"), os.path.join(e, "out-ort"), ["logits"],
             "decomposed model (fused) vs ONNX Runtime on the contrib model")
+
+    # 2b. The fp16 export (RMSNorm statistics and softmax in float32 between
+    # casts): the same fusions in every layer; logits vs --no-optimize and vs
+    # the float32 model within fp16 rounding (ulp 0.004 at 4).
+    h = os.path.join(a.work, "fp16")
+    os.makedirs(h, exist_ok=True)
+    dec16 = os.path.join(h, "llama.onnx")
+    onnx.save(make_llama_decomposed.build(cfg, S, 32, 0, np.float16), dec16)
+    r = run([webnnc, "compile", dec16, "-o", os.path.join(h, "fused.wnn"), "--report"])
+    fired16 = {(m.group(1), m.group(2)): int(m.group(3))
+               for m in re.finditer(r"^\s+(webnn-[\w-]+)\s+([\w-]+)\s+(\d+)$", r.stderr, re.M)}
+    for key, n in want.items():
+        c.expect(fired16.get(key) == n, f"fp16: report {key[0]} {key[1]} = {fired16.get(key)} (want {n})")
+    run([webnnc, "compile", dec16, "-o", os.path.join(h, "unfused.wnn"), "--no-optimize"])
+    for name in ("fused", "unfused"):
+        run_wnn(a, os.path.join(h, name + ".wnn"), files, os.path.join(h, "out-" + name))
+    c.close(os.path.join(h, "out-fused"), os.path.join(h, "out-unfused"), ["logits"], "fp16: fused vs --no-optimize",
+            rtol=5e-3, atol=2e-2)
+    c.close(os.path.join(h, "out-fused"), os.path.join(d, "out-fused"), ["logits"], "fp16 vs float32 model",
+            rtol=5e-3, atol=2e-2)
 
     # 4. --webnn-decompose-fused, both models.
     decompose_round_trip(a, c, d, fused_mlir, files, os.path.join(d, "out-fused"), ["logits"], "decomposed Llama")

@@ -16,7 +16,7 @@ webnnc's fusion passes are expected to find rmsNormalization,
 skipRmsNormalization, rotaryEmbedding and groupQueryAttention in it again
 (test/llm/check_llama_fusion.py).
 
-  make_llama_decomposed.py OUT.onnx [--size tiny|100m] [--seq 8] [--block-size 32] [--seed 0]
+  make_llama_decomposed.py OUT.onnx [--size tiny|100m] [--seq 8] [--block-size 32] [--seed 0] [--dtype float16]
 
 Only /usr/bin/python3 with Debian's python3-onnx (1.12) and numpy.
 """
@@ -44,8 +44,8 @@ def dequantize_int4(packed, scales, zpacked, K):
 
 
 class Builder:
-    def __init__(self, block, rng):
-        self.block, self.rng = block, rng
+    def __init__(self, block, rng, dtype=np.float32):
+        self.block, self.rng, self.dtype = block, rng, dtype
         self.nodes, self.inits = [], []
 
     def init(self, name, array):
@@ -61,12 +61,20 @@ class Builder:
     def linear(self, x, K, N, name):
         w = (self.rng.standard_normal((K, N)) * (1.0 / np.sqrt(K))).astype(np.float32)
         b, s, z = quantize_int4(w, self.block)
-        return self.node("MatMul", [x, self.init(name + ".weight", dequantize_int4(b, s, z, K))], name)
+        return self.node("MatMul", [x, self.init(name + ".weight", dequantize_int4(b, s, z, K).astype(self.dtype))],
+                         name)
 
     def norm_weight(self, name, n):
-        return self.init(name, (1.0 + 0.1 * self.rng.standard_normal(n)).astype(np.float32))
+        return self.init(name, (1.0 + 0.1 * self.rng.standard_normal(n)).astype(np.float32).astype(self.dtype))
+
+    @property
+    def fp16(self):
+        return self.dtype == np.float16
 
     def rms_norm(self, x, weight, eps, p, reciprocal=False):
+        """HF LlamaRMSNorm; in fp16 the statistics run in float32 between casts."""
+        if self.fp16:
+            x = self.node("Cast", [x], p + "/Cast", to=TensorProto.FLOAT)
         two = self.init(p + "/Constant_2", np.array(2.0, np.float32))
         sq = self.node("Pow", [x, two], p + "/Pow")
         mean = self.node("ReduceMean", [sq], p + "/ReduceMean", axes=[-1], keepdims=1)
@@ -78,6 +86,8 @@ class Builder:
             normed = self.node("Mul", [x, inv], p + "/Mul")
         else:
             normed = self.node("Div", [x, rms], p + "/Div")
+        if self.fp16:
+            normed = self.node("Cast", [normed], p + "/Cast_1", to=TensorProto.FLOAT16)
         return self.node("Mul", [weight, normed], p + "/Mul_1")
 
     def split_heads(self, x, S, heads, D, p):
@@ -98,32 +108,34 @@ class Builder:
         return self.node("Add", [a, b], p + "/Add")
 
 
-def build(cfg, S, block, seed):
+def build(cfg, S, block, seed, dtype=np.float32):
     # Draw order of make_llama.build: embeddings, then per layer the input
     # norm, q, k, v, o, post-attention norm, gate, up, down; final norm, lm_head.
     rng = np.random.default_rng(seed)
-    g = Builder(block, rng)
+    g = Builder(block, rng, dtype)
     H, nh, nkv, D = cfg["hidden"], cfg["heads"], cfg["kv_heads"], cfg["head"]
+    elem = TensorProto.FLOAT16 if g.fp16 else TensorProto.FLOAT
     rep = nh // nkv
     eps = 1e-5
     inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, S])]
-    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, S, cfg["vocab"]])]
+    outputs = [helper.make_tensor_value_info("logits", elem, [1, S, cfg["vocab"]])]
 
     # HF's rotary: cos/sin = cat(freqs, freqs) at positions 0..S-1, [1, S, D],
     # unsqueezed to [1, 1, S, D] to broadcast over heads.
     inv_freq = 1.0 / (10000.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
     freqs = np.outer(np.arange(S, dtype=np.float64), inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)[None]
-    cos = g.node("Unsqueeze", [g.init("/model/rotary_emb/cos", np.cos(emb).astype(np.float32)),
+    cos = g.node("Unsqueeze", [g.init("/model/rotary_emb/cos", np.cos(emb).astype(dtype)),
                                g.init("/model/rotary_emb/axes", np.array([1], np.int64))], "/model/rotary_emb/Unsqueeze")
-    sin = g.node("Unsqueeze", [g.init("/model/rotary_emb/sin", np.sin(emb).astype(np.float32)),
+    sin = g.node("Unsqueeze", [g.init("/model/rotary_emb/sin", np.sin(emb).astype(dtype)),
                                "/model/rotary_emb/axes"], "/model/rotary_emb/Unsqueeze_1")
     # Causal mask: float32 min above the diagonal (HF's _prepare_4d_causal_attention_mask).
-    mask = np.triu(np.full((S, S), np.finfo(np.float32).min, np.float32), k=1)[None, None]
+    mask = np.triu(np.full((S, S), np.finfo(dtype).min, dtype), k=1)[None, None]
     mask = g.init("/model/causal_mask", mask)
-    scale = g.init("/model/attn_scale", np.array(1.0 / np.sqrt(D), np.float32))
+    scale = g.init("/model/attn_scale", np.array(1.0 / np.sqrt(D), dtype))
 
-    embed = g.init("model.embed_tokens.weight", (rng.standard_normal((cfg["vocab"], H)) * 0.5).astype(np.float32))
+    embed = g.init("model.embed_tokens.weight",
+                   (rng.standard_normal((cfg["vocab"], H)) * 0.5).astype(np.float32).astype(dtype))
     x = g.node("Gather", [embed, "input_ids"], "/model/embed_tokens/Gather")
     for i in range(cfg["layers"]):
         p = f"/model/layers.{i}"
@@ -148,7 +160,12 @@ def build(cfg, S, block, seed):
         scores = g.node("MatMul", [q4, kt], f"{p}/self_attn/MatMul")
         scaled = g.node("Mul", [scores, scale], f"{p}/self_attn/Mul")
         masked = g.node("Add", [scaled, mask], f"{p}/self_attn/Add")
-        probs = g.node("Softmax", [masked], f"{p}/self_attn/Softmax", axis=-1)
+        if g.fp16:  # softmax(.., dtype=torch.float32).to(query.dtype)
+            up = g.node("Cast", [masked], f"{p}/self_attn/Cast", to=TensorProto.FLOAT)
+            probs = g.node("Cast", [g.node("Softmax", [up], f"{p}/self_attn/Softmax", axis=-1)],
+                           f"{p}/self_attn/Cast_1", to=TensorProto.FLOAT16)
+        else:
+            probs = g.node("Softmax", [masked], f"{p}/self_attn/Softmax", axis=-1)
         ctx = g.node("MatMul", [probs, vr], f"{p}/self_attn/MatMul_1")
         merged = g.node("Transpose", [ctx], f"{p}/self_attn/Transpose_o", perm=[0, 2, 1, 3])
         flat = g.node("Reshape", [merged, g.init(f"{p}/self_attn/shape_o", np.array([1, S, nh * D], np.int64))],
@@ -183,8 +200,11 @@ def main(argv):
     ap.add_argument("--seq", type=int, default=8, help="the fixed sequence length (batch is 1)")
     ap.add_argument("--block-size", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dtype", choices=["float32", "float16"], default="float32",
+                    help="float16: weights and activations fp16, RMSNorm statistics and softmax in float32 "
+                         "between Casts (as HF's fp16 export)")
     a = ap.parse_args(argv)
-    model = build(SIZES[a.size], a.seq, a.block_size, a.seed)
+    model = build(SIZES[a.size], a.seq, a.block_size, a.seed, np.dtype(a.dtype).type)
     onnx.save(model, a.out)
     print(f"{a.out}: {a.size}, seq {a.seq}, {len(model.graph.node)} nodes")
     return 0
