@@ -9,7 +9,7 @@
 namespace webnn::artifact {
 
 // Bump on any incompatible change of the header or the schema.
-constexpr uint32_t kSchemaVersion = 1;
+constexpr uint32_t kSchemaVersion = 2;  // 2: dynamic dimensions
 // Weight segments and every constant in them start on this boundary, so a
 // mapped constant is aligned for any vector load.
 constexpr uint64_t kWeightAlignment = 64;

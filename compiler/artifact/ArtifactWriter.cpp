@@ -6,6 +6,7 @@
 #include <map>
 
 #include "compiler/artifact/ConstantBytes.h"
+#include "compiler/artifact/DynamicDims.h"
 #include "dialects/webnn/WebNNOps.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -68,13 +69,16 @@ class GraphSerializer {
 
  private:
   FailureOr<int32_t> addTensor(Value v, StringRef name, Location loc);
-  FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc);
+  // `shapeOf` gives the dynamic dimensions' expressions (the value itself, or
+  // the value an output copies).
+  FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc, Value shapeOf);
   LogicalResult addNode(Operation *op);
   LogicalResult addConstant(ConstantOp op);
   FailureOr<flatbuffers::Offset<fb::Attribute>> serializeAttribute(StringRef name, Attribute a,
                                                                    Location loc);
 
   func::FuncOp func_;
+  DynamicDimsAnalysis dynamicDims_;
   flatbuffers::FlatBufferBuilder fbb_{1 << 16};
   llvm::DenseMap<Value, int32_t> tensorIndex_;
   llvm::DenseMap<Value, StringRef> outputName_;  // results named by a graph output
@@ -98,12 +102,13 @@ std::string locationName(Location loc) {
 }
 
 FailureOr<int32_t> GraphSerializer::addTensor(Value v, StringRef name, Location loc) {
-  FailureOr<int32_t> index = addTensorOfType(v.getType(), name, loc);
+  FailureOr<int32_t> index = addTensorOfType(v.getType(), name, loc, v);
   if (succeeded(index)) tensorIndex_[v] = *index;
   return index;
 }
 
-FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Location loc) {
+FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Location loc,
+                                                    Value shapeOf) {
   auto type = dyn_cast<RankedTensorType>(t);
   if (!type) return emitError(loc) << "graph values must be ranked tensors, got " << t;
   FailureOr<fb::DataType> dtype = toArtifactType(type.getElementType());
@@ -111,10 +116,24 @@ FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Loca
     return emitError(loc) << "element type " << type.getElementType()
                           << " is not a WebNN data type";
   std::vector<flatbuffers::Offset<fb::Dimension>> dims;
-  for (int64_t d : type.getShape()) {
-    if (ShapedType::isDynamic(d))
-      return emitError(loc) << "dynamic dimensions must be bounded before writing an artifact";
-    dims.push_back(fb::CreateDimension(fbb_, d));
+  const SmallVector<DimExpr> *exprs = dynamicDims_.lookup(shapeOf);
+  for (auto [i, d] : llvm::enumerate(type.getShape())) {
+    if (!exprs) {
+      if (ShapedType::isDynamic(d))
+        return emitError(loc) << "dimension " << i << " is dynamic but no input names it";
+      dims.push_back(fb::CreateDimension(fbb_, d));
+      continue;
+    }
+    const DimExpr &e = (*exprs)[i];
+    if (e.isStatic()) {
+      dims.push_back(fb::CreateDimension(fbb_, e.offset));
+      continue;
+    }
+    std::vector<fb::DimensionTerm> terms;
+    for (auto [symbol, coefficient] : e.terms) terms.emplace_back(symbol, coefficient);
+    dims.push_back(fb::CreateDimension(fbb_, dynamicDims_.maxValue(e),
+                                       fbb_.CreateString(dynamicDims_.spell(e)), e.offset,
+                                       fbb_.CreateVectorOfStructs(terms)));
   }
   int32_t index = static_cast<int32_t>(tensors_.size());
   tensors_.push_back(fb::CreateTensor(fbb_, fbb_.CreateString(name.str()), *dtype,
@@ -233,6 +252,9 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
   Block &body = func_.getBody().front();
   auto outputNames = func_->getAttrOfType<ArrayAttr>("webnn.output_names");
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  FailureOr<DynamicDimsAnalysis> dynamicDims = DynamicDimsAnalysis::run(func_);
+  if (failed(dynamicDims)) return failure();
+  dynamicDims_ = std::move(*dynamicDims);
   if (!outputNames || outputNames.size() != ret.getNumOperands())
     return func_.emitError("graph function needs one 'webnn.output_names' entry per result");
 
@@ -267,7 +289,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
       continue;
     }
     StringRef name = cast<StringAttr>(nameAttr).getValue();
-    FailureOr<int32_t> index = addTensorOfType(value.getType(), name, ret.getLoc());
+    FailureOr<int32_t> index = addTensorOfType(value.getType(), name, ret.getLoc(), value);
     if (failed(index)) return failure();
     std::vector<int32_t> in{tensorIndex_.lookup(value)}, out{*index};
     nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString("identity"), fbb_.CreateVector(in),
@@ -287,10 +309,16 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
 
   std::string graphName;
   if (auto n = func_->getAttrOfType<StringAttr>("webnn.graph_name")) graphName = n.str();
+  std::vector<flatbuffers::Offset<fb::DynamicDimension>> dynamic;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::DynamicDimension>>> dynamicVector;
+  for (const NamedDynamicDim &d : dynamicDims_.dims())
+    dynamic.push_back(fb::CreateDynamicDimension(fbb_, fbb_.CreateString(d.name), d.maxSize));
+  if (!dynamic.empty()) dynamicVector = fbb_.CreateVector(dynamic);
   auto graph = fb::CreateGraph(fbb_, fbb_.CreateString(graphName), fbb_.CreateVector(tensors_),
                                fbb_.CreateVector(constantOffsets), fbb_.CreateVector(nodes_),
                                fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_),
-                               options.relaxedPrecision ? fb::Precision::relaxed : fb::Precision::exact);
+                               options.relaxedPrecision ? fb::Precision::relaxed : fb::Precision::exact,
+                               dynamicVector);
   auto model = fb::CreateModel(fbb_, ::webnn::artifact::kSchemaVersion,
                                fbb_.CreateString(kProducer), fbb_.CreateString(options.target),
                                graph, weightsSize_,

@@ -53,8 +53,10 @@ class Loader {
     WEBNN_RETURN_IF_ERROR(MappedFile::open(path_, &g_.artifact));
     WEBNN_RETURN_IF_ERROR(checkHeader());
     WEBNN_RETURN_IF_ERROR(verifyFlatBuffer());
+    WEBNN_RETURN_IF_ERROR(readDynamicDimensions());
     WEBNN_RETURN_IF_ERROR(readTensors());
     WEBNN_RETURN_IF_ERROR(readInputs());
+    WEBNN_RETURN_IF_ERROR(checkDynamicInputs());
     WEBNN_RETURN_IF_ERROR(bindWeights());
     WEBNN_RETURN_IF_ERROR(readNodes());
     WEBNN_RETURN_IF_ERROR(readOutputs());
@@ -155,18 +157,83 @@ class Loader {
       lt.dtype = static_cast<DataType>(dt);
       if (const auto *dims = t->shape()) {
         lt.shape.reserve(dims->size());
+        bool dynamic = false;
+        for (const fb::Dimension *d : *dims) dynamic |= d->terms() && d->terms()->size() > 0;
         for (const fb::Dimension *d : *dims) {
-          // A named (dynamic) dimension carries its maximum size; this runtime
-          // runs every graph at its static (maximum) shape.
           if (d->size() < 0)
             return fail(tensorLabel(g_.tensors, i) + " has negative dimension " + std::to_string(d->size()));
           lt.shape.push_back(d->size());
+          if (!dynamic) continue;
+          DimExpr e;
+          WEBNN_RETURN_IF_ERROR(readDimension(*d, tensorLabel(g_.tensors, i), &e));
+          lt.dims.push_back(std::move(e));
         }
       }
       if (!tensorByteSize(lt.dtype, lt.shape, &lt.byteSize))
         return fail(tensorLabel(g_.tensors, i) + " of shape " + shapeToString(lt.shape) +
                     " has too many elements (more than 2^62)");
     }
+    return Status::ok();
+  }
+
+  Status readDynamicDimensions() {
+    const auto *dims = graph_->dynamic_dimensions();
+    if (!dims) return Status::ok();
+    std::unordered_set<std::string> names;
+    for (const fb::DynamicDimension *d : *dims) {
+      std::string name = str(d->name());
+      if (name.empty() || !names.insert(name).second)
+        return fail("dynamic dimension names must be unique and non-empty ('" + name + "')");
+      // Bounded so that sums of coefficient * size cannot overflow.
+      if (d->max_size() < 0 || d->max_size() > (int64_t(1) << 40))
+        return fail("dynamic dimension '" + name + "' has maximum " + std::to_string(d->max_size()));
+      g_.dynamicDims.push_back({name, d->max_size()});
+    }
+    return Status::ok();
+  }
+
+  // A dynamic dimension's expression; `size` must be its value with every
+  // name at its maximum (what the arena is planned for).
+  Status readDimension(const fb::Dimension &d, const std::string &where, DimExpr *e) const {
+    e->offset = d.offset();
+    if (e->offset < -(int64_t(1) << 40) || e->offset > (int64_t(1) << 40))
+      return fail(where + " has a dimension offset out of range");
+    if (d.terms()) {
+      for (const fb::DimensionTerm *t : *d.terms()) {
+        if (t->symbol() >= g_.dynamicDims.size())
+          return fail(where + " refers to dynamic dimension " + std::to_string(t->symbol()) + " of " +
+                      std::to_string(g_.dynamicDims.size()));
+        if (t->coefficient() < 1 || t->coefficient() > (int64_t(1) << 20))
+          return fail(where + " has dimension coefficient " + std::to_string(t->coefficient()));
+        e->terms.push_back({t->symbol(), t->coefficient()});
+        e->spelling += (e->spelling.empty() ? "" : " + ") +
+                       (t->coefficient() == 1 ? "" : std::to_string(t->coefficient()) + "*") +
+                       g_.dynamicDims[t->symbol()].name;
+      }
+    }
+    if (e->terms.size() > g_.dynamicDims.size()) return fail(where + " repeats a dynamic dimension");
+    if (e->isStatic()) {  // a static dimension is its size; `offset` is unused
+      e->offset = d.size();
+      return Status::ok();
+    }
+    if (e->offset > 0) e->spelling += " + " + std::to_string(e->offset);
+    if (e->offset < 0) e->spelling += " - " + std::to_string(-e->offset);
+    std::vector<int64_t> maxima;
+    for (const DynamicDimension &dd : g_.dynamicDims) maxima.push_back(dd.maxSize);
+    if (e->evaluate(maxima) != d.size())
+      return fail(where + " has dimension '" + e->spelling + "' whose maximum is " +
+                  std::to_string(e->evaluate(maxima)) + ", not the recorded " + std::to_string(d.size()));
+    return Status::ok();
+  }
+
+  // Every name must be some input dimension exactly, so a run can bind it.
+  Status checkDynamicInputs() const {
+    std::vector<bool> bound(g_.dynamicDims.size(), false);
+    for (uint32_t idx : g_.inputs)
+      for (const DimExpr &e : g_.tensors[idx].dims)
+        if (e.soleSymbol() >= 0) bound[size_t(e.soleSymbol())] = true;
+    for (size_t s = 0; s < bound.size(); ++s)
+      if (!bound[s]) return fail("dynamic dimension '" + g_.dynamicDims[s].name + "' is not the size of any input dimension");
     return Status::ok();
   }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/cpu/Kernel.h"
+#include "core/DynamicShapes.h"
 #include "core/MappedFile.h"
 #include "webnn/status.h"
 #include "webnn/types.h"
@@ -26,8 +27,9 @@ enum class TensorRole : uint8_t { kIntermediate, kInput, kConstant };
 struct LoadedTensor {
   std::string name;
   DataType dtype = DataType::kFloat32;
-  Shape shape;
+  Shape shape;        // with every dynamic dimension at its maximum
   uint64_t byteSize = 0;
+  TensorDims dims;    // per dimension when any is dynamic, else empty
   TensorRole role = TensorRole::kIntermediate;
   const uint8_t *constantData = nullptr;  // into a mapping, for kConstant
   int32_t producer = -1;                  // node index, for kIntermediate
@@ -48,6 +50,7 @@ struct LoadedGraph {
   std::vector<LoadedNode> nodes;
   std::vector<uint32_t> inputs;   // tensor indices
   std::vector<uint32_t> outputs;  // tensor indices
+  std::vector<DynamicDimension> dynamicDims;  // empty for a static graph
   uint64_t weightsSize = 0;
   bool weightless = false;
   bool relaxedPrecision = false;  // Graph.precision == relaxed

@@ -124,21 +124,39 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
                   "cannot allocate the " + std::to_string(p.arenaBytes) + "-byte arena for intermediate tensors");
   e->pool_ = std::make_unique<cpu::ThreadPool>(numThreads);
 
-  e->kernels_.resize(p.nodes.size());
-  for (size_t i = 0; i < p.nodes.size(); ++i) {
-    const cpu::NodeDesc &d = p.nodes[i];
-    cpu::KernelFactory factory = findKernelFactory(d.op);
-    if (!factory) return unsupported(nodeLabel(i, d) + ": no CPU kernel for op '" + d.op + "'");
-    Status s = factory(d, &e->kernels_[i]);
-    if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + ": " + s.message());
-    if (!e->kernels_[i]) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
+  e->active_.assign(p.nodes.size(), nullptr);
+  if (e->dynamic()) {
+    // Kernels are built at the first run, for the shapes it binds.
+    e->operands_ = p.operands;
+    e->nodes_ = p.nodes;
+    for (size_t i = 0; i < p.nodes.size(); ++i) {
+      for (auto &in : e->nodes_[i].inputs)
+        if (in) in = &e->operands_[size_t(in - p.operands.data())];
+      for (auto &o : e->nodes_[i].outputs) o = &e->operands_[size_t(o - p.operands.data())];
+      if (!findKernelFactory(p.nodes[i].op))
+        return unsupported(nodeLabel(i, p.nodes[i]) + ": no CPU kernel for op '" + p.nodes[i].op + "'");
+    }
+    e->kernelCache_.resize(p.nodes.size());
+    e->inputShapes_.resize(g.inputs.size());
+  } else {
+    e->kernels_.resize(p.nodes.size());
+    for (size_t i = 0; i < p.nodes.size(); ++i) {
+      const cpu::NodeDesc &d = p.nodes[i];
+      cpu::KernelFactory factory = findKernelFactory(d.op);
+      if (!factory) return unsupported(nodeLabel(i, d) + ": no CPU kernel for op '" + d.op + "'");
+      Status s = factory(d, &e->kernels_[i]);
+      if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + ": " + s.message());
+      if (!e->kernels_[i]) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
+      e->active_[i] = e->kernels_[i].get();
+    }
   }
 
+  const std::vector<cpu::OperandDesc> &operands = e->dynamic() ? e->operands_ : p.operands;
   e->tensors_.resize(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     cpu::TensorBuffer &b = e->tensors_[t];
     b.dtype = g.tensors[t].dtype;
-    b.shape = &p.operands[t].shape;
+    b.shape = &operands[t].shape;
     if (g.tensors[t].role == TensorRole::kConstant)
       b.data = const_cast<uint8_t *>(g.tensors[t].constantData);  // kernels only read inputs
     else if (p.arenaOffset[t] != kNotInArena)
@@ -158,14 +176,35 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   return Status::ok();
 }
 
-Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool copy) {
+Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool copy, const Shape *shape) {
   const LoadedGraph &g = graph_->graph;
   if (index >= g.inputs.size()) return invalidArgument("input index " + std::to_string(index) + " out of range");
   const LoadedTensor &t = g.tensors[g.inputs[index]];
-  if (bytes != t.byteSize)
-    return invalidArgument("input '" + t.name + "': expected " + std::to_string(t.byteSize) + " bytes (" +
-                           std::string(dataTypeName(t.dtype)) + " " + shapeToString(t.shape) + "), got " +
-                           std::to_string(bytes));
+  uint64_t expected = t.byteSize;
+  if (!t.dims.empty()) {
+    // Checked against the other inputs at run(); here only what this one fixes.
+    if (!shape)
+      return invalidArgument("input '" + t.name + "' has dynamic dimensions; give its shape with its data");
+    if (shape->size() != t.dims.size())
+      return invalidArgument("input '" + t.name + "': expected rank " + std::to_string(t.dims.size()) + ", got shape " +
+                             shapeToString(*shape));
+    for (size_t d = 0; d < shape->size(); ++d) {
+      const DimExpr &e = t.dims[d];
+      if ((*shape)[d] < 0 || (*shape)[d] > t.shape[d] || (e.isStatic() && (*shape)[d] != e.offset))
+        return invalidArgument("input '" + t.name + "': shape " + shapeToString(*shape) + " does not fit " +
+                               shapeToString(t.shape) + " (dimension " + std::to_string(d) +
+                               (e.isStatic() ? " is static" : " '" + e.spelling + "' is at most " +
+                                                                   std::to_string(t.shape[d])) + ")");
+    }
+    if (!tensorByteSize(t.dtype, *shape, &expected)) return invalidArgument("input '" + t.name + "': shape overflows");
+  } else if (shape && *shape != t.shape) {
+    return invalidArgument("input '" + t.name + "': expected shape " + shapeToString(t.shape) + ", got " +
+                           shapeToString(*shape));
+  }
+  if (bytes != expected)
+    return invalidArgument("input '" + t.name + "': expected " + std::to_string(expected) + " bytes (" +
+                           std::string(dataTypeName(t.dtype)) + " " +
+                           shapeToString(t.dims.empty() ? t.shape : *shape) + "), got " + std::to_string(bytes));
   if (!data && bytes) return invalidArgument("input '" + t.name + "': null data");
   cpu::TensorBuffer &b = tensors_[g.inputs[index]];
   if (!copy && data && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0) {
@@ -173,12 +212,13 @@ Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool c
   } else {
     auto &staging = inputStaging_[index];
     if (!staging) {
-      staging.reset(allocateAligned(bytes));
+      staging.reset(allocateAligned(t.byteSize));  // the maximum, for every later shape
       if (!staging) return Status(StatusCode::kOutOfMemory, "input '" + t.name + "': cannot allocate staging buffer");
     }
     if (bytes) std::memcpy(staging.get(), data, bytes);
     b.data = staging.get();
   }
+  if (!t.dims.empty()) inputShapes_[index] = *shape;
   inputBound_[index] = true;
   return Status::ok();
 }
@@ -187,18 +227,79 @@ Status Executor::run() {
   const LoadedGraph &g = graph_->graph;
   for (size_t k = 0; k < g.inputs.size(); ++k)
     if (!inputBound_[k]) return invalidArgument("input '" + g.tensors[g.inputs[k]].name + "' was not set");
-  for (size_t i = 0; i < kernels_.size(); ++i) {
+  if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
+  for (size_t i = 0; i < active_.size(); ++i) {
     cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
                            nodeOutputs_[i].size(), pool_.get()};
-    kernels_[i]->run(ctx);
+    active_[i]->run(ctx);
   }
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     uint64_t off = graph_->outputCopyOffset[k];
     if (off == kNotInArena) continue;
-    const LoadedTensor &t = g.tensors[g.outputs[k]];
-    if (t.byteSize) std::memcpy(arena_.get() + off, tensors_[g.outputs[k]].data, t.byteSize);
+    if (uint64_t bytes = outputBytes(k)) std::memcpy(arena_.get() + off, tensors_[g.outputs[k]].data, bytes);
   }
   return Status::ok();
+}
+
+Status Executor::resolveShapes() {
+  const LoadedGraph &g = graph_->graph;
+  std::vector<std::string> names;
+  std::vector<const TensorDims *> dims;
+  for (uint32_t idx : g.inputs) {
+    names.push_back(g.tensors[idx].name);
+    dims.push_back(g.tensors[idx].dims.empty() ? nullptr : &g.tensors[idx].dims);
+  }
+  std::vector<Shape> shapes = inputShapes_;
+  for (size_t k = 0; k < shapes.size(); ++k)
+    if (!dims[k]) shapes[k] = g.tensors[g.inputs[k]].shape;
+  std::vector<int64_t> sizes;
+  WEBNN_RETURN_IF_ERROR(bindDynamicDimensions(g.dynamicDims, names, dims, shapes, &sizes));
+  if (sizes == sizes_) return Status::ok();
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const TensorDims &td = g.tensors[t].dims;
+    for (size_t d = 0; d < td.size(); ++d) {
+      int64_t v = td[d].evaluate(sizes);
+      if (v < 0)
+        return invalidArgument("tensor '" + g.tensors[t].name + "' dimension '" + td[d].spelling + "' is " +
+                               std::to_string(v) + " with " + dynamicSizesText(g.dynamicDims, sizes));
+      operands_[t].shape[d] = v;
+    }
+  }
+  sizes_ = sizes;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const cpu::NodeDesc &d = nodes_[i];
+    std::vector<Shape> signature;
+    for (const cpu::OperandDesc *in : d.inputs) signature.push_back(in ? in->shape : Shape{-1});
+    for (const cpu::OperandDesc *o : d.outputs) signature.push_back(o->shape);
+    std::vector<CachedKernel> &cache = kernelCache_[i];
+    auto hit = std::find_if(cache.begin(), cache.end(), [&](const CachedKernel &c) { return c.signature == signature; });
+    if (hit != cache.end()) {
+      active_[i] = hit->kernel.get();
+      continue;
+    }
+    std::unique_ptr<cpu::Kernel> kernel;
+    Status s = findKernelFactory(d.op)(d, &kernel);
+    if (!s.isOk())
+      return Status(s.code(), nodeLabel(i, d) + " with " + dynamicSizesText(g.dynamicDims, sizes) + ": " + s.message());
+    if (!kernel) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
+    if (cache.size() == 2) cache.erase(cache.begin() + (cache[0].kernel.get() == active_[i] ? 1 : 0));
+    cache.push_back({std::move(signature), std::move(kernel)});
+    active_[i] = cache.back().kernel.get();
+  }
+  return Status::ok();
+}
+
+const Shape &Executor::outputShape(size_t index) const {
+  uint32_t t = graph_->graph.outputs[index];
+  return dynamic() ? operands_[t].shape : graph_->operands[t].shape;
+}
+
+uint64_t Executor::outputBytes(size_t index) const {
+  const LoadedTensor &t = graph_->graph.tensors[graph_->graph.outputs[index]];
+  if (!dynamic()) return t.byteSize;
+  uint64_t bytes = 0;
+  tensorByteSize(t.dtype, outputShape(index), &bytes);
+  return bytes;
 }
 
 const void *Executor::outputData(size_t index) const {

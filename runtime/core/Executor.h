@@ -58,17 +58,42 @@ class Executor {
   // until rebound. A 64-byte aligned buffer is used in place (zero copy) and
   // must stay valid and unchanged while bound; any other is copied now, as is
   // every buffer when `copy` is set.
-  Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false);
+  // `shape` is required for an input with dynamic dimensions (and checked
+  // against the graph for any input); `bytes` must match it.
+  Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false,
+                  const Shape *shape = nullptr);
   Status run();
   // Graph output `index`'s bytes after run(); valid until the next run.
   const void *outputData(size_t index) const;
+  // Its shape and byte size in the last run (the static ones before a run).
+  const Shape &outputShape(size_t index) const;
+  uint64_t outputBytes(size_t index) const;
+  bool dynamic() const { return !graph_->graph.dynamicDims.empty(); }
 
  private:
   Executor() = default;
 
   std::shared_ptr<const PreparedGraph> graph_;
+  // Binds the dynamic dimensions from the inputs' shapes, re-derives every
+  // shape, and makes each node's kernel match its operands' shapes.
+  Status resolveShapes();
+
   std::unique_ptr<cpu::ThreadPool> pool_;
-  std::vector<std::unique_ptr<cpu::Kernel>> kernels_;
+  std::vector<std::unique_ptr<cpu::Kernel>> kernels_;  // static graphs
+  std::vector<cpu::Kernel *> active_;                  // per node, the kernel run() calls
+  // Dynamic graphs: operand descriptions with this run's shapes (nodes_
+  // points into operands_), the sizes of the names, each input's shape, and
+  // per node the kernels built for its two most recent shape signatures
+  // (prefill and decode alternate without rebuilding).
+  std::vector<cpu::OperandDesc> operands_;
+  std::vector<cpu::NodeDesc> nodes_;
+  std::vector<int64_t> sizes_;
+  std::vector<Shape> inputShapes_;
+  struct CachedKernel {
+    std::vector<Shape> signature;
+    std::unique_ptr<cpu::Kernel> kernel;
+  };
+  std::vector<std::vector<CachedKernel>> kernelCache_;
   struct AlignedFree {
     void operator()(void *p) const;
   };

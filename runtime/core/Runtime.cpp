@@ -11,8 +11,12 @@ namespace {
 
 std::vector<TensorInfo> describe(const rt::LoadedGraph &g, const std::vector<uint32_t> &indices) {
   std::vector<TensorInfo> infos;
-  for (uint32_t t : indices)
-    infos.push_back({g.tensors[t].name, g.tensors[t].dtype, g.tensors[t].shape, g.tensors[t].byteSize});
+  for (uint32_t t : indices) {
+    const rt::LoadedTensor &lt = g.tensors[t];
+    TensorInfo info{lt.name, lt.dtype, lt.shape, lt.byteSize, {}};
+    for (const rt::DimExpr &e : lt.dims) info.dynamicDims.push_back(e.spelling);
+    infos.push_back(std::move(info));
+  }
   return infos;
 }
 
@@ -42,6 +46,7 @@ Status Model::load(const std::string &path, const LoadOptions &options, std::uni
   std::unique_ptr<Model> m(new Model());
   m->inputs_ = describe(g, g.inputs);
   m->outputs_ = describe(g, g.outputs);
+  for (const rt::DynamicDimension &d : g.dynamicDims) m->dynamicDims_.push_back({d.name, d.maxSize});
   std::shared_ptr<rt::PreparedGraph> prepared;
   WEBNN_RETURN_IF_ERROR(rt::prepareGraph(std::move(g), &prepared));
   m->graph_ = std::move(prepared);
@@ -101,6 +106,24 @@ Status Session::setInput(size_t index, const void *data, size_t bytes) {
   return executor_->setInput(index, data, bytes);
 }
 
+Status Session::setInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
+  int i = findByName(inputs_, name);
+  if (i < 0)
+    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
+  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, &shape);
+}
+
+Status Session::setInput(size_t index, const void *data, size_t bytes, const Shape &shape) {
+  return executor_->setInput(index, data, bytes, /*copy=*/false, &shape);
+}
+
+Status Session::copyInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
+  int i = findByName(inputs_, name);
+  if (i < 0)
+    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
+  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, &shape);
+}
+
 Status Session::run() { return executor_->run(); }
 
 Status Session::output(std::string_view name, const void **data, size_t *bytes) const {
@@ -108,11 +131,13 @@ Status Session::output(std::string_view name, const void **data, size_t *bytes) 
   if (i < 0)
     return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
   *data = executor_->outputData(static_cast<size_t>(i));
-  *bytes = outputs_[i].byteSize;
+  *bytes = executor_->outputBytes(static_cast<size_t>(i));
   return Status::ok();
 }
 
 const void *Session::outputData(size_t index) const { return executor_->outputData(index); }
+const Shape &Session::outputShape(size_t index) const { return executor_->outputShape(index); }
+size_t Session::outputBytes(size_t index) const { return executor_->outputBytes(index); }
 
 Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs) {
   // Check every output binding before running, so a typo costs no inference.
@@ -121,17 +146,30 @@ Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<O
     int i = findByName(outputs_, o.name);
     if (i < 0)
       return invalidArgument("no output named '" + o.name + "' (outputs: " + nameList(outputs_) + ")");
-    if (o.bytes != outputs_[i].byteSize)
+    bool fits = outputs_[i].isDynamic() || o.bytes == outputs_[i].byteSize;  // dynamic: checked after the run
+    if (!fits)
       return invalidArgument("output '" + o.name + "': buffer has " + std::to_string(o.bytes) + " bytes, " +
                              std::string(dataTypeName(outputs_[i].dtype)) + " " + shapeToString(outputs_[i].shape) +
                              " needs " + std::to_string(outputs_[i].byteSize));
     if (!o.data && o.bytes) return invalidArgument("output '" + o.name + "': null buffer");
     outIndex.push_back(i);
   }
-  for (const auto &in : inputs) WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes));
+  for (const auto &in : inputs) {
+    int i = findByName(inputs_, in.name);
+    if (i >= 0 && inputs_[i].isDynamic())
+      WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes, in.shape));
+    else
+      WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes));
+  }
   WEBNN_RETURN_IF_ERROR(run());
-  for (size_t k = 0; k < outputs.size(); ++k)
-    if (outputs[k].bytes) std::memcpy(outputs[k].data, executor_->outputData(outIndex[k]), outputs[k].bytes);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    size_t bytes = executor_->outputBytes(size_t(outIndex[k]));
+    if (bytes > outputs[k].bytes)
+      return invalidArgument("output '" + outputs[k].name + "': buffer has " + std::to_string(outputs[k].bytes) +
+                             " bytes, this run's " + shapeToString(executor_->outputShape(size_t(outIndex[k]))) +
+                             " needs " + std::to_string(bytes));
+    if (bytes) std::memcpy(outputs[k].data, executor_->outputData(outIndex[k]), bytes);
+  }
   return Status::ok();
 }
 

@@ -67,6 +67,28 @@ std::string describe(webnn::DataType t, const webnn::Shape &s) {
   return std::string(webnn::dataTypeName(t)) + " " + webnn::shapeToString(s);
 }
 
+// "float32 [seq<=16, 4]" for a tensor with dynamic dimensions.
+std::string describe(const webnn::TensorInfo &info) {
+  if (!info.isDynamic()) return describe(info.dtype, info.shape);
+  std::string s = std::string(webnn::dataTypeName(info.dtype)) + " [";
+  for (size_t d = 0; d < info.shape.size(); ++d) {
+    if (d) s += ",";
+    s += info.dynamicDims[d].empty() ? std::to_string(info.shape[d])
+                                     : info.dynamicDims[d] + "<=" + std::to_string(info.shape[d]);
+  }
+  return s + "]";
+}
+
+// An input array fits a static input exactly, a dynamic one when its rank
+// and static dimensions agree (the session checks the dynamic sizes).
+bool shapeFits(const webnn::TensorInfo &info, const webnn::Shape &shape) {
+  if (!info.isDynamic()) return shape == info.shape;
+  if (shape.size() != info.shape.size()) return false;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (info.dynamicDims[d].empty() ? shape[d] != info.shape[d] : shape[d] > info.shape[d]) return false;
+  return true;
+}
+
 std::string nameList(const std::vector<webnn::TensorInfo> &infos) {
   std::string s;
   for (const auto &t : infos) s += (s.empty() ? "'" : ", '") + t.name + "'";
@@ -154,11 +176,12 @@ void writeOutputs(const webnn::Session &session, std::vector<PendingFile> &files
   const auto &outs = session.outputs();
   for (auto &f : files) {
     const webnn::TensorInfo &info = outs[f.output];
+    const webnn::Shape &shape = session.outputShape(f.output);
     const uint8_t *data = static_cast<const uint8_t *>(session.outputData(f.output));
     std::vector<uint8_t> unpacked;
     int64_t count = 0;
-    webnn::elementCount(info.shape, &count);
-    size_t bytes = info.byteSize;
+    webnn::elementCount(shape, &count);
+    size_t bytes = session.outputBytes(f.output);
     if (npyType(info.dtype) != info.dtype) {
       unpacked.resize(static_cast<size_t>(count));
       webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
@@ -175,7 +198,7 @@ void writeOutputs(const webnn::Session &session, std::vector<PendingFile> &files
     }
     ::close(fd);
     f.tmp = tmp;
-    webnn::Status s = webnn::npy::write(tmp, npyType(info.dtype), info.shape, data, bytes);
+    webnn::Status s = webnn::npy::write(tmp, npyType(info.dtype), shape, data, bytes);
     if (!s.isOk()) {
       removeTemps(files);
       throw Failure{1, "cannot write '" + f.path + "': " + s.message()};
@@ -248,15 +271,17 @@ int run(const Options &opt) {
     s = webnn::npy::read(file, &arrays[i]);
     if (!s.isOk()) throw Failure{1, s.message()};
     const webnn::TensorInfo &info = ins[i];
-    if (arrays[i].dtype != npyType(info.dtype) || arrays[i].shape != info.shape) {
-      std::string want = describe(info.dtype, info.shape);
+    if (arrays[i].dtype != npyType(info.dtype) || !shapeFits(info, arrays[i].shape)) {
+      std::string want = describe(info);
       if (npyType(info.dtype) != info.dtype)
         want += " (as " + std::string(webnn::dataTypeName(npyType(info.dtype))) + " .npy)";
       throw Failure{1, "input '" + name + "': expected " + want + ", got " +
                            describe(arrays[i].dtype, arrays[i].shape) + " from " + file};
     }
     if (npyType(info.dtype) != info.dtype) {
-      std::vector<uint8_t> packed(info.byteSize);
+      uint64_t packedBytes = 0;
+      webnn::tensorByteSize(info.dtype, arrays[i].shape, &packedBytes);
+      std::vector<uint8_t> packed(packedBytes);
       s = webnn::npy::packInt4(info.dtype, arrays[i].data.data(), static_cast<int64_t>(arrays[i].data.size()),
                                packed.data());
       if (!s.isOk()) throw Failure{1, "input '" + name + "' from " + file + ": " + s.message()};
@@ -307,7 +332,8 @@ int run(const Options &opt) {
   if (!s.isOk()) throw Failure{1, s.message()};
   double sessionMs = msSince(t0);
   for (size_t i = 0; i < ins.size(); ++i) {
-    s = session->setInput(i, arrays[i].data.data(), arrays[i].data.size());
+    s = ins[i].isDynamic() ? session->setInput(i, arrays[i].data.data(), arrays[i].data.size(), arrays[i].shape)
+                           : session->setInput(i, arrays[i].data.data(), arrays[i].data.size());
     if (!s.isOk()) throw Failure{1, s.message()};
   }
 
@@ -339,16 +365,17 @@ int run(const Options &opt) {
   std::string firstMismatch;
   for (const auto &[index, want] : references) {
     const webnn::TensorInfo &info = outs[index];
+    const webnn::Shape &shape = session->outputShape(index);
     const uint8_t *data = static_cast<const uint8_t *>(session->outputData(index));
     std::vector<uint8_t> unpacked;
     if (npyType(info.dtype) != info.dtype) {
       int64_t count = 0;
-      webnn::elementCount(info.shape, &count);
+      webnn::elementCount(shape, &count);
       unpacked.resize(static_cast<size_t>(count));
       webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
       data = unpacked.data();
     }
-    webnnrun::Comparison c = webnnrun::compareOutput(info.dtype, info.shape, data, want, opt.rtol, opt.atol);
+    webnnrun::Comparison c = webnnrun::compareOutput(info.dtype, shape, data, want, opt.rtol, opt.atol);
     const std::string &file = expectedFiles[checks.size()].second;
     checks.push_back({{"output", info.name}, {"expected", file}, {"ok", c.ok},
                       {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError},
@@ -385,8 +412,10 @@ int run(const Options &opt) {
     j["latency_ms"] = {{"median", median}, {"min", sorted.front()}, {"mean", mean}, {"max", sorted.back()},
                        {"p90", sorted[std::min(n - 1, static_cast<size_t>(std::ceil(0.9 * n)) - 1)]}};
     nlohmann::json outputs = nlohmann::json::array();
-    for (const auto &o : outs)
-      outputs.push_back({{"name", o.name}, {"dtype", std::string(webnn::dataTypeName(o.dtype))}, {"shape", o.shape}});
+    for (size_t i = 0; i < outs.size(); ++i)
+      outputs.push_back({{"name", outs[i].name},
+                         {"dtype", std::string(webnn::dataTypeName(outs[i].dtype))},
+                         {"shape", session->outputShape(i)}});
     j["outputs"] = outputs;
     if (!references.empty()) j["checks"] = checks;
     std::cout << j.dump() << "\n";
@@ -403,8 +432,8 @@ int run(const Options &opt) {
   if (opt.outputs.empty() && opt.outputDir.empty() && references.empty()) {
     for (size_t i = 0; i < outs.size(); ++i) {
       int64_t count = 0;
-      webnn::elementCount(outs[i].shape, &count);
-      std::cout << outs[i].name << ": " << describe(outs[i].dtype, outs[i].shape) << " = ["
+      webnn::elementCount(session->outputShape(i), &count);
+      std::cout << outs[i].name << ": " << describe(outs[i].dtype, session->outputShape(i)) << " = ["
                 << firstValues(outs[i].dtype, static_cast<const uint8_t *>(session->outputData(i)), count, 8)
                 << "]\n";
     }

@@ -33,8 +33,25 @@ std::string humanBytes(uint64_t b) {
 }
 
 nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
-  return {{"name", t.name}, {"dtype", std::string(webnn::dataTypeName(t.dtype))},
-          {"shape", t.shape}, {"bytes", t.byteSize}};
+  nlohmann::json j{{"name", t.name}, {"dtype", std::string(webnn::dataTypeName(t.dtype))},
+                   {"shape", t.shape}, {"bytes", t.byteSize}};
+  if (!t.dims.empty()) {
+    nlohmann::json dims = nlohmann::json::array();
+    for (const webnn::rt::DimExpr &e : t.dims) dims.push_back(e.isStatic() ? nlohmann::json(nullptr) : nlohmann::json(e.spelling));
+    j["dynamic_dims"] = dims;  // null for a static dimension; shape holds maxima
+  }
+  return j;
+}
+
+// "[seq<=2048,768]": a dynamic dimension as its expression and maximum.
+std::string shapeText(const webnn::rt::LoadedTensor &t) {
+  if (t.dims.empty()) return webnn::shapeToString(t.shape);
+  std::string s = "[";
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (d) s += ",";
+    s += t.dims[d].isStatic() ? std::to_string(t.shape[d]) : t.dims[d].spelling + "<=" + std::to_string(t.shape[d]);
+  }
+  return s + "]";
 }
 
 }  // namespace
@@ -77,6 +94,8 @@ int runInspect(const InspectFlags &flags) {
     j["nodes"] = g.nodes.size();
     j["arena_bytes"] = prepared->arenaBytes;
     j["ops"] = opCounts;
+    for (const rt::DynamicDimension &d : g.dynamicDims)
+      j["dynamic_dimensions"].push_back({{"name", d.name}, {"max_size", d.maxSize}});
     for (uint32_t i : g.inputs) j["inputs"].push_back(tensorJson(g.tensors[i]));
     for (uint32_t i : g.outputs) j["outputs"].push_back(tensorJson(g.tensors[i]));
     std::printf("%s\n", j.dump(2).c_str());
@@ -90,19 +109,25 @@ int runInspect(const InspectFlags &flags) {
               g.weightless ? (flags.weights.empty() ? "weightless (not bound)"
                                                     : "weightless, bound and verified")
                            : "embedded");
-  std::printf("arena     %s for intermediates\n", humanBytes(prepared->arenaBytes).c_str());
+  std::printf("arena     %s for intermediates%s\n", humanBytes(prepared->arenaBytes).c_str(),
+              g.dynamicDims.empty() ? "" : " (planned at the maximum sizes)");
+  if (!g.dynamicDims.empty()) {
+    std::printf("dynamic  ");
+    for (size_t k = 0; k < g.dynamicDims.size(); ++k)
+      std::printf("%s%s<=%lld", k ? ", " : " ", g.dynamicDims[k].name.c_str(),
+                  static_cast<long long>(g.dynamicDims[k].maxSize));
+    std::printf("\n");
+  }
   std::printf("precision %s\n", g.relaxedPrecision ? "relaxed (conv2d/matmul/gemm may use bf16 with float32 accumulation)"
                                                     : "exact (float32)");
   std::printf("inputs\n");
   for (uint32_t i : g.inputs)
     std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
-                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(),
-                webnn::shapeToString(g.tensors[i].shape).c_str());
+                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(), shapeText(g.tensors[i]).c_str());
   std::printf("outputs\n");
   for (uint32_t i : g.outputs)
     std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
-                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(),
-                webnn::shapeToString(g.tensors[i].shape).c_str());
+                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(), shapeText(g.tensors[i]).c_str());
   std::printf("ops\n");
   for (const auto &[op, count] : opCounts) std::printf("  %-24s %d\n", op.c_str(), count);
   if (flags.plan) std::printf("plan\n%s", prepared->planText.c_str());

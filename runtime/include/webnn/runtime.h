@@ -31,8 +31,19 @@ class Executor;
 struct TensorInfo {
   std::string name;
   DataType dtype = DataType::kFloat32;
-  Shape shape;
-  uint64_t byteSize = 0;  // dense bytes; int4/uint4 packed two per byte, low nibble first
+  Shape shape;            // dynamic dimensions at their maximum
+  uint64_t byteSize = 0;  // dense bytes of `shape`; int4/uint4 packed two per byte, low nibble first
+  // Per dimension: empty when static, else its dynamic size ("seq",
+  // "past + seq"). Empty vector for a fully static tensor.
+  std::vector<std::string> dynamicDims;
+  bool isDynamic() const { return !dynamicDims.empty(); }
+};
+
+// A named dimension of a graph with dynamic shapes: inputs may give it any
+// size in 0..maxSize at each run (WebNN's MLDynamicDimension).
+struct DynamicDimensionInfo {
+  std::string name;
+  int64_t maxSize = 0;
 };
 
 struct LoadOptions {
@@ -56,6 +67,8 @@ class Model {
   int findInput(std::string_view name) const;
   int findOutput(std::string_view name) const;
   size_t numNodes() const;
+  // Empty for a graph whose shapes are all static.
+  const std::vector<DynamicDimensionInfo> &dynamicDimensions() const { return dynamicDims_; }
   // Bytes of the one arena every session allocates for intermediates.
   uint64_t arenaBytes() const;
   // The arena plan, one line per tensor (offset, bytes, live range, name).
@@ -73,6 +86,7 @@ class Model {
   Model() = default;
   std::shared_ptr<const rt::PreparedGraph> graph_;
   std::vector<TensorInfo> inputs_, outputs_;
+  std::vector<DynamicDimensionInfo> dynamicDims_;
 };
 
 constexpr int kMaxThreads = 1024;
@@ -85,6 +99,7 @@ struct InputBinding {
   std::string name;
   const void *data;
   size_t bytes;
+  Shape shape = {};  // required when the input has dynamic dimensions
 };
 struct OutputBinding {
   std::string name;
@@ -104,16 +119,26 @@ class Session {
   // copied now.
   Status setInput(std::string_view name, const void *data, size_t bytes);
   Status setInput(size_t index, const void *data, size_t bytes);
+  // With the input's shape this run: required for an input with dynamic
+  // dimensions (the sizes of the graph's dynamic dimensions come from these
+  // shapes at run()), checked for any other.
+  Status setInput(std::string_view name, const void *data, size_t bytes, const Shape &shape);
+  Status setInput(size_t index, const void *data, size_t bytes, const Shape &shape);
   // Like setInput, but always copies: the caller may free `data` at once.
   Status copyInput(std::string_view name, const void *data, size_t bytes);
+  Status copyInput(std::string_view name, const void *data, size_t bytes, const Shape &shape);
   // Runs the graph on the bound inputs.
   Status run();
   // An output's bytes after run(); valid until the next run or destruction.
   Status output(std::string_view name, const void **data, size_t *bytes) const;
   const void *outputData(size_t index) const;
+  // An output's shape and bytes in the last run (the static ones before any
+  // run); they differ from outputs()[i] only when the graph is dynamic.
+  const Shape &outputShape(size_t index) const;
+  size_t outputBytes(size_t index) const;
 
   // Binds `inputs`, runs, and copies each requested output into its buffer
-  // (whose size must equal the output's byte size).
+  // (which must hold at least the output's bytes this run).
   Status run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs);
 
   const std::vector<TensorInfo> &inputs() const { return inputs_; }
