@@ -149,13 +149,14 @@ FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
     if (failed(s)) return failure();
     probes.push_back(std::move(*s));
   }
-  // Two checks away from the maximum: mid-range and small sizes, distinct
-  // per name so that names cannot stand in for each other.
+  // Two checks in the upper half of the range (a graph may need a minimum
+  // size, e.g. a pooling window), distinct per name so that names cannot
+  // stand in for each other.
   SmallVector<SmallVector<int64_t>> checks(2);
   for (size_t k = 0; k < n; ++k) {
     int64_t m = a.dims_[k].maxSize;
     checks[0].push_back(std::clamp<int64_t>(m / 2 + int64_t(k % 3), 1, m));
-    checks[1].push_back(std::clamp<int64_t>(1 + int64_t(k % 4), 1, m));
+    checks[1].push_back(std::clamp<int64_t>(m - m / 4 - int64_t(k % 5), 1, m));
   }
   std::vector<ShapeList> checked;
   for (const SmallVector<int64_t> &c : checks) {

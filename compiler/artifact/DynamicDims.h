@@ -11,7 +11,10 @@
 // Those functions come from the dialect's own type inference, which stays
 // the single source of shape rules: the graph is specialized (types re-inferred
 // op by op) with every name at its maximum, with each name one below it, and
-// at two further points that check the fit. A dimension that is not affine
+// at two further points in the upper half of the range that check the fit.
+// (A fit that holds at those points but not elsewhere is possible in
+// principle; the runtime still checks every kernel's shapes when it builds
+// the kernel.) A dimension that is not affine
 // in the names (a strided convolution over a dynamic length, a reshape that
 // multiplies two names), that shrinks as a name grows, or a graph that is
 // invalid at any of those sizes is an error naming the op.

@@ -224,10 +224,7 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
   FailureOr<RankedTensorType> pastKey = tensorOperand(loc, name, "pastKey", adaptor.getPastKey());
   FailureOr<RankedTensorType> pastValue = tensorOperand(loc, name, "pastValue", adaptor.getPastValue());
   FailureOr<RankedTensorType> seqlens = tensorOperand(loc, name, "seqlensK", adaptor.getSeqlensK());
-  FailureOr<RankedTensorType> total =
-      tensorOperand(loc, name, "totalSequenceLength", adaptor.getTotalSequenceLength());
-  if (failed(query) || failed(pastKey) || failed(pastValue) || failed(seqlens) || failed(total))
-    return failure();
+  if (failed(query) || failed(pastKey) || failed(pastValue) || failed(seqlens)) return failure();
   int64_t numHeads = adaptor.getNumHeads(), kvHeads = adaptor.getKvNumHeads();
   if (numHeads < 1 || kvHeads < 1 || numHeads % kvHeads != 0)
     return opError(loc, name, "expected numHeads a positive multiple of kvNumHeads but got ",
@@ -273,9 +270,13 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
   if (seqlens->getRank() != 1 || seqlens->getDimSize(0) != B)
     return opError(loc, name, "expected operand 'seqlensK' of shape [", B, "] but got ",
                    formatList(seqlens->getShape()));
-  if (elementCount(total->getShape()) != 1)
-    return opError(loc, name, "expected operand 'totalSequenceLength' with one element but got shape ",
-                   formatList(total->getShape()));
+  if (Value totalV = adaptor.getTotalSequenceLength()) {
+    FailureOr<RankedTensorType> total = tensorOperand(loc, name, "totalSequenceLength", totalV);
+    if (failed(total)) return failure();
+    if (elementCount(total->getShape()) != 1)
+      return opError(loc, name, "expected operand 'totalSequenceLength' with one element but got shape ",
+                     formatList(total->getShape()));
+  }
   bool doRotary = adaptor.getDoRotary().value_or(false);
   Value cosV = adaptor.getCosCache(), sinV = adaptor.getSinCache();
   if (bool(cosV) != bool(sinV))

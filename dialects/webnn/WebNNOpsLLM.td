@@ -102,7 +102,9 @@ def WebNN_GroupQueryAttentionOp : WebNN_InferredOp<"groupQueryAttention",
     query [B, S, numHeads*D] (or packed QKV [B, S, (numHeads + 2*kvNumHeads)*D]
     when key and value are absent), key/value [B, S, kvNumHeads*D], pastKey /
     pastValue [B, kvNumHeads, P, D] (BNSH), seqlensK int32 [B] (total length
-    - 1 per batch entry), totalSequenceLength int32 scalar. With doRotary the
+    - 1 per batch entry), totalSequenceLength int32 scalar (optional: the
+    cached length is seqlensK + 1 - S either way; a graph with a dynamic
+    sequence length has no shape value to give it). With doRotary the
     new queries and keys are rotated by cosCache/sinCache [maxSeq, rotaryDim/2]
     at their absolute positions. Query head h reads KV head h / (numHeads /
     kvNumHeads), causally (and within localWindowSize when >= 0), scores
@@ -115,7 +117,7 @@ def WebNN_GroupQueryAttentionOp : WebNN_InferredOp<"groupQueryAttention",
                        Optional<WebNN_FloatTensor>:$value,
                        WebNN_FloatTensor:$pastKey, WebNN_FloatTensor:$pastValue,
                        RankedTensorOf<[I32]>:$seqlensK,
-                       RankedTensorOf<[I32]>:$totalSequenceLength,
+                       Optional<RankedTensorOf<[I32]>>:$totalSequenceLength,
                        Optional<WebNN_FloatTensor>:$cosCache,
                        Optional<WebNN_FloatTensor>:$sinCache,
                        I64Attr:$numHeads, I64Attr:$kvNumHeads,
@@ -128,7 +130,7 @@ def WebNN_GroupQueryAttentionOp : WebNN_InferredOp<"groupQueryAttention",
                       WebNN_FloatTensor:$presentValue);
   let assemblyFormat = [{
     $query (`key` $key^)? (`value` $value^)? `,` $pastKey `,` $pastValue `,`
-    $seqlensK `,` $totalSequenceLength (`cosCache` $cosCache^)? (`sinCache` $sinCache^)?
+    $seqlensK (`,` $totalSequenceLength^)? (`cosCache` $cosCache^)? (`sinCache` $sinCache^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }

@@ -4,6 +4,7 @@
 // I/O), 2 usage error. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
 #include "Compare.h"
+#include "Generate.h"
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -457,8 +458,10 @@ void preferPassiveOpenMpWaiting(char **argv) {
 
 int main(int argc, char **argv) {
   preferPassiveOpenMpWaiting(argv);
+  if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
   Options opt;
-  CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs."};
+  CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
+               "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding"};
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");
   app.add_option("--input,-i", opt.inputs, "NAME=FILE.npy, once per graph input")->take_all();

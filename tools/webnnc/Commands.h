@@ -20,6 +20,7 @@ struct CompileFlags {
   std::string emit = "artifact";
   std::vector<std::string> shapes;
   std::vector<std::string> constInputs;
+  std::vector<std::string> dynamicDims;
   bool weightless = false;
   bool noOptimize = false;
   bool report = false;

@@ -48,6 +48,9 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
       ->check(CLI::IsMember({"artifact", "mlir"}));
   cmd->add_option("--shape", flags.shapes,
                   "Fix an input shape: NAME=1x3x224x224 or DIM_PARAM:VALUE (ONNX)");
+  cmd->add_option("--dynamic-dim", flags.dynamicDims,
+                  "Keep an ONNX dim_param dynamic at run time, at most MAX: DIM_PARAM=MAX "
+                  "(one artifact serves every size, e.g. prefill and decode)");
   cmd->add_option("--const-input", flags.constInputs,
                   "Freeze an ONNX graph input to a constant: NAME=TENSOR.pb (WebNN needs "
                   "shapes, axes and pads at compile time)");
@@ -65,8 +68,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
                                               llvm::SourceMgr &sourceMgr) {
   llvm::StringRef path = flags.model;
   if (endsWith(path, ".mlir")) {
-    if (!flags.shapes.empty() || !flags.constInputs.empty()) {
-      llvm::errs() << "webnnc: error: --shape and --const-input apply to ONNX models only\n";
+    if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
+      llvm::errs() << "webnnc: error: --shape, --dynamic-dim and --const-input apply to ONNX models only\n";
       return nullptr;
     }
     return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
@@ -78,6 +81,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
       std::string error;
       if (!mlir::webnn::parseShapeFlag(s, options, &error)) {
         llvm::errs() << "webnnc: error: --shape " << s << ": " << error << "\n";
+        return nullptr;
+      }
+    }
+    for (const std::string &s : flags.dynamicDims) {
+      std::string error;
+      if (!mlir::webnn::parseDynamicDimFlag(s, options, &error)) {
+        llvm::errs() << "webnnc: error: --dynamic-dim " << s << ": " << error << "\n";
         return nullptr;
       }
     }
@@ -93,8 +103,8 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
 #endif
 #ifdef HAVE_WEBNNFRONTENDDSL
   if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
-    if (!flags.shapes.empty() || !flags.constInputs.empty()) {
-      llvm::errs() << "webnnc: error: --shape and --const-input apply to ONNX models only\n";
+    if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
+      llvm::errs() << "webnnc: error: --shape, --dynamic-dim and --const-input apply to ONNX models only\n";
       return nullptr;
     }
     return mlir::webnn::importWebNNGraphFile(ctx, path);

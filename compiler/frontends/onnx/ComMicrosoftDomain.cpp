@@ -146,8 +146,16 @@ LogicalResult convertRotaryEmbedding23(NodeConverter &c) {
 
 // ------------------------------------------------------ GroupQueryAttention
 LogicalResult convertGroupQueryAttention(NodeConverter &c) {
-  FailureOr<Value> q = c.requiredInput(0), seqlens = c.requiredInput(5), total = c.requiredInput(6);
-  if (failed(q) || failed(seqlens) || failed(total)) return failure();
+  FailureOr<Value> q = c.requiredInput(0), seqlens = c.requiredInput(5);
+  if (failed(q) || failed(seqlens)) return failure();
+  // With a dynamic sequence length total_sequence_length is a run-time shape
+  // value; the op does without it (seqlens_k gives every cached length).
+  Value totalV;
+  if (!c.isShapeValueInput(6)) {
+    FailureOr<Value> total = c.requiredInput(6);
+    if (failed(total)) return failure();
+    totalV = *total;
+  }
   if (!c.hasInput(3) || !c.hasInput(4))
     return c.fail("past_key and past_value are required (a zero-length past is a [B, kv_num_heads, 0, D] input)");
   static const char *const kExtra[] = {"position_ids", "attention_bias", "head_sink", "k_scale",
@@ -170,8 +178,7 @@ LogicalResult convertGroupQueryAttention(NodeConverter &c) {
   if (float s = c.floatAttr("scale", 0.f); s != 0.f) attrs.push_back(c.f64Attr("scale", s));
   if (float s = c.floatAttr("softcap", 0.f); s != 0.f) attrs.push_back(c.f64Attr("softcap", s));
   // total_sequence_length is a scalar int32 (genai: Gather of a Shape, Cast).
-  Value totalV = *total;
-  if (NodeConverter::rankOf(totalV) != 0 && elementCount(NodeConverter::shapeOf(totalV)) == 1)
+  if (totalV && NodeConverter::rankOf(totalV) != 0 && elementCount(NodeConverter::shapeOf(totalV)) == 1)
     totalV = c.emitReshape(totalV, {});
   bool rotary = c.intAttr("do_rotary", 0) != 0;
   FailureOr<SmallVector<Value>> r = buildAll(

@@ -87,7 +87,13 @@ LogicalResult convertShape(NodeConverter &c) {
   };
   int64_t start = clampIndex(c.intAttr("start", 0)), end = clampIndex(c.intAttr("end", rank));
   SmallVector<int64_t> dims;
-  for (int64_t i = start; i < end; ++i) dims.push_back(shape[i]);
+  for (int64_t i = start; i < end; ++i) {
+    if (ShapedType::isDynamic(shape[i])) {
+      c.setShapeValueOutput(0, "the shape of '" + c.node().input(0) + "'");
+      return success();
+    }
+    dims.push_back(shape[i]);
+  }
   c.setOutput(0, c.constantI64(dims, {static_cast<int64_t>(dims.size())}));
   return success();
 }

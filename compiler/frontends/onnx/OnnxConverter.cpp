@@ -30,7 +30,20 @@ Location GraphImporter::nodeLoc(StringRef displayName, StringRef opType) {
 // ------------------------------------------------------------ NodeConverter
 FailureOr<Value> NodeConverter::requiredInput(size_t i) {
   if (!hasInput(i)) return fail("missing required input #" + Twine(i)), failure();
+  if (std::optional<StringRef> origin = graph_.shapeValueOrigin(node_.input(i)))
+    return fail("input '" + node_.input(i) + "' is computed from " + *origin +
+                ", whose size is only known at run time; WebNN graphs have no shape values, so " +
+                opType() + " cannot use it (fix the dimension with --shape)"),
+           failure();
   return input(i);
+}
+
+void NodeConverter::setShapeValueOutput(size_t i, StringRef origin) {
+  if (outputUsed(i)) graph_.defineShapeValue(node_.output(i), origin);
+  if (outputs_.size() <= i) outputs_.resize(i + 1);
+  outputs_[i] = Value();
+  shapeValueOutputs_.resize(std::max(shapeValueOutputs_.size(), i + 1));
+  shapeValueOutputs_[i] = true;
 }
 
 std::optional<ConstantData> NodeConverter::constantInput(size_t i) const {

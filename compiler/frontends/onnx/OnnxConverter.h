@@ -74,7 +74,20 @@ class GraphImporter {
   const TensorSource &tensorSource() const { return tensorSource_; }
 
   Value lookup(StringRef name) const { return values_.lookup(name); }
-  bool isDefined(StringRef name) const { return values_.count(name) != 0; }
+  bool isDefined(StringRef name) const {
+    return values_.count(name) != 0 || shapeValueOrigins_.count(name) != 0;
+  }
+  // ONNX values computed from a dynamic dimension (Shape of a tensor whose
+  // size is known only at run time, then Gather, Cast, ...). WebNN has no
+  // shape values at run time: no MLIR value stands for them, and only an op
+  // that can do without one (GroupQueryAttention's total_sequence_length) may
+  // consume them. `origin` says where they come from, for errors.
+  void defineShapeValue(StringRef name, StringRef origin) { shapeValueOrigins_[name] = origin.str(); }
+  std::optional<StringRef> shapeValueOrigin(StringRef name) const {
+    auto it = shapeValueOrigins_.find(name);
+    if (it == shapeValueOrigins_.end()) return std::nullopt;
+    return StringRef(it->second);
+  }
   void define(StringRef name, Value v) { values_[name] = v; }
 
   // Converts a subgraph's nodes into this graph (they see every value
@@ -88,6 +101,7 @@ class GraphImporter {
   Location fileLoc_;
   TensorSource tensorSource_;
   llvm::StringMap<Value> values_;
+  llvm::StringMap<std::string> shapeValueOrigins_;
   SubgraphConverter subgraphConverter_;
 };
 
@@ -120,7 +134,15 @@ class NodeConverter {
   size_t numOutputs() const { return node_.output_size(); }
   bool outputUsed(size_t i) const { return i < numOutputs() && !node_.output(i).empty(); }
   void setOutput(size_t i, Value v);
-  bool outputSet(size_t i) const { return i < outputs_.size() && outputs_[i]; }
+  // Output `i` is a run-time shape value (see GraphImporter::defineShapeValue).
+  void setShapeValueOutput(size_t i, StringRef origin);
+  // Whether input `i` is such a value.
+  bool isShapeValueInput(size_t i) const {
+    return hasInput(i) && graph_.shapeValueOrigin(node_.input(i)).has_value();
+  }
+  bool outputSet(size_t i) const {
+    return (i < outputs_.size() && outputs_[i]) || (i < shapeValueOutputs_.size() && shapeValueOutputs_[i]);
+  }
   // Fails naming the first used output in [from, numOutputs()) (they have no
   // WebNN equivalent in this conversion).
   LogicalResult rejectExtraOutputs(size_t from, StringRef why);
@@ -198,6 +220,7 @@ class NodeConverter {
   int64_t opset_;
   Location loc_;
   SmallVector<Value> outputs_;
+  SmallVector<bool> shapeValueOutputs_;
   bool emitFailed_ = false;
 };
 

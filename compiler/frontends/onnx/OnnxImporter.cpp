@@ -72,7 +72,9 @@ class ModelImporter {
   LogicalResult bindConstantInput(GraphImporter &g, const onnx::ValueInfoProto &vi,
                                   StringRef file);
   LogicalResult convertNodes(GraphImporter &g);
-  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
+  // `dynamic` receives {index, name, maxSize} per dimension kept dynamic.
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi,
+                                        SmallVectorImpl<Attribute> &dynamic);
   std::string nodeDisplayName(int index) const;
   int64_t opsetFor(StringRef domain) const;
   LogicalResult convertGraphNodes(GraphImporter &g, const onnx::GraphProto &graph);
@@ -134,7 +136,8 @@ LogicalResult ModelImporter::checkAllSupported() {
   return failure();
 }
 
-FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto &vi) {
+FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto &vi,
+                                                     SmallVectorImpl<Attribute> &dynamic) {
   const std::string &name = vi.name();
   if (!vi.type().has_tensor_type())
     return error() << "graph input '" << name << "' is not a tensor (sequences, maps and "
@@ -187,10 +190,23 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
       std::optional<int64_t> value;
       for (const auto &[param, v] : opts_.dimParams)
         if (param == d.dim_param()) value = v;
+      if (!value) {
+        for (const auto &[param, max] : opts_.dynamicDims) {
+          if (param != d.dim_param()) continue;
+          Builder b(&ctx_);
+          dynamic.push_back(b.getDictionaryAttr({
+              b.getNamedAttr("index", b.getI64IntegerAttr(i)),
+              b.getNamedAttr("name", b.getStringAttr(param)),
+              b.getNamedAttr("maxSize", b.getI64IntegerAttr(max)),
+          }));
+          value = ShapedType::kDynamic;
+        }
+      }
       if (!value)
         return error() << "graph input '" << name << "' dimension " << i << " is symbolic ('"
                        << d.dim_param() << "'); fix it with --shape " << d.dim_param()
-                       << ":VALUE or --shape " << name << "=D0xD1x...",
+                       << ":VALUE or --shape " << name << "=D0xD1x..., or keep it dynamic with "
+                       << "--dynamic-dim " << d.dim_param() << "=MAX",
                failure();
       dims.push_back(*value);
       continue;
@@ -272,9 +288,13 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
       if (failed(bindConstantInput(g, vi, frozen->second))) return failure();
       continue;
     }
-    FailureOr<RankedTensorType> type = inputType(vi);
+    SmallVector<Attribute> dynamic;
+    FailureOr<RankedTensorType> type = inputType(vi, dynamic);
     if (failed(type)) return failure();
-    g.define(vi.name(), g.graph().addInput(vi.name(), *type, fileLoc_));
+    Value input = g.graph().addInput(vi.name(), *type, fileLoc_);
+    if (!dynamic.empty())
+      input.getDefiningOp()->setAttr("webnn.dynamic_dims", ArrayAttr::get(&ctx_, dynamic));
+    g.define(vi.name(), input);
   }
   for (const auto &[name, shape] : opts_.shapes)
     if (!inputNames.count(name))
@@ -292,6 +312,39 @@ LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
     return convertGraphNodes(g, sub);
   });
   return convertGraphNodes(g, model_.graph());
+}
+
+// Run-time shape values (GraphImporter::defineShapeValue) pass through the
+// ops that only select or retype them; any other consumer but
+// GroupQueryAttention's total_sequence_length is an error naming the origin.
+static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto &node, Location loc) {
+  std::optional<StringRef> origin;
+  int firstInput = -1;
+  for (int i = 0; i < node.input_size(); ++i)
+    if (auto o = g.shapeValueOrigin(node.input(i)); o && !origin) origin = *o, firstInput = i;
+  if (!origin) return success();
+  static const char *const kCarriers[] = {"Gather", "Cast", "Squeeze", "Unsqueeze", "Reshape",
+                                          "Slice", "Concat", "Identity"};
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  // The shape value must be what the op moves (its data input, or any part
+  // of a Concat), not e.g. Reshape's target shape.
+  bool carried = node.op_type() == "Concat" || firstInput == 0;
+  if (defaultDomain && carried && llvm::is_contained(kCarriers, node.op_type())) {
+    std::string o = origin->str();
+    for (const std::string &out : node.output())
+      if (!out.empty()) g.defineShapeValue(out, o);
+    return success();
+  }
+  bool gqaTotal = node.domain() == "com.microsoft" && node.op_type() == "GroupQueryAttention" &&
+                  firstInput == 6;
+  for (int i = firstInput + 1; gqaTotal && i < node.input_size(); ++i)
+    if (g.shapeValueOrigin(node.input(i))) gqaTotal = false;
+  if (gqaTotal) return success();
+  return emitError(loc) << "input '" << node.input(firstInput) << "' is computed from " << *origin
+                        << ", whose size is only known at run time; WebNN graphs have no shape "
+                        << "values, so " << node.op_type()
+                        << " cannot use it (fix the dimension with --shape)",
+         failure();
 }
 
 LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::GraphProto &graph) {
@@ -316,6 +369,9 @@ LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::Gra
                             << (node.domain().empty() ? "ai.onnx" : node.domain())
                             << "::" << node.op_type() << " (opset " << opset << ")",
              failure();
+    if (failed(forwardShapeValues(g, node, loc))) return failure();
+    if (llvm::any_of(node.output(), [&](const std::string &o) { return g.shapeValueOrigin(o).has_value(); }))
+      continue;
     NodeConverter c(g, node, opset, loc);
     if (failed(fn(c))) return failure();
     for (int o = 0; o < node.output_size(); ++o)

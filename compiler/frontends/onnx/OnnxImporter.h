@@ -28,6 +28,9 @@ struct OnnxImportOptions {
   // `--shape DIM_PARAM:VALUE`: every symbolic dimension named DIM_PARAM
   // (ONNX `dim_param`) becomes VALUE.
   std::vector<std::pair<std::string, int64_t>> dimParams;
+  // `--dynamic-dim DIM_PARAM=MAX`: every dimension named DIM_PARAM stays
+  // dynamic (0..MAX at run time; one artifact serves every size).
+  std::vector<std::pair<std::string, int64_t>> dynamicDims;
   // `--const-input NAME=FILE.pb`: graph input NAME becomes a constant read
   // from FILE, a serialized TensorProto (as in ONNX test_data_set_*/input_N.pb).
   // For inputs a conversion needs as constants (Reshape's shape, Squeeze's
@@ -44,6 +47,8 @@ struct OnnxImportOptions {
 // the graph, so NAME is informative only). False with `*error` set otherwise.
 bool parseShapeFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
 // Parses one `--const-input NAME=FILE.pb` flag into `opts.constantInputs`.
+// `DIM_PARAM=MAX` (MAX >= 2).
+bool parseDynamicDimFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
 bool parseConstInputFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
 
 // Returns null after emitting diagnostics on error.

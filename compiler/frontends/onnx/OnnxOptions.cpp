@@ -41,6 +41,22 @@ bool parseShapeFlag(const std::string &flag, OnnxImportOptions &opts, std::strin
   return true;
 }
 
+bool parseDynamicDimFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error) {
+  auto [name, value] = llvm::StringRef(flag).split('=');
+  int64_t max;
+  if (name.empty() || value.getAsInteger(10, max) || max < 2) {
+    if (error) *error = "expected DIM_PARAM=MAX with an integer MAX >= 2";
+    return false;
+  }
+  for (const auto &[param, v] : opts.dynamicDims)
+    if (param == name) {
+      if (error) *error = "dimension '" + name.str() + "' is given twice";
+      return false;
+    }
+  opts.dynamicDims.emplace_back(name.str(), max);
+  return true;
+}
+
 bool parseConstInputFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error) {
   auto [name, file] = llvm::StringRef(flag).split('=');
   if (name.empty() || file.empty()) {

@@ -322,15 +322,16 @@ class GqaKernel final : public Kernel {
     const float *value = static_cast<const float *>(optionalData(ctx, 2));
     const float *pastK = in<float>(ctx, 3), *pastV = in<float>(ctx, 4);
     const int32_t *seqlens = in<int32_t>(ctx, 5);
-    const int32_t total = *in<int32_t>(ctx, 6);
+    const int32_t *total = static_cast<const int32_t *>(optionalData(ctx, 6));
     const float *cosC = c.rotary ? in<float>(ctx, 7) : nullptr;
     const float *sinC = c.rotary ? in<float>(ctx, 8) : nullptr;
     float *outY = outp<float>(ctx, 0), *presK = outp<float>(ctx, 1), *presV = outp<float>(ctx, 2);
     const int64_t D = c.D, half = c.rot / 2;
     // ORT: the first prompt (S == total_sequence_length) starts at 0; later
-    // steps append after seqlens_k[b] + 1 - S cached positions.
+    // steps append after seqlens_k[b] + 1 - S cached positions (which is <= 0
+    // for a first prompt anyway, so total is optional).
     for (int64_t b = 0; b < c.B; ++b) {
-      int64_t past = (c.S == total) ? 0 : int64_t(seqlens[b]) + 1 - c.S;
+      int64_t past = (total && c.S == *total) ? 0 : int64_t(seqlens[b]) + 1 - c.S;
       pastLen_[b] = std::clamp<int64_t>(past, 0, c.P);
     }
     // Row strides of the new Q/K/V in their [B, S, hidden] tensors.
@@ -430,9 +431,8 @@ class GqaKernel final : public Kernel {
 Status makeGqa(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   // key and value (1, 2) are optional between required operands.
   WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 9, 3));
-  if (node.inputs.size() < 7 || !present(node, 3) || !present(node, 4) || !present(node, 5) ||
-      !present(node, 6))
-    return nodeError(node, "pastKey, pastValue, seqlensK and totalSequenceLength are required");
+  if (node.inputs.size() < 6 || !present(node, 3) || !present(node, 4) || !present(node, 5))
+    return nodeError(node, "pastKey, pastValue and seqlensK are required");
   const OperandDesc &q = *node.inputs[0];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, q, "query", kFloatTypes));
   if (anyFloat16(node)) return makeFloat16Adapter(node, &makeGqa, out);
@@ -467,7 +467,7 @@ Status makeGqa(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   c.T = c.P + c.S;
   if (node.inputs[5]->dtype != DataType::kInt32 || node.inputs[5]->shape != Shape{c.B})
     return nodeError(node, "seqlensK must be int32 [B]");
-  if (node.inputs[6]->dtype != DataType::kInt32 || numElements(node.inputs[6]->shape) != 1)
+  if (present(node, 6) && (node.inputs[6]->dtype != DataType::kInt32 || numElements(node.inputs[6]->shape) != 1))
     return nodeError(node, "totalSequenceLength must be one int32");
   if (present(node, 7) != present(node, 8)) return nodeError(node, "cosCache and sinCache go together");
   if (c.rotary && !present(node, 7)) return nodeError(node, "doRotary needs cosCache and sinCache");

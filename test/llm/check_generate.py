@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""One artifact, prefill then decode: the tiny genai-layout Llama (make_llama.py)
+compiled ONCE with dynamic sequence dimensions, run by `webnn-run generate`
+(prefill of the prompt with an empty past, then one token per step with the
+KV cache growing each step), against ONNX Runtime's greedy loop on the same
+.onnx (bench/ort_generate.js). The generated token ids must be identical.
+
+  check_generate.py --bin BUILD/bin [--work DIR] [--new-tokens 65] [--threads N]
+
+MatMulNBits runs at accuracy_level 0 in both runtimes (float activations).
+Exit 0 when the tokens agree, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ORT_GENERATE = os.path.join(ROOT, "bench", "ort_generate.js")
+sys.path.insert(0, HERE)
+import make_llama  # noqa: E402
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--new-tokens", type=int, default=65, help="1 from the prefill + decode steps")
+    ap.add_argument("--prompt-ids", default="3,14,15,92,65,35,89,79")
+    a = ap.parse_args(argv)
+    work = a.work or tempfile.mkdtemp(prefix="webnn-generate-")
+    os.makedirs(work, exist_ok=True)
+    import onnx
+    model = os.path.join(work, "llama_tiny.onnx")
+    onnx.save(make_llama.build(make_llama.SIZES["tiny"], 0, 32, 0), model)
+    wnn = os.path.join(work, "llama_tiny.wnn")
+    run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", wnn, "--shape", "batch_size:1",
+         "--dynamic-dim", "sequence_length=128", "--dynamic-dim", "past_sequence_length=255",
+         "--dynamic-dim", "total_sequence_length=256"])
+    ours = json.loads(run([os.path.join(a.bin, "webnn-run"), "generate", wnn, "--prompt-ids", a.prompt_ids,
+                           "--max-new-tokens", str(a.new_tokens), "--threads", str(a.threads), "--json"]))
+    ort = json.loads(run(["node", ORT_GENERATE, model, "--prompt-ids", a.prompt_ids,
+                          "--max-new-tokens", str(a.new_tokens), "--threads", str(a.threads)]))
+    mine, theirs = ours["generated_ids"], ort["generated_ids"]
+    print(f"webnn-run generate: {ours['decode_steps']} decode steps after a {ours['prefill_tokens']}-token prefill")
+    print(f"  webnnc: {mine}")
+    print(f"  ORT:    {theirs}")
+    if len(mine) != a.new_tokens or mine != theirs:
+        first = next((i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y), min(len(mine), len(theirs)))
+        print(f"FAIL: tokens differ from position {first}")
+        return 1
+    print(f"PASS: {len(mine)} tokens identical (work dir {work})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
