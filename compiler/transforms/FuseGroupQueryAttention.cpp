@@ -22,6 +22,7 @@
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::webnn {
@@ -124,10 +125,20 @@ Value unrotated(Value v, std::optional<RotaryInfo> *info, SmallVectorImpl<Operat
   return rot.getInput();
 }
 
-bool sameConstant(Value a, Value b) {
+// Whether a and b hold the same values: one value, equal constants, or the
+// same pure op of equal operands (each rotary fusion builds its own
+// cos/sin(f) caches for run-time tables).
+bool sameValue(Value a, Value b, int depth = 0) {
   if (a == b) return true;
-  auto ca = a.getDefiningOp<ConstantOp>(), cb = b.getDefiningOp<ConstantOp>();
-  return ca && cb && ca.getValue() == cb.getValue();
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || depth > 8 || x->getName() != y->getName() || x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getNumResults() != 1 || y->getNumResults() != 1 || a.getType() != b.getType() ||
+      x->getNumOperands() != y->getNumOperands() || !isPure(x))
+    return false;
+  if (auto ca = dyn_cast<ConstantOp>(x)) return ca.getValue() == cast<ConstantOp>(y).getValue();
+  for (auto [p, q] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameValue(p, q, depth + 1)) return false;
+  return true;
 }
 
 struct FuseGqa : OpRewritePattern<ReshapeOp> {
@@ -231,7 +242,7 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
         k->N * kRep != q->N || k->D != q->D || v->D != q->D)
       return rewriter.notifyMatchFailure(root, "q, k and v disagree on batch, length, heads or head size");
     if (bool(qRot) != bool(kRot) ||
-        (qRot && (!sameConstant(qRot->cos, kRot->cos) || !sameConstant(qRot->sin, kRot->sin) ||
+        (qRot && (!sameValue(qRot->cos, kRot->cos) || !sameValue(qRot->sin, kRot->sin) ||
                   qRot->interleaved != kRot->interleaved)))
       return rewriter.notifyMatchFailure(root, "q and k are not rotated alike");
     int64_t B = q->B, H = q->N, Hkv = k->N, D = q->D;

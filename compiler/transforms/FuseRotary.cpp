@@ -6,13 +6,16 @@
 //                                      x[..., 0::2] [.., D/2, 1], last), [.., D])   (GPT-J)
 //   y = x * cos + rot * sin        (operands in either order)
 //
-// cos and sin must be constants broadcasting over x ([1|B, 1, S, D] for a
-// [B, N, S, D] x, [1|B, S, 1, D] for [B, S, N, D], [1|B, S, D] for [B, S, D])
-// whose halves (rotate-half) or pairs (interleaved) hold equal angles, as
-// HF's cat(freqs, freqs) / repeat_interleave make them. They become
-// [rows, D/2] caches; positions are 0, 1, .. per batch entry (positionIds
+// cos and sin broadcast over x ([1|B, 1, S, D] for a [B, N, S, D] x,
+// [1|B, S, 1, D] for [B, S, N, D], [1|B, S, D] for [B, S, D]) and are either
+// constants whose halves (rotate-half) or pairs (interleaved) hold equal
+// angles, as HF's cat(freqs, freqs) / repeat_interleave make them, or (rotate-
+// half) cos/sin(concat(f, f)) computed at run time from position ids. They
+// become [rows, D/2] caches (constants, or cos/sin(f)); positions are 0, 1, .. per batch entry (positionIds
 // [1] = 0) when the table has one batch row and S rows, else an explicit
 // [B, S] table of row indices.
+#include <functional>
+
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
@@ -108,6 +111,20 @@ Value rotatedSource(Value rot, bool *interleaved, SmallVectorImpl<Operation *> &
   return x;
 }
 
+// cos or sin (OpTy) of concat(f, f) along the last axis, under reshapes
+// (HF's emb.cos()[:, None]) -> f, else null.
+template <typename OpTy>
+Value doubledAngles(Value table) {
+  while (auto reshape = table.getDefiningOp<ReshapeOp>()) table = reshape.getInput();
+  auto trig = table.getDefiningOp<OpTy>();
+  if (!trig) return Value();
+  auto concat = trig.getInput().template getDefiningOp<ConcatOp>();
+  if (!concat || concat.getInputs().size() != 2 || concat.getInputs()[0] != concat.getInputs()[1] ||
+      concat.getAxis() != cast<RankedTensorType>(concat.getType()).getRank() - 1)
+    return Value();
+  return concat.getInputs()[0];
+}
+
 struct FuseRotary : OpRewritePattern<AddOp> {
   FuseRotary(MLIRContext *ctx, RotaryCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
 
@@ -140,11 +157,10 @@ struct FuseRotary : OpRewritePattern<AddOp> {
     auto type = cast<RankedTensorType>(x.getType());
     ArrayRef<int64_t> shape = type.getShape();
     int64_t rank = type.getRank(), D = shape.back(), half = D / 2;
-    std::optional<SmallVector<double>> cosValues = floatConstantValues(cos);
-    std::optional<SmallVector<double>> sinValues = floatConstantValues(sin);
     auto cosType = cast<RankedTensorType>(cos.getType()), sinType = cast<RankedTensorType>(sin.getType());
-    if (!cosValues || !sinValues || cosType.getShape() != sinType.getShape() || cosType.getRank() > rank ||
-        cosType.getRank() < 1 || cosType.getShape().back() != D)
+    if (cosType.getShape() != sinType.getShape() || cosType.getRank() > rank || cosType.getRank() < 1 ||
+        cosType.getShape().back() != D || cosType.getElementType() != type.getElementType() ||
+        sinType.getElementType() != type.getElementType())
       return failure();
     SmallVector<int64_t> c(rank - cosType.getRank(), 1);
     c.append(cosType.getShape().begin(), cosType.getShape().end());
@@ -161,22 +177,43 @@ struct FuseRotary : OpRewritePattern<AddOp> {
     }
     int64_t B = shape[0], S = shape[seqAxis], cB = c[0], cS = c[seqAxis];
     if ((cB != 1 && cB != B) || (cS != 1 && cS != S) || (headAxis >= 0 && c[headAxis] != 1)) return failure();
-    // Table rows (cB * cS of D values) -> [rows, D/2] caches, checking the
-    // halves or pairs hold one angle.
-    SmallVector<double> cosCache, sinCache;
-    for (int64_t row = 0; row < cB * cS; ++row)
-      for (int64_t i = 0; i < half; ++i) {
-        int64_t first = interleaved ? 2 * i : i, second = interleaved ? 2 * i + 1 : i + half;
-        const double *cr = cosValues->data() + row * D, *sr = sinValues->data() + row * D;
-        if (cr[first] != cr[second] || sr[first] != sr[second]) return failure();
-        cosCache.push_back(cr[first]);
-        sinCache.push_back(sr[first]);
-      }
+    Type elem = type.getElementType();
+    // The [rows, D/2] caches: from constant tables whose halves (pairs) hold
+    // one angle, or, for tables computed at run time (position ids as a
+    // graph input), from cos/sin(concat(f, f)) as HF's rotary computes
+    // them: then the caches are cos/sin(f) and their halves agree by
+    // construction.
+    std::function<Value()> makeCos, makeSin;
+    std::optional<SmallVector<double>> cosValues = floatConstantValues(cos);
+    std::optional<SmallVector<double>> sinValues = floatConstantValues(sin);
+    if (cosValues && sinValues) {
+      SmallVector<double> cosCache, sinCache;
+      for (int64_t row = 0; row < cB * cS; ++row)
+        for (int64_t i = 0; i < half; ++i) {
+          int64_t first = interleaved ? 2 * i : i, second = interleaved ? 2 * i + 1 : i + half;
+          const double *cr = cosValues->data() + row * D, *sr = sinValues->data() + row * D;
+          if (cr[first] != cr[second] || sr[first] != sr[second]) return failure();
+          cosCache.push_back(cr[first]);
+          sinCache.push_back(sr[first]);
+        }
+      makeCos = [&, cosCache] { return floatConstant(rewriter, root.getLoc(), {cB * cS, half}, elem, cosCache); };
+      makeSin = [&, sinCache] { return floatConstant(rewriter, root.getLoc(), {cB * cS, half}, elem, sinCache); };
+    } else {
+      Value fCos = interleaved ? Value() : doubledAngles<CosOp>(cos);
+      Value fSin = interleaved ? Value() : doubledAngles<SinOp>(sin);
+      if (!fCos || fCos != fSin) return failure();
+      makeCos = [&, fCos] {
+        Value t = CosOp::create(rewriter, root.getLoc(), fCos).getResult();
+        return reshapeTo(rewriter, root.getLoc(), t, {cB * cS, half});
+      };
+      makeSin = [&, fSin] {
+        Value t = SinOp::create(rewriter, root.getLoc(), fSin).getResult();
+        return reshapeTo(rewriter, root.getLoc(), t, {cB * cS, half});
+      };
+    }
     Location loc = root.getLoc();
     rewriter.setInsertionPoint(root);
-    Type elem = type.getElementType();
-    Value cosC = floatConstant(rewriter, loc, {cB * cS, half}, elem, cosCache);
-    Value sinC = floatConstant(rewriter, loc, {cB * cS, half}, elem, sinCache);
+    Value cosC = makeCos(), sinC = makeSin();
     Type i64 = rewriter.getI64Type();
     Value positions;
     if (cB == 1 && cS == S) {

@@ -15,7 +15,10 @@
    on the decomposed ONNX model, rtol 1e-4 (atol 1e-5). The fp16 export of
    the same model (casts around the RMSNorm statistics and the softmax)
    fuses alike, its logits within fp16 rounding (atol 2e-2) of the unfused
-   graph's and the float32 model's.
+   graph's and the float32 model's. So does the export with position ids as
+   an input (cos/sin computed in the graph), run at positions with a gap,
+   against the unfused graph and ONNX Runtime (rtol 1e-4), and through
+   --webnn-decompose-fused.
 3. Same weights: ONNX Runtime on the contrib model (MatMulNBits
    accuracy_level 0, empty past) gives the same logits, rtol 1e-4.
 4. Decomposition: the fused MLIR through `webnn-opt --webnn-decompose-fused`
@@ -214,6 +217,34 @@ def main(argv):
             rtol=5e-3, atol=2e-2)
     c.close(os.path.join(h, "out-fused"), os.path.join(d, "out-fused"), ["logits"], "fp16 vs float32 model",
             rtol=5e-3, atol=2e-2)
+
+    # 2c. Positions as an input, cos/sin computed in the graph (Cos/Sin of
+    # concat(f, f)): the caches become cos/sin(f) at run time. Positions with a
+    # gap, so a fusion that ignored them would differ (a uniform shift would
+    # not: rotary attention depends on position differences only).
+    pdir = os.path.join(a.work, "position-ids")
+    os.makedirs(pdir, exist_ok=True)
+    decp = os.path.join(pdir, "llama.onnx")
+    onnx.save(make_llama_decomposed.build(cfg, S, 32, 0, position_ids_input=True), decp)
+    r = run([webnnc, "compile", decp, "-o", os.path.join(pdir, "fused.wnn"), "--report"])
+    firedp = {(m.group(1), m.group(2)): int(m.group(3))
+              for m in re.finditer(r"^\s+(webnn-[\w-]+)\s+([\w-]+)\s+(\d+)$", r.stderr, re.M)}
+    for key, n in want.items():
+        c.expect(firedp.get(key) == n, f"position ids input: report {key[0]} {key[1]} = {firedp.get(key)} (want {n})")
+    pos = np.concatenate([np.arange(S // 2), np.arange(S - S // 2) + 2 * S])[None].astype(np.int64)
+    pfiles = save_inputs(pdir, {"input_ids": ids, "position_ids": pos})
+    run([webnnc, "compile", decp, "-o", os.path.join(pdir, "unfused.wnn"), "--no-optimize"])
+    for name in ("fused", "unfused"):
+        run_wnn(a, os.path.join(pdir, name + ".wnn"), pfiles, os.path.join(pdir, "out-" + name))
+    run_ort(decp, pfiles, os.path.join(pdir, "out-ort"))
+    c.close(os.path.join(pdir, "out-fused"), os.path.join(pdir, "out-unfused"), ["logits"],
+            "position ids input: fused vs --no-optimize")
+    c.close(os.path.join(pdir, "out-fused"), os.path.join(pdir, "out-ort"), ["logits"],
+            "position ids input: fused vs ONNX Runtime")
+    pmlir = os.path.join(pdir, "fused.mlir")
+    run([webnnc, "compile", decp, "-o", pmlir, "--emit", "mlir"])
+    decompose_round_trip(a, c, pdir, pmlir, pfiles, os.path.join(pdir, "out-fused"), ["logits"],
+                         "position ids input")
 
     # 4. --webnn-decompose-fused, both models.
     decompose_round_trip(a, c, d, fused_mlir, files, os.path.join(d, "out-fused"), ["logits"], "decomposed Llama")

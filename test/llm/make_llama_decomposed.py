@@ -17,6 +17,7 @@ skipRmsNormalization, rotaryEmbedding and groupQueryAttention in it again
 (test/llm/check_llama_fusion.py).
 
   make_llama_decomposed.py OUT.onnx [--size tiny|100m] [--seq 8] [--block-size 32] [--seed 0] [--dtype float16]
+                           [--position-ids-input]
 
 Only /usr/bin/python3 with Debian's python3-onnx (1.12) and numpy.
 """
@@ -108,7 +109,7 @@ class Builder:
         return self.node("Add", [a, b], p + "/Add")
 
 
-def build(cfg, S, block, seed, dtype=np.float32):
+def build(cfg, S, block, seed, dtype=np.float32, position_ids_input=False):
     # Draw order of make_llama.build: embeddings, then per layer the input
     # norm, q, k, v, o, post-attention norm, gate, up, down; final norm, lm_head.
     rng = np.random.default_rng(seed)
@@ -121,14 +122,32 @@ def build(cfg, S, block, seed, dtype=np.float32):
     outputs = [helper.make_tensor_value_info("logits", elem, [1, S, cfg["vocab"]])]
 
     # HF's rotary: cos/sin = cat(freqs, freqs) at positions 0..S-1, [1, S, D],
-    # unsqueezed to [1, 1, S, D] to broadcast over heads.
+    # unsqueezed to [1, 1, S, D] to broadcast over heads. With
+    # position_ids_input the positions are a graph input and the tables are
+    # computed in the graph as LlamaRotaryEmbedding.forward exports them:
+    # inv_freq [1, D/2, 1] @ positions [1, 1, S] -> transpose -> concat(f, f)
+    # -> Cos / Sin -> Unsqueeze.
     inv_freq = 1.0 / (10000.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
-    freqs = np.outer(np.arange(S, dtype=np.float64), inv_freq)
-    emb = np.concatenate([freqs, freqs], axis=-1)[None]
-    cos = g.node("Unsqueeze", [g.init("/model/rotary_emb/cos", np.cos(emb).astype(dtype)),
-                               g.init("/model/rotary_emb/axes", np.array([1], np.int64))], "/model/rotary_emb/Unsqueeze")
-    sin = g.node("Unsqueeze", [g.init("/model/rotary_emb/sin", np.sin(emb).astype(dtype)),
-                               "/model/rotary_emb/axes"], "/model/rotary_emb/Unsqueeze_1")
+    axes1 = g.init("/model/rotary_emb/axes", np.array([1], np.int64))
+    if position_ids_input:
+        inputs.append(helper.make_tensor_value_info("position_ids", TensorProto.INT64, [1, S]))
+        pos = g.node("Cast", [g.node("Unsqueeze", ["position_ids", axes1], "/model/rotary_emb/Unsqueeze_pos")],
+                     "/model/rotary_emb/Cast", to=TensorProto.FLOAT)
+        inv = g.init("/model/rotary_emb/inv_freq", inv_freq.astype(np.float32).reshape(1, -1, 1))
+        freqs = g.node("Transpose", [g.node("MatMul", [inv, pos], "/model/rotary_emb/MatMul")],
+                       "/model/rotary_emb/Transpose", perm=[0, 2, 1])
+        emb = g.node("Concat", [freqs, freqs], "/model/rotary_emb/Concat", axis=-1)
+        cos_t, sin_t = (g.node(op, [emb], "/model/rotary_emb/" + op) for op in ("Cos", "Sin"))
+        if g.fp16:
+            cos_t, sin_t = (g.node("Cast", [t], t[:-len("/output_0")] + "_Cast", to=TensorProto.FLOAT16)
+                            for t in (cos_t, sin_t))
+    else:
+        freqs = np.outer(np.arange(S, dtype=np.float64), inv_freq)
+        emb = np.concatenate([freqs, freqs], axis=-1)[None]
+        cos_t = g.init("/model/rotary_emb/cos", np.cos(emb).astype(dtype))
+        sin_t = g.init("/model/rotary_emb/sin", np.sin(emb).astype(dtype))
+    cos = g.node("Unsqueeze", [cos_t, axes1], "/model/rotary_emb/Unsqueeze")
+    sin = g.node("Unsqueeze", [sin_t, axes1], "/model/rotary_emb/Unsqueeze_1")
     # Causal mask: float32 min above the diagonal (HF's _prepare_4d_causal_attention_mask).
     mask = np.triu(np.full((S, S), np.finfo(dtype).min, dtype), k=1)[None, None]
     mask = g.init("/model/causal_mask", mask)
@@ -203,8 +222,10 @@ def main(argv):
     ap.add_argument("--dtype", choices=["float32", "float16"], default="float32",
                     help="float16: weights and activations fp16, RMSNorm statistics and softmax in float32 "
                          "between Casts (as HF's fp16 export)")
+    ap.add_argument("--position-ids-input", action="store_true",
+                    help="positions as an input [1, S]; cos/sin computed in the graph (Cos/Sin of concat(f, f))")
     a = ap.parse_args(argv)
-    model = build(SIZES[a.size], a.seq, a.block_size, a.seed, np.dtype(a.dtype).type)
+    model = build(SIZES[a.size], a.seq, a.block_size, a.seed, np.dtype(a.dtype).type, a.position_ids_input)
     onnx.save(model, a.out)
     print(f"{a.out}: {a.size}, seq {a.seq}, {len(model.graph.node)} nodes")
     return 0

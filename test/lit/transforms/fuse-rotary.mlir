@@ -104,3 +104,60 @@ func.func @wrong_half_and_runtime_tables() -> (tensor<1x2x3x4xf32>, tensor<1x2x3
   %z = webnn.add %a2, %b2 : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
   return %y, %z : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// Tables computed at run time (positions as a graph input): cos/sin of
+// concat(f, f). The caches are cos(f) and sin(f) as [S, D/2], computed in the
+// graph; positions 0.. index their rows.
+// CHECK-LABEL: func.func @runtime_tables
+// CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<1x2x3x4xf32>
+// CHECK-DAG: %[[F:.+]] = webnn.input "f" : tensor<1x3x2xf32>
+// CHECK: %[[C:.+]] = webnn.cos %[[F]]
+// CHECK: %[[C2:.+]] = webnn.reshape %[[C]] {newShape = array<i64: 3, 2>}
+// CHECK: %[[S:.+]] = webnn.sin %[[F]]
+// CHECK: %[[S2:.+]] = webnn.reshape %[[S]] {newShape = array<i64: 3, 2>}
+// CHECK: %[[Y:.+]] = webnn.rotaryEmbedding %[[X]], %{{.+}}, %[[C2]], %[[S2]] {interleaved = false}
+// CHECK: return %[[Y]]
+func.func @runtime_tables() -> tensor<1x2x3x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x3x4xf32>
+  %f = webnn.input "f" : tensor<1x3x2xf32>
+  %emb = webnn.concat %f, %f {axis = 2 : i64} : (tensor<1x3x2xf32>, tensor<1x3x2xf32>) -> tensor<1x3x4xf32>
+  %c = webnn.cos %emb : tensor<1x3x4xf32>
+  %s = webnn.sin %emb : tensor<1x3x4xf32>
+  %cos = webnn.reshape %c {newShape = array<i64: 1, 1, 3, 4>} : (tensor<1x3x4xf32>) -> tensor<1x1x3x4xf32>
+  %sin = webnn.reshape %s {newShape = array<i64: 1, 1, 3, 4>} : (tensor<1x3x4xf32>) -> tensor<1x1x3x4xf32>
+  %x1 = webnn.slice %x {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
+  %x2 = webnn.slice %x {starts = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
+  %n = webnn.neg %x2 : tensor<1x2x3x2xf32>
+  %rot = webnn.concat %n, %x1 {axis = 3 : i64} : (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x3x4xf32>
+  %a = webnn.mul %x, %cos : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %b = webnn.mul %rot, %sin : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y = webnn.add %a, %b : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %y : tensor<1x2x3x4xf32>
+}
+
+// -----
+
+// Not fused: run-time tables whose halves are different angles (concat(f, g)).
+// CHECK-LABEL: func.func @runtime_tables_differ
+// CHECK-NOT: webnn.rotaryEmbedding
+// CHECK: webnn.neg
+func.func @runtime_tables_differ() -> tensor<1x2x3x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x3x4xf32>
+  %f = webnn.input "f" : tensor<1x3x2xf32>
+  %g = webnn.input "g" : tensor<1x3x2xf32>
+  %emb = webnn.concat %f, %g {axis = 2 : i64} : (tensor<1x3x2xf32>, tensor<1x3x2xf32>) -> tensor<1x3x4xf32>
+  %c = webnn.cos %emb : tensor<1x3x4xf32>
+  %s = webnn.sin %emb : tensor<1x3x4xf32>
+  %cos = webnn.reshape %c {newShape = array<i64: 1, 1, 3, 4>} : (tensor<1x3x4xf32>) -> tensor<1x1x3x4xf32>
+  %sin = webnn.reshape %s {newShape = array<i64: 1, 1, 3, 4>} : (tensor<1x3x4xf32>) -> tensor<1x1x3x4xf32>
+  %x1 = webnn.slice %x {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
+  %x2 = webnn.slice %x {starts = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 2, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x3x2xf32>
+  %n = webnn.neg %x2 : tensor<1x2x3x2xf32>
+  %rot = webnn.concat %n, %x1 {axis = 3 : i64} : (tensor<1x2x3x2xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x3x4xf32>
+  %a = webnn.mul %x, %cos : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %b = webnn.mul %rot, %sin : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y = webnn.add %a, %b : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %y : tensor<1x2x3x4xf32>
+}
