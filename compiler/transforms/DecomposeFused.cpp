@@ -117,8 +117,8 @@ struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
     getOperation().walk([&](Operation *op) {
       if (!isLLMOp(op) && !isa<FusedConv2dOp, FusedMatmulOp, FusedAttentionOp>(op)) return;
       op->emitOpError() << "has no expansion into WebNN spec ops here (it needs static shapes; "
-                           "groupQueryAttention also constant seqlensK and totalSequenceLength giving one past "
-                           "length for every batch entry, matmulNBits a constant weight and zero points)";
+                           "groupQueryAttention also a constant seqlensK (and totalSequenceLength, when given) "
+                           "giving one past length for every batch entry, matmulNBits a constant weight and zero points)";
       leftOver = true;
     });
     if (leftOver) return signalPassFailure();

@@ -6,6 +6,7 @@
 // the past length per batch entry then decides, at run time, where the new
 // keys land in the present cache, which no fixed spec-op graph expresses
 // without scatter; the pass reports it as an error.
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/transforms/DecomposePatterns.h"
@@ -186,16 +187,23 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
     if (!qType.hasStaticShape() || !pastType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     std::optional<SmallVector<int64_t>> seqlens = intConstantValues(op.getSeqlensK());
-    std::optional<SmallVector<int64_t>> total = intConstantValues(op.getTotalSequenceLength());
-    if (!seqlens || !total) return rewriter.notifyMatchFailure(op, "seqlensK or totalSequenceLength is not a constant");
+    std::optional<SmallVector<int64_t>> total;
+    if (Value t = op.getTotalSequenceLength()) {
+      total = intConstantValues(t);
+      if (!total) return rewriter.notifyMatchFailure(op, "totalSequenceLength is not a constant");
+    }
+    if (!seqlens) return rewriter.notifyMatchFailure(op, "seqlensK is not a constant");
     int64_t B = qType.getDimSize(0), S = qType.getDimSize(1), H = op.getNumHeads(), Hkv = op.getKvNumHeads();
     int64_t D = pastType.getDimSize(3), P = pastType.getDimSize(2), T = P + S;
-    // ORT's rule: past 0 on the first prompt, seqlensK + 1 - S afterwards.
-    int64_t past = (*total)[0] == S ? 0 : (*seqlens)[0] + 1 - S;
-    for (int64_t b = 0; b < B; ++b)
-      if (((*total)[0] == S ? 0 : (*seqlens)[b] + 1 - S) != past)
-        return rewriter.notifyMatchFailure(op, "batch entries have different past lengths");
-    if (past < 0 || past > P) return rewriter.notifyMatchFailure(op, "the past length is outside the cache");
+    // The kernel's (ORT's) rule: past 0 on the first prompt (S ==
+    // totalSequenceLength), seqlensK + 1 - S otherwise, clamped to the cache.
+    auto pastOf = [&](int64_t b) {
+      int64_t p = (total && (*total)[0] == S) ? 0 : (*seqlens)[b] + 1 - S;
+      return std::clamp<int64_t>(p, 0, P);
+    };
+    int64_t past = pastOf(0);
+    for (int64_t b = 1; b < B; ++b)
+      if (pastOf(b) != past) return rewriter.notifyMatchFailure(op, "batch entries have different past lengths");
     Type elem = qType.getElementType();
 
     Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();

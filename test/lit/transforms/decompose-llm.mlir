@@ -282,3 +282,24 @@ func.func @matmul_nbits() -> tensor<2x4xf32> attributes {webnn.output_names = ["
   %y = webnn.matmulNBits %x, %w, %s zeroPoints %z bias %b {K = 32 : i64, N = 4 : i64, blockSize = 16 : i64} : (tensor<2x32xf32>, tensor<4x2x8xui8>, tensor<4x2xf32>, tensor<4x1xui8>, tensor<4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// -----
+
+// No totalSequenceLength: past = seqlensK + 1 - S = 2 of a 3-row cache, so
+// present = past[:, :, :2] ++ new ++ one zero row.
+// CHECK-LABEL: func.func @gqa_no_total
+// CHECK-DAG: %[[PK:.+]] = webnn.input "pk" : tensor<1x2x3x4xf32>
+// CHECK: %[[KEPT:.+]] = webnn.slice %[[PK]] {sizes = array<i64: 1, 2, 2, 4>, starts = array<i64: 0, 0, 0, 0>}
+// CHECK: %[[PKEY:.+]] = webnn.concat %[[KEPT]], %{{.+}}, %{{.+}} {axis = 2 : i64} : (tensor<1x2x2x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x6x4xf32>
+// CHECK-NOT: webnn.groupQueryAttention
+// CHECK: return %{{.+}}, %[[PKEY]]
+func.func @gqa_no_total() -> (tensor<1x3x8xf32>, tensor<1x2x6x4xf32>) attributes {webnn.output_names = ["y", "k"]} {
+  %q = webnn.input "q" : tensor<1x3x8xf32>
+  %k = webnn.input "k" : tensor<1x3x8xf32>
+  %v = webnn.input "v" : tensor<1x3x8xf32>
+  %pk = webnn.input "pk" : tensor<1x2x3x4xf32>
+  %pv = webnn.input "pv" : tensor<1x2x3x4xf32>
+  %sl = webnn.constant dense<4> : tensor<1xi32>
+  %y, %pres_k, %pres_v = webnn.groupQueryAttention %q key %k value %v, %pk, %pv, %sl {numHeads = 2 : i64, kvNumHeads = 2 : i64} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1xi32>) -> (tensor<1x3x8xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>)
+  return %y, %pres_k : tensor<1x3x8xf32>, tensor<1x2x6x4xf32>
+}
