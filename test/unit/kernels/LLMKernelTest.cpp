@@ -144,13 +144,15 @@ TEST(LLMKernels, MatMulNBitsMatchesReference) {
 TEST(LLMKernels, MatMulNBitsEveryPath) {
   std::vector<NBitsCase> cases = {{1, 37, 256, 32, 4, 1, true}, {7, 21, 384, 64, 4, 2, false},
                                   {4, 8, 512, 128, 4, 0, true}, {3, 5, 512, 256, 4, 1, false},
-                                  {2, 4, 128, 32, 4, 0, false}};
+                                  {2, 4, 128, 32, 4, 0, false}, {40, 19, 256, 32, 4, 1, true},
+                                  {33, 16, 512, 64, 4, 2, false}, {16, 9, 128, 128, 4, 0, true}};
   uint32_t seed = 100;
   ThreadPool pool(2);
   for (const NBitsCase &t : cases) {
     NBitsData d = makeNBits(t, seed += 10);
     std::vector<double> want = referenceNBits(t, d);
-    for (NBitsPath path : {NBitsPath::kPortable, NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni}) {
+    for (NBitsPath path : {NBitsPath::kPortable, NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni,
+                           NBitsPath::kAvx512DequantGemm}) {
       NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path);
       if (mm.path() != path) {
         EXPECT_FALSE(kernels::avx512Available()) << "path " << kernels::nbitsPathName(path);

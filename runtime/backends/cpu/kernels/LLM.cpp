@@ -398,6 +398,7 @@ class GqaKernel final : public Kernel {
           for (int64_t j = 0; j < n; ++j) {
             const float *k = K + (j0 + j) * D;
             float dot = 0.f;
+#pragma omp simd reduction(+ : dot)
             for (int64_t d = 0; d < D; ++d) dot += q[d] * k[d];
             float x = dot * c.scale;
             if (c.softcap > 0.f) x = c.softcap * std::tanh(x / c.softcap);

@@ -14,6 +14,7 @@ const char *nbitsPathName(NBitsPath p) {
   switch (p) {
     case NBitsPath::kAvx512Fp32: return "avx512-fp32";
     case NBitsPath::kAvx512Vnni: return "avx512-vnni";
+    case NBitsPath::kAvx512DequantGemm: return "avx512-dequant-gemm";
     default: return "portable";
   }
 }
@@ -76,16 +77,22 @@ NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int
   bool vnni = avx && kPadded_ % 128 == 0;
   path_ = NBitsPath::kPortable;
   if (avx) path_ = (accuracyLevel == 4 && vnni) ? NBitsPath::kAvx512Vnni : NBitsPath::kAvx512Fp32;
+  if (avx && M >= kDequantGemmMinRows) path_ = NBitsPath::kAvx512DequantGemm;
   if (forcePath) {
     if (*forcePath == NBitsPath::kPortable) path_ = NBitsPath::kPortable;
     else if (*forcePath == NBitsPath::kAvx512Fp32 && avx) path_ = NBitsPath::kAvx512Fp32;
     else if (*forcePath == NBitsPath::kAvx512Vnni && vnni) path_ = NBitsPath::kAvx512Vnni;
+    else if (*forcePath == NBitsPath::kAvx512DequantGemm && avx) path_ = NBitsPath::kAvx512DequantGemm;
   }
   switch (path_) {
     case NBitsPath::kPortable: aFloat_.resize(size_t(std::max<int64_t>(blockSize, 1))); break;
     case NBitsPath::kAvx512Fp32:
       aFloat_.resize(size_t(M * kPadded_));
       aBlockSum_.resize(size_t(M * w_.kBlocks));
+      break;
+    case NBitsPath::kAvx512DequantGemm:
+      aTransposed_.resize(size_t((M + kDequantGemmTileRows - 1) / kDequantGemmTileRows *
+                                 kDequantGemmTileRows * kPadded_));
       break;
     case NBitsPath::kAvx512Vnni:
       aInt8_.resize(size_t(M * kPadded_));
@@ -120,6 +127,22 @@ void NBitsMatMul::setWeights(const uint8_t *packed, const float *scales, const u
 
 void NBitsMatMul::prepareActivations(const float *A) {
   const int64_t K = w_.K, bs = w_.blockSize;
+  if (path_ == NBitsPath::kAvx512DequantGemm) {
+    // 32-row tiles, k-major (the GEMM loads the 32 rows of one k as two
+    // vectors), k permuted like the dequantized columns: per 32, the 16 even
+    // then the 16 odd positions.
+    const int64_t T = kDequantGemmTileRows, tiles = (M_ + T - 1) / T;
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t kp = 0; kp < kPadded_; ++kp) {
+        int64_t i = kp % 32, k = kp - i + (i < 16 ? 2 * i : 2 * (i - 16) + 1);
+        float *dst = aTransposed_.data() + (t * kPadded_ + kp) * T;
+        for (int64_t r = 0; r < T; ++r) {
+          int64_t m = t * T + r;
+          dst[r] = m < M_ && k < K ? A[m * K + k] : 0.f;
+        }
+      }
+    return;
+  }
   if (path_ == NBitsPath::kAvx512Fp32) {
     // Within every 32 weights the packed bytes hold elements (2i, 2i+1) in
     // their (low, high) nibbles, so store each 32 activations as 16 even then
@@ -195,6 +218,12 @@ void NBitsMatMul::run(const float *A, float *Y, const float *bias, ThreadPool *p
         nbitsGemmAvx512Fp32(w_, aFloat_.data(), aBlockSum_.data(), M_, n0, n1, Y, bias);
       });
       break;
+    case NBitsPath::kAvx512DequantGemm:
+      prepareActivations(A);
+      columns([&](int64_t n0, int64_t n1) {
+        nbitsGemmAvx512Dequant(w_, aTransposed_.data(), M_, n0, n1, Y, bias);
+      });
+      break;
     case NBitsPath::kAvx512Vnni:
       prepareActivations(A);
       columns([&](int64_t n0, int64_t n1) {
@@ -216,6 +245,8 @@ void nbitsGemmAvx512Fp32(const NBitsWeightView &, const float *, const float *, 
                          int64_t, float *, const float *) {}
 void nbitsGemmAvx512Vnni(const NBitsWeightView &, const int8_t *, const float *, const float *,
                          int64_t, int64_t, int64_t, float *, const float *) {}
+void nbitsGemmAvx512Dequant(const NBitsWeightView &, const float *, int64_t, int64_t, int64_t, float *,
+                            const float *) {}
 #endif
 
 }  // namespace webnn::cpu::kernels

@@ -38,7 +38,12 @@ struct NBitsWeightView {
 };
 
 // Which inner loop runs (chosen once at construction).
-enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni };
+// kAvx512DequantGemm is the prefill path (M >= kDequantGemmMinRows): columns
+// are dequantized to float once per call and fed to a register-blocked fp32
+// GEMM over all rows, whatever the accuracy level (float activations are the
+// more accurate choice, and at M >= 16 the FMAs, not the weight bytes, bound it).
+enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni, kAvx512DequantGemm };
+constexpr int64_t kDequantGemmMinRows = 16;
 const char *nbitsPathName(NBitsPath p);
 
 // One MatMulNBits node's prepared state and scratch. Construction sizes every
@@ -82,6 +87,7 @@ class NBitsMatMul {
   std::vector<int8_t> aInt8_;
   std::vector<float> aBlockScale_, aLaneScale_, aScaledSum_;
   std::vector<float> aBlockSum_;  // fp32 path: sum of each block of A
+  std::vector<float> aTransposed_;  // dequant-GEMM path: A in 32-row k-major tiles
 };
 
 // Inner loops (columns [n0, n1) of Y for all M rows); defined in
@@ -92,6 +98,11 @@ void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, const
 void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const float *aLaneScale,
                          const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
                          const float *bias);
+// `aTiles`: A (permuted like the fp32 path's rows) as ceil(M / 32) tiles of
+// [kPadded][32] floats, rows past M zero.
+void nbitsGemmAvx512Dequant(const NBitsWeightView &w, const float *aTiles, int64_t M, int64_t n0,
+                            int64_t n1, float *Y, const float *bias);
+constexpr int64_t kDequantGemmTileRows = 32;
 
 }  // namespace webnn::cpu::kernels
 

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 
@@ -205,7 +206,82 @@ struct VnniTile {
   }
 };
 
+// Prefill: one column of the weight as float, in the activations' permuted
+// order (16 even then 16 odd k per 32): (q - z) * s = q * s - z * s.
+void dequantColumn(const NBitsWeightView &w, int64_t n, float *dst) {
+  const uint8_t *col = w.packed + n * w.kBlocks * w.blobSize;
+  const __m512i low4 = _mm512_set1_epi32(15);
+  const int64_t chunks = w.blockSize / 32;
+  for (int64_t b = 0; b < w.kBlocks; ++b) {
+    float s = w.scales[n * w.kBlocks + b];
+    __m512 vs = _mm512_set1_ps(s), vzs = _mm512_set1_ps(w.zeroPoint(n * w.kBlocks + b) * s);
+    for (int64_t j = 0; j < chunks; ++j) {
+      __m512i q = _mm512_cvtepu8_epi32(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(col + b * w.blobSize + j * 16)));
+      float *d = dst + b * w.blockSize + j * 32;
+      _mm512_storeu_ps(d, _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(q, low4)), vs, vzs));
+      _mm512_storeu_ps(d + 16, _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(q, 4)), vs, vzs));
+    }
+  }
+}
+
+// 32 rows x NR columns over all k: per k two vectors of A (32 rows) and NR
+// broadcast weights, 2 * NR independent FMA chains (16 of 32 registers at
+// NR = 8). `out[c][r]` receives row r of column c.
+template <int NR>
+void dequantGemmTile(const float *aTile, const float *panel, int64_t kPadded, float (*out)[32]) {
+  __m512 acc[NR][2];
+  for (int c = 0; c < NR; ++c) acc[c][0] = acc[c][1] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kPadded; ++k) {
+    __m512 a0 = _mm512_loadu_ps(aTile + k * 32), a1 = _mm512_loadu_ps(aTile + k * 32 + 16);
+    for (int c = 0; c < NR; ++c) {
+      __m512 b = _mm512_set1_ps(panel[c * kPadded + k]);
+      acc[c][0] = _mm512_fmadd_ps(a0, b, acc[c][0]);
+      acc[c][1] = _mm512_fmadd_ps(a1, b, acc[c][1]);
+    }
+  }
+  for (int c = 0; c < NR; ++c) {
+    _mm512_storeu_ps(out[c], acc[c][0]);
+    _mm512_storeu_ps(out[c] + 16, acc[c][1]);
+  }
+}
+
+constexpr int kDequantNR = 8;
+
 }  // namespace
+
+void nbitsGemmAvx512Dequant(const NBitsWeightView &w, const float *aTiles, int64_t M, int64_t n0,
+                            int64_t n1, float *Y, const float *bias) {
+  static_assert(kDequantGemmTileRows == 32, "dequantGemmTile computes 32 rows");
+  const int64_t kPadded = w.kBlocks * w.blockSize;
+  const int64_t tiles = (M + 31) / 32;
+  // Per thread, grown once: NR dequantized columns (24-64 KB for K 768-2048).
+  thread_local std::vector<float> panel;
+  if (panel.size() < size_t(kDequantNR * kPadded)) panel.resize(size_t(kDequantNR * kPadded));
+  alignas(64) float out[kDequantNR][32];
+  for (int64_t n = n0; n < n1; n += kDequantNR) {
+    const int64_t nr = std::min<int64_t>(kDequantNR, n1 - n);
+    for (int64_t c = 0; c < nr; ++c) dequantColumn(w, n + c, panel.data() + c * kPadded);
+    for (int64_t t = 0; t < tiles; ++t) {
+      const float *aTile = aTiles + t * kPadded * 32;
+      switch (nr) {
+        case 8: dequantGemmTile<8>(aTile, panel.data(), kPadded, out); break;
+        case 7: dequantGemmTile<7>(aTile, panel.data(), kPadded, out); break;
+        case 6: dequantGemmTile<6>(aTile, panel.data(), kPadded, out); break;
+        case 5: dequantGemmTile<5>(aTile, panel.data(), kPadded, out); break;
+        case 4: dequantGemmTile<4>(aTile, panel.data(), kPadded, out); break;
+        case 3: dequantGemmTile<3>(aTile, panel.data(), kPadded, out); break;
+        case 2: dequantGemmTile<2>(aTile, panel.data(), kPadded, out); break;
+        default: dequantGemmTile<1>(aTile, panel.data(), kPadded, out); break;
+      }
+      const int64_t rows = std::min<int64_t>(32, M - t * 32);
+      for (int64_t r = 0; r < rows; ++r) {
+        float *y = Y + (t * 32 + r) * w.N + n;
+        for (int64_t c = 0; c < nr; ++c) y[c] = out[c][r] + (bias ? bias[n + c] : 0.f);
+      }
+    }
+  }
+}
 
 void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, const float *aBlockSums,
                          int64_t M, int64_t n0, int64_t n1, float *Y, const float *bias) {
