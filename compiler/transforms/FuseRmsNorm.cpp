@@ -4,7 +4,7 @@
 //
 //   xf = cast(x, f32)?                                    (fp16 models)
 //   r  = sqrt(reduceMean(pow(xf, 2) | xf * xf, [last], keepDims) + eps)
-//   n  = xf / r | xf * reciprocal(r)
+//   n  = xf / r | xf * reciprocal(r) | xf * (1 / r)   (the last: torch.rsqrt)
 //   y  = weight * cast(n, x's type)?                      -> rmsNormalization(x, weight)
 //
 //   rmsNormalization(a + b, w)                            -> skipRmsNormalization(a, b, w),
@@ -94,13 +94,21 @@ struct RmsNorm : OpRewritePattern<MulOp> {
         r = div.getB();
         ops.push_back(div);
       } else if (auto mul = n.getDefiningOp<MulOp>()) {
-        for (Value f : {mul.getA(), mul.getB()})
+        for (Value f : {mul.getA(), mul.getB()}) {
           if (auto recip = f.getDefiningOp<ReciprocalOp>(); recip && singleUse(recip)) {
             x = otherOperand(mul, f);
             r = recip.getInput();
             ops.append({mul, recip});
             break;
           }
+          // torch.rsqrt exports as Div(1, Sqrt(.)).
+          if (auto inv = f.getDefiningOp<DivOp>(); inv && singleUse(inv) && uniformFloatConstant(inv.getA()) == 1.0) {
+            x = otherOperand(mul, f);
+            r = inv.getB();
+            ops.append({mul, inv});
+            break;
+          }
+        }
       }
       if (!x) continue;
       double eps = 0;

@@ -18,7 +18,9 @@
    graph's and the float32 model's. So does the export with position ids as
    an input (cos/sin computed in the graph), run at positions with a gap,
    against the unfused graph and ONNX Runtime (rtol 1e-4), and through
-   --webnn-decompose-fused.
+   --webnn-decompose-fused. And the layers written like transformers'
+   modeling_llama.py, exported by torch.onnx.export (export_torch_llama.py):
+   the same fusions; outputs vs unfused, ONNX Runtime and PyTorch.
 3. Same weights: ONNX Runtime on the contrib model (MatMulNBits
    accuracy_level 0, empty past) gives the same logits, rtol 1e-4.
 4. Decomposition: the fused MLIR through `webnn-opt --webnn-decompose-fused`
@@ -245,6 +247,29 @@ def main(argv):
     run([webnnc, "compile", decp, "-o", pmlir, "--emit", "mlir"])
     decompose_round_trip(a, c, pdir, pmlir, pfiles, os.path.join(pdir, "out-fused"), ["logits"],
                          "position ids input")
+
+    # 2d. The same layers written like transformers' modeling_llama.py and
+    # exported by torch.onnx.export itself (export_torch_llama.py): the real
+    # exporter's forms (rsqrt as Div(1, Sqrt), identity casts, slices with
+    # constant inputs) fuse alike; outputs vs unfused, ONNX Runtime and
+    # PyTorch's own, at positions with a gap.
+    tdir = os.path.join(a.work, "torch")
+    os.makedirs(tdir, exist_ok=True)
+    tonnx = os.path.join(tdir, "llama.onnx")
+    run([sys.executable, os.path.join(HERE, "export_torch_llama.py"), tonnx, "--seq", str(S),
+         "--reference-dir", os.path.join(tdir, "ref")])
+    r = run([webnnc, "compile", tonnx, "-o", os.path.join(tdir, "fused.wnn"), "--report"])
+    firedt = {(m.group(1), m.group(2)): int(m.group(3))
+              for m in re.finditer(r"^\s+(webnn-[\w-]+)\s+([\w-]+)\s+(\d+)$", r.stderr, re.M)}
+    for key, n in want.items():
+        c.expect(firedt.get(key) == n, f"torch export: report {key[0]} {key[1]} = {firedt.get(key)} (want {n})")
+    tfiles = {n: os.path.join(tdir, "ref", n + ".npy") for n in ("input_ids", "position_ids")}
+    run([webnnc, "compile", tonnx, "-o", os.path.join(tdir, "unfused.wnn"), "--no-optimize"])
+    for name in ("fused", "unfused"):
+        run_wnn(a, os.path.join(tdir, name + ".wnn"), tfiles, os.path.join(tdir, "out-" + name))
+    run_ort(tonnx, tfiles, os.path.join(tdir, "out-ort"))
+    for ref, what in (("out-unfused", "--no-optimize"), ("out-ort", "ONNX Runtime"), ("ref", "PyTorch")):
+        c.close(os.path.join(tdir, "out-fused"), os.path.join(tdir, ref), ["logits"], f"torch export: fused vs {what}")
 
     # 4. --webnn-decompose-fused, both models.
     decompose_round_trip(a, c, d, fused_mlir, files, os.path.join(d, "out-fused"), ["logits"], "decomposed Llama")

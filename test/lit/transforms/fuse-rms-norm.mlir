@@ -165,3 +165,48 @@ func.func @shared_intermediate() -> (tensor<1x8xf32>, tensor<1x8xf32>) attribute
   %y = webnn.mul %w, %n : (tensor<8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
   return %y, %n : tensor<1x8xf32>, tensor<1x8xf32>
 }
+
+// -----
+
+// torch.rsqrt as exported: div(1, sqrt(..)), then x * it.
+// CHECK-LABEL: func.func @torch_rsqrt
+// CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<1x4x8xf32>
+// CHECK: %[[Y:.+]], %{{.+}} = webnn.rmsNormalization %[[X]], %{{.+}} {axis = 2 : i64
+// CHECK-NOT: webnn.div
+// CHECK: return %[[Y]]
+func.func @torch_rsqrt() -> tensor<1x4x8xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x4x8xf32>
+  %w = webnn.constant dense<1.5> : tensor<8xf32>
+  %two = webnn.constant dense<2.0> : tensor<f32>
+  %eps = webnn.constant dense<1.0e-5> : tensor<f32>
+  %one = webnn.constant dense<1.0> : tensor<f32>
+  %sq = webnn.pow %x, %two : (tensor<1x4x8xf32>, tensor<f32>) -> tensor<1x4x8xf32>
+  %m = webnn.reduceMean %sq {axes = array<i64: 2>, keepDimensions = true} : (tensor<1x4x8xf32>) -> tensor<1x4x1xf32>
+  %v = webnn.add %m, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %r = webnn.sqrt %v : tensor<1x4x1xf32>
+  %i = webnn.div %one, %r : (tensor<f32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  %n = webnn.mul %x, %i : (tensor<1x4x8xf32>, tensor<1x4x1xf32>) -> tensor<1x4x8xf32>
+  %y = webnn.mul %w, %n : (tensor<8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Not an RMSNorm: div(2, sqrt(..)) is twice the inverse.
+// CHECK-LABEL: func.func @two_over_rms
+// CHECK-NOT: webnn.rmsNormalization
+// CHECK: webnn.div
+func.func @two_over_rms() -> tensor<1x4x8xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x4x8xf32>
+  %w = webnn.constant dense<1.5> : tensor<8xf32>
+  %two = webnn.constant dense<2.0> : tensor<f32>
+  %eps = webnn.constant dense<1.0e-5> : tensor<f32>
+  %sq = webnn.pow %x, %two : (tensor<1x4x8xf32>, tensor<f32>) -> tensor<1x4x8xf32>
+  %m = webnn.reduceMean %sq {axes = array<i64: 2>, keepDimensions = true} : (tensor<1x4x8xf32>) -> tensor<1x4x1xf32>
+  %v = webnn.add %m, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %r = webnn.sqrt %v : tensor<1x4x1xf32>
+  %i = webnn.div %two, %r : (tensor<f32>, tensor<1x4x1xf32>) -> tensor<1x4x1xf32>
+  %n = webnn.mul %x, %i : (tensor<1x4x8xf32>, tensor<1x4x1xf32>) -> tensor<1x4x8xf32>
+  %y = webnn.mul %w, %n : (tensor<8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
