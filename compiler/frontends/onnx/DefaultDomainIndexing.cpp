@@ -384,7 +384,60 @@ LogicalResult convertMaxUnpool(NodeConverter &c) {
   return c.done(y);
 }
 
+// Compress with a compile-time condition: a gather of the selected indices
+// (the output shape depends on the condition, so it must be known).
+LogicalResult convertCompress(NodeConverter &c) {
+  FailureOr<Value> input = c.requiredInput(0);
+  FailureOr<ConstantData> cond = c.requireConstantInput(1, "condition");
+  if (failed(input) || failed(cond)) return failure();
+  Value x = *input;
+  int64_t axis = 0;
+  if (c.hasAttr("axis")) {
+    FailureOr<int64_t> a = c.normalizeAxis(c.intAttr("axis", 0), NodeConverter::rankOf(x), "axis");
+    if (failed(a)) return failure();
+    axis = *a;
+  } else {
+    x = c.emitReshape(x, {NodeConverter::typeOf(x).getNumElements()});
+    if (!x) return failure();
+  }
+  int64_t dim = NodeConverter::shapeOf(x)[axis];
+  if (cond->numElements() > dim) return c.fail("'condition' is longer than the selected axis");
+  SmallVector<int64_t> idx;
+  for (int64_t i = 0; i < cond->numElements(); ++i)
+    if (cond->intAt(i)) idx.push_back(i);
+  if (idx.empty()) return c.fail("the condition selects nothing: an empty result");
+  return c.done(c.emit("gather", {x, c.constantI64(idx, {static_cast<int64_t>(idx.size())})},
+                       {c.i64Attr("axis", axis)}));
+}
+
+// NonZero of a compile-time constant: the [rank, count] int64 coordinates.
+LogicalResult convertNonZero(NodeConverter &c) {
+  FailureOr<ConstantData> x = c.requireConstantInput(0, "X");
+  if (failed(x)) return failure();
+  ArrayRef<int64_t> shape = x->type.getShape();
+  int64_t rank = shape.size();
+  bool isFloat = mlir::isa<FloatType>(x->type.getElementType());
+  SmallVector<SmallVector<int64_t>> coords(std::max<int64_t>(rank, 1));
+  int64_t count = 0;
+  for (int64_t i = 0; i < x->numElements(); ++i) {
+    if (isFloat ? x->floatAt(i) == 0 : x->intAt(i) == 0) continue;
+    ++count;
+    int64_t rem = i;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      coords[d].push_back(rem % shape[d]);
+      rem /= shape[d];
+    }
+    if (rank == 0) coords[0].push_back(0);
+  }
+  if (count == 0) return c.fail("no non-zero elements: an empty result");
+  SmallVector<int64_t> flat;
+  for (auto &row : coords) flat.append(row);
+  return c.done(c.constantI64(flat, {std::max<int64_t>(rank, 1), count}));
+}
+
 void populateDefaultDomainIndexing(OpConverterTable &t) {
+  t.add("", "Compress", 9, convertCompress);
+  t.add("", "NonZero", 9, convertNonZero);
   t.add("", "MaxUnpool", 9, convertMaxUnpool);
   t.add("", "GridSample", 16, convertGridSample);
   t.add("", "ReverseSequence", 10, convertReverseSequence);

@@ -394,18 +394,18 @@ TEST(OnnxImport, UnsupportedOpsListedInOneMessage) {
   ms->set_domain("com.microsoft");
   ms->set_version(1);
   m.input("x", {1, 4}).output("y");
-  m.node("NonZero", {"x"}, {"a"}, "nz");
+  m.node("StringNormalizer", {"x"}, {"a"}, "sn");
   m.node("Relu", {"x"}, {"b"}, "relu");
-  m.node("Unique", {"a"}, {"c"}, "u1");
-  m.node("NonZero", {"x"}, {"d"}, "nz2");  // listed once
+  m.node("TfIdfVectorizer", {"a"}, {"c"}, "tf");
+  m.node("StringNormalizer", {"x"}, {"d"}, "sn2");  // listed once
   m.node("FusedConv", {"x"}, {"y"}, "fc", "com.microsoft");
   m.node("Foo", {"x"}, {"z"}, "foo", "com.example");  // domain never imported
   Imported r = importFile(m.save("unsupported.onnx"));
   EXPECT_FALSE(r);
   ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
   EXPECT_EQ(r.firstError(),
-            "unsupported ONNX operators: ai.onnx::NonZero (opset 13), ai.onnx::Unique (opset "
-            "13), com.microsoft::FusedConv (opset 1), com.example::Foo (domain 'com.example' "
+            "unsupported ONNX operators: ai.onnx::StringNormalizer (opset 13), "
+            "ai.onnx::TfIdfVectorizer (opset 13), com.microsoft::FusedConv (opset 1), com.example::Foo (domain 'com.example' "
             "not in opset_import)");
 }
 
