@@ -381,8 +381,8 @@ LogicalResult convertConvTranspose(NodeConverter &c) {
   if (failed(input) || failed(filter)) return failure();
   Value x = *input, w = *filter, bias = c.input(2);
   int64_t rank = NodeConverter::rankOf(x);
-  if (rank != 3 && rank != 4)
-    return c.fail("only 1-D and 2-D transposed convolution is supported, got rank " + Twine(rank));
+  if (rank != 3 && rank != 4 && rank != 5)
+    return c.fail("only 1-D, 2-D and 3-D transposed convolution is supported, got rank " + Twine(rank));
   size_t n = rank - 2;
   SmallVector<int64_t> xs(NodeConverter::shapeOf(x)), ws(NodeConverter::shapeOf(w));
   SmallVector<int64_t> kernel(ArrayRef<int64_t>(ws).drop_front(2));
@@ -415,6 +415,8 @@ LogicalResult convertConvTranspose(NodeConverter &c) {
   } else if (autoPad == "VALID") {
     pads.assign(2 * n, 0);
   }
+  if (n == 3)
+    return emitConvTranspose3d(c, x, w, bias, *strides, *dilations, pads, outPad, c.intAttr("group", 1));
   SmallVector<int64_t> s2 = *strides, d2 = *dilations, p2 = pads, o2 = outPad;
   if (n == 1) {
     s2 = {1, s2[0]};

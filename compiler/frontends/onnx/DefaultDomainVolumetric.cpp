@@ -1,4 +1,5 @@
-// 3-D Conv and pooling (rank-5 inputs [N, C, D, H, W]) on WebNN's 2-D ops.
+// 3-D Conv, ConvTranspose and pooling (rank-5 inputs [N, C, D, H, W]) on
+// WebNN's 2-D ops.
 // Shapes are static, so the depth dimension is unrolled at compile time:
 // - Conv: a gather with constant indices collects, for every output depth,
 //   the kD input planes its window reads; they become extra input channels
@@ -119,6 +120,64 @@ LogicalResult convertPool3d(NodeConverter &c, StringRef webnnOp, Value x) {
   y = c.emitReshape(y, {n, ch, NodeConverter::shapeOf(y)[2], ho, wo});
   if (viaFloat) y = c.emitCast(y, elem);
   return c.done(y);
+}
+
+// 3-D ConvTranspose with resolved padding: one convTranspose2d over every
+// depth plane ([N*D, C, H, W]) whose output channels carry the kD depth taps
+// ([C, M/g * kD, kH, kW] is W's own layout, group-major); each tap's planes
+// land at output depth d*sD + kd*dD (interleaved with zeros by pad/reshape)
+// and the taps are summed, then the depth padding is cropped.
+LogicalResult emitConvTranspose3d(NodeConverter &c, Value x, Value w, Value bias,
+                                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> outPad, int64_t group) {
+  SmallVector<int64_t> xs(NodeConverter::shapeOf(x)), ws(NodeConverter::shapeOf(w));
+  if (ws.size() != 5) return c.fail("weights W must have the same rank as input X");
+  int64_t n = xs[0], ch = xs[1], depth = xs[2], kd = ws[2];
+  if (group < 1 || ch % group || ws[0] != ch) return c.fail("W's shape does not match X and 'group'");
+  int64_t mg = ws[1], m = mg * group;
+  Value planes = c.emit("transpose", {x}, {c.i64ArrayAttr("permutation", {0, 2, 1, 3, 4})});
+  planes = c.emitReshape(planes, {n * depth, ch, xs[3], xs[4]});
+  Value f = c.emitReshape(w, {ch, mg * kd, ws[3], ws[4]});
+  Value y = c.emit("convTranspose2d", {planes, f},
+                   {c.i64ArrayAttr("padding", {pads[1], pads[4], pads[2], pads[5]}),
+                    c.i64ArrayAttr("strides", {strides[1], strides[2]}),
+                    c.i64ArrayAttr("dilations", {dilations[1], dilations[2]}),
+                    c.i64ArrayAttr("outputPadding", {outPad[1], outPad[2]}), c.i64Attr("groups", group)});
+  if (!y) return failure();
+  int64_t ho = NodeConverter::shapeOf(y)[2], wo = NodeConverter::shapeOf(y)[3], plane = ho * wo;
+  // [N*D, g*(M/g)*kD, Ho, Wo] -> [N, D, M, kD, Ho*Wo]
+  y = c.emitReshape(y, {n, depth, m, kd, plane});
+  int64_t sd = strides[0], dd = dilations[0];
+  int64_t spread = (depth - 1) * sd + 1;
+  int64_t full = spread + (kd - 1) * dd + outPad[0];
+  Value sum;
+  for (int64_t k = 0; k < kd; ++k) {
+    Value t = c.emit("slice", {y}, {c.i64ArrayAttr("starts", {0, 0, 0, k, 0}),
+                                    c.i64ArrayAttr("sizes", {n, depth, m, 1, plane})});
+    t = c.emitReshape(t, {n, depth, 1, m * plane});
+    if (sd > 1) {
+      t = c.emit("pad", {t}, {c.i64ArrayAttr("beginningPadding", {0, 0, 0, 0}),
+                              c.i64ArrayAttr("endingPadding", {0, 0, sd - 1, 0})});
+      t = c.emitReshape(t, {n, depth * sd, m * plane});
+      t = c.emit("slice", {t}, {c.i64ArrayAttr("starts", {0, 0, 0}), c.i64ArrayAttr("sizes", {n, spread, m * plane})});
+    } else {
+      t = c.emitReshape(t, {n, depth, m * plane});
+    }
+    int64_t before = k * dd, after = full - before - spread;
+    if (before || after)
+      t = c.emit("pad", {t}, {c.i64ArrayAttr("beginningPadding", {0, before, 0}),
+                              c.i64ArrayAttr("endingPadding", {0, after, 0})});
+    sum = sum ? c.emit("add", {sum, t}) : t;
+  }
+  int64_t dOut = full - pads[0] - pads[3];
+  if (dOut < 1) return c.fail("the depth padding removes the whole output");
+  if (pads[0] || pads[3])
+    sum = c.emit("slice", {sum}, {c.i64ArrayAttr("starts", {0, pads[0], 0}),
+                                  c.i64ArrayAttr("sizes", {n, dOut, m * plane})});
+  sum = c.emitReshape(sum, {n, dOut, m, ho, wo});
+  sum = c.emit("transpose", {sum}, {c.i64ArrayAttr("permutation", {0, 2, 1, 3, 4})});
+  if (bias) sum = c.emit("add", {sum, c.emitReshape(bias, {1, m, 1, 1, 1})});
+  return c.done(sum);
 }
 
 }  // namespace mlir::webnn::onnx_import

@@ -286,6 +286,9 @@ FailureOr<SmallVector<int64_t>> spatialListAttr(NodeConverter &c, StringRef name
 // 3-D (rank-5) Conv and MaxPool/AveragePool on 2-D WebNN ops (DefaultDomainVolumetric.cpp).
 LogicalResult convertConv3d(NodeConverter &c, Value x, Value w, Value bias);
 LogicalResult convertPool3d(NodeConverter &c, StringRef webnnOp, Value x);
+LogicalResult emitConvTranspose3d(NodeConverter &c, Value x, Value w, Value bias,
+                                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                  ArrayRef<int64_t> pads, ArrayRef<int64_t> outPad, int64_t group);
 // Resize by a constant interpolation matrix per resized axis
 // (DefaultDomainResize.cpp): every ONNX sampling mode resample2d lacks.
 struct ResizeParams {
