@@ -435,7 +435,101 @@ LogicalResult convertNonZero(NodeConverter &c) {
   return c.done(c.constantI64(flat, {std::max<int64_t>(rank, 1), count}));
 }
 
+// RoiAlign (X [N, C, H, W], rois [R, 4] as x1, y1, x2, y2, batch_indices
+// [R]) with a fixed sampling_ratio, as ONNX Runtime and ONNX's reference
+// compute it: per roi and output bin, sampling_ratio^2 bilinear samples
+// (out-of-image samples count as 0; coordinates clamped at the border), then
+// their average or max (max of the four weighted corners per sample). The
+// sample coordinates are separable, so the y and x terms are computed per axis
+// and combined on the [R, Sy, Sx] grid; values come from gatherElements on
+// each roi's image.
+LogicalResult convertRoiAlign(NodeConverter &c) {
+  FailureOr<Value> xIn = c.requiredInput(0), roisIn = c.requiredInput(1), bIn = c.requiredInput(2);
+  if (failed(xIn) || failed(roisIn) || failed(bIn)) return failure();
+  ArrayRef<int64_t> xs = NodeConverter::shapeOf(*xIn), rs = NodeConverter::shapeOf(*roisIn);
+  if (xs.size() != 4) return c.fail("X must be [N, C, H, W]");
+  if (rs.size() != 2 || rs[1] != 4) return c.fail("rois must be [num_rois, 4]");
+  int64_t n = xs[0], ch = xs[1], h = xs[2], w = xs[3], r = rs[0];
+  int64_t oh = c.intAttr("output_height", 1), ow = c.intAttr("output_width", 1);
+  int64_t ratio = c.intAttr("sampling_ratio", 0);
+  if (ratio <= 0)
+    return c.fail("sampling_ratio 0 (adaptive: the sample count depends on each roi's size) is not supported");
+  if (oh < 1 || ow < 1) return c.fail("output_height/output_width must be positive");
+  std::string mode = c.stringAttr("mode", "avg");
+  if (mode != "avg" && mode != "max") return c.fail("unknown mode '" + mode + "'");
+  std::string ctm = c.opset() >= 16 ? c.stringAttr("coordinate_transformation_mode", "half_pixel")
+                                    : "output_half_pixel";
+  if (ctm != "half_pixel" && ctm != "output_half_pixel")
+    return c.fail("unknown coordinate_transformation_mode '" + ctm + "'");
+  bool halfPixel = ctm == "half_pixel";
+  Type elem = NodeConverter::typeOf(*xIn).getElementType();
+  Type i64 = IntegerType::get(c.context(), 64);
+  auto k = [&](double v) { return c.scalar(elem, v); };
+  double scale = c.floatAttr("spatial_scale", 1.0f), offset = halfPixel ? 0.5 : 0.0;
+  Value rois = c.emitCast(*roisIn, elem);
+  auto coord = [&](int64_t i) {
+    Value v = c.emit("slice", {rois}, {c.i64ArrayAttr("starts", {0, i}), c.i64ArrayAttr("sizes", {r, 1})});
+    return c.emit("sub", {c.emit("mul", {v, k(scale)}), k(offset)});  // [R, 1]
+  };
+  // Sample positions along one axis: [R, bins * ratio].
+  auto samples = [&](Value start, Value end, int64_t bins) {
+    Value len = c.emit("sub", {end, start});
+    if (!halfPixel) len = c.emit("max", {len, k(1)});
+    Value bin = c.emit("div", {len, k(bins)});
+    SmallVector<float> f;
+    for (int64_t b = 0; b < bins; ++b)
+      for (int64_t i = 0; i < ratio; ++i) f.push_back(b + (i + 0.5f) / ratio);
+    Value frac = c.emitCast(c.constant(DenseElementsAttr::get(
+                                RankedTensorType::get({1, bins * ratio}, Float32Type::get(c.context())),
+                                ArrayRef<float>(f))),
+                            elem);
+    return c.emit("add", {start, c.emit("mul", {frac, bin})});
+  };
+  struct Axis {
+    Value valid, low, high, wLow, wHigh;
+  };
+  auto axis = [&](Value pos, int64_t size) {
+    Axis a;
+    a.valid = c.emit("logicalAnd", {c.emit("greaterOrEqual", {pos, k(-1)}), c.emit("lesserOrEqual", {pos, k(size)})});
+    Value p = c.emit("max", {pos, k(0)});
+    Value lo = c.emit("floor", {p});
+    Value atEdge = c.emit("greaterOrEqual", {lo, k(size - 1)});
+    lo = c.emit("where", {atEdge, k(size - 1), lo});
+    p = c.emit("where", {atEdge, lo, p});
+    Value hi = c.emit("where", {atEdge, lo, c.emit("add", {lo, k(1)})});
+    a.wHigh = c.emit("sub", {p, lo});
+    a.wLow = c.emit("sub", {k(1), a.wHigh});
+    a.low = c.emitCast(lo, i64);
+    a.high = c.emitCast(hi, i64);
+    return a;
+  };
+  int64_t sy = oh * ratio, sx = ow * ratio;
+  Axis ay = axis(samples(coord(1), coord(3), oh), h), ax = axis(samples(coord(0), coord(2), ow), w);
+  Value image = c.emit("gather", {c.emitReshape(*xIn, {n, ch, h * w}), *bIn}, {c.i64Attr("axis", 0)});  // [R, C, HW]
+  auto gridY = [&](Value v) { return c.emitReshape(v, {r, sy, 1}); };
+  auto gridX = [&](Value v) { return c.emitReshape(v, {r, 1, sx}); };
+  Value valid = c.emitReshape(c.emit("logicalAnd", {gridY(ay.valid), gridX(ax.valid)}), {r, 1, sy * sx});
+  SmallVector<Value> terms;
+  for (int iy = 0; iy < 2; ++iy)
+    for (int ix = 0; ix < 2; ++ix) {
+      Value yi = iy ? ay.high : ay.low, xi = ix ? ax.high : ax.low;
+      Value idx = c.emit("add", {c.emit("mul", {gridY(yi), c.scalar(i64, w)}), gridX(xi)});
+      idx = c.emit("expand", {c.emitReshape(idx, {r, 1, sy * sx})}, {c.i64ArrayAttr("newShape", {r, ch, sy * sx})});
+      Value v = c.emit("gatherElements", {image, idx}, {c.i64Attr("axis", 2)});
+      Value wt = c.emit("mul", {gridY(iy ? ay.wHigh : ay.wLow), gridX(ix ? ax.wHigh : ax.wLow)});
+      terms.push_back(c.emit("mul", {v, c.emitReshape(wt, {r, 1, sy * sx})}));
+    }
+  Value combined = mode == "avg"
+                       ? c.emit("add", {c.emit("add", {terms[0], terms[1]}), c.emit("add", {terms[2], terms[3]})})
+                       : c.emit("max", {c.emit("max", {terms[0], terms[1]}), c.emit("max", {terms[2], terms[3]})});
+  combined = c.emit("where", {valid, combined, k(0)});
+  combined = c.emitReshape(combined, {r, ch, oh, ratio, ow, ratio});
+  SmallVector<NamedAttribute> red = {c.i64ArrayAttr("axes", {3, 5}), c.boolAttr("keepDimensions", false)};
+  return c.done(c.emit(mode == "avg" ? "reduceMean" : "reduceMax", {combined}, red));
+}
+
 void populateDefaultDomainIndexing(OpConverterTable &t) {
+  t.add("", "RoiAlign", 10, convertRoiAlign);
   t.add("", "Compress", 9, convertCompress);
   t.add("", "NonZero", 9, convertNonZero);
   t.add("", "MaxUnpool", 9, convertMaxUnpool);
