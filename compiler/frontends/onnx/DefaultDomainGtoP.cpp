@@ -537,6 +537,15 @@ FailureOr<std::string> recurrentActivations(NodeConverter &c, size_t perDirectio
 LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1), r = c.requiredInput(2);
   if (failed(x) || failed(w) || failed(r)) return failure();
+  if (lstm && NodeConverter::rankOf(*x) == 3) {
+    // Unrolled where webnn.lstm differs: ONNX peepholes (WebNN's output-gate
+    // peephole reads the previous cell state, ONNX's the new one) and
+    // sequence_lens that are not all the full length (or not constant).
+    int64_t steps = NodeConverter::shapeOf(*x)[c.intAttr("layout", 0) ? 1 : 0];
+    std::optional<ConstantData> lens = c.hasInput(4) ? c.constantInput(4) : std::nullopt;
+    bool shortLens = c.hasInput(4) && (!lens || llvm::any_of(lens->ints(), [&](int64_t l) { return l != steps; }));
+    if (c.hasInput(7) || shortLens) return emitUnrolledLSTM(c);
+  }
   // layout=1 (batch-major X [batch, seq, in], states [batch, D, H]) is the
   // default layout transposed on the way in and out.
   bool batchMajor = c.intAttr("layout", 0) != 0;
@@ -576,7 +585,6 @@ LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   bool wantSequence = c.outputUsed(0);
   SmallVector<Value> operands = {*x, *w, *r, bias, recurrentBias};
   if (lstm) {
-    if (c.hasInput(7)) return c.fail("peepholes (P) are not supported: WebNN's output-gate peephole reads the previous cell state, ONNX's the new one");
     operands.append({Value(), swap01(c.input(5)), swap01(c.input(6))});
   } else {
     operands.push_back(swap01(c.input(5)));

@@ -278,6 +278,139 @@ LogicalResult convertRNN(NodeConverter &c) {
   return success();
 }
 
+// LSTM unrolled like RNN above, for what webnn.lstm cannot express: ONNX
+// peepholes (the output gate reads the new cell state, WebNN's the previous
+// one) and sequence_lens shorter than the sequence. Gates in W/R/B are
+// ordered i, o, f, c; P is (Pi, Po, Pf).
+LogicalResult convertLSTMUnrolled(NodeConverter &c) {
+  FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
+  if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
+  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
+    return c.fail("activation_alpha/activation_beta are not supported");
+  if (c.intAttr("input_forget", 0) != 0) return c.fail("input_forget=1 is not supported");
+  std::string dir = c.stringAttr("direction", "forward");
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
+    return c.fail("unknown direction '" + dir + "'");
+  int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  SmallVector<std::string> acts;
+  if (const onnx::AttributeProto *a = c.attr("activations"))
+    for (const std::string &s : a->strings()) acts.push_back(s);
+  if (acts.empty())
+    for (int64_t d = 0; d < dirs; ++d) acts.append({"Sigmoid", "Tanh", "Tanh"});
+  if (static_cast<int64_t>(acts.size()) != 3 * dirs) return c.fail("'activations' has the wrong length");
+  bool batchMajor = c.intAttr("layout", 0) != 0;
+  auto swap01 = [&](Value v) {
+    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
+  };
+  Value x = swap01(*xIn);
+  if (!x) return failure();
+  ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
+  if (xs.size() != 3) return c.fail("X must have rank 3");
+  int64_t steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
+  if (hidden <= 0) return c.fail("missing 'hidden_size'");
+  Type elem = NodeConverter::typeOf(x).getElementType();
+  std::optional<float> clip;
+  if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
+  Value h0 = swap01(c.input(5)), c0 = swap01(c.input(6)), lens = c.input(4), peep = c.input(7);
+  auto active = [&](int64_t t) -> Value {
+    if (!lens) return Value();
+    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
+    return c.emit("lesser", {c.constantI64({t}, {}), l});
+  };
+  auto sliceRows = [&](Value v, int64_t d, int64_t row, int64_t rows, int64_t cols) {
+    Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, row, 0}),
+                                    c.i64ArrayAttr("sizes", {1, rows, cols})});
+    return c.emitReshape(s, {rows, cols});
+  };
+  auto stateOf = [&](Value v, int64_t d) {
+    return v ? c.emitReshape(c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, 0, 0}),
+                                                    c.i64ArrayAttr("sizes", {1, batch, hidden})}),
+                             {batch, hidden})
+             : c.splat(elem, {batch, hidden}, 0);
+  };
+  Value flatX = c.emitReshape(x, {steps * batch, inSize});
+  SmallVector<Value> ySeq(dirs), yLast(dirs), cLast(dirs);
+  for (int64_t d = 0; d < dirs; ++d) {
+    auto tr = [&](Value v) { return c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0})}); };
+    Value wt = tr(sliceRows(*wIn, d, 0, 4 * hidden, inSize));   // [in, 4H]
+    Value rt = tr(sliceRows(*rIn, d, 0, 4 * hidden, hidden));   // [H, 4H]
+    Value proj = c.emit("matmul", {flatX, wt});
+    if (c.hasInput(3)) {
+      Value b = c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, 0}),
+                                               c.i64ArrayAttr("sizes", {1, 8 * hidden})});
+      b = c.emit("reduceSum", {c.emitReshape(b, {2, 4 * hidden})},
+                 {c.i64ArrayAttr("axes", {0}), c.boolAttr("keepDimensions", true)});
+      proj = c.emit("add", {proj, b});
+    }
+    proj = c.emitReshape(proj, {steps, batch, 4 * hidden});
+    SmallVector<Value> p(3);  // Pi, Po, Pf as [1, H]
+    if (peep)
+      for (int64_t g = 0; g < 3; ++g)
+        p[g] = c.emitReshape(c.emit("slice", {peep}, {c.i64ArrayAttr("starts", {d, g * hidden}),
+                                                      c.i64ArrayAttr("sizes", {1, hidden})}),
+                             {1, hidden});
+    Value h = stateOf(h0, d), cs = stateOf(c0, d);
+    bool reverse = dir == "reverse" || d == 1;
+    SmallVector<Value> outs(steps);
+    StringRef fAct = acts[3 * d], gAct = acts[3 * d + 1], hAct = acts[3 * d + 2];
+    for (int64_t i = 0; i < steps; ++i) {
+      int64_t t = reverse ? steps - 1 - i : i;
+      Value pre = c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
+                                                         c.i64ArrayAttr("sizes", {1, batch, 4 * hidden})}),
+                                {batch, 4 * hidden});
+      pre = c.emit("add", {pre, c.emit("matmul", {h, rt})});
+      auto gate = [&](int64_t g) {
+        return c.emit("slice", {pre}, {c.i64ArrayAttr("starts", {0, g * hidden}),
+                                       c.i64ArrayAttr("sizes", {batch, hidden})});
+      };
+      auto clipped = [&](Value v) {
+        return clip ? c.emit("clamp", {v}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)}) : v;
+      };
+      Value gi = gate(0), go = gate(1), gf = gate(2), gc = gate(3);
+      if (peep) {
+        gi = c.emit("add", {gi, c.emit("mul", {p[0], cs})});
+        gf = c.emit("add", {gf, c.emit("mul", {p[2], cs})});
+      }
+      Value it = emitActivation(c, fAct, clipped(gi)), ft = emitActivation(c, fAct, clipped(gf));
+      Value ct = emitActivation(c, gAct, clipped(gc));
+      Value cn = c.emit("add", {c.emit("mul", {ft, cs}), c.emit("mul", {it, ct})});
+      if (peep) go = c.emit("add", {go, c.emit("mul", {p[1], cn})});
+      Value ot = emitActivation(c, fAct, clipped(go));
+      Value hn = c.emit("mul", {ot, emitActivation(c, hAct, cn)});
+      if (Value m = active(t)) {
+        h = c.emit("where", {m, hn, h});
+        cs = c.emit("where", {m, cn, cs});
+        outs[t] = c.emit("where", {m, hn, c.scalar(elem, 0)});
+      } else {
+        h = hn;
+        cs = cn;
+        outs[t] = hn;
+      }
+    }
+    if (c.emitFailed()) return failure();
+    yLast[d] = c.emitReshape(h, {1, batch, hidden});
+    cLast[d] = c.emitReshape(cs, {1, batch, hidden});
+    if (c.outputUsed(0)) {
+      SmallVector<Value> parts;
+      for (Value o : outs) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
+      ySeq[d] = parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", 0)});
+    }
+  }
+  auto join = [&](ArrayRef<Value> parts, int64_t axis) {
+    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
+  };
+  Value yh = swap01(join(yLast, 0)), yc = swap01(join(cLast, 0)), y;
+  if (c.outputUsed(0)) {
+    y = join(ySeq, 1);
+    if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
+  }
+  if (c.emitFailed()) return failure();
+  if (y) c.setOutput(0, y);
+  if (c.outputUsed(1)) c.setOutput(1, yh);
+  if (c.outputUsed(2)) c.setOutput(2, yc);
+  return success();
+}
+
 // Det of [..., n, n] for n <= 4 by the Leibniz formula: the sum over the
 // n! permutations of signed products of slices (a few dozen ops at most;
 // larger matrices would need pivoting, which is data-dependent).
@@ -313,6 +446,8 @@ LogicalResult convertDet(NodeConverter &c) {
 }
 
 }  // namespace
+
+LogicalResult emitUnrolledLSTM(NodeConverter &c) { return convertLSTMUnrolled(c); }
 
 void populateDefaultDomainMath(OpConverterTable &t) {
   t.add("", "Det", 11, convertDet);

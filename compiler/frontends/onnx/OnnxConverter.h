@@ -309,6 +309,9 @@ Value emitScatterElementsReduce(NodeConverter &c, Value x, Value idx, Value upd,
                                 StringRef reduction);
 // BatchNormalization with training_mode=1 on its 5 inputs (DefaultDomainTraining.cpp).
 LogicalResult emitBatchNormTraining(NodeConverter &c, ArrayRef<Value> in);
+// LSTM unrolled into matmuls and element-wise ops (peepholes, short
+// sequence_lens; DefaultDomainMath.cpp).
+LogicalResult emitUnrolledLSTM(NodeConverter &c);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.
