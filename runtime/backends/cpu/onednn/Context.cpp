@@ -1,5 +1,8 @@
 #include "runtime/backends/cpu/onednn/Context.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <immintrin.h>
 #include <omp.h>
 
@@ -216,6 +219,18 @@ void floatToHalf(const float *in, void *out, int64_t n) {
     _mm_storeu_si128(reinterpret_cast<__m128i *>(h + i),
                      _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
   for (; i < n; ++i) h[i] = _cvtss_sh(in[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+void releasePackedSource(const void *data, size_t bytes) {
+#ifdef MADV_PAGEOUT
+  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (uintptr_t(data) + page - 1) & ~(page - 1);
+  uintptr_t end = (uintptr_t(data) + bytes) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 }  // namespace webnn::cpu::onednn

@@ -78,6 +78,13 @@ struct Reorder {
 // float16 <-> float32 with F16C (oneDNN 2.6 reorders cannot convert f16 into
 // blocked f32 layouts on CPUs without AVX512-FP16, so conversion happens here,
 // in the caller's layout, before any reorder).
+// After a constant has been packed into a primitive's layout its original
+// bytes (a page range of the mmapped artifact) are not read again: ask the
+// kernel to drop those pages, so the model is not resident twice. Contents
+// stay valid (clean file pages are read back if ever touched; anonymous
+// memory is left alone), so any pointer is safe.
+void releasePackedSource(const void *data, size_t bytes);
+
 void halfToFloat(const void *in, float *out, int64_t n);
 void floatToHalf(const float *in, void *out, int64_t n);
 

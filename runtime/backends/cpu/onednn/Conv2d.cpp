@@ -135,6 +135,8 @@ struct Conv2d::Impl {
       HalfStage once;  // freed after packing: only the packed copy is kept
       weiPack.run(filterF32(filter, &once), nullptr);
       weightsPacked = true;
+      size_t elem = p.dtype == DataType::kFloat16 ? 2 : 4;
+      releasePackedSource(filter, size_t(p.O * (p.C / p.groups) * p.KH * p.KW) * elem);
     }
     readyThreads = threads;
   }

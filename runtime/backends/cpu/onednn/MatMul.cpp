@@ -125,6 +125,7 @@ struct MatMul::Impl {
         b.set_data_handle(bBuf.data());
       }
       bPacked = true;
+      releasePackedSource(bData, size_t(bCount) * (p.dtype == DataType::kFloat16 ? 2 : 4));
     }
     readyThreads = threads;
   }
