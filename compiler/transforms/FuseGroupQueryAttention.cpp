@@ -18,7 +18,9 @@
 // a single prefill, no cache in the graph), seqlensK = S - 1 and
 // totalSequenceLength = S are constants, so the kernel's positions are 0..S-1.
 // Rotary embeddings on q and k at those positions (positionIds [1] = 0, the
-// same caches) become doRotary, as onnxruntime-genai's GQA does it.
+// same caches) become doRotary, as onnxruntime-genai's GQA does it; other
+// rotations (other positions) are kept, moved onto the [B, S, N * D]
+// projections GQA reads.
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
@@ -109,20 +111,29 @@ bool isCausalMask(Value mask, int64_t S, bool additive, bool keepIsTrue) {
 }
 
 struct RotaryInfo {
+  RotaryEmbeddingOp op;
   Value cos, sin;
   bool interleaved = false;
+  bool atZero = false;  // positions 0.. (positionIds [1] = 0), whole head rotated
 };
 
-// rotaryEmbedding(x4) at positions 0.. (positionIds [1] = 0, whole head
-// rotated) -> x4 with *info; x4 itself (info unset) when not rotated.
+// rotaryEmbedding(x4) -> x4 with *info; x4 itself (info unset) when not rotated.
 Value unrotated(Value v, std::optional<RotaryInfo> *info, SmallVectorImpl<Operation *> &ops) {
   auto rot = v.getDefiningOp<RotaryEmbeddingOp>();
-  if (!rot) return v;
+  if (!rot || cast<RankedTensorType>(rot.getType()).getRank() != 4) return v;
   std::optional<SmallVector<int64_t>> pos = intConstantValues(rot.getPositionIds());
-  if (!pos || pos->size() != 1 || (*pos)[0] != 0 || rot.getRotaryEmbeddingDim()) return Value();
   ops.push_back(rot);
-  *info = RotaryInfo{rot.getCosCache(), rot.getSinCache(), rot.getInterleaved().value_or(false)};
+  *info = RotaryInfo{rot, rot.getCosCache(), rot.getSinCache(), rot.getInterleaved().value_or(false),
+                     pos && pos->size() == 1 && (*pos)[0] == 0 && !rot.getRotaryEmbeddingDim()};
   return rot.getInput();
+}
+
+// The same rotation on the [B, S, N * D] projection the head split read:
+// rotaryEmbedding's 3-D form with numHeads N rotates each head alike.
+Value rotate3d(PatternRewriter &rewriter, Location loc, RotaryInfo r, Value x3, int64_t heads) {
+  return RotaryEmbeddingOp::create(rewriter, loc, x3, r.op.getPositionIds(), r.cos, r.sin, r.op.getInterleavedAttr(),
+                                   rewriter.getI64IntegerAttr(heads), r.op.getRotaryEmbeddingDimAttr())
+      .getResult();
 }
 
 // Whether a and b hold the same values: one value, equal constants, or the
@@ -235,16 +246,15 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
     std::optional<RotaryInfo> qRot, kRot;
     Value q4 = unrotated(qScaled, &qRot, ops);
     Value k4 = unrotated(k4r, &kRot, ops);
-    if (!q4 || !k4) return rewriter.notifyMatchFailure(root, "a rotary embedding is not at positions 0..");
     std::optional<HeadSplit> q = headSplit(q4, ops), k = headSplit(k4, ops), v = headSplit(v4, ops);
     if (!q || !k || !v) return rewriter.notifyMatchFailure(root, "q, k or v is not a head split");
     if (k->B != q->B || v->B != q->B || k->S != S || v->S != S || q->S != S || k->N != v->N || kRep != vRep ||
         k->N * kRep != q->N || k->D != q->D || v->D != q->D)
       return rewriter.notifyMatchFailure(root, "q, k and v disagree on batch, length, heads or head size");
-    if (bool(qRot) != bool(kRot) ||
-        (qRot && (!sameValue(qRot->cos, kRot->cos) || !sameValue(qRot->sin, kRot->sin) ||
-                  qRot->interleaved != kRot->interleaved)))
-      return rewriter.notifyMatchFailure(root, "q and k are not rotated alike");
+    // GQA's own rotary (doRotary) when q and k are rotated alike at
+    // positions 0..; otherwise each rotation moves onto its 3-D projection.
+    bool absorb = qRot && kRot && qRot->atZero && kRot->atZero && sameValue(qRot->cos, kRot->cos) &&
+                  sameValue(qRot->sin, kRot->sin) && qRot->interleaved == kRot->interleaved;
     int64_t B = q->B, H = q->N, Hkv = k->N, D = q->D;
     auto rootType = cast<RankedTensorType>(root.getType());
     if (!rootType.hasStaticShape() || rootType.getNumElements() != B * S * H * D)
@@ -255,20 +265,22 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
     Type elem = rootType.getElementType();
     Value q3 = reshapeTo(rewriter, loc, q->source, {B, S, H * D});
     Value k3 = reshapeTo(rewriter, loc, k->source, {B, S, Hkv * D});
+    if (qRot && !absorb) q3 = rotate3d(rewriter, loc, *qRot, q3, H);
+    if (kRot && !absorb) k3 = rotate3d(rewriter, loc, *kRot, k3, Hkv);
     Value v3 = reshapeTo(rewriter, loc, v->source, {B, S, Hkv * D});
     Value past = floatConstant(rewriter, loc, {B, Hkv, 0, D}, elem, {});
     Type i32 = rewriter.getI32Type();
     Value seqlens = intConstant(rewriter, loc, {B}, i32, SmallVector<int64_t>(B, S - 1));
     Value total = intConstant(rewriter, loc, {}, i32, {S});
     auto gqa = GroupQueryAttentionOp::create(
-        rewriter, loc, q3, k3, v3, past, past, seqlens, total, qRot ? qRot->cos : Value(),
-        qRot ? qRot->sin : Value(), rewriter.getI64IntegerAttr(H), rewriter.getI64IntegerAttr(Hkv),
-        rewriter.getF64FloatAttr(scale), FloatAttr(), IntegerAttr(), qRot ? rewriter.getBoolAttr(true) : BoolAttr(),
-        qRot && qRot->interleaved ? rewriter.getBoolAttr(true) : BoolAttr());
+        rewriter, loc, q3, k3, v3, past, past, seqlens, total, absorb ? qRot->cos : Value(),
+        absorb ? qRot->sin : Value(), rewriter.getI64IntegerAttr(H), rewriter.getI64IntegerAttr(Hkv),
+        rewriter.getF64FloatAttr(scale), FloatAttr(), IntegerAttr(), absorb ? rewriter.getBoolAttr(true) : BoolAttr(),
+        absorb && qRot->interleaved ? rewriter.getBoolAttr(true) : BoolAttr());
     Value out = reshapeTo(rewriter, loc, gqa.getOutput(), rootType.getShape());
     rewriter.replaceOp(root, out);
     ++counters.attentions;
-    if (qRot) ++counters.rotaries;
+    if (absorb) ++counters.rotaries;
     counters.opsReplaced += 1 + eraseDeadOps(rewriter, ops);
     return success();
   }

@@ -203,11 +203,19 @@ func.func @anti_causal() -> tensor<1x4x32xf32> attributes {webnn.output_names = 
 
 // -----
 
-// Not fused: q and k rotated from position 3, not the positions 0.. an
-// empty past gives GQA's own rotary.
+// q and k rotated from position 3, not the positions 0.. that GQA's own
+// rotary would use with an empty past: the rotations stay, moved onto the
+// [B, S, N * D] projections (3-D rotaryEmbedding with numHeads), no doRotary.
 // CHECK-LABEL: func.func @rotary_not_at_zero
-// CHECK-NOT: webnn.groupQueryAttention
-// CHECK: webnn.rotaryEmbedding
+// CHECK-DAG: %[[Q:.+]] = webnn.input "q"
+// CHECK-DAG: %[[K:.+]] = webnn.input "k"
+// CHECK-DAG: %[[V:.+]] = webnn.input "v"
+// CHECK-DAG: %[[POS:.+]] = webnn.constant dense<3> : tensor<1xi64>
+// CHECK: %[[QR:.+]] = webnn.rotaryEmbedding %[[Q]], %[[POS]], %{{.+}}, %{{.+}} {numHeads = 4 : i64} : (tensor<1x4x32xf32>
+// CHECK: %[[KR:.+]] = webnn.rotaryEmbedding %[[K]], %[[POS]], %{{.+}}, %{{.+}} {numHeads = 2 : i64} : (tensor<1x4x16xf32>
+// CHECK: %[[Y:.+]], %{{.+}}, %{{.+}} = webnn.groupQueryAttention %[[QR]] key %[[KR]] value %[[V]], {{.*}} {kvNumHeads = 2 : i64, numHeads = 4 : i64, scale
+// CHECK-NOT: doRotary
+// CHECK: return %[[Y]]
 func.func @rotary_not_at_zero() -> tensor<1x4x32xf32> attributes {webnn.output_names = ["y"]} {
   %q = webnn.input "q" : tensor<1x4x32xf32>
   %k = webnn.input "k" : tensor<1x4x16xf32>
