@@ -87,7 +87,7 @@ function readNpy(file) {
 }
 
 const NPY_DESCR = {
-  float32: '<f4', float64: '<f8', int64: '<i8', int32: '<i4', int16: '<i2', int8: '|i1',
+  float32: '<f4', float16: '<f2', float64: '<f8', int64: '<i8', int32: '<i4', int16: '<i2', int8: '|i1',
   uint64: '<u8', uint32: '<u4', uint16: '<u2', uint8: '|u1', bool: '|b1',
 };
 

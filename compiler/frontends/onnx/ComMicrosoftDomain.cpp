@@ -1,11 +1,15 @@
 // ONNX Runtime's com.microsoft contrib ops that decoder LLMs exported by
 // onnxruntime-genai / Olive use, plus their default-domain cousins
-// (SimplifiedLayerNormalization, opset-23 RMSNormalization). Each becomes one
+// (SimplifiedLayerNormalization, opset-23 RMSNormalization, RotaryEmbedding
+// and Attention). Each becomes one
 // of the LLM ops of docs/LLM.md; semantics follow docs/ContribOperators.md in
 // microsoft/onnxruntime. Options ORT has but these ops do not model are
 // rejected by name rather than ignored.
 #include "compiler/frontends/onnx/OnnxConverter.h"
 #include "dialects/webnn/WebNNShapeUtils.h"
+
+#include <cmath>
+#include <limits>
 
 namespace mlir::webnn::onnx_import {
 namespace {
@@ -192,6 +196,161 @@ LogicalResult convertGroupQueryAttention(NodeConverter &c) {
   return c.done((*r)[0]);
 }
 
+// --------------------------------------------------- GatherBlockQuantized
+// Rows of a block-quantized table (genai's int4 embeddings), dequantized
+// after the gather so only the selected rows are touched: uint8 data with
+// MatMulNBits' conventions (4-bit values low nibble first along the last
+// axis, default zero point 2^(bits-1)), scales (and packed zero points) per
+// block of the last axis. Nibbles are split with float arithmetic (WebNN has
+// no bitwise ops; 0..255 is exact): hi = floor(x / 16), lo = x - 16 hi.
+Value unpackNibbles(NodeConverter &c, Value bytes, ArrayRef<int64_t> prefix, int64_t packed) {
+  Type f32 = c.builder().getF32Type();
+  Value x = c.emitCast(bytes, f32);
+  Value hi = c.emit("floor", {c.emit("div", {x, c.scalar(f32, 16.0)})});
+  Value lo = c.emit("sub", {x, c.emit("mul", {hi, c.scalar(f32, 16.0)})});
+  SmallVector<int64_t> pairShape(prefix), flatShape(prefix);
+  pairShape.append({packed, 1});
+  flatShape.push_back(2 * packed);
+  Value pairs = c.emit("concat", {c.emitReshape(lo, pairShape), c.emitReshape(hi, pairShape)},
+                       {c.i64Attr("axis", int64_t(pairShape.size()) - 1)});
+  return c.emitReshape(pairs, flatShape);
+}
+
+LogicalResult convertGatherBlockQuantized(NodeConverter &c) {
+  FailureOr<Value> data = c.requiredInput(0), indices = c.requiredInput(1), scales = c.requiredInput(2);
+  if (failed(data) || failed(indices) || failed(scales)) return failure();
+  ArrayRef<int64_t> ds = NodeConverter::shapeOf(*data);
+  const int64_t rank = int64_t(ds.size());
+  int64_t bits = c.intAttr("bits", 4), block = c.intAttr("block_size", 128);
+  FailureOr<int64_t> gatherAxis = c.normalizeAxis(c.intAttr("gather_axis", 0), rank, "gather_axis");
+  FailureOr<int64_t> quantizeAxis = c.normalizeAxis(c.intAttr("quantize_axis", 1), rank, "quantize_axis");
+  if (failed(gatherAxis) || failed(quantizeAxis)) return failure();
+  if (rank < 2 || *gatherAxis != 0 || *quantizeAxis != rank - 1)
+    return c.fail("only gather_axis 0 with quantize_axis the last axis (the embedding layout) is supported");
+  if (!NodeConverter::typeOf(*data).getElementType().isUnsignedInteger(8))
+    return c.fail("only uint8 data (MatMulNBits packing) is supported, not int4/uint4 tensors");
+  if (bits != 4 && bits != 8) return c.fail("bits must be 4 or 8");
+  const int64_t packed = ds.back(), C = bits == 4 ? 2 * packed : packed;
+  ArrayRef<int64_t> ss = NodeConverter::shapeOf(*scales);
+  const int64_t nb = ss.empty() ? 0 : ss.back();
+  if (block < 1 || nb * block != C)
+    return c.fail("scales' last dimension " + Twine(nb) + " times block_size " + Twine(block) +
+                  " must equal the data's " + Twine(C) + " values per row");
+  Type f32 = c.builder().getF32Type(), outType = NodeConverter::typeOf(*scales).getElementType();
+  Value rows = c.emit("gather", {*data, *indices}, {c.i64Attr("axis", 0)});
+  if (c.emitFailed()) return failure();
+  SmallVector<int64_t> prefix(NodeConverter::shapeOf(rows).drop_back());
+  Value q = bits == 4 ? unpackNibbles(c, rows, prefix, packed) : c.emitCast(rows, f32);
+  SmallVector<int64_t> blocks(prefix), perBlock(prefix), out(prefix);
+  blocks.append({nb, block});
+  perBlock.append({nb, 1});
+  out.push_back(C);
+  q = c.emitReshape(q, blocks);
+  Value s = c.emitReshape(c.emitCast(c.emit("gather", {*scales, *indices}, {c.i64Attr("axis", 0)}), f32), perBlock);
+  Value zp = c.scalar(f32, double(1 << (bits - 1)));
+  if (Value zpIn = c.input(3)) {
+    Value zrows = c.emit("gather", {zpIn, *indices}, {c.i64Attr("axis", 0)});
+    if (c.emitFailed()) return failure();
+    int64_t zpPacked = NodeConverter::shapeOf(zrows).back();
+    zp = bits == 4 ? unpackNibbles(c, zrows, prefix, zpPacked) : c.emitCast(zrows, f32);
+    if (bits == 4 && 2 * zpPacked != nb) {  // an odd block count pads the last byte
+      SmallVector<int64_t> starts(prefix.size() + 1, 0), sizes(prefix);
+      sizes.push_back(nb);
+      zp = c.emit("slice", {zp}, {c.i64ArrayAttr("starts", starts), c.i64ArrayAttr("sizes", sizes)});
+    }
+    zp = c.emitReshape(zp, perBlock);
+  }
+  Value y = c.emitReshape(c.emit("mul", {c.emit("sub", {q, zp}), s}), out);
+  if (!c.emitFailed() && outType != f32) y = c.emitCast(y, outType);
+  return c.done(y);
+}
+
+// ------------------------------------------------------- Attention (opset 23)
+// softmax(softcap(Q K^T * scale) + mask) V over BNSH heads, written in spec
+// ops: 3-D inputs [B, S, heads * D] are split into heads, past_key/value are
+// concatenated in front (present_key/value), KV heads are repeated for
+// grouped queries (query head h reads KV head h / (q_num_heads /
+// kv_num_heads)), a bool mask selects (true = attend), a float mask adds, and
+// is_causal hides key j from query i when j > i + past length. The softcap
+// before the mask and the causal triangle's alignment with a past follow ONNX
+// Runtime (test/llm/check_attention23.py). Shapes are static here, so the
+// causal mask is a constant.
+Value toHeads(NodeConverter &c, Value v, int64_t heads) {
+  ArrayRef<int64_t> s = NodeConverter::shapeOf(v);
+  if (s.size() == 4) return v;
+  v = c.emitReshape(v, {s[0], s[1], heads, s[2] / heads});
+  return c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {0, 2, 1, 3})});
+}
+
+LogicalResult convertAttention23(NodeConverter &c) {
+  FailureOr<Value> q = c.requiredInput(0), k = c.requiredInput(1), v = c.requiredInput(2);
+  if (failed(q) || failed(k) || failed(v)) return failure();
+  if (failed(rejectInputs(c, 6, "nonpad_kv_seqlen is not supported"))) return failure();
+  if (c.outputUsed(3) || c.intAttr("qk_matmul_output_mode", 0) != 0)
+    return c.fail("qk_matmul_output is not supported");
+  if (c.hasInput(4) != c.hasInput(5)) return c.fail("past_key and past_value go together");
+  int64_t rank = NodeConverter::rankOf(*q);
+  if (rank != 3 && rank != 4) return c.fail("Q must be 3-D [B, S, hidden] or 4-D [B, heads, S, D]");
+  if (NodeConverter::rankOf(*k) != rank || NodeConverter::rankOf(*v) != rank)
+    return c.fail("Q, K and V must have the same rank");
+  int64_t qHeads = rank == 4 ? NodeConverter::shapeOf(*q)[1] : c.intAttr("q_num_heads", 0);
+  int64_t kvHeads = rank == 4 ? NodeConverter::shapeOf(*k)[1] : c.intAttr("kv_num_heads", 0);
+  if (qHeads < 1 || kvHeads < 1 || qHeads % kvHeads)
+    return c.fail("q_num_heads must be a positive multiple of kv_num_heads (both required for 3-D inputs)");
+  if (rank == 3 && (NodeConverter::shapeOf(*q)[2] % qHeads || NodeConverter::shapeOf(*k)[2] % kvHeads ||
+                    NodeConverter::shapeOf(*v)[2] % kvHeads))
+    return c.fail("hidden sizes must split into q_num_heads / kv_num_heads heads");
+  Value Q = toHeads(c, *q, qHeads), K = toHeads(c, *k, kvHeads), V = toHeads(c, *v, kvHeads);
+  if (c.hasInput(4)) {
+    K = c.emit("concat", {c.input(4), K}, {c.i64Attr("axis", 2)});
+    V = c.emit("concat", {c.input(5), V}, {c.i64Attr("axis", 2)});
+  }
+  if (c.emitFailed()) return failure();
+  if (c.outputUsed(1)) c.setOutput(1, K);
+  if (c.outputUsed(2)) c.setOutput(2, V);
+  ArrayRef<int64_t> qs = NodeConverter::shapeOf(Q), ks = NodeConverter::shapeOf(K);
+  const int64_t B = qs[0], S = qs[2], D = qs[3], T = ks[2], Dv = NodeConverter::shapeOf(V)[3];
+  if (int64_t group = qHeads / kvHeads; group > 1) {
+    auto repeat = [&](Value x, int64_t d) {
+      x = c.emitReshape(x, {B, kvHeads, 1, T, d});
+      x = c.emit("expand", {x}, {c.i64ArrayAttr("newShape", {B, kvHeads, group, T, d})});
+      return c.emitReshape(x, {B, qHeads, T, d});
+    };
+    K = repeat(K, D);
+    V = repeat(V, Dv);
+  }
+  Type f = NodeConverter::typeOf(Q).getElementType();
+  float scale = c.floatAttr("scale", 0.f);
+  if (scale == 0.f) scale = 1.f / std::sqrt(float(D));
+  Value scores = c.emit("matmul", {Q, c.emit("transpose", {K}, {c.i64ArrayAttr("permutation", {0, 1, 3, 2})})});
+  scores = c.emit("mul", {scores, c.scalar(f, scale)});
+  const double negInf = -std::numeric_limits<double>::infinity();
+  float softcap = c.floatAttr("softcap", 0.f);
+  if (softcap > 0.f)
+    scores = c.emit("mul", {c.emit("tanh", {c.emit("div", {scores, c.scalar(f, softcap)})}), c.scalar(f, softcap)});
+  if (Value mask = c.input(3)) {
+    if (NodeConverter::typeOf(mask).getElementType().isInteger(8) ||
+        NodeConverter::typeOf(mask).getElementType().isUnsignedInteger(8))
+      mask = c.emit("where", {mask, c.scalar(f, 0.0), c.scalar(f, negInf)});  // bool: true attends
+    scores = c.emit("add", {scores, mask});
+  }
+  if (c.intAttr("is_causal", 0) != 0) {
+    std::vector<float> bias(size_t(S * T));
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < T; ++j) bias[size_t(i * T + j)] = j > i + (T - S) ? -INFINITY : 0.f;
+    auto type = RankedTensorType::get({S, T}, c.builder().getF32Type());
+    Value causal = c.constant(DenseElementsAttr::get(type, ArrayRef<float>(bias)));
+    if (!f.isF32()) causal = c.emitCast(causal, f);
+    scores = c.emit("add", {scores, causal});
+  }
+  Value y = c.emit("matmul", {c.emit("softmax", {scores}, {c.i64Attr("axis", 3)}), V});
+  if (rank == 3) {
+    y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {0, 2, 1, 3})});
+    y = c.emitReshape(y, {B, S, qHeads * Dv});
+  }
+  return c.done(y);
+}
+
 }  // namespace
 
 void populateComMicrosoftDomain(OpConverterTable &t) {
@@ -203,6 +362,8 @@ void populateComMicrosoftDomain(OpConverterTable &t) {
   t.add(kMs, "RotaryEmbedding", 1, convertRotaryEmbedding);
   t.add("", "RotaryEmbedding", 23, convertRotaryEmbedding23);
   t.add(kMs, "GroupQueryAttention", 1, convertGroupQueryAttention);
+  t.add(kMs, "GatherBlockQuantized", 1, convertGatherBlockQuantized);
+  t.add("", "Attention", 23, convertAttention23);
 }
 
 }  // namespace mlir::webnn::onnx_import
