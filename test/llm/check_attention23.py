@@ -7,17 +7,13 @@ without a past, bool and float masks, scale and softcap; rtol 1e-4.
   check_attention23.py --bin BUILD/bin [--work DIR]
 """
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+import single_op_vs_ort
 
 CASES = [
     dict(name="4d_plain", rank=4, qh=2, kvh=2, past=0),
@@ -75,52 +71,15 @@ def make(case, path, rng):
     return feeds, [o.name for o in outputs]
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()}")
-
-
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
-    work = a.work or tempfile.mkdtemp(prefix="webnn-attention23-")
     rng = np.random.default_rng(23)
-    failures = 0
-    for case in CASES:
-        d = os.path.join(work, case["name"])
-        os.makedirs(d, exist_ok=True)
-        model = os.path.join(d, "model.onnx")
-        feeds, outs = make(case, model, rng)
-        binds, ort_binds = [], []
-        for k, v in feeds.items():
-            np.save(os.path.join(d, k + ".npy"), v)
-            ort_binds += ["--input", f"{k}={os.path.join(d, k + '.npy')}"]
-            if v.dtype == np.bool_:  # WebNN has no bool: uint8 0/1
-                np.save(os.path.join(d, k + ".u8.npy"), v.astype(np.uint8))
-                binds += ["--input", f"{k}={os.path.join(d, k + '.u8.npy')}"]
-            else:
-                binds += ["--input", f"{k}={os.path.join(d, k + '.npy')}"]
-        try:
-            run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "m.wnn")])
-            run([os.path.join(a.bin, "webnn-run"), os.path.join(d, "m.wnn"), "--output-dir", os.path.join(d, "ours")] + binds)
-            run(["node", ORT_BENCH, model, "--bench", "1", "--warmup", "0", "--output-dir", os.path.join(d, "ort")] + ort_binds)
-        except RuntimeError as e:
-            print(f"[FAIL] {case['name']}: {e}")
-            failures += 1
-            continue
-        worst = 0.0
-        ok = True
-        for o in outs:
-            x, y = np.load(os.path.join(d, "ours", o + ".npy")), np.load(os.path.join(d, "ort", o + ".npy"))
-            ok &= x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
-            if x.shape == y.shape:
-                worst = max(worst, float(np.max(np.abs(x - y))))
-        print(f"[{'PASS' if ok else 'FAIL'}] {case['name']}: outputs {outs}, max |diff| {worst:.2e}")
-        failures += not ok
-    print(f"{len(CASES) - failures} of {len(CASES)} pass (work dir {work})")
+    failures = single_op_vs_ort.run_cases(a.bin, a.work, CASES, lambda case, path: make(case, path, rng),
+                                          label=lambda case: case["name"], tolerance=lambda case: (1e-4, 1e-5),
+                                          prefix="webnn-attention23-")
     return 1 if failures else 0
 
 

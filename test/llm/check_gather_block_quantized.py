@@ -8,17 +8,13 @@ points), 1-D and 2-D indices, float32 and float16 scales; rtol 1e-5
   check_gather_block_quantized.py --bin BUILD/bin [--work DIR]
 """
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+import single_op_vs_ort
 
 CASES = [
     dict(name="int4_no_zp", bits=4, block=16, C=64, zp=False, idx=(5,), f16=False),
@@ -59,45 +55,15 @@ def make(case, path, rng):
     return {"idx": idx}
 
 
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip()}")
-
-
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
-    work = a.work or tempfile.mkdtemp(prefix="webnn-gbq-")
     rng = np.random.default_rng(7)
-    failures = 0
-    for case in CASES:
-        d = os.path.join(work, case["name"])
-        os.makedirs(d, exist_ok=True)
-        model = os.path.join(d, "model.onnx")
-        feeds = make(case, model, rng)
-        binds = []
-        for k, v in feeds.items():
-            np.save(os.path.join(d, k + ".npy"), v)
-            binds += ["--input", f"{k}={os.path.join(d, k + '.npy')}"]
-        try:
-            run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "m.wnn")])
-            run([os.path.join(a.bin, "webnn-run"), os.path.join(d, "m.wnn"), "--output-dir", os.path.join(d, "ours")] + binds)
-            run(["node", ORT_BENCH, model, "--bench", "1", "--warmup", "0", "--output-dir", os.path.join(d, "ort")] + binds)
-        except RuntimeError as e:
-            print(f"[FAIL] {case['name']}: {e}")
-            failures += 1
-            continue
-        x = np.load(os.path.join(d, "ours", "y.npy")).astype(np.float32)
-        y = np.load(os.path.join(d, "ort", "y.npy")).astype(np.float32)
-        rtol = 1e-3 if case["f16"] else 1e-5
-        ok = x.shape == y.shape and np.allclose(x, y, rtol=rtol, atol=1e-6)
-        diff = float(np.max(np.abs(x - y))) if x.shape == y.shape else float("nan")
-        print(f"[{'PASS' if ok else 'FAIL'}] {case['name']}: shape {x.shape}, max |diff| {diff:.2e}")
-        failures += not ok
-    print(f"{len(CASES) - failures} of {len(CASES)} pass (work dir {work})")
+    failures = single_op_vs_ort.run_cases(
+        a.bin, a.work, CASES, lambda case, path: (make(case, path, rng), ["y"]), label=lambda case: case["name"],
+        tolerance=lambda case: (1e-3, 1e-6) if case["f16"] else (1e-5, 1e-6), prefix="webnn-gbq-")
     return 1 if failures else 0
 
 

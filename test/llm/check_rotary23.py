@@ -7,17 +7,13 @@ without position_ids (opset 23), rtol 1e-5.
   check_rotary23.py --bin BUILD/bin [--work DIR]
 """
 import argparse
-import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+import single_op_vs_ort
 
 
 def make(case, path, rng):
@@ -59,8 +55,6 @@ def main(argv):
     ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
-    work = a.work or tempfile.mkdtemp(prefix="webnn-rope-")
-    os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(3)
     cases = []
     for domain in ("", "com.microsoft"):
@@ -69,32 +63,11 @@ def main(argv):
                 for rot in (0, 4):
                     for positions in ((True, False) if domain == "" else (True,)):
                         cases.append(dict(domain=domain, rank=rank, interleaved=interleaved, rot=rot, positions=positions))
-    failures = 0
-    for i, case in enumerate(cases):
-        d = os.path.join(work, f"case{i}")
-        os.makedirs(d, exist_ok=True)
-        model = os.path.join(d, "model.onnx")
-        feeds = make(case, model, rng)
-        np.save(os.path.join(d, "x.npy"), feeds["x"])
-        wnn = os.path.join(d, "model.wnn")
-        r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", wnn], capture_output=True, text=True)
-        label = f"{case['domain'] or 'ai.onnx-23'} rank {case['rank']} interleaved {case['interleaved']} rot {case['rot'] or 'full'}" \
-                f"{'' if case['positions'] else ' per-token caches'}"
-        if r.returncode != 0:
-            print(f"[FAIL] {label}: webnnc: {r.stderr.strip()}")
-            failures += 1
-            continue
-        subprocess.run([os.path.join(a.bin, "webnn-run"), wnn, "--input", f"x={d}/x.npy", "--output-dir", f"{d}/ours"],
-                       check=True, capture_output=True)
-        r = subprocess.run(["node", ORT_BENCH, model, "--input", f"x={d}/x.npy", "--bench", "1", "--warmup", "0",
-                            "--output-dir", f"{d}/ort"], capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"[SKIP] {label}: ONNX Runtime: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
-            continue
-        ours, ort = np.load(f"{d}/ours/y.npy"), np.load(f"{d}/ort/y.npy")
-        ok = np.allclose(ours, ort, rtol=1e-5, atol=1e-6)
-        failures += not ok
-        print(f"[{'PASS' if ok else 'FAIL'}] {label}: max |diff| {float(np.abs(ours - ort).max()):.2e}")
+    def label(case):
+        return (f"{case['domain'] or 'ai.onnx-23'} rank {case['rank']} interleaved {case['interleaved']} "
+                f"rot {case['rot'] or 'full'}{'' if case['positions'] else ' per-token caches'}")
+    failures = single_op_vs_ort.run_cases(a.bin, a.work, cases, lambda case, path: (make(case, path, rng), ["y"]),
+                                          label=label, tolerance=lambda case: (1e-5, 1e-6), prefix="webnn-rope-")
     return 1 if failures else 0
 
 
