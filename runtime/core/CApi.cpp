@@ -70,6 +70,7 @@ webnn_status describe(const std::vector<webnn::TensorInfo> &infos, size_t index,
   out->rank = t.shape.size();
   out->dims = t.shape.data();
   out->byte_size = static_cast<size_t>(t.byteSize);
+  out->is_dynamic = t.isDynamic() ? 1 : 0;
   return WEBNN_OK;
 }
 
@@ -131,6 +132,29 @@ webnn_status webnn_session_set_input(webnn_session *session, const char *name, c
   return guarded([&] {
     if (!session || !name) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_set_input: null session or name");
     return fromStatus(session->session->copyInput(name, data, bytes));
+  });
+}
+
+webnn_status webnn_session_set_input_shaped(webnn_session *session, const char *name, const void *data,
+                                            size_t bytes, const int64_t *dims, size_t rank) {
+  return guarded([&] {
+    if (!session || !name || (!dims && rank))
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_set_input_shaped: null session, name or dims");
+    return fromStatus(session->session->copyInput(name, data, bytes, webnn::Shape(dims, dims + rank)));
+  });
+}
+
+webnn_status webnn_session_output_shape(const webnn_session *session, size_t index, const int64_t **dims,
+                                        size_t *rank) {
+  return guarded([&] {
+    if (!session || !dims || !rank) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_output_shape: null argument");
+    if (index >= session->session->outputs().size())
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_output_shape: output index " + std::to_string(index) +
+                                              " out of range");
+    const webnn::Shape &s = session->session->outputShape(index);
+    *dims = s.data();
+    *rank = s.size();
+    return WEBNN_OK;
   });
 }
 

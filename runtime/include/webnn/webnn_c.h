@@ -43,13 +43,16 @@ typedef enum webnn_data_type {
 typedef struct webnn_model webnn_model;
 typedef struct webnn_session webnn_session;
 
-/* Describes one input or output; pointers stay valid while the model lives. */
+/* Describes one input or output; pointers stay valid while the model lives.
+ * For a tensor with dynamic dimensions, dims hold their maximum sizes and
+ * is_dynamic is 1 (see webnn_session_set_input_shaped). */
 typedef struct webnn_tensor_info {
   const char *name;
   webnn_data_type data_type;
   size_t rank;
   const int64_t *dims;
   size_t byte_size;
+  int is_dynamic;
 } webnn_tensor_info;
 
 /* The message of this thread's last failed call ("" if none). */
@@ -69,10 +72,19 @@ webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_s
 void webnn_session_free(webnn_session *session);
 /* Copies `bytes` (exactly the input's byte size) into the session. */
 webnn_status webnn_session_set_input(webnn_session *session, const char *name, const void *data, size_t bytes);
+/* The same with the input's shape this run: required for an input with
+ * dynamic dimensions (their sizes are bound from these shapes at run),
+ * checked for any other. */
+webnn_status webnn_session_set_input_shaped(webnn_session *session, const char *name, const void *data,
+                                            size_t bytes, const int64_t *dims, size_t rank);
 webnn_status webnn_session_run(webnn_session *session);
 /* The output's bytes, owned by the session, valid until the next run. */
 webnn_status webnn_session_get_output(const webnn_session *session, const char *name, const void **data,
                                       size_t *bytes);
+/* Output `index`'s shape in the last run: *dims points into the session
+ * (valid until the next run). */
+webnn_status webnn_session_output_shape(const webnn_session *session, size_t index, const int64_t **dims,
+                                        size_t *rank);
 
 #ifdef __cplusplus
 }

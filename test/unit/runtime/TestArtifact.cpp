@@ -21,7 +21,16 @@ Built buildArtifact(const TGraph &g, bool weightless) {
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const auto &t : g.tensors) {
     std::vector<flatbuffers::Offset<fb::Dimension>> dims;
-    for (int64_t d : t.shape) dims.push_back(fb::CreateDimension(fbb, d));
+    for (size_t i = 0; i < t.shape.size(); ++i) {
+      int sym = i < t.dynamic.size() ? t.dynamic[i] : -1;
+      if (sym < 0) {
+        dims.push_back(fb::CreateDimension(fbb, t.shape[i]));
+        continue;
+      }
+      std::vector<fb::DimensionTerm> terms{fb::DimensionTerm(uint32_t(sym), 1)};
+      dims.push_back(fb::CreateDimension(fbb, t.shape[i], fbb.CreateString(g.dynamicDims[size_t(sym)].first), 0,
+                                         fbb.CreateVectorOfStructs(terms)));
+    }
     tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(t.name), static_cast<fb::DataType>(t.dtype),
                                        fbb.CreateVector(dims)));
   }
@@ -51,9 +60,13 @@ Built buildArtifact(const TGraph &g, bool weightless) {
     nodes.push_back(fb::CreateNode(fbb, fbb.CreateString(n.op), fbb.CreateVector(n.inputs),
                                    fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name)));
   }
+  std::vector<flatbuffers::Offset<fb::DynamicDimension>> dynamic;
+  for (const auto &[name, maxSize] : g.dynamicDims)
+    dynamic.push_back(fb::CreateDynamicDimension(fbb, fbb.CreateString(name), maxSize));
   auto graph = fb::CreateGraph(fbb, fbb.CreateString(g.name), fbb.CreateVector(tensors), fbb.CreateVector(constants),
                                fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs),
-                               static_cast<fb::Precision>(g.precision));
+                               static_cast<fb::Precision>(g.precision),
+                               dynamic.empty() ? 0 : fbb.CreateVector(dynamic));
   uint8_t digest[32];
   SHA256(allHashes.data(), allHashes.size(), digest);
   auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,
@@ -123,6 +136,17 @@ TGraph addReluGraph() {
   g.nodes = {{"add", {0, 1}, {2}, "add0"}, {"relu", {2}, {3}, "relu0"}};
   g.inputs = {0};
   g.outputs = {3};
+  return g;
+}
+
+TGraph dynamicReluGraph() {
+  TGraph g;
+  g.name = "dynamic_relu";
+  g.dynamicDims = {{"n", 8}};
+  g.tensors = {{"x", DataType::kFloat32, {8, 2}, {0, -1}}, {"y", DataType::kFloat32, {8, 2}, {0, -1}}};
+  g.nodes = {{"relu", {0}, {1}, "relu0"}};
+  g.inputs = {0};
+  g.outputs = {1};
   return g;
 }
 

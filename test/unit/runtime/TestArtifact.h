@@ -16,6 +16,9 @@ struct TTensor {
   std::string name;
   DataType dtype = DataType::kFloat32;
   Shape shape;
+  // Per dimension, the TGraph::dynamicDims index it equals (its shape entry
+  // is then that dimension's maximum), or -1; empty = all static.
+  std::vector<int> dynamic = {};
 };
 
 struct TConstant {
@@ -54,6 +57,7 @@ struct TGraph {
   // constants; the caller extends the file (sparse) to match.
   std::optional<uint64_t> segmentSize;
   uint8_t precision = 0;  // Graph.precision: 0 exact, 1 relaxed, others unknown
+  std::vector<std::pair<std::string, int64_t>> dynamicDims;  // (name, maxSize)
 };
 
 struct Built {
@@ -73,6 +77,8 @@ void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
 TGraph addReluGraph();
 // Zero nodes: output "y" is input "x" itself, output "k" is a constant.
 TGraph passthroughGraph();
+// y = relu(x), x: float32 [n, 2] with dynamic n <= 8.
+TGraph dynamicReluGraph();
 
 }  // namespace webnn::test
 

@@ -94,6 +94,46 @@ static void test_add_relu(const char *dir) {
   webnn_model_free(model);
 }
 
+/* A graph with a dynamic dimension: x [n <= 8, 2] -> relu -> y [n, 2]. */
+static void test_dynamic(const char *dir) {
+  char path[4096];
+  webnn_model *model = NULL;
+  webnn_session *session = NULL;
+  webnn_tensor_info info;
+  const float x[6] = {-1, 2, -3, 4, -5, 6};
+  const float want[6] = {0, 2, 0, 4, 0, 6};
+  const int64_t dims[2] = {3, 2}, big[2] = {9, 2};
+  const int64_t *out_dims = NULL;
+  size_t rank = 0;
+  const void *data = NULL;
+  size_t bytes = 0;
+  path_in(path, sizeof path, dir, "dynamic_relu.wnn");
+  webnn_status s = webnn_model_load(path, NULL, &model);
+  if (s == WEBNN_UNSUPPORTED) { /* no relu kernel in this build */
+    printf("skipping dynamic_relu: %s\n", webnn_last_error());
+    return;
+  }
+  CHECK(s == WEBNN_OK);
+  if (!model) return;
+  CHECK(webnn_model_input_info(model, 0, &info) == WEBNN_OK);
+  CHECK(info.is_dynamic == 1 && info.rank == 2 && info.dims[0] == 8);
+  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
+  if (session) {
+    CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_INVALID_ARGUMENT);
+    CHECK(strstr(webnn_last_error(), "dynamic") != NULL);
+    CHECK(webnn_session_set_input_shaped(session, "x", x, sizeof x, big, 2) == WEBNN_INVALID_ARGUMENT);
+    CHECK(webnn_session_set_input_shaped(session, "x", x, sizeof x, dims, 2) == WEBNN_OK);
+    CHECK(webnn_session_run(session) == WEBNN_OK);
+    CHECK(webnn_session_output_shape(session, 0, &out_dims, &rank) == WEBNN_OK);
+    CHECK(rank == 2 && out_dims && out_dims[0] == 3 && out_dims[1] == 2);
+    CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
+    CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+    CHECK(webnn_session_output_shape(session, 5, &out_dims, &rank) == WEBNN_INVALID_ARGUMENT);
+    webnn_session_free(session);
+  }
+  webnn_model_free(model);
+}
+
 static void test_errors(const char *dir) {
   char path[4096];
   webnn_model *model = (webnn_model *)1;
@@ -118,6 +158,7 @@ int main(int argc, char **argv) {
   }
   test_passthrough(argv[1]);
   test_add_relu(argv[1]);
+  test_dynamic(argv[1]);
   test_errors(argv[1]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("c api test passed\n");

@@ -21,6 +21,7 @@ int main(int argc, char **argv) {
     std::filesystem::create_directories(dir);
     writeFile(dir + "/passthrough.wnn", buildArtifact(passthroughGraph()).artifact);
     writeFile(dir + "/add_relu.wnn", buildArtifact(addReluGraph()).artifact);
+    writeFile(dir + "/dynamic_relu.wnn", buildArtifact(dynamicReluGraph()).artifact);
     Built wl = buildArtifact(addReluGraph(), true);
     writeFile(dir + "/add_relu_wl.wnn", wl.artifact);
     writeFile(dir + "/add_relu_wl.weights", wl.weights);
