@@ -376,6 +376,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainQtoZ(t);
     populateDefaultDomainSignal(t);
     populateDefaultDomainMath(t);
+    populateDefaultDomainFolded(t);
     populateDefaultDomainControlFlow(t);
     populateDefaultDomainTraining(t);
     populateDefaultDomainIndexing(t);

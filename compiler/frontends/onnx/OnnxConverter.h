@@ -259,6 +259,7 @@ void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, 
 void populateDefaultDomainIndexing(OpConverterTable &table);    // GridSample, ReverseSequence
 void populateDefaultDomainTraining(OpConverterTable &table);    // preview.training optimizers
 void populateDefaultDomainControlFlow(OpConverterTable &table); // Loop, Scan unrolled
+void populateDefaultDomainFolded(OpConverterTable &table);      // Unique, NMS on constants
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
 
