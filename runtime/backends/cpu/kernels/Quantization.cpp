@@ -6,7 +6,8 @@
 // row once per row, and step through the last dimension in blocks.
 //
 // quantizeLinear: saturate(roundEven(x / scale) + zeroPoint) into the output
-// type (zeroPoint's), computed in double so int32 zero points stay exact; NaN
+// type (zeroPoint's): the quotient in float (as ONNX computes it), the rest in
+// double so int32 zero points stay exact; NaN
 // quantizes to the zero point. dequantizeLinear: (x - zeroPoint) * scale, the
 // difference taken exactly in int64. int4/uint4 (two per byte, low nibble
 // first) are accepted beyond the spec's type list, like the dialect.
@@ -144,7 +145,10 @@ class QuantizeKernel final : public Kernel {
         int64_t srow = p_.scaleRowOffset(r);
         for (int64_t j = 0; j < p_.cols; ++j) {
           int64_t i = r * p_.cols + j, s = srow + j / p_.block;
-          double q = std::nearbyint(double(loadFloat(x, half_, i)) / double(loadFloat(scale, half_, s)));
+          // The quotient is rounded to float first, as ONNX (and its runtimes)
+          // divide in float: a double quotient just below .5 would round the
+          // other way (ONNX's DynamicQuantizeLinear expanded test: 25.5).
+          double q = std::nearbyint(double(loadFloat(x, half_, i) / loadFloat(scale, half_, s)));
           double v = q + double(loadInteger(zp, zpType, s));
           int64_t out = std::isnan(v) ? loadInteger(zp, zpType, s)
                                       : int64_t(std::min(std::max(v, double(lo_)), double(hi_)));
