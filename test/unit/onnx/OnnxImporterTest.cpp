@@ -587,6 +587,112 @@ TEST(OnnxImport, IfWithConstantConditionIsInlined) {
   EXPECT_TRUE(r.ops("webnn.relu").empty());
 }
 
+// ---------------------------------------------- decompositions (shape of the lowering)
+TEST(OnnxImport, Conv3dIsOneConv2dOverDepthPlanes) {
+  ModelBuilder m(13);
+  m.input("x", {1, 2, 4, 5, 5}).floats("w", {3, 2, 2, 3, 3}).output("y");
+  m.node("Conv", {"x", "w"}, {"y"}, "conv3d");
+  Imported r = importFile(m.save("conv3d.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(r.ops("webnn.conv2d").size(), 1u);
+  EXPECT_EQ(r.resultShape(0), (std::vector<int64_t>{1, 3, 3, 3, 3}));
+}
+
+TEST(OnnxImport, TopKTakesKRoundsOfArgMax) {
+  ModelBuilder m(13);
+  m.input("x", {3, 5}).ints("k", {2}).output("v").output("i");
+  m.node("TopK", {"x", "k"}, {"v", "i"}, "topk");
+  Imported r = importFile(m.save("topk.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(r.resultShape(0), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(r.resultShape(1), (std::vector<int64_t>{3, 2}));
+  // One per round, plus the first-untaken fallback from the second round on.
+  EXPECT_EQ(r.ops("webnn.argMax").size(), 3u);
+}
+
+TEST(OnnxImport, IntegerMatMulSplitsLongReductions) {
+  // K = 600 > 256: three float32 matmuls, each exact, summed in int32.
+  ModelBuilder m(13);
+  m.input("a", {2, 600}, onnx::TensorProto::UINT8).input("b", {600, 3}, onnx::TensorProto::UINT8);
+  m.output("y");
+  m.node("MatMulInteger", {"a", "b"}, {"y"}, "mmi");
+  Imported r = importFile(m.save("matmulinteger.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(r.ops("webnn.matmul").size(), 3u);
+}
+
+onnx::GraphProto *addBody(onnx::NodeProto *n) {
+  auto *a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  return a->mutable_g();
+}
+
+TEST(OnnxImport, LoopWithConstantTripCountIsUnrolled) {
+  auto build = [](bool constantTrip) {
+    ModelBuilder m(13);
+    m.input("x", {2}).output("y");
+    if (constantTrip) {
+      m.ints("trip", {3});
+    } else {
+      m.input("trip", {}, onnx::TensorProto::INT64);
+    }
+    onnx::GraphProto *g = addBody(m.node("Loop", {"trip", "", "x"}, {"y"}, "loop"));
+    g->add_input()->set_name("i");
+    g->add_input()->set_name("cond_in");
+    g->add_input()->set_name("v_in");
+    onnx::NodeProto *id = g->add_node();
+    id->set_op_type("Identity");
+    id->add_input("cond_in");
+    id->add_output("cond_out");
+    onnx::NodeProto *add = g->add_node();
+    add->set_op_type("Add");
+    add->add_input("v_in");
+    add->add_input("v_in");
+    add->add_output("v_out");
+    g->add_output()->set_name("cond_out");
+    g->add_output()->set_name("v_out");
+    return m;
+  };
+  ModelBuilder ok = build(true);
+  Imported r = importFile(ok.save("loop.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_EQ(r.ops("webnn.add").size(), 3u);
+
+  ModelBuilder runtime = build(false);
+  Imported rr = importFile(runtime.save("loop_runtime.onnx"));
+  EXPECT_FALSE(rr);
+  EXPECT_EQ(rr.firstError(),
+            "node 'loop' (Loop): input 'M' ('trip') must be a constant (an initializer or "
+            "computable from constants)");
+}
+
+TEST(OnnxImport, DecompositionLimitsAreReported) {
+  ModelBuilder det(13);
+  det.input("x", {5, 5}).output("y");
+  det.node("Det", {"x"}, {"y"}, "det");
+  Imported rd = importFile(det.save("det5.onnx"));
+  EXPECT_FALSE(rd);
+  EXPECT_EQ(rd.firstError(), "node 'det' (Det): Det of 5x5 matrices is not supported (n <= 4)");
+
+  ModelBuilder roi(16);
+  roi.input("x", {1, 1, 8, 8}).input("rois", {2, 4}).output("y");
+  roi.input("b", {2}, onnx::TensorProto::INT64);
+  roi.node("RoiAlign", {"x", "rois", "b"}, {"y"}, "roi");
+  Imported rr = importFile(roi.save("roialign_adaptive.onnx"));
+  EXPECT_FALSE(rr);
+  EXPECT_NE(rr.firstError().find("sampling_ratio 0 (adaptive"), std::string::npos) << rr.allErrors();
+
+  ModelBuilder nms(11);
+  nms.input("boxes", {1, 3, 4}).floats("scores", {1, 1, 3}).output("sel");
+  nms.node("NonMaxSuppression", {"boxes", "scores"}, {"sel"}, "nms");
+  Imported rn = importFile(nms.save("nms_runtime.onnx"));
+  EXPECT_FALSE(rn);
+  EXPECT_EQ(rn.firstError(),
+            "node 'nms' (NonMaxSuppression): input 'boxes' ('boxes') must be a constant (an "
+            "initializer or computable from constants)");
+}
+
 TEST(OnnxImport, ReshapeZeroAndMinusOne) {
   ModelBuilder m;
   m.input("x", {2, 3, 4}).ints("shape", {0, -1}).output("y");
