@@ -93,13 +93,18 @@ def run_test(test_dir, args, workdir):
     r = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
     frozen = {}
     # Inputs that must be constant in WebNN: freeze the integer ones, then any
-    # input an error names as "('NAME') must be a constant", until it compiles.
+    # input an error names as "('NAME') must be a constant" or as a graph input
+    # such a value is computed from, until it compiles.
     while r.returncode != 0 and args.const_input:
         want = dict(frozen)
         want.update(int64_inputs)
-        for m in re.finditer(r"\('([^']+)'\) must be a constant", r.stderr):
-            if m.group(1) in input_files:
-                want[m.group(1)] = input_files[m.group(1)]
+        names = [m.group(1) for m in re.finditer(r"\('([^']+)'\) must be a constant", r.stderr)]
+        # "...; it is computed from graph inputs 'a', 'b' (freeze them ...)"
+        for m in re.finditer(r"computed from graph inputs ((?:'[^']+'(?:, )?)+)", r.stderr):
+            names += re.findall(r"'([^']+)'", m.group(1))
+        for n in names:
+            if n in input_files:
+                want[n] = input_files[n]
         if want == frozen:
             break
         frozen = want

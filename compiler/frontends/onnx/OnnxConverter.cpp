@@ -50,13 +50,38 @@ std::optional<ConstantData> NodeConverter::constantInput(size_t i) const {
   return getConstantData(input(i));
 }
 
+// The graph inputs (webnn.input names) `v` is computed from, when it is not
+// one itself: what a user would freeze with --const-input.
+static SmallVector<std::string> graphInputsFeeding(Value v) {
+  SmallVector<std::string> names;
+  if (!v || !v.getDefiningOp() || isa<InputOp>(v.getDefiningOp())) return names;
+  SmallVector<Operation *> work = {v.getDefiningOp()};
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  while (!work.empty() && seen.size() < 4096) {
+    Operation *op = work.pop_back_val();
+    if (!op || !seen.insert(op).second) continue;
+    if (auto in = dyn_cast<InputOp>(op)) {
+      names.push_back(in.getName().str());
+      continue;
+    }
+    for (Value operand : op->getOperands()) work.push_back(operand.getDefiningOp());
+  }
+  llvm::sort(names);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 FailureOr<ConstantData> NodeConverter::requireConstantInput(size_t i, StringRef what) {
   if (!hasInput(i)) return fail("missing input '" + what + "'"), failure();
   std::optional<ConstantData> d = constantInput(i);
-  if (!d)
+  if (!d) {
+    std::string from;
+    for (const std::string &n : graphInputsFeeding(input(i))) from += (from.empty() ? "'" : ", '") + n + "'";
+    if (!from.empty()) from = "; it is computed from graph inputs " + from + " (freeze them with --const-input)";
     return fail("input '" + what + "' ('" + node_.input(i) +
-                "') must be a constant (an initializer or computable from constants)"),
+                "') must be a constant (an initializer or computable from constants)" + from),
            failure();
+  }
   return *d;
 }
 

@@ -693,6 +693,19 @@ TEST(OnnxImport, DecompositionLimitsAreReported) {
             "initializer or computable from constants)");
 }
 
+TEST(OnnxImport, NonConstantErrorsNameTheGraphInputsBehindAValue) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}).input("s", {2}, onnx::TensorProto::INT64).ints("one", {1}).output("y");
+  m.node("Add", {"s", "one"}, {"shape"}, "add");
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape");
+  Imported r = importFile(m.save("reshape_computed.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_EQ(r.firstError(),
+            "node 'reshape' (Reshape): input 'shape' ('shape') must be a constant (an initializer "
+            "or computable from constants); it is computed from graph inputs 's' (freeze them "
+            "with --const-input)");
+}
+
 TEST(OnnxImport, ReshapeZeroAndMinusOne) {
   ModelBuilder m;
   m.input("x", {2, 3, 4}).ints("shape", {0, -1}).output("y");
