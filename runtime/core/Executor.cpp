@@ -1,6 +1,7 @@
 #include "core/Executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -231,8 +232,15 @@ Status Executor::run() {
   for (size_t i = 0; i < active_.size(); ++i) {
     cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
                            nodeOutputs_[i].size(), pool_.get()};
+    if (!profiling_) {
+      active_[i]->run(ctx);
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
     active_[i]->run(ctx);
+    nodeMs_[i] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
+  if (profiling_) ++profiledRuns_;
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     uint64_t off = graph_->outputCopyOffset[k];
     if (off == kNotInArena) continue;
@@ -287,6 +295,12 @@ Status Executor::resolveShapes() {
     active_[i] = cache.back().kernel.get();
   }
   return Status::ok();
+}
+
+void Executor::setProfiling(bool on) {
+  profiling_ = on;
+  nodeMs_.assign(active_.size(), 0.0);
+  profiledRuns_ = 0;
 }
 
 const Shape &Executor::outputShape(size_t index) const {

@@ -63,6 +63,11 @@ class Executor {
   Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false,
                   const Shape *shape = nullptr);
   Status run();
+  // Per-node wall time of every run while on (off by default: two clock
+  // reads per node). Indexed like graph().nodes.
+  void setProfiling(bool on);
+  const std::vector<double> &nodeMilliseconds() const { return nodeMs_; }
+  uint64_t profiledRuns() const { return profiledRuns_; }
   // Graph output `index`'s bytes after run(); valid until the next run.
   const void *outputData(size_t index) const;
   // Its shape and byte size in the last run (the static ones before a run).
@@ -94,6 +99,9 @@ class Executor {
     std::unique_ptr<cpu::Kernel> kernel;
   };
   std::vector<std::vector<CachedKernel>> kernelCache_;
+  bool profiling_ = false;
+  std::vector<double> nodeMs_;
+  uint64_t profiledRuns_ = 0;
   struct AlignedFree {
     void operator()(void *p) const;
   };

@@ -173,6 +173,17 @@ Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<O
   return Status::ok();
 }
 
+void Session::enableProfiling(bool on) { executor_->setProfiling(on); }
+
+std::vector<Session::NodeProfile> Session::profile(uint64_t *runs) const {
+  std::vector<NodeProfile> out;
+  const auto &nodes = executor_->graph().graph.nodes;
+  const auto &ms = executor_->nodeMilliseconds();
+  for (size_t i = 0; i < nodes.size() && i < ms.size(); ++i) out.push_back({nodes[i].op, nodes[i].name, ms[i]});
+  if (runs) *runs = executor_->profiledRuns();
+  return out;
+}
+
 int Session::threads() const { return executor_->numThreads(); }
 uint64_t Session::arenaBytes() const { return executor_->graph().arenaBytes; }
 

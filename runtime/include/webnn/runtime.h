@@ -141,6 +141,16 @@ class Session {
   // (which must hold at least the output's bytes this run).
   Status run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs);
 
+  // Per-node timing of the runs after enableProfiling() (which resets it):
+  // one entry per node in execution order with its op, source name and the
+  // wall milliseconds summed over `runs` runs.
+  struct NodeProfile {
+    std::string op, name;
+    double totalMs = 0;
+  };
+  void enableProfiling(bool on);
+  std::vector<NodeProfile> profile(uint64_t *runs) const;
+
   const std::vector<TensorInfo> &inputs() const { return inputs_; }
   const std::vector<TensorInfo> &outputs() const { return outputs_; }
   int threads() const;

@@ -261,5 +261,47 @@ TEST(IndexingKernels, CumulativeSumModes) {
   EXPECT_FALSE(runOp(bad).isOk());  // int8 is not an allowed type
 }
 
+
+// Transposes that reduce to a batched 2-D swap (NCHW <-> NHWC, a plain matrix
+// transpose, size-1 dims anywhere) take the tiled path; every result must
+// equal the element-by-element definition, tiles' edges included.
+TEST(ShapeKernels, TransposeAsBatchedSwapMatchesDefinition) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+  };
+  for (const Case &t : {Case{{2, 3, 33, 35}, {0, 2, 3, 1}}, Case{{2, 33, 35, 3}, {0, 3, 1, 2}},
+                        Case{{37, 65}, {1, 0}}, Case{{1, 3, 1, 40, 2}, {0, 2, 3, 4, 1}},
+                        Case{{4, 5, 6}, {0, 2, 1}}, Case{{4, 5, 6}, {2, 0, 1}}, Case{{4, 5, 6}, {1, 0, 2}}}) {
+    int64_t n = 1;
+    for (int64_t d : t.shape) n *= d;
+    Shape os;
+    for (int64_t p : t.perm) os.push_back(t.shape[size_t(p)]);
+    OpCase c;
+    c.op = "transpose";
+    c.attrInts("permutation", t.perm);
+    std::vector<float> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) values[size_t(i)] = float(i);  // distinct: any misplacement shows
+    c.inputs = {f32(t.shape, values)};
+    c.outputs = {outSpec(DataType::kFloat32, os)};
+    ASSERT_TRUE(runOp(c, 2).isOk());
+    const float *x = c.inputs[0]->as<float>();
+    std::vector<int64_t> inStrides(t.shape.size(), 1);
+    for (size_t d = t.shape.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * t.shape[d + 1];
+    std::vector<double> want;
+    std::vector<int64_t> idx(os.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t off = 0;
+      for (size_t d = 0; d < os.size(); ++d) off += idx[d] * inStrides[size_t(t.perm[d])];
+      want.push_back(x[off]);
+      for (size_t d = os.size(); d-- > 0;) {
+        if (++idx[d] < os[d]) break;
+        idx[d] = 0;
+      }
+    }
+    EXPECT_EQ(c.outputs[0].values(), want) << "transpose " << shapeToString(t.shape);
+  }
+}
+
 }  // namespace
 }  // namespace webnn::cpu::test

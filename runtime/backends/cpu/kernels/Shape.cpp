@@ -116,6 +116,75 @@ std::unique_ptr<Kernel> makeIndexMap(std::vector<std::vector<int64_t>> maps, Dat
   return std::make_unique<IndexMapKernel>(std::move(maps), elementBytes(t), padBits);
 }
 
+// A transpose that, once dims adjacent in both orders are merged, swaps the
+// two inner dims of [batch, rows, cols] (NCHW <-> NHWC: [N, C, HW] <-> [N, HW,
+// C]). The index-map kernel would copy rows of C = 3 elements one by one
+// (0.64 ms for a 224x224 image); this one moves 32x32 tiles.
+class BatchedTransposeKernel final : public Kernel {
+ public:
+  BatchedTransposeKernel(int64_t batch, int64_t rows, int64_t cols, size_t elemBytes)
+      : batch_(batch), rows_(rows), cols_(cols), esz_(elemBytes) {}
+
+  void run(const KernelContext &ctx) override {
+    constexpr int64_t kTile = 32;
+    const int64_t rowTiles = (rows_ + kTile - 1) / kTile, colTiles = (cols_ + kTile - 1) / kTile;
+    const uint8_t *x = in<uint8_t>(ctx, 0);
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    dispatchBytes(esz_, [&](auto tag) {
+      using E = decltype(tag);
+      const E *xs = reinterpret_cast<const E *>(x);
+      E *ys = reinterpret_cast<E *>(y);
+      parallelFor(ctx, batch_ * rowTiles * colTiles, 4, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          int64_t b = t / (rowTiles * colTiles), r0 = (t / colTiles) % rowTiles * kTile, c0 = t % colTiles * kTile;
+          const E *xb = xs + b * rows_ * cols_;
+          E *yb = ys + b * rows_ * cols_;
+          int64_t r1 = std::min(rows_, r0 + kTile), c1 = std::min(cols_, c0 + kTile);
+          for (int64_t c = c0; c < c1; ++c)
+            for (int64_t r = r0; r < r1; ++r) yb[c * rows_ + r] = xb[r * cols_ + c];
+        }
+      });
+    });
+  }
+
+ private:
+  int64_t batch_, rows_, cols_;
+  size_t esz_;
+};
+
+// Merges input dims that stay adjacent and in order under `perm`; true with
+// [batch, rows, cols] when the merged permutation is (0, 2, 1) or (1, 0).
+bool asBatchedTranspose(const Shape &shape, const std::vector<int64_t> &perm, int64_t *batch, int64_t *rows,
+                        int64_t *cols) {
+  std::vector<int64_t> groupSize;  // merged output-order groups, as input positions
+  std::vector<int64_t> groupStart;
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (shape[perm[i]] == 1) continue;  // size-1 dims move freely
+    if (!groupStart.empty() && perm[i] == groupStart.back() + groupSize.back()) {
+      ++groupSize.back();
+      continue;
+    }
+    groupStart.push_back(perm[i]);
+    groupSize.push_back(1);
+  }
+  auto extent = [&](size_t g) {
+    int64_t e = 1;
+    for (int64_t d = groupStart[g]; d < groupStart[g] + groupSize[g]; ++d) e *= shape[d];
+    return e;
+  };
+  // Output order of groups g0, g1[, g2]; a batched swap has input order
+  // (g0, g2, g1) or, without a batch, (g1, g0).
+  if (groupStart.size() == 2 && groupStart[0] > groupStart[1]) {
+    *batch = 1, *rows = extent(1), *cols = extent(0);
+    return true;
+  }
+  if (groupStart.size() == 3 && groupStart[0] < groupStart[2] && groupStart[2] < groupStart[1]) {
+    *batch = extent(0), *rows = extent(2), *cols = extent(1);
+    return true;
+  }
+  return false;
+}
+
 Status makeTranspose(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
   const OperandDesc &x = *node.inputs[0];
@@ -139,6 +208,11 @@ Status makeTranspose(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back(o * st[perm[i]]);
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  int64_t batch, rows, cols;
+  if (asBatchedTranspose(x.shape, perm, &batch, &rows, &cols) && rows >= 2 && cols >= 2) {
+    *out = std::make_unique<BatchedTransposeKernel>(batch, rows, cols, elementBytes(x.dtype));
+    return Status::ok();
+  }
   *out = makeIndexMap(std::move(maps), x.dtype);
   return Status::ok();
 }
