@@ -184,7 +184,8 @@ struct FuseGqa : OpRewritePattern<ReshapeOp> {
     // The causal mask.
     Value scaled;
     auto scoresType = cast<RankedTensorType>(scores.getType());
-    if (!scoresType.hasStaticShape() || scoresType.getDimSize(2) != scoresType.getDimSize(3))
+    if (!scoresType.hasStaticShape() || scoresType.getRank() != 4 ||
+        scoresType.getDimSize(2) != scoresType.getDimSize(3))
       return rewriter.notifyMatchFailure(root, "the scores are not a static [B, H, S, S] (a past is not fused)");
     int64_t S = scoresType.getDimSize(2);
     if (auto add = scores.getDefiningOp<AddOp>(); add && add->hasOneUse()) {

@@ -210,3 +210,27 @@ func.func @two_over_rms() -> tensor<1x4x8xf32> attributes {webnn.output_names = 
   %y = webnn.mul %w, %n : (tensor<8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
   return %y : tensor<1x4x8xf32>
 }
+
+// -----
+
+// The norm fuses, but its input add broadcasts (a [8] bias, not a residual
+// of the same shape), so it stays an add: no skipRmsNormalization.
+// CHECK-LABEL: func.func @broadcast_add
+// CHECK: %[[H:.+]] = webnn.add
+// CHECK: webnn.rmsNormalization %[[H]]
+// CHECK-NOT: webnn.skipRmsNormalization
+func.func @broadcast_add() -> tensor<1x4x8xf32> attributes {webnn.output_names = ["y"]} {
+  %a = webnn.input "a" : tensor<1x4x8xf32>
+  %c = webnn.constant dense<0.5> : tensor<8xf32>
+  %h = webnn.add %a, %c : (tensor<1x4x8xf32>, tensor<8xf32>) -> tensor<1x4x8xf32>
+  %w = webnn.constant dense<1.5> : tensor<8xf32>
+  %two = webnn.constant dense<2.0> : tensor<f32>
+  %eps = webnn.constant dense<1.0e-5> : tensor<f32>
+  %sq = webnn.pow %h, %two : (tensor<1x4x8xf32>, tensor<f32>) -> tensor<1x4x8xf32>
+  %m = webnn.reduceMean %sq {axes = array<i64: 2>, keepDimensions = true} : (tensor<1x4x8xf32>) -> tensor<1x4x1xf32>
+  %v = webnn.add %m, %eps : (tensor<1x4x1xf32>, tensor<f32>) -> tensor<1x4x1xf32>
+  %r = webnn.sqrt %v : tensor<1x4x1xf32>
+  %n = webnn.div %h, %r : (tensor<1x4x8xf32>, tensor<1x4x1xf32>) -> tensor<1x4x8xf32>
+  %y = webnn.mul %w, %n : (tensor<8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
