@@ -7,6 +7,7 @@
 // prompt, empty past) and then one token per step, feeding each step's
 // present KV cache back as the next step's past.
 #include "Generate.h"
+#include "Profile.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -125,8 +126,9 @@ struct Result {
   std::vector<double> decodeMs;
 };
 
+// `profileDecode`: time the nodes of the decode steps (not the prefill).
 Result generateOnce(webnn::Session &session, const webnn::Model &model, const LlmInterface &io,
-                    const std::vector<int64_t> &prompt, int maxNewTokens, int64_t eosId) {
+                    const std::vector<int64_t> &prompt, int maxNewTokens, int64_t eosId, bool profileDecode) {
   Result r;
   const auto &ins = model.inputs();
   const webnn::TensorInfo &idsInfo = ins[size_t(io.inputIds)];
@@ -164,6 +166,7 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
       for (int64_t i = 0; i < seq; ++i) pos[size_t(i)] = past + i;
       bind(io.positionIds, pos, seq);
     }
+    if (step == 1 && profileDecode) session.enableProfiling(true);
     auto t0 = Clock::now();
     check(session.run());
     double ms = msSince(t0);
@@ -202,7 +205,7 @@ int runGenerate(int argc, char **argv) {
   std::string artifact, weights, promptText;
   int maxNewTokens = 16, threads = 1, warmup = 0;
   int64_t eosId = -1;
-  bool json = false;
+  bool json = false, profile = false;
   CLI::App app{"Greedy generation with a decoder LLM artifact (onnxruntime-genai layout, dynamic sequence length)."};
   app.name("webnn-run generate");
   app.add_option("artifact", artifact, "Compiled artifact (.wnn)")->required();
@@ -213,6 +216,7 @@ int runGenerate(int argc, char **argv) {
   app.add_option("--threads,-t", threads, "Threads for kernels (>= 1)");
   app.add_option("--warmup", warmup, "Untimed generations before the reported one (>= 0)");
   app.add_flag("--json", json, "Print the tokens and timings as one JSON object");
+  app.add_flag("--profile", profile, "Time every node of the decode steps: per op kind and the slowest nodes");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -238,8 +242,8 @@ int runGenerate(int argc, char **argv) {
     std::unique_ptr<webnn::Session> session;
     s = webnn::Session::create(*model, {threads}, &session);
     if (!s.isOk()) throw GenerateError{1, s.message()};
-    for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId);
-    Result r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId);
+    for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false);
+    Result r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, profile);
     double decodeTotal = 0;
     for (double ms : r.decodeMs) decodeTotal += ms;
     double tokensPerS = decodeTotal > 0 ? 1000.0 * double(r.decodeMs.size()) / decodeTotal : 0;
@@ -254,6 +258,7 @@ int runGenerate(int argc, char **argv) {
       j["decode_steps"] = r.decodeMs.size();
       j["decode_ms"] = {{"median", median(r.decodeMs)}, {"total", decodeTotal}};
       j["decode_tokens_per_s"] = tokensPerS;
+      if (profile) j["decode_profile"] = profileJson(*session);
       std::cout << j.dump() << "\n";
     } else {
       std::cout << "generated";
@@ -262,6 +267,7 @@ int runGenerate(int argc, char **argv) {
       std::printf("prefill %zu tokens: %.4g ms; decode %zu steps: %.4g tokens/s (median step %.4g ms), %d thread(s)\n",
                   prompt.size(), r.prefillMs, r.decodeMs.size(), tokensPerS, median(r.decodeMs),
                   session->threads());
+      if (profile) printProfile(profileJson(*session));
     }
     return 0;
   } catch (const GenerateError &e) {

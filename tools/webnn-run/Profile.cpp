@@ -1,0 +1,50 @@
+#include "Profile.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace webnnrun {
+
+nlohmann::json profileJson(const webnn::Session &session) {
+  uint64_t runs = 0;
+  std::vector<webnn::Session::NodeProfile> nodes = session.profile(&runs);
+  double per = runs ? 1.0 / double(runs) : 0.0, total = 0;
+  std::map<std::string, std::pair<double, int>> byOp;
+  for (const auto &n : nodes) {
+    byOp[n.op].first += n.totalMs * per;
+    ++byOp[n.op].second;
+    total += n.totalMs * per;
+  }
+  std::vector<std::pair<std::string, std::pair<double, int>>> ops(byOp.begin(), byOp.end());
+  std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) { return a.second.first > b.second.first; });
+  nlohmann::json j;
+  j["runs"] = runs;
+  j["total_ms"] = total;
+  for (const auto &[op, v] : ops) j["by_op"].push_back({{"op", op}, {"ms", v.first}, {"nodes", v.second}});
+  std::vector<size_t> order(nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return nodes[a].totalMs > nodes[b].totalMs; });
+  for (size_t k = 0; k < order.size() && k < 15; ++k)
+    j["slowest_nodes"].push_back({{"index", order[k]}, {"op", nodes[order[k]].op}, {"name", nodes[order[k]].name},
+                                  {"ms", nodes[order[k]].totalMs * per}});
+  return j;
+}
+
+void printProfile(const nlohmann::json &p) {
+  double total = p["total_ms"].get<double>();
+  std::fprintf(stderr, "profile: %.4g ms per run in kernels, over %llu run(s)\n", total,
+               static_cast<unsigned long long>(p["runs"].get<uint64_t>()));
+  for (const auto &o : p["by_op"])
+    std::fprintf(stderr, "  %-24s %9.4f ms %5.1f%%  %4d node(s)\n", o["op"].get<std::string>().c_str(),
+                 o["ms"].get<double>(), total > 0 ? 100.0 * o["ms"].get<double>() / total : 0.0,
+                 o["nodes"].get<int>());
+  std::fprintf(stderr, "  slowest nodes:\n");
+  for (const auto &n : p["slowest_nodes"])
+    std::fprintf(stderr, "  %9.4f ms  node %zu %s '%s'\n", n["ms"].get<double>(), n["index"].get<size_t>(),
+                 n["op"].get<std::string>().c_str(), n["name"].get<std::string>().c_str());
+}
+
+}  // namespace webnnrun

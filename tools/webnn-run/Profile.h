@@ -1,0 +1,19 @@
+// webnn-run --profile: per-node times of a session as a report.
+#ifndef WEBNN_TOOLS_WEBNN_RUN_PROFILE_H
+#define WEBNN_TOOLS_WEBNN_RUN_PROFILE_H
+
+#include <nlohmann/json.hpp>
+
+#include "webnn/runtime.h"
+
+namespace webnnrun {
+
+// {"runs", "total_ms", "by_op": [{op, ms, nodes}] (slowest first),
+//  "slowest_nodes": [{index, op, name, ms}] (15)}; ms are per run.
+nlohmann::json profileJson(const webnn::Session &session);
+// The same as a table on stderr.
+void printProfile(const nlohmann::json &profile);
+
+}  // namespace webnnrun
+
+#endif
