@@ -273,7 +273,9 @@ Status Executor::resolveShapes() {
       operands_[t].shape[d] = v;
     }
   }
-  sizes_ = sizes;
+  // Until every kernel is built, no sizes count as resolved: a failure here
+  // must not leave a later run with the same sizes a null kernel.
+  sizes_.clear();
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const cpu::NodeDesc &d = nodes_[i];
     std::vector<Shape> signature;
@@ -294,6 +296,7 @@ Status Executor::resolveShapes() {
     cache.push_back({std::move(signature), std::move(kernel)});
     active_[i] = cache.back().kernel.get();
   }
+  sizes_ = sizes;
   return Status::ok();
 }
 
