@@ -162,6 +162,23 @@ def WebNNFuseGroupQueryAttention : Pass<"webnn-fuse-gqa", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNMergeMatmulNBits : Pass<"webnn-merge-matmul-nbits", "func::FuncOp"> {
+  let summary = "Merge matmulNBits ops that share their input into one plus a split";
+  let description = [{
+    matmulNBits ops reading the same value with equal K, block size, bits,
+    accuracy level, zero-point kind and no bias, whose weights, scales and
+    zero points are constants (q/k/v or gate/up projections), become one
+    matmulNBits over the weights concatenated along N and a split of its
+    output: fewer passes over the activations and fewer parallel regions per
+    decode step.
+  }];
+  let statistics = [
+    Statistic<"numGroupsMerged", "groups-merged", "groups of matmulNBits merged">,
+    Statistic<"numOpsReplaced", "ops-replaced", "matmulNBits ops merged away">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNFuseMatmulNBits : Pass<"webnn-fuse-matmul-nbits", "func::FuncOp"> {
   let summary = "Fuse block-dequantized int4/uint4 weights and their matmul";
   let description = [{

@@ -131,6 +131,7 @@ void buildCpuPipeline(mlir::PassManager &pm) {
   graph.addPass(mlir::webnn::createWebNNFuseRmsNorm());
   graph.addPass(mlir::webnn::createWebNNFuseRotary());
   graph.addPass(mlir::webnn::createWebNNFuseGroupQueryAttention());
+  graph.addPass(mlir::webnn::createWebNNMergeMatmulNBits());  // q/k/v, gate/up: one GEMV each
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFuseConv());
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place
