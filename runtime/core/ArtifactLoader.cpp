@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <unordered_set>
@@ -172,6 +173,19 @@ class Loader {
       if (!tensorByteSize(lt.dtype, lt.shape, &lt.byteSize))
         return fail(tensorLabel(g_.tensors, i) + " of shape " + shapeToString(lt.shape) +
                     " has too many elements (more than 2^62)");
+      lt.interfaceType = lt.dtype;
+      if (auto it = t->interface_type()) {
+        auto v = static_cast<unsigned>(*it);
+        if (v < unsigned(kNumDataTypes) || v >= unsigned(kNumInterfaceDataTypes) ||
+            computeTypeOf(static_cast<DataType>(v)) != lt.dtype)
+          return fail(tensorLabel(g_.tensors, i) + " of type " + std::string(dataTypeName(lt.dtype)) +
+                      " cannot be exchanged as interface type " +
+                      (v < unsigned(kNumInterfaceDataTypes) ? std::string(dataTypeName(static_cast<DataType>(v)))
+                                                            : std::to_string(v)));
+        lt.interfaceType = static_cast<DataType>(v);
+      }
+      // Same element count, so this cannot overflow where byteSize did not.
+      tensorByteSize(lt.interfaceType, lt.shape, &lt.interfaceByteSize);
     }
     return Status::ok();
   }
@@ -442,6 +456,13 @@ class Loader {
       }
     }
     if (g_.outputs.empty()) return fail("graph has no outputs");
+    // Only the graph's boundary is converted.
+    for (size_t i = 0; i < g_.tensors.size(); ++i) {
+      const LoadedTensor &t = g_.tensors[i];
+      if (t.interfaceType != t.dtype && t.role != TensorRole::kInput &&
+          std::find(g_.outputs.begin(), g_.outputs.end(), uint32_t(i)) == g_.outputs.end())
+        return fail(tensorLabel(g_.tensors, i) + " has an interface type but is neither a graph input nor output");
+    }
     return Status::ok();
   }
 

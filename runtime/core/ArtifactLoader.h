@@ -30,6 +30,10 @@ struct LoadedTensor {
   Shape shape;        // with every dynamic dimension at its maximum
   uint64_t byteSize = 0;
   TensorDims dims;    // per dimension when any is dynamic, else empty
+  // Graph inputs/outputs: the type callers exchange (Tensor.interface_type),
+  // an interface-only type whose computeTypeOf is `dtype`; else `dtype`.
+  DataType interfaceType = DataType::kFloat32;
+  uint64_t interfaceByteSize = 0;
   TensorRole role = TensorRole::kIntermediate;
   const uint8_t *constantData = nullptr;  // into a mapping, for kConstant
   int32_t producer = -1;                  // node index, for kIntermediate

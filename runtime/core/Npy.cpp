@@ -22,7 +22,9 @@ struct Descr {
 };
 constexpr Descr kDescrs[] = {{"f4", DataType::kFloat32}, {"f2", DataType::kFloat16}, {"i4", DataType::kInt32},
                              {"u4", DataType::kUint32},  {"i8", DataType::kInt64},   {"u8", DataType::kUint64},
-                             {"i1", DataType::kInt8},    {"u1", DataType::kUint8}};
+                             {"i1", DataType::kInt8},    {"u1", DataType::kUint8},
+                             // Interface-only types (webnn/types.h): models that declare them.
+                             {"f8", DataType::kFloat64}, {"i2", DataType::kInt16},   {"u2", DataType::kUint16}};
 
 // A tiny reader for the header's Python dict literal:
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
@@ -130,7 +132,6 @@ Status parseDescr(const std::string &descr, DataType *dtype) {
     }
   }
   std::string hint;
-  if (descr.size() == 3 && descr.substr(1) == "f8") hint = " (float64 is not a WebNN type; use .astype(np.float32))";
   if (descr.size() == 3 && descr.substr(1) == "b1") hint = " (bool: use .astype(np.uint8))";
   if (descr.size() >= 2 && descr[1] == 'O') hint = " (object arrays cannot be read)";
   return invalidArgument("unsupported dtype '" + descr + "'" + hint);
@@ -212,6 +213,10 @@ std::string header(DataType dtype, const Shape &shape) {
     case DataType::kUint64: descr = "<u8"; break;
     case DataType::kInt8: case DataType::kInt4: descr = "|i1"; break;
     case DataType::kUint8: case DataType::kUint4: descr = "|u1"; break;
+    case DataType::kFloat64: descr = "<f8"; break;
+    case DataType::kInt16: descr = "<i2"; break;
+    // numpy has no bfloat16: its raw bits (webnn-run widens to float32 instead).
+    case DataType::kUint16: case DataType::kBfloat16: descr = "<u2"; break;
   }
   std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");

@@ -13,7 +13,9 @@ std::vector<TensorInfo> describe(const rt::LoadedGraph &g, const std::vector<uin
   std::vector<TensorInfo> infos;
   for (uint32_t t : indices) {
     const rt::LoadedTensor &lt = g.tensors[t];
-    TensorInfo info{lt.name, lt.dtype, lt.shape, lt.byteSize, {}};
+    // Callers exchange the interface type (a type WebNN lacks that the model
+    // declared) when there is one; graphType is what the graph computes in.
+    TensorInfo info{lt.name, lt.interfaceType, lt.shape, lt.interfaceByteSize, {}, lt.dtype};
     for (const rt::DimExpr &e : lt.dims) info.dynamicDims.push_back(e.spelling);
     infos.push_back(std::move(info));
   }
@@ -84,60 +86,111 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
   WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;
+  s->convertedOutputs_.resize(s->outputs_.size());
   *out = std::move(s);
   return Status::ok();
+}
+
+Status Session::bindInput(size_t index, const void *data, size_t bytes, bool copy, const Shape *shape) {
+  if (index >= inputs_.size() || inputs_[index].dtype == inputs_[index].graphType)
+    return executor_->setInput(index, data, bytes, copy, shape);
+  // An interface-only type: convert into the type the graph computes in.
+  const TensorInfo &info = inputs_[index];
+  const Shape &runShape = shape ? *shape : info.shape;
+  int64_t count = 0;
+  uint64_t want = 0, graphBytes = 0;
+  if (!elementCount(runShape, &count) || !tensorByteSize(info.dtype, runShape, &want) ||
+      !tensorByteSize(info.graphType, runShape, &graphBytes))
+    return invalidArgument("input '" + info.name + "': shape " + shapeToString(runShape) + " is too large");
+  if (bytes != want)
+    return invalidArgument("input '" + info.name + "': expected " + std::to_string(want) + " bytes (" +
+                           std::string(dataTypeName(info.dtype)) + " " + shapeToString(runShape) + "), got " +
+                           std::to_string(bytes));
+  if (!data && bytes) return invalidArgument("input '" + info.name + "': null buffer");
+  std::vector<uint8_t> converted(graphBytes);
+  if (!convertElements(info.dtype, data, info.graphType, converted.data(), count))
+    return Status(StatusCode::kInternal, "input '" + info.name + "': no conversion from " +
+                                             std::string(dataTypeName(info.dtype)) + " to " +
+                                             std::string(dataTypeName(info.graphType)));
+  return executor_->setInput(index, converted.data(), converted.size(), /*copy=*/true, shape);
 }
 
 Status Session::setInput(std::string_view name, const void *data, size_t bytes) {
   int i = findByName(inputs_, name);
   if (i < 0)
     return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return executor_->setInput(static_cast<size_t>(i), data, bytes);
+  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, nullptr);
 }
 
 Status Session::copyInput(std::string_view name, const void *data, size_t bytes) {
   int i = findByName(inputs_, name);
   if (i < 0)
     return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/true);
+  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, nullptr);
 }
 
 Status Session::setInput(size_t index, const void *data, size_t bytes) {
-  return executor_->setInput(index, data, bytes);
+  return bindInput(index, data, bytes, /*copy=*/false, nullptr);
 }
 
 Status Session::setInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
   int i = findByName(inputs_, name);
   if (i < 0)
     return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, &shape);
+  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, &shape);
 }
 
 Status Session::setInput(size_t index, const void *data, size_t bytes, const Shape &shape) {
-  return executor_->setInput(index, data, bytes, /*copy=*/false, &shape);
+  return bindInput(index, data, bytes, /*copy=*/false, &shape);
 }
 
 Status Session::copyInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
   int i = findByName(inputs_, name);
   if (i < 0)
     return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return executor_->setInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, &shape);
+  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, &shape);
 }
 
-Status Session::run() { return executor_->run(); }
+Status Session::run() {
+  WEBNN_RETURN_IF_ERROR(executor_->run());
+  // Outputs of an interface-only type: convert from the graph's type.
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const TensorInfo &info = outputs_[i];
+    if (info.dtype == info.graphType) continue;
+    int64_t count = 0;
+    elementCount(executor_->outputShape(i), &count);
+    convertedOutputs_[i].resize(outputBytes(i));
+    if (!convertElements(info.graphType, executor_->outputData(i), info.dtype, convertedOutputs_[i].data(), count))
+      return Status(StatusCode::kInternal, "output '" + info.name + "': no conversion from " +
+                                               std::string(dataTypeName(info.graphType)) + " to " +
+                                               std::string(dataTypeName(info.dtype)));
+  }
+  return Status::ok();
+}
 
 Status Session::output(std::string_view name, const void **data, size_t *bytes) const {
   int i = findByName(outputs_, name);
   if (i < 0)
     return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
-  *data = executor_->outputData(static_cast<size_t>(i));
-  *bytes = executor_->outputBytes(static_cast<size_t>(i));
+  *data = outputData(static_cast<size_t>(i));
+  *bytes = outputBytes(static_cast<size_t>(i));
   return Status::ok();
 }
 
-const void *Session::outputData(size_t index) const { return executor_->outputData(index); }
+bool Session::converts(size_t output) const {
+  return output < outputs_.size() && outputs_[output].dtype != outputs_[output].graphType;
+}
+
+const void *Session::outputData(size_t index) const {
+  return converts(index) ? convertedOutputs_[index].data() : executor_->outputData(index);
+}
 const Shape &Session::outputShape(size_t index) const { return executor_->outputShape(index); }
-size_t Session::outputBytes(size_t index) const { return executor_->outputBytes(index); }
+size_t Session::outputBytes(size_t index) const {
+  if (!converts(index)) return executor_->outputBytes(index);
+  uint64_t bytes = 0;
+  tensorByteSize(outputs_[index].dtype, executor_->outputShape(index), &bytes);
+  return static_cast<size_t>(bytes);
+}
 
 Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs) {
   // Check every output binding before running, so a typo costs no inference.
@@ -163,12 +216,12 @@ Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<O
   }
   WEBNN_RETURN_IF_ERROR(run());
   for (size_t k = 0; k < outputs.size(); ++k) {
-    size_t bytes = executor_->outputBytes(size_t(outIndex[k]));
+    size_t bytes = outputBytes(size_t(outIndex[k]));
     if (bytes > outputs[k].bytes)
       return invalidArgument("output '" + outputs[k].name + "': buffer has " + std::to_string(outputs[k].bytes) +
                              " bytes, this run's " + shapeToString(executor_->outputShape(size_t(outIndex[k]))) +
                              " needs " + std::to_string(bytes));
-    if (bytes) std::memcpy(outputs[k].data, executor_->outputData(outIndex[k]), bytes);
+    if (bytes) std::memcpy(outputs[k].data, outputData(outIndex[k]), bytes);
   }
   return Status::ok();
 }

@@ -1,14 +1,16 @@
 // Data type names and shape arithmetic shared by the runtime and its tools.
 #include "webnn/types.h"
 
+#include <cstring>
 #include <limits>
 
 namespace webnn {
 namespace {
 
-constexpr std::string_view kNames[kNumDataTypes] = {
-    "float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8", "int4", "uint4"};
-constexpr int kBits[kNumDataTypes] = {32, 16, 32, 32, 64, 64, 8, 8, 4, 4};
+constexpr std::string_view kNames[kNumInterfaceDataTypes] = {
+    "float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8", "int4", "uint4",
+    "float64", "int16", "uint16", "bfloat16"};
+constexpr int kBits[kNumInterfaceDataTypes] = {32, 16, 32, 32, 64, 64, 8, 8, 4, 4, 64, 16, 16, 16};
 // Element counts stop at 2^62 so that every later byte computation (at most 8
 // bytes per element) still fits in int64/uint64 without a second check.
 constexpr int64_t kMaxElements = int64_t(1) << 62;
@@ -17,7 +19,7 @@ constexpr int64_t kMaxElements = int64_t(1) << 62;
 
 std::string_view dataTypeName(DataType t) {
   auto i = static_cast<unsigned>(t);
-  return i < kNumDataTypes ? kNames[i] : std::string_view("<invalid>");
+  return i < kNumInterfaceDataTypes ? kNames[i] : std::string_view("<invalid>");
 }
 
 bool parseDataTypeName(std::string_view name, DataType *out) {
@@ -32,7 +34,69 @@ bool parseDataTypeName(std::string_view name, DataType *out) {
 
 int dataTypeBits(DataType t) {
   auto i = static_cast<unsigned>(t);
-  return i < kNumDataTypes ? kBits[i] : 0;
+  return i < kNumInterfaceDataTypes ? kBits[i] : 0;
+}
+
+DataType computeTypeOf(DataType t) {
+  switch (t) {
+    case DataType::kFloat64:
+    case DataType::kBfloat16: return DataType::kFloat32;
+    case DataType::kInt16:
+    case DataType::kUint16: return DataType::kInt32;
+    default: return t;
+  }
+}
+
+namespace {
+
+// float32 -> bfloat16 bits, round to nearest, ties to even; NaN stays a
+// (quiet) NaN instead of rounding into infinity.
+uint16_t floatToBfloat16(uint32_t bits) {
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);
+  uint32_t lsb = (bits >> 16) & 1;
+  return static_cast<uint16_t>((bits + 0x7fffu + lsb) >> 16);
+}
+
+template <typename From, typename To, typename Fn>
+void convertEach(const void *src, void *dst, int64_t count, Fn fn) {
+  const auto *in = static_cast<const uint8_t *>(src);
+  auto *out = static_cast<uint8_t *>(dst);
+  for (int64_t i = 0; i < count; ++i) {
+    From f;
+    std::memcpy(&f, in + i * sizeof(From), sizeof(From));
+    To t = fn(f);
+    std::memcpy(out + i * sizeof(To), &t, sizeof(To));
+  }
+}
+
+}  // namespace
+
+bool convertElements(DataType from, const void *src, DataType to, void *dst, int64_t count) {
+  using D = DataType;
+  if (count < 0) return false;
+  if (from == to) {
+    uint64_t bytes = 0;
+    if (!tensorByteSize(from, {count}, &bytes)) return false;
+    if (bytes) std::memmove(dst, src, bytes);
+    return true;
+  }
+  if (from == D::kFloat64 && to == D::kFloat32)
+    convertEach<double, float>(src, dst, count, [](double d) { return static_cast<float>(d); });
+  else if (from == D::kFloat32 && to == D::kFloat64)
+    convertEach<float, double>(src, dst, count, [](float f) { return static_cast<double>(f); });
+  else if (from == D::kBfloat16 && to == D::kFloat32)
+    convertEach<uint16_t, uint32_t>(src, dst, count, [](uint16_t b) { return uint32_t(b) << 16; });
+  else if (from == D::kFloat32 && to == D::kBfloat16)
+    convertEach<uint32_t, uint16_t>(src, dst, count, floatToBfloat16);
+  else if (from == D::kInt16 && to == D::kInt32)
+    convertEach<int16_t, int32_t>(src, dst, count, [](int16_t v) { return int32_t(v); });
+  else if (from == D::kUint16 && to == D::kInt32)
+    convertEach<uint16_t, int32_t>(src, dst, count, [](uint16_t v) { return int32_t(v); });
+  else if (from == D::kInt32 && (to == D::kInt16 || to == D::kUint16))
+    convertEach<uint32_t, uint16_t>(src, dst, count, [](uint32_t v) { return uint16_t(v & 0xffffu); });
+  else
+    return false;
+  return true;
 }
 
 bool elementCount(const Shape &shape, int64_t *count) {

@@ -34,10 +34,16 @@ RTOL, ATOL = 1e-3, 1e-7
 FROZEN_PASSES = []  # tests that passed with inputs frozen (list.append is thread-safe)
 
 
-def read_tensor(path):
+def read_tensor(path, declared_type=None):
+    """The tensor as numpy. numpy has no bfloat16: onnx hands its raw bits
+    back as uint16, and webnn-run exchanges bfloat16 as float32 (exactly
+    widened), so a tensor the model declares bfloat16 is widened here."""
     t = onnx.TensorProto()
     t.ParseFromString(Path(path).read_bytes())
-    return numpy_helper.to_array(t)
+    arr = numpy_helper.to_array(t)
+    if declared_type == onnx.TensorProto.BFLOAT16 and arr.dtype == np.uint16:
+        arr = (arr.astype(np.uint32) << 16).view(np.float32)
+    return arr
 
 
 def compare(actual, expected):
@@ -75,7 +81,7 @@ def run_test(test_dir, args, workdir):
             f = data / f"input_{k}.pb"
             if not f.exists():
                 return name, "harness: missing input file"
-            arr = read_tensor(f)
+            arr = read_tensor(f, inp.type.tensor_type.elem_type)
             input_files[inp.name] = f
             if arr.dtype in (np.int64, np.int32):
                 int64_inputs[inp.name] = f
@@ -84,7 +90,7 @@ def run_test(test_dir, args, workdir):
             p = d / f"in{k}.npy"
             np.save(p, arr)
             feeds.append((inp.name, p))
-        outputs = [(o.name, read_tensor(data / f"output_{k}.pb"))
+        outputs = [(o.name, read_tensor(data / f"output_{k}.pb", o.type.tensor_type.elem_type))
                    for k, o in enumerate(model.graph.output)]
     except Exception as e:  # non-tensor inputs (sequences, optionals) land here
         return name, f"harness: unsupported test data: {str(e).splitlines()[0][:120]}"

@@ -39,6 +39,10 @@ double valueAt(webnn::DataType t, const uint8_t *p, int64_t i) {
     case DataType::kUint64: { uint64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<double>(v); }
     case DataType::kInt8: case DataType::kInt4: return static_cast<int8_t>(p[i]);
     case DataType::kUint8: case DataType::kUint4: return p[i];
+    case DataType::kFloat64: { double v; std::memcpy(&v, p + 8 * i, 8); return v; }
+    case DataType::kInt16: { int16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+    case DataType::kUint16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
+    case DataType::kBfloat16: return 0;  // compared as float32 (its .npy type)
   }
   return 0;
 }
@@ -50,7 +54,8 @@ Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const
   Comparison c;
   const webnn::DataType wire =
       dtype == webnn::DataType::kInt4 ? webnn::DataType::kInt8
-      : dtype == webnn::DataType::kUint4 ? webnn::DataType::kUint8 : dtype;
+      : dtype == webnn::DataType::kUint4 ? webnn::DataType::kUint8
+      : dtype == webnn::DataType::kBfloat16 ? webnn::DataType::kFloat32 : dtype;
   if (want.dtype != wire || want.shape != shape) {
     c.ok = false;
     c.problem = "expected array is " + std::string(webnn::dataTypeName(want.dtype)) + " " +
@@ -60,7 +65,8 @@ Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const
   }
   int64_t count = 0;
   webnn::elementCount(shape, &count);
-  const bool isFloat = wire == webnn::DataType::kFloat32 || wire == webnn::DataType::kFloat16;
+  const bool isFloat = wire == webnn::DataType::kFloat32 || wire == webnn::DataType::kFloat16 ||
+                       wire == webnn::DataType::kFloat64;
   const size_t elemBytes = static_cast<size_t>(webnn::dataTypeBits(wire) / 8);
   for (int64_t i = 0; i < count; ++i) {
     bool bad;

@@ -19,8 +19,8 @@ struct Comparison {
   int64_t mismatches = 0;
 };
 
-// `got` holds an output's bytes (int4/uint4 already unpacked to one byte per
-// element); integer types must match exactly, floats within the tolerance,
+// `got` holds an output's .npy bytes (int4/uint4 unpacked to one byte per
+// element, bfloat16 widened to float32); integer types must match exactly, floats within the tolerance,
 // NaN matching NaN.
 Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const uint8_t *got,
                          const webnn::npy::Array &want, double rtol, double atol);

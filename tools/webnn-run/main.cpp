@@ -58,11 +58,45 @@ std::string fileNameFor(const std::string &name) {
   return s + ".npy";
 }
 
-// The dtype a tensor has in a .npy file: int4/uint4 travel unpacked.
+// The dtype a tensor has in a .npy file: int4/uint4 travel unpacked, and
+// bfloat16 (which numpy lacks) as float32, exactly widened.
 webnn::DataType npyType(webnn::DataType t) {
   if (t == webnn::DataType::kInt4) return webnn::DataType::kInt8;
   if (t == webnn::DataType::kUint4) return webnn::DataType::kUint8;
+  if (t == webnn::DataType::kBfloat16) return webnn::DataType::kFloat32;
   return t;
+}
+
+// `count` elements of type `t` as their .npy bytes: `data` itself, or
+// unpacked/widened into `buf`.
+const uint8_t *toNpy(webnn::DataType t, const uint8_t *data, int64_t count, std::vector<uint8_t> *buf) {
+  if (npyType(t) == t) return data;
+  uint64_t bytes = 0;
+  webnn::tensorByteSize(npyType(t), {count}, &bytes);
+  buf->resize(bytes);
+  if (t == webnn::DataType::kBfloat16)
+    webnn::convertElements(t, data, webnn::DataType::kFloat32, buf->data(), count);
+  else
+    webnn::npy::unpackInt4(t, data, count, buf->data());
+  return buf->data();
+}
+
+// An input's .npy bytes (already checked to be npyType(t)) as `t`: int4
+// packed, float32 rounded to bfloat16.
+webnn::Status fromNpy(webnn::DataType t, std::vector<uint8_t> *data, const webnn::Shape &shape) {
+  if (npyType(t) == t) return webnn::Status::ok();
+  uint64_t bytes = 0;
+  int64_t count = 0;
+  webnn::tensorByteSize(t, shape, &bytes);
+  webnn::elementCount(shape, &count);
+  std::vector<uint8_t> out(bytes);
+  if (t == webnn::DataType::kBfloat16) {
+    webnn::convertElements(webnn::DataType::kFloat32, data->data(), t, out.data(), count);
+  } else {
+    WEBNN_RETURN_IF_ERROR(webnn::npy::packInt4(t, data->data(), count, out.data()));
+  }
+  *data = std::move(out);
+  return webnn::Status::ok();
 }
 
 std::string describe(webnn::DataType t, const webnn::Shape &s) {
@@ -117,13 +151,9 @@ std::string firstValues(webnn::DataType t, const uint8_t *data, int64_t count, i
   std::ostringstream os;
   os.precision(6);
   int64_t n = std::min(count, limit);
-  std::vector<uint8_t> unpacked;
-  if (npyType(t) != t) {
-    unpacked.resize(static_cast<size_t>(n));
-    webnn::npy::unpackInt4(t, data, n, unpacked.data());
-    data = unpacked.data();
-    t = npyType(t);
-  }
+  std::vector<uint8_t> buf;
+  data = toNpy(t, data, n, &buf);
+  t = npyType(t);
   for (int64_t i = 0; i < n; ++i) {
     if (i) os << ", ";
     switch (t) {
@@ -135,8 +165,12 @@ std::string firstValues(webnn::DataType t, const uint8_t *data, int64_t count, i
       case webnn::DataType::kUint64: { uint64_t v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
       case webnn::DataType::kInt8: os << int(int8_t(data[i])); break;
       case webnn::DataType::kUint8: os << int(data[i]); break;
+      case webnn::DataType::kFloat64: { double v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
+      case webnn::DataType::kInt16: { int16_t v; std::memcpy(&v, data + 2 * i, 2); os << v; break; }
+      case webnn::DataType::kUint16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); os << v; break; }
       case webnn::DataType::kInt4:
-      case webnn::DataType::kUint4: break;  // unpacked to int8/uint8 above
+      case webnn::DataType::kUint4:
+      case webnn::DataType::kBfloat16: break;  // converted by toNpy above
     }
   }
   if (count > n) os << ", ...";
@@ -181,17 +215,12 @@ void writeOutputs(const webnn::Session &session, std::vector<PendingFile> &files
   for (auto &f : files) {
     const webnn::TensorInfo &info = outs[f.output];
     const webnn::Shape &shape = session.outputShape(f.output);
-    const uint8_t *data = static_cast<const uint8_t *>(session.outputData(f.output));
-    std::vector<uint8_t> unpacked;
+    std::vector<uint8_t> buf;
     int64_t count = 0;
     webnn::elementCount(shape, &count);
-    size_t bytes = session.outputBytes(f.output);
-    if (npyType(info.dtype) != info.dtype) {
-      unpacked.resize(static_cast<size_t>(count));
-      webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
-      data = unpacked.data();
-      bytes = unpacked.size();
-    }
+    const uint8_t *data = toNpy(info.dtype, static_cast<const uint8_t *>(session.outputData(f.output)), count, &buf);
+    uint64_t bytes = 0;
+    webnn::tensorByteSize(npyType(info.dtype), shape, &bytes);
     fs::path dest(f.path);
     fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
     std::string tmp = (dir / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
@@ -282,15 +311,8 @@ int run(const Options &opt) {
       throw Failure{1, "input '" + name + "': expected " + want + ", got " +
                            describe(arrays[i].dtype, arrays[i].shape) + " from " + file};
     }
-    if (npyType(info.dtype) != info.dtype) {
-      uint64_t packedBytes = 0;
-      webnn::tensorByteSize(info.dtype, arrays[i].shape, &packedBytes);
-      std::vector<uint8_t> packed(packedBytes);
-      s = webnn::npy::packInt4(info.dtype, arrays[i].data.data(), static_cast<int64_t>(arrays[i].data.size()),
-                               packed.data());
-      if (!s.isOk()) throw Failure{1, "input '" + name + "' from " + file + ": " + s.message()};
-      arrays[i].data = std::move(packed);
-    }
+    s = fromNpy(info.dtype, &arrays[i].data, arrays[i].shape);
+    if (!s.isOk()) throw Failure{1, "input '" + name + "' from " + file + ": " + s.message()};
   }
   for (size_t i = 0; i < ins.size(); ++i)
     if (!given[i])
@@ -372,15 +394,10 @@ int run(const Options &opt) {
   for (const auto &[index, want] : references) {
     const webnn::TensorInfo &info = outs[index];
     const webnn::Shape &shape = session->outputShape(index);
-    const uint8_t *data = static_cast<const uint8_t *>(session->outputData(index));
-    std::vector<uint8_t> unpacked;
-    if (npyType(info.dtype) != info.dtype) {
-      int64_t count = 0;
-      webnn::elementCount(shape, &count);
-      unpacked.resize(static_cast<size_t>(count));
-      webnn::npy::unpackInt4(info.dtype, data, count, unpacked.data());
-      data = unpacked.data();
-    }
+    std::vector<uint8_t> buf;
+    int64_t count = 0;
+    webnn::elementCount(shape, &count);
+    const uint8_t *data = toNpy(info.dtype, static_cast<const uint8_t *>(session->outputData(index)), count, &buf);
     webnnrun::Comparison c = webnnrun::compareOutput(info.dtype, shape, data, want, opt.rtol, opt.atol);
     const std::string &file = expectedFiles[checks.size()].second;
     checks.push_back({{"output", info.name}, {"expected", file}, {"ok", c.ok},

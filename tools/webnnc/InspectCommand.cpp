@@ -32,6 +32,8 @@ std::string humanBytes(uint64_t b) {
   return buf;
 }
 
+// `dtype` is the WebNN type the graph computes in; `interface_dtype` (only
+// when it differs) the one callers exchange, converted by the runtime.
 nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
   nlohmann::json j{{"name", t.name}, {"dtype", std::string(webnn::dataTypeName(t.dtype))},
                    {"shape", t.shape}, {"bytes", t.byteSize}};
@@ -39,6 +41,10 @@ nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
     nlohmann::json dims = nlohmann::json::array();
     for (const webnn::rt::DimExpr &e : t.dims) dims.push_back(e.isStatic() ? nlohmann::json(nullptr) : nlohmann::json(e.spelling));
     j["dynamic_dims"] = dims;  // null for a static dimension; shape holds maxima
+  }
+  if (t.interfaceType != t.dtype) {
+    j["interface_dtype"] = std::string(webnn::dataTypeName(t.interfaceType));
+    j["interface_bytes"] = t.interfaceByteSize;
   }
   return j;
 }
@@ -52,6 +58,13 @@ std::string shapeText(const webnn::rt::LoadedTensor &t) {
     s += t.dims[d].isStatic() ? std::to_string(t.shape[d]) : t.dims[d].spelling + "<=" + std::to_string(t.shape[d]);
   }
   return s + "]";
+}
+
+// "float32 [1,3]", or "float64 [1,3] (computed as float32)".
+std::string tensorText(const webnn::rt::LoadedTensor &t) {
+  std::string s = std::string(webnn::dataTypeName(t.interfaceType)) + " " + shapeText(t);
+  if (t.interfaceType != t.dtype) s += " (computed as " + std::string(webnn::dataTypeName(t.dtype)) + ")";
+  return s;
 }
 
 }  // namespace
@@ -122,12 +135,10 @@ int runInspect(const InspectFlags &flags) {
                                                     : "exact (float32)");
   std::printf("inputs\n");
   for (uint32_t i : g.inputs)
-    std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
-                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(), shapeText(g.tensors[i]).c_str());
+    std::printf("  %-24s %s\n", g.tensors[i].name.c_str(), tensorText(g.tensors[i]).c_str());
   std::printf("outputs\n");
   for (uint32_t i : g.outputs)
-    std::printf("  %-24s %s %s\n", g.tensors[i].name.c_str(),
-                std::string(webnn::dataTypeName(g.tensors[i].dtype)).c_str(), shapeText(g.tensors[i]).c_str());
+    std::printf("  %-24s %s\n", g.tensors[i].name.c_str(), tensorText(g.tensors[i]).c_str());
   std::printf("ops\n");
   for (const auto &[op, count] : opCounts) std::printf("  %-24s %d\n", op.c_str(), count);
   if (flags.plan) std::printf("plan\n%s", prepared->planText.c_str());

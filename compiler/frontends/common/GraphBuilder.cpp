@@ -26,6 +26,15 @@ Value GraphBuilder::addInput(StringRef name, RankedTensorType type, Location loc
   return InputOp::create(builder_, loc, type, builder_.getStringAttr(name));
 }
 
+void GraphBuilder::setInterfaceType(Value input, Type elementType) {
+  auto op = input.getDefiningOp<InputOp>();
+  assert(op && "setInterfaceType takes a value addInput returned");
+  if (elementType == mlir::cast<RankedTensorType>(input.getType()).getElementType())
+    op->removeAttr("webnn.interface_type");
+  else
+    op->setAttr("webnn.interface_type", TypeAttr::get(elementType));
+}
+
 Value GraphBuilder::addConstant(ElementsAttr value, StringRef name, Location loc) {
   return ConstantOp::create(builder_, loc, value.getType(), value,
                                      name.empty() ? StringAttr() : builder_.getStringAttr(name));
@@ -105,7 +114,7 @@ FailureOr<SmallVector<Value>> GraphBuilder::addOp(StringRef opName, ArrayRef<Val
 }
 
 LogicalResult GraphBuilder::finish(ArrayRef<Value> outputs, ArrayRef<std::string> names,
-                                   Location loc) {
+                                   Location loc, ArrayRef<Type> interfaceTypes) {
   func::ReturnOp::create(builder_, loc, outputs);
   SmallVector<Type> types;
   for (Value v : outputs) types.push_back(v.getType());
@@ -113,6 +122,17 @@ LogicalResult GraphBuilder::finish(ArrayRef<Value> outputs, ArrayRef<std::string
   SmallVector<Attribute> nameAttrs;
   for (const std::string &n : names) nameAttrs.push_back(builder_.getStringAttr(n));
   func_->setAttr("webnn.output_names", builder_.getArrayAttr(nameAttrs));
+  if (!interfaceTypes.empty()) {
+    if (interfaceTypes.size() != outputs.size())
+      return emitError(loc) << "one interface type per graph output expected";
+    SmallVector<Attribute> typeAttrs;
+    bool differs = false;
+    for (auto [v, t] : llvm::zip(outputs, interfaceTypes)) {
+      differs |= t != mlir::cast<RankedTensorType>(v.getType()).getElementType();
+      typeAttrs.push_back(TypeAttr::get(t));
+    }
+    if (differs) func_->setAttr("webnn.output_interface_types", builder_.getArrayAttr(typeAttrs));
+  }
   return verify(*module_);
 }
 

@@ -18,6 +18,12 @@ class GraphBuilder {
   GraphBuilder(MLIRContext *ctx, StringRef graphName, Location loc);
 
   Value addInput(StringRef name, RankedTensorType type, Location loc);
+  // Records that callers exchange graph input `input` (a value addInput
+  // returned) as `elementType` although the graph computes it as its own
+  // element type: the source model declared a type WebNN lacks (float64 for
+  // an f32 input). Kept as the input op's `webnn.interface_type` attribute;
+  // the artifact stores it and the runtime converts at the boundary.
+  void setInterfaceType(Value input, Type elementType);
   Value addConstant(ElementsAttr value, StringRef name, Location loc);
 
   // Builds `webnn.<opName>`. `operands` lists the op's operands in the order
@@ -30,7 +36,11 @@ class GraphBuilder {
                                       unsigned numVariadicResults = 0);
 
   // Finishes the graph: `func.return` of `outputs`, named `names`.
-  LogicalResult finish(ArrayRef<Value> outputs, ArrayRef<std::string> names, Location loc);
+  // `interfaceTypes` (empty, or one element type per output) gives the type
+  // callers receive each output in, as setInterfaceType does for inputs; kept
+  // as the function's `webnn.output_interface_types` when any differs.
+  LogicalResult finish(ArrayRef<Value> outputs, ArrayRef<std::string> names, Location loc,
+                       ArrayRef<Type> interfaceTypes = {});
 
   OwningOpRef<ModuleOp> takeModule() { return std::move(module_); }
   OpBuilder &builder() { return builder_; }

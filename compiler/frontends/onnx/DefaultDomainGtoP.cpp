@@ -627,7 +627,6 @@ LogicalResult convertIf(NodeConverter &c) {
   const onnx::AttributeProto *branch = c.attr(cond->intAt(0) ? "then_branch" : "else_branch");
   if (!branch || !branch->has_g()) return c.fail("missing branch subgraph");
   const onnx::GraphProto &g = branch->g();
-  if (g.initializer_size() > 0) return c.fail("branch initializers are not supported");
   if (g.output_size() != static_cast<int>(c.numOutputs()))
     return c.fail("the branch has " + Twine(g.output_size()) + " outputs, the node " + Twine(c.numOutputs()));
   if (failed(c.graphImporter().convertSubgraph(g))) return failure();

@@ -27,8 +27,16 @@
 namespace mlir::webnn::onnx_import {
 
 // ---------------------------------------------------------------- tensors
-// ONNX TensorProto.DataType -> MLIR element type; null if WebNN has none.
+// ONNX TensorProto.DataType -> the WebNN element type the graph computes in;
+// null if there is none. Types WebNN lacks map to the nearest one that holds
+// every value: DOUBLE and BFLOAT16 -> f32, INT16 and UINT16 -> i32 (bool ->
+// ui8 as WebNN's logical ops use it).
 Type convertElementType(MLIRContext *ctx, int32_t onnxType);
+// The element type the model declares (f64, bf16, i16, ui16 for the widened
+// types above; else convertElementType). A graph input or output whose
+// declared type differs from its computed one keeps it as its interface type
+// (kInterfaceTypeAttr), which the runtime converts at the boundary.
+Type interfaceElementType(MLIRContext *ctx, int32_t onnxType);
 std::string onnxTypeName(int32_t onnxType);
 
 // Where a TensorProto's bytes may live and how to hold them.

@@ -294,6 +294,8 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
     Value input = g.graph().addInput(vi.name(), *type, fileLoc_);
     if (!dynamic.empty())
       input.getDefiningOp()->setAttr("webnn.dynamic_dims", ArrayAttr::get(&ctx_, dynamic));
+    g.graph().setInterfaceType(input,
+                               interfaceElementType(&ctx_, vi.type().tensor_type().elem_type()));
     g.define(vi.name(), input);
   }
   for (const auto &[name, shape] : opts_.shapes)
@@ -308,7 +310,17 @@ LogicalResult ModelImporter::bindInputs(GraphImporter &g) {
 
 LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
   // Subgraphs (an If whose condition is constant) convert the same way.
-  g.setSubgraphConverter([this, &g](const onnx::GraphProto &sub) {
+  g.setSubgraphConverter([this, &g](const onnx::GraphProto &sub) -> LogicalResult {
+    // A branch's own initializers (PyTorch exports them for the constants
+    // of each branch) are constants like the model's.
+    for (const onnx::TensorProto &t : sub.initializer()) {
+      if (t.name().empty()) return error() << "a subgraph initializer has no name", failure();
+      FailureOr<ElementsAttr> value = convertTensor(t, g.tensorSource(), &ctx_, fileLoc_);
+      if (failed(value)) return failure();
+      g.define(t.name(), g.graph().addConstant(*value, t.name(), fileLoc_));
+    }
+    if (sub.sparse_initializer_size() > 0)
+      return error() << "sparse initializers are not supported", failure();
     return convertGraphNodes(g, sub);
   });
   return convertGraphNodes(g, model_.graph());
@@ -414,6 +426,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
 
   SmallVector<Value> outputs;
   std::vector<std::string> names;
+  SmallVector<Type> interfaceTypes;
   for (const onnx::ValueInfoProto &vi : model_.graph().output()) {
     Value v = g.lookup(vi.name());
     if (!v)
@@ -421,8 +434,18 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
              nullptr;
     outputs.push_back(v);
     names.push_back(vi.name());
+    // An output declared float64 (int16, ...) that the graph computes as f32
+    // (i32) is handed back in the declared type.
+    Type computed = mlir::cast<RankedTensorType>(v.getType()).getElementType();
+    Type declared;
+    if (vi.type().has_tensor_type()) {
+      int32_t onnxType = vi.type().tensor_type().elem_type();
+      if (convertElementType(&ctx_, onnxType) == computed)
+        declared = interfaceElementType(&ctx_, onnxType);
+    }
+    interfaceTypes.push_back(declared ? declared : computed);
   }
-  if (failed(g.graph().finish(outputs, names, fileLoc_))) return nullptr;
+  if (failed(g.graph().finish(outputs, names, fileLoc_, interfaceTypes))) return nullptr;
   OwningOpRef<ModuleOp> module = g.graph().takeModule();
 
   // Initializers and folded intermediates nothing reads.

@@ -35,7 +35,23 @@ Type convertElementType(MLIRContext *ctx, int32_t onnxType) {
     // WebNN has no boolean type: its logical ops use uint8 holding 0 or 1,
     // which is also how ONNX stores bool bytes.
     case TensorProto::BOOL: return uInt(8);
+    // Not WebNN types: computed in a wider one (docs/ONNX.md, "Types WebNN
+    // lacks"). float64 loses precision there; the others are exact.
+    case TensorProto::DOUBLE:
+    case TensorProto::BFLOAT16: return Float32Type::get(ctx);
+    case TensorProto::INT16:
+    case TensorProto::UINT16: return sInt(32);
     default: return Type();
+  }
+}
+
+Type interfaceElementType(MLIRContext *ctx, int32_t onnxType) {
+  switch (onnxType) {
+    case TensorProto::DOUBLE: return Float64Type::get(ctx);
+    case TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
+    case TensorProto::INT16: return IntegerType::get(ctx, 16);
+    case TensorProto::UINT16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+    default: return convertElementType(ctx, onnxType);
   }
 }
 
@@ -51,21 +67,23 @@ namespace {
 // Builds the little-endian bytes of a tensor held in a typed repeated field.
 class TypedFieldReader {
  public:
-  TypedFieldReader(const TensorProto &t, Type elem, int64_t n) : t_(t), elem_(elem), n_(n) {}
+  // `w`: bytes per element of the tensor's ONNX type.
+  TypedFieldReader(const TensorProto &t, unsigned w, int64_t n) : t_(t), w_(w), n_(n) {}
 
   // Returns the field's element count for the tensor's type (to check against n).
   int64_t fieldSize() const {
     switch (t_.data_type()) {
       case TensorProto::FLOAT: return t_.float_data_size();
+      case TensorProto::DOUBLE: return t_.double_data_size();
       case TensorProto::INT64: return t_.int64_data_size();
       case TensorProto::UINT32:
       case TensorProto::UINT64: return t_.uint64_data_size();
-      default: return t_.int32_data_size();  // int32, int8, uint8, bool, float16 bits
+      default: return t_.int32_data_size();  // (u)int8/16, int32, bool, (b)float16 bits
     }
   }
 
   void write(char *out) const {
-    unsigned w = byteWidth(elem_);
+    unsigned w = w_;
     for (int64_t i = 0; i < n_; ++i) {
       uint64_t bits = 0;
       switch (t_.data_type()) {
@@ -74,6 +92,11 @@ class TypedFieldReader {
           uint32_t u;
           std::memcpy(&u, &f, 4);
           bits = u;
+          break;
+        }
+        case TensorProto::DOUBLE: {
+          double f = t_.double_data(i);
+          std::memcpy(&bits, &f, 8);
           break;
         }
         case TensorProto::INT64: bits = static_cast<uint64_t>(t_.int64_data(i)); break;
@@ -88,9 +111,48 @@ class TypedFieldReader {
 
  private:
   const TensorProto &t_;
-  Type elem_;
+  unsigned w_;
   int64_t n_;
 };
+
+// `n` elements of ONNX type `onnxType` (DOUBLE, BFLOAT16, INT16, UINT16) ->
+// the f32 / i32 convertElementType gives. float64 rounds to nearest; the
+// others are exact.
+void widenElements(int32_t onnxType, ArrayRef<char> in, int64_t n, char *out) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (onnxType) {
+      case TensorProto::DOUBLE: {
+        double d;
+        std::memcpy(&d, in.data() + 8 * i, 8);
+        float f = static_cast<float>(d);
+        std::memcpy(out + 4 * i, &f, 4);
+        break;
+      }
+      case TensorProto::BFLOAT16: {
+        uint16_t b;
+        std::memcpy(&b, in.data() + 2 * i, 2);
+        uint32_t bits = uint32_t(b) << 16;  // bfloat16 is float32's high half
+        std::memcpy(out + 4 * i, &bits, 4);
+        break;
+      }
+      case TensorProto::INT16: {
+        int16_t v;
+        std::memcpy(&v, in.data() + 2 * i, 2);
+        int32_t wide = v;
+        std::memcpy(out + 4 * i, &wide, 4);
+        break;
+      }
+      case TensorProto::UINT16: {
+        uint16_t v;
+        std::memcpy(&v, in.data() + 2 * i, 2);
+        int32_t wide = v;
+        std::memcpy(out + 4 * i, &wide, 4);
+        break;
+      }
+      default: llvm_unreachable("not a widened ONNX type");
+    }
+  }
+}
 
 bool isSafeRelativePath(StringRef p) {
   if (p.empty() || llvm::sys::path::is_absolute(p)) return false;
@@ -129,7 +191,10 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
     dims.push_back(d);
   }
   auto type = RankedTensorType::get(dims, elem);
-  unsigned w = byteWidth(elem);
+  // Sizes read from the file are in the declared type (tensor<...xf64> for a
+  // DOUBLE tensor that becomes f32 below).
+  auto declared = RankedTensorType::get(dims, interfaceElementType(ctx, t.data_type()));
+  unsigned w = byteWidth(declared.getElementType());
   uint64_t expectedBytes = static_cast<uint64_t>(n) * w;
 
   // The bytes, borrowed from the proto or a side file when possible.
@@ -175,7 +240,7 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
              failure();
     if (length != expectedBytes)
       return emitError(loc) << what << ": external data holds " << length << " bytes, "
-                            << type << " needs " << expectedBytes,
+                            << declared << " needs " << expectedBytes,
              failure();
     if (length > 0) {
       auto buf = llvm::MemoryBuffer::getFileSlice(full, length, offset, /*IsVolatile=*/false);
@@ -189,18 +254,27 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
   } else if (t.has_raw_data()) {
     if (t.raw_data().size() != expectedBytes)
       return emitError(loc) << what << " has " << t.raw_data().size() << " bytes of raw_data, "
-                            << type << " needs " << expectedBytes,
+                            << declared << " needs " << expectedBytes,
              failure();
     bytes = ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
   } else {
-    TypedFieldReader reader(t, elem, n);
+    TypedFieldReader reader(t, w, n);
     if (reader.fieldSize() != n)
-      return emitError(loc) << what << " holds " << reader.fieldSize() << " values, " << type
+      return emitError(loc) << what << " holds " << reader.fieldSize() << " values, " << declared
                             << " needs " << n,
              failure();
     owned.resize(expectedBytes);
     reader.write(owned.data());
     bytes = owned;
+  }
+
+  // A type WebNN lacks: widen to the type the graph computes in.
+  std::vector<char> widened;
+  if (declared.getElementType() != elem && n > 0) {
+    widened.resize(static_cast<size_t>(n) * byteWidth(elem));
+    widenElements(t.data_type(), bytes, n, widened.data());
+    bytes = widened;
+    expectedBytes = widened.size();
   }
 
   if (expectedBytes >= src.resourceThresholdBytes && expectedBytes > 0) {

@@ -1,7 +1,10 @@
 // NumPy .npy files (format versions 1.0, 2.0, 3.0): the tensors webnn-run and
 // the tests exchange with Python.
 //
-// Little-endian, C-order arrays of <f4 <f2 <i4 <u4 <i8 <u8 |i1 |u1 only.
+// Little-endian, C-order arrays of <f4 <f2 <i4 <u4 <i8 <u8 |i1 |u1 (WebNN's
+// types) and <f8 <i2 <u2 (float64, int16, uint16: interface-only types of
+// models that declare them). numpy has no bfloat16: header() describes it as
+// its raw bits (<u2); webnn-run exchanges bfloat16 as float32 instead.
 // int4/uint4 tensors travel as one int8/uint8 element per value (numpy has no
 // 4-bit type); packInt4/unpackInt4 convert to and from WebNN's packed layout
 // (two per byte, low nibble first).
@@ -18,7 +21,7 @@
 namespace webnn::npy {
 
 struct Array {
-  DataType dtype = DataType::kFloat32;  // never int4/uint4
+  DataType dtype = DataType::kFloat32;  // never int4/uint4/bfloat16
   Shape shape;
   std::vector<uint8_t> data;  // C-order element bytes
 };

@@ -28,14 +28,19 @@ struct PreparedGraph;
 class Executor;
 }  // namespace rt
 
+// A graph input or output as callers exchange it. `dtype` is the type the
+// source model declared; for a type WebNN lacks (float64, int16, uint16,
+// bfloat16) the graph computes in `graphType` (float32 or int32) and the
+// session converts at the boundary: inputs when bound, outputs after run.
 struct TensorInfo {
   std::string name;
   DataType dtype = DataType::kFloat32;
   Shape shape;            // dynamic dimensions at their maximum
-  uint64_t byteSize = 0;  // dense bytes of `shape`; int4/uint4 packed two per byte, low nibble first
+  uint64_t byteSize = 0;  // dense bytes of dtype x `shape`; int4/uint4 packed two per byte, low nibble first
   // Per dimension: empty when static, else its dynamic size ("seq",
   // "past + seq"). Empty vector for a fully static tensor.
   std::vector<std::string> dynamicDims;
+  DataType graphType = DataType::kFloat32;  // == dtype unless dtype is interface-only
   bool isDynamic() const { return !dynamicDims.empty(); }
 };
 
@@ -116,7 +121,8 @@ class Session {
   // Binds an input to caller memory holding exactly its byte size. The binding
   // holds for later runs until rebound. 64-byte aligned memory is used in
   // place (it must stay valid and unchanged while bound); other memory is
-  // copied now.
+  // copied now, as is an input whose dtype differs from its graphType
+  // (converted now).
   Status setInput(std::string_view name, const void *data, size_t bytes);
   Status setInput(size_t index, const void *data, size_t bytes);
   // With the input's shape this run: required for an input with dynamic
@@ -158,8 +164,13 @@ class Session {
 
  private:
   Session() = default;
+  Status bindInput(size_t index, const void *data, size_t bytes, bool copy, const Shape *shape);
+  bool converts(size_t output) const;  // dtype != graphType
   std::unique_ptr<rt::Executor> executor_;
   std::vector<TensorInfo> inputs_, outputs_;
+  // Per output whose dtype differs from its graphType: its converted bytes
+  // after run(); empty for the others.
+  std::vector<std::vector<uint8_t>> convertedOutputs_;
 };
 
 }  // namespace webnn

@@ -11,17 +11,33 @@
 namespace webnn {
 
 // Values match webnn.artifact.DataType in schema/webnn_artifact.fbs.
+// kFloat32 .. kUint4 are WebNN's operand types. kFloat64 .. kBfloat16 are
+// interface-only: a graph input or output may be exchanged in them (its source
+// model declared a type WebNN lacks) while the graph computes in
+// computeTypeOf(t); no tensor inside a graph has them.
 enum class DataType : uint8_t {
   kFloat32 = 0, kFloat16 = 1, kInt32 = 2, kUint32 = 3, kInt64 = 4, kUint64 = 5,
   kInt8 = 6, kUint8 = 7, kInt4 = 8, kUint4 = 9,
+  kFloat64 = 10, kInt16 = 11, kUint16 = 12, kBfloat16 = 13,
 };
-constexpr int kNumDataTypes = 10;
+constexpr int kNumDataTypes = 10;           // WebNN's operand types: values [0, 10)
+constexpr int kNumInterfaceDataTypes = 14;  // plus the interface-only ones
 
-// WebNN's name ("float32", "int4", ...).
+// The name ("float32", "int4", "float64", ...).
 std::string_view dataTypeName(DataType t);
+// WebNN operand types only (kernels parse option values with it).
 bool parseDataTypeName(std::string_view name, DataType *out);
 // Bits per element: 4 for int4/uint4, else 8 * bytes.
 int dataTypeBits(DataType t);
+
+// The WebNN type a graph computes an interface-only type in: float64 and
+// bfloat16 -> float32, int16 and uint16 -> int32; a WebNN type is its own.
+DataType computeTypeOf(DataType t);
+// Converts `count` elements between an interface-only type and its compute
+// type, either way (or copies, when from == to). Narrowing rounds float32 to
+// the nearest float64/bfloat16 (ties to even) and keeps an int32's low 16 bits
+// (what int16 arithmetic wraps to). False, doing nothing, for any other pair.
+bool convertElements(DataType from, const void *src, DataType to, void *dst, int64_t count);
 
 using Shape = std::vector<int64_t>;
 

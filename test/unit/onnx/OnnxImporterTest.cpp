@@ -2,6 +2,7 @@
 // op; bad files must fail with one clear diagnostic and never crash.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -706,6 +707,41 @@ TEST(OnnxImport, NonConstantErrorsNameTheGraphInputsBehindAValue) {
             "with --const-input)");
 }
 
+TEST(OnnxImport, IfBranchInitializersAreConstants) {
+  // PyTorch exports a branch's constants as the branch graph's initializers
+  // (Silero VAD does).
+  ModelBuilder m(13);
+  m.input("x", {2}).output("y");
+  auto *cond = m.initializer("cond", {}, onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  onnx::NodeProto *n = m.node("If", {"cond"}, {"y"}, "if");
+  for (const char *branch : {"then_branch", "else_branch"}) {
+    auto *a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto *g = a->mutable_g();
+    onnx::TensorProto *k = g->add_initializer();
+    k->set_name(std::string(branch) + "_k");
+    k->set_data_type(onnx::TensorProto::FLOAT);
+    k->add_dims(2);
+    k->add_float_data(std::string(branch) == "then_branch" ? 3.0f : -1.0f);
+    k->add_float_data(4.0f);
+    onnx::NodeProto *b = g->add_node();
+    b->set_op_type("Add");
+    b->add_input("x");
+    b->add_input(k->name());
+    b->add_output(std::string(branch) + "_out");
+    g->add_output()->set_name(std::string(branch) + "_out");
+  }
+  Imported r = importFile(m.save("if_init.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  auto adds = r.ops("webnn.add");
+  ASSERT_EQ(adds.size(), 1u);
+  auto k = onnx_import::getConstantData(adds[0]->getOperand(1));
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->floatAt(0), 3.0);  // the then branch's initializer
+}
+
 TEST(OnnxImport, ReshapeZeroAndMinusOne) {
   ModelBuilder m;
   m.input("x", {2, 3, 4}).ints("shape", {0, -1}).output("y");
@@ -822,6 +858,101 @@ TEST(OnnxImport, InitializerEncodings) {
   Imported rb = importFile(bad.save("badraw.onnx"));
   EXPECT_FALSE(rb);
   EXPECT_NE(rb.firstError().find("tensor 'w' has 11 bytes of raw_data"), std::string::npos)
+      << rb.allErrors();
+}
+
+TEST(OnnxImport, TypesWebNNLacksAreWidenedAndKeptAtTheBoundary) {
+  // float64/bfloat16 compute as f32, int16/uint16 as i32; inputs and outputs
+  // keep the declared type as their interface type.
+  ModelBuilder m;
+  m.input("d", {3}, onnx::TensorProto::DOUBLE);
+  m.input("s", {2}, onnx::TensorProto::INT16);
+  m.input("u", {2}, onnx::TensorProto::UINT16);
+  m.input("b", {2}, onnx::TensorProto::BFLOAT16);
+  auto *dd = m.initializer("dd", {3}, onnx::TensorProto::DOUBLE);
+  for (double v : {0.1, -2.5, 1e300}) dd->add_double_data(v);
+  int16_t srv[2] = {-3, 4};
+  m.initializer("sr", {2}, onnx::TensorProto::INT16)
+      ->set_raw_data(std::string(reinterpret_cast<const char *>(srv), 4));
+  auto *ui = m.initializer("ui", {2}, onnx::TensorProto::UINT16);
+  ui->add_int32_data(65535);
+  ui->add_int32_data(1);
+  auto *bf = m.initializer("bf", {2}, onnx::TensorProto::BFLOAT16);
+  bf->add_int32_data(0x3f80);  // 1.0
+  bf->add_int32_data(0xc000);  // -2.0
+  m.node("Add", {"d", "dd"}, {"a"}, "a");
+  m.node("Add", {"s", "sr"}, {"b2"}, "b2");
+  m.node("Add", {"u", "ui"}, {"c"}, "c");
+  m.node("Add", {"b", "bf"}, {"e"}, "e");
+  setInt(m.node("Cast", {"a"}, {"f"}, "f"), "to", onnx::TensorProto::INT16);
+  setInt(m.node("Cast", {"s"}, {"g"}, "g"), "to", onnx::TensorProto::DOUBLE);
+  m.valueInfo(m.graph->add_output(), "a", {3}, onnx::TensorProto::DOUBLE);
+  m.valueInfo(m.graph->add_output(), "b2", {2}, onnx::TensorProto::INT16);
+  m.valueInfo(m.graph->add_output(), "c", {2}, onnx::TensorProto::UINT16);
+  m.valueInfo(m.graph->add_output(), "e", {2}, onnx::TensorProto::BFLOAT16);
+  m.valueInfo(m.graph->add_output(), "f", {3}, onnx::TensorProto::INT16);
+  m.valueInfo(m.graph->add_output(), "g", {2}, onnx::TensorProto::DOUBLE);
+  m.valueInfo(m.graph->add_output(), "d2", {3}, onnx::TensorProto::FLOAT);
+  m.node("Identity", {"d"}, {"d2"}, "d2");
+  Imported r = importFile(m.save("widened.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+
+  MLIRContext &ctx = *r.ctx;
+  Type f32 = Float32Type::get(&ctx), i32 = IntegerType::get(&ctx, 32);
+  auto inputs = r.ops("webnn.input");
+  ASSERT_EQ(inputs.size(), 4u);
+  std::vector<Type> computed, interface;
+  for (Operation *op : inputs) {
+    computed.push_back(cast<RankedTensorType>(op->getResult(0).getType()).getElementType());
+    auto attr = op->getAttrOfType<TypeAttr>("webnn.interface_type");
+    interface.push_back(attr ? attr.getValue() : Type());
+  }
+  EXPECT_EQ(computed, (std::vector<Type>{f32, i32, i32, f32}));
+  EXPECT_EQ(interface, (std::vector<Type>{Float64Type::get(&ctx), IntegerType::get(&ctx, 16),
+                                          IntegerType::get(&ctx, 16, IntegerType::Unsigned),
+                                          BFloat16Type::get(&ctx)}));
+
+  auto adds = r.ops("webnn.add");
+  ASSERT_EQ(adds.size(), 4u);
+  auto dv = onnx_import::getConstantData(adds[0]->getOperand(1));
+  auto sv = onnx_import::getConstantData(adds[1]->getOperand(1));
+  auto uv = onnx_import::getConstantData(adds[2]->getOperand(1));
+  auto bv = onnx_import::getConstantData(adds[3]->getOperand(1));
+  ASSERT_TRUE(dv && sv && uv && bv);
+  EXPECT_EQ(dv->type.getElementType(), f32);
+  EXPECT_EQ(dv->floatAt(0), static_cast<double>(0.1f));
+  EXPECT_EQ(dv->floatAt(1), -2.5);
+  EXPECT_TRUE(std::isinf(dv->floatAt(2)));  // beyond float32: the precision cost
+  EXPECT_EQ(sv->ints(), (SmallVector<int64_t>{-3, 4}));
+  EXPECT_EQ(uv->type.getElementType(), i32);
+  EXPECT_EQ(uv->ints(), (SmallVector<int64_t>{65535, 1}));
+  EXPECT_EQ(bv->floatAt(0), 1.0);
+  EXPECT_EQ(bv->floatAt(1), -2.0);
+
+  // Cast to INT16 casts to int32, to DOUBLE to float32.
+  auto casts = r.ops("webnn.cast");
+  ASSERT_EQ(casts.size(), 2u);
+  EXPECT_EQ(cast<RankedTensorType>(casts[0]->getResult(0).getType()).getElementType(), i32);
+  EXPECT_EQ(cast<RankedTensorType>(casts[1]->getResult(0).getType()).getElementType(), f32);
+
+  auto outTypes = r.main()->getAttrOfType<ArrayAttr>("webnn.output_interface_types");
+  ASSERT_TRUE(outTypes);
+  std::vector<Type> outs;
+  for (Attribute a : outTypes) outs.push_back(cast<TypeAttr>(a).getValue());
+  EXPECT_EQ(outs, (std::vector<Type>{Float64Type::get(&ctx), IntegerType::get(&ctx, 16),
+                                     IntegerType::get(&ctx, 16, IntegerType::Unsigned),
+                                     BFloat16Type::get(&ctx), IntegerType::get(&ctx, 16),
+                                     Float64Type::get(&ctx), f32}));
+
+  // Sizes in messages are the declared type's.
+  ModelBuilder bad;
+  bad.input("x", {3}).output("y");
+  bad.initializer("w", {3}, onnx::TensorProto::DOUBLE)->set_raw_data(std::string(12, '\0'));
+  bad.node("Add", {"x", "w"}, {"y"}, "add");
+  Imported rb = importFile(bad.save("baddouble.onnx"));
+  EXPECT_FALSE(rb);
+  EXPECT_NE(rb.firstError().find("tensor 'w' has 12 bytes of raw_data, 'tensor<3xf64>' needs 24"),
+            std::string::npos)
       << rb.allErrors();
 }
 

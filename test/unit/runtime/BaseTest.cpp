@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <thread>
 
 #include "backends/cpu/Kernel.h"
@@ -33,6 +34,68 @@ TEST(Types, NamesAndSizes) {
   EXPECT_FALSE(tensorByteSize(DataType::kUint64, {int64_t(1) << 62, 2}, &bytes));
   EXPECT_EQ(shapeToString({1, 3, 224, 224}), "[1,3,224,224]");
   EXPECT_EQ(shapeToString({}), "[]");
+}
+
+TEST(Types, InterfaceOnlyTypes) {
+  EXPECT_EQ(dataTypeName(DataType::kFloat64), "float64");
+  EXPECT_EQ(dataTypeName(DataType::kBfloat16), "bfloat16");
+  EXPECT_EQ(dataTypeBits(DataType::kUint16), 16);
+  EXPECT_EQ(computeTypeOf(DataType::kFloat64), DataType::kFloat32);
+  EXPECT_EQ(computeTypeOf(DataType::kBfloat16), DataType::kFloat32);
+  EXPECT_EQ(computeTypeOf(DataType::kInt16), DataType::kInt32);
+  EXPECT_EQ(computeTypeOf(DataType::kUint16), DataType::kInt32);
+  EXPECT_EQ(computeTypeOf(DataType::kInt8), DataType::kInt8);
+  // Kernels never see them: option values parse WebNN types only.
+  DataType t;
+  EXPECT_FALSE(parseDataTypeName("bfloat16", &t));
+}
+
+TEST(Types, ConvertElements) {
+  // float64 <-> float32: rounded to nearest one way, exact the other.
+  double d[3] = {0.1, -1e300, 3.0};
+  float f[3];
+  ASSERT_TRUE(convertElements(DataType::kFloat64, d, DataType::kFloat32, f, 3));
+  EXPECT_EQ(f[0], 0.1f);
+  EXPECT_TRUE(std::isinf(f[1]) && f[1] < 0);
+  EXPECT_EQ(f[2], 3.0f);
+  double back[3];
+  ASSERT_TRUE(convertElements(DataType::kFloat32, f, DataType::kFloat64, back, 3));
+  EXPECT_EQ(back[0], static_cast<double>(0.1f));
+
+  // float32 -> bfloat16 rounds to nearest, ties to even (as ONNX Runtime's
+  // Cast does); bfloat16 -> float32 is exact.
+  float in[6] = {1.00390625f, 1.01171875f, 0.4795f, -2.0f, INFINITY, NAN};
+  uint16_t bf[6];
+  ASSERT_TRUE(convertElements(DataType::kFloat32, in, DataType::kBfloat16, bf, 6));
+  EXPECT_EQ(bf[0], 0x3f80);  // tie -> even (1.0)
+  EXPECT_EQ(bf[1], 0x3f82);  // tie -> even (1.015625)
+  EXPECT_EQ(bf[2], 0x3ef6);  // 0.48046875, not the truncated 0.47851562
+  EXPECT_EQ(bf[3], 0xc000);
+  EXPECT_EQ(bf[4], 0x7f80);
+  float wide[6];
+  ASSERT_TRUE(convertElements(DataType::kBfloat16, bf, DataType::kFloat32, wide, 6));
+  EXPECT_EQ(wide[2], 0.48046875f);
+  EXPECT_TRUE(std::isnan(wide[5]));  // a NaN stays NaN, not infinity
+
+  // int16/uint16 widen exactly; int32 narrows to its low 16 bits.
+  int16_t s16[2] = {-32768, 7};
+  uint16_t u16[2] = {65535, 0};
+  int32_t i32[2];
+  ASSERT_TRUE(convertElements(DataType::kInt16, s16, DataType::kInt32, i32, 2));
+  EXPECT_EQ(i32[0], -32768);
+  ASSERT_TRUE(convertElements(DataType::kUint16, u16, DataType::kInt32, i32, 2));
+  EXPECT_EQ(i32[0], 65535);
+  int32_t wrap[3] = {32768, -1, 70000};
+  ASSERT_TRUE(convertElements(DataType::kInt32, wrap, DataType::kInt16, s16, 2));
+  EXPECT_EQ(s16[0], -32768);
+  EXPECT_EQ(s16[1], -1);
+  ASSERT_TRUE(convertElements(DataType::kInt32, wrap + 1, DataType::kUint16, u16, 2));
+  EXPECT_EQ(u16[0], 65535);
+  EXPECT_EQ(u16[1], 70000 - 65536);
+
+  // Any other pair is refused.
+  EXPECT_FALSE(convertElements(DataType::kFloat64, d, DataType::kInt32, i32, 1));
+  EXPECT_FALSE(convertElements(DataType::kInt16, s16, DataType::kFloat32, f, 1));
 }
 
 TEST(NodeAttributes, TypedGettersAndMismatch) {

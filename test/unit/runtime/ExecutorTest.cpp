@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "TestArtifact.h"
 #include "core/Executor.h"
@@ -134,6 +135,73 @@ TEST(Executor, AddReluEndToEnd) {
     const float want2[6] = {2, 3, 4, 0, 0, 0};
     for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want2[i]) << i;
   }
+}
+
+TEST(Executor, InterfaceTypesConvertAtTheBoundary) {
+  if (!haveKernels({"add", "relu"})) GTEST_SKIP() << "CPU backend has no add/relu kernels in this build";
+  // relu(x + c) computed in float32; x is fed as float64, y handed back as float64.
+  TGraph g = addReluGraph();
+  g.tensors[0].interfaceType = DataType::kFloat64;
+  g.tensors[3].interfaceType = DataType::kFloat64;
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "f64"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const TensorInfo &in = model->inputs()[0];
+  EXPECT_EQ(in.dtype, DataType::kFloat64);
+  EXPECT_EQ(in.graphType, DataType::kFloat32);
+  EXPECT_EQ(in.byteSize, 48u);
+  EXPECT_EQ(model->outputs()[0].dtype, DataType::kFloat64);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  double x[6] = {1, 1, 1, 1, 1, 0.1}, y[6] = {};
+  s = session->run({{"x", x, sizeof x}}, {{"y", y, sizeof y}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const double want[6] = {0, 0, 0, 2, 3, static_cast<double>(0.1f + 3.0f)};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y[i], want[i]) << i;
+  // output() and outputData() hand back the converted bytes too.
+  const void *data = nullptr;
+  size_t bytes = 0;
+  ASSERT_TRUE(session->output("y", &data, &bytes).isOk());
+  EXPECT_EQ(bytes, 48u);
+  EXPECT_EQ(static_cast<const double *>(data)[3], 2.0);
+  EXPECT_EQ(session->outputData(0), data);
+  // Sizes are checked in the interface type.
+  float wrong[6] = {};
+  s = session->setInput("x", wrong, sizeof wrong);
+  EXPECT_EQ(s.message(), "input 'x': expected 48 bytes (float64 [2,3]), got 24");
+  // copyInput converts too; the binding then outlives the caller's buffer.
+  {
+    std::vector<double> tmp(6, 5.0);
+    ASSERT_TRUE(session->copyInput("x", tmp.data(), 48).isOk());
+  }
+  ASSERT_TRUE(session->run().isOk());
+  EXPECT_EQ(static_cast<const double *>(session->outputData(0))[0], 2.0);
+}
+
+TEST(Executor, Int16InterfaceWrapsLikeInt16) {
+  if (!haveKernels({"add"})) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  // a + b computed in int32, exchanged as int16: the sum wraps at the output
+  // as int16 arithmetic would.
+  TGraph g;
+  g.tensors = {{"a", DataType::kInt32, {3}, {}, DataType::kInt16},
+               {"b", DataType::kInt32, {3}, {}, DataType::kUint16},
+               {"s", DataType::kInt32, {3}, {}, DataType::kInt16}};
+  g.nodes = {{"add", {0, 1}, {2}, "add0"}};
+  g.inputs = {0, 1};
+  g.outputs = {2};
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "i16"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  int16_t a[3] = {32767, -5, 100};
+  uint16_t b[3] = {1, 65535, 7};
+  int16_t out[3] = {};
+  s = session->run({{"a", a, sizeof a}, {"b", b, sizeof b}}, {{"s", out, sizeof out}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(out[0], -32768);          // 32768 wraps
+  EXPECT_EQ(out[1], int16_t(65530));  // -5 + 65535 = 65530 -> -6
+  EXPECT_EQ(out[2], 107);
 }
 
 TEST(Executor, WeightlessEndToEnd) {

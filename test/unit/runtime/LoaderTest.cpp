@@ -208,6 +208,45 @@ TEST(Loader, UnknownDataType) {
   EXPECT_NE(loadError(buildArtifact(g).artifact).find("unknown data type 42"), std::string::npos);
 }
 
+TEST(Loader, InterfaceTypes) {
+  // x is exchanged as float64, y as bfloat16; both are computed as float32.
+  TGraph g = addReluGraph();
+  g.tensors[0].interfaceType = DataType::kFloat64;
+  g.tensors[3].interfaceType = DataType::kBfloat16;
+  LoadedGraph loaded;
+  Status s = loadBytes(buildArtifact(g).artifact, &loaded);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(loaded.tensors[0].dtype, DataType::kFloat32);
+  EXPECT_EQ(loaded.tensors[0].interfaceType, DataType::kFloat64);
+  EXPECT_EQ(loaded.tensors[0].interfaceByteSize, 48u);
+  EXPECT_EQ(loaded.tensors[3].interfaceType, DataType::kBfloat16);
+  EXPECT_EQ(loaded.tensors[3].interfaceByteSize, 12u);
+  EXPECT_EQ(loaded.tensors[1].interfaceType, DataType::kFloat32);  // absent = data_type
+
+  // Only a widening the runtime converts: int16 is not computed as float32.
+  g = addReluGraph();
+  g.tensors[0].interfaceType = DataType::kInt16;
+  EXPECT_NE(loadError(buildArtifact(g).artifact)
+                .find("tensor 0 'x' of type float32 cannot be exchanged as interface type int16"),
+            std::string::npos);
+  // A WebNN type is no interface type, nor is an unknown value.
+  g.tensors[0].interfaceType = DataType::kFloat16;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("cannot be exchanged as interface type float16"),
+            std::string::npos);
+  g.tensors[0].interfaceType = static_cast<DataType>(77);
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("cannot be exchanged as interface type 77"),
+            std::string::npos);
+  // Only the graph's boundary is converted.
+  g = addReluGraph();
+  g.tensors[2].interfaceType = DataType::kFloat64;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("has an interface type but is neither a graph input nor output"),
+            std::string::npos);
+  // An interface-only type is never a tensor's data type.
+  g = addReluGraph();
+  g.tensors[2].dtype = DataType::kFloat64;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("unknown data type 10"), std::string::npos);
+}
+
 TEST(Loader, UnknownOpsListedWithNodes) {
   TGraph g = addReluGraph();
   g.nodes[0].op = "frobnicate";

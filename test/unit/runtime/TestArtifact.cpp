@@ -31,8 +31,10 @@ Built buildArtifact(const TGraph &g, bool weightless) {
       dims.push_back(fb::CreateDimension(fbb, t.shape[i], fbb.CreateString(g.dynamicDims[size_t(sym)].first), 0,
                                          fbb.CreateVectorOfStructs(terms)));
     }
+    flatbuffers::Optional<fb::DataType> interface;
+    if (t.interfaceType) interface = static_cast<fb::DataType>(*t.interfaceType);
     tensors.push_back(fb::CreateTensor(fbb, fbb.CreateString(t.name), static_cast<fb::DataType>(t.dtype),
-                                       fbb.CreateVector(dims)));
+                                       fbb.CreateVector(dims), interface));
   }
   std::vector<uint8_t> segment;
   std::vector<uint8_t> allHashes;

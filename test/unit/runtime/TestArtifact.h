@@ -19,6 +19,7 @@ struct TTensor {
   // Per dimension, the TGraph::dynamicDims index it equals (its shape entry
   // is then that dimension's maximum), or -1; empty = all static.
   std::vector<int> dynamic = {};
+  std::optional<DataType> interfaceType;  // Tensor.interface_type, when set
 };
 
 struct TConstant {
