@@ -48,7 +48,10 @@ bool compatible(MatMulNBitsOp a, MatMulNBitsOp b) {
 }
 
 struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPass> {
+  int64_t packedAttentions_ = 0;
+
   void runOnOperation() override {
+    packedAttentions_ = 0;
     // Groups of candidates per input, in program order.
     llvm::MapVector<Value, SmallVector<MatMulNBitsOp>> byInput;
     getOperation().walk([&](MatMulNBitsOp op) {
@@ -71,6 +74,35 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
     numOpsReplaced += replaced;
     recordRewrites(&getContext(), getArgument(), "groups-merged", merged);
     recordRewrites(&getContext(), getArgument(), "ops-replaced", replaced);
+    numAttentionsPacked += packedAttentions_;
+    recordRewrites(&getContext(), getArgument(), "qkv-packed", packedAttentions_);
+  }
+
+  // q, k, v split from one merged projection and read only by one
+  // groupQueryAttention: give it the packed QKV instead (it reads the heads
+  // in place), so the split disappears.
+  void packIntoAttention(SplitOp split) {
+    if (split.getNumResults() != 3) return;
+    auto gqa = dyn_cast_or_null<GroupQueryAttentionOp>(
+        split.getResult(0).hasOneUse() ? *split.getResult(0).user_begin() : nullptr);
+    if (!gqa || gqa.getQuery() != split.getResult(0) || gqa.getKey() != split.getResult(1) ||
+        gqa.getValue() != split.getResult(2) || !split.getResult(1).hasOneUse() || !split.getResult(2).hasOneUse())
+      return;
+    OpBuilder b(gqa);
+    auto packed = GroupQueryAttentionOp::create(
+        b, gqa.getLoc(), split.getInput(), Value(), Value(), gqa.getPastKey(), gqa.getPastValue(), gqa.getSeqlensK(),
+        gqa.getTotalSequenceLength(), gqa.getCosCache(), gqa.getSinCache(), gqa.getNumHeadsAttr(),
+        gqa.getKvNumHeadsAttr(), gqa.getScaleAttr(), gqa.getSoftcapAttr(), gqa.getLocalWindowSizeAttr(),
+        gqa.getDoRotaryAttr(), gqa.getRotaryInterleavedAttr());
+    // The packed form must infer the same results (head sizes agree).
+    if (packed->getResultTypes() != gqa->getResultTypes()) {
+      packed->erase();
+      return;
+    }
+    gqa->replaceAllUsesWith(packed->getResults());
+    gqa->erase();
+    split->erase();
+    ++packedAttentions_;
   }
 
   LogicalResult merge(ArrayRef<MatMulNBitsOp> group) {
@@ -139,6 +171,7 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
       op.getResult().replaceAllUsesWith(piece);
       op.erase();
     }
+    packIntoAttention(split);
     while (!feeders.empty()) {
       Operation *op = feeders.pop_back_val();
       if (!op->use_empty() || !isa<ConstantOp, ReshapeOp>(op)) continue;

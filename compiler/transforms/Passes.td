@@ -170,11 +170,13 @@ def WebNNMergeMatmulNBits : Pass<"webnn-merge-matmul-nbits", "func::FuncOp"> {
     zero points are constants (q/k/v or gate/up projections), become one
     matmulNBits over the weights concatenated along N and a split of its
     output: fewer passes over the activations and fewer parallel regions per
-    decode step.
+    decode step. When the pieces are exactly the query, key and value of one
+    groupQueryAttention, it takes the merged output as packed QKV instead.
   }];
   let statistics = [
     Statistic<"numGroupsMerged", "groups-merged", "groups of matmulNBits merged">,
     Statistic<"numOpsReplaced", "ops-replaced", "matmulNBits ops merged away">,
+    Statistic<"numAttentionsPacked", "qkv-packed", "groupQueryAttention ops given the merged q/k/v packed">,
   ];
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
