@@ -319,6 +319,26 @@ uint64_t Executor::outputBytes(size_t index) const {
   return bytes;
 }
 
+Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
+  const LoadedGraph &g = graph_->graph;
+  if (index >= g.outputs.size()) return invalidArgument("output index " + std::to_string(index) + " out of range");
+  const uint32_t t = g.outputs[index];
+  const LoadedTensor &lt = g.tensors[t];
+  if (graph_->outputCopyOffset[index] != kNotInArena || graph_->arenaOffset[t] == kNotInArena)
+    return invalidArgument("output '" + lt.name + "' is not computed by a node and cannot be bound");
+  if (!data) {
+    tensors_[t].data = arena_.get() + graph_->arenaOffset[t];
+    return Status::ok();
+  }
+  if (reinterpret_cast<uintptr_t>(data) % kArenaAlignment != 0)
+    return invalidArgument("output '" + lt.name + "': a bound buffer must be 64-byte aligned");
+  if (capacity < lt.byteSize)
+    return invalidArgument("output '" + lt.name + "': a bound buffer needs " + std::to_string(lt.byteSize) +
+                           " bytes (its maximum shape " + shapeToString(lt.shape) + "), got " + std::to_string(capacity));
+  tensors_[t].data = data;
+  return Status::ok();
+}
+
 const void *Executor::outputData(size_t index) const {
   const LoadedGraph &g = graph_->graph;
   if (index >= g.outputs.size()) return nullptr;

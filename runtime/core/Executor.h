@@ -63,6 +63,12 @@ class Executor {
   Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false,
                   const Shape *shape = nullptr);
   Status run();
+  // Makes the node producing graph output `index` write into caller memory
+  // (64-byte aligned, at least the output's maximum byte size, not an input
+  // of the same run) instead of the arena; null restores the arena. The
+  // binding holds for later runs. How a decode loop keeps its KV cache
+  // without copying it: last step's present buffer is this step's past.
+  Status bindOutput(size_t index, void *data, uint64_t capacity);
   // Per-node wall time of every run while on (off by default: two clock
   // reads per node). Indexed like graph().nodes.
   void setProfiling(bool on);

@@ -151,6 +151,16 @@ Status Session::copyInput(std::string_view name, const void *data, size_t bytes,
   return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, &shape);
 }
 
+Status Session::bindOutput(std::string_view name, void *data, size_t capacity) {
+  int i = findByName(outputs_, name);
+  if (i < 0)
+    return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
+  if (outputs_[i].dtype != outputs_[i].graphType)
+    return invalidArgument("output '" + outputs_[i].name + "' is converted to " +
+                           std::string(dataTypeName(outputs_[i].dtype)) + " after each run and cannot be bound");
+  return executor_->bindOutput(static_cast<size_t>(i), data, capacity);
+}
+
 Status Session::run() {
   WEBNN_RETURN_IF_ERROR(executor_->run());
   // Outputs of an interface-only type: convert from the graph's type.

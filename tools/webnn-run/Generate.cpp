@@ -13,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -143,11 +146,24 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
   auto check = [](const webnn::Status &s) {
     if (!s.isOk()) throw GenerateError{1, s.message()};
   };
-  // Empty caches for the prefill: [B, kvHeads, 0, D].
-  for (const auto &c : io.caches) {
-    webnn::Shape shape = ins[size_t(c.past)].shape;
+  // Each cache has two buffers of its largest present: a step writes its
+  // present into one (a bound output) and reads its past from the other, in
+  // place, so the cache is never copied between steps.
+  struct AlignedFree {
+    void operator()(void *p) const { std::free(p); }
+  };
+  std::vector<std::array<std::unique_ptr<uint8_t, AlignedFree>, 2>> buffers(io.caches.size());
+  for (size_t i = 0; i < io.caches.size(); ++i) {
+    const webnn::TensorInfo &present = model.outputs()[size_t(io.caches[i].present)];
+    size_t bytes = (present.byteSize + 63) / 64 * 64;
+    for (auto &b : buffers[i]) {
+      b.reset(static_cast<uint8_t *>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
+      if (!b) throw GenerateError{1, "out of memory for the KV cache of '" + present.name + "'"};
+    }
+    // Empty caches for the prefill: [B, kvHeads, 0, D].
+    webnn::Shape shape = ins[size_t(io.caches[i].past)].shape;
     shape[2] = 0;
-    check(session.copyInput(ins[size_t(c.past)].name, nullptr, 0, shape));
+    check(session.setInput(ins[size_t(io.caches[i].past)].name, buffers[i][1].get(), 0, shape));
   }
   std::vector<int64_t> tokens = prompt;
   int64_t past = 0;
@@ -166,6 +182,9 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
       for (int64_t i = 0; i < seq; ++i) pos[size_t(i)] = past + i;
       bind(io.positionIds, pos, seq);
     }
+    for (size_t i = 0; i < io.caches.size(); ++i)
+      check(session.bindOutput(model.outputs()[size_t(io.caches[i].present)].name, buffers[i][step % 2].get(),
+                               model.outputs()[size_t(io.caches[i].present)].byteSize));
     if (step == 1 && profileDecode) session.enableProfiling(true);
     auto t0 = Clock::now();
     check(session.run());
@@ -180,15 +199,15 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
     tokens.push_back(next);
     r.generated.push_back(next);
     if (next == eosId) break;
-    // This step's present cache is the next step's past (copied: the arena
-    // that holds it is reused by the next run).
-    for (const auto &c : io.caches) {
-      const webnn::Shape &shape = session.outputShape(size_t(c.present));
-      check(session.copyInput(ins[size_t(c.past)].name, session.outputData(size_t(c.present)),
-                              session.outputBytes(size_t(c.present)), shape));
+    // This step's present cache is the next step's past, read in place.
+    for (size_t i = 0; i < io.caches.size(); ++i) {
+      const auto &c = io.caches[i];
+      check(session.setInput(ins[size_t(c.past)].name, buffers[i][step % 2].get(),
+                             session.outputBytes(size_t(c.present)), session.outputShape(size_t(c.present))));
     }
     past = total;
   }
+  for (const auto &c : io.caches) check(session.bindOutput(model.outputs()[size_t(c.present)].name, nullptr, 0));
   return r;
 }
 

@@ -133,6 +133,12 @@ class Session {
   // Like setInput, but always copies: the caller may free `data` at once.
   Status copyInput(std::string_view name, const void *data, size_t bytes);
   Status copyInput(std::string_view name, const void *data, size_t bytes, const Shape &shape);
+  // Makes later runs write output `name` straight into `data` (64-byte
+  // aligned, `capacity` >= the output's maximum byte size, not also bound as
+  // an input) instead of session memory; null data unbinds. For a KV cache
+  // that moves from one step's present output to the next step's past input
+  // without a copy (see `webnn-run generate`).
+  Status bindOutput(std::string_view name, void *data, size_t capacity);
   // Runs the graph on the bound inputs.
   Status run();
   // An output's bytes after run(); valid until the next run or destruction.

@@ -236,5 +236,40 @@ TEST(Executor, HugeArenaIsOutOfMemoryNotACrash) {
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory) << s.message();
 }
 
+// A bound output is written straight into caller memory; binding is checked
+// (alignment, capacity, produced by a node) and undone with null.
+TEST(Executor, BoundOutputsAreWrittenInPlace) {
+  if (!haveKernels({"add", "relu"})) GTEST_SKIP() << "no add/relu kernels in this build";
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(Model::load(writeArtifact(addReluGraph(), "bound"), {}, &model).isOk());
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  const float want[6] = {0, 0, 0, 2, 3, 4};
+  alignas(64) float out[16] = {};
+  EXPECT_FALSE(session->bindOutput("y", out + 1, 24).isOk());  // not 64-byte aligned
+  EXPECT_FALSE(session->bindOutput("y", out, 20).isOk());      // smaller than [2,3] floats
+  EXPECT_FALSE(session->bindOutput("nope", out, 64).isOk());
+  ASSERT_TRUE(session->bindOutput("y", out, sizeof out).isOk());
+  ASSERT_TRUE(session->setInput("x", x, sizeof x).isOk());
+  ASSERT_TRUE(session->run().isOk());
+  EXPECT_EQ(std::memcmp(out, want, sizeof want), 0);
+  EXPECT_EQ(session->outputData(0), static_cast<const void *>(out));
+  ASSERT_TRUE(session->bindOutput("y", nullptr, 0).isOk());
+  std::memset(out, 0, sizeof out);
+  ASSERT_TRUE(session->run().isOk());
+  EXPECT_NE(session->outputData(0), static_cast<const void *>(out));
+  EXPECT_EQ(std::memcmp(session->outputData(0), want, sizeof want), 0);
+  EXPECT_EQ(out[3], 0.0f);  // no longer written
+
+  std::unique_ptr<Model> pass;
+  ASSERT_TRUE(Model::load(writeArtifact(passthroughGraph(), "bound-pass"), {}, &pass).isOk());
+  std::unique_ptr<Session> passSession;
+  ASSERT_TRUE(Session::create(*pass, {1}, &passSession).isOk());
+  Status s = passSession->bindOutput("x", out, sizeof out);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("not computed by a node"), std::string::npos) << s.message();
+}
+
 }  // namespace
 }  // namespace webnn::test
