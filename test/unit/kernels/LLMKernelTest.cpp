@@ -489,5 +489,33 @@ TEST(LLMKernels, DISABLED_MatMulNBitsBandwidth) {
   }
 }
 
+// Prefill-shaped MatMulNBits (M = 128) on every path this CPU runs: GFLOP/s
+// per CPU-second (robust on a shared machine) and per wall second.
+TEST(LLMKernels, DISABLED_MatMulNBitsPrefill) {
+  struct Shape2 { int64_t N, K; };
+  for (Shape2 s : {Shape2{2048, 768}, Shape2{768, 2048}}) {
+    NBitsCase t{128, s.N, s.K, 32, 4, 0, false};
+    NBitsData d = makeNBits(t, 11);
+    double flops = 2.0 * double(t.M) * double(t.N) * double(t.K);
+    for (NBitsPath path : {NBitsPath::kAvx512DequantGemm, NBitsPath::kAvx512Vnni, NBitsPath::kAvx512Fp32}) {
+      NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, 4, 4, &path);
+      if (mm.path() != path) continue;
+      mm.setWeights(d.w.data(), d.scales.data(), nullptr, nullptr);
+      std::vector<float> y(size_t(t.M * t.N));
+      ThreadPool pool(1);
+      mm.run(d.a.data(), y.data(), nullptr, &pool);
+      int iters = 20;
+      std::clock_t c0 = std::clock();
+      auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < iters; ++i) mm.run(d.a.data(), y.data(), nullptr, &pool);
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+      std::printf("int4 prefill M=128 N=%lld K=%lld %-20s: %.1f GFLOP/s per CPU-second, %.1f wall\n",
+                  (long long)t.N, (long long)t.K, kernels::nbitsPathName(path), flops * iters / cpu / 1e9,
+                  flops * iters / sec / 1e9);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace webnn::cpu::test
