@@ -537,14 +537,15 @@ FailureOr<std::string> recurrentActivations(NodeConverter &c, size_t perDirectio
 LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1), r = c.requiredInput(2);
   if (failed(x) || failed(w) || failed(r)) return failure();
-  if (lstm && NodeConverter::rankOf(*x) == 3) {
-    // Unrolled where webnn.lstm differs: ONNX peepholes (WebNN's output-gate
-    // peephole reads the previous cell state, ONNX's the new one) and
-    // sequence_lens that are not all the full length (or not constant).
+  if (NodeConverter::rankOf(*x) == 3) {
+    // Unrolled where webnn.gru/lstm differ: clip, sequence_lens that are not
+    // all the full length (or not constant), ONNX LSTM peepholes (WebNN's
+    // output-gate peephole reads the previous cell state, ONNX's the new one).
     int64_t steps = NodeConverter::shapeOf(*x)[c.intAttr("layout", 0) ? 1 : 0];
     std::optional<ConstantData> lens = c.hasInput(4) ? c.constantInput(4) : std::nullopt;
     bool shortLens = c.hasInput(4) && (!lens || llvm::any_of(lens->ints(), [&](int64_t l) { return l != steps; }));
-    if (c.hasInput(7) || shortLens) return emitUnrolledLSTM(c);
+    if ((lstm && c.hasInput(7)) || shortLens || c.hasAttr("clip"))
+      return lstm ? emitUnrolledLSTM(c) : emitUnrolledGRU(c);
   }
   // layout=1 (batch-major X [batch, seq, in], states [batch, D, H]) is the
   // default layout transposed on the way in and out.

@@ -411,6 +411,125 @@ LogicalResult convertLSTMUnrolled(NodeConverter &c) {
   return success();
 }
 
+// GRU unrolled, for what webnn.gru cannot express: clip and sequence_lens
+// that are not all full (or not constant). Gates in W/R/B are ordered z, r, h.
+LogicalResult convertGRUUnrolled(NodeConverter &c) {
+  FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
+  if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
+  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
+    return c.fail("activation_alpha/activation_beta are not supported");
+  std::string dir = c.stringAttr("direction", "forward");
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
+    return c.fail("unknown direction '" + dir + "'");
+  int64_t dirs = dir == "bidirectional" ? 2 : 1;
+  SmallVector<std::string> acts;
+  if (const onnx::AttributeProto *a = c.attr("activations"))
+    for (const std::string &s : a->strings()) acts.push_back(s);
+  if (acts.empty())
+    for (int64_t d = 0; d < dirs; ++d) acts.append({"Sigmoid", "Tanh"});
+  if (static_cast<int64_t>(acts.size()) != 2 * dirs) return c.fail("'activations' has the wrong length");
+  bool batchMajor = c.intAttr("layout", 0) != 0, linearBeforeReset = c.intAttr("linear_before_reset", 0) != 0;
+  auto swap01 = [&](Value v) {
+    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
+  };
+  Value x = swap01(*xIn);
+  if (!x) return failure();
+  ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
+  if (xs.size() != 3) return c.fail("X must have rank 3");
+  int64_t steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
+  if (hidden <= 0) return c.fail("missing 'hidden_size'");
+  Type elem = NodeConverter::typeOf(x).getElementType();
+  std::optional<float> clip;
+  if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
+  Value h0 = swap01(c.input(5)), lens = c.input(4);
+  auto active = [&](int64_t t) -> Value {
+    if (!lens) return Value();
+    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
+    return c.emit("lesser", {c.constantI64({t}, {}), l});
+  };
+  auto sliceRows = [&](Value v, int64_t d, int64_t row, int64_t rows, int64_t cols) {
+    Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, row, 0}), c.i64ArrayAttr("sizes", {1, rows, cols})});
+    return c.emit("transpose", {c.emitReshape(s, {rows, cols})}, {c.i64ArrayAttr("permutation", {1, 0})});
+  };
+  auto biasPart = [&](int64_t d, int64_t from, int64_t len) -> Value {
+    if (!c.hasInput(3)) return Value();
+    return c.emitReshape(c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, from}),
+                                                        c.i64ArrayAttr("sizes", {1, len})}),
+                         {1, len});
+  };
+  auto clipped = [&](Value v) {
+    return clip ? c.emit("clamp", {v}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)}) : v;
+  };
+  Value flatX = c.emitReshape(x, {steps * batch, inSize});
+  SmallVector<Value> ySeq(dirs), yLast(dirs);
+  for (int64_t d = 0; d < dirs; ++d) {
+    Value wt = sliceRows(*wIn, d, 0, 3 * hidden, inSize);   // [in, 3H]
+    Value rzr = sliceRows(*rIn, d, 0, 2 * hidden, hidden);  // [H, 2H] (z, r)
+    Value rh = sliceRows(*rIn, d, 2 * hidden, hidden, hidden);
+    Value proj = c.emit("matmul", {flatX, wt});
+    if (Value wb = biasPart(d, 0, 3 * hidden)) proj = c.emit("add", {proj, wb});
+    proj = c.emitReshape(proj, {steps, batch, 3 * hidden});
+    Value rbzr = biasPart(d, 3 * hidden, 2 * hidden), rbh = biasPart(d, 5 * hidden, hidden);
+    Value h = h0 ? c.emitReshape(c.emit("slice", {h0}, {c.i64ArrayAttr("starts", {d, 0, 0}),
+                                                         c.i64ArrayAttr("sizes", {1, batch, hidden})}),
+                                 {batch, hidden})
+                 : c.splat(elem, {batch, hidden}, 0);
+    bool reverse = dir == "reverse" || d == 1;
+    SmallVector<Value> outs(steps);
+    for (int64_t i = 0; i < steps; ++i) {
+      int64_t t = reverse ? steps - 1 - i : i;
+      Value xt = c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
+                                                        c.i64ArrayAttr("sizes", {1, batch, 3 * hidden})}),
+                               {batch, 3 * hidden});
+      auto part = [&](Value v, int64_t g, int64_t width) {
+        return c.emit("slice", {v}, {c.i64ArrayAttr("starts", {0, g * hidden}), c.i64ArrayAttr("sizes", {batch, width})});
+      };
+      Value zr = c.emit("add", {part(xt, 0, 2 * hidden), c.emit("matmul", {h, rzr})});
+      if (rbzr) zr = c.emit("add", {zr, rbzr});
+      Value z = emitActivation(c, acts[2 * d], clipped(part(zr, 0, hidden)));
+      Value r = emitActivation(c, acts[2 * d], clipped(part(zr, 1, hidden)));
+      Value rec;
+      if (linearBeforeReset) {
+        rec = c.emit("matmul", {h, rh});
+        if (rbh) rec = c.emit("add", {rec, rbh});
+        rec = c.emit("mul", {r, rec});
+      } else {
+        rec = c.emit("matmul", {c.emit("mul", {r, h}), rh});
+        if (rbh) rec = c.emit("add", {rec, rbh});
+      }
+      Value cand = emitActivation(c, acts[2 * d + 1], clipped(c.emit("add", {part(xt, 2, hidden), rec})));
+      // H = (1 - z) * cand + z * H = cand + z * (H - cand)
+      Value hn = c.emit("add", {cand, c.emit("mul", {z, c.emit("sub", {h, cand})})});
+      if (Value m = active(t)) {
+        h = c.emit("where", {m, hn, h});
+        outs[t] = c.emit("where", {m, hn, c.scalar(elem, 0)});
+      } else {
+        h = hn;
+        outs[t] = hn;
+      }
+    }
+    if (c.emitFailed()) return failure();
+    yLast[d] = c.emitReshape(h, {1, batch, hidden});
+    if (c.outputUsed(0)) {
+      SmallVector<Value> parts;
+      for (Value o : outs) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
+      ySeq[d] = parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", 0)});
+    }
+  }
+  auto join = [&](ArrayRef<Value> parts, int64_t axis) {
+    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
+  };
+  Value yh = swap01(join(yLast, 0)), y;
+  if (c.outputUsed(0)) {
+    y = join(ySeq, 1);
+    if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
+  }
+  if (c.emitFailed()) return failure();
+  if (y) c.setOutput(0, y);
+  if (c.outputUsed(1)) c.setOutput(1, yh);
+  return success();
+}
+
 // Det of [..., n, n] for n <= 4 by the Leibniz formula: the sum over the
 // n! permutations of signed products of slices (a few dozen ops at most;
 // larger matrices would need pivoting, which is data-dependent).
@@ -448,6 +567,7 @@ LogicalResult convertDet(NodeConverter &c) {
 }  // namespace
 
 LogicalResult emitUnrolledLSTM(NodeConverter &c) { return convertLSTMUnrolled(c); }
+LogicalResult emitUnrolledGRU(NodeConverter &c) { return convertGRUUnrolled(c); }
 
 void populateDefaultDomainMath(OpConverterTable &t) {
   t.add("", "Det", 11, convertDet);

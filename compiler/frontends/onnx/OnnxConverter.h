@@ -321,6 +321,8 @@ LogicalResult emitBatchNormTraining(NodeConverter &c, ArrayRef<Value> in);
 // LSTM unrolled into matmuls and element-wise ops (peepholes, short
 // sequence_lens; DefaultDomainMath.cpp).
 LogicalResult emitUnrolledLSTM(NodeConverter &c);
+// GRU likewise (clip, short sequence_lens).
+LogicalResult emitUnrolledGRU(NodeConverter &c);
 // Sinh, Cosh, Asinh, Acosh, Atanh from exp, log and sqrt (by the node's op type).
 LogicalResult convertHyperbolic(NodeConverter &c);
 // QuantizeLinear (quantize) / DequantizeLinear.
