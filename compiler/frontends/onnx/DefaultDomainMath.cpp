@@ -146,9 +146,30 @@ LogicalResult convertBitShift(NodeConverter &c) {
   FailureOr<Value> xIn = c.requiredInput(0), yIn = c.requiredInput(1);
   if (failed(xIn) || failed(yIn)) return failure();
   Type elem = NodeConverter::typeOf(*xIn).getElementType();
-  if (!elem.isUnsignedInteger()) return c.fail("BitShift takes unsigned integers");
   std::string dir = c.stringAttr("direction", "");
   if (dir != "LEFT" && dir != "RIGHT") return c.fail("'direction' must be LEFT or RIGHT");
+  if (elem.isSignlessInteger(32)) {
+    // ONNX BitShift takes unsigned types only, so a signless int32 is uint16
+    // computed as int32: shifts of 16 bits, exact in int32 (2^16 fits).
+    // Left: keep the low 16 - s bits first (x mod 2^(16-s)) so the product
+    // stays below 2^16, as a 16-bit shift drops the high bits.
+    SmallVector<APInt> pow, rest;
+    for (unsigned sh = 0; sh <= 16; ++sh) {
+      pow.push_back(APInt(32, 1).shl(sh));
+      rest.push_back(APInt(32, 1).shl(16 - sh));
+    }
+    auto table = [&](ArrayRef<APInt> v) {
+      return c.constant(DenseElementsAttr::get(RankedTensorType::get({17}, elem), v));
+    };
+    Type i64 = IntegerType::get(c.context(), 64);
+    Value sh = c.emitCast(c.emit("min", {*yIn, c.scalar(elem, 16)}), i64);
+    Value p = c.emit("gather", {table(pow), sh});
+    if (dir == "RIGHT") return c.done(c.emit("div", {*xIn, p}));
+    Value m = c.emit("gather", {table(rest), sh});
+    Value low = c.emit("sub", {*xIn, c.emit("mul", {c.emit("div", {*xIn, m}), m})});
+    return c.done(c.emit("mul", {low, p}));
+  }
+  if (!elem.isUnsignedInteger()) return c.fail("BitShift takes unsigned integers");
   unsigned w = elem.getIntOrFloatBitWidth();
   // table[s] = 2^s for s < w; table[w] = 0 (left) or 1 (right, masked below).
   SmallVector<APInt> table;
