@@ -288,8 +288,11 @@ Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (q.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedAttention, out);
   *out = std::make_unique<FusedAttentionKernel>(B, S, T, heads, D / heads, float(scale));
 #if WEBNN_HAVE_ONEDNN
-  if (std::unique_ptr<Kernel> onednn =
-          makeOneDnnAttention(B, S, T, heads, D / heads, float(scale), node.relaxedPrecision, out))
+  // Relaxed runs bf16 only where the CPU and policy allow it, else exactly
+  // the float32 primitives (bit-identical to an exact artifact).
+  std::string noBf16;
+  bool bf16 = node.relaxedPrecision && onednn::bf16Available(&noBf16);
+  if (std::unique_ptr<Kernel> onednn = makeOneDnnAttention(B, S, T, heads, D / heads, float(scale), bf16, out))
     *out = std::move(onednn);
 #endif
   return Status::ok();
