@@ -4,7 +4,7 @@
 // measured the same way.
 //
 //   node ort_bench.js model.onnx --input NAME=FILE.npy ... [--bench K]
-//        [--warmup W] [--threads T] [--output-dir DIR] [--no-spin]
+//        [--warmup W] [--threads T] [--output-dir DIR] [--no-spin] [--opt-level all]
 //
 // Prints one JSON object: latency_ms {median,min,mean,max,p90} over K
 // steady-state runs, load_ms (InferenceSession.create: read + optimize + plan),
@@ -22,7 +22,7 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null, spin: true};
+  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null, spin: true, optLevel: 'all'};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -39,6 +39,7 @@ function parseArgs(argv) {
     else if (a === '--threads') opts.threads = parseInt(next(), 10);
     else if (a === '--output-dir') opts.outputDir = next();
     else if (a === '--no-spin') opts.spin = false;
+    else if (a === '--opt-level') opts.optLevel = next();  // disabled|basic|extended|all
     else if (a === '--json') { /* always JSON */ }
     else if (a.startsWith('--')) usage(`unknown option ${a}`);
     else if (opts.model === null) opts.model = a;
@@ -133,7 +134,7 @@ async function main() {
     feeds[name] = new ort.Tensor(t.type, t.data, t.dims);
   }
   const sessionOptions = {
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: opts.optLevel,
     intraOpNumThreads: opts.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',

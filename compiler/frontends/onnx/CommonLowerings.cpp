@@ -269,8 +269,27 @@ LogicalResult convertHyperbolic(NodeConverter &c) {
 LogicalResult convertQuantizeLike(NodeConverter &c, bool quantize) {
   FailureOr<Value> x = c.requiredInput(0), scale = c.requiredInput(1);
   if (failed(x) || failed(scale)) return failure();
-  if (c.intAttr("block_size", 0) != 0) return c.fail("blocked quantization is not supported");
   int64_t rank = NodeConverter::rankOf(*x);
+  if (int64_t block = c.intAttr("block_size", 0); block != 0) {
+    // Blocked (opset 21): scale (and zero point) have x's rank, with
+    // ceil(dim / block_size) along `axis`; WebNN's block-wise form needs the
+    // blocks to divide the dimension exactly.
+    FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 1), rank, "axis");
+    if (failed(axis)) return failure();
+    ArrayRef<int64_t> xs = NodeConverter::shapeOf(*x), ss = NodeConverter::shapeOf(*scale);
+    bool fits = block > 0 && int64_t(ss.size()) == rank;
+    for (int64_t d = 0; fits && d < rank; ++d)
+      fits = d == *axis ? xs[d] == ss[d] * block : xs[d] == ss[d];
+    if (!fits)
+      return c.fail("blocked quantization needs a scale of the input's rank with dimension " + Twine(*axis) +
+                    " = input / block_size (" + Twine(block) + ") exactly");
+    SmallVector<int64_t> sShape(ss);
+    Value zp = c.hasInput(2) ? c.input(2)
+                             : c.splat(quantize ? Type(IntegerType::get(c.context(), 8, IntegerType::Unsigned))
+                                                : NodeConverter::typeOf(*x).getElementType(),
+                                       sShape, 0);
+    return c.done(c.emit(quantize ? "quantizeLinear" : "dequantizeLinear", {*x, *scale, zp}));
+  }
   SmallVector<int64_t> shape(rank, 1);
   int64_t sRank = NodeConverter::rankOf(*scale);
   if (sRank == 1 && NodeConverter::shapeOf(*scale)[0] != 1) {

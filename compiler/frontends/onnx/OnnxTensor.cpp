@@ -20,6 +20,10 @@ namespace mlir::webnn::onnx_import {
 
 using onnx::TensorProto;
 
+// TensorProto data types newer than this libonnx's enum.
+constexpr int32_t kOnnxUint4 = 21;
+constexpr int32_t kOnnxInt4 = 22;
+
 Type convertElementType(MLIRContext *ctx, int32_t onnxType) {
   auto sInt = [&](unsigned w) { return IntegerType::get(ctx, w); };
   auto uInt = [&](unsigned w) { return IntegerType::get(ctx, w, IntegerType::Unsigned); };
@@ -41,6 +45,10 @@ Type convertElementType(MLIRContext *ctx, int32_t onnxType) {
     case TensorProto::BFLOAT16: return Float32Type::get(ctx);
     case TensorProto::INT16:
     case TensorProto::UINT16: return sInt(32);
+    // INT4 / UINT4 (ONNX 1.16; this libonnx's enum predates them): packed two
+    // per byte, low nibble first, as WebNN's int4/uint4.
+    case kOnnxUint4: return uInt(4);
+    case kOnnxInt4: return sInt(4);
     default: return Type();
   }
 }
@@ -195,7 +203,8 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
   // DOUBLE tensor that becomes f32 below).
   auto declared = RankedTensorType::get(dims, interfaceElementType(ctx, t.data_type()));
   unsigned w = byteWidth(declared.getElementType());
-  uint64_t expectedBytes = static_cast<uint64_t>(n) * w;
+  const bool nibbles = declared.getElementType().getIntOrFloatBitWidth() == 4;
+  uint64_t expectedBytes = nibbles ? (static_cast<uint64_t>(n) + 1) / 2 : static_cast<uint64_t>(n) * w;
 
   // The bytes, borrowed from the proto or a side file when possible.
   std::unique_ptr<llvm::MemoryBuffer> external;
@@ -257,6 +266,8 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
                             << declared << " needs " << expectedBytes,
              failure();
     bytes = ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
+  } else if (nibbles) {
+    return emitError(loc) << what << ": 4-bit tensors must use raw_data or external data", failure();
   } else {
     TypedFieldReader reader(t, w, n);
     if (reader.fieldSize() != n)
@@ -277,6 +288,13 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
     expectedBytes = widened.size();
   }
 
+  // 4-bit values: resources keep ONNX's packing (two per byte, low nibble
+  // first, as the artifact does); a DenseElementsAttr holds one per byte.
+  if (nibbles && n > 0 && expectedBytes < src.resourceThresholdBytes) {
+    std::vector<char> unpacked(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) unpacked[size_t(i)] = char((uint8_t(bytes[size_t(i / 2)]) >> (4 * (i % 2))) & 0xF);
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, unpacked));
+  }
   if (expectedBytes >= src.resourceThresholdBytes && expectedBytes > 0) {
     auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(uint64_t));
     return ElementsAttr(DenseResourceElementsAttr::get(
