@@ -34,6 +34,17 @@ std::string nameList(const std::vector<TensorInfo> &infos) {
   return s.empty() ? "none" : s;
 }
 
+// The index of the input or output (`kind`) called `name`, or an error that
+// lists the names there are.
+Status indexOf(const std::vector<TensorInfo> &infos, std::string_view name, const char *kind, size_t *index) {
+  int i = findByName(infos, name);
+  if (i < 0)
+    return invalidArgument("no " + std::string(kind) + " named '" + std::string(name) + "' (" + kind + "s: " +
+                           nameList(infos) + ")");
+  *index = static_cast<size_t>(i);
+  return Status::ok();
+}
+
 }  // namespace
 
 Model::~Model() = default;
@@ -116,17 +127,15 @@ Status Session::bindInput(size_t index, const void *data, size_t bytes, bool cop
 }
 
 Status Session::setInput(std::string_view name, const void *data, size_t bytes) {
-  int i = findByName(inputs_, name);
-  if (i < 0)
-    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, nullptr);
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(inputs_, name, "input", &i));
+  return bindInput(i, data, bytes, /*copy=*/false, nullptr);
 }
 
 Status Session::copyInput(std::string_view name, const void *data, size_t bytes) {
-  int i = findByName(inputs_, name);
-  if (i < 0)
-    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, nullptr);
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(inputs_, name, "input", &i));
+  return bindInput(i, data, bytes, /*copy=*/true, nullptr);
 }
 
 Status Session::setInput(size_t index, const void *data, size_t bytes) {
@@ -134,10 +143,9 @@ Status Session::setInput(size_t index, const void *data, size_t bytes) {
 }
 
 Status Session::setInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
-  int i = findByName(inputs_, name);
-  if (i < 0)
-    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/false, &shape);
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(inputs_, name, "input", &i));
+  return bindInput(i, data, bytes, /*copy=*/false, &shape);
 }
 
 Status Session::setInput(size_t index, const void *data, size_t bytes, const Shape &shape) {
@@ -145,20 +153,18 @@ Status Session::setInput(size_t index, const void *data, size_t bytes, const Sha
 }
 
 Status Session::copyInput(std::string_view name, const void *data, size_t bytes, const Shape &shape) {
-  int i = findByName(inputs_, name);
-  if (i < 0)
-    return invalidArgument("no input named '" + std::string(name) + "' (inputs: " + nameList(inputs_) + ")");
-  return bindInput(static_cast<size_t>(i), data, bytes, /*copy=*/true, &shape);
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(inputs_, name, "input", &i));
+  return bindInput(i, data, bytes, /*copy=*/true, &shape);
 }
 
 Status Session::bindOutput(std::string_view name, void *data, size_t capacity) {
-  int i = findByName(outputs_, name);
-  if (i < 0)
-    return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
-  if (outputs_[i].dtype != outputs_[i].graphType)
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(outputs_, name, "output", &i));
+  if (converts(i))
     return invalidArgument("output '" + outputs_[i].name + "' is converted to " +
                            std::string(dataTypeName(outputs_[i].dtype)) + " after each run and cannot be bound");
-  return executor_->bindOutput(static_cast<size_t>(i), data, capacity);
+  return executor_->bindOutput(i, data, capacity);
 }
 
 Status Session::run() {
@@ -179,11 +185,10 @@ Status Session::run() {
 }
 
 Status Session::output(std::string_view name, const void **data, size_t *bytes) const {
-  int i = findByName(outputs_, name);
-  if (i < 0)
-    return invalidArgument("no output named '" + std::string(name) + "' (outputs: " + nameList(outputs_) + ")");
-  *data = outputData(static_cast<size_t>(i));
-  *bytes = outputBytes(static_cast<size_t>(i));
+  size_t i;
+  WEBNN_RETURN_IF_ERROR(indexOf(outputs_, name, "output", &i));
+  *data = outputData(i);
+  *bytes = outputBytes(i);
   return Status::ok();
 }
 
@@ -204,11 +209,10 @@ size_t Session::outputBytes(size_t index) const {
 
 Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs) {
   // Check every output binding before running, so a typo costs no inference.
-  std::vector<int> outIndex;
+  std::vector<size_t> outIndex;
   for (const auto &o : outputs) {
-    int i = findByName(outputs_, o.name);
-    if (i < 0)
-      return invalidArgument("no output named '" + o.name + "' (outputs: " + nameList(outputs_) + ")");
+    size_t i;
+    WEBNN_RETURN_IF_ERROR(indexOf(outputs_, o.name, "output", &i));
     bool fits = outputs_[i].isDynamic() || o.bytes == outputs_[i].byteSize;  // dynamic: checked after the run
     if (!fits)
       return invalidArgument("output '" + o.name + "': buffer has " + std::to_string(o.bytes) + " bytes, " +
@@ -218,18 +222,16 @@ Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<O
     outIndex.push_back(i);
   }
   for (const auto &in : inputs) {
-    int i = findByName(inputs_, in.name);
-    if (i >= 0 && inputs_[i].isDynamic())
-      WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes, in.shape));
-    else
-      WEBNN_RETURN_IF_ERROR(setInput(in.name, in.data, in.bytes));
+    size_t i;
+    WEBNN_RETURN_IF_ERROR(indexOf(inputs_, in.name, "input", &i));
+    WEBNN_RETURN_IF_ERROR(bindInput(i, in.data, in.bytes, /*copy=*/false, inputs_[i].isDynamic() ? &in.shape : nullptr));
   }
   WEBNN_RETURN_IF_ERROR(run());
   for (size_t k = 0; k < outputs.size(); ++k) {
-    size_t bytes = outputBytes(size_t(outIndex[k]));
+    size_t bytes = outputBytes(outIndex[k]);
     if (bytes > outputs[k].bytes)
       return invalidArgument("output '" + outputs[k].name + "': buffer has " + std::to_string(outputs[k].bytes) +
-                             " bytes, this run's " + shapeToString(executor_->outputShape(size_t(outIndex[k]))) +
+                             " bytes, this run's " + shapeToString(executor_->outputShape(outIndex[k])) +
                              " needs " + std::to_string(bytes));
     if (bytes) std::memcpy(outputs[k].data, outputData(outIndex[k]), bytes);
   }
