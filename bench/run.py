@@ -5,10 +5,13 @@
                          [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3]
                          [--build-dir DIR] [--cache-dir bench/.models]
                          [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
+                         [--no-prepack]
     python3 bench/run.py --smoke      # tiny CNN, 1 round: fails on crash or mismatch
 
 For each model (exported by bench/models/export_models.py) and each thread count:
-compile once with webnnc (timed), write seeded random inputs, then alternate
+compile once with webnnc (timed; with --prepack for the benchmarked thread
+counts unless --no-prepack, so start-up maps packed weights instead of packing
+them), write seeded random inputs, then alternate
 --rounds rounds of `webnn-run --bench K --json` and `node bench/ort_bench.js`
 (ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
 1, sequential), the order flipping every round so a drift of the VM's clock
@@ -564,6 +567,8 @@ def main(argv=None):
                          "busy machine pulls down")
     ap.add_argument("--no-peak", action="store_true",
                     help="don't run the peak microbenchmark (use the noted peaks for %% of peak)")
+    ap.add_argument("--no-prepack", action="store_true",
+                    help="compile without --prepack (weights packed at the first run instead of at compile time)")
     ap.add_argument("--precision", choices=sorted(TOLERANCES), default="exact",
                     help="webnnc compile --precision for our side (relaxed: bf16 dot products); ORT stays fp32")
     ap.add_argument("--smoke", action="store_true",
@@ -653,7 +658,10 @@ def main(argv=None):
         os.makedirs(work_dir)
         wnn = os.path.join(work_dir, model + ".wnn")
         log("%s: compiling with webnnc" % model)
-        child = run_child([tools["webnnc"], "compile", onnx_path, "-o", wnn, "--precision", args.precision])
+        cmd = [tools["webnnc"], "compile", onnx_path, "-o", wnn, "--precision", args.precision]
+        if not args.no_prepack:
+            cmd += ["--prepack", "--prepack-threads", ",".join(str(t) for t in threads)]
+        child = run_child(cmd)
         entry["compile_s"] = child.wall_s
         entry["compile_rss_mb"] = child.max_rss_mb
         if child.rc != 0:

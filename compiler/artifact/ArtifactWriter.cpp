@@ -2,8 +2,10 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "compiler/artifact/ConstantBytes.h"
 #include "compiler/artifact/DynamicDims.h"
@@ -64,6 +66,14 @@ struct PendingConstant {
   std::string key;
 };
 
+using PackedVector = flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::PackedConstant>>>;
+
+struct PendingPacked {
+  const PackedConstantBytes *source;
+  uint64_t offset;
+  Sha256 hash;
+};
+
 // Builds the FlatBuffer graph and lays out the weight segment.
 class GraphSerializer {
  public:
@@ -75,6 +85,7 @@ class GraphSerializer {
     return {fbb_.GetBufferPointer(), fbb_.GetSize()};
   }
   const std::vector<std::unique_ptr<PendingConstant>> &constants() const { return constants_; }
+  const std::vector<PendingPacked> &packed() const { return packed_; }
   uint64_t weightsSize() const { return weightsSize_; }
   const Sha256 &weightsDigest() const { return digest_; }
 
@@ -88,6 +99,7 @@ class GraphSerializer {
                                      Type interfaceType = {});
   LogicalResult addNode(Operation *op);
   LogicalResult addConstant(ConstantOp op);
+  FailureOr<PackedVector> addPackedConstants(const ArtifactOptions &options);
   FailureOr<flatbuffers::Offset<fb::Attribute>> serializeAttribute(StringRef name, Attribute a,
                                                                    Location loc);
 
@@ -101,6 +113,7 @@ class GraphSerializer {
   std::vector<flatbuffers::Offset<fb::Node>> nodes_;
   std::vector<uint32_t> inputs_, outputs_;
   std::vector<std::unique_ptr<PendingConstant>> constants_;
+  std::vector<PendingPacked> packed_;
   uint64_t weightsSize_ = 0;
   Sha256 digest_{};
 };
@@ -354,6 +367,8 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
     allHashes.insert(allHashes.end(), c->hash.begin(), c->hash.end());
   }
   SHA256(allHashes.data(), allHashes.size(), digest_.data());
+  auto packed = addPackedConstants(options);
+  if (failed(packed)) return failure();
 
   std::string graphName;
   if (auto n = func_->getAttrOfType<StringAttr>("webnn.graph_name")) graphName = n.str();
@@ -366,7 +381,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
                                fbb_.CreateVector(constantOffsets), fbb_.CreateVector(nodes_),
                                fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_),
                                options.relaxedPrecision ? fb::Precision::relaxed : fb::Precision::exact,
-                               dynamicVector);
+                               dynamicVector, *packed);
   auto model = fb::CreateModel(fbb_, ::webnn::artifact::kSchemaVersion,
                                fbb_.CreateString(kProducer), fbb_.CreateString(options.target),
                                graph, weightsSize_,
@@ -374,6 +389,34 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
                                options.weightless);
   fb::FinishModelBuffer(fbb_, model);
   return success();
+}
+
+// After the constants, so the graph's own constants keep their offsets (and
+// the weights digest) whether or not it was prepacked.
+FailureOr<PackedVector> GraphSerializer::addPackedConstants(const ArtifactOptions &options) {
+  if (options.packedConstants.empty()) return PackedVector();
+  if (options.weightless)
+    return func_.emitError("packed constants need embedded weights (not --weightless)"), failure();
+  std::vector<const PackedConstantBytes *> order;
+  for (const PackedConstantBytes &p : options.packedConstants) {
+    if (p.node >= nodes_.size())
+      return func_.emitError() << "packed constant for node " << p.node << " of " << nodes_.size(), failure();
+    order.push_back(&p);
+  }
+  std::sort(order.begin(), order.end(), [](const PackedConstantBytes *a, const PackedConstantBytes *b) {
+    return std::tie(a->node, a->input, a->layout) < std::tie(b->node, b->input, b->layout);
+  });
+  std::vector<flatbuffers::Offset<fb::PackedConstant>> entries;
+  for (const PackedConstantBytes *p : order) {
+    PendingPacked pending{p, weightsSize_, {}};
+    SHA256(p->bytes.data(), p->bytes.size(), pending.hash.data());
+    weightsSize_ = ::webnn::artifact::alignUp(weightsSize_ + p->bytes.size(), ::webnn::artifact::kWeightAlignment);
+    entries.push_back(fb::CreatePackedConstant(fbb_, p->node, p->input, fbb_.CreateString(p->layout),
+                                               pending.offset, p->bytes.size(),
+                                               fbb_.CreateVector(pending.hash.data(), pending.hash.size())));
+    packed_.push_back(pending);
+  }
+  return fbb_.CreateVector(entries);
 }
 
 // Streams the weight segment: constants at their offsets, zero padding between.
@@ -384,6 +427,11 @@ bool writeSegment(llvm::raw_fd_ostream &os, const GraphSerializer &s) {
     os.write(zeros, c->offset - pos);
     os.write(c->bytes.data(), c->bytes.size());
     pos = c->offset + c->bytes.size();
+  }
+  for (const PendingPacked &p : s.packed()) {
+    os.write(zeros, p.offset - pos);
+    os.write(reinterpret_cast<const char *>(p.source->bytes.data()), p.source->bytes.size());
+    pos = p.offset + p.source->bytes.size();
   }
   os.write(zeros, s.weightsSize() - pos);
   return !os.has_error();

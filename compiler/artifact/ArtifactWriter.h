@@ -2,11 +2,21 @@
 #ifndef WEBNN_COMPILER_ARTIFACT_ARTIFACTWRITER_H
 #define WEBNN_COMPILER_ARTIFACT_ARTIFACTWRITER_H
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::webnn {
+
+// A node's constant operand in a kernel library's layout (schema
+// PackedConstant), as produced by the runtime's packConstants().
+struct PackedConstantBytes {
+  uint32_t node = 0, input = 0;
+  std::string layout;
+  std::vector<uint8_t> bytes;
+};
 
 struct ArtifactOptions {
   std::string target = "cpu";
@@ -16,6 +26,10 @@ struct ArtifactOptions {
   // Graph.precision: false "exact" (float32 dot products), true "relaxed"
   // (the runtime may compute conv/matmul dot products in bfloat16).
   bool relaxedPrecision = false;
+  // Appended to the weight segment after the constants (embedded weights
+  // only). Node indices refer to the artifact this same module and options
+  // produce without them: serialization is deterministic.
+  std::vector<PackedConstantBytes> packedConstants;
 };
 
 // Writes `module` to `path` (and the weights file when weightless). Files are

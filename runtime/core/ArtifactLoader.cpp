@@ -60,6 +60,7 @@ class Loader {
     WEBNN_RETURN_IF_ERROR(checkDynamicInputs());
     WEBNN_RETURN_IF_ERROR(bindWeights());
     WEBNN_RETURN_IF_ERROR(readNodes());
+    WEBNN_RETURN_IF_ERROR(readPackedConstants());
     WEBNN_RETURN_IF_ERROR(readOutputs());
     WEBNN_RETURN_IF_ERROR(checkKernels());
     return Status::ok();
@@ -291,6 +292,7 @@ class Loader {
       segment = g_.artifact.data() + header_.weights_offset;
     }
     const bool hash = !unbound && (g_.weightless || options_.verifyEmbeddedHashes);
+    segment_ = segment;
 
     const auto *constants = graph_->constants();
     size_t n = constants ? constants->size() : 0;
@@ -442,6 +444,45 @@ class Loader {
     return Status::ok();
   }
 
+  // Checked like constants; a packed constant whose bytes fail their hash
+  // under --verify-weights is an error, not silently skipped.
+  Status readPackedConstants() {
+    const auto *packed = graph_->packed_constants();
+    if (!packed) return Status::ok();
+    if (packed->size() > 0 && g_.weightless)
+      return fail("packed constants are only valid with embedded weights");
+    for (size_t i = 0; i < packed->size(); ++i) {
+      const fb::PackedConstant *p = packed->Get(i);
+      std::string label = "packed constant " + std::to_string(i);
+      if (p->node() >= g_.nodes.size())
+        return fail(label + ": node " + std::to_string(p->node()) + " out of range (graph has " +
+                    std::to_string(g_.nodes.size()) + " nodes)");
+      LoadedNode &node = g_.nodes[p->node()];
+      label += " of " + nodeLabel(p->node(), node);
+      if (p->input() >= node.inputs.size() || node.inputs[p->input()] < 0 ||
+          g_.tensors[node.inputs[p->input()]].role != TensorRole::kConstant)
+        return fail(label + ": operand " + std::to_string(p->input()) + " is not a constant");
+      if (!p->layout() || p->layout()->size() == 0) return fail(label + " has no layout");
+      if (p->offset() % fb::kWeightAlignment != 0)
+        return fail(label + ": offset " + std::to_string(p->offset()) + " is not a multiple of 64");
+      if (!rangeInside(p->offset(), p->length(), g_.weightsSize))
+        return fail(label + ": bytes [" + std::to_string(p->offset()) + ", " + std::to_string(p->offset()) + "+" +
+                    std::to_string(p->length()) + ") lie outside the " + std::to_string(g_.weightsSize) +
+                    "-byte weight segment");
+      const auto *sha = p->sha256();
+      if (!sha || sha->size() != SHA256_DIGEST_LENGTH) return fail(label + ": sha256 must have 32 bytes");
+      const uint8_t *data = segment_ + p->offset();
+      if (options_.verifyEmbeddedHashes) {
+        unsigned char digest[SHA256_DIGEST_LENGTH];
+        SHA256(data, p->length(), digest);
+        if (std::memcmp(digest, sha->data(), SHA256_DIGEST_LENGTH) != 0)
+          return fail(label + ": embedded bytes do not match their sha256");
+      }
+      node.packed.push_back({int(p->input()), p->layout()->str(), data, p->length()});
+    }
+    return Status::ok();
+  }
+
   Status readOutputs() {
     std::unordered_set<std::string> names;
     if (const auto *outputs = graph_->outputs()) {
@@ -495,6 +536,7 @@ class Loader {
   fb::ArtifactHeader header_{};
   const fb::Model *model_ = nullptr;
   const fb::Graph *graph_ = nullptr;
+  const uint8_t *segment_ = nullptr;  // the weight segment (embedded or external)
 };
 
 }  // namespace

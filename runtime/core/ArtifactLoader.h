@@ -45,6 +45,7 @@ struct LoadedNode {
   std::vector<int32_t> inputs;   // -1 = absent optional operand
   std::vector<int32_t> outputs;
   cpu::NodeAttributes attributes;
+  std::vector<cpu::PackedOperand> packed;  // data points into the mapping
 };
 
 struct LoadedGraph {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/MemoryPlanner.h"
+#include "core/Prepack.h"
 
 namespace webnn::rt {
 namespace {
@@ -49,6 +50,7 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     d.name = ln.name;
     d.attributes = ln.attributes;
     d.relaxedPrecision = g.relaxedPrecision;
+    d.packed = ln.packed;
     for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &p->operands[in]);
     for (int32_t o : ln.outputs) d.outputs.push_back(&p->operands[o]);
   }
@@ -174,6 +176,17 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->inputStaging_.resize(g.inputs.size());
   e->inputBound_.assign(g.inputs.size(), false);
   *out = std::move(e);
+  return Status::ok();
+}
+
+Status Executor::packConstants(std::vector<NodePackedBytes> *out) {
+  if (dynamic()) return invalidArgument("prepacking needs static shapes");
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    std::vector<cpu::PackedBytes> packed;
+    Status s = kernels_[i]->packConstants(numThreads(), &packed);
+    if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
+    for (cpu::PackedBytes &p : packed) out->push_back({uint32_t(i), std::move(p)});
+  }
   return Status::ok();
 }
 

@@ -16,6 +16,8 @@
 
 namespace webnn::rt {
 
+struct NodePackedBytes;  // core/Prepack.h
+
 // Arena offsets and every mapped constant are aligned to this, so kernels may
 // use aligned vector loads on intermediates and weights.
 constexpr uint64_t kArenaAlignment = 64;
@@ -69,6 +71,9 @@ class Executor {
   // binding holds for later runs. How a decode loop keeps its KV cache
   // without copying it: last step's present buffer is this step's past.
   Status bindOutput(size_t index, void *data, uint64_t capacity);
+  // Every node's Kernel::packConstants at this session's thread count
+  // (static graphs only), for compile-time prepacking (core/Prepack.h).
+  Status packConstants(std::vector<NodePackedBytes> *out);
   // Per-node wall time of every run while on (off by default: two clock
   // reads per node). Indexed like graph().nodes.
   void setProfiling(bool on);

@@ -21,6 +21,8 @@ struct CompileFlags {
   std::vector<std::string> shapes;
   std::vector<std::string> constInputs;
   std::vector<std::string> dynamicDims;
+  std::vector<int> prepackThreads;  // empty: 1 and this machine's core count
+  bool prepack = false;
   bool weightless = false;
   bool noOptimize = false;
   bool report = false;

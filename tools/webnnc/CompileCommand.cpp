@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 #include "CLI/CLI.hpp"
 #include "Commands.h"
@@ -9,6 +10,9 @@
 #include "compiler/frontends/common/GraphBuilder.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
+#include "core/Prepack.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -56,6 +60,14 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
                   "shapes, axes and pads at compile time)");
   cmd->add_flag("--no-optimize", flags.noOptimize,
                 "Skip the optimization pipeline (folding, layout conversion, fusion, CSE)");
+  cmd->add_flag("--prepack", flags.prepack,
+                "Also store constant weights in the layouts this machine's CPU kernels use (oneDNN blocked / "
+                "Winograd), so the first run maps them instead of packing; other machines pack as usual");
+  cmd->add_option("--prepack-threads", flags.prepackThreads,
+                  "Thread counts to prepack for (layouts can differ by thread count; default: 1 and the "
+                  "number of cores), e.g. 1,2")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--report", flags.report,
                 "Print which rewrites fired and how many ops each pass replaced (to stderr)");
 }
@@ -172,6 +184,47 @@ void printReport(mlir::MLIRContext &ctx, const std::map<std::string, int64_t> &b
   }
 }
 
+// --prepack: the artifact is written once without packed constants, loaded
+// by the runtime, whose kernels pack what they would pack at their first
+// run, and written again with those bytes appended. Only the final file
+// ever appears under the output name.
+int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn::ArtifactOptions options) {
+  if (flags.weightless) {
+    llvm::errs() << "webnnc: error: --prepack needs the weights in the artifact (not --weightless)\n";
+    return 2;
+  }
+  std::vector<int> threads = flags.prepackThreads;
+  if (threads.empty()) {
+    threads.push_back(1);
+    if (unsigned n = std::thread::hardware_concurrency(); n > 1) threads.push_back(int(n));
+  }
+  llvm::SmallString<256> unpacked;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(flags.output + ".unpacked-%%%%%%", unpacked)) {
+    llvm::errs() << "webnnc: error: " << flags.output << ": cannot create a temporary file: " << ec.message() << "\n";
+    return 1;
+  }
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove(unpacked); });
+  if (failed(mlir::webnn::writeArtifact(module, unpacked, options))) return 1;
+  std::vector<webnn::rt::NodePackedBytes> packed;
+  webnn::Status s = webnn::rt::packArtifactConstants(std::string(unpacked), threads, &packed);
+  if (s.code() == webnn::StatusCode::kUnsupported) {
+    llvm::errs() << "webnnc: note: " << flags.output << ": nothing prepacked: " << s.message() << "\n";
+  } else if (!s) {
+    llvm::errs() << "webnnc: error: " << flags.output << ": prepacking failed: " << s.message() << "\n";
+    return 1;
+  }
+  uint64_t bytes = 0;
+  for (webnn::rt::NodePackedBytes &p : packed) {
+    bytes += p.packed.bytes.size();
+    options.packedConstants.push_back({p.node, uint32_t(p.packed.input), std::move(p.packed.layout),
+                                       std::move(p.packed.bytes)});
+  }
+  if (flags.report)
+    llvm::errs() << "webnnc: prepacked " << options.packedConstants.size() << " constant(s), "
+                 << llvm::format("%.1f", double(bytes) / (1 << 20)) << " MiB\n";
+  return failed(mlir::webnn::writeArtifact(module, flags.output, options)) ? 1 : 0;
+}
+
 }  // namespace
 
 int runCompile(const CompileFlags &flags) {
@@ -238,6 +291,7 @@ int runCompile(const CompileFlags &flags) {
     llvm::errs() << "webnnc: error: --weights-out needs --weightless\n";
     return 2;
   }
+  if (flags.prepack) return writePrepacked(*module, flags, std::move(options));
   return failed(mlir::webnn::writeArtifact(*module, flags.output, options)) ? 1 : 0;
 }
 

@@ -91,6 +91,9 @@ int runInspect(const InspectFlags &flags) {
   for (const rt::LoadedNode &n : g.nodes) ++opCounts[n.op];
   uint64_t constantCount = 0;
   for (const rt::LoadedTensor &t : g.tensors) constantCount += t.role == rt::TensorRole::kConstant;
+  uint64_t packedCount = 0, packedBytes = 0;
+  for (const rt::LoadedNode &n : g.nodes)
+    for (const webnn::cpu::PackedOperand &p : n.packed) ++packedCount, packedBytes += p.bytes;
   struct stat st {};
   stat(flags.artifact.c_str(), &st);
 
@@ -107,6 +110,13 @@ int runInspect(const InspectFlags &flags) {
     j["nodes"] = g.nodes.size();
     j["arena_bytes"] = prepared->arenaBytes;
     j["ops"] = opCounts;
+    // file_offset: where the bytes lie in the .wnn (for tools and tests).
+    j["packed_constants"] = nlohmann::json::array();
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      for (const webnn::cpu::PackedOperand &p : g.nodes[i].packed)
+        j["packed_constants"].push_back(
+            {{"node", i}, {"input", p.input}, {"layout", p.layout}, {"bytes", p.bytes},
+             {"file_offset", uint64_t(static_cast<const uint8_t *>(p.data) - g.artifact.data())}});
     for (const rt::DynamicDimension &d : g.dynamicDims)
       j["dynamic_dimensions"].push_back({{"name", d.name}, {"max_size", d.maxSize}});
     for (uint32_t i : g.inputs) j["inputs"].push_back(tensorJson(g.tensors[i]));
@@ -122,6 +132,9 @@ int runInspect(const InspectFlags &flags) {
               g.weightless ? (flags.weights.empty() ? "weightless (not bound)"
                                                     : "weightless, bound and verified")
                            : "embedded");
+  if (packedCount)
+    std::printf("prepacked %llu constants in CPU kernel layouts, %s (used where the runtime's kernels match)\n",
+                static_cast<unsigned long long>(packedCount), humanBytes(packedBytes).c_str());
   std::printf("arena     %s for intermediates%s\n", humanBytes(prepared->arenaBytes).c_str(),
               g.dynamicDims.empty() ? "" : " (planned at the maximum sizes)");
   if (!g.dynamicDims.empty()) {

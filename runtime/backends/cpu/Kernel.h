@@ -60,6 +60,24 @@ class NodeAttributes {
   mutable Status status_;
 };
 
+// A constant operand already in the layout some kernel wants, from the
+// artifact (schema PackedConstant, `webnnc compile --prepack`). A kernel
+// uses `data` only when it would pack the operand into exactly `layout`
+// itself; otherwise it packs from the operand as usual.
+struct PackedOperand {
+  int input = 0;        // position in NodeDesc::inputs
+  std::string layout;
+  const void *data = nullptr;
+  uint64_t bytes = 0;
+};
+
+// What a kernel would store for compile-time prepacking (Kernel::packConstants).
+struct PackedBytes {
+  int input = 0;
+  std::string layout;
+  std::vector<uint8_t> bytes;
+};
+
 struct NodeDesc {
   std::string op;      // WebNN builder name, e.g. "conv2d"
   std::string name;    // source location, for messages
@@ -69,6 +87,7 @@ struct NodeDesc {
   // The artifact allows bfloat16 dot products with float32 accumulation
   // (Graph.precision relaxed). Kernels may ignore it; see relaxedPrecisionSupport().
   bool relaxedPrecision = false;
+  std::vector<PackedOperand> packed;
 };
 
 // A tensor at run time: shape/dtype fixed at load, data set by the executor.
@@ -90,6 +109,14 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void run(const KernelContext &ctx) = 0;
+  // Compile-time prepacking: appends each constant operand this kernel
+  // repacks before use, in the layout it would use with `numThreads`
+  // threads (none by default). Offline work: may JIT and allocate.
+  virtual Status packConstants(int numThreads, std::vector<PackedBytes> *out) {
+    (void)numThreads;
+    (void)out;
+    return Status::ok();
+  }
 };
 
 using KernelFactory = Status (*)(const NodeDesc &node, std::unique_ptr<Kernel> *out);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "KernelTestUtil.h"
@@ -271,6 +272,97 @@ TEST(OneDnnKernels, MatMulAndGemmPackedTransposedBroadcast) {
     seed += 10;
   }
 }
+
+#if WEBNN_HAVE_ONEDNN
+// Compile-time prepacking (`webnnc compile --prepack`): a kernel given packed
+// bytes for exactly its layout runs on them and never reads the constant;
+// given any other layout name it packs the constant as usual. The packed
+// bytes here come from a different filter, so the output shows which ran.
+struct AlignedFloats {
+  explicit AlignedFloats(size_t bytes)
+      : size(bytes), data(static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64))) {}
+  ~AlignedFloats() { std::free(data); }
+  size_t size;
+  float *data;
+};
+
+TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
+  for (bool winograd : {true, false}) {
+    onednn::Conv2dParams p;
+    p.N = 1, p.C = 16, p.H = 32, p.W = 32, p.O = 32, p.KH = 3, p.KW = 3;
+    p.strideH = p.strideW = winograd ? 1 : 2;
+    p.OH = p.OW = winograd ? 32 : 16;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.filterStrideO = 16 * 9, p.filterStrideI = 9, p.filterStrideH = 3, p.filterStrideW = 1;
+    p.constantFilter = true;
+    std::vector<float> x = randomFloats(16 * 32 * 32, 1), filterA = randomFloats(32 * 16 * 9, 2),
+                       filterB = randomFloats(32 * 16 * 9, 3);
+    size_t ySize = size_t(32 * p.OH * p.OW);
+    std::string why;
+    auto runWith = [&](const onednn::Conv2dParams &params, const std::vector<float> &filter, bool *prepacked) {
+      std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(params, &why);
+      EXPECT_TRUE(conv) << why;
+      std::vector<float> y(ySize);
+      if (!conv) return y;
+      conv->run(x.data(), filter.data(), nullptr, y.data(), 1);
+      *prepacked = conv->usesPrepackedFilter();
+      return y;
+    };
+    bool used = true;
+    std::vector<float> yA = runWith(p, filterA, &used), yB = runWith(p, filterB, &used);
+    EXPECT_FALSE(used);
+    std::unique_ptr<onednn::Conv2d> packer = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(packer) << why;
+    std::string layout = packer->packedFilterLayout(1);
+    ASSERT_FALSE(layout.empty());
+    EXPECT_NE(layout.find(winograd ? " wino " : " blocked "), std::string::npos) << layout;
+    AlignedFloats packed(packer->packedFilterBytes(1));
+    packer->packFilter(filterB.data(), packed.data, 1);
+
+    onednn::Conv2dParams matching = p;
+    matching.packedFilter = {{layout, packed.data, packed.size}};
+    EXPECT_EQ(runWith(matching, filterA, &used), yB) << layout;
+    EXPECT_TRUE(used);
+    onednn::Conv2dParams other = p;
+    other.packedFilter = {{layout + " (another build)", packed.data, packed.size}};
+    EXPECT_EQ(runWith(other, filterA, &used), yA);
+    EXPECT_FALSE(used);
+  }
+
+  onednn::MatMulParams m;
+  m.aDims = {64, 256}, m.bDims = {256, 128}, m.yDims = {64, 128};
+  m.aStrides = {256, 1}, m.bStrides = {128, 1};
+  m.constantB = true;
+  std::vector<float> a = randomFloats(64 * 256, 4), bA = randomFloats(256 * 128, 5), bB = randomFloats(256 * 128, 6);
+  std::string why;
+  auto runWith = [&](const onednn::MatMulParams &params, const std::vector<float> &b, bool *prepacked) {
+    std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(params, &why);
+    EXPECT_TRUE(mm) << why;
+    std::vector<float> y(64 * 128);
+    if (!mm) return y;
+    mm->run(a.data(), b.data(), nullptr, y.data(), 1);
+    *prepacked = mm->usesPrepackedB();
+    return y;
+  };
+  bool used = true;
+  std::vector<float> yA = runWith(m, bA, &used), yB = runWith(m, bB, &used);
+  EXPECT_FALSE(used);
+  std::unique_ptr<onednn::MatMul> packer = onednn::MatMul::create(m, &why);
+  ASSERT_TRUE(packer) << why;
+  std::string layout = packer->packedBLayout(1);
+  ASSERT_FALSE(layout.empty()) << "b is expected to be reordered into a blocked layout";
+  AlignedFloats packed(packer->packedBBytes(1));
+  packer->packB(bB.data(), packed.data, 1);
+  onednn::MatMulParams matching = m;
+  matching.packedB = {{layout, packed.data, packed.size}};
+  EXPECT_EQ(runWith(matching, bA, &used), yB);
+  EXPECT_TRUE(used);
+  onednn::MatMulParams shorter = m;
+  shorter.packedB = {{layout, packed.data, packed.size - 64}};  // the size must match too
+  EXPECT_EQ(runWith(shorter, bA, &used), yA);
+  EXPECT_FALSE(used);
+}
+#endif
 
 }  // namespace
 }  // namespace webnn::cpu::test

@@ -151,6 +151,47 @@ TEST(Loader, ConstantLengthMustMatchShape) {
   EXPECT_NE(m.find("20 bytes, but float32 [2,3] needs 24"), std::string::npos) << m;
 }
 
+// Packed constants (webnnc compile --prepack) are checked like constants and
+// reach the node that owns them.
+TEST(Loader, PackedConstants) {
+  TGraph g = addReluGraph();
+  g.packed = {{0, 1, "test layout", std::vector<uint8_t>(100, 7)}};
+  LoadedGraph loaded;
+  ASSERT_TRUE(loadBytes(buildArtifact(g).artifact, &loaded).isOk());
+  ASSERT_EQ(loaded.nodes[0].packed.size(), 1u);
+  EXPECT_EQ(loaded.nodes[0].packed[0].input, 1);
+  EXPECT_EQ(loaded.nodes[0].packed[0].layout, "test layout");
+  EXPECT_EQ(loaded.nodes[0].packed[0].bytes, 100u);
+  EXPECT_EQ(static_cast<const uint8_t *>(loaded.nodes[0].packed[0].data)[99], 7);
+  EXPECT_TRUE(loaded.nodes[1].packed.empty());
+
+  LoaderOptions verify;
+  verify.verifyEmbeddedHashes = true;
+  ASSERT_TRUE(loadBytes(buildArtifact(g).artifact, &loaded, verify).isOk());
+
+  auto errorFor = [&](TPacked p, const LoaderOptions &opts = {}) {
+    TGraph bad = addReluGraph();
+    bad.packed = {std::move(p)};
+    return loadError(buildArtifact(bad).artifact, opts);
+  };
+  std::string m = errorFor({5, 1, "l", {1}});
+  EXPECT_NE(m.find("packed constant 0: node 5 out of range (graph has 2 nodes)"), std::string::npos) << m;
+  m = errorFor({0, 0, "l", {1}});
+  EXPECT_NE(m.find("packed constant 0 of node 0 'add0' (add): operand 0 is not a constant"), std::string::npos) << m;
+  m = errorFor({0, 1, "", {1}});
+  EXPECT_NE(m.find("has no layout"), std::string::npos) << m;
+  m = errorFor({0, 1, "l", {}, uint64_t(1) << 20, 64});
+  EXPECT_NE(m.find("bytes [1048576, 1048576+64) lie outside"), std::string::npos) << m;
+  TPacked misaligned{0, 1, "l", std::vector<uint8_t>(8, 1), 72};
+  m = errorFor(misaligned);
+  EXPECT_NE(m.find("offset 72 is not a multiple of 64"), std::string::npos) << m;
+  TPacked tampered{0, 1, "l", std::vector<uint8_t>(8, 1), std::nullopt, 4};  // hash covers 8 bytes
+  m = errorFor(tampered, verify);
+  EXPECT_NE(m.find("packed constant 0 of node 0 'add0' (add): embedded bytes do not match their sha256"),
+            std::string::npos)
+      << m;
+}
+
 TEST(Loader, TensorIndexOutOfRange) {
   TGraph g = addReluGraph();
   g.nodes[1].inputs = {17};

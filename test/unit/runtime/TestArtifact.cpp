@@ -51,6 +51,18 @@ Built buildArtifact(const TGraph &g, bool weightless) {
     constants.push_back(fb::CreateConstant(fbb, c.tensor, offset, c.length ? *c.length : c.bytes.size(),
                                            fbb.CreateVector(hash, 32), fbb.CreateString(c.key)));
   }
+  std::vector<flatbuffers::Offset<fb::PackedConstant>> packed;
+  for (const auto &p : g.packed) {
+    uint64_t offset = p.offset ? *p.offset : fb::alignUp(segment.size(), fb::kWeightAlignment);
+    if (!p.bytes.empty()) {
+      if (offset + p.bytes.size() > segment.size()) segment.resize(offset + p.bytes.size(), 0);
+      std::memcpy(segment.data() + offset, p.bytes.data(), p.bytes.size());
+    }
+    uint8_t hash[32];
+    SHA256(p.bytes.data(), p.bytes.size(), hash);
+    packed.push_back(fb::CreatePackedConstant(fbb, p.node, p.input, fbb.CreateString(p.layout), offset,
+                                              p.length ? *p.length : p.bytes.size(), fbb.CreateVector(hash, 32)));
+  }
   segment.resize(fb::alignUp(segment.size(), fb::kWeightAlignment), 0);
   const uint64_t segmentSize = g.segmentSize ? *g.segmentSize : segment.size();
   std::vector<flatbuffers::Offset<fb::Node>> nodes;
@@ -68,7 +80,8 @@ Built buildArtifact(const TGraph &g, bool weightless) {
   auto graph = fb::CreateGraph(fbb, fbb.CreateString(g.name), fbb.CreateVector(tensors), fbb.CreateVector(constants),
                                fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs),
                                static_cast<fb::Precision>(g.precision),
-                               dynamic.empty() ? 0 : fbb.CreateVector(dynamic));
+                               dynamic.empty() ? 0 : fbb.CreateVector(dynamic),
+                               packed.empty() ? 0 : fbb.CreateVector(packed));
   uint8_t digest[32];
   SHA256(allHashes.data(), allHashes.size(), digest);
   auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,

@@ -30,6 +30,14 @@ struct TConstant {
   std::optional<uint64_t> length;  // default: bytes.size()
 };
 
+struct TPacked {  // Graph.packed_constants
+  uint32_t node = 0, input = 0;
+  std::string layout;
+  std::vector<uint8_t> bytes;
+  std::optional<uint64_t> offset;  // default: next 64-byte boundary after the constants
+  std::optional<uint64_t> length;  // default: bytes.size()
+};
+
 struct TAttribute {
   std::string name;
   int kind = 0;  // webnn::artifact::AttributeKind
@@ -59,6 +67,7 @@ struct TGraph {
   std::optional<uint64_t> segmentSize;
   uint8_t precision = 0;  // Graph.precision: 0 exact, 1 relaxed, others unknown
   std::vector<std::pair<std::string, int64_t>> dynamicDims;  // (name, maxSize)
+  std::vector<TPacked> packed;
 };
 
 struct Built {

@@ -315,7 +315,10 @@ class Conv2dKernel final : public Kernel {
 class OneDnnConv2dKernel final : public Kernel {
  public:
   OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
-      : conv_(std::move(conv)), fallback_(node, portable) {}
+      : conv_(std::move(conv)), fallback_(node, portable) {
+    filter_ = node.inputs[1]->constantData;
+    constantFilter_ = filter_ != nullptr;
+  }
 
   void run(const KernelContext &ctx) override {
     if (!useFallback_) {
@@ -332,8 +335,18 @@ class OneDnnConv2dKernel final : public Kernel {
     fallback_.run(ctx);
   }
 
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    if (!constantFilter_) return Status::ok();
+    return onednn::packOperand(
+        1, [&] { return conv_->packedFilterLayout(numThreads); },
+        [&] { return conv_->packedFilterBytes(numThreads); },
+        [&](void *dst) { conv_->packFilter(filter_, dst, numThreads); }, out);
+  }
+
  private:
   std::unique_ptr<onednn::Conv2d> conv_;
+  const void *filter_ = nullptr;
+  bool constantFilter_ = false;
   onednn::DeferredKernel fallback_;
   bool useFallback_ = false;
 };
@@ -404,6 +417,7 @@ onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, c
   p.hasBias = node.inputs.size() > 2 && node.inputs[2];
   p.constantFilter = node.inputs[1]->constantData != nullptr;
   p.bf16 = node.relaxedPrecision;
+  p.packedFilter = onednn::packedOperands(node, 1);
   return p;
 }
 #endif

@@ -27,7 +27,7 @@ namespace {
 class OneDnnMatMulKernel final : public Kernel {
  public:
   OneDnnMatMulKernel(std::unique_ptr<onednn::MatMul> mm, const NodeDesc &node, KernelFactory portable)
-      : mm_(std::move(mm)), fallback_(node, portable) {}
+      : mm_(std::move(mm)), fallback_(node, portable), b_(node.inputs[1]->constantData) {}
 
   void run(const KernelContext &ctx) override {
     if (!useFallback_) {
@@ -43,8 +43,16 @@ class OneDnnMatMulKernel final : public Kernel {
     fallback_.run(ctx);
   }
 
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    if (!b_) return Status::ok();
+    return onednn::packOperand(
+        1, [&] { return mm_->packedBLayout(numThreads); }, [&] { return mm_->packedBBytes(numThreads); },
+        [&](void *dst) { mm_->packB(b_, dst, numThreads); }, out);
+  }
+
  private:
   std::unique_ptr<onednn::MatMul> mm_;
+  const void *b_ = nullptr;  // constant b
   onednn::DeferredKernel fallback_;
   bool useFallback_ = false;
 };
@@ -57,9 +65,10 @@ std::vector<int64_t> rowMajor(const Shape &dims) {
 }
 
 // True (with *out set) when oneDNN takes this product.
-bool makeOneDnnMatMul(const NodeDesc &node, const onednn::MatMulParams &p, KernelFactory portable,
+bool makeOneDnnMatMul(const NodeDesc &node, onednn::MatMulParams p, KernelFactory portable,
                       std::unique_ptr<Kernel> *out) {
   std::string why;
+  if (p.constantB) p.packedB = onednn::packedOperands(node, 1);
   std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(p, &why);
   if (!mm) return false;
   *out = std::make_unique<OneDnnMatMulKernel>(std::move(mm), node, portable);

@@ -104,6 +104,10 @@ class FusedMatmulKernel final : public Kernel {
     });
   }
 
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    return product_->packConstants(numThreads, out);
+  }
+
  private:
   std::unique_ptr<Kernel> product_;
   int64_t rows_, n_;
@@ -131,6 +135,7 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   product.inputs = {node.inputs[0], node.inputs[1]};
   product.outputs = node.outputs;
   product.relaxedPrecision = node.relaxedPrecision;
+  product.packed = node.packed;  // a and b keep their positions
   KernelFactory matmul = findCpuKernel("matmul");
   if (!matmul) return nodeError(node, "no matmul kernel");
   if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedMatmul, out);

@@ -5,9 +5,11 @@
 
 #include <immintrin.h>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl_debug.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -219,6 +221,51 @@ void floatToHalf(const float *in, void *out, int64_t n) {
     _mm_storeu_si128(reinterpret_cast<__m128i *>(h + i),
                      _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
   for (; i < n; ++i) h[i] = _cvtss_sh(in[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+namespace {
+void appendDims(std::string *s, const char *label, int n, const dnnl_dims_t v) {
+  *s += label;
+  for (int i = 0; i < n; ++i) *s += (i ? "," : "") + std::to_string(v[i]);
+}
+}  // namespace
+
+std::string packedLayoutName(const dnnl::memory::desc &desc) {
+  const dnnl_memory_desc_t &d = desc.data;
+  const dnnl_version_t *v = dnnl_version();
+  std::string s = "onednn " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+                  std::to_string(v->patch) + " " + dnnl_dt2str(d.data_type);
+  appendDims(&s, " dims=", d.ndims, d.dims);
+  appendDims(&s, " padded=", d.ndims, d.padded_dims);
+  appendDims(&s, " padded_offsets=", d.ndims, d.padded_offsets);
+  s += " offset0=" + std::to_string(d.offset0);
+  if (d.format_kind == dnnl_blocked) {
+    const dnnl_blocking_desc_t &b = d.format_desc.blocking;
+    appendDims(&s, " blocked strides=", d.ndims, b.strides);
+    appendDims(&s, " inner_blks=", b.inner_nblks, b.inner_blks);
+    appendDims(&s, " inner_idxs=", b.inner_nblks, b.inner_idxs);
+  } else if (d.format_kind == dnnl_format_kind_wino) {
+    const dnnl_wino_desc_t &w = d.format_desc.wino_desc;
+    char scale[32];
+    std::snprintf(scale, sizeof(scale), "%a", double(w.adj_scale));  // exact
+    s += " wino format=" + std::to_string(int(w.wino_format)) + " r=" + std::to_string(w.r) +
+         " alpha=" + std::to_string(w.alpha) + " ic=" + std::to_string(w.ic) + " oc=" + std::to_string(w.oc) +
+         " ic_block=" + std::to_string(w.ic_block) + " oc_block=" + std::to_string(w.oc_block) +
+         " ic2_block=" + std::to_string(w.ic2_block) + " oc2_block=" + std::to_string(w.oc2_block) +
+         " adj_scale=" + scale + " size=" + std::to_string(w.size);
+  } else {
+    return {};
+  }
+  if (d.extra.flags != 0) return {};  // int8 compensation: not produced for float weights
+  s += " bytes=" + std::to_string(desc.get_size());
+  return s;
+}
+
+const void *findPacked(const std::vector<PackedOperandRef> &packed, const std::string &layout, size_t bytes) {
+  if (layout.empty()) return nullptr;
+  for (const PackedOperandRef &p : packed)
+    if (p.layout == layout && p.bytes == bytes) return p.data;
+  return nullptr;
 }
 
 void releasePackedSource(const void *data, size_t bytes) {

@@ -7,6 +7,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+
 #include <atomic>
 #include <cstdlib>
 #include <functional>
@@ -14,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "webnn/types.h"
 
@@ -84,6 +87,14 @@ struct Reorder {
 // stay valid (clean file pages are read back if ever touched; anonymous
 // memory is left alone), so any pointer is safe.
 void releasePackedSource(const void *data, size_t bytes);
+
+// The name under which a constant packed into `d` is stored in an artifact
+// (PackedOperand::layout): oneDNN's version, data type, dimensions and the
+// complete blocking (or Winograd) description, so equal names mean the same
+// bytes. Empty for formats it cannot spell (those are never prepacked).
+std::string packedLayoutName(const dnnl::memory::desc &d);
+// The entry of `packed` for operand `input` named `layout`, or null.
+const void *findPacked(const std::vector<PackedOperandRef> &packed, const std::string &layout, size_t bytes);
 
 void halfToFloat(const void *in, float *out, int64_t n);
 void floatToHalf(const float *in, void *out, int64_t n);

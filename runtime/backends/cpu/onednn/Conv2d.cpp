@@ -55,6 +55,7 @@ struct Conv2d::Impl {
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
+  bool usesPrepacked = false;
   bool castSrc = false;  // bf16 source in the caller's layout: floatToBf16, no reorder
   Reorder srcIn, dstOut, biasIn, residualIn;
   WeightPacker weiPack;
@@ -104,10 +105,19 @@ struct Conv2d::Impl {
     } else {
       dst = memory(primDst, eng, DNNL_MEMORY_NONE);
     }
-    weiBuf.resize(primWei.get_size());
-    weiPack.init(userWei, primWei, weiBuf.data());
-    wei = memory(primWei, eng, weiBuf.data());
+    // A filter prepacked at compile time for exactly this layout is used
+    // straight from the artifact's mapping: no packing, no private copy.
+    const void *prepacked =
+        p.constantFilter ? findPacked(p.packedFilter, packedLayoutName(primWei), primWei.get_size()) : nullptr;
+    if (prepacked) {
+      wei = memory(primWei, eng, const_cast<void *>(prepacked));  // primitives only read weights
+    } else {
+      weiBuf.resize(primWei.get_size());
+      weiPack.init(userWei, primWei, weiBuf.data());
+      wei = memory(primWei, eng, weiBuf.data());
+    }
     weightsPacked = false;
+    usesPrepacked = prepacked != nullptr;
     args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
     if (p.hasBias) {
       memory::desc primBias = pd.weights_desc(1);
@@ -131,7 +141,9 @@ struct Conv2d::Impl {
       dstHalf.init(p.N * p.O * p.OH * p.OW);
       if (p.hasBias) biasHalf.init(p.O);
     }
-    if (p.constantFilter) {
+    if (usesPrepacked) {
+      weightsPacked = true;
+    } else if (p.constantFilter) {
       HalfStage once;  // freed after packing: only the packed copy is kept
       weiPack.run(filterF32(filter, &once), nullptr);
       weightsPacked = true;
@@ -298,6 +310,12 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
     throw std::runtime_error(std::string("oneDNN convolution: ") + e.what());
   }
 }
+
+std::string Conv2d::packedFilterLayout(int numThreads) {
+  return packedLayoutName(impl_->primitiveFor(numThreads)->pd.weights_desc());
+}
+
+bool Conv2d::usesPrepackedFilter() const { return impl_->usesPrepacked; }
 
 size_t Conv2d::packedFilterBytes(int numThreads) {
   return impl_->primitiveFor(numThreads)->pd.weights_desc().get_size();

@@ -12,9 +12,11 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "runtime/backends/cpu/Kernel.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
 
 namespace webnn::cpu::onednn {
 
@@ -60,6 +62,33 @@ class DeferredKernel {
   std::once_flag once_;
   std::unique_ptr<Kernel> kernel_;
 };
+
+// The artifact's prepacked forms of operand `input` (NodeDesc::packed).
+inline std::vector<PackedOperandRef> packedOperands(const NodeDesc &node, int input) {
+  std::vector<PackedOperandRef> refs;
+  for (const PackedOperand &p : node.packed)
+    if (p.input == input) refs.push_back({p.layout, p.data, p.bytes});
+  return refs;
+}
+
+// Kernel::packConstants for one operand: its layout for `numThreads` (empty:
+// nothing to store) and the bytes `pack` writes into it.
+template <class LayoutFn, class SizeFn, class PackFn>
+Status packOperand(int input, LayoutFn layout, SizeFn size, PackFn pack, std::vector<PackedBytes> *out) {
+  try {
+    std::string name = layout();
+    if (name.empty()) return Status::ok();
+    PackedBytes p;
+    p.input = input;
+    p.layout = std::move(name);
+    p.bytes.resize(size());
+    pack(p.bytes.data());
+    out->push_back(std::move(p));
+    return Status::ok();
+  } catch (const std::exception &e) {
+    return Status(StatusCode::kInternal, std::string("packing operand ") + std::to_string(input) + ": " + e.what());
+  }
+}
 
 }  // namespace webnn::cpu::onednn
 

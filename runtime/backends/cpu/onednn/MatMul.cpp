@@ -48,6 +48,7 @@ struct MatMul::Impl {
   memory a, b, y, scratch;
   std::unordered_map<int, memory> args;
   bool reorderA = false, reorderB = false, reorderY = false, bPacked = false;
+  bool usesPrepacked = false;
   bool castA = false;  // bf16 a, row-major as the caller's: floatToBf16, no reorder
   Reorder aIn, yOut;
   WeightPacker bPack;
@@ -89,8 +90,16 @@ struct MatMul::Impl {
       a = memory(primA, eng, DNNL_MEMORY_NONE);
     }
     reorderB = !(primB == userB);
-    if (!reorderB && p.constantB && f16()) bBuf.resize(primB.get_size());
-    if (reorderB) {
+    // As Conv2d: a b prepacked at compile time for exactly this layout is
+    // used from the artifact's mapping.
+    const void *prepacked = p.constantB && (reorderB || f16())
+                                ? findPacked(p.packedB, packedLayoutName(primB), primB.get_size())
+                                : nullptr;
+    usesPrepacked = prepacked != nullptr;
+    if (!reorderB && p.constantB && f16() && !prepacked) bBuf.resize(primB.get_size());
+    if (prepacked) {
+      b = memory(primB, eng, const_cast<void *>(prepacked));  // primitives only read weights
+    } else if (reorderB) {
       bBuf.resize(primB.get_size());
       bPack.init(userB, primB, bBuf.data());
       b = memory(primB, eng, bBuf.data());
@@ -115,7 +124,9 @@ struct MatMul::Impl {
       aHalf.init(aCount);
       yHalf.init(yCount);
     }
-    if (p.constantB && (reorderB || f16())) {
+    if (usesPrepacked) {
+      bPacked = true;
+    } else if (p.constantB && (reorderB || f16())) {
       HalfStage once;  // freed after packing: only the packed copy is kept
       const void *b32 = bF32(bData, &once);
       if (reorderB) {
@@ -290,6 +301,15 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
     throw std::runtime_error(std::string("oneDNN matmul: ") + e.what());
   }
 }
+
+std::string MatMul::packedBLayout(int numThreads) {
+  if (!impl_->p.constantB) return {};
+  memory::desc primB = impl_->primitiveFor(numThreads)->pd.weights_desc();
+  if (primB == impl_->userB && !impl_->f16()) return {};  // used as stored
+  return packedLayoutName(primB);
+}
+
+bool MatMul::usesPrepackedB() const { return impl_->usesPrepacked; }
 
 size_t MatMul::packedBBytes(int numThreads) {
   return impl_->primitiveFor(numThreads)->pd.weights_desc().get_size();

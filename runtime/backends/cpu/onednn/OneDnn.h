@@ -12,7 +12,8 @@
 // The primitive is JIT-compiled, and constant weights are reordered into the
 // primitive's blocked layout, on the first run() (once, under a lock); the
 // packed copy lives in the kernel. packFilter()/packB() are the same step as a
-// standalone function, for a compile-time prepacking pass later.
+// standalone function: `webnnc compile --prepack` stores their output in the
+// artifact, and a first run that finds its layout there maps it instead.
 //
 // Threads: Debian's oneDNN runs on OpenMP. run() takes the session's thread
 // count and sets OpenMP's to match before primitives are created or executed.
@@ -53,6 +54,15 @@ uint64_t executionCount();
 // speed, so without native support relaxed precision means float32.
 bool bf16Available(std::string *why);
 
+// A constant operand packed at compile time (cpu::PackedOperand): used in
+// place of packing when `layout` is exactly the primitive's (see
+// packedLayoutName in Context.h), zero-copy from the artifact's mapping.
+struct PackedOperandRef {
+  std::string layout;
+  const void *data = nullptr;
+  uint64_t bytes = 0;
+};
+
 // ------------------------------------------------------------------ conv2d
 struct Conv2dParams {
   DataType dtype = DataType::kFloat32;  // float32 or float16 (computed in float32)
@@ -74,6 +84,7 @@ struct Conv2dParams {
   Activation activation = Activation::kNone;
   float clampMin = 0.f, clampMax = 0.f;  // kClamp's bounds (may be infinite)
   bool hasResidual = false;
+  std::vector<PackedOperandRef> packedFilter;  // candidates for a constant filter
 };
 
 class Conv2d {
@@ -91,9 +102,13 @@ class Conv2d {
   void run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
            const void *residual = nullptr);
 
-  // The primitive's filter layout for `numThreads`, as bytes, from the user's.
+  // The primitive's filter layout for `numThreads`: its name (empty when it
+  // cannot be stored), size, and the filter packed into it.
+  std::string packedFilterLayout(int numThreads);
   size_t packedFilterBytes(int numThreads);
   void packFilter(const void *filter, void *packed, int numThreads);
+  // Whether the filter in use came prepacked from the artifact.
+  bool usesPrepackedFilter() const;
 
   // "brgconv:avx512_core", "jit_wino_4x3:avx512_core", ... plus the layout path.
   std::string implementation() const;
@@ -124,6 +139,7 @@ struct MatMulParams {
   int64_t cRowStride = 0, cColStride = 0;
   // Relaxed precision: bf16 a and b, float32 accumulation and y (as Conv2dParams::bf16).
   bool bf16 = false;
+  std::vector<PackedOperandRef> packedB;  // candidates for a constant b
 };
 
 class MatMul {
@@ -132,8 +148,12 @@ class MatMul {
   ~MatMul();
   // Throws std::runtime_error like Conv2d::run.
   void run(const void *a, const void *b, const void *c, void *y, int numThreads);
+  // As Conv2d's filter: b's layout name (empty when b is used as stored or
+  // the layout cannot be stored), size, and b packed into it.
+  std::string packedBLayout(int numThreads);
   size_t packedBBytes(int numThreads);
   void packB(const void *b, void *packed, int numThreads);
+  bool usesPrepackedB() const;
   std::string implementation() const;
 
   struct Impl;
