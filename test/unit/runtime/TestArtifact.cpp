@@ -39,27 +39,27 @@ Built buildArtifact(const TGraph &g, bool weightless) {
   std::vector<uint8_t> segment;
   std::vector<uint8_t> allHashes;
   std::vector<flatbuffers::Offset<fb::Constant>> constants;
-  for (const auto &c : g.constants) {
-    uint64_t offset = c.offset ? *c.offset : fb::alignUp(segment.size(), fb::kWeightAlignment);
-    if (!c.bytes.empty()) {
-      if (offset + c.bytes.size() > segment.size()) segment.resize(offset + c.bytes.size(), 0);
-      std::memcpy(segment.data() + offset, c.bytes.data(), c.bytes.size());
+  // Copies `bytes` into the segment at `offset` (default: the next aligned end).
+  auto place = [&](const std::vector<uint8_t> &bytes, std::optional<uint64_t> at, uint8_t hash[32]) {
+    uint64_t offset = at ? *at : fb::alignUp(segment.size(), fb::kWeightAlignment);
+    if (!bytes.empty()) {
+      if (offset + bytes.size() > segment.size()) segment.resize(offset + bytes.size(), 0);
+      std::memcpy(segment.data() + offset, bytes.data(), bytes.size());
     }
+    SHA256(bytes.data(), bytes.size(), hash);
+    return offset;
+  };
+  for (const auto &c : g.constants) {
     uint8_t hash[32];
-    SHA256(c.bytes.data(), c.bytes.size(), hash);
+    uint64_t offset = place(c.bytes, c.offset, hash);
     allHashes.insert(allHashes.end(), hash, hash + 32);
     constants.push_back(fb::CreateConstant(fbb, c.tensor, offset, c.length ? *c.length : c.bytes.size(),
                                            fbb.CreateVector(hash, 32), fbb.CreateString(c.key)));
   }
   std::vector<flatbuffers::Offset<fb::PackedConstant>> packed;
   for (const auto &p : g.packed) {
-    uint64_t offset = p.offset ? *p.offset : fb::alignUp(segment.size(), fb::kWeightAlignment);
-    if (!p.bytes.empty()) {
-      if (offset + p.bytes.size() > segment.size()) segment.resize(offset + p.bytes.size(), 0);
-      std::memcpy(segment.data() + offset, p.bytes.data(), p.bytes.size());
-    }
     uint8_t hash[32];
-    SHA256(p.bytes.data(), p.bytes.size(), hash);
+    uint64_t offset = place(p.bytes, p.offset, hash);
     packed.push_back(fb::CreatePackedConstant(fbb, p.node, p.input, fbb.CreateString(p.layout), offset,
                                               p.length ? *p.length : p.bytes.size(), fbb.CreateVector(hash, 32)));
   }
