@@ -7,6 +7,7 @@
 // 1 and 2 threads). DISABLED_MatMulNBitsBandwidth prints GB/s.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cmath>
@@ -92,6 +93,42 @@ std::vector<double> referenceNBits(const NBitsCase &t, const NBitsData &d) {
   return y;
 }
 
+// accuracyLevel 4 semantics (ONNX Runtime's CompInt8): each block of a row
+// of A quantized to int8 with scale max|a|/127 (q = round-half-even(a *
+// (127 / max|a|)), in float32 as the kernels do), integer dot products of q
+// with (q_w - zp) per block, exact in int64, scaled by both scales in double.
+// Integer zero points only.
+std::vector<double> referenceNBitsInt8(const NBitsCase &t, const NBitsData &d) {
+  std::vector<double> y(size_t(t.M * t.N));
+  std::vector<int32_t> qa(size_t(t.K));
+  std::vector<float> sa(size_t(d.kBlocks));
+  for (int64_t m = 0; m < t.M; ++m) {
+    for (int64_t b = 0; b < d.kBlocks; ++b) {
+      int64_t k0 = b * t.blockSize, k1 = std::min(t.K, k0 + t.blockSize);
+      float amax = 0.f;
+      for (int64_t k = k0; k < k1; ++k) amax = std::max(amax, std::fabs(d.a[m * t.K + k]));
+      float inv = amax > 0.f ? 127.f / amax : 0.f;
+      sa[b] = amax / 127.f;
+      for (int64_t k = k0; k < k1; ++k)
+        qa[k] = std::clamp(int32_t(std::nearbyint(d.a[m * t.K + k] * inv)), -127, 127);
+    }
+    for (int64_t n = 0; n < t.N; ++n) {
+      double acc = t.bias ? d.bias[n] : 0.0;
+      for (int64_t b = 0; b < d.kBlocks; ++b) {
+        int64_t z = t.zp == 1 ? int64_t(unpack(d.zpPacked.data() + n * d.zpPerRow, b, t.bits))
+                              : int64_t(1) << (t.bits - 1);
+        int64_t dot = 0;
+        for (int64_t k = b * t.blockSize; k < std::min(t.K, (b + 1) * t.blockSize); ++k)
+          dot += int64_t(qa[k]) *
+                 (int64_t(unpack(d.w.data() + (n * d.kBlocks + b) * d.blob, k % t.blockSize, t.bits)) - z);
+        acc += double(dot) * double(d.scales[n * d.kBlocks + b]) * double(sa[b]);
+      }
+      y[m * t.N + n] = acc;
+    }
+  }
+  return y;
+}
+
 // |got - want| <= tol * (1 + max |want|): the int8 path quantizes A, so its
 // error scales with the output magnitude, not per element.
 void expectClose(const std::vector<double> &got, const std::vector<double> &want, double tol) {
@@ -151,11 +188,15 @@ TEST(LLMKernels, MatMulNBitsEveryPath) {
   for (const NBitsCase &t : cases) {
     NBitsData d = makeNBits(t, seed += 10);
     std::vector<double> want = referenceNBits(t, d);
+    std::vector<double> wantInt8 = t.zp == 2 ? std::vector<double>() : referenceNBitsInt8(t, d);
     for (NBitsPath path : {NBitsPath::kPortable, NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni,
-                           NBitsPath::kAvx512DequantGemm}) {
-      NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path);
+                           NBitsPath::kAvx512DequantGemm, NBitsPath::kAvx512VnniGemm}) {
+      const bool int8 = path == NBitsPath::kAvx512Vnni || path == NBitsPath::kAvx512VnniGemm;
+      NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path, t.zp == 2);
       if (mm.path() != path) {
-        EXPECT_FALSE(kernels::avx512Available()) << "path " << kernels::nbitsPathName(path);
+        // Float zero points have no int8 form.
+        if (!(path == NBitsPath::kAvx512VnniGemm && t.zp == 2))
+          EXPECT_FALSE(kernels::avx512Available()) << "path " << kernels::nbitsPathName(path);
         continue;
       }
       mm.setWeights(d.w.data(), d.scales.data(), t.zp == 1 ? d.zpPacked.data() : nullptr,
@@ -165,10 +206,85 @@ TEST(LLMKernels, MatMulNBitsEveryPath) {
         mm.run(d.a.data(), y.data(), t.bias ? d.bias.data() : nullptr, p);
         SCOPED_TRACE(std::string(kernels::nbitsPathName(path)) + " K=" + std::to_string(t.K));
         // int8 activations: ~1/127 relative error per block, averaged down.
-        expectClose(std::vector<double>(y.begin(), y.end()), want,
-                    path == NBitsPath::kAvx512Vnni ? 2e-2 : 1e-5);
+        expectClose(std::vector<double>(y.begin(), y.end()), want, int8 ? 2e-2 : 1e-5);
+        // ... and, for the int8 paths, the same int8 arithmetic up to float
+        // rounding of the per-block scaling.
+        if (int8 && t.zp != 2) expectClose(std::vector<double>(y.begin(), y.end()), wantInt8, 2e-6);
       }
     }
+  }
+}
+
+// The int8 GEMM (accuracyLevel 4 prefill) on shapes that exercise its edges:
+// M not a multiple of the 6-row tile, N not a multiple of the 32-column
+// panel, K padded to the block, block sizes 16..256, zero points present or
+// absent, bias; against the int8 reference.
+TEST(LLMKernels, MatMulNBitsVnniGemm) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  std::vector<NBitsCase> cases = {
+      {16, 32, 128, 32, 4, 1, true},  {17, 37, 100, 32, 4, 0, false}, {23, 5, 256, 16, 4, 1, false},
+      {40, 70, 384, 64, 4, 1, true},  {1, 16, 64, 32, 4, 0, true},    {7, 33, 512, 128, 4, 0, false},
+      {30, 48, 1000, 256, 4, 1, true}, {128, 96, 768, 32, 4, 1, false}, {13, 1, 40, 16, 4, 1, true},
+  };
+  uint32_t seed = 500;
+  ThreadPool pool(2);
+  for (const NBitsCase &t : cases) {
+    NBitsData d = makeNBits(t, seed += 10);
+    std::vector<double> want = referenceNBitsInt8(t, d);
+    NBitsPath path = NBitsPath::kAvx512VnniGemm;
+    NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path);
+    ASSERT_EQ(mm.path(), path);
+    mm.setWeights(d.w.data(), d.scales.data(), t.zp == 1 ? d.zpPacked.data() : nullptr, nullptr);
+    std::vector<float> y(size_t(t.M * t.N));
+    for (ThreadPool *p : {static_cast<ThreadPool *>(nullptr), &pool}) {
+      std::fill(y.begin(), y.end(), -1e30f);
+      mm.run(d.a.data(), y.data(), t.bias ? d.bias.data() : nullptr, p);
+      SCOPED_TRACE("M=" + std::to_string(t.M) + " N=" + std::to_string(t.N) + " K=" + std::to_string(t.K) +
+                   " bs=" + std::to_string(t.blockSize));
+      expectClose(std::vector<double>(y.begin(), y.end()), want, 2e-6);
+    }
+  }
+}
+
+// Exact integers through the int8 GEMM: weight scales 1 and activations
+// integers in [-127, 127] with one +-127 per block make every scale exactly 1,
+// so the output is the integer dot product itself (sums < 2^24 are exact in
+// float32) and must match bit for bit: catches any mispaired k, column or
+// zero-point byte, which rounding tolerance could hide.
+TEST(LLMKernels, MatMulNBitsVnniGemmExactIntegers) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  for (NBitsCase t : {NBitsCase{19, 45, 200, 32, 4, 1, false}, NBitsCase{6, 32, 256, 64, 4, 0, false},
+                      NBitsCase{33, 17, 96, 16, 4, 1, false}}) {
+    NBitsData d = makeNBits(t, 77);
+    std::mt19937 rng(5);
+    for (int64_t m = 0; m < t.M; ++m)
+      for (int64_t k = 0; k < t.K; ++k)
+        d.a[m * t.K + k] = (k % t.blockSize == 3) ? (rng() & 1 ? 127.f : -127.f) : float(int(rng() % 255) - 127);
+    std::fill(d.scales.begin(), d.scales.end(), 1.f);
+    std::vector<double> want = referenceNBitsInt8(t, d);
+    NBitsPath path = NBitsPath::kAvx512VnniGemm;
+    NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, t.bits, 4, &path);
+    ASSERT_EQ(mm.path(), path);
+    mm.setWeights(d.w.data(), d.scales.data(), t.zp == 1 ? d.zpPacked.data() : nullptr, nullptr);
+    std::vector<float> y(size_t(t.M * t.N));
+    mm.run(d.a.data(), y.data(), nullptr, nullptr);
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(double(y[i]), want[i]) << "at " << i << " K=" << t.K;
+  }
+}
+
+// The op at accuracyLevel 4 with M >= 16 runs the int8 GEMM (its result is
+// the int8 reference's, ~1e-2 away from the float one), at level 0 the float
+// GEMM.
+TEST(LLMKernels, MatMulNBitsAccuracyLevelPicksArithmetic) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
+  NBitsCase t{20, 40, 256, 32, 4, 1, true, 4};
+  NBitsData d = makeNBits(t, 31);
+  for (int64_t level : {0, 4}) {
+    t.accuracy = level;
+    OpCase c = nbitsOp(t, d);
+    Status st = runOp(c, 2);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    expectClose(c.outputs[0].values(), level == 4 ? referenceNBitsInt8(t, d) : referenceNBits(t, d), 2e-6);
   }
 }
 
@@ -490,17 +606,19 @@ TEST(LLMKernels, DISABLED_MatMulNBitsBandwidth) {
 }
 
 // Prefill-shaped MatMulNBits (M = 128) on every path this CPU runs: GFLOP/s
-// per CPU-second (robust on a shared machine) and per wall second.
+// (int8 paths: GOP/s, one multiply-add = 2) per CPU-second (robust on a
+// shared machine) and per wall second.
 TEST(LLMKernels, DISABLED_MatMulNBitsPrefill) {
   struct Shape2 { int64_t N, K; };
   for (Shape2 s : {Shape2{2048, 768}, Shape2{768, 2048}}) {
     NBitsCase t{128, s.N, s.K, 32, 4, 0, false};
     NBitsData d = makeNBits(t, 11);
     double flops = 2.0 * double(t.M) * double(t.N) * double(t.K);
-    for (NBitsPath path : {NBitsPath::kAvx512DequantGemm, NBitsPath::kAvx512Vnni, NBitsPath::kAvx512Fp32}) {
+    for (NBitsPath path : {NBitsPath::kAvx512VnniGemm, NBitsPath::kAvx512DequantGemm, NBitsPath::kAvx512Vnni,
+                           NBitsPath::kAvx512Fp32}) {
       NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, 4, 4, &path);
       if (mm.path() != path) continue;
-      mm.setWeights(d.w.data(), d.scales.data(), nullptr, nullptr);
+      mm.setWeights(d.w.data(), d.scales.data(), d.zpPacked.data(), nullptr);
       std::vector<float> y(size_t(t.M * t.N));
       ThreadPool pool(1);
       mm.run(d.a.data(), y.data(), nullptr, &pool);

@@ -32,8 +32,8 @@ Status checkFloat32Input(const NodeDesc &node, size_t i, const char *what) {
 class MatMulNBitsKernel final : public Kernel {
  public:
   MatMulNBitsKernel(int64_t M, int64_t N, int64_t K, int64_t blockSize, int64_t bits,
-                    int64_t accuracy, bool packedZp, bool constantWeights)
-      : mm_(M, N, K, blockSize, bits, accuracy), packedZp_(packedZp),
+                    int64_t accuracy, bool packedZp, bool floatZp, bool constantWeights)
+      : mm_(M, N, K, blockSize, bits, accuracy, nullptr, floatZp), packedZp_(packedZp),
         constantWeights_(constantWeights) {}
   void run(const KernelContext &ctx) override {
     // Constant weights are prepared on the first run (load stays cheap, as for
@@ -96,7 +96,8 @@ Status makeMatMulNBits(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   bool constant = w.constantData && node.inputs[2]->constantData &&
                   (!present(node, 3) || node.inputs[3]->constantData);
   *out = std::make_unique<MatMulNBitsKernel>(numElements(a.shape) / K, N, K, blockSize, bits,
-                                             accuracy, packedZp, constant);
+                                             accuracy, packedZp, present(node, 3) && !packedZp,
+                                             constant);
   return Status::ok();
 }
 

@@ -15,6 +15,7 @@ const char *nbitsPathName(NBitsPath p) {
     case NBitsPath::kAvx512Fp32: return "avx512-fp32";
     case NBitsPath::kAvx512Vnni: return "avx512-vnni";
     case NBitsPath::kAvx512DequantGemm: return "avx512-dequant-gemm";
+    case NBitsPath::kAvx512VnniGemm: return "avx512-vnni-gemm";
     default: return "portable";
   }
 }
@@ -60,7 +61,8 @@ void nbitsGemmPortable(const NBitsWeightView &w, const float *A, int64_t M, int6
 }  // namespace
 
 NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int64_t bits,
-                         int64_t accuracyLevel, const NBitsPath *forcePath)
+                         int64_t accuracyLevel, const NBitsPath *forcePath,
+                         bool floatZeroPoints)
     : M_(M) {
   w_.N = N;
   w_.K = K;
@@ -75,14 +77,19 @@ NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int
   // column, so a column must be a multiple of 128 weights.
   bool avx = avx512Available() && bits == 4 && blockSize >= 32;
   bool vnni = avx && kPadded_ % 128 == 0;
+  // The int8 GEMM works on whole groups of 8 k (any 4-bit block size >= 16)
+  // and folds integer zero points into the int8 weights.
+  bool vnniGemm = avx512Available() && bits == 4 && !floatZeroPoints;
   path_ = NBitsPath::kPortable;
   if (avx) path_ = (accuracyLevel == 4 && vnni) ? NBitsPath::kAvx512Vnni : NBitsPath::kAvx512Fp32;
   if (avx && M >= kDequantGemmMinRows) path_ = NBitsPath::kAvx512DequantGemm;
+  if (vnniGemm && accuracyLevel == 4 && M >= kVnniGemmMinRows) path_ = NBitsPath::kAvx512VnniGemm;
   if (forcePath) {
     if (*forcePath == NBitsPath::kPortable) path_ = NBitsPath::kPortable;
     else if (*forcePath == NBitsPath::kAvx512Fp32 && avx) path_ = NBitsPath::kAvx512Fp32;
     else if (*forcePath == NBitsPath::kAvx512Vnni && vnni) path_ = NBitsPath::kAvx512Vnni;
     else if (*forcePath == NBitsPath::kAvx512DequantGemm && avx) path_ = NBitsPath::kAvx512DequantGemm;
+    else if (*forcePath == NBitsPath::kAvx512VnniGemm && vnniGemm) path_ = NBitsPath::kAvx512VnniGemm;
   }
   switch (path_) {
     case NBitsPath::kPortable: aFloat_.resize(size_t(std::max<int64_t>(blockSize, 1))); break;
@@ -93,6 +100,10 @@ NBitsMatMul::NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int
     case NBitsPath::kAvx512DequantGemm:
       aTransposed_.resize(size_t((M + kDequantGemmTileRows - 1) / kDequantGemmTileRows *
                                  kDequantGemmTileRows * kPadded_));
+      break;
+    case NBitsPath::kAvx512VnniGemm:
+      aBiased_.resize(size_t(M * kPadded_));
+      aBlockScale_.resize(size_t(M * w_.kBlocks));
       break;
     case NBitsPath::kAvx512Vnni:
       aInt8_.resize(size_t(M * kPadded_));
@@ -224,6 +235,24 @@ void NBitsMatMul::run(const float *A, float *Y, const float *bias, ThreadPool *p
         nbitsGemmAvx512Dequant(w_, aTransposed_.data(), M_, n0, n1, Y, bias);
       });
       break;
+    case NBitsPath::kAvx512VnniGemm: {
+      // Rows are quantized in parallel (each is independent), then panels of
+      // kVnniGemmPanel columns go to threads.
+      const int64_t kBlocks = w_.kBlocks, bs = w_.blockSize, K = w_.K;
+      auto quantize = [&](int64_t m0, int64_t m1) {
+        nbitsQuantizeRowsAvx512(A + m0 * K, m1 - m0, K, bs, kBlocks, aBiased_.data() + m0 * kPadded_,
+                                aBlockScale_.data() + m0 * kBlocks);
+      };
+      if (pool) pool->parallelFor(M_, 8, quantize);
+      else quantize(0, M_);
+      const int64_t panels = (N + kVnniGemmPanel - 1) / kVnniGemmPanel;
+      auto gemm = [&](int64_t p0, int64_t p1) {
+        nbitsGemmAvx512VnniGemm(w_, aBiased_.data(), aBlockScale_.data(), M_, p0, p1, Y, bias);
+      };
+      if (pool) pool->parallelFor(panels, 1, gemm);
+      else gemm(0, panels);
+      break;
+    }
     case NBitsPath::kAvx512Vnni:
       prepareActivations(A);
       columns([&](int64_t n0, int64_t n1) {
@@ -247,6 +276,9 @@ void nbitsGemmAvx512Vnni(const NBitsWeightView &, const int8_t *, const float *,
                          int64_t, int64_t, int64_t, float *, const float *) {}
 void nbitsGemmAvx512Dequant(const NBitsWeightView &, const float *, int64_t, int64_t, int64_t, float *,
                             const float *) {}
+void nbitsQuantizeRowsAvx512(const float *, int64_t, int64_t, int64_t, int64_t, uint8_t *, float *) {}
+void nbitsGemmAvx512VnniGemm(const NBitsWeightView &, const uint8_t *, const float *, int64_t, int64_t,
+                             int64_t, float *, const float *) {}
 #endif
 
 }  // namespace webnn::cpu::kernels

@@ -38,12 +38,15 @@ struct NBitsWeightView {
 };
 
 // Which inner loop runs (chosen once at construction).
-// kAvx512DequantGemm is the prefill path (M >= kDequantGemmMinRows): columns
-// are dequantized to float once per call and fed to a register-blocked fp32
-// GEMM over all rows, whatever the accuracy level (float activations are the
-// more accurate choice, and at M >= 16 the FMAs, not the weight bytes, bound it).
-enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni, kAvx512DequantGemm };
+// kAvx512DequantGemm is the float prefill path (M >= kDequantGemmMinRows):
+// columns are dequantized to float once per call and fed to a
+// register-blocked fp32 GEMM over all rows. At M >= 16 the multiply-adds, not
+// the weight bytes, bound a prefill, so accuracyLevel 4 (int8 activations
+// allowed) takes kAvx512VnniGemm there instead: int8 activations times int8
+// weights on vpdpbusd, ~4x the fp32 FMA rate per instruction.
+enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni, kAvx512DequantGemm, kAvx512VnniGemm };
 constexpr int64_t kDequantGemmMinRows = 16;
+constexpr int64_t kVnniGemmMinRows = 16;
 const char *nbitsPathName(NBitsPath p);
 
 // One MatMulNBits node's prepared state and scratch. Construction sizes every
@@ -53,8 +56,11 @@ class NBitsMatMul {
   // `M` rows of A per run. accuracyLevel 4 selects the int8 path where the
   // CPU and the shape allow it. `forcePath` (tests, benchmarks) overrides the
   // choice when that path can run this shape; otherwise it is ignored.
+  // `floatZeroPoints`: setWeights will get float zero points (the int8 GEMM
+  // needs integer ones).
   NBitsMatMul(int64_t M, int64_t N, int64_t K, int64_t blockSize, int64_t bits,
-              int64_t accuracyLevel, const NBitsPath *forcePath = nullptr);
+              int64_t accuracyLevel, const NBitsPath *forcePath = nullptr,
+              bool floatZeroPoints = false);
 
   // scales: N * kBlocks floats. Zero points: exactly one of `packedZp` (uint8,
   // N rows of ceil(kBlocks * bits / 8) bytes, `bits`-wide, low bits first) or
@@ -88,6 +94,7 @@ class NBitsMatMul {
   std::vector<float> aBlockScale_, aLaneScale_, aScaledSum_;
   std::vector<float> aBlockSum_;  // fp32 path: sum of each block of A
   std::vector<float> aTransposed_;  // dequant-GEMM path: A in 32-row k-major tiles
+  std::vector<uint8_t> aBiased_;    // int8-GEMM path: q + 128 per k, see nbitsQuantizeRowsAvx512
 };
 
 // Inner loops (columns [n0, n1) of Y for all M rows); defined in
@@ -103,6 +110,19 @@ void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const f
 void nbitsGemmAvx512Dequant(const NBitsWeightView &w, const float *aTiles, int64_t M, int64_t n0,
                             int64_t n1, float *Y, const float *bias);
 constexpr int64_t kDequantGemmTileRows = 32;
+
+// int8 GEMM (accuracyLevel 4, 4-bit weights with integer zero points).
+// Activations: each row quantized per block of blockSize (scale max|a|/127,
+// q = round-to-nearest-even(a * 127/max|a|) in [-127, 127], ONNX Runtime's
+// CompInt8 rule), stored as q + 128 (unsigned, vpdpbusd's first operand) with
+// every 8 k reordered as 4 even then 4 odd ones: `x` [M][kPadded] bytes,
+// `scales` [M][kBlocks]. Padding past K is q = 0.
+void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
+                             int64_t kBlocks, uint8_t *x, float *scales);
+// Columns of panels [p0, p1) (kVnniGemmPanel columns each) of Y for all M rows.
+void nbitsGemmAvx512VnniGemm(const NBitsWeightView &w, const uint8_t *x, const float *xScales,
+                             int64_t M, int64_t p0, int64_t p1, float *Y, const float *bias);
+constexpr int64_t kVnniGemmPanel = 32;
 
 }  // namespace webnn::cpu::kernels
 

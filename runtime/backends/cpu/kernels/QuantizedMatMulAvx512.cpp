@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
@@ -278,6 +279,230 @@ void nbitsGemmAvx512Dequant(const NBitsWeightView &w, const float *aTiles, int64
       for (int64_t r = 0; r < rows; ++r) {
         float *y = Y + (t * 32 + r) * w.N + n;
         for (int64_t c = 0; c < nr; ++c) y[c] = out[c][r] + (bias ? bias[n + c] : 0.f);
+      }
+    }
+  }
+}
+
+namespace {
+
+// ------------------------------------------------------------ int8 GEMM
+// Y = sum over blocks of ws[n,b] * xs[m,b] * sum_k q_a[m,k] * (q_w[n,k] - z[n,b]).
+// vpdpbusd multiplies unsigned bytes by signed ones, 4 k per int32 lane. The
+// weights w' = q - z (4-bit minus an integer zero point: [-15, 15]) are the
+// signed side, the activations x = q_a + 128 (in [1, 255]) the unsigned
+// side; sum_k x w' = sum_k q_a w' + 128 sum_k w', so each block's int32
+// accumulators start at comp = -128 * sum_k w' (per column and block, from
+// the packing) and hold the exact integer dot product at the block's end.
+// Lanes are 16 columns (the weights are transposed so one vector holds 4 k
+// of 16 columns), so a block's scales apply once per accumulator: cvt, mul,
+// fma every blockSize/4 vpdpbusd.
+
+constexpr int kPanelVecs = kVnniGemmPanel / 16;
+
+// Transposes a 16 x 16 matrix of dwords held in r[0..15] (r[i] lane j ->
+// r[j] lane i): 32-bit and 64-bit unpacks build 4 x 4 transposes inside each
+// 128-bit lane, two rounds of 128-bit shuffles move the lanes.
+inline void transpose16x16(__m512i r[16]) {
+  __m512i t[16];
+  for (int p = 0; p < 8; ++p) {
+    t[2 * p] = _mm512_unpacklo_epi32(r[2 * p], r[2 * p + 1]);
+    t[2 * p + 1] = _mm512_unpackhi_epi32(r[2 * p], r[2 * p + 1]);
+  }
+  __m512i u[16];
+  for (int q = 0; q < 4; ++q) {
+    u[4 * q + 0] = _mm512_unpacklo_epi64(t[4 * q], t[4 * q + 2]);
+    u[4 * q + 1] = _mm512_unpackhi_epi64(t[4 * q], t[4 * q + 2]);
+    u[4 * q + 2] = _mm512_unpacklo_epi64(t[4 * q + 1], t[4 * q + 3]);
+    u[4 * q + 3] = _mm512_unpackhi_epi64(t[4 * q + 1], t[4 * q + 3]);
+  }
+  // u[4q + i] lane L holds dword 4L + i of rows 4q..4q+3.
+  for (int i = 0; i < 4; ++i) {
+    __m512i v0 = _mm512_shuffle_i32x4(u[i], u[4 + i], 0x44);
+    __m512i v1 = _mm512_shuffle_i32x4(u[i], u[4 + i], 0xEE);
+    __m512i v2 = _mm512_shuffle_i32x4(u[8 + i], u[12 + i], 0x44);
+    __m512i v3 = _mm512_shuffle_i32x4(u[8 + i], u[12 + i], 0xEE);
+    r[i] = _mm512_shuffle_i32x4(v0, v2, 0x88);
+    r[4 + i] = _mm512_shuffle_i32x4(v0, v2, 0xDD);
+    r[8 + i] = _mm512_shuffle_i32x4(v1, v3, 0x88);
+    r[12 + i] = _mm512_shuffle_i32x4(v1, v3, 0xDD);
+  }
+}
+
+// One panel of kVnniGemmPanel columns (n0..), packed for the tile loop. Per
+// group g of 8 k, 4 vectors of 64 bytes: for each 16 columns, the low nibbles
+// of column byte 4g..4g+3 (k 8g + 0, 2, 4, 6) and the high ones (k 8g + 1, 3,
+// 5, 7), minus the zero point. A column's dword g is those 8 k, so a 16 x 16
+// dword transpose of 16 columns' 64-byte rows yields 16 groups at once.
+// ws / comp: [kBlocks][kVnniGemmPanel] scales and -128 * sum w'. Columns past
+// N pack as zeros.
+struct alignas(64) Line {
+  uint8_t b[64];
+};
+struct VnniPanel {
+  std::vector<Line> bytes, scales, comp, zeroBytes;
+  void reserve(int64_t kPadded, int64_t kBlocks) {
+    bytes.resize(size_t(kPadded / 8 * 4));
+    scales.resize(size_t(kBlocks * kPanelVecs));
+    comp.resize(size_t(kBlocks * kPanelVecs));
+    zeroBytes.resize(size_t(kBlocks));
+  }
+};
+
+void packVnniPanel(const NBitsWeightView &w, int64_t n0, VnniPanel &out) {
+  const int64_t kPadded = w.kBlocks * w.blockSize, groups = kPadded / 8;
+  const int64_t colBytes = w.kBlocks * w.blobSize, groupsPerBlock = w.blockSize / 8;
+  const __m512i low4 = _mm512_set1_epi8(15), ones = _mm512_set1_epi8(1);
+  int8_t *dst = reinterpret_cast<int8_t *>(out.bytes.data());
+  float *ws = reinterpret_cast<float *>(out.scales.data());
+  int32_t *comp = reinterpret_cast<int32_t *>(out.comp.data());
+  for (int v = 0; v < kPanelVecs; ++v) {
+    const int64_t base = n0 + 16 * v, cols = std::clamp<int64_t>(w.N - base, 0, 16);
+    // Per block: the 16 columns' scales and zero points (each zero point
+    // repeated in the 4 bytes of its column's lane).
+    uint32_t *zb = reinterpret_cast<uint32_t *>(out.zeroBytes.data());
+    for (int64_t b = 0; b < w.kBlocks; ++b)
+      for (int64_t c = 0; c < 16; ++c) {
+        const int64_t i = (base + c) * w.kBlocks + b;
+        ws[(b * kPanelVecs + v) * 16 + c] = c < cols ? w.scales[i] : 0.f;
+        zb[b * 16 + c] = c < cols ? uint32_t(w.zeroPointsU8[i]) * 0x01010101u : 0u;
+      }
+    __m512i sum = _mm512_setzero_si512();
+    for (int64_t g0 = 0; g0 < groups; g0 += 16) {
+      const int64_t n = std::min<int64_t>(16, groups - g0);
+      const __mmask16 m = __mmask16((1u << n) - 1);
+      __m512i r[16];
+      for (int64_t c = 0; c < 16; ++c)
+        r[c] = c < cols ? _mm512_maskz_loadu_epi32(m, w.packed + (base + c) * colBytes + g0 * 4)
+                        : _mm512_setzero_si512();
+      transpose16x16(r);
+      for (int64_t d = 0; d < n; ++d) {
+        const int64_t g = g0 + d, b = g / groupsPerBlock;
+        const __m512i z = _mm512_load_si512(&out.zeroBytes[size_t(b)]);
+        __m512i lo = _mm512_sub_epi8(_mm512_and_si512(r[d], low4), z);
+        __m512i hi = _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(r[d], 4), low4), z);
+        int8_t *p = dst + (g * kPanelVecs + v) * 128;
+        _mm512_store_si512(p, lo);
+        _mm512_store_si512(p + 64, hi);
+        sum = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(sum, ones, lo), ones, hi);
+        if ((g + 1) % groupsPerBlock == 0) {
+          _mm512_store_si512(comp + (b * kPanelVecs + v) * 16, _mm512_slli_epi32(_mm512_sub_epi32(_mm512_setzero_si512(), sum), 7));
+          sum = _mm512_setzero_si512();
+        }
+      }
+    }
+  }
+}
+
+inline int32_t load4(const uint8_t *p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+// MR rows x kVnniGemmPanel columns over all k: MR * 2 int32 accumulators for
+// the current block and MR * 2 float ones for the sum of the scaled blocks.
+template <int MR>
+void vnniGemmTile(const VnniPanel &panel, const uint8_t *x, int64_t ldx, const float *xs,
+                  int64_t kBlocks, int64_t groupsPerBlock, float *Y, int64_t ldy, int64_t cols,
+                  const float *bias) {
+  __m512 facc[MR][2];
+  for (int r = 0; r < MR; ++r) facc[r][0] = facc[r][1] = _mm512_setzero_ps();
+  const Line *p = panel.bytes.data();
+  const float *ws = reinterpret_cast<const float *>(panel.scales.data());
+  const uint8_t *xk = x;
+  for (int64_t b = 0; b < kBlocks; ++b) {
+    __m512i acc[MR][2];
+    for (int r = 0; r < MR; ++r) {
+      acc[r][0] = _mm512_load_si512(&panel.comp[size_t(b * 2)]);
+      acc[r][1] = _mm512_load_si512(&panel.comp[size_t(b * 2 + 1)]);
+    }
+    for (int64_t s = 0; s < groupsPerBlock; ++s, p += 4, xk += 8) {
+      const __m512i w0l = _mm512_load_si512(p), w0h = _mm512_load_si512(p + 1);
+      const __m512i w1l = _mm512_load_si512(p + 2), w1h = _mm512_load_si512(p + 3);
+      for (int r = 0; r < MR; ++r) {
+        const __m512i al = _mm512_set1_epi32(load4(xk + r * ldx));
+        const __m512i ah = _mm512_set1_epi32(load4(xk + r * ldx + 4));
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], al, w0l);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], al, w1l);
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], ah, w0h);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], ah, w1h);
+      }
+    }
+    const __m512 s0 = _mm512_load_ps(ws + b * 32), s1 = _mm512_load_ps(ws + b * 32 + 16);
+    for (int r = 0; r < MR; ++r) {
+      const __m512 xsr = _mm512_set1_ps(xs[r * kBlocks + b]);
+      facc[r][0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][0]), _mm512_mul_ps(s0, xsr), facc[r][0]);
+      facc[r][1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][1]), _mm512_mul_ps(s1, xsr), facc[r][1]);
+    }
+  }
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : 0;
+  const __m512 b0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
+  const __m512 b1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
+  for (int r = 0; r < MR; ++r) {
+    _mm512_mask_storeu_ps(Y + r * ldy, m0, _mm512_add_ps(facc[r][0], b0));
+    _mm512_mask_storeu_ps(Y + r * ldy + 16, m1, _mm512_add_ps(facc[r][1], b1));
+  }
+}
+
+constexpr int kVnniGemmRows = 6;
+
+}  // namespace
+
+void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
+                             int64_t kBlocks, uint8_t *x, float *scales) {
+  const int64_t kPadded = kBlocks * blockSize;
+  // Per 16 k: 0 2 4 6 1 3 5 7, 8 10 12 14 9 11 13 15 (4 even, 4 odd per 8).
+  const __m128i order = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
+  const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127), bias = _mm512_set1_epi32(128);
+  auto mask = [&](int64_t k) {
+    int64_t left = K - k;
+    return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+  };
+  for (int64_t m = 0; m < M; ++m) {
+    const float *a = A + m * K;
+    uint8_t *xr = x + m * kPadded;
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      const int64_t k0 = b * blockSize;
+      __m512 vmax = _mm512_setzero_ps();
+      for (int64_t k = k0; k < k0 + blockSize && k < K; k += 16)
+        vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask(k), a + k)));
+      const float amax = _mm512_reduce_max_ps(vmax);
+      scales[m * kBlocks + b] = amax / 127.f;
+      const __m512 inv = _mm512_set1_ps(amax > 0.f ? 127.f / amax : 0.f);
+      for (int64_t k = k0; k < k0 + blockSize; k += 16) {
+        __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask(k), a + k), inv));
+        q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(q, lo), hi), bias);
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(xr + k),
+                         _mm_shuffle_epi8(_mm512_cvtepi32_epi8(q), order));
+      }
+    }
+  }
+}
+
+void nbitsGemmAvx512VnniGemm(const NBitsWeightView &w, const uint8_t *x, const float *xScales,
+                             int64_t M, int64_t p0, int64_t p1, float *Y, const float *bias) {
+  const int64_t kPadded = w.kBlocks * w.blockSize, groupsPerBlock = w.blockSize / 8;
+  // Per thread, grown once: one packed panel (kPadded * 32 bytes, 24-64 KB
+  // for K 768-2048, so it stays in L1/L2 while every row tile reads it).
+  thread_local VnniPanel panel;
+  panel.reserve(kPadded, w.kBlocks);
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n0 = p * kVnniGemmPanel, cols = std::min<int64_t>(kVnniGemmPanel, w.N - n0);
+    packVnniPanel(w, n0, panel);
+    const float *pb = bias ? bias + n0 : nullptr;
+    for (int64_t m = 0; m < M; m += kVnniGemmRows) {
+      const int64_t mr = std::min<int64_t>(kVnniGemmRows, M - m);
+      const uint8_t *xm = x + m * kPadded;
+      const float *sm = xScales + m * w.kBlocks;
+      float *ym = Y + m * w.N + n0;
+      switch (mr) {
+#define WEBNN_VNNI_TILE(R) \
+  case R: vnniGemmTile<R>(panel, xm, kPadded, sm, w.kBlocks, groupsPerBlock, ym, w.N, cols, pb); break;
+        WEBNN_VNNI_TILE(6) WEBNN_VNNI_TILE(5) WEBNN_VNNI_TILE(4) WEBNN_VNNI_TILE(3) WEBNN_VNNI_TILE(2)
+        default: vnniGemmTile<1>(panel, xm, kPadded, sm, w.kBlocks, groupsPerBlock, ym, w.N, cols, pb); break;
+#undef WEBNN_VNNI_TILE
       }
     }
   }
