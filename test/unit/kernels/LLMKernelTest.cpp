@@ -622,15 +622,22 @@ TEST(LLMKernels, DISABLED_MatMulNBitsPrefill) {
       std::vector<float> y(size_t(t.M * t.N));
       ThreadPool pool(1);
       mm.run(d.a.data(), y.data(), nullptr, &pool);
-      int iters = 20;
+      int iters = 40;
+      double best = 1e30;
       std::clock_t c0 = std::clock();
       auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < iters; ++i) mm.run(d.a.data(), y.data(), nullptr, &pool);
+      for (int i = 0; i < iters; ++i) {
+        auto t1 = std::chrono::steady_clock::now();
+        mm.run(d.a.data(), y.data(), nullptr, &pool);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+      }
       double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
-      std::printf("int4 prefill M=128 N=%lld K=%lld %-20s: %.1f GFLOP/s per CPU-second, %.1f wall\n",
+      // The fastest call is the least disturbed by other work on the machine.
+      std::printf("int4 prefill M=128 N=%lld K=%lld %-20s: %.1f GFLOP/s per CPU-second, %.1f wall, "
+                  "%.1f best call\n",
                   (long long)t.N, (long long)t.K, kernels::nbitsPathName(path), flops * iters / cpu / 1e9,
-                  flops * iters / sec / 1e9);
+                  flops * iters / sec / 1e9, flops / best / 1e9);
     }
   }
 }

@@ -401,39 +401,56 @@ inline int32_t load4(const uint8_t *p) {
 }
 
 // MR rows x kVnniGemmPanel columns over all k: MR * 2 int32 accumulators for
-// the current block and MR * 2 float ones for the sum of the scaled blocks.
-template <int MR>
+// the current block (registers) and the float sums of the scaled blocks
+// (`out`, in L1: keeping them in registers too spills at MR = 6). G = groups
+// of 8 k per block when known at compile time (the block loop unrolled, so
+// the accumulators stay put instead of being shuffled between registers at
+// every iteration), 0 = `groupsPerBlock` at run time.
+template <int MR, int G>
 void vnniGemmTile(const VnniPanel &panel, const uint8_t *x, int64_t ldx, const float *xs,
                   int64_t kBlocks, int64_t groupsPerBlock, float *Y, int64_t ldy, int64_t cols,
                   const float *bias) {
-  __m512 facc[MR][2];
-  for (int r = 0; r < MR; ++r) facc[r][0] = facc[r][1] = _mm512_setzero_ps();
+  alignas(64) float out[MR][32];
+  for (int r = 0; r < MR; ++r) {
+    _mm512_store_ps(out[r], _mm512_setzero_ps());
+    _mm512_store_ps(out[r] + 16, _mm512_setzero_ps());
+  }
   const Line *p = panel.bytes.data();
   const float *ws = reinterpret_cast<const float *>(panel.scales.data());
   const uint8_t *xk = x;
+  const int64_t groups = G > 0 ? G : groupsPerBlock;
   for (int64_t b = 0; b < kBlocks; ++b) {
     __m512i acc[MR][2];
+    const __m512i c0 = _mm512_load_si512(&panel.comp[size_t(b * 2)]);
+    const __m512i c1 = _mm512_load_si512(&panel.comp[size_t(b * 2 + 1)]);
     for (int r = 0; r < MR; ++r) {
-      acc[r][0] = _mm512_load_si512(&panel.comp[size_t(b * 2)]);
-      acc[r][1] = _mm512_load_si512(&panel.comp[size_t(b * 2 + 1)]);
+      acc[r][0] = c0;
+      acc[r][1] = c1;
     }
-    for (int64_t s = 0; s < groupsPerBlock; ++s, p += 4, xk += 8) {
-      const __m512i w0l = _mm512_load_si512(p), w0h = _mm512_load_si512(p + 1);
-      const __m512i w1l = _mm512_load_si512(p + 2), w1h = _mm512_load_si512(p + 3);
+#pragma GCC unroll 8
+    for (int64_t s = 0; s < groups; ++s) {
+      const Line *ps = p + 4 * s;
+      const uint8_t *xs8 = xk + 8 * s;
+      const __m512i w0l = _mm512_load_si512(ps), w0h = _mm512_load_si512(ps + 1);
+      const __m512i w1l = _mm512_load_si512(ps + 2), w1h = _mm512_load_si512(ps + 3);
       for (int r = 0; r < MR; ++r) {
-        const __m512i al = _mm512_set1_epi32(load4(xk + r * ldx));
-        const __m512i ah = _mm512_set1_epi32(load4(xk + r * ldx + 4));
+        const __m512i al = _mm512_set1_epi32(load4(xs8 + r * ldx));
+        const __m512i ah = _mm512_set1_epi32(load4(xs8 + r * ldx + 4));
         acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], al, w0l);
         acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], al, w1l);
         acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], ah, w0h);
         acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], ah, w1h);
       }
     }
+    p += 4 * groups;
+    xk += 8 * groups;
     const __m512 s0 = _mm512_load_ps(ws + b * 32), s1 = _mm512_load_ps(ws + b * 32 + 16);
     for (int r = 0; r < MR; ++r) {
       const __m512 xsr = _mm512_set1_ps(xs[r * kBlocks + b]);
-      facc[r][0] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][0]), _mm512_mul_ps(s0, xsr), facc[r][0]);
-      facc[r][1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][1]), _mm512_mul_ps(s1, xsr), facc[r][1]);
+      _mm512_store_ps(out[r], _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][0]), _mm512_mul_ps(s0, xsr),
+                                              _mm512_load_ps(out[r])));
+      _mm512_store_ps(out[r] + 16, _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][1]), _mm512_mul_ps(s1, xsr),
+                                                   _mm512_load_ps(out[r] + 16)));
     }
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -441,9 +458,36 @@ void vnniGemmTile(const VnniPanel &panel, const uint8_t *x, int64_t ldx, const f
   const __m512 b0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
   const __m512 b1 = bias ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
   for (int r = 0; r < MR; ++r) {
-    _mm512_mask_storeu_ps(Y + r * ldy, m0, _mm512_add_ps(facc[r][0], b0));
-    _mm512_mask_storeu_ps(Y + r * ldy + 16, m1, _mm512_add_ps(facc[r][1], b1));
+    _mm512_mask_storeu_ps(Y + r * ldy, m0, _mm512_add_ps(_mm512_load_ps(out[r]), b0));
+    _mm512_mask_storeu_ps(Y + r * ldy + 16, m1, _mm512_add_ps(_mm512_load_ps(out[r] + 16), b1));
   }
+}
+
+// All rows of one packed panel: MR-row tiles, then one tile of the rest.
+template <int MR, int G>
+void vnniGemmPanelRows(const VnniPanel &panel, const uint8_t *x, int64_t kPadded, const float *xScales,
+                       int64_t M, int64_t kBlocks, int64_t groupsPerBlock, float *Y, int64_t ldy,
+                       int64_t cols, const float *bias) {
+  int64_t m = 0;
+  auto at = [&](auto tile) {
+    tile(x + m * kPadded, xScales + m * kBlocks, Y + m * ldy);
+  };
+  for (; m + MR <= M; m += MR)
+    at([&](const uint8_t *xm, const float *sm, float *ym) {
+      vnniGemmTile<MR, G>(panel, xm, kPadded, sm, kBlocks, groupsPerBlock, ym, ldy, cols, bias);
+    });
+  const int64_t rest = M - m;
+  if (rest == 0) return;
+  at([&](const uint8_t *xm, const float *sm, float *ym) {
+    switch (rest) {
+#define WEBNN_VNNI_REST(R) \
+  case R: if constexpr (R < MR) vnniGemmTile<R, G>(panel, xm, kPadded, sm, kBlocks, groupsPerBlock, ym, ldy, cols, bias); break;
+      WEBNN_VNNI_REST(1) WEBNN_VNNI_REST(2) WEBNN_VNNI_REST(3) WEBNN_VNNI_REST(4) WEBNN_VNNI_REST(5)
+      WEBNN_VNNI_REST(6) WEBNN_VNNI_REST(7)
+#undef WEBNN_VNNI_REST
+      default: break;
+    }
+  });
 }
 
 constexpr int kVnniGemmRows = 6;
@@ -492,18 +536,17 @@ void nbitsGemmAvx512VnniGemm(const NBitsWeightView &w, const uint8_t *x, const f
     const int64_t n0 = p * kVnniGemmPanel, cols = std::min<int64_t>(kVnniGemmPanel, w.N - n0);
     packVnniPanel(w, n0, panel);
     const float *pb = bias ? bias + n0 : nullptr;
-    for (int64_t m = 0; m < M; m += kVnniGemmRows) {
-      const int64_t mr = std::min<int64_t>(kVnniGemmRows, M - m);
-      const uint8_t *xm = x + m * kPadded;
-      const float *sm = xScales + m * w.kBlocks;
-      float *ym = Y + m * w.N + n0;
-      switch (mr) {
-#define WEBNN_VNNI_TILE(R) \
-  case R: vnniGemmTile<R>(panel, xm, kPadded, sm, w.kBlocks, groupsPerBlock, ym, w.N, cols, pb); break;
-        WEBNN_VNNI_TILE(6) WEBNN_VNNI_TILE(5) WEBNN_VNNI_TILE(4) WEBNN_VNNI_TILE(3) WEBNN_VNNI_TILE(2)
-        default: vnniGemmTile<1>(panel, xm, kPadded, sm, w.kBlocks, groupsPerBlock, ym, w.N, cols, pb); break;
-#undef WEBNN_VNNI_TILE
-      }
+    switch (groupsPerBlock) {
+      case 4:
+        vnniGemmPanelRows<kVnniGemmRows, 4>(panel, x, kPadded, xScales, M, w.kBlocks, 4, Y + n0, w.N, cols, pb);
+        break;
+      case 8:
+        vnniGemmPanelRows<kVnniGemmRows, 8>(panel, x, kPadded, xScales, M, w.kBlocks, 8, Y + n0, w.N, cols, pb);
+        break;
+      default:
+        vnniGemmPanelRows<kVnniGemmRows, 0>(panel, x, kPadded, xScales, M, w.kBlocks, groupsPerBlock, Y + n0,
+                                            w.N, cols, pb);
+        break;
     }
   }
 }
