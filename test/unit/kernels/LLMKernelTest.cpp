@@ -518,6 +518,14 @@ TEST(LLMKernels, GroupQueryAttention) {
       {1, 3, 4, 6, 3, 8, false, false, false, 2, 0.f, {6}},          // local window
       {1, 2, 70, 2, 1, 8, false, true, false, -1, 5.f, {71}},        // > one 64-key tile, softcap
       {2, 4, 0, 2, 2, 12, true, false, false, -1, 0.f, {3, 3}},      // MHA, packed
+      // >= 8 rows with D % 16 == 0: the tiled AVX-512 path (GqaAttention.h)
+      // where the CPU has it: row tiles across heads, several key tiles,
+      // partial tiles, windows across tile edges, a past, ragged batches.
+      {1, 37, 0, 6, 2, 64, false, true, false, -1, 0.f, {36}},       // prefill, group 3
+      {2, 20, 50, 4, 4, 32, true, true, true, -1, 0.f, {69, 60}},    // past, packed, ragged
+      {1, 130, 0, 4, 1, 16, false, false, false, 70, 0.f, {129}},    // window, 3 key tiles
+      {1, 8, 3, 2, 1, 48, false, true, false, 4, 0.f, {10}},         // window < tile rows
+      {1, 9, 0, 2, 1, 256, false, false, false, -1, 0.f, {8}},       // widest head
   };
   uint32_t seed = 500;
   for (const GqaCase &t : cases) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/GqaAttention.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 
@@ -313,8 +314,12 @@ class GqaKernel final : public Kernel {
     float scale, softcap;
     int64_t window;
   };
+  // Steps of >= kTiledMinRows query rows (a prefill) take the tiled AVX-512
+  // attention; softcap keeps the per-row loop (its tanh per score).
+  static constexpr int64_t kTiledMinRows = 8;
   explicit GqaKernel(const Config &c)
-      : c_(c), q_(size_t(c.B * c.numHeads * c.S * c.D)), pastLen_(size_t(c.B)) {}
+      : c_(c), q_(size_t(c.B * c.numHeads * c.S * c.D)), pastLen_(size_t(c.B)),
+        tiled_(c.S >= kTiledMinRows && c.softcap <= 0.f && avx512Available() && gqaTiledSupported(c.D)) {}
 
   void run(const KernelContext &ctx) override {
     const Config &c = c_;
@@ -369,8 +374,48 @@ class GqaKernel final : public Kernel {
         std::memset(pv + used * D, 0, size_t((c.T - used) * D) * sizeof(float));
       }
     });
-    // (2) + (3) per (b, head, query row).
     const int64_t group = c.numHeads / c.kvHeads;
+    if (tiled_) {
+      // (2) all queries rotated, then (3) in tiles: per (b, kv head, up to
+      // kTileRows query rows) the rows of that KV head's query heads at once.
+      parallelFor(ctx, c.B * c.numHeads * c.S, 16, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          int64_t s = t % c.S, h = (t / c.S) % c.numHeads, b = t / (c.S * c.numHeads);
+          float *q = q_.data() + t * D;
+          if (c.rotary) {
+            int64_t p = clampPosition(pastLen_[b] + s, c.maxSeq);
+            rotate(qRow(b, s, h), q, D, c.rot, cosC + p * half, sinC + p * half, c.interleaved);
+          } else {
+            std::memcpy(q, qRow(b, s, h), size_t(D) * sizeof(float));
+          }
+        }
+      });
+      constexpr int64_t kTileRows = 16;
+      const int64_t sTiles = (c.S + kTileRows - 1) / kTileRows;
+      parallelFor(ctx, c.B * c.kvHeads * sTiles, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          int64_t st = t % sTiles, kvh = (t / sTiles) % c.kvHeads, b = t / (sTiles * c.kvHeads);
+          int64_t s0 = st * kTileRows;
+          GqaTile tile;
+          tile.q = q_.data() + ((b * c.numHeads + kvh * group) * c.S + s0) * D;
+          tile.qHeadStride = c.S;
+          tile.heads = group;
+          tile.rows = std::min(kTileRows, c.S - s0);
+          tile.pos0 = pastLen_[b] + s0;
+          tile.D = D;
+          tile.T = c.T;
+          tile.window = c.window;
+          tile.scale = c.scale;
+          tile.K = presK + (b * c.kvHeads + kvh) * c.T * D;
+          tile.V = presV + (b * c.kvHeads + kvh) * c.T * D;
+          tile.out = outY + (b * c.S + s0) * c.numHeads * D + kvh * group * D;
+          tile.outRowStride = c.numHeads * D;
+          gqaAttendAvx512(tile);
+        }
+      });
+      return;
+    }
+    // (2) + (3) per (b, head, query row).
     parallelFor(ctx, c.B * c.numHeads * c.S, 1, [&](int64_t t0, int64_t t1) {
       constexpr int64_t kTile = 64;
       float scores[kTile];
@@ -428,6 +473,7 @@ class GqaKernel final : public Kernel {
   Config c_;
   std::vector<float> q_;
   std::vector<int64_t> pastLen_;
+  bool tiled_;
 };
 
 Status makeGqa(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
