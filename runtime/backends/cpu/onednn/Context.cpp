@@ -132,6 +132,12 @@ void AlignedBuffer::resize(size_t bytes) {
   size_ = rounded;
 }
 
+uint8_t *threadWorkspace(size_t bytes) {
+  thread_local AlignedBuffer buffer;
+  buffer.resize(bytes ? bytes : 64);  // never a null base
+  return static_cast<uint8_t *>(buffer.data());
+}
+
 void Reorder::init(const dnnl::memory::desc &fromDesc, void *fromData, const dnnl::memory::desc &toDesc,
                    void *toData) {
   from = dnnl::memory(fromDesc, cpuEngine(), fromData ? fromData : DNNL_MEMORY_NONE);

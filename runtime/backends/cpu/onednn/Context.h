@@ -78,6 +78,24 @@ struct Reorder {
   void run(const void *fromData, void *toData);
 };
 
+// Working memory a kernel needs only while it runs (activations reordered
+// to and from the primitive's layout, oneDNN scratchpads). A session runs its
+// kernels one at a time on the calling thread, so one growable buffer per
+// thread serves them all: on ResNet-50 that is the largest need (~10 MB)
+// reused while hot, instead of 55 MB of private buffers each touched once per
+// run (page faults at start-up, cache misses after). Valid until the
+// thread's next call; kernels take offsets from a WorkspaceLayout.
+uint8_t *threadWorkspace(size_t bytes);
+
+struct WorkspaceLayout {
+  size_t bytes = 0;
+  size_t add(size_t n) {  // offset of a new 64-byte aligned region
+    size_t at = bytes;
+    bytes += (n + 63) / 64 * 64;
+    return at;
+  }
+};
+
 // float16 <-> float32 with F16C (oneDNN 2.6 reorders cannot convert f16 into
 // blocked f32 layouts on CPUs without AVX512-FP16, so conversion happens here,
 // in the caller's layout, before any reorder).

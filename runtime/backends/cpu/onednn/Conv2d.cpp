@@ -59,7 +59,8 @@ struct Conv2d::Impl {
   bool castSrc = false;  // bf16 source in the caller's layout: floatToBf16, no reorder
   Reorder srcIn, dstOut, biasIn, residualIn;
   WeightPacker weiPack;
-  AlignedBuffer srcBuf, dstBuf, weiBuf, biasBuf, scratchBuf;
+  AlignedBuffer weiBuf, biasBuf;
+  size_t srcWork = 0, dstWork = 0, scratchWork = 0, workBytes = 0;  // offsets in threadWorkspace()
   HalfStage srcHalf, dstHalf, weiHalf, biasHalf;  // float16 operands only
 
   bool f16() const { return p.dtype == DataType::kFloat16; }
@@ -86,22 +87,25 @@ struct Conv2d::Impl {
     castSrc = v.bf16 && primSrc == memory::desc(userSrc.dims(), memory::data_type::bf16,
                                                 p.nhwc ? Tag::nhwc : Tag::nchw);
     reorderSrc = !castSrc && !(primSrc == userSrc);
+    // Per-call buffers live in the thread's workspace (Context.h), at
+    // these offsets; their handles are set on every run.
+    WorkspaceLayout work;
     if (castSrc) {
-      srcBuf.resize(primSrc.get_size());
-      src = memory(primSrc, eng, srcBuf.data());
+      srcWork = work.add(primSrc.get_size());
+      src = memory(primSrc, eng, DNNL_MEMORY_NONE);
     } else if (reorderSrc) {
-      srcBuf.resize(primSrc.get_size());
-      srcIn.init(userSrc, nullptr, primSrc, srcBuf.data());
+      srcWork = work.add(primSrc.get_size());
+      srcIn.init(userSrc, nullptr, primSrc, nullptr);
       src = srcIn.to;
     } else {
       src = memory(primSrc, eng, DNNL_MEMORY_NONE);
     }
     reorderDst = !(primDst == userDst);
     if (reorderDst) {
-      dstBuf.resize(primDst.get_size());
-      dstOut.init(primDst, dstBuf.data(), userDst, nullptr);
+      dstWork = work.add(primDst.get_size());
+      dstOut.init(primDst, nullptr, userDst, nullptr);
       dst = dstOut.from;
-      if (p.hasResidual) residualIn.init(userDst, nullptr, primDst, dstBuf.data());
+      if (p.hasResidual) residualIn.init(userDst, nullptr, primDst, nullptr);
     } else {
       dst = memory(primDst, eng, DNNL_MEMORY_NONE);
     }
@@ -132,9 +136,10 @@ struct Conv2d::Impl {
       args[DNNL_ARG_BIAS] = bias;
     }
     memory::desc sp = pd.scratchpad_desc();
-    scratchBuf.resize(sp.get_size());
-    scratch = memory(sp, eng, scratchBuf.data());
+    scratchWork = work.add(sp.get_size());
+    scratch = memory(sp, eng, DNNL_MEMORY_NONE);
     args[DNNL_ARG_SCRATCHPAD] = scratch;
+    workBytes = work.bytes;
     entry->get();  // JIT now, not inside the timed steady state
     if (f16()) {
       srcHalf.init(p.N * p.C * p.H * p.W);
@@ -286,25 +291,32 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
       if (bias) bias = s.biasHalf.in(bias);
       y = s.dstHalf.data();
     }
-    if (s.castSrc) floatToBf16(static_cast<const float *>(x), s.srcBuf.data(), s.p.N * s.p.C * s.p.H * s.p.W, numThreads);
-    else if (s.reorderSrc) s.srcIn.run(x, nullptr);
-    else s.src.set_data_handle(const_cast<void *>(x));
+    uint8_t *work = threadWorkspace(s.workBytes);
+    s.scratch.set_data_handle(work + s.scratchWork);
+    if (s.castSrc) {
+      floatToBf16(static_cast<const float *>(x), work + s.srcWork, s.p.N * s.p.C * s.p.H * s.p.W, numThreads);
+      s.src.set_data_handle(work + s.srcWork);
+    } else if (s.reorderSrc) {
+      s.srcIn.run(x, work + s.srcWork);
+    } else {
+      s.src.set_data_handle(const_cast<void *>(x));
+    }
     if (!s.weightsPacked) s.weiPack.run(s.filterF32(filter, &s.weiHalf), nullptr);
     if (s.p.hasBias) {
       if (s.reorderBias) s.biasIn.run(bias, nullptr);
       else s.bias.set_data_handle(const_cast<void *>(bias));
     }
-    if (!s.reorderDst) s.dst.set_data_handle(y);
+    s.dst.set_data_handle(s.reorderDst ? work + s.dstWork : y);
     if (s.p.hasResidual) {
       // The sum post-op adds what the destination holds (no aliasing: the
       // memory planner never gives an output an input's bytes).
-      if (s.reorderDst) s.residualIn.run(residual, nullptr);
+      if (s.reorderDst) s.residualIn.run(residual, work + s.dstWork);
       else if (residual != y)
         std::memcpy(y, residual, size_t(s.p.N * s.p.O * s.p.OH * s.p.OW) * sizeof(float));
     }
     s.entry->get().execute(st, s.args);
     gExecutions.fetch_add(1, std::memory_order_relaxed);
-    if (s.reorderDst) s.dstOut.run(nullptr, y);
+    if (s.reorderDst) s.dstOut.run(work + s.dstWork, y);
     if (s.f16()) s.dstHalf.out(yUser);
   } catch (const dnnl::error &e) {
     throw std::runtime_error(std::string("oneDNN convolution: ") + e.what());

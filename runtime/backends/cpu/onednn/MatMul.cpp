@@ -52,7 +52,8 @@ struct MatMul::Impl {
   bool castA = false;  // bf16 a, row-major as the caller's: floatToBf16, no reorder
   Reorder aIn, yOut;
   WeightPacker bPack;
-  AlignedBuffer aBuf, bBuf, yBuf, scratchBuf;
+  AlignedBuffer bBuf;
+  size_t aWork = 0, yWork = 0, scratchWork = 0, workBytes = 0;  // offsets in threadWorkspace()
   HalfStage aHalf, bHalf, yHalf;  // float16 operands only
   int64_t aCount = 0, bCount = 0, yCount = 0;
 
@@ -79,12 +80,13 @@ struct MatMul::Impl {
             primA == memory::desc(userA.dims(), memory::data_type::bf16, contiguous(userA.dims())) &&
             userA == memory::desc(userA.dims(), memory::data_type::f32, contiguous(userA.dims()));
     reorderA = !castA && !(primA == userA);
+    WorkspaceLayout work;  // per-call buffers: offsets in threadWorkspace()
     if (castA) {
-      aBuf.resize(primA.get_size());
-      a = memory(primA, eng, aBuf.data());
+      aWork = work.add(primA.get_size());
+      a = memory(primA, eng, DNNL_MEMORY_NONE);
     } else if (reorderA) {
-      aBuf.resize(primA.get_size());
-      aIn.init(userA, nullptr, primA, aBuf.data());
+      aWork = work.add(primA.get_size());
+      aIn.init(userA, nullptr, primA, nullptr);
       a = aIn.to;
     } else {
       a = memory(primA, eng, DNNL_MEMORY_NONE);
@@ -108,15 +110,16 @@ struct MatMul::Impl {
     }
     reorderY = !(primY == userY);
     if (reorderY) {
-      yBuf.resize(primY.get_size());
-      yOut.init(primY, yBuf.data(), userY, nullptr);
+      yWork = work.add(primY.get_size());
+      yOut.init(primY, nullptr, userY, nullptr);
       y = yOut.from;
     } else {
       y = memory(primY, eng, DNNL_MEMORY_NONE);
     }
     memory::desc sp = pd.scratchpad_desc();
-    scratchBuf.resize(sp.get_size());
-    scratch = memory(sp, eng, scratchBuf.data());
+    scratchWork = work.add(sp.get_size());
+    workBytes = work.bytes;
+    scratch = memory(sp, eng, DNNL_MEMORY_NONE);
     args = {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, y}, {DNNL_ARG_SCRATCHPAD, scratch}};
     entry->get();
     bPacked = false;
@@ -283,19 +286,26 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
       if (!s.bPacked) b = s.bF32(b, &s.bHalf);
       y = s.yHalf.data();
     }
-    if (s.castA) floatToBf16(static_cast<const float *>(a), s.aBuf.data(), s.aCount, numThreads);
-    else if (s.reorderA) s.aIn.run(a, nullptr);
-    else s.a.set_data_handle(const_cast<void *>(a));
+    uint8_t *work = threadWorkspace(s.workBytes);
+    s.scratch.set_data_handle(work + s.scratchWork);
+    if (s.castA) {
+      floatToBf16(static_cast<const float *>(a), work + s.aWork, s.aCount, numThreads);
+      s.a.set_data_handle(work + s.aWork);
+    } else if (s.reorderA) {
+      s.aIn.run(a, work + s.aWork);
+    } else {
+      s.a.set_data_handle(const_cast<void *>(a));
+    }
     if (!s.bPacked) {
       if (s.reorderB) s.bPack.run(b, nullptr);
       else s.b.set_data_handle(const_cast<void *>(b));
     }
-    void *dst = s.reorderY ? s.yBuf.data() : y;
-    if (!s.reorderY) s.y.set_data_handle(y);
+    void *dst = s.reorderY ? work + s.yWork : y;
+    s.y.set_data_handle(dst);
     if (s.p.hasC && s.p.beta != 0.f) s.fillC(c, static_cast<float *>(dst));
     s.entry->get().execute(cpuStream(), s.args);
     gExecutions.fetch_add(1, std::memory_order_relaxed);
-    if (s.reorderY) s.yOut.run(nullptr, y);
+    if (s.reorderY) s.yOut.run(dst, y);
     if (s.f16()) s.yHalf.out(yUser);
   } catch (const dnnl::error &e) {
     throw std::runtime_error(std::string("oneDNN matmul: ") + e.what());
