@@ -14,5 +14,6 @@ include "dialects/webnn/WebNNOpsRecurrent.td"
 include "dialects/webnn/WebNNOpsFused.td"
 include "dialects/webnn/WebNNOpsLLM.td"
 include "dialects/webnn/WebNNOpsFusedTransformer.td"
+include "dialects/webnn/WebNNOpsControlFlow.td"
 
 #endif // WEBNN_OPS_TD
