@@ -97,7 +97,9 @@ class GraphSerializer {
   FailureOr<int32_t> addTensor(Value v, StringRef name, Location loc, Type interfaceType = {});
   FailureOr<int32_t> addTensorOfType(Type t, StringRef name, Location loc, Value shapeOf,
                                      Type interfaceType = {});
-  LogicalResult addNode(Operation *op);
+  LogicalResult addNode(Operation *op, std::vector<flatbuffers::Offset<fb::Node>> &into);
+  // A webnn.if branch or webnn.loop body as a Subgraph; its index.
+  FailureOr<uint32_t> addSubgraph(Region &region, Operation *owner);
   LogicalResult addConstant(ConstantOp op);
   FailureOr<PackedVector> addPackedConstants(const ArtifactOptions &options);
   FailureOr<flatbuffers::Offset<fb::Attribute>> serializeAttribute(StringRef name, Attribute a,
@@ -111,6 +113,7 @@ class GraphSerializer {
   llvm::DenseMap<Value, Type> outputInterface_;  // their interface types, where set
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors_;
   std::vector<flatbuffers::Offset<fb::Node>> nodes_;
+  std::vector<flatbuffers::Offset<fb::Subgraph>> subgraphs_;
   std::vector<uint32_t> inputs_, outputs_;
   std::vector<std::unique_ptr<PendingConstant>> constants_;
   std::vector<PendingPacked> packed_;
@@ -236,7 +239,49 @@ FailureOr<flatbuffers::Offset<fb::Attribute>> GraphSerializer::serializeAttribut
   return emitError(loc) << "option '" << name << "' has an unsupported value " << a;
 }
 
-LogicalResult GraphSerializer::addNode(Operation *op) {
+FailureOr<uint32_t> GraphSerializer::addSubgraph(Region &region, Operation *owner) {
+  if (!dynamicDims_.dims().empty())
+    return owner->emitOpError("in a graph with dynamic dimensions is not supported (control flow "
+                              "runs on static shapes only)");
+  Block &block = region.front();
+  std::vector<uint32_t> inputs, outputs;
+  for (BlockArgument arg : block.getArguments()) {
+    FailureOr<int32_t> index = addTensor(arg, "", owner->getLoc());
+    if (failed(index)) return failure();
+    inputs.push_back(*index);
+  }
+  std::vector<flatbuffers::Offset<fb::Node>> nodes;
+  for (Operation &op : block.without_terminator()) {
+    if (auto constant = dyn_cast<ConstantOp>(op)) {
+      if (failed(addConstant(constant))) return failure();
+    } else if (isa<InputOp>(op)) {
+      return op.emitOpError("must be at the graph's top level, not inside a control-flow region");
+    } else if (op.getDialect() && op.getDialect()->getNamespace() == "webnn") {
+      if (failed(addNode(&op, nodes))) return failure();
+    } else {
+      return op.emitOpError("is not a WebNN operation and cannot be written to an artifact");
+    }
+  }
+  for (Value v : block.getTerminator()->getOperands()) {
+    auto it = tensorIndex_.find(v);
+    if (it == tensorIndex_.end()) return owner->emitOpError("yields a value defined outside the graph");
+    outputs.push_back(static_cast<uint32_t>(it->second));
+  }
+  subgraphs_.push_back(fb::CreateSubgraph(fbb_, fbb_.CreateVector(nodes), fbb_.CreateVector(inputs),
+                                          fbb_.CreateVector(outputs)));
+  return static_cast<uint32_t>(subgraphs_.size() - 1);
+}
+
+LogicalResult GraphSerializer::addNode(Operation *op,
+                                       std::vector<flatbuffers::Offset<fb::Node>> &into) {
+  // Regions first: their tensors must exist before this node's results (a
+  // loop's body reads values defined before it, never the loop's results).
+  std::vector<uint32_t> subgraphs;
+  for (Region &region : op->getRegions()) {
+    FailureOr<uint32_t> index = addSubgraph(region, op);
+    if (failed(index)) return failure();
+    subgraphs.push_back(*index);
+  }
   std::vector<int32_t> inputs;
   auto pushOperand = [&](Value v) -> LogicalResult {
     auto it = tensorIndex_.find(v);
@@ -249,8 +294,10 @@ LogicalResult GraphSerializer::addNode(Operation *op) {
   if (auto segments = dyn_cast_or_null<DenseI32ArrayAttr>(
           op->getInherentAttr("operandSegmentSizes").value_or(Attribute()))) {
     unsigned next = 0;
-    for (int32_t size : segments.asArrayRef()) {
-      if (size == 0) inputs.push_back(-1);
+    // webnn.loop's last group (the carried values) is variadic: empty is no operand.
+    size_t variadicGroup = isa<LoopOp>(op) ? segments.size() - 1 : segments.size();
+    for (auto [group, size] : llvm::enumerate(segments.asArrayRef())) {
+      if (size == 0 && group != variadicGroup) inputs.push_back(-1);
       for (int32_t k = 0; k < size; ++k)
         if (failed(pushOperand(op->getOperand(next++)))) return failure();
     }
@@ -279,10 +326,13 @@ LogicalResult GraphSerializer::addNode(Operation *op) {
     }
   }
   StringRef opName = op->getName().stripDialect();
-  nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString(opName.str()),
-                                  fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
-                                  fbb_.CreateVectorOfSortedTables(&attrs),
-                                  fbb_.CreateString(locationName(op->getLoc()))));
+  // Absent when empty, so graphs without control flow keep their bytes.
+  flatbuffers::Offset<flatbuffers::Vector<uint32_t>> subgraphVector;
+  if (!subgraphs.empty()) subgraphVector = fbb_.CreateVector(subgraphs);
+  into.push_back(fb::CreateNode(fbb_, fbb_.CreateString(opName.str()),
+                                fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
+                                fbb_.CreateVectorOfSortedTables(&attrs),
+                                fbb_.CreateString(locationName(op->getLoc())), subgraphVector));
   return success();
 }
 
@@ -336,7 +386,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
     } else if (auto constant = dyn_cast<ConstantOp>(op)) {
       if (failed(addConstant(constant))) return failure();
     } else if (op.getDialect() && op.getDialect()->getNamespace() == "webnn") {
-      if (failed(addNode(&op))) return failure();
+      if (failed(addNode(&op, nodes_))) return failure();
     } else {
       return op.emitOpError("is not a WebNN operation and cannot be written to an artifact");
     }
@@ -377,11 +427,13 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
   for (const NamedDynamicDim &d : dynamicDims_.dims())
     dynamic.push_back(fb::CreateDynamicDimension(fbb_, fbb_.CreateString(d.name), d.maxSize));
   if (!dynamic.empty()) dynamicVector = fbb_.CreateVector(dynamic);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Subgraph>>> subgraphVector;
+  if (!subgraphs_.empty()) subgraphVector = fbb_.CreateVector(subgraphs_);
   auto graph = fb::CreateGraph(fbb_, fbb_.CreateString(graphName), fbb_.CreateVector(tensors_),
                                fbb_.CreateVector(constantOffsets), fbb_.CreateVector(nodes_),
                                fbb_.CreateVector(inputs_), fbb_.CreateVector(outputs_),
                                options.relaxedPrecision ? fb::Precision::relaxed : fb::Precision::exact,
-                               dynamicVector, *packed);
+                               dynamicVector, *packed, subgraphVector);
   auto model = fb::CreateModel(fbb_, ::webnn::artifact::kSchemaVersion,
                                fbb_.CreateString(kProducer), fbb_.CreateString(options.target),
                                graph, weightsSize_,

@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_set>
 
+#include "core/ControlFlow.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
 
@@ -400,16 +401,41 @@ class Loader {
     return Status::ok();
   }
 
+  // Whether `t` may be read at this point: inputs and constants always; a
+  // tensor a node or subgraph defines only within its scope, after its
+  // definition (a subgraph sees its enclosing graphs' earlier values).
+  bool visible(int32_t t) const {
+    const LoadedTensor &lt = g_.tensors[size_t(t)];
+    return lt.role == TensorRole::kInput || lt.role == TensorRole::kConstant || visible_[size_t(t)];
+  }
+
   Status readNodes() {
-    const auto *nodes = graph_->nodes();
+    visible_.assign(g_.tensors.size(), 0);
+    const auto *subgraphs = graph_->subgraphs();
+    if (subgraphs && subgraphs->size() > 0) {
+      if (!g_.dynamicDims.empty())
+        return unsupported(path_ + ": control flow (subgraphs) in a graph with dynamic dimensions is not supported");
+      g_.subgraphs.resize(subgraphs->size());
+      subgraphState_.assign(subgraphs->size(), 0);
+    }
+    WEBNN_RETURN_IF_ERROR(readNodeList(graph_->nodes(), -1, 0, &g_.nodes));
+    for (size_t s = 0; s < subgraphState_.size(); ++s)
+      if (subgraphState_[s] == 0) return fail("subgraph " + std::to_string(s) + " is not used by any node");
+    return Status::ok();
+  }
+
+  // The nodes of the main graph (scope -1) or of subgraph `scope`.
+  Status readNodeList(const flatbuffers::Vector<flatbuffers::Offset<fb::Node>> *nodes, int32_t scope, int depth,
+                      std::vector<LoadedNode> *out) {
     size_t n = nodes ? nodes->size() : 0;
-    g_.nodes.resize(n);
+    out->resize(n);
+    const std::string in = scope < 0 ? "" : " of subgraph " + std::to_string(scope);
     for (size_t i = 0; i < n; ++i) {
       const fb::Node *fn = nodes->Get(i);
-      LoadedNode &node = g_.nodes[i];
+      LoadedNode &node = (*out)[i];
       node.op = str(fn->op());
       node.name = str(fn->name());
-      const std::string where = nodeLabel(i, node);
+      const std::string where = nodeLabel(i, node) + in;
       if (node.op.empty()) return fail(where + " has no op name");
       if (const auto *attrs = fn->attributes())
         for (const fb::Attribute *a : *attrs) WEBNN_RETURN_IF_ERROR(readAttribute(a, &node.attributes, where));
@@ -420,27 +446,79 @@ class Loader {
           node.inputs.push_back(in);
           if (in == -1) continue;
           WEBNN_RETURN_IF_ERROR(checkIndex(in, where + " input"));
-          const LoadedTensor &t = g_.tensors[in];
-          if (t.role == TensorRole::kIntermediate && t.producer < 0)
+          if (!visible(in))
             return fail(where + " reads " + tensorLabel(g_.tensors, in) +
                         ", which no earlier node produces (nodes must be topologically ordered)");
         }
       }
+      // Subgraphs before outputs: a body may not read its own node's results.
+      if (const auto *subs = fn->subgraphs()) {
+        if (!isControlFlowOp(node.op)) return fail(where + " is not a control-flow op but has subgraphs");
+        for (uint32_t s : *subs) {
+          node.subgraphs.push_back(s);
+          WEBNN_RETURN_IF_ERROR(readSubgraph(s, depth + 1, where));
+        }
+      } else if (isControlFlowOp(node.op)) {
+        return fail(where + " has no subgraphs");
+      }
       const auto *outs = fn->outputs();
       if (!outs || outs->size() == 0) return fail(where + " has no outputs");
-      for (int32_t out : *outs) {
-        WEBNN_RETURN_IF_ERROR(checkIndex(out, where + " output"));
-        LoadedTensor &t = g_.tensors[out];
+      for (int32_t o : *outs) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(o, where + " output"));
+        LoadedTensor &t = g_.tensors[o];
         if (t.role != TensorRole::kIntermediate)
-          return fail(where + " writes " + tensorLabel(g_.tensors, out) + ", which is a " +
-                      (t.role == TensorRole::kInput ? "graph input" : "constant"));
+          return fail(where + " writes " + tensorLabel(g_.tensors, o) + ", which is a " +
+                      (t.role == TensorRole::kInput ? "graph input"
+                       : t.role == TensorRole::kConstant ? "constant" : "subgraph input"));
         if (t.producer >= 0)
-          return fail(tensorLabel(g_.tensors, out) + " is produced twice: by " +
-                      nodeLabel(t.producer, g_.nodes[t.producer]) + " and by " + where);
+          return fail(tensorLabel(g_.tensors, o) + " is produced twice (the second time by " + where + ")");
         t.producer = static_cast<int32_t>(i);
-        node.outputs.push_back(out);
+        t.scope = scope;
+        visible_[size_t(o)] = 1;
+        node.outputs.push_back(o);
+      }
+      if (isControlFlowOp(node.op)) WEBNN_RETURN_IF_ERROR(checkControlFlowNode(g_, node, path_ + ": " + where));
+    }
+    return Status::ok();
+  }
+
+  Status readSubgraph(uint32_t s, int depth, const std::string &owner) {
+    if (s >= subgraphState_.size())
+      return fail(owner + " refers to subgraph " + std::to_string(s) + " of " + std::to_string(subgraphState_.size()));
+    if (subgraphState_[s] != 0) return fail("subgraph " + std::to_string(s) + " is used by two nodes");
+    // Nesting is bounded so a hostile file cannot exhaust the stack.
+    if (depth > 64) return fail(owner + ": subgraphs nested more than 64 deep");
+    subgraphState_[s] = 1;
+    const fb::Subgraph *fs = graph_->subgraphs()->Get(s);
+    LoadedSubgraph &sub = g_.subgraphs[s];
+    const std::string where = "subgraph " + std::to_string(s);
+    if (const auto *ins = fs->inputs()) {
+      for (uint32_t t : *ins) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(t, where + " input"));
+        LoadedTensor &lt = g_.tensors[t];
+        if (lt.role != TensorRole::kIntermediate || lt.producer >= 0)
+          return fail(where + " input " + tensorLabel(g_.tensors, t) + " is already defined elsewhere");
+        lt.role = TensorRole::kSubgraphInput;
+        lt.scope = static_cast<int32_t>(s);
+        visible_[t] = 1;
+        sub.inputs.push_back(t);
       }
     }
+    std::vector<LoadedNode> nodes;
+    WEBNN_RETURN_IF_ERROR(readNodeList(fs->nodes(), static_cast<int32_t>(s), depth, &nodes));
+    sub.nodes = std::move(nodes);
+    if (const auto *outs = fs->outputs()) {
+      for (uint32_t t : *outs) {
+        WEBNN_RETURN_IF_ERROR(checkIndex(t, where + " output"));
+        if (!visible(int32_t(t)))
+          return fail(where + " yields " + tensorLabel(g_.tensors, t) + ", which it cannot see");
+        sub.outputs.push_back(t);
+      }
+    }
+    // What the subgraph defined is out of scope for the rest of its owner's graph.
+    for (uint32_t t : sub.inputs) visible_[t] = 0;
+    for (const LoadedNode &node : sub.nodes)
+      for (int32_t o : node.outputs) visible_[size_t(o)] = 0;
     return Status::ok();
   }
 
@@ -489,8 +567,10 @@ class Loader {
       for (uint32_t idx : *outputs) {
         WEBNN_RETURN_IF_ERROR(checkIndex(idx, "graph output"));
         const LoadedTensor &t = g_.tensors[idx];
-        if (t.role == TensorRole::kIntermediate && t.producer < 0)
-          return fail("graph output " + tensorLabel(g_.tensors, idx) + " is never produced");
+        if (!visible(int32_t(idx)))
+          return fail("graph output " + tensorLabel(g_.tensors, idx) +
+                      (t.role == TensorRole::kSubgraphInput || t.scope >= 0 ? " is defined inside a subgraph"
+                                                                            : " is never produced"));
         if (t.name.empty()) return fail("graph output " + tensorLabel(g_.tensors, idx) + " has no name");
         if (!names.insert(t.name).second) return fail("two graph outputs are named '" + t.name + "'");
         g_.outputs.push_back(idx);
@@ -511,19 +591,25 @@ class Loader {
     if (!options_.hasKernel) return Status::ok();
     // One line per unknown op, with its first node and how many use it.
     std::map<std::string, std::pair<size_t, size_t>> unknown;  // op -> (first node, count)
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
-      const std::string &op = g_.nodes[i].op;
-      if (options_.hasKernel(op)) continue;
-      auto [it, inserted] = unknown.try_emplace(op, i, 0);
-      ++it->second.second;
-    }
+    std::map<std::string, const LoadedNode *> firstNode;
+    auto visit = [&](const std::vector<LoadedNode> &nodes) {
+      for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string &op = nodes[i].op;
+        if (isControlFlowOp(op) || options_.hasKernel(op)) continue;  // the executor runs control flow
+        auto [it, inserted] = unknown.try_emplace(op, i, 0);
+        ++it->second.second;
+        if (inserted) firstNode[op] = &nodes[i];
+      }
+    };
+    visit(g_.nodes);
+    for (const LoadedSubgraph &sub : g_.subgraphs) visit(sub.nodes);
     if (unknown.empty()) return Status::ok();
     std::string m = "no CPU kernel for ";
     bool first = true;
     for (const auto &[op, where] : unknown) {
       if (!first) m += "; ";
       first = false;
-      m += "op '" + op + "' (" + nodeLabel(where.first, g_.nodes[where.first]);
+      m += "op '" + op + "' (" + nodeLabel(where.first, *firstNode[op]);
       if (where.second > 1) m += " and " + std::to_string(where.second - 1) + " more";
       m += ")";
     }
@@ -537,6 +623,8 @@ class Loader {
   const fb::Model *model_ = nullptr;
   const fb::Graph *graph_ = nullptr;
   const uint8_t *segment_ = nullptr;  // the weight segment (embedded or external)
+  std::vector<char> visible_;         // per tensor, while reading nodes
+  std::vector<char> subgraphState_;   // per subgraph: 0 unread, 1 read
 };
 
 }  // namespace

@@ -22,7 +22,8 @@
 
 namespace webnn::rt {
 
-enum class TensorRole : uint8_t { kIntermediate, kInput, kConstant };
+// kSubgraphInput: bound by the control-flow node that runs the subgraph.
+enum class TensorRole : uint8_t { kIntermediate, kInput, kConstant, kSubgraphInput };
 
 struct LoadedTensor {
   std::string name;
@@ -37,6 +38,9 @@ struct LoadedTensor {
   TensorRole role = TensorRole::kIntermediate;
   const uint8_t *constantData = nullptr;  // into a mapping, for kConstant
   int32_t producer = -1;                  // node index, for kIntermediate
+  // The subgraph whose nodes (or inputs) define it, -1 for the main graph;
+  // `producer` indexes that subgraph's nodes.
+  int32_t scope = -1;
 };
 
 struct LoadedNode {
@@ -46,6 +50,14 @@ struct LoadedNode {
   std::vector<int32_t> outputs;
   cpu::NodeAttributes attributes;
   std::vector<cpu::PackedOperand> packed;  // data points into the mapping
+  std::vector<uint32_t> subgraphs;  // "if": then, else; "loop": body
+};
+
+// A control-flow node's nested graph (Graph.subgraphs), over the same tensors.
+struct LoadedSubgraph {
+  std::vector<LoadedNode> nodes;
+  std::vector<uint32_t> inputs;   // bound by the owning node at each run
+  std::vector<uint32_t> outputs;  // what it yields
 };
 
 struct LoadedGraph {
@@ -53,6 +65,7 @@ struct LoadedGraph {
   std::string producer;
   std::vector<LoadedTensor> tensors;
   std::vector<LoadedNode> nodes;
+  std::vector<LoadedSubgraph> subgraphs;  // empty without control flow
   std::vector<uint32_t> inputs;   // tensor indices
   std::vector<uint32_t> outputs;  // tensor indices
   std::vector<DynamicDimension> dynamicDims;  // empty for a static graph

@@ -18,6 +18,40 @@ std::string nodeLabel(size_t index, const cpu::NodeDesc &n) {
   return s + " (" + n.op + ")";
 }
 
+// Every tensor subgraph `s` (and the subgraphs nested in it) reads, plus what
+// it yields: what must stay live until its owning node has run.
+void collectSubgraphReads(const LoadedGraph &g, uint32_t s, std::vector<int32_t> *out) {
+  const LoadedSubgraph &sub = g.subgraphs[s];
+  for (const LoadedNode &n : sub.nodes) {
+    out->insert(out->end(), n.inputs.begin(), n.inputs.end());
+    for (uint32_t nested : n.subgraphs) collectSubgraphReads(g, nested, out);
+  }
+  out->insert(out->end(), sub.outputs.begin(), sub.outputs.end());
+}
+
+// Liveness of one graph's nodes (the main graph or a subgraph): last reading
+// position per tensor, a node with subgraphs reading all they read.
+void computeLastUse(const LoadedGraph &g, const std::vector<LoadedNode> &nodes, std::vector<int64_t> *lastUse) {
+  for (int64_t i = 0; i < static_cast<int64_t>(nodes.size()); ++i) {
+    std::vector<int32_t> reads(nodes[i].inputs);
+    for (uint32_t s : nodes[i].subgraphs) collectSubgraphReads(g, s, &reads);
+    for (int32_t in : reads)
+      if (in >= 0) (*lastUse)[in] = std::max((*lastUse)[in], i);
+  }
+}
+
+cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::OperandDesc> &operands) {
+  cpu::NodeDesc d;
+  d.op = ln.op;
+  d.name = ln.name;
+  d.attributes = ln.attributes;
+  d.relaxedPrecision = relaxed;
+  d.packed = ln.packed;
+  for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &operands[in]);
+  for (int32_t o : ln.outputs) d.outputs.push_back(&operands[o]);
+  return d;
+}
+
 }  // namespace
 
 cpu::KernelFactory findKernelFactory(std::string_view op) {
@@ -42,32 +76,24 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     p->operands[t].shape = g.tensors[t].shape;
     p->operands[t].constantData = g.tensors[t].constantData;
   }
-  p->nodes.resize(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const LoadedNode &ln = g.nodes[i];
-    cpu::NodeDesc &d = p->nodes[i];
-    d.op = ln.op;
-    d.name = ln.name;
-    d.attributes = ln.attributes;
-    d.relaxedPrecision = g.relaxedPrecision;
-    d.packed = ln.packed;
-    for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &p->operands[in]);
-    for (int32_t o : ln.outputs) d.outputs.push_back(&p->operands[o]);
-  }
+  for (const LoadedNode &ln : g.nodes) p->nodes.push_back(describeNode(ln, g.relaxedPrecision, p->operands));
+  p->subgraphs.resize(g.subgraphs.size());
+  for (size_t s = 0; s < g.subgraphs.size(); ++s)
+    for (const LoadedNode &ln : g.subgraphs[s].nodes)
+      p->subgraphs[s].nodes.push_back(describeNode(ln, g.relaxedPrecision, p->operands));
 
   // Liveness over the topological order. Graph outputs stay live past the
-  // last node (position numNodes) so run() leaves them readable.
+  // last node (position numNodes) so run() leaves them readable; a value a
+  // subgraph captures stays live until its owning node has run.
   std::vector<int64_t> lastUse(numTensors, -1);
-  for (int64_t i = 0; i < numNodes; ++i)
-    for (int32_t in : g.nodes[i].inputs)
-      if (in >= 0) lastUse[in] = std::max(lastUse[in], i);
+  computeLastUse(g, g.nodes, &lastUse);
   for (uint32_t o : g.outputs) lastUse[o] = numNodes;
 
   std::vector<BufferRequest> requests;
   std::vector<size_t> requestTensor;  // tensor index, or numTensors + k for output copy k
   for (size_t t = 0; t < numTensors; ++t) {
     const LoadedTensor &lt = g.tensors[t];
-    if (lt.role != TensorRole::kIntermediate || lt.producer < 0) continue;
+    if (lt.role != TensorRole::kIntermediate || lt.producer < 0 || lt.scope >= 0) continue;
     requests.push_back({lt.byteSize, lt.producer, std::max<int64_t>(lastUse[t], lt.producer)});
     requestTensor.push_back(t);
   }
@@ -98,7 +124,42 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
          << ", " << requests[r].lastUse << "] " << (copy ? "output copy of " : "") << "'" << lt.name << "' "
          << dataTypeName(lt.dtype) << " " << shapeToString(lt.shape) << "\n";
   }
-  p->planText = "arena " + std::to_string(plan.arenaBytes) + " bytes for " + std::to_string(requests.size()) +
+  size_t planned = requests.size();
+
+  // Each subgraph's intermediates: planned over its own node order, in a
+  // region of their own after the main graph's (a subgraph runs while its
+  // owner's inputs and captured values are live, so it cannot share theirs).
+  for (size_t s = 0; s < g.subgraphs.size(); ++s) {
+    const LoadedSubgraph &sub = g.subgraphs[s];
+    const int64_t subNodes = static_cast<int64_t>(sub.nodes.size());
+    std::vector<int64_t> subLastUse(numTensors, -1);
+    computeLastUse(g, sub.nodes, &subLastUse);
+    for (uint32_t o : sub.outputs) subLastUse[o] = subNodes;  // copied out after the last node
+    std::vector<BufferRequest> subRequests;
+    std::vector<size_t> subTensor;
+    for (size_t t = 0; t < numTensors; ++t) {
+      const LoadedTensor &lt = g.tensors[t];
+      if (lt.role != TensorRole::kIntermediate || lt.scope != static_cast<int32_t>(s)) continue;
+      subRequests.push_back({lt.byteSize, lt.producer, std::max<int64_t>(subLastUse[t], lt.producer)});
+      subTensor.push_back(t);
+    }
+    ArenaPlan subPlan;
+    WEBNN_RETURN_IF_ERROR(planArena(subRequests, kArenaAlignment, &subPlan));
+    const uint64_t base = p->arenaBytes;
+    if (subPlan.arenaBytes > UINT64_MAX / 2 - base) return invalidArtifact("subgraph arenas overflow");
+    p->arenaBytes += subPlan.arenaBytes;
+    text << "  subgraph " << s << ": " << subPlan.arenaBytes << " bytes at offset " << base << "\n";
+    for (size_t r = 0; r < subRequests.size(); ++r) {
+      size_t t = subTensor[r];
+      p->arenaOffset[t] = base + subPlan.offsets[r];
+      naive += (subRequests[r].bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+      text << "    offset " << p->arenaOffset[t] << " bytes " << subRequests[r].bytes << " live ["
+           << subRequests[r].firstUse << ", " << subRequests[r].lastUse << "] '" << g.tensors[t].name << "' "
+           << dataTypeName(g.tensors[t].dtype) << " " << shapeToString(g.tensors[t].shape) << "\n";
+    }
+    planned += subRequests.size();
+  }
+  p->planText = "arena " + std::to_string(p->arenaBytes) + " bytes for " + std::to_string(planned) +
                 " tensors (" + std::to_string(naive) + " bytes without reuse, 64-byte aligned)\n" + text.str();
   *out = std::move(p);
   return Status::ok();
@@ -142,15 +203,32 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     e->kernelCache_.resize(p.nodes.size());
     e->inputShapes_.resize(g.inputs.size());
   } else {
+    // Control-flow nodes get the executor's own kernels (they run subgraphs).
+    auto build = [&](const cpu::NodeDesc &d, const LoadedNode &ln, const std::string &label,
+                     std::unique_ptr<cpu::Kernel> *kernel) -> Status {
+      if (isControlFlowOp(d.op)) {
+        Status s = makeControlFlowKernel(g, ln, e.get(), kernel);
+        return s.isOk() ? s : Status(s.code(), label + ": " + s.message());
+      }
+      cpu::KernelFactory factory = findKernelFactory(d.op);
+      if (!factory) return unsupported(label + ": no CPU kernel for op '" + d.op + "'");
+      Status s = factory(d, kernel);
+      if (!s.isOk()) return Status(s.code(), label + ": " + s.message());
+      if (!*kernel) return Status(StatusCode::kInternal, label + ": kernel factory returned no kernel");
+      return Status::ok();
+    };
     e->kernels_.resize(p.nodes.size());
     for (size_t i = 0; i < p.nodes.size(); ++i) {
-      const cpu::NodeDesc &d = p.nodes[i];
-      cpu::KernelFactory factory = findKernelFactory(d.op);
-      if (!factory) return unsupported(nodeLabel(i, d) + ": no CPU kernel for op '" + d.op + "'");
-      Status s = factory(d, &e->kernels_[i]);
-      if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + ": " + s.message());
-      if (!e->kernels_[i]) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
+      WEBNN_RETURN_IF_ERROR(build(p.nodes[i], g.nodes[i], nodeLabel(i, p.nodes[i]), &e->kernels_[i]));
       e->active_[i] = e->kernels_[i].get();
+    }
+    e->subKernels_.resize(p.subgraphs.size());
+    for (size_t s = 0; s < p.subgraphs.size(); ++s) {
+      const std::vector<cpu::NodeDesc> &nodes = p.subgraphs[s].nodes;
+      e->subKernels_[s].resize(nodes.size());
+      for (size_t i = 0; i < nodes.size(); ++i)
+        WEBNN_RETURN_IF_ERROR(build(nodes[i], g.subgraphs[s].nodes[i],
+                                    nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i]));
     }
   }
 
@@ -172,6 +250,18 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &e->tensors_[in]);
     for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&e->tensors_[o]);
+  }
+  e->subInputs_.resize(g.subgraphs.size());
+  e->subOutputs_.resize(g.subgraphs.size());
+  for (size_t s = 0; s < g.subgraphs.size(); ++s) {
+    for (const LoadedNode &n : g.subgraphs[s].nodes) {
+      std::vector<const cpu::TensorBuffer *> ins;
+      std::vector<cpu::TensorBuffer *> outs;
+      for (int32_t in : n.inputs) ins.push_back(in < 0 ? nullptr : &e->tensors_[in]);
+      for (int32_t o : n.outputs) outs.push_back(&e->tensors_[o]);
+      e->subInputs_[s].push_back(std::move(ins));
+      e->subOutputs_[s].push_back(std::move(outs));
+    }
   }
   e->inputStaging_.resize(g.inputs.size());
   e->inputBound_.assign(g.inputs.size(), false);
@@ -311,6 +401,15 @@ Status Executor::resolveShapes() {
   }
   sizes_ = sizes;
   return Status::ok();
+}
+
+void Executor::runSubgraph(uint32_t index) {
+  std::vector<std::unique_ptr<cpu::Kernel>> &kernels = subKernels_[index];
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    cpu::KernelContext ctx{subInputs_[index][i].data(), subInputs_[index][i].size(), subOutputs_[index][i].data(),
+                           subOutputs_[index][i].size(), pool_.get()};
+    kernels[i]->run(ctx);
+  }
 }
 
 void Executor::setProfiling(bool on) {

@@ -12,6 +12,7 @@
 #include "backends/cpu/Kernel.h"
 #include "backends/cpu/ThreadPool.h"
 #include "core/ArtifactLoader.h"
+#include "core/ControlFlow.h"
 #include "webnn/status.h"
 
 namespace webnn::rt {
@@ -23,12 +24,20 @@ struct NodePackedBytes;  // core/Prepack.h
 constexpr uint64_t kArenaAlignment = 64;
 constexpr uint64_t kNotInArena = UINT64_MAX;
 
+// A control-flow node's subgraph, described like the main graph's nodes.
+struct PreparedSubgraph {
+  std::vector<cpu::NodeDesc> nodes;  // point into PreparedGraph::operands
+};
+
 // The model-level, read-only part: built once at load.
 struct PreparedGraph {
   LoadedGraph graph;
   std::vector<cpu::OperandDesc> operands;  // one per tensor
   std::vector<cpu::NodeDesc> nodes;        // point into `operands`
-  // Per tensor: byte offset in the arena, or kNotInArena (inputs, constants).
+  std::vector<PreparedSubgraph> subgraphs;  // like graph.subgraphs
+  // Per tensor: byte offset in the arena, or kNotInArena (inputs, constants,
+  // subgraph inputs). Each subgraph's intermediates are planned apart, in a
+  // region after the main graph's.
   std::vector<uint64_t> arenaOffset;
   // Per graph output that is an input or constant (not produced by a node):
   // the arena slot it is copied into at the end of a run, else kNotInArena.
@@ -47,7 +56,7 @@ Status prepareGraph(LoadedGraph &&g, std::shared_ptr<PreparedGraph> *out);
 cpu::KernelFactory findKernelFactory(std::string_view op);
 
 // One session's execution state. Not thread-safe: one run at a time.
-class Executor {
+class Executor : private SubgraphRunner {
  public:
   static Status create(std::shared_ptr<const PreparedGraph> graph, int numThreads,
                        std::unique_ptr<Executor> *out);
@@ -88,6 +97,9 @@ class Executor {
 
  private:
   Executor() = default;
+  // SubgraphRunner, for the control-flow kernels.
+  void runSubgraph(uint32_t index) override;
+  cpu::TensorBuffer &tensor(uint32_t index) override { return tensors_[index]; }
 
   std::shared_ptr<const PreparedGraph> graph_;
   // Binds the dynamic dimensions from the inputs' shapes, re-derives every
@@ -123,6 +135,10 @@ class Executor {
   // Per node, the pointer arrays KernelContext refers to.
   std::vector<std::vector<const cpu::TensorBuffer *>> nodeInputs_;
   std::vector<std::vector<cpu::TensorBuffer *>> nodeOutputs_;
+  // The same per subgraph node: [subgraph][node].
+  std::vector<std::vector<std::unique_ptr<cpu::Kernel>>> subKernels_;
+  std::vector<std::vector<std::vector<const cpu::TensorBuffer *>>> subInputs_;
+  std::vector<std::vector<std::vector<cpu::TensorBuffer *>>> subOutputs_;
 };
 
 }  // namespace webnn::rt

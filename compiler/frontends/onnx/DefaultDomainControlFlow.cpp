@@ -1,8 +1,13 @@
-// Loop and Scan with a trip count known at compile time, unrolled: the body
-// subgraph is converted once per iteration with its inputs bound to that
-// iteration's values (WebNN graphs have no runtime control flow). A Loop's
-// condition must stay a compile-time constant; Scan lengths are static.
+// If, Loop and Scan. What is known at compile time is resolved here: an If
+// with a constant condition is inlined, a Loop whose trip count and
+// conditions fold is unrolled (the body converted once per iteration with its
+// inputs bound to that iteration's values), Scan lengths are static. What
+// depends on run-time values becomes webnn.if / webnn.loop (control flow
+// beyond the WebNN spec, run by the runtime's executor): the branches and the
+// body are converted once into the op's regions, where ONNX's outer-scope
+// references are plain captured values.
 #include "compiler/frontends/onnx/OnnxConverter.h"
+#include "dialects/webnn/WebNNOps.h"
 
 namespace mlir::webnn::onnx_import {
 namespace {
@@ -66,50 +71,120 @@ Value stack(NodeConverter &c, SmallVector<Value> parts, int64_t axis, bool rever
   return lifted.size() == 1 ? lifted[0] : c.emit("concat", lifted, {c.i64Attr("axis", axis)});
 }
 
-// Loop(M?, cond?, v_initial...): body(iteration_num, cond_in, v...) ->
-// (cond_out, v..., scan...).
-LogicalResult convertLoop(NodeConverter &c) {
-  FailureOr<const onnx::GraphProto *> bodyOr = bodyAttr(c);
-  if (failed(bodyOr)) return failure();
-  const onnx::GraphProto &body = **bodyOr;
-  int64_t trip = -1;
-  if (c.hasInput(0)) {
-    FailureOr<SmallVector<int64_t>> m = c.constantIntsInput(0, "M");
-    if (failed(m)) return failure();
-    if (m->size() != 1) return c.fail("'M' must be a scalar");
-    trip = (*m)[0];
-  }
-  bool cond = true;
-  if (c.hasInput(1)) {
-    FailureOr<ConstantData> cd = c.requireConstantInput(1, "cond");
-    if (failed(cd)) return failure();
-    if (cd->numElements() != 1) return c.fail("'cond' must be a scalar");
-    cond = cd->intAt(0) != 0;
-  }
-  int64_t carried = static_cast<int64_t>(c.numInputs()) - 2;
-  if (carried < 0) carried = 0;
-  if (body.input_size() != carried + 2 || body.output_size() < carried + 1)
-    return c.fail("the body's inputs/outputs do not match the loop-carried values");
-  int64_t scans = body.output_size() - 1 - carried;
-  SmallVector<Value> state;
-  for (int64_t i = 0; i < carried; ++i) {
-    FailureOr<Value> v = c.requiredInput(2 + i);
-    if (failed(v)) return failure();
-    state.push_back(*v);
-  }
+// Converts `body` once into a new block of `region` whose arguments (typed
+// `argTypes`) are its inputs, ending with webnn.yield of its outputs. Outer
+// values the body names are captured as they are.
+FailureOr<SmallVector<Value>> convertRegion(NodeConverter &c, Region &region,
+                                            const onnx::GraphProto &body, TypeRange argTypes) {
+  OpBuilder &b = c.builder();
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Location> locs(argTypes.size(), c.loc());
+  Block *block = b.createBlock(&region, region.end(), argTypes, locs);
   ScopedNames scope(c.graphImporter(), body);
+  FailureOr<SmallVector<Value>> outs = runBody(c, body, SmallVector<Value>(block->getArguments()));
+  if (failed(outs)) return failure();
+  YieldOp::create(b, c.loc(), *outs);
+  return outs;
+}
+
+std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+// A one-element tensor of `elem` (ONNX scalars may also come as [1]).
+bool isOneElementOf(Value v, Type elem) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getNumElements() == 1 && t.getElementType() == elem;
+}
+
+// If(cond) with then_branch / else_branch: inlined when cond is a constant,
+// else a webnn.if whose regions are the two branches.
+LogicalResult convertIf(NodeConverter &c) {
+  const onnx::AttributeProto *thenAttr = c.attr("then_branch"), *elseAttr = c.attr("else_branch");
+  if (!thenAttr || !thenAttr->has_g()) return c.fail("missing 'then_branch' subgraph");
+  if (!elseAttr || !elseAttr->has_g()) return c.fail("missing 'else_branch' subgraph");
+  for (const onnx::GraphProto *g : {&thenAttr->g(), &elseAttr->g()})
+    if (g->output_size() != static_cast<int>(c.numOutputs()))
+      return c.fail("the " + Twine(g == &thenAttr->g() ? "then" : "else") + " branch has " +
+                    Twine(g->output_size()) + " outputs, the node " + Twine(c.numOutputs()));
+  if (std::optional<ConstantData> cond = c.constantInput(0)) {
+    if (cond->numElements() != 1) return c.fail("'cond' must hold one element");
+    const onnx::GraphProto &g = cond->intAt(0) ? thenAttr->g() : elseAttr->g();
+    if (failed(c.graphImporter().convertSubgraph(g))) return failure();
+    for (int i = 0; i < g.output_size(); ++i) {
+      Value v = c.graphImporter().lookup(g.output(i).name());
+      if (!v) return c.fail("branch output '" + g.output(i).name() + "' is not produced");
+      c.setOutput(i, v);
+    }
+    return success();
+  }
+  FailureOr<Value> cond = c.requiredInput(0);
+  if (failed(cond)) return failure();
+  Type u8 = IntegerType::get(c.context(), 8, IntegerType::Unsigned);
+  if (!isOneElementOf(*cond, u8))
+    return c.fail("'cond' must be one bool, got " + typeText(cond->getType()));
+  // Result types are known only once the branches are converted: they are
+  // built in a holder, then moved into the real op.
+  OpBuilder &b = c.builder();
+  auto holder = IfOp::create(b, c.loc(), TypeRange{}, *cond);
+  auto fail = [&]() {
+    holder->dropAllReferences();
+    holder.erase();
+    return failure();
+  };
+  FailureOr<SmallVector<Value>> thenOuts = convertRegion(c, holder.getThenRegion(), thenAttr->g(), {});
+  if (failed(thenOuts)) return fail();
+  FailureOr<SmallVector<Value>> elseOuts = convertRegion(c, holder.getElseRegion(), elseAttr->g(), {});
+  if (failed(elseOuts)) return fail();
+  SmallVector<Type> types;
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOuts, *elseOuts))) {
+    auto [t, e] = pair;
+    if (t.getType() != e.getType()) {
+      c.fail("output #" + Twine(i) + " is " + typeText(t.getType()) + " in the then branch but " +
+             typeText(e.getType()) + " in the else branch; a condition known only at run time "
+             "needs both branches to produce the same static type");
+      return fail();
+    }
+    types.push_back(t.getType());
+  }
+  auto ifOp = IfOp::create(b, c.loc(), types, *cond);
+  ifOp.getThenRegion().takeBody(holder.getThenRegion());
+  ifOp.getElseRegion().takeBody(holder.getElseRegion());
+  holder.erase();
+  for (size_t i = 0; i < types.size(); ++i) c.setOutput(i, ifOp.getResult(i));
+  return success();
+}
+
+enum class Unrolled { kDone, kFailed, kNeedsRuntime };
+
+// Unrolls Loop when every iteration's condition folds and the count stays
+// under kMaxUnrolledIterations; kNeedsRuntime (nothing diagnosed) otherwise.
+Unrolled unrollLoop(NodeConverter &c, const onnx::GraphProto &body, int64_t trip, bool cond,
+                    SmallVector<Value> state, int64_t scans) {
+  int64_t carried = state.size();
   SmallVector<SmallVector<Value>> scanParts(scans);
   Type u8 = IntegerType::get(c.context(), 8, IntegerType::Unsigned);
   for (int64_t it = 0; cond && (trip < 0 || it < trip); ++it) {
-    if (it >= kMaxUnrolledIterations)
-      return c.fail("more than " + Twine(kMaxUnrolledIterations) + " iterations to unroll");
+    if (it >= kMaxUnrolledIterations) {
+      if (scans == 0) return Unrolled::kNeedsRuntime;
+      c.fail("more than " + Twine(kMaxUnrolledIterations) + " iterations to unroll, and scan "
+             "outputs need an unrolled loop (their length would be known only at run time)");
+      return Unrolled::kFailed;
+    }
     SmallVector<Value> ins = {c.constantI64({it}, {}), c.splat(u8, {}, 1)};
     ins.append(state);
     FailureOr<SmallVector<Value>> outs = runBody(c, body, ins);
-    if (failed(outs)) return failure();
+    if (failed(outs)) return Unrolled::kFailed;
     std::optional<ConstantData> condOut = getConstantData((*outs)[0]);
-    if (!condOut || condOut->numElements() != 1)
-      return c.fail("the loop condition computed by the body is not a compile-time constant");
+    if (!condOut || condOut->numElements() != 1) {
+      if (scans == 0) return Unrolled::kNeedsRuntime;
+      c.fail("the loop condition computed by the body is not a compile-time constant, and scan "
+             "outputs need a fixed iteration count (their length would be known only at run time)");
+      return Unrolled::kFailed;
+    }
     cond = condOut->intAt(0) != 0;
     for (int64_t i = 0; i < carried; ++i) state[i] = (*outs)[1 + i];
     for (int64_t k = 0; k < scans; ++k) scanParts[k].push_back((*outs)[1 + carried + k]);
@@ -117,10 +192,108 @@ LogicalResult convertLoop(NodeConverter &c) {
   for (int64_t i = 0; i < carried; ++i) c.setOutput(i, state[i]);
   for (int64_t k = 0; k < scans; ++k) {
     Value v = stack(c, scanParts[k], 0, false);
-    if (!v) return failure();
+    if (!v) return Unrolled::kFailed;
     c.setOutput(carried + k, v);
   }
+  return Unrolled::kDone;
+}
+
+// The loop as a webnn.loop: the body converted once into its region.
+LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, ArrayRef<Value> init) {
+  MLIRContext *ctx = c.context();
+  Type i64 = IntegerType::get(ctx, 64), u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  Value trip = c.input(0), cond = c.input(1);
+  if (trip && !isOneElementOf(trip, i64))
+    return c.fail("'M' must be one int64, got " + typeText(trip.getType()));
+  if (cond && !isOneElementOf(cond, u8))
+    return c.fail("'cond' must be one bool, got " + typeText(cond.getType()));
+  if (!trip && !cond) return c.fail("a Loop with neither 'M' nor 'cond' never ends");
+  SmallVector<Type> types;
+  for (Value v : init) types.push_back(v.getType());
+  SmallVector<Type> argTypes = {RankedTensorType::get({}, i64), RankedTensorType::get({}, u8)};
+  argTypes.append(types);
+  auto loop = LoopOp::create(c.builder(), c.loc(), types, trip, cond, init);
+  FailureOr<SmallVector<Value>> outs = convertRegion(c, loop.getBody(), body, argTypes);
+  auto fail = [&](const Twine &m) {
+    if (!m.isTriviallyEmpty()) c.fail(m);
+    loop->dropAllReferences();
+    loop.erase();
+    return failure();
+  };
+  if (failed(outs)) return fail("");
+  if (!isOneElementOf((*outs)[0], u8))
+    return fail("the body's condition output is " + typeText((*outs)[0].getType()) + ", expected one bool");
+  for (size_t i = 0; i < types.size(); ++i)
+    if ((*outs)[1 + i].getType() != types[i])
+      return fail("loop-carried value #" + Twine(i) + " ('" + body.output(1 + i).name() + "') enters as " +
+                  typeText(types[i]) + " and the body makes it " + typeText((*outs)[1 + i].getType()) +
+                  "; a loop run at run time needs each carried value's type fixed across iterations");
+  for (size_t i = 0; i < types.size(); ++i) c.setOutput(i, loop.getResult(i));
   return success();
+}
+
+// Loop(M?, cond?, v_initial...): body(iteration_num, cond_in, v...) ->
+// (cond_out, v..., scan...).
+LogicalResult convertLoop(NodeConverter &c) {
+  FailureOr<const onnx::GraphProto *> bodyOr = bodyAttr(c);
+  if (failed(bodyOr)) return failure();
+  const onnx::GraphProto &body = **bodyOr;
+  int64_t carried = static_cast<int64_t>(c.numInputs()) - 2;
+  if (carried < 0) carried = 0;
+  if (body.input_size() != carried + 2 || body.output_size() < carried + 1)
+    return c.fail("the body's inputs/outputs do not match the loop-carried values");
+  int64_t scans = body.output_size() - 1 - carried;
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < carried; ++i) {
+    FailureOr<Value> v = c.requiredInput(2 + i);
+    if (failed(v)) return failure();
+    init.push_back(*v);
+  }
+  std::optional<ConstantData> tripData = c.hasInput(0) ? c.constantInput(0) : std::nullopt;
+  std::optional<ConstantData> condData = c.hasInput(1) ? c.constantInput(1) : std::nullopt;
+  bool constantBounds = (!c.hasInput(0) || tripData) && (!c.hasInput(1) || condData);
+  if (!constantBounds && scans > 0) {
+    // Scan outputs have one entry per iteration: a count known only at run
+    // time would give them a data-dependent length, which the artifact's
+    // static (or input-bound dynamic) shapes cannot describe.
+    std::string why = " (scan outputs need a compile-time iteration count: their length would "
+                      "otherwise be known only at run time)";
+    (void)c.requireConstantInput(c.hasInput(0) && !tripData ? 0 : 1,
+                                 (c.hasInput(0) && !tripData ? "M" : "cond") + why);
+    return failure();
+  }
+  if (constantBounds) {
+    int64_t trip = -1;
+    if (tripData) {
+      if (tripData->numElements() != 1) return c.fail("'M' must be a scalar");
+      trip = tripData->intAt(0);
+    }
+    bool cond = !condData || condData->intAt(0) != 0;
+    if (condData && condData->numElements() != 1) return c.fail("'cond' must be a scalar");
+    // Unrolled into a scratch block first: if a condition turns out not to
+    // fold, that attempt is dropped and the loop runs at run time.
+    OpBuilder &b = c.builder();
+    Block *outer = b.getInsertionBlock();
+    Block::iterator at = b.getInsertionPoint();
+    Region scratch(outer->getParentOp());
+    Block *block = new Block();
+    scratch.push_back(block);
+    Unrolled result;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block);
+      ScopedNames scope(c.graphImporter(), body);
+      result = unrollLoop(c, body, trip, cond, init, scans);
+    }
+    if (result == Unrolled::kFailed) return failure();
+    if (result == Unrolled::kDone) {
+      outer->getOperations().splice(at, block->getOperations());
+      return success();
+    }
+    block->dropAllDefinedValueUses();
+    for (Operation &op : llvm::reverse(block->getOperations())) op.dropAllReferences();
+  }
+  return emitRuntimeLoop(c, body, init);
 }
 
 // Scan-9+: (state..., scan inputs...) with per-input axes and directions.
@@ -220,6 +393,7 @@ LogicalResult convertScan(NodeConverter &c) {
 }  // namespace
 
 void populateDefaultDomainControlFlow(OpConverterTable &t) {
+  t.add("", "If", 1, convertIf);
   t.add("", "Loop", 1, convertLoop);
   t.add("", "Scan", 8, convertScan);
 }

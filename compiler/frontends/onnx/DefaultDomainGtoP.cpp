@@ -621,23 +621,6 @@ LogicalResult convertLSTM(NodeConverter &c) { return convertRecurrent(c, true); 
 
 // If whose condition is known at compile time: the taken branch is inlined.
 // (A condition that varies per run needs runtime control flow WebNN lacks.)
-LogicalResult convertIf(NodeConverter &c) {
-  FailureOr<ConstantData> cond = c.requireConstantInput(0, "cond");
-  if (failed(cond)) return failure();
-  if (cond->numElements() != 1) return c.fail("'cond' must hold one element");
-  const onnx::AttributeProto *branch = c.attr(cond->intAt(0) ? "then_branch" : "else_branch");
-  if (!branch || !branch->has_g()) return c.fail("missing branch subgraph");
-  const onnx::GraphProto &g = branch->g();
-  if (g.output_size() != static_cast<int>(c.numOutputs()))
-    return c.fail("the branch has " + Twine(g.output_size()) + " outputs, the node " + Twine(c.numOutputs()));
-  if (failed(c.graphImporter().convertSubgraph(g))) return failure();
-  for (int i = 0; i < g.output_size(); ++i) {
-    Value v = c.graphImporter().lookup(g.output(i).name());
-    if (!v) return c.fail("branch output '" + g.output(i).name() + "' is not produced");
-    c.setOutput(i, v);
-  }
-  return success();
-}
 }  // namespace
 
 void populateDefaultDomainGtoP(OpConverterTable &t) {
@@ -673,7 +656,6 @@ void populateDefaultDomainGtoP(OpConverterTable &t) {
   t.add("", "GlobalMaxPool", 1, convertGlobalMaxPool);
   t.add("", "HardSigmoid", 1, convertHardSigmoid);
   t.add("", "Identity", 1, convertIdentity);
-  t.add("", "If", 1, convertIf);
   t.add("", "LeakyRelu", 1, convertLeakyRelu);
   t.add("", "Log", 1, convertLog);
   t.add("", "MatMul", 1, convertMatMul);

@@ -266,7 +266,7 @@ void populateDefaultDomainSignal(OpConverterTable &table);      // DFT, STFT, wi
 void populateDefaultDomainQuantized(OpConverterTable &table);   // ConvInteger, QLinear*, ...
 void populateDefaultDomainIndexing(OpConverterTable &table);    // GridSample, ReverseSequence
 void populateDefaultDomainTraining(OpConverterTable &table);    // preview.training optimizers
-void populateDefaultDomainControlFlow(OpConverterTable &table); // Loop, Scan unrolled
+void populateDefaultDomainControlFlow(OpConverterTable &table); // If, Loop, Scan
 void populateDefaultDomainFolded(OpConverterTable &table);      // Unique, NMS on constants
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""ONNX If and Loop whose condition or trip count are graph inputs, so they
+run as webnn.if / webnn.loop (control flow at run time) rather than being
+inlined or unrolled: each model is compiled once with webnnc, run with
+webnn-run and with ONNX Runtime (onnxruntime-node, bench/ort_bench.js) for
+several input values (both branches, zero iterations, early exit by the
+condition, the trip count reached first), and every output compared. Bad
+models (branch types that differ, a missing body, scan outputs of a run-time
+loop, a carried value that grows) must each fail to compile with one clear
+error.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP, helper as h, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
+
+
+def vi(name, t, shape):
+    return h.make_tensor_value_info(name, t, shape)
+
+
+def const(name, arr):
+    return h.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(arr), name))
+
+
+def model(nodes, inputs, outputs, inits=(), opset=16):
+    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def if_model():
+    """y = cond ? x + w + 2x : x * x - w; both branches read the outer
+    initializer w and the outer intermediate x2 (captured values)."""
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3) / 4, "w")
+    then = h.make_graph([h.make_node("Add", ["x", "w"], ["t0"]), h.make_node("Add", ["t0", "x2"], ["t_out"])],
+                        "then", [], [vi("t_out", F, [2, 3])])
+    els = h.make_graph([h.make_node("Mul", ["x", "x"], ["e0"]), h.make_node("Sub", ["e0", "w"], ["e_out"])],
+                       "else", [], [vi("e_out", F, [2, 3])])
+    nodes = [h.make_node("Add", ["x", "x"], ["x2"]),
+             h.make_node("If", ["cond"], ["y"], then_branch=then, else_branch=els)]
+    return model(nodes, [vi("cond", B, []), vi("x", F, [2, 3])], [vi("y", F, [2, 3])], [w])
+
+
+def loop_model():
+    """for i < M while cond: v = v * 0.5 + s + float(i); cond = sum(v) < limit.
+    s and limit are graph inputs the body captures; `count` counts iterations."""
+    body = h.make_graph(
+        [const("half", np.float32(0.5)),
+         h.make_node("Mul", ["v_in", "half"], ["b0"]),
+         h.make_node("Add", ["b0", "s"], ["b1"]),
+         h.make_node("Cast", ["i"], ["fi"], to=F),
+         h.make_node("Add", ["b1", "fi"], ["v_out"]),
+         const("one", np.int64(1)),
+         h.make_node("Add", ["n_in", "one"], ["n_out"]),
+         h.make_node("ReduceSum", ["v_out"], ["sum"], keepdims=0),
+         h.make_node("Less", ["sum", "limit"], ["c_out"])],
+        "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [4]), vi("n_in", I64, [])],
+        [vi("c_out", B, []), vi("v_out", F, [4]), vi("n_out", I64, [])])
+    nodes = [const("zero", np.int64(0)),
+             h.make_node("Loop", ["M", "cond", "x", "zero"], ["v", "count"], body=body)]
+    return model(nodes, [vi("M", I64, []), vi("cond", B, []), vi("x", F, [4]), vi("s", F, [4]),
+                         vi("limit", F, [])], [vi("v", F, [4]), vi("count", I64, [])])
+
+
+def while_model():
+    """No trip count: while cond: v = v * 2 + 1 (cond = max(v) < limit), with
+    an If inside the body on the iteration's parity, nested control flow."""
+    even = h.make_graph([const("two", np.float32(2)), h.make_node("Mul", ["v_in", "two"], ["ev"])],
+                        "even", [], [vi("ev", F, [3])])
+    odd = h.make_graph([const("three", np.float32(3)), h.make_node("Add", ["v_in", "three"], ["od"])],
+                       "odd", [], [vi("od", F, [3])])
+    body = h.make_graph(
+        [const("k2", np.int64(2)), h.make_node("Mod", ["i", "k2"], ["r"]), const("z", np.int64(0)),
+         h.make_node("Equal", ["r", "z"], ["is_even"]),
+         h.make_node("If", ["is_even"], ["v_out"], then_branch=even, else_branch=odd),
+         h.make_node("ReduceMax", ["v_out"], ["mx"], keepdims=0),
+         h.make_node("Less", ["mx", "limit"], ["c_out"])],
+        "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [3])],
+        [vi("c_out", B, []), vi("v_out", F, [3])])
+    nodes = [h.make_node("Loop", ["", "cond", "x"], ["v"], body=body)]
+    return model(nodes, [vi("cond", B, []), vi("x", F, [3]), vi("limit", F, [])], [vi("v", F, [3])])
+
+
+def long_loop_model():
+    """A constant trip count over the unrolling limit (10000): run, not unrolled."""
+    body = h.make_graph([const("one", np.float32(1)), h.make_node("Add", ["v_in", "one"], ["v_out"]),
+                         h.make_node("Identity", ["c_in"], ["c_out"])],
+                        "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [2])],
+                        [vi("c_out", B, []), vi("v_out", F, [2])])
+    nodes = [const("M", np.int64(10000)), h.make_node("Loop", ["M", "", "x"], ["v"], body=body)]
+    return model(nodes, [vi("x", F, [2])], [vi("v", F, [2])])
+
+
+def cases():
+    x23 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    x4 = np.array([1, -2, 0.5, 3], np.float32)
+    s4 = np.array([0.25, 0.5, -1, 2], np.float32)
+    x3 = np.array([0.5, 1, 1.5], np.float32)
+    b = lambda v: np.array(v, dtype=np.bool_)
+    i = lambda v: np.array(v, dtype=np.int64)
+    f = lambda v: np.array(v, dtype=np.float32)
+    return [
+        ("if", if_model, [("then", {"cond": b(True), "x": x23}), ("else", {"cond": b(False), "x": x23})]),
+        ("loop", loop_model, [
+            ("M=0 (no iteration)", {"M": i(0), "cond": b(True), "x": x4, "s": s4, "limit": f(1e9)}),
+            ("cond=false (no iteration)", {"M": i(5), "cond": b(False), "x": x4, "s": s4, "limit": f(1e9)}),
+            ("M=1", {"M": i(1), "cond": b(True), "x": x4, "s": s4, "limit": f(1e9)}),
+            ("M=7 reached", {"M": i(7), "cond": b(True), "x": x4, "s": s4, "limit": f(1e9)}),
+            ("early exit by cond", {"M": i(50), "cond": b(True), "x": x4, "s": s4, "limit": f(20)})]),
+        ("while+nested if", while_model, [
+            ("cond=false", {"cond": b(False), "x": x3, "limit": f(100)}),
+            ("exits after several", {"cond": b(True), "x": x3, "limit": f(100)}),
+            ("exits after one", {"cond": b(True), "x": x3, "limit": f(0)})]),
+        ("10000 iterations", long_loop_model, [("x", {"x": f([0.5, -3])})]),
+    ]
+
+
+def bad_models():
+    """(label, model, text the one error must contain)."""
+    then = h.make_graph([const("a", np.zeros(2, np.float32))], "then", [], [vi("a", F, [2])])
+    els = h.make_graph([const("b", np.zeros(3, np.float32))], "else", [], [vi("b", F, [3])])
+    mismatch = model([h.make_node("If", ["cond"], ["y"], then_branch=then, else_branch=els)],
+                     [vi("cond", B, [])], [vi("y", F, None)])
+    no_else = model([h.make_node("If", ["cond"], ["y"], then_branch=then)], [vi("cond", B, [])], [vi("y", F, [2])])
+    no_body = model([h.make_node("Loop", ["M", "", "x"], ["v"])], [vi("M", I64, []), vi("x", F, [2])],
+                    [vi("v", F, [2])])
+    scan_body = h.make_graph([h.make_node("Identity", ["c_in"], ["c_out"]), h.make_node("Identity", ["v_in"], ["v_out"]),
+                              h.make_node("Identity", ["v_in"], ["scan"])],
+                             "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [2])],
+                             [vi("c_out", B, []), vi("v_out", F, [2]), vi("scan", F, [2])])
+    scan = model([h.make_node("Loop", ["M", "", "x"], ["v", "s"], body=scan_body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("v", F, [2]), vi("s", F, None)])
+    grow_body = h.make_graph([h.make_node("Identity", ["c_in"], ["c_out"]),
+                              h.make_node("Concat", ["v_in", "v_in"], ["v_out"], axis=0)],
+                             "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, None)],
+                             [vi("c_out", B, []), vi("v_out", F, None)])
+    grow = model([h.make_node("Loop", ["M", "", "x"], ["v"], body=grow_body)],
+                 [vi("M", I64, []), vi("x", F, [2])], [vi("v", F, None)])
+    return [
+        ("If branches of different types", mismatch, "needs both branches to produce the same static type"),
+        ("If without else_branch", no_else, "missing 'else_branch' subgraph"),
+        ("Loop without body", no_body, "missing 'body' subgraph"),
+        ("run-time Loop with a scan output", scan, "scan outputs need a compile-time iteration count"),
+        ("carried value that grows", grow, "needs each carried value's type fixed across iterations"),
+    ]
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args(argv)
+    work = a.work or tempfile.mkdtemp(prefix="webnn-control-flow-")
+    webnnc, webnn_run = os.path.join(a.bin, "webnnc"), os.path.join(a.bin, "webnn-run")
+    failures = total = 0
+    for mi, (name, make, runs) in enumerate(cases()):
+        d = os.path.join(work, f"model{mi}")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "model.onnx")
+        m = make()
+        onnx.checker.check_model(m)
+        onnx.save(m, path)
+        outputs = [o.name for o in m.graph.output]
+        wnn = os.path.join(d, "model.wnn")
+        r = run([webnnc, "compile", path, "-o", wnn])
+        if r.returncode != 0:
+            print(f"[FAIL] {name}: webnnc: {r.stderr.strip()}")
+            failures += len(runs)
+            total += len(runs)
+            continue
+        for ri, (label, feeds) in enumerate(runs):
+            total += 1
+            rd = os.path.join(d, f"run{ri}")
+            os.makedirs(rd, exist_ok=True)
+            ours, ort = [], []
+            for k, v in feeds.items():
+                p = os.path.join(rd, k + ".npy")
+                np.save(p, v)
+                ort += ["--input", f"{k}={p}"]
+                if v.dtype == np.bool_:  # WebNN has no bool: uint8 0/1
+                    p = os.path.join(rd, k + ".u8.npy")
+                    np.save(p, v.astype(np.uint8))
+                ours += ["--input", f"{k}={p}"]
+            r1 = run([webnn_run, wnn, "--output-dir", os.path.join(rd, "ours")] + ours)
+            r2 = run(["node", ORT_BENCH, path, "--bench", "1", "--warmup", "0", "--output-dir",
+                      os.path.join(rd, "ort")] + ort)
+            if r1.returncode or r2.returncode:
+                print(f"[FAIL] {name} / {label}: {(r1.stderr or r2.stderr).strip()}")
+                failures += 1
+                continue
+            ok, worst, shown = True, 0.0, []
+            for o in outputs:
+                x, y = np.load(os.path.join(rd, "ours", o + ".npy")), np.load(os.path.join(rd, "ort", o + ".npy"))
+                if x.shape != y.shape or x.dtype != y.dtype:
+                    print(f"    {o}: {x.dtype}{list(x.shape)} vs ONNX Runtime {y.dtype}{list(y.shape)}")
+                    ok = False
+                    continue
+                ok &= bool(np.allclose(x, y, rtol=1e-5, atol=1e-5))
+                worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
+                shown.append(f"{o}={y.ravel()[:4].tolist()}")
+            print(f"[{'PASS' if ok else 'FAIL'}] {name} / {label}: max |diff| {worst:.1e} ({'; '.join(shown)})")
+            failures += not ok
+    for bi, (label, m, want) in enumerate(bad_models()):
+        total += 1
+        path = os.path.join(work, f"bad{bi}.onnx")
+        onnx.save(m, path)
+        r = run([webnnc, "compile", path, "-o", os.path.join(work, f"bad{bi}.wnn")])
+        errors = [l for l in r.stderr.splitlines() if "error" in l]
+        ok = r.returncode == 1 and len(errors) == 1 and want in errors[0]
+        print(f"[{'PASS' if ok else 'FAIL'}] bad input: {label}: exit {r.returncode}: {r.stderr.strip()}")
+        failures += not ok
+    print(f"{total - failures} of {total} pass (work dir {work})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
