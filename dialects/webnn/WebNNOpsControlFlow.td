@@ -35,11 +35,11 @@ def WebNN_LoopOp : WebNN_Op<"loop", [RecursiveMemoryEffects, AttrSizedOperandSeg
     block arguments are (iteration: tensor<i64>, condition: tensor<ui8>,
     carried values...) and it yields (condition, carried values...) with the
     carried values' types unchanged. The body runs while the iteration number
-    is below `tripCount` (an int64 one-element tensor; absent = unbounded) and,
-    when `condition` is given, while the last condition (first `condition`,
-    then what the body yielded) is nonzero. The results are the carried values
-    after the last iteration (the initial values after none). One of the two
-    bounds must be given.
+    is below `tripCount` (an int64 one-element tensor; absent = unbounded) and
+    the condition is nonzero: first `condition` (true when absent), then what
+    the body yielded (as ONNX Runtime does). The results are the carried
+    values after the last iteration (the initial values after none). One of
+    `tripCount` and `condition` must be given.
   }];
   let arguments = (ins Optional<WebNN_Tensor>:$tripCount,
                        Optional<WebNN_Uint8Tensor>:$condition,

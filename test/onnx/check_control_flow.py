@@ -102,6 +102,17 @@ def long_loop_model():
     return model(nodes, [vi("x", F, [2])], [vi("v", F, [2])])
 
 
+def for_model():
+    """A trip count and no condition input: the body's condition still ends
+    the loop early (i < stop), as ONNX Runtime does."""
+    body = h.make_graph([h.make_node("Less", ["i", "stop"], ["c_out"]),
+                         h.make_node("Add", ["v_in", "v_in"], ["v_out"])],
+                        "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [2])],
+                        [vi("c_out", B, []), vi("v_out", F, [2])])
+    nodes = [h.make_node("Loop", ["M", "", "x"], ["v"], body=body)]
+    return model(nodes, [vi("M", I64, []), vi("stop", I64, []), vi("x", F, [2])], [vi("v", F, [2])])
+
+
 def cases():
     x23 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
     x4 = np.array([1, -2, 0.5, 3], np.float32)
@@ -123,6 +134,9 @@ def cases():
             ("exits after several", {"cond": b(True), "x": x3, "limit": f(100)}),
             ("exits after one", {"cond": b(True), "x": x3, "limit": f(0)})]),
         ("10000 iterations", long_loop_model, [("x", {"x": f([0.5, -3])})]),
+        ("for without cond input", for_model, [
+            ("body condition ends it", {"M": i(10), "stop": i(3), "x": f([1, -0.5])}),
+            ("trip count ends it", {"M": i(2), "stop": i(30), "x": f([1, -0.5])})]),
     ]
 
 

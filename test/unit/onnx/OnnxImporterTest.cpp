@@ -660,12 +660,24 @@ TEST(OnnxImport, LoopWithConstantTripCountIsUnrolled) {
   ASSERT_TRUE(r) << r.allErrors();
   EXPECT_EQ(r.ops("webnn.add").size(), 3u);
 
+  // A run-time trip count: one webnn.loop whose body holds the add once.
   ModelBuilder runtime = build(false);
   Imported rr = importFile(runtime.save("loop_runtime.onnx"));
-  EXPECT_FALSE(rr);
-  EXPECT_EQ(rr.firstError(),
-            "node 'loop' (Loop): input 'M' ('trip') must be a constant (an initializer or "
-            "computable from constants)");
+  ASSERT_TRUE(rr) << rr.allErrors();
+  EXPECT_EQ(rr.ops("webnn.loop").size(), 1u);
+  EXPECT_EQ(rr.ops("webnn.add").size(), 1u);
+
+  // ... but not with a scan output, whose length would be data-dependent.
+  ModelBuilder scan = build(false);
+  onnx::NodeProto &loop = *scan.model.mutable_graph()->mutable_node(0);
+  loop.add_output("scan");
+  loop.mutable_attribute(0)->mutable_g()->add_output()->set_name("v_out");
+  Imported rs = importFile(scan.save("loop_scan.onnx"));
+  EXPECT_FALSE(rs);
+  EXPECT_EQ(rs.firstError(),
+            "node 'loop' (Loop): input 'M (scan outputs need a compile-time iteration count: their "
+            "length would otherwise be known only at run time)' ('trip') must be a constant (an "
+            "initializer or computable from constants)");
 }
 
 TEST(OnnxImport, DecompositionLimitsAreReported) {

@@ -65,15 +65,24 @@ Built buildArtifact(const TGraph &g, bool weightless) {
   }
   segment.resize(fb::alignUp(segment.size(), fb::kWeightAlignment), 0);
   const uint64_t segmentSize = g.segmentSize ? *g.segmentSize : segment.size();
+  auto buildNodes = [&](const std::vector<TNode> &list) {
   std::vector<flatbuffers::Offset<fb::Node>> nodes;
-  for (const auto &n : g.nodes) {
+  for (const auto &n : list) {
     std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
     for (const auto &a : n.attributes)
       attrs.push_back(fb::CreateAttribute(fbb, fbb.CreateString(a.name), static_cast<fb::AttributeKind>(a.kind), a.i,
                                           a.f, fbb.CreateString(a.s), fbb.CreateVector(a.ints)));
     nodes.push_back(fb::CreateNode(fbb, fbb.CreateString(n.op), fbb.CreateVector(n.inputs),
-                                   fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name)));
+                                   fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name),
+                                   n.subgraphs.empty() ? 0 : fbb.CreateVector(n.subgraphs)));
   }
+  return nodes;
+  };
+  std::vector<flatbuffers::Offset<fb::Subgraph>> subgraphs;
+  for (const TSubgraph &s : g.subgraphs)
+    subgraphs.push_back(fb::CreateSubgraph(fbb, fbb.CreateVector(buildNodes(s.nodes)), fbb.CreateVector(s.inputs),
+                                           fbb.CreateVector(s.outputs)));
+  std::vector<flatbuffers::Offset<fb::Node>> nodes = buildNodes(g.nodes);
   std::vector<flatbuffers::Offset<fb::DynamicDimension>> dynamic;
   for (const auto &[name, maxSize] : g.dynamicDims)
     dynamic.push_back(fb::CreateDynamicDimension(fbb, fbb.CreateString(name), maxSize));
@@ -81,7 +90,8 @@ Built buildArtifact(const TGraph &g, bool weightless) {
                                fbb.CreateVector(nodes), fbb.CreateVector(g.inputs), fbb.CreateVector(g.outputs),
                                static_cast<fb::Precision>(g.precision),
                                dynamic.empty() ? 0 : fbb.CreateVector(dynamic),
-                               packed.empty() ? 0 : fbb.CreateVector(packed));
+                               packed.empty() ? 0 : fbb.CreateVector(packed),
+                               subgraphs.empty() ? 0 : fbb.CreateVector(subgraphs));
   uint8_t digest[32];
   SHA256(allHashes.data(), allHashes.size(), digest);
   auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,
@@ -175,6 +185,22 @@ TGraph passthroughGraph() {
   g.constants = {{1, k, "k"}};
   g.inputs = {0};
   g.outputs = {0, 1};
+  return g;
+}
+
+TGraph swapLoopGraph() {
+  TGraph g;
+  g.tensors = {{"m", DataType::kInt64, {}},        {"a", DataType::kFloat32, {2}},
+               {"b", DataType::kFloat32, {2}},     {"one", DataType::kFloat32, {2}},
+               {"", DataType::kInt64, {}},         {"", DataType::kUint8, {}},
+               {"", DataType::kFloat32, {2}},      {"", DataType::kFloat32, {2}},
+               {"", DataType::kFloat32, {2}},      {"x", DataType::kFloat32, {2}},
+               {"y", DataType::kFloat32, {2}}};
+  g.constants = {{3, floatBytes({1, 1}), "one"}};
+  g.subgraphs = {{{{"add", {6, 3}, {8}, "body_add"}}, {4, 5, 6, 7}, {5, 8, 6}}};
+  g.nodes = {{"loop", {0, -1, 1, 2}, {9, 10}, "loop0", {}, {0}}};
+  g.inputs = {0, 1, 2};
+  g.outputs = {9, 10};
   return g;
 }
 

@@ -53,6 +53,13 @@ struct TNode {
   std::vector<int32_t> outputs;
   std::string name;
   std::vector<TAttribute> attributes;
+  std::vector<uint32_t> subgraphs = {};  // Node.subgraphs (control flow)
+};
+
+struct TSubgraph {
+  std::vector<TNode> nodes;
+  std::vector<uint32_t> inputs;
+  std::vector<uint32_t> outputs;
 };
 
 struct TGraph {
@@ -68,6 +75,7 @@ struct TGraph {
   uint8_t precision = 0;  // Graph.precision: 0 exact, 1 relaxed, others unknown
   std::vector<std::pair<std::string, int64_t>> dynamicDims;  // (name, maxSize)
   std::vector<TPacked> packed;
+  std::vector<TSubgraph> subgraphs;
 };
 
 struct Built {
@@ -89,6 +97,14 @@ TGraph addReluGraph();
 TGraph passthroughGraph();
 // y = relu(x), x: float32 [n, 2] with dynamic n <= 8.
 TGraph dynamicReluGraph();
+// Control flow. Tensors: 0 "m" int64 [] (trip count), 1 "a" float32 [2],
+// 2 "b" float32 [2], 3 constant "one" float32 [2] = {1, 1}; subgraph 0, the
+// loop body: inputs 4 iteration int64 [], 5 condition uint8 [], 6 and 7 the
+// carried (a, b); node add(6, one) -> 8; yields (5, 8, 6): each iteration
+// maps (a, b) to (a + 1, a), so the new second carried value is the old
+// first one (copying yields in place would lose it). Node 0 loop(m, -1, a, b) ->
+// outputs 9 "x", 10 "y".
+TGraph swapLoopGraph();
 
 }  // namespace webnn::test
 

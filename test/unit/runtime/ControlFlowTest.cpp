@@ -1,0 +1,128 @@
+// Control flow in the runtime (runtime/core/ControlFlow.*): the loader's
+// scoping and type checks on subgraphs, and the executor running a loop whose
+// body yields one carried value as another (the double-buffered state).
+#include <gtest/gtest.h>
+
+#include "TestArtifact.h"
+#include "core/ArtifactLoader.h"
+#include "core/Executor.h"
+#include "webnn/runtime.h"
+
+namespace webnn::test {
+namespace {
+
+std::string writeGraph(const TGraph &g, const std::string &tag) {
+  std::string path = tempDir(tag) + "/" + tag + ".wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  return path;
+}
+
+std::string loadError(const TGraph &g) {
+  rt::LoadedGraph loaded;
+  Status s = rt::loadArtifact(writeGraph(g, "cf"), {}, &loaded);
+  EXPECT_FALSE(s.isOk());
+  return s.message();
+}
+
+TEST(ControlFlow, LoopGraphLoads) {
+  rt::LoadedGraph g;
+  Status s = rt::loadArtifact(writeGraph(swapLoopGraph(), "cfok"), {}, &g);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(g.subgraphs.size(), 1u);
+  EXPECT_EQ(g.subgraphs[0].nodes.size(), 1u);
+  EXPECT_EQ(g.tensors[4].role, rt::TensorRole::kSubgraphInput);
+  EXPECT_EQ(g.tensors[8].scope, 0);
+  EXPECT_EQ(g.tensors[9].scope, -1);
+}
+
+TEST(ControlFlow, LoaderRejectsBadSubgraphs) {
+  {  // A node of the main graph reads a tensor defined inside the body.
+    TGraph g = swapLoopGraph();
+    g.tensors.push_back({"z", DataType::kFloat32, {2}});
+    g.nodes.push_back({"relu", {8}, {11}, "after"});
+    EXPECT_NE(loadError(g).find("reads tensor 8, which no earlier node produces"), std::string::npos) << loadError(g);
+  }
+  {  // The body reads its own loop's output.
+    TGraph g = swapLoopGraph();
+    g.subgraphs[0].nodes[0].inputs = {9, 3};
+    EXPECT_NE(loadError(g).find("node 0 'body_add' (add) of subgraph 0 reads tensor 9 'x'"), std::string::npos)
+        << loadError(g);
+  }
+  {  // A graph output defined inside a subgraph.
+    TGraph g = swapLoopGraph();
+    g.outputs = {9, 8};
+    EXPECT_NE(loadError(g).find("graph output tensor 8 is defined inside a subgraph"), std::string::npos)
+        << loadError(g);
+  }
+  {  // One subgraph used by two nodes.
+    TGraph g = swapLoopGraph();
+    g.tensors.push_back({"x2", DataType::kFloat32, {2}});
+    g.tensors.push_back({"y2", DataType::kFloat32, {2}});
+    g.nodes.push_back({"loop", {0, -1, 1, 2}, {11, 12}, "loop1", {}, {0}});
+    EXPECT_NE(loadError(g).find("subgraph 0 is used by two nodes"), std::string::npos) << loadError(g);
+  }
+  {  // Out of range, unused, and on an op that is not control flow.
+    TGraph g = swapLoopGraph();
+    g.nodes[0].subgraphs = {3};
+    EXPECT_NE(loadError(g).find("refers to subgraph 3 of 1"), std::string::npos) << loadError(g);
+    g = swapLoopGraph();
+    g.subgraphs.push_back({});
+    EXPECT_NE(loadError(g).find("subgraph 1 is not used by any node"), std::string::npos) << loadError(g);
+    g = swapLoopGraph();
+    g.nodes[0].op = "add";
+    EXPECT_NE(loadError(g).find("is not a control-flow op but has subgraphs"), std::string::npos) << loadError(g);
+    g = swapLoopGraph();
+    g.nodes[0].subgraphs = {};
+    g.subgraphs.clear();
+    EXPECT_NE(loadError(g).find("(loop) has no subgraphs"), std::string::npos) << loadError(g);
+  }
+  {  // A carried value whose type the body changes.
+    TGraph g = swapLoopGraph();
+    g.tensors[8].shape = {1, 2};
+    EXPECT_NE(loadError(g).find("carried value #0 must keep one type"), std::string::npos) << loadError(g);
+  }
+  {  // Neither a trip count nor a condition.
+    TGraph g = swapLoopGraph();
+    g.nodes[0].inputs[0] = -1;
+    EXPECT_NE(loadError(g).find("has neither a trip count nor a condition"), std::string::npos) << loadError(g);
+  }
+  {  // An if with one branch, and one whose branch yields another type.
+    TGraph g;
+    g.tensors = {{"c", DataType::kUint8, {}}, {"x", DataType::kFloat32, {2}}, {"y", DataType::kFloat32, {3}},
+                 {"r", DataType::kFloat32, {2}}};
+    g.subgraphs = {{{}, {}, {1}}, {{}, {}, {2}}};
+    g.nodes = {{"if", {0}, {3}, "if0", {}, {0}}};
+    g.inputs = {0, 1, 2};
+    g.outputs = {3};
+    EXPECT_NE(loadError(g).find("has 1 subgraphs, expected 2"), std::string::npos) << loadError(g);
+    g.nodes[0].subgraphs = {0, 1};
+    EXPECT_NE(loadError(g).find("the else branch yields float32 [3] for output #0 of float32 [2]"), std::string::npos)
+        << loadError(g);
+  }
+}
+
+TEST(ControlFlow, LoopCarriesValuesAcrossIterations) {
+  if (!rt::findKernelFactory("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeGraph(swapLoopGraph(), "cfrun"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  const float a[2] = {10, 20}, b[2] = {1, 2};
+  // (a, b) -> (a + 1, a) per iteration.
+  struct Case {
+    int64_t m;
+    float x0, y0;
+  } cases[] = {{0, 10, 1}, {1, 11, 10}, {2, 12, 11}, {3, 13, 12}, {-4, 10, 1}};
+  for (const Case &c : cases) {
+    float x[2] = {}, y[2] = {};
+    s = session->run({{"m", &c.m, sizeof c.m}, {"a", a, sizeof a}, {"b", b, sizeof b}},
+                     {{"x", x, sizeof x}, {"y", y, sizeof y}});
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(x[0], c.x0) << "m=" << c.m;
+    EXPECT_EQ(y[0], c.y0) << "m=" << c.m;
+  }
+}
+
+}  // namespace
+}  // namespace webnn::test
