@@ -1,11 +1,12 @@
 // The decoder-LLM ops (docs/LLM.md) expanded into WebNN spec ops, for
 // --webnn-decompose-fused. Each expansion computes what the CPU kernel
 // computes (statistics in float32, clamped cache rows, ORT's GQA positions);
-// docs/LLM.md lists them. The one case without an expansion is a
-// groupQueryAttention whose seqlensK / totalSequenceLength are not constants:
-// the past length per batch entry then decides, at run time, where the new
-// keys land in the present cache, which no fixed spec-op graph expresses
-// without scatter; the pass reports it as an error.
+// docs/LLM.md lists them. groupQueryAttention with constant seqlensK /
+// totalSequenceLength folds its positions into constants; with run-time ones
+// (a real decode loop) the past length of each batch entry is computed in
+// the graph and selects, per cache row, past, new (gatherElements) or zero,
+// and the causal mask. Dynamic shapes have no expansion (spec ops need
+// static shapes for the position constants).
 #include <algorithm>
 #include <cmath>
 
@@ -188,13 +189,14 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     std::optional<SmallVector<int64_t>> seqlens = intConstantValues(op.getSeqlensK());
     std::optional<SmallVector<int64_t>> total;
+    bool runtimeTotal = false;
     if (Value t = op.getTotalSequenceLength()) {
       total = intConstantValues(t);
-      if (!total) return rewriter.notifyMatchFailure(op, "totalSequenceLength is not a constant");
+      runtimeTotal = !total;
     }
-    if (!seqlens) return rewriter.notifyMatchFailure(op, "seqlensK is not a constant");
     int64_t B = qType.getDimSize(0), S = qType.getDimSize(1), H = op.getNumHeads(), Hkv = op.getKvNumHeads();
     int64_t D = pastType.getDimSize(3), P = pastType.getDimSize(2), T = P + S;
+    if (!seqlens || runtimeTotal) return expandWithRuntimePositions(op, rewriter, B, S, H, Hkv, D, P);
     // The kernel's (ORT's) rule: past 0 on the first prompt (S ==
     // totalSequenceLength), seqlensK + 1 - S otherwise, clamped to the cache.
     auto pastOf = [&](int64_t b) {
@@ -245,7 +247,118 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
       return ConcatOp::create(rewriter, loc, parts, rewriter.getI64IntegerAttr(2)).getResult();
     };
     Value presentKey = present(op.getPastKey(), k4), presentValue = present(op.getPastValue(), v4);
-    auto repeat = [&](Value kv) -> Value {  // [B, Hkv, T, D] -> [B, H, T, D], query head h reads h / (H / Hkv)
+    // Query row i (position past + i) sees keys [max(0, pos - window), pos].
+    int64_t window = op.getLocalWindowSize().value_or(-1);
+    double lowest = llvm::APFloat::getLargest(cast<FloatType>(elem).getFloatSemantics(), true).convertToDouble();
+    SmallVector<double> mask(S * T, 0.0);
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < T; ++j) {
+        int64_t pos = past + i;
+        if (j > pos || (window >= 0 && j < pos - window)) mask[i * T + j] = lowest;
+      }
+    Value out = attend(op, rewriter, q4, presentKey, presentValue, floatConstant(rewriter, loc, {S, T}, elem, mask),
+                       B, S, H, Hkv, D, T);
+    rewriter.replaceOp(op, {out, presentKey, presentValue});
+    ++count;
+    return success();
+  }
+
+  // seqlensK (or totalSequenceLength) known only at run time: the past
+  // length of each batch entry, pastLen[b] = clamp(seqlensK[b] + 1 - S, 0, P)
+  // (0 on a first prompt, total == S), is computed in the graph, and decides
+  // the rotary rows, which cache row holds past, new or zero, and the mask.
+  LogicalResult expandWithRuntimePositions(GroupQueryAttentionOp op, PatternRewriter &rewriter, int64_t B,
+                                           int64_t S, int64_t H, int64_t Hkv, int64_t D, int64_t P) const {
+    Location loc = op.getLoc();
+    int64_t T = P + S;
+    Type i64 = rewriter.getI64Type(), elem = cast<RankedTensorType>(op.getQuery().getType()).getElementType();
+    auto c64 = [&](int64_t v) { return intConstant(rewriter, loc, {1}, i64, {v}); };
+    auto iota = [&](int64_t n, ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> v;
+      for (int64_t i = 0; i < n; ++i) v.push_back(i);
+      return intConstant(rewriter, loc, shape, i64, v);
+    };
+    auto add = [&](Value a, Value b) { return AddOp::create(rewriter, loc, a, b).getResult(); };
+    auto sub = [&](Value a, Value b) { return SubOp::create(rewriter, loc, a, b).getResult(); };
+    auto clampTo = [&](Value v, int64_t lo, int64_t hi) {
+      Value up = MinOp::create(rewriter, loc, v, c64(hi)).getResult();
+      return MaxOp::create(rewriter, loc, up, c64(lo)).getResult();
+    };
+    Value past = add(castTo(rewriter, loc, reshapeTo(rewriter, loc, op.getSeqlensK(), {B}), i64), c64(1 - S));
+    if (Value t = op.getTotalSequenceLength()) {
+      Value first = EqualOp::create(rewriter, loc, castTo(rewriter, loc, reshapeTo(rewriter, loc, t, {1}), i64), c64(S))
+                        .getResult();
+      past = WhereOp::create(rewriter, loc, first, c64(0), past).getResult();
+    }
+    past = clampTo(past, 0, P);  // [B]
+
+    Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();
+    if (!k3) {  // packed QKV
+      k3 = sliceLastAxis(rewriter, loc, q3, H * D, Hkv * D);
+      v3 = sliceLastAxis(rewriter, loc, q3, (H + Hkv) * D, Hkv * D);
+      q3 = sliceLastAxis(rewriter, loc, q3, 0, H * D);
+    }
+    auto heads = [&](Value v, int64_t n) {
+      Value r = reshapeTo(rewriter, loc, v, {B, S, n, D});
+      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
+    };
+    Value q4 = heads(q3, H), k4 = heads(k3, Hkv), v4 = heads(v3, Hkv);
+    if (op.getDoRotary().value_or(false)) {
+      // Rows past[b] + s, clamped to the cache: [B, S] indices, [B, S, half] rows.
+      int64_t maxSeq = cast<RankedTensorType>(op.getCosCache().getType()).getDimSize(0);
+      Value pos = clampTo(add(reshapeTo(rewriter, loc, past, {B, 1}), iota(S, {1, S})), 0, maxSeq - 1);
+      Value cosRows = GatherOp::create(rewriter, loc, op.getCosCache(), pos, rewriter.getI64IntegerAttr(0)).getResult();
+      Value sinRows = GatherOp::create(rewriter, loc, op.getSinCache(), pos, rewriter.getI64IntegerAttr(0)).getResult();
+      int64_t rotaryDim = 2 * cast<RankedTensorType>(op.getCosCache().getType()).getDimSize(1);
+      bool interleaved = op.getRotaryInterleaved().value_or(false);
+      q4 = rotate(rewriter, loc, q4, cosRows, sinRows, 1, interleaved, rotaryDim);
+      k4 = rotate(rewriter, loc, k4, cosRows, sinRows, 1, interleaved, rotaryDim);
+    }
+    // present row j of entry b: past[j] for j < past[b], new[j - past[b]]
+    // below past[b] + S, zero after (the kernel's layout).
+    Value pastB = reshapeTo(rewriter, loc, past, {B, 1, 1, 1});
+    Value row = iota(T, {1, 1, T, 1});
+    Value fromPast = LesserOp::create(rewriter, loc, row, pastB).getResult();
+    Value fromNew = LesserOp::create(rewriter, loc, row, add(pastB, c64(S))).getResult();
+    Value newRow = clampTo(sub(row, pastB), 0, S - 1);  // [B, 1, T, 1]
+    Value newIdx = ExpandOp::create(rewriter, loc, newRow, rewriter.getDenseI64ArrayAttr({B, Hkv, T, D})).getResult();
+    Value zero = scalarConstant(rewriter, loc, elem, 0.0);
+    auto present = [&](Value pastValue, Value fresh) -> Value {
+      Value padded = ConcatOp::create(rewriter, loc,
+                                      ValueRange{pastValue, floatConstant(rewriter, loc, {B, Hkv, S, D}, elem,
+                                                                          SmallVector<double>(B * Hkv * S * D, 0.0))},
+                                      rewriter.getI64IntegerAttr(2))
+                         .getResult();
+      Value spread = GatherElementsOp::create(rewriter, loc, fresh, newIdx, rewriter.getI64IntegerAttr(2)).getResult();
+      Value tail = WhereOp::create(rewriter, loc, fromNew, spread, zero).getResult();
+      return WhereOp::create(rewriter, loc, fromPast, padded, tail).getResult();
+    };
+    Value presentKey = present(op.getPastKey(), k4), presentValue = present(op.getPastValue(), v4);
+    // Query row i of entry b (position past[b] + i) sees keys
+    // [max(0, pos - window), pos]: mask [B, 1, S, T].
+    Value qPos = add(pastB, iota(S, {1, 1, S, 1}));
+    Value key = iota(T, {1, 1, 1, T});
+    Value allowed = LesserOrEqualOp::create(rewriter, loc, key, qPos).getResult();
+    if (int64_t window = op.getLocalWindowSize().value_or(-1); window >= 0) {
+      Value inWindow = GreaterOrEqualOp::create(rewriter, loc, key, sub(qPos, c64(window))).getResult();
+      allowed = LogicalAndOp::create(rewriter, loc, allowed, inWindow).getResult();
+    }
+    double lowest = llvm::APFloat::getLargest(cast<FloatType>(elem).getFloatSemantics(), true).convertToDouble();
+    Value mask = WhereOp::create(rewriter, loc, allowed, zero, scalarConstant(rewriter, loc, elem, lowest)).getResult();
+    Value out = attend(op, rewriter, q4, presentKey, presentValue, mask, B, S, H, Hkv, D, T);
+    rewriter.replaceOp(op, {out, presentKey, presentValue});
+    ++count;
+    return success();
+  }
+
+  // softmax(q k^T * scale (softcapped) + mask) v over [B, H, S, T], query
+  // head h reading KV head h / (H / Hkv); merged back to [B, S, H * D].
+  static Value attend(GroupQueryAttentionOp op, PatternRewriter &rewriter, Value q4, Value presentKey,
+                      Value presentValue, Value mask, int64_t B, int64_t S, int64_t H, int64_t Hkv, int64_t D,
+                      int64_t T) {
+    Location loc = op.getLoc();
+    Type elem = cast<RankedTensorType>(q4.getType()).getElementType();
+    auto repeat = [&](Value kv) -> Value {
       if (H == Hkv) return kv;
       int64_t rep = H / Hkv;
       Value u = reshapeTo(rewriter, loc, kv, {B, Hkv, 1, T, D});
@@ -262,24 +375,13 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
       Value t = TanhOp::create(rewriter, loc, DivOp::create(rewriter, loc, scores, c).getResult()).getResult();
       scores = MulOp::create(rewriter, loc, t, c).getResult();
     }
-    // Query row i (position past + i) sees keys [max(0, pos - window), pos].
-    int64_t window = op.getLocalWindowSize().value_or(-1);
-    double lowest = llvm::APFloat::getLargest(cast<FloatType>(elem).getFloatSemantics(), true).convertToDouble();
-    SmallVector<double> mask(S * T, 0.0);
-    for (int64_t i = 0; i < S; ++i)
-      for (int64_t j = 0; j < T; ++j) {
-        int64_t pos = past + i;
-        if (j > pos || (window >= 0 && j < pos - window)) mask[i * T + j] = lowest;
-      }
-    scores = AddOp::create(rewriter, loc, scores, floatConstant(rewriter, loc, {S, T}, elem, mask)).getResult();
+    scores = AddOp::create(rewriter, loc, scores, mask).getResult();
     Value probs = SoftmaxOp::create(rewriter, loc, scores, rewriter.getI64IntegerAttr(3)).getResult();
     Value context = MatmulOp::create(rewriter, loc, probs, repeat(presentValue)).getResult();
     Value merged = TransposeOp::create(rewriter, loc, context, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
-    Value out = reshapeTo(rewriter, loc, merged, {B, S, H * D});
-    rewriter.replaceOp(op, {out, presentKey, presentValue});
-    ++count;
-    return success();
+    return reshapeTo(rewriter, loc, merged, {B, S, H * D});
   }
+
   int64_t &count;
 };
 

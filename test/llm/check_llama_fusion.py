@@ -26,9 +26,10 @@
 4. Decomposition: the fused MLIR through `webnn-opt --webnn-decompose-fused`
    has no LLM op left, and its artifact's outputs equal the fused artifact's
    (rtol 1e-4), for the decomposed Llama and for the contrib Llama with a
-   3-token past (matmulNBits, groupQueryAttention with past and rotary;
-   make_llama.py's fixed_lengths makes seqlensK and totalSequenceLength
-   constants, which the expansion needs).
+   3-token past (matmulNBits, groupQueryAttention with past and rotary),
+   with its sequence lengths constants (make_llama.py's fixed_lengths) and
+   as the genai builder writes it (seqlensK from the attention mask at run
+   time, which the expansion computes in the graph).
 Exit 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -283,6 +284,25 @@ def main(argv):
     run_wnn(a, contrib_wnn, cfiles, os.path.join(cd, "out-fused"))
     names = ["logits"] + [f"present.{i}.{kv}" for i in range(L) for kv in ("key", "value")]
     decompose_round_trip(a, c, cd, contrib_mlir, cfiles, os.path.join(cd, "out-fused"), names, "contrib Llama, past 3")
+
+    # 4b. The contrib Llama as the genai builder writes it, seqlensK computed
+    # from the attention mask at run time (static shapes): the expansion
+    # computes the past lengths in the graph; same outputs as the fused graph
+    # and as the model with constant lengths.
+    gd = os.path.join(a.work, "contrib-runtime-lengths")
+    os.makedirs(gd, exist_ok=True)
+    genai = os.path.join(gd, "llama.onnx")
+    onnx.save(make_llama.build(cfg, 0, 32, 0), genai)
+    gmlir = os.path.join(gd, "fused.mlir")
+    run([webnnc, "compile", genai, "-o", gmlir, "--emit", "mlir"] + shapes)
+    gfiles = save_inputs(gd, dict(feeds, attention_mask=np.ones((1, past + S), np.int64)))
+    gwnn = os.path.join(gd, "fused.wnn")
+    run([webnnc, "compile", gmlir, "-o", gwnn, "--no-optimize"])
+    run_wnn(a, gwnn, gfiles, os.path.join(gd, "out-fused"))
+    c.close(os.path.join(gd, "out-fused"), os.path.join(cd, "out-fused"), names,
+            "run-time vs constant sequence lengths (fused)")
+    decompose_round_trip(a, c, gd, gmlir, gfiles, os.path.join(gd, "out-fused"), names,
+                         "contrib Llama with run-time seqlensK, past 3")
 
     if c.failed or keep:
         print(f"{'FAILED' if c.failed else 'passed'} ({c.failed} failed checks; files in {a.work})")

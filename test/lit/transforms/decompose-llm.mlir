@@ -303,3 +303,63 @@ func.func @gqa_no_total() -> (tensor<1x3x8xf32>, tensor<1x2x6x4xf32>) attributes
   %y, %pres_k, %pres_v = webnn.groupQueryAttention %q key %k value %v, %pk, %pv, %sl {numHeads = 2 : i64, kvNumHeads = 2 : i64} : (tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1xi32>) -> (tensor<1x3x8xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>)
   return %y, %pres_k : tensor<1x3x8xf32>, tensor<1x2x6x4xf32>
 }
+
+// -----
+
+// groupQueryAttention whose seqlensK and totalSequenceLength are graph
+// inputs, as in a decode loop, with two batch entries at different past
+// lengths. The past lengths clamp(seqlensK + 1 - S, 0, P), or 0 when
+// total == S, are computed in the graph; they pick the rotary rows (gather),
+// each present row from the past, the new keys (gatherElements) or zero, and
+// a [B, 1, S, T] causal mask. The run-with lines are the values
+// check_rewrite_numerics.py compares the kernel and the expansion at: a first
+// prompt, then pasts [1, 2] and [3 (clamped), 0].
+// run-with sl=[1,1] t=2
+// run-with sl=[2,3] t=5
+// run-with sl=[4,0] t=3
+// CHECK-LABEL: func.func @gqa_runtime_seqlens_batch
+// CHECK-DAG: %[[SL:.+]] = webnn.input "sl" : tensor<2xi32>
+// CHECK-DAG: %[[T:.+]] = webnn.input "t" : tensor<i32>
+// CHECK: webnn.cast %[[SL]]
+// CHECK: webnn.equal
+// CHECK: webnn.where
+// CHECK: webnn.gather %{{.+}}, %{{.+}} {axis = 0 : i64} : (tensor<16x2xf32>, tensor<2x2xi64>) -> tensor<2x2x2xf32>
+// CHECK: webnn.lesser
+// CHECK: webnn.gatherElements %{{.+}}, %{{.+}} {axis = 2 : i64} : (tensor<2x2x2x4xf32>, tensor<2x2x5x4xi64>) -> tensor<2x2x5x4xf32>
+// CHECK: %[[PKEY:.+]] = webnn.where %{{.+}}, %{{.+}}, %{{.+}} : (tensor<2x1x5x1xui8>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>) -> tensor<2x2x5x4xf32>
+// CHECK: webnn.lesserOrEqual
+// CHECK: webnn.softmax
+// CHECK-NOT: webnn.groupQueryAttention
+// CHECK: return %{{.+}}, %[[PKEY]], %{{.+}}
+func.func @gqa_runtime_seqlens_batch() -> (tensor<2x2x16xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>) attributes {webnn.output_names = ["y", "k", "v"]} {
+  %q = webnn.input "q" : tensor<2x2x16xf32>
+  %k = webnn.input "k" : tensor<2x2x8xf32>
+  %v = webnn.input "v" : tensor<2x2x8xf32>
+  %pk = webnn.input "pk" : tensor<2x2x3x4xf32>
+  %pv = webnn.input "pv" : tensor<2x2x3x4xf32>
+  %sl = webnn.input "sl" : tensor<2xi32>
+  %t = webnn.input "t" : tensor<i32>
+  %cos = webnn.constant dense<[[1.0, 1.0], [0.5403023, 0.9950042], [-0.4161468, 0.9800666], [-0.9899925, 0.9553365], [-0.6536436, 0.921061], [0.2836622, 0.8775826], [0.9601703, 0.8253356], [0.7539023, 0.7648422], [-0.1455, 0.6967067], [-0.9111303, 0.62161], [-0.8390715, 0.5403023], [0.004425698, 0.4535961], [0.843854, 0.3623578], [0.9074468, 0.2674988], [0.1367372, 0.1699671], [-0.7596879, 0.0707372]]> : tensor<16x2xf32>
+  %sin = webnn.constant dense<[[0.0, 0.0], [0.841471, 0.09983342], [0.9092974, 0.1986693], [0.14112, 0.2955202], [-0.7568025, 0.3894183], [-0.9589243, 0.4794255], [-0.2794155, 0.5646425], [0.6569866, 0.6442177], [0.9893582, 0.7173561], [0.4121185, 0.7833269], [-0.5440211, 0.841471], [-0.9999902, 0.8912074], [-0.5365729, 0.9320391], [0.420167, 0.9635582], [0.9906074, 0.9854497], [0.6502878, 0.997495]]> : tensor<16x2xf32>
+  %y, %pres_k, %pres_v = webnn.groupQueryAttention %q key %k value %v, %pk, %pv, %sl, %t cosCache %cos sinCache %sin {numHeads = 4 : i64, kvNumHeads = 2 : i64, doRotary = true} : (tensor<2x2x16xf32>, tensor<2x2x8xf32>, tensor<2x2x8xf32>, tensor<2x2x3x4xf32>, tensor<2x2x3x4xf32>, tensor<2xi32>, tensor<i32>, tensor<16x2xf32>, tensor<16x2xf32>) -> (tensor<2x2x16xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>)
+  return %y, %pres_k, %pres_v : tensor<2x2x16xf32>, tensor<2x2x5x4xf32>, tensor<2x2x5x4xf32>
+}
+
+// -----
+
+// Run-time seqlensK, packed QKV, no totalSequenceLength, a local window of
+// one key back: the window joins the mask (greaterOrEqual, logicalAnd).
+// run-with sl=[2,4]
+// run-with sl=[0,1]
+// CHECK-LABEL: func.func @gqa_runtime_seqlens_window
+// CHECK: webnn.greaterOrEqual
+// CHECK: webnn.logicalAnd
+// CHECK-NOT: webnn.groupQueryAttention
+func.func @gqa_runtime_seqlens_window() -> (tensor<2x1x8xf32>, tensor<2x1x5x4xf32>) attributes {webnn.output_names = ["y", "k"]} {
+  %qkv = webnn.input "qkv" : tensor<2x1x16xf32>
+  %pk = webnn.input "pk" : tensor<2x1x4x4xf32>
+  %pv = webnn.input "pv" : tensor<2x1x4x4xf32>
+  %sl = webnn.input "sl" : tensor<2xi32>
+  %y, %pres_k, %pres_v = webnn.groupQueryAttention %qkv, %pk, %pv, %sl {numHeads = 2 : i64, kvNumHeads = 1 : i64, localWindowSize = 1 : i64} : (tensor<2x1x16xf32>, tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>, tensor<2xi32>) -> (tensor<2x1x8xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>)
+  return %y, %pres_k : tensor<2x1x8xf32>, tensor<2x1x5x4xf32>
+}
