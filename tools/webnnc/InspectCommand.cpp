@@ -89,6 +89,10 @@ int runInspect(const InspectFlags &flags) {
 
   std::map<std::string, int> opCounts;  // sorted, so the output is stable
   for (const rt::LoadedNode &n : g.nodes) ++opCounts[n.op];
+  // Control flow: the nodes of If branches and Loop bodies count too.
+  size_t subgraphNodes = 0;
+  for (const rt::LoadedSubgraph &sub : g.subgraphs)
+    for (const rt::LoadedNode &n : sub.nodes) ++opCounts[n.op], ++subgraphNodes;
   uint64_t constantCount = 0;
   for (const rt::LoadedTensor &t : g.tensors) constantCount += t.role == rt::TensorRole::kConstant;
   uint64_t packedCount = 0, packedBytes = 0;
@@ -108,6 +112,8 @@ int runInspect(const InspectFlags &flags) {
     j["weights_bytes"] = g.weightsSize;
     j["constants"] = constantCount;
     j["nodes"] = g.nodes.size();
+    j["subgraphs"] = g.subgraphs.size();
+    j["subgraph_nodes"] = subgraphNodes;
     j["arena_bytes"] = prepared->arenaBytes;
     j["ops"] = opCounts;
     // file_offset: where the bytes lie in the .wnn (for tools and tests).
@@ -132,6 +138,9 @@ int runInspect(const InspectFlags &flags) {
               g.weightless ? (flags.weights.empty() ? "weightless (not bound)"
                                                     : "weightless, bound and verified")
                            : "embedded");
+  if (!g.subgraphs.empty())
+    std::printf("control   %zu subgraphs (if branches, loop bodies) with %zu nodes\n", g.subgraphs.size(),
+                subgraphNodes);
   if (packedCount)
     std::printf("prepacked %llu constants in CPU kernel layouts, %s (used where the runtime's kernels match)\n",
                 static_cast<unsigned long long>(packedCount), humanBytes(packedBytes).c_str());
