@@ -9,6 +9,7 @@
 // static shapes for the position constants).
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "compiler/transforms/DecomposePatterns.h"
 #include "compiler/transforms/MatchUtils.h"
@@ -208,17 +209,7 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
       if (pastOf(b) != past) return rewriter.notifyMatchFailure(op, "batch entries have different past lengths");
     Type elem = qType.getElementType();
 
-    Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();
-    if (!k3) {  // packed QKV
-      k3 = sliceLastAxis(rewriter, loc, q3, H * D, Hkv * D);
-      v3 = sliceLastAxis(rewriter, loc, q3, (H + Hkv) * D, Hkv * D);
-      q3 = sliceLastAxis(rewriter, loc, q3, 0, H * D);
-    }
-    auto heads = [&](Value v, int64_t n) {
-      Value r = reshapeTo(rewriter, loc, v, {B, S, n, D});
-      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
-    };
-    Value q4 = heads(q3, H), k4 = heads(k3, Hkv), v4 = heads(v3, Hkv);
+    auto [q4, k4, v4] = splitHeads(op, rewriter, B, S, H, Hkv, D);
     if (op.getDoRotary().value_or(false)) {
       Value pos = intConstant(rewriter, loc, {1}, rewriter.getI64Type(), {past});
       Value cosRows = cacheRows(rewriter, loc, op.getCosCache(), pos, S);
@@ -292,17 +283,7 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
     }
     past = clampTo(past, 0, P);  // [B]
 
-    Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();
-    if (!k3) {  // packed QKV
-      k3 = sliceLastAxis(rewriter, loc, q3, H * D, Hkv * D);
-      v3 = sliceLastAxis(rewriter, loc, q3, (H + Hkv) * D, Hkv * D);
-      q3 = sliceLastAxis(rewriter, loc, q3, 0, H * D);
-    }
-    auto heads = [&](Value v, int64_t n) {
-      Value r = reshapeTo(rewriter, loc, v, {B, S, n, D});
-      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
-    };
-    Value q4 = heads(q3, H), k4 = heads(k3, Hkv), v4 = heads(v3, Hkv);
+    auto [q4, k4, v4] = splitHeads(op, rewriter, B, S, H, Hkv, D);
     if (op.getDoRotary().value_or(false)) {
       // Rows past[b] + s, clamped to the cache: [B, S] indices, [B, S, half] rows.
       int64_t maxSeq = cast<RankedTensorType>(op.getCosCache().getType()).getDimSize(0);
@@ -349,6 +330,24 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
     rewriter.replaceOp(op, {out, presentKey, presentValue});
     ++count;
     return success();
+  }
+
+  // q [B, H, S, D], k and v [B, Hkv, S, D] from the three inputs or the
+  // packed QKV.
+  static std::tuple<Value, Value, Value> splitHeads(GroupQueryAttentionOp op, PatternRewriter &rewriter, int64_t B,
+                                                    int64_t S, int64_t H, int64_t Hkv, int64_t D) {
+    Location loc = op.getLoc();
+    Value q3 = op.getQuery(), k3 = op.getKey(), v3 = op.getValue();
+    if (!k3) {  // packed QKV
+      k3 = sliceLastAxis(rewriter, loc, q3, H * D, Hkv * D);
+      v3 = sliceLastAxis(rewriter, loc, q3, (H + Hkv) * D, Hkv * D);
+      q3 = sliceLastAxis(rewriter, loc, q3, 0, H * D);
+    }
+    auto heads = [&](Value v, int64_t n) {
+      Value r = reshapeTo(rewriter, loc, v, {B, S, n, D});
+      return TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
+    };
+    return {heads(q3, H), heads(k3, Hkv), heads(v3, Hkv)};
   }
 
   // softmax(q k^T * scale (softcapped) + mask) v over [B, H, S, T], query

@@ -187,10 +187,6 @@ LogicalResult convertBitShift(NodeConverter &c) {
   return c.done(c.emit("where", {tooFar, c.scalar(elem, 0), q}));
 }
 
-// RNN: H_t = f(X_t W^T + H_{t-1} R^T + Wb + Rb), unrolled over the static
-// sequence. The input projection is one matmul for all steps. With
-// sequence_lens, a step t >= len leaves H unchanged and writes 0 to Y, which
-// for the reverse direction also means starting at each sequence's end.
 Value emitActivation(NodeConverter &c, StringRef name, Value v) {
   std::string n = name.lower();
   if (n == "tanh" || n == "relu" || n == "sigmoid" || n == "softsign" || n == "softplus")
@@ -199,356 +195,261 @@ Value emitActivation(NodeConverter &c, StringRef name, Value v) {
          Value();
 }
 
-LogicalResult convertRNN(NodeConverter &c) {
-  FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
-  if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
-  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
-    return c.fail("activation_alpha/activation_beta are not supported");
-  std::string dir = c.stringAttr("direction", "forward");
-  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
-    return c.fail("unknown direction '" + dir + "'");
-  int64_t dirs = dir == "bidirectional" ? 2 : 1;
-  SmallVector<std::string> acts;
-  if (const onnx::AttributeProto *a = c.attr("activations"))
-    for (const std::string &s : a->strings()) acts.push_back(s);
-  if (acts.empty()) acts.assign(dirs, "Tanh");
-  if (static_cast<int64_t>(acts.size()) != dirs) return c.fail("'activations' has the wrong length");
-  bool batchMajor = c.intAttr("layout", 0) != 0;
-  Value x = *xIn;
-  if (batchMajor) x = c.emit("transpose", {x}, {c.i64ArrayAttr("permutation", {1, 0, 2})});
-  if (!x) return failure();
-  ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
-  if (xs.size() != 3) return c.fail("X must have rank 3");
-  int64_t steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
-  if (hidden <= 0) return c.fail("missing 'hidden_size'");
-  Type elem = NodeConverter::typeOf(x).getElementType();
-  std::optional<float> clip;
-  if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
-  Value h0 = c.input(5);
-  if (h0 && batchMajor) h0 = c.emit("transpose", {h0}, {c.i64ArrayAttr("permutation", {1, 0, 2})});
-  // step mask [steps][batch, 1] from sequence_lens (runtime values work too).
-  Value lens = c.input(4);
-  auto active = [&](int64_t t) -> Value {
-    if (!lens) return Value();
-    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
-    return c.emit("lesser", {c.constantI64({t}, {}), l});
-  };
-  Value flatX = c.emitReshape(x, {steps * batch, inSize});
-  SmallVector<Value> ySeq(dirs), yLast(dirs);
-  for (int64_t d = 0; d < dirs; ++d) {
-    auto pick = [&](Value v, int64_t cols) {
-      Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, 0, 0}),
-                                      c.i64ArrayAttr("sizes", {1, hidden, cols})});
-      return c.emit("transpose", {c.emitReshape(s, {hidden, cols})},
-                    {c.i64ArrayAttr("permutation", {1, 0})});
-    };
-    Value wt = pick(*wIn, inSize), rt = pick(*rIn, hidden);
-    Value proj = c.emit("matmul", {flatX, wt});
-    if (c.hasInput(3)) {
-      Value b = c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, 0}),
-                                               c.i64ArrayAttr("sizes", {1, 2 * hidden})});
-      b = c.emitReshape(b, {2, hidden});
-      b = c.emit("reduceSum", {b}, {c.i64ArrayAttr("axes", {0}), c.boolAttr("keepDimensions", true)});
-      proj = c.emit("add", {proj, b});
-    }
-    proj = c.emitReshape(proj, {steps, batch, hidden});
-    Value h = h0 ? c.emitReshape(c.emit("slice", {h0}, {c.i64ArrayAttr("starts", {d, 0, 0}),
-                                                         c.i64ArrayAttr("sizes", {1, batch, hidden})}),
-                                 {batch, hidden})
-                 : c.splat(elem, {batch, hidden}, 0);
-    bool reverse = dir == "reverse" || d == 1;
-    SmallVector<Value> outs(steps);
-    for (int64_t i = 0; i < steps; ++i) {
-      int64_t t = reverse ? steps - 1 - i : i;
-      Value xt = c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
-                                                        c.i64ArrayAttr("sizes", {1, batch, hidden})}),
-                               {batch, hidden});
-      Value pre = c.emit("add", {xt, c.emit("matmul", {h, rt})});
-      if (clip) pre = c.emit("clamp", {pre}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)});
-      Value hn = emitActivation(c, acts[d], pre);
-      Value m = active(t);
-      if (m) {
-        h = c.emit("where", {m, hn, h});
-        outs[t] = c.emit("where", {m, hn, c.scalar(elem, 0)});
-      } else {
-        h = hn;
-        outs[t] = hn;
-      }
-    }
-    if (c.emitFailed()) return failure();
-    yLast[d] = c.emitReshape(h, {1, batch, hidden});
-    if (c.outputUsed(0)) {
-      SmallVector<Value> parts;
-      for (Value o : outs) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
-      ySeq[d] = parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", 0)});
-    }
-  }
-  auto join = [&](ArrayRef<Value> parts, int64_t axis) {
-    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
-  };
-  Value yh = join(yLast, 0);  // [D, batch, H]
-  if (batchMajor) yh = c.emit("transpose", {yh}, {c.i64ArrayAttr("permutation", {1, 0, 2})});
-  Value y;
-  if (c.outputUsed(0)) {
-    y = join(ySeq, 1);  // [steps, D, batch, H]
-    if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
-  }
-  if (c.emitFailed()) return failure();
-  if (y) c.setOutput(0, y);
-  if (c.outputUsed(1)) c.setOutput(1, yh);
-  return success();
-}
+// What RNN, LSTM and GRU share when unrolled over the static sequence: the
+// options, X time-major, the input projection of all steps as one matmul,
+// initial states, the sequence_lens step mask, and assembling Y / Y_h / Y_c.
+// With sequence_lens, a step t >= len leaves the states unchanged and writes
+// 0 to Y, which for the reverse direction also means starting at each
+// sequence's end.
+class UnrolledRecurrence {
+ public:
+  explicit UnrolledRecurrence(NodeConverter &c) : c(c) {}
 
-// LSTM unrolled like RNN above, for what webnn.lstm cannot express: ONNX
-// peepholes (the output gate reads the new cell state, WebNN's the previous
-// one) and sequence_lens shorter than the sequence. Gates in W/R/B are
-// ordered i, o, f, c; P is (Pi, Po, Pf).
-LogicalResult convertLSTMUnrolled(NodeConverter &c) {
-  FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
-  if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
-  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
-    return c.fail("activation_alpha/activation_beta are not supported");
-  if (c.intAttr("input_forget", 0) != 0) return c.fail("input_forget=1 is not supported");
-  std::string dir = c.stringAttr("direction", "forward");
-  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
-    return c.fail("unknown direction '" + dir + "'");
-  int64_t dirs = dir == "bidirectional" ? 2 : 1;
-  SmallVector<std::string> acts;
-  if (const onnx::AttributeProto *a = c.attr("activations"))
-    for (const std::string &s : a->strings()) acts.push_back(s);
-  if (acts.empty())
-    for (int64_t d = 0; d < dirs; ++d) acts.append({"Sigmoid", "Tanh", "Tanh"});
-  if (static_cast<int64_t>(acts.size()) != 3 * dirs) return c.fail("'activations' has the wrong length");
-  bool batchMajor = c.intAttr("layout", 0) != 0;
-  auto swap01 = [&](Value v) {
-    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
-  };
-  Value x = swap01(*xIn);
-  if (!x) return failure();
-  ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
-  if (xs.size() != 3) return c.fail("X must have rank 3");
-  int64_t steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
-  if (hidden <= 0) return c.fail("missing 'hidden_size'");
-  Type elem = NodeConverter::typeOf(x).getElementType();
-  std::optional<float> clip;
-  if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
-  Value h0 = swap01(c.input(5)), c0 = swap01(c.input(6)), lens = c.input(4), peep = c.input(7);
-  auto active = [&](int64_t t) -> Value {
-    if (!lens) return Value();
-    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
-    return c.emit("lesser", {c.constantI64({t}, {}), l});
-  };
-  auto sliceRows = [&](Value v, int64_t d, int64_t row, int64_t rows, int64_t cols) {
-    Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, row, 0}),
-                                    c.i64ArrayAttr("sizes", {1, rows, cols})});
-    return c.emitReshape(s, {rows, cols});
-  };
-  auto stateOf = [&](Value v, int64_t d) {
+  // `gateActs`: the default activations of one direction.
+  LogicalResult init(ArrayRef<StringRef> gateActs) {
+    FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
+    if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
+    w = *wIn, r = *rIn;
+    if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
+      return c.fail("activation_alpha/activation_beta are not supported");
+    direction = c.stringAttr("direction", "forward");
+    if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+      return c.fail("unknown direction '" + direction + "'");
+    dirs = direction == "bidirectional" ? 2 : 1;
+    if (const onnx::AttributeProto *a = c.attr("activations"))
+      for (const std::string &s : a->strings()) acts.push_back(s);
+    if (acts.empty())
+      for (int64_t d = 0; d < dirs; ++d) acts.append(gateActs.begin(), gateActs.end());
+    if (static_cast<int64_t>(acts.size()) != int64_t(gateActs.size()) * dirs)
+      return c.fail("'activations' has the wrong length");
+    batchMajor = c.intAttr("layout", 0) != 0;
+    Value x = swap01(*xIn);
+    if (!x) return failure();
+    ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
+    if (xs.size() != 3) return c.fail("X must have rank 3");
+    steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
+    if (hidden <= 0) return c.fail("missing 'hidden_size'");
+    elem = NodeConverter::typeOf(x).getElementType();
+    if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
+    lens = c.input(4);
+    flatX = c.emitReshape(x, {steps * batch, inSize});
+    return success();
+  }
+
+  // [steps, batch, rows] = X W_d^T (+ the summed Wb + Rb of `biasWidth`
+  // when `sumBiases`), W_d being rows [row, row + rows) of direction d.
+  Value projectInput(int64_t d, int64_t rows, bool sumBiases) {
+    Value proj = c.emit("matmul", {flatX, weightT(w, d, 0, rows, inSize)});
+    if (sumBiases && c.hasInput(3)) {
+      Value b = c.emitReshape(bias(d, 0, 2 * rows), {2, rows});
+      proj = c.emit("add", {proj, c.emit("reduceSum", {b}, {c.i64ArrayAttr("axes", {0}),
+                                                            c.boolAttr("keepDimensions", true)})});
+    }
+    return c.emitReshape(proj, {steps, batch, rows});
+  }
+  // Rows [row, row + rows) of v[d] ([dirs, R, cols]) transposed: [cols, rows].
+  Value weightT(Value v, int64_t d, int64_t row, int64_t rows, int64_t cols) {
+    Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, row, 0}), c.i64ArrayAttr("sizes", {1, rows, cols})});
+    return c.emit("transpose", {c.emitReshape(s, {rows, cols})}, {c.i64ArrayAttr("permutation", {1, 0})});
+  }
+  // B[d, from : from + len] as [1, len], or null without B.
+  Value bias(int64_t d, int64_t from, int64_t len) {
+    if (!c.hasInput(3)) return Value();
+    return c.emitReshape(c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, from}),
+                                                        c.i64ArrayAttr("sizes", {1, len})}),
+                         {1, len});
+  }
+  // Input `index` (initial_h 5, initial_c 6) for direction d, or zeros.
+  Value initialState(int64_t index, int64_t d) {
+    Value v = swap01(c.input(index));
     return v ? c.emitReshape(c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, 0, 0}),
                                                     c.i64ArrayAttr("sizes", {1, batch, hidden})}),
                              {batch, hidden})
              : c.splat(elem, {batch, hidden}, 0);
-  };
-  Value flatX = c.emitReshape(x, {steps * batch, inSize});
-  SmallVector<Value> ySeq(dirs), yLast(dirs), cLast(dirs);
-  for (int64_t d = 0; d < dirs; ++d) {
-    auto tr = [&](Value v) { return c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0})}); };
-    Value wt = tr(sliceRows(*wIn, d, 0, 4 * hidden, inSize));   // [in, 4H]
-    Value rt = tr(sliceRows(*rIn, d, 0, 4 * hidden, hidden));   // [H, 4H]
-    Value proj = c.emit("matmul", {flatX, wt});
-    if (c.hasInput(3)) {
-      Value b = c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, 0}),
-                                               c.i64ArrayAttr("sizes", {1, 8 * hidden})});
-      b = c.emit("reduceSum", {c.emitReshape(b, {2, 4 * hidden})},
-                 {c.i64ArrayAttr("axes", {0}), c.boolAttr("keepDimensions", true)});
-      proj = c.emit("add", {proj, b});
+  }
+  // proj[t] as [batch, width].
+  Value step(Value proj, int64_t t, int64_t width) {
+    return c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
+                                                  c.i64ArrayAttr("sizes", {1, batch, width})}),
+                         {batch, width});
+  }
+  Value clipped(Value v) {
+    return clip ? c.emit("clamp", {v}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)}) : v;
+  }
+  bool reverse(int64_t d) const { return direction == "reverse" || d == 1; }
+  // Step t's state updates under the sequence_lens mask: each states[k]
+  // becomes fresh[k] where t < len; Y[t] is fresh[0] there, else 0.
+  Value advance(int64_t t, ArrayRef<Value> fresh, MutableArrayRef<Value> states) {
+    if (!lens) {
+      for (size_t k = 0; k < fresh.size(); ++k) states[k] = fresh[k];
+      return fresh[0];
     }
-    proj = c.emitReshape(proj, {steps, batch, 4 * hidden});
+    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
+    Value m = c.emit("lesser", {c.constantI64({t}, {}), l});
+    for (size_t k = 0; k < fresh.size(); ++k) states[k] = c.emit("where", {m, fresh[k], states[k]});
+    return c.emit("where", {m, fresh[0], c.scalar(elem, 0)});
+  }
+  // One direction done: its Y steps (indexed by time) and final states.
+  void finishDirection(ArrayRef<Value> ySteps, ArrayRef<Value> states) {
+    finalStates.resize(states.size());
+    for (size_t k = 0; k < states.size(); ++k) finalStates[k].push_back(c.emitReshape(states[k], {1, batch, hidden}));
+    if (c.outputUsed(0)) {
+      SmallVector<Value> parts;
+      for (Value o : ySteps) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
+      ySeq.push_back(join(parts, 0));
+    }
+  }
+  // Y [steps, dirs, batch, hidden] (batch first with layout 1) and the
+  // final states as outputs 1, 2...
+  LogicalResult setOutputs() {
+    if (c.emitFailed()) return failure();
+    if (c.outputUsed(0)) {
+      Value y = join(ySeq, 1);
+      if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
+      if (!y) return failure();
+      c.setOutput(0, y);
+    }
+    for (size_t k = 0; k < finalStates.size(); ++k)
+      if (c.outputUsed(int(k) + 1)) {
+        Value v = swap01(join(finalStates[k], 0));
+        if (!v) return failure();
+        c.setOutput(int(k) + 1, v);
+      }
+    return success();
+  }
+
+  NodeConverter &c;
+  Value w, r, flatX, lens;
+  std::string direction;
+  int64_t dirs = 1, steps = 0, batch = 0, inSize = 0, hidden = 0;
+  bool batchMajor = false;
+  SmallVector<std::string> acts;
+  Type elem;
+  std::optional<float> clip;
+
+ private:
+  Value swap01(Value v) {
+    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
+  }
+  Value join(ArrayRef<Value> parts, int64_t axis) {
+    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
+  }
+  SmallVector<Value> ySeq;
+  SmallVector<SmallVector<Value>> finalStates;  // per state, per direction
+};
+
+// RNN: H_t = f(X_t W^T + H_{t-1} R^T + Wb + Rb).
+LogicalResult convertRNN(NodeConverter &c) {
+  UnrolledRecurrence u(c);
+  if (failed(u.init({"Tanh"}))) return failure();
+  for (int64_t d = 0; d < u.dirs; ++d) {
+    Value proj = u.projectInput(d, u.hidden, /*sumBiases=*/true);
+    Value rt = u.weightT(u.r, d, 0, u.hidden, u.hidden);
+    Value h[1] = {u.initialState(5, d)};
+    SmallVector<Value> ys(u.steps);
+    for (int64_t i = 0; i < u.steps; ++i) {
+      int64_t t = u.reverse(d) ? u.steps - 1 - i : i;
+      Value pre = c.emit("add", {u.step(proj, t, u.hidden), c.emit("matmul", {h[0], rt})});
+      Value hn = emitActivation(c, u.acts[d], u.clipped(pre));
+      ys[t] = u.advance(t, {hn}, h);
+    }
+    if (c.emitFailed()) return failure();
+    u.finishDirection(ys, h);
+  }
+  return u.setOutputs();
+}
+
+// LSTM, for what webnn.lstm cannot express: ONNX peepholes (the output gate
+// reads the new cell state, WebNN's the previous one) and sequence_lens
+// shorter than the sequence. Gates in W/R/B are ordered i, o, f, c; P is
+// (Pi, Po, Pf).
+LogicalResult convertLSTMUnrolled(NodeConverter &c) {
+  if (c.intAttr("input_forget", 0) != 0) return c.fail("input_forget=1 is not supported");
+  UnrolledRecurrence u(c);
+  if (failed(u.init({"Sigmoid", "Tanh", "Tanh"}))) return failure();
+  int64_t H = u.hidden;
+  Value peep = c.input(7);
+  for (int64_t d = 0; d < u.dirs; ++d) {
+    Value proj = u.projectInput(d, 4 * H, /*sumBiases=*/true);
+    Value rt = u.weightT(u.r, d, 0, 4 * H, H);  // [H, 4H]
     SmallVector<Value> p(3);  // Pi, Po, Pf as [1, H]
     if (peep)
       for (int64_t g = 0; g < 3; ++g)
-        p[g] = c.emitReshape(c.emit("slice", {peep}, {c.i64ArrayAttr("starts", {d, g * hidden}),
-                                                      c.i64ArrayAttr("sizes", {1, hidden})}),
-                             {1, hidden});
-    Value h = stateOf(h0, d), cs = stateOf(c0, d);
-    bool reverse = dir == "reverse" || d == 1;
-    SmallVector<Value> outs(steps);
-    StringRef fAct = acts[3 * d], gAct = acts[3 * d + 1], hAct = acts[3 * d + 2];
-    for (int64_t i = 0; i < steps; ++i) {
-      int64_t t = reverse ? steps - 1 - i : i;
-      Value pre = c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
-                                                         c.i64ArrayAttr("sizes", {1, batch, 4 * hidden})}),
-                                {batch, 4 * hidden});
-      pre = c.emit("add", {pre, c.emit("matmul", {h, rt})});
+        p[g] = c.emitReshape(c.emit("slice", {peep}, {c.i64ArrayAttr("starts", {d, g * H}),
+                                                      c.i64ArrayAttr("sizes", {1, H})}),
+                             {1, H});
+    Value states[2] = {u.initialState(5, d), u.initialState(6, d)};  // h, c
+    SmallVector<Value> ys(u.steps);
+    StringRef fAct = u.acts[3 * d], gAct = u.acts[3 * d + 1], hAct = u.acts[3 * d + 2];
+    for (int64_t i = 0; i < u.steps; ++i) {
+      int64_t t = u.reverse(d) ? u.steps - 1 - i : i;
+      Value pre = c.emit("add", {u.step(proj, t, 4 * H), c.emit("matmul", {states[0], rt})});
       auto gate = [&](int64_t g) {
-        return c.emit("slice", {pre}, {c.i64ArrayAttr("starts", {0, g * hidden}),
-                                       c.i64ArrayAttr("sizes", {batch, hidden})});
+        return c.emit("slice", {pre}, {c.i64ArrayAttr("starts", {0, g * H}), c.i64ArrayAttr("sizes", {u.batch, H})});
       };
-      auto clipped = [&](Value v) {
-        return clip ? c.emit("clamp", {v}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)}) : v;
-      };
+      Value cs = states[1];
       Value gi = gate(0), go = gate(1), gf = gate(2), gc = gate(3);
       if (peep) {
         gi = c.emit("add", {gi, c.emit("mul", {p[0], cs})});
         gf = c.emit("add", {gf, c.emit("mul", {p[2], cs})});
       }
-      Value it = emitActivation(c, fAct, clipped(gi)), ft = emitActivation(c, fAct, clipped(gf));
-      Value ct = emitActivation(c, gAct, clipped(gc));
+      Value it = emitActivation(c, fAct, u.clipped(gi)), ft = emitActivation(c, fAct, u.clipped(gf));
+      Value ct = emitActivation(c, gAct, u.clipped(gc));
       Value cn = c.emit("add", {c.emit("mul", {ft, cs}), c.emit("mul", {it, ct})});
       if (peep) go = c.emit("add", {go, c.emit("mul", {p[1], cn})});
-      Value ot = emitActivation(c, fAct, clipped(go));
+      Value ot = emitActivation(c, fAct, u.clipped(go));
       Value hn = c.emit("mul", {ot, emitActivation(c, hAct, cn)});
-      if (Value m = active(t)) {
-        h = c.emit("where", {m, hn, h});
-        cs = c.emit("where", {m, cn, cs});
-        outs[t] = c.emit("where", {m, hn, c.scalar(elem, 0)});
-      } else {
-        h = hn;
-        cs = cn;
-        outs[t] = hn;
-      }
+      ys[t] = u.advance(t, {hn, cn}, states);
     }
     if (c.emitFailed()) return failure();
-    yLast[d] = c.emitReshape(h, {1, batch, hidden});
-    cLast[d] = c.emitReshape(cs, {1, batch, hidden});
-    if (c.outputUsed(0)) {
-      SmallVector<Value> parts;
-      for (Value o : outs) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
-      ySeq[d] = parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", 0)});
-    }
+    u.finishDirection(ys, states);
   }
-  auto join = [&](ArrayRef<Value> parts, int64_t axis) {
-    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
-  };
-  Value yh = swap01(join(yLast, 0)), yc = swap01(join(cLast, 0)), y;
-  if (c.outputUsed(0)) {
-    y = join(ySeq, 1);
-    if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
-  }
-  if (c.emitFailed()) return failure();
-  if (y) c.setOutput(0, y);
-  if (c.outputUsed(1)) c.setOutput(1, yh);
-  if (c.outputUsed(2)) c.setOutput(2, yc);
-  return success();
+  return u.setOutputs();
 }
 
-// GRU unrolled, for what webnn.gru cannot express: clip and sequence_lens
-// that are not all full (or not constant). Gates in W/R/B are ordered z, r, h.
+// GRU, for what webnn.gru cannot express: clip and sequence_lens that are
+// not all full (or not constant). Gates in W/R/B are ordered z, r, h.
 LogicalResult convertGRUUnrolled(NodeConverter &c) {
-  FailureOr<Value> xIn = c.requiredInput(0), wIn = c.requiredInput(1), rIn = c.requiredInput(2);
-  if (failed(xIn) || failed(wIn) || failed(rIn)) return failure();
-  if (c.hasAttr("activation_alpha") || c.hasAttr("activation_beta"))
-    return c.fail("activation_alpha/activation_beta are not supported");
-  std::string dir = c.stringAttr("direction", "forward");
-  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
-    return c.fail("unknown direction '" + dir + "'");
-  int64_t dirs = dir == "bidirectional" ? 2 : 1;
-  SmallVector<std::string> acts;
-  if (const onnx::AttributeProto *a = c.attr("activations"))
-    for (const std::string &s : a->strings()) acts.push_back(s);
-  if (acts.empty())
-    for (int64_t d = 0; d < dirs; ++d) acts.append({"Sigmoid", "Tanh"});
-  if (static_cast<int64_t>(acts.size()) != 2 * dirs) return c.fail("'activations' has the wrong length");
-  bool batchMajor = c.intAttr("layout", 0) != 0, linearBeforeReset = c.intAttr("linear_before_reset", 0) != 0;
-  auto swap01 = [&](Value v) {
-    return v && batchMajor ? c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {1, 0, 2})}) : v;
-  };
-  Value x = swap01(*xIn);
-  if (!x) return failure();
-  ArrayRef<int64_t> xs = NodeConverter::shapeOf(x);
-  if (xs.size() != 3) return c.fail("X must have rank 3");
-  int64_t steps = xs[0], batch = xs[1], inSize = xs[2], hidden = c.intAttr("hidden_size", 0);
-  if (hidden <= 0) return c.fail("missing 'hidden_size'");
-  Type elem = NodeConverter::typeOf(x).getElementType();
-  std::optional<float> clip;
-  if (c.hasAttr("clip")) clip = c.floatAttr("clip", 0);
-  Value h0 = swap01(c.input(5)), lens = c.input(4);
-  auto active = [&](int64_t t) -> Value {
-    if (!lens) return Value();
-    Value l = c.emitReshape(c.emitCast(lens, IntegerType::get(c.context(), 64)), {batch, 1});
-    return c.emit("lesser", {c.constantI64({t}, {}), l});
-  };
-  auto sliceRows = [&](Value v, int64_t d, int64_t row, int64_t rows, int64_t cols) {
-    Value s = c.emit("slice", {v}, {c.i64ArrayAttr("starts", {d, row, 0}), c.i64ArrayAttr("sizes", {1, rows, cols})});
-    return c.emit("transpose", {c.emitReshape(s, {rows, cols})}, {c.i64ArrayAttr("permutation", {1, 0})});
-  };
-  auto biasPart = [&](int64_t d, int64_t from, int64_t len) -> Value {
-    if (!c.hasInput(3)) return Value();
-    return c.emitReshape(c.emit("slice", {c.input(3)}, {c.i64ArrayAttr("starts", {d, from}),
-                                                        c.i64ArrayAttr("sizes", {1, len})}),
-                         {1, len});
-  };
-  auto clipped = [&](Value v) {
-    return clip ? c.emit("clamp", {v}, {c.f64Attr("minValue", -*clip), c.f64Attr("maxValue", *clip)}) : v;
-  };
-  Value flatX = c.emitReshape(x, {steps * batch, inSize});
-  SmallVector<Value> ySeq(dirs), yLast(dirs);
-  for (int64_t d = 0; d < dirs; ++d) {
-    Value wt = sliceRows(*wIn, d, 0, 3 * hidden, inSize);   // [in, 3H]
-    Value rzr = sliceRows(*rIn, d, 0, 2 * hidden, hidden);  // [H, 2H] (z, r)
-    Value rh = sliceRows(*rIn, d, 2 * hidden, hidden, hidden);
-    Value proj = c.emit("matmul", {flatX, wt});
-    if (Value wb = biasPart(d, 0, 3 * hidden)) proj = c.emit("add", {proj, wb});
-    proj = c.emitReshape(proj, {steps, batch, 3 * hidden});
-    Value rbzr = biasPart(d, 3 * hidden, 2 * hidden), rbh = biasPart(d, 5 * hidden, hidden);
-    Value h = h0 ? c.emitReshape(c.emit("slice", {h0}, {c.i64ArrayAttr("starts", {d, 0, 0}),
-                                                         c.i64ArrayAttr("sizes", {1, batch, hidden})}),
-                                 {batch, hidden})
-                 : c.splat(elem, {batch, hidden}, 0);
-    bool reverse = dir == "reverse" || d == 1;
-    SmallVector<Value> outs(steps);
-    for (int64_t i = 0; i < steps; ++i) {
-      int64_t t = reverse ? steps - 1 - i : i;
-      Value xt = c.emitReshape(c.emit("slice", {proj}, {c.i64ArrayAttr("starts", {t, 0, 0}),
-                                                        c.i64ArrayAttr("sizes", {1, batch, 3 * hidden})}),
-                               {batch, 3 * hidden});
+  UnrolledRecurrence u(c);
+  if (failed(u.init({"Sigmoid", "Tanh"}))) return failure();
+  int64_t H = u.hidden;
+  bool linearBeforeReset = c.intAttr("linear_before_reset", 0) != 0;
+  for (int64_t d = 0; d < u.dirs; ++d) {
+    Value proj = u.projectInput(d, 3 * H, /*sumBiases=*/false);
+    if (Value wb = u.bias(d, 0, 3 * H)) proj = c.emit("add", {proj, wb});
+    Value rzr = u.weightT(u.r, d, 0, 2 * H, H);  // [H, 2H] (z, r)
+    Value rh = u.weightT(u.r, d, 2 * H, H, H);
+    Value rbzr = u.bias(d, 3 * H, 2 * H), rbh = u.bias(d, 5 * H, H);
+    Value h[1] = {u.initialState(5, d)};
+    SmallVector<Value> ys(u.steps);
+    for (int64_t i = 0; i < u.steps; ++i) {
+      int64_t t = u.reverse(d) ? u.steps - 1 - i : i;
+      Value xt = u.step(proj, t, 3 * H);
       auto part = [&](Value v, int64_t g, int64_t width) {
-        return c.emit("slice", {v}, {c.i64ArrayAttr("starts", {0, g * hidden}), c.i64ArrayAttr("sizes", {batch, width})});
+        return c.emit("slice", {v}, {c.i64ArrayAttr("starts", {0, g * H}), c.i64ArrayAttr("sizes", {u.batch, width})});
       };
-      Value zr = c.emit("add", {part(xt, 0, 2 * hidden), c.emit("matmul", {h, rzr})});
+      Value zr = c.emit("add", {part(xt, 0, 2 * H), c.emit("matmul", {h[0], rzr})});
       if (rbzr) zr = c.emit("add", {zr, rbzr});
-      Value z = emitActivation(c, acts[2 * d], clipped(part(zr, 0, hidden)));
-      Value r = emitActivation(c, acts[2 * d], clipped(part(zr, 1, hidden)));
+      Value z = emitActivation(c, u.acts[2 * d], u.clipped(part(zr, 0, H)));
+      Value r = emitActivation(c, u.acts[2 * d], u.clipped(part(zr, 1, H)));
       Value rec;
       if (linearBeforeReset) {
-        rec = c.emit("matmul", {h, rh});
+        rec = c.emit("matmul", {h[0], rh});
         if (rbh) rec = c.emit("add", {rec, rbh});
         rec = c.emit("mul", {r, rec});
       } else {
-        rec = c.emit("matmul", {c.emit("mul", {r, h}), rh});
+        rec = c.emit("matmul", {c.emit("mul", {r, h[0]}), rh});
         if (rbh) rec = c.emit("add", {rec, rbh});
       }
-      Value cand = emitActivation(c, acts[2 * d + 1], clipped(c.emit("add", {part(xt, 2, hidden), rec})));
+      Value cand = emitActivation(c, u.acts[2 * d + 1], u.clipped(c.emit("add", {part(xt, 2, H), rec})));
       // H = (1 - z) * cand + z * H = cand + z * (H - cand)
-      Value hn = c.emit("add", {cand, c.emit("mul", {z, c.emit("sub", {h, cand})})});
-      if (Value m = active(t)) {
-        h = c.emit("where", {m, hn, h});
-        outs[t] = c.emit("where", {m, hn, c.scalar(elem, 0)});
-      } else {
-        h = hn;
-        outs[t] = hn;
-      }
+      Value hn = c.emit("add", {cand, c.emit("mul", {z, c.emit("sub", {h[0], cand})})});
+      ys[t] = u.advance(t, {hn}, h);
     }
     if (c.emitFailed()) return failure();
-    yLast[d] = c.emitReshape(h, {1, batch, hidden});
-    if (c.outputUsed(0)) {
-      SmallVector<Value> parts;
-      for (Value o : outs) parts.push_back(c.emitReshape(o, {1, 1, batch, hidden}));
-      ySeq[d] = parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", 0)});
-    }
+    u.finishDirection(ys, h);
   }
-  auto join = [&](ArrayRef<Value> parts, int64_t axis) {
-    return parts.size() == 1 ? parts[0] : c.emit("concat", parts, {c.i64Attr("axis", axis)});
-  };
-  Value yh = swap01(join(yLast, 0)), y;
-  if (c.outputUsed(0)) {
-    y = join(ySeq, 1);
-    if (batchMajor) y = c.emit("transpose", {y}, {c.i64ArrayAttr("permutation", {2, 0, 1, 3})});
-  }
-  if (c.emitFailed()) return failure();
-  if (y) c.setOutput(0, y);
-  if (c.outputUsed(1)) c.setOutput(1, yh);
-  return success();
+  return u.setOutputs();
 }
 
 // Det of [..., n, n] for n <= 4 by the Leibniz formula: the sum over the
