@@ -186,7 +186,13 @@ def bad_models():
                              [vi("c_out", B, []), vi("v_out", F, None)])
     grow = model([h.make_node("Loop", ["M", "", "x"], ["v"], body=grow_body)],
                  [vi("M", I64, []), vi("x", F, [2])], [vi("v", F, None)])
+    # The else branch names a value only the then branch defines.
+    t2 = h.make_graph([h.make_node("Neg", ["x"], ["inner"])], "then", [], [vi("inner", F, [2])])
+    e2 = h.make_graph([h.make_node("Abs", ["inner"], ["e"])], "else", [], [vi("e", F, [2])])
+    leak = model([h.make_node("If", ["cond"], ["y"], then_branch=t2, else_branch=e2)],
+                 [vi("cond", B, []), vi("x", F, [2])], [vi("y", F, [2])])
     return [
+        ("else branch reads a then-branch value", leak, "input 'inner' is not produced by any earlier node"),
         ("If branches of different types", mismatch, "needs both branches to produce the same static type"),
         ("If without else_branch", no_else, "missing 'else_branch' subgraph"),
         ("Loop without body", no_body, "missing 'body' subgraph"),

@@ -80,8 +80,10 @@ FailureOr<SmallVector<Value>> convertRegion(NodeConverter &c, Region &region,
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Location> locs(argTypes.size(), c.loc());
   Block *block = b.createBlock(&region, region.end(), argTypes, locs);
-  ScopedNames scope(c.graphImporter(), body);
+  GraphImporter &g = c.graphImporter();
+  llvm::StringMap<Value> scope = g.saveScope();
   FailureOr<SmallVector<Value>> outs = runBody(c, body, SmallVector<Value>(block->getArguments()));
+  g.restoreScope(std::move(scope));
   if (failed(outs)) return failure();
   YieldOp::create(b, c.loc(), *outs);
   return outs;
@@ -279,10 +281,11 @@ LogicalResult convertLoop(NodeConverter &c) {
     Block *block = new Block();
     scratch.push_back(block);
     Unrolled result;
+    llvm::StringMap<Value> scope = c.graphImporter().saveScope();
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToEnd(block);
-      ScopedNames scope(c.graphImporter(), body);
+      ScopedNames names(c.graphImporter(), body);
       result = unrollLoop(c, body, trip, cond, init, scans);
     }
     if (result == Unrolled::kFailed) return failure();
@@ -290,6 +293,8 @@ LogicalResult convertLoop(NodeConverter &c) {
       outer->getOperations().splice(at, block->getOperations());
       return success();
     }
+    // Names the attempt defined point into the dropped block.
+    c.graphImporter().restoreScope(std::move(scope));
     block->dropAllDefinedValueUses();
     for (Operation &op : llvm::reverse(block->getOperations())) op.dropAllReferences();
   }

@@ -97,6 +97,11 @@ class GraphImporter {
     return StringRef(it->second);
   }
   void define(StringRef name, Value v) { values_[name] = v; }
+  // Every name's value, to restore after converting a region: what a branch
+  // or loop body defines is out of scope once it ends (ONNX scoping), and a
+  // value inside a region must not be named from outside it.
+  llvm::StringMap<Value> saveScope() const { return values_; }
+  void restoreScope(llvm::StringMap<Value> saved) { values_ = std::move(saved); }
 
   // Converts a subgraph's nodes into this graph (they see every value
   // defined so far): how an If with a constant condition is inlined.
