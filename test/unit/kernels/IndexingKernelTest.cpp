@@ -303,5 +303,55 @@ TEST(ShapeKernels, TransposeAsBatchedSwapMatchesDefinition) {
   }
 }
 
+// One side of the swap at most 4 elements (RGB channels in and out of NHWC)
+// takes the narrow loops instead of tiles: both directions, every short size,
+// long sides across the 1024-element chunks the pool splits, batches, and
+// 1-, 2-, 4- and 8-byte elements, at 1 and 2 threads.
+TEST(ShapeKernels, TransposeNarrowSideMatchesDefinition) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+  };
+  const Case cases[] = {{{1, 3, 224, 224}, {0, 2, 3, 1}}, {{1, 224, 224, 3}, {0, 3, 1, 2}},
+                        {{2, 2, 37, 41}, {0, 2, 3, 1}},   {{3, 1500, 4}, {0, 2, 1}},
+                        {{4, 2051}, {1, 0}},              {{2051, 2}, {1, 0}},
+                        {{2, 3, 5}, {0, 2, 1}}};
+  for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt8, DataType::kInt64})
+    for (const Case &t : cases) {
+      int64_t n = 1;
+      for (int64_t d : t.shape) n *= d;
+      Shape os;
+      for (int64_t p : t.perm) os.push_back(t.shape[size_t(p)]);
+      std::vector<double> values(static_cast<size_t>(n));
+      // Distinct where the type allows (float16 is exact to 2048, int8 wraps
+      // every 256, so also vary with the position's low bits).
+      for (int64_t i = 0; i < n; ++i)
+        values[size_t(i)] = dt == DataType::kInt8 ? double(i % 251 - 125) : dt == DataType::kFloat16 ? double(i % 2039) : double(i);
+      std::vector<int64_t> inStrides(t.shape.size(), 1);
+      for (size_t d = t.shape.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * t.shape[d + 1];
+      std::vector<double> want;
+      std::vector<int64_t> idx(os.size(), 0);
+      for (int64_t e = 0; e < n; ++e) {
+        int64_t off = 0;
+        for (size_t d = 0; d < os.size(); ++d) off += idx[d] * inStrides[size_t(t.perm[d])];
+        want.push_back(values[size_t(off)]);
+        for (size_t d = os.size(); d-- > 0;) {
+          if (++idx[d] < os[d]) break;
+          idx[d] = 0;
+        }
+      }
+      for (int threads : {1, 2}) {
+        OpCase c;
+        c.op = "transpose";
+        c.attrInts("permutation", t.perm);
+        c.inputs = {fromDoubles(dt, t.shape, values)};
+        c.outputs = {outSpec(dt, os)};
+        ASSERT_TRUE(runOp(c, threads).isOk());
+        EXPECT_EQ(c.outputs[0].values(), want)
+            << "transpose " << shapeToString(t.shape) << " type " << int(dt) << " threads " << threads;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace webnn::cpu::test

@@ -119,13 +119,36 @@ std::unique_ptr<Kernel> makeIndexMap(std::vector<std::vector<int64_t>> maps, Dat
 // A transpose that, once dims adjacent in both orders are merged, swaps the
 // two inner dims of [batch, rows, cols] (NCHW <-> NHWC: [N, C, HW] <-> [N, HW,
 // C]). The index-map kernel would copy rows of C = 3 elements one by one
-// (0.64 ms for a 224x224 image); this one moves 32x32 tiles.
+// (0.64 ms for a 224x224 image); this one moves 32x32 tiles, or, when one
+// side has at most 4 elements (an RGB image's channels), runs a loop whose
+// short dimension is a compile-time constant, so the compiler turns it into
+// whole-vector shuffles: a [1,3,224,224] image to NHWC took 0.05 ms with
+// 32x3 tiles and 0.01 ms so (1 thread, data in cache; 0.14 ms of MobileNetV2's
+// 3.9 ms run went to this transpose before).
+template <int R, typename E>
+void interleaveRows(const E *x, E *y, int64_t cols, int64_t c0, int64_t c1) {
+  // y[c][r] = x[r][c] for R rows of `cols`.
+  for (int64_t c = c0; c < c1; ++c)
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) y[c * R + r] = x[r * cols + c];
+}
+template <int C, typename E>
+void deinterleaveRows(const E *x, E *y, int64_t rows, int64_t r0, int64_t r1) {
+  // y[c][r] = x[r][c] for rows of C columns.
+  for (int64_t r = r0; r < r1; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) y[c * rows + r] = x[r * C + c];
+}
+
 class BatchedTransposeKernel final : public Kernel {
  public:
   BatchedTransposeKernel(int64_t batch, int64_t rows, int64_t cols, size_t elemBytes)
       : batch_(batch), rows_(rows), cols_(cols), esz_(elemBytes) {}
 
+  static constexpr int64_t kNarrow = 4;  // the short side's limit for the narrow loops
+
   void run(const KernelContext &ctx) override {
+    if (rows_ <= kNarrow || cols_ <= kNarrow) return runNarrow(ctx);
     constexpr int64_t kTile = 32;
     const int64_t rowTiles = (rows_ + kTile - 1) / kTile, colTiles = (cols_ + kTile - 1) / kTile;
     const uint8_t *x = in<uint8_t>(ctx, 0);
@@ -148,6 +171,39 @@ class BatchedTransposeKernel final : public Kernel {
   }
 
  private:
+  // One side <= kNarrow: chunks of the long side, split over the pool.
+  void runNarrow(const KernelContext &ctx) {
+    constexpr int64_t kChunk = 1024;
+    const bool narrowRows = rows_ <= kNarrow;
+    const int64_t longSide = narrowRows ? cols_ : rows_, chunks = (longSide + kChunk - 1) / kChunk;
+    const int shortSide = int(narrowRows ? rows_ : cols_);
+    const uint8_t *x = in<uint8_t>(ctx, 0);
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    dispatchBytes(esz_, [&](auto tag) {
+      using E = decltype(tag);
+      const E *xs = reinterpret_cast<const E *>(x);
+      E *ys = reinterpret_cast<E *>(y);
+      parallelFor(ctx, batch_ * chunks, 4, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          int64_t b = t / chunks, l0 = t % chunks * kChunk, l1 = std::min(longSide, l0 + kChunk);
+          const E *xb = xs + b * rows_ * cols_;
+          E *yb = ys + b * rows_ * cols_;
+          auto go = [&](auto n) {
+            constexpr int N = decltype(n)::value;
+            if (narrowRows) interleaveRows<N>(xb, yb, cols_, l0, l1);
+            else deinterleaveRows<N>(xb, yb, rows_, l0, l1);
+          };
+          switch (shortSide) {
+            case 1: go(std::integral_constant<int, 1>{}); break;
+            case 2: go(std::integral_constant<int, 2>{}); break;
+            case 3: go(std::integral_constant<int, 3>{}); break;
+            default: go(std::integral_constant<int, 4>{}); break;
+          }
+        }
+      });
+    });
+  }
+
   int64_t batch_, rows_, cols_;
   size_t esz_;
 };
