@@ -56,6 +56,35 @@ TEST(TransformerSimd, ErfGeluExpAccuracy) {
   });
 }
 
+// sigmoidArray (webnn sigmoid's float32 path) against the double formula:
+// within 8 ulp on [-80, 80] (the WPT bound is 32); beyond, where the result
+// saturates to 1 or goes denormal, the float formula itself, bit for bit;
+// NaN stays NaN; lengths not a multiple of the vector.
+TEST(TransformerSimd, SigmoidAccuracy) {
+  std::vector<float> x = randomValues(2001, 3, -90.f, 90.f);
+  for (float v : {0.f, -0.f, 79.9f, 80.f, 80.1f, -79.9f, -80.f, -80.1f, -87.5f, -100.f, 100.f, 1e-8f,
+                  INFINITY, -INFINITY})
+    x.push_back(v);
+  x.insert(x.begin() + 5, NAN);  // inside a full vector
+  std::vector<float> y(x.size());
+  forEachPath([&](const char *path, bool) {
+    kernels::sigmoidArray(x.data(), y.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(x[i])) {
+        ASSERT_TRUE(std::isnan(y[i])) << path;
+        continue;
+      }
+      if (!(std::abs(x[i]) <= 80.f)) {
+        ASSERT_EQ(y[i], 1.f / (1.f + std::exp(-x[i]))) << path << " sigmoid(" << x[i] << ")";
+        continue;
+      }
+      double ref = 1.0 / (1.0 + std::exp(-double(x[i])));
+      double ulp = std::max(double(std::nextafter(float(ref), INFINITY) - float(ref)), 1e-45);
+      ASSERT_LE(std::abs(y[i] - ref), 8 * ulp) << path << " sigmoid(" << x[i] << ")";
+    }
+  });
+}
+
 TEST(TransformerSimd, SoftmaxRowsMatchReference) {
   for (int64_t n : {1, 7, 16, 33, 128, 131}) {
     int64_t rows = 5;

@@ -53,6 +53,7 @@ WEBNN_AVX512 void softmax512(const float *x, float *y, int64_t rows, int64_t n, 
 }
 WEBNN_AVX512 void erf512(const float *x, float *y, int64_t n) { avx512::simd::erfArray(x, y, n); }
 WEBNN_AVX512 void gelu512(const float *x, float *y, int64_t n) { avx512::simd::geluArray(x, y, n); }
+WEBNN_AVX512 void sigmoid512(const float *x, float *y, int64_t n) { avx512::simd::sigmoidArray(x, y, n); }
 }  // namespace
 
 void epilogueRows(float *y, int64_t rows, int64_t n, const float *bias, const float *residual, Activation act,
@@ -76,6 +77,10 @@ void erfArray(const float *x, float *y, int64_t n) {
 void geluArray(const float *x, float *y, int64_t n) {
   if (useAvx512()) gelu512(x, y, n);
   else avx2::simd::geluArray(x, y, n);
+}
+void sigmoidArray(const float *x, float *y, int64_t n) {
+  if (useAvx512()) sigmoid512(x, y, n);
+  else avx2::simd::sigmoidArray(x, y, n);
 }
 
 namespace {

@@ -56,6 +56,7 @@ void layerNormRows(const float *x, float *y, int64_t rows, int64_t n, const floa
 void softmaxRows(const float *x, float *y, int64_t rows, int64_t n, float alpha);
 void erfArray(const float *x, float *y, int64_t n);
 void geluArray(const float *x, float *y, int64_t n);
+void sigmoidArray(const float *x, float *y, int64_t n);
 
 }  // namespace webnn::cpu::kernels
 
