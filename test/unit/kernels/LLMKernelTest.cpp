@@ -624,11 +624,12 @@ TEST(LLMKernels, DISABLED_MatMulNBitsPrefill) {
     double flops = 2.0 * double(t.M) * double(t.N) * double(t.K);
     for (NBitsPath path : {NBitsPath::kAvx512VnniGemm, NBitsPath::kAvx512DequantGemm, NBitsPath::kAvx512Vnni,
                            NBitsPath::kAvx512Fp32}) {
+      for (int threads : {1, 2}) {
       NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, 4, 4, &path);
       if (mm.path() != path) continue;
       mm.setWeights(d.w.data(), d.scales.data(), d.zpPacked.data(), nullptr);
       std::vector<float> y(size_t(t.M * t.N));
-      ThreadPool pool(1);
+      ThreadPool pool(threads);
       mm.run(d.a.data(), y.data(), nullptr, &pool);
       int iters = 40;
       double best = 1e30;
@@ -642,10 +643,35 @@ TEST(LLMKernels, DISABLED_MatMulNBitsPrefill) {
       double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       double cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
       // The fastest call is the least disturbed by other work on the machine.
-      std::printf("int4 prefill M=128 N=%lld K=%lld %-20s: %.1f GFLOP/s per CPU-second, %.1f wall, "
+      std::printf("int4 prefill M=128 N=%lld K=%lld %-20s threads=%d: %.1f GFLOP/s per CPU-second, %.1f wall, "
                   "%.1f best call\n",
-                  (long long)t.N, (long long)t.K, kernels::nbitsPathName(path), flops * iters / cpu / 1e9,
+                  (long long)t.N, (long long)t.K, kernels::nbitsPathName(path), threads, flops * iters / cpu / 1e9,
                   flops * iters / sec / 1e9, flops / best / 1e9);
+      }
+    }
+  }
+}
+
+// Where the int8 GEMM starts to beat the GEMV tiles (kVnniGemmMinRows): best
+// call of each path on a few rows, weights in cache (a prefill's regime).
+TEST(LLMKernels, DISABLED_MatMulNBitsSmallM) {
+  for (int64_t M : {2, 4, 8, 12, 16}) {
+    NBitsCase t{M, 2048, 768, 32, 4, 1, false};
+    NBitsData d = makeNBits(t, 13);
+    double ops = 2.0 * double(t.M) * double(t.N) * double(t.K);
+    for (NBitsPath path : {NBitsPath::kAvx512VnniGemm, NBitsPath::kAvx512Vnni, NBitsPath::kAvx512DequantGemm}) {
+      NBitsMatMul mm(t.M, t.N, t.K, t.blockSize, 4, 4, &path);
+      if (mm.path() != path) continue;
+      mm.setWeights(d.w.data(), d.scales.data(), d.zpPacked.data(), nullptr);
+      std::vector<float> y(size_t(t.M * t.N));
+      double best = 1e30;
+      for (int i = 0; i < 200; ++i) {
+        auto t1 = std::chrono::steady_clock::now();
+        mm.run(d.a.data(), y.data(), nullptr, nullptr);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+      }
+      std::printf("int4 M=%lld N=2048 K=768 %-20s: %.1f us, %.1f GOP/s best call\n", (long long)M,
+                  kernels::nbitsPathName(path), best * 1e6, ops / best / 1e9);
     }
   }
 }

@@ -40,13 +40,15 @@ struct NBitsWeightView {
 // Which inner loop runs (chosen once at construction).
 // kAvx512DequantGemm is the float prefill path (M >= kDequantGemmMinRows):
 // columns are dequantized to float once per call and fed to a
-// register-blocked fp32 GEMM over all rows. At M >= 16 the multiply-adds, not
-// the weight bytes, bound a prefill, so accuracyLevel 4 (int8 activations
-// allowed) takes kAvx512VnniGemm there instead: int8 activations times int8
-// weights on vpdpbusd, ~4x the fp32 FMA rate per instruction.
+// register-blocked fp32 GEMM over all rows. With several rows the
+// multiply-adds, not the weight bytes, bound a call, so accuracyLevel 4 (int8
+// activations allowed) takes kAvx512VnniGemm from kVnniGemmMinRows rows: int8
+// activations times int8 weights on vpdpbusd, ~4x the fp32 FMA rate per
+// instruction. 8 rows: there it already beats the VNNI GEMV tiles 1.5x (at 4
+// they tie; DISABLED_MatMulNBitsSmallM).
 enum class NBitsPath { kPortable, kAvx512Fp32, kAvx512Vnni, kAvx512DequantGemm, kAvx512VnniGemm };
 constexpr int64_t kDequantGemmMinRows = 16;
-constexpr int64_t kVnniGemmMinRows = 16;
+constexpr int64_t kVnniGemmMinRows = 8;
 const char *nbitsPathName(NBitsPath p);
 
 // One MatMulNBits node's prepared state and scratch. Construction sizes every
