@@ -182,7 +182,8 @@ TEST(LLMKernels, MatMulNBitsEveryPath) {
   std::vector<NBitsCase> cases = {{1, 37, 256, 32, 4, 1, true}, {7, 21, 384, 64, 4, 2, false},
                                   {4, 8, 512, 128, 4, 0, true}, {3, 5, 512, 256, 4, 1, false},
                                   {2, 4, 128, 32, 4, 0, false}, {40, 19, 256, 32, 4, 1, true},
-                                  {33, 16, 512, 64, 4, 2, false}, {16, 9, 128, 128, 4, 0, true}};
+                                  {33, 16, 512, 64, 4, 2, false}, {16, 9, 128, 128, 4, 0, true},
+                                  {3, 11, 200, 64, 4, 1, true}};  // K padded within a 128-chunk
   uint32_t seed = 100;
   ThreadPool pool(2);
   for (const NBitsCase &t : cases) {
@@ -673,6 +674,28 @@ TEST(LLMKernels, DISABLED_MatMulNBitsSmallM) {
       std::printf("int4 M=%lld N=2048 K=768 %-20s: %.1f us, %.1f GOP/s best call\n", (long long)M,
                   kernels::nbitsPathName(path), best * 1e6, ops / best / 1e9);
     }
+  }
+}
+
+// Per-call fixed cost of the VNNI GEMV (M = 1: activation quantization and
+// lane scales) on a column count small enough that the weights cost nothing:
+// what each of a decode step's 49 GEMVs pays before streaming its weight.
+TEST(LLMKernels, DISABLED_MatMulNBitsGemvOverhead) {
+  for (int64_t K : {768, 2048}) {
+    NBitsCase t{1, 16, K, 32, 4, 1, false};
+    NBitsData d = makeNBits(t, 17);
+    NBitsPath path = NBitsPath::kAvx512Vnni;
+    NBitsMatMul mm(1, t.N, t.K, t.blockSize, 4, 4, &path);
+    if (mm.path() != path) continue;
+    mm.setWeights(d.w.data(), d.scales.data(), d.zpPacked.data(), nullptr);
+    std::vector<float> y(size_t(t.N));
+    double best = 1e30;
+    for (int i = 0; i < 2000; ++i) {
+      auto t1 = std::chrono::steady_clock::now();
+      mm.run(d.a.data(), y.data(), nullptr, nullptr);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
+    }
+    std::printf("int4 GEMV M=1 N=16 K=%lld avx512-vnni: %.2f us best call\n", (long long)K, best * 1e6);
   }
 }
 

@@ -175,35 +175,12 @@ void NBitsMatMul::prepareActivations(const float *A) {
     }
     return;
   }
-  // int8 path: symmetric per-block quantization, scale = max|a| / 127 (as
-  // ORT's CompInt8), then the same even/odd split per 128 activations so the
-  // low- and high-nibble bytes of a 64-byte load meet their activations.
+  // int8 path: symmetric per-block quantization (ORT's CompInt8 rule, see
+  // nbitsQuantizeRowsGemvAvx512), then per-lane scales for the tiles.
   const int64_t chunks = kPadded_ / 128;
-  std::vector<int8_t> &q = aInt8_;
+  nbitsQuantizeRowsGemvAvx512(A, M_, K, bs, w_.kBlocks, aInt8_.data(), aBlockScale_.data(), aScaledSum_.data());
   for (int64_t m = 0; m < M_; ++m) {
-    const float *a = A + m * K;
-    int8_t *qrow = q.data() + m * kPadded_;
-    float *scaleRow = aBlockScale_.data() + m * w_.kBlocks;
-    float *sumRow = aScaledSum_.data() + m * w_.kBlocks;
-    for (int64_t b = 0; b < w_.kBlocks; ++b) {
-      int64_t k0 = b * bs, len = std::min(bs, K - k0);
-      float amax = 0.f;
-      for (int64_t i = 0; i < len; ++i) amax = std::max(amax, std::fabs(a[k0 + i]));
-      float scale = amax / 127.f, inv = amax > 0.f ? 127.f / amax : 0.f;
-      int32_t sum = 0;
-      for (int64_t i = 0; i < bs; ++i) {
-        int64_t k = k0 + i;
-        int32_t v = i < len ? int32_t(std::nearbyint(a[k] * inv)) : 0;
-        v = std::clamp(v, -127, 127);
-        sum += v;
-        // element k sits in chunk k / 128, at byte (k % 128) / 2 of the even
-        // (k even) or odd half.
-        int64_t c = k / 128, r = k % 128;
-        qrow[c * 128 + (r & 1) * 64 + r / 2] = int8_t(v);
-      }
-      scaleRow[b] = scale;
-      sumRow[b] = scale * float(sum);
-    }
+    const float *scaleRow = aBlockScale_.data() + m * w_.kBlocks;
     // Lane l of chunk c covers weights c*128 + 8l .. +7: block (c*128 + 8l) / bs.
     float *lane = aLaneScale_.data() + m * chunks * 16;
     for (int64_t c = 0; c < chunks; ++c)
@@ -277,6 +254,7 @@ void nbitsGemmAvx512Vnni(const NBitsWeightView &, const int8_t *, const float *,
 void nbitsGemmAvx512Dequant(const NBitsWeightView &, const float *, int64_t, int64_t, int64_t, float *,
                             const float *) {}
 void nbitsQuantizeRowsAvx512(const float *, int64_t, int64_t, int64_t, int64_t, uint8_t *, float *) {}
+void nbitsQuantizeRowsGemvAvx512(const float *, int64_t, int64_t, int64_t, int64_t, int8_t *, float *, float *) {}
 void nbitsGemmAvx512VnniGemm(const NBitsWeightView &, const uint8_t *, const float *, int64_t, int64_t,
                              int64_t, float *, const float *) {}
 #endif

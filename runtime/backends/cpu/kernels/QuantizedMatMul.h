@@ -121,6 +121,12 @@ constexpr int64_t kDequantGemmTileRows = 32;
 // `scales` [M][kBlocks]. Padding past K is q = 0.
 void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
                              int64_t kBlocks, uint8_t *x, float *scales);
+// The same quantization for the VNNI GEMV tiles (blockSize >= 32, kPadded a
+// multiple of 128): q itself (signed), every 128 k stored as the 64 even then
+// the 64 odd ones, `scaledSums` [M][kBlocks] = scale * sum(q) for the zero
+// points.
+void nbitsQuantizeRowsGemvAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
+                                 int64_t kBlocks, int8_t *q, float *scales, float *scaledSums);
 // Columns of panels [p0, p1) (kVnniGemmPanel columns each) of Y for all M rows.
 void nbitsGemmAvx512VnniGemm(const NBitsWeightView &w, const uint8_t *x, const float *xScales,
                              int64_t M, int64_t p0, int64_t p1, float *Y, const float *bias);

@@ -525,6 +525,47 @@ void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t block
   }
 }
 
+void nbitsQuantizeRowsGemvAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
+                                 int64_t kBlocks, int8_t *q, float *scales, float *scaledSums) {
+  const int64_t kPadded = kBlocks * blockSize;
+  // 32 consecutive floats -> their 16 even and 16 odd elements.
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+  auto mask = [&](int64_t k) {
+    int64_t left = K - k;
+    return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+  };
+  for (int64_t m = 0; m < M; ++m) {
+    const float *a = A + m * K;
+    int8_t *qr = q + m * kPadded;
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      const int64_t k0 = b * blockSize;
+      __m512 vmax = _mm512_setzero_ps();
+      for (int64_t k = k0; k < k0 + blockSize && k < K; k += 16)
+        vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask(k), a + k)));
+      const float amax = _mm512_reduce_max_ps(vmax), scale = amax / 127.f;
+      const __m512 inv = _mm512_set1_ps(amax > 0.f ? 127.f / amax : 0.f);
+      __m512i sum = _mm512_setzero_si512();
+      for (int64_t k = k0; k < k0 + blockSize; k += 32) {
+        const __m512 a0 = _mm512_maskz_loadu_ps(mask(k), a + k), a1 = _mm512_maskz_loadu_ps(mask(k + 16), a + k + 16);
+        // Blocks are >= 32, so these 32 k sit in one 128-chunk: element k at
+        // byte (k % 128) / 2 of its even or odd half.
+        int8_t *dst = qr + (k / 128) * 128 + (k % 128) / 2;
+        for (int half = 0; half < 2; ++half) {
+          __m512 v = _mm512_permutex2var_ps(a0, half ? odd : even, a1);
+          __m512i qi = _mm512_cvtps_epi32(_mm512_mul_ps(v, inv));
+          qi = _mm512_min_epi32(_mm512_max_epi32(qi, lo), hi);
+          sum = _mm512_add_epi32(sum, qi);
+          _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + half * 64), _mm512_cvtepi32_epi8(qi));
+        }
+      }
+      scales[m * kBlocks + b] = scale;
+      scaledSums[m * kBlocks + b] = scale * float(_mm512_reduce_add_epi32(sum));
+    }
+  }
+}
+
 void nbitsGemmAvx512VnniGemm(const NBitsWeightView &w, const uint8_t *x, const float *xScales,
                              int64_t M, int64_t p0, int64_t p1, float *Y, const float *bias) {
   const int64_t kPadded = w.kBlocks * w.blockSize, groupsPerBlock = w.blockSize / 8;
