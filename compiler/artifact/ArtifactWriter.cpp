@@ -274,6 +274,21 @@ FailureOr<uint32_t> GraphSerializer::addSubgraph(Region &region, Operation *owne
 
 LogicalResult GraphSerializer::addNode(Operation *op,
                                        std::vector<flatbuffers::Offset<fb::Node>> &into) {
+  // A scan result's length is known only once the loop has run, so nothing
+  // in the graph may read it: it can only be a graph output (once).
+  if (auto loop = dyn_cast<LoopOp>(op)) {
+    for (Value r : loop.getResults().drop_front(loop.getInitialValues().size())) {
+      unsigned uses = 0;
+      for (OpOperand &use : r.getUses()) {
+        ++uses;
+        if (!isa<func::ReturnOp>(use.getOwner()))
+          return use.getOwner()->emitOpError()
+                 << "reads the scan result of a webnn.loop, whose length is known only at run time; "
+                    "a scan result can only be a graph output";
+      }
+      if (uses > 1) return op->emitOpError("returns a scan result as more than one graph output");
+    }
+  }
   // Regions first: their tensors must exist before this node's results (a
   // loop's body reads values defined before it, never the loop's results).
   std::vector<uint32_t> subgraphs;

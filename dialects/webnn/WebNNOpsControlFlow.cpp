@@ -52,8 +52,10 @@ LogicalResult LoopOp::verifyRegions() {
   if (Value cond = getCondition(); cond && !isOneElement(cond.getType()))
     return emitOpError() << "condition must hold one element, got " << cond.getType();
   TypeRange carried = getInitialValues().getTypes();
-  if (getResultTypes() != carried)
-    return emitOpError() << "results must have the carried values' types";
+  TypeRange results = getResultTypes();
+  if (results.size() < carried.size() || results.take_front(carried.size()) != carried)
+    return emitOpError() << "results must start with the carried values' types";
+  TypeRange scans = results.drop_front(carried.size());
   Block &body = getBody().front();
   MLIRContext *ctx = getContext();
   SmallVector<Type> args = {RankedTensorType::get({}, IntegerType::get(ctx, 64)),
@@ -72,9 +74,19 @@ LogicalResult LoopOp::verifyRegions() {
       cast<RankedTensorType>(yield.getValues()[0].getType()).getElementType() != cast<RankedTensorType>(args[1]).getElementType())
     return emitOpError() << "the body must yield a one-element uint8 condition first";
   SmallVector<Type> rest(yield.getValues().drop_front().getTypes());
-  if (rest.size() != carried.size())
-    return emitOpError() << "the body yields " << rest.size() << " carried values, expected "
-                         << carried.size();
+  if (rest.size() != carried.size() + scans.size())
+    return emitOpError() << "the body yields " << rest.size() << " values after the condition, expected "
+                         << carried.size() << " carried and " << scans.size() << " scan values";
+  for (auto [k, pair] : llvm::enumerate(llvm::zip(ArrayRef<Type>(rest).drop_front(carried.size()), scans))) {
+    auto [value, result] = pair;
+    auto v = cast<RankedTensorType>(value);
+    auto r = cast<RankedTensorType>(result);
+    if (r.getRank() != v.getRank() + 1 || ShapedType::isDynamic(r.getDimSize(0)) ||
+        r.getShape().drop_front() != v.getShape() || r.getElementType() != v.getElementType())
+      return emitOpError() << "scan result #" << k << " is " << r << ", expected its bound followed by the "
+                           << "scan value's type " << v;
+  }
+  rest.resize(carried.size());
   for (auto [i, pair] : llvm::enumerate(llvm::zip(rest, carried))) {
     auto [got, want] = pair;
     if (got != want)

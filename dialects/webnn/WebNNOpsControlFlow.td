@@ -31,15 +31,18 @@ def WebNN_IfOp : WebNN_Op<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
 def WebNN_LoopOp : WebNN_Op<"loop", [RecursiveMemoryEffects, AttrSizedOperandSegments]> {
   let summary = "repeats a region with loop-carried values (beyond the spec)";
   let description = [{
-    Not a WebNN builder method; ONNX Loop without scan outputs. The body's
-    block arguments are (iteration: tensor<i64>, condition: tensor<ui8>,
-    carried values...) and it yields (condition, carried values...) with the
-    carried values' types unchanged. The body runs while the iteration number
+    Not a WebNN builder method; ONNX Loop. The body's block arguments are
+    (iteration: tensor<i64>, condition: tensor<ui8>, carried values...) and it
+    yields (condition, carried values..., scan values...) with the carried
+    values' types unchanged. The body runs while the iteration number
     is below `tripCount` (an int64 one-element tensor; absent = unbounded) and
     the condition is nonzero: first `condition` (true when absent), then what
     the body yielded (as ONNX Runtime does). The results are the carried
-    values after the last iteration (the initial values after none). One of
-    `tripCount` and `condition` must be given.
+    values after the last iteration (the initial values after none), then one
+    result per scan value: the values of every iteration stacked along a new
+    leading dimension. Its static size B bounds the iterations (at most B run);
+    the result's run-time length is the number that ran, so a scan result may
+    only be a graph output. One of `tripCount` and `condition` must be given.
   }];
   let arguments = (ins Optional<WebNN_Tensor>:$tripCount,
                        Optional<WebNN_Uint8Tensor>:$condition,

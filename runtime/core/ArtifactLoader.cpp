@@ -449,6 +449,9 @@ class Loader {
           if (!visible(in))
             return fail(where + " reads " + tensorLabel(g_.tensors, in) +
                         ", which no earlier node produces (nodes must be topologically ordered)");
+          if (g_.tensors[size_t(in)].runLength)
+            return fail(where + " reads " + tensorLabel(g_.tensors, in) +
+                        ", a loop's scan output, whose length is known only after the run");
         }
       }
       // Subgraphs before outputs: a body may not read its own node's results.
@@ -477,7 +480,14 @@ class Loader {
         visible_[size_t(o)] = 1;
         node.outputs.push_back(o);
       }
-      if (isControlFlowOp(node.op)) WEBNN_RETURN_IF_ERROR(checkControlFlowNode(g_, node, path_ + ": " + where));
+      if (isControlFlowOp(node.op)) {
+        WEBNN_RETURN_IF_ERROR(checkControlFlowNode(g_, node, path_ + ": " + where));
+        if (node.op == "loop" && node.outputs.size() + 2 > node.inputs.size()) {
+          if (scope >= 0) return fail(where + ": scan outputs are only allowed on a loop of the main graph");
+          for (size_t k = node.inputs.size() - 2; k < node.outputs.size(); ++k)
+            g_.tensors[size_t(node.outputs[k])].runLength = true;
+        }
+      }
     }
     return Status::ok();
   }

@@ -41,6 +41,9 @@ struct LoadedTensor {
   // The subgraph whose nodes (or inputs) define it, -1 for the main graph;
   // `producer` indexes that subgraph's nodes.
   int32_t scope = -1;
+  // A loop's scan output: dimension 0 is the number of iterations that ran
+  // (at most shape[0]), known after the run; no node may read it.
+  bool runLength = false;
 };
 
 struct LoadedNode {

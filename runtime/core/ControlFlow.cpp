@@ -1,6 +1,7 @@
 #include "core/ControlFlow.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -64,6 +65,11 @@ class LoopKernel final : public cpu::Kernel {
   LoopKernel(const LoadedGraph &g, const LoadedNode &node, SubgraphRunner *runner)
       : runner_(runner), body_(node.subgraphs[0]), sub_(g.subgraphs[node.subgraphs[0]]) {
     for (size_t k = 2; k < sub_.inputs.size(); ++k) bytes_.push_back(g.tensors[sub_.inputs[k]].byteSize);
+    for (size_t k = bytes_.size(); k < node.outputs.size(); ++k) {
+      scanOutputs_.push_back(uint32_t(node.outputs[k]));
+      rowBytes_.push_back(g.tensors[sub_.outputs[1 + k]].byteSize);
+      bound_ = g.tensors[size_t(node.outputs[k])].shape[0];  // the same for every scan output
+    }
   }
   Status allocateBuffers() {
     iteration_ = allocate(sizeof(int64_t));
@@ -86,7 +92,10 @@ class LoopKernel final : public cpu::Kernel {
       if (bytes_[k]) std::memcpy(current_[k].get(), ctx.inputs[2 + k]->data, bytes_[k]);
     runner_->tensor(sub_.inputs[0]).data = iteration_.get();
     runner_->tensor(sub_.inputs[1]).data = condition_.get();
-    for (int64_t i = 0; i < trip && cond; ++i) {
+    // Scan outputs hold at most bound_ rows: the loop stops there.
+    if (!scanOutputs_.empty()) trip = std::min(trip, bound_);
+    int64_t i = 0;
+    for (; i < trip && cond; ++i) {
       std::memcpy(iteration_.get(), &i, sizeof(i));
       *condition_ = 1;
       for (size_t k = 0; k < n; ++k) runner_->tensor(sub_.inputs[2 + k]).data = current_[k].get();
@@ -95,8 +104,13 @@ class LoopKernel final : public cpu::Kernel {
       cond = *static_cast<const uint8_t *>(runner_->tensor(sub_.outputs[0]).data) != 0;
       for (size_t k = 0; k < n; ++k)
         if (bytes_[k]) std::memcpy(next_[k].get(), runner_->tensor(sub_.outputs[1 + k]).data, bytes_[k]);
+      for (size_t k = 0; k < rowBytes_.size(); ++k)
+        if (rowBytes_[k])
+          std::memcpy(static_cast<uint8_t *>(ctx.outputs[n + k]->data) + uint64_t(i) * rowBytes_[k],
+                      runner_->tensor(sub_.outputs[1 + n + k]).data, rowBytes_[k]);
       std::swap(current_, next_);
     }
+    for (uint32_t t : scanOutputs_) runner_->setRunRows(t, i);
     for (size_t k = 0; k < n; ++k)
       if (bytes_[k]) std::memcpy(ctx.outputs[k]->data, current_[k].get(), bytes_[k]);
   }
@@ -106,6 +120,9 @@ class LoopKernel final : public cpu::Kernel {
   uint32_t body_;
   const LoadedSubgraph &sub_;
   std::vector<uint64_t> bytes_;
+  std::vector<uint32_t> scanOutputs_;  // tensors
+  std::vector<uint64_t> rowBytes_;
+  int64_t bound_ = 0;
   Buffer iteration_, condition_;
   std::vector<Buffer> current_, next_;
 };
@@ -148,10 +165,21 @@ Status checkControlFlowNode(const LoadedGraph &g, const LoadedNode &node, const 
     return fail("condition must be a one-element uint8 tensor");
   const size_t carried = node.inputs.size() - 2;
   const LoadedSubgraph &body = g.subgraphs[node.subgraphs[0]];
-  if (node.outputs.size() != carried || body.inputs.size() != carried + 2 || body.outputs.size() != carried + 1)
+  // Outputs: carried values, then scan outputs (one per extra body yield).
+  const size_t scans = node.outputs.size() >= carried ? node.outputs.size() - carried : 0;
+  if (node.outputs.size() < carried || body.inputs.size() != carried + 2 ||
+      body.outputs.size() != carried + scans + 1)
     return fail("its " + std::to_string(carried) + " carried values do not match its outputs (" +
                 std::to_string(node.outputs.size()) + "), body inputs (" + std::to_string(body.inputs.size()) +
                 ") and body yields (" + std::to_string(body.outputs.size()) + ")");
+  for (size_t k = 0; k < scans; ++k) {
+    const LoadedTensor &row = tensor(int32_t(body.outputs[1 + carried + k]));
+    const LoadedTensor &out = tensor(node.outputs[carried + k]);
+    if (out.shape.size() != row.shape.size() + 1 || out.dtype != row.dtype ||
+        !std::equal(row.shape.begin(), row.shape.end(), out.shape.begin() + 1))
+      return fail("scan output #" + std::to_string(k) + " is " + typeText(out) + ", expected a bound followed by " +
+                  typeText(row));
+  }
   if (!isOneElement(tensor(int32_t(body.inputs[0])), DataType::kInt64) ||
       !isOneElement(tensor(int32_t(body.inputs[1])), DataType::kUint8) ||
       !isOneElement(tensor(int32_t(body.outputs[0])), DataType::kUint8))

@@ -33,6 +33,8 @@ class SubgraphRunner {
   virtual ~SubgraphRunner() = default;
   virtual void runSubgraph(uint32_t index) = 0;
   virtual cpu::TensorBuffer &tensor(uint32_t index) = 0;
+  // A scan output's row count this run (dimension 0; nothing reads it).
+  virtual void setRunRows(uint32_t tensor, int64_t rows) = 0;
 };
 
 // The node's kernel; `runner` must outlive it. Fails only on allocation.

@@ -263,6 +263,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       e->subOutputs_[s].push_back(std::move(outs));
     }
   }
+  e->runShapes_.resize(g.outputs.size());
+  e->hasRunShape_.assign(g.outputs.size(), false);
   e->inputStaging_.resize(g.inputs.size());
   e->inputBound_.assign(g.inputs.size(), false);
   *out = std::move(e);
@@ -412,6 +414,16 @@ void Executor::runSubgraph(uint32_t index) {
   }
 }
 
+void Executor::setRunRows(uint32_t tensor, int64_t rows) {
+  const std::vector<uint32_t> &outputs = graph_->graph.outputs;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k] != tensor) continue;
+    runShapes_[k] = graph_->graph.tensors[tensor].shape;
+    runShapes_[k][0] = rows;
+    hasRunShape_[k] = true;
+  }
+}
+
 void Executor::setProfiling(bool on) {
   profiling_ = on;
   nodeMs_.assign(active_.size(), 0.0);
@@ -419,13 +431,14 @@ void Executor::setProfiling(bool on) {
 }
 
 const Shape &Executor::outputShape(size_t index) const {
+  if (hasRunShape_[index]) return runShapes_[index];
   uint32_t t = graph_->graph.outputs[index];
   return dynamic() ? operands_[t].shape : graph_->operands[t].shape;
 }
 
 uint64_t Executor::outputBytes(size_t index) const {
   const LoadedTensor &t = graph_->graph.tensors[graph_->graph.outputs[index]];
-  if (!dynamic()) return t.byteSize;
+  if (!dynamic() && !hasRunShape_[index]) return t.byteSize;
   uint64_t bytes = 0;
   tensorByteSize(t.dtype, outputShape(index), &bytes);
   return bytes;

@@ -100,6 +100,7 @@ class Executor : private SubgraphRunner {
   // SubgraphRunner, for the control-flow kernels.
   void runSubgraph(uint32_t index) override;
   cpu::TensorBuffer &tensor(uint32_t index) override { return tensors_[index]; }
+  void setRunRows(uint32_t tensor, int64_t rows) override;
 
   std::shared_ptr<const PreparedGraph> graph_;
   // Binds the dynamic dimensions from the inputs' shapes, re-derives every
@@ -139,6 +140,9 @@ class Executor : private SubgraphRunner {
   std::vector<std::vector<std::unique_ptr<cpu::Kernel>>> subKernels_;
   std::vector<std::vector<std::vector<const cpu::TensorBuffer *>>> subInputs_;
   std::vector<std::vector<std::vector<cpu::TensorBuffer *>>> subOutputs_;
+  // Graph outputs that are loop scan outputs: their shape this run.
+  std::vector<Shape> runShapes_;     // per graph output; used where hasRunShape_
+  std::vector<bool> hasRunShape_;
 };
 
 }  // namespace webnn::rt

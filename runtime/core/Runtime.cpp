@@ -17,6 +17,10 @@ std::vector<TensorInfo> describe(const rt::LoadedGraph &g, const std::vector<uin
     // declared) when there is one; graphType is what the graph computes in.
     TensorInfo info{lt.name, lt.interfaceType, lt.shape, lt.interfaceByteSize, {}, lt.dtype};
     for (const rt::DimExpr &e : lt.dims) info.dynamicDims.push_back(e.spelling);
+    if (lt.runLength) {  // a loop's scan output: as many rows as iterations ran
+      info.dynamicDims.assign(lt.shape.size(), "");
+      info.dynamicDims[0] = "iterations";
+    }
     infos.push_back(std::move(info));
   }
   return infos;

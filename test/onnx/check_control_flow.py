@@ -134,6 +134,22 @@ def conv_model():
                  [vi("out", F, [1, 4, 8, 8])], [w, w2])
 
 
+def scan_model():
+    """A constant trip count (the scan outputs' bound) with a run-time
+    condition: the scan outputs hold one row per iteration that ran."""
+    body = h.make_graph([const("one", np.float32(1)), h.make_node("Add", ["v_in", "one"], ["v_out"]),
+                         h.make_node("ReduceSum", ["v_out"], ["sum"], keepdims=0),
+                         h.make_node("Less", ["sum", "limit"], ["c_out"]),
+                         h.make_node("Mul", ["v_out", "v_out"], ["sq"]),
+                         h.make_node("Cast", ["i"], ["fi"], to=F)],
+                        "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [2])],
+                        [vi("c_out", B, []), vi("v_out", F, [2]), vi("sq", F, [2]), vi("fi", F, [])])
+    nodes = [const("M", np.int64(6)),
+             h.make_node("Loop", ["M", "cond", "x"], ["v", "squares", "steps"], body=body)]
+    return model(nodes, [vi("cond", B, []), vi("x", F, [2]), vi("limit", F, [])],
+                 [vi("v", F, [2]), vi("squares", F, ["N", 2]), vi("steps", F, ["N"])])
+
+
 def cases():
     x23 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
     x4 = np.array([1, -2, 0.5, 3], np.float32)
@@ -159,6 +175,10 @@ def cases():
         ("for without cond input", for_model, [
             ("body condition ends it", {"M": i(10), "stop": i(3), "x": f([1, -0.5])}),
             ("trip count ends it", {"M": i(2), "stop": i(30), "x": f([1, -0.5])})]),
+        ("scan outputs", scan_model, [
+            ("all 6 iterations", {"cond": b(True), "x": f([0, 1]), "limit": f(100)}),
+            ("early exit after 3", {"cond": b(True), "x": f([0, 1]), "limit": f(7.5)}),
+            ("no iteration", {"cond": b(False), "x": f([0, 1]), "limit": f(100)})]),
         ("convs in regions", conv_model, [
             ("then, 3 iterations", {"cond": b(True), "M": i(3), "x": xconv}),
             ("else, 0 iterations", {"cond": b(False), "M": i(0), "x": xconv})]),
@@ -180,6 +200,9 @@ def bad_models():
                              [vi("c_out", B, []), vi("v_out", F, [2]), vi("scan", F, [2])])
     scan = model([h.make_node("Loop", ["M", "", "x"], ["v", "s"], body=scan_body)],
                  [vi("M", I64, []), vi("x", F, [2])], [vi("v", F, [2]), vi("s", F, None)])
+    read_scan = model([const("M5", np.int64(5)), h.make_node("Loop", ["M5", "cond", "x"], ["v", "s"], body=scan_body),
+                       h.make_node("Relu", ["s"], ["r"])],
+                      [vi("cond", B, []), vi("x", F, [2])], [vi("v", F, [2]), vi("r", F, None)])
     grow_body = h.make_graph([h.make_node("Identity", ["c_in"], ["c_out"]),
                               h.make_node("Concat", ["v_in", "v_in"], ["v_out"], axis=0)],
                              "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, None)],
@@ -196,7 +219,8 @@ def bad_models():
         ("If branches of different types", mismatch, "needs both branches to produce the same static type"),
         ("If without else_branch", no_else, "missing 'else_branch' subgraph"),
         ("Loop without body", no_body, "missing 'body' subgraph"),
-        ("run-time Loop with a scan output", scan, "scan outputs need a compile-time iteration count"),
+        ("scan output without a constant trip count", scan, "scan outputs need a compile-time bound"),
+        ("scan output read by another node", read_scan, "a scan result can only be a graph output"),
         ("carried value that grows", grow, "needs each carried value's type fixed across iterations"),
     ]
 

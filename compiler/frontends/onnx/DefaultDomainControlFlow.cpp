@@ -8,6 +8,7 @@
 // references are plain captured values.
 #include "compiler/frontends/onnx/OnnxConverter.h"
 #include "dialects/webnn/WebNNOps.h"
+#include "mlir/IR/Diagnostics.h"
 
 namespace mlir::webnn::onnx_import {
 namespace {
@@ -163,30 +164,21 @@ LogicalResult convertIf(NodeConverter &c) {
 enum class Unrolled { kDone, kFailed, kNeedsRuntime };
 
 // Unrolls Loop when every iteration's condition folds and the count stays
-// under kMaxUnrolledIterations; kNeedsRuntime (nothing diagnosed) otherwise.
+// under kMaxUnrolledIterations; kNeedsRuntime (nothing diagnosed) otherwise
+// (scan outputs then have the constant trip count as their bound).
 Unrolled unrollLoop(NodeConverter &c, const onnx::GraphProto &body, int64_t trip, bool cond,
                     SmallVector<Value> state, int64_t scans) {
   int64_t carried = state.size();
   SmallVector<SmallVector<Value>> scanParts(scans);
   Type u8 = IntegerType::get(c.context(), 8, IntegerType::Unsigned);
   for (int64_t it = 0; cond && (trip < 0 || it < trip); ++it) {
-    if (it >= kMaxUnrolledIterations) {
-      if (scans == 0) return Unrolled::kNeedsRuntime;
-      c.fail("more than " + Twine(kMaxUnrolledIterations) + " iterations to unroll, and scan "
-             "outputs need an unrolled loop (their length would be known only at run time)");
-      return Unrolled::kFailed;
-    }
+    if (it >= kMaxUnrolledIterations) return Unrolled::kNeedsRuntime;
     SmallVector<Value> ins = {c.constantI64({it}, {}), c.splat(u8, {}, 1)};
     ins.append(state);
     FailureOr<SmallVector<Value>> outs = runBody(c, body, ins);
     if (failed(outs)) return Unrolled::kFailed;
     std::optional<ConstantData> condOut = getConstantData((*outs)[0]);
-    if (!condOut || condOut->numElements() != 1) {
-      if (scans == 0) return Unrolled::kNeedsRuntime;
-      c.fail("the loop condition computed by the body is not a compile-time constant, and scan "
-             "outputs need a fixed iteration count (their length would be known only at run time)");
-      return Unrolled::kFailed;
-    }
+    if (!condOut || condOut->numElements() != 1) return Unrolled::kNeedsRuntime;
     cond = condOut->intAt(0) != 0;
     for (int64_t i = 0; i < carried; ++i) state[i] = (*outs)[1 + i];
     for (int64_t k = 0; k < scans; ++k) scanParts[k].push_back((*outs)[1 + carried + k]);
@@ -200,8 +192,11 @@ Unrolled unrollLoop(NodeConverter &c, const onnx::GraphProto &body, int64_t trip
   return Unrolled::kDone;
 }
 
-// The loop as a webnn.loop: the body converted once into its region.
-LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, ArrayRef<Value> init) {
+// The loop as a webnn.loop: the body converted once into its region. Scan
+// outputs get `scanBound` rows (the constant trip count); their run-time
+// length is the number of iterations that ran.
+LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, ArrayRef<Value> init,
+                              int64_t scans, int64_t scanBound) {
   MLIRContext *ctx = c.context();
   Type i64 = IntegerType::get(ctx, 64), u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
   Value trip = c.input(0), cond = c.input(1);
@@ -214,6 +209,8 @@ LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, Ar
   for (Value v : init) types.push_back(v.getType());
   SmallVector<Type> argTypes = {RankedTensorType::get({}, i64), RankedTensorType::get({}, u8)};
   argTypes.append(types);
+  // Scan result types are known once the body is converted: it is built in
+  // a holder, then moved into the real op.
   auto loop = LoopOp::create(c.builder(), c.loc(), types, trip, cond, init);
   FailureOr<SmallVector<Value>> outs = convertRegion(c, loop.getBody(), body, argTypes);
   auto fail = [&](const Twine &m) {
@@ -222,6 +219,8 @@ LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, Ar
     loop.erase();
     return failure();
   };
+  if (succeeded(outs) && static_cast<int64_t>(outs->size()) != 1 + static_cast<int64_t>(types.size()) + scans)
+    return fail("the body has " + Twine(outs->size()) + " outputs, expected " + Twine(1 + types.size() + scans));
   if (failed(outs)) return fail("");
   if (!isOneElementOf((*outs)[0], u8))
     return fail("the body's condition output is " + typeText((*outs)[0].getType()) + ", expected one bool");
@@ -230,7 +229,20 @@ LogicalResult emitRuntimeLoop(NodeConverter &c, const onnx::GraphProto &body, Ar
       return fail("loop-carried value #" + Twine(i) + " ('" + body.output(1 + i).name() + "') enters as " +
                   typeText(types[i]) + " and the body makes it " + typeText((*outs)[1 + i].getType()) +
                   "; a loop run at run time needs each carried value's type fixed across iterations");
-  for (size_t i = 0; i < types.size(); ++i) c.setOutput(i, loop.getResult(i));
+  if (scans > 0) {
+    SmallVector<Type> all(types);
+    for (int64_t k = 0; k < scans; ++k) {
+      auto t = NodeConverter::typeOf((*outs)[1 + types.size() + k]);
+      SmallVector<int64_t> shape = {scanBound};
+      llvm::append_range(shape, t.getShape());
+      all.push_back(RankedTensorType::get(shape, t.getElementType()));
+    }
+    auto full = LoopOp::create(c.builder(), c.loc(), all, trip, cond, init);
+    full.getBody().takeBody(loop.getBody());
+    loop.erase();
+    loop = full;
+  }
+  for (size_t i = 0; i < loop.getNumResults(); ++i) c.setOutput(i, loop.getResult(i));
   return success();
 }
 
@@ -254,14 +266,13 @@ LogicalResult convertLoop(NodeConverter &c) {
   std::optional<ConstantData> tripData = c.hasInput(0) ? c.constantInput(0) : std::nullopt;
   std::optional<ConstantData> condData = c.hasInput(1) ? c.constantInput(1) : std::nullopt;
   bool constantBounds = (!c.hasInput(0) || tripData) && (!c.hasInput(1) || condData);
-  if (!constantBounds && scans > 0) {
-    // Scan outputs have one entry per iteration: a count known only at run
-    // time would give them a data-dependent length, which the artifact's
-    // static (or input-bound dynamic) shapes cannot describe.
-    std::string why = " (scan outputs need a compile-time iteration count: their length would "
-                      "otherwise be known only at run time)";
-    (void)c.requireConstantInput(c.hasInput(0) && !tripData ? 0 : 1,
-                                 (c.hasInput(0) && !tripData ? "M" : "cond") + why);
+  if (scans > 0 && !tripData) {
+    // Scan outputs have one entry per iteration, so their buffers need a
+    // bound known at compile time: a constant trip count (the condition may
+    // still end the loop early; the outputs then hold the rows that ran).
+    if (!c.hasInput(0))
+      return c.fail("scan outputs need a constant trip count 'M' to bound their length; this Loop has none");
+    (void)c.requireConstantInput(0, "M (scan outputs need a compile-time bound on the iteration count)");
     return failure();
   }
   if (constantBounds) {
@@ -298,7 +309,25 @@ LogicalResult convertLoop(NodeConverter &c) {
     block->dropAllDefinedValueUses();
     for (Operation &op : llvm::reverse(block->getOperations())) op.dropAllReferences();
   }
-  return emitRuntimeLoop(c, body, init);
+  int64_t bound = tripData && tripData->numElements() == 1 ? std::max<int64_t>(tripData->intAt(0), 0) : 0;
+  if (constantBounds) return emitRuntimeLoop(c, body, init, scans, bound);
+  // A run-time M or cond forced the run-time form. A body that only converts
+  // with a constant iteration number (a Slice at it, say) fails there: say
+  // which input to freeze so the loop unrolls instead.
+  std::string inner;
+  LogicalResult converted = failure();
+  {
+    ScopedDiagnosticHandler capture(c.context(), [&](Diagnostic &d) {
+      if (inner.empty() && d.getSeverity() == DiagnosticSeverity::Error) inner = d.str();
+      return success();
+    });
+    converted = emitRuntimeLoop(c, body, init, scans, bound);
+  }
+  if (succeeded(converted)) return success();
+  size_t which = c.hasInput(0) && !tripData ? 0 : 1;
+  (void)c.requireConstantInput(which, (which == 0 ? "M" : "cond") + std::string(" (the body cannot run at run ") +
+                                          "time: " + inner + "; with it constant the loop unrolls)");
+  return failure();
 }
 
 // Scan-9+: (state..., scan inputs...) with per-input axes and directions.

@@ -119,3 +119,25 @@ func.func @yield_outside(%x: tensor<2xf32>) {
   // expected-error @+1 {{'webnn.yield' op expects parent op to be one of 'webnn.if, webnn.loop'}}
   webnn.yield %x : tensor<2xf32>
 }
+
+// -----
+
+func.func @loop_scan_shape(%m: tensor<i64>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{'webnn.loop' op scan result #0 is 'tensor<4x3xf32>', expected its bound followed by the scan value's type 'tensor<2xf32>'}}
+  %0:2 = webnn.loop trip %m : tensor<i64> carried(%x : tensor<2xf32>) -> (tensor<2xf32>, tensor<4x3xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<ui8>, %v: tensor<2xf32>):
+    webnn.yield %cond, %v, %v : tensor<ui8>, tensor<2xf32>, tensor<2xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @loop_scan_count(%m: tensor<i64>, %x: tensor<2xf32>) {
+  // expected-error @+1 {{'webnn.loop' op the body yields 1 values after the condition, expected 1 carried and 1 scan values}}
+  %0:2 = webnn.loop trip %m : tensor<i64> carried(%x : tensor<2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<ui8>, %v: tensor<2xf32>):
+    webnn.yield %cond, %v : tensor<ui8>, tensor<2xf32>
+  }
+  return
+}

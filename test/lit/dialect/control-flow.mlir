@@ -66,3 +66,18 @@ func.func @nested(%c: tensor<ui8>, %x: tensor<2xf32>) -> tensor<2xf32> {
   }
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// A scan result: per-iteration values stacked under a bound of 8 iterations.
+// CHECK-LABEL: func @loop_scan
+func.func @loop_scan(%c: tensor<ui8>, %m: tensor<i64>, %x: tensor<3xf32>) -> (tensor<3xf32>, tensor<8x3xf32>) {
+  // CHECK: webnn.loop trip %{{.*}} : tensor<i64> while %{{.*}} : tensor<ui8> carried(%{{.*}} : tensor<3xf32>) -> (tensor<3xf32>, tensor<8x3xf32>)
+  // CHECK: webnn.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<ui8>, tensor<3xf32>, tensor<3xf32>
+  %0:2 = webnn.loop trip %m : tensor<i64> while %c : tensor<ui8> carried(%x : tensor<3xf32>) -> (tensor<3xf32>, tensor<8x3xf32>) {
+  ^bb0(%i: tensor<i64>, %cond: tensor<ui8>, %v: tensor<3xf32>):
+    %1 = webnn.add %v, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    webnn.yield %cond, %1, %v : tensor<ui8>, tensor<3xf32>, tensor<3xf32>
+  }
+  return %0#0, %0#1 : tensor<3xf32>, tensor<8x3xf32>
+}

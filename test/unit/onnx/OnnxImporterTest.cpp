@@ -675,9 +675,8 @@ TEST(OnnxImport, LoopWithConstantTripCountIsUnrolled) {
   Imported rs = importFile(scan.save("loop_scan.onnx"));
   EXPECT_FALSE(rs);
   EXPECT_EQ(rs.firstError(),
-            "node 'loop' (Loop): input 'M (scan outputs need a compile-time iteration count: their "
-            "length would otherwise be known only at run time)' ('trip') must be a constant (an "
-            "initializer or computable from constants)");
+            "node 'loop' (Loop): input 'M (scan outputs need a compile-time bound on the iteration "
+            "count)' ('trip') must be a constant (an initializer or computable from constants)");
 }
 
 TEST(OnnxImport, DecompositionLimitsAreReported) {

@@ -3,6 +3,7 @@
 // body yields one carried value as another (the double-buffered state).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "TestArtifact.h"
@@ -170,6 +171,58 @@ TEST(ControlFlow, FlippedBytesNeverCrash) {
   }
   EXPECT_GT(refused, 0);
   EXPECT_GT(loaded, 0);  // flips in names and unused bytes still load and run
+}
+
+}  // namespace
+}  // namespace webnn::test
+
+namespace webnn::test {
+namespace {
+
+// swapLoopGraph plus a scan output "s" [4, 2] of the body's new first value.
+TGraph scanLoopGraph() {
+  TGraph g = swapLoopGraph();
+  g.tensors.push_back({"s", DataType::kFloat32, {4, 2}});  // 11
+  g.subgraphs[0].outputs.push_back(8);
+  g.nodes[0].outputs.push_back(11);
+  g.outputs.push_back(11);
+  return g;
+}
+
+TEST(ControlFlow, ScanOutputHasOneRowPerIteration) {
+  if (!rt::findKernelFactory("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeGraph(scanLoopGraph(), "cfscan"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_TRUE(model->outputs()[2].isDynamic());
+  EXPECT_EQ(model->outputs()[2].dynamicDims[0], "iterations");
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  const float a[2] = {10, 20}, b[2] = {1, 2};
+  // The bound (4 rows) also caps the iterations: m = 9 runs 4.
+  for (int64_t m : {3, 0, 9}) {
+    float rows[8] = {};
+    s = session->run({{"m", &m, sizeof m}, {"a", a, sizeof a}, {"b", b, sizeof b}}, {{"s", rows, sizeof rows}});
+    ASSERT_TRUE(s.isOk()) << s.message();
+    const int64_t n = std::min<int64_t>(m, 4);
+    EXPECT_EQ(session->outputShape(2), (Shape{n, 2})) << "m=" << m;
+    EXPECT_EQ(session->outputBytes(2), size_t(n * 8));
+    for (int64_t r = 0; r < n; ++r) EXPECT_EQ(rows[2 * r], 11 + r) << "m=" << m << " row " << r;
+  }
+}
+
+TEST(ControlFlow, ScanOutputsCannotBeRead) {
+  TGraph g = scanLoopGraph();
+  g.tensors.push_back({"r", DataType::kFloat32, {4, 2}});
+  g.nodes.push_back({"relu", {11}, {12}, "reads_scan"});
+  g.outputs = {9, 10, 12};
+  std::string m = loadError(g);
+  EXPECT_NE(m.find("reads tensor 11 's', a loop's scan output"), std::string::npos) << m;
+  g = scanLoopGraph();
+  g.tensors[11].shape = {4, 3};
+  m = loadError(g);
+  EXPECT_NE(m.find("scan output #0 is float32 [4,3], expected a bound followed by float32 [2]"), std::string::npos)
+      << m;
 }
 
 }  // namespace
