@@ -42,6 +42,11 @@ nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
     for (const webnn::rt::DimExpr &e : t.dims) dims.push_back(e.isStatic() ? nlohmann::json(nullptr) : nlohmann::json(e.spelling));
     j["dynamic_dims"] = dims;  // null for a static dimension; shape holds maxima
   }
+  if (t.runLength) {
+    nlohmann::json dims = nlohmann::json::array({"iterations"});
+    for (size_t d = 1; d < t.shape.size(); ++d) dims.push_back(nullptr);
+    j["dynamic_dims"] = dims;
+  }
   if (t.interfaceType != t.dtype) {
     j["interface_dtype"] = std::string(webnn::dataTypeName(t.interfaceType));
     j["interface_bytes"] = t.interfaceByteSize;
@@ -51,6 +56,11 @@ nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
 
 // "[seq<=2048,768]": a dynamic dimension as its expression and maximum.
 std::string shapeText(const webnn::rt::LoadedTensor &t) {
+  if (t.runLength) {  // a loop's scan output: one row per iteration that ran
+    std::string s = "[iterations<=" + std::to_string(t.shape[0]);
+    for (size_t d = 1; d < t.shape.size(); ++d) s += "," + std::to_string(t.shape[d]);
+    return s + "]";
+  }
   if (t.dims.empty()) return webnn::shapeToString(t.shape);
   std::string s = "[";
   for (size_t d = 0; d < t.shape.size(); ++d) {
