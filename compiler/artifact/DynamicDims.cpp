@@ -28,7 +28,7 @@ using InputSymbols = llvm::DenseMap<Operation *, SmallVector<int64_t>>;
 FailureOr<ShapeList> specialize(func::FuncOp graph, const InputSymbols &symbols,
                                 ArrayRef<NamedDynamicDim> dims, ArrayRef<int64_t> sizes) {
   auto copy = cast<func::FuncOp>(graph->clone());
-  auto erase = llvm::make_scope_exit([&] { copy->erase(); });
+  llvm::scope_exit erase([&] { copy->erase(); });
   MLIRContext *ctx = graph.getContext();
   ShapeList shapes;
   auto fail = [&](Operation *op) {

@@ -203,7 +203,7 @@ int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn
     llvm::errs() << "webnnc: error: " << flags.output << ": cannot create a temporary file: " << ec.message() << "\n";
     return 1;
   }
-  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove(unpacked); });
+  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(unpacked); });
   if (failed(mlir::webnn::writeArtifact(module, unpacked, options))) return 1;
   std::vector<webnn::rt::NodePackedBytes> packed;
   webnn::Status s = webnn::rt::packArtifactConstants(std::string(unpacked), threads, &packed);

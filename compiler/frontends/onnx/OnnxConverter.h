@@ -220,9 +220,17 @@ class NodeConverter {
 
   // Diagnostics at the node; the importer prefixes "node 'NAME' (OpType): ".
   InFlightDiagnostic emitError() { return mlir::emitError(loc_); }
-  LogicalResult fail(const Twine &message) {
+  // A failure that converts to LogicalResult or FailureOr<T>; unlike
+  // LogicalResult it may be discarded, as in `return c.fail(...), Value();`.
+  struct Failure {
+    operator LogicalResult() const { return failure(); }
+    template <typename T>
+    operator FailureOr<T>() const { return failure(); }
+  };
+  Failure fail(const Twine &message) {
     emitFailed_ = true;  // a decomposition in progress stops here too
-    return emitError() << message, failure();
+    (void)(emitError() << message);
+    return {};
   }
 
   GraphImporter &graphImporter() { return graph_; }
