@@ -370,6 +370,7 @@ def summarize(runs):
         "first_run_ms": med("first_run_ms"),
         "max_rss_mb": max((r["max_rss_mb"] or 0) for r in runs) or None,
         "rounds": [r["median_ms"] for r in runs],
+        "wait_policies": [r.get("wait_policy") for r in runs],
         "arena_bytes": runs[0].get("arena_bytes"),
         "dot_products": runs[0].get("dot_products"),
     }
@@ -381,6 +382,7 @@ def parse_round(child):
     return {
         "median_ms": lat["median"], "min_ms": lat["min"],
         "dot_products": j.get("dot_products"),
+        "wait_policy": j.get("openmp_wait_policy"),  # webnn-run's choice: ACTIVE (spin) or PASSIVE
         "load_ms": j["load_ms"], "first_run_ms": j["first_run_ms"],
         # Start-up = everything before the first result: load + session
         # creation + first run (ORT creates its session inside load).

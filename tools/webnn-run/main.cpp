@@ -424,6 +424,9 @@ int run(const Options &opt) {
     j["graph"] = model->name();
     j["nodes"] = model->numNodes();
     j["threads"] = session->threads();
+    // How idle OpenMP workers wait (chooseOpenMpWaiting): spinning or sleeping
+    // decides small models' latency at 2 threads, so benchmarks record it.
+    if (const char *w = std::getenv("OMP_WAIT_POLICY")) j["openmp_wait_policy"] = w;
     j["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
     j["dot_products"] = dotPrecision;
     j["arena_bytes"] = session->arenaBytes();
