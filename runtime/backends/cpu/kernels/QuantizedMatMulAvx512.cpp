@@ -492,6 +492,20 @@ void vnniGemmPanelRows(const VnniPanel &panel, const uint8_t *x, int64_t kPadded
 
 constexpr int kVnniGemmRows = 6;
 
+// Lanes of the 16 floats at k that lie below K.
+inline __mmask16 tailMask(int64_t K, int64_t k) {
+  int64_t left = K - k;
+  return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+}
+
+// max |a[k]| over one quantization block [k0, k0 + blockSize) clipped to K.
+inline float blockAbsMax(const float *a, int64_t k0, int64_t blockSize, int64_t K) {
+  __m512 vmax = _mm512_setzero_ps();
+  for (int64_t k = k0; k < k0 + blockSize && k < K; k += 16)
+    vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(tailMask(K, k), a + k)));
+  return _mm512_reduce_max_ps(vmax);
+}
+
 }  // namespace
 
 void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t blockSize,
@@ -500,19 +514,13 @@ void nbitsQuantizeRowsAvx512(const float *A, int64_t M, int64_t K, int64_t block
   // Per 16 k: 0 2 4 6 1 3 5 7, 8 10 12 14 9 11 13 15 (4 even, 4 odd per 8).
   const __m128i order = _mm_setr_epi8(0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15);
   const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127), bias = _mm512_set1_epi32(128);
-  auto mask = [&](int64_t k) {
-    int64_t left = K - k;
-    return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
-  };
+  auto mask = [&](int64_t k) { return tailMask(K, k); };
   for (int64_t m = 0; m < M; ++m) {
     const float *a = A + m * K;
     uint8_t *xr = x + m * kPadded;
     for (int64_t b = 0; b < kBlocks; ++b) {
       const int64_t k0 = b * blockSize;
-      __m512 vmax = _mm512_setzero_ps();
-      for (int64_t k = k0; k < k0 + blockSize && k < K; k += 16)
-        vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask(k), a + k)));
-      const float amax = _mm512_reduce_max_ps(vmax);
+      const float amax = blockAbsMax(a, k0, blockSize, K);
       scales[m * kBlocks + b] = amax / 127.f;
       const __m512 inv = _mm512_set1_ps(amax > 0.f ? 127.f / amax : 0.f);
       for (int64_t k = k0; k < k0 + blockSize; k += 16) {
@@ -532,19 +540,13 @@ void nbitsQuantizeRowsGemvAvx512(const float *A, int64_t M, int64_t K, int64_t b
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
   const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-  auto mask = [&](int64_t k) {
-    int64_t left = K - k;
-    return left >= 16 ? __mmask16(0xFFFF) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
-  };
+  auto mask = [&](int64_t k) { return tailMask(K, k); };
   for (int64_t m = 0; m < M; ++m) {
     const float *a = A + m * K;
     int8_t *qr = q + m * kPadded;
     for (int64_t b = 0; b < kBlocks; ++b) {
       const int64_t k0 = b * blockSize;
-      __m512 vmax = _mm512_setzero_ps();
-      for (int64_t k = k0; k < k0 + blockSize && k < K; k += 16)
-        vmax = _mm512_max_ps(vmax, _mm512_abs_ps(_mm512_maskz_loadu_ps(mask(k), a + k)));
-      const float amax = _mm512_reduce_max_ps(vmax), scale = amax / 127.f;
+      const float amax = blockAbsMax(a, k0, blockSize, K), scale = amax / 127.f;
       const __m512 inv = _mm512_set1_ps(amax > 0.f ? 127.f / amax : 0.f);
       __m512i sum = _mm512_setzero_si512();
       for (int64_t k = k0; k < k0 + blockSize; k += 32) {
