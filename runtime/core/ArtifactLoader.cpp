@@ -276,6 +276,23 @@ class Loader {
     return Status::ok();
   }
 
+  // Weight bytes [offset, offset + length): aligned and inside the segment.
+  Status checkSegmentRange(const std::string &label, uint64_t offset, uint64_t length) const {
+    if (offset % fb::kWeightAlignment != 0)
+      return fail(label + ": offset " + std::to_string(offset) + " is not a multiple of 64");
+    if (!rangeInside(offset, length, g_.weightsSize))
+      return fail(label + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + "+" +
+                  std::to_string(length) + ") lie outside the " + std::to_string(g_.weightsSize) +
+                  "-byte weight segment");
+    return Status::ok();
+  }
+
+  static bool hashMatches(const uint8_t *data, uint64_t length, const uint8_t *sha256) {
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(data, length, digest);
+    return std::memcmp(digest, sha256, SHA256_DIGEST_LENGTH) == 0;
+  }
+
   Status bindWeights() {
     const uint8_t *segment = nullptr;
     std::string source = path_;
@@ -307,12 +324,7 @@ class Loader {
       if (t.role != TensorRole::kIntermediate)
         return fail(label + ": " + tensorLabel(g_.tensors, c->tensor()) + " is already " +
                     (t.role == TensorRole::kInput ? "a graph input" : "a constant"));
-      if (c->offset() % fb::kWeightAlignment != 0)
-        return fail(label + ": offset " + std::to_string(c->offset()) + " is not a multiple of 64");
-      if (!rangeInside(c->offset(), c->length(), g_.weightsSize))
-        return fail(label + ": bytes [" + std::to_string(c->offset()) + ", " +
-                    std::to_string(c->offset()) + "+" + std::to_string(c->length()) +
-                    ") lie outside the " + std::to_string(g_.weightsSize) + "-byte weight segment");
+      WEBNN_RETURN_IF_ERROR(checkSegmentRange(label, c->offset(), c->length()));
       if (c->length() != t.byteSize)
         return fail(label + ": " + std::to_string(c->length()) + " bytes, but " +
                     std::string(dataTypeName(t.dtype)) + " " + shapeToString(t.shape) + " needs " +
@@ -324,9 +336,7 @@ class Loader {
       t.constantData = unbound ? nullptr : segment + c->offset();
       if (hash) {
         if (!sha) return fail(label + " has no sha256 to check its bytes against");
-        unsigned char digest[SHA256_DIGEST_LENGTH];
-        SHA256(t.constantData, c->length(), digest);
-        if (std::memcmp(digest, sha->data(), SHA256_DIGEST_LENGTH) != 0) {
+        if (!hashMatches(t.constantData, c->length(), sha->data())) {
           if (g_.weightless)
             return invalidArtifact("weights file " + source + " does not match graph: constant '" + key +
                                    "' hash differs");
@@ -551,21 +561,12 @@ class Loader {
           g_.tensors[node.inputs[p->input()]].role != TensorRole::kConstant)
         return fail(label + ": operand " + std::to_string(p->input()) + " is not a constant");
       if (!p->layout() || p->layout()->size() == 0) return fail(label + " has no layout");
-      if (p->offset() % fb::kWeightAlignment != 0)
-        return fail(label + ": offset " + std::to_string(p->offset()) + " is not a multiple of 64");
-      if (!rangeInside(p->offset(), p->length(), g_.weightsSize))
-        return fail(label + ": bytes [" + std::to_string(p->offset()) + ", " + std::to_string(p->offset()) + "+" +
-                    std::to_string(p->length()) + ") lie outside the " + std::to_string(g_.weightsSize) +
-                    "-byte weight segment");
+      WEBNN_RETURN_IF_ERROR(checkSegmentRange(label, p->offset(), p->length()));
       const auto *sha = p->sha256();
       if (!sha || sha->size() != SHA256_DIGEST_LENGTH) return fail(label + ": sha256 must have 32 bytes");
       const uint8_t *data = segment_ + p->offset();
-      if (options_.verifyEmbeddedHashes) {
-        unsigned char digest[SHA256_DIGEST_LENGTH];
-        SHA256(data, p->length(), digest);
-        if (std::memcmp(digest, sha->data(), SHA256_DIGEST_LENGTH) != 0)
-          return fail(label + ": embedded bytes do not match their sha256");
-      }
+      if (options_.verifyEmbeddedHashes && !hashMatches(data, p->length(), sha->data()))
+        return fail(label + ": embedded bytes do not match their sha256");
       node.packed.push_back({int(p->input()), p->layout()->str(), data, p->length()});
     }
     return Status::ok();

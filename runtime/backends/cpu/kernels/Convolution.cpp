@@ -315,10 +315,7 @@ class Conv2dKernel final : public Kernel {
 class OneDnnConv2dKernel final : public Kernel {
  public:
   OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
-      : conv_(std::move(conv)), fallback_(node, portable) {
-    filter_ = node.inputs[1]->constantData;
-    constantFilter_ = filter_ != nullptr;
-  }
+      : conv_(std::move(conv)), fallback_(node, portable), filter_(node.inputs[1]->constantData) {}
 
   void run(const KernelContext &ctx) override {
     if (!useFallback_) {
@@ -336,7 +333,7 @@ class OneDnnConv2dKernel final : public Kernel {
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
-    if (!constantFilter_) return Status::ok();
+    if (!filter_) return Status::ok();
     return onednn::packOperand(
         1, [&] { return conv_->packedFilterLayout(numThreads); },
         [&] { return conv_->packedFilterBytes(numThreads); },
@@ -345,9 +342,8 @@ class OneDnnConv2dKernel final : public Kernel {
 
  private:
   std::unique_ptr<onednn::Conv2d> conv_;
-  const void *filter_ = nullptr;
-  bool constantFilter_ = false;
   onednn::DeferredKernel fallback_;
+  const void *filter_;  // constant filter, else null
   bool useFallback_ = false;
 };
 #endif

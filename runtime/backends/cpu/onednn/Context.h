@@ -111,7 +111,7 @@ void releasePackedSource(const void *data, size_t bytes);
 // complete blocking (or Winograd) description, so equal names mean the same
 // bytes. Empty for formats it cannot spell (those are never prepacked).
 std::string packedLayoutName(const dnnl::memory::desc &d);
-// The entry of `packed` for operand `input` named `layout`, or null.
+// The data of the entry of `packed` with exactly this layout and size, or null.
 const void *findPacked(const std::vector<PackedOperandRef> &packed, const std::string &layout, size_t bytes);
 
 void halfToFloat(const void *in, float *out, int64_t n);

@@ -69,6 +69,10 @@ struct MatMul::Impl {
     return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
   }
 
+  // A constant b is copied once into the primitive's layout `primB` when that
+  // differs from the caller's, or to convert float16.
+  bool packsConstantB(const memory::desc &primB) const { return p.constantB && (!(primB == userB) || f16()); }
+
   void prepare(const void *bData, int threads) {
     std::lock_guard<std::mutex> lock(mutex);
     if (readyThreads == threads) return;
@@ -94,9 +98,8 @@ struct MatMul::Impl {
     reorderB = !(primB == userB);
     // As Conv2d: a b prepacked at compile time for exactly this layout is
     // used from the artifact's mapping.
-    const void *prepacked = p.constantB && (reorderB || f16())
-                                ? findPacked(p.packedB, packedLayoutName(primB), primB.get_size())
-                                : nullptr;
+    const void *prepacked =
+        packsConstantB(primB) ? findPacked(p.packedB, packedLayoutName(primB), primB.get_size()) : nullptr;
     usesPrepacked = prepacked != nullptr;
     if (!reorderB && p.constantB && f16() && !prepacked) bBuf.resize(primB.get_size());
     if (prepacked) {
@@ -129,7 +132,7 @@ struct MatMul::Impl {
     }
     if (usesPrepacked) {
       bPacked = true;
-    } else if (p.constantB && (reorderB || f16())) {
+    } else if (packsConstantB(primB)) {
       HalfStage once;  // freed after packing: only the packed copy is kept
       const void *b32 = bF32(bData, &once);
       if (reorderB) {
@@ -315,8 +318,7 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
 std::string MatMul::packedBLayout(int numThreads) {
   if (!impl_->p.constantB) return {};
   memory::desc primB = impl_->primitiveFor(numThreads)->pd.weights_desc();
-  if (primB == impl_->userB && !impl_->f16()) return {};  // used as stored
-  return packedLayoutName(primB);
+  return impl_->packsConstantB(primB) ? packedLayoutName(primB) : std::string();  // else used as stored
 }
 
 bool MatMul::usesPrepackedB() const { return impl_->usesPrepacked; }
