@@ -16,8 +16,8 @@ namespace mlir::webnn {
 namespace {
 
 // fusedConv2d -> conv2d (with its bias) -> add(residual) -> activation.
-struct DecomposeFusedConv2d : OpRewritePattern<FusedConv2dOp> {
-  DecomposeFusedConv2d(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeFusedConv2d : CountedExpansion<FusedConv2dOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(FusedConv2dOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getType();
@@ -38,16 +38,13 @@ struct DecomposeFusedConv2d : OpRewritePattern<FusedConv2dOp> {
     } else if (activation != "none") {
       return rewriter.notifyMatchFailure(op, "unknown activation");  // the verifier rejects these
     }
-    rewriter.replaceOp(op, result);
-    ++count;
-    return success();
+    return expandTo(rewriter, op, result);
   }
-  int64_t &count;
 };
 
 // fusedMatmul -> matmul -> [* alpha] -> [+ bias] -> [+ residual] -> [relu | gelu].
-struct DecomposeFusedMatmul : OpRewritePattern<FusedMatmulOp> {
-  DecomposeFusedMatmul(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeFusedMatmul : CountedExpansion<FusedMatmulOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(FusedMatmulOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getType();
@@ -62,18 +59,15 @@ struct DecomposeFusedMatmul : OpRewritePattern<FusedMatmulOp> {
     if (activation == "relu") result = ReluOp::create(rewriter, loc, type, result).getResult();
     else if (activation == "gelu") result = GeluOp::create(rewriter, loc, type, result).getResult();
     else if (activation != "none") return rewriter.notifyMatchFailure(op, "unknown activation");
-    rewriter.replaceOp(op, result);
-    ++count;
-    return success();
+    return expandTo(rewriter, op, result);
   }
-  int64_t &count;
 };
 
 // fusedAttention -> the head splits, softmax(scale * Q K^T) V per head, the
 // head merge (FuseAttention.cpp's pattern, with K transposed to [B, H, Dh, T]
 // in one transpose).
-struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
-  DecomposeFusedAttention(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeFusedAttention : CountedExpansion<FusedAttentionOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(FusedAttentionOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto qType = cast<RankedTensorType>(op.getQuery().getType());
@@ -95,11 +89,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Value probs = SoftmaxOp::create(rewriter, loc, scores, rewriter.getI64IntegerAttr(3)).getResult();
     Value context = MatmulOp::create(rewriter, loc, probs, v4).getResult();
     Value merged = TransposeOp::create(rewriter, loc, context, rewriter.getDenseI64ArrayAttr({0, 2, 1, 3})).getResult();
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, merged, cast<RankedTensorType>(op.getType()).getShape()));
-    ++count;
-    return success();
+    return expandTo(rewriter, op,
+                    reshapeTo(rewriter, loc, merged, cast<RankedTensorType>(op.getType()).getShape()));
   }
-  int64_t &count;
 };
 
 struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {

@@ -42,22 +42,19 @@ std::pair<Value, Value> rmsNormalize(PatternRewriter &rewriter, Location loc, Va
   return {castTo(rewriter, loc, normalized, type.getElementType()), inv};
 }
 
-struct DecomposeRmsNormalization : OpRewritePattern<RmsNormalizationOp> {
-  DecomposeRmsNormalization(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeRmsNormalization : CountedExpansion<RmsNormalizationOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(RmsNormalizationOp op, PatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getInput().getType());
     auto [n, inv] = rmsNormalize(rewriter, op.getLoc(), op.getInput(), op.getAxis().value_or(type.getRank() - 1),
                                  op.getEpsilon() ? op.getEpsilon()->convertToDouble() : 1e-5);
     Value out = MulOp::create(rewriter, op.getLoc(), n, op.getScale()).getResult();
-    rewriter.replaceOp(op, {out, inv});
-    ++count;
-    return success();
+    return expandTo(rewriter, op, {out, inv});
   }
-  int64_t &count;
 };
 
-struct DecomposeSkipRmsNormalization : OpRewritePattern<SkipRmsNormalizationOp> {
-  DecomposeSkipRmsNormalization(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeSkipRmsNormalization : CountedExpansion<SkipRmsNormalizationOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(SkipRmsNormalizationOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value sum = AddOp::create(rewriter, loc, op.getInput(), op.getSkip()).getResult();
@@ -66,11 +63,8 @@ struct DecomposeSkipRmsNormalization : OpRewritePattern<SkipRmsNormalizationOp> 
     auto [n, inv] = rmsNormalize(rewriter, loc, sum, rank - 1,
                                  op.getEpsilon() ? op.getEpsilon()->convertToDouble() : 1e-5);
     Value out = MulOp::create(rewriter, loc, n, op.getGamma()).getResult();
-    rewriter.replaceOp(op, {out, inv, sum});
-    ++count;
-    return success();
+    return expandTo(rewriter, op, {out, inv, sum});
   }
-  int64_t &count;
 };
 
 // The cos/sin rows for each (batch, position): [S, half] when every batch
@@ -150,8 +144,8 @@ Value rotate(PatternRewriter &rewriter, Location loc, Value x, Value cosRows, Va
   return y;
 }
 
-struct DecomposeRotaryEmbedding : OpRewritePattern<RotaryEmbeddingOp> {
-  DecomposeRotaryEmbedding(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeRotaryEmbedding : CountedExpansion<RotaryEmbeddingOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(RotaryEmbeddingOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getInput().getType());
@@ -173,15 +167,12 @@ struct DecomposeRotaryEmbedding : OpRewritePattern<RotaryEmbeddingOp> {
     Value cosRows = cacheRows(rewriter, loc, op.getCosCache(), op.getPositionIds(), S);
     Value sinRows = cacheRows(rewriter, loc, op.getSinCache(), op.getPositionIds(), S);
     Value y = rotate(rewriter, loc, x, cosRows, sinRows, headsAxis, op.getInterleaved().value_or(false), rotaryDim);
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, y, type.getShape()));
-    ++count;
-    return success();
+    return expandTo(rewriter, op, reshapeTo(rewriter, loc, y, type.getShape()));
   }
-  int64_t &count;
 };
 
-struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
-  DecomposeGroupQueryAttention(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeGroupQueryAttention : CountedExpansion<GroupQueryAttentionOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(GroupQueryAttentionOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto qType = cast<RankedTensorType>(op.getQuery().getType());
@@ -249,9 +240,7 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
       }
     Value out = attend(op, rewriter, q4, presentKey, presentValue, floatConstant(rewriter, loc, {S, T}, elem, mask),
                        B, S, H, Hkv, D, T);
-    rewriter.replaceOp(op, {out, presentKey, presentValue});
-    ++count;
-    return success();
+    return expandTo(rewriter, op, {out, presentKey, presentValue});
   }
 
   // seqlensK (or totalSequenceLength) known only at run time: the past
@@ -327,9 +316,7 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
     double lowest = llvm::APFloat::getLargest(cast<FloatType>(elem).getFloatSemantics(), true).convertToDouble();
     Value mask = WhereOp::create(rewriter, loc, allowed, zero, scalarConstant(rewriter, loc, elem, lowest)).getResult();
     Value out = attend(op, rewriter, q4, presentKey, presentValue, mask, B, S, H, Hkv, D, T);
-    rewriter.replaceOp(op, {out, presentKey, presentValue});
-    ++count;
-    return success();
+    return expandTo(rewriter, op, {out, presentKey, presentValue});
   }
 
   // q [B, H, S, D], k and v [B, Hkv, S, D] from the three inputs or the
@@ -381,7 +368,6 @@ struct DecomposeGroupQueryAttention : OpRewritePattern<GroupQueryAttentionOp> {
     return reshapeTo(rewriter, loc, merged, {B, S, H * D});
   }
 
-  int64_t &count;
 };
 
 // Unpacks `bits`-wide values, low bits first, from `bytes` (per row of
@@ -396,8 +382,8 @@ SmallVector<int64_t> unpack(ArrayRef<int64_t> bytes, int64_t rows, int64_t rowBy
   return out;
 }
 
-struct DecomposeMatMulNBits : OpRewritePattern<MatMulNBitsOp> {
-  DecomposeMatMulNBits(MLIRContext *ctx, int64_t &count) : OpRewritePattern(ctx), count(count) {}
+struct DecomposeMatMulNBits : CountedExpansion<MatMulNBitsOp> {
+  using CountedExpansion::CountedExpansion;
   LogicalResult matchAndRewrite(MatMulNBitsOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     std::optional<SmallVector<int64_t>> packed = intConstantValues(op.getWeight());
@@ -434,11 +420,8 @@ struct DecomposeMatMulNBits : OpRewritePattern<MatMulNBitsOp> {
     w = TransposeOp::create(rewriter, loc, w, rewriter.getDenseI64ArrayAttr({1, 0})).getResult();
     Value out = MatmulOp::create(rewriter, loc, op.getInput(), w).getResult();
     if (Value bias = op.getBias()) out = AddOp::create(rewriter, loc, out, bias).getResult();
-    rewriter.replaceOp(op, out);
-    ++count;
-    return success();
+    return expandTo(rewriter, op, out);
   }
-  int64_t &count;
 };
 
 }  // namespace

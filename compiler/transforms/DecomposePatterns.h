@@ -7,6 +7,20 @@
 
 namespace mlir::webnn {
 
+// One expansion of `OpTy` into spec ops; `count` (the pass's report) counts
+// the ops it replaced.
+template <typename OpTy>
+struct CountedExpansion : OpRewritePattern<OpTy> {
+  CountedExpansion(MLIRContext *ctx, int64_t &count) : OpRewritePattern<OpTy>(ctx), count(count) {}
+  // Replaces `op` by `values` and counts it.
+  LogicalResult expandTo(PatternRewriter &rewriter, Operation *op, ValueRange values) const {
+    rewriter.replaceOp(op, values);
+    ++count;
+    return success();
+  }
+  int64_t &count;
+};
+
 // matmulNBits, rmsNormalization, skipRmsNormalization, rotaryEmbedding and
 // groupQueryAttention into spec ops (DecomposeLLM.cpp); `count` counts
 // expansions.
