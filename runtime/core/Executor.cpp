@@ -1,10 +1,13 @@
 #include "core/Executor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #include "core/MemoryPlanner.h"
 #include "core/Prepack.h"
@@ -50,6 +53,26 @@ cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::
   for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &operands[in]);
   for (int32_t o : ln.outputs) d.outputs.push_back(&operands[o]);
   return d;
+}
+
+// Kernel::warmUp for every kernel, spread over the session's threads:
+// numThreads - 1 short-lived helpers and this thread, which first starts the
+// pool's workers so that cost overlaps the helpers' JIT. A helper the system
+// refuses leaves its share to the others.
+void warmUpKernels(const std::vector<cpu::Kernel *> &kernels, cpu::ThreadPool &pool) {
+  const int threads = pool.numThreads();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) kernels[i]->warmUp(threads);
+  };
+  std::vector<std::thread> helpers;
+  try {
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+  } catch (const std::system_error &) {
+  }
+  pool.startWorkers();
+  work();
+  for (std::thread &h : helpers) h.join();
 }
 
 }  // namespace
@@ -230,6 +253,10 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
         WEBNN_RETURN_IF_ERROR(build(nodes[i], g.subgraphs[s].nodes[i],
                                     nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i]));
     }
+    std::vector<cpu::Kernel *> all(e->active_);
+    for (const auto &sub : e->subKernels_)
+      for (const auto &k : sub) all.push_back(k.get());
+    warmUpKernels(all, *e->pool_);
   }
 
   const std::vector<cpu::OperandDesc> &operands = e->dynamic() ? e->operands_ : p.operands;

@@ -117,6 +117,12 @@ class Kernel {
     (void)out;
     return Status::ok();
   }
+  // Session creation: builds now what the first run would otherwise build
+  // for `numThreads` threads (oneDNN's JIT code), so that work leaves the
+  // first run and can spread over the session's threads. Called for several
+  // kernels at once from different threads; must not use the thread pool.
+  // Failures are left for run() to meet (and fall back from).
+  virtual void warmUp(int numThreads) { (void)numThreads; }
 };
 
 using KernelFactory = Status (*)(const NodeDesc &node, std::unique_ptr<Kernel> *out);

@@ -21,7 +21,11 @@ ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
   // means one set of threads on the cores: a second pool would fight OpenMP's
   // spin-waiting workers between primitives (measured: 2-thread ResNet-50 4-12x
   // slower, docs/PERFORMANCE.md), and the team is already warm when a
-  // convolution follows an elementwise op.
+  // convolution follows an elementwise op. oneDNN sizes each primitive for
+  // the creating thread's OpenMP count, so the kernels a session builds next
+  // get the count its runs will use (else each is built twice: ~4 ms of
+  // ResNet-50's first run at 1 thread).
+  omp_set_num_threads(numThreads_);
   return;
 #endif
   workers_.reserve(numThreads_ - 1);
@@ -41,6 +45,17 @@ ThreadPool::~ThreadPool() {
   }
   wake_.notify_all();
   for (auto &t : workers_) t.join();
+}
+
+void ThreadPool::startWorkers() {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  if (numThreads_ > 1 && !insideParallelFor()) {
+#pragma omp parallel num_threads(numThreads_)
+    {
+    }
+  }
+#endif
+  // Without OpenMP the workers started in the constructor.
 }
 
 bool ThreadPool::insideParallelFor() {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <thread>
 
 #include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
@@ -361,6 +362,57 @@ TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
   shorter.packedB = {{layout, packed.data, packed.size - 64}};  // the size must match too
   EXPECT_EQ(runWith(shorter, bA, &used), yA);
   EXPECT_FALSE(used);
+}
+
+// Session creation JIT-compiles (Kernel::warmUp, from several threads at
+// once); the first run then compiles nothing and computes the same result.
+TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
+  for (int threads : {1, 2}) {
+    onednn::Conv2dParams p;  // a shape no other test uses: a fresh cache entry
+    p.N = 1, p.C = 24, p.H = 18, p.W = 18, p.O = 40, p.KH = 3, p.KW = 3;
+    p.strideH = p.strideW = 2, p.OH = p.OW = 9;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.filterStrideO = 24 * 9, p.filterStrideI = 9, p.filterStrideH = 3, p.filterStrideW = 1;
+    p.constantFilter = true;
+    p.padRight += threads - 1;  // one entry per thread count (the key has it anyway)
+    p.OW = (p.W + p.padLeft + p.padRight - 3) / 2 + 1;
+    std::vector<float> x = randomFloats(24 * 18 * 18, 7), f = randomFloats(40 * 24 * 9, 8);
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> warm = onednn::Conv2d::create(p, &why), cold = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(warm && cold) << why;
+    uint64_t before = onednn::primitivesBuilt();
+    std::thread other([&] { warm->buildPrimitive(threads); });
+    warm->buildPrimitive(threads);  // concurrently with `other`: one build between them
+    other.join();
+    EXPECT_EQ(onednn::primitivesBuilt() - before, 1u) << "threads=" << threads;
+    std::vector<float> yWarm(size_t(40 * p.OH * p.OW)), yCold(yWarm.size());
+    warm->run(x.data(), f.data(), nullptr, yWarm.data(), threads);
+    cold->run(x.data(), f.data(), nullptr, yCold.data(), threads);
+    EXPECT_EQ(onednn::primitivesBuilt() - before, 1u) << "the runs compiled again, threads=" << threads;
+    EXPECT_EQ(yWarm, yCold);
+  }
+
+  onednn::MatMulParams m;
+  m.aDims = {40, 200}, m.bDims = {200, 72}, m.yDims = {40, 72};
+  m.aStrides = {200, 1}, m.bStrides = {72, 1};
+  std::vector<float> a = randomFloats(40 * 200, 9), b = randomFloats(200 * 72, 10);
+  std::string why;
+  std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(m, &why);
+  ASSERT_TRUE(mm) << why;
+  uint64_t before = onednn::primitivesBuilt();
+  mm->buildPrimitive(2);
+  EXPECT_EQ(onednn::primitivesBuilt() - before, 1u);
+  std::vector<float> y(40 * 72);
+  mm->run(a.data(), b.data(), nullptr, y.data(), 2);
+  EXPECT_EQ(onednn::primitivesBuilt() - before, 1u);
+  double worst = 0;
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 72; ++j) {
+      double want = 0;
+      for (int k = 0; k < 200; ++k) want += double(a[i * 200 + k]) * b[k * 72 + j];
+      worst = std::max(worst, std::fabs(want - y[i * 72 + j]));
+    }
+  EXPECT_LT(worst, 1e-4);
 }
 #endif
 

@@ -340,6 +340,13 @@ class OneDnnConv2dKernel final : public Kernel {
         [&](void *dst) { conv_->packFilter(filter_, dst, numThreads); }, out);
   }
 
+  void warmUp(int numThreads) override {
+    try {
+      conv_->buildPrimitive(numThreads);
+    } catch (const std::exception &) {
+    }
+  }
+
  private:
   std::unique_ptr<onednn::Conv2d> conv_;
   onednn::DeferredKernel fallback_;

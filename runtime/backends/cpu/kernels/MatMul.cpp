@@ -50,6 +50,13 @@ class OneDnnMatMulKernel final : public Kernel {
         [&](void *dst) { mm_->packB(b_, dst, numThreads); }, out);
   }
 
+  void warmUp(int numThreads) override {
+    try {
+      mm_->buildPrimitive(numThreads);
+    } catch (const std::exception &) {
+    }
+  }
+
  private:
   std::unique_ptr<onednn::MatMul> mm_;
   const void *b_ = nullptr;  // constant b

@@ -112,6 +112,7 @@ class FusedMatmulKernel final : public Kernel {
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
     return product_->packConstants(numThreads, out);
   }
+  void warmUp(int numThreads) override { product_->warmUp(numThreads); }
 
  private:
   std::unique_ptr<Kernel> product_;
@@ -238,6 +239,14 @@ class OneDnnAttentionKernel final : public Kernel {
       }
     }
     fallback_->run(ctx);
+  }
+
+  void warmUp(int numThreads) override {
+    try {
+      scores_->buildPrimitive(numThreads);
+      context_->buildPrimitive(numThreads);
+    } catch (const std::exception &) {
+    }
   }
 
  private:

@@ -43,6 +43,12 @@ bool compiledIn() { return true; }
 
 uint64_t executionCount() { return gExecutions.load(std::memory_order_relaxed); }
 
+namespace {
+std::atomic<uint64_t> gBuilt{0};
+}  // namespace
+
+uint64_t primitivesBuilt() { return gBuilt.load(std::memory_order_relaxed); }
+
 bool bf16Available(std::string *why) {
   Policy pol = policy();
   std::string reason;
@@ -98,6 +104,7 @@ const dnnl::primitive &CachedPrimitive::get() {
   if (!built) {
     primitive = dnnl::primitive(pd.get());
     built = true;
+    gBuilt.fetch_add(1, std::memory_order_relaxed);
   }
   return primitive;
 }

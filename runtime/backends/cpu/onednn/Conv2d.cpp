@@ -323,6 +323,8 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
   }
 }
 
+void Conv2d::buildPrimitive(int numThreads) { impl_->primitiveFor(numThreads)->get(); }
+
 std::string Conv2d::packedFilterLayout(int numThreads) {
   return packedLayoutName(impl_->primitiveFor(numThreads)->pd.weights_desc());
 }

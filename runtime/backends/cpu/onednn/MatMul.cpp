@@ -315,6 +315,8 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
   }
 }
 
+void MatMul::buildPrimitive(int numThreads) { impl_->primitiveFor(numThreads)->get(); }
+
 std::string MatMul::packedBLayout(int numThreads) {
   if (!impl_->p.constantB) return {};
   memory::desc primB = impl_->primitiveFor(numThreads)->pd.weights_desc();

@@ -47,6 +47,8 @@ Policy policy();
 void setPolicy(const Policy &p);
 // Convolutions and matmuls executed by oneDNN so far (tests check the path).
 uint64_t executionCount();
+// Primitives JIT-compiled so far (tests check when that happens).
+uint64_t primitivesBuilt();
 // Whether bf16 primitives (bf16 operands, float32 accumulation and
 // destination) run natively: the CPU has AVX512-BF16, oneDNN may use it
 // (DNNL_MAX_CPU_ISA), and the policy allows it. Otherwise *why says why.
@@ -101,6 +103,9 @@ class Conv2d {
   // caller then falls back.
   void run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
            const void *residual = nullptr);
+  // JIT-compiles the primitive for `numThreads` ahead of the first run
+  // (Kernel::warmUp); thread-safe. Throws dnnl-derived std::exception.
+  void buildPrimitive(int numThreads);
 
   // The primitive's filter layout for `numThreads`: its name (empty when it
   // cannot be stored), size, and the filter packed into it.
@@ -148,6 +153,8 @@ class MatMul {
   ~MatMul();
   // Throws std::runtime_error like Conv2d::run.
   void run(const void *a, const void *b, const void *c, void *y, int numThreads);
+  // As Conv2d::buildPrimitive.
+  void buildPrimitive(int numThreads);
   // As Conv2d's filter: b's layout name (empty when b is used as stored or
   // the layout cannot be stored), size, and b packed into it.
   std::string packedBLayout(int numThreads);
