@@ -7,13 +7,15 @@ without a past, bool and float masks, scale and softcap; rtol 1e-4.
   check_attention23.py --bin BUILD/bin [--work DIR]
 """
 import argparse
+import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-import single_op_vs_ort
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
 
 CASES = [
     dict(name="4d_plain", rank=4, qh=2, kvh=2, past=0),
@@ -77,7 +79,7 @@ def main(argv):
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
     rng = np.random.default_rng(23)
-    failures = single_op_vs_ort.run_cases(a.bin, a.work, CASES, lambda case, path: make(case, path, rng),
+    failures = ort_compare.run_cases(a.bin, a.work, CASES, lambda case, path: make(case, path, rng),
                                           label=lambda case: case["name"], tolerance=lambda case: (1e-4, 1e-5),
                                           prefix="webnn-attention23-")
     return 1 if failures else 0

@@ -8,13 +8,15 @@ points), 1-D and 2-D indices, float32 and float16 scales; rtol 1e-5
   check_gather_block_quantized.py --bin BUILD/bin [--work DIR]
 """
 import argparse
+import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-import single_op_vs_ort
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
 
 CASES = [
     dict(name="int4_no_zp", bits=4, block=16, C=64, zp=False, idx=(5,), f16=False),
@@ -61,7 +63,7 @@ def main(argv):
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
     rng = np.random.default_rng(7)
-    failures = single_op_vs_ort.run_cases(
+    failures = ort_compare.run_cases(
         a.bin, a.work, CASES, lambda case, path: (make(case, path, rng), ["y"]), label=lambda case: case["name"],
         tolerance=lambda case: (1e-3, 1e-6) if case["f16"] else (1e-5, 1e-6), prefix="webnn-gbq-")
     return 1 if failures else 0

@@ -22,7 +22,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_llama  # noqa: E402
-import single_op_vs_ort  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
 
 CASES = [
     dict(M=1, K=768, N=64, block=32, zp=True),
@@ -67,7 +68,7 @@ def main(argv):
             print("SKIP: no AVX512-VNNI on this CPU, webnnc computes level 4 in float")
             return 0
     rng = np.random.default_rng(11)
-    failures = single_op_vs_ort.run_cases(
+    failures = ort_compare.run_cases(
         a.bin, a.work, CASES, lambda case, path: (make(case, path, rng), ["Y"]),
         label=lambda c: f"M={c['M']} K={c['K']} N={c['N']} block={c['block']} zp={c['zp']}",
         tolerance=lambda case: (1e-5, 1e-5), prefix="webnn-mmnb4-")

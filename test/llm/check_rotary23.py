@@ -7,13 +7,15 @@ without position_ids (opset 23), rtol 1e-5.
   check_rotary23.py --bin BUILD/bin [--work DIR]
 """
 import argparse
+import os
 import sys
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-import single_op_vs_ort
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
 
 
 def make(case, path, rng):
@@ -66,7 +68,7 @@ def main(argv):
     def label(case):
         return (f"{case['domain'] or 'ai.onnx-23'} rank {case['rank']} interleaved {case['interleaved']} "
                 f"rot {case['rot'] or 'full'}{'' if case['positions'] else ' per-token caches'}")
-    failures = single_op_vs_ort.run_cases(a.bin, a.work, cases, lambda case, path: (make(case, path, rng), ["y"]),
+    failures = ort_compare.run_cases(a.bin, a.work, cases, lambda case, path: (make(case, path, rng), ["y"]),
                                           label=label, tolerance=lambda case: (1e-5, 1e-6), prefix="webnn-rope-")
     return 1 if failures else 0
 

@@ -19,8 +19,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto as TP, helper as h, numpy_helper
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
+
 F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
 
 
@@ -235,7 +236,7 @@ def main(argv):
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
     work = a.work or tempfile.mkdtemp(prefix="webnn-control-flow-")
-    webnnc, webnn_run = os.path.join(a.bin, "webnnc"), os.path.join(a.bin, "webnn-run")
+    webnnc = os.path.join(a.bin, "webnnc")
     failures = total = 0
     for mi, (name, make, runs) in enumerate(cases()):
         d = os.path.join(work, f"model{mi}")
@@ -256,34 +257,18 @@ def main(argv):
             total += 1
             rd = os.path.join(d, f"run{ri}")
             os.makedirs(rd, exist_ok=True)
-            ours, ort = [], []
-            for k, v in feeds.items():
-                p = os.path.join(rd, k + ".npy")
-                np.save(p, v)
-                ort += ["--input", f"{k}={p}"]
-                if v.dtype == np.bool_:  # WebNN has no bool: uint8 0/1
-                    p = os.path.join(rd, k + ".u8.npy")
-                    np.save(p, v.astype(np.uint8))
-                ours += ["--input", f"{k}={p}"]
-            r1 = run([webnn_run, wnn, "--output-dir", os.path.join(rd, "ours")] + ours)
-            r2 = run(["node", ORT_BENCH, path, "--bench", "1", "--warmup", "0", "--output-dir",
-                      os.path.join(rd, "ort")] + ort)
-            if r1.returncode or r2.returncode:
-                print(f"[FAIL] {name} / {label}: {(r1.stderr or r2.stderr).strip()}")
+            try:
+                ort_compare.run_both(a.bin, wnn, path, feeds, rd)
+            except RuntimeError as e:
+                print(f"[FAIL] {name} / {label}: {e}")
                 failures += 1
                 continue
-            ok, worst, shown = True, 0.0, []
-            for o in outputs:
-                x, y = np.load(os.path.join(rd, "ours", o + ".npy")), np.load(os.path.join(rd, "ort", o + ".npy"))
-                if x.shape != y.shape or x.dtype != y.dtype:
-                    print(f"    {o}: {x.dtype}{list(x.shape)} vs ONNX Runtime {y.dtype}{list(y.shape)}")
-                    ok = False
-                    continue
-                # Convolutions may differ in summation order (Winograd, blocking).
-                tol = 1e-4 if make is conv_model else 1e-5
-                ok &= bool(np.allclose(x, y, rtol=tol, atol=tol))
-                worst = max(worst, float(np.max(np.abs(x.astype(np.float64) - y))) if x.size else 0.0)
-                shown.append(f"{o}={y.ravel()[:4].tolist()}")
+            # Convolutions may differ in summation order (Winograd, blocking).
+            tol = 1e-4 if make is conv_model else 1e-5
+            ok, worst, messages = ort_compare.compare(outputs, rd, tol, tol, same_dtype=True)
+            for msg in messages:
+                print("    " + msg)
+            shown = [f"{o}={np.load(os.path.join(rd, 'ort', o + '.npy')).ravel()[:4].tolist()}" for o in outputs]
             print(f"[{'PASS' if ok else 'FAIL'}] {name} / {label}: max |diff| {worst:.1e} ({'; '.join(shown)})")
             failures += not ok
     for bi, (label, m, want) in enumerate(bad_models()):

@@ -1,0 +1,95 @@
+"""Running one ONNX model through webnnc + webnn-run and through ONNX Runtime
+(onnxruntime-node, bench/ort_bench.js) on the same inputs, and comparing the
+outputs. Shared by the one-node contrib/opset-23 checks in test/llm
+(run_cases) and the control-flow check in test/onnx (save_feeds, run_both,
+compare)."""
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
+
+
+def _run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{os.path.basename(cmd[0]) if cmd[0] != 'node' else 'ONNX Runtime'}: "
+                           f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+
+
+def compile_model(bin_dir, model, wnn):
+    """webnnc compile; raises RuntimeError with its last error line."""
+    _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn])
+
+
+def save_feeds(feeds, d):
+    """Writes each input as .npy in d; returns (webnn-run args, ORT args).
+    WebNN has no bool, so a bool input reaches webnn-run as uint8 0/1."""
+    ours, ort = [], []
+    for k, v in feeds.items():
+        path = os.path.join(d, k + ".npy")
+        np.save(path, v)
+        ort += ["--input", f"{k}={path}"]
+        if v.dtype == np.bool_:
+            path = os.path.join(d, k + ".u8.npy")
+            np.save(path, v.astype(np.uint8))
+        ours += ["--input", f"{k}={path}"]
+    return ours, ort
+
+
+def run_both(bin_dir, wnn, model, feeds, d):
+    """Runs the compiled wnn and the ONNX model on `feeds`; outputs land in
+    d/ours and d/ort. Raises RuntimeError naming the runtime that failed."""
+    ours, ort = save_feeds(feeds, d)
+    _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", os.path.join(d, "ours")] + ours)
+    _run(["node", ORT_BENCH, model, "--bench", "1", "--warmup", "0", "--output-dir", os.path.join(d, "ort")] + ort)
+
+
+def compare(outputs, d, rtol, atol, same_dtype=False):
+    """Compares d/ours/NAME.npy with d/ort/NAME.npy for each output name.
+    Returns (ok, max |diff|, messages); a shape (or, with same_dtype, a
+    dtype) mismatch fails with a message."""
+    ok, worst, messages = True, 0.0, []
+    for name in outputs:
+        x = np.load(os.path.join(d, "ours", name + ".npy"))
+        y = np.load(os.path.join(d, "ort", name + ".npy"))
+        if x.shape != y.shape or (same_dtype and x.dtype != y.dtype):
+            messages.append(f"{name}: {x.dtype}{list(x.shape)} vs ONNX Runtime {y.dtype}{list(y.shape)}")
+            ok = False
+            continue
+        x64, y64 = x.astype(np.float64), y.astype(np.float64)
+        ok &= bool(np.allclose(x64, y64, rtol=rtol, atol=atol))
+        worst = max(worst, float(np.max(np.abs(x64 - y64))) if x.size else 0.0)
+    return ok, worst, messages
+
+
+def run_cases(bin_dir, work, cases, make, label, tolerance, prefix):
+    """make(case, model_path) -> (feeds {name: array}, [output names]);
+    label(case) -> str; tolerance(case) -> (rtol, atol). Returns the number of
+    failing cases; prints one line per case and a total."""
+    work = work or tempfile.mkdtemp(prefix=prefix)
+    failures = 0
+    for i, case in enumerate(cases):
+        d = os.path.join(work, f"case{i}")
+        os.makedirs(d, exist_ok=True)
+        model = os.path.join(d, "model.onnx")
+        feeds, outputs = make(case, model)
+        wnn = os.path.join(d, "model.wnn")
+        try:
+            compile_model(bin_dir, model, wnn)
+            run_both(bin_dir, wnn, model, feeds, d)
+        except RuntimeError as e:
+            print(f"[FAIL] {label(case)}: {e}")
+            failures += 1
+            continue
+        rtol, atol = tolerance(case)
+        ok, worst, messages = compare(outputs, d, rtol, atol)
+        for m in messages:
+            print("    " + m)
+        print(f"[{'PASS' if ok else 'FAIL'}] {label(case)}: {', '.join(outputs)} max |diff| {worst:.2e}")
+        failures += not ok
+    print(f"{len(cases) - failures} of {len(cases)} pass (work dir {work})")
+    return failures
