@@ -52,23 +52,8 @@ TEST(MatMulKernels, BatchBroadcastOddSizes) {
       std::vector<double> want;
       const float *A = c.inputs[0]->as<float>(), *B = c.inputs[1]->as<float>();
       for (int64_t bi = 0; bi < nbatch; ++bi) {
-        // Right-aligned broadcast of the batch index into a's and b's batch dims.
-        auto off = [&](const Shape &s) {
-          int64_t idx = 0, stride = 1, rem = bi;
-          Shape sb(s.begin(), s.end() - 2);
-          for (size_t i = 0; i < batch.size(); ++i) {
-            size_t d = batch.size() - 1 - i;
-            int64_t coord = rem % batch[d];
-            rem /= batch[d];
-            if (i < sb.size()) {
-              int64_t dim = sb[sb.size() - 1 - i];
-              idx += (dim == 1 ? 0 : coord) * stride;
-              stride *= dim;
-            }
-          }
-          return idx;
-        };
-        const float *a = A + off(cs.a) * M * K, *b = B + off(cs.b) * K * N;
+        const float *a = A + broadcastMatrixIndex(cs.a, batch, bi) * M * K;
+        const float *b = B + broadcastMatrixIndex(cs.b, batch, bi) * K * N;
         for (int64_t m = 0; m < M; ++m)
           for (int64_t n = 0; n < N; ++n) {
             double s = 0;

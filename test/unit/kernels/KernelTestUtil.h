@@ -62,6 +62,11 @@ struct OpCase {
 // Builds the kernel (factory status returned) and runs it with `threads`.
 Status runOp(OpCase &c, int threads = 1);
 
+// For a reference matmul: the matrix index in an operand of shape `operand`
+// ([..., rows, cols]) that batch index `bi` of the output batch `batch` reads,
+// batch dimensions broadcast right-aligned.
+int64_t broadcastMatrixIndex(const Shape &operand, const Shape &batch, int64_t bi);
+
 }  // namespace webnn::cpu::test
 
 #endif

@@ -211,26 +211,10 @@ void checkMatMul(const MatMulCase &k, uint32_t seed) {
     crs = cs[0] == 1 ? 0 : cs[1];
     ccs = cs[1] == 1 ? 0 : 1;
   }
-  // Right-aligned broadcast offset of batch index bi into an operand's batch.
-  auto batchOffset = [&](const Shape &s, int64_t bi) {
-    Shape sb(s.begin(), s.end() - 2);
-    int64_t idx = 0, stride = 1, rem = bi;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      size_t d = batch.size() - 1 - i;
-      int64_t coord = rem % batch[d];
-      rem /= batch[d];
-      if (i < sb.size()) {
-        int64_t dim = sb[sb.size() - 1 - i];
-        idx += (dim == 1 ? 0 : coord) * stride;
-        stride *= dim;
-      }
-    }
-    return idx;
-  };
   std::vector<double> want;
   for (int64_t bi = 0; bi < nbatch; ++bi) {
-    const float *A = a.data() + (k.op == "gemm" ? 0 : batchOffset(k.a, bi) * M * K);
-    const float *B = b.data() + (k.op == "gemm" ? 0 : batchOffset(k.b, bi) * K * N);
+    const float *A = a.data() + (k.op == "gemm" ? 0 : broadcastMatrixIndex(k.a, batch, bi) * M * K);
+    const float *B = b.data() + (k.op == "gemm" ? 0 : broadcastMatrixIndex(k.b, batch, bi) * K * N);
     for (int64_t m = 0; m < M; ++m)
       for (int64_t n = 0; n < N; ++n) {
         double s = 0;
