@@ -30,6 +30,9 @@ nlohmann::json profileJson(const webnn::Session &session) {
   for (size_t k = 0; k < order.size() && k < 15; ++k)
     j["slowest_nodes"].push_back({{"index", order[k]}, {"op", nodes[order[k]].op}, {"name", nodes[order[k]].name},
                                   {"ms", nodes[order[k]].totalMs * per}});
+  // Every node in execution order (JSON only): per-layer comparisons across runs.
+  for (size_t i = 0; i < nodes.size(); ++i)
+    j["nodes"].push_back({{"index", i}, {"op", nodes[i].op}, {"name", nodes[i].name}, {"ms", nodes[i].totalMs * per}});
   return j;
 }
 

@@ -2,7 +2,9 @@
 // spec kernels: conv2d (oneDNN off), then add(residual) and the activation in
 // a plain loop. Each case runs with oneDNN on (post-ops: sum + eltwise, on the
 // Winograd, brgconv and depthwise paths) and off (the portable conv2d plus
-// epilogue), at 1 and 2 threads, nchw and nhwc, float32 and float16.
+// epilogue), at 1 and 2 threads, nchw and nhwc, float32 and float16; the
+// depthwise cases also through our AVX-512 depthwise kernel (Depthwise.h)
+// where the CPU has AVX-512.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,9 @@
 #include <random>
 
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -41,6 +45,7 @@ struct FusedCase {
   bool nhwc = false;
   int64_t N = 1, C = 16, H = 12, W = 12, O = 16, KH = 3, KW = 3;
   int64_t stride = 1, pad = 1, groups = 1;
+  std::vector<int64_t> padding;  // top, bottom, left, right; empty: `pad` on every side
   bool bias = true, residual = true;
   std::string activation = "relu";
   double lo = 0, hi = 6;
@@ -60,12 +65,33 @@ struct OneDnnScope {
 };
 #endif
 
+// Our AVX-512 depthwise kernel on or off while in scope.
+struct DepthwiseScope {
+  explicit DepthwiseScope(bool enabled) : saved(kernels::depthwiseAvx512Enabled()) {
+    kernels::setDepthwiseAvx512Enabled(enabled);
+  }
+  ~DepthwiseScope() { kernels::setDepthwiseAvx512Enabled(saved); }
+  bool saved;
+};
+
+std::vector<int64_t> pads(const FusedCase &c) {
+  return c.padding.empty() ? std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad} : c.padding;
+}
+
+// Whether the case is one our AVX-512 depthwise kernel takes.
+bool depthwiseAvx512Case(const FusedCase &c) {
+  std::vector<int64_t> p = pads(c);
+  return kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == c.C && c.O == c.C &&
+         !c.residual && c.activation != "sigmoid" &&
+         kernels::depthwise3x3Supported(c.KH, c.KW, c.stride, c.stride, 1, 1, p[0], p[1], p[2], p[3]);
+}
+
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
   return c.nhwc ? Shape{c.N, h, w, ch} : Shape{c.N, ch, h, w};
 }
 
 void addConvAttrs(OpCase &op, const FusedCase &c) {
-  op.attrInts("padding", {c.pad, c.pad, c.pad, c.pad})
+  op.attrInts("padding", pads(c))
       .attrInts("strides", {c.stride, c.stride})
       .attrInt("groups", c.groups)
       .attrString("inputLayout", c.nhwc ? "nhwc" : "nchw")
@@ -73,7 +99,8 @@ void addConvAttrs(OpCase &op, const FusedCase &c) {
 }
 
 void runCase(const FusedCase &c) {
-  int64_t OH = (c.H + 2 * c.pad - c.KH) / c.stride + 1, OW = (c.W + 2 * c.pad - c.KW) / c.stride + 1;
+  std::vector<int64_t> p = pads(c);
+  int64_t OH = (c.H + p[0] + p[1] - c.KH) / c.stride + 1, OW = (c.W + p[2] + p[3] - c.KW) / c.stride + 1;
   Shape xs = act(c, c.C, c.H, c.W), ys = act(c, c.O, OH, OW);
   Shape fs = c.nhwc ? Shape{c.O, c.KH, c.KW, c.C / c.groups} : Shape{c.O, c.C / c.groups, c.KH, c.KW};
   int64_t xn = c.N * c.C * c.H * c.W, yn = c.N * c.O * OH * OW, fn = c.O * (c.C / c.groups) * c.KH * c.KW;
@@ -89,6 +116,7 @@ void runCase(const FusedCase &c) {
 #if WEBNN_HAVE_ONEDNN
     OneDnnScope portable(false);
 #endif
+    DepthwiseScope noDepthwise(false);
     Status s = runOp(conv, 1);
     ASSERT_TRUE(s.isOk()) << c.name << ": " << s.message();
   }
@@ -111,24 +139,36 @@ void runCase(const FusedCase &c) {
   if (c.activation == "clamp") fused.attrFloat("activationMinValue", c.lo).attrFloat("activationMaxValue", c.hi);
 
   double tol = c.dtype == DataType::kFloat16 ? 2e-2 : 1e-4;
+  enum Path { kOneDnn, kPortable, kDepthwise };
+  std::vector<Path> paths = {kPortable};
 #if WEBNN_HAVE_ONEDNN
-  for (bool useOneDnn : {true, false}) {
-    OneDnnScope scope(useOneDnn);
-#else
-  for (bool useOneDnn : {false}) {
+  paths.push_back(kOneDnn);
 #endif
+  if (depthwiseAvx512Case(c)) paths.push_back(kDepthwise);
+  for (Path path : paths) {
+#if WEBNN_HAVE_ONEDNN
+    // Stride 1 takes our depthwise kernel before oneDNN; stride 2 only when
+    // oneDNN does not take it, so oneDNN is off for that path then.
+    OneDnnScope scope(path == kOneDnn || (path == kDepthwise && c.stride == 1));
+#endif
+    DepthwiseScope dw(path == kDepthwise);
     for (int threads : {1, 2}) {
-      std::string label = c.name + (useOneDnn ? " [oneDNN]" : " [portable]") + " threads=" + std::to_string(threads);
+      const char *pathName = path == kOneDnn ? " [oneDNN]" : path == kPortable ? " [portable]" : " [avx512 depthwise]";
+      std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
       uint64_t before = onednn::executionCount();
 #endif
+      uint64_t dwBefore = kernels::depthwiseAvx512Runs();
       Status s = runOp(fused, threads);
       ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
 #if WEBNN_HAVE_ONEDNN
       uint64_t ran = onednn::executionCount() - before;
-      if (useOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
-      else EXPECT_EQ(ran, 0u) << label << ": expected the portable path";
+      if (path == kOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
+      else EXPECT_EQ(ran, 0u) << label << ": expected no oneDNN execution";
 #endif
+      uint64_t dwRan = kernels::depthwiseAvx512Runs() - dwBefore;
+      if (path == kDepthwise) EXPECT_GT(dwRan, 0u) << label << ": expected the AVX-512 depthwise kernel";
+      else EXPECT_EQ(dwRan, 0u) << label << ": expected no AVX-512 depthwise run";
       std::vector<double> got = fused.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
@@ -172,6 +212,35 @@ TEST(FusedConv2d, DepthwiseClamp) {
   c.nhwc = true, c.C = c.O = c.groups = 32, c.H = c.W = 14;
   c.residual = false, c.activation = "clamp", c.lo = 0, c.hi = 6;
   runCase(c);
+}
+
+// Our AVX-512 depthwise kernel's tiles (8/4/2/1 pixels, 1-4 channel vectors,
+// a masked channel tail), padding columns and rows, both strides and
+// epilogues, against the portable kernel; MobileNetV2's shapes among them.
+TEST(FusedConv2d, DepthwiseAvx512Shapes) {
+  struct Shape3 { int64_t H, W, C, stride; };
+  const Shape3 shapes[] = {{1, 1, 16, 1},  {2, 3, 17, 1},  {3, 2, 5, 2},    {5, 7, 40, 1}, {7, 7, 96, 1},
+                           {9, 9, 17, 2},  {13, 11, 33, 1}, {14, 14, 64, 2}, {16, 16, 32, 1}, {10, 23, 48, 2},
+                           {28, 28, 192, 1}, {56, 56, 144, 2}};
+  int i = 0;
+  for (const Shape3 &sh : shapes) {
+    FusedCase c;
+    c.nhwc = true, c.H = sh.H, c.W = sh.W, c.C = c.O = c.groups = sh.C, c.stride = sh.stride;
+    c.residual = false;
+    c.N = i % 3 == 2 ? 2 : 1;
+    c.bias = i % 4 != 1;
+    const char *acts[] = {"clamp", "relu", "none"};
+    c.activation = acts[i % 3];
+    c.lo = -0.5, c.hi = 0.75;
+    if (i % 5 == 3) c.padding = {0, 1, 1, 0};
+    if (i % 5 == 4) c.padding = {1, 0, 0, 1};
+    if (i % 7 == 6) c.pad = 0;
+    c.name = "depthwise " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + "x" + std::to_string(sh.C) + " s" +
+             std::to_string(sh.stride) + " " + c.activation + (c.bias ? "" : " no bias");
+    runCase(c);
+    ++i;
+  }
+  EXPECT_EQ(kernels::depthwiseAvx512Runs() > 0, kernels::avx512Available());
 }
 
 TEST(FusedConv2d, SigmoidNoBias) {

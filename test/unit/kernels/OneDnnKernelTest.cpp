@@ -2,7 +2,9 @@
 // (Winograd, brgconv with nchw<->nhwc reorders, depthwise, grouped, packed
 // constant weights, float16 through reorders), each checked against a plain
 // reference loop, and the same cases with oneDNN disabled so the portable
-// kernels stay covered. executionCount() proves which path ran.
+// kernels stay covered. executionCount() proves which path ran. Our AVX-512
+// depthwise kernel (Depthwise.h) is off for those two passes; a third pass
+// with it on (and oneDNN off) checks conv2d's depthwise cases through it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include <thread>
 
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -39,8 +42,18 @@ TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool co
   return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
 }
 
-// Runs `c` with oneDNN on and off, 1 and 2 threads, and checks every result.
+// Runs `c` with oneDNN on and off, 1 and 2 threads, and checks every result;
+// then once more with our depthwise kernel allowed (numerics only: it takes
+// only float32 nhwc depthwise 3x3 cases).
 void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const std::string &what) {
+  bool savedDepthwise = kernels::depthwiseAvx512Enabled();
+  kernels::setDepthwiseAvx512Enabled(false);
+  auto check = [&](const std::string &label) {
+    std::vector<double> got = c.outputs[0].values();
+    ASSERT_EQ(got.size(), want.size()) << label;
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << label << " element " << i;
+  };
 #if WEBNN_HAVE_ONEDNN
   onednn::Policy saved = onednn::policy();
   for (bool useOneDnn : {true, false}) {
@@ -62,15 +75,20 @@ void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const 
       if (useOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
       else EXPECT_EQ(ran, 0u) << label << ": expected the portable path";
 #endif
-      std::vector<double> got = c.outputs[0].values();
-      ASSERT_EQ(got.size(), want.size()) << label;
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << label << " element " << i;
+      check(label);
     }
+  }
+  kernels::setDepthwiseAvx512Enabled(true);
+  for (int threads : {1, 2}) {
+    std::string label = what + " [depthwise allowed, oneDNN off] threads=" + std::to_string(threads);
+    Status s = runOp(c, threads);
+    ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+    check(label);
   }
 #if WEBNN_HAVE_ONEDNN
   onednn::setPolicy(saved);
 #endif
+  kernels::setDepthwiseAvx512Enabled(savedDepthwise);
 }
 
 struct ConvCase {

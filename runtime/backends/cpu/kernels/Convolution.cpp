@@ -17,17 +17,25 @@
 // convolution primitive; the portable kernel runs conv2d, then one pass over
 // the output for the residual and activation.
 //
+// Depthwise 3x3 float32 nhwc convolutions with no residual run our AVX-512
+// kernel (Depthwise.h) where the CPU has AVX-512: stride 1 always (faster
+// than oneDNN's brdgmm_dw), stride 2 when oneDNN does not take the layer.
+//
 // With oneDNN (WEBNN_HAVE_ONEDNN), conv2d layers large enough to pay for it
 // run on oneDNN instead (onednn/Conv2d.cpp); these kernels remain for small
 // layers, shapes oneDNN only has reference code for, and builds without it.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
 #if WEBNN_HAVE_ONEDNN
@@ -396,6 +404,84 @@ Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *
   return Status::ok();
 }
 
+std::atomic<bool> gDepthwiseAvx512{[] {
+  const char *v = std::getenv("WEBNN_DEPTHWISE_AVX512");
+  return !(v && std::string(v) == "0");
+}()};
+std::atomic<uint64_t> gDepthwiseAvx512Runs{0};
+
+// Depthwise 3x3, nhwc, float32 on AVX-512 (Depthwise.h): bias and a
+// clamp (ReLU, ReLU6) in the same pass. Rows are split over threads.
+class DepthwiseAvx512Kernel final : public Kernel {
+ public:
+  DepthwiseAvx512Kernel(ConvGeometry g, FilterIndexer fi, bool constantFilter, bool hasBias, float lo, float hi)
+      : g_(g), fi_(fi), constantFilter_(constantFilter), hasBias_(hasBias) {
+    p_.H = g.H, p_.W = g.W, p_.C = g.C, p_.OH = g.OH, p_.OW = g.OW;
+    p_.stride = g.sh, p_.padTop = g.padTop, p_.padLeft = g.padLeft;
+    p_.lo = lo, p_.hi = hi;
+  }
+
+  void run(const KernelContext &ctx) override {
+    // The filter as [3][3][C], made on the first run (loading must not touch
+    // the mmapped weights), on every run when it is not constant.
+    std::call_once(prepared_, [&] {
+      filter_.resize(size_t(9 * g_.C));
+      if (constantFilter_) reorderFilter(in<float>(ctx, 1));
+    });
+    if (!constantFilter_) reorderFilter(in<float>(ctx, 1));
+    Depthwise3x3 p = p_;
+    p.filter = filter_.data();
+    p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
+    const float *x = in<float>(ctx, 0);
+    float *y = outp<float>(ctx, 0);
+    // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
+    int64_t rowFlops = std::max<int64_t>(1, 18 * g_.OW * g_.C);
+    int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
+    for (int64_t n = 0; n < g_.N; ++n) {
+      const float *xn = x + n * g_.H * g_.W * g_.C;
+      float *yn = y + n * g_.OH * g_.OW * g_.C;
+      parallelFor(ctx, g_.OH, grain, [&](int64_t b, int64_t e) { depthwise3x3Avx512(p, xn, yn, b, e); });
+    }
+    gDepthwiseAvx512Runs.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  void reorderFilter(const float *src) {
+    for (int64_t c = 0; c < g_.C; ++c)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t w = 0; w < 3; ++w) filter_[size_t((h * 3 + w) * g_.C + c)] = src[fi_.at(c, 0, h, w)];
+  }
+
+  ConvGeometry g_;
+  FilterIndexer fi_;
+  bool constantFilter_, hasBias_;
+  Depthwise3x3 p_;
+  std::once_flag prepared_;
+  std::vector<float> filter_;
+};
+
+// Our AVX-512 depthwise kernel for this node, or null when it does not
+// apply (not float32 nhwc depthwise 3x3, no AVX-512, or
+// WEBNN_DEPTHWISE_AVX512=0). Callers try it before oneDNN for stride 1 and
+// after it for stride 2, where oneDNN's brdgmm_dw measured 5-25% faster.
+std::unique_ptr<Kernel> makeDepthwiseAvx512(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
+                                            float lo = -INFINITY, float hi = INFINITY) {
+  if (!depthwiseAvx512Enabled() || !avx512Available() || !g.nhwc || node.inputs[0]->dtype != DataType::kFloat32) return nullptr;
+  if (!(g.groups == g.C && g.O == g.C)) return nullptr;
+  if (!depthwise3x3Supported(g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padBottom, g.padLeft, g.padRight))
+    return nullptr;
+  bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  return std::make_unique<DepthwiseAvx512Kernel>(g, fi, node.inputs[1]->constantData != nullptr, hasBias, lo, hi);
+}
+
+}  // namespace
+
+bool depthwiseAvx512Enabled() { return gDepthwiseAvx512.load(std::memory_order_relaxed); }
+void setDepthwiseAvx512Enabled(bool enabled) { gDepthwiseAvx512.store(enabled, std::memory_order_relaxed); }
+uint64_t depthwiseAvx512Runs() { return gDepthwiseAvx512Runs.load(std::memory_order_relaxed); }
+
+namespace {
+
 // The portable kernel: im2col + SGEMM / direct depthwise; float16 via float32.
 Status makeConv2dPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   ConvGeometry g;
@@ -426,16 +512,18 @@ onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, c
 #endif
 
 Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
-#if WEBNN_HAVE_ONEDNN
   ConvGeometry g;
   FilterIndexer fi;
   WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
+  if (g.sh == 1 && (*out = makeDepthwiseAvx512(node, g, fi))) return Status::ok();
+#if WEBNN_HAVE_ONEDNN
   std::string why;
   if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(oneDnnParams(node, g, fi), &why)) {
     *out = std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, &makeConv2dPortable);
     return Status::ok();
   }
 #endif
+  if ((*out = makeDepthwiseAvx512(node, g, fi))) return Status::ok();
   return makeConv2dPortable(node, out);
 }
 
@@ -531,6 +619,12 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   // float16: converted to float32 around the float32 kernel (oneDNN 2.6 has
   // no float16 post-ops on this CPU class).
   if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2d, out);
+  // Our depthwise kernel's epilogue is a clamp: none, relu and clamp fit.
+  bool dwEpilogue = !e.hasResidual && e.activation != Activation::kSigmoid;
+  float lo = e.activation == Activation::kRelu ? 0.f : e.clampMin;
+  float hi = e.activation == Activation::kRelu ? INFINITY : e.clampMax;
+  if (e.activation == Activation::kNone) lo = -INFINITY, hi = INFINITY;
+  if (dwEpilogue && g.sh == 1 && (*out = makeDepthwiseAvx512(node, g, fi, lo, hi))) return Status::ok();
 #if WEBNN_HAVE_ONEDNN
   onednn::Conv2dParams p = oneDnnParams(node, g, fi);
   p.hasResidual = e.hasResidual;
@@ -548,6 +642,7 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     return Status::ok();
   }
 #endif
+  if (dwEpilogue && (*out = makeDepthwiseAvx512(node, g, fi, lo, hi))) return Status::ok();
   return makeFusedConv2dPortable(node, out);
 }
 

@@ -1,0 +1,48 @@
+// Depthwise 3x3 convolution in nhwc (groups == input channels == output
+// channels, float32) with bias and a ReLU/clamp epilogue, in AVX-512.
+//
+// Why our own: MobileNetV2's 17 depthwise layers took ~0.8 ms of its ~4 ms
+// at 1 thread. Those below oneDNN's size threshold (the 7x7 and 14x14
+// ones) ran the portable scalar loop at 11-14 GFLOP/s, and oneDNN 2.6's
+// brdgmm_dw reaches 45-70 GFLOP/s on the rest. A register-tiled direct loop
+// (each input vector of a row loaded once per tile, T pixels x V channel
+// vectors of independent accumulators, channel chunks sized for L1 on small
+// layers) measured 1.1-1.3x brdgmm_dw at stride 1 and 0.75-0.95x at stride
+// 2, so the factories use it for stride 1 and for layers oneDNN does not
+// take (docs/PERFORMANCE.md). AVX-512 code in DepthwiseAvx512.cpp, used
+// only when avx512Available() (QuantizedMatMul.h).
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
+
+#include <cstdint>
+
+namespace webnn::cpu::kernels {
+
+struct Depthwise3x3 {
+  int64_t H = 0, W = 0, C = 0, OH = 0, OW = 0;  // one image; batches loop outside
+  int64_t stride = 1;                          // 1 or 2, both axes
+  int64_t padTop = 0, padLeft = 0;             // 0 or 1 (bottom/right follow from OH/OW)
+  // Filter as [3][3][C] (channels contiguous), bias [C] or null.
+  const float *filter = nullptr, *bias = nullptr;
+  float lo = -__builtin_inff(), hi = __builtin_inff();  // epilogue clamp (ReLU: lo 0)
+};
+
+// Whether depthwise3x3Avx512 handles this shape: 3x3, stride 1 or 2,
+// dilation 1, padding 0 or 1 on each side, any channel count.
+bool depthwise3x3Supported(int64_t KH, int64_t KW, int64_t strideH, int64_t strideW, int64_t dilationH,
+                           int64_t dilationW, int64_t padTop, int64_t padBottom, int64_t padLeft, int64_t padRight);
+
+// Whether conv2d / fusedConv2d factories pick this kernel where it applies.
+// Process-wide; on unless the environment says WEBNN_DEPTHWISE_AVX512=0.
+// Tests and A/B runs switch it; kernels already made keep their choice.
+bool depthwiseAvx512Enabled();
+void setDepthwiseAvx512Enabled(bool enabled);
+// Runs of the kernel so far (tests check which path ran).
+uint64_t depthwiseAvx512Runs();
+
+// Output rows [oh0, oh1) of y ([OH][OW][C]) from x ([H][W][C]).
+void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1);
+
+}  // namespace webnn::cpu::kernels
+
+#endif

@@ -1,0 +1,126 @@
+// AVX-512 depthwise 3x3 convolution (Depthwise.h). Compiled for AVX-512F by
+// the pragma; runs only when avx512Available() said so.
+#if defined(__x86_64__) || defined(_M_X64)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
+
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+
+namespace webnn::cpu::kernels {
+
+bool depthwise3x3Supported(int64_t KH, int64_t KW, int64_t strideH, int64_t strideW, int64_t dilationH,
+                           int64_t dilationW, int64_t padTop, int64_t padBottom, int64_t padLeft, int64_t padRight) {
+  auto pad01 = [](int64_t p) { return p == 0 || p == 1; };
+  return KH == 3 && KW == 3 && strideH == strideW && (strideH == 1 || strideH == 2) && dilationH == 1 &&
+         dilationW == 1 && pad01(padTop) && pad01(padBottom) && pad01(padLeft) && pad01(padRight);
+}
+
+namespace {
+
+// Output pixels [ow0, ow0 + T) of one row, channels [c0, c0 + 16 V) (lanes
+// past the mask `m` untouched; V is 1 when masked). `rows[k]` is input row
+// oh * S - padTop + k, or null when it is padding. Each input vector the
+// tile needs is loaded once per row into a register (a zero vector for a
+// padding column). T x V independent accumulators hide the FMA latency (one
+// pixel's 9 FMAs form a chain: short rows take V channel vectors at once).
+template <int S, int T, int V, bool Full>
+inline void tile(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
+                 __mmask16 m) {
+  const int64_t C = p.C;
+  auto load = [&](const float *a) { return Full ? _mm512_loadu_ps(a) : _mm512_maskz_loadu_ps(m, a); };
+  __m512 acc[T][V];
+  for (int v = 0; v < V; ++v) {
+    const __m512 b = p.bias ? load(p.bias + c0 + 16 * v) : _mm512_setzero_ps();
+    for (int t = 0; t < T; ++t) acc[t][v] = b;
+  }
+  constexpr int kIn = (T - 1) * S + 3;  // input columns the tile reads
+  const int64_t iw0 = ow0 * S - p.padLeft;
+  const bool inside = iw0 >= 0 && iw0 + kIn <= p.W;
+  for (int k = 0; k < 3; ++k) {
+    if (!rows[k]) continue;
+    for (int v = 0; v < V; ++v) {
+      const float *r = rows[k] + iw0 * C + c0 + 16 * v;
+      __m512 w[3], xin[kIn];
+      for (int j = 0; j < 3; ++j) w[j] = load(p.filter + (k * 3 + j) * C + c0 + 16 * v);
+      for (int i = 0; i < kIn; ++i)
+        xin[i] = inside || (iw0 + i >= 0 && iw0 + i < p.W) ? load(r + i * C) : _mm512_setzero_ps();
+      for (int j = 0; j < 3; ++j)
+        for (int t = 0; t < T; ++t) acc[t][v] = _mm512_fmadd_ps(xin[t * S + j], w[j], acc[t][v]);
+    }
+  }
+  const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
+  for (int t = 0; t < T; ++t)
+    for (int v = 0; v < V; ++v) {
+      __m512 y = _mm512_min_ps(_mm512_max_ps(acc[t][v], lo), hi);
+      float *out = yrow + (ow0 + t) * C + c0 + 16 * v;
+      if (Full) _mm512_storeu_ps(out, y);
+      else _mm512_mask_storeu_ps(out, m, y);
+    }
+}
+
+// Pixels [ow0, ow0 + T), channels [c0, c1): V vectors at a time, then
+// single vectors, then the masked tail.
+template <int S, int T, int V>
+inline void pixels(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
+                   int64_t c1) {
+  for (; c0 + 16 * V <= c1; c0 += 16 * V) tile<S, T, V, true>(p, rows, yrow, ow0, c0, 0xFFFF);
+  if (V > 1)
+    for (; c0 + 16 <= c1; c0 += 16) tile<S, T, 1, true>(p, rows, yrow, ow0, c0, 0xFFFF);
+  if (c0 < c1) tile<S, T, 1, false>(p, rows, yrow, ow0, c0, __mmask16((1u << (c1 - c0)) - 1));
+}
+
+template <int S>
+void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1) {
+  const int64_t C = p.C;
+  // An input that fits in L2 is done in channel chunks whose 3 input rows
+  // fit in ~24 KB of L1, so the rows one output row reads are still there
+  // for the next: deep, narrow layers (7x7x960) would otherwise re-read
+  // every input row from L2 three times. A larger input is read in one
+  // pass over all channels (a second pass would stream it from L3 again).
+  const bool l2Resident = p.H * p.W * C * 4 <= (512 << 10);
+  const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (12 * p.W)) / 16 * 16)) : C;
+  // Stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17 for 8,
+  // more registers than are free, so it tiles 4 pixels x 2 vectors.
+  constexpr int T = S == 1 ? 8 : 4, TV = S == 1 ? 1 : 2;
+  for (int64_t c0 = 0; c0 < C; c0 += chunk) {
+    const int64_t c1 = std::min(C, c0 + chunk);
+    for (int64_t oh = oh0; oh < oh1; ++oh) {
+      const float *rows[3];
+      for (int k = 0; k < 3; ++k) {
+        int64_t ih = oh * S - p.padTop + k;
+        rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : nullptr;
+      }
+      float *yrow = y + oh * p.OW * C;
+      int64_t ow = 0;
+      for (; ow + T <= p.OW; ow += T) pixels<S, T, TV>(p, rows, yrow, ow, c0, c1);
+      if (T > 4 && ow + 4 <= p.OW) pixels<S, 4, 2>(p, rows, yrow, ow, c0, c1), ow += 4;
+      if (ow + 2 <= p.OW) pixels<S, 2, 2>(p, rows, yrow, ow, c0, c1), ow += 2;
+      if (ow < p.OW) pixels<S, 1, 4>(p, rows, yrow, ow, c0, c1);
+    }
+  }
+}
+
+}  // namespace
+
+void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1) {
+  if (p.stride == 1) rowsImpl<1>(p, x, y, oh0, oh1);
+  else rowsImpl<2>(p, x, y, oh0, oh1);
+}
+
+}  // namespace webnn::cpu::kernels
+
+#else  // not x86-64: avx512Available() is false, these never run
+
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+
+namespace webnn::cpu::kernels {
+bool depthwise3x3Supported(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {
+  return false;
+}
+void depthwise3x3Avx512(const Depthwise3x3 &, const float *, float *, int64_t, int64_t) {}
+}  // namespace webnn::cpu::kernels
+
+#endif
