@@ -294,6 +294,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->hasRunShape_.assign(g.outputs.size(), false);
   e->inputStaging_.resize(g.inputs.size());
   e->inputBound_.assign(g.inputs.size(), false);
+  e->inputInPlace_.assign(g.inputs.size(), false);
+  e->inPlaceInput_.assign(g.outputs.size(), -1);
   *out = std::move(e);
   return Status::ok();
 }
@@ -341,8 +343,10 @@ Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool c
   if (!data && bytes) return invalidArgument("input '" + t.name + "': null data");
   cpu::TensorBuffer &b = tensors_[g.inputs[index]];
   if (!copy && data && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0) {
-    b.data = const_cast<void *>(data);  // kernels only read inputs
+    b.data = const_cast<void *>(data);  // kernels only read inputs (but see bindOutputInPlace)
+    inputInPlace_[index] = true;
   } else {
+    inputInPlace_[index] = false;
     auto &staging = inputStaging_[index];
     if (!staging) {
       staging.reset(allocateAligned(t.byteSize));  // the maximum, for every later shape
@@ -361,6 +365,7 @@ Status Executor::run() {
   for (size_t k = 0; k < g.inputs.size(); ++k)
     if (!inputBound_[k]) return invalidArgument("input '" + g.tensors[g.inputs[k]].name + "' was not set");
   if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
+  WEBNN_RETURN_IF_ERROR(applyInPlace());
   for (size_t i = 0; i < active_.size(); ++i) {
     cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
                            nodeOutputs_[i].size(), pool_.get()};
@@ -405,6 +410,10 @@ Status Executor::resolveShapes() {
       operands_[t].shape[d] = v;
     }
   }
+  // An output computed in place over an input has that input's shape (for
+  // groupQueryAttention, ORT's max(past, total) present length).
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    if (inPlaceInput_[k] >= 0) operands_[g.outputs[k]].shape = operands_[g.inputs[size_t(inPlaceInput_[k])]].shape;
   // Until every kernel is built, no sizes count as resolved: a failure here
   // must not leave a later run with the same sizes a null kernel.
   sizes_.clear();
@@ -478,6 +487,10 @@ Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
   const LoadedTensor &lt = g.tensors[t];
   if (graph_->outputCopyOffset[index] != kNotInArena || graph_->arenaOffset[t] == kNotInArena)
     return invalidArgument("output '" + lt.name + "' is not computed by a node and cannot be bound");
+  if (inPlaceInput_[index] >= 0) {
+    inPlaceInput_[index] = -1;
+    sizes_.clear();  // the output's shape is its own again
+  }
   if (!data) {
     tensors_[t].data = arena_.get() + graph_->arenaOffset[t];
     return Status::ok();
@@ -488,6 +501,67 @@ Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
     return invalidArgument("output '" + lt.name + "': a bound buffer needs " + std::to_string(lt.byteSize) +
                            " bytes (its maximum shape " + shapeToString(lt.shape) + "), got " + std::to_string(capacity));
   tensors_[t].data = data;
+  return Status::ok();
+}
+
+Status Executor::bindOutputInPlace(size_t output, size_t input) {
+  const LoadedGraph &g = graph_->graph;
+  if (output >= g.outputs.size()) return invalidArgument("output index " + std::to_string(output) + " out of range");
+  if (input >= g.inputs.size()) return invalidArgument("input index " + std::to_string(input) + " out of range");
+  const uint32_t ot = g.outputs[output], it = g.inputs[input];
+  const LoadedTensor &o = g.tensors[ot], &in = g.tensors[it];
+  auto refuse = [&](const std::string &why) {
+    return invalidArgument("output '" + o.name + "' cannot be computed in place over input '" + in.name + "': " + why);
+  };
+  if (graph_->outputCopyOffset[output] != kNotInArena || o.role != TensorRole::kIntermediate || o.producer < 0 ||
+      o.scope != -1)
+    return refuse("it is not computed by a node of the main graph");
+  if (std::find(g.outputs.begin(), g.outputs.end(), it) != g.outputs.end()) return refuse("the input is also an output");
+  if (o.dtype != in.dtype || o.shape.size() != in.shape.size())
+    return refuse("their types differ (" + std::string(dataTypeName(o.dtype)) + " " + shapeToString(o.shape) + " vs " +
+                  std::string(dataTypeName(in.dtype)) + " " + shapeToString(in.shape) + ")");
+  if (!dynamic() && o.shape != in.shape)
+    return refuse("their shapes differ (" + shapeToString(o.shape) + " vs " + shapeToString(in.shape) + ")");
+  // The producer must be the input's only reader (a later reader would see
+  // the output's values), and nothing may read the output (its shape is the
+  // input's, not the one the graph derived).
+  bool producerReads = false;
+  auto scan = [&](const std::vector<LoadedNode> &nodes, bool main) -> Status {
+    for (size_t n = 0; n < nodes.size(); ++n)
+      for (int32_t x : nodes[n].inputs) {
+        if (x == int32_t(ot)) return refuse("node '" + nodes[n].name + "' reads the output");
+        if (x != int32_t(it)) continue;
+        if (!main || int32_t(n) != o.producer) return refuse("node '" + nodes[n].name + "' also reads the input");
+        producerReads = true;
+      }
+    return Status::ok();
+  };
+  WEBNN_RETURN_IF_ERROR(scan(g.nodes, true));
+  for (const LoadedSubgraph &sg : g.subgraphs) WEBNN_RETURN_IF_ERROR(scan(sg.nodes, false));
+  if (!producerReads) return refuse("its node does not read the input");
+  inPlaceInput_[output] = int64_t(input);
+  sizes_.clear();  // re-derive shapes and kernels at the next run
+  return Status::ok();
+}
+
+Status Executor::applyInPlace() {
+  const LoadedGraph &g = graph_->graph;
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    if (inPlaceInput_[k] < 0) continue;
+    const size_t input = size_t(inPlaceInput_[k]);
+    const uint32_t ot = g.outputs[k], it = g.inputs[input];
+    const std::string what = "output '" + g.tensors[ot].name + "' in place over input '" + g.tensors[it].name + "': ";
+    if (!inputInPlace_[input])
+      return invalidArgument(what + "the input must be bound to 64-byte aligned caller memory, not copied");
+    const size_t node = size_t(g.tensors[ot].producer);
+    const LoadedNode &ln = g.nodes[node];
+    size_t o = size_t(std::find(ln.outputs.begin(), ln.outputs.end(), int32_t(ot)) - ln.outputs.begin());
+    for (size_t i = 0; i < ln.inputs.size(); ++i)
+      if (ln.inputs[i] == int32_t(it) && !active_[node]->allowsInPlace(o, i))
+        return invalidArgument(what + "node '" + ln.name + "' (" + ln.op + ") cannot compute it in place" +
+                               (dynamic() ? " with " + dynamicSizesText(g.dynamicDims, sizes_) : std::string()));
+    tensors_[ot].data = tensors_[it].data;
+  }
   return Status::ok();
 }
 

@@ -80,6 +80,14 @@ class Executor : private SubgraphRunner {
   // binding holds for later runs. How a decode loop keeps its KV cache
   // without copying it: last step's present buffer is this step's past.
   Status bindOutput(size_t index, void *data, uint64_t capacity);
+  // Makes the node producing graph output `output` compute it in place over
+  // graph input `input`'s buffer (ONNX Runtime's past/present share-buffer
+  // KV cache): the output takes the input's shape and memory at every run.
+  // Checked here: the input is read by that node only, the output by no
+  // node, same dtype (and, static graphs, the same shape); at run: the
+  // input is bound in place (64-byte aligned, not copied) and the node's
+  // kernel allows it (Kernel::allowsInPlace). bindOutput on the output ends it.
+  Status bindOutputInPlace(size_t output, size_t input);
   // Every node's Kernel::packConstants at this session's thread count
   // (static graphs only), for compile-time prepacking (core/Prepack.h).
   Status packConstants(std::vector<NodePackedBytes> *out);
@@ -132,6 +140,11 @@ class Executor : private SubgraphRunner {
   std::unique_ptr<uint8_t, AlignedFree> arena_;
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> inputStaging_;  // lazily, per input
   std::vector<bool> inputBound_;
+  std::vector<bool> inputInPlace_;  // bound to caller memory without a copy
+  // Per graph output: the graph input it is computed in place over, or -1.
+  std::vector<int64_t> inPlaceInput_;
+  // Points in-place outputs at their inputs' memory and checks their kernels.
+  Status applyInPlace();
   std::vector<cpu::TensorBuffer> tensors_;
   // Per node, the pointer arrays KernelContext refers to.
   std::vector<std::vector<const cpu::TensorBuffer *>> nodeInputs_;

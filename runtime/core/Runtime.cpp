@@ -171,6 +171,16 @@ Status Session::bindOutput(std::string_view name, void *data, size_t capacity) {
   return executor_->bindOutput(i, data, capacity);
 }
 
+Status Session::bindOutputInPlace(std::string_view output, std::string_view input) {
+  size_t o, i;
+  WEBNN_RETURN_IF_ERROR(indexOf(outputs_, output, "output", &o));
+  WEBNN_RETURN_IF_ERROR(indexOf(inputs_, input, "input", &i));
+  if (converts(o) || inputs_[i].dtype != inputs_[i].graphType)
+    return invalidArgument("output '" + outputs_[o].name + "' and input '" + inputs_[i].name +
+                           "' must be exchanged in the type the graph computes in to share memory");
+  return executor_->bindOutputInPlace(o, i);
+}
+
 Status Session::run() {
   WEBNN_RETURN_IF_ERROR(executor_->run());
   // Outputs of an interface-only type: convert from the graph's type.

@@ -3,7 +3,9 @@
 compiled ONCE with dynamic sequence dimensions, run by `webnn-run generate`
 (prefill of the prompt with an empty past, then one token per step with the
 KV cache growing each step), against ONNX Runtime's greedy loop on the same
-.onnx (bench/ort_generate.js). The generated token ids must be identical.
+.onnx (bench/ort_generate.js). The generated token ids must be identical, with
+both KV cache layouts: `--kv-cache shared` (past and present one buffer, the
+present computed in place) and `--kv-cache swap` (two buffers per cache).
 
   check_generate.py --bin BUILD/bin [--work DIR] [--new-tokens 65] [--threads N]
 
@@ -48,20 +50,30 @@ def main(argv):
     run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", wnn, "--shape", "batch_size:1",
          "--dynamic-dim", "sequence_length=128", "--dynamic-dim", "past_sequence_length=255",
          "--dynamic-dim", "total_sequence_length=256"])
-    ours = json.loads(run([os.path.join(a.bin, "webnn-run"), "generate", wnn, "--prompt-ids", a.prompt_ids,
-                           "--max-new-tokens", str(a.new_tokens), "--threads", str(a.threads), "--json"]))
     ort = json.loads(run(["node", ORT_GENERATE, model, "--prompt-ids", a.prompt_ids,
                           "--max-new-tokens", str(a.new_tokens), "--threads", str(a.threads)]))
-    mine, theirs = ours["generated_ids"], ort["generated_ids"]
-    print(f"webnn-run generate: {ours['decode_steps']} decode steps after a {ours['prefill_tokens']}-token prefill")
-    print(f"  webnnc: {mine}")
+    theirs = ort["generated_ids"]
     print(f"  ORT:    {theirs}")
-    if len(mine) != a.new_tokens or mine != theirs:
-        first = next((i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y), min(len(mine), len(theirs)))
-        print(f"FAIL: tokens differ from position {first}")
-        return 1
-    print(f"PASS: {len(mine)} tokens identical (work dir {work})")
-    return 0
+    failed = 0
+    for mode in ("shared", "swap"):
+        ours = json.loads(run([os.path.join(a.bin, "webnn-run"), "generate", wnn, "--prompt-ids", a.prompt_ids,
+                               "--max-new-tokens", str(a.new_tokens), "--threads", str(a.threads),
+                               "--kv-cache", mode, "--json"]))
+        mine = ours["generated_ids"]
+        print(f"webnn-run generate --kv-cache {mode}: {ours['decode_steps']} decode steps after a "
+              f"{ours['prefill_tokens']}-token prefill")
+        print(f"  webnnc: {mine}")
+        if ours.get("kv_cache") != mode:
+            print(f"FAIL: asked for a {mode} KV cache, ran {ours.get('kv_cache')}")
+            failed = 1
+        elif len(mine) != a.new_tokens or mine != theirs:
+            first = next((i for i, (x, y) in enumerate(zip(mine, theirs)) if x != y), min(len(mine), len(theirs)))
+            print(f"FAIL: tokens differ from position {first}")
+            failed = 1
+        else:
+            print(f"PASS: {len(mine)} tokens identical")
+    print(f"work dir {work}")
+    return failed
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@
 // past_key_values.N.key/value [B, kvHeads, past, D]; outputs logits
 // [B, seq, vocab] and present.N.key/value [B, kvHeads, past + seq, D]. One
 // artifact with dynamic sequence dimensions runs the prefill (the whole
-// prompt, empty past) and then one token per step, feeding each step's
-// present KV cache back as the next step's past.
+// prompt, empty past) and then one token per step. The KV cache is either
+// one fixed-capacity buffer per cache that is both past and present (the
+// present computed in place, ONNX Runtime's share-buffer mode: a step
+// writes only its new rows), or two buffers per cache that swap roles each
+// step (the present of one step read in place as the next step's past).
 #include "Generate.h"
 #include "Profile.h"
 
@@ -127,11 +130,15 @@ struct Result {
   std::vector<int64_t> generated;
   double prefillMs = 0;
   std::vector<double> decodeMs;
+  bool sharedCache = false;
 };
 
 // `profileDecode`: time the nodes of the decode steps (not the prefill).
+enum class KvMode { kAuto, kShared, kSwap };
+
 Result generateOnce(webnn::Session &session, const webnn::Model &model, const LlmInterface &io,
-                    const std::vector<int64_t> &prompt, int maxNewTokens, int64_t eosId, bool profileDecode) {
+                    const std::vector<int64_t> &prompt, int maxNewTokens, int64_t eosId, bool profileDecode,
+                    KvMode mode) {
   Result r;
   const auto &ins = model.inputs();
   const webnn::TensorInfo &idsInfo = ins[size_t(io.inputIds)];
@@ -146,6 +153,23 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
   auto check = [](const webnn::Status &s) {
     if (!s.isOk()) throw GenerateError{1, s.message()};
   };
+  // A shared cache holds every position the last step attends to (one more
+  // than the swapped caches' largest past).
+  const int64_t capacity = int64_t(prompt.size()) + maxNewTokens - 1;
+  if (mode == KvMode::kShared && capacity > maxPast)
+    throw GenerateError{1, "--kv-cache shared: prompt + new tokens need " + std::to_string(capacity) +
+                               " cached positions; the artifact's past is at most " + std::to_string(maxPast)};
+  bool shared = !io.caches.empty() && mode != KvMode::kSwap && capacity <= maxPast;
+  if (shared) {
+    for (const auto &c : io.caches) {
+      webnn::Status s = session.bindOutputInPlace(model.outputs()[size_t(c.present)].name, ins[size_t(c.past)].name);
+      if (s.isOk()) continue;
+      if (mode == KvMode::kShared) check(s);
+      for (const auto &u : io.caches) check(session.bindOutput(model.outputs()[size_t(u.present)].name, nullptr, 0));
+      shared = false;  // kAuto: the two-buffer cache
+      break;
+    }
+  }
   // Each cache has two buffers of its largest present: a step writes its
   // present into one (a bound output) and reads its past from the other, in
   // place, so the cache is never copied between steps.
@@ -155,16 +179,25 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
   std::vector<std::array<std::unique_ptr<uint8_t, AlignedFree>, 2>> buffers(io.caches.size());
   for (size_t i = 0; i < io.caches.size(); ++i) {
     const webnn::TensorInfo &present = model.outputs()[size_t(io.caches[i].present)];
-    size_t bytes = (present.byteSize + 63) / 64 * 64;
-    for (auto &b : buffers[i]) {
+    const webnn::TensorInfo &pastInfo = ins[size_t(io.caches[i].past)];
+    webnn::Shape shape = pastInfo.shape;
+    shape[2] = shared ? capacity : 0;  // shared: [B, kvHeads, capacity, D]; else empty for the prefill
+    size_t elementBytes = pastInfo.byteSize / size_t(std::max<int64_t>(1, pastInfo.shape[0] * pastInfo.shape[1] *
+                                                                              pastInfo.shape[2] * pastInfo.shape[3]));
+    size_t sharedBytes = size_t(shape[0] * shape[1] * shape[2] * shape[3]) * elementBytes;
+    size_t bytes = ((shared ? sharedBytes : present.byteSize) + 63) / 64 * 64;
+    for (size_t k = 0; k < (shared ? 1u : 2u); ++k) {
+      auto &b = buffers[i][k];
       b.reset(static_cast<uint8_t *>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
       if (!b) throw GenerateError{1, "out of memory for the KV cache of '" + present.name + "'"};
+      std::memset(b.get(), 0, bytes);
     }
-    // Empty caches for the prefill: [B, kvHeads, 0, D].
-    webnn::Shape shape = ins[size_t(io.caches[i].past)].shape;
-    shape[2] = 0;
-    check(session.setInput(ins[size_t(io.caches[i].past)].name, buffers[i][1].get(), 0, shape));
+    if (shared)
+      check(session.setInput(pastInfo.name, buffers[i][0].get(), sharedBytes, shape));
+    else
+      check(session.setInput(pastInfo.name, buffers[i][1].get(), 0, shape));
   }
+  r.sharedCache = shared;
   std::vector<int64_t> tokens = prompt;
   int64_t past = 0;
   for (int step = 0; step < maxNewTokens; ++step) {
@@ -182,9 +215,10 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
       for (int64_t i = 0; i < seq; ++i) pos[size_t(i)] = past + i;
       bind(io.positionIds, pos, seq);
     }
-    for (size_t i = 0; i < io.caches.size(); ++i)
-      check(session.bindOutput(model.outputs()[size_t(io.caches[i].present)].name, buffers[i][step % 2].get(),
-                               model.outputs()[size_t(io.caches[i].present)].byteSize));
+    if (!shared)
+      for (size_t i = 0; i < io.caches.size(); ++i)
+        check(session.bindOutput(model.outputs()[size_t(io.caches[i].present)].name, buffers[i][step % 2].get(),
+                                 model.outputs()[size_t(io.caches[i].present)].byteSize));
     if (step == 1 && profileDecode) session.enableProfiling(true);
     auto t0 = Clock::now();
     check(session.run());
@@ -199,8 +233,9 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
     tokens.push_back(next);
     r.generated.push_back(next);
     if (next == eosId) break;
-    // This step's present cache is the next step's past, read in place.
-    for (size_t i = 0; i < io.caches.size(); ++i) {
+    // This step's present cache is the next step's past, read in place (a
+    // shared cache already is).
+    for (size_t i = 0; i < io.caches.size() && !shared; ++i) {
       const auto &c = io.caches[i];
       check(session.setInput(ins[size_t(c.past)].name, buffers[i][step % 2].get(),
                              session.outputBytes(size_t(c.present)), session.outputShape(size_t(c.present))));
@@ -225,6 +260,7 @@ int runGenerate(int argc, char **argv) {
   int maxNewTokens = 16, threads = 1, warmup = 0;
   int64_t eosId = -1;
   bool json = false, profile = false;
+  std::string kvCache = "auto";
   CLI::App app{"Greedy generation with a decoder LLM artifact (onnxruntime-genai layout, dynamic sequence length)."};
   app.name("webnn-run generate");
   app.add_option("artifact", artifact, "Compiled artifact (.wnn)")->required();
@@ -234,6 +270,10 @@ int runGenerate(int argc, char **argv) {
   app.add_option("--eos-id", eosId, "Stop after generating this token id");
   app.add_option("--threads,-t", threads, "Threads for kernels (>= 1)");
   app.add_option("--warmup", warmup, "Untimed generations before the reported one (>= 0)");
+  app.add_option("--kv-cache", kvCache,
+                 "KV cache: 'shared' (past and present one fixed-capacity buffer, written in place), 'swap' (two "
+                 "buffers per cache, swapped each step) or 'auto' (shared when the artifact allows it)")
+      ->check(CLI::IsMember({"auto", "shared", "swap"}));
   app.add_flag("--json", json, "Print the tokens and timings as one JSON object");
   app.add_flag("--profile", profile, "Time every node of the decode steps: per op kind and the slowest nodes");
   try {
@@ -261,8 +301,9 @@ int runGenerate(int argc, char **argv) {
     std::unique_ptr<webnn::Session> session;
     s = webnn::Session::create(*model, {threads}, &session);
     if (!s.isOk()) throw GenerateError{1, s.message()};
-    for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false);
-    Result r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, profile);
+    KvMode mode = kvCache == "shared" ? KvMode::kShared : kvCache == "swap" ? KvMode::kSwap : KvMode::kAuto;
+    for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false, mode);
+    Result r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, profile, mode);
     double decodeTotal = 0;
     for (double ms : r.decodeMs) decodeTotal += ms;
     double tokensPerS = decodeTotal > 0 ? 1000.0 * double(r.decodeMs.size()) / decodeTotal : 0;
@@ -277,15 +318,17 @@ int runGenerate(int argc, char **argv) {
       j["decode_steps"] = r.decodeMs.size();
       j["decode_ms"] = {{"median", median(r.decodeMs)}, {"total", decodeTotal}};
       j["decode_tokens_per_s"] = tokensPerS;
+      j["kv_cache"] = r.sharedCache ? "shared" : "swap";
       if (profile) j["decode_profile"] = profileJson(*session);
       std::cout << j.dump() << "\n";
     } else {
       std::cout << "generated";
       for (int64_t t : r.generated) std::cout << " " << t;
       std::cout << "\n";
-      std::printf("prefill %zu tokens: %.4g ms; decode %zu steps: %.4g tokens/s (median step %.4g ms), %d thread(s)\n",
+      std::printf("prefill %zu tokens: %.4g ms; decode %zu steps: %.4g tokens/s (median step %.4g ms), %d thread(s), "
+                  "%s KV cache\n",
                   prompt.size(), r.prefillMs, r.decodeMs.size(), tokensPerS, median(r.decodeMs),
-                  session->threads());
+                  session->threads(), r.sharedCache ? "shared" : "swapped");
       if (profile) printProfile(profileJson(*session));
     }
     return 0;

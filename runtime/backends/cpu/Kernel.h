@@ -109,6 +109,14 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void run(const KernelContext &ctx) = 0;
+  // Whether output `output` may share the memory of input `input` (same
+  // shape, the executor's in-place binding): run() then reads the input
+  // through the output's writes. No kernel does by default.
+  virtual bool allowsInPlace(size_t output, size_t input) const {
+    (void)output;
+    (void)input;
+    return false;
+  }
   // Compile-time prepacking: appends each constant operand this kernel
   // repacks before use, in the layout it would use with `numThreads`
   // threads (none by default). Offline work: may JIT and allocate.

@@ -139,6 +139,13 @@ class Session {
   // that moves from one step's present output to the next step's past input
   // without a copy (see `webnn-run generate`).
   Status bindOutput(std::string_view name, void *data, size_t capacity);
+  // Makes later runs compute output `output` in the memory of input `input`
+  // (bound with setInput to 64-byte aligned memory, read by no other node),
+  // taking its shape: a KV cache whose past and present share one
+  // fixed-capacity buffer, as ONNX Runtime's GroupQueryAttention allows, so a
+  // step writes only the new rows. The node's kernel must support it (else
+  // run() fails naming the node). bindOutput(output, ...) ends it.
+  Status bindOutputInPlace(std::string_view output, std::string_view input);
   // Runs the graph on the bound inputs.
   Status run();
   // An output's bytes after run(); valid until the next run or destruction.

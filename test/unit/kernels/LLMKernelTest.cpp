@@ -11,6 +11,7 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <random>
 
@@ -564,6 +565,76 @@ TEST(LLMKernels, GroupQueryAttention) {
       c.attrBool("doRotary", t.rotary).attrBool("rotaryInterleaved", t.interleaved);
       c.attrInt("localWindowSize", t.window);
       if (t.softcap > 0) c.attrFloat("softcap", t.softcap);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      expectClose(c.outputs[0].values(), want, 1e-5);
+      expectClose(c.outputs[1].values(), wantK, 1e-6);
+      expectClose(c.outputs[2].values(), wantV, 1e-6);
+    }
+  }
+}
+
+// A present as long as the past (ORT's max(past, total) for a fixed-capacity
+// cache): the past's rows after seqlensK + 1 - S are NaN and must not be
+// read; the present holds the valid past rows, the new ones, then zeros.
+// (Sharing one buffer is the executor's in-place binding, ExecutorTest.)
+TEST(LLMKernels, GroupQueryAttentionCapacityPresent) {
+  std::vector<GqaCase> cases = {
+      {1, 1, 12, 4, 2, 16, false, true, false, -1, 0.f, {7}},        // decode
+      {2, 1, 12, 4, 2, 16, true, true, true, -1, 0.f, {4, 10}},      // ragged, packed
+      {1, 5, 12, 4, 2, 16, false, true, false, -1, 0.f, {4}},        // prefill, empty past
+      {1, 9, 20, 4, 1, 16, false, true, false, -1, 0.f, {12}},       // tiled path, past 4
+  };
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  uint32_t seed = 900;
+  for (const GqaCase &t : cases) {
+    const int64_t D = t.D, rot = D, maxSeq = t.P + t.S;
+    const int64_t qw = t.packed ? (t.numHeads + 2 * t.kvHeads) * D : t.numHeads * D;
+    std::vector<float> q = randomFloats(size_t(t.B * t.S * qw), seed++);
+    std::vector<float> k = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    std::vector<float> v = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    std::vector<float> pk = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    std::vector<float> pv = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    std::vector<float> cosC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    std::vector<float> sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    int32_t total = 0;
+    for (int32_t s : t.seqlens) total = std::max(total, s + 1);
+    auto pastOf = [&](int64_t b) { return t.S == total ? 0 : int64_t(t.seqlens[size_t(b)]) + 1 - t.S; };
+    for (int64_t b = 0; b < t.B; ++b)
+      for (int64_t h = 0; h < t.kvHeads; ++h)
+        for (int64_t j = pastOf(b); j < t.P; ++j)
+          for (int64_t d = 0; d < D; ++d) {
+            pk[size_t(((b * t.kvHeads + h) * t.P + j) * D + d)] = nan;
+            pv[size_t(((b * t.kvHeads + h) * t.P + j) * D + d)] = nan;
+          }
+    // The reference's present has P + S rows; the kernel's P, the same first rows.
+    std::vector<double> want, refK, refV;
+    referenceGqa(t, q, k, v, pk, pv, cosC, sinC, rot, total, want, refK, refV);
+    std::vector<double> wantK(size_t(t.B * t.kvHeads * t.P * D), 0.0), wantV = wantK;
+    for (int64_t b = 0; b < t.B; ++b)
+      for (int64_t h = 0; h < t.kvHeads; ++h)
+        for (int64_t j = 0; j < pastOf(b) + t.S; ++j)
+          for (int64_t d = 0; d < D; ++d) {
+            wantK[size_t(((b * t.kvHeads + h) * t.P + j) * D + d)] = refK[size_t(((b * t.kvHeads + h) * (t.P + t.S) + j) * D + d)];
+            wantV[size_t(((b * t.kvHeads + h) * t.P + j) * D + d)] = refV[size_t(((b * t.kvHeads + h) * (t.P + t.S) + j) * D + d)];
+          }
+    for (int threads : {1, 2}) {
+      OpCase c;
+      c.op = "groupQueryAttention";
+      c.inputs = {f32({t.B, t.S, qw}, q)};
+      if (t.packed) c.inputs.insert(c.inputs.end(), {std::nullopt, std::nullopt});
+      else c.inputs.insert(c.inputs.end(), {f32({t.B, t.S, t.kvHeads * D}, k), f32({t.B, t.S, t.kvHeads * D}, v)});
+      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pk));
+      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pv));
+      c.inputs.push_back(tensor(DataType::kInt32, {t.B}, t.seqlens));
+      c.inputs.push_back(tensor(DataType::kInt32, {}, std::vector<int32_t>{total}));
+      c.inputs.push_back(f32({maxSeq, rot / 2}, cosC, true));
+      c.inputs.push_back(f32({maxSeq, rot / 2}, sinC, true));
+      c.outputs = {outSpec(DataType::kFloat32, {t.B, t.S, t.numHeads * D}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P, D}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P, D})};
+      c.attrInt("numHeads", t.numHeads).attrInt("kvNumHeads", t.kvHeads);
+      c.attrBool("doRotary", true).attrBool("rotaryInterleaved", t.interleaved);
       Status st = runOp(c, threads);
       ASSERT_TRUE(st.isOk()) << st.message();
       expectClose(c.outputs[0].values(), want, 1e-5);

@@ -1,7 +1,11 @@
 // The public C++ API end to end: load, plan, bind, run, read outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <vector>
 
 #include "TestArtifact.h"
@@ -269,6 +273,144 @@ TEST(Executor, BoundOutputsAreWrittenInPlace) {
   Status s = passSession->bindOutput("x", out, sizeof out);
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("not computed by a node"), std::string::npos) << s.message();
+}
+
+// groupQueryAttention over a dynamic past (<= 16) and sequence (<= 8): q
+// [1, seq, 32] (2 heads), k, v [1, seq, 16] (1 KV head), pastKey/pastValue
+// [1, 1, past, 16], seqlensK int32 [1]; outputs y [1, seq, 32] and
+// presentKey/presentValue [1, 1, past + seq, 16].
+TGraph gqaCacheGraph() {
+  TGraph g;
+  g.name = "gqa_cache";
+  g.dynamicDims = {{"seq", 8}, {"past", 16}};
+  const DataType f = DataType::kFloat32;
+  g.tensors = {{"q", f, {1, 8, 32}, {-1, 0, -1}},
+               {"k", f, {1, 8, 16}, {-1, 0, -1}},
+               {"v", f, {1, 8, 16}, {-1, 0, -1}},
+               {"pastKey", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
+               {"pastValue", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
+               {"seqlensK", DataType::kInt32, {1}},
+               {"y", f, {1, 8, 32}, {-1, 0, -1}},
+               {"presentKey", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}},
+               {"presentValue", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}}};
+  TNode n{"groupQueryAttention", {0, 1, 2, 3, 4, 5}, {6, 7, 8}, "gqa0"};
+  n.attributes = {{"numHeads", 0, 2}, {"kvNumHeads", 0, 1}};
+  g.nodes = {n};
+  g.inputs = {0, 1, 2, 3, 4, 5};
+  g.outputs = {6, 7, 8};
+  return g;
+}
+
+std::vector<float> pseudoRandom(size_t n, uint32_t seed) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    v[i] = float(seed >> 8) / float(1u << 24) * 2.f - 1.f;
+  }
+  return v;
+}
+
+// ONNX Runtime's shared past/present KV buffer: a session whose present
+// outputs are computed in place over a fixed-capacity past equals one that
+// copies the past into a separate present, step after step; the rows past
+// the valid length (NaN here) are neither read nor written.
+TEST(Executor, PresentComputedInPlaceOverPast) {
+  if (!haveKernels({"groupQueryAttention"})) GTEST_SKIP() << "no groupQueryAttention kernel in this build";
+  std::unique_ptr<Model> model;
+  Status st = Model::load(writeArtifact(gqaCacheGraph(), "gqa-inplace"), {}, &model);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  std::unique_ptr<Session> shared, plain;
+  ASSERT_TRUE(Session::create(*model, {2}, &shared).isOk());
+  ASSERT_TRUE(Session::create(*model, {2}, &plain).isOk());
+  ASSERT_TRUE(shared->bindOutputInPlace("presentKey", "pastKey").isOk());
+  ASSERT_TRUE(shared->bindOutputInPlace("presentValue", "pastValue").isOk());
+  constexpr int64_t kCap = 12, D = 16;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  alignas(64) float kbuf[kCap * D], vbuf[kCap * D];
+  std::fill(std::begin(kbuf), std::end(kbuf), nan);
+  std::fill(std::begin(vbuf), std::end(vbuf), nan);
+  std::vector<float> plainK, plainV;  // the plain session's cache, compact
+  int64_t past = 0;
+  for (int64_t seq : {5, 1, 1}) {
+    std::vector<float> q = pseudoRandom(size_t(seq * 32), uint32_t(7 + past));
+    std::vector<float> k = pseudoRandom(size_t(seq * 16), uint32_t(70 + past));
+    std::vector<float> v = pseudoRandom(size_t(seq * 16), uint32_t(700 + past));
+    const int32_t seqlens = int32_t(past + seq - 1);
+    for (Session *s : {shared.get(), plain.get()}) {
+      ASSERT_TRUE(s->copyInput("q", q.data(), q.size() * 4, {1, seq, 32}).isOk());
+      ASSERT_TRUE(s->copyInput("k", k.data(), k.size() * 4, {1, seq, 16}).isOk());
+      ASSERT_TRUE(s->copyInput("v", v.data(), v.size() * 4, {1, seq, 16}).isOk());
+      ASSERT_TRUE(s->copyInput("seqlensK", &seqlens, 4, {1}).isOk());
+    }
+    ASSERT_TRUE(shared->setInput("pastKey", kbuf, sizeof kbuf, {1, 1, kCap, D}).isOk());
+    ASSERT_TRUE(shared->setInput("pastValue", vbuf, sizeof vbuf, {1, 1, kCap, D}).isOk());
+    ASSERT_TRUE(plain->copyInput("pastKey", plainK.data(), plainK.size() * 4, {1, 1, past, D}).isOk());
+    ASSERT_TRUE(plain->copyInput("pastValue", plainV.data(), plainV.size() * 4, {1, 1, past, D}).isOk());
+    st = shared->run();
+    ASSERT_TRUE(st.isOk()) << st.message();
+    st = plain->run();
+    ASSERT_TRUE(st.isOk()) << st.message();
+    const int64_t total = past + seq;
+    EXPECT_EQ(shared->outputShape(1), (Shape{1, 1, kCap, D}));
+    EXPECT_EQ(plain->outputShape(1), (Shape{1, 1, total, D}));
+    EXPECT_EQ(shared->outputData(1), static_cast<const void *>(kbuf));
+    EXPECT_EQ(shared->outputData(2), static_cast<const void *>(vbuf));
+    const float *ys = static_cast<const float *>(shared->outputData(0));
+    const float *yp = static_cast<const float *>(plain->outputData(0));
+    for (int64_t i = 0; i < seq * 32; ++i) ASSERT_NEAR(ys[i], yp[i], 1e-6) << "y[" << i << "] after " << past;
+    const float *pk = static_cast<const float *>(plain->outputData(1));
+    const float *pv = static_cast<const float *>(plain->outputData(2));
+    for (int64_t i = 0; i < total * D; ++i) {
+      ASSERT_EQ(kbuf[i], pk[i]) << "key element " << i << " after " << past;
+      ASSERT_EQ(vbuf[i], pv[i]) << "value element " << i << " after " << past;
+    }
+    for (int64_t i = total * D; i < kCap * D; ++i) ASSERT_TRUE(std::isnan(kbuf[i]) && std::isnan(vbuf[i])) << i;
+    plainK.assign(pk, pk + total * D);
+    plainV.assign(pv, pv + total * D);
+    past = total;
+  }
+}
+
+TEST(Executor, InPlaceBindingIsChecked) {
+  if (!haveKernels({"groupQueryAttention", "add", "relu"})) GTEST_SKIP() << "kernels missing in this build";
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(Model::load(writeArtifact(gqaCacheGraph(), "gqa-inplace-checks"), {}, &model).isOk());
+  std::unique_ptr<Session> s;
+  ASSERT_TRUE(Session::create(*model, {1}, &s).isOk());
+  Status st = s->bindOutputInPlace("presentKey", "seqlensK");
+  EXPECT_NE(st.message().find("their types differ"), std::string::npos) << st.message();
+  EXPECT_FALSE(s->bindOutputInPlace("nope", "pastKey").isOk());
+  alignas(64) float q[32] = {}, k[16] = {}, kv[2][4 * 16] = {};
+  const int32_t seqlens = 3;
+  ASSERT_TRUE(s->setInput("q", q, sizeof q, {1, 1, 32}).isOk());
+  ASSERT_TRUE(s->copyInput("k", k, sizeof k, {1, 1, 16}).isOk());
+  ASSERT_TRUE(s->copyInput("v", k, sizeof k, {1, 1, 16}).isOk());
+  ASSERT_TRUE(s->copyInput("seqlensK", &seqlens, 4, {1}).isOk());
+  ASSERT_TRUE(s->setInput("pastKey", kv[0], sizeof kv[0], {1, 1, 4, 16}).isOk());
+  ASSERT_TRUE(s->setInput("pastValue", kv[1], sizeof kv[1], {1, 1, 4, 16}).isOk());
+  // Structurally possible, but the kernel cannot write y over q.
+  ASSERT_TRUE(s->bindOutputInPlace("y", "q").isOk());
+  st = s->run();
+  EXPECT_NE(st.message().find("node 'gqa0' (groupQueryAttention) cannot compute it in place"), std::string::npos)
+      << st.message();
+  ASSERT_TRUE(s->bindOutput("y", nullptr, 0).isOk());  // ends it
+  ASSERT_TRUE(s->bindOutputInPlace("presentKey", "pastKey").isOk());
+  ASSERT_TRUE(s->bindOutputInPlace("presentValue", "pastValue").isOk());
+  st = s->run();
+  ASSERT_TRUE(st.isOk()) << st.message();
+  // A copied input has no caller memory to share.
+  ASSERT_TRUE(s->copyInput("pastKey", kv[0], sizeof kv[0], {1, 1, 4, 16}).isOk());
+  st = s->run();
+  EXPECT_NE(st.message().find("must be bound to 64-byte aligned caller memory, not copied"), std::string::npos)
+      << st.message();
+
+  // relu(add(x, c)): x is read by add, not by relu, which computes y.
+  std::unique_ptr<Model> addRelu;
+  ASSERT_TRUE(Model::load(writeArtifact(addReluGraph(), "inplace-addrelu"), {}, &addRelu).isOk());
+  std::unique_ptr<Session> s2;
+  ASSERT_TRUE(Session::create(*addRelu, {1}, &s2).isOk());
+  st = s2->bindOutputInPlace("y", "x");
+  EXPECT_NE(st.message().find("node 'add0' also reads the input"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -22,6 +22,17 @@ Built buildArtifact(const TGraph &g, bool weightless) {
   for (const auto &t : g.tensors) {
     std::vector<flatbuffers::Offset<fb::Dimension>> dims;
     for (size_t i = 0; i < t.shape.size(); ++i) {
+      if (i < t.dynamicSum.size() && !t.dynamicSum[i].empty()) {
+        std::vector<fb::DimensionTerm> terms;
+        std::string spelling;
+        for (int sym : t.dynamicSum[i]) {
+          terms.emplace_back(uint32_t(sym), 1);
+          spelling += (spelling.empty() ? "" : " + ") + g.dynamicDims[size_t(sym)].first;
+        }
+        dims.push_back(fb::CreateDimension(fbb, t.shape[i], fbb.CreateString(spelling), 0,
+                                           fbb.CreateVectorOfStructs(terms)));
+        continue;
+      }
       int sym = i < t.dynamic.size() ? t.dynamic[i] : -1;
       if (sym < 0) {
         dims.push_back(fb::CreateDimension(fbb, t.shape[i]));

@@ -20,6 +20,9 @@ struct TTensor {
   // is then that dimension's maximum), or -1; empty = all static.
   std::vector<int> dynamic = {};
   std::optional<DataType> interfaceType;  // Tensor.interface_type, when set
+  // Per dimension, TGraph::dynamicDims indices whose sizes add up to it
+  // ("past + seq"); takes precedence over `dynamic` where non-empty.
+  std::vector<std::vector<int>> dynamicSum = {};
 };
 
 struct TConstant {

@@ -306,6 +306,11 @@ Status makeRotary(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 // query row) one pass over its causal key range with an online softmax in
 // tiles of 64 keys (scores of a tile, one rescale of the accumulator per
 // tile). Query head h reads KV head h / (numHeads / kvNumHeads).
+//
+// The present length T is P + S, or P (ORT's max(past, total) when the past
+// is a fixed-capacity buffer): then present may share the past's memory
+// (the executor's in-place binding), step (1) writes only the new rows, and
+// rows past seqlensK + 1 are never read.
 class GqaKernel final : public Kernel {
  public:
   struct Config {
@@ -320,6 +325,10 @@ class GqaKernel final : public Kernel {
   explicit GqaKernel(const Config &c)
       : c_(c), q_(size_t(c.B * c.numHeads * c.S * c.D)), pastLen_(size_t(c.B)),
         tiled_(c.S >= kTiledMinRows && c.softcap <= 0.f && avx512Available() && gqaTiledSupported(c.D)) {}
+
+  bool allowsInPlace(size_t output, size_t input) const override {
+    return c_.T == c_.P && ((output == 1 && input == 3) || (output == 2 && input == 4));
+  }
 
   void run(const KernelContext &ctx) override {
     const Config &c = c_;
@@ -338,7 +347,7 @@ class GqaKernel final : public Kernel {
     // for a first prompt anyway, so total is optional).
     for (int64_t b = 0; b < c.B; ++b) {
       int64_t past = (total && c.S == *total) ? 0 : int64_t(seqlens[b]) + 1 - c.S;
-      pastLen_[b] = std::clamp<int64_t>(past, 0, c.P);
+      pastLen_[b] = std::clamp<int64_t>(past, 0, std::min(c.P, c.T - c.S));
     }
     // Row strides of the new Q/K/V in their [B, S, hidden] tensors.
     const int64_t qStride = c.packed ? (c.numHeads + 2 * c.kvHeads) * D : c.numHeads * D;
@@ -352,13 +361,15 @@ class GqaKernel final : public Kernel {
       return c.packed ? query + (b * c.S + s) * qStride + (c.numHeads + c.kvHeads + h) * D
                       : value + (b * c.S + s) * kvStride + h * D;
     };
-    // (1) present cache, per (b, kv head).
+    // (1) present cache, per (b, kv head). Shared with the past: the new
+    // rows only.
+    const bool sharedK = presK == pastK, sharedV = presV == pastV;
     parallelFor(ctx, c.B * c.kvHeads, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         int64_t b = t / c.kvHeads, h = t % c.kvHeads, past = pastLen_[b];
         float *pk = presK + t * c.T * D, *pv = presV + t * c.T * D;
-        std::memcpy(pk, pastK + t * c.P * D, size_t(past * D) * sizeof(float));
-        std::memcpy(pv, pastV + t * c.P * D, size_t(past * D) * sizeof(float));
+        if (!sharedK) std::memcpy(pk, pastK + t * c.P * D, size_t(past * D) * sizeof(float));
+        if (!sharedV) std::memcpy(pv, pastV + t * c.P * D, size_t(past * D) * sizeof(float));
         for (int64_t s = 0; s < c.S; ++s) {
           float *dk = pk + (past + s) * D;
           if (c.rotary) {
@@ -370,8 +381,8 @@ class GqaKernel final : public Kernel {
           std::memcpy(pv + (past + s) * D, vRow(b, s, h), size_t(D) * sizeof(float));
         }
         int64_t used = past + c.S;
-        std::memset(pk + used * D, 0, size_t((c.T - used) * D) * sizeof(float));
-        std::memset(pv + used * D, 0, size_t((c.T - used) * D) * sizeof(float));
+        if (!sharedK) std::memset(pk + used * D, 0, size_t((c.T - used) * D) * sizeof(float));
+        if (!sharedV) std::memset(pv + used * D, 0, size_t((c.T - used) * D) * sizeof(float));
       }
     });
     const int64_t group = c.numHeads / c.kvHeads;
@@ -513,6 +524,10 @@ Status makeGqa(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     return nodeError(node, "pastKey/pastValue must be float [B, kvNumHeads, P, D]");
   c.P = pk.shape[2];
   c.T = c.P + c.S;
+  // A present as long as a past that holds the new rows: the shared layout.
+  if (node.outputs.size() > 1 && node.outputs[1]->shape.size() == 4 && node.outputs[1]->shape[2] == c.P &&
+      c.P >= c.S)
+    c.T = c.P;
   if (node.inputs[5]->dtype != DataType::kInt32 || node.inputs[5]->shape != Shape{c.B})
     return nodeError(node, "seqlensK must be int32 [B]");
   if (present(node, 6) && (node.inputs[6]->dtype != DataType::kInt32 || numElements(node.inputs[6]->shape) != 1))
