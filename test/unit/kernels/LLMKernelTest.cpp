@@ -685,6 +685,80 @@ TEST(LLMKernels, DISABLED_MatMulNBitsBandwidth) {
   }
 }
 
+// One decode token of the ~100M Llama (bench/llm.py's model after
+// --webnn-merge-matmul-nbits): per layer q/k/v merged (1280 x 768), o (768 x
+// 768), gate/up merged (4096 x 768), down (768 x 2048), then lm_head (32000 x
+// 768), every weight and scale array its own memory (~64 MB, twice the L3),
+// run back to back as in a decode step. Prints GB/s of packed weights +
+// scales next to a plain AVX-512 read of as many bytes in the same run
+// (the DRAM rate the GEMVs could reach), per path and thread count.
+// Run: webnn-kernel-tests --gtest_also_run_disabled_tests --gtest_filter='*DecodeSweep*'
+TEST(LLMKernels, DISABLED_MatMulNBitsDecodeSweep) {
+  struct Shape2 { int64_t N, K; };
+  std::vector<Shape2> shapes;
+  for (int l = 0; l < 12; ++l) shapes.insert(shapes.end(), {{1280, 768}, {768, 768}, {4096, 768}, {768, 2048}});
+  shapes.push_back({32000, 768});
+  struct Gemv {
+    Shape2 s;
+    std::vector<uint8_t> w;
+    std::vector<float> scales, a, y;
+  };
+  std::vector<Gemv> gemvs;
+  double bytes = 0;
+  uint32_t seed = 40;
+  for (Shape2 s : shapes) {
+    Gemv g{s, randomBytes(size_t(s.N * s.K / 2), seed++), randomFloats(size_t(s.N * s.K / 32), seed++, 0.01f, 0.1f),
+           randomFloats(size_t(s.K), seed++), std::vector<float>(size_t(s.N))};
+    bytes += double(g.w.size()) + 4.0 * double(g.scales.size());
+    gemvs.push_back(std::move(g));
+  }
+  const int reps = 30;
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    // The same bytes as one flat buffer, read with 4 independent sums.
+    std::vector<float> flat(size_t(bytes / 4), 1.f);
+    auto readAll = [&] {
+      const int64_t n = int64_t(flat.size());
+      std::vector<float> part(size_t(threads) * 16, 0.f);
+      pool.parallelFor(n / 64, std::max<int64_t>(1, n / 64 / threads), [&](int64_t b, int64_t e) {
+        float acc[16] = {};
+        for (int64_t i = b * 64; i < e * 64; i += 16)
+          for (int j = 0; j < 16; ++j) acc[j] += flat[size_t(i + j)];
+        float sum = 0;
+        for (float x : acc) sum += x;
+        part[size_t(b * threads / (n / 64))] += sum;
+      });
+      return part[0];
+    };
+    for (NBitsPath path : {NBitsPath::kAvx512Fp32, NBitsPath::kAvx512Vnni}) {
+      std::vector<std::unique_ptr<NBitsMatMul>> mms;
+      for (Gemv &g : gemvs) {
+        auto mm = std::make_unique<NBitsMatMul>(1, g.s.N, g.s.K, 32, 4, path == NBitsPath::kAvx512Vnni ? 4 : 0, &path);
+        if (mm->path() != path) break;
+        mm->setWeights(g.w.data(), g.scales.data(), nullptr, nullptr);
+        mms.push_back(std::move(mm));
+      }
+      if (mms.size() != gemvs.size()) continue;
+      // Alternate: best of `reps` tokens for the GEMVs, then as many reads.
+      double bestGemv = 1e9, bestRead = 1e9;
+      volatile float sink = 0;
+      for (int r = 0; r < reps; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (size_t i = 0; i < gemvs.size(); ++i) mms[i]->run(gemvs[i].a.data(), gemvs[i].y.data(), nullptr, &pool);
+        auto t1 = std::chrono::steady_clock::now();
+        sink = sink + readAll();
+        auto t2 = std::chrono::steady_clock::now();
+        bestGemv = std::min(bestGemv, std::chrono::duration<double>(t1 - t0).count());
+        bestRead = std::min(bestRead, std::chrono::duration<double>(t2 - t1).count());
+      }
+      std::printf("decode token (49 GEMVs, %.1f MB) %-12s threads=%d: %.3f ms, %.1f GB/s; plain read %.3f ms, "
+                  "%.1f GB/s; GEMV at %.0f%% of the read\n",
+                  bytes / 1e6, kernels::nbitsPathName(path), threads, bestGemv * 1e3, bytes / bestGemv / 1e9,
+                  bestRead * 1e3, bytes / bestRead / 1e9, 100.0 * bestRead / bestGemv);
+    }
+  }
+}
+
 // Prefill-shaped MatMulNBits (M = 128) on every path this CPU runs: GFLOP/s
 // (int8 paths: GOP/s, one multiply-add = 2) per CPU-second (robust on a
 // shared machine) and per wall second.

@@ -24,6 +24,16 @@ bool avx512Available() {
 }
 
 namespace {
+// How far ahead the GEMV tiles prefetch their weight stream. One 4-column
+// tile ahead (what they did first) is 1.5 KB at K = 768, too short to cover
+// DRAM latency: the 100M Llama's decode GEMVs then read 16 GB/s at 1 thread
+// vs 28-32 for 4-8 KB ahead (DISABLED_MatMulNBitsDecodeSweep; 8 KB is the
+// best at 1 thread, 4 and 8 KB tie at 2).
+constexpr int64_t kPrefetchBytes = 8192;
+// Prefetch distance in columns: whole 4-column tiles, >= kPrefetchBytes of weights.
+inline int64_t prefetchColumns(int64_t colBytes) {
+  return 4 * std::max<int64_t>(1, (kPrefetchBytes + 4 * colBytes - 1) / (4 * colBytes));
+}
 
 // sum over blocks of scale * zeroPoint * sums[b] for column n, as a vector
 // to subtract from the accumulator before its one horizontal reduction.
@@ -63,9 +73,13 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
   for (int c = 0; c < NC; ++c) col[c] = w.packed + (n0 + c) * w.kBlocks * w.blobSize;
   // A column is only K/2 bytes (2 KB for K = 4096): too short a stream for
   // the hardware prefetcher to ramp up, so the GEMV read ~12 GB/s per core
-  // from DRAM vs ~30 for a plain read. Prefetching the next tile's bytes one
-  // tile ahead (a few hundred ns of work) hides the DRAM latency.
-  const int64_t prefetchAhead = NC * w.kBlocks * w.blobSize;
+  // from DRAM vs ~30 for a plain read. Prefetching kPrefetchBytes ahead (whole
+  // tiles) hides the DRAM latency; the zero points of those columns too.
+  const int64_t aheadCols = prefetchColumns(w.kBlocks * w.blobSize);
+  const int64_t prefetchAhead = aheadCols * w.kBlocks * w.blobSize;
+  if (w.zeroPointsU8)
+    for (int64_t off = 0; off < NC * w.kBlocks; off += 64)
+      _mm_prefetch(reinterpret_cast<const char *>(w.zeroPointsU8 + (n0 + aheadCols) * w.kBlocks + off), _MM_HINT_T0);
   for (int64_t b = 0; b < w.kBlocks; ++b) {
     __m512 blockAcc[NC][MR];
     for (int c = 0; c < NC; ++c)
@@ -82,8 +96,9 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
         // The next tile's columns start NC columns further: fetch them now.
         if (((b * w.blobSize + j * 16) & 63) == 0) {
           _mm_prefetch(reinterpret_cast<const char *>(p + prefetchAhead), _MM_HINT_T0);
-          _mm_prefetch(reinterpret_cast<const char *>(w.scales + (n0 + c + NC) * w.kBlocks + b),
-                       _MM_HINT_T0);
+          // Scales: 4 bytes per 16 weight bytes, one line per 256.
+          if (((b * w.blobSize + j * 16) & 255) == 0)
+            _mm_prefetch(reinterpret_cast<const char *>(w.scales + (n0 + c + aheadCols) * w.kBlocks + b), _MM_HINT_T0);
         }
         __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
         __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(q, low4));
@@ -114,22 +129,59 @@ void tileFp32(const NBitsWeightView &w, const float *A, const float *blockSums, 
 // (blocks are >= 32), so the lanes are scaled by weightScale * activationScale
 // of their block and accumulated in float. The zero point enters once per
 // block: sum (q - z) a = sum q a - z sum a.
+// Lane l of a 128-weight chunk reads block (8l) / bs of the chunk's first
+// block: computed once per call, not per tile (16 integer divisions per
+// 4 columns cost as much as a K = 768 column's arithmetic).
+struct VnniLanes {
+  __m512i laneBlock;
+  __mmask8 scaleMask;
+  int64_t aheadColumns;  // prefetchColumns
+  VnniLanes(int64_t bs, int64_t colBytes) {
+    aheadColumns = prefetchColumns(colBytes);
+    alignas(64) int32_t idx[16];
+    for (int l = 0; l < 16; ++l) idx[l] = bs <= 128 ? int32_t((8 * l) / bs) : 0;
+    laneBlock = _mm512_load_si512(idx);
+    scaleMask = __mmask8(bs >= 128 ? 1 : (1u << (128 / bs)) - 1);
+  }
+};
+
+// The sums of 4 vectors' lanes, in one vector's first 4 lanes: ~10
+// shuffles and adds instead of 4 separate reductions (~32).
+inline __m128 reduce4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  // 256-bit halves: [a_lo + a_hi | b_lo + b_hi] and the same for c, d.
+  __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+  __m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44), _mm512_shuffle_f32x4(c, d, 0xEE));
+  // 128-bit quarters: [a | b | c | d], 4 partial sums each.
+  __m512 abcd = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88), _mm512_shuffle_f32x4(ab, cd, 0xDD));
+  // Within each quarter: [x0+x2, x1+x3, ..] then + the neighbour.
+  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0x4E));
+  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0xB1));
+  return _mm512_castps512_ps128(
+      _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), abcd));
+}
+
 template <int NC, int MR>
 void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale,
-              const float *scaledSum, int64_t kPadded, int64_t m0, int64_t n0, float *Y,
-              const float *bias) {
+              const float *scaledSum, int64_t kPadded, const VnniLanes &lanes, int64_t m0, int64_t n0,
+              float *Y, const float *bias) {
   __m512 acc[NC][MR];
   for (int c = 0; c < NC; ++c)
     for (int r = 0; r < MR; ++r) acc[c][r] = _mm512_setzero_ps();
   const __m512i low4 = _mm512_set1_epi8(15);
   const int64_t chunks = kPadded / 128;
-  const int64_t bs = w.blockSize;
-  // Lane l of a chunk reads block (8l) / bs of the chunk's first block.
-  alignas(64) int32_t idx[16];
-  for (int l = 0; l < 16; ++l) idx[l] = bs <= 128 ? int32_t((8 * l) / bs) : 0;
-  const __m512i laneBlock = _mm512_load_si512(idx);
-  const __mmask8 scaleMask = __mmask8(bs >= 128 ? 1 : (1u << (128 / bs)) - 1);
-  const int64_t colBytes = w.kBlocks * w.blobSize;
+  const int64_t bs = w.blockSize, kBlocks = w.kBlocks;
+  const __m512i laneBlock = lanes.laneBlock;
+  const __mmask8 scaleMask = lanes.scaleMask;
+  const int64_t colBytes = kBlocks * w.blobSize;
+  const uint8_t *const packed = w.packed + n0 * colBytes;
+  const float *const scales = w.scales + n0 * kBlocks;
+  // Three streams per column (weights, scales, zero points), each read
+  // once: prefetch the columns `ahead` further on as this tile goes (the
+  // zero points, unprefetched before, stalled every tile's epilogue).
+  const int64_t ahead = lanes.aheadColumns;
+  if (w.zeroPointsU8)
+    for (int64_t off = 0; off < NC * kBlocks; off += 64)
+      _mm_prefetch(reinterpret_cast<const char *>(w.zeroPointsU8 + (n0 + ahead) * kBlocks + off), _MM_HINT_T0);
   for (int64_t ch = 0; ch < chunks; ++ch) {
     const int64_t b0 = ch * 128 / bs;
     __m512i ae[MR], ao[MR];
@@ -141,17 +193,15 @@ void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale
       ls[r] = _mm512_loadu_ps(laneScale + ((m0 + r) * chunks + ch) * 16);
     }
     for (int c = 0; c < NC; ++c) {
-      const uint8_t *p = w.packed + (n0 + c) * colBytes + ch * 64;
-      _mm_prefetch(reinterpret_cast<const char *>(p + NC * colBytes), _MM_HINT_T0);
-      // The scales are a second stream (4 bytes per 16 weight bytes): the
-      // loads of this tile's waited on DRAM (perf: the vpermps after them).
-      _mm_prefetch(reinterpret_cast<const char *>(w.scales + (n0 + c + NC) * w.kBlocks + b0),
-                   _MM_HINT_T0);
+      const uint8_t *p = packed + c * colBytes + ch * 64;
+      _mm_prefetch(reinterpret_cast<const char *>(p + ahead * colBytes), _MM_HINT_T0);
+      // The scales: 16 bytes per chunk, one line per 4 chunks.
+      const float *sc = scales + c * kBlocks + b0;
+      if ((ch & 3) == 0) _mm_prefetch(reinterpret_cast<const char *>(sc + ahead * kBlocks), _MM_HINT_T0);
       __m512i q = _mm512_loadu_si512(p);
       __m512i lo = _mm512_and_si512(q, low4);
       __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), low4);
-      __m128 s4 = _mm_maskz_loadu_ps(scaleMask, w.scales + (n0 + c) * w.kBlocks + b0);
-      __m512 ws = _mm512_permutexvar_ps(laneBlock, _mm512_castps128_ps512(s4));
+      __m512 ws = _mm512_permutexvar_ps(laneBlock, _mm512_castps128_ps512(_mm_maskz_loadu_ps(scaleMask, sc)));
       for (int r = 0; r < MR; ++r) {
         __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, ae[r]);
         dot = _mm512_dpbusd_epi32(dot, hi, ao[r]);
@@ -160,11 +210,19 @@ void tileVnni(const NBitsWeightView &w, const int8_t *Aq, const float *laneScale
     }
   }
   for (int c = 0; c < NC; ++c)
+    for (int r = 0; r < MR; ++r)
+      acc[c][r] = _mm512_sub_ps(acc[c][r], zeroPointTerm(w, n0 + c, scaledSum + (m0 + r) * w.kBlocks));
+  if constexpr (NC == 4) {
     for (int r = 0; r < MR; ++r) {
-      __m512 zp = zeroPointTerm(w, n0 + c, scaledSum + (m0 + r) * w.kBlocks);
-      Y[(m0 + r) * w.N + n0 + c] =
-          _mm512_reduce_add_ps(_mm512_sub_ps(acc[c][r], zp)) + (bias ? bias[n0 + c] : 0.f);
+      __m128 y = reduce4(acc[0][r], acc[1][r], acc[2][r], acc[3][r]);
+      if (bias) y = _mm_add_ps(y, _mm_loadu_ps(bias + n0));
+      _mm_storeu_ps(Y + (m0 + r) * w.N + n0, y);
     }
+  } else {
+    for (int c = 0; c < NC; ++c)
+      for (int r = 0; r < MR; ++r)
+        Y[(m0 + r) * w.N + n0 + c] = _mm512_reduce_add_ps(acc[c][r]) + (bias ? bias[n0 + c] : 0.f);
+  }
 }
 
 // Runs Tile<NC, MR> over columns [n0, n1) x all rows: 4 columns at a time
@@ -201,9 +259,9 @@ struct Fp32Tile {
 template <int NC, int MR>
 struct VnniTile {
   static void run(int64_t m, int64_t n, const NBitsWeightView &w, const int8_t *Aq,
-                  const float *laneScale, const float *scaledSum, int64_t kPadded, float *Y,
-                  const float *bias) {
-    tileVnni<NC, MR>(w, Aq, laneScale, scaledSum, kPadded, m, n, Y, bias);
+                  const float *laneScale, const float *scaledSum, int64_t kPadded, const VnniLanes &lanes,
+                  float *Y, const float *bias) {
+    tileVnni<NC, MR>(w, Aq, laneScale, scaledSum, kPadded, lanes, m, n, Y, bias);
   }
 };
 
@@ -602,7 +660,8 @@ void nbitsGemmAvx512Fp32(const NBitsWeightView &w, const float *aPermuted, const
 void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const float *aLaneScale,
                          const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
                          const float *bias) {
-  sweep<VnniTile, 4>(M, n0, n1, w, aQuant, aLaneScale, aScaledSum, w.kBlocks * w.blockSize, Y, bias);
+  const VnniLanes lanes(w.blockSize, w.kBlocks * w.blobSize);
+  sweep<VnniTile, 4>(M, n0, n1, w, aQuant, aLaneScale, aScaledSum, w.kBlocks * w.blockSize, lanes, Y, bias);
 }
 
 }  // namespace webnn::cpu::kernels
