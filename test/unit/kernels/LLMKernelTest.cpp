@@ -520,6 +520,10 @@ TEST(LLMKernels, GroupQueryAttention) {
       {1, 3, 4, 6, 3, 8, false, false, false, 2, 0.f, {6}},          // local window
       {1, 2, 70, 2, 1, 8, false, true, false, -1, 5.f, {71}},        // > one 64-key tile, softcap
       {2, 4, 0, 2, 2, 12, true, false, false, -1, 0.f, {3, 3}},      // MHA, packed
+      // < 8 rows with D % 16 == 0: gqaAttendRowsAvx512 where the CPU has it
+      // (16-key blocks: partial ones, a window inside a block, ragged).
+      {1, 1, 150, 6, 2, 64, false, true, false, -1, 0.f, {150}},     // decode, long past
+      {2, 3, 40, 4, 2, 32, false, true, false, 20, 0.f, {42, 30}},   // window, ragged
       // >= 8 rows with D % 16 == 0: the tiled AVX-512 path (GqaAttention.h)
       // where the CPU has it: row tiles across heads, several key tiles,
       // partial tiles, windows across tile edges, a past, ragged batches.

@@ -31,6 +31,11 @@ struct GqaTile {
 // Whether gqaAttendAvx512 handles this head size (a multiple of 16, <= 256).
 bool gqaTiledSupported(int64_t D);
 void gqaAttendAvx512(const GqaTile &t);
+// The same for a few rows (a decode step): per row one pass over its keys
+// in blocks of 16, K and V read in place (no transposed tile, which a
+// handful of rows cannot amortize), q and the output in registers, exp
+// vectorized. Same preconditions (gqaTiledSupported(D)).
+void gqaAttendRowsAvx512(const GqaTile &t);
 
 }  // namespace webnn::cpu::kernels
 

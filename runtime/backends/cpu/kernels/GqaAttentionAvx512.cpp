@@ -153,6 +153,100 @@ void gqaAttendAvx512(const GqaTile &t) {
   }
 }
 
+namespace {
+
+// The sums of 4 vectors' lanes in one 4-float vector.
+inline __m128 reduce4(__m512 a, __m512 b, __m512 c, __m512 d) {
+  __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
+  __m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44), _mm512_shuffle_f32x4(c, d, 0xEE));
+  __m512 abcd = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88), _mm512_shuffle_f32x4(ab, cd, 0xDD));
+  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0x4E));
+  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0xB1));
+  return _mm512_castps512_ps128(
+      _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), abcd));
+}
+
+template <int NV>
+void attendRows(const GqaTile &t) {
+  const int64_t D = t.D;
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512 scale = _mm512_set1_ps(t.scale);
+  alignas(64) float p[16];
+  for (int64_t ri = 0; ri < t.heads * t.rows; ++ri) {
+    const int64_t r = ri % t.rows, pos = t.pos0 + r;
+    const float *q = t.q + ((ri / t.rows) * t.qHeadStride + r) * D;
+    const int64_t first = t.window >= 0 ? std::max<int64_t>(0, pos - t.window) : 0;
+    const int64_t last = std::min(pos, t.T - 1);
+    __m512 qv[NV], o[NV];
+    for (int v = 0; v < NV; ++v) {
+      qv[v] = _mm512_loadu_ps(q + 16 * v);
+      o[v] = _mm512_setzero_ps();
+    }
+    float runMax = ninf, runSum = 0.f;
+    auto dot = [&](int64_t j) {
+      const float *k = t.K + j * D;
+      __m512 acc = _mm512_mul_ps(qv[0], _mm512_loadu_ps(k));
+      for (int v = 1; v < NV; ++v) acc = _mm512_fmadd_ps(qv[v], _mm512_loadu_ps(k + 16 * v), acc);
+      return acc;
+    };
+    for (int64_t j0 = first; j0 <= last; j0 += 16) {
+      const int64_t n = std::min<int64_t>(16, last + 1 - j0);
+      // 16 scores (keys past n repeat the last one and are masked).
+      __m128 four[4];
+      for (int g = 0; g < 4; ++g) {
+        auto key = [&](int i) { return j0 + std::min<int64_t>(4 * g + i, n - 1); };
+        four[g] = reduce4(dot(key(0)), dot(key(1)), dot(key(2)), dot(key(3)));
+      }
+      __m512 s = _mm512_insertf32x4(_mm512_castps128_ps512(four[0]), four[1], 1);
+      s = _mm512_insertf32x4(s, four[2], 2);
+      s = _mm512_insertf32x4(s, four[3], 3);
+      const __mmask16 valid = _mm512_cmplt_epi32_mask(lane, _mm512_set1_epi32(int32_t(n)));
+      s = _mm512_mask_mov_ps(_mm512_set1_ps(ninf), valid, _mm512_mul_ps(s, scale));
+      const float newMax = std::max(runMax, _mm512_reduce_max_ps(s));
+      const float c = runMax == ninf ? 0.f : std::exp(runMax - newMax);
+      // exp of a masked lane is ~1e-38, not 0: zero it.
+      const __m512 e = _mm512_maskz_mov_ps(valid, vexp(_mm512_sub_ps(s, _mm512_set1_ps(newMax))));
+      runSum = runSum * c + _mm512_reduce_add_ps(e);
+      runMax = newMax;
+      _mm512_store_ps(p, e);
+      const __m512 vc = _mm512_set1_ps(c);
+      for (int v = 0; v < NV; ++v) o[v] = _mm512_mul_ps(o[v], vc);
+      for (int64_t j = 0; j < n; ++j) {
+        const __m512 pj = _mm512_set1_ps(p[j]);
+        const float *vr = t.V + (j0 + j) * D;
+        for (int v = 0; v < NV; ++v) o[v] = _mm512_fmadd_ps(pj, _mm512_loadu_ps(vr + 16 * v), o[v]);
+      }
+    }
+    const __m512 inv = _mm512_set1_ps(runSum > 0.f ? 1.f / runSum : 0.f);
+    float *dst = t.out + r * t.outRowStride + (ri / t.rows) * D;
+    for (int v = 0; v < NV; ++v) _mm512_storeu_ps(dst + 16 * v, _mm512_mul_ps(o[v], inv));
+  }
+}
+
+}  // namespace
+
+void gqaAttendRowsAvx512(const GqaTile &t) {
+  switch (t.D / 16) {
+    case 1: attendRows<1>(t); break;
+    case 2: attendRows<2>(t); break;
+    case 3: attendRows<3>(t); break;
+    case 4: attendRows<4>(t); break;
+    case 5: attendRows<5>(t); break;
+    case 6: attendRows<6>(t); break;
+    case 7: attendRows<7>(t); break;
+    case 8: attendRows<8>(t); break;
+    case 9: attendRows<9>(t); break;
+    case 10: attendRows<10>(t); break;
+    case 11: attendRows<11>(t); break;
+    case 12: attendRows<12>(t); break;
+    case 13: attendRows<13>(t); break;
+    case 14: attendRows<14>(t); break;
+    case 15: attendRows<15>(t); break;
+    default: attendRows<16>(t); break;
+  }
+}
+
 }  // namespace webnn::cpu::kernels
 
 #else
@@ -160,5 +254,6 @@ void gqaAttendAvx512(const GqaTile &t) {
 namespace webnn::cpu::kernels {
 bool gqaTiledSupported(int64_t) { return false; }
 void gqaAttendAvx512(const GqaTile &) {}
+void gqaAttendRowsAvx512(const GqaTile &) {}
 }  // namespace webnn::cpu::kernels
 #endif

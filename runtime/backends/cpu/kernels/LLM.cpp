@@ -324,7 +324,8 @@ class GqaKernel final : public Kernel {
   static constexpr int64_t kTiledMinRows = 8;
   explicit GqaKernel(const Config &c)
       : c_(c), q_(size_t(c.B * c.numHeads * c.S * c.D)), pastLen_(size_t(c.B)),
-        tiled_(c.S >= kTiledMinRows && c.softcap <= 0.f && avx512Available() && gqaTiledSupported(c.D)) {}
+        tiled_(c.S >= kTiledMinRows && c.softcap <= 0.f && avx512Available() && gqaTiledSupported(c.D)),
+        rowsAvx512_(!tiled_ && c.softcap <= 0.f && avx512Available() && gqaTiledSupported(c.D)) {}
 
   bool allowsInPlace(size_t output, size_t input) const override {
     return c_.T == c_.P && ((output == 1 && input == 3) || (output == 2 && input == 4));
@@ -443,6 +444,23 @@ class GqaKernel final : public Kernel {
         const int64_t kvh = h / group;
         const float *K = presK + (b * c.kvHeads + kvh) * c.T * D;
         const float *V = presV + (b * c.kvHeads + kvh) * c.T * D;
+        if (rowsAvx512_) {
+          GqaTile tile;
+          tile.q = q;
+          tile.qHeadStride = 1;
+          tile.heads = tile.rows = 1;
+          tile.pos0 = pos;
+          tile.D = D;
+          tile.T = c.T;
+          tile.window = c.window;
+          tile.scale = c.scale;
+          tile.K = K;
+          tile.V = V;
+          tile.out = outY + (b * c.S + s) * c.numHeads * D + h * D;
+          tile.outRowStride = c.numHeads * D;
+          gqaAttendRowsAvx512(tile);
+          continue;
+        }
         // ORT keeps the last local_window_size + 1 keys.
         int64_t first = c.window >= 0 ? std::max<int64_t>(0, pos - c.window) : 0;
         int64_t last = std::min<int64_t>(pos, c.T - 1);
@@ -485,6 +503,7 @@ class GqaKernel final : public Kernel {
   std::vector<float> q_;
   std::vector<int64_t> pastLen_;
   bool tiled_;
+  bool rowsAvx512_;  // fewer rows (decode): gqaAttendRowsAvx512 per row
 };
 
 Status makeGqa(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
