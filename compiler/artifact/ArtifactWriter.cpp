@@ -26,6 +26,8 @@ constexpr const char *kProducer = "webnnc 0.1.0";
 FailureOr<fb::DataType> toArtifactType(Type t) {
   if (t.isF32()) return fb::DataType::float32;
   if (t.isF16()) return fb::DataType::float16;
+  // The float64 extension: a graph that computes in float64 (WebNNBase.td).
+  if (t.isF64()) return fb::DataType::float64;
   auto i = dyn_cast<IntegerType>(t);
   if (!i) return failure();
   bool u = i.isUnsigned();
@@ -146,7 +148,7 @@ FailureOr<int32_t> GraphSerializer::addTensorOfType(Type t, StringRef name, Loca
   FailureOr<fb::DataType> dtype = toArtifactType(type.getElementType());
   if (failed(dtype))
     return emitError(loc) << "element type " << type.getElementType()
-                          << " is not a WebNN data type";
+                          << " is not a WebNN data type (nor float64)";
   std::vector<flatbuffers::Offset<fb::Dimension>> dims;
   const SmallVector<DimExpr> *exprs = dynamicDims_.lookup(shapeOf);
   for (auto [i, d] : llvm::enumerate(type.getShape())) {

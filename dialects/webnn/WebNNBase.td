@@ -37,6 +37,18 @@ def WebNN_Numeric32or64Tensor : RankedTensorOf<[F32, F16, I32, UI32, I64, UI64]>
 // gather's indices.
 def WebNN_IndexTensor : RankedTensorOf<[I32, UI32, I64]>;
 
+// The float64 extension (beyond the spec: WebNN has no float64). The ops
+// whose operands use these constraints also take f64, and the CPU runtime has
+// a float64 kernel for each: graph input/constant, data movement, element-wise
+// arithmetic, comparisons, where, cast, the float unary ops listed in
+// docs/OPS.md ("float64") and the reductions. Every other op stays WebNN-typed,
+// so a front end that meets one on a float64 value narrows that graph to f32
+// (docs/ONNX.md, "float64").
+def WebNN_TensorOrF64 : RankedTensorOf<[F32, F16, F64, I32, UI32, I64, UI64, I8, UI8, I<4>, UI<4>]>;
+def WebNN_FloatTensorOrF64 : RankedTensorOf<[F32, F16, F64]>;
+def WebNN_SignedTensorOrF64 : RankedTensorOf<[F32, F16, F64, I64, I32, I8]>;
+def WebNN_Numeric32or64TensorOrF64 : RankedTensorOf<[F32, F16, F64, I32, UI32, I64, UI64]>;
+
 class WebNN_Op<string mnemonic, list<Trait> traits = []>
     : Op<WebNN_Dialect, mnemonic, traits>;
 

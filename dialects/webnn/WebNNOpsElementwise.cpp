@@ -86,10 +86,11 @@ LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
       tensorOperand(loc, getOperationName(), "input", adaptor.getInput());
   if (failed(input)) return failure();
   Type target = adaptor.getType();
-  if (!isWebNNElementType(target))
+  // f64 is the float64 extension (WebNNBase.td), which cast converts to and from.
+  if (!isWebNNElementType(target) && !target.isF64())
     return opError(loc, getOperationName(),
                    "expected 'type' to be a WebNN data type (f32, f16, i32, ui32, i64, ui64, "
-                   "i8, ui8, i4, ui4) but got ",
+                   "i8, ui8, i4, ui4) or f64 but got ",
                    target);
   results.push_back(RankedTensorType::get(input->getShape(), target));
   return success();

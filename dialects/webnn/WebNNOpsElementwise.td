@@ -21,7 +21,10 @@ class WebNN_UnaryOp<string mnemonic, Type operandType, string sum, string desc>
 class WebNN_FloatUnaryOp<string mnemonic, string sum, string desc>
     : WebNN_UnaryOp<mnemonic, WebNN_FloatTensor, sum, desc>;
 class WebNN_SignedUnaryOp<string mnemonic, string sum, string desc>
-    : WebNN_UnaryOp<mnemonic, WebNN_SignedTensor, sum, desc>;
+    : WebNN_UnaryOp<mnemonic, WebNN_SignedTensorOrF64, sum, desc>;
+// Float unary ops that also take the float64 extension (WebNNBase.td).
+class WebNN_FloatOrF64UnaryOp<string mnemonic, string sum, string desc>
+    : WebNN_UnaryOp<mnemonic, WebNN_FloatTensorOrF64, sum, desc>;
 
 def WebNN_AbsOp : WebNN_SignedUnaryOp<"abs", "absolute value",
   "Computes |x| for every element; float16/float32 and the signed integers.">;
@@ -32,42 +35,42 @@ def WebNN_SignOp : WebNN_SignedUnaryOp<"sign", "sign of each element",
 def WebNN_ReluOp : WebNN_SignedUnaryOp<"relu", "rectified linear unit",
   "Computes max(0, x) for every element.">;
 
-def WebNN_CeilOp : WebNN_FloatUnaryOp<"ceil", "round up",
+def WebNN_CeilOp : WebNN_FloatOrF64UnaryOp<"ceil", "round up",
   "Rounds every element up to the nearest integral value.">;
-def WebNN_FloorOp : WebNN_FloatUnaryOp<"floor", "round down",
+def WebNN_FloorOp : WebNN_FloatOrF64UnaryOp<"floor", "round down",
   "Rounds every element down to the nearest integral value.">;
-def WebNN_ExpOp : WebNN_FloatUnaryOp<"exp", "natural exponential",
+def WebNN_ExpOp : WebNN_FloatOrF64UnaryOp<"exp", "natural exponential",
   "Computes e raised to each element.">;
-def WebNN_LogOp : WebNN_FloatUnaryOp<"log", "natural logarithm",
+def WebNN_LogOp : WebNN_FloatOrF64UnaryOp<"log", "natural logarithm",
   "Computes the natural logarithm of each element.">;
-def WebNN_SqrtOp : WebNN_FloatUnaryOp<"sqrt", "square root",
+def WebNN_SqrtOp : WebNN_FloatOrF64UnaryOp<"sqrt", "square root",
   "Computes the square root of each element.">;
-def WebNN_SigmoidOp : WebNN_FloatUnaryOp<"sigmoid", "logistic sigmoid",
+def WebNN_SigmoidOp : WebNN_FloatOrF64UnaryOp<"sigmoid", "logistic sigmoid",
   "Computes 1 / (1 + exp(-x)) for every element.">;
-def WebNN_TanhOp : WebNN_FloatUnaryOp<"tanh", "hyperbolic tangent",
+def WebNN_TanhOp : WebNN_FloatOrF64UnaryOp<"tanh", "hyperbolic tangent",
   "Computes the hyperbolic tangent of each element.">;
 def WebNN_HardSwishOp : WebNN_FloatUnaryOp<"hardSwish", "hard swish activation",
   "Computes x * max(0, min(6, x + 3)) / 6 for every element.">;
-def WebNN_ErfOp : WebNN_FloatUnaryOp<"erf", "Gauss error function",
+def WebNN_ErfOp : WebNN_FloatOrF64UnaryOp<"erf", "Gauss error function",
   "Computes the error function of each element.">;
-def WebNN_ReciprocalOp : WebNN_FloatUnaryOp<"reciprocal", "reciprocal",
+def WebNN_ReciprocalOp : WebNN_FloatOrF64UnaryOp<"reciprocal", "reciprocal",
   "Computes 1 / x for every element.">;
-def WebNN_SinOp : WebNN_FloatUnaryOp<"sin", "sine",
+def WebNN_SinOp : WebNN_FloatOrF64UnaryOp<"sin", "sine",
   "Computes the sine of each element (radians).">;
-def WebNN_CosOp : WebNN_FloatUnaryOp<"cos", "cosine",
+def WebNN_CosOp : WebNN_FloatOrF64UnaryOp<"cos", "cosine",
   "Computes the cosine of each element (radians).">;
-def WebNN_TanOp : WebNN_FloatUnaryOp<"tan", "tangent",
+def WebNN_TanOp : WebNN_FloatOrF64UnaryOp<"tan", "tangent",
   "Computes the tangent of each element (radians).">;
 def WebNN_SoftsignOp : WebNN_FloatUnaryOp<"softsign", "softsign activation",
   "Computes x / (1 + |x|) for every element.">;
 def WebNN_SoftplusOp : WebNN_FloatUnaryOp<"softplus", "softplus activation",
   "Computes ln(1 + exp(x)) for every element.">;
-def WebNN_RoundEvenOp : WebNN_FloatUnaryOp<"roundEven", "round half to even",
+def WebNN_RoundEvenOp : WebNN_FloatOrF64UnaryOp<"roundEven", "round half to even",
   "Rounds every element to the nearest integer, ties going to the even one.">;
 def WebNN_GeluOp : WebNN_FloatUnaryOp<"gelu", "Gaussian error linear unit",
   "Computes 0.5 * x * (1 + erf(x / sqrt(2))) for every element.">;
 
-def WebNN_IdentityOp : WebNN_UnaryOp<"identity", WebNN_Tensor, "identity",
+def WebNN_IdentityOp : WebNN_UnaryOp<"identity", WebNN_TensorOrF64, "identity",
   "Returns its input unchanged; any data type."> {
   let hasFolder = 1;
 }
@@ -140,8 +143,8 @@ def WebNN_CastOp : WebNN_InferredOp<"cast"> {
     integer conversion truncates toward zero; out-of-range values are
     implementation-defined.
   }];
-  let arguments = (ins WebNN_Tensor:$input, TypeAttr:$type);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, TypeAttr:$type);
+  let results = (outs WebNN_TensorOrF64:$output);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasFolder = 1;
 }
@@ -166,12 +169,12 @@ class WebNN_BinaryOp<string mnemonic, Type operandType, string sum, string desc>
   let summary = sum;
   let description = desc;
   let arguments = (ins operandType:$a, operandType:$b);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }
 
 class WebNN_ArithmeticOp<string mnemonic, string sum, string desc>
-    : WebNN_BinaryOp<mnemonic, WebNN_Tensor, sum, desc>;
+    : WebNN_BinaryOp<mnemonic, WebNN_TensorOrF64, sum, desc>;
 
 def WebNN_AddOp : WebNN_ArithmeticOp<"add", "element-wise addition",
   "Computes a + b after broadcasting both shapes bidirectionally."> {
@@ -197,7 +200,7 @@ def WebNN_PowOp : WebNN_ArithmeticOp<"pow", "element-wise power",
   "Raises a to the power b after bidirectional broadcasting.">;
 
 class WebNN_CompareOp<string mnemonic, string rel>
-    : WebNN_BinaryOp<mnemonic, WebNN_Tensor, "element-wise " # rel # " comparison",
+    : WebNN_BinaryOp<mnemonic, WebNN_TensorOrF64, "element-wise " # rel # " comparison",
         "Yields uint8 1 where a " # rel # " b holds and 0 elsewhere, after "
         # "bidirectional broadcasting.">;
 
@@ -223,9 +226,9 @@ def WebNN_WhereOp : WebNN_InferredOp<"where"> {
     Picks trueValue where the uint8 condition is non-zero and falseValue
     elsewhere; the output shape broadcasts all three shapes bidirectionally.
   }];
-  let arguments = (ins WebNN_Uint8Tensor:$condition, WebNN_Tensor:$trueValue,
-                       WebNN_Tensor:$falseValue);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_Uint8Tensor:$condition, WebNN_TensorOrF64:$trueValue,
+                       WebNN_TensorOrF64:$falseValue);
+  let results = (outs WebNN_TensorOrF64:$output);
   let assemblyFormat = [{
     $condition `,` $trueValue `,` $falseValue attr-dict `:` functional-type(operands, results)
   }];

@@ -10,7 +10,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def WebNN_InputOp : WebNN_Op<"input"> {
   let summary = "a named graph input (MLGraphBuilder.input)";
   let arguments = (ins StrAttr:$name);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
   let assemblyFormat = "$name attr-dict `:` type($output)";
 }
 
@@ -18,7 +18,7 @@ def WebNN_ConstantOp : WebNN_Op<"constant", [Pure, ConstantLike,
     AllTypesMatch<["value", "output"]>]> {
   let summary = "a constant tensor (MLGraphBuilder.constant)";
   let arguments = (ins ElementsAttrInterface:$value, OptionalAttr<StrAttr>:$name);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
   let assemblyFormat = "attr-dict $value";
   let hasFolder = 1;
 }

@@ -15,8 +15,8 @@ def WebNN_ConcatOp : WebNN_ShapeOp<"concat"> {
     Joins one or more tensors of equal rank and data type along `axis`; all
     other dimensions must match.
   }];
-  let arguments = (ins Variadic<WebNN_Tensor>:$inputs, I64Attr:$axis);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins Variadic<WebNN_TensorOrF64>:$inputs, I64Attr:$axis);
+  let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
 }
 
@@ -26,9 +26,9 @@ def WebNN_SplitOp : WebNN_ShapeOp<"split"> {
     Cuts the input along `axis` into consecutive pieces of the sizes in
     `splits` (which must add up to that dimension), one result per piece.
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$splits,
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$splits,
                        OptionalAttr<I64Attr>:$axis);
-  let results = (outs Variadic<WebNN_Tensor>:$outputs);
+  let results = (outs Variadic<WebNN_TensorOrF64>:$outputs);
 }
 
 def WebNN_ReshapeOp : WebNN_ShapeOp<"reshape"> {
@@ -37,8 +37,8 @@ def WebNN_ReshapeOp : WebNN_ShapeOp<"reshape"> {
     Gives the elements, in row-major order, the shape `newShape`, which must
     hold the same number of elements ([] makes a scalar).
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$newShape);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$newShape);
+  let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
 }
 
@@ -48,8 +48,8 @@ def WebNN_ExpandOp : WebNN_ShapeOp<"expand"> {
     Repeats the input along its size-1 (or missing leading) dimensions so it
     takes the shape `newShape`, to which it must broadcast unidirectionally.
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$newShape);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$newShape);
+  let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
 }
 
@@ -59,9 +59,9 @@ def WebNN_TransposeOp : WebNN_ShapeOp<"transpose"> {
     Reorders the dimensions: output dimension i is input dimension
     permutation[i]; the default permutation reverses them.
   }];
-  let arguments = (ins WebNN_Tensor:$input,
+  let arguments = (ins WebNN_TensorOrF64:$input,
                        OptionalAttr<DenseI64ArrayAttr>:$permutation);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
 }
 
@@ -72,10 +72,10 @@ def WebNN_SliceOp : WebNN_ShapeOp<"slice"> {
     `starts[i]`, keeping every `strides[i]`-th one; the window must lie inside
     the input.
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$starts,
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$starts,
                        DenseI64ArrayAttr:$sizes,
                        OptionalAttr<DenseI64ArrayAttr>:$strides);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
 }
 
@@ -85,9 +85,9 @@ def WebNN_GatherOp : WebNN_ShapeOp<"gather"> {
     Selects, along `axis`, the input slices named by `indices`; the indices'
     shape replaces that axis in the output shape.
   }];
-  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+  let arguments = (ins WebNN_TensorOrF64:$input, WebNN_IndexTensor:$indices,
                        OptionalAttr<I64Attr>:$axis);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_PadOp : WebNN_ShapeOp<"pad"> {
@@ -97,10 +97,10 @@ def WebNN_PadOp : WebNN_ShapeOp<"pad"> {
     after, filling with `value` ("constant"), the edge value ("edge") or the
     mirrored interior ("reflection").
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$beginningPadding,
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$beginningPadding,
                        DenseI64ArrayAttr:$endingPadding,
                        OptionalAttr<StrAttr>:$mode, OptionalAttr<F64Attr>:$value);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_TileOp : WebNN_ShapeOp<"tile"> {
@@ -108,8 +108,8 @@ def WebNN_TileOp : WebNN_ShapeOp<"tile"> {
   let description = [{
     Repeats the whole input repetitions[i] times along every dimension i.
   }];
-  let arguments = (ins WebNN_Tensor:$input, DenseI64ArrayAttr:$repetitions);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$repetitions);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_TriangularOp : WebNN_ShapeOp<"triangular"> {
@@ -118,9 +118,9 @@ def WebNN_TriangularOp : WebNN_ShapeOp<"triangular"> {
     Zeroes the elements of the last two dimensions outside the upper (or
     lower) triangle, the boundary shifted by `diagonal`.
   }];
-  let arguments = (ins WebNN_Tensor:$input, OptionalAttr<BoolAttr>:$upper,
+  let arguments = (ins WebNN_TensorOrF64:$input, OptionalAttr<BoolAttr>:$upper,
                        OptionalAttr<I64Attr>:$diagonal);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_GatherElementsOp : WebNN_ShapeOp<"gatherElements"> {
@@ -130,9 +130,9 @@ def WebNN_GatherElementsOp : WebNN_ShapeOp<"gatherElements"> {
     `axis`: indices has the input's shape except along `axis`, and the output
     has the indices' shape. Negative indices count from the end.
   }];
-  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
+  let arguments = (ins WebNN_TensorOrF64:$input, WebNN_IndexTensor:$indices,
                        OptionalAttr<I64Attr>:$axis);
-  let results = (outs WebNN_Tensor:$output);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_GatherNDOp : WebNN_ShapeOp<"gatherND"> {
@@ -143,8 +143,8 @@ def WebNN_GatherNDOp : WebNN_ShapeOp<"gatherND"> {
     remaining dimensions. Output shape: indices.shape[:-1] +
     input.shape[indices.shape[-1]:].
   }];
-  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, WebNN_IndexTensor:$indices);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_ScatterElementsOp : WebNN_ShapeOp<"scatterElements"> {
@@ -154,9 +154,9 @@ def WebNN_ScatterElementsOp : WebNN_ShapeOp<"scatterElements"> {
     indices[i..., j, k...] takes updates[i..., j, k...]; indices and updates
     share a shape equal to the input's except along `axis`.
   }];
-  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
-                       WebNN_Tensor:$updates, OptionalAttr<I64Attr>:$axis);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, WebNN_IndexTensor:$indices,
+                       WebNN_TensorOrF64:$updates, OptionalAttr<I64Attr>:$axis);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_ScatterNDOp : WebNN_ShapeOp<"scatterND"> {
@@ -166,9 +166,9 @@ def WebNN_ScatterNDOp : WebNN_ShapeOp<"scatterND"> {
     `indices` receives the matching slice of `updates` (shape
     indices.shape[:-1] + input.shape[indices.shape[-1]:]).
   }];
-  let arguments = (ins WebNN_Tensor:$input, WebNN_IndexTensor:$indices,
-                       WebNN_Tensor:$updates);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, WebNN_IndexTensor:$indices,
+                       WebNN_TensorOrF64:$updates);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 def WebNN_ReverseOp : WebNN_ShapeOp<"reverse"> {
@@ -177,8 +177,8 @@ def WebNN_ReverseOp : WebNN_ShapeOp<"reverse"> {
     Reverses the order of the elements along every dimension in `axes`
     (absent: all dimensions; empty: none).
   }];
-  let arguments = (ins WebNN_Tensor:$input, OptionalAttr<DenseI64ArrayAttr>:$axes);
-  let results = (outs WebNN_Tensor:$output);
+  let arguments = (ins WebNN_TensorOrF64:$input, OptionalAttr<DenseI64ArrayAttr>:$axes);
+  let results = (outs WebNN_TensorOrF64:$output);
 }
 
 #endif // WEBNN_OPS_SHAPE_TD

@@ -178,8 +178,7 @@ class Loader {
       lt.interfaceType = lt.dtype;
       if (auto it = t->interface_type()) {
         auto v = static_cast<unsigned>(*it);
-        if (v < unsigned(kNumDataTypes) || v >= unsigned(kNumInterfaceDataTypes) ||
-            computeTypeOf(static_cast<DataType>(v)) != lt.dtype)
+        if (v >= unsigned(kNumInterfaceDataTypes) || !isInterfaceTypeOf(static_cast<DataType>(v), lt.dtype))
           return fail(tensorLabel(g_.tensors, i) + " of type " + std::string(dataTypeName(lt.dtype)) +
                       " cannot be exchanged as interface type " +
                       (v < unsigned(kNumInterfaceDataTypes) ? std::string(dataTypeName(static_cast<DataType>(v)))

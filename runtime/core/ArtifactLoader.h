@@ -32,7 +32,7 @@ struct LoadedTensor {
   uint64_t byteSize = 0;
   TensorDims dims;    // per dimension when any is dynamic, else empty
   // Graph inputs/outputs: the type callers exchange (Tensor.interface_type),
-  // an interface-only type whose computeTypeOf is `dtype`; else `dtype`.
+  // a type with isInterfaceTypeOf(it, dtype); else `dtype`.
   DataType interfaceType = DataType::kFloat32;
   uint64_t interfaceByteSize = 0;
   TensorRole role = TensorRole::kIntermediate;

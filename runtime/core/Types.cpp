@@ -47,6 +47,11 @@ DataType computeTypeOf(DataType t) {
   }
 }
 
+bool isInterfaceTypeOf(DataType iface, DataType dtype) {
+  return static_cast<unsigned>(iface) < unsigned(kNumInterfaceDataTypes) && iface != dtype &&
+         computeTypeOf(iface) == dtype;
+}
+
 namespace {
 
 // float32 -> bfloat16 bits, round to nearest, ties to even; NaN stays a

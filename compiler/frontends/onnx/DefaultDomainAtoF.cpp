@@ -57,7 +57,7 @@ LogicalResult convertCast(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
   int64_t to = c.intAttr("to", -1);
-  Type elem = convertElementType(c.context(), static_cast<int32_t>(to));
+  Type elem = c.graphImporter().elementType(static_cast<int32_t>(to));
   if (!elem)
     return c.fail("cast to " + onnxTypeName(static_cast<int32_t>(to)) + " is not supported");
   FailureOr<Value> out =
@@ -672,7 +672,7 @@ LogicalResult convertEyeLike(NodeConverter &c) {
   if (shape.size() != 2) return c.fail("input must be 2-D");
   Type elem = NodeConverter::typeOf(*x).getElementType();
   if (c.hasAttr("dtype")) {
-    elem = convertElementType(c.context(), static_cast<int32_t>(c.intAttr("dtype", 1)));
+    elem = c.graphImporter().elementType(static_cast<int32_t>(c.intAttr("dtype", 1)));
     if (!elem) return c.fail("dtype " + onnxTypeName(static_cast<int32_t>(c.intAttr("dtype", 1))) +
                              " is not a WebNN type");
   }

@@ -20,7 +20,7 @@ Value f32Constant(NodeConverter &c, ArrayRef<int64_t> shape, ArrayRef<double> va
 // The element type named by `output_datatype` (default float).
 FailureOr<Type> outputDatatype(NodeConverter &c) {
   int64_t dt = c.intAttr("output_datatype", 1);
-  Type t = convertElementType(c.context(), static_cast<int32_t>(dt));
+  Type t = c.graphImporter().elementType(static_cast<int32_t>(dt));
   if (!t) return c.fail("output_datatype " + onnxTypeName(dt) + " is not a WebNN type"), failure();
   return t;
 }

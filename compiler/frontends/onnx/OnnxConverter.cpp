@@ -11,7 +11,7 @@ namespace mlir::webnn::onnx_import {
 
 // ------------------------------------------------------------ GraphImporter
 GraphImporter::GraphImporter(MLIRContext *ctx, StringRef path, const OnnxImportOptions &opts,
-                             StringRef graphName)
+                             StringRef graphName, bool keepFloat64)
     : graph_(ctx, graphName, FileLineColLoc::get(ctx, path, 0, 0)),
       fileLoc_(FileLineColLoc::get(ctx, path, 0, 0)) {
   SmallString<256> dir(path);
@@ -19,6 +19,7 @@ GraphImporter::GraphImporter(MLIRContext *ctx, StringRef path, const OnnxImportO
   if (dir.empty()) dir = ".";
   tensorSource_.modelDir = std::string(dir);
   tensorSource_.resourceThresholdBytes = opts.resourceThresholdBytes;
+  tensorSource_.keepFloat64 = keepFloat64;
 }
 
 Location GraphImporter::nodeLoc(StringRef displayName, StringRef opType) {

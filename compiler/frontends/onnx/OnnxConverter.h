@@ -29,9 +29,10 @@ namespace mlir::webnn::onnx_import {
 // ---------------------------------------------------------------- tensors
 // ONNX TensorProto.DataType -> the WebNN element type the graph computes in;
 // null if there is none. Types WebNN lacks map to the nearest one that holds
-// every value: DOUBLE and BFLOAT16 -> f32, INT16 and UINT16 -> i32 (bool ->
-// ui8 as WebNN's logical ops use it).
-Type convertElementType(MLIRContext *ctx, int32_t onnxType);
+// every value: BFLOAT16 -> f32, INT16 and UINT16 -> i32 (bool -> ui8 as
+// WebNN's logical ops use it), DOUBLE -> f64 (the dialect's float64
+// extension) when `keepFloat64`, else f32 (docs/ONNX.md, "float64").
+Type convertElementType(MLIRContext *ctx, int32_t onnxType, bool keepFloat64);
 // The element type the model declares (f64, bf16, i16, ui16 for the widened
 // types above; else convertElementType). A graph input or output whose
 // declared type differs from its computed one keeps it as its interface type
@@ -43,6 +44,7 @@ std::string onnxTypeName(int32_t onnxType);
 struct TensorSource {
   std::string modelDir;          // external_data locations are relative to it
   size_t resourceThresholdBytes;
+  bool keepFloat64 = false;      // DOUBLE stays f64 (convertElementType)
 };
 
 // Converts an initializer or a Constant node's tensor. Errors go to `loc`.
@@ -72,7 +74,7 @@ class NodeConverter;
 class GraphImporter {
  public:
   GraphImporter(MLIRContext *ctx, StringRef path, const OnnxImportOptions &opts,
-                StringRef graphName);
+                StringRef graphName, bool keepFloat64);
 
   GraphBuilder &graph() { return graph_; }
   MLIRContext *context() { return graph_.context(); }
@@ -80,6 +82,10 @@ class GraphImporter {
   // The location of a node: fused<"OpType">[NameLoc(displayName), fileLoc].
   Location nodeLoc(StringRef displayName, StringRef opType);
   const TensorSource &tensorSource() const { return tensorSource_; }
+  // The element type ONNX type `onnxType` computes in for this import.
+  Type elementType(int32_t onnxType) {
+    return convertElementType(context(), onnxType, tensorSource_.keepFloat64);
+  }
 
   Value lookup(StringRef name) const { return values_.lookup(name); }
   bool isDefined(StringRef name) const {

@@ -14,6 +14,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::webnn {
 namespace {
@@ -59,8 +60,9 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 
 class ModelImporter {
  public:
-  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &opts)
-      : ctx_(ctx), path_(path.str()), opts_(opts), fileLoc_(FileLineColLoc::get(&ctx, path, 0, 0)) {}
+  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &opts, bool keepFloat64)
+      : ctx_(ctx), path_(path.str()), opts_(opts), fileLoc_(FileLineColLoc::get(&ctx, path, 0, 0)),
+        keepFloat64_(keepFloat64) {}
 
   OwningOpRef<ModuleOp> run(StringRef bytes);
 
@@ -87,6 +89,7 @@ class ModelImporter {
   onnx::ModelProto model_;
   std::map<std::string, int64_t> opsets_;  // domain ("" = ai.onnx) -> version
   std::set<std::string> initializerNames_;
+  bool keepFloat64_;  // DOUBLE computes in f64, else in f32
 };
 
 int64_t ModelImporter::opsetFor(StringRef domain) const {
@@ -144,7 +147,7 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
                    << "optionals are not supported)",
            failure();
   const onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
-  Type elem = convertElementType(&ctx_, tt.elem_type());
+  Type elem = convertElementType(&ctx_, tt.elem_type(), keepFloat64_);
   if (!elem)
     return error() << "graph input '" << name << "' has element type "
                    << onnxTypeName(tt.elem_type()) << ", which WebNN does not support",
@@ -257,7 +260,7 @@ LogicalResult ModelImporter::bindConstantInput(GraphImporter &g, const onnx::Val
   auto type = mlir::cast<RankedTensorType>(value->getType());
   if (vi.type().has_tensor_type()) {
     const onnx::TypeProto_Tensor &tt = vi.type().tensor_type();
-    bool ok = convertElementType(&ctx_, tt.elem_type()) == type.getElementType();
+    bool ok = convertElementType(&ctx_, tt.elem_type(), keepFloat64_) == type.getElementType();
     if (ok && tt.has_shape()) {
       ok = tt.shape().dim_size() == type.getRank();
       for (int i = 0; ok && i < tt.shape().dim_size(); ++i)
@@ -420,7 +423,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
 
   std::string graphName = model_.graph().name();
   if (graphName.empty()) graphName = llvm::sys::path::stem(path_).str();
-  GraphImporter g(&ctx_, path_, opts_, graphName);
+  GraphImporter g(&ctx_, path_, opts_, graphName, keepFloat64_);
   if (failed(bindInitializers(g)) || failed(bindInputs(g)) || failed(convertNodes(g)))
     return nullptr;
 
@@ -440,7 +443,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
     Type declared;
     if (vi.type().has_tensor_type()) {
       int32_t onnxType = vi.type().tensor_type().elem_type();
-      if (convertElementType(&ctx_, onnxType) == computed)
+      if (convertElementType(&ctx_, onnxType, keepFloat64_) == computed)
         declared = interfaceElementType(&ctx_, onnxType);
     }
     interfaceTypes.push_back(declared ? declared : computed);
@@ -462,9 +465,34 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
 OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
                                        llvm::StringRef path, const OnnxImportOptions &opts) {
   loadFrontendDialects(ctx);
-  NodeDiagnosticRewriter rewriter(ctx, FileLineColLoc::get(&ctx, path, 0, 0));
-  ModelImporter importer(ctx, path, opts);
-  return importer.run(bytes);
+  Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
+  // float64 (docs/ONNX.md, "float64"): first import with DOUBLE kept as f64.
+  // When every op the graph builds on f64 values takes f64 (the dialect's
+  // float64 extension, each with a float64 CPU kernel), that graph is the
+  // result. Otherwise some op refused f64 (its type constraint, or a
+  // conversion that only knows f32), and the whole graph is imported again
+  // with float64 narrowed to float32, as WebNN's types require; a note names
+  // the op that forced it. A model without DOUBLE builds the same graph
+  // either way, so it is imported once unless it fails.
+  std::string firstError;
+  {
+    ScopedDiagnosticHandler quiet(&ctx, [&](Diagnostic &d) {
+      if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error) firstError = d.str();
+      return success();
+    });
+    NodeDiagnosticRewriter rewriter(ctx, fileLoc);
+    ModelImporter importer(ctx, path, opts, /*keepFloat64=*/true);
+    OwningOpRef<ModuleOp> module = importer.run(bytes);
+    if (module && succeeded(verify(*module))) return module;
+  }
+  NodeDiagnosticRewriter rewriter(ctx, fileLoc);
+  ModelImporter importer(ctx, path, opts, /*keepFloat64=*/false);
+  OwningOpRef<ModuleOp> module = importer.run(bytes);
+  // Only DOUBLE imports differently, so a graph that imports narrowed but not
+  // kept has float64 values.
+  if (module)
+    emitRemark(fileLoc) << "float64 is computed as float32 in this graph: " << firstError;
+  return module;
 }
 
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,

@@ -24,7 +24,7 @@ using onnx::TensorProto;
 constexpr int32_t kOnnxUint4 = 21;
 constexpr int32_t kOnnxInt4 = 22;
 
-Type convertElementType(MLIRContext *ctx, int32_t onnxType) {
+Type convertElementType(MLIRContext *ctx, int32_t onnxType, bool keepFloat64) {
   auto sInt = [&](unsigned w) { return IntegerType::get(ctx, w); };
   auto uInt = [&](unsigned w) { return IntegerType::get(ctx, w, IntegerType::Unsigned); };
   switch (onnxType) {
@@ -40,8 +40,10 @@ Type convertElementType(MLIRContext *ctx, int32_t onnxType) {
     // which is also how ONNX stores bool bytes.
     case TensorProto::BOOL: return uInt(8);
     // Not WebNN types: computed in a wider one (docs/ONNX.md, "Types WebNN
-    // lacks"). float64 loses precision there; the others are exact.
-    case TensorProto::DOUBLE:
+    // lacks"), or float64 in the dialect's float64 extension when the import
+    // keeps it ("float64"). float64 loses precision in float32; the others
+    // are exact.
+    case TensorProto::DOUBLE: return keepFloat64 ? Type(Float64Type::get(ctx)) : Float32Type::get(ctx);
     case TensorProto::BFLOAT16: return Float32Type::get(ctx);
     case TensorProto::INT16:
     case TensorProto::UINT16: return sInt(32);
@@ -59,7 +61,7 @@ Type interfaceElementType(MLIRContext *ctx, int32_t onnxType) {
     case TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
     case TensorProto::INT16: return IntegerType::get(ctx, 16);
     case TensorProto::UINT16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
-    default: return convertElementType(ctx, onnxType);
+    default: return convertElementType(ctx, onnxType, /*keepFloat64=*/false);
   }
 }
 
@@ -181,7 +183,7 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
                                       MLIRContext *ctx, Location loc) {
   std::string what = t.name().empty() ? std::string("constant tensor")
                                        : "tensor '" + t.name() + "'";
-  Type elem = convertElementType(ctx, t.data_type());
+  Type elem = convertElementType(ctx, t.data_type(), src.keepFloat64);
   if (!elem)
     return emitError(loc) << what << " has element type " << onnxTypeName(t.data_type())
                           << ", which WebNN does not support",
@@ -331,6 +333,11 @@ double ConstantData::floatAt(int64_t i) const {
     std::memcpy(&h, p, 2);
     llvm::APFloat f(llvm::APFloat::IEEEhalf(), llvm::APInt(16, h));
     return f.convertToFloat();
+  }
+  if (e.isF64()) {  // an import that keeps float64
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
   }
   if (e.isUnsignedInteger()) return static_cast<double>(static_cast<uint64_t>(intAt(i)));
   return static_cast<double>(intAt(i));

@@ -4,7 +4,7 @@
 // types" on the same op.
 
 func.func @float_only(%x: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float values}}
   %0 = webnn.exp %x : tensor<4xi32>
   return
 }
@@ -12,7 +12,7 @@ func.func @float_only(%x: tensor<4xi32>) {
 // -----
 
 func.func @relu_unsigned(%x: tensor<4xui32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit signless integer or 32-bit signless integer or 8-bit signless integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float or 64-bit signless integer or 32-bit signless integer or 8-bit signless integer values}}
   %0 = webnn.relu %x : tensor<4xui32>
   return
 }
@@ -90,7 +90,7 @@ func.func @clamp_bounds(%x: tensor<3xf32>) {
 // -----
 
 func.func @cast_to_non_webnn_type(%x: tensor<3xf32>) {
-  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 16-bit float or 32-bit signless integer}}
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float or 32-bit signless integer}}
   %0 = webnn.cast %x {type = bf16} : (tensor<3xf32>) -> tensor<3xbf16>
   return
 }

@@ -28,7 +28,7 @@ func.func @duplicate_axes(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @mean_is_float_only(%x: tensor<2x3xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float values}}
   %0 = webnn.reduceMean %x : (tensor<2x3xi32>) -> tensor<i32>
   return
 }
@@ -36,7 +36,7 @@ func.func @mean_is_float_only(%x: tensor<2x3xi32>) {
 // -----
 
 func.func @sum_rejects_int8(%x: tensor<2x3xi8>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer or 64-bit unsigned integer values}}
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float or 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer or 64-bit unsigned integer values}}
   %0 = webnn.reduceSum %x : (tensor<2x3xi8>) -> tensor<i8>
   return
 }
@@ -89,7 +89,7 @@ func.func @cumulative_sum_axis(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @cumulative_sum_int8(%x: tensor<3xi8>) {
-  // expected-error @+1 {{'webnn.cumulativeSum' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer or 64-bit unsigned integer values, but got 'tensor<3xi8>'}}
+  // expected-error @+1 {{'webnn.cumulativeSum' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float or 32-bit signless integer or 32-bit unsigned integer or 64-bit signless integer or 64-bit unsigned integer values, but got 'tensor<3xi8>'}}
   %0 = webnn.cumulativeSum %x {axis = 0 : i64} : (tensor<3xi8>) -> tensor<3xi8>
   return
 }

@@ -53,8 +53,9 @@ const std::vector<BroadcastCase> kBroadcastCases = {
 };
 
 TEST(BinaryKernels, ArithmeticMatchesReferenceForEveryType) {
-  const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32,
-                            DataType::kInt64,   DataType::kUint64,  DataType::kInt8,  DataType::kUint8};
+  const DataType types[] = {DataType::kFloat32, DataType::kFloat16, DataType::kFloat64, DataType::kInt32,
+                            DataType::kUint32,  DataType::kInt64,   DataType::kUint64,  DataType::kInt8,
+                            DataType::kUint8};
   struct OpRef {
     const char *name;
     std::function<double(double, double)> f;
@@ -66,7 +67,7 @@ TEST(BinaryKernels, ArithmeticMatchesReferenceForEveryType) {
                        {"min", [](double a, double b) { return std::min(a, b); }}};
   uint32_t seed = 1;
   for (DataType dt : types) {
-    bool isInt = dt != DataType::kFloat32 && dt != DataType::kFloat16;
+    bool isInt = dt != DataType::kFloat32 && dt != DataType::kFloat16 && dt != DataType::kFloat64;
     bool isUnsigned = dt == DataType::kUint32 || dt == DataType::kUint64 || dt == DataType::kUint8;
     // Small values keep integer results in range for every type (incl. sub on unsigned).
     double lo = isUnsigned ? 5 : -5, hi = isUnsigned ? 10 : 5;
@@ -93,6 +94,100 @@ TEST(BinaryKernels, ArithmeticMatchesReferenceForEveryType) {
       }
     }
   }
+}
+
+// float64, the extension type, computes in double end to end: values beyond
+// float32's range and its denormals survive every kernel with a float64 form.
+TEST(Float64Kernels, ArithmeticKeepsRangeAndDenormals) {
+  auto f64 = [](Shape s, std::vector<double> v) { return tensor(DataType::kFloat64, std::move(s), v); };
+  // (a + a) - a over a broadcast [2,3] + [3].
+  OpCase add;
+  add.op = "add";
+  add.inputs = {f64({2, 3}, {1e200, 1e-320, 0.1, -1e300, 5e-324, 3.0}), f64({3}, {1e200, 1e-320, 0.2})};
+  add.outputs = {outSpec(DataType::kFloat64, {2, 3})};
+  ASSERT_TRUE(runOp(add).isOk());
+  std::vector<double> sum = add.outputs[0].values();
+  EXPECT_EQ(sum, (std::vector<double>{2e200, 2e-320, 0.1 + 0.2, -1e300 + 1e200, 5e-324 + 1e-320, 3.0 + 0.2}));
+  OpCase sub;
+  sub.op = "sub";
+  sub.inputs = {f64({3}, {2e200, 2e-320, 0.30000000000000004}), f64({3}, {1e200, 1e-320, 0.1})};
+  sub.outputs = {outSpec(DataType::kFloat64, {3})};
+  ASSERT_TRUE(runOp(sub).isOk());
+  EXPECT_EQ(sub.outputs[0].values(), (std::vector<double>{1e200, 1e-320, 0.30000000000000004 - 0.1}));
+  // Comparisons see the denormal (float32 would hold 0 there).
+  OpCase gt;
+  gt.op = "greater";
+  gt.inputs = {f64({2}, {1e-320, 1e300}), f64({}, {0.0})};
+  gt.outputs = {outSpec(DataType::kUint8, {2})};
+  ASSERT_TRUE(runOp(gt).isOk());
+  EXPECT_EQ(gt.outputs[0].as<uint8_t>()[0], 1);
+  EXPECT_EQ(gt.outputs[0].as<uint8_t>()[1], 1);
+  // Mixed float64/float32 operands are still refused.
+  OpCase mixed;
+  mixed.op = "add";
+  mixed.inputs = {f64({2}, {1, 2}), f32({2}, {1, 2})};
+  mixed.outputs = {outSpec(DataType::kFloat64, {2})};
+  EXPECT_FALSE(runOp(mixed).isOk());
+}
+
+TEST(Float64Kernels, UnaryReductionCastAndWhere) {
+  auto f64 = [](Shape s, std::vector<double> v) { return tensor(DataType::kFloat64, std::move(s), v); };
+  OpCase sq;
+  sq.op = "sqrt";
+  sq.inputs = {f64({3}, {1e300, 2.0, 4e-320})};
+  sq.outputs = {outSpec(DataType::kFloat64, {3})};
+  ASSERT_TRUE(runOp(sq).isOk());
+  EXPECT_EQ(sq.outputs[0].values(), (std::vector<double>{std::sqrt(1e300), std::sqrt(2.0), std::sqrt(4e-320)}));
+  OpCase neg;
+  neg.op = "neg";
+  neg.inputs = {f64({2}, {1e250, -1e-321})};
+  neg.outputs = {outSpec(DataType::kFloat64, {2})};
+  ASSERT_TRUE(runOp(neg).isOk());
+  EXPECT_EQ(neg.outputs[0].values(), (std::vector<double>{-1e250, 1e-321}));
+  // A float32 accumulator would overflow at 2e200 and lose the last 1.
+  OpCase sum;
+  sum.op = "reduceSum";
+  sum.inputs = {f64({2, 3}, {1e200, 1e200, -1e200, 1e15, 1.0, 1.0})};
+  sum.outputs = {outSpec(DataType::kFloat64, {2})};
+  sum.attrInts("axes", {1});
+  ASSERT_TRUE(runOp(sum).isOk());
+  EXPECT_EQ(sum.outputs[0].values(), (std::vector<double>{1e200, 1e15 + 2.0}));
+  // Cast both ways: to float32 rounds (and overflows), back is exact.
+  OpCase down;
+  down.op = "cast";
+  down.inputs = {f64({3}, {0.1, 1e200, -7.9})};
+  down.outputs = {outSpec(DataType::kFloat32, {3})};
+  down.attrString("type", "float32");
+  ASSERT_TRUE(runOp(down).isOk());
+  EXPECT_EQ(down.outputs[0].as<float>()[0], 0.1f);
+  EXPECT_TRUE(std::isinf(down.outputs[0].as<float>()[1]));
+  OpCase up;
+  up.op = "cast";
+  up.inputs = {f32({2}, {0.1f, -3.5f})};
+  up.outputs = {outSpec(DataType::kFloat64, {2})};
+  up.attrString("type", "float64");
+  ASSERT_TRUE(runOp(up).isOk());
+  EXPECT_EQ(up.outputs[0].values(), (std::vector<double>{double(0.1f), -3.5}));
+  OpCase toInt;
+  toInt.op = "cast";
+  toInt.inputs = {f64({2}, {-7.9, 3e9})};
+  toInt.outputs = {outSpec(DataType::kInt32, {2})};
+  toInt.attrString("type", "int32");
+  ASSERT_TRUE(runOp(toInt).isOk());
+  EXPECT_EQ(toInt.outputs[0].as<int32_t>()[0], -7);
+  EXPECT_EQ(toInt.outputs[0].as<int32_t>()[1], INT32_MAX);  // saturates
+  OpCase where;
+  where.op = "where";
+  where.inputs = {tensor<uint8_t>(DataType::kUint8, {2}, {1, 0}), f64({2}, {1e-320, 1e-320}), f64({}, {1e300})};
+  where.outputs = {outSpec(DataType::kFloat64, {2})};
+  ASSERT_TRUE(runOp(where).isOk());
+  EXPECT_EQ(where.outputs[0].values(), (std::vector<double>{1e-320, 1e300}));
+  // Ops without a float64 form refuse it (the dialect does too).
+  OpCase elu;
+  elu.op = "elu";
+  elu.inputs = {f64({2}, {1, 2})};
+  elu.outputs = {outSpec(DataType::kFloat64, {2})};
+  EXPECT_FALSE(runOp(elu).isOk());
 }
 
 TEST(BinaryKernels, IntegerDivisionIsTotal) {

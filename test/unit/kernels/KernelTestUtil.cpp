@@ -16,6 +16,7 @@ std::vector<double> TestTensor::values() const {
   for (size_t i = 0; i < out.size(); ++i) {
     switch (dtype) {
       case DataType::kFloat32: out[i] = as<float>()[i]; break;
+      case DataType::kFloat64: out[i] = as<double>()[i]; break;
       case DataType::kFloat16: out[i] = halfToFloat(as<uint16_t>()[i]); break;
       case DataType::kInt32: out[i] = as<int32_t>()[i]; break;
       case DataType::kUint32: out[i] = as<uint32_t>()[i]; break;
@@ -45,6 +46,7 @@ static std::vector<T> castAll(const std::vector<double> &v) {
 TestTensor fromDoubles(DataType dt, Shape s, const std::vector<double> &v, bool c) {
   switch (dt) {
     case DataType::kFloat32: return tensor(dt, s, castAll<float>(v), c);
+    case DataType::kFloat64: return tensor(dt, s, v, c);
     case DataType::kFloat16: {
       std::vector<float> f(v.begin(), v.end());
       return f16(s, f, c);

@@ -32,6 +32,7 @@ struct Imported {
   std::unique_ptr<MLIRContext> ctx;
   OwningOpRef<ModuleOp> module;
   std::vector<Diag> errors;
+  std::vector<std::string> remarks;
 
   explicit operator bool() const { return bool(module); }
   std::string firstError() const { return errors.empty() ? "" : errors[0].message; }
@@ -59,6 +60,7 @@ Imported importFile(const std::string &path, const OnnxImportOptions &opts = {})
   Imported r;
   r.ctx = std::make_unique<MLIRContext>();
   ScopedDiagnosticHandler handler(r.ctx.get(), [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Remark) r.remarks.push_back(d.str());
     if (d.getSeverity() != DiagnosticSeverity::Error) return success();
     std::string loc;
     if (auto f = dyn_cast<FileLineColLoc>(d.getLocation()))
@@ -874,7 +876,8 @@ TEST(OnnxImport, InitializerEncodings) {
 
 TEST(OnnxImport, TypesWebNNLacksAreWidenedAndKeptAtTheBoundary) {
   // float64/bfloat16 compute as f32, int16/uint16 as i32; inputs and outputs
-  // keep the declared type as their interface type.
+  // keep the declared type as their interface type. (float64 narrows because
+  // Elu, below, has no float64 form: Float64KeptWhenEveryOpHasAFloat64Form.)
   ModelBuilder m;
   m.input("d", {3}, onnx::TensorProto::DOUBLE);
   m.input("s", {2}, onnx::TensorProto::INT16);
@@ -905,8 +908,14 @@ TEST(OnnxImport, TypesWebNNLacksAreWidenedAndKeptAtTheBoundary) {
   m.valueInfo(m.graph->add_output(), "g", {2}, onnx::TensorProto::DOUBLE);
   m.valueInfo(m.graph->add_output(), "d2", {3}, onnx::TensorProto::FLOAT);
   m.node("Identity", {"d"}, {"d2"}, "d2");
+  m.node("Elu", {"d"}, {"el"}, "el");
   Imported r = importFile(m.save("widened.onnx"));
   ASSERT_TRUE(r) << r.allErrors();
+  // One note says why float64 is narrowed, naming the op.
+  ASSERT_EQ(r.remarks.size(), 1u);
+  EXPECT_NE(r.remarks[0].find("float64 is computed as float32 in this graph: node 'el' (Elu)"), std::string::npos)
+      << r.remarks[0];
+  EXPECT_NE(r.remarks[0].find("f64"), std::string::npos) << r.remarks[0];
 
   MLIRContext &ctx = *r.ctx;
   Type f32 = Float32Type::get(&ctx), i32 = IntegerType::get(&ctx, 32);
@@ -965,6 +974,44 @@ TEST(OnnxImport, TypesWebNNLacksAreWidenedAndKeptAtTheBoundary) {
   EXPECT_NE(rb.firstError().find("tensor 'w' has 12 bytes of raw_data, 'tensor<3xf64>' needs 24"),
             std::string::npos)
       << rb.allErrors();
+}
+
+TEST(OnnxImport, Float64KeptWhenEveryOpHasAFloat64Form) {
+  // Add, Sqrt, ReduceSum, Transpose and Cast all have float64 forms: the graph
+  // computes in f64 (the dialect's extension), initializers keep every bit,
+  // Cast to DOUBLE is a cast to f64, and nothing needs an interface type.
+  ModelBuilder m;
+  m.input("d", {3}, onnx::TensorProto::DOUBLE);
+  m.input("f", {3}, onnx::TensorProto::FLOAT);
+  auto *dd = m.initializer("dd", {3}, onnx::TensorProto::DOUBLE);
+  for (double v : {0.1, -2.5, 1e300}) dd->add_double_data(v);
+  m.node("Add", {"d", "dd"}, {"a"}, "a");
+  m.node("Sqrt", {"a"}, {"r"}, "r");
+  setInt(m.node("Cast", {"f"}, {"c"}, "c"), "to", onnx::TensorProto::DOUBLE);
+  m.node("Mul", {"r", "c"}, {"y"}, "y");
+  m.valueInfo(m.graph->add_output(), "y", {3}, onnx::TensorProto::DOUBLE);
+  Imported r = importFile(m.save("float64.onnx"));
+  ASSERT_TRUE(r) << r.allErrors();
+  EXPECT_TRUE(r.remarks.empty());
+
+  MLIRContext &ctx = *r.ctx;
+  Type f64 = Float64Type::get(&ctx);
+  auto inputs = r.ops("webnn.input");
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(cast<RankedTensorType>(inputs[0]->getResult(0).getType()).getElementType(), f64);
+  EXPECT_FALSE(inputs[0]->hasAttr("webnn.interface_type"));
+  auto adds = r.ops("webnn.add");
+  ASSERT_EQ(adds.size(), 1u);
+  auto dv = onnx_import::getConstantData(adds[0]->getOperand(1));
+  ASSERT_TRUE(dv);
+  EXPECT_EQ(dv->type.getElementType(), f64);
+  EXPECT_EQ(dv->floatAt(0), 0.1);
+  EXPECT_EQ(dv->floatAt(2), 1e300);
+  auto casts = r.ops("webnn.cast");
+  ASSERT_EQ(casts.size(), 1u);
+  EXPECT_EQ(cast<RankedTensorType>(casts[0]->getResult(0).getType()).getElementType(), f64);
+  EXPECT_EQ(r.main().getFunctionType().getResult(0), RankedTensorType::get({3}, f64));
+  EXPECT_FALSE(r.main()->hasAttr("webnn.output_interface_types"));
 }
 
 TEST(OnnxImport, LargeInitializersBecomeResources) {

@@ -17,8 +17,11 @@ TEST(Types, NamesAndSizes) {
     ASSERT_TRUE(parseDataTypeName(dataTypeName(static_cast<DataType>(i)), &t));
     EXPECT_EQ(static_cast<int>(t), i);
   }
+  // float64 is an operand type too (the extension beyond WebNN's types).
   DataType t;
-  EXPECT_FALSE(parseDataTypeName("float64", &t));
+  ASSERT_TRUE(parseDataTypeName("float64", &t));
+  EXPECT_EQ(t, DataType::kFloat64);
+  EXPECT_FALSE(parseDataTypeName("int16", &t));
   uint64_t bytes = 0;
   ASSERT_TRUE(tensorByteSize(DataType::kInt4, {3}, &bytes));
   EXPECT_EQ(bytes, 2u);
@@ -45,6 +48,10 @@ TEST(Types, InterfaceOnlyTypes) {
   EXPECT_EQ(computeTypeOf(DataType::kInt16), DataType::kInt32);
   EXPECT_EQ(computeTypeOf(DataType::kUint16), DataType::kInt32);
   EXPECT_EQ(computeTypeOf(DataType::kInt8), DataType::kInt8);
+  EXPECT_TRUE(isInterfaceTypeOf(DataType::kFloat64, DataType::kFloat32));
+  EXPECT_FALSE(isInterfaceTypeOf(DataType::kFloat64, DataType::kFloat64));
+  EXPECT_FALSE(isInterfaceTypeOf(DataType::kFloat32, DataType::kFloat64));
+  EXPECT_FALSE(isInterfaceTypeOf(DataType::kInt16, DataType::kFloat32));
   // Kernels never see them: option values parse WebNN types only.
   DataType t;
   EXPECT_FALSE(parseDataTypeName("bfloat16", &t));

@@ -284,8 +284,21 @@ TEST(Loader, InterfaceTypes) {
             std::string::npos);
   // An interface-only type is never a tensor's data type.
   g = addReluGraph();
-  g.tensors[2].dtype = DataType::kFloat64;
-  EXPECT_NE(loadError(buildArtifact(g).artifact).find("unknown data type 10"), std::string::npos);
+  g.tensors[2].dtype = DataType::kInt16;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("unknown data type 11"), std::string::npos);
+  // float64, the extension type, is one (a graph computed in float64); it is
+  // then exchanged as itself, and no float32 tensor is its interface.
+  g = addReluGraph();
+  for (TTensor &t : g.tensors) t.dtype = DataType::kFloat64;
+  g.constants[0].bytes.resize(6 * sizeof(double));
+  s = loadBytes(buildArtifact(g).artifact, &loaded);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(loaded.tensors[0].dtype, DataType::kFloat64);
+  EXPECT_EQ(loaded.tensors[0].interfaceType, DataType::kFloat64);
+  EXPECT_EQ(loaded.tensors[0].byteSize, 48u);
+  g.tensors[0].interfaceType = DataType::kFloat32;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("of type float64 cannot be exchanged as interface type float32"),
+            std::string::npos);
 }
 
 TEST(Loader, UnknownOpsListedWithNodes) {

@@ -221,13 +221,15 @@ Status makeBinary(const NodeDesc &node, std::unique_ptr<Kernel> *out, std::initi
   return Status::ok();
 }
 
+// Arithmetic and comparisons also take float64 (the extension type): the
+// same broadcasting kernel instantiated for double.
 template <typename Op>
 Status arithmetic(const NodeDesc &n, std::unique_ptr<Kernel> *o) {
-  return makeBinary<Op, false>(n, o, kAllTypes);
+  return makeBinary<Op, false>(n, o, kAllTypesF64);
 }
 template <typename Op>
 Status comparison(const NodeDesc &n, std::unique_ptr<Kernel> *o) {
-  return makeBinary<Op, true>(n, o, kAllTypes);
+  return makeBinary<Op, true>(n, o, kAllTypesF64);
 }
 template <typename Op>
 Status logical(const NodeDesc &n, std::unique_ptr<Kernel> *o) {

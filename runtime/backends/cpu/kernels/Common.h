@@ -22,6 +22,13 @@ inline constexpr std::initializer_list<DataType> kAllTypes = {
     DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32,
     DataType::kInt64,   DataType::kUint64,  DataType::kInt8,  DataType::kUint8};
 inline constexpr std::initializer_list<DataType> kFloatTypes = {DataType::kFloat32, DataType::kFloat16};
+// The same lists plus the float64 extension, for the kernels that have a
+// float64 form (docs/OPS.md, "float64"; the dialect's *OrF64 constraints).
+inline constexpr std::initializer_list<DataType> kAllTypesF64 = {
+    DataType::kFloat32, DataType::kFloat16, DataType::kFloat64, DataType::kInt32, DataType::kUint32,
+    DataType::kInt64,   DataType::kUint64,  DataType::kInt8,    DataType::kUint8};
+inline constexpr std::initializer_list<DataType> kFloatTypesF64 = {DataType::kFloat32, DataType::kFloat16,
+                                                                   DataType::kFloat64};
 
 // "<op> node '<name>': <msg>"
 Status nodeError(const NodeDesc &node, const std::string &msg);
@@ -50,13 +57,14 @@ bool normalizeAxis(int64_t axis, size_t rank, int64_t *out);
 void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 
-// Calls f(T{}) with the C++ element type of `t` (Half for float16). int4/uint4
-// must have been rejected by the factory.
+// Calls f(T{}) with the C++ element type of `t` (Half for float16, double for
+// float64). int4/uint4 must have been rejected by the factory.
 template <typename F>
 decltype(auto) dispatchType(DataType t, F &&f) {
   switch (t) {
     case DataType::kFloat32: return f(float{});
     case DataType::kFloat16: return f(Half{});
+    case DataType::kFloat64: return f(double{});
     case DataType::kInt32: return f(int32_t{});
     case DataType::kUint32: return f(uint32_t{});
     case DataType::kInt64: return f(int64_t{});

@@ -1,7 +1,8 @@
 // Unary elementwise ops, activations, cast, where and logicalNot.
 //
 // float16 is computed in float32 over small stack chunks and rounded back once
-// per element. Integer ops (abs, neg, sign, relu, clamp, identity) run natively.
+// per element; float64 (the extension type) runs the same functors in double.
+// Integer ops (abs, neg, sign, relu, clamp, identity) run natively.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,7 +20,8 @@ namespace {
 constexpr int64_t kGrain = 1 << 14;
 constexpr int64_t kChunk = 256;
 
-// ---- float op functors: float -> float, parameters captured at load.
+// ---- float op functors: F -> F for F = float (float16 and float32) or double
+// (float64, for the ops registered with kF64), parameters captured at load.
 struct Params {
   float alpha = 0, beta = 0;
 };
@@ -27,7 +29,8 @@ struct Params {
 #define WEBNN_FLOAT_UNARY(NAME, EXPR)              \
   struct NAME {                                    \
     Params p;                                      \
-    float operator()(float x) const { return EXPR; } \
+    template <typename F>                          \
+    F operator()(F x) const { return EXPR; }       \
   };
 WEBNN_FLOAT_UNARY(AbsF, std::fabs(x))
 WEBNN_FLOAT_UNARY(CeilF, std::ceil(x))
@@ -61,7 +64,8 @@ WEBNN_FLOAT_UNARY(GeluF, 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f)))
 // every FFN activation, where the scalar expf took ~10% of a prefill.
 struct SigmoidF {
   Params p;
-  float operator()(float x) const { return 1.f / (1.f + std::exp(-x)); }
+  template <typename F>
+  F operator()(F x) const { return F(1) / (F(1) + std::exp(-x)); }
   static void array(const float *x, float *y, int64_t n) { sigmoidArray(x, y, n); }
 };
 template <typename Op, typename = void>
@@ -102,6 +106,24 @@ class UnaryFloatKernel final : public Kernel {
  private:
   Op op_;
   bool half_;
+  int64_t n_;
+};
+
+// float64: the functor in double, no vector form.
+template <typename Op>
+class UnaryF64Kernel final : public Kernel {
+ public:
+  UnaryF64Kernel(Op op, int64_t n) : op_(op), n_(n) {}
+  void run(const KernelContext &ctx) override {
+    const double *x = in<double>(ctx, 0);
+    double *y = outp<double>(ctx, 0);
+    parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = op_(x[i]);
+    });
+  }
+
+ private:
+  Op op_;
   int64_t n_;
 };
 
@@ -166,27 +188,35 @@ Status checkUnaryNode(const NodeDesc &node, std::initializer_list<DataType> allo
   return checkOutput(node, 0, node.inputs[0]->shape, node.inputs[0]->dtype);
 }
 
-template <typename Op>
+// kF64: Op has a float64 form (only then is Op's double operator() instantiated).
+template <typename Op, bool kF64 = false>
 Status makeFloatUnary(const NodeDesc &node, std::unique_ptr<Kernel> *out, Params p = {}) {
   const OperandDesc &x = *node.inputs[0];
+  if constexpr (kF64) {
+    if (x.dtype == DataType::kFloat64) {
+      *out = std::make_unique<UnaryF64Kernel<Op>>(Op{p}, numElements(x.shape));
+      return Status::ok();
+    }
+  }
   *out = std::make_unique<UnaryFloatKernel<Op>>(Op{p}, x.dtype == DataType::kFloat16, numElements(x.shape));
   return Status::ok();
 }
 
-// Ops defined for floats only.
-template <typename Op>
+// Ops defined for floats only; kF64: float64 too (the dialect's
+// WebNN_FloatOrF64UnaryOp).
+template <typename Op, bool kF64 = false>
 Status floatOnly(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
-  WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, kFloatTypes));
-  return makeFloatUnary<Op>(node, out);
+  WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, kF64 ? kFloatTypesF64 : kFloatTypes));
+  return makeFloatUnary<Op, kF64>(node, out);
 }
 
-// Ops defined for floats and signed integers.
+// Ops defined for floats (float64 included) and signed integers.
 template <typename Op, IntOp kIntOp>
 Status floatOrSigned(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
-  WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, {DataType::kFloat32, DataType::kFloat16, DataType::kInt32,
-                                              DataType::kInt64, DataType::kInt8}));
+  WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, {DataType::kFloat32, DataType::kFloat16, DataType::kFloat64,
+                                              DataType::kInt32, DataType::kInt64, DataType::kInt8}));
   const OperandDesc &x = *node.inputs[0];
-  if (isFloat(x.dtype)) return makeFloatUnary<Op>(node, out);
+  if (isFloat(x.dtype) || x.dtype == DataType::kFloat64) return makeFloatUnary<Op, true>(node, out);
   int64_t n = numElements(x.shape);
   switch (x.dtype) {
     case DataType::kInt32: *out = makeIntUnary<int32_t>(kIntOp, n); break;
@@ -484,7 +514,7 @@ Status makeWhere(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 3, 3, 1));
   const OperandDesc &c = *node.inputs[0], &t = *node.inputs[1], &f = *node.inputs[2];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, c, "condition", {DataType::kUint8}));
-  WEBNN_RETURN_IF_ERROR(checkDataType(node, t, "trueValue", kAllTypes));
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, t, "trueValue", kAllTypesF64));
   if (f.dtype != t.dtype) return nodeError(node, "trueValue and falseValue data types differ");
   Shape s1, s2;
   if (!broadcastShapes(t.shape, f.shape, &s1) || !broadcastShapes(c.shape, s1, &s2))
@@ -507,24 +537,24 @@ void registerElementwiseKernels(KernelTable &t) {
   t.add("sign", &floatOrSigned<SignF, IntOp::kSign>);
   t.add("relu", &floatOrSigned<ReluF, IntOp::kRelu>);
   t.add("identity", &makeIdentity);
-  t.add("ceil", &floatOnly<CeilF>);
-  t.add("floor", &floatOnly<FloorF>);
-  t.add("exp", &floatOnly<ExpF>);
-  t.add("log", &floatOnly<LogF>);
-  t.add("sqrt", &floatOnly<SqrtF>);
-  t.add("sigmoid", &floatOnly<SigmoidF>);
-  t.add("tanh", &floatOnly<TanhF>);
+  t.add("ceil", &floatOnly<CeilF, true>);
+  t.add("floor", &floatOnly<FloorF, true>);
+  t.add("exp", &floatOnly<ExpF, true>);
+  t.add("log", &floatOnly<LogF, true>);
+  t.add("sqrt", &floatOnly<SqrtF, true>);
+  t.add("sigmoid", &floatOnly<SigmoidF, true>);
+  t.add("tanh", &floatOnly<TanhF, true>);
   t.add("hardSwish", &floatOnly<HardSwishF>);
-  t.add("erf", &floatOnly<ErfF>);
-  t.add("reciprocal", &floatOnly<ReciprocalF>);
-  t.add("sin", &floatOnly<SinF>);
-  t.add("cos", &floatOnly<CosF>);
-  t.add("tan", &floatOnly<TanF>);
+  t.add("erf", &floatOnly<ErfF, true>);
+  t.add("reciprocal", &floatOnly<ReciprocalF, true>);
+  t.add("sin", &floatOnly<SinF, true>);
+  t.add("cos", &floatOnly<CosF, true>);
+  t.add("tan", &floatOnly<TanF, true>);
   t.add("isNaN", &makeFloatClass<true>);
   t.add("isInfinite", &makeFloatClass<false>);
   t.add("softsign", &floatOnly<SoftsignF>);
   t.add("softplus", &floatOnly<SoftplusF>);
-  t.add("roundEven", &floatOnly<RoundEvenF>);
+  t.add("roundEven", &floatOnly<RoundEvenF, true>);
   t.add("gelu", &floatOnly<GeluF>);
   t.add("elu", [](const NodeDesc &n, std::unique_ptr<Kernel> *o) { return floatWithAlphaBeta<EluF>(n, o, 1.0, 0.0); });
   t.add("leakyRelu",

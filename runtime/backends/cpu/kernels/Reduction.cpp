@@ -24,8 +24,9 @@ namespace {
 
 enum class Kind { kSum, kMean, kL1, kL2, kSumSquare, kLogSum, kLogSumExp, kMax, kMin, kProduct, kSumExp };
 
+// float32 accumulates in float32, float64 in float64, integers in 64 bits.
 template <typename T>
-using AccOf = std::conditional_t<std::is_floating_point_v<T>, float,
+using AccOf = std::conditional_t<std::is_floating_point_v<T>, T,
                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
 template <Kind K, typename A>
@@ -284,13 +285,14 @@ Status makeReduce(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   constexpr bool kFloatOnly = K == Kind::kMean || K == Kind::kL2 || K == Kind::kLogSum || K == Kind::kLogSumExp;
   constexpr bool kAnyType = K == Kind::kMax || K == Kind::kMin;
   if (kFloatOnly)
-    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypesF64));
   else if (kAnyType)
-    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kAllTypes));
+    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kAllTypesF64));
   else
     WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input",
-                                        {DataType::kFloat32, DataType::kFloat16, DataType::kInt32,
-                                         DataType::kUint32, DataType::kInt64, DataType::kUint64}));
+                                        {DataType::kFloat32, DataType::kFloat16, DataType::kFloat64,
+                                         DataType::kInt32, DataType::kUint32, DataType::kInt64,
+                                         DataType::kUint64}));
   std::vector<bool> mask;
   WEBNN_RETURN_IF_ERROR(readAxes(node, x.shape.size(), &mask));
   bool keep = node.attributes.getBool("keepDimensions", false);
@@ -342,7 +344,7 @@ template <bool kMax>
 Status makeArg(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
   const OperandDesc &x = *node.inputs[0];
-  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kAllTypes));
+  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kAllTypesF64));
   if (!node.attributes.has("axis")) return nodeError(node, "missing required attribute 'axis'");
   int64_t axisAttr = node.attributes.getInt("axis", 0);
   bool keep = node.attributes.getBool("keepDimensions", false);
@@ -430,8 +432,8 @@ Status makeCumulativeSum(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
   const OperandDesc &x = *node.inputs[0];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input",
-                                      {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kUint32,
-                                       DataType::kInt64, DataType::kUint64}));
+                                      {DataType::kFloat32, DataType::kFloat16, DataType::kFloat64, DataType::kInt32,
+                                       DataType::kUint32, DataType::kInt64, DataType::kUint64}));
   if (!node.attributes.has("axis")) return nodeError(node, "missing required attribute 'axis'");
   int64_t axisAttr = node.attributes.getInt("axis", 0);
   bool exclusive = node.attributes.getBool("exclusive", false);

@@ -13,6 +13,9 @@ nodes = [
     helper.make_node("Add", ["x", "w"], ["y"], name="add"),      # float64
     helper.make_node("Add", ["s", "u"], ["t"], name="add16"),    # int16 + uint16 -> int16
     helper.make_node("Cast", ["x"], ["b"], name="tobf16", to=T.BFLOAT16),
+    # Elu has no float64 form, so the graph computes float64 in float32
+    # (float64.test covers graphs that keep float64).
+    helper.make_node("Elu", ["x"], ["unused"], name="elu"),
 ]
 w = helper.make_tensor("w", T.DOUBLE, [3], [0.25, -1.0, 2.0])
 graph = helper.make_graph(
