@@ -53,6 +53,18 @@ inline __m512 zeroPointTerm(const NBitsWeightView &w, int64_t n, const float *su
   return t;
 }
 
+// Prefetches columns [n0, n1)'s weights, scales and zero points.
+inline void prefetchColumnsOf(const NBitsWeightView &w, int64_t n0, int64_t n1) {
+  const int64_t colBytes = w.kBlocks * w.blobSize;
+  auto lines = [](const void *p, int64_t bytes) {
+    const char *c = static_cast<const char *>(p);
+    for (int64_t off = 0; off < bytes; off += 64) _mm_prefetch(c + off, _MM_HINT_T0);
+  };
+  lines(w.packed + n0 * colBytes, (n1 - n0) * colBytes);
+  lines(w.scales + n0 * w.kBlocks, (n1 - n0) * w.kBlocks * 4);
+  if (w.zeroPointsU8) lines(w.zeroPointsU8 + n0 * w.kBlocks, (n1 - n0) * w.kBlocks);
+}
+
 // fp32 path: NC columns x MR rows of Y. Per 16 packed bytes (32 weights) of a
 // column: widen to 16 int32, split the nibbles, convert, and multiply-add the
 // raw values q into a per-block accumulator (activations were stored 16 even
@@ -661,6 +673,9 @@ void nbitsGemmAvx512Vnni(const NBitsWeightView &w, const int8_t *aQuant, const f
                          const float *aScaledSum, int64_t M, int64_t n0, int64_t n1, float *Y,
                          const float *bias) {
   const VnniLanes lanes(w.blockSize, w.kBlocks * w.blobSize);
+  // The tiles prefetch `aheadColumns` ahead; the first ones of this range
+  // (a chunk another thread may have just finished next to) come cold.
+  prefetchColumnsOf(w, n0, std::min(n1, n0 + lanes.aheadColumns));
   sweep<VnniTile, 4>(M, n0, n1, w, aQuant, aLaneScale, aScaledSum, w.kBlocks * w.blockSize, lanes, Y, bias);
 }
 
