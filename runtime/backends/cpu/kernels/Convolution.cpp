@@ -434,13 +434,12 @@ class DepthwiseAvx512Kernel final : public Kernel {
     p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
-    // One even share of the rows per thread (the rows cost the same, and
-    // the 14x14 and 7x7 layers are a few microseconds: four dynamic chunks
-    // per thread left them 1.15-1.4x faster on 2 threads than on 1), and at
-    // least ~100k FLOPs per share: a hand-off costs microseconds.
+    // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
+    // The pool's several dynamic chunks per thread, not one even share each:
+    // on a loaded machine a preempted worker then delays one small chunk
+    // (even shares measured 2-4x slower per node at load 6-7, PERFORMANCE.md).
     int64_t rowFlops = std::max<int64_t>(1, 18 * g_.OW * g_.C);
-    int64_t threads = ctx.pool ? ctx.pool->numThreads() : 1;
-    int64_t grain = std::max<int64_t>((g_.OH + threads - 1) / threads, 100000 / rowFlops);
+    int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
     for (int64_t n = 0; n < g_.N; ++n) {
       const float *xn = x + n * g_.H * g_.W * g_.C;
       float *yn = y + n * g_.OH * g_.OW * g_.C;
