@@ -72,6 +72,24 @@ def main(argv):
             failed = 1
         else:
             print(f"PASS: {len(mine)} tokens identical")
+    # At the artifact's limit: a shared cache needs prompt + new - 1 <= 255
+    # positions, the swapped ones one fewer; auto falls back to swap, and the
+    # two layouts agree on every token they both generate.
+    n_prompt = len(a.prompt_ids.split(","))
+    runs = {}
+    for mode, n in (("shared", 256 - n_prompt), ("auto", 257 - n_prompt)):
+        runs[mode] = json.loads(run([os.path.join(a.bin, "webnn-run"), "generate", wnn, "--prompt-ids", a.prompt_ids,
+                                     "--max-new-tokens", str(n), "--threads", str(a.threads), "--kv-cache", mode,
+                                     "--json"]))
+    if runs["shared"]["kv_cache"] != "shared" or runs["auto"]["kv_cache"] != "swap":
+        print(f"FAIL: at the limit expected shared/swap, ran {runs['shared']['kv_cache']}/{runs['auto']['kv_cache']}")
+        failed = 1
+    elif runs["auto"]["generated_ids"][:-1] != runs["shared"]["generated_ids"]:
+        print("FAIL: at the limit the shared and swapped caches generate different tokens")
+        failed = 1
+    else:
+        print(f"PASS: at the artifact's limit, {len(runs['shared']['generated_ids'])} tokens shared = swapped "
+              f"(auto fell back to swap for one more)")
     print(f"work dir {work}")
     return failed
 

@@ -232,7 +232,7 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
     int64_t next = std::max_element(last, last + vocab) - last;
     tokens.push_back(next);
     r.generated.push_back(next);
-    if (next == eosId) break;
+    if (next == eosId || step + 1 == maxNewTokens) break;  // no next step to feed
     // This step's present cache is the next step's past, read in place (a
     // shared cache already is).
     for (size_t i = 0; i < io.caches.size() && !shared; ++i) {
