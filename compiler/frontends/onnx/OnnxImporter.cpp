@@ -6,6 +6,8 @@
 #include <climits>
 #include <map>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include "compiler/frontends/onnx/OnnxConverter.h"
 #include "dialects/webnn/WebNNOps.h"
@@ -475,15 +477,27 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
   // the op that forced it. A model without DOUBLE builds the same graph
   // either way, so it is imported once unless it fails.
   std::string firstError;
+  // Warnings and remarks of the kept import, shown if it is the one returned.
+  std::vector<std::tuple<Location, DiagnosticSeverity, std::string>> heldBack;
   {
-    ScopedDiagnosticHandler quiet(&ctx, [&](Diagnostic &d) {
-      if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error) firstError = d.str();
-      return success();
-    });
-    NodeDiagnosticRewriter rewriter(ctx, fileLoc);
-    ModelImporter importer(ctx, path, opts, /*keepFloat64=*/true);
-    OwningOpRef<ModuleOp> module = importer.run(bytes);
-    if (module && succeeded(verify(*module))) return module;
+    OwningOpRef<ModuleOp> module;
+    {
+      ScopedDiagnosticHandler quiet(&ctx, [&](Diagnostic &d) {
+        if (d.getSeverity() != DiagnosticSeverity::Error)
+          heldBack.emplace_back(d.getLocation(), d.getSeverity(), d.str());
+        else if (firstError.empty())
+          firstError = d.str();
+        return success();
+      });
+      NodeDiagnosticRewriter rewriter(ctx, fileLoc);
+      ModelImporter importer(ctx, path, opts, /*keepFloat64=*/true);
+      module = importer.run(bytes);
+      if (module && failed(verify(*module))) module = nullptr;
+    }
+    if (module) {
+      for (auto &[loc, severity, message] : heldBack) ctx.getDiagEngine().emit(loc, severity) << message;
+      return module;
+    }
   }
   NodeDiagnosticRewriter rewriter(ctx, fileLoc);
   ModelImporter importer(ctx, path, opts, /*keepFloat64=*/false);
