@@ -365,7 +365,10 @@ class GqaKernel final : public Kernel {
     // (1) present cache, per (b, kv head). Shared with the past: the new
     // rows only.
     const bool sharedK = presK == pastK, sharedV = presV == pastV;
-    parallelFor(ctx, c.B * c.kvHeads, 1, [&](int64_t t0, int64_t t1) {
+    // Shared and a few rows (decode): a few hundred floats in all, less
+    // than waking the pool costs; run them here.
+    const int64_t grain1 = sharedK && sharedV && c.S * c.D <= 1024 ? c.B * c.kvHeads : 1;
+    parallelFor(ctx, c.B * c.kvHeads, grain1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         int64_t b = t / c.kvHeads, h = t % c.kvHeads, past = pastLen_[b];
         float *pk = presK + t * c.T * D, *pv = presV + t * c.T * D;
