@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "TestArtifact.h"
+#include "backends/cpu/kernels/Float16.h"
 #include "core/Executor.h"
 #include "webnn/runtime.h"
 
@@ -279,11 +280,10 @@ TEST(Executor, BoundOutputsAreWrittenInPlace) {
 // [1, seq, 32] (2 heads), k, v [1, seq, 16] (1 KV head), pastKey/pastValue
 // [1, 1, past, 16], seqlensK int32 [1]; outputs y [1, seq, 32] and
 // presentKey/presentValue [1, 1, past + seq, 16].
-TGraph gqaCacheGraph() {
+TGraph gqaCacheGraph(DataType f = DataType::kFloat32) {
   TGraph g;
   g.name = "gqa_cache";
   g.dynamicDims = {{"seq", 8}, {"past", 16}};
-  const DataType f = DataType::kFloat32;
   g.tensors = {{"q", f, {1, 8, 32}, {-1, 0, -1}},
                {"k", f, {1, 8, 16}, {-1, 0, -1}},
                {"v", f, {1, 8, 16}, {-1, 0, -1}},
@@ -314,60 +314,89 @@ std::vector<float> pseudoRandom(size_t n, uint32_t seed) {
 // outputs are computed in place over a fixed-capacity past equals one that
 // copies the past into a separate present, step after step; the rows past
 // the valid length (NaN here) are neither read nor written.
+// float16 too: the adapter converts every input before writing an output,
+// so it may share memory as its float32 kernel does.
 TEST(Executor, PresentComputedInPlaceOverPast) {
   if (!haveKernels({"groupQueryAttention"})) GTEST_SKIP() << "no groupQueryAttention kernel in this build";
-  std::unique_ptr<Model> model;
-  Status st = Model::load(writeArtifact(gqaCacheGraph(), "gqa-inplace"), {}, &model);
-  ASSERT_TRUE(st.isOk()) << st.message();
-  std::unique_ptr<Session> shared, plain;
-  ASSERT_TRUE(Session::create(*model, {2}, &shared).isOk());
-  ASSERT_TRUE(Session::create(*model, {2}, &plain).isOk());
-  ASSERT_TRUE(shared->bindOutputInPlace("presentKey", "pastKey").isOk());
-  ASSERT_TRUE(shared->bindOutputInPlace("presentValue", "pastValue").isOk());
-  constexpr int64_t kCap = 12, D = 16;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  alignas(64) float kbuf[kCap * D], vbuf[kCap * D];
-  std::fill(std::begin(kbuf), std::end(kbuf), nan);
-  std::fill(std::begin(vbuf), std::end(vbuf), nan);
-  std::vector<float> plainK, plainV;  // the plain session's cache, compact
-  int64_t past = 0;
-  for (int64_t seq : {5, 1, 1}) {
-    std::vector<float> q = pseudoRandom(size_t(seq * 32), uint32_t(7 + past));
-    std::vector<float> k = pseudoRandom(size_t(seq * 16), uint32_t(70 + past));
-    std::vector<float> v = pseudoRandom(size_t(seq * 16), uint32_t(700 + past));
-    const int32_t seqlens = int32_t(past + seq - 1);
-    for (Session *s : {shared.get(), plain.get()}) {
-      ASSERT_TRUE(s->copyInput("q", q.data(), q.size() * 4, {1, seq, 32}).isOk());
-      ASSERT_TRUE(s->copyInput("k", k.data(), k.size() * 4, {1, seq, 16}).isOk());
-      ASSERT_TRUE(s->copyInput("v", v.data(), v.size() * 4, {1, seq, 16}).isOk());
-      ASSERT_TRUE(s->copyInput("seqlensK", &seqlens, 4, {1}).isOk());
-    }
-    ASSERT_TRUE(shared->setInput("pastKey", kbuf, sizeof kbuf, {1, 1, kCap, D}).isOk());
-    ASSERT_TRUE(shared->setInput("pastValue", vbuf, sizeof vbuf, {1, 1, kCap, D}).isOk());
-    ASSERT_TRUE(plain->copyInput("pastKey", plainK.data(), plainK.size() * 4, {1, 1, past, D}).isOk());
-    ASSERT_TRUE(plain->copyInput("pastValue", plainV.data(), plainV.size() * 4, {1, 1, past, D}).isOk());
-    st = shared->run();
+  for (DataType dt : {DataType::kFloat32, DataType::kFloat16}) {
+    SCOPED_TRACE(dataTypeName(dt));
+    const bool half = dt == DataType::kFloat16;
+    const size_t es = half ? 2 : 4;
+    // Caller bytes of `v` in the graph's type, and back.
+    auto bytes = [&](const std::vector<float> &v) {
+      std::vector<uint8_t> b(v.size() * es);
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (half) {
+          uint16_t h = cpu::kernels::floatToHalf(v[i]);
+          std::memcpy(b.data() + 2 * i, &h, 2);
+        } else {
+          std::memcpy(b.data() + 4 * i, &v[i], 4);
+        }
+      }
+      return b;
+    };
+    auto at = [&](const void *p, int64_t i) {
+      if (!half) return static_cast<const float *>(p)[i];
+      return cpu::kernels::halfToFloat(static_cast<const uint16_t *>(p)[i]);
+    };
+    std::unique_ptr<Model> model;
+    Status st = Model::load(writeArtifact(gqaCacheGraph(dt), half ? "gqa-inplace-f16" : "gqa-inplace"), {}, &model);
     ASSERT_TRUE(st.isOk()) << st.message();
-    st = plain->run();
-    ASSERT_TRUE(st.isOk()) << st.message();
-    const int64_t total = past + seq;
-    EXPECT_EQ(shared->outputShape(1), (Shape{1, 1, kCap, D}));
-    EXPECT_EQ(plain->outputShape(1), (Shape{1, 1, total, D}));
-    EXPECT_EQ(shared->outputData(1), static_cast<const void *>(kbuf));
-    EXPECT_EQ(shared->outputData(2), static_cast<const void *>(vbuf));
-    const float *ys = static_cast<const float *>(shared->outputData(0));
-    const float *yp = static_cast<const float *>(plain->outputData(0));
-    for (int64_t i = 0; i < seq * 32; ++i) ASSERT_NEAR(ys[i], yp[i], 1e-6) << "y[" << i << "] after " << past;
-    const float *pk = static_cast<const float *>(plain->outputData(1));
-    const float *pv = static_cast<const float *>(plain->outputData(2));
-    for (int64_t i = 0; i < total * D; ++i) {
-      ASSERT_EQ(kbuf[i], pk[i]) << "key element " << i << " after " << past;
-      ASSERT_EQ(vbuf[i], pv[i]) << "value element " << i << " after " << past;
+    std::unique_ptr<Session> shared, plain;
+    ASSERT_TRUE(Session::create(*model, {2}, &shared).isOk());
+    ASSERT_TRUE(Session::create(*model, {2}, &plain).isOk());
+    ASSERT_TRUE(shared->bindOutputInPlace("presentKey", "pastKey").isOk());
+    ASSERT_TRUE(shared->bindOutputInPlace("presentValue", "pastValue").isOk());
+    constexpr int64_t kCap = 12, D = 16;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> nans(size_t(kCap * D), nan);
+    alignas(64) uint8_t kbuf[kCap * D * 4], vbuf[kCap * D * 4];
+    std::vector<uint8_t> nb = bytes(nans);
+    std::memcpy(kbuf, nb.data(), nb.size());
+    std::memcpy(vbuf, nb.data(), nb.size());
+    std::vector<uint8_t> plainK, plainV;  // the plain session's cache, compact
+    int64_t past = 0;
+    for (int64_t seq : {5, 1, 1}) {
+      std::vector<uint8_t> q = bytes(pseudoRandom(size_t(seq * 32), uint32_t(7 + past)));
+      std::vector<uint8_t> k = bytes(pseudoRandom(size_t(seq * 16), uint32_t(70 + past)));
+      std::vector<uint8_t> v = bytes(pseudoRandom(size_t(seq * 16), uint32_t(700 + past)));
+      const int32_t seqlens = int32_t(past + seq - 1);
+      for (Session *s : {shared.get(), plain.get()}) {
+        ASSERT_TRUE(s->copyInput("q", q.data(), q.size(), {1, seq, 32}).isOk());
+        ASSERT_TRUE(s->copyInput("k", k.data(), k.size(), {1, seq, 16}).isOk());
+        ASSERT_TRUE(s->copyInput("v", v.data(), v.size(), {1, seq, 16}).isOk());
+        ASSERT_TRUE(s->copyInput("seqlensK", &seqlens, 4, {1}).isOk());
+      }
+      ASSERT_TRUE(shared->setInput("pastKey", kbuf, size_t(kCap * D) * es, {1, 1, kCap, D}).isOk());
+      ASSERT_TRUE(shared->setInput("pastValue", vbuf, size_t(kCap * D) * es, {1, 1, kCap, D}).isOk());
+      ASSERT_TRUE(plain->copyInput("pastKey", plainK.data(), plainK.size(), {1, 1, past, D}).isOk());
+      ASSERT_TRUE(plain->copyInput("pastValue", plainV.data(), plainV.size(), {1, 1, past, D}).isOk());
+      st = shared->run();
+      ASSERT_TRUE(st.isOk()) << st.message();
+      st = plain->run();
+      ASSERT_TRUE(st.isOk()) << st.message();
+      const int64_t total = past + seq;
+      EXPECT_EQ(shared->outputShape(1), (Shape{1, 1, kCap, D}));
+      EXPECT_EQ(plain->outputShape(1), (Shape{1, 1, total, D}));
+      EXPECT_EQ(shared->outputData(1), static_cast<const void *>(kbuf));
+      EXPECT_EQ(shared->outputData(2), static_cast<const void *>(vbuf));
+      for (int64_t i = 0; i < seq * 32; ++i)
+        ASSERT_NEAR(at(shared->outputData(0), i), at(plain->outputData(0), i), 1e-6) << "y[" << i << "] after " << past;
+      for (int64_t i = 0; i < total * D; ++i) {
+        ASSERT_EQ(at(kbuf, i), at(plain->outputData(1), i)) << "key element " << i << " after " << past;
+        ASSERT_EQ(at(vbuf, i), at(plain->outputData(2), i)) << "value element " << i << " after " << past;
+      }
+      // float32 writes only the new rows; the float16 adapter writes back the
+      // whole present (rows past the valid ones as zeros: still never read).
+      for (int64_t i = total * D; i < kCap * D; ++i)
+        ASSERT_TRUE(half ? at(kbuf, i) == 0.f && at(vbuf, i) == 0.f : std::isnan(at(kbuf, i)) && std::isnan(at(vbuf, i)))
+            << i;
+      const uint8_t *pk = static_cast<const uint8_t *>(plain->outputData(1));
+      const uint8_t *pv = static_cast<const uint8_t *>(plain->outputData(2));
+      plainK.assign(pk, pk + size_t(total * D) * es);
+      plainV.assign(pv, pv + size_t(total * D) * es);
+      past = total;
     }
-    for (int64_t i = total * D; i < kCap * D; ++i) ASSERT_TRUE(std::isnan(kbuf[i]) && std::isnan(vbuf[i])) << i;
-    plainK.assign(pk, pk + total * D);
-    plainV.assign(pv, pv + total * D);
-    past = total;
   }
 }
 

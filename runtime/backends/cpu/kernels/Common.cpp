@@ -159,6 +159,11 @@ class Float16Adapter final : public Kernel {
     return f32Factory(inner, &inner_);
   }
 
+  // Every converted input is read whole before any output is written, so
+  // sharing memory is as safe as for the float32 kernel (which, given
+  // separate float32 buffers, then copies what it would have kept).
+  bool allowsInPlace(size_t output, size_t input) const override { return inner_->allowsInPlace(output, input); }
+
   void run(const KernelContext &ctx) override {
     std::vector<const TensorBuffer *> &ins = inPtrs_;
     std::vector<TensorBuffer *> &outs = outPtrs_;
