@@ -6,6 +6,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 
@@ -22,12 +23,13 @@ namespace {
 
 // Output pixels [ow0, ow0 + T) of one row, channels [c0, c0 + 16 V) (lanes
 // past the mask `m` untouched; V is 1 when masked). `rows[k]` is input row
-// oh * S - padTop + k, or null when it is padding. Each input vector the
+// oh * S - padTop + k, or a row of zeros when it is padding (a branch there
+// made GCC keep the accumulators on the stack). Each input vector the
 // tile needs is loaded once per row into a register (a zero vector for a
 // padding column). T x V independent accumulators hide the FMA latency (one
 // pixel's 9 FMAs form a chain: short rows take V channel vectors at once).
 template <int S, int T, int V, bool Full>
-inline void tile(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
+__attribute__((always_inline)) inline void tile(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
                  __mmask16 m) {
   const int64_t C = p.C;
   auto load = [&](const float *a) { return Full ? _mm512_loadu_ps(a) : _mm512_maskz_loadu_ps(m, a); };
@@ -40,7 +42,6 @@ inline void tile(const Depthwise3x3 &p, const float *const rows[3], float *yrow,
   const int64_t iw0 = ow0 * S - p.padLeft;
   const bool inside = iw0 >= 0 && iw0 + kIn <= p.W;
   for (int k = 0; k < 3; ++k) {
-    if (!rows[k]) continue;
     for (int v = 0; v < V; ++v) {
       const float *r = rows[k] + iw0 * C + c0 + 16 * v;
       __m512 w[3], xin[kIn];
@@ -75,6 +76,9 @@ inline void pixels(const Depthwise3x3 &p, const float *const rows[3], float *yro
 template <int S>
 void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1) {
   const int64_t C = p.C;
+  // Padding rows read zeros (one row per thread, grown as needed).
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < size_t(p.W * C)) zeros.assign(size_t(p.W * C), 0.f);
   // An input that fits in L2 is done in channel chunks whose 3 input rows
   // fit in ~24 KB of L1, so the rows one output row reads are still there
   // for the next: deep, narrow layers (7x7x960) would otherwise re-read
@@ -91,7 +95,7 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
       const float *rows[3];
       for (int k = 0; k < 3; ++k) {
         int64_t ih = oh * S - p.padTop + k;
-        rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : nullptr;
+        rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : zeros.data();
       }
       float *yrow = y + oh * p.OW * C;
       int64_t ow = 0;
