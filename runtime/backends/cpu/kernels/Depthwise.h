@@ -40,8 +40,10 @@ void setDepthwiseAvx512Enabled(bool enabled);
 // Runs of the kernel so far (tests check which path ran).
 uint64_t depthwiseAvx512Runs();
 
-// Output rows [oh0, oh1) of y ([OH][OW][C]) from x ([H][W][C]).
-void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1);
+// Output rows [oh0, oh1), channels [c0, c1) (c1 < 0: C) of y ([OH][OW][C])
+// from x ([H][W][C]).
+void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0 = 0,
+                        int64_t c1 = -1);
 
 }  // namespace webnn::cpu::kernels
 

@@ -74,7 +74,8 @@ inline void pixels(const Depthwise3x3 &p, const float *const rows[3], float *yro
 }
 
 template <int S>
-void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1) {
+void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t cBegin,
+              int64_t cEnd) {
   const int64_t C = p.C;
   // Padding rows read zeros (one row per thread, grown as needed).
   thread_local std::vector<float> zeros;
@@ -89,8 +90,8 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
   // Stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17 for 8,
   // more registers than are free, so it tiles 4 pixels x 2 vectors.
   constexpr int T = S == 1 ? 8 : 4, TV = S == 1 ? 1 : 2;
-  for (int64_t c0 = 0; c0 < C; c0 += chunk) {
-    const int64_t c1 = std::min(C, c0 + chunk);
+  for (int64_t c0 = cBegin; c0 < cEnd; c0 += chunk) {
+    const int64_t c1 = std::min(cEnd, c0 + chunk);
     for (int64_t oh = oh0; oh < oh1; ++oh) {
       const float *rows[3];
       for (int k = 0; k < 3; ++k) {
@@ -109,9 +110,11 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
 
 }  // namespace
 
-void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1) {
-  if (p.stride == 1) rowsImpl<1>(p, x, y, oh0, oh1);
-  else rowsImpl<2>(p, x, y, oh0, oh1);
+void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0,
+                        int64_t c1) {
+  if (c1 < 0) c1 = p.C;
+  if (p.stride == 1) rowsImpl<1>(p, x, y, oh0, oh1, c0, c1);
+  else rowsImpl<2>(p, x, y, oh0, oh1, c0, c1);
 }
 
 }  // namespace webnn::cpu::kernels
@@ -124,7 +127,7 @@ namespace webnn::cpu::kernels {
 bool depthwise3x3Supported(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) {
   return false;
 }
-void depthwise3x3Avx512(const Depthwise3x3 &, const float *, float *, int64_t, int64_t) {}
+void depthwise3x3Avx512(const Depthwise3x3 &, const float *, float *, int64_t, int64_t, int64_t, int64_t) {}
 }  // namespace webnn::cpu::kernels
 
 #endif
