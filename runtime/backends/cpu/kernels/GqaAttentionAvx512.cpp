@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/backends/cpu/kernels/Avx512Reduce.h"
 #include "runtime/backends/cpu/kernels/GqaAttention.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
@@ -154,17 +155,6 @@ void gqaAttendAvx512(const GqaTile &t) {
 }
 
 namespace {
-
-// The sums of 4 vectors' lanes in one 4-float vector.
-inline __m128 reduce4(__m512 a, __m512 b, __m512 c, __m512 d) {
-  __m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xEE));
-  __m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44), _mm512_shuffle_f32x4(c, d, 0xEE));
-  __m512 abcd = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88), _mm512_shuffle_f32x4(ab, cd, 0xDD));
-  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0x4E));
-  abcd = _mm512_add_ps(abcd, _mm512_permute_ps(abcd, 0xB1));
-  return _mm512_castps512_ps128(
-      _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), abcd));
-}
 
 template <int NV>
 void attendRows(const GqaTile &t) {
