@@ -109,29 +109,11 @@ class UnaryFloatKernel final : public Kernel {
   int64_t n_;
 };
 
-// float64: the functor in double, no vector form.
-template <typename Op>
-class UnaryF64Kernel final : public Kernel {
- public:
-  UnaryF64Kernel(Op op, int64_t n) : op_(op), n_(n) {}
-  void run(const KernelContext &ctx) override {
-    const double *x = in<double>(ctx, 0);
-    double *y = outp<double>(ctx, 0);
-    parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = op_(x[i]);
-    });
-  }
-
- private:
-  Op op_;
-  int64_t n_;
-};
-
-// ---- integer ops
+// ---- one scalar functor per element, no vector form: integer ops and float64
 template <typename T, typename Fn>
-class UnaryIntKernel final : public Kernel {
+class UnaryScalarKernel final : public Kernel {
  public:
-  UnaryIntKernel(Fn fn, int64_t n) : fn_(fn), n_(n) {}
+  UnaryScalarKernel(Fn fn, int64_t n) : fn_(fn), n_(n) {}
   void run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
@@ -146,8 +128,8 @@ class UnaryIntKernel final : public Kernel {
 };
 
 template <typename T, typename Fn>
-std::unique_ptr<Kernel> makeIntKernel(Fn fn, int64_t n) {
-  return std::make_unique<UnaryIntKernel<T, Fn>>(fn, n);
+std::unique_ptr<Kernel> makeScalarKernel(Fn fn, int64_t n) {
+  return std::make_unique<UnaryScalarKernel<T, Fn>>(fn, n);
 }
 
 // Signed negation wraps (-INT_MIN == INT_MIN) instead of overflowing.
@@ -162,11 +144,11 @@ enum class IntOp { kAbs, kNeg, kSign, kRelu, kIdentity };
 template <typename T>
 std::unique_ptr<Kernel> makeIntUnary(IntOp op, int64_t n) {
   switch (op) {
-    case IntOp::kAbs: return makeIntKernel<T>([](T x) { return x < T(0) ? wrapNeg(x) : x; }, n);
-    case IntOp::kNeg: return makeIntKernel<T>([](T x) { return wrapNeg(x); }, n);
-    case IntOp::kSign: return makeIntKernel<T>([](T x) { return T(x > T(0) ? 1 : (x < T(0) ? -1 : 0)); }, n);
-    case IntOp::kRelu: return makeIntKernel<T>([](T x) { return x > T(0) ? x : T(0); }, n);
-    default: return makeIntKernel<T>([](T x) { return x; }, n);
+    case IntOp::kAbs: return makeScalarKernel<T>([](T x) { return x < T(0) ? wrapNeg(x) : x; }, n);
+    case IntOp::kNeg: return makeScalarKernel<T>([](T x) { return wrapNeg(x); }, n);
+    case IntOp::kSign: return makeScalarKernel<T>([](T x) { return T(x > T(0) ? 1 : (x < T(0) ? -1 : 0)); }, n);
+    case IntOp::kRelu: return makeScalarKernel<T>([](T x) { return x > T(0) ? x : T(0); }, n);
+    default: return makeScalarKernel<T>([](T x) { return x; }, n);
   }
 }
 
@@ -194,7 +176,7 @@ Status makeFloatUnary(const NodeDesc &node, std::unique_ptr<Kernel> *out, Params
   const OperandDesc &x = *node.inputs[0];
   if constexpr (kF64) {
     if (x.dtype == DataType::kFloat64) {
-      *out = std::make_unique<UnaryF64Kernel<Op>>(Op{p}, numElements(x.shape));
+      *out = makeScalarKernel<double>(Op{p}, numElements(x.shape));
       return Status::ok();
     }
   }
@@ -281,7 +263,7 @@ Status makeClamp(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       // A NaN bound bounds nothing (WPT "minValue as NaN").
       T l = std::isnan(lo) ? std::numeric_limits<T>::lowest() : saturateFromDouble<T>(lo);
       T h = std::isnan(hi) ? std::numeric_limits<T>::max() : saturateFromDouble<T>(hi);
-      *out = makeIntKernel<T>([l, h](T v) { return v < l ? l : (v > h ? h : v); }, n);
+      *out = makeScalarKernel<T>([l, h](T v) { return v < l ? l : (v > h ? h : v); }, n);
     }
   });
   return Status::ok();
@@ -289,7 +271,7 @@ Status makeClamp(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 
 Status makeLogicalNot(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkUnaryNode(node, {DataType::kUint8}));
-  *out = makeIntKernel<uint8_t>([](uint8_t v) { return uint8_t(v == 0); }, numElements(node.inputs[0]->shape));
+  *out = makeScalarKernel<uint8_t>([](uint8_t v) { return uint8_t(v == 0); }, numElements(node.inputs[0]->shape));
   return Status::ok();
 }
 
