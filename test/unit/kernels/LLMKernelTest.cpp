@@ -447,6 +447,23 @@ struct GqaCase {
   std::vector<int32_t> seqlens;  // per batch: total length - 1
 };
 
+// A GqaCase's random operands, drawn in a fixed order from `seed` (advanced).
+struct GqaOperands {
+  std::vector<float> q, k, v, pk, pv, cosC, sinC;
+  int32_t total = 0;  // totalSequenceLength: the longest seqlens + 1
+  GqaOperands(const GqaCase &t, int64_t qw, int64_t rot, int64_t maxSeq, uint32_t &seed) {
+    const int64_t D = t.D;
+    q = randomFloats(size_t(t.B * t.S * qw), seed++);
+    k = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    v = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
+    pk = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    pv = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
+    cosC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
+    for (int32_t s : t.seqlens) total = std::max(total, s + 1);
+  }
+};
+
 // Straightforward attention: scores for the whole causal range, softmax,
 // weighted sum. Returns output, present key, present value.
 void referenceGqa(const GqaCase &t, const std::vector<float> &q, const std::vector<float> &k,
@@ -537,15 +554,9 @@ TEST(LLMKernels, GroupQueryAttention) {
   for (const GqaCase &t : cases) {
     const int64_t D = t.D, rot = t.rotary ? D / 2 * 2 : 0, maxSeq = t.P + t.S + 4;
     const int64_t qw = t.packed ? (t.numHeads + 2 * t.kvHeads) * D : t.numHeads * D;
-    std::vector<float> q = randomFloats(size_t(t.B * t.S * qw), seed++);
-    std::vector<float> k = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
-    std::vector<float> v = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
-    std::vector<float> pk = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
-    std::vector<float> pv = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
-    std::vector<float> cosC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
-    std::vector<float> sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
-    int32_t total = 0;
-    for (int32_t s : t.seqlens) total = std::max(total, s + 1);
+    GqaOperands o(t, qw, rot, maxSeq, seed);
+    std::vector<float> &q = o.q, &k = o.k, &v = o.v, &pk = o.pk, &pv = o.pv, &cosC = o.cosC, &sinC = o.sinC;
+    const int32_t total = o.total;
     std::vector<double> want, wantK, wantV;
     referenceGqa(t, q, k, v, pk, pv, cosC, sinC, rot, total, want, wantK, wantV);
     for (int threads : {1, 2}) {
@@ -594,15 +605,9 @@ TEST(LLMKernels, GroupQueryAttentionCapacityPresent) {
   for (const GqaCase &t : cases) {
     const int64_t D = t.D, rot = D, maxSeq = t.P + t.S;
     const int64_t qw = t.packed ? (t.numHeads + 2 * t.kvHeads) * D : t.numHeads * D;
-    std::vector<float> q = randomFloats(size_t(t.B * t.S * qw), seed++);
-    std::vector<float> k = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
-    std::vector<float> v = randomFloats(size_t(t.B * t.S * t.kvHeads * D), seed++);
-    std::vector<float> pk = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
-    std::vector<float> pv = randomFloats(size_t(t.B * t.kvHeads * t.P * D), seed++);
-    std::vector<float> cosC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
-    std::vector<float> sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
-    int32_t total = 0;
-    for (int32_t s : t.seqlens) total = std::max(total, s + 1);
+    GqaOperands o(t, qw, rot, maxSeq, seed);
+    std::vector<float> &q = o.q, &k = o.k, &v = o.v, &pk = o.pk, &pv = o.pv, &cosC = o.cosC, &sinC = o.sinC;
+    const int32_t total = o.total;
     auto pastOf = [&](int64_t b) { return t.S == total ? 0 : int64_t(t.seqlens[size_t(b)]) + 1 - t.S; };
     for (int64_t b = 0; b < t.B; ++b)
       for (int64_t h = 0; h < t.kvHeads; ++h)
