@@ -462,6 +462,24 @@ struct GqaOperands {
     sinC = randomFloats(size_t(maxSeq * (rot / 2)), seed++);
     for (int32_t s : t.seqlens) total = std::max(total, s + 1);
   }
+  // groupQueryAttention's operands (packed QKV leaves key and value absent),
+  // with the cos/sin caches when `caches`.
+  std::vector<std::optional<TestTensor>> opInputs(const GqaCase &t, int64_t qw, int64_t rot, int64_t maxSeq,
+                                                  bool caches) const {
+    const int64_t D = t.D;
+    std::vector<std::optional<TestTensor>> in = {f32({t.B, t.S, qw}, q)};
+    if (t.packed) in.insert(in.end(), {std::nullopt, std::nullopt});
+    else in.insert(in.end(), {f32({t.B, t.S, t.kvHeads * D}, k), f32({t.B, t.S, t.kvHeads * D}, v)});
+    in.push_back(f32({t.B, t.kvHeads, t.P, D}, pk));
+    in.push_back(f32({t.B, t.kvHeads, t.P, D}, pv));
+    in.push_back(tensor(DataType::kInt32, {t.B}, t.seqlens));
+    in.push_back(tensor(DataType::kInt32, {}, std::vector<int32_t>{total}));
+    if (caches) {
+      in.push_back(f32({maxSeq, rot / 2}, cosC, true));
+      in.push_back(f32({maxSeq, rot / 2}, sinC, true));
+    }
+    return in;
+  }
 };
 
 // Straightforward attention: scores for the whole causal range, softmax,
@@ -562,17 +580,7 @@ TEST(LLMKernels, GroupQueryAttention) {
     for (int threads : {1, 2}) {
       OpCase c;
       c.op = "groupQueryAttention";
-      c.inputs = {f32({t.B, t.S, qw}, q)};
-      if (t.packed) c.inputs.insert(c.inputs.end(), {std::nullopt, std::nullopt});
-      else c.inputs.insert(c.inputs.end(), {f32({t.B, t.S, t.kvHeads * D}, k), f32({t.B, t.S, t.kvHeads * D}, v)});
-      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pk));
-      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pv));
-      c.inputs.push_back(tensor(DataType::kInt32, {t.B}, t.seqlens));
-      c.inputs.push_back(tensor(DataType::kInt32, {}, std::vector<int32_t>{total}));
-      if (t.rotary) {
-        c.inputs.push_back(f32({maxSeq, rot / 2}, cosC, true));
-        c.inputs.push_back(f32({maxSeq, rot / 2}, sinC, true));
-      }
+      c.inputs = o.opInputs(t, qw, rot, maxSeq, t.rotary);
       c.outputs = {outSpec(DataType::kFloat32, {t.B, t.S, t.numHeads * D}),
                    outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D}),
                    outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D})};
@@ -630,15 +638,7 @@ TEST(LLMKernels, GroupQueryAttentionCapacityPresent) {
     for (int threads : {1, 2}) {
       OpCase c;
       c.op = "groupQueryAttention";
-      c.inputs = {f32({t.B, t.S, qw}, q)};
-      if (t.packed) c.inputs.insert(c.inputs.end(), {std::nullopt, std::nullopt});
-      else c.inputs.insert(c.inputs.end(), {f32({t.B, t.S, t.kvHeads * D}, k), f32({t.B, t.S, t.kvHeads * D}, v)});
-      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pk));
-      c.inputs.push_back(f32({t.B, t.kvHeads, t.P, D}, pv));
-      c.inputs.push_back(tensor(DataType::kInt32, {t.B}, t.seqlens));
-      c.inputs.push_back(tensor(DataType::kInt32, {}, std::vector<int32_t>{total}));
-      c.inputs.push_back(f32({maxSeq, rot / 2}, cosC, true));
-      c.inputs.push_back(f32({maxSeq, rot / 2}, sinC, true));
+      c.inputs = o.opInputs(t, qw, rot, maxSeq, true);
       c.outputs = {outSpec(DataType::kFloat32, {t.B, t.S, t.numHeads * D}),
                    outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P, D}),
                    outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P, D})};
