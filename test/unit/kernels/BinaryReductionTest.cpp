@@ -26,22 +26,6 @@ int64_t count(const Shape &s) {
   return n;
 }
 
-// Index into `in` (right-aligned broadcast) for output coordinate `o`.
-int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o) {
-  int64_t idx = 0, stride = 1;
-  for (size_t i = 0; i < out.size(); ++i) {
-    size_t d = out.size() - 1 - i;
-    int64_t c = o % out[d];
-    o /= out[d];
-    if (i < in.size()) {
-      int64_t dim = in[in.size() - 1 - i];
-      idx += (dim == 1 ? 0 : c) * stride;
-      stride *= dim;
-    }
-  }
-  return idx;
-}
-
 struct BroadcastCase {
   Shape a, b, out;
 };

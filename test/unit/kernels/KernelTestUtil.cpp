@@ -96,20 +96,23 @@ OpCase &OpCase::attrInts(const std::string &n, const std::vector<int64_t> &x) {
   return *this;
 }
 
-int64_t broadcastMatrixIndex(const Shape &operand, const Shape &batch, int64_t bi) {
-  Shape sb(operand.begin(), operand.end() - 2);
-  int64_t idx = 0, stride = 1, rem = bi;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    size_t d = batch.size() - 1 - i;
-    int64_t coord = rem % batch[d];
-    rem /= batch[d];
-    if (i < sb.size()) {
-      int64_t dim = sb[sb.size() - 1 - i];
-      idx += (dim == 1 ? 0 : coord) * stride;
+int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o) {
+  int64_t idx = 0, stride = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    size_t d = out.size() - 1 - i;
+    int64_t c = o % out[d];
+    o /= out[d];
+    if (i < in.size()) {
+      int64_t dim = in[in.size() - 1 - i];
+      idx += (dim == 1 ? 0 : c) * stride;
       stride *= dim;
     }
   }
   return idx;
+}
+
+int64_t broadcastMatrixIndex(const Shape &operand, const Shape &batch, int64_t bi) {
+  return broadcastIndex(batch, Shape(operand.begin(), operand.end() - 2), bi);
 }
 
 Status runOp(OpCase &c, int threads) {

@@ -62,6 +62,9 @@ struct OpCase {
 // Builds the kernel (factory status returned) and runs it with `threads`.
 Status runOp(OpCase &c, int threads = 1);
 
+// Index into `in` (right-aligned broadcast) for output element `o` of `out`.
+int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o);
+
 // For a reference matmul: the matrix index in an operand of shape `operand`
 // ([..., rows, cols]) that batch index `bi` of the output batch `batch` reads,
 // batch dimensions broadcast right-aligned.
