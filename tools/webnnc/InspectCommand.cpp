@@ -164,7 +164,7 @@ int runInspect(const InspectFlags &flags) {
     std::printf("\n");
   }
   std::printf("precision %s\n", g.relaxedPrecision ? "relaxed (conv2d/matmul/gemm may use bf16 with float32 accumulation)"
-                                                    : "exact (float32)");
+                                                    : "exact (every op in its operands' data type)");
   std::printf("inputs\n");
   for (uint32_t i : g.inputs)
     std::printf("  %-24s %s\n", g.tensors[i].name.c_str(), tensorText(g.tensors[i]).c_str());
