@@ -261,6 +261,29 @@ TEST(IndexingKernels, CumulativeSumModes) {
   EXPECT_FALSE(runOp(bad).isOk());  // int8 is not an allowed type
 }
 
+// The definition of transpose: output element e (row-major over the permuted
+// shape) is input element sources[e].
+std::vector<int64_t> transposeSources(const Shape &shape, const std::vector<int64_t> &perm) {
+  std::vector<int64_t> inStrides(shape.size(), 1);
+  for (size_t d = shape.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * shape[d + 1];
+  Shape os;
+  int64_t n = 1;
+  for (int64_t p : perm) {
+    os.push_back(shape[size_t(p)]);
+    n *= shape[size_t(p)];
+  }
+  std::vector<int64_t> sources, idx(os.size(), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t off = 0;
+    for (size_t d = 0; d < os.size(); ++d) off += idx[d] * inStrides[size_t(perm[d])];
+    sources.push_back(off);
+    for (size_t d = os.size(); d-- > 0;) {
+      if (++idx[d] < os[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return sources;
+}
 
 // Transposes that reduce to a batched 2-D swap (NCHW <-> NHWC, a plain matrix
 // transpose, size-1 dims anywhere) take the tiled path; every result must
@@ -286,19 +309,8 @@ TEST(ShapeKernels, TransposeAsBatchedSwapMatchesDefinition) {
     c.outputs = {outSpec(DataType::kFloat32, os)};
     ASSERT_TRUE(runOp(c, 2).isOk());
     const float *x = c.inputs[0]->as<float>();
-    std::vector<int64_t> inStrides(t.shape.size(), 1);
-    for (size_t d = t.shape.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * t.shape[d + 1];
     std::vector<double> want;
-    std::vector<int64_t> idx(os.size(), 0);
-    for (int64_t e = 0; e < n; ++e) {
-      int64_t off = 0;
-      for (size_t d = 0; d < os.size(); ++d) off += idx[d] * inStrides[size_t(t.perm[d])];
-      want.push_back(x[off]);
-      for (size_t d = os.size(); d-- > 0;) {
-        if (++idx[d] < os[d]) break;
-        idx[d] = 0;
-      }
-    }
+    for (int64_t off : transposeSources(t.shape, t.perm)) want.push_back(x[off]);
     EXPECT_EQ(c.outputs[0].values(), want) << "transpose " << shapeToString(t.shape);
   }
 }
@@ -327,19 +339,8 @@ TEST(ShapeKernels, TransposeNarrowSideMatchesDefinition) {
       // every 256, so also vary with the position's low bits).
       for (int64_t i = 0; i < n; ++i)
         values[size_t(i)] = dt == DataType::kInt8 ? double(i % 251 - 125) : dt == DataType::kFloat16 ? double(i % 2039) : double(i);
-      std::vector<int64_t> inStrides(t.shape.size(), 1);
-      for (size_t d = t.shape.size() - 1; d-- > 0;) inStrides[d] = inStrides[d + 1] * t.shape[d + 1];
       std::vector<double> want;
-      std::vector<int64_t> idx(os.size(), 0);
-      for (int64_t e = 0; e < n; ++e) {
-        int64_t off = 0;
-        for (size_t d = 0; d < os.size(); ++d) off += idx[d] * inStrides[size_t(t.perm[d])];
-        want.push_back(values[size_t(off)]);
-        for (size_t d = os.size(); d-- > 0;) {
-          if (++idx[d] < os[d]) break;
-          idx[d] = 0;
-        }
-      }
+      for (int64_t off : transposeSources(t.shape, t.perm)) want.push_back(values[size_t(off)]);
       for (int threads : {1, 2}) {
         OpCase c;
         c.op = "transpose";
