@@ -151,56 +151,54 @@ class BatchedTransposeKernel final : public Kernel {
     if (rows_ <= kNarrow || cols_ <= kNarrow) return runNarrow(ctx);
     constexpr int64_t kTile = 32;
     const int64_t rowTiles = (rows_ + kTile - 1) / kTile, colTiles = (cols_ + kTile - 1) / kTile;
+    forEachTask(ctx, batch_ * rowTiles * colTiles, [&](const auto *xs, auto *ys, int64_t t) {
+      int64_t b = t / (rowTiles * colTiles), r0 = (t / colTiles) % rowTiles * kTile, c0 = t % colTiles * kTile;
+      const auto *xb = xs + b * rows_ * cols_;
+      auto *yb = ys + b * rows_ * cols_;
+      int64_t r1 = std::min(rows_, r0 + kTile), c1 = std::min(cols_, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r) yb[c * rows_ + r] = xb[r * cols_ + c];
+    });
+  }
+
+ private:
+  // body(xs, ys, t) for every task t < tasks, split over the pool, with xs and
+  // ys the input and output as the esz_-byte element type.
+  template <typename Body>
+  void forEachTask(const KernelContext &ctx, int64_t tasks, Body body) {
     const uint8_t *x = in<uint8_t>(ctx, 0);
     uint8_t *y = outp<uint8_t>(ctx, 0);
     dispatchBytes(esz_, [&](auto tag) {
       using E = decltype(tag);
       const E *xs = reinterpret_cast<const E *>(x);
       E *ys = reinterpret_cast<E *>(y);
-      parallelFor(ctx, batch_ * rowTiles * colTiles, 4, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          int64_t b = t / (rowTiles * colTiles), r0 = (t / colTiles) % rowTiles * kTile, c0 = t % colTiles * kTile;
-          const E *xb = xs + b * rows_ * cols_;
-          E *yb = ys + b * rows_ * cols_;
-          int64_t r1 = std::min(rows_, r0 + kTile), c1 = std::min(cols_, c0 + kTile);
-          for (int64_t c = c0; c < c1; ++c)
-            for (int64_t r = r0; r < r1; ++r) yb[c * rows_ + r] = xb[r * cols_ + c];
-        }
+      parallelFor(ctx, tasks, 4, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) body(xs, ys, t);
       });
     });
   }
 
- private:
   // One side <= kNarrow: chunks of the long side, split over the pool.
   void runNarrow(const KernelContext &ctx) {
     constexpr int64_t kChunk = 1024;
     const bool narrowRows = rows_ <= kNarrow;
     const int64_t longSide = narrowRows ? cols_ : rows_, chunks = (longSide + kChunk - 1) / kChunk;
     const int shortSide = int(narrowRows ? rows_ : cols_);
-    const uint8_t *x = in<uint8_t>(ctx, 0);
-    uint8_t *y = outp<uint8_t>(ctx, 0);
-    dispatchBytes(esz_, [&](auto tag) {
-      using E = decltype(tag);
-      const E *xs = reinterpret_cast<const E *>(x);
-      E *ys = reinterpret_cast<E *>(y);
-      parallelFor(ctx, batch_ * chunks, 4, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          int64_t b = t / chunks, l0 = t % chunks * kChunk, l1 = std::min(longSide, l0 + kChunk);
-          const E *xb = xs + b * rows_ * cols_;
-          E *yb = ys + b * rows_ * cols_;
-          auto go = [&](auto n) {
-            constexpr int N = decltype(n)::value;
-            if (narrowRows) interleaveRows<N>(xb, yb, cols_, l0, l1);
-            else deinterleaveRows<N>(xb, yb, rows_, l0, l1);
-          };
-          switch (shortSide) {
-            case 1: go(std::integral_constant<int, 1>{}); break;
-            case 2: go(std::integral_constant<int, 2>{}); break;
-            case 3: go(std::integral_constant<int, 3>{}); break;
-            default: go(std::integral_constant<int, 4>{}); break;
-          }
-        }
-      });
+    forEachTask(ctx, batch_ * chunks, [&](const auto *xs, auto *ys, int64_t t) {
+      int64_t b = t / chunks, l0 = t % chunks * kChunk, l1 = std::min(longSide, l0 + kChunk);
+      const auto *xb = xs + b * rows_ * cols_;
+      auto *yb = ys + b * rows_ * cols_;
+      auto go = [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        if (narrowRows) interleaveRows<N>(xb, yb, cols_, l0, l1);
+        else deinterleaveRows<N>(xb, yb, rows_, l0, l1);
+      };
+      switch (shortSide) {
+        case 1: go(std::integral_constant<int, 1>{}); break;
+        case 2: go(std::integral_constant<int, 2>{}); break;
+        case 3: go(std::integral_constant<int, 3>{}); break;
+        default: go(std::integral_constant<int, 4>{}); break;
+      }
     });
   }
 
