@@ -199,7 +199,8 @@ uint8_t *allocateAligned(uint64_t bytes) {
 }
 }  // namespace
 
-Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThreads, std::unique_ptr<Executor> *out) {
+Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThreads, std::unique_ptr<Executor> *out,
+                        bool warmUp) {
   std::unique_ptr<Executor> e(new Executor());
   e->graph_ = std::move(graph);
   const PreparedGraph &p = *e->graph_;
@@ -253,10 +254,12 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
         WEBNN_RETURN_IF_ERROR(build(nodes[i], g.subgraphs[s].nodes[i],
                                     nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i]));
     }
-    std::vector<cpu::Kernel *> all(e->active_);
-    for (const auto &sub : e->subKernels_)
-      for (const auto &k : sub) all.push_back(k.get());
-    warmUpKernels(all, *e->pool_);
+    if (warmUp) {
+      std::vector<cpu::Kernel *> all(e->active_);
+      for (const auto &sub : e->subKernels_)
+        for (const auto &k : sub) all.push_back(k.get());
+      warmUpKernels(all, *e->pool_);
+    }
   }
 
   const std::vector<cpu::OperandDesc> &operands = e->dynamic() ? e->operands_ : p.operands;

@@ -58,8 +58,10 @@ cpu::KernelFactory findKernelFactory(std::string_view op);
 // One session's execution state. Not thread-safe: one run at a time.
 class Executor : private SubgraphRunner {
  public:
+  // `warmUp` false skips Kernel::warmUp (JIT at creation) for a session that
+  // never runs, such as compile-time prepacking's.
   static Status create(std::shared_ptr<const PreparedGraph> graph, int numThreads,
-                       std::unique_ptr<Executor> *out);
+                       std::unique_ptr<Executor> *out, bool warmUp = true);
 
   const PreparedGraph &graph() const { return *graph_; }
   int numThreads() const { return pool_->numThreads(); }

@@ -22,7 +22,8 @@ Status packArtifactConstants(const std::string &path, const std::vector<int> &th
   std::set<std::tuple<uint32_t, int, std::string>> seen;
   for (int threads : threadCounts) {
     std::unique_ptr<Executor> executor;
-    WEBNN_RETURN_IF_ERROR(Executor::create(prepared, threads, &executor));
+    // Packing needs each primitive's layout, not its JIT code.
+    WEBNN_RETURN_IF_ERROR(Executor::create(prepared, threads, &executor, /*warmUp=*/false));
     std::vector<NodePackedBytes> packed;
     WEBNN_RETURN_IF_ERROR(executor->packConstants(&packed));
     for (NodePackedBytes &p : packed)
