@@ -348,12 +348,7 @@ class OneDnnConv2dKernel final : public Kernel {
         [&](void *dst) { conv_->packFilter(filter_, dst, numThreads); }, out);
   }
 
-  void warmUp(int numThreads) override {
-    try {
-      conv_->buildPrimitive(numThreads);
-    } catch (const std::exception &) {
-    }
-  }
+  void warmUp(int numThreads) override { conv_->buildPrimitive(numThreads); }
 
  private:
   std::unique_ptr<onednn::Conv2d> conv_;

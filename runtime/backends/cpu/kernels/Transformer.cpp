@@ -242,11 +242,8 @@ class OneDnnAttentionKernel final : public Kernel {
   }
 
   void warmUp(int numThreads) override {
-    try {
-      scores_->buildPrimitive(numThreads);
-      context_->buildPrimitive(numThreads);
-    } catch (const std::exception &) {
-    }
+    scores_->buildPrimitive(numThreads);
+    context_->buildPrimitive(numThreads);
   }
 
  private:

@@ -104,8 +104,9 @@ class Conv2d {
   void run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
            const void *residual = nullptr);
   // JIT-compiles the primitive for `numThreads` ahead of the first run
-  // (Kernel::warmUp); thread-safe. Throws dnnl-derived std::exception.
-  void buildPrimitive(int numThreads);
+  // (Kernel::warmUp); thread-safe. A failure is left for run() to meet
+  // (and its caller to fall back from).
+  void buildPrimitive(int numThreads) noexcept;
 
   // The primitive's filter layout for `numThreads`: its name (empty when it
   // cannot be stored), size, and the filter packed into it.
@@ -154,7 +155,7 @@ class MatMul {
   // Throws std::runtime_error like Conv2d::run.
   void run(const void *a, const void *b, const void *c, void *y, int numThreads);
   // As Conv2d::buildPrimitive.
-  void buildPrimitive(int numThreads);
+  void buildPrimitive(int numThreads) noexcept;
   // As Conv2d's filter: b's layout name (empty when b is used as stored or
   // the layout cannot be stored), size, and b packed into it.
   std::string packedBLayout(int numThreads);
