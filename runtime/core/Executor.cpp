@@ -553,16 +553,19 @@ Status Executor::applyInPlace() {
     if (inPlaceInput_[k] < 0) continue;
     const size_t input = size_t(inPlaceInput_[k]);
     const uint32_t ot = g.outputs[k], it = g.inputs[input];
-    const std::string what = "output '" + g.tensors[ot].name + "' in place over input '" + g.tensors[it].name + "': ";
-    if (!inputInPlace_[input])
-      return invalidArgument(what + "the input must be bound to 64-byte aligned caller memory, not copied");
+    // Every decode step passes here: the message is built only on failure.
+    auto refuse = [&](const std::string &why) {
+      return invalidArgument("output '" + g.tensors[ot].name + "' in place over input '" + g.tensors[it].name +
+                             "': " + why);
+    };
+    if (!inputInPlace_[input]) return refuse("the input must be bound to 64-byte aligned caller memory, not copied");
     const size_t node = size_t(g.tensors[ot].producer);
     const LoadedNode &ln = g.nodes[node];
     size_t o = size_t(std::find(ln.outputs.begin(), ln.outputs.end(), int32_t(ot)) - ln.outputs.begin());
     for (size_t i = 0; i < ln.inputs.size(); ++i)
       if (ln.inputs[i] == int32_t(it) && !active_[node]->allowsInPlace(o, i))
-        return invalidArgument(what + "node '" + ln.name + "' (" + ln.op + ") cannot compute it in place" +
-                               (dynamic() ? " with " + dynamicSizesText(g.dynamicDims, sizes_) : std::string()));
+        return refuse("node '" + ln.name + "' (" + ln.op + ") cannot compute it in place" +
+                      (dynamic() ? " with " + dynamicSizesText(g.dynamicDims, sizes_) : std::string()));
     tensors_[ot].data = tensors_[it].data;
   }
   return Status::ok();
