@@ -182,10 +182,10 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
     const webnn::TensorInfo &pastInfo = ins[size_t(io.caches[i].past)];
     webnn::Shape shape = pastInfo.shape;
     shape[2] = shared ? capacity : 0;  // shared: [B, kvHeads, capacity, D]; else empty for the prefill
-    size_t elementBytes = pastInfo.byteSize / size_t(std::max<int64_t>(1, pastInfo.shape[0] * pastInfo.shape[1] *
-                                                                              pastInfo.shape[2] * pastInfo.shape[3]));
-    size_t sharedBytes = size_t(shape[0] * shape[1] * shape[2] * shape[3]) * elementBytes;
-    size_t bytes = ((shared ? sharedBytes : present.byteSize) + 63) / 64 * 64;
+    uint64_t sharedBytes = 0;
+    if (!webnn::tensorByteSize(pastInfo.dtype, shape, &sharedBytes))
+      throw GenerateError{1, "the KV cache of '" + present.name + "' is too large"};
+    size_t bytes = size_t(((shared ? sharedBytes : present.byteSize) + 63) / 64 * 64);
     for (size_t k = 0; k < (shared ? 1u : 2u); ++k) {
       auto &b = buffers[i][k];
       b.reset(static_cast<uint8_t *>(std::aligned_alloc(64, std::max<size_t>(bytes, 64))));
