@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <sys/mman.h>
 #include <system_error>
 #include <thread>
 
@@ -53,26 +54,6 @@ cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::
   for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &operands[in]);
   for (int32_t o : ln.outputs) d.outputs.push_back(&operands[o]);
   return d;
-}
-
-// Kernel::warmUp for every kernel, spread over the session's threads:
-// numThreads - 1 short-lived helpers and this thread, which first starts the
-// pool's workers so that cost overlaps the helpers' JIT. A helper the system
-// refuses leaves its share to the others.
-void warmUpKernels(const std::vector<cpu::Kernel *> &kernels, cpu::ThreadPool &pool) {
-  const int threads = pool.numThreads();
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < kernels.size(); i = next.fetch_add(1)) kernels[i]->warmUp(threads);
-  };
-  std::vector<std::thread> helpers;
-  try {
-    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
-  } catch (const std::system_error &) {
-  }
-  pool.startWorkers();
-  work();
-  for (std::thread &h : helpers) h.join();
 }
 
 }  // namespace
@@ -190,11 +171,56 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
 
 void Executor::AlignedFree::operator()(void *p) const { std::free(p); }
 
+Executor::~Executor() {
+  stopWarmUp_.store(true, std::memory_order_relaxed);
+  finishWarmUp();
+}
+
+// One thread builds everything before returning. With more, the OpenMP team
+// starts now and one helper builds in node order while the caller goes on to
+// the first run, which overlaps it: a node whose kernel the helper has not
+// reached is built by the run itself, one it is building waits at its lock.
+// (Two threads compiling at once barely beat one: oneDNN's creations slow
+// each other down, docs/PERFORMANCE.md.) A helper the system refuses leaves
+// the building to the first run.
+void Executor::startWarmUp(std::vector<cpu::Kernel *> kernels) {
+  const int threads = pool_->numThreads();
+  if (threads == 1) {
+    for (cpu::Kernel *k : kernels) k->warmUp(threads);
+    return;
+  }
+  pool_->startWorkers();
+  try {
+    warmUpThread_ = std::thread([this, kernels = std::move(kernels), threads] {
+      for (cpu::Kernel *k : kernels) {
+        if (stopWarmUp_.load(std::memory_order_relaxed)) return;
+        k->warmUp(threads);
+      }
+    });
+  } catch (const std::system_error &) {
+  }
+}
+
+void Executor::finishWarmUp() {
+  if (warmUpThread_.joinable()) warmUpThread_.join();
+}
+
 namespace {
 // 64-byte aligned, never null (zero bytes get one line), null on failure.
+// From 2 MiB up, in transparent huge pages where the system allows them: the
+// first run then faults in a few zeroed 2 MiB pages instead of thousands of
+// 4 KiB ones (MobileNetV2's first run 7.9 -> 5.4 ms, docs/PERFORMANCE.md).
 uint8_t *allocateAligned(uint64_t bytes) {
   uint64_t rounded = bytes == 0 ? kArenaAlignment : (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   if (rounded < bytes || rounded > uint64_t(SIZE_MAX)) return nullptr;
+  constexpr uint64_t kHugePage = uint64_t(2) << 20;
+  if (rounded >= kHugePage) {
+    uint64_t huge = (rounded + kHugePage - 1) / kHugePage * kHugePage;
+    if (huge < rounded || huge > uint64_t(SIZE_MAX)) return nullptr;
+    void *p = std::aligned_alloc(kHugePage, static_cast<size_t>(huge));
+    if (p) madvise(p, static_cast<size_t>(huge), MADV_HUGEPAGE);  // advice only: failure changes nothing
+    return static_cast<uint8_t *>(p);
+  }
   return static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
 }
 }  // namespace
@@ -258,7 +284,7 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       std::vector<cpu::Kernel *> all(e->active_);
       for (const auto &sub : e->subKernels_)
         for (const auto &k : sub) all.push_back(k.get());
-      warmUpKernels(all, *e->pool_);
+      e->startWarmUp(std::move(all));
     }
   }
 
@@ -381,6 +407,7 @@ Status Executor::run() {
     nodeMs_[i] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   if (profiling_) ++profiledRuns_;
+  finishWarmUp();
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     uint64_t off = graph_->outputCopyOffset[k];
     if (off == kNotInArena) continue;

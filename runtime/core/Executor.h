@@ -4,9 +4,11 @@
 #ifndef WEBNN_RUNTIME_CORE_EXECUTOR_H
 #define WEBNN_RUNTIME_CORE_EXECUTOR_H
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/cpu/Kernel.h"
@@ -62,6 +64,7 @@ class Executor : private SubgraphRunner {
   // never runs, such as compile-time prepacking's.
   static Status create(std::shared_ptr<const PreparedGraph> graph, int numThreads,
                        std::unique_ptr<Executor> *out, bool warmUp = true);
+  ~Executor() override;
 
   const PreparedGraph &graph() const { return *graph_; }
   int numThreads() const { return pool_->numThreads(); }
@@ -158,6 +161,11 @@ class Executor : private SubgraphRunner {
   // Graph outputs that are loop scan outputs: their shape this run.
   std::vector<Shape> runShapes_;     // per graph output; used where hasRunShape_
   std::vector<bool> hasRunShape_;
+  // Kernel::warmUp for every kernel: now, or beside the first run.
+  void startWarmUp(std::vector<cpu::Kernel *> kernels);
+  void finishWarmUp();  // joins the helper
+  std::thread warmUpThread_;
+  std::atomic<bool> stopWarmUp_{false};
 };
 
 }  // namespace webnn::rt

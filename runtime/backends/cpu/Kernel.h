@@ -128,7 +128,9 @@ class Kernel {
   // Session creation: builds now what the first run would otherwise build
   // for `numThreads` threads (oneDNN's JIT code), so that work leaves the
   // first run and can spread over the session's threads. Called for several
-  // kernels at once from different threads; must not use the thread pool.
+  // kernels at once from different threads, and while the first run calls
+  // this kernel's run() from another, so it must be safe against that; must
+  // not use the thread pool.
   // Failures are left for run() to meet (and fall back from).
   virtual void warmUp(int numThreads) { (void)numThreads; }
 };

@@ -225,6 +225,64 @@ TEST(Executor, WeightlessEndToEnd) {
   EXPECT_EQ(y[5], 3.0f);
 }
 
+// A chain of matmuls whose oneDNN kernels JIT-compile at session creation;
+// with two threads a helper compiles while the first run goes on (the run
+// builds a kernel the helper has not reached, waits for one it is building).
+TEST(Executor, FirstRunOverlapsTheWarmUp) {
+  if (!haveKernels({"matmul"})) GTEST_SKIP() << "CPU backend has no matmul kernel in this build";
+  const std::vector<int64_t> widths = {48, 72, 40, 88, 56, 24, 64, 32, 80};  // fresh shapes: fresh JIT
+  const int64_t rows = 5;
+  TGraph g;
+  g.name = "matmul_chain";
+  g.tensors.push_back({"x", DataType::kFloat32, {rows, widths[0]}});
+  std::vector<std::vector<float>> weights;
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    std::vector<float> w(size_t(widths[l] * widths[l + 1]));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float((i * 7 + l * 13) % 17) / 17.f - 0.5f;
+    uint32_t wi = uint32_t(g.tensors.size());
+    g.tensors.push_back({"w" + std::to_string(l), DataType::kFloat32, {widths[l], widths[l + 1]}});
+    g.constants.push_back({wi, floatBytes(w), "w" + std::to_string(l)});
+    weights.push_back(std::move(w));
+    uint32_t yi = uint32_t(g.tensors.size());
+    g.tensors.push_back({"y" + std::to_string(l), DataType::kFloat32, {rows, widths[l + 1]}});
+    int32_t in = l == 0 ? 0 : int32_t(yi - 2);
+    g.nodes.push_back({"matmul", {in, int32_t(wi)}, {int32_t(yi)}, "mm" + std::to_string(l)});
+  }
+  g.inputs = {0};
+  g.outputs = {uint32_t(g.tensors.size() - 1)};
+  const std::string path = writeArtifact(g, "matmulchain");
+
+  std::vector<double> want(size_t(rows * widths[0]));
+  std::vector<float> x(want.size());
+  for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] = float(int(i % 11) - 5) / 8.f;
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    std::vector<double> next(size_t(rows * widths[l + 1]), 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < widths[l]; ++k)
+        for (int64_t c = 0; c < widths[l + 1]; ++c)
+          next[size_t(r * widths[l + 1] + c)] += want[size_t(r * widths[l] + k)] * weights[l][size_t(k * widths[l + 1] + c)];
+    want = std::move(next);
+  }
+  for (int threads : {2, 1, 2}) {
+    std::unique_ptr<Model> model;
+    Status s = Model::load(path, {}, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    {
+      std::unique_ptr<Session> unused;  // destroyed while its helper may still compile
+      ASSERT_TRUE(Session::create(*model, {threads}, &unused).isOk());
+    }
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(Session::create(*model, {threads}, &session).isOk());
+    std::vector<float> y(want.size());
+    for (int run = 0; run < 2; ++run) {
+      s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, {{"y7", y.data(), y.size() * sizeof(float)}});
+      ASSERT_TRUE(s.isOk()) << s.message();
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "threads " << threads << " run " << run << " i " << i;
+    }
+  }
+}
+
 TEST(Executor, HugeArenaIsOutOfMemoryNotACrash) {
   if (!haveKernels({"relu"})) GTEST_SKIP() << "CPU backend has no relu kernel in this build";
   TGraph g;
