@@ -2,7 +2,7 @@
 """webnnc vs ONNX Runtime, side by side, on the same machine in the same minutes.
 
     python3 bench/run.py [--models resnet50,mobilenetv2,bert_base,minilm]
-                         [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3]
+                         [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3] [--startup-runs 6]
                          [--build-dir DIR] [--cache-dir bench/.models]
                          [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
                          [--no-prepack]
@@ -16,8 +16,11 @@ them), write seeded random inputs, then alternate
 (ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
 1, sequential), the order flipping every round so a drift of the VM's clock
 hits both alike. Each figure in the table is the median over rounds of the
-per-round median. Outputs of the first round are compared (webnn-run
---output-dir vs ORT's), peak RSS is read per child by bench/micro/maxrss.cpp.
+per-round median. Start-up (load + session + first run) is one sample per
+process, so --startup-runs more processes per runtime, alternating, only
+load and run once; its median is over those and the rounds' processes.
+Outputs of the first round are compared (webnn-run --output-dir vs ORT's),
+peak RSS is read per child by bench/micro/maxrss.cpp.
 
 --precision relaxed compiles our side with `webnnc compile --precision relaxed`
 (bf16 conv/matmul operands, float32 accumulation, on CPUs with AVX512-BF16);
@@ -357,15 +360,17 @@ def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None, spin=True
     return cmd
 
 
-def summarize(runs):
-    """Median over rounds of each figure a round reports."""
+def summarize(runs, startups):
+    """Median over rounds of each figure a round reports; start-up's median is
+    over `startups`, the rounds' and the extra start-up processes'."""
     if not runs:
         return None
     med = lambda key: statistics.median(r[key] for r in runs)
     return {
         "median_ms": med("median_ms"),
         "min_ms": min(r["min_ms"] for r in runs),
-        "startup_ms": med("startup_ms"),
+        "startup_ms": statistics.median(startups),
+        "startup_samples": sorted(startups),
         "load_ms": med("load_ms"),
         "first_run_ms": med("first_run_ms"),
         "max_rss_mb": max((r["max_rss_mb"] or 0) for r in runs) or None,
@@ -436,8 +441,24 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
             model, threads, r + 1, args.rounds,
             "%.2f" % ours_runs[-1]["median_ms"] if ours_runs and not ours_failed else "-",
             "%.2f" % ort_runs[-1]["median_ms"] if ort_runs and not ort_failed else "-"))
-    cell["ours"] = summarize(ours_runs)
-    cell["ort"] = summarize(ort_runs)
+    # Start-up is one sample per process, and a process's first parallel
+    # region on this VM is now and then milliseconds late: more processes,
+    # alternating like the rounds, each loading and running once.
+    ours_startups = [r["startup_ms"] for r in ours_runs]
+    ort_startups = [r["startup_ms"] for r in ort_runs]
+    for r in range(args.startup_runs):
+        for who in (["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]):
+            if who == "ours" and ours_runs and not ours_failed:
+                child = run_child(webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0),
+                                  env=args.ours_env_dict)
+                if child.rc == 0:
+                    ours_startups.append(parse_round(child)["startup_ms"])
+            elif who == "ort" and ort_runs and not ort_failed:
+                child = run_child(ort_cmd(onnx_path, bindings, threads, 1, 0, spin=not args.no_spin))
+                if child.rc == 0:
+                    ort_startups.append(parse_round(child)["startup_ms"])
+    cell["ours"] = summarize(ours_runs, ours_startups)
+    cell["ort"] = summarize(ort_runs, ort_startups)
     if cell["ours"] and cell["ort"]:
         ok, max_abs, max_rel, msg = compare_outputs(ours_out, ort_out)
         cell["outputs_agree"] = ok
@@ -507,8 +528,9 @@ def header_text(report):
         "load average before/after: %s / %s" % (
             " ".join("%.1f" % x for x in report["loadavg_before"]),
             " ".join("%.1f" % x for x in report["loadavg_after"])),
-        "rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds"
-        % (report["rounds"], report["iters"], report["warmup"]),
+        "rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds; "
+        "start-up: median over %d processes per runtime" % (report["rounds"], report["iters"], report["warmup"],
+                                                              report["rounds"] + report.get("startup_runs", 0)),
     ]
     if report.get("no_spin"):
         lines.append("--no-spin: ORT session.intra_op.allow_spinning=0")
@@ -550,6 +572,9 @@ def main(argv=None):
                     help="comma-separated: resnet50, mobilenetv2, bert_base, minilm, tiny_cnn")
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
+    ap.add_argument("--startup-runs", type=int, default=6,
+                    help="extra alternating processes per runtime that only load and run once, for the start-up "
+                         "median (which also counts each round's process)")
     ap.add_argument("--iters", type=int, default=20, help="timed runs per round (--bench K)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing, per round")
     ap.add_argument("--seconds-per-run", type=float, default=10.0,
@@ -579,13 +604,14 @@ def main(argv=None):
 
     if args.smoke:
         args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
+        args.startup_runs = 1
     try:
         models = [m for m in args.models.split(",") if m]
         threads = [int(t) for t in args.threads.split(",") if t]
     except ValueError:
         ap.error("--threads expects integers")
-    if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or not threads or min(threads) < 1:
-        ap.error("--rounds and --iters >= 1, --warmup >= 0, threads >= 1")
+    if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or args.startup_runs < 0 or not threads or min(threads) < 1:
+        ap.error("--rounds and --iters >= 1, --warmup and --startup-runs >= 0, threads >= 1")
 
     global RTOL, ATOL
     RTOL, ATOL = TOLERANCES[args.precision]
@@ -617,7 +643,8 @@ def main(argv=None):
     report = {
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
-        "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "ours_env": args.ours_env_dict,
+        "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "startup_runs": args.startup_runs,
+        "ours_env": args.ours_env_dict,
         "no_spin": args.no_spin, "precision": args.precision,
         "loadavg_before": list(os.getloadavg()),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),

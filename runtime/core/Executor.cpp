@@ -6,7 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/resource.h>
 #include <system_error>
 #include <thread>
 
@@ -177,12 +180,10 @@ Executor::~Executor() {
 }
 
 // One thread builds everything before returning. With more, the OpenMP team
-// starts now and one helper builds in node order while the caller goes on to
-// the first run, which overlaps it: a node whose kernel the helper has not
-// reached is built by the run itself, one it is building waits at its lock.
-// (Two threads compiling at once barely beat one: oneDNN's creations slow
-// each other down, docs/PERFORMANCE.md.) A helper the system refuses leaves
-// the building to the first run.
+// starts now and a low-priority helper claims kernels in node order while the
+// caller goes on to the first run, which claims the next ones too whenever
+// the node it is at is not built yet (a kernel claimed by the other is waited
+// for at its lock). A helper the system refuses leaves it all to the run.
 void Executor::startWarmUp(std::vector<cpu::Kernel *> kernels) {
   const int threads = pool_->numThreads();
   if (threads == 1) {
@@ -190,19 +191,33 @@ void Executor::startWarmUp(std::vector<cpu::Kernel *> kernels) {
     return;
   }
   pool_->startWorkers();
+  warmUpKernels_ = std::move(kernels);
+  warmedUp_.reset(new std::atomic<bool>[warmUpKernels_.size()]());
+  warmUpPending_ = true;
   try {
-    warmUpThread_ = std::thread([this, kernels = std::move(kernels), threads] {
-      for (cpu::Kernel *k : kernels) {
-        if (stopWarmUp_.load(std::memory_order_relaxed)) return;
-        k->warmUp(threads);
+    warmUpThread_ = std::thread([this] {
+      // Below the run's own threads: a core is lent to JIT only while they
+      // leave it idle (at 2 threads, MobileNetV2's slowest start-ups of 25
+      // went 22-48 ms -> 14-18, docs/PERFORMANCE.md).
+      setpriority(PRIO_PROCESS, 0, 19);  // this thread only (Linux)
+      while (!stopWarmUp_.load(std::memory_order_relaxed) && warmUpNext()) {
       }
     });
   } catch (const std::system_error &) {
   }
 }
 
+bool Executor::warmUpNext() {
+  size_t j = nextWarmUp_.fetch_add(1, std::memory_order_relaxed);
+  if (j >= warmUpKernels_.size()) return false;
+  warmUpKernels_[j]->warmUp(pool_->numThreads());
+  warmedUp_[j].store(true, std::memory_order_release);
+  return true;
+}
+
 void Executor::finishWarmUp() {
   if (warmUpThread_.joinable()) warmUpThread_.join();
+  warmUpPending_ = false;
 }
 
 namespace {
@@ -398,6 +413,9 @@ Status Executor::run() {
   for (size_t i = 0; i < active_.size(); ++i) {
     cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
                            nodeOutputs_[i].size(), pool_.get()};
+    if (warmUpPending_)  // the main graph's kernels come first in warmUpKernels_
+      while (!warmedUp_[i].load(std::memory_order_acquire) && warmUpNext()) {
+      }
     if (!profiling_) {
       active_[i]->run(ctx);
       continue;

@@ -163,7 +163,12 @@ class Executor : private SubgraphRunner {
   std::vector<bool> hasRunShape_;
   // Kernel::warmUp for every kernel: now, or beside the first run.
   void startWarmUp(std::vector<cpu::Kernel *> kernels);
+  bool warmUpNext();    // warms the next unclaimed kernel; false when none is left
   void finishWarmUp();  // joins the helper
+  std::vector<cpu::Kernel *> warmUpKernels_;  // main graph's nodes, then subgraphs'
+  std::unique_ptr<std::atomic<bool>[]> warmedUp_;
+  std::atomic<size_t> nextWarmUp_{0};
+  bool warmUpPending_ = false;  // until the first run joins the helper
   std::thread warmUpThread_;
   std::atomic<bool> stopWarmUp_{false};
 };

@@ -227,7 +227,7 @@ TEST(Executor, WeightlessEndToEnd) {
 
 // A chain of matmuls whose oneDNN kernels JIT-compile at session creation;
 // with two threads a helper compiles while the first run goes on (the run
-// builds a kernel the helper has not reached, waits for one it is building).
+// claims kernels the helper has not reached, waits for one it is building).
 TEST(Executor, FirstRunOverlapsTheWarmUp) {
   if (!haveKernels({"matmul"})) GTEST_SKIP() << "CPU backend has no matmul kernel in this build";
   const std::vector<int64_t> widths = {48, 72, 40, 88, 56, 24, 64, 32, 80};  // fresh shapes: fresh JIT
