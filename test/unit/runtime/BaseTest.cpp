@@ -159,6 +159,7 @@ TEST_P(ThreadPoolTest, CoversRangeExactlyOnce) {
         ASSERT_LE(0, b);
         ASSERT_LE(b, e);
         ASSERT_LE(e, n);
+        if (e < n) ASSERT_GE(e - b, grain) << "only the last chunk may be shorter than the grain";
         for (int64_t i = b; i < e; ++i) hits[i]++;
       });
       for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "n=" << n << " grain=" << grain << " i=" << i;
