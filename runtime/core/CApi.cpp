@@ -144,6 +144,31 @@ webnn_status webnn_session_set_input_shaped(webnn_session *session, const char *
   });
 }
 
+webnn_status webnn_session_bind_input(webnn_session *session, const char *name, const void *data, size_t bytes,
+                                      const int64_t *dims, size_t rank) {
+  return guarded([&] {
+    if (!session || !name || (!dims && rank))
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_bind_input: null session, name or dims");
+    if (!dims) return fromStatus(session->session->setInput(name, data, bytes));
+    return fromStatus(session->session->setInput(name, data, bytes, webnn::Shape(dims, dims + rank)));
+  });
+}
+
+webnn_status webnn_session_bind_output(webnn_session *session, const char *name, void *data, size_t capacity) {
+  return guarded([&] {
+    if (!session || !name) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_bind_output: null session or name");
+    return fromStatus(session->session->bindOutput(name, data, capacity));
+  });
+}
+
+webnn_status webnn_session_bind_output_in_place(webnn_session *session, const char *output, const char *input) {
+  return guarded([&] {
+    if (!session || !output || !input)
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_bind_output_in_place: null session, output or input");
+    return fromStatus(session->session->bindOutputInPlace(output, input));
+  });
+}
+
 webnn_status webnn_session_output_shape(const webnn_session *session, size_t index, const int64_t **dims,
                                         size_t *rank) {
   return guarded([&] {

@@ -75,13 +75,33 @@ webnn_status webnn_model_output_info(const webnn_model *model, size_t index, web
 /* A session may outlive its model. threads >= 1 counts the calling thread. */
 webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_session **out);
 void webnn_session_free(webnn_session *session);
-/* Copies `bytes` (exactly the input's byte size) into the session. */
+/* Copies `bytes` (exactly the input's byte size) into the session
+ * (webnn_session_bind_input avoids the copy). */
 webnn_status webnn_session_set_input(webnn_session *session, const char *name, const void *data, size_t bytes);
 /* The same with the input's shape this run: required for an input with
  * dynamic dimensions (their sizes are bound from these shapes at run),
  * checked for any other. */
 webnn_status webnn_session_set_input_shaped(webnn_session *session, const char *name, const void *data,
                                             size_t bytes, const int64_t *dims, size_t rank);
+/* Binds an input to caller memory without copying when `data` is 64-byte
+ * aligned (it must then stay valid and unchanged while bound; later runs
+ * read it as it is then); other memory is copied now. dims/rank as for
+ * webnn_session_set_input_shaped, or dims NULL and rank 0 for an input
+ * without dynamic dimensions. */
+webnn_status webnn_session_bind_input(webnn_session *session, const char *name, const void *data, size_t bytes,
+                                      const int64_t *dims, size_t rank);
+/* Later runs write output `name` straight into `data` (64-byte aligned,
+ * `capacity` >= the output's maximum byte size, not also bound as an input);
+ * webnn_session_get_output then returns `data`. NULL data unbinds. */
+webnn_status webnn_session_bind_output(webnn_session *session, const char *name, void *data, size_t capacity);
+/* Later runs compute output `output` in the memory of input `input` (bound
+ * with webnn_session_bind_input to 64-byte aligned memory), taking its
+ * shape: a KV cache whose past and present share one buffer, so a decode
+ * step writes only its new rows. Checked now (the input is read by that
+ * node only, the output by none, same type) and at run (the node's kernel
+ * supports it, the input is bound without a copy). webnn_session_bind_output
+ * on the output ends it. */
+webnn_status webnn_session_bind_output_in_place(webnn_session *session, const char *output, const char *input);
 webnn_status webnn_session_run(webnn_session *session);
 /* The output's bytes, owned by the session, valid until the next run. */
 webnn_status webnn_session_get_output(const webnn_session *session, const char *name, const void **data,

@@ -334,31 +334,6 @@ TEST(Executor, BoundOutputsAreWrittenInPlace) {
   EXPECT_NE(s.message().find("not computed by a node"), std::string::npos) << s.message();
 }
 
-// groupQueryAttention over a dynamic past (<= 16) and sequence (<= 8): q
-// [1, seq, 32] (2 heads), k, v [1, seq, 16] (1 KV head), pastKey/pastValue
-// [1, 1, past, 16], seqlensK int32 [1]; outputs y [1, seq, 32] and
-// presentKey/presentValue [1, 1, past + seq, 16].
-TGraph gqaCacheGraph(DataType f = DataType::kFloat32) {
-  TGraph g;
-  g.name = "gqa_cache";
-  g.dynamicDims = {{"seq", 8}, {"past", 16}};
-  g.tensors = {{"q", f, {1, 8, 32}, {-1, 0, -1}},
-               {"k", f, {1, 8, 16}, {-1, 0, -1}},
-               {"v", f, {1, 8, 16}, {-1, 0, -1}},
-               {"pastKey", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
-               {"pastValue", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
-               {"seqlensK", DataType::kInt32, {1}},
-               {"y", f, {1, 8, 32}, {-1, 0, -1}},
-               {"presentKey", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}},
-               {"presentValue", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}}};
-  TNode n{"groupQueryAttention", {0, 1, 2, 3, 4, 5}, {6, 7, 8}, "gqa0"};
-  n.attributes = {{"numHeads", 0, 2}, {"kvNumHeads", 0, 1}};
-  g.nodes = {n};
-  g.inputs = {0, 1, 2, 3, 4, 5};
-  g.outputs = {6, 7, 8};
-  return g;
-}
-
 std::vector<float> pseudoRandom(size_t n, uint32_t seed) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) {

@@ -175,6 +175,27 @@ TGraph addReluGraph() {
   return g;
 }
 
+TGraph gqaCacheGraph(DataType f) {
+  TGraph g;
+  g.name = "gqa_cache";
+  g.dynamicDims = {{"seq", 8}, {"past", 16}};
+  g.tensors = {{"q", f, {1, 8, 32}, {-1, 0, -1}},
+               {"k", f, {1, 8, 16}, {-1, 0, -1}},
+               {"v", f, {1, 8, 16}, {-1, 0, -1}},
+               {"pastKey", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
+               {"pastValue", f, {1, 1, 16, 16}, {-1, -1, 1, -1}},
+               {"seqlensK", DataType::kInt32, {1}},
+               {"y", f, {1, 8, 32}, {-1, 0, -1}},
+               {"presentKey", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}},
+               {"presentValue", f, {1, 1, 24, 16}, {}, std::nullopt, {{}, {}, {1, 0}, {}}}};
+  TNode n{"groupQueryAttention", {0, 1, 2, 3, 4, 5}, {6, 7, 8}, "gqa0"};
+  n.attributes = {{"numHeads", 0, 2}, {"kvNumHeads", 0, 1}};
+  g.nodes = {n};
+  g.inputs = {0, 1, 2, 3, 4, 5};
+  g.outputs = {6, 7, 8};
+  return g;
+}
+
 TGraph dynamicReluGraph() {
   TGraph g;
   g.name = "dynamic_relu";

@@ -100,6 +100,11 @@ TGraph addReluGraph();
 TGraph passthroughGraph();
 // y = relu(x), x: float32 [n, 2] with dynamic n <= 8.
 TGraph dynamicReluGraph();
+// groupQueryAttention over a dynamic past (<= 16) and sequence (<= 8): q
+// [1, seq, 32] (2 heads), k, v [1, seq, 16] (1 KV head), pastKey/pastValue
+// [1, 1, past, 16], seqlensK int32 [1]; outputs y [1, seq, 32] and
+// presentKey/presentValue [1, 1, past + seq, 16].
+TGraph gqaCacheGraph(DataType f = DataType::kFloat32);
 // Control flow. Tensors: 0 "m" int64 [] (trip count), 1 "a" float32 [2],
 // 2 "b" float32 [2], 3 constant "one" float32 [2] = {1, 1}; subgraph 0, the
 // loop body: inputs 4 iteration int64 [], 5 condition uint8 [], 6 and 7 the

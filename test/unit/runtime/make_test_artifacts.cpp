@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
     writeFile(dir + "/passthrough.wnn", buildArtifact(passthroughGraph()).artifact);
     writeFile(dir + "/add_relu.wnn", buildArtifact(addReluGraph()).artifact);
     writeFile(dir + "/dynamic_relu.wnn", buildArtifact(dynamicReluGraph()).artifact);
+    writeFile(dir + "/gqa_cache.wnn", buildArtifact(gqaCacheGraph()).artifact);
     Built wl = buildArtifact(addReluGraph(), true);
     writeFile(dir + "/add_relu_wl.wnn", wl.artifact);
     writeFile(dir + "/add_relu_wl.weights", wl.weights);
