@@ -6,9 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
-#include <sched.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/resource.h>
 #include <system_error>
 #include <thread>
