@@ -362,15 +362,18 @@ def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None, spin=True
 
 def summarize(runs, startups):
     """Median over rounds of each figure a round reports; start-up's median is
-    over `startups`, the rounds' and the extra start-up processes'."""
+    over `startups` (parsed processes: the rounds' and the extra start-up
+    ones), whose load / session / first-run splits are kept too."""
     if not runs:
         return None
     med = lambda key: statistics.median(r[key] for r in runs)
+    by_total = sorted(startups, key=lambda r: r["startup_ms"])
     return {
         "median_ms": med("median_ms"),
         "min_ms": min(r["min_ms"] for r in runs),
-        "startup_ms": statistics.median(startups),
-        "startup_samples": sorted(startups),
+        "startup_ms": statistics.median(r["startup_ms"] for r in startups),
+        "startup_samples": [r["startup_ms"] for r in by_total],
+        "startup_splits_ms": [[r["load_ms"], r["session_ms"], r["first_run_ms"]] for r in by_total],
         "load_ms": med("load_ms"),
         "first_run_ms": med("first_run_ms"),
         "max_rss_mb": max((r["max_rss_mb"] or 0) for r in runs) or None,
@@ -388,7 +391,7 @@ def parse_round(child):
         "median_ms": lat["median"], "min_ms": lat["min"],
         "dot_products": j.get("dot_products"),
         "wait_policy": j.get("openmp_wait_policy"),  # webnn-run's choice: ACTIVE (spin) or PASSIVE
-        "load_ms": j["load_ms"], "first_run_ms": j["first_run_ms"],
+        "load_ms": j["load_ms"], "session_ms": j.get("session_ms", 0.0), "first_run_ms": j["first_run_ms"],
         # Start-up = everything before the first result: load + session
         # creation + first run (ORT creates its session inside load).
         "startup_ms": j["load_ms"] + j.get("session_ms", 0.0) + j["first_run_ms"],
@@ -444,19 +447,18 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     # Start-up is one sample per process, and a process's first parallel
     # region on this VM is now and then milliseconds late: more processes,
     # alternating like the rounds, each loading and running once.
-    ours_startups = [r["startup_ms"] for r in ours_runs]
-    ort_startups = [r["startup_ms"] for r in ort_runs]
+    ours_startups, ort_startups = list(ours_runs), list(ort_runs)
     for r in range(args.startup_runs):
         for who in (["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]):
             if who == "ours" and ours_runs and not ours_failed:
                 child = run_child(webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0),
                                   env=args.ours_env_dict)
                 if child.rc == 0:
-                    ours_startups.append(parse_round(child)["startup_ms"])
+                    ours_startups.append(parse_round(child))
             elif who == "ort" and ort_runs and not ort_failed:
                 child = run_child(ort_cmd(onnx_path, bindings, threads, 1, 0, spin=not args.no_spin))
                 if child.rc == 0:
-                    ort_startups.append(parse_round(child)["startup_ms"])
+                    ort_startups.append(parse_round(child))
     cell["ours"] = summarize(ours_runs, ours_startups)
     cell["ort"] = summarize(ort_runs, ort_startups)
     if cell["ours"] and cell["ort"]:
