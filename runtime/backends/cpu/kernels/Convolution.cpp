@@ -430,14 +430,11 @@ class DepthwiseAvx512Kernel final : public Kernel {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
-    // The pool's several dynamic chunks per thread, not one even share each:
-    // on a loaded machine a preempted worker then delays one small chunk
-    // (even shares measured 2-4x slower per node at load 6-7, PERFORMANCE.md).
     int64_t rowFlops = std::max<int64_t>(1, 18 * g_.OW * g_.C);
     int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
-    // Stride-1 layers with few rows (28x28 and below: 7 chunks of the pool's up to
-    // 4 per thread, 4 vs 3 rows each on 2 threads) split their channels
-    // instead, in 16-channel blocks dealt evenly over 4 chunks per thread.
+    // Stride-1 layers with few rows (28x28 and below) split their channels
+    // instead, in 16-channel blocks over 4 parts per thread: measured faster
+    // when the pool dealt rows in chunks of 2 or 4 (PERFORMANCE.md).
     int64_t threads = ctx.pool ? ctx.pool->numThreads() : 1;
     int64_t blocks = (g_.C + 15) / 16;
     bool byChannels = threads > 1 && g_.sh == 1 && g_.OH < 16 * threads && blocks >= 2 * threads;
