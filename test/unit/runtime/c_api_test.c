@@ -20,6 +20,24 @@ static void path_in(char *out, size_t n, const char *dir, const char *file) {
   snprintf(out, n, "%s/%s", dir, file);
 }
 
+/* Loads DIR/FILE (with the weights file DIR/WEIGHTS unless NULL). NULL when
+ * this build has no kernel for one of its ops (the test is skipped, and says
+ * so) or after a failed check. */
+static webnn_model *load_test_model(const char *dir, const char *file, const char *weights) {
+  char path[4096], weights_path[4096];
+  webnn_model *model = NULL;
+  webnn_status s;
+  path_in(path, sizeof path, dir, file);
+  if (weights) path_in(weights_path, sizeof weights_path, dir, weights);
+  s = webnn_model_load(path, weights ? weights_path : NULL, &model);
+  if (s == WEBNN_UNSUPPORTED) {
+    printf("skipping %s: %s\n", file, webnn_last_error());
+    return NULL;
+  }
+  CHECK(s == WEBNN_OK);
+  return model;
+}
+
 static void test_passthrough(const char *dir) {
   char path[4096];
   webnn_model *model = NULL;
@@ -66,23 +84,14 @@ static void test_passthrough(const char *dir) {
 }
 
 static void test_add_relu(const char *dir) {
-  char path[4096], weights[4096];
   webnn_model *model = NULL;
   webnn_session *session = NULL;
   const float x[6] = {1, 1, 1, 1, 1, 1};
   const float want[6] = {0, 0, 0, 2, 3, 4};
   const void *data = NULL;
   size_t bytes = 0;
-  webnn_status s;
 
-  path_in(path, sizeof path, dir, "add_relu_wl.wnn");
-  path_in(weights, sizeof weights, dir, "add_relu_wl.weights");
-  s = webnn_model_load(path, weights, &model);
-  if (s == WEBNN_UNSUPPORTED) { /* no add/relu kernels in this build */
-    printf("skipping add_relu: %s\n", webnn_last_error());
-    return;
-  }
-  CHECK(s == WEBNN_OK);
+  model = load_test_model(dir, "add_relu_wl.wnn", "add_relu_wl.weights");
   if (!model) return;
   CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
   if (session) {
@@ -97,7 +106,6 @@ static void test_add_relu(const char *dir) {
 
 /* A graph with a dynamic dimension: x [n <= 8, 2] -> relu -> y [n, 2]. */
 static void test_dynamic(const char *dir) {
-  char path[4096];
   webnn_model *model = NULL;
   webnn_session *session = NULL;
   webnn_tensor_info info;
@@ -108,13 +116,7 @@ static void test_dynamic(const char *dir) {
   size_t rank = 0;
   const void *data = NULL;
   size_t bytes = 0;
-  path_in(path, sizeof path, dir, "dynamic_relu.wnn");
-  webnn_status s = webnn_model_load(path, NULL, &model);
-  if (s == WEBNN_UNSUPPORTED) { /* no relu kernel in this build */
-    printf("skipping dynamic_relu: %s\n", webnn_last_error());
-    return;
-  }
-  CHECK(s == WEBNN_OK);
+  model = load_test_model(dir, "dynamic_relu.wnn", NULL);
   if (!model) return;
   CHECK(webnn_model_input_info(model, 0, &info) == WEBNN_OK);
   CHECK(info.is_dynamic == 1 && info.rank == 2 && info.dims[0] == 8);
@@ -138,7 +140,6 @@ static void test_dynamic(const char *dir) {
 /* Zero-copy inputs, outputs written into caller memory, and a refused
  * in-place binding, on add_relu: y = relu(x + c). */
 static void test_bindings(const char *dir) {
-  char path[4096];
   webnn_model *model = NULL;
   webnn_session *session = NULL;
   _Alignas(64) float x[16] = {1, 1, 1, 1, 1, 1};
@@ -147,16 +148,9 @@ static void test_bindings(const char *dir) {
   const void *data = NULL;
   size_t bytes = 0;
   int64_t dims[2] = {2, 3};
-  webnn_status s;
   int i;
 
-  path_in(path, sizeof path, dir, "add_relu.wnn");
-  s = webnn_model_load(path, NULL, &model);
-  if (s == WEBNN_UNSUPPORTED) {
-    printf("skipping bindings: %s\n", webnn_last_error());
-    return;
-  }
-  CHECK(s == WEBNN_OK);
+  model = load_test_model(dir, "add_relu.wnn", NULL);
   if (!model) return;
   CHECK(webnn_session_create(model, 2, &session) == WEBNN_OK);
   if (!session) {
@@ -207,7 +201,6 @@ static float pseudo_random(uint32_t *seed) {
  * a separate present gives the same outputs and rows. */
 static void test_kv_cache_in_place(const char *dir) {
   enum { kCap = 12, D = 16 };
-  char path[4096];
   webnn_model *model = NULL;
   webnn_session *shared = NULL, *plain = NULL;
   _Alignas(64) float kbuf[kCap * D], vbuf[kCap * D];
@@ -215,16 +208,9 @@ static void test_kv_cache_in_place(const char *dir) {
   const int64_t steps[3] = {5, 1, 1};
   int64_t past = 0;
   uint32_t seed = 11;
-  webnn_status s;
   int step, i;
 
-  path_in(path, sizeof path, dir, "gqa_cache.wnn");
-  s = webnn_model_load(path, NULL, &model);
-  if (s == WEBNN_UNSUPPORTED) {
-    printf("skipping kv cache: %s\n", webnn_last_error());
-    return;
-  }
-  CHECK(s == WEBNN_OK);
+  model = load_test_model(dir, "gqa_cache.wnn", NULL);
   if (!model) return;
   CHECK(webnn_session_create(model, 2, &shared) == WEBNN_OK);
   CHECK(webnn_session_create(model, 1, &plain) == WEBNN_OK);
