@@ -124,6 +124,7 @@ Status runOp(OpCase &c, int threads) {
   node.name = "test";
   node.attributes = c.attrs;
   node.relaxedPrecision = c.relaxed;
+  node.packed = c.packed;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {
       node.inputs.push_back(nullptr);

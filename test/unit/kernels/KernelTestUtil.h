@@ -51,6 +51,7 @@ struct OpCase {
   std::vector<TestTensor> outputs;  // dtype + shape; bytes filled by runOp
   NodeAttributes attrs;
   bool relaxed = false;  // NodeDesc::relaxedPrecision (artifact compiled with --precision relaxed)
+  std::vector<PackedOperand> packed;  // NodeDesc::packed (an artifact's prepacked constants)
 
   OpCase &attrInt(const std::string &n, int64_t v);
   OpCase &attrFloat(const std::string &n, double v);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -161,6 +162,8 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       return nodeError(node, "residual must have the output's shape " + shapeToString(ys) + ", got " +
                                  shapeToString(res.shape));
   }
+  // The packed-B kernel applies the epilogue to each tile while it is in L1.
+  if (makePackedSgemmKernel(node, float(alpha), act, out)) return Status::ok();
   *out = std::make_unique<FusedMatmulKernel>(std::move(productKernel), rows, n, float(alpha), act);
   return Status::ok();
 }

@@ -1,0 +1,86 @@
+// float32 GEMM against a constant B prepacked for an AVX-512 register tile,
+// with fusedMatmul's epilogue (alpha, bias, residual, activation) applied to
+// each tile while it is still in L1.
+//
+// Why our own: in a graph, a transformer's weights come cold from DRAM on
+// every inference (BERT-base streams ~340 MB), and oneDNN 2.6's brgemm
+// matmul loses ~15% to that (on the Intel AVX-512 VM: 180 GFLOP/s with B hot
+// in cache, 155 cold, 128x768x3072 at 1 thread). Here each B column panel is
+// read from memory once per inference and the next block is prefetched into
+// L2 while the current one is in use, spread over the row tiles, so the loads
+// arrive ahead of the FMAs (docs/PERFORMANCE.md).
+//
+// Packed layout: K is cut in blocks of kc rows; within a block, column panels
+// of kPanel (48) columns, each kc x 48 floats row-major, zero-padded past N:
+//   [kBlock][panel][k in block][48].
+// A thread owns a range of panels and walks, per block of up to kRowChunk
+// rows of A, k-blocks outer, its panels, then 8-row tiles; blocks are visited
+// in memory order, so the prefetch of the next one is sequential.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/backends/cpu/Kernel.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+
+namespace webnn::cpu::kernels {
+
+class PackedSgemmB {
+ public:
+  static constexpr int64_t kPanel = 48;     // columns per panel: 3 zmm
+  static constexpr int64_t kTileRows = 8;   // rows per register tile: 24 accumulators
+  static constexpr int64_t kRowChunk = 256; // rows of A per pass over B (A chunk stays in L2)
+
+  PackedSgemmB(int64_t K, int64_t N);
+  int64_t K() const { return K_; }
+  int64_t N() const { return N_; }
+  int64_t kc() const { return kc_; }
+  int64_t panels() const { return panels_; }
+  size_t bytes() const { return size_t(K_) * size_t(panels_ * kPanel) * sizeof(float); }
+  // The artifact's name for this layout (`webnnc compile --prepack`); it
+  // depends on K and N only, not on the thread count.
+  std::string layoutName() const;
+  // b(k, n) = b[k * kStride + n * nStride]; writes bytes() to dst.
+  void pack(const float *b, int64_t kStride, int64_t nStride, float *dst) const;
+
+ private:
+  int64_t K_, N_, kc_, panels_;
+};
+
+struct SgemmEpilogue {
+  float alpha = 1.f;
+  const float *bias = nullptr;      // [N]
+  const float *residual = nullptr;  // [M][N], row stride N
+  Activation act = Activation::kNone;
+};
+
+// y[m][n] (row stride ldy) = epilogue(sum_k a[m * lda + k] * b(k, n)) for all
+// M rows and the columns of panels [panel0, panel1). AVX-512 only.
+void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, const float *a, int64_t lda, float *y,
+                       int64_t ldy, const SgemmEpilogue &ep, int64_t panel0, int64_t panel1);
+
+// Whether matmul / fusedMatmul factories use this kernel for a float32
+// product with constant B: on unless WEBNN_PACKED_SGEMM=0; tests and A/B runs
+// switch it (kernels already made keep their choice).
+bool packedSgemmEnabled();
+void setPackedSgemmEnabled(bool enabled);
+// Shapes it is built for: enough rows to reuse each panel (M >= 16; one-row
+// products are GEMVs, memory-bound, left to oneDNN) and panels worth packing.
+bool packedSgemmSuits(int64_t M, int64_t K, int64_t N);
+// Runs so far (tests check which path ran).
+uint64_t packedSgemmRuns();
+void countPackedSgemmRun();
+
+// The kernel for a matmul or fusedMatmul node (a, b, then fusedMatmul's bias
+// and residual) when this path takes it: float32, exact precision, b
+// constant without a batch, AVX-512, packedSgemmEnabled() and suited shapes.
+// The node's other checks are the caller's. False: *out untouched.
+bool makePackedSgemmKernel(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out);
+
+}  // namespace webnn::cpu::kernels
+
+#endif
