@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
 
 namespace webnn::cpu::test {
 
@@ -114,6 +115,11 @@ int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o) {
 int64_t broadcastMatrixIndex(const Shape &operand, const Shape &batch, int64_t bi) {
   return broadcastIndex(batch, Shape(operand.begin(), operand.end() - 2), bi);
 }
+
+ScopedPackedSgemm::ScopedPackedSgemm(bool enabled) : saved_(kernels::packedSgemmEnabled()) {
+  kernels::setPackedSgemmEnabled(enabled);
+}
+ScopedPackedSgemm::~ScopedPackedSgemm() { kernels::setPackedSgemmEnabled(saved_); }
 
 Status runOp(OpCase &c, int threads) {
   KernelFactory f = findCpuKernel(c.op);

@@ -60,6 +60,20 @@ struct OpCase {
   OpCase &attrInts(const std::string &n, const std::vector<int64_t> &v);
 };
 
+// Switches the packed-B SGEMM (kernels/PackedSgemm.h) for a scope: tests of
+// the oneDNN and portable matmul paths turn it off, as it would take their
+// constant-B products.
+class ScopedPackedSgemm {
+ public:
+  explicit ScopedPackedSgemm(bool enabled);
+  ~ScopedPackedSgemm();
+  ScopedPackedSgemm(const ScopedPackedSgemm &) = delete;
+  ScopedPackedSgemm &operator=(const ScopedPackedSgemm &) = delete;
+
+ private:
+  bool saved_;
+};
+
 // Builds the kernel (factory status returned) and runs it with `threads`.
 Status runOp(OpCase &c, int threads = 1);
 

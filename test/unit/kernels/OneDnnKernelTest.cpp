@@ -46,6 +46,7 @@ TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool co
 // then once more with our depthwise kernel allowed (numerics only: it takes
 // only float32 nhwc depthwise 3x3 cases).
 void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const std::string &what) {
+  ScopedPackedSgemm packedOff(false);  // these are the oneDNN and portable paths
   bool savedDepthwise = kernels::depthwiseAvx512Enabled();
   kernels::setDepthwiseAvx512Enabled(false);
   auto check = [&](const std::string &label) {

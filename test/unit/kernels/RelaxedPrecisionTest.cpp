@@ -33,6 +33,7 @@ int64_t count(const Shape &s) {
 }
 
 std::vector<double> run(OpCase c, bool relaxed, int threads, bool expectOneDnn, const std::string &label) {
+  ScopedPackedSgemm packedOff(false);  // exact products on oneDNN, as relaxed ones
   c.relaxed = relaxed;
   uint64_t before = onednn::executionCount();
   Status s = runOp(c, threads);

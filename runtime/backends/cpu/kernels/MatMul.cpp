@@ -4,20 +4,13 @@
 // With oneDNN (WEBNN_HAVE_ONEDNN), products large enough to pay for it run on
 // oneDNN's matmul instead (onednn/MatMul.cpp), a constant B packed once on the
 // first run; the SGEMM kernels remain for small products and builds without it.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <string>
 
 #include "runtime/backends/cpu/kernels/Broadcast.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
-#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -86,95 +79,6 @@ bool makeOneDnnMatMul(const NodeDesc &node, onednn::MatMulParams p, KernelFactor
 }
 #endif
 
-std::atomic<bool> gPackedSgemm{[] {
-  const char *v = std::getenv("WEBNN_PACKED_SGEMM");
-  return !(v && std::string(v) == "0");
-}()};
-std::atomic<uint64_t> gPackedSgemmRuns{0};
-
-// A float32 product with a constant B on packedSgemmAvx512 (PackedSgemm.h),
-// for matmul and fusedMatmul (bias, residual, activation in its epilogue).
-// B comes prepacked from the artifact or is packed once, before the first
-// run needs it; a's batch dimensions fold into M.
-class PackedSgemmKernel final : public Kernel {
- public:
-  PackedSgemmKernel(const NodeDesc &node, int64_t M, int64_t K, int64_t N, float alpha, Activation act)
-      : layout_(K, N), M_(M), b_(static_cast<const float *>(node.inputs[1]->constantData)), alpha_(alpha),
-        act_(act) {
-    for (const PackedOperand &p : node.packed)
-      if (p.input == 1 && p.layout == layout_.layoutName() && p.bytes == layout_.bytes())
-        prepacked_ = static_cast<const float *>(p.data);
-  }
-
-  void run(const KernelContext &ctx) override {
-    const float *packed = packedB();
-    const float *a = in<float>(ctx, 0);
-    float *y = outp<float>(ctx, 0);
-    SgemmEpilogue ep;
-    ep.alpha = alpha_;
-    ep.act = act_;
-    if (ctx.numInputs > 2 && ctx.inputs[2]) ep.bias = static_cast<const float *>(ctx.inputs[2]->data);
-    if (ctx.numInputs > 3 && ctx.inputs[3]) ep.residual = static_cast<const float *>(ctx.inputs[3]->data);
-    const int64_t K = layout_.K(), N = layout_.N();
-    // Threads own contiguous panel ranges: each streams its own part of B.
-    parallelFor(ctx, layout_.panels(), 1, [&](int64_t p0, int64_t p1) {
-      packedSgemmAvx512(layout_, packed, M_, a, K, y, N, ep, p0, p1);
-    });
-    countPackedSgemmRun();
-  }
-
-  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
-    (void)numThreads;  // one layout for every thread count
-    PackedBytes p;
-    p.input = 1;
-    p.layout = layout_.layoutName();
-    p.bytes.resize(layout_.bytes());
-    layout_.pack(b_, layout_.N(), 1, reinterpret_cast<float *>(p.bytes.data()));
-    out->push_back(std::move(p));
-    return Status::ok();
-  }
-
-  void warmUp(int numThreads) override {
-    (void)numThreads;
-    packedB();
-  }
-
- private:
-  const float *packedB() {
-    if (prepacked_) return prepacked_;
-    std::call_once(packOnce_, [&] {
-      size_t bytes = layout_.bytes();
-      packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-      layout_.pack(b_, layout_.N(), 1, packedBuf_.get());
-      releaseSource();
-    });
-    return packedBuf_.get();
-  }
-
-  // The artifact's copy of B is not read again: drop its mapped pages so
-  // they do not count twice in the resident set.
-  void releaseSource() const {
-#ifdef MADV_PAGEOUT
-    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-    uintptr_t begin = (uintptr_t(b_) + page - 1) & ~(page - 1);
-    uintptr_t end = (uintptr_t(b_) + size_t(layout_.K() * layout_.N()) * sizeof(float)) & ~(page - 1);
-    if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);
-#endif
-  }
-
-  struct Free {
-    void operator()(float *p) const { std::free(p); }
-  };
-  PackedSgemmB layout_;
-  int64_t M_;
-  const float *b_;
-  const float *prepacked_ = nullptr;
-  float alpha_;
-  Activation act_;
-  std::once_flag packOnce_;
-  std::unique_ptr<float, Free> packedBuf_;
-};
-
 class MatMulKernel final : public Kernel {
  public:
   MatMulKernel(int64_t M, int64_t N, int64_t K, std::vector<int64_t> aOff, std::vector<int64_t> bOff)
@@ -223,7 +127,7 @@ Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kern
   os.push_back(M);
   os.push_back(N);
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
-  if (tryOneDnn && makePackedSgemmKernel(node, 1.f, Activation::kNone, out)) return Status::ok();
+  if (tryOneDnn && makePackedMatMul(node, 1.f, Activation::kNone, out)) return Status::ok();
 #if WEBNN_HAVE_ONEDNN
   if (tryOneDnn) {
     onednn::MatMulParams p;
@@ -352,24 +256,22 @@ Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel
 
 }  // namespace
 
-bool packedSgemmEnabled() { return gPackedSgemm.load(std::memory_order_relaxed); }
-void setPackedSgemmEnabled(bool enabled) { gPackedSgemm.store(enabled, std::memory_order_relaxed); }
-uint64_t packedSgemmRuns() { return gPackedSgemmRuns.load(std::memory_order_relaxed); }
-void countPackedSgemmRun() { gPackedSgemmRuns.fetch_add(1, std::memory_order_relaxed); }
-bool packedSgemmSuits(int64_t M, int64_t K, int64_t N) { return M >= 16 && K >= 16 && N >= 32; }
-
-bool makePackedSgemmKernel(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out) {
+bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out) {
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
-  if (!packedSgemmEnabled() || !avx512Available() || node.relaxedPrecision || a.dtype != DataType::kFloat32 ||
-      b.dtype != DataType::kFloat32 || !b.constantData || a.shape.size() < 2 || b.shape.size() < 2)
-    return false;
+  if (!packedSgemmApplies(node) || a.shape.size() < 2 || b.shape.size() < 2) return false;
   for (size_t i = 0; i + 2 < b.shape.size(); ++i)
     if (b.shape[i] != 1) return false;  // a batch of B matrices
-  const int64_t K = a.shape.back(), N = b.shape.back();
-  if (b.shape[b.shape.size() - 2] != K || node.outputs[0]->shape.size() < a.shape.size()) return false;
-  const int64_t M = numElements(a.shape) / std::max<int64_t>(1, K);
-  if (numElements(node.outputs[0]->shape) != M * N || !packedSgemmSuits(M, K, N)) return false;
-  *out = std::make_unique<PackedSgemmKernel>(node, M, K, N, alpha, act);
+  PackedProduct p;
+  p.K = a.shape.back();
+  p.N = b.shape.back();
+  if (b.shape[b.shape.size() - 2] != p.K) return false;
+  p.M = numElements(a.shape) / std::max<int64_t>(1, p.K);
+  if (numElements(node.outputs[0]->shape) != p.M * p.N || !packedSgemmSuits(p.M, p.K, p.N)) return false;
+  p.bKStride = p.N;
+  p.bNStride = 1;
+  p.alpha = alpha;
+  p.act = act;
+  *out = makePackedSgemmKernel(node, p);
   return true;
 }
 

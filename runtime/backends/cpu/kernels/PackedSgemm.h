@@ -56,30 +56,45 @@ struct SgemmEpilogue {
   const float *bias = nullptr;      // [N]
   const float *residual = nullptr;  // [M][N], row stride N
   Activation act = Activation::kNone;
+  float lo = -__builtin_inff(), hi = __builtin_inff();  // clamp after the activation
 };
 
-// y[m][n] (row stride ldy) = epilogue(sum_k a[m * lda + k] * b(k, n)) for all
-// M rows and the columns of panels [panel0, panel1). AVX-512 only.
-void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, const float *a, int64_t lda, float *y,
-                       int64_t ldy, const SgemmEpilogue &ep, int64_t panel0, int64_t panel1);
+// y[m][n] (row stride ldy) = epilogue(sum_k a[m * lda + k] * b(k, n)) for
+// rows [row0, row1) and the columns of panels [panel0, panel1). AVX-512 only.
+void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float *a, int64_t lda, float *y,
+                       int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
+                       int64_t panel1);
 
-// Whether matmul / fusedMatmul factories use this kernel for a float32
-// product with constant B: on unless WEBNN_PACKED_SGEMM=0; tests and A/B runs
-// switch it (kernels already made keep their choice).
+// Whether matmul / fusedMatmul / conv2d factories use this kernel for a
+// float32 product with a constant B: on unless WEBNN_PACKED_SGEMM=0; tests
+// and A/B runs switch it (kernels already made keep their choice).
 bool packedSgemmEnabled();
 void setPackedSgemmEnabled(bool enabled);
-// Shapes it is built for: enough rows to reuse each panel (M >= 16; one-row
-// products are GEMVs, memory-bound, left to oneDNN) and panels worth packing.
-bool packedSgemmSuits(int64_t M, int64_t K, int64_t N);
 // Runs so far (tests check which path ran).
 uint64_t packedSgemmRuns();
-void countPackedSgemmRun();
 
-// The kernel for a matmul or fusedMatmul node (a, b, then fusedMatmul's bias
-// and residual) when this path takes it: float32, exact precision, b
-// constant without a batch, AVX-512, packedSgemmEnabled() and suited shapes.
-// The node's other checks are the caller's. False: *out untouched.
-bool makePackedSgemmKernel(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out);
+// The checks every user shares: enabled, AVX-512, float32 input and a
+// constant float32 input 1 (B), exact precision (or relaxed where bf16 is
+// unavailable, so such an artifact runs exactly as an exact one).
+bool packedSgemmApplies(const NodeDesc &node);
+// Shapes it is built for: enough rows to reuse each panel (M >= 16; one-row
+// products are GEMVs, memory-bound, left to oneDNN).
+bool packedSgemmSuits(int64_t M, int64_t K, int64_t N);
+
+// A node's product: y[M][N] = epilogue(a[M][K] * b), a = input 0 row-major,
+// b(k, n) = input1[k * bKStride + n * bNStride]; input 2 (if present) is the
+// bias, input 3 the residual ([M][N]).
+struct PackedProduct {
+  int64_t M = 0, K = 0, N = 0, bKStride = 0, bNStride = 1;
+  float alpha = 1.f;
+  Activation act = Activation::kNone;
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+};
+std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p);
+
+// matmul and fusedMatmul (MatMul.cpp): true with *out set when this kernel
+// takes the node (b constant without a batch, a's batch folded into M).
+bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out);
 
 }  // namespace webnn::cpu::kernels
 

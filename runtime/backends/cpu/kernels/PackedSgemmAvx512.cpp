@@ -1,42 +1,8 @@
-// Packed-B float32 GEMM (PackedSgemm.h). The packing is plain C++; the
-// product is compiled for AVX-512F by the pragma and runs only when
-// avx512Available() said so.
+// The packed-B float32 GEMM's product (PackedSgemm.h), compiled for
+// AVX-512F by the pragma; runs only when avx512Available() said so.
 #include <algorithm>
-#include <cstring>
 
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
-
-namespace webnn::cpu::kernels {
-
-PackedSgemmB::PackedSgemmB(int64_t K, int64_t N) : K_(K), N_(N) {
-  // Up to 1024 rows the whole of K is one block (a 8 x K slice of A and the
-  // 48-column panel stream from L2); beyond, equal blocks of at most 768,
-  // so a block of A rows (256 x 768 floats) and two B blocks fit the 2 MB L2.
-  int64_t blocks = K <= 1024 ? 1 : (K + 767) / 768;
-  kc_ = std::max<int64_t>(1, (K + blocks - 1) / blocks);
-  panels_ = (N + kPanel - 1) / kPanel;
-}
-
-std::string PackedSgemmB::layoutName() const {
-  return "webnn.sgemm_b48.kc" + std::to_string(kc_) + "." + std::to_string(K_) + "x" + std::to_string(N_);
-}
-
-void PackedSgemmB::pack(const float *b, int64_t kStride, int64_t nStride, float *dst) const {
-  for (int64_t k0 = 0; k0 < K_; k0 += kc_) {
-    int64_t kc = std::min(kc_, K_ - k0);
-    for (int64_t p = 0; p < panels_; ++p) {
-      int64_t n0 = p * kPanel, cols = std::min(kPanel, N_ - n0);
-      for (int64_t k = k0; k < k0 + kc; ++k) {
-        const float *row = b + k * kStride + n0 * nStride;
-        for (int64_t j = 0; j < cols; ++j) dst[j] = row[j * nStride];
-        std::fill(dst + cols, dst + kPanel, 0.f);
-        dst += kPanel;
-      }
-    }
-  }
-}
-
-}  // namespace webnn::cpu::kernels
 
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC push_options
@@ -48,19 +14,24 @@ namespace {
 
 constexpr int64_t kPanel = PackedSgemmB::kPanel;
 
+// The epilogue of a tile's last k-block, applied in registers; gelu, the
+// one activation with a long body, runs over the stored rows after.
+struct TileEpilogue {
+  const SgemmEpilogue *ep;
+  const float *bias;      // at the panel's first column, or null
+  const float *residual;  // at the tile's first row and column, or null
+};
+
 // R rows x 48 columns of y += (or =) a[R x kc] * block[kc x 48]. Masks
 // cover a last panel narrower than 48. `prefetch` lines (64 B) from `pf` go
 // to L2 spread over the loop: this tile's share of the next B block.
 template <int R>
 inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, float *y, int64_t ldy, bool accumulate,
-                 __mmask16 m0, __mmask16 m1, __mmask16 m2, const char *pf, int64_t prefetch) {
+                 const __mmask16 *mask, const char *pf, int64_t prefetch, const TileEpilogue *epi) {
   __m512 c[R][3];
   if (accumulate) {
-    for (int r = 0; r < R; ++r) {
-      c[r][0] = _mm512_maskz_loadu_ps(m0, y + r * ldy);
-      c[r][1] = _mm512_maskz_loadu_ps(m1, y + r * ldy + 16);
-      c[r][2] = _mm512_maskz_loadu_ps(m2, y + r * ldy + 32);
-    }
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < 3; ++j) c[r][j] = _mm512_maskz_loadu_ps(mask[j], y + r * ldy + 16 * j);
   } else {
     for (int r = 0; r < R; ++r) c[r][0] = c[r][1] = c[r][2] = _mm512_setzero_ps();
   }
@@ -92,31 +63,48 @@ inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, fl
     step(k + 3);
   }
   for (; k < kc; ++k) step(k);
-  for (int r = 0; r < R; ++r) {
-    _mm512_mask_storeu_ps(y + r * ldy, m0, c[r][0]);
-    _mm512_mask_storeu_ps(y + r * ldy + 16, m1, c[r][1]);
-    _mm512_mask_storeu_ps(y + r * ldy + 32, m2, c[r][2]);
+  if (epi) {
+    const SgemmEpilogue &ep = *epi->ep;
+    const __m512 alpha = _mm512_set1_ps(ep.alpha), lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
+    const bool relu = ep.act == Activation::kRelu, clamp = ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
+    for (int j = 0; j < 3; ++j) {
+      const __m512 bias = epi->bias ? _mm512_maskz_loadu_ps(mask[j], epi->bias + 16 * j) : _mm512_setzero_ps();
+      for (int r = 0; r < R; ++r) {
+        __m512 v = ep.alpha != 1.f ? _mm512_mul_ps(c[r][j], alpha) : c[r][j];
+        v = _mm512_add_ps(v, bias);
+        if (epi->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[j], epi->residual + r * ldy + 16 * j));
+        if (relu) v = _mm512_max_ps(v, _mm512_setzero_ps());
+        if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        c[r][j] = v;
+      }
+    }
   }
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < 3; ++j) _mm512_mask_storeu_ps(y + r * ldy + 16 * j, mask[j], c[r][j]);
 }
 
-using TileFn = void (*)(const float *, int64_t, const float *, int64_t, float *, int64_t, bool, __mmask16, __mmask16,
-                        __mmask16, const char *, int64_t);
+using TileFn = void (*)(const float *, int64_t, const float *, int64_t, float *, int64_t, bool, const __mmask16 *,
+                        const char *, int64_t, const TileEpilogue *);
 constexpr TileFn kTiles[PackedSgemmB::kTileRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>, &tile<4>,
                                                           &tile<5>, &tile<6>, &tile<7>, &tile<8>};
 
-__mmask16 columnMask(int64_t cols) { return cols >= 16 ? __mmask16(0xffff) : __mmask16((1u << std::max<int64_t>(cols, 0)) - 1); }
+__mmask16 columnMask(int64_t cols) {
+  return cols >= 16 ? __mmask16(0xffff) : __mmask16((1u << std::max<int64_t>(cols, 0)) - 1);
+}
 
 }  // namespace
 
-void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, const float *a, int64_t lda, float *y,
-                       int64_t ldy, const SgemmEpilogue &ep, int64_t panel0, int64_t panel1) {
+void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float *a, int64_t lda, float *y,
+                       int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
+                       int64_t panel1) {
   const int64_t K = b.K(), N = b.N(), kcMax = b.kc(), panels = b.panels();
-  const bool epilogue = ep.bias || ep.residual || ep.act != Activation::kNone || ep.alpha != 1.f;
+  const bool epilogue = ep.bias || ep.residual || ep.act != Activation::kNone || ep.alpha != 1.f ||
+                        ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
   auto blockOf = [&](int64_t k0, int64_t p) {  // start of panel p in the k-block at row k0
     return packedB + k0 * panels * kPanel + p * std::min(kcMax, K - k0) * kPanel;
   };
-  for (int64_t m0 = 0; m0 < M; m0 += PackedSgemmB::kRowChunk) {
-    const int64_t rows = std::min(PackedSgemmB::kRowChunk, M - m0);
+  for (int64_t m0 = row0; m0 < row1; m0 += PackedSgemmB::kRowChunk) {
+    const int64_t rows = std::min(PackedSgemmB::kRowChunk, row1 - m0);
     const int64_t tiles = (rows + PackedSgemmB::kTileRows - 1) / PackedSgemmB::kTileRows;
     for (int64_t k0 = 0; k0 < K; k0 += kcMax) {
       const int64_t kc = std::min(kcMax, K - k0);
@@ -130,7 +118,7 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, c
         } else if (!last) {
           next = blockOf(k0 + kc, panel0);
           nextK = std::min(kcMax, K - k0 - kc);
-        } else if (m0 + rows < M) {
+        } else if (m0 + rows < row1) {
           next = blockOf(0, panel0);
           nextK = std::min(kcMax, K);
         }
@@ -138,19 +126,19 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, c
         const int64_t share = (lines + tiles - 1) / tiles;
         const float *block = blockOf(k0, p);
         const int64_t n0 = p * kPanel, cols = std::min(kPanel, N - n0);
-        const __mmask16 mk0 = columnMask(cols), mk1 = columnMask(cols - 16), mk2 = columnMask(cols - 32);
+        const __mmask16 mask[3] = {columnMask(cols), columnMask(cols - 16), columnMask(cols - 32)};
         for (int64_t t = 0; t < tiles; ++t) {
           const int64_t r0 = m0 + t * PackedSgemmB::kTileRows;
-          const int64_t r = std::min(PackedSgemmB::kTileRows, M - r0);
+          const int64_t r = std::min(PackedSgemmB::kTileRows, row1 - r0);
           const int64_t first = std::min(lines, t * share);
           const int64_t count = std::min(lines, first + share) - first;
           float *yt = y + r0 * ldy + n0;
-          kTiles[r](a + r0 * lda + k0, lda, block, kc, yt, ldy, k0 > 0, mk0, mk1, mk2,
-                    next ? reinterpret_cast<const char *>(next) + first * 64 : nullptr, count);
-          if (last && epilogue)
-            for (int64_t i = 0; i < r; ++i)
-              epilogueRows(yt + i * ldy, 1, cols, ep.bias ? ep.bias + n0 : nullptr,
-                           ep.residual ? ep.residual + (r0 + i) * N + n0 : nullptr, ep.act, ep.alpha);
+          TileEpilogue epi{&ep, ep.bias ? ep.bias + n0 : nullptr, ep.residual ? ep.residual + r0 * ldy + n0 : nullptr};
+          kTiles[r](a + r0 * lda + k0, lda, block, kc, yt, ldy, k0 > 0, mask,
+                    next ? reinterpret_cast<const char *>(next) + first * 64 : nullptr, count,
+                    last && epilogue ? &epi : nullptr);
+          if (last && ep.act == Activation::kGelu)
+            for (int64_t i = 0; i < r; ++i) geluArray(yt + i * ldy, yt + i * ldy, cols);
         }
       }
     }
@@ -163,8 +151,8 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, int64_t M, c
 #else  // not x86-64: avx512Available() is false, never runs
 
 namespace webnn::cpu::kernels {
-void packedSgemmAvx512(const PackedSgemmB &, const float *, int64_t, const float *, int64_t, float *, int64_t,
-                       const SgemmEpilogue &, int64_t, int64_t) {}
+void packedSgemmAvx512(const PackedSgemmB &, const float *, const float *, int64_t, float *, int64_t,
+                       const SgemmEpilogue &, int64_t, int64_t, int64_t, int64_t) {}
 }  // namespace webnn::cpu::kernels
 
 #endif

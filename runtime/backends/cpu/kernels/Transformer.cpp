@@ -163,7 +163,7 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
                                  shapeToString(res.shape));
   }
   // The packed-B kernel applies the epilogue to each tile while it is in L1.
-  if (makePackedSgemmKernel(node, float(alpha), act, out)) return Status::ok();
+  if (makePackedMatMul(node, float(alpha), act, out)) return Status::ok();
   *out = std::make_unique<FusedMatmulKernel>(std::move(productKernel), rows, n, float(alpha), act);
   return Status::ok();
 }

@@ -1,0 +1,171 @@
+// The packed-B GEMM's layout, packing and Kernel (PackedSgemm.h); the
+// AVX-512 product itself is in PackedSgemmAvx512.cpp.
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
+namespace webnn::cpu::kernels {
+
+PackedSgemmB::PackedSgemmB(int64_t K, int64_t N) : K_(K), N_(N) {
+  // Up to 1024 rows the whole of K is one block (a 8 x K slice of A and the
+  // 48-column panel stream from L2); beyond, equal blocks of at most 768,
+  // so a chunk of A rows (256 x 768 floats) and two B blocks fit a 2 MB L2.
+  int64_t blocks = K <= 1024 ? 1 : (K + 767) / 768;
+  kc_ = std::max<int64_t>(1, (K + blocks - 1) / blocks);
+  panels_ = (N + kPanel - 1) / kPanel;
+}
+
+std::string PackedSgemmB::layoutName() const {
+  return "webnn.sgemm_b48.kc" + std::to_string(kc_) + "." + std::to_string(K_) + "x" + std::to_string(N_);
+}
+
+void PackedSgemmB::pack(const float *b, int64_t kStride, int64_t nStride, float *dst) const {
+  for (int64_t k0 = 0; k0 < K_; k0 += kc_) {
+    int64_t kc = std::min(kc_, K_ - k0);
+    for (int64_t p = 0; p < panels_; ++p) {
+      int64_t n0 = p * kPanel, cols = std::min(kPanel, N_ - n0);
+      for (int64_t k = k0; k < k0 + kc; ++k) {
+        const float *row = b + k * kStride + n0 * nStride;
+        for (int64_t j = 0; j < cols; ++j) dst[j] = row[j * nStride];
+        std::fill(dst + cols, dst + kPanel, 0.f);
+        dst += kPanel;
+      }
+    }
+  }
+}
+
+namespace {
+
+std::atomic<bool> gEnabled{[] {
+  const char *v = std::getenv("WEBNN_PACKED_SGEMM");
+  return !(v && std::string(v) == "0");
+}()};
+std::atomic<uint64_t> gRuns{0};
+
+// B comes prepacked from the artifact or is packed once, before the first
+// run needs it. Work is split over row chunks x panels, row-chunk-major, so
+// with few row chunks (transformers: M = 128) each thread streams its own
+// panels of B, and with many (convolutions: M = H * W) its own rows.
+class PackedSgemmKernel final : public Kernel {
+ public:
+  PackedSgemmKernel(const NodeDesc &node, const PackedProduct &p)
+      : p_(p), layout_(p.K, p.N), b_(static_cast<const float *>(node.inputs[1]->constantData)) {
+    for (const PackedOperand &po : node.packed)
+      if (po.input == 1 && po.layout == layout_.layoutName() && po.bytes == layout_.bytes())
+        prepacked_ = static_cast<const float *>(po.data);
+  }
+
+  void run(const KernelContext &ctx) override {
+    const float *packed = packedB();
+    const float *a = in<float>(ctx, 0);
+    float *y = outp<float>(ctx, 0);
+    SgemmEpilogue ep;
+    ep.alpha = p_.alpha;
+    ep.act = p_.act;
+    ep.lo = p_.lo;
+    ep.hi = p_.hi;
+    if (ctx.numInputs > 2 && ctx.inputs[2]) ep.bias = static_cast<const float *>(ctx.inputs[2]->data);
+    if (ctx.numInputs > 3 && ctx.inputs[3]) ep.residual = static_cast<const float *>(ctx.inputs[3]->data);
+    const int64_t chunk = PackedSgemmB::kRowChunk, panels = layout_.panels();
+    const int64_t chunks = (p_.M + chunk - 1) / chunk;
+    parallelFor(ctx, chunks * panels, 1, [&](int64_t t0, int64_t t1) {
+      while (t0 < t1) {  // one call per row chunk the range touches
+        const int64_t c = t0 / panels, p0 = t0 % panels, p1 = std::min(panels, p0 + (t1 - t0));
+        packedSgemmAvx512(layout_, packed, a, p_.K, y, p_.N, ep, c * chunk, std::min(p_.M, (c + 1) * chunk), p0, p1);
+        t0 += p1 - p0;
+      }
+    });
+    gRuns.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    (void)numThreads;  // one layout for every thread count
+    PackedBytes pb;
+    pb.input = 1;
+    pb.layout = layout_.layoutName();
+    pb.bytes.resize(layout_.bytes());
+    layout_.pack(b_, p_.bKStride, p_.bNStride, reinterpret_cast<float *>(pb.bytes.data()));
+    out->push_back(std::move(pb));
+    return Status::ok();
+  }
+
+  void warmUp(int numThreads) override {
+    (void)numThreads;
+    packedB();
+  }
+
+ private:
+  const float *packedB() {
+    if (prepacked_) return prepacked_;
+    std::call_once(packOnce_, [&] {
+      packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (layout_.bytes() + 63) / 64 * 64)));
+      layout_.pack(b_, p_.bKStride, p_.bNStride, packedBuf_.get());
+      releaseSource();
+    });
+    return packedBuf_.get();
+  }
+
+  // The artifact's copy of B is not read again: drop its mapped pages so
+  // they do not count twice in the resident set.
+  void releaseSource() const {
+#ifdef MADV_PAGEOUT
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const size_t bytes = size_t((p_.K - 1) * p_.bKStride + (p_.N - 1) * p_.bNStride + 1) * sizeof(float);
+    uintptr_t begin = (uintptr_t(b_) + page - 1) & ~(page - 1);
+    uintptr_t end = (uintptr_t(b_) + bytes) & ~(page - 1);
+    if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);
+#endif
+  }
+
+  struct Free {
+    void operator()(float *p) const { std::free(p); }
+  };
+  PackedProduct p_;
+  PackedSgemmB layout_;
+  const float *b_;
+  const float *prepacked_ = nullptr;
+  std::once_flag packOnce_;
+  std::unique_ptr<float, Free> packedBuf_;
+};
+
+}  // namespace
+
+bool packedSgemmEnabled() { return gEnabled.load(std::memory_order_relaxed); }
+void setPackedSgemmEnabled(bool enabled) { gEnabled.store(enabled, std::memory_order_relaxed); }
+uint64_t packedSgemmRuns() { return gRuns.load(std::memory_order_relaxed); }
+
+bool packedSgemmApplies(const NodeDesc &node) {
+  if (!packedSgemmEnabled() || !avx512Available() || node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] ||
+      node.outputs.empty() || !node.outputs[0])
+    return false;
+#if WEBNN_HAVE_ONEDNN
+  // Relaxed products run in bf16 on oneDNN where the CPU has it; where it
+  // does not, they are float32 and must match an exact artifact's bits.
+  std::string noBf16;
+  if (node.relaxedPrecision && onednn::bf16Available(&noBf16)) return false;
+#else
+  if (node.relaxedPrecision) return false;
+#endif
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  return a.dtype == DataType::kFloat32 && b.dtype == DataType::kFloat32 && b.constantData != nullptr;
+}
+
+bool packedSgemmSuits(int64_t M, int64_t K, int64_t N) { return M >= 16 && K >= 8 && N >= 8; }
+
+std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p) {
+  return std::make_unique<PackedSgemmKernel>(node, p);
+}
+
+}  // namespace webnn::cpu::kernels
