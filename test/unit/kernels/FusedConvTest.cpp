@@ -4,7 +4,8 @@
 // Winograd, brgconv and depthwise paths) and off (the portable conv2d plus
 // epilogue), at 1 and 2 threads, nchw and nhwc, float32 and float16; the
 // depthwise cases also through our AVX-512 depthwise kernel (Depthwise.h)
-// where the CPU has AVX-512.
+// and the GEMM-shaped ones through the packed-B SGEMM (PackedSgemm.h) where
+// the CPU has AVX-512.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -86,6 +88,19 @@ bool depthwiseAvx512Case(const FusedCase &c) {
          kernels::depthwise3x3Supported(c.KH, c.KW, c.stride, c.stride, 1, 1, p[0], p[1], p[2], p[3]);
 }
 
+// Whether the case is one the packed-B SGEMM takes (Convolution.cpp): a 1x1
+// stride-1 unpadded layer with <= 1024 pixels and >= 512 output channels,
+// or any other ungrouped one with <= 64 output pixels and >= 256 channels.
+bool packedSgemmCase(const FusedCase &c) {
+  std::vector<int64_t> p = pads(c);
+  int64_t OH = (c.H + p[0] + p[1] - c.KH) / c.stride + 1, OW = (c.W + p[2] + p[3] - c.KW) / c.stride + 1;
+  bool pointwise = c.KH == 1 && c.KW == 1 && c.stride == 1 && p == std::vector<int64_t>{0, 0, 0, 0};
+  bool eligible = kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 &&
+                  c.activation != "sigmoid";
+  if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= 512;
+  return eligible && !(c.KH == 1 && c.KW == 1) && c.N * OH * OW <= 64 && c.O >= 256;
+}
+
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
   return c.nhwc ? Shape{c.N, h, w, ch} : Shape{c.N, ch, h, w};
 }
@@ -117,6 +132,7 @@ void runCase(const FusedCase &c) {
     OneDnnScope portable(false);
 #endif
     DepthwiseScope noDepthwise(false);
+    ScopedPackedSgemm noPacked(false);
     Status s = runOp(conv, 1);
     ASSERT_TRUE(s.isOk()) << c.name << ": " << s.message();
   }
@@ -139,12 +155,13 @@ void runCase(const FusedCase &c) {
   if (c.activation == "clamp") fused.attrFloat("activationMinValue", c.lo).attrFloat("activationMaxValue", c.hi);
 
   double tol = c.dtype == DataType::kFloat16 ? 2e-2 : 1e-4;
-  enum Path { kOneDnn, kPortable, kDepthwise };
+  enum Path { kOneDnn, kPortable, kDepthwise, kPacked };
   std::vector<Path> paths = {kPortable};
 #if WEBNN_HAVE_ONEDNN
   paths.push_back(kOneDnn);
 #endif
   if (depthwiseAvx512Case(c)) paths.push_back(kDepthwise);
+  if (packedSgemmCase(c)) paths.push_back(kPacked);
   for (Path path : paths) {
 #if WEBNN_HAVE_ONEDNN
     // Stride 1 takes our depthwise kernel before oneDNN; stride 2 only when
@@ -152,8 +169,13 @@ void runCase(const FusedCase &c) {
     OneDnnScope scope(path == kOneDnn || (path == kDepthwise && c.stride == 1));
 #endif
     DepthwiseScope dw(path == kDepthwise);
+    ScopedPackedSgemm packed(path == kPacked);
     for (int threads : {1, 2}) {
-      const char *pathName = path == kOneDnn ? " [oneDNN]" : path == kPortable ? " [portable]" : " [avx512 depthwise]";
+      const char *pathName = path == kOneDnn     ? " [oneDNN]"
+                             : path == kPortable ? " [portable]"
+                             : path == kPacked   ? " [packed sgemm]"
+                                                 : " [avx512 depthwise]";
+      uint64_t packedBefore = kernels::packedSgemmRuns();
       std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
       uint64_t before = onednn::executionCount();
@@ -169,6 +191,9 @@ void runCase(const FusedCase &c) {
       uint64_t dwRan = kernels::depthwiseAvx512Runs() - dwBefore;
       if (path == kDepthwise) EXPECT_GT(dwRan, 0u) << label << ": expected the AVX-512 depthwise kernel";
       else EXPECT_EQ(dwRan, 0u) << label << ": expected no AVX-512 depthwise run";
+      uint64_t packedRan = kernels::packedSgemmRuns() - packedBefore;
+      if (path == kPacked) EXPECT_GT(packedRan, 0u) << label << ": expected the packed SGEMM";
+      else EXPECT_EQ(packedRan, 0u) << label << ": expected no packed SGEMM run";
       std::vector<double> got = fused.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
@@ -196,6 +221,33 @@ TEST(FusedConv2d, PointwiseResidualNoActivation) {
   c.nhwc = true, c.KH = c.KW = 1, c.pad = 0, c.C = 24, c.O = 40;
   c.activation = "none";
   runCase(c);
+}
+
+// The packed-B SGEMM's convolutions: 1x1 as one GEMM (output channels not a
+// multiple of its 48-column panels), and small-output layers through im2col
+// (padding on one side only, stride 2, batch 2), every epilogue.
+TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
+  FusedCase c;
+  c.name = "1x1 nhwc 5x5x64->520 residual clamp";
+  c.nhwc = true, c.KH = c.KW = 1, c.pad = 0, c.H = c.W = 5, c.C = 64, c.O = 520;
+  c.activation = "clamp", c.lo = -0.25, c.hi = 0.5;
+  runCase(c);
+  c.name = "1x1 nhwc 2x4x4x96->512 relu no bias";
+  c.N = 2, c.H = c.W = 4, c.C = 96, c.O = 512, c.bias = false, c.residual = false, c.activation = "relu";
+  runCase(c);
+  FusedCase d;
+  d.name = "3x3 nhwc 7x7x40->260 residual relu";
+  d.nhwc = true, d.H = d.W = 7, d.C = 40, d.O = 260;
+  runCase(d);
+  d.name = "3x3 s2 nhwc 13x11x24->256 clamp, padding 1 0 0 1";
+  d.stride = 2, d.H = 13, d.W = 11, d.C = 24, d.O = 256, d.padding = {1, 0, 0, 1};
+  d.residual = false, d.activation = "clamp", d.lo = 0, d.hi = 6;
+  runCase(d);
+  d.name = "2x2 nhwc batch 2 5x5x16->300 none";
+  d.N = 2, d.KH = d.KW = 2, d.stride = 1, d.H = d.W = 5, d.C = 16, d.O = 300, d.padding = {}, d.pad = 0;
+  d.activation = "none";
+  runCase(d);
+  EXPECT_EQ(kernels::packedSgemmRuns() > 0, kernels::avx512Available());
 }
 
 TEST(FusedConv2d, StridedClampNoResidual) {

@@ -31,13 +31,14 @@ std::string PackedSgemmB::layoutName() const {
   return "webnn.sgemm_b48.kc" + std::to_string(kc_) + "." + std::to_string(K_) + "x" + std::to_string(N_);
 }
 
-void PackedSgemmB::pack(const float *b, int64_t kStride, int64_t nStride, float *dst) const {
+void PackedSgemmB::pack(const float *b, int64_t kStride, int64_t nStride, float *dst,
+                        const int64_t *kOffsets) const {
   for (int64_t k0 = 0; k0 < K_; k0 += kc_) {
     int64_t kc = std::min(kc_, K_ - k0);
     for (int64_t p = 0; p < panels_; ++p) {
       int64_t n0 = p * kPanel, cols = std::min(kPanel, N_ - n0);
       for (int64_t k = k0; k < k0 + kc; ++k) {
-        const float *row = b + k * kStride + n0 * nStride;
+        const float *row = b + (kOffsets ? kOffsets[k] : k * kStride) + n0 * nStride;
         for (int64_t j = 0; j < cols; ++j) dst[j] = row[j * nStride];
         std::fill(dst + cols, dst + kPanel, 0.f);
         dst += kPanel;
@@ -96,7 +97,7 @@ class PackedSgemmKernel final : public Kernel {
     pb.input = 1;
     pb.layout = layout_.layoutName();
     pb.bytes.resize(layout_.bytes());
-    layout_.pack(b_, p_.bKStride, p_.bNStride, reinterpret_cast<float *>(pb.bytes.data()));
+    layout_.pack(b_, p_.bKStride, p_.bNStride, reinterpret_cast<float *>(pb.bytes.data()), kOffsets());
     out->push_back(std::move(pb));
     return Status::ok();
   }
@@ -111,18 +112,22 @@ class PackedSgemmKernel final : public Kernel {
     if (prepacked_) return prepacked_;
     std::call_once(packOnce_, [&] {
       packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (layout_.bytes() + 63) / 64 * 64)));
-      layout_.pack(b_, p_.bKStride, p_.bNStride, packedBuf_.get());
+      layout_.pack(b_, p_.bKStride, p_.bNStride, packedBuf_.get(), kOffsets());
       releaseSource();
     });
     return packedBuf_.get();
   }
+
+  const int64_t *kOffsets() const { return p_.bKOffsets.empty() ? nullptr : p_.bKOffsets.data(); }
 
   // The artifact's copy of B is not read again: drop its mapped pages so
   // they do not count twice in the resident set.
   void releaseSource() const {
 #ifdef MADV_PAGEOUT
     const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-    const size_t bytes = size_t((p_.K - 1) * p_.bKStride + (p_.N - 1) * p_.bNStride + 1) * sizeof(float);
+    int64_t lastK = (p_.K - 1) * p_.bKStride;
+    for (int64_t off : p_.bKOffsets) lastK = std::max(lastK, off);
+    const size_t bytes = size_t(lastK + (p_.N - 1) * p_.bNStride + 1) * sizeof(float);
     uintptr_t begin = (uintptr_t(b_) + page - 1) & ~(page - 1);
     uintptr_t end = (uintptr_t(b_) + bytes) & ~(page - 1);
     if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);

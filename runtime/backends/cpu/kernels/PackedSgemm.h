@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -44,8 +45,9 @@ class PackedSgemmB {
   // The artifact's name for this layout (`webnnc compile --prepack`); it
   // depends on K and N only, not on the thread count.
   std::string layoutName() const;
-  // b(k, n) = b[k * kStride + n * nStride]; writes bytes() to dst.
-  void pack(const float *b, int64_t kStride, int64_t nStride, float *dst) const;
+  // b(k, n) = b[k * kStride + n * nStride], or with kOffsets (K entries)
+  // b[kOffsets[k] + n * nStride]; writes bytes() to dst.
+  void pack(const float *b, int64_t kStride, int64_t nStride, float *dst, const int64_t *kOffsets = nullptr) const;
 
  private:
   int64_t K_, N_, kc_, panels_;
@@ -82,10 +84,12 @@ bool packedSgemmApplies(const NodeDesc &node);
 bool packedSgemmSuits(int64_t M, int64_t K, int64_t N);
 
 // A node's product: y[M][N] = epilogue(a[M][K] * b), a = input 0 row-major,
-// b(k, n) = input1[k * bKStride + n * bNStride]; input 2 (if present) is the
-// bias, input 3 the residual ([M][N]).
+// b(k, n) = input1[k * bKStride + n * bNStride] (bKOffsets[k] instead of
+// k * bKStride when given); input 2 (if present) is the bias, input 3 the
+// residual ([M][N]).
 struct PackedProduct {
   int64_t M = 0, K = 0, N = 0, bKStride = 0, bNStride = 1;
+  std::vector<int64_t> bKOffsets;
   float alpha = 1.f;
   Activation act = Activation::kNone;
   float lo = -__builtin_inff(), hi = __builtin_inff();

@@ -45,17 +45,16 @@ inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, fl
       c[r][2] = _mm512_fmadd_ps(av, b2, c[r][2]);
     }
   };
-  int64_t groups = kc / 4;
-  int64_t every = prefetch > 0 ? std::max<int64_t>(1, (groups + prefetch - 1) / prefetch) : groups + 1;
+  // `burst` lines every `every` groups of 4 k-steps: few rows of A (short
+  // tiles loops) leave more lines per tile than groups.
+  const int64_t groups = std::max<int64_t>(1, kc / 4);
+  const int64_t burst = (prefetch + groups - 1) / groups;
+  const int64_t every = prefetch > 0 ? std::max<int64_t>(1, groups * burst / prefetch) : groups + 1;
   int64_t countdown = every, k = 0;
   for (; k + 4 <= kc; k += 4) {
     if (--countdown == 0) {
       countdown = every;
-      if (prefetch > 0) {
-        _mm_prefetch(pf, _MM_HINT_T1);
-        pf += 64;
-        --prefetch;
-      }
+      for (int64_t i = 0; i < burst && prefetch > 0; ++i, --prefetch, pf += 64) _mm_prefetch(pf, _MM_HINT_T1);
     }
     step(k);
     step(k + 1);
@@ -127,9 +126,12 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
         const float *block = blockOf(k0, p);
         const int64_t n0 = p * kPanel, cols = std::min(kPanel, N - n0);
         const __mmask16 mask[3] = {columnMask(cols), columnMask(cols - 16), columnMask(cols - 32)};
+        // Rows spread evenly over the tiles (49 = 7 x 7, not 6 x 8 + 1):
+        // a 1-row tile costs nearly what an 8-row one does.
+        const int64_t base = rows / tiles, extra = rows % tiles;
         for (int64_t t = 0; t < tiles; ++t) {
-          const int64_t r0 = m0 + t * PackedSgemmB::kTileRows;
-          const int64_t r = std::min(PackedSgemmB::kTileRows, row1 - r0);
+          const int64_t r0 = m0 + t * base + std::min(t, extra);
+          const int64_t r = base + (t < extra ? 1 : 0);
           const int64_t first = std::min(lines, t * share);
           const int64_t count = std::min(lines, first + share) - first;
           float *yt = y + r0 * ldy + n0;
