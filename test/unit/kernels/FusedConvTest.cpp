@@ -90,7 +90,8 @@ bool depthwiseAvx512Case(const FusedCase &c) {
 
 // Whether the case is one the packed-B SGEMM takes (Convolution.cpp): a 1x1
 // stride-1 unpadded layer with <= 1024 pixels and >= 512 output channels,
-// or any other ungrouped one with <= 64 output pixels and >= 256 channels.
+// or any other ungrouped one (strided 1x1 too) with <= 64 output pixels and
+// >= 256 channels.
 bool packedSgemmCase(const FusedCase &c) {
   std::vector<int64_t> p = pads(c);
   int64_t OH = (c.H + p[0] + p[1] - c.KH) / c.stride + 1, OW = (c.W + p[2] + p[3] - c.KW) / c.stride + 1;
@@ -98,7 +99,7 @@ bool packedSgemmCase(const FusedCase &c) {
   bool eligible = kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 &&
                   c.activation != "sigmoid";
   if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= 512;
-  return eligible && !(c.KH == 1 && c.KW == 1) && c.N * OH * OW <= 64 && c.O >= 256;
+  return eligible && c.N * OH * OW <= 64 && c.O >= 256;
 }
 
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
@@ -243,7 +244,12 @@ TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
   d.stride = 2, d.H = 13, d.W = 11, d.C = 24, d.O = 256, d.padding = {1, 0, 0, 1};
   d.residual = false, d.activation = "clamp", d.lo = 0, d.hi = 6;
   runCase(d);
+  d.name = "1x1 s2 nhwc 13x13x32->256 residual relu";
+  d.KH = d.KW = 1, d.stride = 2, d.H = d.W = 13, d.C = 32, d.O = 256, d.padding = {}, d.pad = 0;
+  d.residual = true, d.activation = "relu";
+  runCase(d);
   d.name = "2x2 nhwc batch 2 5x5x16->300 none";
+  d.residual = false;
   d.N = 2, d.KH = d.KW = 2, d.stride = 1, d.H = d.W = 5, d.C = 16, d.O = 300, d.padding = {}, d.pad = 0;
   d.activation = "none";
   runCase(d);

@@ -597,11 +597,13 @@ class Im2colPackedConvKernel final : public Kernel {
 };
 
 // The kernel above where it applies (nhwc, ungrouped, at most 64 output
-// pixels, >= 256 output channels, not a plain 1x1), else null.
+// pixels, >= 256 output channels; a strided 1x1 is a subsampling copy), else
+// null.
 std::unique_ptr<Kernel> makeIm2colPacked(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                          float lo, float hi) {
-  if (!g.nhwc || g.groups != 1 || g.N * g.OH * g.OW > 64 || g.O < 256 || (g.KH == 1 && g.KW == 1) ||
-      !packedSgemmApplies(node))
+  const bool plainPointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && !g.padTop && !g.padBottom &&
+                              !g.padLeft && !g.padRight;  // makePointwisePacked's, without the copy
+  if (!g.nhwc || g.groups != 1 || g.N * g.OH * g.OW > 64 || g.O < 256 || plainPointwise || !packedSgemmApplies(node))
     return nullptr;
   PackedProduct p;
   p.M = g.N * g.OH * g.OW;
