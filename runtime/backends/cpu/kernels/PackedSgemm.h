@@ -13,9 +13,10 @@
 // Packed layout: K is cut in blocks of kc rows; within a block, column panels
 // of kPanel (48) columns, each kc x 48 floats row-major, zero-padded past N:
 //   [kBlock][panel][k in block][48].
-// A thread owns a range of panels and walks, per block of up to kRowChunk
-// rows of A, k-blocks outer, its panels, then 8-row tiles; blocks are visited
-// in memory order, so the prefetch of the next one is sequential.
+// Threads own contiguous ranges of (chunk of up to kRowChunk rows, panel)
+// tasks; within a chunk a thread walks k-blocks outer, its panels, then
+// 8-row tiles, visiting B's blocks in memory order, so the prefetch of the
+// next one is sequential.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 
