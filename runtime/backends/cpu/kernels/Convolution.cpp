@@ -433,12 +433,14 @@ class DepthwiseAvx512Kernel final : public Kernel {
     // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
     int64_t rowFlops = std::max<int64_t>(1, 18 * g_.OW * g_.C);
     int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
-    // Stride-1 layers with few rows (28x28 and below) split their channels
-    // instead, in 16-channel blocks over 4 parts per thread: measured faster
-    // when the pool dealt rows in chunks of 2 or 4 (PERFORMANCE.md).
+    // Stride-1 layers with under 8 rows per thread (14x14 and below at 2
+    // threads) split their channels instead, in 16-channel blocks over 4
+    // parts per thread. With the pool's one contiguous range per thread, 28x28
+    // layers run twice as fast split by rows (MobileNetV2 at 2 threads 2.94 ->
+    // 2.81 ms, PERFORMANCE.md); below that, rows leave a thread idle.
     int64_t threads = ctx.pool ? ctx.pool->numThreads() : 1;
     int64_t blocks = (g_.C + 15) / 16;
-    bool byChannels = threads > 1 && g_.sh == 1 && g_.OH < 16 * threads && blocks >= 2 * threads;
+    bool byChannels = threads > 1 && g_.sh == 1 && g_.OH < 8 * threads && blocks >= 2 * threads;
     for (int64_t n = 0; n < g_.N; ++n) {
       const float *xn = x + n * g_.H * g_.W * g_.C;
       float *yn = y + n * g_.OH * g_.OW * g_.C;
