@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <system_error>
 #include <thread>
 
+#include "backends/cpu/Memory.h"
 #include "core/MemoryPlanner.h"
 #include "core/Prepack.h"
 
@@ -226,13 +226,9 @@ namespace {
 uint8_t *allocateAligned(uint64_t bytes) {
   uint64_t rounded = bytes == 0 ? kArenaAlignment : (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
   if (rounded < bytes || rounded > uint64_t(SIZE_MAX)) return nullptr;
-  constexpr uint64_t kHugePage = uint64_t(2) << 20;
-  if (rounded >= kHugePage) {
-    uint64_t huge = (rounded + kHugePage - 1) / kHugePage * kHugePage;
-    if (huge < rounded || huge > uint64_t(SIZE_MAX)) return nullptr;
-    void *p = std::aligned_alloc(kHugePage, static_cast<size_t>(huge));
-    if (p) madvise(p, static_cast<size_t>(huge), MADV_HUGEPAGE);  // advice only: failure changes nothing
-    return static_cast<uint8_t *>(p);
+  if (rounded >= cpu::kHugePageBytes) {
+    size_t allocated = 0;
+    return static_cast<uint8_t *>(cpu::allocateHugePages(static_cast<size_t>(rounded), &allocated));
   }
   return static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
 }

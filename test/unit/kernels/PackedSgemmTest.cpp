@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
@@ -59,13 +60,9 @@ class PackedSgemm : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX-512 on this CPU: the kernel never runs";
-    saved_ = kernels::packedSgemmEnabled();
-    kernels::setPackedSgemmEnabled(true);
+    enabled_.emplace(true);
   }
-  void TearDown() override {
-    if (kernels::avx512Available()) kernels::setPackedSgemmEnabled(saved_);
-  }
-  bool saved_ = true;
+  std::optional<ScopedPackedSgemm> enabled_;  // restores the switch after each test
 };
 
 const Shape3 kShapes[] = {{16, 16, 32}, {37, 64, 100}, {128, 96, 200}, {300, 40, 48},

@@ -523,15 +523,18 @@ onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, c
 }
 #endif
 
-// A 1x1, stride-1, unpadded, ungrouped convolution in nhwc is the GEMM of
-// the [N * H * W, C] input with the [C, O] filter: the packed-B kernel
+// 1x1, stride 1, unpadded: each output pixel is its input pixel times the filter.
+bool plainPointwise(const ConvGeometry &g) {
+  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && !g.padTop && !g.padBottom && !g.padLeft && !g.padRight;
+}
+
+// A plain pointwise, ungrouped convolution in nhwc is the GEMM of the
+// [N * H * W, C] input with the [C, O] filter: the packed-B kernel
 // (PackedSgemm.h), bias, residual and the ReLU/clamp in its epilogue.
 // Null when it does not apply.
 std::unique_ptr<Kernel> makePointwisePacked(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                             float lo, float hi) {
-  if (!g.nhwc || g.KH != 1 || g.KW != 1 || g.sh != 1 || g.sw != 1 || g.groups != 1 || g.padTop || g.padBottom ||
-      g.padLeft || g.padRight || !packedSgemmApplies(node))
-    return nullptr;
+  if (!g.nhwc || !plainPointwise(g) || g.groups != 1 || !packedSgemmApplies(node)) return nullptr;
   PackedProduct p;
   p.M = g.N * g.H * g.W;
   p.K = g.C;
@@ -603,9 +606,8 @@ class Im2colPackedConvKernel final : public Kernel {
 // null.
 std::unique_ptr<Kernel> makeIm2colPacked(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                          float lo, float hi) {
-  const bool plainPointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && !g.padTop && !g.padBottom &&
-                              !g.padLeft && !g.padRight;  // makePointwisePacked's, without the copy
-  if (!g.nhwc || g.groups != 1 || g.N * g.OH * g.OW > 64 || g.O < 256 || plainPointwise || !packedSgemmApplies(node))
+  if (!g.nhwc || g.groups != 1 || g.N * g.OH * g.OW > 64 || g.O < 256 || plainPointwise(g) ||
+      !packedSgemmApplies(node))  // plain pointwise layers need no copy: makePointwisePacked
     return nullptr;
   PackedProduct p;
   p.M = g.N * g.OH * g.OW;

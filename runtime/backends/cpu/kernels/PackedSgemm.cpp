@@ -2,14 +2,12 @@
 // AVX-512 product itself is in PackedSgemmAvx512.cpp.
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
 
+#include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #if WEBNN_HAVE_ONEDNN
@@ -120,18 +118,11 @@ class PackedSgemmKernel final : public Kernel {
 
   const int64_t *kOffsets() const { return p_.bKOffsets.empty() ? nullptr : p_.bKOffsets.data(); }
 
-  // The artifact's copy of B is not read again: drop its mapped pages so
-  // they do not count twice in the resident set.
+  // The artifact's copy of B is not read again (releasePackedSource).
   void releaseSource() const {
-#ifdef MADV_PAGEOUT
-    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
     int64_t lastK = (p_.K - 1) * p_.bKStride;
     for (int64_t off : p_.bKOffsets) lastK = std::max(lastK, off);
-    const size_t bytes = size_t(lastK + (p_.N - 1) * p_.bNStride + 1) * sizeof(float);
-    uintptr_t begin = (uintptr_t(b_) + page - 1) & ~(page - 1);
-    uintptr_t end = (uintptr_t(b_) + bytes) & ~(page - 1);
-    if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);
-#endif
+    releasePackedSource(b_, size_t(lastK + (p_.N - 1) * p_.bNStride + 1) * sizeof(float));
   }
 
   struct Free {

@@ -1,8 +1,5 @@
 #include "runtime/backends/cpu/onednn/Context.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <immintrin.h>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl_debug.h>
@@ -145,15 +142,13 @@ uint8_t *threadWorkspace(size_t bytes) {
   thread_local size_t hugeBytes = 0;
   // From 1 MB on (Winograd and brgemm scratchpads: ResNet-50's grows to
   // 2.9 MB over its first run), 2 MB pages: a few faults instead of hundreds.
-  constexpr size_t kHugePage = size_t(2) << 20;
   if (bytes >= (size_t(1) << 20)) {
     if (bytes > hugeBytes) {
-      size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-      void *p = std::aligned_alloc(kHugePage, rounded);
+      size_t allocated = 0;
+      void *p = allocateHugePages(bytes, &allocated);
       if (!p) throw std::bad_alloc();
-      madvise(p, rounded, MADV_HUGEPAGE);  // advice only
       huge.reset(p);
-      hugeBytes = rounded;
+      hugeBytes = allocated;
     }
     return static_cast<uint8_t *>(huge.get());
   }
@@ -295,18 +290,6 @@ const void *findPacked(const std::vector<PackedOperandRef> &packed, const std::s
   for (const PackedOperandRef &p : packed)
     if (p.layout == layout && p.bytes == bytes) return p.data;
   return nullptr;
-}
-
-void releasePackedSource(const void *data, size_t bytes) {
-#ifdef MADV_PAGEOUT
-  const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
-  uintptr_t begin = (uintptr_t(data) + page - 1) & ~(page - 1);
-  uintptr_t end = (uintptr_t(data) + bytes) & ~(page - 1);
-  if (end > begin) madvise(reinterpret_cast<void *>(begin), end - begin, MADV_PAGEOUT);
-#else
-  (void)data;
-  (void)bytes;
-#endif
 }
 
 }  // namespace webnn::cpu::onednn

@@ -7,6 +7,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
 #include <atomic>
@@ -99,12 +100,7 @@ struct WorkspaceLayout {
 // float16 <-> float32 with F16C (oneDNN 2.6 reorders cannot convert f16 into
 // blocked f32 layouts on CPUs without AVX512-FP16, so conversion happens here,
 // in the caller's layout, before any reorder).
-// After a constant has been packed into a primitive's layout its original
-// bytes (a page range of the mmapped artifact) are not read again: ask the
-// kernel to drop those pages, so the model is not resident twice. Contents
-// stay valid (clean file pages are read back if ever touched; anonymous
-// memory is left alone), so any pointer is safe.
-void releasePackedSource(const void *data, size_t bytes);
+// releasePackedSource (Memory.h) drops a packed constant's source pages.
 
 // The name under which a constant packed into `d` is stored in an artifact
 // (PackedOperand::layout): oneDNN's version, data type, dimensions and the

@@ -1,0 +1,26 @@
+// Memory advice shared by the executor and the CPU kernels.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_MEMORY_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_MEMORY_H
+
+#include <cstddef>
+
+namespace webnn::cpu {
+
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
+// `bytes` rounded up to whole 2 MiB pages (*allocated), 2 MiB-aligned and
+// advised to use transparent huge pages, so first touches fault in a few
+// zeroed huge pages instead of hundreds of 4 KiB ones. Null on overflow or
+// failure; free with std::free.
+void *allocateHugePages(size_t bytes, size_t *allocated);
+
+// After a constant has been packed into a kernel's layout its original
+// bytes (a page range of the mmapped artifact) are not read again: ask the
+// kernel to drop those pages, so the model is not resident twice. Contents
+// stay valid (clean file pages are read back if ever touched; anonymous
+// memory is left alone), so any pointer is safe.
+void releasePackedSource(const void *data, size_t bytes);
+
+}  // namespace webnn::cpu
+
+#endif
