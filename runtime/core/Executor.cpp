@@ -45,6 +45,26 @@ void computeLastUse(const LoadedGraph &g, const std::vector<LoadedNode> &nodes, 
   }
 }
 
+// Per tensor, how many reads the main graph's nodes (and their subgraphs)
+// make of it, graph outputs counting as one more.
+std::vector<int64_t> countReads(const LoadedGraph &g) {
+  std::vector<int64_t> reads(g.tensors.size(), 0);
+  for (const LoadedNode &n : g.nodes) {
+    std::vector<int32_t> r(n.inputs);
+    for (uint32_t s : n.subgraphs) collectSubgraphReads(g, s, &r);
+    for (int32_t in : r)
+      if (in >= 0) ++reads[size_t(in)];
+  }
+  for (uint32_t o : g.outputs) ++reads[o];
+  return reads;
+}
+
+// Stands for the second node of a pair the first node's kernel runs.
+class PairedAwayKernel final : public cpu::Kernel {
+ public:
+  void run(const cpu::KernelContext &) override {}
+};
+
 cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::OperandDesc> &operands) {
   cpu::NodeDesc d;
   d.op = ln.op;
@@ -67,6 +87,18 @@ cpu::KernelFactory findKernelFactory(std::string_view op) {
   return nullptr;
 #endif
 }
+
+namespace {
+// The CPU backend's kernel for two adjacent nodes, or none (Kernel.h).
+Status makeKernelPair(const cpu::NodeDesc &producer, const cpu::NodeDesc &consumer, std::unique_ptr<cpu::Kernel> *out) {
+#ifdef WEBNN_HAVE_CPU_BACKEND
+  return cpu::makeCpuKernelPair(producer, consumer, out);
+#else
+  (void)producer, (void)consumer, out->reset();
+  return Status::ok();
+#endif
+}
+}  // namespace
 
 Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
   auto p = std::make_shared<PreparedGraph>();
@@ -277,7 +309,26 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       return Status::ok();
     };
     e->kernels_.resize(p.nodes.size());
+    const std::vector<int64_t> reads = countReads(g);
     for (size_t i = 0; i < p.nodes.size(); ++i) {
+      // A node whose only output only the next node reads, as its first
+      // input: the backend may run the two as one kernel (Kernel.h).
+      const LoadedNode &a = g.nodes[i];
+      if (i + 1 < p.nodes.size() && a.subgraphs.empty() && a.outputs.size() == 1 && reads[a.outputs[0]] == 1 &&
+          !g.nodes[i + 1].inputs.empty() && g.nodes[i + 1].inputs[0] == int32_t(a.outputs[0])) {
+        std::unique_ptr<cpu::Kernel> pair;
+        Status s = makeKernelPair(p.nodes[i], p.nodes[i + 1], &pair);
+        if (!s.isOk()) return Status(s.code(), nodeLabel(i, p.nodes[i]) + ": " + s.message());
+        if (pair) {
+          e->kernels_[i] = std::move(pair);
+          e->kernels_[i + 1] = std::make_unique<PairedAwayKernel>();
+          e->active_[i] = e->kernels_[i].get();
+          e->active_[i + 1] = e->kernels_[i + 1].get();
+          e->pairs_.push_back(i);
+          ++i;
+          continue;
+        }
+      }
       WEBNN_RETURN_IF_ERROR(build(p.nodes[i], g.nodes[i], nodeLabel(i, p.nodes[i]), &e->kernels_[i]));
       e->active_[i] = e->kernels_[i].get();
     }
@@ -315,6 +366,10 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &e->tensors_[in]);
     for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&e->tensors_[o]);
+  }
+  for (size_t i : e->pairs_) {  // the pair's kernel: both nodes' inputs, the second's outputs
+    e->nodeInputs_[i].insert(e->nodeInputs_[i].end(), e->nodeInputs_[i + 1].begin(), e->nodeInputs_[i + 1].end());
+    e->nodeOutputs_[i] = e->nodeOutputs_[i + 1];
   }
   e->subInputs_.resize(g.subgraphs.size());
   e->subOutputs_.resize(g.subgraphs.size());

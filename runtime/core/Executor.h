@@ -123,6 +123,9 @@ class Executor : private SubgraphRunner {
   std::unique_ptr<cpu::ThreadPool> pool_;
   std::vector<std::unique_ptr<cpu::Kernel>> kernels_;  // static graphs
   std::vector<cpu::Kernel *> active_;                  // per node, the kernel run() calls
+  // Nodes i whose kernel also runs node i + 1 (cpu::makeCpuKernelPair); node
+  // i + 1's kernel then does nothing.
+  std::vector<size_t> pairs_;
   // Dynamic graphs: operand descriptions with this run's shapes (nodes_
   // points into operands_), the sizes of the names, each input's shape, and
   // per node the kernels built for its two most recent shape signatures

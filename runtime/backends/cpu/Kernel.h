@@ -139,6 +139,14 @@ using KernelFactory = Status (*)(const NodeDesc &node, std::unique_ptr<Kernel> *
 
 // Every op the CPU backend implements; nullptr if `op` is unknown.
 KernelFactory findCpuKernel(std::string_view op);
+// Two adjacent nodes as one kernel, where the backend has one: `consumer`
+// reads `producer`'s only output as its first input, and nothing else reads
+// that tensor (the executor checks). The kernel's run() gets the producer's
+// inputs followed by the consumer's (the intermediate among them, not
+// computed: don't read it) and the consumer's outputs. *out stays null when
+// the pair is not one the backend fuses.
+Status makeCpuKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
+
 // All registered op names (for `webnnc inspect` and tests).
 std::vector<std::string_view> cpuKernelNames();
 

@@ -42,6 +42,10 @@ KernelFactory findCpuKernel(std::string_view op) {
   return (it != t.end() && it->first == op) ? it->second : nullptr;
 }
 
+Status makeCpuKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
+  return kernels::makeConvolutionPair(producer, consumer, out);
+}
+
 std::vector<std::string_view> cpuKernelNames() {
   std::vector<std::string_view> names;
   for (const auto &e : table()) names.push_back(e.first);

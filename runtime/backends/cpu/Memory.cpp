@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 
 namespace webnn::cpu {
 
@@ -28,6 +29,13 @@ void releasePackedSource(const void *data, size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
+}
+
+void AlignedFloats::resize(size_t count) {
+  const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+  data_.reset(static_cast<float *>(std::aligned_alloc(64, bytes ? bytes : 64)));
+  if (!data_) throw std::bad_alloc();
+  size_ = count;
 }
 
 }  // namespace webnn::cpu

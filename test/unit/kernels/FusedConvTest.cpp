@@ -17,6 +17,7 @@
 #include "runtime/backends/cpu/kernels/Float16.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -300,6 +301,111 @@ TEST(FusedConv2d, DepthwiseAvx512Shapes) {
     ++i;
   }
   EXPECT_EQ(kernels::depthwiseAvx512Runs() > 0, kernels::avx512Available());
+}
+
+// A 1x1 fusedConv2d feeding a depthwise 3x3 one, as the pair kernel
+// (PointwiseDepthwise.h) and as the two nodes' own kernels: equal outputs,
+// and the pair is made exactly where it should be.
+struct PairCase {
+  int64_t N = 1, H = 56, W = 56, K = 16, C = 96, stride = 1;
+  std::vector<int64_t> padding = {1, 1, 1, 1};
+  bool pointwiseBias = true, depthwiseBias = true;
+  std::string pointwiseActivation = "clamp", depthwiseActivation = "clamp";
+  bool expectFused = true;
+};
+
+void runPairCase(const PairCase &c) {
+  const std::string name = std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) + "x" +
+                           std::to_string(c.K) + " -> " + std::to_string(c.C) + " s" + std::to_string(c.stride) +
+                           " " + c.pointwiseActivation + "/" + c.depthwiseActivation;
+  const int64_t OH = (c.H + c.padding[0] + c.padding[1] - 3) / c.stride + 1;
+  const int64_t OW = (c.W + c.padding[2] + c.padding[3] - 3) / c.stride + 1;
+  std::vector<float> x = randomFloats(c.N * c.H * c.W * c.K, 11), pw = randomFloats(c.C * c.K, 12),
+                     pb = randomFloats(c.C, 13), dw = randomFloats(9 * c.C, 14), db = randomFloats(c.C, 15);
+  auto pointwise = [&](std::optional<TestTensor> input) {
+    OpCase op{"fusedConv2d",
+              {std::move(input), f32({c.C, 1, 1, c.K}, pw, true),
+               c.pointwiseBias ? std::optional<TestTensor>(f32({c.C}, pb, true)) : std::nullopt},
+              {outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C})}};
+    op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+    op.attrString("activation", c.pointwiseActivation);
+    if (c.pointwiseActivation == "clamp") op.attrFloat("activationMinValue", 0).attrFloat("activationMaxValue", 1.5);
+    return op;
+  };
+  auto depthwise = [&](std::optional<TestTensor> input) {
+    OpCase op{"fusedConv2d",
+              {std::move(input), f32({c.C, 3, 3, 1}, dw, true),
+               c.depthwiseBias ? std::optional<TestTensor>(f32({c.C}, db, true)) : std::nullopt},
+              {outSpec(DataType::kFloat32, {c.N, OH, OW, c.C})}};
+    op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", c.C);
+    op.attrInts("padding", c.padding).attrInts("strides", {c.stride, c.stride});
+    op.attrString("activation", c.depthwiseActivation);
+    if (c.depthwiseActivation == "clamp") op.attrFloat("activationMinValue", -1).attrFloat("activationMaxValue", 1);
+    return op;
+  };
+  // Reference: the two nodes' own kernels, the depthwise one portable.
+  OpCase first = pointwise(f32({c.N, c.H, c.W, c.K}, x));
+  ASSERT_TRUE(runOp(first).isOk()) << name;
+  OpCase second = depthwise(first.outputs[0]);
+  {
+    DepthwiseScope portable(false);
+    ASSERT_TRUE(runOp(second).isOk()) << name;
+  }
+  const std::vector<double> want = second.outputs[0].values();
+  for (int threads : {1, 2}) {
+    OpCase a = pointwise(f32({c.N, c.H, c.W, c.K}, x));
+    OpCase b = depthwise(outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C}));
+    bool fused = false;
+    Status s = runPair(a, b, threads, &fused);
+    ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
+    ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
+    if (!fused) continue;
+    const std::vector<double> got = b.outputs[0].values();
+    ASSERT_EQ(got.size(), want.size()) << name;
+    int bad = 0;
+    for (size_t i = 0; i < want.size() && bad < 5; ++i)
+      if (std::fabs(got[i] - want[i]) > 1e-4 * (1.0 + std::fabs(want[i]))) {
+        ADD_FAILURE() << name << " threads=" << threads << ": element " << i << " got " << got[i] << " want "
+                      << want[i];
+        ++bad;
+      }
+  }
+}
+
+TEST(FusedConv2d, PointwiseDepthwisePair) {
+  runPairCase({});                                              // MobileNetV2's shape class, stride 1
+  runPairCase({.H = 112, .W = 112, .K = 16, .C = 96, .stride = 2});  // features.2
+  {
+    PairCase c{.N = 2, .H = 61, .W = 45, .K = 20, .C = 100, .stride = 2};  // odd sizes, a masked panel
+    c.padding = {0, 1, 1, 0};
+    c.pointwiseBias = false;
+    c.pointwiseActivation = "relu", c.depthwiseActivation = "none";
+    runPairCase(c);
+  }
+  {
+    PairCase c{.H = 64, .W = 61, .K = 3, .C = 200, .stride = 1};
+    c.depthwiseBias = false;
+    c.pointwiseActivation = "none", c.depthwiseActivation = "relu";
+    c.padding = {1, 1, 0, 0};
+    runPairCase(c);
+  }
+  // Not paired: a long 1x1 (K > 32), an expanded tensor under 1 MiB, a
+  // sigmoid, and with the switch off.
+  runPairCase({.H = 56, .W = 56, .K = 64, .C = 96, .expectFused = false});
+  runPairCase({.H = 28, .W = 28, .K = 32, .C = 192, .expectFused = false});
+  {
+    PairCase c;
+    c.depthwiseActivation = "sigmoid";
+    c.expectFused = false;
+    runPairCase(c);
+  }
+  {
+    struct Off {
+      Off() { kernels::setPointwiseDepthwiseEnabled(false); }
+      ~Off() { kernels::setPointwiseDepthwiseEnabled(true); }
+    } off;
+    runPairCase({.expectFused = false});
+  }
 }
 
 TEST(FusedConv2d, SigmoidNoBias) {

@@ -121,62 +121,96 @@ ScopedPackedSgemm::ScopedPackedSgemm(bool enabled) : saved_(kernels::packedSgemm
 }
 ScopedPackedSgemm::~ScopedPackedSgemm() { kernels::setPackedSgemmEnabled(saved_); }
 
-Status runOp(OpCase &c, int threads) {
-  KernelFactory f = findCpuKernel(c.op);
-  if (!f) return unsupported("no CPU kernel for " + c.op);
-  std::vector<OperandDesc> inDescs(c.inputs.size()), outDescs(c.outputs.size());
+namespace {
+
+// An OpCase as the executor would hand it to a kernel: its NodeDesc, and
+// buffers over the case's tensors (outputs poisoned, one byte past the end
+// to catch overruns).
+struct BoundOp {
+  std::vector<OperandDesc> inDescs, outDescs;
   NodeDesc node;
-  node.op = c.op;
-  node.name = "test";
-  node.attributes = c.attrs;
-  node.relaxedPrecision = c.relaxed;
-  node.packed = c.packed;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    if (!c.inputs[i]) {
-      node.inputs.push_back(nullptr);
-      continue;
-    }
-    inDescs[i].dtype = c.inputs[i]->dtype;
-    inDescs[i].shape = c.inputs[i]->shape;
-    inDescs[i].constantData = c.inputs[i]->constant ? c.inputs[i]->bytes.data() : nullptr;
-    node.inputs.push_back(&inDescs[i]);
-  }
-  for (size_t i = 0; i < c.outputs.size(); ++i) {
-    outDescs[i].dtype = c.outputs[i].dtype;
-    outDescs[i].shape = c.outputs[i].shape;
-    node.outputs.push_back(&outDescs[i]);
-  }
-  std::unique_ptr<Kernel> k;
-  Status s = f(node, &k);
-  if (!s.isOk()) return s;
-  std::vector<TensorBuffer> inBufs(c.inputs.size()), outBufs(c.outputs.size());
+  std::vector<TensorBuffer> inBufs, outBufs;
   std::vector<const TensorBuffer *> inPtrs;
   std::vector<TensorBuffer *> outPtrs;
+};
+
+void bind(OpCase &c, BoundOp *b) {
+  b->inDescs.resize(c.inputs.size());
+  b->outDescs.resize(c.outputs.size());
+  b->inBufs.resize(c.inputs.size());
+  b->outBufs.resize(c.outputs.size());
+  b->node.op = c.op;
+  b->node.name = "test";
+  b->node.attributes = c.attrs;
+  b->node.relaxedPrecision = c.relaxed;
+  b->node.packed = c.packed;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {
-      inPtrs.push_back(nullptr);
+      b->node.inputs.push_back(nullptr);
+      b->inPtrs.push_back(nullptr);
       continue;
     }
-    inBufs[i] = TensorBuffer{c.inputs[i]->dtype, &c.inputs[i]->shape, c.inputs[i]->bytes.data()};
-    inPtrs.push_back(&inBufs[i]);
+    b->inDescs[i].dtype = c.inputs[i]->dtype;
+    b->inDescs[i].shape = c.inputs[i]->shape;
+    b->inDescs[i].constantData = c.inputs[i]->constant ? c.inputs[i]->bytes.data() : nullptr;
+    b->node.inputs.push_back(&b->inDescs[i]);
+    b->inBufs[i] = TensorBuffer{c.inputs[i]->dtype, &c.inputs[i]->shape, c.inputs[i]->bytes.data()};
+    b->inPtrs.push_back(&b->inBufs[i]);
   }
   for (size_t i = 0; i < c.outputs.size(); ++i) {
     TestTensor &o = c.outputs[i];
+    b->outDescs[i].dtype = o.dtype;
+    b->outDescs[i].shape = o.shape;
+    b->node.outputs.push_back(&b->outDescs[i]);
     uint64_t bytes = 0;
     tensorByteSize(o.dtype, o.shape, &bytes);
-    // Poison so that unwritten elements show up.
     o.bytes.assign(size_t(bytes) + 1, 0xA5);
-    outBufs[i] = TensorBuffer{o.dtype, &o.shape, o.bytes.data()};
-    outPtrs.push_back(&outBufs[i]);
+    b->outBufs[i] = TensorBuffer{o.dtype, &o.shape, o.bytes.data()};
+    b->outPtrs.push_back(&b->outBufs[i]);
   }
-  ThreadPool pool(threads);
-  KernelContext ctx{inPtrs.data(), inPtrs.size(), outPtrs.data(), outPtrs.size(), &pool};
-  k->run(ctx);
+}
+
+Status checkOutputs(OpCase &c) {
   for (TestTensor &o : c.outputs) {
     if (o.bytes.back() != 0xA5) return Status(StatusCode::kInternal, "kernel wrote past the end of its output");
     o.bytes.pop_back();
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status runOp(OpCase &c, int threads) {
+  KernelFactory f = findCpuKernel(c.op);
+  if (!f) return unsupported("no CPU kernel for " + c.op);
+  BoundOp b;
+  bind(c, &b);
+  std::unique_ptr<Kernel> k;
+  Status s = f(b.node, &k);
+  if (!s.isOk()) return s;
+  ThreadPool pool(threads);
+  KernelContext ctx{b.inPtrs.data(), b.inPtrs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
+  k->run(ctx);
+  return checkOutputs(c);
+}
+
+Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
+  BoundOp a, b;
+  bind(producer, &a);
+  bind(consumer, &b);
+  std::unique_ptr<Kernel> k;
+  Status s = makeCpuKernelPair(a.node, b.node, &k);
+  if (!s.isOk()) return s;
+  *fused = k != nullptr;
+  if (!k) return Status::ok();
+  std::vector<const TensorBuffer *> inputs(a.inPtrs);
+  inputs.push_back(nullptr);  // the intermediate: never computed
+  inputs.insert(inputs.end(), b.inPtrs.begin() + 1, b.inPtrs.end());
+  ThreadPool pool(threads);
+  KernelContext ctx{inputs.data(), inputs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
+  k->run(ctx);
+  WEBNN_RETURN_IF_ERROR(checkOutputs(producer));
+  return checkOutputs(consumer);
 }
 
 }  // namespace webnn::cpu::test

@@ -77,6 +77,11 @@ class ScopedPackedSgemm {
 // Builds the kernel (factory status returned) and runs it with `threads`.
 Status runOp(OpCase &c, int threads = 1);
 
+// Runs `producer` and `consumer` (whose first input is the producer's
+// output) as the backend's pair kernel (Kernel.h makeCpuKernelPair), filling
+// the consumer's outputs; *fused says whether the backend made one (when
+// not, nothing ran).
+Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused);
 // Index into `in` (right-aligned broadcast) for output element `o` of `out`.
 int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o);
 

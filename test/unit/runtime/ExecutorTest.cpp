@@ -10,6 +10,8 @@
 
 #include "TestArtifact.h"
 #include "backends/cpu/kernels/Float16.h"
+#include "backends/cpu/kernels/QuantizedMatMul.h"
+#include "backends/cpu/kernels/Registry.h"
 #include "core/Executor.h"
 #include "webnn/runtime.h"
 
@@ -279,6 +281,82 @@ TEST(Executor, FirstRunOverlapsTheWarmUp) {
       ASSERT_TRUE(s.isOk()) << s.message();
       for (size_t i = 0; i < y.size(); ++i)
         ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "threads " << threads << " run " << run << " i " << i;
+    }
+  }
+}
+
+// x -> 1x1 conv2d -> t -> depthwise fusedConv2d -> y, where the CPU backend
+// runs the two nodes as one kernel (Kernel.h makeCpuKernelPair) unless t is
+// also a graph output or another node reads it. Outputs must not depend on
+// the pairing.
+TGraph pointwiseDepthwiseGraph(bool tIsOutput, bool tReadTwice) {
+  const int64_t H = 56, W = 56, K = 8, C = 96;  // t is 1.2 MB: a size the pair kernel takes
+  TGraph g;
+  g.name = "pointwise_depthwise";
+  g.tensors = {{"x", DataType::kFloat32, {1, H, W, K}},  {"pw", DataType::kFloat32, {C, 1, 1, K}},
+               {"t", DataType::kFloat32, {1, H, W, C}},  {"dw", DataType::kFloat32, {C, 3, 3, 1}},
+               {"db", DataType::kFloat32, {C}},         {"y", DataType::kFloat32, {1, H, W, C}}};
+  std::vector<float> pw(size_t(C * K)), dw(size_t(9 * C)), db(static_cast<size_t>(C));
+  for (size_t i = 0; i < pw.size(); ++i) pw[i] = float(int(i * 7 % 13) - 6) / 8.f;
+  for (size_t i = 0; i < dw.size(); ++i) dw[i] = float(int(i * 5 % 11) - 5) / 6.f;
+  for (size_t i = 0; i < db.size(); ++i) db[i] = float(int(i % 7) - 3) / 4.f;
+  g.constants = {{1, floatBytes(pw), "pw"}, {3, floatBytes(dw), "dw"}, {4, floatBytes(db), "db"}};
+  const int kInt = 0, kFloat = 1, kString = 3, kInts = 4;
+  TNode pointwise{"conv2d", {0, 1}, {2}, "expand"};
+  pointwise.attributes = {{"filterLayout", kString, 0, 0, "ohwi"}, {"inputLayout", kString, 0, 0, "nhwc"}};
+  TNode depthwise{"fusedConv2d", {2, 3, 4}, {5}, "depthwise"};
+  depthwise.attributes = {{"activation", kString, 0, 0, "clamp"},       {"activationMaxValue", kFloat, 0, 2.0},
+                          {"activationMinValue", kFloat, 0, -1.0},      {"filterLayout", kString, 0, 0, "ohwi"},
+                          {"groups", kInt, C},                          {"inputLayout", kString, 0, 0, "nhwc"},
+                          {"padding", kInts, 0, 0, "", {1, 1, 1, 1}}};
+  g.nodes = {pointwise, depthwise};
+  g.inputs = {0};
+  g.outputs = {5};
+  if (tIsOutput) g.outputs.push_back(2);
+  if (tReadTwice) {
+    g.tensors.push_back({"z", DataType::kFloat32, {1, H, W, C}});
+    g.nodes.push_back({"relu", {2}, {6}, "second reader"});
+    g.outputs.push_back(6);
+  }
+  return g;
+}
+
+TEST(Executor, PairedNodesRunAsOneKernel) {
+  if (!haveKernels({"conv2d", "fusedConv2d", "relu"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
+  std::vector<float> x(56 * 56 * 8), y(56 * 56 * 96), t(y.size()), z(y.size()), want(y.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 3 % 17) - 8) / 9.f;
+  auto run = [&](const TGraph &g, const std::string &tag, int threads, std::vector<float> *out) {
+    std::unique_ptr<Model> model;
+    Status s = Model::load(writeArtifact(g, tag), {}, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(Session::create(*model, {threads}, &session).isOk());
+    std::vector<OutputBinding> outputs = {{"y", out->data(), out->size() * sizeof(float)}};
+    for (uint32_t o : g.outputs) {
+      if (g.tensors[o].name == "t") outputs.push_back({"t", t.data(), t.size() * sizeof(float)});
+      if (g.tensors[o].name == "z") outputs.push_back({"z", z.data(), z.size() * sizeof(float)});
+    }
+    s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, outputs);
+    ASSERT_TRUE(s.isOk()) << s.message();
+  };
+  cpu::kernels::setPointwiseDepthwiseEnabled(false);
+  run(pointwiseDepthwiseGraph(false, false), "pair_off", 1, &want);
+  cpu::kernels::setPointwiseDepthwiseEnabled(true);
+  const bool canPair = cpu::kernels::avx512Available();
+  for (int threads : {1, 2}) {
+    struct Variant {
+      bool tIsOutput, tReadTwice;
+      const char *tag;
+    };
+    for (const Variant &v : {Variant{false, false, "pair"}, Variant{true, false, "pair_t_out"},
+                             Variant{false, true, "pair_t_read"}}) {
+      const uint64_t before = cpu::kernels::pointwiseDepthwiseRuns();
+      std::fill(y.begin(), y.end(), 0.f);
+      run(pointwiseDepthwiseGraph(v.tIsOutput, v.tReadTwice), v.tag, threads, &y);
+      const bool paired = cpu::kernels::pointwiseDepthwiseRuns() > before;
+      EXPECT_EQ(paired, canPair && !v.tIsOutput && !v.tReadTwice) << v.tag << " threads " << threads;
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << v.tag << " threads " << threads << " i " << i;
     }
   }
 }

@@ -33,9 +33,11 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
+#include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
@@ -469,7 +471,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
   bool constantFilter_, hasBias_;
   Depthwise3x3 p_;
   std::once_flag prepared_;
-  std::vector<float> filter_;
+  AlignedFloats filter_;
 };
 
 // Our AVX-512 depthwise kernel for this node, or null when it does not
@@ -897,7 +899,133 @@ Status makeConvTranspose2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   return Status::ok();
 }
 
+// ------------------------------------------- 1x1 + depthwise 3x3 pairs
+std::atomic<uint64_t> gPointwiseDepthwiseRuns{0};
+
+// Run-time inputs: the 1x1 node's (input, filter, bias?, residual?), then
+// the depthwise node's (the intermediate, unused; filter, bias?, ...).
+class PointwiseDepthwiseKernel final : public Kernel {
+ public:
+  PointwiseDepthwiseKernel(ConvGeometry pw, FilterIndexer pwFilter, bool pwBias, ConvGeometry dw,
+                           FilterIndexer dwFilter, bool dwBias, size_t dwInputs, PointwiseDepthwise p)
+      : pw_(pw), dw_(dw), pwFilter_(pwFilter), dwFilter_(dwFilter), pwBias_(pwBias), dwBias_(dwBias),
+        dwInputs_(dwInputs), p_(p) {}
+
+  void run(const KernelContext &ctx) override {
+    // Filters as [K][C] and [3][3][C], made on the first run (loading must
+    // not touch the mmapped weights).
+    std::call_once(prepared_, [&] {
+      const float *w = in<float>(ctx, 1);
+      pointwise_.resize(size_t(pw_.C * pw_.O));
+      for (int64_t k = 0; k < pw_.C; ++k)
+        for (int64_t n = 0; n < pw_.O; ++n) pointwise_[size_t(k * pw_.O + n)] = w[pwFilter_.at(n, k, 0, 0)];
+      const float *d = in<float>(ctx, dwInputs_ + 1);
+      depthwise_.resize(size_t(9 * dw_.C));
+      for (int64_t c = 0; c < dw_.C; ++c)
+        for (int64_t h = 0; h < 3; ++h)
+          for (int64_t w2 = 0; w2 < 3; ++w2) depthwise_[size_t((h * 3 + w2) * dw_.C + c)] = d[dwFilter_.at(c, 0, h, w2)];
+    });
+    PointwiseDepthwise p = p_;
+    p.pointwiseFilter = pointwise_.data();
+    p.pointwiseBias = pwBias_ ? in<float>(ctx, 2) : nullptr;
+    p.dw.filter = depthwise_.data();
+    p.dw.bias = dwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
+    const float *x = in<float>(ctx, 0);
+    float *y = outp<float>(ctx, 0);
+    const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
+    for (int64_t n = 0; n < pw_.N; ++n) {
+      const float *xn = x + n * pw_.H * pw_.W * pw_.C;
+      float *yn = y + n * dw_.OH * dw_.OW * dw_.C;
+      parallelFor(ctx, dw_.OH, 2, [&](int64_t b, int64_t e) {
+        pointwiseDepthwiseAvx512(p, xn, yn, b, e, threadRing(ringFloats));
+      });
+    }
+    gPointwiseDepthwiseRuns.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  // One ring per thread, kept across runs (grown on a thread's first run).
+  static float *threadRing(int64_t floats) {
+    struct Ring {
+      float *data = nullptr;
+      int64_t floats = 0;
+      ~Ring() { std::free(data); }
+    };
+    thread_local Ring ring;
+    if (ring.floats < floats) {
+      std::free(ring.data);
+      ring.data = static_cast<float *>(std::aligned_alloc(64, size_t((floats * 4 + 63) / 64 * 64)));
+      ring.floats = floats;
+    }
+    return ring.data;
+  }
+
+  ConvGeometry pw_, dw_;
+  FilterIndexer pwFilter_, dwFilter_;
+  bool pwBias_, dwBias_;
+  size_t dwInputs_;
+  PointwiseDepthwise p_;
+  std::once_flag prepared_;
+  AlignedFloats pointwise_, depthwise_;
+};
+
+std::atomic<bool> gFusePointwiseDepthwise{[] {
+  const char *v = std::getenv("WEBNN_FUSE_POINTWISE_DEPTHWISE");
+  return !(v && std::string(v) == "0");
+}()};
+
+// A conv2d / fusedConv2d node's geometry and clamp when it can be half of a
+// pair: float32, nhwc, constant filter and bias, no residual, activation
+// none, relu or clamp.
+bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
+  if (node.op != "conv2d" && node.op != "fusedConv2d") return false;
+  if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
+  if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
+  if (node.inputs.size() > 2 && node.inputs[2] && !node.inputs[2]->constantData) return false;
+  *lo = -INFINITY, *hi = INFINITY;
+  if (node.op == "conv2d") return true;
+  Epilogue e;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == Activation::kSigmoid) return false;
+  if (e.activation == Activation::kRelu) *lo = 0.f;
+  if (e.activation == Activation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
+  return true;
+}
+
 }  // namespace
+
+bool pointwiseDepthwiseEnabled() { return gFusePointwiseDepthwise.load(std::memory_order_relaxed); }
+void setPointwiseDepthwiseEnabled(bool enabled) { gFusePointwiseDepthwise.store(enabled, std::memory_order_relaxed); }
+uint64_t pointwiseDepthwiseRuns() { return gPointwiseDepthwiseRuns.load(std::memory_order_relaxed); }
+
+Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
+  out->reset();
+  if (!pointwiseDepthwiseEnabled() || !depthwiseAvx512Enabled() || !avx512Available()) return Status::ok();
+  ConvGeometry pw, dw;
+  FilterIndexer pwFi, dwFi;
+  float pwLo, pwHi, lo, hi;
+  if (!pairHalf(producer, &pw, &pwFi, &pwLo, &pwHi) || !pairHalf(consumer, &dw, &dwFi, &lo, &hi)) return Status::ok();
+  if (!plainPointwise(pw) || pw.groups != 1) return Status::ok();
+  if (!(dw.groups == dw.C && dw.O == dw.C && dw.C == pw.O && dw.H == pw.OH && dw.W == pw.OW && dw.N == pw.N))
+    return Status::ok();
+  if (!depthwise3x3Supported(dw.KH, dw.KW, dw.sh, dw.sw, dw.dh, dw.dw, dw.padTop, dw.padBottom, dw.padLeft,
+                             dw.padRight))
+    return Status::ok();
+  // Where it pays (PointwiseDepthwise.h): a short 1x1 (its filter rows in
+  // L1, the tile at 160-195 GFLOP/s) and an expanded tensor of 1 MiB or
+  // more; MobileNetV2's 28x28x192 (0.6 MB) measured no faster fused.
+  const int64_t expandedBytes = pw.OH * pw.OW * pw.O * 4;
+  if (pw.C > 32 || expandedBytes < (int64_t(1) << 20)) return Status::ok();
+  PointwiseDepthwise p;
+  p.K = pw.C;
+  p.lo = pwLo, p.hi = pwHi;
+  p.dw.H = dw.H, p.dw.W = dw.W, p.dw.C = dw.C, p.dw.OH = dw.OH, p.dw.OW = dw.OW;
+  p.dw.stride = dw.sh, p.dw.padTop = dw.padTop, p.dw.padLeft = dw.padLeft;
+  p.dw.lo = lo, p.dw.hi = hi;
+  const bool pwBias = producer.inputs.size() > 2 && producer.inputs[2];
+  const bool dwBias = consumer.inputs.size() > 2 && consumer.inputs[2];
+  *out = std::make_unique<PointwiseDepthwiseKernel>(pw, pwFi, pwBias, dw, dwFi, dwBias, producer.inputs.size(), p);
+  return Status::ok();
+}
 
 void registerConvolutionKernels(KernelTable &t) {
   t.add("conv2d", &makeConv2d);

@@ -45,6 +45,13 @@ uint64_t depthwiseAvx512Runs();
 void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0 = 0,
                         int64_t c1 = -1);
 
+// One output row `yrow` ([OW][C]) from the three input rows its 3x3 window
+// covers (rows[k] = input row oh * stride - padTop + k, [W][C]; null for a
+// padding row), channels [c0, c1) (c1 < 0: C). For callers that produce
+// input rows on the fly (the fused pointwise + depthwise kernel).
+void depthwise3x3Avx512Row(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t c0 = 0,
+                           int64_t c1 = -1);
+
 }  // namespace webnn::cpu::kernels
 
 #endif

@@ -73,13 +73,31 @@ inline void pixels(const Depthwise3x3 &p, const float *const rows[3], float *yro
   if (c0 < c1) tile<S, T, 1, false>(p, rows, yrow, ow0, c0, __mmask16((1u << (c1 - c0)) - 1));
 }
 
+// One output row from its three input rows, channels [c0, c1).
+template <int S>
+void rowImpl(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t c0, int64_t c1) {
+  // Stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17 for 8,
+  // more registers than are free, so it tiles 4 pixels x 2 vectors.
+  constexpr int T = S == 1 ? 8 : 4, TV = S == 1 ? 1 : 2;
+  int64_t ow = 0;
+  for (; ow + T <= p.OW; ow += T) pixels<S, T, TV>(p, rows, yrow, ow, c0, c1);
+  if (T > 4 && ow + 4 <= p.OW) pixels<S, 4, 2>(p, rows, yrow, ow, c0, c1), ow += 4;
+  if (ow + 2 <= p.OW) pixels<S, 2, 2>(p, rows, yrow, ow, c0, c1), ow += 2;
+  if (ow < p.OW) pixels<S, 1, 4>(p, rows, yrow, ow, c0, c1);
+}
+
+const float *zeroRow(int64_t floats) {
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < size_t(floats)) zeros.assign(size_t(floats), 0.f);
+  return zeros.data();
+}
+
 template <int S>
 void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t cBegin,
               int64_t cEnd) {
   const int64_t C = p.C;
   // Padding rows read zeros (one row per thread, grown as needed).
-  thread_local std::vector<float> zeros;
-  if (zeros.size() < size_t(p.W * C)) zeros.assign(size_t(p.W * C), 0.f);
+  const float *zeros = zeroRow(p.W * C);
   // An input that fits in L2 is done in channel chunks whose 3 input rows
   // fit in ~24 KB of L1, so the rows one output row reads are still there
   // for the next: deep, narrow layers (7x7x960) would otherwise re-read
@@ -87,28 +105,28 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
   // pass over all channels (a second pass would stream it from L3 again).
   const bool l2Resident = p.H * p.W * C * 4 <= (512 << 10);
   const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (12 * p.W)) / 16 * 16)) : C;
-  // Stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17 for 8,
-  // more registers than are free, so it tiles 4 pixels x 2 vectors.
-  constexpr int T = S == 1 ? 8 : 4, TV = S == 1 ? 1 : 2;
   for (int64_t c0 = cBegin; c0 < cEnd; c0 += chunk) {
     const int64_t c1 = std::min(cEnd, c0 + chunk);
     for (int64_t oh = oh0; oh < oh1; ++oh) {
       const float *rows[3];
       for (int k = 0; k < 3; ++k) {
         int64_t ih = oh * S - p.padTop + k;
-        rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : zeros.data();
+        rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : zeros;
       }
-      float *yrow = y + oh * p.OW * C;
-      int64_t ow = 0;
-      for (; ow + T <= p.OW; ow += T) pixels<S, T, TV>(p, rows, yrow, ow, c0, c1);
-      if (T > 4 && ow + 4 <= p.OW) pixels<S, 4, 2>(p, rows, yrow, ow, c0, c1), ow += 4;
-      if (ow + 2 <= p.OW) pixels<S, 2, 2>(p, rows, yrow, ow, c0, c1), ow += 2;
-      if (ow < p.OW) pixels<S, 1, 4>(p, rows, yrow, ow, c0, c1);
+      rowImpl<S>(p, rows, y + oh * p.OW * C, c0, c1);
     }
   }
 }
 
 }  // namespace
+
+void depthwise3x3Avx512Row(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t c0, int64_t c1) {
+  if (c1 < 0) c1 = p.C;
+  const float *padded[3];
+  for (int k = 0; k < 3; ++k) padded[k] = rows[k] ? rows[k] : zeroRow(p.W * p.C);
+  if (p.stride == 1) rowImpl<1>(p, padded, yrow, c0, c1);
+  else rowImpl<2>(p, padded, yrow, c0, c1);
+}
 
 void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0,
                         int64_t c1) {
@@ -128,6 +146,7 @@ bool depthwise3x3Supported(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
   return false;
 }
 void depthwise3x3Avx512(const Depthwise3x3 &, const float *, float *, int64_t, int64_t, int64_t, int64_t) {}
+void depthwise3x3Avx512Row(const Depthwise3x3 &, const float *const[3], float *, int64_t, int64_t) {}
 }  // namespace webnn::cpu::kernels
 
 #endif

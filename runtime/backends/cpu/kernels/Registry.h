@@ -2,6 +2,7 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_REGISTRY_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_REGISTRY_H
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -29,6 +30,14 @@ void registerIndexingKernels(KernelTable &t);
 void registerResampleKernels(KernelTable &t);
 void registerQuantizationKernels(KernelTable &t);
 void registerRecurrentKernels(KernelTable &t);
+
+// Two-node kernels (Kernel.h, makeCpuKernelPair): the conv2d family's 1x1 +
+// depthwise 3x3 pair (PointwiseDepthwise.h). WEBNN_FUSE_POINTWISE_DEPTHWISE=0
+// turns it off; tests switch it with setPointwiseDepthwiseEnabled.
+Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
+bool pointwiseDepthwiseEnabled();
+void setPointwiseDepthwiseEnabled(bool enabled);
+uint64_t pointwiseDepthwiseRuns();  // runs of the pair kernel so far (tests check which path ran)
 
 }  // namespace webnn::cpu::kernels
 

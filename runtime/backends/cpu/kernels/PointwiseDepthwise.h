@@ -1,0 +1,48 @@
+// A 1x1 convolution feeding a depthwise 3x3 one (MobileNet's expand +
+// depthwise pair), nhwc float32, as one pass: each thread expands the
+// input rows its output rows need into a ring of 4 rows and runs the
+// depthwise row kernel (Depthwise.h) over them, so the expanded tensor
+// (4.8 MB for MobileNetV2's 112x112x96) is never written to memory.
+//
+// Why: on the Intel AVX-512 VM MobileNetV2's first stages are bound by
+// that tensor's trip through L3: features.2 took 0.317 ms (expand, 122
+// GFLOP/s) + 0.214 ms (depthwise) as two kernels; as one, 0.33 ms in a
+// standalone measurement (docs/PERFORMANCE.md). The expand's K is small
+// (16-32 channels), so its filter stays in L1 and a 8-row x 48-column
+// register tile runs it at 160-195 GFLOP/s. AVX-512 code in
+// PointwiseDepthwiseAvx512.cpp, used only when avx512Available().
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISEDEPTHWISE_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISEDEPTHWISE_H
+
+#include <cstdint>
+
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+
+namespace webnn::cpu::kernels {
+
+struct PointwiseDepthwise {
+  // The depthwise step: its input is the expanded tensor ([H][W][C], C the
+  // 1x1 convolution's output channels), its epilogue dw.lo/dw.hi.
+  Depthwise3x3 dw;
+  int64_t K = 0;                       // the 1x1 convolution's input channels
+  const float *pointwiseFilter = nullptr;  // [K][C]
+  const float *pointwiseBias = nullptr;    // [C] or null
+  float lo = -__builtin_inff(), hi = __builtin_inff();  // the 1x1 convolution's clamp
+};
+
+// Floats of the per-thread ring the kernel below needs.
+inline int64_t pointwiseDepthwiseRingFloats(const PointwiseDepthwise &p) { return 4 * p.dw.W * p.dw.C; }
+
+// Output rows [oh0, oh1) of y ([OH][OW][C]) from x ([H][W][K]), one image.
+// `ring` holds pointwiseDepthwiseRingFloats(p) floats, 64-byte aligned.
+void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0, int64_t oh1,
+                              float *ring);
+
+// y[m][n] = clamp(bias[n] + sum_k x[m][k] w[k][n], lo, hi) for m < M, n < N:
+// the expand step alone (tests compare it against a reference).
+void pointwiseRowsAvx512(const float *x, int64_t M, int64_t K, const float *w, int64_t N, const float *bias,
+                         float lo, float hi, float *y);
+
+}  // namespace webnn::cpu::kernels
+
+#endif
