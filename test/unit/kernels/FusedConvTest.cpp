@@ -16,6 +16,7 @@
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
+#include "runtime/backends/cpu/kernels/Pointwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #if WEBNN_HAVE_ONEDNN
@@ -77,6 +78,15 @@ struct DepthwiseScope {
   bool saved;
 };
 
+// Our narrow pointwise kernel (Pointwise.h) on or off while in scope.
+struct NarrowScope {
+  explicit NarrowScope(bool enabled) : saved(kernels::pointwiseNarrowEnabled()) {
+    kernels::setPointwiseNarrowEnabled(enabled);
+  }
+  ~NarrowScope() { kernels::setPointwiseNarrowEnabled(saved); }
+  bool saved;
+};
+
 std::vector<int64_t> pads(const FusedCase &c) {
   return c.padding.empty() ? std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad} : c.padding;
 }
@@ -101,6 +111,14 @@ bool packedSgemmCase(const FusedCase &c) {
                   c.activation != "sigmoid";
   if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= 512;
   return eligible && c.N * OH * OW <= 64 && c.O >= 256;
+}
+
+// Whether the case is one the narrow pointwise kernel takes: a 1x1
+// stride-1 unpadded float32 nhwc layer with at most 32 output channels.
+bool pointwiseNarrowCase(const FusedCase &c) {
+  bool pointwise = c.KH == 1 && c.KW == 1 && c.stride == 1 && pads(c) == std::vector<int64_t>{0, 0, 0, 0};
+  return kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 && pointwise &&
+         c.O <= 32 && c.activation != "sigmoid";
 }
 
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
@@ -135,6 +153,7 @@ void runCase(const FusedCase &c) {
 #endif
     DepthwiseScope noDepthwise(false);
     ScopedPackedSgemm noPacked(false);
+    NarrowScope noNarrow(false);
     Status s = runOp(conv, 1);
     ASSERT_TRUE(s.isOk()) << c.name << ": " << s.message();
   }
@@ -157,13 +176,14 @@ void runCase(const FusedCase &c) {
   if (c.activation == "clamp") fused.attrFloat("activationMinValue", c.lo).attrFloat("activationMaxValue", c.hi);
 
   double tol = c.dtype == DataType::kFloat16 ? 2e-2 : 1e-4;
-  enum Path { kOneDnn, kPortable, kDepthwise, kPacked };
+  enum Path { kOneDnn, kPortable, kDepthwise, kPacked, kNarrow };
   std::vector<Path> paths = {kPortable};
 #if WEBNN_HAVE_ONEDNN
   paths.push_back(kOneDnn);
 #endif
   if (depthwiseAvx512Case(c)) paths.push_back(kDepthwise);
   if (packedSgemmCase(c)) paths.push_back(kPacked);
+  if (pointwiseNarrowCase(c)) paths.push_back(kNarrow);
   for (Path path : paths) {
 #if WEBNN_HAVE_ONEDNN
     // Stride 1 takes our depthwise kernel before oneDNN; stride 2 only when
@@ -172,12 +192,14 @@ void runCase(const FusedCase &c) {
 #endif
     DepthwiseScope dw(path == kDepthwise);
     ScopedPackedSgemm packed(path == kPacked);
+    NarrowScope narrow(path == kNarrow);
     for (int threads : {1, 2}) {
       const char *pathName = path == kOneDnn     ? " [oneDNN]"
                              : path == kPortable ? " [portable]"
                              : path == kPacked   ? " [packed sgemm]"
+                             : path == kNarrow   ? " [narrow pointwise]"
                                                  : " [avx512 depthwise]";
-      uint64_t packedBefore = kernels::packedSgemmRuns();
+      uint64_t packedBefore = kernels::packedSgemmRuns(), narrowBefore = kernels::pointwiseNarrowRuns();
       std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
       uint64_t before = onednn::executionCount();
@@ -196,6 +218,9 @@ void runCase(const FusedCase &c) {
       uint64_t packedRan = kernels::packedSgemmRuns() - packedBefore;
       if (path == kPacked) EXPECT_GT(packedRan, 0u) << label << ": expected the packed SGEMM";
       else EXPECT_EQ(packedRan, 0u) << label << ": expected no packed SGEMM run";
+      uint64_t narrowRan = kernels::pointwiseNarrowRuns() - narrowBefore;
+      if (path == kNarrow) EXPECT_GT(narrowRan, 0u) << label << ": expected the narrow pointwise kernel";
+      else EXPECT_EQ(narrowRan, 0u) << label << ": expected no narrow pointwise run";
       std::vector<double> got = fused.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
@@ -301,6 +326,31 @@ TEST(FusedConv2d, DepthwiseAvx512Shapes) {
     ++i;
   }
   EXPECT_EQ(kernels::depthwiseAvx512Runs() > 0, kernels::avx512Available());
+}
+
+TEST(FusedConv2d, PointwiseNarrowShapes) {
+  struct Shape4 { int64_t N, H, W, C, O; };
+  // Every column tile (16, 24 = 16 + masked 8, 32, masked 5 and 20), row
+  // tails of 8-row tiles (odd pixel counts), batch 2, long and short K.
+  const Shape4 shapes[] = {{1, 56, 56, 144, 24}, {1, 112, 112, 32, 16}, {1, 28, 28, 192, 32}, {2, 7, 9, 13, 5},
+                           {1, 11, 3, 40, 20},   {1, 1, 1, 8, 17},      {1, 14, 14, 1024, 32}};
+  int i = 0;
+  for (const Shape4 &sh : shapes) {
+    FusedCase c;
+    c.nhwc = true, c.N = sh.N, c.H = sh.H, c.W = sh.W, c.C = sh.C, c.O = sh.O;
+    c.KH = c.KW = 1, c.pad = 0;
+    c.residual = i % 2 == 0;
+    c.bias = i % 3 != 2;
+    const char *acts[] = {"none", "clamp", "relu"};
+    c.activation = acts[i % 3];
+    c.lo = -0.5, c.hi = 0.75;
+    c.name = "narrow " + std::to_string(sh.N) + "x" + std::to_string(sh.H) + "x" + std::to_string(sh.W) + "x" +
+             std::to_string(sh.C) + " -> " + std::to_string(sh.O) + " " + c.activation +
+             (c.residual ? " residual" : "") + (c.bias ? "" : " no bias");
+    runCase(c);
+    ++i;
+  }
+  EXPECT_EQ(kernels::pointwiseNarrowRuns() > 0, kernels::avx512Available());
 }
 
 // A 1x1 fusedConv2d feeding a depthwise 3x3 one, as the pair kernel

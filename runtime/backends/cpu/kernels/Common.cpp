@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
 namespace webnn::cpu::kernels {
 
 Status nodeError(const NodeDesc &node, const std::string &msg) {
@@ -90,6 +94,16 @@ void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
     return;
   }
   ctx.pool->parallelFor(n, grain, fn);
+}
+
+bool relaxedRunsBf16(const NodeDesc &node) {
+#if WEBNN_HAVE_ONEDNN
+  std::string noBf16;
+  return node.relaxedPrecision && onednn::bf16Available(&noBf16);
+#else
+  (void)node;
+  return false;  // no bf16 kernels: relaxed nodes are float32
+#endif
 }
 
 bool anyFloat16(const NodeDesc &node) {

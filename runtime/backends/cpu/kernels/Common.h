@@ -85,6 +85,11 @@ decltype(auto) dispatchBytes(size_t bytes, F &&f) {
   }
 }
 
+// Whether a relaxed-precision node will run in bf16 on oneDNN (the CPU has
+// it): our float32 kernels then leave it alone; where bf16 is missing they
+// take relaxed nodes too, bit-identical to an exact artifact.
+bool relaxedRunsBf16(const NodeDesc &node);
+
 // Creates a kernel for a float-only op on float16 operands: converts float16
 // constants to float32 once, builds the float32 kernel with `f32Factory`, and at
 // run time converts float16 inputs in and outputs back (one rounding per

@@ -37,6 +37,7 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
+#include "runtime/backends/cpu/kernels/Pointwise.h"
 #include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
@@ -555,6 +556,71 @@ std::unique_ptr<Kernel> makePointwisePacked(const NodeDesc &node, const ConvGeom
   return makePackedSgemmKernel(node, p);
 }
 
+std::atomic<uint64_t> gPointwiseNarrowRuns{0};
+
+// A plain pointwise nhwc convolution with few output channels (MobileNetV2's
+// projections to 16-64 channels) as register-tiled rows (Pointwise.h), the
+// filter as [C][O] in L1, bias, residual and clamp in the epilogue; threads
+// take contiguous ranges of 8-row tiles.
+class PointwiseNarrowKernel final : public Kernel {
+ public:
+  PointwiseNarrowKernel(const ConvGeometry &g, const FilterIndexer &fi, bool hasBias, bool hasResidual, float lo,
+                        float hi)
+      : g_(g), fi_(fi), hasBias_(hasBias), hasResidual_(hasResidual), lo_(lo), hi_(hi) {}
+
+  void run(const KernelContext &ctx) override {
+    std::call_once(prepared_, [&] {  // on the first run: loading must not touch the mmapped weights
+      const float *w = in<float>(ctx, 1);
+      filter_.resize(size_t(g_.C * g_.O));
+      for (int64_t k = 0; k < g_.C; ++k)
+        for (int64_t n = 0; n < g_.O; ++n) filter_[size_t(k * g_.O + n)] = w[fi_.at(n, k, 0, 0)];
+    });
+    PointwiseProduct p;
+    p.K = g_.C, p.N = g_.O;
+    p.filter = filter_.data();
+    p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
+    p.lo = lo_, p.hi = hi_;
+    const float *x = in<float>(ctx, 0);
+    const float *r = hasResidual_ ? in<float>(ctx, 3) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    const int64_t M = g_.N * g_.H * g_.W, tiles = (M + 7) / 8;
+    // At least ~100k FLOPs per thread's share: a hand-off costs microseconds.
+    const int64_t grain = std::max<int64_t>(1, 100000 / (16 * g_.C * g_.O));
+    parallelFor(ctx, tiles, grain, [&](int64_t b, int64_t e) {
+      const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
+      pointwiseRowsAvx512(p, x + m0 * g_.C, m1 - m0, y + m0 * g_.O, r ? r + m0 * g_.O : nullptr);
+    });
+    gPointwiseNarrowRuns.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  ConvGeometry g_;
+  FilterIndexer fi_;
+  bool hasBias_, hasResidual_;
+  float lo_, hi_;
+  std::once_flag prepared_;
+  AlignedFloats filter_;
+};
+
+std::atomic<bool> gPointwiseNarrow{[] {
+  const char *v = std::getenv("WEBNN_POINTWISE_NARROW");
+  return !(v && std::string(v) == "0");
+}()};
+
+// The kernel above for float32 nhwc plain pointwise convolutions with a
+// constant filter and at most 32 output channels (one pass over the rows:
+// the row tiles cover every column); else null. MobileNetV2's 14x14 layers
+// to 64 channels measured no faster than brgconv_1x1.
+std::unique_ptr<Kernel> makePointwiseNarrow(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
+                                            bool hasResidual, float lo, float hi) {
+  if (!gPointwiseNarrow.load(std::memory_order_relaxed) || !avx512Available()) return nullptr;
+  if (!g.nhwc || !plainPointwise(g) || g.groups != 1 || node.inputs[0]->dtype != DataType::kFloat32) return nullptr;
+  if (!node.inputs[1]->constantData || g.C > 1024 || relaxedRunsBf16(node)) return nullptr;
+  if (g.O > 32) return nullptr;
+  const bool hasBias = node.inputs.size() > 2 && node.inputs[2];
+  return std::make_unique<PointwiseNarrowKernel>(g, fi, hasBias, hasResidual, lo, hi);
+}
+
 // Convolutions with few output pixels (ResNet-50's last stage: 7x7, 3x3
 // filters over 512 channels) as one GEMM of an im2col copy of the input,
 // [N * OH * OW, KH * KW * C], with the filter as [KH * KW * C, O] on the
@@ -632,6 +698,7 @@ Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkConv2d(node, &g, &fi));
   if (g.sh == 1 && (*out = makeDepthwiseAvx512(node, g, fi))) return Status::ok();
   if ((*out = makePointwisePacked(node, g, fi, -INFINITY, INFINITY))) return Status::ok();
+  if ((*out = makePointwiseNarrow(node, g, fi, false, -INFINITY, INFINITY))) return Status::ok();
   if ((*out = makeIm2colPacked(node, g, fi, -INFINITY, INFINITY))) return Status::ok();
 #if WEBNN_HAVE_ONEDNN
   std::string why;
@@ -743,6 +810,8 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (e.activation == Activation::kNone) lo = -INFINITY, hi = INFINITY;
   if (dwEpilogue && g.sh == 1 && (*out = makeDepthwiseAvx512(node, g, fi, lo, hi))) return Status::ok();
   if (e.activation != Activation::kSigmoid && (*out = makePointwisePacked(node, g, fi, lo, hi))) return Status::ok();
+  if (e.activation != Activation::kSigmoid && (*out = makePointwiseNarrow(node, g, fi, e.hasResidual, lo, hi)))
+    return Status::ok();
   if (e.activation != Activation::kSigmoid && (*out = makeIm2colPacked(node, g, fi, lo, hi))) return Status::ok();
 #if WEBNN_HAVE_ONEDNN
   onednn::Conv2dParams p = oneDnnParams(node, g, fi);
@@ -926,8 +995,8 @@ class PointwiseDepthwiseKernel final : public Kernel {
           for (int64_t w2 = 0; w2 < 3; ++w2) depthwise_[size_t((h * 3 + w2) * dw_.C + c)] = d[dwFilter_.at(c, 0, h, w2)];
     });
     PointwiseDepthwise p = p_;
-    p.pointwiseFilter = pointwise_.data();
-    p.pointwiseBias = pwBias_ ? in<float>(ctx, 2) : nullptr;
+    p.pointwise.filter = pointwise_.data();
+    p.pointwise.bias = pwBias_ ? in<float>(ctx, 2) : nullptr;
     p.dw.filter = depthwise_.data();
     p.dw.bias = dwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
     const float *x = in<float>(ctx, 0);
@@ -978,7 +1047,7 @@ std::atomic<bool> gFusePointwiseDepthwise{[] {
 // pair: float32, nhwc, constant filter and bias, no residual, activation
 // none, relu or clamp.
 bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
-  if (node.op != "conv2d" && node.op != "fusedConv2d") return false;
+  if ((node.op != "conv2d" && node.op != "fusedConv2d") || relaxedRunsBf16(node)) return false;
   if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
   if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
   if (node.inputs.size() > 2 && node.inputs[2] && !node.inputs[2]->constantData) return false;
@@ -996,6 +1065,9 @@ bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *l
 bool pointwiseDepthwiseEnabled() { return gFusePointwiseDepthwise.load(std::memory_order_relaxed); }
 void setPointwiseDepthwiseEnabled(bool enabled) { gFusePointwiseDepthwise.store(enabled, std::memory_order_relaxed); }
 uint64_t pointwiseDepthwiseRuns() { return gPointwiseDepthwiseRuns.load(std::memory_order_relaxed); }
+bool pointwiseNarrowEnabled() { return gPointwiseNarrow.load(std::memory_order_relaxed); }
+void setPointwiseNarrowEnabled(bool enabled) { gPointwiseNarrow.store(enabled, std::memory_order_relaxed); }
+uint64_t pointwiseNarrowRuns() { return gPointwiseNarrowRuns.load(std::memory_order_relaxed); }
 
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
   out->reset();
@@ -1016,8 +1088,8 @@ Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, s
   const int64_t expandedBytes = pw.OH * pw.OW * pw.O * 4;
   if (pw.C > 32 || expandedBytes < (int64_t(1) << 20)) return Status::ok();
   PointwiseDepthwise p;
-  p.K = pw.C;
-  p.lo = pwLo, p.hi = pwHi;
+  p.pointwise.K = pw.C, p.pointwise.N = pw.O;
+  p.pointwise.lo = pwLo, p.pointwise.hi = pwHi;
   p.dw.H = dw.H, p.dw.W = dw.W, p.dw.C = dw.C, p.dw.OH = dw.OH, p.dw.OW = dw.OW;
   p.dw.stride = dw.sh, p.dw.padTop = dw.padTop, p.dw.padLeft = dw.padLeft;
   p.dw.lo = lo, p.dw.hi = hi;

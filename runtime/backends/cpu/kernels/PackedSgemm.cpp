@@ -10,9 +10,6 @@
 #include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
-#if WEBNN_HAVE_ONEDNN
-#include "runtime/backends/cpu/onednn/OneDnn.h"
-#endif
 
 namespace webnn::cpu::kernels {
 
@@ -146,14 +143,7 @@ bool packedSgemmApplies(const NodeDesc &node) {
   if (!packedSgemmEnabled() || !avx512Available() || node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] ||
       node.outputs.empty() || !node.outputs[0])
     return false;
-#if WEBNN_HAVE_ONEDNN
-  // Relaxed products run in bf16 on oneDNN where the CPU has it; where it
-  // does not, they are float32 and must match an exact artifact's bits.
-  std::string noBf16;
-  if (node.relaxedPrecision && onednn::bf16Available(&noBf16)) return false;
-#else
-  if (node.relaxedPrecision) return false;
-#endif
+  if (relaxedRunsBf16(node)) return false;
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   return a.dtype == DataType::kFloat32 && b.dtype == DataType::kFloat32 && b.constantData != nullptr;
 }

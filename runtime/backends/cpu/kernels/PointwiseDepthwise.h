@@ -8,8 +8,8 @@
 // that tensor's trip through L3: features.2 took 0.317 ms (expand, 122
 // GFLOP/s) + 0.214 ms (depthwise) as two kernels; as one, 0.33 ms in a
 // standalone measurement (docs/PERFORMANCE.md). The expand's K is small
-// (16-32 channels), so its filter stays in L1 and a 8-row x 48-column
-// register tile runs it at 160-195 GFLOP/s. AVX-512 code in
+// (16-32 channels), so its filter stays in L1 and the register tiles of
+// Pointwise.h run it at 160-195 GFLOP/s. AVX-512 code in
 // PointwiseDepthwiseAvx512.cpp, used only when avx512Available().
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISEDEPTHWISE_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISEDEPTHWISE_H
@@ -17,17 +17,16 @@
 #include <cstdint>
 
 #include "runtime/backends/cpu/kernels/Depthwise.h"
+#include "runtime/backends/cpu/kernels/Pointwise.h"
 
 namespace webnn::cpu::kernels {
 
 struct PointwiseDepthwise {
-  // The depthwise step: its input is the expanded tensor ([H][W][C], C the
-  // 1x1 convolution's output channels), its epilogue dw.lo/dw.hi.
+  // The 1x1 convolution: K input channels, N = dw.C output channels.
+  PointwiseProduct pointwise;
+  // The depthwise step: its input is the expanded tensor ([H][W][C]), its
+  // epilogue dw.lo/dw.hi.
   Depthwise3x3 dw;
-  int64_t K = 0;                       // the 1x1 convolution's input channels
-  const float *pointwiseFilter = nullptr;  // [K][C]
-  const float *pointwiseBias = nullptr;    // [C] or null
-  float lo = -__builtin_inff(), hi = __builtin_inff();  // the 1x1 convolution's clamp
 };
 
 // Floats of the per-thread ring the kernel below needs.
@@ -37,11 +36,6 @@ inline int64_t pointwiseDepthwiseRingFloats(const PointwiseDepthwise &p) { retur
 // `ring` holds pointwiseDepthwiseRingFloats(p) floats, 64-byte aligned.
 void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0, int64_t oh1,
                               float *ring);
-
-// y[m][n] = clamp(bias[n] + sum_k x[m][k] w[k][n], lo, hi) for m < M, n < N:
-// the expand step alone (tests compare it against a reference).
-void pointwiseRowsAvx512(const float *x, int64_t M, int64_t K, const float *w, int64_t N, const float *bias,
-                         float lo, float hi, float *y);
 
 }  // namespace webnn::cpu::kernels
 

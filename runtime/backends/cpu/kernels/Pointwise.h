@@ -1,0 +1,40 @@
+// Pointwise (1x1) products with a short reduction, in AVX-512: y[m][n] =
+// clamp(bias[n] + sum_k x[m][k] w[k][n] + residual[m][n]) for row-major x
+// [M][K], w [K][N], y and residual [M][N]. The filter is read from L1 (K x N
+// floats of a short 1x1 convolution fit), so the product runs from
+// registers: 8 rows x 48 columns per tile, 12 x 32 for N <= 32, 16 x 16 for
+// N <= 16 (a narrow layer computes no padding columns).
+//
+// Used by the expand + depthwise pair (PointwiseDepthwise.h) and by the 1x1
+// convolutions with few output channels (Convolution.cpp), where oneDNN
+// 2.6's brgconv_1x1 reached 104-113 GFLOP/s on MobileNetV2's projections.
+// AVX-512 code in PointwiseAvx512.cpp, used only when avx512Available().
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H
+
+#include <cstdint>
+
+namespace webnn::cpu::kernels {
+
+struct PointwiseProduct {
+  int64_t K = 0, N = 0;
+  const float *filter = nullptr;  // [K][N]
+  const float *bias = nullptr;    // [N] or null
+  float lo = -__builtin_inff(), hi = __builtin_inff();
+};
+
+// Rows [0, M) of y from x; residual (same layout as y) or null.
+void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, float *y,
+                         const float *residual = nullptr);
+
+// Whether conv2d / fusedConv2d factories give 1x1 layers with at most 32
+// output channels to these tiles (Convolution.cpp). Process-wide; on unless
+// WEBNN_POINTWISE_NARROW=0. Tests switch it; kernels already made keep
+// their choice. Runs counts the layers run so (tests check the path).
+bool pointwiseNarrowEnabled();
+void setPointwiseNarrowEnabled(bool enabled);
+uint64_t pointwiseNarrowRuns();
+
+}  // namespace webnn::cpu::kernels
+
+#endif
