@@ -479,7 +479,8 @@ int run(const Options &opt) {
 // other work a spinning team collapses instead: ResNet-50 at 2 threads took
 // 430-480 ms spinning vs 52-69 ms passive in the same minute (load avg 6-8).
 // So, unless the user chose (OMP_WAIT_POLICY set), spin briefly
-// (GOMP_SPINCOUNT: ~0.1 ms, then sleep) when the other runnable threads
+// (GOMP_SPINCOUNT 200000, then sleep: ~0.1 ms on the Zen 5 VM, ~2 ms on
+// the Intel one, whose `pause` takes ~10 ns) when the other runnable threads
 // leave a core for each of ours, and wait passively otherwise (the
 // WEBNN_RUN_VERBOSE_WAIT environment variable prints the choice). Runnable
 // threads are sampled from /proc/loadavg's running count (instantaneous; the

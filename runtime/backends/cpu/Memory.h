@@ -24,8 +24,8 @@ void *allocateHugePages(size_t bytes, size_t *allocated);
 void releasePackedSource(const void *data, size_t bytes);
 
 // Floats on a 64-byte boundary, so a kernel's AVX-512 loads of them never
-// split a cache line (std::vector's 16-byte alignment made every load of a
-// 144-channel depthwise filter a split one). Uninitialized after resize.
+// split a cache line (std::vector promises 16 bytes). Uninitialized after
+// resize.
 class AlignedFloats {
  public:
   void resize(size_t count);
