@@ -59,7 +59,8 @@ std::vector<int64_t> countReads(const LoadedGraph &g) {
   return reads;
 }
 
-// Stands for the second node of a pair the first node's kernel runs.
+// Stands for the second node of a pair the first node's kernel runs (run()
+// skips it; warm-up and prepacking see a kernel with nothing to do).
 class PairedAwayKernel final : public cpu::Kernel {
  public:
   void run(const cpu::KernelContext &) override {}
@@ -325,6 +326,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
           e->active_[i] = e->kernels_[i].get();
           e->active_[i + 1] = e->kernels_[i + 1].get();
           e->pairs_.push_back(i);
+          e->pairedAway_.resize(p.nodes.size(), false);
+          e->pairedAway_[i + 1] = true;
           ++i;
           continue;
         }
@@ -460,6 +463,7 @@ Status Executor::run() {
   if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
   WEBNN_RETURN_IF_ERROR(applyInPlace());
   for (size_t i = 0; i < active_.size(); ++i) {
+    if (!pairedAway_.empty() && pairedAway_[i]) continue;  // the node before ran it
     cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
                            nodeOutputs_[i].size(), pool_.get()};
     if (warmUpPending_)  // the main graph's kernels come first in warmUpKernels_

@@ -101,6 +101,8 @@ class Executor : private SubgraphRunner {
   void setProfiling(bool on);
   const std::vector<double> &nodeMilliseconds() const { return nodeMs_; }
   uint64_t profiledRuns() const { return profiledRuns_; }
+  // Nodes i whose kernel also runs node i + 1 (cpu::makeCpuKernelPair).
+  const std::vector<size_t> &pairs() const { return pairs_; }
   // Graph output `index`'s bytes after run(); valid until the next run.
   const void *outputData(size_t index) const;
   // Its shape and byte size in the last run (the static ones before a run).
@@ -126,6 +128,7 @@ class Executor : private SubgraphRunner {
   // Nodes i whose kernel also runs node i + 1 (cpu::makeCpuKernelPair); node
   // i + 1's kernel then does nothing.
   std::vector<size_t> pairs_;
+  std::vector<bool> pairedAway_;  // per node when pairs_ is not empty: node i - 1's kernel runs it
   // Dynamic graphs: operand descriptions with this run's shapes (nodes_
   // points into operands_), the sizes of the names, each input's shape, and
   // per node the kernels built for its two most recent shape signatures

@@ -27,12 +27,16 @@ nlohmann::json profileJson(const webnn::Session &session) {
   std::vector<size_t> order(nodes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return nodes[a].totalMs > nodes[b].totalMs; });
-  for (size_t k = 0; k < order.size() && k < 15; ++k)
-    j["slowest_nodes"].push_back({{"index", order[k]}, {"op", nodes[order[k]].op}, {"name", nodes[order[k]].name},
-                                  {"ms", nodes[order[k]].totalMs * per}});
+  // A node whose kernel also ran the next one carries the pair's time.
+  auto entry = [&](size_t i) {
+    nlohmann::json e = {{"index", i}, {"op", nodes[i].op}, {"name", nodes[i].name}, {"ms", nodes[i].totalMs * per}};
+    if (nodes[i].runBy >= 0) e["run_by"] = nodes[i].runBy;
+    if (i + 1 < nodes.size() && nodes[i + 1].runBy == int64_t(i)) e["also_runs"] = i + 1;
+    return e;
+  };
+  for (size_t k = 0; k < order.size() && k < 15; ++k) j["slowest_nodes"].push_back(entry(order[k]));
   // Every node in execution order (JSON only): per-layer comparisons across runs.
-  for (size_t i = 0; i < nodes.size(); ++i)
-    j["nodes"].push_back({{"index", i}, {"op", nodes[i].op}, {"name", nodes[i].name}, {"ms", nodes[i].totalMs * per}});
+  for (size_t i = 0; i < nodes.size(); ++i) j["nodes"].push_back(entry(i));
   return j;
 }
 
@@ -45,9 +49,11 @@ void printProfile(const nlohmann::json &p) {
                  o["ms"].get<double>(), total > 0 ? 100.0 * o["ms"].get<double>() / total : 0.0,
                  o["nodes"].get<int>());
   std::fprintf(stderr, "  slowest nodes:\n");
-  for (const auto &n : p["slowest_nodes"])
-    std::fprintf(stderr, "  %9.4f ms  node %zu %s '%s'\n", n["ms"].get<double>(), n["index"].get<size_t>(),
-                 n["op"].get<std::string>().c_str(), n["name"].get<std::string>().c_str());
+  for (const auto &n : p["slowest_nodes"]) {
+    std::string with = n.contains("also_runs") ? " + node " + std::to_string(n["also_runs"].get<size_t>()) : "";
+    std::fprintf(stderr, "  %9.4f ms  node %zu%s %s '%s'\n", n["ms"].get<double>(), n["index"].get<size_t>(),
+                 with.c_str(), n["op"].get<std::string>().c_str(), n["name"].get<std::string>().c_str());
+  }
 }
 
 }  // namespace webnnrun

@@ -162,10 +162,14 @@ class Session {
 
   // Per-node timing of the runs after enableProfiling() (which resets it):
   // one entry per node in execution order with its op, source name and the
-  // wall milliseconds summed over `runs` runs.
+  // wall milliseconds summed over `runs` runs. A node the backend ran
+  // together with the node before it (one kernel for both, e.g. a 1x1
+  // convolution and the depthwise one it feeds) names that node in `runBy`
+  // and has no time of its own: the pair's time is the earlier node's.
   struct NodeProfile {
     std::string op, name;
     double totalMs = 0;
+    int64_t runBy = -1;
   };
   void enableProfiling(bool on);
   std::vector<NodeProfile> profile(uint64_t *runs) const;

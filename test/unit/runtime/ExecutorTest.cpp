@@ -325,6 +325,7 @@ TEST(Executor, PairedNodesRunAsOneKernel) {
   if (!haveKernels({"conv2d", "fusedConv2d", "relu"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
   std::vector<float> x(56 * 56 * 8), y(56 * 56 * 96), t(y.size()), z(y.size()), want(y.size());
   for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 3 % 17) - 8) / 9.f;
+  bool lastPaired = false;  // whether the last run's profile showed node 1 run by node 0
   auto run = [&](const TGraph &g, const std::string &tag, int threads, std::vector<float> *out) {
     std::unique_ptr<Model> model;
     Status s = Model::load(writeArtifact(g, tag), {}, &model);
@@ -336,8 +337,19 @@ TEST(Executor, PairedNodesRunAsOneKernel) {
       if (g.tensors[o].name == "t") outputs.push_back({"t", t.data(), t.size() * sizeof(float)});
       if (g.tensors[o].name == "z") outputs.push_back({"z", z.data(), z.size() * sizeof(float)});
     }
+    session->enableProfiling(true);
     s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, outputs);
     ASSERT_TRUE(s.isOk()) << s.message();
+    // The profile says which node ran the other: the second of a pair has no time of its own.
+    uint64_t runs = 0;
+    std::vector<Session::NodeProfile> profile = session->profile(&runs);
+    ASSERT_EQ(runs, 1u);
+    ASSERT_GE(profile.size(), 2u);
+    EXPECT_EQ(profile[0].runBy, -1);
+    const bool paired = profile[1].runBy == 0;
+    EXPECT_TRUE(paired || profile[1].runBy == -1) << tag;
+    if (paired) EXPECT_EQ(profile[1].totalMs, 0.0) << tag;
+    lastPaired = paired;
   };
   cpu::kernels::setPointwiseDepthwiseEnabled(false);
   run(pointwiseDepthwiseGraph(false, false), "pair_off", 1, &want);
@@ -355,6 +367,7 @@ TEST(Executor, PairedNodesRunAsOneKernel) {
       run(pointwiseDepthwiseGraph(v.tIsOutput, v.tReadTwice), v.tag, threads, &y);
       const bool paired = cpu::kernels::pointwiseDepthwiseRuns() > before;
       EXPECT_EQ(paired, canPair && !v.tIsOutput && !v.tReadTwice) << v.tag << " threads " << threads;
+      EXPECT_EQ(lastPaired, paired) << v.tag << " threads " << threads;
       for (size_t i = 0; i < y.size(); ++i)
         ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << v.tag << " threads " << threads << " i " << i;
     }
