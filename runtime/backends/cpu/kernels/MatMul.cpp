@@ -108,25 +108,40 @@ Status makeMatMulPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 
 Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) { return makeMatMulImpl(node, true, out); }
 
-Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out) {
+// A matmul node's shapes, once checked.
+struct MatMulShapes {
+  int64_t M = 0, K = 0, N = 0;
+  Shape batchA, batchB, batch, output;
+};
+
+Status checkMatMulShapes(const NodeDesc &node, MatMulShapes *m) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 2, 2, 1));
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   WEBNN_RETURN_IF_ERROR(checkDataType(node, a, "a", kFloatTypes));
   if (b.dtype != a.dtype) return nodeError(node, "a and b data types differ");
   if (a.shape.size() < 2 || b.shape.size() < 2) return nodeError(node, "a and b must have rank >= 2");
   size_t ra = a.shape.size(), rb = b.shape.size();
-  int64_t M = a.shape[ra - 2], K = a.shape[ra - 1], K2 = b.shape[rb - 2], N = b.shape[rb - 1];
-  if (K != K2)
+  m->M = a.shape[ra - 2], m->K = a.shape[ra - 1], m->N = b.shape[rb - 1];
+  if (m->K != b.shape[rb - 2])
     return nodeError(node, "inner dimensions differ: a is " + shapeToString(a.shape) + ", b is " +
                                shapeToString(b.shape));
-  Shape batchA(a.shape.begin(), a.shape.end() - 2), batchB(b.shape.begin(), b.shape.end() - 2), batch;
-  if (!broadcastShapes(batchA, batchB, &batch))
+  m->batchA.assign(a.shape.begin(), a.shape.end() - 2);
+  m->batchB.assign(b.shape.begin(), b.shape.end() - 2);
+  if (!broadcastShapes(m->batchA, m->batchB, &m->batch))
     return nodeError(node, "batch dimensions of " + shapeToString(a.shape) + " and " + shapeToString(b.shape) +
                                " are not broadcastable");
-  Shape os = batch;
-  os.push_back(M);
-  os.push_back(N);
-  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, a.dtype));
+  m->output = m->batch;
+  m->output.push_back(m->M);
+  m->output.push_back(m->N);
+  return checkOutput(node, 0, m->output, a.dtype);
+}
+
+Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out) {
+  MatMulShapes m;
+  WEBNN_RETURN_IF_ERROR(checkMatMulShapes(node, &m));
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  const int64_t M = m.M, K = m.K, N = m.N;
+  const Shape &batchA = m.batchA, &batchB = m.batchB, &batch = m.batch, &os = m.output;
   if (tryOneDnn && makePackedMatMul(node, 1.f, Activation::kNone, out)) return Status::ok();
 #if WEBNN_HAVE_ONEDNN
   if (tryOneDnn) {
@@ -255,6 +270,11 @@ Status makeGemmImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel
 }
 
 }  // namespace
+
+Status checkMatMul(const NodeDesc &node) {
+  MatMulShapes m;
+  return checkMatMulShapes(node, &m);
+}
 
 bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out) {
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];

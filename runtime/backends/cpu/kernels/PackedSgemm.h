@@ -101,6 +101,10 @@ std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const Packed
 // takes the node (b constant without a batch, a's batch folded into M).
 bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out);
 
+// matmul's factory checks (arity, types, shapes, output) without building a
+// kernel: fusedMatmul runs them on its product before choosing one (MatMul.cpp).
+Status checkMatMul(const NodeDesc &node);
+
 }  // namespace webnn::cpu::kernels
 
 #endif

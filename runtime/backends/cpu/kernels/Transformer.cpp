@@ -145,9 +145,8 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   product.packed = node.packed;  // a and b keep their positions
   KernelFactory matmul = findCpuKernel("matmul");
   if (!matmul) return nodeError(node, "no matmul kernel");
+  WEBNN_RETURN_IF_ERROR(checkMatMul(product));
   if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedMatmul, out);
-  std::unique_ptr<Kernel> productKernel;
-  WEBNN_RETURN_IF_ERROR(matmul(product, &productKernel));
   const Shape &ys = node.outputs[0]->shape;
   int64_t n = ys.back(), rows = numElements(ys) / std::max<int64_t>(1, n);
   if (node.inputs.size() > 2 && node.inputs[2]) {
@@ -164,6 +163,8 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   }
   // The packed-B kernel applies the epilogue to each tile while it is in L1.
   if (makePackedMatMul(node, float(alpha), act, out)) return Status::ok();
+  std::unique_ptr<Kernel> productKernel;
+  WEBNN_RETURN_IF_ERROR(matmul(product, &productKernel));
   *out = std::make_unique<FusedMatmulKernel>(std::move(productKernel), rows, n, float(alpha), act);
   return Status::ok();
 }
