@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "KernelTestUtil.h"
@@ -114,11 +115,13 @@ bool packedSgemmCase(const FusedCase &c) {
 }
 
 // Whether the case is one the narrow pointwise kernel takes: a 1x1
-// stride-1 unpadded float32 nhwc layer with at most 32 output channels.
+// stride-1 unpadded float32 nhwc layer with at most 32 output channels, or
+// with a residual, at most 128 input channels and at least 784 pixels.
 bool pointwiseNarrowCase(const FusedCase &c) {
   bool pointwise = c.KH == 1 && c.KW == 1 && c.stride == 1 && pads(c) == std::vector<int64_t>{0, 0, 0, 0};
+  bool shape = c.O <= 32 || (c.residual && c.C <= 128 && c.N * c.H * c.W >= 784);
   return kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 && pointwise &&
-         c.O <= 32 && c.activation != "sigmoid";
+         shape && c.activation != "sigmoid";
 }
 
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
@@ -332,8 +335,11 @@ TEST(FusedConv2d, PointwiseNarrowShapes) {
   struct Shape4 { int64_t N, H, W, C, O; };
   // Every column tile (16, 24 = 16 + masked 8, 32, masked 5 and 20), row
   // tails of 8-row tiles (odd pixel counts), batch 2, long and short K.
+  // Then wide layers with a residual (ResNet-50's block ends, a masked
+  // last panel, a row tail), and ones it must leave (no residual at i % 2).
   const Shape4 shapes[] = {{1, 56, 56, 144, 24}, {1, 112, 112, 32, 16}, {1, 28, 28, 192, 32}, {2, 7, 9, 13, 5},
-                           {1, 11, 3, 40, 20},   {1, 1, 1, 8, 17},      {1, 14, 14, 1024, 32}};
+                           {1, 11, 3, 40, 20},   {1, 1, 1, 8, 17},      {1, 14, 14, 1024, 32}, {1, 56, 56, 64, 256},
+                           {1, 28, 28, 128, 512}, {1, 29, 31, 100, 70},  {1, 28, 28, 128, 64}};
   int i = 0;
   for (const Shape4 &sh : shapes) {
     FusedCase c;
@@ -351,6 +357,35 @@ TEST(FusedConv2d, PointwiseNarrowShapes) {
     ++i;
   }
   EXPECT_EQ(kernels::pointwiseNarrowRuns() > 0, kernels::avx512Available());
+}
+
+// The filter as `webnnc compile --prepack` stores it ([C][O] floats): the
+// kernel must read that copy, never the source (NaN here).
+TEST(FusedConv2d, PointwiseNarrowUsesPrepackedFilter) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
+  const int64_t H = 9, W = 7, C = 40, O = 24;
+  std::vector<float> x = randomFloats(H * W * C, 21), f = randomFloats(O * C, 22), b = randomFloats(O, 23);
+  OpCase ref{"conv2d", {f32({1, H, W, C}, x), f32({O, 1, 1, C}, f, true), f32({O}, b, true)},
+             {outSpec(DataType::kFloat32, {1, H, W, O})}};
+  ref.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+  {
+    NarrowScope off(false);
+    ASSERT_TRUE(runOp(ref).isOk());
+  }
+  std::vector<float> kn(size_t(C * O));
+  for (int64_t k = 0; k < C; ++k)
+    for (int64_t n = 0; n < O; ++n) kn[size_t(k * O + n)] = f[size_t(n * C + k)];
+  std::vector<float> poisoned(f.size(), std::numeric_limits<float>::quiet_NaN());
+  OpCase c{"conv2d", {f32({1, H, W, C}, x), f32({O, 1, 1, C}, poisoned, true), f32({O}, b, true)},
+           {outSpec(DataType::kFloat32, {1, H, W, O})}};
+  c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+  c.packed.push_back({1, "webnn.pointwise_kn." + std::to_string(C) + "x" + std::to_string(O), kn.data(),
+                      kn.size() * sizeof(float)});
+  const uint64_t before = kernels::pointwiseNarrowRuns();
+  ASSERT_TRUE(runOp(c, 2).isOk());
+  EXPECT_EQ(kernels::pointwiseNarrowRuns(), before + 1);
+  const std::vector<double> want = ref.outputs[0].values(), got = c.outputs[0].values();
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
 }
 
 // A 1x1 fusedConv2d feeding a depthwise 3x3 one, as the pair kernel

@@ -2,6 +2,8 @@
 // pragma; runs only when avx512Available().
 #include "runtime/backends/cpu/kernels/Pointwise.h"
 
+#include <algorithm>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
@@ -73,16 +75,28 @@ void columns(const PointwiseProduct &p, const float *x, int64_t M, float *y, con
 }  // namespace
 
 void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, float *y, const float *residual) {
-  const int64_t N = p.N;
-  int64_t n0 = 0;
-  for (; n0 + 48 <= N; n0 += 48) columns<8, 3, true>(p, x, M, y, residual, n0, 0xFFFF);
-  const int64_t rest = N - n0;
-  if (rest == 0) return;
-  const __mmask16 last = __mmask16((1u << ((rest - 1) % 16 + 1)) - 1);
+  const int64_t N = p.N, K = p.K;
+  const int64_t rest = N % 48;
+  const __mmask16 last = rest ? __mmask16((1u << ((rest - 1) % 16 + 1)) - 1) : __mmask16(0xFFFF);
   const bool full = rest % 16 == 0;
-  if (rest > 32) full ? columns<8, 3, true>(p, x, M, y, residual, n0, last) : columns<8, 3, false>(p, x, M, y, residual, n0, last);
-  else if (rest > 16) full ? columns<8, 2, true>(p, x, M, y, residual, n0, last) : columns<8, 2, false>(p, x, M, y, residual, n0, last);
-  else full ? columns<8, 1, true>(p, x, M, y, residual, n0, last) : columns<8, 1, false>(p, x, M, y, residual, n0, last);
+  // Blocks of 16 rows, every column panel of a block before the next: the
+  // block's inputs stay in L1 across the panels, its outputs (and residual)
+  // are written (read) in order. Panel by panel over all rows, 56x56 64 ->
+  // 256 + residual took 0.88 ms; in blocks of 8 / 16 / 32 / 64 rows 0.68 /
+  // 0.66 / 0.64 / 0.65, 28x28 128 -> 512 + residual 0.63 -> 0.53-0.59.
+  constexpr int64_t kBlock = 16;
+  for (int64_t m0 = 0; m0 < M; m0 += kBlock) {
+    const int64_t rows = std::min(kBlock, M - m0);
+    const float *xb = x + m0 * K;
+    float *yb = y + m0 * N;
+    const float *rb = residual ? residual + m0 * N : nullptr;
+    int64_t n0 = 0;
+    for (; n0 + 48 <= N; n0 += 48) columns<8, 3, true>(p, xb, rows, yb, rb, n0, 0xFFFF);
+    if (rest == 0) continue;
+    if (rest > 32) full ? columns<8, 3, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 3, false>(p, xb, rows, yb, rb, n0, last);
+    else if (rest > 16) full ? columns<8, 2, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 2, false>(p, xb, rows, yb, rb, n0, last);
+    else full ? columns<8, 1, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 1, false>(p, xb, rows, yb, rb, n0, last);
+  }
 }
 
 }  // namespace webnn::cpu::kernels
