@@ -325,7 +325,6 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
           e->kernels_[i + 1] = std::make_unique<PairedAwayKernel>();
           e->active_[i] = e->kernels_[i].get();
           e->active_[i + 1] = e->kernels_[i + 1].get();
-          e->pairs_.push_back(i);
           e->pairedAway_.resize(p.nodes.size(), false);
           e->pairedAway_[i + 1] = true;
           ++i;
@@ -370,7 +369,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &e->tensors_[in]);
     for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&e->tensors_[o]);
   }
-  for (size_t i : e->pairs_) {  // the pair's kernel: both nodes' inputs, the second's outputs
+  for (size_t i = 0; i + 1 < e->pairedAway_.size(); ++i) {
+    if (!e->pairedAway_[i + 1]) continue;  // the pair's kernel: both nodes' inputs, the second's outputs
     e->nodeInputs_[i].insert(e->nodeInputs_[i].end(), e->nodeInputs_[i + 1].begin(), e->nodeInputs_[i + 1].end());
     e->nodeOutputs_[i] = e->nodeOutputs_[i + 1];
   }

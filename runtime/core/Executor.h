@@ -101,8 +101,8 @@ class Executor : private SubgraphRunner {
   void setProfiling(bool on);
   const std::vector<double> &nodeMilliseconds() const { return nodeMs_; }
   uint64_t profiledRuns() const { return profiledRuns_; }
-  // Nodes i whose kernel also runs node i + 1 (cpu::makeCpuKernelPair).
-  const std::vector<size_t> &pairs() const { return pairs_; }
+  // Whether node `i` is run by node i - 1's kernel (cpu::makeCpuKernelPair).
+  bool pairedAway(size_t i) const { return i < pairedAway_.size() && pairedAway_[i]; }
   // Graph output `index`'s bytes after run(); valid until the next run.
   const void *outputData(size_t index) const;
   // Its shape and byte size in the last run (the static ones before a run).
@@ -125,10 +125,9 @@ class Executor : private SubgraphRunner {
   std::unique_ptr<cpu::ThreadPool> pool_;
   std::vector<std::unique_ptr<cpu::Kernel>> kernels_;  // static graphs
   std::vector<cpu::Kernel *> active_;                  // per node, the kernel run() calls
-  // Nodes i whose kernel also runs node i + 1 (cpu::makeCpuKernelPair); node
-  // i + 1's kernel then does nothing.
-  std::vector<size_t> pairs_;
-  std::vector<bool> pairedAway_;  // per node when pairs_ is not empty: node i - 1's kernel runs it
+  // Per node (empty when no pair was made): node i - 1's kernel runs it
+  // (cpu::makeCpuKernelPair), its own kernel does nothing.
+  std::vector<bool> pairedAway_;
   // Dynamic graphs: operand descriptions with this run's shapes (nodes_
   // points into operands_), the sizes of the names, each input's shape, and
   // per node the kernels built for its two most recent shape signatures

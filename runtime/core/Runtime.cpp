@@ -259,8 +259,8 @@ std::vector<Session::NodeProfile> Session::profile(uint64_t *runs) const {
   const auto &nodes = executor_->graph().graph.nodes;
   const auto &ms = executor_->nodeMilliseconds();
   for (size_t i = 0; i < nodes.size() && i < ms.size(); ++i) out.push_back({nodes[i].op, nodes[i].name, ms[i]});
-  for (size_t i : executor_->pairs())
-    if (i + 1 < out.size()) out[i + 1].runBy = int64_t(i);
+  for (size_t i = 1; i < out.size(); ++i)
+    if (executor_->pairedAway(i)) out[i].runBy = int64_t(i - 1);
   if (runs) *runs = executor_->profiledRuns();
   return out;
 }

@@ -409,6 +409,19 @@ std::atomic<bool> gDepthwiseAvx512{[] {
 }()};
 std::atomic<uint64_t> gDepthwiseAvx512Runs{0};
 
+// A depthwise 3x3 filter as [3][3][C] (Depthwise.h's layout).
+void reorderDepthwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, float *hwc) {
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < 3; ++h)
+      for (int64_t w = 0; w < 3; ++w) hwc[(h * 3 + w) * C + c] = src[fi.at(c, 0, h, w)];
+}
+
+// A 1x1 filter as [C][O] (Pointwise.h's layout).
+void reorderPointwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, int64_t O, float *kn) {
+  for (int64_t k = 0; k < C; ++k)
+    for (int64_t n = 0; n < O; ++n) kn[k * O + n] = src[fi.at(n, k, 0, 0)];
+}
+
 // Depthwise 3x3, nhwc, float32 on AVX-512 (Depthwise.h): bias and a
 // clamp (ReLU, ReLU6) in the same pass. Rows are split over threads.
 class DepthwiseAvx512Kernel final : public Kernel {
@@ -425,9 +438,9 @@ class DepthwiseAvx512Kernel final : public Kernel {
     // the mmapped weights), on every run when it is not constant.
     std::call_once(prepared_, [&] {
       filter_.resize(size_t(9 * g_.C));
-      if (constantFilter_) reorderFilter(in<float>(ctx, 1));
+      if (constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
     });
-    if (!constantFilter_) reorderFilter(in<float>(ctx, 1));
+    if (!constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
     Depthwise3x3 p = p_;
     p.filter = filter_.data();
     p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
@@ -461,12 +474,6 @@ class DepthwiseAvx512Kernel final : public Kernel {
   }
 
  private:
-  void reorderFilter(const float *src) {
-    for (int64_t c = 0; c < g_.C; ++c)
-      for (int64_t h = 0; h < 3; ++h)
-        for (int64_t w = 0; w < 3; ++w) filter_[size_t((h * 3 + w) * g_.C + c)] = src[fi_.at(c, 0, h, w)];
-  }
-
   ConvGeometry g_;
   FilterIndexer fi_;
   bool constantFilter_, hasBias_;
@@ -558,8 +565,8 @@ std::unique_ptr<Kernel> makePointwisePacked(const NodeDesc &node, const ConvGeom
 
 std::atomic<uint64_t> gPointwiseNarrowRuns{0};
 
-// A plain pointwise nhwc convolution with few output channels (MobileNetV2's
-// projections to 16-64 channels) as register-tiled rows (Pointwise.h), the
+// A plain pointwise nhwc convolution with few output channels or a short
+// residual block end (rules below) as register-tiled rows (Pointwise.h), the
 // filter as [C][O] in L1, bias, residual and clamp in the epilogue; threads
 // take contiguous ranges of 8-row tiles.
 class PointwiseNarrowKernel final : public Kernel {
@@ -586,7 +593,7 @@ class PointwiseNarrowKernel final : public Kernel {
     pb.input = 1;
     pb.layout = layoutName();
     pb.bytes.resize(size_t(g_.C * g_.O) * sizeof(float));
-    reorder(reinterpret_cast<float *>(pb.bytes.data()));
+    reorderPointwiseFilter(w_, fi_, g_.C, g_.O, reinterpret_cast<float *>(pb.bytes.data()));
     out->push_back(std::move(pb));
     return Status::ok();
   }
@@ -596,7 +603,7 @@ class PointwiseNarrowKernel final : public Kernel {
     if (!filter) {
       std::call_once(prepared_, [&] {
         filter_.resize(size_t(g_.C * g_.O));
-        reorder(filter_.data());
+        reorderPointwiseFilter(w_, fi_, g_.C, g_.O, filter_.data());
       });
       filter = filter_.data();
     }
@@ -619,11 +626,6 @@ class PointwiseNarrowKernel final : public Kernel {
   }
 
  private:
-  void reorder(float *kn) const {
-    for (int64_t k = 0; k < g_.C; ++k)
-      for (int64_t n = 0; n < g_.O; ++n) kn[k * g_.O + n] = w_[fi_.at(n, k, 0, 0)];
-  }
-
   ConvGeometry g_;
   FilterIndexer fi_;
   bool hasBias_, hasResidual_;
@@ -1020,15 +1022,10 @@ class PointwiseDepthwiseKernel final : public Kernel {
     // Filters as [K][C] and [3][3][C], made on the first run (loading must
     // not touch the mmapped weights).
     std::call_once(prepared_, [&] {
-      const float *w = in<float>(ctx, 1);
       pointwise_.resize(size_t(pw_.C * pw_.O));
-      for (int64_t k = 0; k < pw_.C; ++k)
-        for (int64_t n = 0; n < pw_.O; ++n) pointwise_[size_t(k * pw_.O + n)] = w[pwFilter_.at(n, k, 0, 0)];
-      const float *d = in<float>(ctx, dwInputs_ + 1);
+      reorderPointwiseFilter(in<float>(ctx, 1), pwFilter_, pw_.C, pw_.O, pointwise_.data());
       depthwise_.resize(size_t(9 * dw_.C));
-      for (int64_t c = 0; c < dw_.C; ++c)
-        for (int64_t h = 0; h < 3; ++h)
-          for (int64_t w2 = 0; w2 < 3; ++w2) depthwise_[size_t((h * 3 + w2) * dw_.C + c)] = d[dwFilter_.at(c, 0, h, w2)];
+      reorderDepthwiseFilter(in<float>(ctx, dwInputs_ + 1), dwFilter_, dw_.C, depthwise_.data());
     });
     PointwiseDepthwise p = p_;
     p.pointwise.filter = pointwise_.data();
@@ -1051,18 +1048,9 @@ class PointwiseDepthwiseKernel final : public Kernel {
  private:
   // One ring per thread, kept across runs (grown on a thread's first run).
   static float *threadRing(int64_t floats) {
-    struct Ring {
-      float *data = nullptr;
-      int64_t floats = 0;
-      ~Ring() { std::free(data); }
-    };
-    thread_local Ring ring;
-    if (ring.floats < floats) {
-      std::free(ring.data);
-      ring.data = static_cast<float *>(std::aligned_alloc(64, size_t((floats * 4 + 63) / 64 * 64)));
-      ring.floats = floats;
-    }
-    return ring.data;
+    thread_local AlignedFloats ring;
+    if (ring.size() < size_t(floats)) ring.resize(size_t(floats));
+    return ring.data();
   }
 
   ConvGeometry pw_, dw_;

@@ -2,12 +2,14 @@
 // clamp(bias[n] + sum_k x[m][k] w[k][n] + residual[m][n]) for row-major x
 // [M][K], w [K][N], y and residual [M][N]. The filter is read from L1 (K x N
 // floats of a short 1x1 convolution fit), so the product runs from
-// registers: 8 rows x 48 columns per tile, 12 x 32 for N <= 32, 16 x 16 for
-// N <= 16 (a narrow layer computes no padding columns).
+// registers: 8 rows x 48 columns per tile, 8 x 32 or 8 x 16 for the last
+// columns (a narrow layer computes no padding columns); rows go in blocks
+// of 16 through every column panel.
 //
-// Used by the expand + depthwise pair (PointwiseDepthwise.h) and by the 1x1
-// convolutions with few output channels (Convolution.cpp), where oneDNN
-// 2.6's brgconv_1x1 reached 104-113 GFLOP/s on MobileNetV2's projections.
+// Used by the expand + depthwise pair (PointwiseDepthwise.h) and by 1x1
+// convolutions with few output channels or a residual (Convolution.cpp),
+// where oneDNN 2.6's brgconv_1x1 reached 104-113 GFLOP/s on MobileNetV2's
+// projections and paid 0.33 ms for ResNet-50's 56x56 residual sums.
 // AVX-512 code in PointwiseAvx512.cpp, used only when avx512Available().
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H
@@ -28,7 +30,8 @@ void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, f
                          const float *residual = nullptr);
 
 // Whether conv2d / fusedConv2d factories give 1x1 layers with at most 32
-// output channels to these tiles (Convolution.cpp). Process-wide; on unless
+// output channels, or short ones with a residual, to these tiles
+// (Convolution.cpp). Process-wide; on unless
 // WEBNN_POINTWISE_NARROW=0. Tests switch it; kernels already made keep
 // their choice. Runs counts the layers run so (tests check the path).
 bool pointwiseNarrowEnabled();
