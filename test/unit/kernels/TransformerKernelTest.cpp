@@ -228,6 +228,13 @@ TEST(TransformerKernels, FusedMatmulRejectsBadOperands) {
            {outSpec(DataType::kFloat32, {4, 5})}, {}};
   d.attrString("activation", "tanh");
   EXPECT_FALSE(runOp(d).isOk());
+  // matmul's own checks run on the product before a kernel is chosen, also
+  // for a constant B the packed GEMM would take.
+  OpCase e{"fusedMatmul", {f32({32, 8}, randomValues(256, 1)), f32({7, 64}, randomValues(448, 2), true)},
+           {outSpec(DataType::kFloat32, {32, 64})}, {}};
+  Status s = runOp(e);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("inner dimensions differ"), std::string::npos) << s.message();
 }
 
 TEST(TransformerKernels, FusedAttentionMatchesReference) {
