@@ -408,6 +408,7 @@ const OpConverterTable &onnxOpConverters() {
     populateDefaultDomainIndexing(t);
     populateDefaultDomainQuantized(t);
     populateComMicrosoftDomain(t);
+    populateComMicrosoftTransformer(t);
     return t;
   }();
   return table;

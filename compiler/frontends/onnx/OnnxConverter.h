@@ -289,6 +289,7 @@ void populateDefaultDomainControlFlow(OpConverterTable &table); // If, Loop, Sca
 void populateDefaultDomainFolded(OpConverterTable &table);      // Unique, NMS on constants
 void populateDefaultDomainMath(OpConverterTable &table);        // Acos/Asin/Atan, TopK, BitShift, RNN
 void populateComMicrosoftDomain(OpConverterTable &table);  // ComMicrosoftDomain.cpp
+void populateComMicrosoftTransformer(OpConverterTable &table);  // ComMicrosoftTransformer.cpp
 
 // Every table above, built once.
 const OpConverterTable &onnxOpConverters();
