@@ -73,7 +73,9 @@ SliceOp peelToSlice(Value v, bool *negated, SmallVectorImpl<Operation *> &ops) {
 // (none here); the rest of the chain must be single-use.
 Value rotatedSource(Value rot, bool *interleaved, SmallVectorImpl<Operation *> &ops) {
   auto rotType = cast<RankedTensorType>(rot.getType());
-  int64_t D = rotType.getShape().back(), rank = rotType.getRank();
+  int64_t rank = rotType.getRank();
+  if (rank < 1) return Value();  // a scalar factor (baddbmm's alpha and beta) has no last axis
+  int64_t D = rotType.getShape().back();
   Value concatValue = rot;
   *interleaved = false;
   if (auto reshape = rot.getDefiningOp<ReshapeOp>()) {
@@ -137,6 +139,8 @@ struct FuseRotary : OpRewritePattern<AddOp> {
       auto cosMul = otherOperand(root, rotSide).getDefiningOp<MulOp>();
       if (!rotMul || !cosMul || rotMul == cosMul || !rotMul->hasOneUse() || !cosMul->hasOneUse()) continue;
       for (Value rot : {rotMul.getA(), rotMul.getB()}) {
+        // rot has x's shape; the other factor (sin) may broadcast.
+        if (rot.getType() != type) continue;
         SmallVector<Operation *> ops{root, rotMul, cosMul};
         bool interleaved = false;
         Value x = rotatedSource(rot, &interleaved, ops);

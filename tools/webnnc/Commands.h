@@ -26,6 +26,7 @@ struct CompileFlags {
   bool weightless = false;
   bool noOptimize = false;
   bool report = false;
+  bool verifyEach = false;
 };
 
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);

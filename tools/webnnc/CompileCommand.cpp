@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <set>
 #include <thread>
@@ -70,6 +71,9 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--report", flags.report,
                 "Print which rewrites fired and how many ops each pass replaced (to stderr)");
+  cmd->add_flag("--verify-each", flags.verifyEach,
+                "Verify the graph after every pass, even one that reports no change, and name the pass "
+                "that fails or leaves an invalid graph");
 }
 
 namespace {
@@ -151,6 +155,30 @@ void buildCpuPipeline(mlir::PassManager &pm) {
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   pm.addPass(mlir::createCSEPass());
 }
+
+// --verify-each: the pass manager verifies after a pass only when the pass
+// may have changed the IR; this verifies after every one, and names the
+// pass that failed or broke the graph (the verifier's own message names
+// only the op).
+class VerifyEachPass : public mlir::PassInstrumentation {
+ public:
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    if (succeeded(mlir::verify(op))) return;
+    llvm::errs() << "webnnc: error: the graph does not verify after pass '" << passName(pass) << "'\n";
+    broken = true;
+  }
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
+    llvm::errs() << "webnnc: error: pass '" << passName(pass)
+                 << "' failed (an error above, or the graph does not verify after it)\n";
+  }
+
+  std::atomic<bool> broken = false;  // function passes may run in parallel
+
+ private:
+  static llvm::StringRef passName(mlir::Pass *pass) {
+    return pass->getArgument().empty() ? pass->getName() : pass->getArgument();
+  }
+};
 
 // Ops per name in the graph, for --report's before/after line.
 std::map<std::string, int64_t> countOps(mlir::ModuleOp module) {
@@ -256,9 +284,15 @@ int runCompile(const CompileFlags &flags) {
   if (!flags.noOptimize) {
     mlir::PassManager pm(&ctx);
     buildCpuPipeline(pm);
+    VerifyEachPass *verifyEach = nullptr;
+    if (flags.verifyEach) {
+      auto instrumentation = std::make_unique<VerifyEachPass>();
+      verifyEach = instrumentation.get();
+      pm.addInstrumentation(std::move(instrumentation));
+    }
     std::map<std::string, int64_t> before;
     if (flags.report) before = countOps(*module);
-    if (failed(pm.run(*module))) return 1;
+    if (failed(pm.run(*module)) || (verifyEach && verifyEach->broken)) return 1;
     if (flags.report) printReport(ctx, before, countOps(*module));
   } else if (flags.report) {
     llvm::errs() << "webnnc: optimization report: --no-optimize, no pass ran\n";

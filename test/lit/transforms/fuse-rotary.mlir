@@ -161,3 +161,48 @@ func.func @runtime_tables_differ() -> tensor<1x2x3x4xf32> attributes {webnn.outp
   %y = webnn.add %a, %b : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
   return %y : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// baddbmm as torch exports an attention mask fed at run time (nn.Transformer
+// with a tgt_mask input): scores * alpha + mask * beta, alpha and beta rank-0
+// constants. Neither factor can be a rotation (a scalar has no last axis):
+// left alone.
+// CHECK-LABEL: func.func @scalar_factors
+// CHECK: %[[A:.+]] = webnn.mul
+// CHECK: %[[B:.+]] = webnn.mul
+// CHECK: %[[Y:.+]] = webnn.add %[[A]], %[[B]]
+// CHECK-NOT: webnn.rotaryEmbedding
+// CHECK: return %[[Y]]
+func.func @scalar_factors() -> tensor<4x7x7xf32> attributes {webnn.output_names = ["y"]} {
+  %scores = webnn.input "scores" : tensor<4x7x7xf32>
+  %mask = webnn.input "mask" : tensor<1x7x7xf32>
+  %alpha = webnn.constant dense<1.0> : tensor<f32>
+  %beta = webnn.constant dense<1.0> : tensor<f32>
+  %a = webnn.mul %scores, %alpha : (tensor<4x7x7xf32>, tensor<f32>) -> tensor<4x7x7xf32>
+  %b = webnn.mul %mask, %beta : (tensor<1x7x7xf32>, tensor<f32>) -> tensor<1x7x7xf32>
+  %y = webnn.add %a, %b : (tensor<4x7x7xf32>, tensor<1x7x7xf32>) -> tensor<4x7x7xf32>
+  return %y : tensor<4x7x7xf32>
+}
+
+// -----
+
+// The rotation read through a broadcast: rot is [1, 1, S, D] (one row for
+// every head) while x is [B, N, S, D]. Not x's rotation: left alone.
+// CHECK-LABEL: func.func @broadcast_rotation
+// CHECK-NOT: webnn.rotaryEmbedding
+// CHECK: return
+func.func @broadcast_rotation() -> tensor<1x2x3x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x3x4xf32>
+  %z = webnn.input "z" : tensor<1x1x3x4xf32>
+  %cos = webnn.input "cos" : tensor<1x1x3x4xf32>
+  %sin = webnn.input "sin" : tensor<1x2x3x4xf32>
+  %z1 = webnn.slice %z {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 3, 2>} : (tensor<1x1x3x4xf32>) -> tensor<1x1x3x2xf32>
+  %z2 = webnn.slice %z {starts = array<i64: 0, 0, 0, 2>, sizes = array<i64: 1, 1, 3, 2>} : (tensor<1x1x3x4xf32>) -> tensor<1x1x3x2xf32>
+  %n = webnn.neg %z2 : tensor<1x1x3x2xf32>
+  %rot = webnn.concat %n, %z1 {axis = 3 : i64} : (tensor<1x1x3x2xf32>, tensor<1x1x3x2xf32>) -> tensor<1x1x3x4xf32>
+  %a = webnn.mul %x, %cos : (tensor<1x2x3x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %b = webnn.mul %rot, %sin : (tensor<1x1x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %y = webnn.add %a, %b : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  return %y : tensor<1x2x3x4xf32>
+}
