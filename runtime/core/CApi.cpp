@@ -41,6 +41,7 @@ webnn_status fromStatus(const webnn::Status &s) {
     case webnn::StatusCode::kIo: code = WEBNN_IO_ERROR; break;
     case webnn::StatusCode::kOutOfMemory: code = WEBNN_OUT_OF_MEMORY; break;
     case webnn::StatusCode::kInternal: code = WEBNN_INTERNAL; break;
+    case webnn::StatusCode::kBusy: code = WEBNN_SESSION_BUSY; break;
   }
   return fail(code, s.message());
 }

@@ -93,6 +93,38 @@ std::string Model::dotProductPrecision(std::string *why) const {
 
 Session::~Session() = default;
 
+// Marks the calling thread as the one inside the session for the guard's
+// lifetime. A session's buffers and kernels serve one caller: a second thread
+// arriving meanwhile gets kBusy instead of silently mixing its inputs or
+// outputs with the first's. Nested calls on the owning thread pass.
+class Session::Use {
+ public:
+  explicit Use(Session &s) : s_(s) {
+    const std::thread::id me = std::this_thread::get_id();
+    if (s.user_.load(std::memory_order_acquire) == me) {
+      ++s.useDepth_;
+      entered_ = true;
+      return;
+    }
+    std::thread::id nobody;
+    entered_ = s.user_.compare_exchange_strong(nobody, me, std::memory_order_acquire);
+    if (entered_) s.useDepth_ = 1;
+  }
+  ~Use() {
+    if (entered_ && --s_.useDepth_ == 0) s_.user_.store(std::thread::id(), std::memory_order_release);
+  }
+  Status status(const char *call) const {
+    if (entered_) return Status::ok();
+    return Status(StatusCode::kBusy, std::string("Session::") + call +
+                                         ": the session is in use by another thread (a session serves one "
+                                         "thread at a time; create one session per thread)");
+  }
+
+ private:
+  Session &s_;
+  bool entered_ = false;
+};
+
 Status Session::create(const Model &model, const SessionOptions &options, std::unique_ptr<Session> *out) {
   if (options.threads < 1 || options.threads > kMaxThreads)
     return invalidArgument("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
@@ -107,6 +139,8 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
 }
 
 Status Session::bindInput(size_t index, const void *data, size_t bytes, bool copy, const Shape *shape) {
+  Use use(*this);
+  WEBNN_RETURN_IF_ERROR(use.status("setInput"));
   if (index >= inputs_.size() || inputs_[index].dtype == inputs_[index].graphType)
     return executor_->setInput(index, data, bytes, copy, shape);
   // An interface-only type: convert into the type the graph computes in.
@@ -163,6 +197,8 @@ Status Session::copyInput(std::string_view name, const void *data, size_t bytes,
 }
 
 Status Session::bindOutput(std::string_view name, void *data, size_t capacity) {
+  Use use(*this);
+  WEBNN_RETURN_IF_ERROR(use.status("bindOutput"));
   size_t i;
   WEBNN_RETURN_IF_ERROR(indexOf(outputs_, name, "output", &i));
   if (converts(i))
@@ -172,6 +208,8 @@ Status Session::bindOutput(std::string_view name, void *data, size_t capacity) {
 }
 
 Status Session::bindOutputInPlace(std::string_view output, std::string_view input) {
+  Use use(*this);
+  WEBNN_RETURN_IF_ERROR(use.status("bindOutputInPlace"));
   size_t o, i;
   WEBNN_RETURN_IF_ERROR(indexOf(outputs_, output, "output", &o));
   WEBNN_RETURN_IF_ERROR(indexOf(inputs_, input, "input", &i));
@@ -182,6 +220,8 @@ Status Session::bindOutputInPlace(std::string_view output, std::string_view inpu
 }
 
 Status Session::run() {
+  Use use(*this);
+  WEBNN_RETURN_IF_ERROR(use.status("run"));
   WEBNN_RETURN_IF_ERROR(executor_->run());
   // Outputs of an interface-only type: convert from the graph's type.
   for (size_t i = 0; i < outputs_.size(); ++i) {
@@ -222,6 +262,8 @@ size_t Session::outputBytes(size_t index) const {
 }
 
 Status Session::run(const std::vector<InputBinding> &inputs, const std::vector<OutputBinding> &outputs) {
+  Use use(*this);  // held across binding, running and copying out
+  WEBNN_RETURN_IF_ERROR(use.status("run"));
   // Check every output binding before running, so a typo costs no inference.
   std::vector<size_t> outIndex;
   for (const auto &o : outputs) {

@@ -11,11 +11,13 @@
 #ifndef WEBNN_RUNTIME_H
 #define WEBNN_RUNTIME_H
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "webnn/status.h"
@@ -113,6 +115,9 @@ struct OutputBinding {
 };
 
 // Kernels, arena and thread pool for running one model; one run at a time.
+// A session serves one thread at a time: a call made while another thread's
+// call is still inside the session (binding, running, profiling) fails with
+// StatusCode::kBusy instead of racing; use one session per thread.
 class Session {
  public:
   static Status create(const Model &model, const SessionOptions &options, std::unique_ptr<Session> *out);
@@ -181,6 +186,7 @@ class Session {
 
  private:
   Session() = default;
+  class Use;  // the one-thread-at-a-time guard (Runtime.cpp)
   Status bindInput(size_t index, const void *data, size_t bytes, bool copy, const Shape *shape);
   bool converts(size_t output) const;  // dtype != graphType
   std::unique_ptr<rt::Executor> executor_;
@@ -188,6 +194,9 @@ class Session {
   // Per output whose dtype differs from its graphType: its converted bytes
   // after run(); empty for the others.
   std::vector<std::vector<uint8_t>> convertedOutputs_;
+  // The thread inside the session, and how deep (a call may call another).
+  std::atomic<std::thread::id> user_{};
+  int useDepth_ = 0;
 };
 
 }  // namespace webnn

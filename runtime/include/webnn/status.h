@@ -7,7 +7,9 @@
 
 namespace webnn {
 
-enum class StatusCode { kOk = 0, kInvalidArgument, kInvalidArtifact, kUnsupported, kIo, kOutOfMemory, kInternal };
+// kBusy: a session was called from a second thread while a call on another
+// thread was still running in it (sessions are one-caller-at-a-time).
+enum class StatusCode { kOk = 0, kInvalidArgument, kInvalidArtifact, kUnsupported, kIo, kOutOfMemory, kInternal, kBusy };
 
 class Status {
  public:

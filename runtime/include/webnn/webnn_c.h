@@ -31,7 +31,14 @@ typedef enum webnn_status {
   WEBNN_UNSUPPORTED = 3,
   WEBNN_IO_ERROR = 4,
   WEBNN_OUT_OF_MEMORY = 5,
-  WEBNN_INTERNAL = 6
+  WEBNN_INTERNAL = 6,
+  /* The session was called while a call from another thread was still in
+   * it. A session serves one thread at a time: a run, and the binding of its
+   * inputs and reading of its outputs, belong to one thread; use one session
+   * per thread (they may share one webnn_model). Overlapping calls are
+   * detected and refused with this status; calls that merely interleave
+   * between threads cannot be told apart and give wrong outputs. */
+  WEBNN_SESSION_BUSY = 7
 } webnn_status;
 
 /* Values match webnn::DataType and the artifact schema. FLOAT64 .. BFLOAT16
@@ -72,7 +79,9 @@ size_t webnn_model_output_count(const webnn_model *model);
 webnn_status webnn_model_input_info(const webnn_model *model, size_t index, webnn_tensor_info *out);
 webnn_status webnn_model_output_info(const webnn_model *model, size_t index, webnn_tensor_info *out);
 
-/* A session may outlive its model. threads >= 1 counts the calling thread. */
+/* A session may outlive its model. threads >= 1 counts the calling thread.
+ * Threads: a model may be shared by any number of threads; a session serves
+ * one thread at a time (see WEBNN_SESSION_BUSY). */
 webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_session **out);
 void webnn_session_free(webnn_session *session);
 /* Copies `bytes` (exactly the input's byte size) into the session

@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "TestArtifact.h"
@@ -230,6 +232,62 @@ TEST(Executor, WeightlessEndToEnd) {
 // A chain of matmuls whose oneDNN kernels JIT-compile at session creation;
 // with two threads a helper compiles while the first run goes on (the run
 // claims kernels the helper has not reached, waits for one it is building).
+// Two threads sharing one session: each call that arrives while the other
+// thread is inside the session is refused with kBusy; every call that runs
+// gives the right answer (before the guard, 4 threads got wrong outputs).
+TEST(Executor, SessionSharedBetweenThreadsIsRefusedNotRaced) {
+  if (!haveKernels({"relu"})) GTEST_SKIP() << "CPU backend has no relu kernel in this build";
+  const int64_t n = 1 << 20, depth = 8;  // a few ms a run: calls overlap often
+  TGraph g;
+  g.name = "relu_chain";
+  g.tensors.push_back({"x", DataType::kFloat32, {n}});
+  for (int64_t i = 0; i < depth; ++i) {
+    g.tensors.push_back({"y" + std::to_string(i), DataType::kFloat32, {n}});
+    g.nodes.push_back({"relu", {int32_t(i)}, {int32_t(i + 1)}, "r" + std::to_string(i)});
+  }
+  g.inputs = {0};
+  g.outputs = {uint32_t(depth)};
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "reluchain"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  const std::string out = "y" + std::to_string(depth - 1);
+
+  std::atomic<int> busy{0}, wrong{0}, other{0}, done{0};
+  auto worker = [&](float value) {
+    std::vector<float> x(static_cast<size_t>(n), value), y(static_cast<size_t>(n));
+    for (int it = 0; it < 200 && busy.load() < 20; ++it) {
+      Status st = session->run({{"x", x.data(), x.size() * sizeof(float)}},
+                               {{out, y.data(), y.size() * sizeof(float)}});
+      if (st.code() == StatusCode::kBusy) {
+        ++busy;
+        EXPECT_NE(st.message().find("in use by another thread"), std::string::npos) << st.message();
+      } else if (!st.isOk()) {
+        ++other;
+      } else {
+        ++done;
+        if (y[0] != value || y[size_t(n - 1)] != value) ++wrong;
+      }
+    }
+  };
+  std::thread a(worker, 1.5f), b(worker, 2.5f);
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_GT(done.load(), 0);
+  EXPECT_GT(busy.load(), 0) << "two threads never overlapped in 400 runs";
+  // Once the other thread has left, the session serves any thread again.
+  std::vector<float> x(static_cast<size_t>(n), 3.f), y(static_cast<size_t>(n));
+  std::thread c([&] {
+    EXPECT_TRUE(session->run({{"x", x.data(), x.size() * sizeof(float)}},
+                             {{out, y.data(), y.size() * sizeof(float)}}).isOk());
+  });
+  c.join();
+  EXPECT_EQ(y[7], 3.f);
+}
+
 TEST(Executor, FirstRunOverlapsTheWarmUp) {
   if (!haveKernels({"matmul"})) GTEST_SKIP() << "CPU backend has no matmul kernel in this build";
   const std::vector<int64_t> widths = {48, 72, 40, 88, 56, 24, 64, 32, 80};  // fresh shapes: fresh JIT

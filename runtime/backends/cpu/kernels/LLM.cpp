@@ -372,8 +372,10 @@ class GqaKernel final : public Kernel {
       for (int64_t t = t0; t < t1; ++t) {
         int64_t b = t / c.kvHeads, h = t % c.kvHeads, past = pastLen_[b];
         float *pk = presK + t * c.T * D, *pv = presV + t * c.T * D;
-        if (!sharedK) std::memcpy(pk, pastK + t * c.P * D, size_t(past * D) * sizeof(float));
-        if (!sharedV) std::memcpy(pv, pastV + t * c.P * D, size_t(past * D) * sizeof(float));
+        // An empty past may come with a null buffer: memcpy must not see it.
+        const size_t pastBytes = size_t(past * D) * sizeof(float);
+        if (!sharedK && past > 0) std::memcpy(pk, pastK + t * c.P * D, pastBytes);
+        if (!sharedV && past > 0) std::memcpy(pv, pastV + t * c.P * D, pastBytes);
         for (int64_t s = 0; s < c.S; ++s) {
           float *dk = pk + (past + s) * D;
           if (c.rotary) {
