@@ -4,6 +4,7 @@
 #include "compiler/frontends/onnx/OnnxImporter.h"
 
 #include <climits>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -155,6 +156,22 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
                    << onnxTypeName(tt.elem_type()) << ", which WebNN does not support",
            failure();
 
+  // A shape whose byte size overflows would pass here and fail only when the
+  // artifact is loaded; refuse it where the user can see which input it is.
+  auto checkElementCount = [&](ArrayRef<int64_t> dims) -> LogicalResult {
+    constexpr uint64_t kMaxElements = uint64_t(std::numeric_limits<int64_t>::max()) / 8;
+    uint64_t count = 1;
+    for (int64_t d : dims) {
+      uint64_t v = d == ShapedType::kDynamic ? 1 : static_cast<uint64_t>(d);
+      if (v != 0 && count > kMaxElements / v)
+        return error() << "graph input '" << name << "' of shape " << shapeString(dims)
+                       << " has too many elements (more than 2^60)",
+               failure();
+      count *= v;
+    }
+    return success();
+  };
+
   const std::vector<int64_t> *override = nullptr;
   for (const auto &[n, shape] : opts_.shapes)
     if (n == name) override = &shape;
@@ -178,6 +195,7 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
                        << " conflicts with the model's dimension " << i << " = "
                        << shape.dim(i).dim_value(),
                failure();
+    if (failed(checkElementCount(*override))) return failure();
     return RankedTensorType::get(*override, elem);
   }
   SmallVector<int64_t> dims;
@@ -220,6 +238,7 @@ FailureOr<RankedTensorType> ModelImporter::inputType(const onnx::ValueInfoProto 
                    << " is unknown; give the shape with --shape " << name << "=D0xD1x...",
            failure();
   }
+  if (failed(checkElementCount(dims))) return failure();
   return RankedTensorType::get(dims, elem);
 }
 

@@ -171,6 +171,19 @@ bool isSafeRelativePath(StringRef p) {
   return true;
 }
 
+// True when `path` exists and its real path (symlinks resolved) lies inside
+// the real path of `dir`.
+bool resolvesInside(StringRef path, StringRef dir) {
+  SmallString<256> realFile, realDir;
+  if (llvm::sys::fs::real_path(path, realFile) ||
+      llvm::sys::fs::real_path(dir.empty() ? "." : dir, realDir))
+    return true;  // a missing file is reported by the size check that follows
+  StringRef f = realFile, d = realDir;
+  if (!f.starts_with(d)) return false;
+  StringRef rest = f.drop_front(d.size());
+  return d.ends_with("/") || rest.empty() || llvm::sys::path::is_separator(rest.front());
+}
+
 std::string sanitizeBlobName(StringRef name) {
   std::string out;
   for (char ch : name) out += (llvm::isAlnum(ch) || ch == '_' || ch == '.') ? ch : '_';
@@ -239,6 +252,12 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
              failure();
     SmallString<256> full(src.modelDir);
     llvm::sys::path::append(full, location);
+    // The text check above cannot see symlinks: a link inside the folder may
+    // point anywhere, so compare the resolved paths as well.
+    if (!resolvesInside(full, src.modelDir))
+      return emitError(loc) << what << ": external_data location '" << location
+                            << "' resolves outside the model's directory (through a symlink)",
+             failure();
     uint64_t fileSize = 0;
     if (std::error_code ec = llvm::sys::fs::file_size(full, fileSize))
       return emitError(loc) << what << ": cannot read external data file '" << full
@@ -246,8 +265,9 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
              failure();
     if (!hasLength) length = offset <= fileSize ? fileSize - offset : 0;
     if (offset > fileSize || length > fileSize - offset)
-      return emitError(loc) << what << ": external data [" << offset << ", " << offset + length
-                            << ") is outside '" << full << "' (" << fileSize << " bytes)",
+      return emitError(loc) << what << ": external data at offset " << offset << " with length "
+                            << length << " is outside '" << full << "' (" << fileSize
+                            << " bytes)",
              failure();
     if (length != expectedBytes)
       return emitError(loc) << what << ": external data holds " << length << " bytes, "

@@ -351,6 +351,53 @@ TEST(OnnxImport, ExternalDataOutOfBoundsOrEscaping) {
   EXPECT_NE(missing.firstError().find("cannot read"), std::string::npos) << missing.allErrors();
 }
 
+// A symlink inside the model's folder passes the text check but may point
+// anywhere: the resolved path must stay inside the folder.
+TEST(OnnxImport, ExternalDataSymlinksStayInsideTheModelFolder) {
+  std::string outsideDir = tempPath("") + "../webnn-onnx-outside-" + std::to_string(::getpid());
+  llvm::sys::fs::create_directories(outsideDir);
+  std::string secret = outsideDir + "/secret.weights";
+  writeBytes(secret, std::string(32, '\x7f'));  // 8 floats: the size check alone would pass
+  writeBytes(tempPath("inside.weights"), std::string(32, '\0'));
+  llvm::sys::fs::create_directories(tempPath("sub"));
+  auto link = [&](const std::string &target, const std::string &name) {
+    ::unlink(tempPath(name).c_str());
+    ASSERT_EQ(::symlink(target.c_str(), tempPath(name).c_str()), 0) << name;
+  };
+  link(secret, "sub/lnk");              // a file link leaving the folder
+  link(outsideDir, "dirlnk");           // a folder link leaving it
+  link(tempPath("inside.weights"), "sub/ok");  // a link that stays inside
+  auto make = [&](const std::string &location) {
+    ModelBuilder m;
+    m.input("x", {8}).output("y");
+    onnx::TensorProto *t = m.initializer("w", {8});
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto *kv = t->add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    m.node("Add", {"x", "w"}, {"y"}, "add");
+    return m.save("link_" + std::to_string(std::hash<std::string>()(location)) + ".onnx");
+  };
+  for (const char *escaping : {"sub/lnk", "dirlnk/secret.weights"}) {
+    Imported r = importFile(make(escaping));
+    EXPECT_FALSE(r) << escaping;
+    EXPECT_NE(r.firstError().find("resolves outside the model's directory"), std::string::npos)
+        << r.allErrors();
+  }
+  Imported ok = importFile(make("sub/ok"));
+  EXPECT_TRUE(ok) << ok.allErrors();
+}
+
+TEST(OnnxImport, InputWhoseByteSizeOverflowsIsRefused) {
+  ModelBuilder m;
+  m.input("x", {int64_t(1) << 62, 4}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  Imported r = importFile(m.save("huge_input.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("graph input 'x' of shape"), std::string::npos) << r.allErrors();
+  EXPECT_NE(r.firstError().find("too many elements"), std::string::npos) << r.allErrors();
+}
+
 // ------------------------------------------------------------- bad files
 TEST(OnnxImport, TruncatedModelsFailCleanly) {
   std::string bytes = readBytes(modelPath("small_cnn.onnx"));
