@@ -46,6 +46,9 @@ FailureOr<fb::DataType> toArtifactType(Type t) {
 FailureOr<fb::DataType> toInterfaceType(Type t, Type computed) {
   if (t.isF64() && computed.isF32()) return fb::DataType::float64;
   if (t.isBF16() && computed.isF32()) return fb::DataType::bfloat16;
+  // ONNX's bool: one byte 0/1, computed as WebNN's uint8 (its logical ops'
+  // output type).
+  if (t.isInteger(1) && computed.isUnsignedInteger(8)) return fb::DataType::boolean;
   if (t.isInteger(16) && computed.isSignlessInteger(32))
     return t.isUnsignedInteger() ? fb::DataType::uint16 : fb::DataType::int16;
   return failure();

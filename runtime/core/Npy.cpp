@@ -24,7 +24,8 @@ constexpr Descr kDescrs[] = {{"f4", DataType::kFloat32}, {"f2", DataType::kFloat
                              {"u4", DataType::kUint32},  {"i8", DataType::kInt64},   {"u8", DataType::kUint64},
                              {"i1", DataType::kInt8},    {"u1", DataType::kUint8},
                              // Interface-only types (webnn/types.h): models that declare them.
-                             {"f8", DataType::kFloat64}, {"i2", DataType::kInt16},   {"u2", DataType::kUint16}};
+                             {"f8", DataType::kFloat64}, {"i2", DataType::kInt16},   {"u2", DataType::kUint16},
+                             {"b1", DataType::kBool}};
 
 // A tiny reader for the header's Python dict literal:
 //   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
@@ -132,7 +133,6 @@ Status parseDescr(const std::string &descr, DataType *dtype) {
     }
   }
   std::string hint;
-  if (descr.size() == 3 && descr.substr(1) == "b1") hint = " (bool: use .astype(np.uint8))";
   if (descr.size() >= 2 && descr[1] == 'O') hint = " (object arrays cannot be read)";
   return invalidArgument("unsupported dtype '" + descr + "'" + hint);
 }
@@ -217,6 +217,7 @@ std::string header(DataType dtype, const Shape &shape) {
     case DataType::kInt16: descr = "<i2"; break;
     // numpy has no bfloat16: its raw bits (webnn-run widens to float32 instead).
     case DataType::kUint16: case DataType::kBfloat16: descr = "<u2"; break;
+    case DataType::kBool: descr = "|b1"; break;
   }
   std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");

@@ -9,8 +9,8 @@ namespace {
 
 constexpr std::string_view kNames[kNumInterfaceDataTypes] = {
     "float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8", "int4", "uint4",
-    "float64", "int16", "uint16", "bfloat16"};
-constexpr int kBits[kNumInterfaceDataTypes] = {32, 16, 32, 32, 64, 64, 8, 8, 4, 4, 64, 16, 16, 16};
+    "float64", "int16", "uint16", "bfloat16", "bool"};
+constexpr int kBits[kNumInterfaceDataTypes] = {32, 16, 32, 32, 64, 64, 8, 8, 4, 4, 64, 16, 16, 16, 8};
 // Element counts stop at 2^62 so that every later byte computation (at most 8
 // bytes per element) still fits in int64/uint64 without a second check.
 constexpr int64_t kMaxElements = int64_t(1) << 62;
@@ -43,6 +43,7 @@ DataType computeTypeOf(DataType t) {
     case DataType::kBfloat16: return DataType::kFloat32;
     case DataType::kInt16:
     case DataType::kUint16: return DataType::kInt32;
+    case DataType::kBool: return DataType::kUint8;
     default: return t;
   }
 }
@@ -97,6 +98,8 @@ bool convertElements(DataType from, const void *src, DataType to, void *dst, int
     convertEach<int16_t, int32_t>(src, dst, count, [](int16_t v) { return int32_t(v); });
   else if (from == D::kUint16 && to == D::kInt32)
     convertEach<uint16_t, int32_t>(src, dst, count, [](uint16_t v) { return int32_t(v); });
+  else if ((from == D::kBool && to == D::kUint8) || (from == D::kUint8 && to == D::kBool))
+    convertEach<uint8_t, uint8_t>(src, dst, count, [](uint8_t v) { return uint8_t(v != 0); });
   else if (from == D::kInt32 && (to == D::kInt16 || to == D::kUint16))
     convertEach<uint32_t, uint16_t>(src, dst, count, [](uint32_t v) { return uint16_t(v & 0xffffu); });
   else

@@ -20,22 +20,20 @@ def _run(cmd):
                            f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
 
 
-def compile_model(bin_dir, model, wnn):
-    """webnnc compile; raises RuntimeError with its last error line."""
-    _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn])
+def compile_model(bin_dir, model, wnn, flags=()):
+    """webnnc compile (plus `flags`, e.g. --dynamic-dim); raises RuntimeError
+    with its last error line."""
+    _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn] + list(flags))
 
 
 def save_feeds(feeds, d):
     """Writes each input as .npy in d; returns (webnn-run args, ORT args).
-    WebNN has no bool, so a bool input reaches webnn-run as uint8 0/1."""
+    Both take the same files (webnn-run exchanges bool as bool .npy)."""
     ours, ort = [], []
     for k, v in feeds.items():
         path = os.path.join(d, k + ".npy")
         np.save(path, v)
         ort += ["--input", f"{k}={path}"]
-        if v.dtype == np.bool_:
-            path = os.path.join(d, k + ".u8.npy")
-            np.save(path, v.astype(np.uint8))
         ours += ["--input", f"{k}={path}"]
     return ours, ort
 

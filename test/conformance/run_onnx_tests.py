@@ -47,8 +47,6 @@ def read_tensor(path, declared_type=None):
 
 
 def compare(actual, expected):
-    if expected.dtype == np.bool_:
-        expected = expected.astype(np.uint8)
     if actual.shape != expected.shape:
         return f"shape {list(actual.shape)} != expected {list(expected.shape)}"
     if actual.dtype != expected.dtype:
@@ -85,8 +83,6 @@ def run_test(test_dir, args, workdir):
             input_files[inp.name] = f
             if arr.dtype in (np.int64, np.int32):
                 int64_inputs[inp.name] = f
-            if arr.dtype == np.bool_:
-                arr = arr.astype(np.uint8)
             p = d / f"in{k}.npy"
             np.save(p, arr)
             feeds.append((inp.name, p))

@@ -43,6 +43,7 @@ double valueAt(webnn::DataType t, const uint8_t *p, int64_t i) {
     case DataType::kInt16: { int16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
     case DataType::kUint16: { uint16_t v; std::memcpy(&v, p + 2 * i, 2); return v; }
     case DataType::kBfloat16: return 0;  // compared as float32 (its .npy type)
+    case DataType::kBool: return p[i] != 0;
   }
   return 0;
 }
@@ -56,7 +57,10 @@ Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const
       dtype == webnn::DataType::kInt4 ? webnn::DataType::kInt8
       : dtype == webnn::DataType::kUint4 ? webnn::DataType::kUint8
       : dtype == webnn::DataType::kBfloat16 ? webnn::DataType::kFloat32 : dtype;
-  if (want.dtype != wire || want.shape != shape) {
+  // A bool output may be checked against a uint8 reference of 0/1 (numpy
+  // code that predates bool .npy support): both are one byte per element.
+  const bool boolAsUint8 = dtype == webnn::DataType::kBool && want.dtype == webnn::DataType::kUint8;
+  if ((want.dtype != wire && !boolAsUint8) || want.shape != shape) {
     c.ok = false;
     c.problem = "expected array is " + std::string(webnn::dataTypeName(want.dtype)) + " " +
                 webnn::shapeToString(want.shape) + " but the output is " +
@@ -70,7 +74,7 @@ Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const
   const size_t elemBytes = static_cast<size_t>(webnn::dataTypeBits(wire) / 8);
   for (int64_t i = 0; i < count; ++i) {
     bool bad;
-    double g = valueAt(wire, got, i), w = valueAt(wire, want.data.data(), i);
+    double g = valueAt(wire, got, i), w = valueAt(want.dtype, want.data.data(), i);
     if (isFloat) {
       double err = std::fabs(g - w);
       bool bothNaN = std::isnan(g) && std::isnan(w);
@@ -79,6 +83,8 @@ Comparison compareOutput(webnn::DataType dtype, const webnn::Shape &shape, const
         c.maxAbsError = std::max(c.maxAbsError, err);
         if (w != 0) c.maxRelError = std::max(c.maxRelError, err / std::fabs(w));
       }
+    } else if (boolAsUint8) {
+      bad = g != w;
     } else {
       bad = std::memcmp(got + i * elemBytes, want.data.data() + i * elemBytes, elemBytes) != 0;
     }

@@ -165,6 +165,7 @@ std::string firstValues(webnn::DataType t, const uint8_t *data, int64_t count, i
       case webnn::DataType::kUint64: { uint64_t v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
       case webnn::DataType::kInt8: os << int(int8_t(data[i])); break;
       case webnn::DataType::kUint8: os << int(data[i]); break;
+      case webnn::DataType::kBool: os << (data[i] ? "true" : "false"); break;
       case webnn::DataType::kFloat64: { double v; std::memcpy(&v, data + 8 * i, 8); os << v; break; }
       case webnn::DataType::kInt16: { int16_t v; std::memcpy(&v, data + 2 * i, 2); os << v; break; }
       case webnn::DataType::kUint16: { uint16_t v; std::memcpy(&v, data + 2 * i, 2); os << v; break; }
@@ -304,10 +305,14 @@ int run(const Options &opt) {
     s = webnn::npy::read(file, &arrays[i]);
     if (!s.isOk()) throw Failure{1, s.message()};
     const webnn::TensorInfo &info = ins[i];
-    if (arrays[i].dtype != npyType(info.dtype) || !shapeFits(info, arrays[i].shape)) {
+    // A bool input also takes a uint8 array (what older webnn-run asked
+    // for); the session maps its nonzero bytes to 1 either way.
+    bool uint8ForBool = info.dtype == webnn::DataType::kBool && arrays[i].dtype == webnn::DataType::kUint8;
+    if ((arrays[i].dtype != npyType(info.dtype) && !uint8ForBool) || !shapeFits(info, arrays[i].shape)) {
       std::string want = describe(info);
       if (npyType(info.dtype) != info.dtype)
         want += " (as " + std::string(webnn::dataTypeName(npyType(info.dtype))) + " .npy)";
+      if (info.dtype == webnn::DataType::kBool) want += " (bool or uint8 .npy)";
       throw Failure{1, "input '" + name + "': expected " + want + ", got " +
                            describe(arrays[i].dtype, arrays[i].shape) + " from " + file};
     }

@@ -33,8 +33,8 @@ namespace mlir::webnn::onnx_import {
 // WebNN's logical ops use it), DOUBLE -> f64 (the dialect's float64
 // extension) when `keepFloat64`, else f32 (docs/ONNX.md, "float64").
 Type convertElementType(MLIRContext *ctx, int32_t onnxType, bool keepFloat64);
-// The element type the model declares (f64, bf16, i16, ui16 for the widened
-// types above; else convertElementType). A graph input or output whose
+// The element type the model declares (f64, bf16, i16, ui16, i1 for bool, the
+// widened types above; else convertElementType). A graph input or output whose
 // declared type differs from its computed one keeps it as its interface type
 // (kInterfaceTypeAttr), which the runtime converts at the boundary.
 Type interfaceElementType(MLIRContext *ctx, int32_t onnxType);

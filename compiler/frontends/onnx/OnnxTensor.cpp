@@ -61,6 +61,7 @@ Type interfaceElementType(MLIRContext *ctx, int32_t onnxType) {
     case TensorProto::BFLOAT16: return BFloat16Type::get(ctx);
     case TensorProto::INT16: return IntegerType::get(ctx, 16);
     case TensorProto::UINT16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+    case TensorProto::BOOL: return IntegerType::get(ctx, 1);  // exchanged as bool, computed as ui8
     default: return convertElementType(ctx, onnxType, /*keepFloat64=*/false);
   }
 }
@@ -125,8 +126,8 @@ class TypedFieldReader {
   int64_t n_;
 };
 
-// `n` elements of ONNX type `onnxType` (DOUBLE, BFLOAT16, INT16, UINT16) ->
-// the f32 / i32 convertElementType gives. float64 rounds to nearest; the
+// `n` elements of ONNX type `onnxType` (DOUBLE, BFLOAT16, INT16, UINT16,
+// BOOL) -> the f32 / i32 / ui8 convertElementType gives. float64 rounds to nearest; the
 // others are exact.
 void widenElements(int32_t onnxType, ArrayRef<char> in, int64_t n, char *out) {
   for (int64_t i = 0; i < n; ++i) {
@@ -159,6 +160,8 @@ void widenElements(int32_t onnxType, ArrayRef<char> in, int64_t n, char *out) {
         std::memcpy(out + 4 * i, &wide, 4);
         break;
       }
+      // bool -> uint8: any nonzero byte is true, stored as WebNN's 1.
+      case TensorProto::BOOL: out[i] = in[size_t(i)] != 0; break;
       default: llvm_unreachable("not a widened ONNX type");
     }
   }

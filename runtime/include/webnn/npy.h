@@ -2,8 +2,9 @@
 // the tests exchange with Python.
 //
 // Little-endian, C-order arrays of <f4 <f2 <i4 <u4 <i8 <u8 |i1 |u1 (WebNN's
-// types) and <f8 <i2 <u2 (float64, int16, uint16: interface-only types of
-// models that declare them). numpy has no bfloat16: header() describes it as
+// types) and <f8 <i2 <u2 |b1 (float64, int16, uint16, bool: interface-only
+// types of models that declare them; a bool element is one byte, read as
+// written: the session maps nonzero to 1). numpy has no bfloat16: header() describes it as
 // its raw bits (<u2); webnn-run exchanges bfloat16 as float32 instead.
 // int4/uint4 tensors travel as one int8/uint8 element per value (numpy has no
 // 4-bit type); packInt4/unpackInt4 convert to and from WebNN's packed layout

@@ -32,7 +32,8 @@ class Executor;
 
 // A graph input or output as callers exchange it. `dtype` is the type the
 // source model declared; for a type WebNN lacks (float64, int16, uint16,
-// bfloat16) the graph computes in `graphType` (float32 or int32) and the
+// bfloat16, bool) the graph computes in `graphType` (float32, int32 or uint8
+// 0/1) and the
 // session converts at the boundary: inputs when bound, outputs after run.
 struct TensorInfo {
   std::string name;

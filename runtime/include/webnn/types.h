@@ -16,15 +16,17 @@ namespace webnn {
 // in it when every op has a float64 kernel). kFloat64 .. kBfloat16 are also
 // interface types: a graph input or output may be exchanged in them (its
 // source model declared a type the graph does not compute in) while the graph
-// computes in computeTypeOf(t). kInt16 .. kBfloat16 are interface-only: no
-// tensor inside a graph has them.
+// computes in computeTypeOf(t). kInt16 .. kBool are interface-only: no
+// tensor inside a graph has them. kBool is one byte per element, 0 or 1
+// (numpy's bool), computed as uint8: WebNN has no boolean type and its logical
+// ops produce uint8 0/1.
 enum class DataType : uint8_t {
   kFloat32 = 0, kFloat16 = 1, kInt32 = 2, kUint32 = 3, kInt64 = 4, kUint64 = 5,
   kInt8 = 6, kUint8 = 7, kInt4 = 8, kUint4 = 9,
-  kFloat64 = 10, kInt16 = 11, kUint16 = 12, kBfloat16 = 13,
+  kFloat64 = 10, kInt16 = 11, kUint16 = 12, kBfloat16 = 13, kBool = 14,
 };
 constexpr int kNumDataTypes = 11;           // operand types: WebNN's [0, 10) and float64
-constexpr int kNumInterfaceDataTypes = 14;  // plus the interface-only ones
+constexpr int kNumInterfaceDataTypes = 15;  // plus the interface-only ones
 
 // The name ("float32", "int4", "float64", ...).
 std::string_view dataTypeName(DataType t);
@@ -34,7 +36,8 @@ bool parseDataTypeName(std::string_view name, DataType *out);
 int dataTypeBits(DataType t);
 
 // The WebNN type a graph computes an interface type in: float64 and
-// bfloat16 -> float32, int16 and uint16 -> int32; a WebNN type is its own.
+// bfloat16 -> float32, int16 and uint16 -> int32, bool -> uint8; a WebNN type
+// is its own.
 // (A float64 tensor of a graph that computes in float64 has no interface
 // type: the narrowing applies only when the artifact records one.)
 DataType computeTypeOf(DataType t);
@@ -44,7 +47,10 @@ bool isInterfaceTypeOf(DataType iface, DataType dtype);
 // Converts `count` elements between an interface-only type and its compute
 // type, either way (or copies, when from == to). Narrowing rounds float32 to
 // the nearest float64/bfloat16 (ties to even) and keeps an int32's low 16 bits
-// (what int16 arithmetic wraps to). False, doing nothing, for any other pair.
+// (what int16 arithmetic wraps to). bool <-> uint8 both ways maps every
+// nonzero byte to 1 (what numpy's astype(bool) does), so a graph sees only 0
+// and 1 and a caller never receives a bool byte numpy would not write. False,
+// doing nothing, for any other pair.
 bool convertElements(DataType from, const void *src, DataType to, void *dst, int64_t count);
 
 using Shape = std::vector<int64_t>;

@@ -41,15 +41,17 @@ typedef enum webnn_status {
   WEBNN_SESSION_BUSY = 7
 } webnn_status;
 
-/* Values match webnn::DataType and the artifact schema. FLOAT64 .. BFLOAT16
- * appear only on inputs/outputs of models that declared them: the session
+/* Values match webnn::DataType and the artifact schema. FLOAT64 .. BOOL
+ * appear only on inputs/outputs of models that declared them (BOOL: one byte
+ * per element, 0 or 1, computed as UINT8): the session
  * converts them to and from the type the graph computes in, unless the graph
  * computes in FLOAT64 itself (webnnc's float64 extension), which needs no
  * conversion. */
 typedef enum webnn_data_type {
   WEBNN_FLOAT32 = 0, WEBNN_FLOAT16 = 1, WEBNN_INT32 = 2, WEBNN_UINT32 = 3, WEBNN_INT64 = 4,
   WEBNN_UINT64 = 5, WEBNN_INT8 = 6, WEBNN_UINT8 = 7, WEBNN_INT4 = 8, WEBNN_UINT4 = 9,
-  WEBNN_FLOAT64 = 10, WEBNN_INT16 = 11, WEBNN_UINT16 = 12, WEBNN_BFLOAT16 = 13
+  WEBNN_FLOAT64 = 10, WEBNN_INT16 = 11, WEBNN_UINT16 = 12, WEBNN_BFLOAT16 = 13,
+  WEBNN_BOOL = 14
 } webnn_data_type;
 
 typedef struct webnn_model webnn_model;

@@ -1,6 +1,7 @@
 // What CPU kernels build on: types, NodeAttributes, ThreadPool.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -52,9 +53,30 @@ TEST(Types, InterfaceOnlyTypes) {
   EXPECT_FALSE(isInterfaceTypeOf(DataType::kFloat64, DataType::kFloat64));
   EXPECT_FALSE(isInterfaceTypeOf(DataType::kFloat32, DataType::kFloat64));
   EXPECT_FALSE(isInterfaceTypeOf(DataType::kInt16, DataType::kFloat32));
+  // bool: one byte, computed as uint8 (WebNN's logical ops' type).
+  EXPECT_EQ(dataTypeName(DataType::kBool), "bool");
+  EXPECT_EQ(dataTypeBits(DataType::kBool), 8);
+  EXPECT_EQ(computeTypeOf(DataType::kBool), DataType::kUint8);
+  EXPECT_TRUE(isInterfaceTypeOf(DataType::kBool, DataType::kUint8));
+  EXPECT_FALSE(isInterfaceTypeOf(DataType::kBool, DataType::kInt8));
+  EXPECT_FALSE(isInterfaceTypeOf(DataType::kUint8, DataType::kBool));
   // Kernels never see them: option values parse WebNN types only.
   DataType t;
   EXPECT_FALSE(parseDataTypeName("bfloat16", &t));
+  EXPECT_FALSE(parseDataTypeName("bool", &t));
+}
+
+TEST(Types, BoolConvertsToZeroOrOne) {
+  // Either way, every nonzero byte becomes 1: a graph computes on 0/1 only,
+  // and a caller never gets a bool byte numpy would not write.
+  const uint8_t in[5] = {0, 1, 2, 255, 128};
+  uint8_t out[5] = {9, 9, 9, 9, 9};
+  ASSERT_TRUE(convertElements(DataType::kBool, in, DataType::kUint8, out, 5));
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 5), (std::vector<uint8_t>{0, 1, 1, 1, 1}));
+  std::fill(out, out + 5, 9);
+  ASSERT_TRUE(convertElements(DataType::kUint8, in, DataType::kBool, out, 5));
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 5), (std::vector<uint8_t>{0, 1, 1, 1, 1}));
+  EXPECT_FALSE(convertElements(DataType::kBool, in, DataType::kInt8, out, 5));
 }
 
 TEST(Types, ConvertElements) {

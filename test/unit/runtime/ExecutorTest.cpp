@@ -213,6 +213,33 @@ TEST(Executor, Int16InterfaceWrapsLikeInt16) {
   EXPECT_EQ(out[2], 107);
 }
 
+TEST(Executor, BoolInterfaceIsZeroOrOne) {
+  if (!haveKernels({"max"})) GTEST_SKIP() << "CPU backend has no max kernel in this build";
+  // max(a, b) computed in uint8, exchanged as bool (a logical or): nonzero
+  // bytes a caller feeds (a uint8 array handed in as bool) arrive as 1, so
+  // max(2, 4) is 1, not 4.
+  TGraph g;
+  g.tensors = {{"a", DataType::kUint8, {4}, {}, DataType::kBool},
+               {"b", DataType::kUint8, {4}, {}, DataType::kBool},
+               {"y", DataType::kUint8, {4}, {}, DataType::kBool}};
+  g.nodes = {{"max", {0, 1}, {2}, "max0"}};
+  g.inputs = {0, 1};
+  g.outputs = {2};
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "bool"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(model->inputs()[0].dtype, DataType::kBool);
+  EXPECT_EQ(model->inputs()[0].graphType, DataType::kUint8);
+  EXPECT_EQ(model->outputs()[0].dtype, DataType::kBool);
+  EXPECT_EQ(model->outputs()[0].byteSize, 4u);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  uint8_t a[4] = {1, 2, 0, 0}, b[4] = {0, 4, 0, 255}, y[4] = {9, 9, 9, 9};
+  s = session->run({{"a", a, sizeof a}, {"b", b, sizeof b}}, {{"y", y, sizeof y}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(std::vector<uint8_t>(y, y + 4), (std::vector<uint8_t>{1, 1, 0, 1}));
+}
+
 TEST(Executor, WeightlessEndToEnd) {
   if (!haveKernels({"add", "relu"})) GTEST_SKIP() << "CPU backend has no add/relu kernels in this build";
   std::string dir = tempDir("wl");

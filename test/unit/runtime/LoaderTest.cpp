@@ -270,6 +270,10 @@ TEST(Loader, InterfaceTypes) {
   EXPECT_NE(loadError(buildArtifact(g).artifact)
                 .find("tensor 0 'x' of type float32 cannot be exchanged as interface type int16"),
             std::string::npos);
+  // bool is exchanged over uint8 only.
+  g.tensors[0].interfaceType = DataType::kBool;
+  EXPECT_NE(loadError(buildArtifact(g).artifact).find("of type float32 cannot be exchanged as interface type bool"),
+            std::string::npos);
   // A WebNN type is no interface type, nor is an unknown value.
   g.tensors[0].interfaceType = DataType::kFloat16;
   EXPECT_NE(loadError(buildArtifact(g).artifact).find("cannot be exchanged as interface type float16"),

@@ -90,8 +90,8 @@ TEST(Npy, Rejections) {
 
 TEST(Npy, WriteReadRoundTripAllTypes) {
   std::string dir = tempDir("npy");
-  // WebNN's types and the interface-only float64/int16/uint16 (bfloat16 has
-  // no .npy type).
+  // WebNN's types and the interface-only float64/int16/uint16/bool (bfloat16
+  // has no .npy type).
   for (int t = 0; t < kNumInterfaceDataTypes; ++t) {
     DataType dt = static_cast<DataType>(t);
     if (dt == DataType::kInt4 || dt == DataType::kUint4 || dt == DataType::kBfloat16) continue;
@@ -109,8 +109,25 @@ TEST(Npy, WriteReadRoundTripAllTypes) {
   // No temporary files left behind.
   int files = 0;
   for (auto &e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".npy";
-  EXPECT_EQ(files, 11);
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 11);
+  EXPECT_EQ(files, 12);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 12);
+}
+
+TEST(Npy, Bool) {
+  // numpy writes bool as '|b1', one byte per element.
+  npy::Array a;
+  ASSERT_TRUE(parseImage(image("{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }", 1, {0, 1, 1, 0}), &a)
+                  .isOk());
+  EXPECT_EQ(a.dtype, DataType::kBool);
+  EXPECT_EQ(a.shape, (Shape{2, 2}));
+  EXPECT_EQ(a.data, (std::vector<uint8_t>{0, 1, 1, 0}));
+  // '<b1' and '=b1' are the same one-byte type.
+  ASSERT_TRUE(parseImage(image("{'descr': '<b1', 'fortran_order': False, 'shape': (1,), }", 1, {1}), &a).isOk());
+  EXPECT_EQ(a.dtype, DataType::kBool);
+  EXPECT_NE(npy::header(DataType::kBool, {3}).find("'descr': '|b1'"), std::string::npos);
+  Status s = parseImage(image("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 1, {1, 0}), &a);
+  EXPECT_NE(s.message().find("truncated: header says bool [3] (3 bytes) but the file has 2 bytes"), std::string::npos)
+      << s.message();
 }
 
 TEST(Npy, HeaderIsAligned) {
