@@ -7,6 +7,8 @@
 // rejected by name rather than ignored.
 #include "compiler/frontends/onnx/OnnxConverter.h"
 #include "dialects/webnn/WebNNShapeUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cmath>
 #include <limits>
@@ -197,70 +199,153 @@ LogicalResult convertGroupQueryAttention(NodeConverter &c) {
 }
 
 // --------------------------------------------------- GatherBlockQuantized
-// Rows of a block-quantized table (genai's int4 embeddings), dequantized
-// after the gather so only the selected rows are touched: uint8 data with
-// MatMulNBits' conventions (4-bit values low nibble first along the last
-// axis, default zero point 2^(bits-1)), scales (and packed zero points) per
-// block of the last axis. Nibbles are split with float arithmetic (WebNN has
-// no bitwise ops; 0..255 is exact): hi = floor(x / 16), lo = x - 16 hi.
-Value unpackNibbles(NodeConverter &c, Value bytes, ArrayRef<int64_t> prefix, int64_t packed) {
+// Slices of a block-quantized table (genai's int4 embeddings), dequantized
+// after the gather so only the selected slices are touched:
+//   y = (q - zero_point) * scale, with one scale (and zero point) per block of
+//   block_size values along quantize_axis (the last block may be partial).
+// uint8 data follows MatMulNBits' conventions (ONNX Runtime allows it only
+// with gather_axis 0 and quantize_axis last): bits 4 packs two values per
+// byte along the last axis, low nibble first, with packed zero points, and the
+// default zero point is 2^(bits-1). int4/uint4 data (any axes) has the same
+// type of zero points and defaults to zero.
+//
+// No reshape is involved, so the indices may have dynamic dimensions
+// (`--dynamic-dim`): nibbles are split with float arithmetic (WebNN has no
+// bitwise ops; 0..255 is exact), hi = floor(x / 16), lo = x - 16 hi, the two
+// halves are concatenated and interleaved by a gather with constant indices,
+// and per-block scales/zero points are spread to every value by a gather
+// with the block index of each position.
+
+// [.., P] packed bytes -> [.., 2P] float: lo halves then hi halves.
+Value splitNibbles(NodeConverter &c, Value bytes) {
   Type f32 = c.builder().getF32Type();
   Value x = c.emitCast(bytes, f32);
   Value hi = c.emit("floor", {c.emit("div", {x, c.scalar(f32, 16.0)})});
   Value lo = c.emit("sub", {x, c.emit("mul", {hi, c.scalar(f32, 16.0)})});
-  SmallVector<int64_t> pairShape(prefix), flatShape(prefix);
-  pairShape.append({packed, 1});
-  flatShape.push_back(2 * packed);
-  Value pairs = c.emit("concat", {c.emitReshape(lo, pairShape), c.emitReshape(hi, pairShape)},
-                       {c.i64Attr("axis", int64_t(pairShape.size()) - 1)});
-  return c.emitReshape(pairs, flatShape);
+  if (c.emitFailed()) return Value();
+  return c.emit("concat", {lo, hi}, {c.i64Attr("axis", NodeConverter::rankOf(lo) - 1)});
+}
+
+Value gatherAlong(NodeConverter &c, Value x, Value indices, int64_t axis) {
+  return c.emit("gather", {x, indices}, {c.i64Attr("axis", axis)});
+}
+
+// An int4/uint4 table as one int8/uint8 per value: WebNN's gather moves whole
+// bytes. A constant is unpacked here (twice its packed size, still a quarter
+// of float32); a computed one is cast in the graph.
+Value widenInt4(NodeConverter &c, Value v) {
+  RankedTensorType t = NodeConverter::typeOf(v);
+  const bool isSigned = !t.getElementType().isUnsignedInteger();
+  Type byte = isSigned ? IntegerType::get(c.context(), 8)
+                       : IntegerType::get(c.context(), 8, IntegerType::Unsigned);
+  std::optional<ConstantData> d = getConstantData(v);
+  if (!d) return c.emitCast(v, byte);
+  const int64_t n = d->numElements();
+  // Small constants hold one value per byte (DenseElementsAttr), resources
+  // keep ONNX's packing, two per byte, low nibble first.
+  const bool packed = !d->splat && int64_t(d->raw.size()) != n;
+  std::vector<char> out(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t b = uint8_t(d->raw[d->splat ? 0 : size_t(packed ? i / 2 : i)]);
+    uint8_t nib = (packed ? b >> (4 * (i % 2)) : b) & 0xF;
+    out[size_t(i)] = char(isSigned && (nib & 0x8) ? nib | 0xF0 : nib);
+  }
+  auto type = RankedTensorType::get(t.getShape(), byte);
+  if (size_t(n) >= c.graphImporter().tensorSource().resourceThresholdBytes && n > 0) {
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(out), alignof(uint64_t));
+    return c.constant(DenseResourceElementsAttr::get(type, "gather_block_quantized_table", std::move(blob)));
+  }
+  return c.constant(DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(out)));
 }
 
 LogicalResult convertGatherBlockQuantized(NodeConverter &c) {
   FailureOr<Value> data = c.requiredInput(0), indices = c.requiredInput(1), scales = c.requiredInput(2);
   if (failed(data) || failed(indices) || failed(scales)) return failure();
+  if (failed(rejectInputs(c, 4, "GatherBlockQuantized has 4 inputs"))) return failure();
   ArrayRef<int64_t> ds = NodeConverter::shapeOf(*data);
   const int64_t rank = int64_t(ds.size());
-  int64_t bits = c.intAttr("bits", 4), block = c.intAttr("block_size", 128);
+  const int64_t bits = c.intAttr("bits", 4), block = c.intAttr("block_size", 128);
   FailureOr<int64_t> gatherAxis = c.normalizeAxis(c.intAttr("gather_axis", 0), rank, "gather_axis");
   FailureOr<int64_t> quantizeAxis = c.normalizeAxis(c.intAttr("quantize_axis", 1), rank, "quantize_axis");
   if (failed(gatherAxis) || failed(quantizeAxis)) return failure();
-  if (rank < 2 || *gatherAxis != 0 || *quantizeAxis != rank - 1)
-    return c.fail("only gather_axis 0 with quantize_axis the last axis (the embedding layout) is supported");
-  if (!NodeConverter::typeOf(*data).getElementType().isUnsignedInteger(8))
-    return c.fail("only uint8 data (MatMulNBits packing) is supported, not int4/uint4 tensors");
-  if (bits != 4 && bits != 8) return c.fail("bits must be 4 or 8");
-  const int64_t packed = ds.back(), C = bits == 4 ? 2 * packed : packed;
-  ArrayRef<int64_t> ss = NodeConverter::shapeOf(*scales);
-  const int64_t nb = ss.empty() ? 0 : ss.back();
-  if (block < 1 || nb * block != C)
-    return c.fail("scales' last dimension " + Twine(nb) + " times block_size " + Twine(block) +
-                  " must equal the data's " + Twine(C) + " values per row");
-  Type f32 = c.builder().getF32Type(), outType = NodeConverter::typeOf(*scales).getElementType();
-  Value rows = c.emit("gather", {*data, *indices}, {c.i64Attr("axis", 0)});
-  if (c.emitFailed()) return failure();
-  SmallVector<int64_t> prefix(NodeConverter::shapeOf(rows).drop_back());
-  Value q = bits == 4 ? unpackNibbles(c, rows, prefix, packed) : c.emitCast(rows, f32);
-  SmallVector<int64_t> blocks(prefix), perBlock(prefix), out(prefix);
-  blocks.append({nb, block});
-  perBlock.append({nb, 1});
-  out.push_back(C);
-  q = c.emitReshape(q, blocks);
-  Value s = c.emitReshape(c.emitCast(c.emit("gather", {*scales, *indices}, {c.i64Attr("axis", 0)}), f32), perBlock);
-  Value zp = c.scalar(f32, double(1 << (bits - 1)));
-  if (Value zpIn = c.input(3)) {
-    Value zrows = c.emit("gather", {zpIn, *indices}, {c.i64Attr("axis", 0)});
-    if (c.emitFailed()) return failure();
-    int64_t zpPacked = NodeConverter::shapeOf(zrows).back();
-    zp = bits == 4 ? unpackNibbles(c, zrows, prefix, zpPacked) : c.emitCast(zrows, f32);
-    if (bits == 4 && 2 * zpPacked != nb) {  // an odd block count pads the last byte
-      SmallVector<int64_t> starts(prefix.size() + 1, 0), sizes(prefix);
-      sizes.push_back(nb);
-      zp = c.emit("slice", {zp}, {c.i64ArrayAttr("starts", starts), c.i64ArrayAttr("sizes", sizes)});
-    }
-    zp = c.emitReshape(zp, perBlock);
+  const int64_t ga = *gatherAxis, qa = *quantizeAxis;
+  Type elem = NodeConverter::typeOf(*data).getElementType();
+  const bool packedBytes = elem.isUnsignedInteger(8) && bits == 4;
+  if (elem.isUnsignedInteger(8)) {
+    if (bits != 4 && bits != 8) return c.fail("bits must be 4 or 8 for uint8 data, got " + Twine(bits));
+    if (ga != 0 || qa != rank - 1)
+      return c.fail("uint8 data (MatMulNBits packing) needs gather_axis 0 and quantize_axis the last axis, as "
+                    "ONNX Runtime does; got gather_axis " + Twine(ga) + ", quantize_axis " + Twine(qa));
+  } else if (elem.isInteger(4)) {
+    if (bits != 4) return c.fail("bits must be 4 for int4/uint4 data, got " + Twine(bits));
+  } else {
+    std::string got;
+    llvm::raw_string_ostream(got) << elem;
+    return c.fail("data must be uint8, int4 or uint4, got " + got);
   }
-  Value y = c.emitReshape(c.emit("mul", {c.emit("sub", {q, zp}), s}), out);
+  if (rank < 1) return c.fail("data must have rank >= 1");
+  if (block < 1) return c.fail("block_size must be positive, got " + Twine(block));
+  for (int64_t d : ds)
+    if (ShapedType::isDynamic(d)) return c.fail("data must have a static shape (it is the quantized table)");
+  // Values along the quantize axis, and blocks of them.
+  const int64_t values = packedBytes ? 2 * ds[qa] : ds[qa], blocks = (values + block - 1) / block;
+  ArrayRef<int64_t> ss = NodeConverter::shapeOf(*scales);
+  SmallVector<int64_t> wantScales(ds);
+  wantScales[qa] = blocks;
+  if (ss != ArrayRef<int64_t>(wantScales))
+    return c.fail("scales must have shape " + formatList(wantScales) + " (data's, with ceil(" + Twine(values) +
+                  " / block_size " + Twine(block) + ") blocks along quantize_axis), got " + formatList(ss));
+  Value zpIn = c.input(3);
+  if (zpIn) {
+    SmallVector<int64_t> wantZp(wantScales);
+    if (packedBytes) wantZp[qa] = (blocks + 1) / 2;
+    if (NodeConverter::typeOf(zpIn).getElementType() != elem)
+      return c.fail("zero_points must have the data's element type");
+    if (NodeConverter::shapeOf(zpIn) != ArrayRef<int64_t>(wantZp))
+      return c.fail("zero_points must have shape " + formatList(wantZp) + ", got " +
+                    formatList(NodeConverter::shapeOf(zpIn)));
+  }
+  Type f32 = c.builder().getF32Type(), outType = NodeConverter::typeOf(*scales).getElementType();
+  const int64_t indexRank = NodeConverter::rankOf(*indices);
+  // The quantize axis in the gathered result.
+  const int64_t qOut = qa < ga ? qa : qa + indexRank - 1;
+
+  // Block index of every position along the quantize axis.
+  SmallVector<int64_t> blockOf(values);
+  for (int64_t v = 0; v < values; ++v) blockOf[size_t(v)] = v / block;
+  Value blockIndex = c.constantI64(blockOf, {values});
+  // Per-block operand (scales, or unpacked zero points) spread to every value
+  // of the gathered result.
+  auto perValue = [&](Value table) -> Value {
+    if (ga == qa)  // the gathered positions pick their own blocks
+      return gatherAlong(c, table, gatherAlong(c, blockIndex, *indices, 0), ga);
+    return gatherAlong(c, gatherAlong(c, table, *indices, ga), blockIndex, qOut);
+  };
+
+  Value q;
+  if (packedBytes) {
+    // lo/hi halves [.., P | P] -> values interleaved: v -> (v % 2) * P + v / 2.
+    const int64_t P = ds[qa];
+    SmallVector<int64_t> order(values);
+    for (int64_t v = 0; v < values; ++v) order[size_t(v)] = (v % 2) * P + v / 2;
+    q = gatherAlong(c, splitNibbles(c, gatherAlong(c, *data, *indices, 0)), c.constantI64(order, {values}), qOut);
+  } else {
+    Value table = elem.isInteger(4) ? widenInt4(c, *data) : *data;
+    q = c.emitCast(gatherAlong(c, table, *indices, ga), f32);
+  }
+  Value s = c.emitCast(perValue(*scales), f32);
+  Value zp = c.scalar(f32, elem.isUnsignedInteger(8) ? double(1 << (bits - 1)) : 0.0);
+  if (zpIn && packedBytes) {
+    // Packed zero points [.., ceil(blocks / 2)]: value v reads block b = v /
+    // block_size, at (b % 2) * half + b / 2 of the split halves.
+    const int64_t half = NodeConverter::shapeOf(zpIn)[qa];
+    SmallVector<int64_t> order(values);
+    for (int64_t v = 0; v < values; ++v) order[size_t(v)] = (v / block % 2) * half + v / block / 2;
+    zp = gatherAlong(c, splitNibbles(c, gatherAlong(c, zpIn, *indices, 0)), c.constantI64(order, {values}), qOut);
+  } else if (zpIn) {
+    zp = c.emitCast(perValue(elem.isInteger(4) ? widenInt4(c, zpIn) : zpIn), f32);
+  }
+  Value y = c.emit("mul", {c.emit("sub", {q, zp}), s});
   if (!c.emitFailed() && outType != f32) y = c.emitCast(y, outType);
   return c.done(y);
 }
