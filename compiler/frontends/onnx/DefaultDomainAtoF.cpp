@@ -67,13 +67,28 @@ LogicalResult convertCast(NodeConverter &c) {
   return success();
 }
 
-// Reads Clip's bound from a scalar constant input.
-FailureOr<std::optional<double>> clipBound(NodeConverter &c, size_t i, StringRef what) {
-  if (!c.hasInput(i)) return std::optional<double>();
-  FailureOr<ConstantData> d = c.requireConstantInput(i, what);
-  if (failed(d)) return failure();
-  if (d->numElements() != 1) return c.fail("'" + what + "' must be a scalar"), failure();
-  return std::optional<double>(d->floatAt(0));
+// Clip's bound from input `i`: absent (unbounded), a constant (read here)
+// or a run-time scalar (kept as a value).
+struct ClipBound {
+  std::optional<double> constant;
+  Value runtime;
+};
+FailureOr<ClipBound> clipBound(NodeConverter &c, size_t i, StringRef what, Type elem) {
+  if (!c.hasInput(i)) return ClipBound{};
+  if (std::optional<ConstantData> d = c.constantInput(i)) {
+    if (d->numElements() != 1) return c.fail("'" + what + "' must be a scalar"), failure();
+    return ClipBound{d->floatAt(0), Value()};
+  }
+  FailureOr<Value> v = c.requiredInput(i);
+  if (failed(v)) return failure();
+  RankedTensorType t = NodeConverter::typeOf(*v);
+  if (!t.hasStaticShape() || t.getNumElements() != 1)
+    return c.fail("'" + what + "' must be a scalar"), failure();
+  if (t.getElementType() != elem) return c.fail("'" + what + "' must have the input's element type"), failure();
+  // A rank-0 value broadcasts against any input.
+  Value scalar = c.emitReshape(*v, {});
+  if (!scalar) return failure();
+  return ClipBound{std::nullopt, scalar};
 }
 
 LogicalResult emitClamp(NodeConverter &c, Value x, std::optional<double> lo,
@@ -97,15 +112,31 @@ LogicalResult convertClipAttributes(NodeConverter &c) {
   return emitClamp(c, *x, lo, hi);
 }
 
-// Clip-11+: bounds are optional scalar inputs, which must be constants.
+// Clip-11+: bounds are optional scalar inputs. Constant bounds become
+// clamp's options; a bound computed at run time (a top-dB floor such as
+// max(x) - 80) becomes max / min with that value, in ONNX's order (min
+// first, so max wins when min > max).
 LogicalResult convertClipInputs(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
-  FailureOr<std::optional<double>> lo = clipBound(c, 1, "min");
+  Type elem = NodeConverter::typeOf(*x).getElementType();
+  FailureOr<ClipBound> lo = clipBound(c, 1, "min", elem);
   if (failed(lo)) return failure();
-  FailureOr<std::optional<double>> hi = clipBound(c, 2, "max");
+  FailureOr<ClipBound> hi = clipBound(c, 2, "max", elem);
   if (failed(hi)) return failure();
-  return emitClamp(c, *x, *lo, *hi);
+  if (!lo->runtime && !hi->runtime) return emitClamp(c, *x, lo->constant, hi->constant);
+  Value v = *x;
+  if (lo->runtime) {
+    v = c.emit("max", {v, lo->runtime});
+  } else if (lo->constant) {
+    v = c.emit("clamp", {v}, {c.f64Attr("minValue", *lo->constant)});
+  }
+  if (hi->runtime) {
+    v = c.emit("min", {v, hi->runtime});
+  } else if (hi->constant) {
+    v = c.emit("clamp", {v}, {c.f64Attr("maxValue", *hi->constant)});
+  }
+  return c.done(v);
 }
 
 // Concatenation of constants stays constant (shape arithmetic needs it).
@@ -256,19 +287,30 @@ LogicalResult convertConv(NodeConverter &c) {
 LogicalResult convertDropout(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
+  // The ratio only matters in training mode, so a ratio computed at run
+  // time is fine at inference (training_mode absent or a false constant).
   if (c.opset() >= 12 && c.hasInput(2)) {
-    FailureOr<ConstantData> training = c.requireConstantInput(2, "training_mode");
-    if (failed(training)) return failure();
-    if (training->numElements() != 1) return c.fail("training_mode must be a scalar");
+    std::optional<ConstantData> training = c.constantInput(2);
     // Training mode drops at random unless the ratio is 0 (then it is the
     // identity with an all-true mask, like inference).
-    if (training->intAt(0) != 0) {
+    std::optional<ConstantData> ratio = c.hasInput(1) ? c.constantInput(1) : std::nullopt;
+    bool zeroRatio = ratio && ratio->numElements() == 1 && ratio->floatAt(0) == 0;
+    if (!training && !zeroRatio) {
+      std::string chain = describeRuntimeChain(c.input(2));
+      return c.fail("training_mode ('" + c.node().input(2) + "') is computed at run time" +
+                    (chain.empty() ? std::string() : " by " + chain) +
+                    "; Dropout in training mode drops at random, which is not supported, so "
+                    "training_mode must be a constant false (freeze it with --const-input)");
+    }
+    if (training && training->numElements() != 1) return c.fail("training_mode must be a scalar");
+    if (training && training->intAt(0) != 0 && !zeroRatio) {
       if (!c.hasInput(1))
         return c.fail("training_mode=true with the default ratio 0.5 drops at random: not supported");
-      FailureOr<ConstantData> ratio = c.requireConstantInput(1, "ratio");
-      if (failed(ratio)) return failure();
-      if (ratio->numElements() != 1 || ratio->floatAt(0) != 0)
-        return c.fail("training_mode=true with a non-zero ratio drops at random: not supported");
+      if (!ratio) {
+        FailureOr<ConstantData> r = c.requireConstantInput(1, "ratio (with training_mode=true)");
+        if (failed(r)) return failure();
+      }
+      return c.fail("training_mode=true with a non-zero ratio drops at random: not supported");
     }
   }
   if (c.opset() < 7 && c.intAttr("is_test", 0) == 0)

@@ -438,6 +438,7 @@ LogicalResult convertPad(NodeConverter &c) {
   Type elem = NodeConverter::typeOf(*x).getElementType();
   SmallVector<int64_t> pads;
   double value = 0;
+  Value runtimeValue;  // constant_value computed at run time
   if (c.opset() < 11) {
     auto p = c.intsAttr(c.opset() < 2 ? "paddings" : "pads");
     if (!p) return c.fail("missing attribute 'pads'");
@@ -447,11 +448,17 @@ LogicalResult convertPad(NodeConverter &c) {
     FailureOr<SmallVector<int64_t>> p = c.constantIntsInput(1, "pads");
     if (failed(p)) return failure();
     pads = *p;
-    if (c.hasInput(2)) {
-      FailureOr<ConstantData> v = c.requireConstantInput(2, "constant_value");
-      if (failed(v)) return failure();
+    if (std::optional<ConstantData> v = c.hasInput(2) ? c.constantInput(2) : std::nullopt) {
       if (v->numElements() != 1) return c.fail("'constant_value' must be a scalar");
       value = v->floatAt(0);
+    } else if (c.hasInput(2)) {
+      FailureOr<Value> rv = c.requiredInput(2);
+      if (failed(rv)) return failure();
+      RankedTensorType t = NodeConverter::typeOf(*rv);
+      if (!t.hasStaticShape() || t.getNumElements() != 1) return c.fail("'constant_value' must be a scalar");
+      if (t.getElementType() != elem) return c.fail("'constant_value' must have the input's element type");
+      runtimeValue = c.emitReshape(*rv, {});
+      if (!runtimeValue) return failure();
     }
   }
   SmallVector<int64_t> axes;
@@ -490,8 +497,25 @@ LogicalResult convertPad(NodeConverter &c) {
                                          c.strAttr("mode", webnnMode)};
     if (webnnMode == "constant" && value != 0) attrs.push_back(c.f64Attr("value", value));
     v = c.emit("pad", {v}, attrs);
+    if (runtimeValue && webnnMode == "constant") {
+      // WebNN's pad value is an option: pad with 0, then select the run-time
+      // value outside the input's extent, by a mask built per padded axis
+      // (constants of that axis' length, combined by broadcasting).
+      Type u8 = IntegerType::get(c.context(), 8, IntegerType::Unsigned);
+      Value inside;
+      for (int64_t i = 0; i < rank; ++i) {
+        if (!begin[i] && !end[i]) continue;
+        int64_t len = begin[i] + sizes[i] + end[i];
+        SmallVector<APInt> bits;
+        for (int64_t k = 0; k < len; ++k) bits.push_back(APInt(8, k >= begin[i] && k < begin[i] + sizes[i]));
+        SmallVector<int64_t> shape(rank, 1);
+        shape[i] = len;
+        Value m = c.constant(DenseElementsAttr::get(RankedTensorType::get(shape, u8), bits));
+        inside = inside ? c.emit("logicalAnd", {inside, m}) : m;
+      }
+      v = c.emit("where", {inside, v, runtimeValue});
+    }
   }
-  (void)elem;
   return c.done(v);
 }
 

@@ -501,14 +501,34 @@ LogicalResult convertTrilu(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
   int64_t k = 0;
+  bool upper = c.intAttr("upper", 1) != 0;
+  if (c.hasInput(1) && !c.constantInput(1)) {
+    // k computed at run time: keep x[..., i, j] where j - i >= k (upper) or
+    // j - i <= k (lower), i.e. (j - k) >= i or (j - k) <= i, from column
+    // indices [1, M] and row indices [N, 1] (constants linear in N + M).
+    FailureOr<Value> kv = c.requiredInput(1);
+    if (failed(kv)) return failure();
+    RankedTensorType kt = NodeConverter::typeOf(*kv);
+    if (!kt.hasStaticShape() || kt.getNumElements() != 1 || !kt.getElementType().isInteger(64))
+      return c.fail("'k' must be one int64");
+    ArrayRef<int64_t> s = NodeConverter::shapeOf(*x);
+    if (s.size() < 2) return c.fail("the input must have rank >= 2");
+    int64_t n = s[s.size() - 2], m = s[s.size() - 1];
+    SmallVector<int64_t> rows, cols;
+    for (int64_t i = 0; i < n; ++i) rows.push_back(i);
+    for (int64_t j = 0; j < m; ++j) cols.push_back(j);
+    Value shifted = c.emit("sub", {c.constantI64(cols, {1, m}), c.emitReshape(*kv, {})});
+    Value keep = c.emit(upper ? "greaterOrEqual" : "lesserOrEqual", {shifted, c.constantI64(rows, {n, 1})});
+    Type elem = NodeConverter::typeOf(*x).getElementType();
+    return c.done(c.emit("where", {keep, *x, c.scalar(elem, 0)}));
+  }
   if (c.hasInput(1)) {
     FailureOr<SmallVector<int64_t>> kv = c.constantIntsInput(1, "k");
     if (failed(kv)) return failure();
     if (kv->size() != 1) return c.fail("'k' must be a scalar");
     k = (*kv)[0];
   }
-  return c.done(c.emit("triangular", {*x},
-                       {c.boolAttr("upper", c.intAttr("upper", 1) != 0), c.i64Attr("diagonal", k)}));
+  return c.done(c.emit("triangular", {*x}, {c.boolAttr("upper", upper), c.i64Attr("diagonal", k)}));
 }
 
 LogicalResult convertWhere(NodeConverter &c) {

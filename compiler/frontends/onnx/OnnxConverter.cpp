@@ -72,13 +72,76 @@ static SmallVector<std::string> graphInputsFeeding(Value v) {
   return names;
 }
 
+// The ONNX node an op was built for: (op type, display name) from the
+// location GraphImporter::nodeLoc gives it.
+static std::optional<std::pair<std::string, std::string>> onnxNodeOf(Operation *op) {
+  auto fused = mlir::dyn_cast<FusedLoc>(op->getLoc());
+  if (!fused) return std::nullopt;
+  auto opType = mlir::dyn_cast_or_null<StringAttr>(fused.getMetadata());
+  if (!opType) return std::nullopt;
+  for (Location l : fused.getLocations())
+    if (auto name = mlir::dyn_cast<NameLoc>(l))
+      return std::make_pair(opType.getValue().str(), name.getName().getValue().str());
+  return std::nullopt;
+}
+
+// "Cast 'c1' <- Shape 's0' <- input 'x'": the ONNX nodes that compute `v` at
+// run time, following the first operand that is not a constant back to a
+// graph input or a Loop body argument. Empty when `v` is a graph input.
+std::string describeRuntimeChain(Value v) {
+  constexpr int kMaxLinks = 8;
+  SmallVector<std::string> links;
+  std::optional<std::pair<std::string, std::string>> last;
+  while (v && static_cast<int>(links.size()) <= kMaxLinks) {
+    if (auto arg = mlir::dyn_cast<BlockArgument>(v)) {
+      Operation *parent = arg.getOwner()->getParentOp();
+      std::string what = "an argument of the body of ";
+      if (auto node = parent ? onnxNodeOf(parent) : std::nullopt)
+        what += node->first + " '" + node->second + "'";
+      else
+        what += "an enclosing op";
+      links.push_back(what + " (a value of the iteration)");
+      break;
+    }
+    Operation *op = v.getDefiningOp();
+    if (auto in = dyn_cast<InputOp>(op)) {
+      if (links.empty()) return "";
+      links.push_back("input '" + in.getName().str() + "'");
+      break;
+    }
+    std::optional<std::pair<std::string, std::string>> node = onnxNodeOf(op);
+    // The ops one ONNX node was decomposed into are one link.
+    if (node && node != last) links.push_back(node->first + " '" + node->second + "'");
+    if (node) last = node;
+    Value next;
+    for (Value operand : op->getOperands())
+      if (!operand.getDefiningOp<ConstantOp>()) {
+        next = operand;
+        break;
+      }
+    v = next;
+  }
+  std::string out;
+  for (size_t i = 0; i < links.size() && static_cast<int>(i) < kMaxLinks; ++i)
+    out += (i ? " <- " : "") + links[i];
+  if (static_cast<int>(links.size()) > kMaxLinks) out += " <- ...";
+  return out;
+}
+
 FailureOr<ConstantData> NodeConverter::requireConstantInput(size_t i, StringRef what) {
   if (!hasInput(i)) return fail("missing input '" + what + "'"), failure();
+  if (std::optional<StringRef> origin = graph_.shapeValueOrigin(node_.input(i)))
+    return fail("input '" + what + "' ('" + node_.input(i) + "') must be a constant; it is computed from " +
+                *origin + ", whose size is only known at run time (fix the dimension with --shape)"),
+           failure();
   std::optional<ConstantData> d = constantInput(i);
   if (!d) {
     std::string from;
-    for (const std::string &n : graphInputsFeeding(input(i))) from += (from.empty() ? "'" : ", '") + n + "'";
-    if (!from.empty()) from = "; it is computed from graph inputs " + from + " (freeze them with --const-input)";
+    std::string chain = describeRuntimeChain(input(i));
+    if (!chain.empty()) from = "; it is computed at run time by " + chain;
+    std::string inputs;
+    for (const std::string &n : graphInputsFeeding(input(i))) inputs += (inputs.empty() ? "'" : ", '") + n + "'";
+    if (!inputs.empty()) from += "; it is computed from graph inputs " + inputs + " (freeze them with --const-input)";
     return fail("input '" + what + "' ('" + node_.input(i) +
                 "') must be a constant (an initializer or computable from constants)" + from),
            failure();
@@ -141,96 +204,6 @@ std::optional<SmallVector<float>> NodeConverter::floatsAttr(StringRef name) cons
 }
 
 
-// Element-wise ops of small constants the dialect does not fold (neg,
-// comparisons, where, ...), evaluated here so shape arithmetic written with
-// them (as exporters and ONNX function bodies do) stays constant.
-static std::optional<ElementsAttr> evaluateElementwise(Operation *op) {
-  constexpr int64_t kMaxElements = 1 << 16;
-  StringRef name = op->getName().stripDialect();
-  if (op->getNumResults() != 1) return std::nullopt;
-  auto outType = mlir::dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!outType || outType.getNumElements() > kMaxElements || outType.getNumElements() == 0)
-    return std::nullopt;
-  SmallVector<ConstantData> in;
-  for (Value v : op->getOperands()) {
-    std::optional<ConstantData> d = getConstantData(v);
-    if (!d || d->numElements() > kMaxElements) return std::nullopt;
-    in.push_back(*d);
-  }
-  if (in.empty() || in.size() > 3) return std::nullopt;
-  // Integer operands compute in int64 (exact for shape values), floats in double.
-  bool intMath = !mlir::isa<FloatType>(in.back().type.getElementType());
-  using F = std::function<double(double, double, double)>;
-  using I = std::function<int64_t(int64_t, int64_t, int64_t)>;
-  F f;
-  I i;
-  auto both = [&](auto fn) { f = fn; i = fn; };
-  if (name == "neg") both([](auto a, auto, auto) { return -a; });
-  else if (name == "abs") both([](auto a, auto, auto) { return a < 0 ? -a : a; });
-  else if (name == "sign") both([](auto a, auto, auto) { return decltype(a)((a > 0) - (a < 0)); });
-  else if (name == "relu") both([](auto a, auto, auto) { return a > 0 ? a : decltype(a)(0); });
-  else if (name == "logicalNot") both([](auto a, auto, auto) { return decltype(a)(a == 0); });
-  else if (name == "floor" && !intMath) f = [](double a, double, double) { return std::floor(a); };
-  else if (name == "ceil" && !intMath) f = [](double a, double, double) { return std::ceil(a); };
-  else if (name == "sqrt" && !intMath) f = [](double a, double, double) { return std::sqrt(a); };
-  else if (name == "max") both([](auto a, auto b, auto) { return a > b ? a : b; });
-  else if (name == "min") both([](auto a, auto b, auto) { return a < b ? a : b; });
-  else if (name == "equal") both([](auto a, auto b, auto) { return decltype(a)(a == b); });
-  else if (name == "notEqual") both([](auto a, auto b, auto) { return decltype(a)(a != b); });
-  else if (name == "greater") both([](auto a, auto b, auto) { return decltype(a)(a > b); });
-  else if (name == "greaterOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a >= b); });
-  else if (name == "lesser") both([](auto a, auto b, auto) { return decltype(a)(a < b); });
-  else if (name == "lesserOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a <= b); });
-  else if (name == "logicalAnd") both([](auto a, auto b, auto) { return decltype(a)(a && b); });
-  else if (name == "logicalOr") both([](auto a, auto b, auto) { return decltype(a)(a || b); });
-  else if (name == "logicalXor") both([](auto a, auto b, auto) { return decltype(a)((a != 0) != (b != 0)); });
-  else if (name == "where") both([](auto c, auto t, auto e) { return c != 0 ? t : e; });
-  else return std::nullopt;
-  // Comparisons read their operands' type; where reads the branches'.
-  Type elem = outType.getElementType();
-  ArrayRef<int64_t> outShape = outType.getShape();
-  int64_t n = outType.getNumElements(), rank = outShape.size();
-  SmallVector<int64_t> idx(rank, 0);
-  SmallVector<APInt> ints;
-  SmallVector<APFloat> floats;
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t rest = k;
-    for (int64_t d = rank - 1; d >= 0; --d) idx[d] = rest % outShape[d], rest /= outShape[d];
-    SmallVector<int64_t> at;
-    for (const ConstantData &d : in) {
-      ArrayRef<int64_t> s = d.type.getShape();
-      int64_t lin = 0, off = rank - static_cast<int64_t>(s.size());
-      for (size_t j = 0; j < s.size(); ++j) lin = lin * s[j] + (s[j] == 1 ? 0 : idx[off + j]);
-      at.push_back(d.splat ? 0 : lin);
-    }
-    auto argI = [&](size_t j) { return j < in.size() ? in[j].intAt(at[j]) : 0; };
-    auto argF = [&](size_t j) { return j < in.size() ? in[j].floatAt(at[j]) : 0.0; };
-    double fv;
-    int64_t iv;
-    if (name == "where") {
-      // The condition is uint8; the branches decide int vs float.
-      if (intMath) iv = i(argI(0), argI(1), argI(2));
-      else fv = f(argF(0), argF(1), argF(2));
-    } else if (intMath) {
-      if (!i) return std::nullopt;
-      iv = i(argI(0), argI(1), argI(2));
-    } else {
-      fv = f(argF(0), argF(1), argF(2));
-    }
-    if (auto ft = mlir::dyn_cast<FloatType>(elem)) {
-      APFloat a(intMath ? static_cast<double>(iv) : fv);
-      bool lost;
-      a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      floats.push_back(a);
-    } else {
-      int64_t v = intMath ? iv : static_cast<int64_t>(fv);
-      ints.push_back(APInt(elem.getIntOrFloatBitWidth(), static_cast<uint64_t>(v), true));
-    }
-  }
-  if (mlir::isa<FloatType>(elem)) return ElementsAttr(DenseElementsAttr::get(outType, floats));
-  return ElementsAttr(DenseElementsAttr::get(outType, ints));
-}
-
 FailureOr<Value> NodeConverter::op(StringRef name, ArrayRef<Value> operands,
                                    ArrayRef<NamedAttribute> attrs) {
   FailureOr<SmallVector<Value>> results = graph_.graph().addOp(name, operands, attrs, loc_);
@@ -256,7 +229,7 @@ FailureOr<Value> NodeConverter::op(StringRef name, ArrayRef<Value> operands,
         return v;
       }
     }
-    if (std::optional<ElementsAttr> value = evaluateElementwise(def)) {
+    if (std::optional<ElementsAttr> value = evaluateConstantOp(def)) {
       Value cst = constant(*value);
       def->erase();
       return cst;

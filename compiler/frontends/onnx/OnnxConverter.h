@@ -66,6 +66,13 @@ struct ConstantData {
 
 // Non-null when `v` is produced by webnn.constant.
 std::optional<ConstantData> getConstantData(Value v);
+// The value of `op` when every operand is a small constant and the op is one
+// the importer evaluates beyond the dialect's folders (element-wise math and
+// comparisons, where, clamp, gather, reductions; ConstantEvaluation.cpp).
+std::optional<ElementsAttr> evaluateConstantOp(Operation *op);
+// The ONNX nodes that compute `v` at run time, for errors: "Cast 'c1' <-
+// Add 'a0' <- input 'x'" (empty when `v` is a graph input itself).
+std::string describeRuntimeChain(Value v);
 
 // ------------------------------------------------------------------ graph
 class NodeConverter;

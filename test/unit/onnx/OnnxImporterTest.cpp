@@ -763,8 +763,8 @@ TEST(OnnxImport, NonConstantErrorsNameTheGraphInputsBehindAValue) {
   EXPECT_FALSE(r);
   EXPECT_EQ(r.firstError(),
             "node 'reshape' (Reshape): input 'shape' ('shape') must be a constant (an initializer "
-            "or computable from constants); it is computed from graph inputs 's' (freeze them "
-            "with --const-input)");
+            "or computable from constants); it is computed at run time by Add 'add' <- input 's'; "
+            "it is computed from graph inputs 's' (freeze them with --const-input)");
 }
 
 TEST(OnnxImport, IfBranchInitializersAreConstants) {

@@ -1,0 +1,242 @@
+// Constant evaluation at import for the webnn ops the dialect does not fold
+// (its folders cover add/sub/mul/div, cast, reshape, transpose, expand, slice
+// and concat). Shape arithmetic must reach the ops that take it as attributes
+// (Reshape's shape, Slice's starts, Pad's pads, ...) as constants, in the
+// model's graph and in every If branch and Loop body alike: exporters write
+// it with element-wise ops, gathers (Shape -> Gather, and Slice with a
+// negative step, which the importer lowers to a gather) and reductions.
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "compiler/frontends/onnx/OnnxConverter.h"
+#include "dialects/webnn/WebNNOps.h"
+
+namespace mlir::webnn::onnx_import {
+namespace {
+
+// Larger results stay run-time ops: a folded copy adds to the artifact as
+// much as it saves (the dialect's folders use the same bound).
+constexpr int64_t kMaxElements = 1 << 16;
+
+std::optional<ElementsAttr> fromValues(RankedTensorType outType, ArrayRef<double> fv,
+                                       ArrayRef<int64_t> iv) {
+  Type elem = outType.getElementType();
+  if (auto ft = mlir::dyn_cast<FloatType>(elem)) {
+    SmallVector<APFloat> floats;
+    for (double v : fv) {
+      APFloat a(v);
+      bool lost;
+      a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      floats.push_back(a);
+    }
+    return ElementsAttr(DenseElementsAttr::get(outType, floats));
+  }
+  if (!elem.isIntOrIndex()) return std::nullopt;
+  SmallVector<APInt> ints;
+  for (int64_t v : iv)
+    ints.push_back(APInt(elem.getIntOrFloatBitWidth(), static_cast<uint64_t>(v), true));
+  return ElementsAttr(DenseElementsAttr::get(outType, ints));
+}
+
+// Element-wise ops of one to three broadcast operands (comparisons, where,
+// unary math, pow, clamp). Integer operands compute in int64 (exact for shape
+// values), floats in double.
+std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<ConstantData> in,
+                                                RankedTensorType outType) {
+  StringRef name = op->getName().stripDialect();
+  if (in.empty() || in.size() > 3) return std::nullopt;
+  bool intMath = !mlir::isa<FloatType>(in.back().type.getElementType());
+  using F = std::function<double(double, double, double)>;
+  using I = std::function<int64_t(int64_t, int64_t, int64_t)>;
+  F f;
+  I i;
+  auto both = [&](auto fn) { f = fn; i = fn; };
+  auto attrF = [&](StringRef n, double dflt) {
+    if (auto a = op->getAttrOfType<FloatAttr>(n)) return a.getValueAsDouble();
+    return dflt;
+  };
+  if (name == "neg") both([](auto a, auto, auto) { return -a; });
+  else if (name == "abs") both([](auto a, auto, auto) { return a < 0 ? -a : a; });
+  else if (name == "sign") both([](auto a, auto, auto) { return decltype(a)((a > 0) - (a < 0)); });
+  else if (name == "relu") both([](auto a, auto, auto) { return a > 0 ? a : decltype(a)(0); });
+  else if (name == "logicalNot") both([](auto a, auto, auto) { return decltype(a)(a == 0); });
+  else if (name == "identity") both([](auto a, auto, auto) { return a; });
+  else if (name == "floor" && !intMath) f = [](double a, double, double) { return std::floor(a); };
+  else if (name == "ceil" && !intMath) f = [](double a, double, double) { return std::ceil(a); };
+  else if (name == "roundEven" && !intMath) f = [](double a, double, double) { return std::nearbyint(a); };
+  else if (name == "sqrt" && !intMath) f = [](double a, double, double) { return std::sqrt(a); };
+  else if (name == "exp" && !intMath) f = [](double a, double, double) { return std::exp(a); };
+  else if (name == "log" && !intMath) f = [](double a, double, double) { return std::log(a); };
+  else if (name == "reciprocal" && !intMath) f = [](double a, double, double) { return 1.0 / a; };
+  else if (name == "pow" && !intMath) f = [](double a, double b, double) { return std::pow(a, b); };
+  else if (name == "max") both([](auto a, auto b, auto) { return a > b ? a : b; });
+  else if (name == "min") both([](auto a, auto b, auto) { return a < b ? a : b; });
+  else if (name == "equal") both([](auto a, auto b, auto) { return decltype(a)(a == b); });
+  else if (name == "notEqual") both([](auto a, auto b, auto) { return decltype(a)(a != b); });
+  else if (name == "greater") both([](auto a, auto b, auto) { return decltype(a)(a > b); });
+  else if (name == "greaterOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a >= b); });
+  else if (name == "lesser") both([](auto a, auto b, auto) { return decltype(a)(a < b); });
+  else if (name == "lesserOrEqual") both([](auto a, auto b, auto) { return decltype(a)(a <= b); });
+  else if (name == "logicalAnd") both([](auto a, auto b, auto) { return decltype(a)(a && b); });
+  else if (name == "logicalOr") both([](auto a, auto b, auto) { return decltype(a)(a || b); });
+  else if (name == "logicalXor") both([](auto a, auto b, auto) { return decltype(a)((a != 0) != (b != 0)); });
+  else if (name == "where") both([](auto c, auto t, auto e) { return c != 0 ? t : e; });
+  else if (name == "clamp") {
+    double lo = attrF("minValue", -INFINITY), hi = attrF("maxValue", INFINITY);
+    f = [lo, hi](double a, double, double) { return std::min(std::max(a, lo), hi); };
+    if (intMath) {
+      // Bounds beyond int64 do not bound an int64 value.
+      int64_t ilo = lo <= -9.2e18 ? std::numeric_limits<int64_t>::min() : static_cast<int64_t>(std::ceil(lo));
+      int64_t ihi = hi >= 9.2e18 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(std::floor(hi));
+      i = [ilo, ihi](int64_t a, int64_t, int64_t) { return std::min(std::max(a, ilo), ihi); };
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (intMath && !i) return std::nullopt;
+  // Comparisons read their operands' type; where reads the branches'.
+  ArrayRef<int64_t> outShape = outType.getShape();
+  int64_t n = outType.getNumElements(), rank = outShape.size();
+  SmallVector<int64_t> idx(rank, 0);
+  SmallVector<double> fvs;
+  SmallVector<int64_t> ivs;
+  bool outFloat = mlir::isa<FloatType>(outType.getElementType());
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rest = k;
+    for (int64_t d = rank - 1; d >= 0; --d) idx[d] = rest % outShape[d], rest /= outShape[d];
+    SmallVector<int64_t> at;
+    for (const ConstantData &d : in) {
+      ArrayRef<int64_t> s = d.type.getShape();
+      int64_t lin = 0, off = rank - static_cast<int64_t>(s.size());
+      for (size_t j = 0; j < s.size(); ++j) lin = lin * s[j] + (s[j] == 1 ? 0 : idx[off + j]);
+      at.push_back(d.splat ? 0 : lin);
+    }
+    auto argI = [&](size_t j) { return j < in.size() ? in[j].intAt(at[j]) : 0; };
+    auto argF = [&](size_t j) { return j < in.size() ? in[j].floatAt(at[j]) : 0.0; };
+    double fv = 0;
+    int64_t iv = 0;
+    if (intMath) iv = i(argI(0), argI(1), argI(2)), fv = static_cast<double>(iv);
+    else fv = f(argF(0), argF(1), argF(2)), iv = static_cast<int64_t>(fv);
+    if (outFloat) fvs.push_back(fv);
+    else ivs.push_back(iv);
+  }
+  return fromValues(outType, fvs, ivs);
+}
+
+// gather(input, indices, axis): element bytes copied; negative indices count
+// from the end (as ONNX's); an index still out of range is left to the
+// runtime's rule.
+std::optional<ElementsAttr> evaluateGather(Operation *op, ArrayRef<ConstantData> in,
+                                           RankedTensorType outType) {
+  if (in.size() != 2 || !in[1].type.getElementType().isIntOrIndex()) return std::nullopt;
+  int64_t axis = 0;
+  if (auto a = op->getAttrOfType<IntegerAttr>("axis")) axis = a.getInt();
+  ArrayRef<int64_t> s = in[0].type.getShape();
+  if (axis < 0 || axis >= static_cast<int64_t>(s.size())) return std::nullopt;
+  int64_t outer = 1, inner = 1, dim = s[axis];
+  for (int64_t d = 0; d < axis; ++d) outer *= s[d];
+  for (size_t d = axis + 1; d < s.size(); ++d) inner *= s[d];
+  int64_t count = in[1].numElements();
+  size_t width = in[0].splat ? in[0].raw.size() : (in[0].numElements() ? in[0].raw.size() / in[0].numElements() : 0);
+  if (width == 0) return std::nullopt;
+  std::vector<char> bytes;
+  bytes.reserve(outType.getNumElements() * width);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t at = in[1].intAt(k);
+      if (at < 0) at += dim;
+      if (at < 0 || at >= dim) return std::nullopt;
+      for (int64_t e = 0; e < inner; ++e) {
+        int64_t src = in[0].splat ? 0 : (o * dim + at) * inner + e;
+        bytes.insert(bytes.end(), in[0].raw.begin() + src * width, in[0].raw.begin() + (src + 1) * width);
+      }
+    }
+  if (static_cast<int64_t>(bytes.size()) != outType.getNumElements() * static_cast<int64_t>(width))
+    return std::nullopt;
+  bool detectedSplat = false;
+  if (!DenseElementsAttr::isValidRawBuffer(outType, ArrayRef<char>(bytes), detectedSplat)) return std::nullopt;
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(outType, bytes));
+}
+
+// reduceSum / reduceProduct / reduceMin / reduceMax / reduceMean over
+// `axes` (all when absent); keepDimensions only changes the result type.
+std::optional<ElementsAttr> evaluateReduce(Operation *op, ArrayRef<ConstantData> in,
+                                           RankedTensorType outType) {
+  StringRef name = op->getName().stripDialect();
+  if (in.size() != 1) return std::nullopt;
+  enum Kind { kSum, kProd, kMin, kMax, kMean } kind;
+  if (name == "reduceSum") kind = kSum;
+  else if (name == "reduceProduct") kind = kProd;
+  else if (name == "reduceMin") kind = kMin;
+  else if (name == "reduceMax") kind = kMax;
+  else if (name == "reduceMean") kind = kMean;
+  else return std::nullopt;
+  const ConstantData &x = in[0];
+  ArrayRef<int64_t> s = x.type.getShape();
+  int64_t rank = s.size();
+  SmallVector<bool> reduced(rank, true);
+  if (auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes")) {
+    reduced.assign(rank, false);
+    for (int64_t a : axes.asArrayRef()) {
+      if (a < 0 || a >= rank) return std::nullopt;
+      reduced[a] = true;
+    }
+  }
+  int64_t outCount = outType.getNumElements(), n = x.numElements();
+  if (n == 0) return std::nullopt;  // the empty reduction's identity is the runtime's to define
+  bool isFloat = mlir::isa<FloatType>(x.type.getElementType());
+  SmallVector<double> acc(outCount, 0);
+  SmallVector<int64_t> iacc(outCount, 0);
+  SmallVector<bool> seen(outCount, false);
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t rest = k;
+    for (int64_t d = rank - 1; d >= 0; --d) idx[d] = rest % s[d], rest /= s[d];
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[d]) o = o * s[d] + idx[d];
+    double fv = x.floatAt(k);
+    int64_t iv = x.intAt(k);
+    if (!seen[o]) {
+      acc[o] = fv, iacc[o] = iv, seen[o] = true;
+      continue;
+    }
+    switch (kind) {
+      case kSum: case kMean: acc[o] += fv, iacc[o] += iv; break;
+      case kProd: acc[o] *= fv, iacc[o] *= iv; break;
+      case kMin: acc[o] = std::min(acc[o], fv), iacc[o] = std::min(iacc[o], iv); break;
+      case kMax: acc[o] = std::max(acc[o], fv), iacc[o] = std::max(iacc[o], iv); break;
+    }
+  }
+  if (kind == kMean) {
+    if (!isFloat) return std::nullopt;
+    for (double &v : acc) v /= static_cast<double>(n / outCount);
+  }
+  if (!isFloat)
+    for (int64_t o = 0; o < outCount; ++o) acc[o] = static_cast<double>(iacc[o]);
+  return fromValues(outType, acc, iacc);
+}
+
+}  // namespace
+
+std::optional<ElementsAttr> evaluateConstantOp(Operation *op) {
+  if (op->getNumResults() != 1) return std::nullopt;
+  auto outType = mlir::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!outType || !outType.hasStaticShape() || outType.getNumElements() > kMaxElements ||
+      outType.getNumElements() == 0)
+    return std::nullopt;
+  SmallVector<ConstantData> in;
+  for (Value v : op->getOperands()) {
+    std::optional<ConstantData> d = getConstantData(v);
+    if (!d || d->numElements() > kMaxElements) return std::nullopt;
+    in.push_back(*d);
+  }
+  StringRef name = op->getName().stripDialect();
+  if (name == "gather") return evaluateGather(op, in, outType);
+  if (name.starts_with("reduce")) return evaluateReduce(op, in, outType);
+  return evaluateElementwise(op, in, outType);
+}
+
+}  // namespace mlir::webnn::onnx_import
