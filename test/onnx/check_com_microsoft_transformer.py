@@ -554,6 +554,20 @@ REFUSED = [
      lambda d: mha_case(d, f32(B, S, 32), f32(B, S, 32), f32(B, S, 32), outputs=("y", "", "", "qk"))),
     ("Attention past_present_share_buffer", "past_present_share_buffer",
      lambda d: attention_case(d, past_present_share_buffer=1)),
+    ("MultiHeadAttention key_padding_mask (B, L) with a past", "key_padding_mask of shape (2, 6) is none of",
+     lambda d: mha_case(d, f32(B, S, 32), f32(B, S, 32), f32(B, S, 32), mask=raw_mask(B, S),
+                        past=(f32(B, NH, 3, 8), f32(B, NH, 3, 8)))),
+    ("MultiHeadAttention 2-D query", "query must be 3-D",
+     lambda d: mha_case(d, f32(S, 32), f32(B, S, 32), f32(B, S, 32))),
+    ("BiasSplitGelu odd width", "must be even",
+     lambda d: single(d, [ms("BiasSplitGelu", ["x", "b"], ["y"])], {"x": f32(1, 4, 7)}, {"b": f32(7)}, ["y"])),
+    ("GroupNorm groups not dividing C", "must be positive and divide the 16 channels",
+     lambda d: single(d, [ms("GroupNorm", ["x", "g", "b"], ["y"], groups=3, activation=0)], {"x": f32(1, 2, 2, 16)},
+                      {"g": f32(16), "b": f32(16)}, ["y"])),
+    ("EmbedLayerNormalization position_embedding of another width", "of the same hidden size",
+     lambda d: single(d, [ms("EmbedLayerNormalization", ["ids", "", "word", "pos", "", "g", "b"], ["y"])],
+                      {"ids": np.zeros((1, 4), np.int32)},
+                      {"word": f32(10, 16), "pos": f32(8, 12), "g": f32(16), "b": f32(16)}, ["y"])),
 ]
 
 

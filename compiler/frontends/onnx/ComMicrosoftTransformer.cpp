@@ -86,7 +86,9 @@ LogicalResult convertBiasAdd(NodeConverter &c) {
 LogicalResult convertBiasSplitGelu(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), bias = c.requiredInput(1);
   if (failed(x) || failed(bias) || failed(requireStatic(c, {*x}))) return failure();
-  int64_t rank = NC::rankOf(*x), d = NC::shapeOf(*x).back();
+  int64_t rank = NC::rankOf(*x);
+  if (rank < 1) return c.fail("X must have at least one dimension");
+  int64_t d = NC::shapeOf(*x).back();
   if (d % 2) return c.fail("the last dimension of X (" + Twine(d) + ") must be even to split in halves");
   FailureOr<SmallVector<Value>> halves =
       c.graphImporter().graph().addOp("split", {c.emit("add", {*x, *bias})},
@@ -143,8 +145,9 @@ LogicalResult convertSkipLayerNorm(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), skip = c.requiredInput(1), gamma = c.requiredInput(2);
   if (failed(x) || failed(skip) || failed(gamma) || failed(requireStatic(c, {*x, *skip}))) return failure();
   if (failed(rejectInputsFrom(c, 5, {}))) return failure();
-  int64_t rank = NC::rankOf(*x), H = NC::shapeOf(*x).back();
+  int64_t rank = NC::rankOf(*x);
   if (rank != 2 && rank != 3) return c.fail("input must be 2-D or 3-D");
+  int64_t H = NC::shapeOf(*x).back();
   auto vec = [&](Value v) { return v ? c.emitReshape(v, {H}) : v; };
   Value sum = addBias(c, c.emit("add", {*x, *skip}), vec(c.input(4)));
   double eps = c.floatAttr("epsilon", 1e-12f);
@@ -179,6 +182,8 @@ LogicalResult convertEmbedLayerNorm(NodeConverter &c) {
   if (c.hasInput(1) != c.hasInput(4)) return c.fail("segment_ids and segment_embedding go together");
   ArrayRef<int64_t> is = NC::shapeOf(*ids);
   if (is.size() != 2) return c.fail("input_ids must be 2-D (batch, sequence)");
+  if (NC::rankOf(*word) != 2 || NC::rankOf(*pos) != 2 || NC::shapeOf(*pos)[1] != NC::shapeOf(*word)[1])
+    return c.fail("word_embedding and position_embedding must be 2-D (rows, hidden) of the same hidden size");
   const int64_t B = is[0], S = is[1], H = NC::shapeOf(*word).back(), P = NC::shapeOf(*pos)[0];
   Value sum = c.emit("gather", {*word, *ids}, {c.i64Attr("axis", 0)});
   if (Value pids = c.input(8)) {
@@ -403,7 +408,9 @@ LogicalResult convertMultiHeadAttention(NodeConverter &c) {
   const int64_t N = c.intAttr("num_heads", 0);
   if (N < 1) return c.fail("num_heads must be positive");
   ArrayRef<int64_t> qs = NC::shapeOf(*qIn);
-  const int64_t B = qs[0], S = qs.size() > 1 ? qs[1] : 0;
+  if (qs.size() != 3 && qs.size() != 5)
+    return c.fail("query must be 3-D (batch, sequence, hidden) or 5-D (packed)");
+  const int64_t B = qs[0], S = qs[1];
   Value bias = c.input(3), key = c.input(1), value = c.input(2);
   int64_t D = 0;
   Value q, k, v;               // (B, N, len, Dh) once split
@@ -428,7 +435,7 @@ LogicalResult convertMultiHeadAttention(NodeConverter &c) {
     qFlat = biasSlice(unpack(*qIn, 0), 0, D);
     kFlat = biasSlice(unpack(*qIn, 1), D, D);
     vFlat = biasSlice(unpack(*qIn, 2), 2 * D, D);
-  } else if (qs.size() == 3) {
+  } else {  // 3-D
     D = qs[2];
     if (!key) return c.fail("key is required unless the query is packed (batch, sequence, num_heads, 3, head_size)");
     qFlat = biasSlice(*qIn, 0, D);
@@ -457,8 +464,6 @@ LogicalResult convertMultiHeadAttention(NodeConverter &c) {
     } else {
       return c.fail("key must be 3-D, 4-D or 5-D (packed key/value)");
     }
-  } else {
-    return c.fail("query must be 3-D (batch, sequence, hidden) or 5-D (packed)");
   }
   if (D % N) return c.fail("num_heads (" + Twine(N) + ") must divide the hidden size " + Twine(D));
   if (vFlat && NC::shapeOf(vFlat)[2] % N) return c.fail("num_heads must divide the value's hidden size");
