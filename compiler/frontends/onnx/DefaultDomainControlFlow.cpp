@@ -138,10 +138,22 @@ LogicalResult convertIf(NodeConverter &c) {
     holder.erase();
     return failure();
   };
+  // A branch that only converts for the inputs the other one is meant for
+  // (Silero VAD's 8 kHz branch given 16 kHz frames) fails here; say that a
+  // condition known at compile time converts the taken branch alone.
+  auto branchFailed = [&](StringRef which) {
+    std::string chain = describeRuntimeChain(*cond);
+    (void)(c.emitError() << "the " << which << " branch cannot be converted (above); the condition ('"
+                         << c.node().input(0) << "') is computed at run time"
+                         << (chain.empty() ? "" : " by " + chain)
+                         << ", so both branches are compiled; freeze the inputs it depends on "
+                            "with --const-input to compile only the branch taken");
+    return fail();
+  };
   FailureOr<SmallVector<Value>> thenOuts = convertRegion(c, holder.getThenRegion(), thenAttr->g(), {});
-  if (failed(thenOuts)) return fail();
+  if (failed(thenOuts)) return branchFailed("then");
   FailureOr<SmallVector<Value>> elseOuts = convertRegion(c, holder.getElseRegion(), elseAttr->g(), {});
-  if (failed(elseOuts)) return fail();
+  if (failed(elseOuts)) return branchFailed("else");
   SmallVector<Type> types;
   for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOuts, *elseOuts))) {
     auto [t, e] = pair;
