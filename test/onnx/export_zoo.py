@@ -81,16 +81,16 @@ def _classifiers(tv, nn):
 
 def _sequence_models(torch, nn):
     class EncoderDecoder(nn.Module):
-        """nn.Transformer with a causal tgt_mask, as a translation model calls it."""
+        """nn.Transformer fed a causal tgt_mask, as a translation model's
+        decoding loop calls it (the mask is a graph input)."""
 
-        def __init__(self, tgt_len):
+        def __init__(self):
             super().__init__()
             self.t = nn.Transformer(d_model=32, nhead=4, num_encoder_layers=2, num_decoder_layers=2,
                                     dim_feedforward=64, dropout=0.0, batch_first=True, norm_first=True)
-            self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(tgt_len))
 
-        def forward(self, src, tgt):
-            return self.t(src, tgt, tgt_mask=self.mask)
+        def forward(self, src, tgt, tgt_mask):
+            return self.t(src, tgt, tgt_mask=tgt_mask)
 
     def encoder(norm_first, activation):
         layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, activation=activation, batch_first=True,
@@ -124,7 +124,7 @@ def _sequence_models(torch, nn):
             return self.proj(self.norm(self.convs(x).transpose(1, 2)))
 
     return [
-        ("transformer_encdec", lambda: EncoderDecoder(7), {"src": [1, 9, 32], "tgt": [1, 7, 32]}),
+        ("transformer_encdec", EncoderDecoder, {"src": [1, 9, 32], "tgt": [1, 7, 32], "tgt_mask": ("causal", 7)}),
         ("transformer_encoder", lambda: encoder(True, "relu"), {"src": [1, 9, 32]}),
         ("transformer_encoder_postnorm_gelu", lambda: encoder(False, "gelu"), {"src": [1, 9, 32]}),
         ("lstm_bidirectional", lambda: Recurrent(nn.LSTM), {"x": [1, 10, 16]}),
@@ -141,11 +141,55 @@ def zoo():
     return _classifiers(torchvision, nn) + _sequence_models(torch, nn)
 
 
+def sample_inputs(inputs):
+    """{name: float32 array}: standard normal for a shape, nn.Transformer's
+    additive causal mask (0 on and below the diagonal, -inf above) for
+    ("causal", L)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    out = {}
+    for name, spec in inputs.items():
+        if isinstance(spec, tuple) and spec[0] == "causal":
+            out[name] = np.triu(np.full((spec[1], spec[1]), -np.inf, np.float32), 1)
+        else:
+            out[name] = rng.standard_normal(spec).astype(np.float32)
+    return out
+
+
+def randomize(model):
+    """Weights drawn so that activations keep their scale through the depth:
+    torchvision's own initializations zero some heads (ViT) or shrink the
+    logits to 1e-10 (MobileNet, EfficientNet), which would make the numerics
+    check vacuous. Matrices and filters N(0, 2 / fan_in); 1-D weights (norm
+    scales) U(0.5, 1.5); biases N(0, 0.1); batch-norm statistics
+    non-trivial, so that folding them is tested too."""
+    import torch
+    with torch.no_grad():
+        for pname, p in model.named_parameters():
+            if p.dim() >= 2:
+                p.normal_(0.0, (2.0 / max(p[0].numel(), 1)) ** 0.5)
+            elif pname.endswith("weight"):
+                p.uniform_(0.5, 1.5)
+            else:
+                p.normal_(0.0, 0.1)
+        for bname, b in model.named_buffers():
+            if bname.endswith("running_mean"):
+                b.normal_(0.0, 0.1)
+            elif bname.endswith("running_var"):
+                b.uniform_(0.5, 1.5)
+
+
 def export(name, build, inputs, path):
+    """Exports the model to `path` and its sample inputs to NAME.inputs.npz
+    beside it (the numerics check feeds them to webnn-run and ONNX Runtime)."""
+    import numpy as np
     import torch
     torch.manual_seed(0)
     model = build().eval()
-    args = tuple(torch.randn(*shape) for shape in inputs.values())
+    randomize(model)
+    feeds = sample_inputs(inputs)
+    np.savez(path.with_suffix(".inputs.npz"), **feeds)
+    args = tuple(torch.from_numpy(v) for v in feeds.values())
     tmp = path.with_suffix(".tmp")
     # Not under no_grad: with gradients off, torch 1.13's MultiheadAttention
     # and TransformerEncoderLayer take their fused fast path, which has no
@@ -167,7 +211,7 @@ def main():
     digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     stamp = out / STAMP
     if not stamp.exists() or stamp.read_text() != digest:
-        for f in out.glob("*.onnx"):
+        for f in list(out.glob("*.onnx")) + list(out.glob("*.inputs.npz")):
             f.unlink()
         stamp.write_text(digest)
     failed = 0
@@ -175,7 +219,7 @@ def main():
         if args.filter and args.filter not in name:
             continue
         path = out / f"{name}.onnx"
-        if path.exists():
+        if path.exists() and path.with_suffix(".inputs.npz").exists():
             print(f"cached   {name}")
             continue
         try:

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""Pass robustness: every model of the corpus through `webnnc compile
+--verify-each` (the whole default pipeline, the graph verified after every
+pass, the artifact written).
+
+The corpus is every ONNX backend test model of Debian's libonnx-testdata
+(node, simple, pytorch-converted, pytorch-operator) and the project's own zoo
+of torchvision / torch.nn exports (export_zoo.py, cached in --zoo-dir).
+
+A run fails on
+- a crash (webnnc killed by a signal) or a pass that fails or leaves an
+  invalid graph: never expected, whatever a list says;
+- any other compile error (an unsupported op, a value WebNN needs at compile
+  time) of a model listed neither in --expected-failures nor, for backend
+  tests, in --onnx-expected-failures (the conformance runner's list, whose
+  reasons cover the backend models that do not compile);
+- a model in --expected-failures that compiles (the list stays true).
+
+As run_onnx_tests.py does, a backend model that WebNN cannot compile with
+its integer inputs (shapes, axes) left as inputs is compiled again with them
+frozen from test_data_set_0, so that the passes see the graph.
+
+With --compare, the named zoo models (or all of them) also run through webnn-run and ONNX
+Runtime (test/common/ort_compare.py) on the inputs exported with them and
+must agree within --rtol / --atol.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "conformance"))
+sys.path.insert(0, str(HERE.parent / "common"))
+import expectations  # noqa: E402
+import ort_compare  # noqa: E402
+
+BACKEND_SETS = ("node", "simple", "pytorch-converted", "pytorch-operator")
+PASS_ERROR = re.compile(r"does not verify after pass|pass '[^']+' failed")
+
+
+def compile_once(webnnc, model, out, frozen):
+    """(kind, message, stderr): kind ok | error | pass | crash | hang | harness."""
+    cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)]
+    for name, f in frozen.items():
+        cmd += ["--const-input", f"{name}={f}"]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "hang", "webnnc ran over 300 s", ""
+    except OSError as e:  # webnnc missing or being relinked
+        return "harness", f"cannot run {webnnc}: {e}", ""
+    if r.returncode < 0 or r.returncode >= 128:
+        sig = -r.returncode if r.returncode < 0 else r.returncode - 128
+        return "crash", f"webnnc killed by signal {sig}: " + " | ".join(r.stderr.strip().splitlines()[-3:])[:400], r.stderr
+    if r.returncode == 0:
+        return "ok", "", r.stderr
+    lines = r.stderr.strip().splitlines()
+    if PASS_ERROR.search(r.stderr):
+        return "pass", " | ".join(l for l in lines if "error" in l)[:400], r.stderr
+    return "error", (next((l for l in lines if "error" in l), lines[0] if lines else "(no message)"))[:300], r.stderr
+
+
+def backend_inputs(test_dir):
+    """{input name: input_K.pb} and the names of the integer ones."""
+    import onnx
+    model = onnx.load(str(test_dir / "model.onnx"), load_external_data=False)
+    init = {i.name for i in model.graph.initializer}
+    files, ints = {}, set()
+    for k, inp in enumerate(i for i in model.graph.input if i.name not in init):
+        f = test_dir / "test_data_set_0" / f"input_{k}.pb"
+        if not f.exists():
+            continue
+        files[inp.name] = f
+        if inp.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32):
+            ints.add(inp.name)
+    return files, ints
+
+
+def check_model(case, model, args, work):
+    """(case, kind, message): as compile_once's."""
+    out = work / (case.replace("/", "__") + ".wnn")
+    kind, msg, stderr = compile_once(args.webnnc, model, out, {})
+    if kind == "error" and case.split("/")[0] in BACKEND_SETS:
+        # Freeze integer inputs, then any an error names, until it compiles.
+        try:
+            files, ints = backend_inputs(model.parent)
+        except Exception:  # sequence/optional inputs: keep the first error
+            files, ints = {}, set()
+        frozen = {}
+        while kind == "error":
+            want = dict(frozen)
+            want.update({n: files[n] for n in ints})
+            names = re.findall(r"\('([^']+)'\) (?:must be a constant|is computed at run time)", stderr)
+            for m in re.finditer(r"computed from graph inputs ((?:'[^']+'(?:, )?)+)", stderr):
+                names += re.findall(r"'([^']+)'", m.group(1))
+            want.update({n: files[n] for n in names if n in files})
+            if want == frozen:
+                break
+            frozen = want
+            kind, msg, stderr = compile_once(args.webnnc, model, out, frozen)
+    if out.exists():
+        out.unlink()
+    return case, kind, msg
+
+
+def compare_with_ort(name, zoo_dir, args, work):
+    """None when webnn-run and ONNX Runtime agree, else the problem."""
+    import onnx
+    model = zoo_dir / f"{name}.onnx"
+    feeds = dict(np.load(zoo_dir / f"{name}.inputs.npz"))
+    outputs = [o.name for o in onnx.load(str(model), load_external_data=False).graph.output]
+    d = work / f"ort_{name}"
+    d.mkdir()
+    wnn = d / "model.wnn"
+    try:
+        ort_compare.compile_model(args.bin, str(model), str(wnn))
+        ort_compare.run_both(args.bin, str(wnn), str(model), feeds, str(d))
+    except RuntimeError as e:
+        return f"{e}", None
+    # atol relative to the output's scale: random weights can leave logits
+    # far from 1 either way, where a fixed atol is vacuous or too strict.
+    scale = max(float(np.max(np.abs(np.load(d / "ort" / f"{o}.npy")))) for o in outputs)
+    ok, worst, messages = ort_compare.compare(outputs, str(d), args.rtol, args.atol * scale)
+    return (None if ok else "; ".join(messages) or f"outside rtol {args.rtol}"), worst, scale
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--bin", required=True, help="directory with webnnc and webnn-run")
+    p.add_argument("--data-dir", default="/usr/share/libonnx-testdata/data")
+    p.add_argument("--zoo-dir", required=True, help="cache of the zoo's exports")
+    p.add_argument("--expected-failures", required=True)
+    p.add_argument("--onnx-expected-failures", required=True)
+    p.add_argument("--compare", default="",
+                   help="zoo models to check against ONNX Runtime, comma-separated, or 'all'")
+    p.add_argument("--rtol", type=float, default=1e-3)
+    p.add_argument("--atol", type=float, default=1e-4, help="times the largest |output| of ONNX Runtime")
+    p.add_argument("--filter", default="")
+    p.add_argument("-j", "--jobs", type=int, default=2)
+    args = p.parse_args()
+    args.webnnc = os.path.join(args.bin, "webnnc")
+    start = time.time()
+
+    cases = []
+    for s in BACKEND_SETS:
+        d = Path(args.data_dir) / s
+        if d.is_dir():
+            cases += [(f"{s}/{t.name}", t / "model.onnx") for t in sorted(d.iterdir()) if (t / "model.onnx").exists()]
+    n_backend = len(cases)
+    zoo_dir = Path(args.zoo_dir)
+    r = subprocess.run([sys.executable, str(HERE / "export_zoo.py"), "--out-dir", str(zoo_dir)],
+                       capture_output=True, text=True)
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        print(f"error: exporting the zoo failed\n{r.stderr[-2000:]}")
+        return 1
+    zoo = sorted(f.stem for f in zoo_dir.glob("*.onnx"))
+    cases += [(f"zoo/{n}", zoo_dir / f"{n}.onnx") for n in zoo]
+    cases = [c for c in cases if re.search(args.filter, c[0])]
+    print(f"exports ready after {time.time() - start:.0f} s; compiling {len(cases)} models "
+          f"({n_backend} backend tests, {len(zoo)} zoo exports)")
+
+    expected = expectations.load(args.expected_failures)
+    onnx_expected = expectations.load(args.onnx_expected_failures)
+    work = Path(tempfile.mkdtemp(prefix="pass-robustness-"))
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda c: check_model(c[0], c[1], args, work), cases))
+
+    bad = 0
+    counts = {}
+    for case, kind, msg in results:
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind in ("crash", "pass", "hang", "harness"):
+            print(f"FAIL {case}: {msg}")
+            bad += 1
+        elif kind == "error" and case not in expected and case not in onnx_expected:
+            print(f"FAIL {case}: compile error, not listed in {args.expected_failures}: {msg}")
+            bad += 1
+        elif kind == "ok" and case in expected:
+            print(f"UNEXPECTED PASS {case} (remove it from {args.expected_failures})")
+            bad += 1
+    print(f"compiled {counts.get('ok', 0)} of {len(results)}; listed compile errors "
+          f"{sum(1 for c, k, _ in results if k == 'error' and (c in expected or c in onnx_expected))}; "
+          f"crashes {counts.get('crash', 0)}, pass failures {counts.get('pass', 0)}, hangs {counts.get('hang', 0)} "
+          f"({time.time() - start:.0f} s)")
+
+    compare = zoo if args.compare == "all" else [n for n in args.compare.split(",") if n]
+    for name in compare:
+        if name not in zoo:
+            print(f"FAIL compare {name}: not in the zoo")
+            bad += 1
+            continue
+        problem, worst, scale = compare_with_ort(name, zoo_dir, args, work)
+        if problem:
+            print(f"FAIL compare {name} vs ONNX Runtime: {problem}")
+            bad += 1
+        else:
+            print(f"[PASS] {name} vs ONNX Runtime: max |diff| {worst:.2e}, max |output| {scale:.2e} "
+                  f"(rtol {args.rtol}, atol {args.atol} x max |output|)")
+    subprocess.run(["rm", "-rf", str(work)])
+    print(f"pass robustness: {'FAILED' if bad else 'passed'} ({time.time() - start:.0f} s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
