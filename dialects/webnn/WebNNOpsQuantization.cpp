@@ -8,24 +8,27 @@ using namespace mlir::webnn;
 
 namespace {
 
-// Spec steps shared by both ops: scale and zeroPoint have the input's rank and
-// one shape, which is blockwise broadcastable to the input's (every input
-// dimension a whole multiple of the scale's).
+// Spec steps shared by both ops: scale and zeroPoint have one shape, which is
+// blockwise broadcastable to the input's (every input dimension a whole
+// multiple of the scale's). The spec's steps ask for the input's rank; a lower
+// rank is accepted as the WPT conformance cases and browsers do: the scale's
+// dimensions align with the input's trailing ones and the missing leading ones
+// count as 1 (a [2, 1] scale on a [1, 1, 2, 2] input is a [1, 1, 2, 1] one).
 LogicalResult checkQuantizationParams(std::optional<Location> loc, StringRef name,
                                       RankedTensorType input, RankedTensorType scale,
                                       RankedTensorType zeroPoint) {
-  if (scale.getRank() != input.getRank() || zeroPoint.getRank() != input.getRank())
-    return opError(loc, name, "expected 'scale' and 'zeroPoint' of rank ", input.getRank(),
-                   " (the input's rank) but got ranks ", scale.getRank(), " and ",
-                   zeroPoint.getRank());
+  if (scale.getRank() > input.getRank())
+    return opError(loc, name, "expected 'scale' of rank at most ", input.getRank(),
+                   " (the input's rank) but got rank ", scale.getRank());
   if (scale.getShape() != zeroPoint.getShape())
     return opError(loc, name, "expected 'zeroPoint' of the shape of 'scale' ",
                    formatList(scale.getShape()), " but got ", formatList(zeroPoint.getShape()));
-  for (auto [block, dim] : llvm::zip(scale.getShape(), input.getShape())) {
+  ArrayRef<int64_t> trailing = input.getShape().take_back(scale.getRank());
+  for (auto [block, dim] : llvm::zip(scale.getShape(), trailing)) {
     if (isDynamic(block) || isDynamic(dim)) continue;
     if (block <= 0 || dim % block != 0)
       return opError(loc, name, "expected every input dimension to be a multiple of the 'scale' "
-                     "dimension (blockwise broadcast) but got input ",
+                     "dimension aligned with it (blockwise broadcast) but got input ",
                      formatList(input.getShape()), " and scale ", formatList(scale.getShape()));
   }
   return success();

@@ -23,7 +23,19 @@ DTYPES = {
     "uint64": ("u64", np.uint64),
     "int8": ("i8", np.int8),
     "uint8": ("u8", np.uint8),
+    # 4-bit values travel unpacked (one per byte) in .npy, as webnn-run
+    # exchanges them; constants are packed for the weights file.
+    "int4": ("i4", np.int8),
+    "uint4": ("u4", np.uint8),
 }
+
+
+def pack_int4(arr):
+    """Two 4-bit values per byte, low nibble first (docs/DSL.md)."""
+    nibbles = (arr.astype(np.int64).ravel() & 0xF).astype(np.uint8)
+    if nibbles.size % 2:
+        nibbles = np.append(nibbles, np.uint8(0))
+    return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()
 
 _BIGINT = re.compile(r"^-?\d+n$")
 _IDENT = re.compile(r"^[A-Za-z_$/][A-Za-z0-9_./]*$")
@@ -142,7 +154,10 @@ def convert(case, outdir):
     for name, (desc, arr) in consts.items():
         text.append(f"    {ident(name)}: {DTYPES[desc['dataType']][0]}{dims(desc['shape'])}"
                     f' @weights("{ident(name)}");')
-        raw = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
+        if desc["dataType"] in ("int4", "uint4"):
+            raw = pack_int4(arr)
+        else:
+            raw = arr.astype(arr.dtype.newbyteorder("<")).tobytes()
         manifest["tensors"][ident(name)] = {
             "dataType": desc["dataType"], "shape": desc["shape"],
             "byteOffset": len(blob), "byteLength": len(raw)}

@@ -328,6 +328,26 @@ FailureOr<Attribute> GraphLowering::convertOption(const std::string &name, const
              failure();
     return cast<Attribute>(b.getF64FloatAttr(*d));
   }
+  if (dsl::isFloatListOption(name) && v.kind == dsl::Value::Kind::Array) {
+    SmallVector<double> floats;
+    for (const dsl::Value &i : v.items) {
+      std::optional<double> d = i.asDouble();
+      if (!d) return error(i.pos) << "option '" << name << "' expects a list of numbers", failure();
+      floats.push_back(*d);
+    }
+    return cast<Attribute>(b.getDenseF64ArrayAttr(floats));
+  }
+  if (dsl::isStringListOption(name) && v.kind == dsl::Value::Kind::Array) {
+    std::string joined;
+    for (const dsl::Value &i : v.items) {
+      if (i.kind != dsl::Value::Kind::String)
+        return error(i.pos) << "option '" << name << "' expects a list of names such as "
+                            << "[\"sigmoid\", \"tanh\"]",
+               failure();
+      joined += (joined.empty() ? "" : ",") + i.text;
+    }
+    return cast<Attribute>(b.getStringAttr(joined));
+  }
   return convertGeneric(v);
 }
 

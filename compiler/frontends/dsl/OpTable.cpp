@@ -20,6 +20,13 @@ const std::map<std::string, OptionalOperandOp> &optionalOperandOps() {
       {"batchNormalization", {3, {{"scale", 3}, {"bias", 4}}}},
       {"instanceNormalization", {1, {{"scale", 1}, {"bias", 2}}}},
       {"layerNormalization", {1, {{"scale", 1}, {"bias", 2}}}},
+      {"gru", {3, {{"bias", 3}, {"recurrentBias", 4}, {"initialHiddenState", 5}}}},
+      {"gruCell", {4, {{"bias", 4}, {"recurrentBias", 5}}}},
+      {"lstm",
+       {3,
+        {{"bias", 3}, {"recurrentBias", 4}, {"peepholeWeight", 5}, {"initialHiddenState", 6},
+         {"initialCellState", 7}}}},
+      {"lstmCell", {5, {{"bias", 5}, {"recurrentBias", 6}, {"peepholeWeight", 7}}}},
   };
   return table;
 }
@@ -66,6 +73,10 @@ bool isFloatOption(const std::string &option) {
   return option == "alpha" || option == "beta" || option == "epsilon" ||
          option == "minValue" || option == "maxValue" || option == "value";
 }
+
+bool isFloatListOption(const std::string &option) { return option == "scales"; }
+
+bool isStringListOption(const std::string &option) { return option == "activations"; }
 
 bool isDataTypeOption(const std::string &option) {
   return option == "type" || option == "outputDataType";

@@ -31,6 +31,12 @@ const std::vector<std::string> &positionalParameters(const std::string &op);
 
 // Options whose numbers are floats even when written as integers (`alpha=1`).
 bool isFloatOption(const std::string &option);
+// List options whose numbers are floats even when written as integers
+// (`resample2d`'s `scales=[2, 2]`).
+bool isFloatListOption(const std::string &option);
+// List-of-names options the dialect keeps as one comma-joined string
+// (`activations=["relu", "tanh"]` -> "relu,tanh", docs/OPS.md).
+bool isStringListOption(const std::string &option);
 // Options whose value names a data type (`cast`'s `type`).
 bool isDataTypeOption(const std::string &option);
 

@@ -1,7 +1,7 @@
 // RUN: webnn-opt %s -split-input-file -verify-diagnostics
 
 func.func @not_blockwise(%x: tensor<4x6xf32>, %s: tensor<3x3xf32>, %z: tensor<3x3xi8>) {
-  // expected-error @+2 {{'webnn.quantizeLinear' op expected every input dimension to be a multiple of the 'scale' dimension (blockwise broadcast) but got input [4, 6] and scale [3, 3]}}
+  // expected-error @+2 {{'webnn.quantizeLinear' op expected every input dimension to be a multiple of the 'scale' dimension aligned with it (blockwise broadcast) but got input [4, 6] and scale [3, 3]}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = webnn.quantizeLinear %x, %s, %z : (tensor<4x6xf32>, tensor<3x3xf32>, tensor<3x3xi8>) -> tensor<4x6xi8>
   return
@@ -9,10 +9,21 @@ func.func @not_blockwise(%x: tensor<4x6xf32>, %s: tensor<3x3xf32>, %z: tensor<3x
 
 // -----
 
-func.func @scale_rank(%x: tensor<4x6xf32>, %s: tensor<6xf32>, %z: tensor<6xi8>) {
-  // expected-error @+2 {{'webnn.quantizeLinear' op expected 'scale' and 'zeroPoint' of rank 2 (the input's rank) but got ranks 1 and 1}}
+func.func @scale_rank(%x: tensor<6xf32>, %s: tensor<1x6xf32>, %z: tensor<1x6xi8>) {
+  // expected-error @+2 {{'webnn.quantizeLinear' op expected 'scale' of rank at most 1 (the input's rank) but got rank 2}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = webnn.quantizeLinear %x, %s, %z : (tensor<4x6xf32>, tensor<6xf32>, tensor<6xi8>) -> tensor<4x6xi8>
+  %0 = webnn.quantizeLinear %x, %s, %z : (tensor<6xf32>, tensor<1x6xf32>, tensor<1x6xi8>) -> tensor<6xi8>
+  return
+}
+
+// -----
+
+// A lower-rank scale aligns with the input's trailing dimensions: [4] against
+// the trailing [6] of [4, 6] is not blockwise.
+func.func @lower_rank_not_blockwise(%x: tensor<4x6xi8>, %s: tensor<4xf32>, %z: tensor<4xi8>) {
+  // expected-error @+2 {{'webnn.dequantizeLinear' op expected every input dimension to be a multiple of the 'scale' dimension aligned with it (blockwise broadcast) but got input [4, 6] and scale [4]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.dequantizeLinear %x, %s, %z : (tensor<4x6xi8>, tensor<4xf32>, tensor<4xi8>) -> tensor<4x6xf32>
   return
 }
 

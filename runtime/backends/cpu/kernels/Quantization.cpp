@@ -1,9 +1,10 @@
 // quantizeLinear and dequantizeLinear (WebNN spec sections of the same names).
 //
-// scale and zeroPoint have the input's rank and are blockwise broadcast: along
-// dimension d, input index i uses scale index i / (inputDim / scaleDim). The
-// kernels walk the input row by row (all dims but the last), find the scale
-// row once per row, and step through the last dimension in blocks.
+// scale and zeroPoint have at most the input's rank (a lower rank aligns with
+// the input's trailing dims) and are blockwise broadcast: along dimension d,
+// input index i uses scale index i / (inputDim / scaleDim). The kernels walk
+// the input row by row (all dims but the last), find the scale row once per
+// row, and step through the last dimension in blocks.
 //
 // quantizeLinear: saturate(roundEven(x / scale) + zeroPoint) into the output
 // type (zeroPoint's): the quotient in float (as ONNX computes it), the rest in
@@ -80,10 +81,13 @@ struct BlockPlan {
   std::vector<int64_t> rowDims, rowBlock, scaleRowStride;  // per leading dim
   int64_t scaleCols = 1;
 
-  Status init(const NodeDesc &node, const Shape &input, const Shape &scale) {
-    if (scale.size() != input.size())
-      return nodeError(node, "scale and zeroPoint must have the input's rank " + std::to_string(input.size()) +
-                                 ", got " + shapeToString(scale));
+  Status init(const NodeDesc &node, const Shape &input, const Shape &givenScale) {
+    if (givenScale.size() > input.size())
+      return nodeError(node, "scale and zeroPoint must have at most the input's rank " +
+                                 std::to_string(input.size()) + ", got " + shapeToString(givenScale));
+    // A lower-rank scale aligns with the input's trailing dims (leading 1s).
+    Shape scale(input.size() - givenScale.size(), 1);
+    scale.insert(scale.end(), givenScale.begin(), givenScale.end());
     for (size_t d = 0; d < input.size(); ++d)
       if (scale[d] <= 0 || input[d] % scale[d] != 0)
         return nodeError(node, "scale shape " + shapeToString(scale) +
