@@ -10,6 +10,7 @@
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::webnn {
 #define GEN_PASS_DEF_WEBNNMERGEMATMULNBITS
@@ -52,15 +53,18 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
 
   void runOnOperation() override {
     packedAttentions_ = 0;
-    // Groups of candidates per input, in program order.
-    llvm::MapVector<Value, SmallVector<MatMulNBitsOp>> byInput;
+    // Groups of candidates per input and block, in program order: the
+    // merged op replaces every member where the first one is, which only
+    // dominates the others' uses within one block (an input read in a
+    // webnn.if branch and after it gives two groups).
+    llvm::MapVector<std::pair<Value, Block *>, SmallVector<MatMulNBitsOp>> byInput;
     getOperation().walk([&](MatMulNBitsOp op) {
       if (constantThroughReshapes(op.getWeight()) && constantThroughReshapes(op.getScales()) &&
           (!op.getZeroPoints() || constantThroughReshapes(op.getZeroPoints())))
-        byInput[op.getInput()].push_back(op);
+        byInput[{op.getInput(), op->getBlock()}].push_back(op);
     });
     int64_t merged = 0, replaced = 0;
-    for (auto &[input, ops] : byInput) {
+    for (auto &[key, ops] : byInput) {
       SmallVector<MatMulNBitsOp> group;
       for (MatMulNBitsOp op : ops)
         if (group.empty() || compatible(group.front(), op)) group.push_back(op);
@@ -109,20 +113,27 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
     MatMulNBitsOp first = group.front();
     const int64_t K = first.getK(), blockSize = first.getBlockSize(), bits = first.getBits().value_or(4);
     const int64_t kBlocks = (K + blockSize - 1) / blockSize, blob = blockSize * bits / 8;
+    auto elemBytes = [](Value v) {
+      return int64_t(cast<RankedTensorType>(v.getType()).getElementType().getIntOrFloatBitWidth() / 8);
+    };
     std::vector<char> weight, scales, zeroPoints;
     SmallVector<int64_t> splits;
     int64_t zpRow = -1;
     for (MatMulNBitsOp op : group) {
       const int64_t N = op.getN();
       std::optional<std::vector<char>> w = constantBytes(op.getWeight()), s = constantBytes(op.getScales());
-      if (!w || !s || int64_t(w->size()) != N * kBlocks * blob) return failure();
+      if (!w || !s || int64_t(w->size()) != N * kBlocks * blob ||
+          int64_t(s->size()) != N * kBlocks * elemBytes(op.getScales()))
+        return failure();
       weight.insert(weight.end(), w->begin(), w->end());
       scales.insert(scales.end(), s->begin(), s->end());
       if (Value zp = op.getZeroPoints()) {
         std::optional<std::vector<char>> z = constantBytes(zp);
-        // Packed uint8 rows or one value per (n, block): either way N-major.
-        if (!z || z->size() % size_t(N)) return failure();
-        int64_t row = int64_t(z->size()) / N;
+        // Packed uint8 rows or one value per (n, block): either way N-major;
+        // a row counted in elements (float zero points are 2 or 4 bytes).
+        int64_t zpBytes = elemBytes(zp);
+        if (!z || zpBytes == 0 || z->size() % size_t(N * zpBytes)) return failure();
+        int64_t row = int64_t(z->size()) / (N * zpBytes);
         if (zpRow >= 0 && row != zpRow) return failure();
         zpRow = row;
         zeroPoints.insert(zeroPoints.end(), z->begin(), z->end());
@@ -162,12 +173,13 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
     auto split = SplitOp::create(b, loc, pieces, mm.getResult(), b.getDenseI64ArrayAttr(splits),
                                  b.getI64IntegerAttr(inputType.getRank() - 1));
     // The separate weights are dead now; drop them (and reshapes of them) so
-    // the artifact does not carry the weights twice.
-    SmallVector<Operation *> feeders;
+    // the artifact does not carry the weights twice. A set: members may
+    // share a constant (one scale or zero-point tensor for all).
+    llvm::SetVector<Operation *> feeders;
     for (auto [constOp, piece] : llvm::zip(group, split.getResults())) {
       MatMulNBitsOp op = constOp;
       for (Value v : {op.getWeight(), op.getScales(), op.getZeroPoints()})
-        if (v && v.getDefiningOp()) feeders.push_back(v.getDefiningOp());
+        if (v && v.getDefiningOp()) feeders.insert(v.getDefiningOp());
       op.getResult().replaceAllUsesWith(piece);
       op.erase();
     }
@@ -176,7 +188,7 @@ struct MergeMatmulNBitsPass : impl::WebNNMergeMatmulNBitsBase<MergeMatmulNBitsPa
       Operation *op = feeders.pop_back_val();
       if (!op->use_empty() || !isa<ConstantOp, ReshapeOp>(op)) continue;
       for (Value operand : op->getOperands())
-        if (operand.getDefiningOp()) feeders.push_back(operand.getDefiningOp());
+        if (operand.getDefiningOp()) feeders.insert(operand.getDefiningOp());
       op->erase();
     }
     return success();

@@ -82,3 +82,74 @@ func.func @packed_qkv() -> (tensor<1x2x32xf32>) attributes {webnn.output_names =
   %a:3 = webnn.groupQueryAttention %q key %k value %v, %past, %past, %sl, %t {numHeads = 2 : i64, kvNumHeads = 1 : i64} : (tensor<1x2x32xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x1x3x16xf32>, tensor<1x1x3x16xf32>, tensor<1xi32>, tensor<i32>) -> (tensor<1x2x32xf32>, tensor<1x1x5x16xf32>, tensor<1x1x5x16xf32>)
   return %a#0 : tensor<1x2x32xf32>
 }
+
+// -----
+
+// Two projections sharing one scale and one zero-point constant: merged, and
+// each shared constant dropped once.
+// CHECK-LABEL: func.func @shared_scales
+// CHECK-DAG: %[[S:.+]] = webnn.constant dense<5.000000e-01> : tensor<4x2xf32>
+// CHECK-DAG: %[[Z:.+]] = webnn.constant dense<{{\[\[}}136], [119], [136], [119]]> : tensor<4x1xui8>
+// CHECK: %[[M:.+]] = webnn.matmulNBits %{{.+}}, %{{.+}}, %[[S]] zeroPoints %[[Z]] {K = 32 : i64, N = 4 : i64, blockSize = 16 : i64}
+// CHECK: %[[P:.+]]:2 = webnn.split %[[M]]
+// CHECK-NOT: webnn.matmulNBits
+// CHECK: return %[[P]]#0, %[[P]]#1
+func.func @shared_scales() -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes {webnn.output_names = ["a", "b"]} {
+  %x = webnn.input "x" : tensor<3x32xf32>
+  %w0 = webnn.constant dense<17> : tensor<2x2x8xui8>
+  %w1 = webnn.constant dense<34> : tensor<2x2x8xui8>
+  %s = webnn.constant dense<0.5> : tensor<2x2xf32>
+  %z = webnn.constant dense<[[136], [119]]> : tensor<2x1xui8>
+  %y0 = webnn.matmulNBits %x, %w0, %s zeroPoints %z {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>, tensor<2x1xui8>) -> tensor<3x2xf32>
+  %y1 = webnn.matmulNBits %x, %w1, %s zeroPoints %z {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>, tensor<2x1xui8>) -> tensor<3x2xf32>
+  return %y0, %y1 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Float zero points ([N, blocks] of the scale's type): rows are counted in
+// elements, so the merged tensor is [N0 + N1, blocks].
+// CHECK-LABEL: func.func @float_zero_points
+// CHECK: %[[Z:.+]] = webnn.constant dense<{{\[\[}}8.000000e+00, 7.500000e+00], [8.500000e+00, 8.000000e+00], [7.000000e+00, 9.000000e+00], [8.000000e+00, 6.500000e+00]]> : tensor<4x2xf32>
+// CHECK: webnn.matmulNBits %{{.+}}, %{{.+}}, %{{.+}} zeroPoints %[[Z]] {K = 32 : i64, N = 4 : i64, blockSize = 16 : i64}
+// CHECK: webnn.split
+func.func @float_zero_points() -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes {webnn.output_names = ["a", "b"]} {
+  %x = webnn.input "x" : tensor<3x32xf32>
+  %w0 = webnn.constant dense<17> : tensor<2x2x8xui8>
+  %w1 = webnn.constant dense<34> : tensor<2x2x8xui8>
+  %s0 = webnn.constant dense<0.5> : tensor<2x2xf32>
+  %s1 = webnn.constant dense<0.25> : tensor<2x2xf32>
+  %z0 = webnn.constant dense<[[8.0, 7.5], [8.5, 8.0]]> : tensor<2x2xf32>
+  %z1 = webnn.constant dense<[[7.0, 9.0], [8.0, 6.5]]> : tensor<2x2xf32>
+  %y0 = webnn.matmulNBits %x, %w0, %s0 zeroPoints %z0 {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %y1 = webnn.matmulNBits %x, %w1, %s1 zeroPoints %z1 {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %y0, %y1 : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// One input read by projections in both branches of a webnn.if and after it:
+// no group spans two blocks (the merged op would not dominate the other
+// block's uses), and each block has one projection, so nothing merges.
+// CHECK-LABEL: func.func @across_regions
+// CHECK: webnn.if
+// CHECK: webnn.matmulNBits {{.*}} N = 2 : i64
+// CHECK: webnn.matmulNBits {{.*}} N = 2 : i64
+// CHECK: webnn.matmulNBits {{.*}} N = 2 : i64
+// CHECK-NOT: webnn.split
+func.func @across_regions(%c: tensor<ui8>) -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes {webnn.output_names = ["a", "b"]} {
+  %x = webnn.input "x" : tensor<3x32xf32>
+  %w0 = webnn.constant dense<17> : tensor<2x2x8xui8>
+  %w1 = webnn.constant dense<34> : tensor<2x2x8xui8>
+  %s0 = webnn.constant dense<0.5> : tensor<2x2xf32>
+  %s1 = webnn.constant dense<0.25> : tensor<2x2xf32>
+  %r = webnn.if %c : tensor<ui8> -> (tensor<3x2xf32>) then {
+    %y1 = webnn.matmulNBits %x, %w1, %s1 {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>) -> tensor<3x2xf32>
+    webnn.yield %y1 : tensor<3x2xf32>
+  } else {
+    %y2 = webnn.matmulNBits %x, %w0, %s0 {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>) -> tensor<3x2xf32>
+    webnn.yield %y2 : tensor<3x2xf32>
+  }
+  %y0 = webnn.matmulNBits %x, %w0, %s0 {K = 32 : i64, N = 2 : i64, blockSize = 16 : i64} : (tensor<3x32xf32>, tensor<2x2x8xui8>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  return %y0, %r : tensor<3x2xf32>, tensor<3x2xf32>
+}
