@@ -283,7 +283,7 @@ def _(d):
 B, S, DIN, NH = 2, 6, 32, 4
 
 
-def attention_case(d, mask=None, past=0, unidirectional=0, attn_bias=False, bias=True, qkv=None, present=False,
+def attention_case(d, mask=None, past=None, unidirectional=0, attn_bias=False, bias=True, qkv=None, present=False,
                    ref=None, **attrs):
     hq, hv = (qkv[0], qkv[2]) if qkv else (DIN, DIN)
     inits = {"w": f32(DIN, 2 * hq + hv, scale=0.3)}
@@ -294,12 +294,12 @@ def attention_case(d, mask=None, past=0, unidirectional=0, attn_bias=False, bias
     inputs.append("mask" if mask is not None else "")
     if mask is not None:
         feeds["mask"] = mask
-    inputs.append("past" if past else "")
-    if past:
+    inputs.append("past" if past is not None else "")
+    if past is not None:
         feeds["past"] = f32(2, B, NH, past, hq // NH)
     if attn_bias:
         inputs.append("ab")
-        feeds["ab"] = f32(1, NH, S, past + S)
+        feeds["ab"] = f32(1, NH, S, (past or 0) + S)
     while inputs and inputs[-1] == "":
         inputs.pop()
     outputs = ["y", "present"] if present else ["y"]
@@ -388,6 +388,11 @@ def _(d):
     return attention_case(d, past=5, present=True)
 
 
+@case("Attention zero-length past (a decoder's first step) -> present, unidirectional, (B, T) mask")
+def _(d):
+    return attention_case(d, past=0, present=True, unidirectional=1, mask=raw_mask(B, S))
+
+
 @case("Attention qkv_hidden_sizes (V wider), (B) mask")
 def _(d):
     return attention_case(d, qkv=(16, 16, 24), mask=np.array([4, 6], np.int32))
@@ -473,6 +478,12 @@ def _(d):
     return mha_case(d, f32(B, S, 32), f32(B, S, 32), f32(B, S, 32), mask=raw_mask(B, P + S),
                     ab=f32(1, NH, S, P + S), past=(f32(B, NH, P, 8), f32(B, NH, P, 8)),
                     outputs=("y", "present_key", "present_value"))
+
+
+@case("MultiHeadAttention zero-length past_key/past_value -> present, unidirectional")
+def _(d):
+    return mha_case(d, f32(B, S, 32), f32(B, S, 32), f32(B, S, 32), past=(f32(B, NH, 0, 8), f32(B, NH, 0, 8)),
+                    outputs=("y", "present_key", "present_value"), unidirectional=1)
 
 
 @case("MultiHeadAttention key/value in heads (B, N, L, H) (cross attention cache)")

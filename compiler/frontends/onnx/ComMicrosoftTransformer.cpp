@@ -370,7 +370,7 @@ LogicalResult convertAttention(NodeConverter &c) {
   p.q = splitHeads(c, (*parts)[0], N);
   p.k = splitHeads(c, (*parts)[1], N);
   p.v = splitHeads(c, (*parts)[2], N);
-  if (past) {
+  if (past && p.past > 0) {  // a zero-length past (a decoder's first step) adds nothing
     const int64_t Dh = sizes[0] / N;
     auto half = [&](int64_t i) {
       Value h = c.emit("slice", {past}, {c.i64ArrayAttr("starts", {i, 0, 0, 0, 0}),
@@ -494,8 +494,10 @@ LogicalResult convertMultiHeadAttention(NodeConverter &c) {
     if (pks.size() != 4 || pks[0] != B || pks[1] != N || pks[3] != D / N || NC::shapeOf(pv).size() != 4 ||
         NC::shapeOf(pv)[2] != pks[2])
       return c.fail("past_key/past_value must be (batch, num_heads, past_sequence, head_size)");
-    p.k = c.emit("concat", {pk, p.k}, {c.i64Attr("axis", 2)});
-    p.v = c.emit("concat", {pv, p.v}, {c.i64Attr("axis", 2)});
+    if (p.past > 0) {  // a zero-length past (a decoder's first step) adds nothing
+      p.k = c.emit("concat", {pk, p.k}, {c.i64Attr("axis", 2)});
+      p.v = c.emit("concat", {pv, p.v}, {c.i64Attr("axis", 2)});
+    }
   }
   if (c.outputUsed(1)) c.setOutput(1, p.k);
   if (c.outputUsed(2)) c.setOutput(2, p.v);
