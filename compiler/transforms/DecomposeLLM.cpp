@@ -160,7 +160,9 @@ struct DecomposeRotaryEmbedding : CountedExpansion<RotaryEmbeddingOp> {
       // [B, S, hidden]: head size hidden / numHeads, or rotaryDim without numHeads (ORT's rule).
       int64_t B = type.getDimSize(0), hidden = type.getDimSize(2);
       S = type.getDimSize(1);
-      int64_t D = op.getNumHeads() ? hidden / *op.getNumHeads() : rotaryDim;
+      // numHeads = 0 passes the verifier as "absent".
+      int64_t heads = int64_t(op.getNumHeads().value_or(0));
+      int64_t D = heads > 0 ? hidden / heads : rotaryDim;
       x = reshapeTo(rewriter, loc, x, {B, S, hidden / D, D});
       headsAxis = 2;
     }

@@ -89,7 +89,11 @@ Value repeatedSource(Value v, int64_t *rep, SmallVectorImpl<Operation *> &ops) {
 // (a where condition, `keepIsTrue` saying which value keeps the score).
 bool isCausalMask(Value mask, int64_t S, bool additive, bool keepIsTrue) {
   auto type = cast<RankedTensorType>(mask.getType());
-  if (type.getRank() < 2 || !type.hasStaticShape() || type.getNumElements() != S * S) return false;
+  // [.., S, S] with leading 1s: one mask for every batch entry and head (a
+  // [S, 1, S] of S * S elements would broadcast per head instead).
+  if (type.getRank() < 2 || !type.hasStaticShape() || type.getNumElements() != S * S ||
+      type.getShape().take_back(2) != ArrayRef<int64_t>{S, S})
+    return false;
   SmallVector<double> values;
   if (additive) {
     std::optional<SmallVector<double>> f = floatConstantValues(mask);

@@ -363,3 +363,20 @@ func.func @gqa_runtime_seqlens_window() -> (tensor<2x1x8xf32>, tensor<2x1x5x4xf3
   %y, %pres_k, %pres_v = webnn.groupQueryAttention %qkv, %pk, %pv, %sl {numHeads = 2 : i64, kvNumHeads = 1 : i64, localWindowSize = 1 : i64} : (tensor<2x1x16xf32>, tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>, tensor<2xi32>) -> (tensor<2x1x8xf32>, tensor<2x1x5x4xf32>, tensor<2x1x5x4xf32>)
   return %y, %pres_k : tensor<2x1x8xf32>, tensor<2x1x5x4xf32>
 }
+
+// -----
+
+// numHeads = 0 on a 3-D input passes the verifier as "absent" (head size
+// 2 * cosCache.shape[1], ORT's rule): expanded with 4-wide heads.
+// CHECK-LABEL: func.func @rotary_num_heads_zero
+// CHECK-NOT: webnn.rotaryEmbedding
+// CHECK: webnn.reshape %{{.+}} {newShape = array<i64: 1, 2, 2, 4>}
+// CHECK: return
+func.func @rotary_num_heads_zero() -> tensor<1x2x8xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x8xf32>
+  %pos = webnn.constant dense<0> : tensor<1xi64>
+  %cos = webnn.constant dense<0.5> : tensor<4x2xf32>
+  %sin = webnn.constant dense<0.25> : tensor<4x2xf32>
+  %y = webnn.rotaryEmbedding %x, %pos, %cos, %sin {numHeads = 0 : i64} : (tensor<1x2x8xf32>, tensor<1xi64>, tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<1x2x8xf32>
+  return %y : tensor<1x2x8xf32>
+}

@@ -335,3 +335,32 @@ func.func @fp16_softmax_casts() -> tensor<1x4x32xf16> attributes {webnn.output_n
   %y = webnn.reshape %ot {newShape = array<i64: 1, 4, 32>} : (tensor<1x4x4x8xf16>) -> tensor<1x4x32xf16>
   return %y : tensor<1x4x32xf16>
 }
+
+// -----
+
+// A mask of S * S causal-looking values shaped [S, 1, S]: it broadcasts one
+// row per head (head h hides keys > h from every query), not a causal mask.
+// Left alone.
+// CHECK-LABEL: func.func @mask_per_head
+// CHECK-NOT: webnn.groupQueryAttention
+// CHECK: webnn.softmax
+func.func @mask_per_head() -> tensor<1x2x8xf32> attributes {webnn.output_names = ["y"]} {
+  %q = webnn.input "q" : tensor<1x2x8xf32>
+  %k = webnn.input "k" : tensor<1x2x8xf32>
+  %v = webnn.input "v" : tensor<1x2x8xf32>
+  %qr = webnn.reshape %q {newShape = array<i64: 1, 2, 2, 4>} : (tensor<1x2x8xf32>) -> tensor<1x2x2x4xf32>
+  %q4 = webnn.transpose %qr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %kr = webnn.reshape %k {newShape = array<i64: 1, 2, 2, 4>} : (tensor<1x2x8xf32>) -> tensor<1x2x2x4xf32>
+  %k4 = webnn.transpose %kr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %vr = webnn.reshape %v {newShape = array<i64: 1, 2, 2, 4>} : (tensor<1x2x8xf32>) -> tensor<1x2x2x4xf32>
+  %v4 = webnn.transpose %vr {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %kt = webnn.transpose %k4 {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x4x2xf32>
+  %s = webnn.matmul %q4, %kt : (tensor<1x2x2x4xf32>, tensor<1x2x4x2xf32>) -> tensor<1x2x2x2xf32>
+  %mask = webnn.constant dense<[[[0.0, -3.4028235e+38]], [[0.0, 0.0]]]> : tensor<2x1x2xf32>
+  %m = webnn.add %s, %mask : (tensor<1x2x2x2xf32>, tensor<2x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %p = webnn.softmax %m {axis = 3 : i64} : (tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %o = webnn.matmul %p, %v4 : (tensor<1x2x2x2xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %ot = webnn.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x2x4xf32>
+  %y = webnn.reshape %ot {newShape = array<i64: 1, 2, 8>} : (tensor<1x2x2x4xf32>) -> tensor<1x2x8xf32>
+  return %y : tensor<1x2x8xf32>
+}
