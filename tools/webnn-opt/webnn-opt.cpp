@@ -6,8 +6,15 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "webnn/version.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "webnn-opt " WEBNN_VERSION_STRING "\n  built with MLIR/LLVM " LLVM_VERSION_STRING "\n";
+  });
   mlir::registerTransformsPasses();  // canonicalize, cse, ...
   mlir::webnn::registerWebNNPasses();
   mlir::DialectRegistry registry;

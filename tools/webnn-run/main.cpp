@@ -25,6 +25,7 @@
 
 #include "webnn/npy.h"
 #include "webnn/runtime.h"
+#include "webnn/version.h"
 
 namespace {
 
@@ -536,6 +537,7 @@ int main(int argc, char **argv) {
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
                "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding"};
+  app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");
   app.add_option("--input,-i", opt.inputs, "NAME=FILE.npy, once per graph input")->take_all();
@@ -558,6 +560,8 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "webnn-run: error: " << e.what() << "\n";

@@ -1,10 +1,11 @@
 // webnnc: the ahead-of-time compiler driver. Subcommands live in *Command.cpp.
 #include "CLI/CLI.hpp"
 #include "Commands.h"
+#include "webnn/version.h"
 
 int main(int argc, char **argv) {
   CLI::App app{"webnnc: compile W3C WebNN graphs ahead of time to .wnn artifacts"};
-  app.set_version_flag("--version", "webnnc 0.1.0");
+  app.set_version_flag("--version", "webnnc " WEBNN_VERSION_STRING);
   app.require_subcommand(1);
   webnnc::CompileFlags compile;
   webnnc::registerCompileCommand(app, compile);

@@ -19,6 +19,10 @@
 #include "webnn/status.h"
 #include "webnn/types.h"
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)  // exported from libwebnn.so (runtime/CMakeLists.txt)
+#endif
+
 namespace webnn::npy {
 
 struct Array {
@@ -45,5 +49,9 @@ Status packInt4(DataType dtype, const uint8_t *unpacked, int64_t count, uint8_t 
 void unpackInt4(DataType dtype, const uint8_t *packed, int64_t count, uint8_t *unpacked);
 
 }  // namespace webnn::npy
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

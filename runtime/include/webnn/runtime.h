@@ -23,6 +23,10 @@
 #include "webnn/status.h"
 #include "webnn/types.h"
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)  // exported from libwebnn.so (runtime/CMakeLists.txt)
+#endif
+
 namespace webnn {
 
 namespace rt {
@@ -201,5 +205,9 @@ class Session {
 };
 
 }  // namespace webnn
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

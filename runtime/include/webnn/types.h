@@ -8,6 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)  // exported from libwebnn.so (runtime/CMakeLists.txt)
+#endif
+
 namespace webnn {
 
 // Values match webnn.artifact.DataType in schema/webnn_artifact.fbs.
@@ -62,5 +66,9 @@ bool tensorByteSize(DataType t, const Shape &shape, uint64_t *bytes);
 std::string shapeToString(const Shape &shape);
 
 }  // namespace webnn
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default) /* exported from libwebnn.so */
+#endif
+
 typedef enum webnn_status {
   WEBNN_OK = 0,
   WEBNN_INVALID_ARGUMENT = 1,
@@ -121,6 +125,10 @@ webnn_status webnn_session_get_output(const webnn_session *session, const char *
  * (valid until the next run). */
 webnn_status webnn_session_output_shape(const webnn_session *session, size_t index, const int64_t **dims,
                                         size_t *rank);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

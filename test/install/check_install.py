@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Installs the build into a temporary prefix and uses it as an app would.
+
+  1. `cmake --install BUILD --prefix TMP`: the headers, libwebnn (shared with
+     SONAME libwebnn.so.<major>, exporting only webnn_* and webnn::*, and
+     static), the CLIs, the CMake package and webnn.pc are where
+     docs/EMBEDDING.md says; every installed tool answers --version.
+  2. The installed webnnc compiles examples/mlp.
+  3. examples/embed-c and examples/embed-cpp build against TMP with
+     find_package(webnn) (embed-cpp also static), and embed-c with the
+     documented `cc main.c $(pkg-config --cflags --libs webnn)` line; each
+     runs the artifact and matches examples/mlp/expected.npy (the tolerances
+     of examples/run.sh), and reports bad input with the runtime's message.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+
+def run(cmd, env=None, shell=False, expect_rc=0):
+    p = subprocess.run(cmd, env=env, shell=shell, capture_output=True, text=True)
+    if expect_rc is not None and p.returncode != expect_rc:
+        shown = cmd if shell else " ".join(cmd)
+        sys.exit(f"FAIL: `{shown}` exited {p.returncode} (expected {expect_rc})\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def check(cond, message):
+    if not cond:
+        sys.exit("FAIL: " + message)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--version", required=True, help="the project's version")
+    ap.add_argument("--cmake", default="cmake")
+    ap.add_argument("--generator", default=None)
+    ap.add_argument("--cc", default="cc")
+    ap.add_argument("--cxx", default="c++")
+    ap.add_argument("--pkg-config", default="pkg-config")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="webnn-install-")
+    try:
+        test(args, tmp)
+    finally:
+        if args.keep:
+            print("kept", tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS")
+
+
+def test(args, tmp):
+    src = os.path.abspath(args.source_dir)
+    prefix = os.path.join(tmp, "prefix")
+    run([args.cmake, "--install", args.build_dir, "--prefix", prefix])
+
+    # 1. The layout.
+    major = args.version.split(".")[0]
+    libs = glob.glob(os.path.join(prefix, "lib*", "**", "libwebnn.so." + args.version), recursive=True)
+    check(len(libs) == 1, f"expected one libwebnn.so.{args.version} under {prefix}, found {libs}")
+    libdir = os.path.dirname(libs[0])
+    for name in ["libwebnn.so", "libwebnn.so." + major, "libwebnn.a", "pkgconfig/webnn.pc",
+                 "cmake/webnn/webnnConfig.cmake", "cmake/webnn/webnnConfigVersion.cmake"]:
+        check(os.path.exists(os.path.join(libdir, name)), f"{name} not installed in {libdir}")
+    for name in ["webnn_c.h", "runtime.h", "status.h", "types.h", "npy.h", "version.h"]:
+        check(os.path.exists(os.path.join(prefix, "include", "webnn", name)), f"include/webnn/{name} not installed")
+    dynamic = run(["readelf", "-d", libs[0]]).stdout
+    check(f"[libwebnn.so.{major}]" in dynamic, f"SONAME is not libwebnn.so.{major}:\n{dynamic}")
+    symbols = run(["nm", "-D", "--defined-only", "-C", libs[0]]).stdout.splitlines()
+    names = [line.split(" ", 2)[2] for line in symbols if line.count(" ") >= 2]
+    stray = [n for n in names if not (n.startswith("webnn_") or n.startswith("webnn::"))]
+    check(names and not stray, f"libwebnn.so exports more than the API: {stray[:10]}")
+    check("webnn_session_run" in names, "libwebnn.so does not export webnn_session_run")
+    print(f"libwebnn.so: {len(names)} exported symbols, {os.path.getsize(libs[0])} bytes")
+
+    tools = ["webnn-run"] + [t for t in ["webnnc", "webnn-opt"]
+                             if os.path.exists(os.path.join(prefix, "bin", t))]
+    for tool in tools:
+        out = run([os.path.join(prefix, "bin", tool), "--version"]).stdout
+        check(out.splitlines()[0] == f"{tool} {args.version}", f"{tool} --version printed {out!r}")
+    check("webnnc" in tools, "webnnc not installed (a compiler build installs it)")
+
+    # 2. The example artifact, compiled by the installed compiler.
+    mlp = os.path.join(src, "examples", "mlp")
+    wnn = os.path.join(tmp, "mlp.wnn")
+    run([os.path.join(prefix, "bin", "webnnc"), "compile", os.path.join(mlp, "mlp.webnn"), "-o", wnn])
+    x = np.load(os.path.join(mlp, "input.npy"))
+    expected = np.load(os.path.join(mlp, "expected.npy"))
+    x_bin = os.path.join(tmp, "x.bin")
+    x.tofile(x_bin)
+
+    def check_output(y, how):
+        check(y.shape == expected.shape and y.dtype == expected.dtype,
+              f"{how}: output {y.dtype} {y.shape}, expected {expected.dtype} {expected.shape}")
+        check(np.allclose(y, expected, rtol=1e-5, atol=1e-7),
+              f"{how}: max |diff| {np.max(np.abs(y - expected))}")
+        print(f"{how}: matches expected.npy (max |diff| {np.max(np.abs(y - expected)):.2e})")
+
+    # 3. find_package(webnn).
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)
+    generator = ["-G", args.generator] if args.generator else []
+    built = {}
+    for example, variant, extra in [("embed-c", "shared", []), ("embed-cpp", "shared", []),
+                                    ("embed-cpp", "static", ["-DEMBED_STATIC=ON"])]:
+        bdir = os.path.join(tmp, f"build-{example}-{variant}")
+        run([args.cmake, "-S", os.path.join(src, "examples", example), "-B", bdir, *generator,
+             f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_C_COMPILER={args.cc}", f"-DCMAKE_CXX_COMPILER={args.cxx}",
+             "-DCMAKE_BUILD_TYPE=Release", *extra], env=env)
+        run([args.cmake, "--build", bdir], env=env)
+        exe = os.path.join(bdir, example)
+        needed = run(["readelf", "-d", exe]).stdout
+        check(("libwebnn.so" in needed) == (variant == "shared"),
+              f"{example} ({variant}) dynamic section:\n{needed}")
+        built[(example, variant)] = exe
+
+    y_bin = os.path.join(tmp, "y.bin")
+    run([built[("embed-c", "shared")], wnn, x_bin, y_bin], env=env)
+    check_output(np.fromfile(y_bin, dtype=expected.dtype).reshape(expected.shape), "embed-c (find_package)")
+    for variant in ["shared", "static"]:
+        y_npy = os.path.join(tmp, f"y-{variant}.npy")
+        run([built[("embed-cpp", variant)], wnn, os.path.join(mlp, "input.npy"), y_npy], env=env)
+        check_output(np.load(y_npy), f"embed-cpp ({variant}, find_package)")
+
+    # The same C program through pkg-config, as docs/EMBEDDING.md writes it.
+    pc_env = dict(env, PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
+    exe = os.path.join(tmp, "embed-c-pkg-config")
+    line = (f"{args.cc} {os.path.join(src, 'examples', 'embed-c', 'main.c')} "
+            f"$({args.pkg_config} --cflags --libs webnn) -o {exe}")
+    run(line, env=pc_env, shell=True)
+    version = run([args.pkg_config, "--modversion", "webnn"], env=pc_env).stdout.strip()
+    check(version == args.version, f"pkg-config --modversion webnn: {version}")
+    run_env = dict(env, LD_LIBRARY_PATH=libdir)
+    run([exe, wnn, x_bin, y_bin], env=run_env)
+    check_output(np.fromfile(y_bin, dtype=expected.dtype).reshape(expected.shape), "embed-c (pkg-config)")
+
+    # Errors reach the app as the runtime's messages.
+    missing = os.path.join(tmp, "missing.wnn")
+    p = run([exe, missing, x_bin, y_bin], env=run_env, expect_rc=1)
+    check(p.stderr.startswith("embed-c: load: ") and missing in p.stderr, f"missing model: {p.stderr!r}")
+    truncated = os.path.join(tmp, "truncated.wnn")
+    with open(wnn, "rb") as f, open(truncated, "wb") as g:
+        g.write(f.read()[:100])
+    p = run([exe, truncated, x_bin, y_bin], env=run_env, expect_rc=1)
+    check(p.stderr.startswith("embed-c: load: ") and len(p.stderr.strip()) > len("embed-c: load: "),
+          f"truncated model: {p.stderr!r}")
+    short = os.path.join(tmp, "short.bin")
+    x[:, :-1].tofile(short)
+    p = run([exe, wnn, short, y_bin], env=run_env, expect_rc=1)
+    check("input 'x' takes 256" in p.stderr, f"short input: {p.stderr!r}")
+    wrong_type = os.path.join(tmp, "x-int32.npy")
+    np.save(wrong_type, x.astype(np.int32))
+    p = run([built[("embed-cpp", "shared")], wnn, wrong_type, os.path.join(tmp, "y.npy")], env=env, expect_rc=1)
+    check(p.stderr.startswith("embed-cpp: input: ") and "int32" in p.stderr, f"int32 input: {p.stderr!r}")
+    wrong_shape = os.path.join(tmp, "x-shape.npy")
+    np.save(wrong_shape, x.reshape(2, 32))
+    p = run([built[("embed-cpp", "shared")], wnn, wrong_shape, os.path.join(tmp, "y.npy")], env=env, expect_rc=1)
+    check(p.stderr.startswith("embed-cpp: run: ") and "got [2,32]" in p.stderr, f"[2, 32] input: {p.stderr!r}")
+    print("errors: missing/truncated model, short, int32 and [2, 32] inputs each reported")
+
+
+if __name__ == "__main__":
+    main()
