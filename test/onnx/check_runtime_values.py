@@ -9,6 +9,7 @@ Runtime for several input values; every output must match (rtol = atol =
 with both bounds graph inputs (min > max included), on float and int32; Trilu
 with k a graph input (upper and lower, k below, on and past the diagonal);
 Pad with a run-time constant_value (padding and cropping on different axes);
+CumSum with a run-time axis (negative included);
 Dropout with a run-time ratio at inference; a run-time If whose branches
 compute their Pad pads from constants (ConstantOfShape, Concat, a negative-step
 Slice, Transpose, Cast: Silero VAD v5's pattern) and from Shape arithmetic; an
@@ -73,6 +74,11 @@ def pad_value_model():
     nodes = [const("pads", np.array([0, 1, -1, 1, 2, 1], np.int64)),
              h.make_node("Pad", ["x", "pads", "v"], ["y"], mode="constant")]
     return model(nodes, [vi("x", F, [2, 3, 4]), vi("v", F, [])], [vi("y", F, [3, 6, 4])])
+
+
+def cumsum_model():
+    nodes = [h.make_node("CumSum", ["x", "axis"], ["y"], exclusive=1, reverse=1)]
+    return model(nodes, [vi("x", F, [2, 3, 4]), vi("axis", I32, [])], [vi("y", F, [2, 3, 4])])
 
 
 def dropout_model():
@@ -185,6 +191,8 @@ def cases():
             (f"k={k}", {"x": x245, "k": i64(k)}) for k in (-2, 1)]),
         ("Pad run-time constant_value", pad_value_model, [
             ("2.5", {"x": x234, "v": f(2.5)}), ("-7", {"x": x234, "v": f(-7)})]),
+        ("CumSum run-time axis (exclusive, reverse)", cumsum_model, [
+            (f"axis={k}", {"x": x234, "axis": i32(k)}) for k in (0, 1, 2, -2)]),
         ("Dropout run-time ratio", dropout_model, [("ratio 0.3", {"x": x23.repeat(2, 1), "ratio": f(0.3)})]),
         ("run-time If, pads folded per branch", if_folds_model, [
             ("then", {"cond": b(True), "x": x116}), ("else", {"cond": b(False), "x": x116})]),
@@ -222,7 +230,9 @@ def bad_models():
          "node 'Pad_3' (Pad): input 'pads' ('pads') must be a constant (an initializer or computable "
          "from constants); it is computed at run time by Cast 'cast_p' <- Abs 'abs_p' <- input 'p'"),
         ("Dropout run-time training_mode", dropout,
-         "node 'drop' (Dropout): training_mode ('nt') is computed at run time by Not 'not_t' <- input 't'"),
+         "node 'drop' (Dropout): input 'training_mode' ('nt') must be a constant (false, or true with a "
+         "zero ratio): Dropout in training mode drops at random, which is not supported; it is computed "
+         "at run time by Not 'not_t' <- input 't'"),
         ("run-time If with a branch that cannot convert", branch,
          "node 'if0' (If): the else branch cannot be converted (above); the condition ('nc') is "
          "computed at run time by Not 'not_c' <- input 'c'"),

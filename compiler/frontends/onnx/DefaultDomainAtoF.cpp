@@ -297,10 +297,10 @@ LogicalResult convertDropout(NodeConverter &c) {
     bool zeroRatio = ratio && ratio->numElements() == 1 && ratio->floatAt(0) == 0;
     if (!training && !zeroRatio) {
       std::string chain = describeRuntimeChain(c.input(2));
-      return c.fail("training_mode ('" + c.node().input(2) + "') is computed at run time" +
-                    (chain.empty() ? std::string() : " by " + chain) +
-                    "; Dropout in training mode drops at random, which is not supported, so "
-                    "training_mode must be a constant false (freeze it with --const-input)");
+      return c.fail("input 'training_mode' ('" + c.node().input(2) +
+                    "') must be a constant (false, or true with a zero ratio): Dropout in training "
+                    "mode drops at random, which is not supported; it is computed at run time" +
+                    (chain.empty() ? std::string() : " by " + chain) + " (freeze it with --const-input)");
     }
     if (training && training->numElements() != 1) return c.fail("training_mode must be a scalar");
     if (training && training->intAt(0) != 0 && !zeroRatio) {
@@ -479,18 +479,42 @@ LogicalResult convertConvTranspose(NodeConverter &c) {
   return c.done(out);
 }
 
-// CumSum-11: axis a constant input; exclusive / reverse attributes.
+// CumSum-11: axis an input; exclusive / reverse attributes. WebNN's axis is
+// an option, so an axis computed at run time (it never changes the shape)
+// sums along every axis and selects the one asked for (an out-of-range
+// axis, an error in ONNX, selects the last).
 LogicalResult convertCumSum(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
+  int64_t rank = NodeConverter::rankOf(*x);
+  auto sumAlong = [&](int64_t axis) {
+    return c.emit("cumulativeSum", {*x},
+                  {c.i64Attr("axis", axis), c.boolAttr("exclusive", c.intAttr("exclusive", 0) != 0),
+                   c.boolAttr("reversed", c.intAttr("reverse", 0) != 0)});
+  };
+  if (c.hasInput(1) && !c.constantInput(1)) {
+    FailureOr<Value> a = c.requiredInput(1);
+    if (failed(a)) return failure();
+    RankedTensorType at = NodeConverter::typeOf(*a);
+    if (!at.hasStaticShape() || at.getNumElements() != 1 || !at.getElementType().isSignlessInteger())
+      return c.fail("'axis' must be one int32 or int64");
+    if (rank == 0) return c.fail("the input must have rank >= 1");
+    Type i64 = IntegerType::get(c.context(), 64);
+    // Negative axes count from the end, as in ONNX.
+    Value axis = c.emitReshape(c.emitCast(*a, i64), {});
+    axis = c.emit("where", {c.emit("lesser", {axis, c.scalar(i64, 0)}),
+                            c.emit("add", {axis, c.scalar(i64, rank)}), axis});
+    Value out = sumAlong(rank - 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      out = c.emit("where", {c.emit("equal", {axis, c.scalar(i64, d)}), sumAlong(d), out});
+    return c.done(out);
+  }
   FailureOr<SmallVector<int64_t>> a = c.constantIntsInput(1, "axis");
   if (failed(a)) return failure();
   if (a->size() != 1) return c.fail("'axis' must be a scalar");
-  FailureOr<int64_t> axis = c.normalizeAxis((*a)[0], NodeConverter::rankOf(*x), "axis");
+  FailureOr<int64_t> axis = c.normalizeAxis((*a)[0], rank, "axis");
   if (failed(axis)) return failure();
-  return c.done(c.emit("cumulativeSum", {*x},
-                       {c.i64Attr("axis", *axis), c.boolAttr("exclusive", c.intAttr("exclusive", 0) != 0),
-                        c.boolAttr("reversed", c.intAttr("reverse", 0) != 0)}));
+  return c.done(sumAlong(*axis));
 }
 
 // DepthToSpace: DCR (default) or CRD channel order moved into blocks.
