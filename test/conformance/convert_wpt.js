@@ -11,8 +11,9 @@
 // V8 context whose harness globals are stubs: webnn_conformance_test (both
 // its forms, a case array or one case per call) records the cases, the
 // testharness functions do nothing, and any other global the file calls at
-// load time (a helper from webnn/resources/utils.js) is answered by a no-op
-// function, added on the ReferenceError that names it. Cases are recorded as
+// load time (a helper from webnn/resources/utils.js) is answered by a function
+// returning true (so case filters keep every case), added on the
+// ReferenceError that names it. Cases are recorded as
 // the file defines them; BigInt values become "123n" strings, non-finite
 // numbers "Infinity"/"-Infinity"/"NaN", typed arrays plain lists, and an
 // older file's descriptor `dimensions` becomes `shape`.
@@ -90,6 +91,9 @@ function loadCases(file) {
     }
   };
   const noop = () => {};
+  // An unknown global is a utils.js helper; answering true keeps every case
+  // where a file filters with one (`tests.filter(isTargetTest)`).
+  const yes = () => true;
   const sandbox = {
     webnn_conformance_test: record,
     navigator: {ml: {}},
@@ -110,7 +114,7 @@ function loadCases(file) {
       const m = e && e.name === 'ReferenceError' &&
           /^(\w+) is not defined$/.exec(e.message);
       if (!m || m[1] in sandbox) throw new Error(`${file}: ${e && e.message}`);
-      sandbox[m[1]] = noop;
+      sandbox[m[1]] = yes;
     }
   }
   throw new Error(`${file}: too many undefined globals`);
