@@ -46,9 +46,15 @@ BACKEND_SETS = ("node", "simple", "pytorch-converted", "pytorch-operator")
 PASS_ERROR = re.compile(r"does not verify after pass|pass '[^']+' failed")
 
 
+def zoo_flags(model):
+    """The webnnc flags export_zoo.py wrote beside a zoo model (NAME.flags)."""
+    f = Path(model).with_suffix(".flags")
+    return f.read_text().split() if f.exists() else []
+
+
 def compile_once(webnnc, model, out, frozen):
     """(kind, message, stderr): kind ok | error | pass | crash | hang | harness."""
-    cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)]
+    cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)] + zoo_flags(model)
     for name, f in frozen.items():
         cmd += ["--const-input", f"{name}={f}"]
     try:
@@ -120,8 +126,10 @@ def compare_with_ort(name, zoo_dir, args, work):
     d = work / f"ort_{name}"
     d.mkdir()
     wnn = d / "model.wnn"
+    kind, msg, _ = compile_once(args.webnnc, model, wnn, {})
+    if kind != "ok":
+        return f"webnnc: {msg}", None, None
     try:
-        ort_compare.compile_model(args.bin, str(model), str(wnn))
         ort_compare.run_both(args.bin, str(wnn), str(model), feeds, str(d))
     except RuntimeError as e:
         return f"{e}", None

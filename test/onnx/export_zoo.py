@@ -133,12 +133,24 @@ def _sequence_models(torch, nn):
     ]
 
 
+# CNNs also exported with a symbolic batch, compiled with --dynamic-dim
+# batch=4 (so every pass sees dynamic dimensions) and run at batch 2. The
+# transformers, RNNs and the rest compute reshapes from the batch size,
+# which WebNN cannot take at run time.
+DYNAMIC_BATCH = ("resnet18", "mobilenet_v3_small", "efficientnet_b0", "convnext", "densenet121")
+
+
 def zoo():
-    """[(name, builder, {input: shape})] for every model of the zoo."""
+    """[(name, builder, {input: shape}, dynamic)] for every model of the
+    zoo; `dynamic` names the batch-dynamic variants."""
     import torch
     import torchvision
     nn = torch.nn
-    return _classifiers(torchvision, nn) + _sequence_models(torch, nn)
+    models = [m + (False,) for m in _classifiers(torchvision, nn) + _sequence_models(torch, nn)]
+    for name, build, inputs, _ in list(models):
+        if name in DYNAMIC_BATCH:
+            models.append((f"{name}_dynamic_batch", build, {k: [2] + v[1:] for k, v in inputs.items()}, True))
+    return models
 
 
 def sample_inputs(inputs):
@@ -179,9 +191,10 @@ def randomize(model):
                 b.uniform_(0.5, 1.5)
 
 
-def export(name, build, inputs, path):
-    """Exports the model to `path` and its sample inputs to NAME.inputs.npz
-    beside it (the numerics check feeds them to webnn-run and ONNX Runtime)."""
+def export(name, build, inputs, path, dynamic=False):
+    """Exports the model to `path`, its sample inputs to NAME.inputs.npz
+    beside it (the numerics check feeds them to webnn-run and ONNX Runtime)
+    and the flags webnnc needs to NAME.flags, one per line."""
     import numpy as np
     import torch
     torch.manual_seed(0)
@@ -197,7 +210,9 @@ def export(name, build, inputs, path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, args, str(tmp), opset_version=17, input_names=list(inputs),
-                          do_constant_folding=True)
+                          do_constant_folding=True,
+                          dynamic_axes={k: {0: "batch"} for k in inputs} if dynamic else None)
+    path.with_suffix(".flags").write_text("--dynamic-dim\nbatch=4\n" if dynamic else "")
     os.replace(tmp, path)
 
 
@@ -211,19 +226,19 @@ def main():
     digest = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     stamp = out / STAMP
     if not stamp.exists() or stamp.read_text() != digest:
-        for f in list(out.glob("*.onnx")) + list(out.glob("*.inputs.npz")):
+        for f in [f for pattern in ("*.onnx", "*.inputs.npz", "*.flags") for f in out.glob(pattern)]:
             f.unlink()
         stamp.write_text(digest)
     failed = 0
-    for name, build, inputs in zoo():
+    for name, build, inputs, dynamic in zoo():
         if args.filter and args.filter not in name:
             continue
         path = out / f"{name}.onnx"
-        if path.exists() and path.with_suffix(".inputs.npz").exists():
+        if all(path.with_suffix(x).exists() for x in (".onnx", ".inputs.npz", ".flags")):
             print(f"cached   {name}")
             continue
         try:
-            export(name, build, inputs, path)
+            export(name, build, inputs, path, dynamic)
             print(f"exported {name} ({path.stat().st_size / 1e6:.1f} MB)")
         except Exception as e:  # an export failure is the exporter's, reported and counted
             failed += 1
