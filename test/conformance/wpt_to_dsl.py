@@ -73,8 +73,10 @@ def to_array(data, descriptor):
         values = values * count
     if np.issubdtype(dtype, np.integer):
         return np.array([int(v) for v in values], dtype=dtype).reshape(shape)
-    # float16 data is written as decimals: round from float64 once.
-    return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+    # float16 data is written as decimals: round from float64 once. Values past
+    # the type's range become infinities, as a JavaScript typed array stores them.
+    with np.errstate(over="ignore"):
+        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
 
 
 def literal(v, operands):
