@@ -74,6 +74,25 @@ def compile_once(webnnc, model, out, frozen):
     return "error", (next((l for l in lines if "error" in l), lines[0] if lines else "(no message)"))[:300], r.stderr
 
 
+def check_classification(work):
+    """The harness itself must tell a crash and a broken pass from a compile
+    error: stand-in webnnc scripts that die by SIGSEGV, report a pass that
+    broke the graph, or report an import error, are classified first."""
+    fakes = {
+        "crash": "kill -SEGV $$",
+        "pass": "echo \"webnnc: error: the graph does not verify after pass 'webnn-fuse-rotary'\" >&2; exit 1",
+        "error": "echo 'm.onnx: error: unsupported ONNX operator: ai.onnx::Foo (opset 1)' >&2; exit 1",
+        "ok": "exit 0",
+    }
+    for want, body in fakes.items():
+        fake = work / f"fake-webnnc-{want}"
+        fake.write_text(f"#!/bin/sh\n{body}\n")
+        fake.chmod(0o755)
+        got = compile_once(str(fake), work / "m.onnx", work / "m.wnn", {})[0]
+        if got != want:
+            raise SystemExit(f"harness self-check: a webnnc that does '{body}' was classified {got}, not {want}")
+
+
 def backend_inputs(test_dir):
     """{input name: input_K.pb} and the names of the integer ones."""
     import onnx
@@ -179,6 +198,7 @@ def main():
     expected = expectations.load(args.expected_failures)
     onnx_expected = expectations.load(args.onnx_expected_failures)
     work = Path(tempfile.mkdtemp(prefix="pass-robustness-"))
+    check_classification(work)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda c: check_model(c[0], c[1], args, work), cases))
 
