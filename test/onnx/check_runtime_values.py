@@ -15,7 +15,8 @@ compute their Pad pads from constants (ConstantOfShape, Concat, a negative-step
 Slice, Transpose, Cast: Silero VAD v5's pattern) and from Shape arithmetic; an
 If whose condition folds from Shape (inlined: no webnn.if, and its other branch
 could not even be converted); a run-time Loop whose body folds Shape arithmetic
-into Reshape and Pad. Bad models must fail with an error naming the chain of
+into Reshape and Pad; shape arithmetic through Tile, CumSum, reductions,
+Gather, Where, Pow, Mod and Expand. Bad models must fail with an error naming the chain of
 nodes that computes a value needed at compile time.
 """
 import argparse
@@ -165,6 +166,40 @@ def loop_folds_model():
     return model(nodes, [vi("M", I64, []), vi("x", F, [2, 3])], [vi("v", F, [2, 3])])
 
 
+def shape_arith_model():
+    """Reshape and Pad whose shape and pads go through ops the importer
+    evaluates on constants: Tile, CumSum, ReduceProd, ReduceMax, Gather with
+    a negative index, Where, Max, Pow, Mod, Expand."""
+    nodes = [h.make_node("Shape", ["x"], ["s"]),                            # [2, 3, 4]
+             const("reps", np.array([2], np.int64)), h.make_node("Tile", ["s", "reps"], ["t"]),
+             const("ax0", np.array(0, np.int64)),
+             h.make_node("CumSum", ["t", "ax0"], ["cs"]),                    # [2, 5, 9, 11, 14, 18]
+             const("m1", np.array([-1], np.int64)),
+             h.make_node("Gather", ["cs", "m1"], ["last"], axis=0),          # [18]
+             h.make_node("ReduceProd", ["s"], ["n"], keepdims=1),            # [24]
+             h.make_node("Div", ["n", "last"], ["q"]),                       # [1]
+             h.make_node("Max", ["q", "reps"], ["two"]),                     # [2]
+             const("neg", np.array([-1], np.int64)),
+             h.make_node("Concat", ["two", "neg"], ["shape"], axis=0),       # [2, -1]
+             h.make_node("Reshape", ["x", "shape"], ["r"]),                  # [2, 12]
+             h.make_node("ReduceMax", ["s"], ["mx"], keepdims=1),           # [4]
+             const("three", np.array([3], np.int64)),
+             h.make_node("Mod", ["mx", "three"], ["one"]),                   # [1]
+             h.make_node("Greater", ["mx", "three"], ["gt"]),
+             h.make_node("Where", ["gt", "one", "three"], ["p"]),            # [1]
+             const("fl", np.array([2.0], np.float32)),
+             h.make_node("Pow", ["fl", "fl"], ["p4"]),                       # [4.0]
+             h.make_node("Cast", ["p4"], ["p4i"], to=I64),
+             const("z", np.array([0], np.int64)),
+             const("shape4", np.array([4], np.int64)),
+             h.make_node("Expand", ["z", "shape4"], ["zeros"]),
+             h.make_node("Concat", ["zeros", "p", "p4i", "z", "z"], ["pads8"], axis=0),
+             const("s0", np.array([2], np.int64)), const("s1", np.array([6], np.int64)),
+             h.make_node("Slice", ["pads8", "s0", "s1"], ["pads"]),          # [0, 0, 1, 4]
+             h.make_node("Pad", ["r", "pads"], ["y"], mode="constant")]      # [3, 16]
+    return model(nodes, [vi("x", F, [2, 3, 4])], [vi("y", F, [3, 16])])
+
+
 def cases():
     rng = np.random.default_rng(0)
     f = lambda v: np.array(v, dtype=np.float32)
@@ -194,6 +229,8 @@ def cases():
         ("CumSum run-time axis (exclusive, reverse)", cumsum_model, [
             (f"axis={k}", {"x": x234, "axis": i32(k)}) for k in (0, 1, 2, -2)]),
         ("Dropout run-time ratio", dropout_model, [("ratio 0.3", {"x": x23.repeat(2, 1), "ratio": f(0.3)})]),
+        ("shape arithmetic through Tile/CumSum/Reduce/Gather/Where/Pow/Mod", shape_arith_model, [
+            ("x", {"x": x234})]),
         ("run-time If, pads folded per branch", if_folds_model, [
             ("then", {"cond": b(True), "x": x116}), ("else", {"cond": b(False), "x": x116})]),
         ("If on Shape, inlined", if_inlined_model, [("x", {"x": x28})]),

@@ -1,6 +1,7 @@
 // Constant evaluation at import for the webnn ops the dialect does not fold
 // (its folders cover add/sub/mul/div, cast, reshape, transpose, expand, slice
-// and concat). Shape arithmetic must reach the ops that take it as attributes
+// and concat, on dense constants only; the arithmetic is evaluated here too,
+// for small constants held as resources). Shape arithmetic must reach the ops that take it as attributes
 // (Reshape's shape, Slice's starts, Pad's pads, ...) as constants, in the
 // model's graph and in every If branch and Loop body alike: exporters write
 // it with element-wise ops, gathers (Shape -> Gather, and Slice with a
@@ -40,8 +41,9 @@ std::optional<ElementsAttr> fromValues(RankedTensorType outType, ArrayRef<double
   return ElementsAttr(DenseElementsAttr::get(outType, ints));
 }
 
-// Element-wise ops of one to three broadcast operands (comparisons, where,
-// unary math, pow, clamp). Integer operands compute in int64 (exact for shape
+// Element-wise ops of one to three broadcast operands (arithmetic, which the
+// dialect folds only for dense constants, comparisons, where, unary math,
+// pow, clamp). Integer operands compute in int64 (exact for shape
 // values), floats in double.
 std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<ConstantData> in,
                                                 RankedTensorType outType) {
@@ -71,6 +73,10 @@ std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<Constant
   else if (name == "log" && !intMath) f = [](double a, double, double) { return std::log(a); };
   else if (name == "reciprocal" && !intMath) f = [](double a, double, double) { return 1.0 / a; };
   else if (name == "pow" && !intMath) f = [](double a, double b, double) { return std::pow(a, b); };
+  else if (name == "add") both([](auto a, auto b, auto) { return a + b; });
+  else if (name == "sub") both([](auto a, auto b, auto) { return a - b; });
+  else if (name == "mul") both([](auto a, auto b, auto) { return a * b; });
+  else if (name == "div" && !intMath) f = [](double a, double b, double) { return a / b; };
   else if (name == "max") both([](auto a, auto b, auto) { return a > b ? a : b; });
   else if (name == "min") both([](auto a, auto b, auto) { return a < b ? a : b; });
   else if (name == "equal") both([](auto a, auto b, auto) { return decltype(a)(a == b); });
@@ -123,6 +129,56 @@ std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<Constant
     else ivs.push_back(iv);
   }
   return fromValues(outType, fvs, ivs);
+}
+
+// tile(input, repetitions): output index i reads input index i mod size.
+// cumulativeSum(input, axis, exclusive, reversed).
+std::optional<ElementsAttr> evaluateTileOrCumSum(Operation *op, ArrayRef<ConstantData> in,
+                                                 RankedTensorType outType) {
+  StringRef name = op->getName().stripDialect();
+  if (in.size() != 1) return std::nullopt;
+  const ConstantData &x = in[0];
+  ArrayRef<int64_t> s = x.type.getShape(), o = outType.getShape();
+  int64_t rank = s.size(), n = outType.getNumElements();
+  if (static_cast<int64_t>(o.size()) != rank) return std::nullopt;
+  SmallVector<double> fv(n);
+  SmallVector<int64_t> iv(n);
+  SmallVector<int64_t> idx(rank, 0);
+  auto linear = [&](ArrayRef<int64_t> at) {
+    int64_t lin = 0;
+    for (int64_t d = 0; d < rank; ++d) lin = lin * s[d] + at[d];
+    return lin;
+  };
+  if (name == "tile") {
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t rest = k;
+      for (int64_t d = rank - 1; d >= 0; --d) idx[d] = (rest % o[d]) % s[d], rest /= o[d];
+      int64_t src = linear(idx);
+      fv[k] = x.floatAt(src), iv[k] = x.intAt(src);
+    }
+    return fromValues(outType, fv, iv);
+  }
+  auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
+  if (!axisAttr || axisAttr.getInt() < 0 || axisAttr.getInt() >= rank) return std::nullopt;
+  int64_t axis = axisAttr.getInt();
+  bool exclusive = false, reversed = false;
+  if (auto a = op->getAttrOfType<BoolAttr>("exclusive")) exclusive = a.getValue();
+  if (auto a = op->getAttrOfType<BoolAttr>("reversed")) reversed = a.getValue();
+  int64_t len = s[axis], stride = 1;
+  for (int64_t d = axis + 1; d < rank; ++d) stride *= s[d];
+  for (int64_t k = 0; k < n; ++k) {
+    if ((k / stride) % len != 0) continue;  // one pass per line along the axis, from its start
+    double facc = 0;
+    int64_t iacc = 0;
+    for (int64_t step = 0; step < len; ++step) {
+      int64_t j = reversed ? len - 1 - step : step;
+      int64_t at = k + j * stride;
+      if (!exclusive) facc += x.floatAt(at), iacc += x.intAt(at);
+      fv[at] = facc, iv[at] = iacc;
+      if (exclusive) facc += x.floatAt(at), iacc += x.intAt(at);
+    }
+  }
+  return fromValues(outType, fv, iv);
 }
 
 // gather(input, indices, axis): element bytes copied; negative indices count
@@ -236,6 +292,7 @@ std::optional<ElementsAttr> evaluateConstantOp(Operation *op) {
   StringRef name = op->getName().stripDialect();
   if (name == "gather") return evaluateGather(op, in, outType);
   if (name.starts_with("reduce")) return evaluateReduce(op, in, outType);
+  if (name == "tile" || name == "cumulativeSum") return evaluateTileOrCumSum(op, in, outType);
   return evaluateElementwise(op, in, outType);
 }
 
