@@ -38,7 +38,7 @@ import wpt_to_dsl  # noqa: E402
 EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", "greater",
          "greaterOrEqual", "lesser", "lesserOrEqual", "logicalNot", "concat", "reshape",
          "transpose", "slice", "split", "expand", "gather", "cast", "where", "pad",
-         "gatherElements", "scatterElements", "scatterND", "reverse", "tile", "sign",
+         "gatherElements", "gatherND", "scatterElements", "scatterND", "reverse", "tile", "sign",
          "roundEven", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual"}
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
        "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1}
