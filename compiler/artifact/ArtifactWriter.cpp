@@ -221,8 +221,14 @@ FailureOr<flatbuffers::Offset<fb::Attribute>> GraphSerializer::serializeAttribut
     return make(fb::AttributeKind::Float, 0, f.getValueAsDouble(), 0, 0, 0);
   if (auto s = dyn_cast<StringAttr>(a))
     return make(fb::AttributeKind::String, 0, 0, fbb_.CreateString(s.str()), 0, 0);
-  if (auto ints = dyn_cast<DenseI64ArrayAttr>(a))
-    return make(fb::AttributeKind::Ints, 0, 0, 0, fbb_.CreateVector(ints.asArrayRef().vec()), 0);
+  if (auto ints = dyn_cast<DenseI64ArrayAttr>(a)) {
+    // A dynamic size in an option (reshape's newShape in a graph with dynamic
+    // dimensions) is -1: the runtime resolves it from each run's shapes.
+    std::vector<int64_t> values = ints.asArrayRef().vec();
+    for (int64_t &v : values)
+      if (ShapedType::isDynamic(v)) v = -1;
+    return make(fb::AttributeKind::Ints, 0, 0, 0, fbb_.CreateVector(values), 0);
+  }
   if (auto floats = dyn_cast<DenseF64ArrayAttr>(a))
     return make(fb::AttributeKind::Floats, 0, 0, 0, 0,
                 fbb_.CreateVector(floats.asArrayRef().vec()));

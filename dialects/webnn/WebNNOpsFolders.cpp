@@ -260,7 +260,10 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (std::optional<ArrayRef<int64_t>> given = getStrides())
     strides.assign(given->begin(), given->end());
   bool unitStrides = llvm::all_of(strides, [](int64_t s) { return s == 1; });
-  if (getInput().getType() == getType() && unitStrides) return getInput();
+  // Equal types alone do not make an identity when a dimension is dynamic
+  // (a window from start 1 to the end is `?` too).
+  bool zeroStarts = llvm::all_of(starts, [](int64_t s) { return s == 0; });
+  if (getInput().getType() == getType() && unitStrides && zeroStarts) return getInput();
   DenseElementsAttr input = foldableConstant(adaptor.getInput(), getType());
   if (!input || !inputType.hasStaticShape()) return {};
   SmallVector<int64_t> inputStrides = rowMajorStrides(inputType.getShape());

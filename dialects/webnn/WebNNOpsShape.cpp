@@ -81,17 +81,35 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
   ArrayRef<int64_t> newShape = adaptor.getNewShape();
-  for (int64_t d : newShape)
+  // Beyond the spec, for graphs with dynamic dimensions (docs/OPS.md): one
+  // newShape value may be `?`, the size that keeps the input's element count
+  // (the artifact writes it as -1 and the runtime resolves it at each run).
+  int64_t dynamicAt = -1, staticCount = 1;
+  for (auto [i, d] : llvm::enumerate(newShape)) {
+    if (isDynamic(d) && dynamicAt < 0) {
+      dynamicAt = int64_t(i);
+      continue;
+    }
     if (d <= 0)
-      return opError(loc, name, "expected every newShape value to be > 0 but got ",
+      return opError(loc, name, "expected every newShape value to be > 0 (one may be dynamic) but got ",
                      formatList(newShape));
+    staticCount *= d;
+  }
   int64_t inputCount = elementCount(input->getShape());
-  int64_t outputCount = elementCount(newShape);
+  SmallVector<int64_t> shape(newShape);
+  if (dynamicAt >= 0 && !isDynamic(inputCount)) {
+    if (inputCount % staticCount != 0 || inputCount == 0)
+      return opError(loc, name, "expected the input's ", inputCount, " elements ",
+                     formatList(input->getShape()), " to fill newShape ", formatList(newShape),
+                     " with a positive size for the dynamic value");
+    shape[dynamicAt] = inputCount / staticCount;
+  }
+  int64_t outputCount = elementCount(shape);
   if (!isDynamic(inputCount) && inputCount != outputCount)
     return opError(loc, name, "expected newShape ", formatList(newShape), " to hold ",
                    inputCount, " elements like the input ", formatList(input->getShape()),
                    " but it holds ", outputCount);
-  results.push_back(RankedTensorType::get(newShape, input->getElementType()));
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
   return success();
 }
 
@@ -153,11 +171,24 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < rank; ++i) {
     int64_t stride = strides ? (*strides)[i] : 1;
+    int64_t dim = input->getDimSize(i);
+    // Beyond the spec, for dynamic dimensions (docs/OPS.md): a size `?` spans
+    // from the start to the end of the axis (written -1 in the artifact).
+    if (isDynamic(sizes[i]) && starts[i] >= 0 && stride >= 1) {
+      if (isDynamic(dim)) {
+        shape.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      if (starts[i] >= dim)
+        return opError(loc, name, "expected starts[", i, "] = ", starts[i],
+                       " to lie inside dimension ", i, " of size ", dim, " (size to the end)");
+      shape.push_back((dim - starts[i] + stride - 1) / stride);
+      continue;
+    }
     if (sizes[i] <= 0 || starts[i] < 0 || stride < 1)
       return opError(loc, name, "expected starts >= 0, sizes > 0 and strides >= 1 but got "
                      "starts[", i, "] = ", starts[i], ", sizes[", i, "] = ", sizes[i],
                      ", strides[", i, "] = ", stride);
-    int64_t dim = input->getDimSize(i);
     if (!isDynamic(dim) && starts[i] + sizes[i] > dim)
       return opError(loc, name, "expected the window [", starts[i], ", ", starts[i] + sizes[i],
                      ") to lie inside dimension ", i, " of size ", dim);

@@ -21,9 +21,13 @@ LogicalResult convertTanh(NodeConverter &c) { return convertUnary(c, "tanh"); }
 
 // ONNX Reshape's target: 0 copies the input's dimension (unless allowzero),
 // -1 is inferred from the element count.
+// With dynamic dimensions (`--dynamic-dim`), a 0 copies a dynamic dimension
+// in place; the -1 is then inferred from the input's other dimensions when
+// they are static, else left dynamic for webnn.reshape (one dynamic value,
+// resolved at run time).
 LogicalResult emitReshape(NodeConverter &c, Value x, ArrayRef<int64_t> target, bool allowZero) {
   ArrayRef<int64_t> in = NodeConverter::shapeOf(x);
-  int64_t total = NodeConverter::typeOf(x).getNumElements();
+  SmallVector<bool> copiedDynamic(in.size(), false);
   SmallVector<int64_t> out;
   int64_t inferAt = -1, known = 1;
   for (size_t i = 0; i < target.size(); ++i) {
@@ -32,6 +36,11 @@ LogicalResult emitReshape(NodeConverter &c, Value x, ArrayRef<int64_t> target, b
       if (i >= in.size())
         return c.fail("shape[" + Twine(i) + "] = 0 copies a dimension the input does not have");
       d = in[i];
+      if (ShapedType::isDynamic(d)) {
+        copiedDynamic[i] = true;
+        out.push_back(d);
+        continue;
+      }
     } else if (d == -1) {
       if (inferAt >= 0) return c.fail("shape has more than one -1");
       inferAt = i;
@@ -43,12 +52,22 @@ LogicalResult emitReshape(NodeConverter &c, Value x, ArrayRef<int64_t> target, b
     known *= d;
     out.push_back(d);
   }
-  if (inferAt >= 0) {
+  // The input's elements outside the dynamic dimensions copied in place.
+  int64_t total = 1;
+  bool totalKnown = true;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (copiedDynamic[i]) continue;
+    if (ShapedType::isDynamic(in[i])) totalKnown = false;
+    else total *= in[i];
+  }
+  if (inferAt >= 0 && !totalKnown) {
+    out[inferAt] = ShapedType::kDynamic;
+  } else if (inferAt >= 0) {
     if (known == 0 || total % known != 0)
       return c.fail("cannot infer the -1 dimension: " + Twine(total) +
                     " elements do not divide by " + Twine(known));
     out[inferAt] = total / known;
-  } else if (known != total) {
+  } else if (totalKnown && known != total) {
     return c.fail("cannot reshape " + Twine(total) + " elements into " + Twine(known));
   }
   FailureOr<Value> r = c.reshape(x, out);
@@ -319,6 +338,18 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
     if (step == 0) return c.fail("'steps' must not be 0");
     auto clampTo = [](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
     int64_t s = starts[i], e = ends[i];
+    if (ShapedType::isDynamic(dim)) {
+      // Only a window that ends with the axis keeps its start independent of
+      // the size known at run time: webnn.slice's size `?`.
+      if (step != 1 || s < 0 || e < std::numeric_limits<int32_t>::max())
+        return c.fail("Slice along dynamic dimension " + Twine(*axis) +
+                      " supports only [start >= 0, end of the axis) with step 1; got [" + Twine(starts[i]) +
+                      ", " + Twine(ends[i]) + ") step " + Twine(step) +
+                      " (fix the dimension with --shape)");
+      begin[*axis] = s;
+      size[*axis] = ShapedType::kDynamic;
+      continue;
+    }
     if (s < 0) s += dim;
     if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += dim;
     if (step > 0) {
@@ -350,9 +381,11 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
   if (llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
         return begin[i] != 0 || size[i] != shape[i] || stride[i] != 1;
       })) {
-    // WebNN `sizes` counts the input elements spanned, strides then pick.
+    // WebNN `sizes` counts the input elements spanned, strides then pick; a
+    // dynamic size spans to the end of its axis.
     SmallVector<int64_t> span(rank);
-    for (int64_t i = 0; i < rank; ++i) span[i] = (size[i] - 1) * stride[i] + 1;
+    for (int64_t i = 0; i < rank; ++i)
+      span[i] = ShapedType::isDynamic(size[i]) ? size[i] : (size[i] - 1) * stride[i] + 1;
     v = c.emit("slice", {v},
                {c.i64ArrayAttr("starts", begin), c.i64ArrayAttr("sizes", span),
                 c.i64ArrayAttr("strides", stride)});

@@ -29,6 +29,20 @@ func.func @not_identities(%x: tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<2x3xf
 
 // -----
 
+// A window from start 1 to the end of a dynamic axis has the input's type
+// (1x?x8) but drops a row: no identity. From start 0 it is one.
+// CHECK-LABEL: func @dynamic_windows
+// CHECK-SAME: (%[[X:.+]]: tensor<1x?x8xf32>)
+func.func @dynamic_windows(%x: tensor<1x?x8xf32>) -> (tensor<1x?x8xf32>, tensor<1x?x8xf32>) {
+  // CHECK: %[[S:.+]] = webnn.slice %[[X]]
+  %0 = webnn.slice %x {starts = array<i64: 0, 1, 0>, sizes = array<i64: 1, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  %1 = webnn.slice %x {starts = array<i64: 0, 0, 0>, sizes = array<i64: 1, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  // CHECK: return %[[S]], %[[X]]
+  return %0, %1 : tensor<1x?x8xf32>, tensor<1x?x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @reshape_chain
 // CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
 func.func @reshape_chain(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {

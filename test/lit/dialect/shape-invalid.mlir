@@ -64,9 +64,27 @@ func.func @reshape_count(%x: tensor<2x3xf32>) {
 // -----
 
 func.func @reshape_negative(%x: tensor<2x3xf32>) {
-  // expected-error @+2 {{'webnn.reshape' op expected every newShape value to be > 0 but got [-1, 3]}}
+  // expected-error @+2 {{'webnn.reshape' op expected every newShape value to be > 0 (one may be dynamic) but got [-1, 3]}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = webnn.reshape %x {newShape = array<i64: -1, 3>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_two_dynamic(%x: tensor<?x?xf32>) {
+  // expected-error @+2 {{'webnn.reshape' op expected every newShape value to be > 0 (one may be dynamic) but got [?, ?]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic_does_not_divide(%x: tensor<2x3xf32>) {
+  // expected-error @+2 {{'webnn.reshape' op expected the input's 6 elements [2, 3] to fill newShape [?, 4] with a positive size for the dynamic value}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, 4>} : (tensor<2x3xf32>) -> tensor<2x4xf32>
   return
 }
 

@@ -31,6 +31,27 @@ func.func @reshape_expand_transpose(%x: tensor<2x3x4xf32>, %s: tensor<f32>, %y: 
 
 // -----
 
+// Beyond the spec, for dynamic dimensions: one newShape value may be `?`
+// (-9223372036854775808), the size that keeps the element count; a static
+// input fixes it.
+// CHECK-LABEL: func @reshape_dynamic
+func.func @reshape_dynamic(%x: tensor<1x?x8xf32>, %y: tensor<2x3x4xf32>) -> () {
+  // CHECK: webnn.reshape %{{.*}} : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  %0 = webnn.reshape %x {newShape = array<i64: 1, -9223372036854775808, 2, 4>} : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
+  // CHECK: webnn.reshape %{{.*}} : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
+  %1 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
+  // CHECK: webnn.reshape %{{.*}} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  %2 = webnn.reshape %y {newShape = array<i64: -9223372036854775808, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // A slice size `?` spans from the start to the end of the axis.
+  // CHECK: webnn.slice %{{.*}} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  %3 = webnn.slice %x {starts = array<i64: 0, 1, 0>, sizes = array<i64: 1, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
+  // CHECK: webnn.slice %{{.*}} : (tensor<2x3x4xf32>) -> tensor<2x2x2xf32>
+  %4 = webnn.slice %y {starts = array<i64: 0, 1, 2>, sizes = array<i64: 2, -9223372036854775808, -9223372036854775808>} : (tensor<2x3x4xf32>) -> tensor<2x2x2xf32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func @slice_gather
 func.func @slice_gather(%x: tensor<5x6xf32>, %i: tensor<2x2xi32>, %u: tensor<3xui32>, %l: tensor<i64>) -> () {
   // CHECK: webnn.slice %{{.*}} {sizes = array<i64: 3, 2>, starts = array<i64: 1, 4>} : (tensor<5x6xf32>) -> tensor<3x2xf32>

@@ -313,6 +313,8 @@ Status makeSlice(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     int64_t d = x.shape[i], s = starts[i];
     if (s < 0) s += d;
     if (strides[i] < 1) return nodeError(node, "strides must be >= 1");
+    // -1: from the start to the end of a dynamic axis (docs/ARTIFACT.md).
+    if (sizes[i] == -1 && s >= 0) sizes[i] = std::max<int64_t>(d - s, 0);
     if (s < 0 || sizes[i] < 0 || s + sizes[i] > d || (s >= d && sizes[i] > 0))
       return nodeError(node, "slice [" + std::to_string(starts[i]) + ", +" + std::to_string(sizes[i]) +
                                  ") is out of bounds for dimension " + std::to_string(i) + " of size " +
@@ -462,8 +464,24 @@ Status makeReshape(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (!node.attributes.has("newShape")) return nodeError(node, "missing required attribute 'newShape'");
   Shape ns = node.attributes.getInts("newShape", {});
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
-  for (int64_t d : ns)
-    if (d < 0) return nodeError(node, "newShape has a negative dimension");
+  // One -1 (a graph with dynamic dimensions, docs/ARTIFACT.md): the size that
+  // keeps this run's element count.
+  int64_t inferAt = -1, known = 1;
+  for (size_t i = 0; i < ns.size(); ++i) {
+    if (ns[i] == -1 && inferAt < 0) {
+      inferAt = int64_t(i);
+      continue;
+    }
+    if (ns[i] < 0) return nodeError(node, "newShape has a negative dimension");
+    known *= ns[i];
+  }
+  if (inferAt >= 0) {
+    int64_t count = numElements(x.shape);
+    if (known == 0 || count % known != 0)
+      return nodeError(node, "newShape " + shapeToString(ns) + " cannot hold the " + std::to_string(count) +
+                                 " elements of input " + shapeToString(x.shape));
+    ns[size_t(inferAt)] = count / known;
+  }
   if (numElements(ns) != numElements(x.shape))
     return nodeError(node, "newShape " + shapeToString(ns) + " has a different element count than input " +
                                shapeToString(x.shape));

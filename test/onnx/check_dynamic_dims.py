@@ -1,0 +1,180 @@
+#!/usr/bin/python3
+"""Dynamic dimensions through one ONNX op at a time: each small model takes
+x [1, seq, 8] (or ids [1, seq]) with `seq` a dim_param, is compiled ONCE with
+`webnnc compile --dynamic-dim seq=16`, and the artifact is run at seq 3 and
+16 through webnn-run and ONNX Runtime (rtol 1e-4, atol 1e-5).
+
+UNSUPPORTED lists the forms webnnc still refuses with dynamic dimensions;
+each must fail to compile with the error named there (one clear message, no
+crash), so that a form that starts working, or starts failing differently,
+is noticed.
+
+  check_dynamic_dims.py --bin BUILD/bin [--work DIR]
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
+
+H = 8
+SEQ_MAX = 16
+SEQ_LENGTHS = (3, 16)
+BIG = 2 ** 62  # "to the end" in Slice
+
+
+def rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def init(name, value):
+    return numpy_helper.from_array(np.asarray(value), name)
+
+
+def i64(*v):
+    return np.array(v, np.int64)
+
+
+def vi(name, shape=(1, "seq", H), elem=T.FLOAT):
+    return helper.make_tensor_value_info(name, elem, list(shape))
+
+
+N = helper.make_node
+CASES = {}
+
+
+def case(name, nodes, inits=(), inputs=None, feeds=None, opset=17):
+    """feeds: {input name: seq -> array}; inputs default to x [1, seq, 8]."""
+    CASES[name] = dict(nodes=nodes, inits=list(inits), inputs=inputs or [vi("x")], feeds=feeds or {}, opset=opset)
+
+
+case("Relu", [N("Relu", ["x"], ["y"])])
+case("Add_broadcast", [N("Add", ["x", "b"], ["y"])], [init("b", rand(H))])
+case("MatMul", [N("MatMul", ["x", "w"], ["y"])], [init("w", rand(H, 4))])
+case("Softmax_last_axis", [N("Softmax", ["x"], ["y"], axis=-1)])
+case("Softmax_seq_axis", [N("Softmax", ["x"], ["y"], axis=1)])
+case("LayerNormalization", [N("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1)],
+     [init("g", rand(H)), init("b", rand(H, seed=1))])
+case("ReduceMean_seq_axis", [N("ReduceMean", ["x"], ["y"], axes=[1])])
+case("Transpose", [N("Transpose", ["x"], ["y"], perm=[0, 2, 1])])
+case("Concat_seq_axis", [N("Concat", ["x", "x"], ["y"], axis=1)])
+case("Split_last_axis", [N("Split", ["x", "sp"], ["y", "z"], axis=2)], [init("sp", i64(3, 5))])
+case("Gather_embedding", [N("Gather", ["e", "ids"], ["y"], axis=0)], [init("e", rand(20, H))],
+     [vi("ids", (1, "seq"), T.INT64)], {"ids": lambda s: (np.arange(s) % 20).reshape(1, s)})
+case("Where_bool_mask", [N("Where", ["m", "x", "z"], ["y"])], [init("z", np.zeros(1, np.float32))],
+     [vi("m", elem=T.BOOL), vi("x")], {"m": lambda s: np.arange(s * H).reshape(1, s, H) % 3 == 0})
+case("Pad_seq_axis", [N("Pad", ["x", "p"], ["y"])], [init("p", i64(0, 1, 0, 0, 2, 0))])
+case("CumSum_seq_axis", [N("CumSum", ["x", "a"], ["y"])], [init("a", np.array(1, np.int64))])
+# Through webnn.reshape with one dynamic newShape value.
+case("Reshape_minus_one", [N("Reshape", ["x", "s"], ["y"])], [init("s", i64(1, -1, 2, 4))])
+case("Reshape_zero_copies", [N("Reshape", ["x", "s"], ["y"])], [init("s", i64(0, 0, 2, 4))])
+case("Reshape_zero_and_minus_one", [N("Reshape", ["x", "s"], ["y"])], [init("s", i64(0, 0, 2, -1))])
+case("Unsqueeze", [N("Unsqueeze", ["x", "a"], ["y"])], [init("a", i64(1))])
+case("Squeeze", [N("Squeeze", ["x", "a"], ["y"])], [init("a", i64(0))])
+case("Flatten", [N("Flatten", ["x"], ["y"], axis=2)])
+case("Conv1d_over_seq", [N("Transpose", ["x"], ["t"], perm=[0, 2, 1]), N("Conv", ["t", "w"], ["y"], pads=[1, 1])],
+     [init("w", rand(4, H, 3))])
+case("InstanceNormalization", [N("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+                               N("InstanceNormalization", ["t", "g", "b"], ["y"])],
+     [init("g", rand(H)), init("b", rand(H, seed=1))])
+case("Heads_split_and_merge", [N("Reshape", ["x", "s"], ["h"]), N("Transpose", ["h"], ["t"], perm=[0, 2, 1, 3]),
+                               N("Transpose", ["t"], ["u"], perm=[0, 2, 1, 3]), N("Reshape", ["u", "s2"], ["y"])],
+     [init("s", i64(1, -1, 2, 4)), init("s2", i64(1, -1, H))])
+# Through webnn.slice with a `to the end` size on the dynamic axis.
+case("Slice_static_axis", [N("Slice", ["x", "st", "en", "ax"], ["y"])], [init("st", i64(1)), init("en", i64(5)),
+                                                                          init("ax", i64(2))])
+case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
+     [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
+
+# Forms that still need static shapes, and the error each gives.
+UNSUPPORTED = {
+    "Reshape_from_Shape": ("the shape of 'x', whose size is only known at run time",
+                           [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
+                            N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+                           [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))]),
+    "Slice_seq_last_row": ("along dynamic dimension 1",
+                           [N("Slice", ["x", "st", "en", "ax"], ["y"])],
+                           [init("st", i64(-1)), init("en", i64(BIG)), init("ax", i64(1))]),
+    "Expand_over_dynamic": ("'webnn.expand' op expected every newShape value to be > 0",
+                            [N("Expand", ["x", "s"], ["y"])], [init("s", i64(2, 1, 1))]),
+    "Range_from_Shape": ("so Range cannot use it",
+                         [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "one"], ["n"], axis=0),
+                          N("Range", ["z", "n", "o"], ["y"])],
+                         [init("one", np.array(1, np.int64)), init("z", np.array(0, np.int64)),
+                          init("o", np.array(1, np.int64))]),
+}
+
+
+def build(path, nodes, inits, inputs, opset):
+    graph = helper.make_graph(nodes, "dyn", inputs, [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--work", default=None)
+    a = ap.parse_args(argv)
+    work = a.work or tempfile.mkdtemp(prefix="webnn-dyn-")
+    flags = ["--dynamic-dim", f"seq={SEQ_MAX}"]
+    failures = 0
+    for name, c in CASES.items():
+        d = os.path.join(work, name)
+        os.makedirs(d, exist_ok=True)
+        model, wnn = os.path.join(d, "model.onnx"), os.path.join(d, "model.wnn")
+        build(model, c["nodes"], c["inits"], c["inputs"], c["opset"])
+        try:
+            ort_compare.compile_model(a.bin, model, wnn, flags)
+        except RuntimeError as e:
+            print(f"[FAIL] {name}: {e}")
+            failures += 1
+            continue
+        worst, bad = 0.0, []
+        for seq in SEQ_LENGTHS:
+            r = os.path.join(d, f"seq{seq}")
+            os.makedirs(r, exist_ok=True)
+            feeds = {i.name: (c["feeds"][i.name](seq) if i.name in c["feeds"] else rand(1, seq, H, seed=seq))
+                     for i in c["inputs"]}
+            try:
+                ort_compare.run_both(a.bin, wnn, model, feeds, r)
+            except RuntimeError as e:
+                bad.append(f"seq={seq}: {e}")
+                continue
+            ok, w, messages = ort_compare.compare(["y"], r, 1e-4, 1e-5, same_dtype=True)
+            worst = max(worst, w)
+            if not ok:
+                bad.append(f"seq={seq}: max |diff| {w:.2e} {' '.join(messages)}")
+        print(f"[{'FAIL' if bad else 'PASS'}] {name}: seq {SEQ_LENGTHS} max |diff| {worst:.2e}"
+              + ("".join("\n    " + b for b in bad)))
+        failures += bool(bad)
+    for name, (want, nodes, inits) in UNSUPPORTED.items():
+        d = os.path.join(work, name)
+        os.makedirs(d, exist_ok=True)
+        model = os.path.join(d, "model.onnx")
+        build(model, nodes, inits, [vi("x")], 17)
+        r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "model.wnn")]
+                           + flags, capture_output=True, text=True)
+        errors = [l for l in r.stderr.splitlines() if "error:" in l]
+        ok = r.returncode == 1 and len(errors) == 1 and want in errors[0]
+        print(f"[{'PASS' if ok else 'FAIL'}] {name} (unsupported): "
+              + (f"refused: {errors[0].split('error: ', 1)[1][:140]}" if ok else
+                 f"expected one error naming '{want}', got exit {r.returncode}: {r.stderr.strip()[-300:]}"))
+        failures += not ok
+    total = len(CASES) + len(UNSUPPORTED)
+    print(f"{total - failures} of {total} pass ({len(CASES)} ops run at seq {SEQ_LENGTHS} from one artifact each, "
+          f"{len(UNSUPPORTED)} refused as expected; work dir {work})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
