@@ -2,7 +2,9 @@
 """Exports the project's own zoo of ONNX models from torchvision and torch.nn
 (Debian's torch 1.13 / torchvision 0.14, opset 17, random weights, seed 0).
 
-One model of every torchvision classification family, a segmentation model,
+One model of every torchvision classification family (efficientnet in both
+versions; swin_v2 has no export in torch 1.13: aten::zero_), two
+segmentation models (LR-ASPP, DeepLabV3),
 nn.Transformer encoder and encoder-decoder (norm_first, causal tgt_mask),
 bidirectional LSTM/GRU stacks and a conv1d audio encoder. Inputs are the
 smallest sizes each architecture accepts, and families whose full-size
@@ -29,6 +31,7 @@ def _classifiers(tv, nn):
     from torchvision.models.convnext import CNBlockConfig, ConvNeXt
     from torchvision.models.vision_transformer import VisionTransformer
     from torchvision.models.swin_transformer import SwinTransformer
+    from torchvision.models.efficientnet import EfficientNet, FusedMBConvConfig, MBConvConfig
     from torchvision.models.maxvit import MaxVit
 
     def alexnet():
@@ -71,11 +74,18 @@ def _classifiers(tv, nn):
         # window 7 on a 32x32 input: the 8x8 and 4x4 maps are padded to the window (run-time Pad).
         ("swin_t", lambda: SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4],
                                            window_size=[7, 7], num_classes=10), img(32)),
+        # efficientnet_v2's stages: fused MBConv (no depthwise) before MBConv with SE.
+        ("efficientnet_v2", lambda: EfficientNet([FusedMBConvConfig(1, 3, 1, 16, 16, 1), FusedMBConvConfig(4, 3, 2, 16, 32, 1),
+                                                  MBConvConfig(4, 3, 2, 32, 48, 1)], dropout=0.2, num_classes=10,
+                                                 last_channel=128), img(64)),
         ("maxvit", lambda: MaxVit(input_size=(64, 64), stem_channels=16, partition_size=2, block_channels=[16, 32],
                                   block_layers=[1, 1], head_dim=8, stochastic_depth_prob=0.0, num_classes=10),
          img(64)),
         ("lraspp_mobilenet_v3", lambda: tv.models.segmentation.lraspp_mobilenet_v3_large(
             num_classes=3, weights=None, weights_backbone=None), img(64)),
+        # ASPP: dilated 3x3 convolutions and an image-pooling branch resized back.
+        ("deeplabv3_mobilenet_v3", lambda: tv.models.segmentation.deeplabv3_mobilenet_v3_large(
+            num_classes=3, weights=None, weights_backbone=None, aux_loss=False), img(64)),
     ]
 
 
