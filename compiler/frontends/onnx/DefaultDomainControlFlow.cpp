@@ -143,7 +143,9 @@ LogicalResult convertIf(NodeConverter &c) {
   // condition known at compile time converts the taken branch alone.
   auto branchFailed = [&](StringRef which) {
     std::string chain = describeRuntimeChain(*cond);
-    (void)(c.emitError() << "the " << which << " branch cannot be converted (above); the condition ('"
+    // A note, not a second error: the error above is the one to fix.
+    (void)(c.context()->getDiagEngine().emit(c.loc(), DiagnosticSeverity::Note)
+           << "the " << which << " branch cannot be converted (above); the condition ('"
                          << c.node().input(0) << "') is computed at run time"
                          << (chain.empty() ? "" : " by " + chain)
                          << ", so both branches are compiled; freeze the inputs it depends on "
@@ -330,7 +332,14 @@ LogicalResult convertLoop(NodeConverter &c) {
   LogicalResult converted = failure();
   {
     ScopedDiagnosticHandler capture(c.context(), [&](Diagnostic &d) {
-      if (inner.empty() && d.getSeverity() == DiagnosticSeverity::Error) inner = d.str();
+      if (!inner.empty() || d.getSeverity() != DiagnosticSeverity::Error) return success();
+      // Name the body node the error is about, as the importer's prefix does.
+      if (auto fused = mlir::dyn_cast<FusedLoc>(d.getLocation()))
+        if (auto opType = mlir::dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+          for (Location l : fused.getLocations())
+            if (auto name = mlir::dyn_cast<NameLoc>(l))
+              inner = ("node '" + name.getName().getValue() + "' (" + opType.getValue() + "): ").str();
+      inner += d.str();
       return success();
     });
     converted = emitRuntimeLoop(c, body, init, scans, bound);

@@ -94,13 +94,15 @@ std::string describeRuntimeChain(Value v) {
   std::optional<std::pair<std::string, std::string>> last;
   while (v && static_cast<int>(links.size()) <= kMaxLinks) {
     if (auto arg = mlir::dyn_cast<BlockArgument>(v)) {
+      // webnn.loop's body arguments: iteration number, condition, carried values.
+      unsigned n = arg.getArgNumber();
+      std::string what = n == 0   ? std::string("the iteration number")
+                         : n == 1 ? std::string("the condition")
+                                  : "loop-carried value #" + std::to_string(n - 2);
       Operation *parent = arg.getOwner()->getParentOp();
-      std::string what = "an argument of the body of ";
       if (auto node = parent ? onnxNodeOf(parent) : std::nullopt)
-        what += node->first + " '" + node->second + "'";
-      else
-        what += "an enclosing op";
-      links.push_back(what + " (a value of the iteration)");
+        what += " of " + node->first + " '" + node->second + "'";
+      links.push_back(what);
       break;
     }
     Operation *op = v.getDefiningOp();
