@@ -11,6 +11,7 @@
      documented `cc main.c $(pkg-config --cflags --libs webnn)` line; each
      runs the artifact and matches examples/mlp/expected.npy (the tolerances
      of examples/run.sh), and reports bad input with the runtime's message.
+  4. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF.
 """
 import argparse
 import glob
@@ -168,6 +169,30 @@ def test(args, tmp):
     p = run([built[("embed-cpp", "shared")], wnn, wrong_shape, os.path.join(tmp, "y.npy")], env=env, expect_rc=1)
     check(p.stderr.startswith("embed-cpp: run: ") and "got [2,32]" in p.stderr, f"[2, 32] input: {p.stderr!r}")
     print("errors: missing/truncated model, short, int32 and [2, 32] inputs each reported")
+
+    # 4. As a subproject, without tests: configures (PROJECT_* paths, no
+    # GoogleTest), webnn::runtime resolves, and the schema generates into the
+    # subproject's build folder. Building the whole runtime again is left out
+    # (minutes); the build-runtime preset builds the same files.
+    parent = os.path.join(tmp, "parent")
+    os.makedirs(parent)
+    with open(os.path.join(parent, "CMakeLists.txt"), "w") as f:
+        f.write("cmake_minimum_required(VERSION 3.20)\nproject(parent C CXX)\n"
+                "set(WEBNN_BUILD_TESTS OFF CACHE BOOL \"\")\nset(WEBNN_BUILD_COMPILER OFF CACHE BOOL \"\")\n"
+                f"add_subdirectory({src} webnn)\n"
+                f"add_executable(app {os.path.join(src, 'examples', 'embed-c', 'main.c')})\n"
+                "target_link_libraries(app PRIVATE webnn::runtime)\n")
+    pbuild = os.path.join(tmp, "build-parent")
+    run([args.cmake, "-S", parent, "-B", pbuild, *generator, f"-DCMAKE_C_COMPILER={args.cc}",
+         f"-DCMAKE_CXX_COMPILER={args.cxx}"], env=env)
+    with open(os.path.join(pbuild, "CMakeCache.txt")) as f:
+        cache = f.read()
+    check("GTest" not in cache, "WEBNN_BUILD_TESTS=OFF still looked for GoogleTest")
+    check(not os.path.exists(os.path.join(pbuild, "webnn", "test")), "WEBNN_BUILD_TESTS=OFF still added test/")
+    run([args.cmake, "--build", pbuild, "--target", "webnn_schema_gen"], env=env)
+    for generated in ["schema/webnn_artifact_generated.h", "include/webnn/version.h"]:
+        check(os.path.exists(os.path.join(pbuild, "webnn", generated)), f"subproject: no webnn/{generated}")
+    print("subproject: configures without tests, generates into its own build folder")
 
 
 if __name__ == "__main__":
