@@ -506,11 +506,11 @@ LogicalResult convertPad(NodeConverter &c) {
       for (int64_t i = 0; i < rank; ++i) {
         if (!begin[i] && !end[i]) continue;
         int64_t len = begin[i] + sizes[i] + end[i];
-        SmallVector<APInt> bits;
-        for (int64_t k = 0; k < len; ++k) bits.push_back(APInt(8, k >= begin[i] && k < begin[i] + sizes[i]));
+        SmallVector<uint8_t> bits;
+        for (int64_t k = 0; k < len; ++k) bits.push_back(k >= begin[i] && k < begin[i] + sizes[i]);
         SmallVector<int64_t> shape(rank, 1);
         shape[i] = len;
-        Value m = c.constant(DenseElementsAttr::get(RankedTensorType::get(shape, u8), bits));
+        Value m = c.constant(DenseElementsAttr::get(RankedTensorType::get(shape, u8), ArrayRef<uint8_t>(bits)));
         inside = inside ? c.emit("logicalAnd", {inside, m}) : m;
       }
       v = c.emit("where", {inside, v, runtimeValue});
