@@ -4,7 +4,8 @@
 #   lib/libwebnn.a                        the same, static
 #   bin/webnnc webnn-run webnn-opt         the CLIs (webnnc, webnn-opt: compiler builds)
 #   lib/cmake/webnn/                      find_package(webnn): webnn::runtime,
-#                                         webnn::runtime_static, webnn::webnnc
+#                                         webnn::runtime_static, webnn::webnnc,
+#                                         webnn_compile_model()
 #   lib/pkgconfig/webnn.pc                pkg-config webnn
 include(CMakePackageConfigHelpers)
 set(WEBNN_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/webnn)
@@ -41,7 +42,7 @@ configure_package_config_file(cmake/webnnConfig.cmake.in ${PROJECT_BINARY_DIR}/w
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/webnnConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/webnnConfig.cmake ${PROJECT_BINARY_DIR}/webnnConfigVersion.cmake
-  DESTINATION ${WEBNN_CMAKE_INSTALL_DIR})
+  cmake/WebNNCompileModel.cmake DESTINATION ${WEBNN_CMAKE_INSTALL_DIR})
 
 # Relocatable: the prefix is found from the .pc file's own folder, so
 # `cmake --install build --prefix DIR` works without reconfiguring.

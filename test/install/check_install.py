@@ -7,7 +7,8 @@
      docs/EMBEDDING.md says; every installed tool answers --version.
   2. The installed webnnc compiles examples/mlp.
   3. examples/embed-c and examples/embed-cpp build against TMP with
-     find_package(webnn) (embed-cpp also static), and embed-c with the
+     find_package(webnn) (embed-cpp also static, compiling mlp at build time
+     with webnn_compile_model()), and embed-c with the
      documented `cc main.c $(pkg-config --cflags --libs webnn)` line; each
      runs the artifact and matches examples/mlp/expected.npy (the tolerances
      of examples/run.sh), and reports bad input with the runtime's message.
@@ -114,7 +115,8 @@ def test(args, tmp):
     generator = ["-G", args.generator] if args.generator else []
     built = {}
     for example, variant, extra in [("embed-c", "shared", []), ("embed-cpp", "shared", []),
-                                    ("embed-cpp", "static", ["-DEMBED_STATIC=ON"])]:
+                                    ("embed-cpp", "static", ["-DEMBED_STATIC=ON",
+                                                             "-DEMBED_MODEL=" + os.path.join(mlp, "mlp.webnn")])]:
         bdir = os.path.join(tmp, f"build-{example}-{variant}")
         run([args.cmake, "-S", os.path.join(src, "examples", example), "-B", bdir, *generator,
              f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_C_COMPILER={args.cc}", f"-DCMAKE_CXX_COMPILER={args.cxx}",
@@ -129,10 +131,13 @@ def test(args, tmp):
     y_bin = os.path.join(tmp, "y.bin")
     run([built[("embed-c", "shared")], wnn, x_bin, y_bin], env=env)
     check_output(np.fromfile(y_bin, dtype=expected.dtype).reshape(expected.shape), "embed-c (find_package)")
-    for variant in ["shared", "static"]:
+    # The static build also compiled mlp.webnn with webnn_compile_model().
+    built_model = os.path.join(tmp, "build-embed-cpp-static", "model.wnn")
+    check(os.path.exists(built_model), "webnn_compile_model() wrote no model.wnn")
+    for variant, model in [("shared", wnn), ("static", built_model)]:
         y_npy = os.path.join(tmp, f"y-{variant}.npy")
-        run([built[("embed-cpp", variant)], wnn, os.path.join(mlp, "input.npy"), y_npy], env=env)
-        check_output(np.load(y_npy), f"embed-cpp ({variant}, find_package)")
+        run([built[("embed-cpp", variant)], model, os.path.join(mlp, "input.npy"), y_npy], env=env)
+        check_output(np.load(y_npy), f"embed-cpp ({variant}, find_package, {os.path.basename(model)})")
 
     # The same C program through pkg-config, as docs/EMBEDDING.md writes it.
     pc_env = dict(env, PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
