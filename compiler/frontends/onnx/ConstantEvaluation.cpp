@@ -1,11 +1,12 @@
-// Constant evaluation at import for the webnn ops the dialect does not fold
-// (its folders cover add/sub/mul/div, cast, reshape, transpose, expand, slice
-// and concat, on dense constants only; the arithmetic is evaluated here too,
-// for small constants held as resources). Shape arithmetic must reach the ops that take it as attributes
-// (Reshape's shape, Slice's starts, Pad's pads, ...) as constants, in the
-// model's graph and in every If branch and Loop body alike: exporters write
-// it with element-wise ops, gathers (Shape -> Gather, and Slice with a
-// negative step, which the importer lowers to a gather) and reductions.
+// Constant evaluation at import for what the dialect's folders leave (they
+// cover add/sub/mul/div, cast, reshape, transpose, expand, slice and concat,
+// on dense constants only, so the arithmetic is evaluated here too, for small
+// constants held as resources). Shape arithmetic must reach the ops that take
+// it as attributes (Reshape's shape, Slice's starts, Pad's pads, ...) as
+// constants, in the model's graph and in every If branch and Loop body alike:
+// exporters write it with element-wise ops, gathers (Shape -> Gather, and
+// Slice with a negative step, which the importer lowers to a gather) and
+// reductions.
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -73,9 +74,18 @@ std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<Constant
   else if (name == "log" && !intMath) f = [](double a, double, double) { return std::log(a); };
   else if (name == "reciprocal" && !intMath) f = [](double a, double, double) { return 1.0 / a; };
   else if (name == "pow" && !intMath) f = [](double a, double b, double) { return std::pow(a, b); };
-  else if (name == "add") both([](auto a, auto b, auto) { return a + b; });
-  else if (name == "sub") both([](auto a, auto b, auto) { return a - b; });
-  else if (name == "mul") both([](auto a, auto b, auto) { return a * b; });
+  // Integer arithmetic wraps (in uint64, then narrowed to the element type),
+  // as the runtime's does.
+  else if (name == "add") {
+    f = [](double a, double b, double) { return a + b; };
+    i = [](int64_t a, int64_t b, int64_t) { return static_cast<int64_t>(uint64_t(a) + uint64_t(b)); };
+  } else if (name == "sub") {
+    f = [](double a, double b, double) { return a - b; };
+    i = [](int64_t a, int64_t b, int64_t) { return static_cast<int64_t>(uint64_t(a) - uint64_t(b)); };
+  } else if (name == "mul") {
+    f = [](double a, double b, double) { return a * b; };
+    i = [](int64_t a, int64_t b, int64_t) { return static_cast<int64_t>(uint64_t(a) * uint64_t(b)); };
+  }
   else if (name == "div" && !intMath) f = [](double a, double b, double) { return a / b; };
   else if (name == "max") both([](auto a, auto b, auto) { return a > b ? a : b; });
   else if (name == "min") both([](auto a, auto b, auto) { return a < b ? a : b; });
