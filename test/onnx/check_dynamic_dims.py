@@ -91,6 +91,7 @@ case("Heads_split_and_merge", [N("Reshape", ["x", "s"], ["h"]), N("Transpose", [
 # Through webnn.slice with a `to the end` size on the dynamic axis.
 case("Slice_static_axis", [N("Slice", ["x", "st", "en", "ax"], ["y"])], [init("st", i64(1)), init("en", i64(5)),
                                                                           init("ax", i64(2))])
+case("TopK_last_axis", [N("TopK", ["x", "k"], ["y", "i"], axis=-1)], [init("k", i64(3))])
 case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
 

@@ -86,6 +86,8 @@ LogicalResult convertTopK(NodeConverter &c) {
   FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", -1), rank, "axis");
   if (failed(axis)) return failure();
   int64_t n = t.getShape()[*axis];
+  if (ShapedType::isDynamic(n))
+    return c.fail("TopK along dynamic dimension " + Twine(*axis) + " is not supported (fix it with --shape)");
   if (kk < 1 || kk > n) return c.fail("k = " + Twine(kk) + " is outside [1, " + Twine(n) + "]");
   bool largest = c.opset() < 11 || c.intAttr("largest", 1) != 0;
   Type elem = t.getElementType();
@@ -105,7 +107,11 @@ LogicalResult convertTopK(NodeConverter &c) {
   Value iota = iotaAlong(c, i64, n, *axis, rank);
   Value sentinelV = c.scalar(elem, sentinel);
   Value cur = x;
-  Value untaken = c.splat(Float32Type::get(c.context()), t.getShape(), 1.0);
+  // Only the axis: `where` broadcasts it to the input's shape (which may have
+  // dynamic dimensions) in the first round that masks.
+  SmallVector<int64_t> axisOnly(rank, 1);
+  axisOnly[*axis] = n;
+  Value untaken = c.splat(Float32Type::get(c.context()), axisOnly, 1.0);
   SmallVector<Value> values, indices;
   auto argAttrs = [&]() {
     return SmallVector<NamedAttribute>{
