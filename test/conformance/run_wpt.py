@@ -118,15 +118,21 @@ def run_case(case_id, case, args, workdir):
     except Exception as e:  # an unconvertible case is a harness failure, reported as such
         return case_id, f"harness: cannot convert: {e}"
     art = d / "graph.wnn"
-    r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)],
-                       capture_output=True, text=True, timeout=120)
+    try:
+        r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)],
+                           capture_output=True, text=True, timeout=120)
+    except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
+        return case_id, f"harness: cannot run webnnc: {e}"
     if r.returncode != 0:
         return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
     outdir = d / "out"
     cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)]
     for name, path in feeds.items():
         cmd += ["--input", f"{name}={path}"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except OSError as e:
+        return case_id, f"harness: cannot run webnn-run: {e}"
     if r.returncode != 0:
         return case_id, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
     ops = [op["name"] for op in case["graph"]["operators"]]
