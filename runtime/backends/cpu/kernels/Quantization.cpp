@@ -90,7 +90,7 @@ struct BlockPlan {
     scale.insert(scale.end(), givenScale.begin(), givenScale.end());
     for (size_t d = 0; d < input.size(); ++d)
       if (scale[d] <= 0 || input[d] % scale[d] != 0)
-        return nodeError(node, "scale shape " + shapeToString(scale) +
+        return nodeError(node, "scale shape " + shapeToString(givenScale) +
                                    " is not blockwise broadcastable to the input shape " + shapeToString(input));
     if (input.empty()) {
       rows = cols = 1;
