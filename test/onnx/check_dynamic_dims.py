@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Dynamic dimensions through one ONNX op at a time: each small model takes
 x [1, seq, 8] (or ids [1, seq]) with `seq` a dim_param, is compiled ONCE with
-`webnnc compile --dynamic-dim seq=16`, and the artifact is run at seq 3 and
-16 through webnn-run and ONNX Runtime (rtol 1e-4, atol 1e-5).
+`webnnc compile --dynamic-dim seq=16` (attention with a past also
+past=31), and the artifact is run at seq 3 and 16 (with a past: three
+(seq, past) points) through webnn-run and ONNX Runtime (rtol 1e-4, atol
+1e-5).
 
 UNSUPPORTED lists the forms webnnc still refuses with dynamic dimensions;
 each must fail to compile with the error named there (one clear message, no
@@ -51,9 +53,12 @@ N = helper.make_node
 CASES = {}
 
 
-def case(name, nodes, inits=(), inputs=None, feeds=None, opset=17):
-    """feeds: {input name: seq -> array}; inputs default to x [1, seq, 8]."""
-    CASES[name] = dict(nodes=nodes, inits=list(inits), inputs=inputs or [vi("x")], feeds=feeds or {}, opset=opset)
+def case(name, nodes, inits=(), inputs=None, feeds=None, opset=17, dims=None, points=None):
+    """feeds: {input name: sizes -> array}, sizes a {dim_param: size} dict;
+    inputs default to x [1, seq, 8] (random). dims: {dim_param: max} kept
+    dynamic (default seq <= 16); points: the sizes to run at."""
+    CASES[name] = dict(nodes=nodes, inits=list(inits), inputs=inputs or [vi("x")], feeds=feeds or {}, opset=opset,
+                       dims=dims or {"seq": SEQ_MAX}, points=points or [{"seq": s} for s in SEQ_LENGTHS])
 
 
 case("Relu", [N("Relu", ["x"], ["y"])])
@@ -68,9 +73,9 @@ case("Transpose", [N("Transpose", ["x"], ["y"], perm=[0, 2, 1])])
 case("Concat_seq_axis", [N("Concat", ["x", "x"], ["y"], axis=1)])
 case("Split_last_axis", [N("Split", ["x", "sp"], ["y", "z"], axis=2)], [init("sp", i64(3, 5))])
 case("Gather_embedding", [N("Gather", ["e", "ids"], ["y"], axis=0)], [init("e", rand(20, H))],
-     [vi("ids", (1, "seq"), T.INT64)], {"ids": lambda s: (np.arange(s) % 20).reshape(1, s)})
+     [vi("ids", (1, "seq"), T.INT64)], {"ids": lambda z: (np.arange(z["seq"]) % 20).reshape(1, z["seq"])})
 case("Where_bool_mask", [N("Where", ["m", "x", "z"], ["y"])], [init("z", np.zeros(1, np.float32))],
-     [vi("m", elem=T.BOOL), vi("x")], {"m": lambda s: np.arange(s * H).reshape(1, s, H) % 3 == 0})
+     [vi("m", elem=T.BOOL), vi("x")], {"m": lambda z: np.arange(z["seq"] * H).reshape(1, z["seq"], H) % 3 == 0})
 case("Pad_seq_axis", [N("Pad", ["x", "p"], ["y"])], [init("p", i64(0, 1, 0, 0, 2, 0))])
 case("CumSum_seq_axis", [N("CumSum", ["x", "a"], ["y"])], [init("a", np.array(1, np.int64))])
 # Through webnn.reshape with one dynamic newShape value.
@@ -95,6 +100,24 @@ case("TopK_last_axis", [N("TopK", ["x", "k"], ["y", "i"], axis=-1)], [init("k", 
 case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
 
+# Opset-23 Attention: heads split and merged by reshapes, KV heads repeated by
+# a gather, the causal mask computed from position ramps (with a past: T =
+# past + seq, bottom-right aligned as ONNX Runtime does).
+kv = lambda n, seed: (lambda z: rand(1, z["seq"], n, seed=seed + z["seq"]))
+case("Attention_gqa", [N("Attention", ["x", "k", "v"], ["y"], q_num_heads=2, kv_num_heads=1)], [],
+     [vi("x"), vi("k", (1, "seq", 4)), vi("v", (1, "seq", 4))], {"k": kv(4, 1), "v": kv(4, 2)}, opset=23)
+case("Attention_causal", [N("Attention", ["x", "k", "v"], ["y"], q_num_heads=2, kv_num_heads=2, is_causal=1)], [],
+     [vi("x"), vi("k"), vi("v")], {"k": kv(H, 1), "v": kv(H, 2)}, opset=23)
+case("Attention_causal_past", [N("Attention", ["x", "k", "v", "", "pk", "pv"], ["y", "present_k", "present_v"],
+                                 q_num_heads=2, kv_num_heads=1,
+                                 is_causal=1)], [],
+     [vi("x"), vi("k", (1, "seq", 4)), vi("v", (1, "seq", 4)), vi("pk", (1, 1, "past", 4)),
+      vi("pv", (1, 1, "past", 4))],
+     {"k": kv(4, 1), "v": kv(4, 2), "pk": lambda z: rand(1, 1, z["past"], 4, seed=3),
+      "pv": lambda z: rand(1, 1, z["past"], 4, seed=4)},
+     opset=23, dims={"seq": SEQ_MAX, "past": 31}, points=[{"seq": 3, "past": 5}, {"seq": 1, "past": 9},
+                                                           {"seq": 16, "past": 31}])
+
 # Forms that still need static shapes, and the error each gives.
 UNSUPPORTED = {
     "Reshape_from_Shape": ("the shape of 'x', whose size is only known at run time",
@@ -117,7 +140,7 @@ UNSUPPORTED = {
 def build(path, nodes, inits, inputs, opset):
     graph = helper.make_graph(nodes, "dyn", inputs, [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = 8
+    model.ir_version = 10 if opset >= 23 else 8
     onnx.save(model, path)
 
 
@@ -127,13 +150,13 @@ def main(argv):
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
     work = a.work or tempfile.mkdtemp(prefix="webnn-dyn-")
-    flags = ["--dynamic-dim", f"seq={SEQ_MAX}"]
     failures = 0
     for name, c in CASES.items():
         d = os.path.join(work, name)
         os.makedirs(d, exist_ok=True)
         model, wnn = os.path.join(d, "model.onnx"), os.path.join(d, "model.wnn")
         build(model, c["nodes"], c["inits"], c["inputs"], c["opset"])
+        flags = [f for k, m in c["dims"].items() for f in ("--dynamic-dim", f"{k}={m}")]
         try:
             ort_compare.compile_model(a.bin, model, wnn, flags)
         except RuntimeError as e:
@@ -141,21 +164,23 @@ def main(argv):
             failures += 1
             continue
         worst, bad = 0.0, []
-        for seq in SEQ_LENGTHS:
-            r = os.path.join(d, f"seq{seq}")
+        for z in c["points"]:
+            label = ", ".join(f"{k}={v}" for k, v in z.items())
+            r = os.path.join(d, label.replace(", ", "_").replace("=", ""))
             os.makedirs(r, exist_ok=True)
-            feeds = {i.name: (c["feeds"][i.name](seq) if i.name in c["feeds"] else rand(1, seq, H, seed=seq))
+            feeds = {i.name: (c["feeds"][i.name](z) if i.name in c["feeds"] else rand(1, z["seq"], H, seed=z["seq"]))
                      for i in c["inputs"]}
             try:
                 ort_compare.run_both(a.bin, wnn, model, feeds, r)
             except RuntimeError as e:
-                bad.append(f"seq={seq}: {e}")
+                bad.append(f"{label}: {e}")
                 continue
             ok, w, messages = ort_compare.compare(["y"], r, 1e-4, 1e-5, same_dtype=True)
             worst = max(worst, w)
             if not ok:
-                bad.append(f"seq={seq}: max |diff| {w:.2e} {' '.join(messages)}")
-        print(f"[{'FAIL' if bad else 'PASS'}] {name}: seq {SEQ_LENGTHS} max |diff| {worst:.2e}"
+                bad.append(f"{label}: max |diff| {w:.2e} {' '.join(messages)}")
+        points = "; ".join(", ".join(f"{k}={v}" for k, v in z.items()) for z in c["points"])
+        print(f"[{'FAIL' if bad else 'PASS'}] {name}: at {points}: max |diff| {worst:.2e}"
               + ("".join("\n    " + b for b in bad)))
         failures += bool(bad)
     for name, (want, nodes, inits) in UNSUPPORTED.items():
@@ -163,8 +188,8 @@ def main(argv):
         os.makedirs(d, exist_ok=True)
         model = os.path.join(d, "model.onnx")
         build(model, nodes, inits, [vi("x")], 17)
-        r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "model.wnn")]
-                           + flags, capture_output=True, text=True)
+        r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "model.wnn"),
+                            "--dynamic-dim", f"seq={SEQ_MAX}"], capture_output=True, text=True)
         errors = [l for l in r.stderr.splitlines() if "error:" in l]
         ok = r.returncode == 1 and len(errors) == 1 and want in errors[0]
         print(f"[{'PASS' if ok else 'FAIL'}] {name} (unsupported): "
@@ -172,7 +197,7 @@ def main(argv):
                  f"expected one error naming '{want}', got exit {r.returncode}: {r.stderr.strip()[-300:]}"))
         failures += not ok
     total = len(CASES) + len(UNSUPPORTED)
-    print(f"{total - failures} of {total} pass ({len(CASES)} ops run at seq {SEQ_LENGTHS} from one artifact each, "
+    print(f"{total - failures} of {total} pass ({len(CASES)} models run at 2-3 sizes from one artifact each, "
           f"{len(UNSUPPORTED)} refused as expected; work dir {work})")
     return 1 if failures else 0
 

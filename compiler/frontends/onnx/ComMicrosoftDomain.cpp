@@ -358,13 +358,43 @@ LogicalResult convertGatherBlockQuantized(NodeConverter &c) {
 // kv_num_heads)), a bool mask selects (true = attend), a float mask adds, and
 // is_causal hides key j from query i when j > i + past length. The softcap
 // before the mask and the causal triangle's alignment with a past follow ONNX
-// Runtime (test/llm/check_attention23.py). Shapes are static here, so the
-// causal mask is a constant.
+// Runtime (test/llm/check_attention23.py). With static shapes the causal
+// mask is a constant; with dynamic sequence lengths (`--dynamic-dim`) it is
+// computed from position ramps (causalMask).
 Value toHeads(NodeConverter &c, Value v, int64_t heads) {
   ArrayRef<int64_t> s = NodeConverter::shapeOf(v);
   if (s.size() == 4) return v;
   v = c.emitReshape(v, {s[0], s[1], heads, s[2] / heads});
   return c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", {0, 2, 1, 3})});
+}
+
+// The causal bias [S, T] (0, or -inf where key j > query i + T - S) when S or
+// T is known only at run time. WebNN has no iota: a ramp over a dynamic
+// axis is the running sum of ones shaped like that axis (`where` with equal
+// branches yields ones of its condition's shape whatever the values), and
+// T - S is the difference of the ramps' lengths.
+Value causalMask(NodeConverter &c, Value Q, Value K, Type f) {
+  Type f32 = c.builder().getF32Type();
+  auto ones = [&](Value x) {  // [1, 1, L, 1] ones over x's axis 2 (the sequence)
+    ArrayRef<int64_t> s = NodeConverter::shapeOf(x);
+    Value row = c.emit("slice", {x}, {c.i64ArrayAttr("starts", {0, 0, 0, 0}),
+                                      c.i64ArrayAttr("sizes", {1, 1, s[2], 1})});
+    if (!NodeConverter::typeOf(x).getElementType().isF32()) row = c.emitCast(row, f32);
+    Value any = c.emit("equal", {row, row});
+    return c.emit("where", {any, c.scalar(f32, 1.0), c.scalar(f32, 1.0)});
+  };
+  Value onesS = ones(Q), onesT = ones(K);
+  Value one = c.scalar(f32, 1.0);
+  Value rampS = c.emit("sub", {c.emit("cumulativeSum", {onesS}, {c.i64Attr("axis", 2)}), one});
+  Value rampT = c.emit("sub", {c.emit("cumulativeSum", {onesT}, {c.i64Attr("axis", 2)}), one});
+  auto total = [&](Value v) { return c.emit("reduceSum", {v}, {c.i64ArrayAttr("axes", {0, 1, 2, 3})}); };
+  Value offset = c.emit("sub", {total(onesT), total(onesS)});  // T - S
+  // [1, 1, S, 1] query positions against [1, 1, 1, T] key positions.
+  Value keys = c.emit("transpose", {rampT}, {c.i64ArrayAttr("permutation", {0, 1, 3, 2})});
+  Value hidden = c.emit("greater", {c.emit("sub", {keys, rampS}), offset});
+  Value mask = c.emit("where", {hidden, c.scalar(f32, -std::numeric_limits<double>::infinity()),
+                                c.scalar(f32, 0.0)});
+  return c.emitCast(mask, f);
 }
 
 LogicalResult convertAttention23(NodeConverter &c) {
@@ -396,13 +426,13 @@ LogicalResult convertAttention23(NodeConverter &c) {
   ArrayRef<int64_t> qs = NodeConverter::shapeOf(Q), ks = NodeConverter::shapeOf(K);
   const int64_t B = qs[0], S = qs[2], D = qs[3], T = ks[2], Dv = NodeConverter::shapeOf(V)[3];
   if (int64_t group = qHeads / kvHeads; group > 1) {
-    auto repeat = [&](Value x, int64_t d) {
-      x = c.emitReshape(x, {B, kvHeads, 1, T, d});
-      x = c.emit("expand", {x}, {c.i64ArrayAttr("newShape", {B, kvHeads, group, T, d})});
-      return c.emitReshape(x, {B, qHeads, T, d});
-    };
-    K = repeat(K, D);
-    V = repeat(V, Dv);
+    // Query head h reads KV head h / group: a gather over the head axis,
+    // which (unlike a reshape and expand) also holds for a dynamic T.
+    SmallVector<int64_t> kvOf;
+    for (int64_t h = 0; h < qHeads; ++h) kvOf.push_back(h / group);
+    Value heads = c.constantI64(kvOf, {qHeads});
+    K = c.emit("gather", {K, heads}, {c.i64Attr("axis", 1)});
+    V = c.emit("gather", {V, heads}, {c.i64Attr("axis", 1)});
   }
   Type f = NodeConverter::typeOf(Q).getElementType();
   float scale = c.floatAttr("scale", 0.f);
@@ -419,7 +449,9 @@ LogicalResult convertAttention23(NodeConverter &c) {
       mask = c.emit("where", {mask, c.scalar(f, 0.0), c.scalar(f, negInf)});  // bool: true attends
     scores = c.emit("add", {scores, mask});
   }
-  if (c.intAttr("is_causal", 0) != 0) {
+  if (c.intAttr("is_causal", 0) != 0 && (ShapedType::isDynamic(S) || ShapedType::isDynamic(T))) {
+    scores = c.emit("add", {scores, causalMask(c, Q, K, f)});
+  } else if (c.intAttr("is_causal", 0) != 0) {
     std::vector<float> bias(size_t(S * T));
     for (int64_t i = 0; i < S; ++i)
       for (int64_t j = 0; j < T; ++j) bias[size_t(i * T + j)] = j > i + (T - S) ? -INFINITY : 0.f;
