@@ -96,6 +96,10 @@ case("Heads_split_and_merge", [N("Reshape", ["x", "s"], ["h"]), N("Transpose", [
 # Through webnn.slice with a `to the end` size on the dynamic axis.
 case("Slice_static_axis", [N("Slice", ["x", "st", "en", "ax"], ["y"])], [init("st", i64(1)), init("en", i64(5)),
                                                                           init("ax", i64(2))])
+case("Slice_seq_last_row", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
+     [init("st", i64(-1)), init("en", i64(BIG)), init("ax", i64(1))])
+case("Slice_seq_from_end_window_and_last_axis", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
+     [init("st", i64(-3, 2)), init("en", i64(-1, 7)), init("ax", i64(1, 2))])
 case("TopK_last_axis", [N("TopK", ["x", "k"], ["y", "i"], axis=-1)], [init("k", i64(3))])
 case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
@@ -124,9 +128,9 @@ UNSUPPORTED = {
                            [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
                             N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
                            [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))]),
-    "Slice_seq_last_row": ("along dynamic dimension 1",
-                           [N("Slice", ["x", "st", "en", "ax"], ["y"])],
-                           [init("st", i64(-1)), init("en", i64(BIG)), init("ax", i64(1))]),
+    "Slice_seq_first_rows": ("along dynamic dimension 1",
+                             [N("Slice", ["x", "st", "en", "ax"], ["y"])],
+                             [init("st", i64(0)), init("en", i64(2)), init("ax", i64(1))]),
     "Expand_over_dynamic": ("'webnn.expand' op expected every newShape value to be > 0",
                             [N("Expand", ["x", "s"], ["y"])], [init("s", i64(2, 1, 1))]),
     "Range_from_Shape": ("so Range cannot use it",

@@ -331,6 +331,7 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
     return c.fail("'axes' and 'steps' must match 'starts' in length");
   SmallVector<int64_t> begin(rank, 0), size(shape), stride(rank, 1);
   SmallVector<std::pair<int64_t, SmallVector<int64_t>>> backwards;  // axis, indices
+  SmallVector<int64_t> fromEnd;  // dynamic axes sliced relative to their end
   for (size_t i = 0; i < axes.size(); ++i) {
     FailureOr<int64_t> axis = c.normalizeAxis(axes[i], rank, "axis");
     if (failed(axis)) return failure();
@@ -339,16 +340,27 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
     auto clampTo = [](int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); };
     int64_t s = starts[i], e = ends[i];
     if (ShapedType::isDynamic(dim)) {
-      // Only a window that ends with the axis keeps its start independent of
-      // the size known at run time: webnn.slice's size `?`.
-      if (step != 1 || s < 0 || e < std::numeric_limits<int32_t>::max())
-        return c.fail("Slice along dynamic dimension " + Twine(*axis) +
-                      " supports only [start >= 0, end of the axis) with step 1; got [" + Twine(starts[i]) +
-                      ", " + Twine(ends[i]) + ") step " + Twine(step) +
-                      " (fix the dimension with --shape)");
-      begin[*axis] = s;
-      size[*axis] = ShapedType::kDynamic;
-      continue;
+      // A window whose bounds do not move with the size known at run time:
+      // [start >= 0, end of the axis) is webnn.slice's size `?`; [-a, -b)
+      // (b = 0: to the end), counted from the end, is a slice of the
+      // reversed axis, reversed back. Both assume the axis is long enough,
+      // as ONNX Runtime's result would otherwise be shorter.
+      const bool toEnd = e >= std::numeric_limits<int32_t>::max();
+      if (step == 1 && s >= 0 && toEnd) {
+        begin[*axis] = s;
+        size[*axis] = ShapedType::kDynamic;
+        continue;
+      }
+      if (step == 1 && s < 0 && (toEnd || (e < 0 && e > s))) {
+        begin[*axis] = toEnd ? 0 : -e;
+        size[*axis] = toEnd ? -s : e - s;
+        fromEnd.push_back(*axis);
+        continue;
+      }
+      return c.fail("Slice along dynamic dimension " + Twine(*axis) +
+                    " supports only [start >= 0, end of the axis) and [-a, -b) from the end, with step 1; got [" +
+                    Twine(starts[i]) + ", " + Twine(ends[i]) + ") step " + Twine(step) +
+                    " (fix the dimension with --shape)");
     }
     if (s < 0) s += dim;
     if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += dim;
@@ -378,6 +390,7 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
     return c.fail("slices with an empty result are not supported");
   }
   Value v = x;
+  if (!fromEnd.empty()) v = c.emit("reverse", {v}, {c.i64ArrayAttr("axes", fromEnd)});
   if (llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
         return begin[i] != 0 || size[i] != shape[i] || stride[i] != 1;
       })) {
@@ -390,6 +403,7 @@ LogicalResult emitSlice(NodeConverter &c, Value x, ArrayRef<int64_t> starts,
                {c.i64ArrayAttr("starts", begin), c.i64ArrayAttr("sizes", span),
                 c.i64ArrayAttr("strides", stride)});
   }
+  if (!fromEnd.empty()) v = c.emit("reverse", {v}, {c.i64ArrayAttr("axes", fromEnd)});
   for (auto &[axis, idx] : backwards) {
     if (idx.empty()) return c.fail("slices with an empty result are not supported");
     Value indices = c.constantI64(idx, {static_cast<int64_t>(idx.size())});
