@@ -10,14 +10,10 @@
 include(CMakePackageConfigHelpers)
 set(WEBNN_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/webnn)
 
-install(FILES
-    runtime/include/webnn/webnn_c.h
-    runtime/include/webnn/runtime.h
-    runtime/include/webnn/status.h
-    runtime/include/webnn/types.h
-    runtime/include/webnn/npy.h
-    ${PROJECT_BINARY_DIR}/include/webnn/version.h
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/webnn)
+# Every header of runtime/include/webnn is public (a new one also needs the
+# visibility pragmas to be exported from libwebnn.so: runtime/CMakeLists.txt).
+install(DIRECTORY runtime/include/webnn DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/webnn/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/webnn)
 
 install(TARGETS webnn EXPORT webnnTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
