@@ -4,12 +4,15 @@
 pass, the artifact written).
 
 The corpus is every ONNX backend test model of Debian's libonnx-testdata
-(node, simple, pytorch-converted, pytorch-operator) and the project's own zoo
-of torchvision / torch.nn exports (export_zoo.py, cached in --zoo-dir).
+(node, simple, pytorch-converted, pytorch-operator), the project's own zoo
+of torchvision / torch.nn exports (export_zoo.py, cached in --zoo-dir), and
+--fuzz-count random graphs around the fusion patterns (fuzz_graphs.py, a
+fixed seed), which must also expand back through --webnn-decompose-fused.
 
 A run fails on
 - a crash (webnnc killed by a signal) or a pass that fails or leaves an
-  invalid graph: never expected, whatever a list says;
+  invalid graph: never expected, whatever a list says; for a generated
+  graph, any compile error;
 - any other compile error (an unsupported op, a value WebNN needs at compile
   time) of a model listed neither in --expected-failures nor, for backend
   tests, in --onnx-expected-failures (the conformance runner's list, whose
@@ -40,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "conformance"))
 sys.path.insert(0, str(HERE.parent / "common"))
 import expectations  # noqa: E402
+import fuzz_graphs  # noqa: E402
 import ort_compare  # noqa: E402
 
 BACKEND_SETS = ("node", "simple", "pytorch-converted", "pytorch-operator")
@@ -52,20 +56,26 @@ def zoo_flags(model):
     return f.read_text().split() if f.exists() else []
 
 
-def compile_once(webnnc, model, out, frozen):
+def compile_once(webnnc, model, out, frozen, extra=()):
     """(kind, message, stderr): kind ok | error | pass | crash | hang | harness."""
-    cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)] + zoo_flags(model)
+    cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)] + zoo_flags(model) + list(extra)
     for name, f in frozen.items():
         cmd += ["--const-input", f"{name}={f}"]
+    return run_tool(cmd)
+
+
+def run_tool(cmd):
+    """Runs webnnc or webnn-opt and classifies the outcome (see compile_once)."""
+    tool = os.path.basename(cmd[0])
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
-        return "hang", "webnnc ran over 300 s", ""
-    except OSError as e:  # webnnc missing or being relinked
-        return "harness", f"cannot run {webnnc}: {e}", ""
+        return "hang", f"{tool} ran over 300 s", ""
+    except OSError as e:  # missing, or being relinked
+        return "harness", f"cannot run {cmd[0]}: {e}", ""
     if r.returncode < 0 or r.returncode >= 128:
         sig = -r.returncode if r.returncode < 0 else r.returncode - 128
-        return "crash", f"webnnc killed by signal {sig}: " + " | ".join(r.stderr.strip().splitlines()[-3:])[:400], r.stderr
+        return "crash", f"{tool} killed by signal {sig}: " + " | ".join(r.stderr.strip().splitlines()[-3:])[:400], r.stderr
     if r.returncode == 0:
         return "ok", "", r.stderr
     lines = r.stderr.strip().splitlines()
@@ -109,8 +119,25 @@ def backend_inputs(test_dir):
     return files, ints
 
 
+def check_fuzz_graph(case, graph, args, work):
+    """A generated graph through the cpu pipeline, then its fused ops back
+    into spec ops (--webnn-decompose-fused, verified after the pass)."""
+    out = work / (case.replace("/", "__") + ".opt.mlir")
+    kind, msg, _ = compile_once(args.webnnc, graph, out, {}, ["--emit", "mlir"])
+    if kind == "ok":
+        kind, msg, _ = run_tool([os.path.join(args.bin, "webnn-opt"), "--webnn-decompose-fused", str(out),
+                                 "-o", os.devnull])
+        if kind == "error":  # webnn-opt names no pass: its only pass failed
+            kind, msg = "pass", f"--webnn-decompose-fused: {msg}"
+    if out.exists():
+        out.unlink()
+    return case, kind, msg
+
+
 def check_model(case, model, args, work):
     """(case, kind, message): as compile_once's."""
+    if case.startswith("fuzz/"):
+        return check_fuzz_graph(case, model, args, work)
     out = work / (case.replace("/", "__") + ".wnn")
     kind, msg, stderr = compile_once(args.webnnc, model, out, {})
     if kind == "error" and case.split("/")[0] in BACKEND_SETS:
@@ -170,6 +197,8 @@ def main():
                    help="zoo models to check against ONNX Runtime, comma-separated, or 'all'")
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol", type=float, default=1e-4, help="times the largest |output| of ONNX Runtime")
+    p.add_argument("--fuzz-count", type=int, default=300, help="graphs from fuzz_graphs.py")
+    p.add_argument("--fuzz-seed", type=int, default=0)
     p.add_argument("--filter", default="")
     p.add_argument("-j", "--jobs", type=int, default=2)
     args = p.parse_args()
@@ -191,13 +220,16 @@ def main():
         return 1
     zoo = sorted(f.stem for f in zoo_dir.glob("*.onnx"))
     cases += [(f"zoo/{n}", zoo_dir / f"{n}.onnx") for n in zoo]
+    work = Path(tempfile.mkdtemp(prefix="pass-robustness-"))
+    graphs = fuzz_graphs.write_graphs(work / "fuzz", args.fuzz_count, args.fuzz_seed)
+    cases += [(f"fuzz/{p.stem}", p) for p in graphs]
     cases = [c for c in cases if re.search(args.filter, c[0])]
     print(f"exports ready after {time.time() - start:.0f} s; compiling {len(cases)} models "
-          f"({n_backend} backend tests, {len(zoo)} zoo exports)")
+          f"({n_backend} backend tests, {len(zoo)} zoo exports, {len(graphs)} generated graphs of seed "
+          f"{args.fuzz_seed})")
 
     expected = expectations.load(args.expected_failures)
     onnx_expected = expectations.load(args.onnx_expected_failures)
-    work = Path(tempfile.mkdtemp(prefix="pass-robustness-"))
     check_classification(work)
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda c: check_model(c[0], c[1], args, work), cases))
@@ -208,6 +240,9 @@ def main():
         counts[kind] = counts.get(kind, 0) + 1
         if kind in ("crash", "pass", "hang", "harness"):
             print(f"FAIL {case}: {msg}")
+            bad += 1
+        elif kind == "error" and case.startswith("fuzz/"):
+            print(f"FAIL {case}: a generated graph must compile (kept in {work}): {msg}")
             bad += 1
         elif kind == "error" and case not in expected and case not in onnx_expected:
             print(f"FAIL {case}: compile error, not listed in {args.expected_failures}: {msg}")
@@ -233,7 +268,8 @@ def main():
         else:
             print(f"[PASS] {name} vs ONNX Runtime: max |diff| {worst:.2e}, max |output| {scale:.2e} "
                   f"(rtol {args.rtol}, atol {args.atol} x max |output|)")
-    subprocess.run(["rm", "-rf", str(work)])
+    if not bad:
+        subprocess.run(["rm", "-rf", str(work)])
     print(f"pass robustness: {'FAILED' if bad else 'passed'} ({time.time() - start:.0f} s)")
     return 1 if bad else 0
 
