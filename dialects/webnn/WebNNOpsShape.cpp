@@ -120,14 +120,24 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
   if (failed(input)) return failure();
   ArrayRef<int64_t> newShape = adaptor.getNewShape();
-  for (int64_t d : newShape)
+  // Beyond the spec, for dynamic dimensions (docs/OPS.md): a newShape value
+  // `?` keeps the input's dimension it aligns with (written -1 in the
+  // artifact).
+  const int64_t lead = int64_t(newShape.size()) - input->getRank();
+  SmallVector<int64_t> shape(newShape);
+  for (auto [i, d] : llvm::enumerate(newShape)) {
+    if (isDynamic(d) && int64_t(i) >= lead) {
+      shape[i] = input->getDimSize(int64_t(i) - lead);
+      continue;
+    }
     if (d <= 0)
-      return opError(loc, name, "expected every newShape value to be > 0 but got ",
-                     formatList(newShape));
-  if (!isUnidirectionallyBroadcastable(input->getShape(), newShape))
+      return opError(loc, name, "expected every newShape value to be > 0 (or dynamic where the input "
+                     "has a dimension) but got ", formatList(newShape));
+  }
+  if (!isUnidirectionallyBroadcastable(input->getShape(), shape))
     return opError(loc, name, "expected the input shape ", formatList(input->getShape()),
                    " to broadcast to newShape ", formatList(newShape));
-  results.push_back(RankedTensorType::get(newShape, input->getElementType()));
+  results.push_back(RankedTensorType::get(shape, input->getElementType()));
   return success();
 }
 

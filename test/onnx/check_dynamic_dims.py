@@ -100,6 +100,8 @@ case("Slice_seq_last_row", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(-1)), init("en", i64(BIG)), init("ax", i64(1))])
 case("Slice_seq_from_end_window_and_last_axis", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(-3, 2)), init("en", i64(-1, 7)), init("ax", i64(1, 2))])
+case("Expand_keeps_dynamic", [N("Unsqueeze", ["x", "a"], ["u"]), N("Expand", ["u", "s"], ["y"])],
+     [init("a", i64(1)), init("s", i64(1, 3, 1, 1))])
 case("TopK_last_axis", [N("TopK", ["x", "k"], ["y", "i"], axis=-1)], [init("k", i64(3))])
 case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
@@ -131,8 +133,8 @@ UNSUPPORTED = {
     "Slice_seq_first_rows": ("along dynamic dimension 1",
                              [N("Slice", ["x", "st", "en", "ax"], ["y"])],
                              [init("st", i64(0)), init("en", i64(2)), init("ax", i64(1))]),
-    "Expand_over_dynamic": ("'webnn.expand' op expected every newShape value to be > 0",
-                            [N("Expand", ["x", "s"], ["y"])], [init("s", i64(2, 1, 1))]),
+    "Expand_dynamic_to_static": ("Expand of dynamic dimension 1 to size 4 is not supported",
+                                 [N("Expand", ["x", "s"], ["y"])], [init("s", i64(1, 4, 8))]),
     "Range_from_Shape": ("so Range cannot use it",
                          [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "one"], ["n"], axis=0),
                           N("Range", ["z", "n", "o"], ["y"])],

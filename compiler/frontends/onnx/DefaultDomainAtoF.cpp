@@ -547,6 +547,9 @@ LogicalResult convertExpand(NodeConverter &c) {
   for (size_t i = 0; i < rank; ++i) {
     int64_t a = i + in.size() >= rank ? in[i + in.size() - rank] : 1;
     int64_t b = i + target->size() >= rank ? (*target)[i + target->size() - rank] : 1;
+    if (ShapedType::isDynamic(a) && b != 1)
+      return c.fail("Expand of dynamic dimension " + Twine(i + in.size() - rank) + " to size " + Twine(b) +
+                    " is not supported (fix the dimension with --shape)");
     if (a != b && a != 1 && b != 1)
       return c.fail("shape does not broadcast with the input's");
     out[i] = a == 1 ? b : a;

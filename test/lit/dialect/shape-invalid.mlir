@@ -90,6 +90,15 @@ func.func @reshape_dynamic_does_not_divide(%x: tensor<2x3xf32>) {
 
 // -----
 
+func.func @expand_dynamic_without_input_dim(%x: tensor<?x8xf32>) {
+  // expected-error @+2 {{'webnn.expand' op expected every newShape value to be > 0 (or dynamic where the input has a dimension) but got [?, 2, 8]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.expand %x {newShape = array<i64: -9223372036854775808, 2, 8>} : (tensor<?x8xf32>) -> tensor<?x2x8xf32>
+  return
+}
+
+// -----
+
 func.func @expand_not_broadcastable(%x: tensor<3x2xf32>) {
   // expected-error @+2 {{'webnn.expand' op expected the input shape [3, 2] to broadcast to newShape [3, 4]}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -42,6 +42,9 @@ func.func @reshape_dynamic(%x: tensor<1x?x8xf32>, %y: tensor<2x3x4xf32>) -> () {
   %1 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
   // CHECK: webnn.reshape %{{.*}} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   %2 = webnn.reshape %y {newShape = array<i64: -9223372036854775808, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // An expand newShape `?` keeps the input's dimension.
+  // CHECK: webnn.expand %{{.*}} : (tensor<1x?x8xf32>) -> tensor<2x3x?x8xf32>
+  %5 = webnn.expand %x {newShape = array<i64: 2, 3, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<2x3x?x8xf32>
   // A slice size `?` spans from the start to the end of the axis.
   // CHECK: webnn.slice %{{.*}} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>
   %3 = webnn.slice %x {starts = array<i64: 0, 1, 0>, sizes = array<i64: 1, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<1x?x8xf32>

@@ -278,6 +278,14 @@ Status makeExpand(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (!node.attributes.has("newShape")) return nodeError(node, "missing required attribute 'newShape'");
   Shape ns = node.attributes.getInts("newShape", {});
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
+  // -1 keeps the input's aligned dimension (a dynamic one, docs/ARTIFACT.md).
+  for (size_t i = 0; i < ns.size(); ++i) {
+    if (ns[i] != -1) continue;
+    size_t lead = ns.size() - std::min(ns.size(), x.shape.size());
+    if (i < lead || ns.size() < x.shape.size())
+      return nodeError(node, "newShape " + shapeToString(ns) + " has -1 where the input has no dimension");
+    ns[i] = x.shape[i - lead];
+  }
   Shape os;
   if (!broadcastShapes(x.shape, ns, &os))
     return nodeError(node, "input shape " + shapeToString(x.shape) + " cannot be expanded to " + shapeToString(ns));
