@@ -42,7 +42,7 @@ EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", 
          "roundEven", "triangular", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual"}
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
        "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1}
-TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow"}
+TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow", "gelu"}
 # Integer results WPT itself compares with a tolerance: quantizeLinear allows
 # 1 ULP on its int8/uint8/int4/uint4 output (getQuantizeLinearPrecisionTolerance),
 # since roundEven(x / scale) may land either side of a .5 tie after division.
