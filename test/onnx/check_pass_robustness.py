@@ -203,6 +203,10 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=2)
     args = p.parse_args()
     args.webnnc = os.path.join(args.bin, "webnnc")
+    for tool in ("webnnc", "webnn-run", "webnn-opt"):
+        if not os.access(os.path.join(args.bin, tool), os.X_OK):
+            print(f"error: {os.path.join(args.bin, tool)} is not an executable")
+            return 1
     start = time.time()
 
     cases = []
