@@ -23,14 +23,15 @@ As run_onnx_tests.py does, a backend model that WebNN cannot compile with
 its integer inputs (shapes, axes) left as inputs is compiled again with them
 frozen from test_data_set_0, so that the passes see the graph.
 
-With --compare, the named zoo models (or all of them) also run through webnn-run and ONNX
-Runtime (test/common/ort_compare.py) on the inputs exported with them and
-must agree within --rtol / --atol.
+With --compare, the named zoo models (or all of them) also run through
+webnn-run and ONNX Runtime (test/common/ort_compare.py) on the inputs
+exported with them and must agree within --rtol / --atol.
 """
 import argparse
 import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -164,7 +165,8 @@ def check_model(case, model, args, work):
 
 
 def compare_with_ort(name, zoo_dir, args, work):
-    """None when webnn-run and ONNX Runtime agree, else the problem."""
+    """(problem or None, max |diff|, max |output|) of webnn-run against ONNX
+    Runtime on the inputs exported with the model."""
     import onnx
     model = zoo_dir / f"{name}.onnx"
     feeds = dict(np.load(zoo_dir / f"{name}.inputs.npz"))
@@ -178,7 +180,7 @@ def compare_with_ort(name, zoo_dir, args, work):
     try:
         ort_compare.run_both(args.bin, str(wnn), str(model), feeds, str(d))
     except RuntimeError as e:
-        return f"{e}", None
+        return f"{e}", None, None
     # atol relative to the output's scale: random weights can leave logits
     # far from 1 either way, where a fixed atol is vacuous or too strict.
     scale = max(float(np.max(np.abs(np.load(d / "ort" / f"{o}.npy")))) for o in outputs)
@@ -273,7 +275,7 @@ def main():
             print(f"[PASS] {name} vs ONNX Runtime: max |diff| {worst:.2e}, max |output| {scale:.2e} "
                   f"(rtol {args.rtol}, atol {args.atol} x max |output|)")
     if not bad:
-        subprocess.run(["rm", "-rf", str(work)])
+        shutil.rmtree(work, ignore_errors=True)
     print(f"pass robustness: {'FAILED' if bad else 'passed'} ({time.time() - start:.0f} s)")
     return 1 if bad else 0
 
