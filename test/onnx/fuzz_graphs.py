@@ -17,6 +17,8 @@ import argparse
 import random
 from pathlib import Path
 
+# Constants the fusions test for (GELU's 0.5, 1 and sqrt 2, an RMSNorm eps,
+# a mask's fill, pow's 2) and some they must not take for them.
 SPECIAL = [0.5, 1.0, 2.0, 0.70710678, 1.41421356, 1e-5, -1e4, 0.125, 3.0, -1.0]
 
 
@@ -36,6 +38,9 @@ def broadcast(a, b):
 
 
 class Graph:
+    """One function body being generated: its lines, the values so far with
+    their shapes, and how often each is read (unread ones become outputs)."""
+
     def __init__(self, rng):
         self.rng = rng
         self.lines = []
