@@ -102,6 +102,11 @@ case("Slice_seq_from_end_window_and_last_axis", [N("Slice", ["x", "st", "en", "a
      [init("st", i64(-3, 2)), init("en", i64(-1, 7)), init("ax", i64(1, 2))])
 case("Expand_keeps_dynamic", [N("Unsqueeze", ["x", "a"], ["u"]), N("Expand", ["u", "s"], ["y"])],
      [init("a", i64(1)), init("s", i64(1, 3, 1, 1))])
+case("Gather_seq_first", [N("Gather", ["x", "i"], ["y"], axis=1)], [init("i", i64(0, 2))])
+case("Gather_seq_last", [N("Gather", ["x", "i"], ["y"], axis=1)], [init("i", np.array(-1, np.int64))])
+case("Softmax_opset11_coerced", [N("Softmax", ["x"], ["y"], axis=1)], opset=11)
+case("DepthToSpace_dynamic_width", [N("DepthToSpace", ["x"], ["y"], blocksize=2)], [], [vi("x", (1, 4, 2, "seq"))],
+     {"x": lambda z: rand(1, 4, 2, z["seq"])})
 case("TopK_last_axis", [N("TopK", ["x", "k"], ["y", "i"], axis=-1)], [init("k", i64(3))])
 case("Slice_seq_from_start_to_end", [N("Slice", ["x", "st", "en", "ax"], ["y"])],
      [init("st", i64(1)), init("en", i64(BIG)), init("ax", i64(1))])
@@ -135,6 +140,11 @@ UNSUPPORTED = {
                              [init("st", i64(0)), init("en", i64(2)), init("ax", i64(1))]),
     "Expand_dynamic_to_static": ("Expand of dynamic dimension 1 to size 4 is not supported",
                                  [N("Expand", ["x", "s"], ["y"])], [init("s", i64(1, 4, 8))]),
+    "Split_dynamic_axis": ("Split along dynamic dimension 1 is not supported",
+                           [N("Split", ["x"], ["y", "z"], axis=1)], []),
+    "Resize_dynamic": ("Resize of a tensor with dynamic dimensions [1, ?, 8] is not supported",
+                       [N("Resize", ["x", "", "sc"], ["y"], mode="nearest")],
+                       [init("sc", np.array([1, 1, 2], np.float32))]),
     "Range_from_Shape": ("so Range cannot use it",
                          [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "one"], ["n"], axis=0),
                           N("Range", ["z", "n", "o"], ["y"])],

@@ -523,8 +523,12 @@ LogicalResult convertDepthToSpace(NodeConverter &c) {
   if (failed(x)) return failure();
   SmallVector<int64_t> s(NodeConverter::shapeOf(*x));
   int64_t b = c.intAttr("blocksize", 0);
+  if (s.size() == 4 && ShapedType::isDynamic(s[1]))
+    return c.fail("dynamic channels are not supported (fix them with --shape)");
   if (s.size() != 4 || b <= 0 || s[1] % (b * b))
     return c.fail("needs a 4-D input whose channels divide by blocksize^2");
+  // A dynamic height or width stays dynamic, times the block.
+  auto times = [&](int64_t d) { return ShapedType::isDynamic(d) ? d : d * b; };
   int64_t cOut = s[1] / (b * b);
   bool crd = c.stringAttr("mode", "DCR") == "CRD";
   Value v = crd ? c.emitReshape(*x, {s[0], cOut, b, b, s[2], s[3]})
@@ -532,7 +536,7 @@ LogicalResult convertDepthToSpace(NodeConverter &c) {
   SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
                                   : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
   v = c.emit("transpose", {v}, {c.i64ArrayAttr("permutation", perm)});
-  return c.done(c.emitReshape(v, {s[0], cOut, s[2] * b, s[3] * b}));
+  return c.done(c.emitReshape(v, {s[0], cOut, times(s[2]), times(s[3])}));
 }
 
 // Expand-8: bidirectional broadcast of the input with a constant shape.

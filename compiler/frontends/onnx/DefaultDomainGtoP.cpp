@@ -64,7 +64,25 @@ LogicalResult convertGather(NodeConverter &c) {
   FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), shape.size(), "axis");
   if (failed(axis)) return failure();
   Value idx = *indices;
-  if (std::optional<ConstantData> cidx = c.constantInput(1)) {
+  std::optional<ConstantData> cidx = c.constantInput(1);
+  if (cidx && ShapedType::isDynamic(shape[*axis])) {
+    // The axis length is known only at run time: indices counted from the
+    // start index the data, indices counted from the end (all negative)
+    // index the axis reversed (-1 is its first element).
+    SmallVector<int64_t> values = cidx->ints();
+    bool allNegative = llvm::all_of(values, [](int64_t v) { return v < 0; });
+    if (!allNegative && llvm::any_of(values, [](int64_t v) { return v < 0; }))
+      return c.fail("indices along dynamic dimension " + Twine(*axis) +
+                    " must all count from the start or all from the end (fix the dimension with --shape)");
+    Value source = *data;
+    if (allNegative) {
+      for (int64_t &v : values) v = -v - 1;
+      source = c.emit("reverse", {source}, {c.i64ArrayAttr("axes", {*axis})});
+      idx = c.constantI64(values, cidx->type.getShape());
+    }
+    return c.done(c.emit("gather", {source, idx}, {c.i64Attr("axis", *axis)}));
+  }
+  if (cidx) {
     // ONNX counts negative indices from the end; WebNN does not, so resolve
     // them here while they are known.
     SmallVector<int64_t> values = cidx->ints();

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compiler/frontends/onnx/OnnxConverter.h"
+#include "dialects/webnn/WebNNShapeUtils.h"
 
 namespace mlir::webnn::onnx_import {
 namespace {
@@ -137,8 +138,16 @@ LogicalResult convertSoftmaxCoerced(NodeConverter &c) {
     return c.fail("'axis' " + Twine(c.intAttr("axis", 1)) + " is out of range for rank " +
                   Twine(rank));
   if (axis == rank - 1) return emitSoftmax(c, *x, axis);  // coercion changes nothing
+  // A dynamic dimension makes its side's product dynamic (webnn.reshape
+  // takes one dynamic value).
   int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= shape[i];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t &side = i < axis ? outer : inner;
+    side = ShapedType::isDynamic(shape[i]) || ShapedType::isDynamic(side) ? ShapedType::kDynamic : side * shape[i];
+  }
+  if (ShapedType::isDynamic(outer) && ShapedType::isDynamic(inner))
+    return c.fail("Softmax-" + Twine(c.opset()) + " coerces the input to 2-D, which needs the dynamic dimensions on "
+                  "one side of 'axis' (fix them with --shape)");
   FailureOr<Value> flat = c.reshape(*x, {outer, inner});
   if (failed(flat)) return failure();
   FailureOr<Value> soft = c.op("softmax", {*flat}, {c.i64Attr("axis", 1)});
@@ -452,6 +461,9 @@ LogicalResult convertSplit(NodeConverter &c) {
   FailureOr<int64_t> axis = c.normalizeAxis(c.intAttr("axis", 0), shape.size(), "axis");
   if (failed(axis)) return failure();
   int64_t dim = shape[*axis];
+  if (ShapedType::isDynamic(dim))
+    return c.fail("Split along dynamic dimension " + Twine(*axis) +
+                  " is not supported: its parts' sizes depend on it (fix the dimension with --shape)");
   SmallVector<int64_t> sizes;
   if (c.opset() < 13) {
     if (auto s = c.intsAttr("split")) sizes = *s;
@@ -590,6 +602,9 @@ LogicalResult convertSpaceToDepth(NodeConverter &c) {
   if (failed(x)) return failure();
   ArrayRef<int64_t> s = NodeConverter::shapeOf(*x);
   int64_t b = c.intAttr("blocksize", 0);
+  if (s.size() == 4 && llvm::any_of(s.drop_front(), [](int64_t d) { return ShapedType::isDynamic(d); }))
+    return c.fail("dynamic channels, height or width are not supported: H / blocksize is not affine in them "
+                  "(fix them with --shape)");
   if (s.size() != 4 || b <= 0 || s[2] % b || s[3] % b)
     return c.fail("needs a 4-D input whose H and W divide by 'blocksize'");
   Value v = c.emitReshape(*x, {s[0], s[1], s[2] / b, b, s[3] / b, b});
@@ -757,6 +772,10 @@ LogicalResult convertResize(NodeConverter &c) {
     if (!s->empty()) sizes = *s;
   }
   int64_t rank = NodeConverter::rankOf(*x);
+  // Output sizes and sampling weights are computed here from the input's.
+  if (!NodeConverter::typeOf(*x).hasStaticShape())
+    return c.fail("Resize of a tensor with dynamic dimensions " + formatList(NodeConverter::shapeOf(*x)) +
+                  " is not supported (fix them with --shape)");
   ResizeParams p;
   p.mode = c.stringAttr("mode", "nearest");
   p.transform = c.opset() < 11 ? "asymmetric"
