@@ -7,7 +7,9 @@ The corpus is every ONNX backend test model of Debian's libonnx-testdata
 (node, simple, pytorch-converted, pytorch-operator), the project's own zoo
 of torchvision / torch.nn exports (export_zoo.py, cached in --zoo-dir), and
 --fuzz-count random graphs around the fusion patterns (fuzz_graphs.py, a
-fixed seed), which must also expand back through --webnn-decompose-fused.
+fixed seed), which must also expand back through --webnn-decompose-fused;
+every --fuzz-numerics-every'th of them also runs optimized and with
+--no-optimize, and the results must agree (--rtol, --atol).
 
 A run fails on
 - a crash (webnnc killed by a signal) or a pass that fails or leaves an
@@ -36,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -120,9 +123,47 @@ def backend_inputs(test_dir):
     return files, ints
 
 
+def fuzz_numerics(graph, args, d):
+    """None when the optimized artifact of a generated graph computes what
+    the --no-optimize one does (random inputs in [0.1, 1)), else the
+    difference: a rewrite that changed the results."""
+    d.mkdir()
+    rng = np.random.default_rng(zlib.crc32(graph.name.encode()))
+    feeds = []
+    for name, ty in re.findall(r'webnn.input "([^"]+)" : tensor<([^>]*)>', graph.read_text()):
+        *dims, elem = ty.split("x")
+        shape = [int(x) for x in dims]
+        value = (rng.integers(0, 2, shape).astype(np.uint8) if elem == "ui8"
+                 else rng.uniform(0.1, 1.0, shape).astype(np.float32))
+        np.save(d / f"{name}.npy", value)
+        feeds += ["--input", f"{name}={d / f'{name}.npy'}"]
+    for tag, flags in (("opt", []), ("ref", ["--no-optimize"])):
+        kind, msg, _ = compile_once(args.webnnc, graph, d / f"{tag}.wnn", {}, flags)
+        if kind != "ok":
+            return f"webnnc {' '.join(flags)}: {msg}"
+        kind, msg, _ = run_tool([os.path.join(args.bin, "webnn-run"), str(d / f"{tag}.wnn"),
+                                 "--output-dir", str(d / tag)] + feeds)
+        if kind != "ok":
+            return f"webnn-run ({tag}): {msg}"
+    for ref in sorted((d / "ref").glob("*.npy")):
+        x, y = np.load(ref), np.load(d / "opt" / ref.name)
+        finite = np.isfinite(x)
+        # Inputs are O(1): an absolute floor of rtol-ish size where a
+        # reference cancels to 0 and the fused form leaves rounding residue.
+        scale = max(float(np.max(np.abs(x[finite]))) if finite.any() else 0.0, 1.0)
+        if x.shape != y.shape:
+            return f"{ref.stem}: shape {list(y.shape)}, unoptimized {list(x.shape)}"
+        if not np.allclose(y, x, rtol=args.rtol, atol=args.atol * scale, equal_nan=True):
+            diff = float(np.nanmax(np.abs(x.astype(np.float64) - y)))
+            return f"{ref.stem}: max |diff| {diff:.3g} from the unoptimized graph (max |value| {scale:.3g})"
+    shutil.rmtree(d, ignore_errors=True)
+    return None
+
+
 def check_fuzz_graph(case, graph, args, work):
     """A generated graph through the cpu pipeline, then its fused ops back
-    into spec ops (--webnn-decompose-fused, verified after the pass)."""
+    into spec ops (--webnn-decompose-fused, verified after the pass); every
+    --fuzz-numerics-every'th one also run against its unoptimized form."""
     out = work / (case.replace("/", "__") + ".opt.mlir")
     kind, msg, _ = compile_once(args.webnnc, graph, out, {}, ["--emit", "mlir"])
     if kind == "ok":
@@ -132,6 +173,11 @@ def check_fuzz_graph(case, graph, args, work):
             kind, msg = "pass", f"--webnn-decompose-fused: {msg}"
     if out.exists():
         out.unlink()
+    index = int(re.sub(r"\D", "", graph.stem) or 0)
+    if kind == "ok" and args.fuzz_numerics_every and index % args.fuzz_numerics_every == 0:
+        problem = fuzz_numerics(graph, args, work / (case.replace("/", "__") + ".run"))
+        if problem:
+            kind, msg = "numerics", problem
     return case, kind, msg
 
 
@@ -201,6 +247,8 @@ def main():
     p.add_argument("--atol", type=float, default=1e-4, help="times the largest |output| of ONNX Runtime")
     p.add_argument("--fuzz-count", type=int, default=300, help="graphs from fuzz_graphs.py")
     p.add_argument("--fuzz-seed", type=int, default=0)
+    p.add_argument("--fuzz-numerics-every", type=int, default=2,
+                   help="run every Nth generated graph optimized and not, and compare (0: none)")
     p.add_argument("--filter", default="")
     p.add_argument("-j", "--jobs", type=int, default=2)
     args = p.parse_args()
@@ -244,7 +292,7 @@ def main():
     counts = {}
     for case, kind, msg in results:
         counts[kind] = counts.get(kind, 0) + 1
-        if kind in ("crash", "pass", "hang", "harness"):
+        if kind in ("crash", "pass", "hang", "harness", "numerics"):
             print(f"FAIL {case}: {msg}")
             bad += 1
         elif kind == "error" and case.startswith("fuzz/"):
@@ -258,7 +306,8 @@ def main():
             bad += 1
     print(f"compiled {counts.get('ok', 0)} of {len(results)}; listed compile errors "
           f"{sum(1 for c, k, _ in results if k == 'error' and (c in expected or c in onnx_expected))}; "
-          f"crashes {counts.get('crash', 0)}, pass failures {counts.get('pass', 0)}, hangs {counts.get('hang', 0)} "
+          f"crashes {counts.get('crash', 0)}, pass failures {counts.get('pass', 0)}, hangs {counts.get('hang', 0)}, "
+          f"generated graphs whose results changed {counts.get('numerics', 0)} "
           f"({time.time() - start:.0f} s)")
 
     compare = zoo if args.compare == "all" else [n for n in args.compare.split(",") if n]

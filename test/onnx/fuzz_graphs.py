@@ -48,6 +48,8 @@ class Graph:
         self.uses = {}
         self.n = 0
         self.inputs = 0
+        self.in_region = False
+        self.hoisted = []  # inputs asked for inside the region: graph inputs live at the top level
 
     def fresh(self):
         self.n += 1
@@ -55,7 +57,8 @@ class Graph:
 
     def emit(self, text, shape, record=True):
         name = self.fresh()
-        self.lines.append(f"  {name} = {text}")
+        hoist = self.in_region and text.startswith("webnn.input")
+        (self.hoisted if hoist else self.lines).append(f"  {name} = {text}")
         if record:
             self.values.append((name, shape))
         self.uses.setdefault(name, 0)
@@ -334,13 +337,15 @@ def make_graph(rng):
     # reading the values before it.
     if rng.random() < 0.5:
         g.lines = []
+        g.in_region = True
         for _ in range(rng.randint(1, 3)):
             rng.choice([g.rms, g.linear, g.rotary, g.quantized_linear, g.attention, g.random_op])()
         inner = [(n, sh) for n, sh in g.values[len(outer_values):] if g.uses.get(n, 0) == 0]
         if inner:
             y, sy = inner[-1]
             other = g.emit(f"webnn.constant dense<0.5> : {ttype(sy)}", sy, record=False)
-            outer_lines = outer_lines + [g.lines.pop()]  # the else-branch's constant, defined outside
+            outer_lines = outer_lines + g.hoisted + [g.lines.pop()]  # the else-branch's constant, outside
+            g.in_region = False
             cond = g.emit('webnn.input "cond" : tensor<ui8>', [], record=False)
             outer_lines.append(g.lines.pop())
             region = [f"  %ifr = webnn.if {cond} : tensor<ui8> -> ({ttype(sy)}) then {{"]
@@ -349,7 +354,7 @@ def make_graph(rng):
                        f"    webnn.yield {other} : {ttype(sy)}", "  }"]
             outputs = [(n, sh) for n, sh in outer_values if g.uses.get(n, 0) == 0] + [("%ifr", sy)]
         else:
-            outer_lines = outer_lines + g.lines
+            outer_lines = outer_lines + g.hoisted + g.lines
             outputs = [(n, sh) for n, sh in g.values if g.uses.get(n, 0) == 0]
     else:
         outputs = [(n, sh) for n, sh in g.values if g.uses.get(n, 0) == 0]
