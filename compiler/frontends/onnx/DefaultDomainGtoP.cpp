@@ -579,6 +579,11 @@ FailureOr<std::string> recurrentActivations(NodeConverter &c, size_t perDirectio
 LogicalResult convertRecurrent(NodeConverter &c, bool lstm) {
   FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1), r = c.requiredInput(2);
   if (failed(x) || failed(w) || failed(r)) return failure();
+  // webnn.gru/lstm take the step count as an option (and the unrolled forms
+  // one slice per step): both need the sequence length at compile time.
+  if (NodeConverter::rankOf(*x) == 3 && ShapedType::isDynamic(NodeConverter::shapeOf(*x)[c.intAttr("layout", 0) ? 1 : 0]))
+    return c.fail("a dynamic sequence length is not supported (WebNN's recurrent ops take the step count as an "
+                  "option; fix it with --shape)");
   if (NodeConverter::rankOf(*x) == 3) {
     // Unrolled where webnn.gru/lstm differ: clip, sequence_lens that are not
     // all the full length (or not constant), ONNX LSTM peepholes (WebNN's
