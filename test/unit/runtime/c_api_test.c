@@ -61,6 +61,7 @@ static void test_passthrough(const char *dir) {
   CHECK(webnn_model_output_info(model, 5, &info) == WEBNN_INVALID_ARGUMENT);
   CHECK(strstr(webnn_last_error(), "out of range") != NULL);
   CHECK(strcmp(webnn_data_type_name(WEBNN_UINT4), "uint4") == 0);
+  CHECK(strcmp(webnn_data_type_name(WEBNN_BOOL), "bool") == 0);
 
   CHECK(webnn_session_create(model, 2, &session) == WEBNN_OK);
   webnn_model_free(model); /* the session outlives its model */
