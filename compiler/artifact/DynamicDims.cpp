@@ -19,6 +19,22 @@ std::string sizesText(ArrayRef<NamedDynamicDim> dims, ArrayRef<int64_t> sizes) {
   return s;
 }
 
+// " in 'webnn.maxPool2d' (node 'pool1')": which op an error is about. The
+// diagnostic's location prints only the file (an ONNX node's location fuses
+// its name with the file), and these errors come after import, so the
+// importer's node prefix is not there.
+std::string opLabel(Operation *op) {
+  std::string s = " in '" + op->getName().getStringRef().str() + "'";
+  op->getLoc()->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l)) {
+      s += " (node '" + name.getName().str() + "')";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return s;
+}
+
 // Where each `?` of an input's type takes its size from: symbol per dim, or
 // -1 for a static dim.
 using InputSymbols = llvm::DenseMap<Operation *, SmallVector<int64_t>>;
@@ -32,7 +48,8 @@ FailureOr<ShapeList> specialize(func::FuncOp graph, const InputSymbols &symbols,
   MLIRContext *ctx = graph.getContext();
   ShapeList shapes;
   auto fail = [&](Operation *op) {
-    op->emitError() << "shapes do not resolve with dynamic dimensions " << sizesText(dims, sizes);
+    op->emitError() << "shapes do not resolve with dynamic dimensions " << sizesText(dims, sizes)
+                    << (isa<func::FuncOp>(op) ? std::string() : opLabel(op));
     return failure();
   };
   Block &body = copy.getBody().front();
@@ -179,7 +196,7 @@ FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
           int64_t coef = top[d] - probes[k][index][d];
           if (coef < 0)
             return op.emitError() << "result dimension " << d << " shrinks as dynamic dimension '"
-                                  << a.dims_[k].name << "' grows",
+                                  << a.dims_[k].name << "' grows" << opLabel(&op),
                    failure();
           if (coef > 0) e.terms.push_back({unsigned(k), coef});
           offset -= coef * base[k];
@@ -192,12 +209,13 @@ FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
             return op.emitError() << "result dimension " << d
                                   << " is not an affine function of the dynamic dimensions ("
                                   << checked[c][index][d] << " with " << sizesText(a.dims_, checks[c])
-                                  << ", expected " << expect << ")",
+                                  << ", expected " << expect << ")" << opLabel(&op),
                    failure();
         }
         if (!type.isDynamicDim(d) && (!e.isStatic() || e.offset != type.getDimSize(d)))
           return op.emitError() << "result dimension " << d << " is typed static ("
-                                << type.getDimSize(d) << ") but depends on the dynamic dimensions",
+                                << type.getDimSize(d) << ") but depends on the dynamic dimensions"
+                                << opLabel(&op),
                  failure();
         dynamic |= !e.isStatic();
       }
