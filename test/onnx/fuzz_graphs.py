@@ -300,11 +300,37 @@ class Graph:
             y = self.unary(self.rng.choice(["relu", "sigmoid"]), y, sy)
         return y, sy
 
+    def reduce(self, x, sx):
+        op = self.rng.choice(["reduceSum", "reduceMax", "reduceMean", "reduceL2"])
+        axes = sorted(self.rng.sample(range(len(sx)), self.rng.randint(1, len(sx))))
+        keep = self.rng.random() < 0.5
+        out = [1 if i in axes else d for i, d in enumerate(sx)] if keep else [d for i, d in enumerate(sx) if i not in axes]
+        self.use(x)
+        return self.emit(f"webnn.{op} {x} {{axes = array<i64: {', '.join(map(str, axes))}>, "
+                         f"keepDimensions = {'true' if keep else 'false'}}} : ({ttype(sx)}) -> {ttype(out)}", out)
+
+    def pool(self, x, sx):
+        """A 2-D pool over [N, C, H, W] (convert-layout moves it to nhwc)."""
+        k = self.rng.choice([1, 2]) if min(sx[2], sx[3]) >= 2 else 1
+        op = self.rng.choice(["averagePool2d", "maxPool2d"])
+        out = [sx[0], sx[1], sx[2] - k + 1, sx[3] - k + 1]
+        self.use(x)
+        return self.emit(f"webnn.{op} {x} {{windowDimensions = array<i64: {k}, {k}>}} : ({ttype(sx)}) -> {ttype(out)}",
+                         out)
+
     def random_op(self):
         x = self.pick()
         if not x:
             return self.input([2, 3])
         name, s = x
+        if len(s) == 4 and self.rng.random() < 0.2:
+            return self.pool(name, s)
+        if s and self.rng.random() < 0.15:
+            return self.reduce(name, s)
+        if s and self.rng.random() < 0.1:
+            axis = self.rng.randrange(len(s))
+            other = self.pick(lambda t: t == s)[0]
+            return self.concat([name, other], [s, s], axis)[0]
         r = self.rng.random()
         if r < 0.3:
             return self.unary(self.rng.choice(["neg", "relu", "sqrt", "exp", "erf", "gelu", "sigmoid", "reciprocal"]), name, s)
