@@ -376,6 +376,49 @@ TEST(ShapeKernels, TransposeSliceStridesExpandOnLargeOddShapes) {
       for (int64_t c = 0; c < 33; ++c) ASSERT_EQ(y[(a * 17 + b) * 33 + c], x[size_t(b)]);
 }
 
+// Graphs with dynamic dimensions write -1 where a shape option depends on the
+// run's sizes (docs/ARTIFACT.md): each kernel resolves it from its operands.
+TEST(ShapeKernels, MinusOneOptionsOfDynamicGraphs) {
+  std::vector<float> x(2 * 5 * 4);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i);
+  // reshape: the -1 keeps the element count.
+  OpCase r;
+  r.op = "reshape";
+  r.attrInts("newShape", {2, -1, 2});
+  r.inputs = {f32({2, 5, 4}, x)};
+  r.outputs = {outSpec(DataType::kFloat32, {2, 10, 2})};
+  ASSERT_TRUE(runOp(r).isOk());
+  EXPECT_EQ(r.outputs[0].values(), std::vector<double>(x.begin(), x.end()));
+  r.attrInts("newShape", {-1, 3});  // 40 elements do not fill rows of 3
+  r.outputs = {outSpec(DataType::kFloat32, {13, 3})};
+  Status s = runOp(r);
+  EXPECT_NE(s.message().find("cannot hold the 40 elements"), std::string::npos) << s.message();
+  r.attrInts("newShape", {-1, -1});
+  r.outputs = {outSpec(DataType::kFloat32, {5, 8})};
+  EXPECT_NE(runOp(r).message().find("negative dimension"), std::string::npos);
+  // slice: -1 runs from the start to the end of the axis.
+  OpCase sl;
+  sl.op = "slice";
+  sl.attrInts("starts", {1, 2, 0}).attrInts("sizes", {1, -1, 4});
+  sl.inputs = {f32({2, 5, 4}, x)};
+  sl.outputs = {outSpec(DataType::kFloat32, {1, 3, 4})};
+  ASSERT_TRUE(runOp(sl).isOk());
+  EXPECT_EQ(sl.outputs[0].values(), std::vector<double>(x.begin() + 28, x.end()));
+  // expand: -1 keeps the input's aligned dimension.
+  OpCase e;
+  e.op = "expand";
+  e.attrInts("newShape", {3, -1, 4});
+  e.inputs = {f32({5, 1}, {0, 1, 2, 3, 4})};
+  e.outputs = {outSpec(DataType::kFloat32, {3, 5, 4})};
+  ASSERT_TRUE(runOp(e).isOk());
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 5; ++b)
+      for (int64_t c = 0; c < 4; ++c) ASSERT_EQ(e.outputs[0].as<float>()[(a * 5 + b) * 4 + c], float(b));
+  e.attrInts("newShape", {-1, 5, 4});  // the input has no dimension there
+  e.outputs = {outSpec(DataType::kFloat32, {1, 5, 4})};
+  EXPECT_NE(runOp(e).message().find("has -1 where the input has no dimension"), std::string::npos);
+}
+
 // Not a benchmark gate, just a printed figure to catch a de-vectorized SGEMM.
 TEST(MatMulKernels, ReportsSgemmThroughput) {
   int64_t n = 512;
