@@ -268,6 +268,15 @@ Value NodeConverter::emitCast(Value v, Type elem) {
 }
 
 Value NodeConverter::splat(Type elem, ArrayRef<int64_t> shape, double v) {
+  // A constant has a static shape; a lowering that would size one from a
+  // dynamic dimension (`--dynamic-dim`) stops here with one error.
+  if (llvm::any_of(shape, ShapedType::isDynamic)) {
+    std::string dims;
+    for (int64_t d : shape) dims += (dims.empty() ? "" : ", ") + (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d));
+    return fail("this lowering needs a constant of shape [" + dims +
+                "], which depends on a dynamic dimension (fix it with --shape)"),
+           Value();
+  }
   auto type = RankedTensorType::get(shape, elem);
   if (auto f = mlir::dyn_cast<FloatType>(elem)) {
     APFloat a(v);
