@@ -14,6 +14,9 @@ PKGS=(
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libgtest-dev
   # CPU kernels
   libdnnl-dev libssl-dev
+  # fuzz preset: clang with libFuzzer and the sanitizer runtimes (the asan
+  # preset uses gcc's libasan/libubsan, which come with build-essential)
+  clang libclang-rt-dev
   # test material and helper scripts (run with /usr/bin/python3)
   libonnx-testdata python3-numpy python3-onnx
 )

@@ -261,7 +261,7 @@ TEST(PoolingKernels, AverageExcludesPaddingMaxAndL2WithCeil) {
 TEST(NormalizationKernels, LayerNormOverNonTrailingAxesAndSoftmaxMiddleAxis) {
   Shape s{2, 3, 4};
   auto x = randomFloats(24, 9);
-  auto scale = randomFloats(6, 10);  // axes [2, 0] -> scale shape [4, 2]
+  auto scale = randomFloats(8, 10);  // axes [2, 0] -> scale shape [4, 2]
   OpCase c;
   c.op = "layerNormalization";
   c.attrInts("axes", {2, 0}).attrFloat("epsilon", 1e-3);
@@ -396,6 +396,12 @@ TEST(ShapeKernels, MinusOneOptionsOfDynamicGraphs) {
   r.attrInts("newShape", {-1, -1});
   r.outputs = {outSpec(DataType::kFloat32, {5, 8})};
   EXPECT_NE(runOp(r).message().find("negative dimension"), std::string::npos);
+  // Known sizes whose product overflows int64 (a fuzzed artifact): refused,
+  // not multiplied into undefined behaviour.
+  r.attrInts("newShape", {-1, int64_t(1) << 40, int64_t(1) << 40});
+  r.outputs = {outSpec(DataType::kFloat32, {2, 10, 2})};
+  s = runOp(r);
+  EXPECT_NE(s.message().find("more elements than int64 can count"), std::string::npos) << s.message();
   // slice: -1 runs from the start to the end of the axis.
   OpCase sl;
   sl.op = "slice";

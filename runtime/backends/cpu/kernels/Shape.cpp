@@ -481,7 +481,8 @@ Status makeReshape(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       continue;
     }
     if (ns[i] < 0) return nodeError(node, "newShape has a negative dimension");
-    known *= ns[i];
+    if (__builtin_mul_overflow(known, ns[i], &known))
+      return nodeError(node, "newShape " + shapeToString(ns) + " has more elements than int64 can count");
   }
   if (inferAt >= 0) {
     int64_t count = numElements(x.shape);
