@@ -102,9 +102,20 @@ struct FuseMatmulNBits : OpRewritePattern<MatmulOp> {
                                       DenseElementsAttr::get(zpPackedType, ArrayRef<uint8_t>(zpPacked)), StringAttr())
                        .getResult();
     }
-    Value scales = dq.getScale();  // matmulNBits reads [N, kBlocks]
-    if (!transposed)
-      scales = TransposeOp::create(rewriter, loc, scales, rewriter.getDenseI64ArrayAttr({1, 0})).getResult();
+    // matmulNBits reads the scales [N, kBlocks]. Constant ones are permuted
+    // here, so --webnn-merge-matmul-nbits (before the last folding) sees a
+    // constant and can merge q/k/v or gate/up.
+    Value scales = dq.getScale();
+    if (!transposed) {
+      if (std::optional<SmallVector<double>> values = floatConstantValues(scales)) {
+        SmallVector<double> permuted(N * kBlocks);
+        for (int64_t blk = 0; blk < kBlocks; ++blk)
+          for (int64_t n = 0; n < N; ++n) permuted[n * kBlocks + blk] = (*values)[blk * N + n];
+        scales = floatConstant(rewriter, loc, {N, kBlocks}, scaleType.getElementType(), permuted);
+      } else {
+        scales = TransposeOp::create(rewriter, loc, scales, rewriter.getDenseI64ArrayAttr({1, 0})).getResult();
+      }
+    }
     auto fused = MatMulNBitsOp::create(rewriter, loc, mm.getA(), weight, scales, zeroPoints, Value(),
                                        rewriter.getI64IntegerAttr(K), rewriter.getI64IntegerAttr(N),
                                        rewriter.getI64IntegerAttr(blockSize), rewriter.getI64IntegerAttr(4),

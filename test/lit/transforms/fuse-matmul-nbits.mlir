@@ -2,13 +2,14 @@
 
 // uint4 weight [K, N] with zero points, blocks of 16 along K: one
 // matmulNBits with the weight repacked [N, K/16, 8] and the zero points
-// packed [N, 1]; the scales are transposed to [N, K/16].
+// packed [N, 1]; the constant scales are transposed to [N, K/16] at compile
+// time (a constant, so merge-matmul-nbits can merge such projections).
 // CHECK-LABEL: func.func @uint4_kn
 // CHECK-DAG: %[[X:.+]] = webnn.input "x" : tensor<3x32xf32>
-// CHECK-DAG: %[[S:.+]] = webnn.constant {{.*}} : tensor<2x4xf32>
+// CHECK-DAG: %[[ST:.+]] = webnn.constant dense<{{\[\[}}0.04651102{{[0-9]*}}, 0.0540377{{[0-9]*}}], [0.02054953{{[0-9]*}}, 0.105459{{[0-9]*}}], [0.0729108{{[0-9]*}}, 0.0599895{{[0-9]*}}], [0.102715{{[0-9]*}}, 0.0525228{{[0-9]*}}]]> : tensor<4x2xf32>
 // CHECK-DAG: %[[W:.+]] = webnn.constant {{.*}} : tensor<4x2x8xui8>
 // CHECK-DAG: %[[Z:.+]] = webnn.constant {{.*}} : tensor<4x1xui8>
-// CHECK: %[[ST:.+]] = webnn.transpose %[[S]] {permutation = array<i64: 1, 0>}
+// CHECK-NOT: webnn.transpose
 // CHECK: %[[Y:.+]] = webnn.matmulNBits %[[X]], %[[W]], %[[ST]] zeroPoints %[[Z]] {K = 32 : i64, N = 4 : i64, bits = 4 : i64, blockSize = 16 : i64}
 // CHECK-NOT: webnn.dequantizeLinear
 // CHECK: return %[[Y]]

@@ -137,7 +137,8 @@ func.func @float_zero_points() -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes 
 // CHECK: webnn.matmulNBits {{.*}} N = 2 : i64
 // CHECK: webnn.matmulNBits {{.*}} N = 2 : i64
 // CHECK-NOT: webnn.split
-func.func @across_regions(%c: tensor<ui8>) -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes {webnn.output_names = ["a", "b"]} {
+func.func @across_regions() -> (tensor<3x2xf32>, tensor<3x2xf32>) attributes {webnn.output_names = ["a", "b"]} {
+  %c = webnn.input "c" : tensor<ui8>
   %x = webnn.input "x" : tensor<3x32xf32>
   %w0 = webnn.constant dense<17> : tensor<2x2x8xui8>
   %w1 = webnn.constant dense<34> : tensor<2x2x8xui8>
