@@ -137,8 +137,12 @@ TEST(QuantizationKernels, RejectsSpecViolations) {
   c.outputs = {outSpec(DataType::kUint8, {4})};
   EXPECT_FALSE(runOp(c).isOk());  // 4 is not a multiple of 3
   OpCase r = c;
-  r.inputs = {f32({4}, {1, 2, 3, 4}), f32({}, {1}), fromDoubles(DataType::kUint8, {}, {0})};
-  EXPECT_FALSE(runOp(r).isOk());  // scale rank must equal input rank
+  r.inputs = {f32({4}, {1, 2, 3, 4}), f32({1, 4}, {1, 1, 1, 1}), fromDoubles(DataType::kUint8, {1, 4}, {0, 0, 0, 0})};
+  EXPECT_FALSE(runOp(r).isOk());  // scale rank may be lower than the input's, never higher
+  OpCase lower = c;  // a lower-rank scale lines up with the input's last dimensions (docs/OPS.md)
+  lower.inputs = {f32({4}, {1, 2, 3, 4}), f32({}, {2}), fromDoubles(DataType::kUint8, {}, {1})};
+  ASSERT_TRUE(runOp(lower).isOk());
+  EXPECT_EQ(lower.outputs[0].bytes, (std::vector<uint8_t>{1, 2, 3, 3}));  // roundEven(x / 2) + 1
   OpCase t = c;
   t.inputs = {f32({4}, {1, 2, 3, 4}), f32({1}, {1}), fromDoubles(DataType::kInt64, {1}, {0})};
   t.outputs = {outSpec(DataType::kInt64, {4})};
