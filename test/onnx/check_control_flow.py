@@ -21,23 +21,13 @@ from onnx import TensorProto as TP, helper as h, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import ort_compare  # noqa: E402
+from onnx_graphs import const, make_model, vi  # noqa: E402
 
 F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
 
 
-def vi(name, t, shape):
-    return h.make_tensor_value_info(name, t, shape)
-
-
-def const(name, arr):
-    return h.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(arr), name))
-
-
 def model(nodes, inputs, outputs, inits=(), opset=16):
-    g = h.make_graph(nodes, "g", inputs, outputs, list(inits))
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
-    m.ir_version = 8
-    return m
+    return make_model(nodes, inputs, outputs, inits, opset)
 
 
 def if_model():
