@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "KernelTestUtil.h"
@@ -374,6 +375,39 @@ TEST(ShapeKernels, TransposeSliceStridesExpandOnLargeOddShapes) {
   for (int64_t a = 0; a < 3; ++a)
     for (int64_t b = 0; b < 17; ++b)
       for (int64_t c = 0; c < 33; ++c) ASSERT_EQ(y[(a * 17 + b) * 33 + c], x[size_t(b)]);
+}
+
+// Options of a corrupt artifact (found by fuzz_artifact): padding, slice
+// sizes and repetitions near 2^62 are refused at once, neither looped over
+// while building index maps nor overflowed.
+TEST(ShapeKernels, HugeOptionsAreRefusedQuickly) {
+  const int64_t huge = int64_t(1) << 62;
+  OpCase p;
+  p.op = "pad";
+  p.attrInts("beginningPadding", {0, huge}).attrInts("endingPadding", {0, huge});
+  p.inputs = {f32({1, 3}, {1, 2, 3})};
+  p.outputs = {outSpec(DataType::kFloat32, {1, 5})};
+  Status s = runOp(p);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+  p.attrInts("beginningPadding", {0, huge / 4}).attrInts("endingPadding", {0, 0});
+  EXPECT_FALSE(runOp(p).isOk());
+  OpCase sl;
+  sl.op = "slice";
+  sl.attrInts("starts", {0, 1}).attrInts("sizes", {1, std::numeric_limits<int64_t>::max()});
+  sl.inputs = {f32({1, 3}, {1, 2, 3})};
+  sl.outputs = {outSpec(DataType::kFloat32, {1, 2})};
+  s = runOp(sl);
+  EXPECT_NE(s.message().find("out of bounds"), std::string::npos) << s.message();
+  sl.attrInts("sizes", {1, 2}).attrInts("strides", {1, std::numeric_limits<int64_t>::max()});
+  sl.outputs = {outSpec(DataType::kFloat32, {1, 1})};
+  EXPECT_TRUE(runOp(sl).isOk());
+  OpCase t;
+  t.op = "tile";
+  t.attrInts("repetitions", {1, huge});
+  t.inputs = {f32({1, 3}, {1, 2, 3})};
+  t.outputs = {outSpec(DataType::kFloat32, {1, 6})};
+  s = runOp(t);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
 }
 
 // Graphs with dynamic dimensions write -1 where a shape option depends on the

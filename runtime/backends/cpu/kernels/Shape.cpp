@@ -323,11 +323,11 @@ Status makeSlice(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     if (strides[i] < 1) return nodeError(node, "strides must be >= 1");
     // -1: from the start to the end of a dynamic axis (docs/ARTIFACT.md).
     if (sizes[i] == -1 && s >= 0) sizes[i] = std::max<int64_t>(d - s, 0);
-    if (s < 0 || sizes[i] < 0 || s + sizes[i] > d || (s >= d && sizes[i] > 0))
+    if (s < 0 || sizes[i] < 0 || sizes[i] > d - s || (s >= d && sizes[i] > 0))
       return nodeError(node, "slice [" + std::to_string(starts[i]) + ", +" + std::to_string(sizes[i]) +
                                  ") is out of bounds for dimension " + std::to_string(i) + " of size " +
                                  std::to_string(d));
-    os[i] = (sizes[i] + strides[i] - 1) / strides[i];
+    os[i] = sizes[i] == 0 ? 0 : 1 + (sizes[i] - 1) / strides[i];  // no overflow for huge strides
     for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((s + o * strides[i]) * st[i]);
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
@@ -346,13 +346,16 @@ Status makeTile(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (reps.size() != rank) return nodeError(node, "repetitions must have one entry per input dimension");
   std::vector<int64_t> st = contiguousStrides(x.shape);
   Shape os(rank);
-  std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i) {
     if (reps[i] < 1) return nodeError(node, "repetitions must be >= 1");
-    os[i] = x.shape[i] * reps[i];
-    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((o % x.shape[i]) * st[i]);
+    if (__builtin_mul_overflow(x.shape[i], reps[i], &os[i]))
+      return nodeError(node, "repeated dimension " + std::to_string(i) + " overflows int64");
   }
+  // Checked before the index maps, whose size follows the repetitions.
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i)
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((o % x.shape[i]) * st[i]);
   *out = makeIndexMap(std::move(maps), x.dtype);
   return Status::ok();
 }
@@ -423,7 +426,6 @@ Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     return nodeError(node, "unknown mode '" + mode + "'");
   std::vector<int64_t> st = contiguousStrides(x.shape);
   Shape os(rank);
-  std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t d = x.shape[i];
     if (beg[i] < 0 || end[i] < 0) return nodeError(node, "padding must be non-negative");
@@ -431,9 +433,17 @@ Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       return nodeError(node, "reflection padding must be smaller than the dimension size");
     if (mode == "symmetric" && (beg[i] > d || end[i] > d))
       return nodeError(node, "symmetric padding must not exceed the dimension size");
-    if (mode == "edge" && d == 0 && beg[i] + end[i] > 0)
+    if (mode == "edge" && d == 0 && (beg[i] > 0 || end[i] > 0))
       return nodeError(node, "edge padding of an empty dimension");
-    os[i] = d + beg[i] + end[i];
+    if (__builtin_add_overflow(d, beg[i], &os[i]) || __builtin_add_overflow(os[i], end[i], &os[i]))
+      return nodeError(node, "padded dimension " + std::to_string(i) + " overflows int64");
+  }
+  // The output's shape is checked before the index maps are built: their
+  // size follows the padding, which a corrupt artifact may make huge.
+  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = x.shape[i];
     for (int64_t o = 0; o < os[i]; ++o) {
       int64_t p = o - beg[i];
       if (p < 0 || p >= d) {
@@ -448,7 +458,6 @@ Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       maps[i].push_back(p * st[i]);
     }
   }
-  WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
   *out = makeIndexMap(std::move(maps), x.dtype, padValueBits(x.dtype, value));
   return Status::ok();
 }
