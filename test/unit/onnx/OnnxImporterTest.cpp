@@ -319,22 +319,30 @@ TEST(OnnxImport, ExternalDataMatchesInlineWeights) {
   }
 }
 
-TEST(OnnxImport, ExternalDataOutOfBoundsOrEscaping) {
-  std::string weights = tempPath("tiny.weights");
-  writeBytes(weights, std::string(16, '\0'));  // 4 floats
-  auto make = [&](const std::string &location, const std::string &offset) {
-    ModelBuilder m;
-    m.input("x", {8}).output("y");
-    onnx::TensorProto *t = m.initializer("w", {8});
-    t->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto *kv = t->add_external_data();
-    kv->set_key("location");
-    kv->set_value(location);
+// y = x + w, with w ([8] floats) in external data at `location` (and
+// `offset`, when given); returns the saved model's path.
+std::string externalDataModel(const std::string &location, const std::string &offset = "") {
+  ModelBuilder m;
+  m.input("x", {8}).output("y");
+  onnx::TensorProto *t = m.initializer("w", {8});
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto *kv = t->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  if (!offset.empty()) {
     kv = t->add_external_data();
     kv->set_key("offset");
     kv->set_value(offset);
-    m.node("Add", {"x", "w"}, {"y"}, "add");
-    return m.save("ext_" + std::to_string(std::hash<std::string>()(location + offset)) + ".onnx");
+  }
+  m.node("Add", {"x", "w"}, {"y"}, "add");
+  return m.save("ext_" + std::to_string(std::hash<std::string>()(location + "@" + offset)) + ".onnx");
+}
+
+TEST(OnnxImport, ExternalDataOutOfBoundsOrEscaping) {
+  std::string weights = tempPath("tiny.weights");
+  writeBytes(weights, std::string(16, '\0'));  // 4 floats
+  auto make = [](const std::string &location, const std::string &offset) {
+    return externalDataModel(location, offset);
   };
   Imported tooShort = importFile(make("tiny.weights", "0"));  // needs 32 bytes, file has 16
   EXPECT_FALSE(tooShort);
@@ -367,17 +375,7 @@ TEST(OnnxImport, ExternalDataSymlinksStayInsideTheModelFolder) {
   link(secret, "sub/lnk");              // a file link leaving the folder
   link(outsideDir, "dirlnk");           // a folder link leaving it
   link(tempPath("inside.weights"), "sub/ok");  // a link that stays inside
-  auto make = [&](const std::string &location) {
-    ModelBuilder m;
-    m.input("x", {8}).output("y");
-    onnx::TensorProto *t = m.initializer("w", {8});
-    t->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto *kv = t->add_external_data();
-    kv->set_key("location");
-    kv->set_value(location);
-    m.node("Add", {"x", "w"}, {"y"}, "add");
-    return m.save("link_" + std::to_string(std::hash<std::string>()(location)) + ".onnx");
-  };
+  auto make = [](const std::string &location) { return externalDataModel(location); };
   for (const char *escaping : {"sub/lnk", "dirlnk/secret.weights"}) {
     Imported r = importFile(make(escaping));
     EXPECT_FALSE(r) << escaping;
