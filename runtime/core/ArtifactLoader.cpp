@@ -49,10 +49,17 @@ bool rangeInside(uint64_t offset, uint64_t size, uint64_t limit) {
 class Loader {
  public:
   Loader(const std::string &path, const LoaderOptions &options, LoadedGraph *g)
-      : path_(path), options_(options), g_(*g) {}
+      : path_(path), options_(options), g_(*g), weightsLabel_(options.weightsPath) {}
+
+  // The bytes are in g_.artifact (and g_.weights when `weightsLabel` is not
+  // empty) already; the labels stand for the paths in messages.
+  void usePreloaded(const std::string &weightsLabel) {
+    preloaded_ = true;
+    weightsLabel_ = weightsLabel;
+  }
 
   Status run() {
-    WEBNN_RETURN_IF_ERROR(MappedFile::open(path_, &g_.artifact));
+    if (!preloaded_) WEBNN_RETURN_IF_ERROR(MappedFile::open(path_, &g_.artifact));
     WEBNN_RETURN_IF_ERROR(checkHeader());
     WEBNN_RETURN_IF_ERROR(verifyFlatBuffer());
     WEBNN_RETURN_IF_ERROR(readDynamicDimensions());
@@ -295,17 +302,18 @@ class Loader {
   Status bindWeights() {
     const uint8_t *segment = nullptr;
     std::string source = path_;
-    const bool unbound =
-        g_.weightless && options_.weightsPath.empty() && options_.allowUnboundWeights;
+    const bool unbound = g_.weightless && weightsLabel_.empty() && options_.allowUnboundWeights;
     if (g_.weightless && !unbound) {
-      if (options_.weightsPath.empty())
-        return fail("weights are in a separate file; pass it with --weights FILE");
+      if (weightsLabel_.empty())
+        return fail(preloaded_ ? "weights are in a separate file; pass its bytes too"
+                               : "weights are in a separate file; pass it with --weights FILE");
       WEBNN_RETURN_IF_ERROR(openWeightsFile());
       segment = g_.weights.data() + fb::kHeaderSize;
-      source = options_.weightsPath;
+      source = weightsLabel_;
     } else if (!g_.weightless) {
-      if (!options_.weightsPath.empty())
-        return fail("weights are embedded; --weights is only for weightless artifacts");
+      if (!weightsLabel_.empty())
+        return fail(preloaded_ ? "weights are embedded; separate weights bytes are only for weightless artifacts"
+                               : "weights are embedded; --weights is only for weightless artifacts");
       segment = g_.artifact.data() + header_.weights_offset;
     }
     const bool hash = !unbound && (g_.weightless || options_.verifyEmbeddedHashes);
@@ -347,8 +355,8 @@ class Loader {
   }
 
   Status openWeightsFile() {
-    const std::string &wpath = options_.weightsPath;
-    WEBNN_RETURN_IF_ERROR(MappedFile::open(wpath, &g_.weights));
+    const std::string &wpath = weightsLabel_;
+    if (!preloaded_) WEBNN_RETURN_IF_ERROR(MappedFile::open(wpath, &g_.weights));
     auto wfail = [&](const std::string &m) { return invalidArtifact(wpath + ": " + m); };
     const uint64_t fileSize = g_.weights.size();
     if (fileSize < fb::kHeaderSize)
@@ -629,6 +637,8 @@ class Loader {
   const std::string &path_;
   const LoaderOptions &options_;
   LoadedGraph &g_;
+  std::string weightsLabel_;  // the weights file's path or label; empty: none given
+  bool preloaded_ = false;
   fb::ArtifactHeader header_{};
   const fb::Model *model_ = nullptr;
   const fb::Graph *graph_ = nullptr;
@@ -642,6 +652,18 @@ class Loader {
 Status loadArtifact(const std::string &path, const LoaderOptions &options, LoadedGraph *out) {
   LoadedGraph g;
   Loader loader(path, options, &g);
+  WEBNN_RETURN_IF_ERROR(loader.run());
+  *out = std::move(g);
+  return Status::ok();
+}
+
+Status loadArtifact(MappedFile artifact, const std::string &label, MappedFile weights,
+                    const std::string &weightsLabel, const LoaderOptions &options, LoadedGraph *out) {
+  LoadedGraph g;
+  g.artifact = std::move(artifact);
+  g.weights = std::move(weights);
+  Loader loader(label, options, &g);
+  loader.usePreloaded(weightsLabel);
   WEBNN_RETURN_IF_ERROR(loader.run());
   *out = std::move(g);
   return Status::ok();

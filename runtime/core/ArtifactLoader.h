@@ -95,6 +95,13 @@ struct LoaderOptions {
 };
 
 Status loadArtifact(const std::string &path, const LoaderOptions &options, LoadedGraph *out);
+// The same checks over bytes already in memory (64-byte aligned: constants
+// are used in place): `artifact`, named `label` in messages where a path
+// would be, and for a weightless artifact `weights` (`weightsLabel` empty
+// when there are none; options.weightsPath is then unused). The bytes end
+// up in out->artifact / out->weights.
+Status loadArtifact(MappedFile artifact, const std::string &label, MappedFile weights,
+                    const std::string &weightsLabel, const LoaderOptions &options, LoadedGraph *out);
 
 }  // namespace webnn::rt
 

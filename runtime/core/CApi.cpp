@@ -2,13 +2,16 @@
 // crosses into C (std::bad_alloc from a huge but well-formed graph included).
 #include "webnn/webnn_c.h"
 
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "core/Log.h"
 #include "webnn/runtime.h"
+#include "webnn/version.h"
 
 struct webnn_model {
   std::unique_ptr<webnn::Model> model;
@@ -16,6 +19,9 @@ struct webnn_model {
 
 struct webnn_session {
   std::unique_ptr<webnn::Session> session;
+  // What webnn_session_profile last returned (its strings point into `profile`).
+  std::vector<webnn::Session::NodeProfile> profile;
+  std::vector<webnn_node_profile> profileEntries;
 };
 
 namespace {
@@ -86,6 +92,28 @@ const char *webnn_data_type_name(webnn_data_type t) {
   return webnn::dataTypeName(static_cast<webnn::DataType>(t)).data();
 }
 
+const char *webnn_version(int *major, int *minor, int *patch) {
+  if (major) *major = WEBNN_VERSION_MAJOR;
+  if (minor) *minor = WEBNN_VERSION_MINOR;
+  if (patch) *patch = WEBNN_VERSION_PATCH;
+  return webnn::version();
+}
+
+uint32_t webnn_artifact_schema_version(void) { return webnn::artifactSchemaVersion(); }
+
+void webnn_set_log_callback(webnn_log_fn callback, webnn_log_level max_level, void *user_data) {
+  try {
+    if (!callback) return webnn::rt::setLogSink(nullptr, webnn::LogLevel::kError);
+    int level = max_level < WEBNN_LOG_ERROR ? WEBNN_LOG_ERROR : max_level > WEBNN_LOG_DEBUG ? WEBNN_LOG_DEBUG : max_level;
+    webnn::rt::setLogSink(
+        [callback, user_data](webnn::LogLevel l, const char *message) {
+          callback(static_cast<webnn_log_level>(l), message, user_data);
+        },
+        static_cast<webnn::LogLevel>(level));
+  } catch (...) {  // out of memory: the previous sink stays
+  }
+}
+
 webnn_status webnn_model_load(const char *path, const char *weights_path, webnn_model **out) {
   return guarded([&] {
     if (!path || !out) return fail(WEBNN_INVALID_ARGUMENT, "webnn_model_load: null path or out");
@@ -101,6 +129,52 @@ webnn_status webnn_model_load(const char *path, const char *weights_path, webnn_
 }
 
 void webnn_model_free(webnn_model *model) { delete model; }
+
+namespace {
+// The C++ buffer for a webnn_memory; its release calls the C callback.
+webnn::MemoryBuffer toBuffer(const webnn_memory *m) {
+  webnn::MemoryBuffer b;
+  if (!m) return b;
+  b.data = m->data;
+  b.bytes = m->bytes;
+  if (m->release) {
+    webnn_release_fn fn = m->release;
+    const void *data = m->data;
+    size_t bytes = m->bytes;
+    void *user = m->user_data;
+    b.release = [fn, data, bytes, user] { fn(data, bytes, user); };
+  }
+  return b;
+}
+}  // namespace
+
+webnn_status webnn_model_load_memory(const webnn_memory *artifact, const webnn_memory *weights, webnn_model **out) {
+  // Built before anything can fail, so each release runs exactly once
+  // (by loadFromMemory, or by these buffers' owner on an early return).
+  webnn::MemoryBuffer artifactBuffer, weightsBuffer;
+  try {
+    artifactBuffer = toBuffer(artifact);
+    weightsBuffer = toBuffer(weights);
+  } catch (...) {
+    if (artifact && artifact->release) artifact->release(artifact->data, artifact->bytes, artifact->user_data);
+    if (weights && weights->release) weights->release(weights->data, weights->bytes, weights->user_data);
+    return fail(WEBNN_OUT_OF_MEMORY, "out of memory");
+  }
+  return guarded([&] {
+    if (!artifact || !out) {
+      if (artifactBuffer.release) artifactBuffer.release();
+      if (weightsBuffer.release) weightsBuffer.release();
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_model_load_memory: null artifact or out");
+    }
+    *out = nullptr;
+    std::unique_ptr<webnn::Model> model;
+    webnn::Status s =
+        webnn::Model::loadFromMemory(std::move(artifactBuffer), std::move(weightsBuffer), {}, &model);
+    if (!s.isOk()) return fromStatus(s);
+    *out = new webnn_model{std::move(model)};
+    return WEBNN_OK;
+  });
+}
 
 size_t webnn_model_input_count(const webnn_model *model) { return model ? model->model->inputs().size() : 0; }
 size_t webnn_model_output_count(const webnn_model *model) { return model ? model->model->outputs().size() : 0; }
@@ -122,12 +196,67 @@ webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_s
     std::unique_ptr<webnn::Session> session;
     webnn::Status s = webnn::Session::create(*model->model, {threads}, &session);
     if (!s.isOk()) return fromStatus(s);
-    *out = new webnn_session{std::move(session)};
+    *out = new webnn_session{std::move(session), {}, {}};
+    return WEBNN_OK;
+  });
+}
+
+void webnn_session_options_init(webnn_session_options *options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->threads = 1;
+}
+
+webnn_status webnn_session_create_with_options(const webnn_model *model, const webnn_session_options *options,
+                                               webnn_session **out) {
+  return guarded([&] {
+    if (!model || !options || !out)
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_create_with_options: null model, options or out");
+    *out = nullptr;
+    // A caller built against an older header passes a shorter struct: the
+    // fields it lacks keep their defaults.
+    if (options->struct_size < offsetof(webnn_session_options, threads) + sizeof(int))
+      return fail(WEBNN_INVALID_ARGUMENT,
+                  "webnn_session_create_with_options: options.struct_size is " +
+                      std::to_string(options->struct_size) + " (fill the options with webnn_session_options_init)");
+    webnn::SessionOptions so;
+    so.threads = options->threads;
+    if (options->struct_size >= offsetof(webnn_session_options, profiling) + sizeof(int))
+      so.profiling = options->profiling != 0;
+    std::unique_ptr<webnn::Session> session;
+    webnn::Status s = webnn::Session::create(*model->model, so, &session);
+    if (!s.isOk()) return fromStatus(s);
+    *out = new webnn_session{std::move(session), {}, {}};
     return WEBNN_OK;
   });
 }
 
 void webnn_session_free(webnn_session *session) { delete session; }
+
+webnn_status webnn_session_set_profiling(webnn_session *session, int on) {
+  return guarded([&] {
+    if (!session) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_set_profiling: null session");
+    session->session->enableProfiling(on != 0);
+    return WEBNN_OK;
+  });
+}
+
+webnn_status webnn_session_profile(webnn_session *session, const webnn_node_profile **entries, size_t *count,
+                                   uint64_t *runs) {
+  return guarded([&] {
+    if (!session || !entries || !count) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_profile: null argument");
+    uint64_t n = 0;
+    session->profile = session->session->profile(&n);
+    session->profileEntries.clear();
+    for (const webnn::Session::NodeProfile &p : session->profile)
+      session->profileEntries.push_back({p.op.c_str(), p.name.c_str(), p.totalMs, p.runBy});
+    *entries = session->profileEntries.data();
+    *count = session->profileEntries.size();
+    if (runs) *runs = n;
+    return WEBNN_OK;
+  });
+}
 
 webnn_status webnn_session_set_input(webnn_session *session, const char *name, const void *data, size_t bytes) {
   return guarded([&] {

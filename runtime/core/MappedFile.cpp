@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -14,21 +15,56 @@ namespace webnn::rt {
 MappedFile::~MappedFile() { reset(); }
 
 MappedFile::MappedFile(MappedFile &&other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      kind_(std::exchange(other.kind_, Kind::kNone)),
+      release_(std::exchange(other.release_, nullptr)) {}
 
 MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
   if (this != &other) {
     reset();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    kind_ = std::exchange(other.kind_, Kind::kNone);
+    release_ = std::exchange(other.release_, nullptr);
   }
   return *this;
 }
 
 void MappedFile::reset() {
-  if (data_ && size_) munmap(const_cast<uint8_t *>(data_), size_);
+  if (kind_ == Kind::kMapped && data_ && size_) munmap(const_cast<uint8_t *>(data_), size_);
+  if (kind_ == Kind::kCopied) std::free(const_cast<uint8_t *>(data_));
+  std::function<void()> release = std::exchange(release_, nullptr);
   data_ = nullptr;
   size_ = 0;
+  kind_ = Kind::kNone;
+  if (release) release();
+}
+
+MappedFile MappedFile::borrow(const void *data, uint64_t size, std::function<void()> release) {
+  MappedFile m;
+  m.data_ = static_cast<const uint8_t *>(data);
+  m.size_ = size;
+  m.kind_ = Kind::kBorrowed;
+  m.release_ = std::move(release);
+  return m;
+}
+
+Status MappedFile::copy(const void *data, uint64_t size, MappedFile *out) {
+  MappedFile m;
+  if (size > 0) {
+    // aligned_alloc wants a multiple of the alignment.
+    uint64_t rounded = (size + 63) / 64 * 64;
+    void *p = rounded >= size ? std::aligned_alloc(64, rounded) : nullptr;
+    if (!p)
+      return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(size) + " bytes to copy into");
+    std::memcpy(p, data, size);
+    m.data_ = static_cast<const uint8_t *>(p);
+    m.size_ = size;
+    m.kind_ = Kind::kCopied;
+  }
+  *out = std::move(m);
+  return Status::ok();
 }
 
 Status MappedFile::open(const std::string &path, MappedFile *out) {
@@ -55,6 +91,7 @@ Status MappedFile::open(const std::string &path, MappedFile *out) {
       return Status(StatusCode::kIo, "cannot map '" + path + "': " + std::strerror(e));
     }
     m.data_ = static_cast<const uint8_t *>(p);
+    m.kind_ = Kind::kMapped;
   }
   ::close(fd);  // the mapping keeps the file alive
   *out = std::move(m);

@@ -1,10 +1,18 @@
 // The public C++ API: load = loadArtifact + prepareGraph; session = Executor.
 #include "webnn/runtime.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include "core/ArtifactLoader.h"
 #include "core/Executor.h"
+#include "core/Log.h"
+#include "webnn/version.h"
+#include "webnn_artifact_format.h"
+#ifdef WEBNN_HAVE_CPU_BACKEND
+#include "backends/cpu/kernels/QuantizedMatMul.h"
+#endif
 
 namespace webnn {
 namespace {
@@ -49,26 +57,146 @@ Status indexOf(const std::vector<TensorInfo> &infos, std::string_view name, cons
   return Status::ok();
 }
 
+using Clock = std::chrono::steady_clock;
+
+rt::LoaderOptions loaderOptions(const LoadOptions &options) {
+  rt::LoaderOptions lo;
+  lo.weightsPath = options.weightsPath;
+  lo.verifyEmbeddedHashes = options.verifyEmbeddedWeights;
+  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  return lo;
+}
+
+}  // namespace
+
+const char *version() { return WEBNN_VERSION_STRING; }
+uint32_t artifactSchemaVersion() { return artifact::kSchemaVersion; }
+
+CpuInfo cpuInfo() {
+  CpuInfo info;
+  info.isa = "x86-64-v3";  // what runtime/backends/cpu is compiled for
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  struct Feature {
+    const char *name;
+    bool present;
+  };
+  const Feature features[] = {
+      {"avx2", bool(__builtin_cpu_supports("avx2"))},
+      {"fma", bool(__builtin_cpu_supports("fma"))},
+      {"avx512f", bool(__builtin_cpu_supports("avx512f"))},
+      {"avx512bw", bool(__builtin_cpu_supports("avx512bw"))},
+      {"avx512dq", bool(__builtin_cpu_supports("avx512dq"))},
+      {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))},
+      {"avx512vnni", bool(__builtin_cpu_supports("avx512vnni"))},
+      {"avx512bf16", bool(__builtin_cpu_supports("avx512bf16"))},
+      {"amx-tile", bool(__builtin_cpu_supports("amx-tile"))},
+      {"amx-int8", bool(__builtin_cpu_supports("amx-int8"))},
+      {"amx-bf16", bool(__builtin_cpu_supports("amx-bf16"))},
+  };
+  for (const Feature &f : features)
+    if (f.present) info.features.push_back(f.name);
+#endif
+#ifdef WEBNN_HAVE_CPU_BACKEND
+  // The kernels' own dispatch test (AVX-512 F/BW/DQ/VL + VNNI).
+  if (cpu::kernels::avx512Available()) info.isa += "+avx512-vnni";
+  std::string why;
+  info.bf16DotProducts = cpu::relaxedPrecisionSupport(&why);
+#endif
+  return info;
+}
+
+namespace {
+
+// Everything after the loader's checks, for load() and loadFromMemory().
+Status finishLoad(rt::LoadedGraph g, const std::string &label, Clock::time_point t0,
+                  std::shared_ptr<const rt::PreparedGraph> *graph, std::vector<TensorInfo> *inputs,
+                  std::vector<TensorInfo> *outputs, std::vector<DynamicDimensionInfo> *dynamicDims) {
+  *inputs = describe(g, g.inputs);
+  *outputs = describe(g, g.outputs);
+  for (const rt::DynamicDimension &d : g.dynamicDims) dynamicDims->push_back({d.name, d.maxSize});
+  const std::string name = g.name;
+  const size_t nodes = g.nodes.size();
+  const uint64_t weights = g.weightsSize;
+  const bool weightless = g.weightless;
+  std::shared_ptr<rt::PreparedGraph> prepared;
+  WEBNN_RETURN_IF_ERROR(rt::prepareGraph(std::move(g), &prepared));
+  if (rt::logEnabled(LogLevel::kInfo))
+    rt::log(LogLevel::kInfo, "loaded " + label + ": graph '" + name + "', " + std::to_string(nodes) + " nodes, " +
+                                 std::to_string(weights) + " bytes of weights (" +
+                                 (weightless ? "separate" : "embedded") + "), arena " +
+                                 std::to_string(prepared->arenaBytes) + " bytes, in " +
+                                 std::to_string(std::chrono::duration<double, std::milli>(Clock::now() - t0).count()) +
+                                 " ms");
+  *graph = std::move(prepared);
+  return Status::ok();
+}
+
 }  // namespace
 
 Model::~Model() = default;
 
 Status Model::load(const std::string &path, const LoadOptions &options, std::unique_ptr<Model> *out) {
-  rt::LoaderOptions lo;
-  lo.weightsPath = options.weightsPath;
-  lo.verifyEmbeddedHashes = options.verifyEmbeddedWeights;
-  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  const Clock::time_point t0 = Clock::now();
   rt::LoadedGraph g;
-  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, lo, &g));
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, loaderOptions(options), &g));
   std::unique_ptr<Model> m(new Model());
-  m->inputs_ = describe(g, g.inputs);
-  m->outputs_ = describe(g, g.outputs);
-  for (const rt::DynamicDimension &d : g.dynamicDims) m->dynamicDims_.push_back({d.name, d.maxSize});
-  std::shared_ptr<rt::PreparedGraph> prepared;
-  WEBNN_RETURN_IF_ERROR(rt::prepareGraph(std::move(g), &prepared));
-  m->graph_ = std::move(prepared);
+  WEBNN_RETURN_IF_ERROR(
+      finishLoad(std::move(g), "'" + path + "'", t0, &m->graph_, &m->inputs_, &m->outputs_, &m->dynamicDims_));
+  m->warnIfRelaxedRunsExact("'" + path + "'");
   *out = std::move(m);
   return Status::ok();
+}
+
+Status Model::loadFromMemory(MemoryBuffer artifact, MemoryBuffer weights, const LoadOptions &options,
+                             std::unique_ptr<Model> *out) {
+  const Clock::time_point t0 = Clock::now();
+  // Each buffer becomes the bytes the loader reads; from here on its release
+  // belongs to that object (run when it is destroyed: at once for a copy or
+  // a failed load, with the model's last user otherwise).
+  auto take = [](MemoryBuffer &b, rt::MappedFile *bytes) -> Status {
+    if (!b.release) return rt::MappedFile::copy(b.data, b.bytes, bytes);
+    if (reinterpret_cast<uintptr_t>(b.data) % 64 == 0) {
+      *bytes = rt::MappedFile::borrow(b.data, b.bytes, std::move(b.release));
+      return Status::ok();
+    }
+    rt::MappedFile lent = rt::MappedFile::borrow(b.data, b.bytes, std::move(b.release));
+    return rt::MappedFile::copy(b.data, b.bytes, bytes);  // `lent` releases on return
+  };
+  const bool hasWeights = weights.data != nullptr || weights.bytes != 0;
+  Status bad;
+  if ((!artifact.data && artifact.bytes) || (!weights.data && weights.bytes))
+    bad = invalidArgument("loadFromMemory: null data with a nonzero size");
+  else if (!options.weightsPath.empty())
+    bad = invalidArgument("loadFromMemory: pass a weightless artifact's weights as bytes, not as a path");
+  if (!bad.isOk()) {  // released all the same: every release runs exactly once
+    if (artifact.release) artifact.release();
+    if (weights.release) weights.release();
+    return bad;
+  }
+  rt::MappedFile artifactBytes, weightsBytes;
+  Status s = take(artifact, &artifactBytes);
+  Status ws = hasWeights ? take(weights, &weightsBytes) : Status::ok();
+  if (!hasWeights && weights.release) weights.release();
+  WEBNN_RETURN_IF_ERROR(s);
+  WEBNN_RETURN_IF_ERROR(ws);
+  const std::string label = "<artifact in memory>";
+  rt::LoadedGraph g;
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(std::move(artifactBytes), label, std::move(weightsBytes),
+                                         hasWeights ? "<weights in memory>" : "", loaderOptions(options), &g));
+  std::unique_ptr<Model> m(new Model());
+  WEBNN_RETURN_IF_ERROR(
+      finishLoad(std::move(g), label, t0, &m->graph_, &m->inputs_, &m->outputs_, &m->dynamicDims_));
+  m->warnIfRelaxedRunsExact(label);
+  *out = std::move(m);
+  return Status::ok();
+}
+
+void Model::warnIfRelaxedRunsExact(const std::string &label) const {
+  std::string why;
+  if (relaxedPrecision() && dotProductPrecision(&why) != "bf16")
+    rt::log(LogLevel::kWarning, label + " was compiled with --precision relaxed, but " + why +
+                                    ": its dot products run in float32");
 }
 
 const std::string &Model::name() const { return graph_->graph.name; }
@@ -134,6 +262,11 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;
   s->convertedOutputs_.resize(s->outputs_.size());
+  if (options.profiling) s->executor_->setProfiling(true);
+  if (rt::logEnabled(LogLevel::kInfo))
+    rt::log(LogLevel::kInfo, "session for graph '" + model.name() + "': " + std::to_string(s->threads()) +
+                                 " thread(s), arena " + std::to_string(s->arenaBytes()) + " bytes, CPU kernels " +
+                                 cpuInfo().isa + (options.profiling ? ", profiling" : ""));
   *out = std::move(s);
   return Status::ok();
 }
@@ -141,6 +274,11 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
 Status Session::bindInput(size_t index, const void *data, size_t bytes, bool copy, const Shape *shape) {
   Use use(*this);
   WEBNN_RETURN_IF_ERROR(use.status("setInput"));
+  if (!copy && data && reinterpret_cast<uintptr_t>(data) % 64 != 0 && index < inputs_.size() &&
+      rt::logEnabled(LogLevel::kDebug))
+    rt::log(LogLevel::kDebug, "input '" + inputs_[index].name +
+                                  "': memory is not 64-byte aligned, so it is copied at each binding (bind "
+                                  "64-byte aligned memory to use it in place)");
   if (index >= inputs_.size() || inputs_[index].dtype == inputs_[index].graphType)
     return executor_->setInput(index, data, bytes, copy, shape);
   // An interface-only type: convert into the type the graph computes in.

@@ -83,7 +83,9 @@ def test(args, tmp):
     names = [line.split(" ", 2)[2] for line in symbols if line.count(" ") >= 2]
     stray = [n for n in names if not (n.startswith("webnn_") or n.startswith("webnn::"))]
     check(names and not stray, f"libwebnn.so exports more than the API: {stray[:10]}")
-    check("webnn_session_run" in names, "libwebnn.so does not export webnn_session_run")
+    for needed in ["webnn_session_run", "webnn_model_load_memory", "webnn_version", "webnn_set_log_callback",
+                   "webnn_session_create_with_options"]:
+        check(needed in names, f"libwebnn.so does not export {needed}")
     print(f"libwebnn.so: {len(names)} exported symbols, {os.path.getsize(libs[0])} bytes")
 
     tools = ["webnn-run"] + [t for t in ["webnnc", "webnn-opt"]

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,6 +29,34 @@
 #endif
 
 namespace webnn {
+
+// This library's version (webnn/version.h of the build that made it; a
+// program linked against libwebnn.so may have been compiled with another
+// header) and the artifact schema version it reads (schema/webnn_artifact_format.h).
+const char *version();
+uint32_t artifactSchemaVersion();
+
+// What the CPU kernels run on in this process: `isa` is the widest
+// instruction set they dispatch to ("x86-64-v3", the compiled baseline, or
+// "x86-64-v3+avx512-vnni" when the AVX-512 kernels run), `features` the
+// relevant extensions this CPU has (avx2, fma, avx512f, avx512bw, avx512dq,
+// avx512vl, avx512vnni, avx512bf16, amx-tile, amx-int8, amx-bf16), and
+// bf16DotProducts whether relaxed-precision models get bfloat16 dot products.
+struct CpuInfo {
+  std::string isa;
+  std::vector<std::string> features;
+  bool bf16DotProducts = false;
+};
+CpuInfo cpuInfo();
+
+// Messages the runtime has for the application besides the Status of a call
+// (what it loaded, how a session runs, why a faster path is not taken).
+// One callback for the process; it may be called from any thread that calls
+// into the runtime, with messages up to `maxLevel`. Without one (the
+// default, or a null callback) errors go to stderr and the rest is dropped.
+enum class LogLevel { kError = 0, kWarning = 1, kInfo = 2, kDebug = 3 };
+using LogCallback = void (*)(LogLevel level, const char *message, void *userData);
+void setLogCallback(LogCallback callback, LogLevel maxLevel, void *userData);
 
 namespace rt {
 struct PreparedGraph;
@@ -65,11 +94,30 @@ struct LoadOptions {
   bool verifyEmbeddedWeights = false;
 };
 
+// Bytes a caller hands Model::loadFromMemory. With no `release` they are
+// copied during the call. With one, 64-byte aligned bytes are used in place
+// (they must stay valid and unchanged) and release() runs exactly once, when
+// the model and every session made from it are gone; bytes not 64-byte
+// aligned are copied once and release() runs before the call returns. It
+// also runs, before the return, when the load fails.
+struct MemoryBuffer {
+  const void *data = nullptr;
+  size_t bytes = 0;
+  std::function<void()> release;
+};
+
 // A verified, immutable graph with its weights mapped (not read) from disk.
 // Sessions keep what they need alive, so a Model may be destroyed first.
 class Model {
  public:
   static Status load(const std::string &path, const LoadOptions &options, std::unique_ptr<Model> *out);
+  // The same from memory: a .wnn's bytes and, for a weightless artifact,
+  // its weights file's bytes (weights.data null otherwise; options'
+  // weightsPath must then be empty). The same checks and messages as
+  // load(), with "<artifact in memory>" / "<weights in memory>" where the
+  // paths would be.
+  static Status loadFromMemory(MemoryBuffer artifact, MemoryBuffer weights, const LoadOptions &options,
+                               std::unique_ptr<Model> *out);
   ~Model();
 
   const std::string &name() const;
@@ -96,6 +144,7 @@ class Model {
  private:
   friend class Session;
   Model() = default;
+  void warnIfRelaxedRunsExact(const std::string &label) const;
   std::shared_ptr<const rt::PreparedGraph> graph_;
   std::vector<TensorInfo> inputs_, outputs_;
   std::vector<DynamicDimensionInfo> dynamicDims_;
@@ -103,8 +152,12 @@ class Model {
 
 constexpr int kMaxThreads = 1024;
 
+// How idle worker threads wait (spin or sleep) is OpenMP's choice, read once
+// when the process starts (OMP_WAIT_POLICY, GOMP_SPINCOUNT), so it is not a
+// session option; see docs/EMBEDDING.md.
 struct SessionOptions {
-  int threads = 1;  // threads kernels may use, counting the caller; 1..kMaxThreads
+  int threads = 1;         // threads kernels may use, counting the caller; 1..kMaxThreads
+  bool profiling = false;  // time every node from the first run (enableProfiling)
 };
 
 struct InputBinding {

@@ -13,7 +13,26 @@
  *   webnn_model_free(model);
  *
  * Errors: every call returns a webnn_status; webnn_last_error() then gives
- * this thread's message for the last failed call. See docs/RUNTIME.md. */
+ * this thread's message for the last failed call. See docs/RUNTIME.md and
+ * docs/EMBEDDING.md.
+ *
+ * Threads:
+ * - A webnn_model is immutable once loaded: any number of threads may use
+ *   one model at once (describe it, create sessions from it). Free it only
+ *   when no other thread is using it; sessions made from it may outlive it.
+ * - A webnn_session serves one thread at a time (one session per thread,
+ *   all sharing one model). A call made while another thread's call is
+ *   inside the same session fails with WEBNN_SESSION_BUSY; handing a session
+ *   from one thread to another between calls is allowed. Output pointers
+ *   from webnn_session_get_output belong to the session's current thread.
+ * - webnn_last_error() is per thread: it is the message of the calling
+ *   thread's last failed call, untouched by other threads.
+ * - The log callback (webnn_set_log_callback) is process-wide and may be
+ *   called from any thread that calls into the runtime, concurrently.
+ * - Kernel threads: a session with threads > 1 runs kernels on a pool of
+ *   worker threads (OpenMP's when built with it). How idle workers wait
+ *   (spin or sleep) is decided by OMP_WAIT_POLICY / GOMP_SPINCOUNT in the
+ *   environment when the process starts; there is no per-session setting. */
 #ifndef WEBNN_C_H
 #define WEBNN_C_H
 
@@ -77,9 +96,58 @@ typedef struct webnn_tensor_info {
 const char *webnn_last_error(void);
 const char *webnn_data_type_name(webnn_data_type t);
 
+/* This library's version, "MAJOR.MINOR.PATCH" (WEBNN_VERSION_STRING of the
+ * webnn/version.h it was built with; the header an app compiled against may
+ * differ when libwebnn.so was upgraded). Any of the pointers may be NULL. */
+const char *webnn_version(int *major, int *minor, int *patch);
+/* The artifact schema version this runtime reads (.wnn header and graph);
+ * an artifact of another version is refused with WEBNN_INVALID_ARTIFACT. */
+uint32_t webnn_artifact_schema_version(void);
+
+/* Messages besides a call's status: what was loaded (INFO), why a faster
+ * path is not taken (WARNING: a relaxed-precision model running float32;
+ * DEBUG: an input bound from unaligned memory and copied), internal errors
+ * (ERROR). One callback for the process, called with messages up to
+ * max_level, possibly from several threads at once; `message` is valid
+ * during the call only. NULL restores the default: ERROR to stderr, the
+ * rest dropped. */
+typedef enum webnn_log_level {
+  WEBNN_LOG_ERROR = 0,
+  WEBNN_LOG_WARNING = 1,
+  WEBNN_LOG_INFO = 2,
+  WEBNN_LOG_DEBUG = 3
+} webnn_log_level;
+typedef void (*webnn_log_fn)(webnn_log_level level, const char *message, void *user_data);
+void webnn_set_log_callback(webnn_log_fn callback, webnn_log_level max_level, void *user_data);
+
 /* weights_path: the weights file of a weightless artifact, else NULL. */
 webnn_status webnn_model_load(const char *path, const char *weights_path, webnn_model **out);
 void webnn_model_free(webnn_model *model);
+
+/* Bytes lent to webnn_model_load_memory. release NULL: the bytes are copied
+ * during the call (the caller may free them on return). Otherwise, bytes at
+ * a 64-byte aligned address are used in place, must stay valid and
+ * unchanged, and release(data, bytes, user_data) is called exactly once,
+ * when the model and every session made from it have been freed; bytes at
+ * another address are copied once and release is called before the load
+ * returns. release is also called, before the return, when the load fails
+ * for any reason. 64 bytes: the weight segment's alignment, which kernels
+ * rely on (docs/ARTIFACT.md). */
+typedef void (*webnn_release_fn)(const void *data, size_t bytes, void *user_data);
+typedef struct webnn_memory {
+  const void *data;
+  size_t bytes;
+  webnn_release_fn release;
+  void *user_data;
+} webnn_memory;
+
+/* Loads an artifact from memory: `artifact` holds a .wnn file's bytes;
+ * `weights` the weights file's bytes of a weightless artifact (webnnc
+ * compile --weightless --weights-out), else NULL. The same checks as
+ * webnn_model_load (header, FlatBuffer verifier, graph, SHA-256 of external
+ * weights) with the same messages, naming "<artifact in memory>" and
+ * "<weights in memory>" where the paths would be. */
+webnn_status webnn_model_load_memory(const webnn_memory *artifact, const webnn_memory *weights, webnn_model **out);
 size_t webnn_model_input_count(const webnn_model *model);
 size_t webnn_model_output_count(const webnn_model *model);
 webnn_status webnn_model_input_info(const webnn_model *model, size_t index, webnn_tensor_info *out);
@@ -89,7 +157,35 @@ webnn_status webnn_model_output_info(const webnn_model *model, size_t index, web
  * Threads: a model may be shared by any number of threads; a session serves
  * one thread at a time (see WEBNN_SESSION_BUSY). */
 webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_session **out);
+
+/* Session settings; fill with webnn_session_options_init first, so fields
+ * added later keep their defaults. */
+typedef struct webnn_session_options {
+  size_t struct_size; /* sizeof(webnn_session_options), set by _init */
+  int threads;        /* kernel threads counting the caller, >= 1 (default 1) */
+  int profiling;      /* nonzero: time every node from the first run (default 0) */
+} webnn_session_options;
+void webnn_session_options_init(webnn_session_options *options);
+webnn_status webnn_session_create_with_options(const webnn_model *model, const webnn_session_options *options,
+                                               webnn_session **out);
 void webnn_session_free(webnn_session *session);
+
+/* Per-node timing (session created with profiling, or turned on here;
+ * turning it on or off resets it). */
+webnn_status webnn_session_set_profiling(webnn_session *session, int on);
+/* One entry per node in execution order: its op, its name in the source
+ * model, the wall milliseconds summed over `*runs` runs; run_by >= 0 when
+ * the backend ran the node together with that earlier node (its time is
+ * counted there). *entries points into the session, valid until the next
+ * call on it. */
+typedef struct webnn_node_profile {
+  const char *op;
+  const char *name;
+  double total_ms;
+  int64_t run_by;
+} webnn_node_profile;
+webnn_status webnn_session_profile(webnn_session *session, const webnn_node_profile **entries, size_t *count,
+                                   uint64_t *runs);
 /* Copies `bytes` (exactly the input's byte size) into the session
  * (webnn_session_bind_input avoids the copy). */
 webnn_status webnn_session_set_input(webnn_session *session, const char *name, const void *data, size_t bytes);

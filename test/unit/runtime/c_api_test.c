@@ -1,9 +1,15 @@
-/* The C API from C: load, describe, run, read outputs, and report errors
- * without crashing. Usage: webnn-c-api-test DIR (from make_test_artifacts). */
+/* The C API from C: load (from files and from memory), describe, run, read
+ * outputs, report errors without crashing, version, log callback, session
+ * options and profiling, and the thread rules (sessions per thread on one
+ * shared model; one session called from two threads). Usage:
+ * webnn-c-api-test DIR (from make_test_artifacts). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "webnn/version.h"
 #include "webnn/webnn_c.h"
 
 static int failures = 0;
@@ -291,6 +297,506 @@ static void test_errors(const char *dir) {
   webnn_session_free(NULL);
 }
 
+/* ---- version ---- */
+
+static void test_version(const char *dir) {
+  int major = -1, minor = -1, patch = -1;
+  char spelled[64];
+  char path[4096];
+  unsigned char header[16];
+  uint32_t file_version = 0;
+  FILE *f;
+  const char *v = webnn_version(&major, &minor, &patch);
+  CHECK(v && strcmp(v, WEBNN_VERSION_STRING) == 0);
+  CHECK(major == WEBNN_VERSION_MAJOR && minor == WEBNN_VERSION_MINOR && patch == WEBNN_VERSION_PATCH);
+  snprintf(spelled, sizeof spelled, "%d.%d.%d", major, minor, patch);
+  CHECK(strcmp(spelled, v) == 0);
+  CHECK(webnn_version(NULL, NULL, NULL) == v);
+  /* The schema version is the one the writer puts in every header (bytes 8..11). */
+  path_in(path, sizeof path, dir, "add_relu.wnn");
+  f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK(fread(header, 1, sizeof header, f) == sizeof header);
+  fclose(f);
+  memcpy(&file_version, header + 8, 4);
+  CHECK(webnn_artifact_schema_version() == file_version && file_version > 0);
+}
+
+/* ---- loading from memory ---- */
+
+/* A file's bytes at a 64-byte aligned address plus `shift`. */
+typedef struct file_bytes {
+  unsigned char *base;
+  unsigned char *data;
+  size_t bytes;
+} file_bytes;
+
+static int read_file(const char *dir, const char *file, size_t shift, file_bytes *out) {
+  char path[4096];
+  FILE *f;
+  long n;
+  memset(out, 0, sizeof *out);
+  path_in(path, sizeof path, dir, file);
+  f = fopen(path, "rb");
+  if (!f) return 0;
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  out->bytes = (size_t)n;
+  out->base = aligned_alloc(64, ((size_t)n + shift + 63) / 64 * 64 + 64);
+  out->data = out->base + shift;
+  if (fread(out->data, 1, out->bytes, f) != out->bytes) out->bytes = 0;
+  fclose(f);
+  return out->bytes > 0;
+}
+
+static void write_file(const char *path, const unsigned char *data, size_t bytes) {
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK(fwrite(data, 1, bytes, f) == bytes);
+  fclose(f);
+}
+
+/* What a release callback saw. */
+typedef struct release_log {
+  int calls;
+  const void *data;
+  size_t bytes;
+} release_log;
+
+static void count_release(const void *data, size_t bytes, void *user) {
+  release_log *r = (release_log *)user;
+  ++r->calls;
+  r->data = data;
+  r->bytes = bytes;
+}
+
+static webnn_memory lend(const file_bytes *b, release_log *r) {
+  webnn_memory m;
+  m.data = b->data;
+  m.bytes = b->bytes;
+  m.release = r ? count_release : NULL;
+  m.user_data = r;
+  return m;
+}
+
+/* y = relu(x + c) on x = 1: {0, 0, 0, 2, 3, 4}. */
+static void check_add_relu_runs(const webnn_model *model) {
+  webnn_session *session = NULL;
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  const float want[6] = {0, 0, 0, 2, 3, 4};
+  const void *data = NULL;
+  size_t bytes = 0;
+  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
+  if (!session) return;
+  CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+  CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
+  CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+  webnn_session_free(session);
+}
+
+static void test_load_memory(const char *dir) {
+  file_bytes graph, weights, shifted, embedded;
+  release_log rg = {0, NULL, 0}, rw = {0, NULL, 0};
+  webnn_memory mg, mw;
+  webnn_model *model = NULL;
+  webnn_session *session = NULL;
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  const float want[6] = {0, 0, 0, 2, 3, 4};
+  const void *data = NULL;
+  size_t bytes = 0;
+
+  CHECK(read_file(dir, "add_relu_wl.wnn", 0, &graph));
+  CHECK(read_file(dir, "add_relu_wl.weights", 0, &weights));
+  CHECK(read_file(dir, "add_relu_wl.weights", 8, &shifted));
+  CHECK(read_file(dir, "add_relu.wnn", 0, &embedded));
+  if (!graph.bytes || !weights.bytes || !shifted.bytes || !embedded.bytes) goto done;
+
+  /* Aligned and lent: used in place, released once when the model and its
+   * last session are gone (not before). */
+  mg = lend(&graph, &rg);
+  mw = lend(&weights, &rw);
+  if (webnn_model_load_memory(&mg, &mw, &model) == WEBNN_UNSUPPORTED) {
+    printf("skipping load from memory: %s\n", webnn_last_error());
+    goto done;
+  }
+  CHECK(model != NULL);
+  if (!model) goto done;
+  CHECK(rg.calls == 0 && rw.calls == 0);
+  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
+  webnn_model_free(model);
+  model = NULL;
+  CHECK(rg.calls == 0 && rw.calls == 0); /* the session still reads the weights */
+  if (session) {
+    CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
+    CHECK(webnn_session_run(session) == WEBNN_OK);
+    CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
+    CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+    webnn_session_free(session);
+  }
+  CHECK(rg.calls == 1 && rg.data == graph.data && rg.bytes == graph.bytes);
+  CHECK(rw.calls == 1 && rw.data == weights.data && rw.bytes == weights.bytes);
+
+  /* Weights not 64-byte aligned: copied, released before the load returns. */
+  rg.calls = rw.calls = 0;
+  mg = lend(&graph, &rg);
+  mw = lend(&shifted, &rw);
+  CHECK(webnn_model_load_memory(&mg, &mw, &model) == WEBNN_OK);
+  CHECK(rw.calls == 1 && rw.data == shifted.data && rg.calls == 0);
+  if (model) {
+    memset(shifted.data, 0, shifted.bytes); /* the model has its own copy */
+    check_add_relu_runs(model);
+    webnn_model_free(model);
+    model = NULL;
+  }
+  CHECK(rg.calls == 1 && rw.calls == 1);
+
+  /* No release callback: copied during the call, the caller's to free. */
+  mg = lend(&embedded, NULL);
+  CHECK(webnn_model_load_memory(&mg, NULL, &model) == WEBNN_OK);
+  if (model) {
+    memset(embedded.data, 0, embedded.bytes);
+    check_add_relu_runs(model);
+    webnn_model_free(model);
+    model = NULL;
+  }
+
+  /* A weightless artifact without its weights, and null arguments: refused,
+   * and a lent buffer is still released exactly once. */
+  rg.calls = 0;
+  mg = lend(&graph, &rg);
+  CHECK(webnn_model_load_memory(&mg, NULL, &model) == WEBNN_INVALID_ARTIFACT);
+  CHECK(model == NULL && rg.calls == 1);
+  CHECK(strstr(webnn_last_error(), "<artifact in memory>: weights are in a separate file") != NULL);
+  rw.calls = 0;
+  mw = lend(&weights, &rw);
+  CHECK(webnn_model_load_memory(NULL, &mw, &model) == WEBNN_INVALID_ARGUMENT);
+  CHECK(rw.calls == 1);
+  mg.data = NULL;
+  mg.bytes = 64;
+  mg.release = NULL;
+  CHECK(webnn_model_load_memory(&mg, NULL, &model) == WEBNN_INVALID_ARGUMENT);
+done:
+  free(graph.base);
+  free(weights.base);
+  free(shifted.base);
+  free(embedded.base);
+}
+
+/* Loads bad bytes from a file and from memory: the same status and the same
+ * message, each path replaced by its label (except where the message names
+ * how to pass the weights: `exact` 0). */
+static void same_error(const char *dir, const file_bytes *bad_graph, const file_bytes *bad_weights,
+                       const char *expect, int exact) {
+  char gpath[4096], wpath[4096], from_file[2048], expected[2048];
+  const char *p;
+  webnn_model *model = NULL;
+  webnn_status sf, sm;
+  release_log rg = {0, NULL, 0}, rw = {0, NULL, 0};
+  webnn_memory mg = lend(bad_graph, &rg), mw;
+  path_in(gpath, sizeof gpath, dir, "corrupt.wnn");
+  path_in(wpath, sizeof wpath, dir, "corrupt.weights");
+  write_file(gpath, bad_graph->data, bad_graph->bytes);
+  if (bad_weights) write_file(wpath, bad_weights->data, bad_weights->bytes);
+  sf = webnn_model_load(gpath, bad_weights ? wpath : NULL, &model);
+  CHECK(sf != WEBNN_OK && model == NULL);
+  snprintf(from_file, sizeof from_file, "%s", webnn_last_error());
+  /* The file message with each path spelled as the memory label. */
+  expected[0] = '\0';
+  for (p = from_file; *p;) {
+    size_t used = strlen(expected);
+    if (strncmp(p, gpath, strlen(gpath)) == 0) {
+      snprintf(expected + used, sizeof expected - used, "<artifact in memory>");
+      p += strlen(gpath);
+    } else if (bad_weights && strncmp(p, wpath, strlen(wpath)) == 0) {
+      snprintf(expected + used, sizeof expected - used, "<weights in memory>");
+      p += strlen(wpath);
+    } else {
+      snprintf(expected + used, sizeof expected - used, "%c", *p++);
+    }
+  }
+  if (bad_weights) mw = lend(bad_weights, &rw);
+  sm = webnn_model_load_memory(&mg, bad_weights ? &mw : NULL, &model);
+  CHECK(sm == sf && model == NULL);
+  CHECK(!exact || strcmp(webnn_last_error(), expected) == 0);
+  CHECK(strstr(webnn_last_error(), expect) != NULL);
+  CHECK(rg.calls == 1 && rw.calls == (bad_weights ? 1 : 0));
+  if (exact && strcmp(webnn_last_error(), expected) != 0)
+    fprintf(stderr, "  file:   %s\n  memory: %s\n", expected, webnn_last_error());
+  webnn_model_free(model);
+}
+
+static void test_memory_errors(const char *dir) {
+  file_bytes graph, weights, embedded, bad;
+  size_t i;
+  CHECK(read_file(dir, "add_relu_wl.wnn", 0, &graph));
+  CHECK(read_file(dir, "add_relu_wl.weights", 0, &weights));
+  CHECK(read_file(dir, "add_relu.wnn", 0, &embedded));
+  CHECK(read_file(dir, "add_relu.wnn", 0, &bad));
+  if (!graph.bytes || !weights.bytes || !embedded.bytes || !bad.bytes) goto done;
+  bad.data[0] = 'X';
+  same_error(dir, &bad, NULL, "not a webnn artifact (bad magic)", 1);
+  memcpy(bad.data, embedded.data, bad.bytes);
+  bad.bytes = 40;
+  same_error(dir, &bad, NULL, "truncated", 1);
+  bad.bytes = embedded.bytes - 1;
+  same_error(dir, &bad, NULL, "truncated", 1);
+  bad.bytes = embedded.bytes;
+  for (i = 64; i < 80; ++i) bad.data[i] ^= 0x5a; /* the FlatBuffer's root */
+  same_error(dir, &bad, NULL, "FlatBuffer", 1);
+  same_error(dir, &weights, NULL, "this is a weights file, not an artifact", 1);
+  memcpy(bad.data, weights.data, weights.bytes);
+  bad.bytes = weights.bytes;
+  bad.data[64] ^= 1; /* constant c's first byte */
+  same_error(dir, &graph, &bad, "constant 'c' hash differs", 1);
+  bad.data[64] ^= 1;
+  bad.data[40] ^= 1; /* the digest in the weights header */
+  same_error(dir, &graph, &bad, "weights digest differs", 1);
+  same_error(dir, &graph, &graph, "this is an artifact, not a weights file", 1);
+  same_error(dir, &graph, NULL, "weights are in a separate file", 0);
+  same_error(dir, &embedded, &weights, "weights are embedded", 0);
+done:
+  free(graph.base);
+  free(weights.base);
+  free(embedded.base);
+  free(bad.base);
+}
+
+/* ---- log callback ---- */
+
+typedef struct log_record {
+  int count[4];
+  char last[4][512];
+} log_record;
+
+static void record_log(webnn_log_level level, const char *message, void *user) {
+  log_record *r = (log_record *)user;
+  if ((int)level < 0 || (int)level > (int)WEBNN_LOG_DEBUG) return;
+  ++r->count[level];
+  snprintf(r->last[level], sizeof r->last[level], "%s", message);
+}
+
+static void test_log_callback(const char *dir) {
+  char path[4096];
+  log_record r;
+  webnn_model *model = NULL;
+  webnn_session *session = NULL;
+  _Alignas(64) float x[8] = {1, 1, 1, 1, 1, 1, 1};
+  memset(&r, 0, sizeof r);
+  path_in(path, sizeof path, dir, "add_relu.wnn");
+  webnn_set_log_callback(record_log, WEBNN_LOG_DEBUG, &r);
+  CHECK(webnn_model_load(path, NULL, &model) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_INFO] == 1 && strstr(r.last[WEBNN_LOG_INFO], "loaded '") != NULL &&
+        strstr(r.last[WEBNN_LOG_INFO], "add_relu.wnn") != NULL);
+  if (!model) goto done;
+  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_INFO] == 2 && strstr(r.last[WEBNN_LOG_INFO], "session") != NULL);
+  if (!session) goto done;
+  /* Aligned memory is bound in place (nothing to say); unaligned is copied. */
+  CHECK(webnn_session_bind_input(session, "x", x, 24, NULL, 0) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_DEBUG] == 0);
+  CHECK(webnn_session_bind_input(session, "x", x + 1, 24, NULL, 0) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_DEBUG] == 1 && strstr(r.last[WEBNN_LOG_DEBUG], "input 'x'") != NULL &&
+        strstr(r.last[WEBNN_LOG_DEBUG], "not 64-byte aligned") != NULL);
+  /* Above the chosen level nothing arrives; with no callback, nothing either. */
+  webnn_set_log_callback(record_log, WEBNN_LOG_WARNING, &r);
+  CHECK(webnn_session_bind_input(session, "x", x + 1, 24, NULL, 0) == WEBNN_OK);
+  webnn_model_free(model);
+  model = NULL;
+  CHECK(webnn_model_load(path, NULL, &model) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_DEBUG] == 1 && r.count[WEBNN_LOG_INFO] == 2);
+  webnn_set_log_callback(NULL, WEBNN_LOG_DEBUG, NULL);
+  webnn_model_free(model);
+  model = NULL;
+  CHECK(webnn_model_load(path, NULL, &model) == WEBNN_OK);
+  CHECK(r.count[WEBNN_LOG_INFO] == 2);
+  CHECK(r.count[WEBNN_LOG_ERROR] == 0 && r.count[WEBNN_LOG_WARNING] == 0);
+done:
+  webnn_set_log_callback(NULL, WEBNN_LOG_ERROR, NULL);
+  webnn_session_free(session);
+  webnn_model_free(model);
+}
+
+/* ---- session options and profiling ---- */
+
+static void test_session_options(const char *dir) {
+  webnn_model *model = NULL;
+  webnn_session *session = NULL;
+  webnn_session_options options;
+  const webnn_node_profile *entries = NULL;
+  size_t count = 0, i;
+  uint64_t runs = 0;
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  int saw_add = 0, saw_relu = 0;
+
+  model = load_test_model(dir, "add_relu.wnn", NULL);
+  if (!model) return;
+  webnn_session_options_init(&options);
+  CHECK(options.struct_size == sizeof options && options.threads == 1 && options.profiling == 0);
+  options.threads = 0;
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_INVALID_ARGUMENT);
+  CHECK(strstr(webnn_last_error(), "threads") != NULL);
+  options.struct_size = 0;
+  options.threads = 2;
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_INVALID_ARGUMENT);
+  CHECK(strstr(webnn_last_error(), "webnn_session_options_init") != NULL);
+  webnn_session_options_init(&options);
+  options.threads = 2;
+  options.profiling = 1;
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_OK);
+  if (!session) goto done;
+  CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+  CHECK(webnn_session_profile(session, &entries, &count, &runs) == WEBNN_OK);
+  CHECK(runs == 2 && count == 2);
+  for (i = 0; i < count && entries; ++i) {
+    saw_add |= strcmp(entries[i].op, "add") == 0 && strcmp(entries[i].name, "add0") == 0;
+    saw_relu |= strcmp(entries[i].op, "relu") == 0;
+    CHECK(entries[i].total_ms >= 0);
+  }
+  CHECK(saw_add && saw_relu);
+  /* Turning it on again resets the counts. */
+  CHECK(webnn_session_set_profiling(session, 1) == WEBNN_OK);
+  CHECK(webnn_session_profile(session, &entries, &count, &runs) == WEBNN_OK);
+  CHECK(runs == 0);
+  CHECK(webnn_session_profile(session, NULL, &count, &runs) == WEBNN_INVALID_ARGUMENT);
+done:
+  webnn_session_free(session);
+  webnn_model_free(model);
+}
+
+/* ---- threads ---- */
+
+enum { kThreads = 4, kRunsPerThread = 40 };
+
+typedef struct worker {
+  const webnn_model *model;
+  int index;
+  int failures;
+} worker;
+
+/* Own session, shared model: y = relu(x + c) for inputs only this thread uses. */
+static void *run_own_session(void *arg) {
+  worker *w = (worker *)arg;
+  webnn_session *session = NULL;
+  const float c[6] = {-3, -2, -1, 1, 2, 3}; /* add_relu's constant */
+  int run, i;
+  if (webnn_session_create(w->model, 1, &session) != WEBNN_OK) {
+    ++w->failures;
+    return NULL;
+  }
+  for (run = 0; run < kRunsPerThread; ++run) {
+    float x[6], want[6];
+    const void *data = NULL;
+    size_t bytes = 0;
+    for (i = 0; i < 6; ++i) {
+      x[i] = (float)(w->index * 100 + run) * (i % 2 ? 1.f : -1.f) * 0.01f;
+      want[i] = x[i] + c[i] > 0 ? x[i] + c[i] : 0;
+    }
+    if (webnn_session_set_input(session, "x", x, sizeof x) != WEBNN_OK || webnn_session_run(session) != WEBNN_OK ||
+        webnn_session_get_output(session, "y", &data, &bytes) != WEBNN_OK || bytes != sizeof want ||
+        memcmp(data, want, sizeof want) != 0)
+      ++w->failures;
+  }
+  webnn_session_free(session);
+  return NULL;
+}
+
+/* One session, two threads. The log callback runs inside thread A's
+ * binding call (an unaligned input is reported there), and there it waits
+ * for thread B to call the same session: B must get WEBNN_SESSION_BUSY with
+ * its own message, while A's call then completes normally. */
+typedef struct overlap {
+  webnn_session *session;
+  pthread_mutex_t mutex;
+  pthread_cond_t cond;
+  int a_inside, b_done;
+  webnn_status b_status;
+  char b_error[512];
+} overlap;
+
+static void block_inside_call(webnn_log_level level, const char *message, void *user) {
+  overlap *o = (overlap *)user;
+  (void)message;
+  if (level != WEBNN_LOG_DEBUG) return;
+  pthread_mutex_lock(&o->mutex);
+  o->a_inside = 1;
+  pthread_cond_broadcast(&o->cond);
+  while (!o->b_done) pthread_cond_wait(&o->cond, &o->mutex);
+  pthread_mutex_unlock(&o->mutex);
+}
+
+static void *call_while_busy(void *arg) {
+  overlap *o = (overlap *)arg;
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  webnn_status s;
+  pthread_mutex_lock(&o->mutex);
+  while (!o->a_inside) pthread_cond_wait(&o->cond, &o->mutex);
+  pthread_mutex_unlock(&o->mutex);
+  s = webnn_session_set_input(o->session, "x", x, sizeof x);
+  pthread_mutex_lock(&o->mutex);
+  o->b_status = s;
+  snprintf(o->b_error, sizeof o->b_error, "%s", webnn_last_error());
+  o->b_done = 1;
+  pthread_cond_broadcast(&o->cond);
+  pthread_mutex_unlock(&o->mutex);
+  return NULL;
+}
+
+static void test_threads(const char *dir) {
+  webnn_model *model = NULL;
+  pthread_t threads[kThreads], b;
+  worker workers[kThreads];
+  overlap o;
+  _Alignas(64) float x[8] = {1, 1, 1, 1, 1, 1, 1};
+  const float want[6] = {0, 0, 0, 2, 3, 4};
+  const void *data = NULL;
+  size_t bytes = 0;
+  int i, started = 0;
+
+  model = load_test_model(dir, "add_relu.wnn", NULL);
+  if (!model) return;
+  for (i = 0; i < kThreads; ++i) {
+    workers[i].model = model;
+    workers[i].index = i;
+    workers[i].failures = 0;
+    if (pthread_create(&threads[i], NULL, run_own_session, &workers[i]) == 0) ++started;
+  }
+  CHECK(started == kThreads);
+  for (i = 0; i < started; ++i) {
+    pthread_join(threads[i], NULL);
+    CHECK(workers[i].failures == 0);
+  }
+
+  memset(&o, 0, sizeof o);
+  pthread_mutex_init(&o.mutex, NULL);
+  pthread_cond_init(&o.cond, NULL);
+  CHECK(webnn_session_create(model, 1, &o.session) == WEBNN_OK);
+  if (o.session && pthread_create(&b, NULL, call_while_busy, &o) == 0) {
+    /* This thread's error message stays its own while B fails. */
+    CHECK(webnn_session_get_output(o.session, "nope", &data, &bytes) == WEBNN_INVALID_ARGUMENT);
+    webnn_set_log_callback(block_inside_call, WEBNN_LOG_DEBUG, &o);
+    CHECK(webnn_session_bind_input(o.session, "x", x + 1, 24, NULL, 0) == WEBNN_OK);
+    webnn_set_log_callback(NULL, WEBNN_LOG_ERROR, NULL);
+    pthread_join(b, NULL);
+    CHECK(o.b_status == WEBNN_SESSION_BUSY);
+    CHECK(strstr(o.b_error, "in use by another thread") != NULL);
+    CHECK(strstr(webnn_last_error(), "no output named 'nope'") != NULL);
+    /* Between calls the session may move to another thread: A's binding holds. */
+    CHECK(webnn_session_run(o.session) == WEBNN_OK);
+    CHECK(webnn_session_get_output(o.session, "y", &data, &bytes) == WEBNN_OK);
+    CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+  }
+  webnn_session_free(o.session);
+  pthread_mutex_destroy(&o.mutex);
+  pthread_cond_destroy(&o.cond);
+  webnn_model_free(model);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -302,6 +808,12 @@ int main(int argc, char **argv) {
   test_bindings(argv[1]);
   test_kv_cache_in_place(argv[1]);
   test_errors(argv[1]);
+  test_version(argv[1]);
+  test_load_memory(argv[1]);
+  test_memory_errors(argv[1]);
+  test_log_callback(argv[1]);
+  test_session_options(argv[1]);
+  test_threads(argv[1]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("c api test passed\n");
   return failures ? 1 : 0;
