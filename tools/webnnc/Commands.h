@@ -27,6 +27,7 @@ struct CompileFlags {
   bool noOptimize = false;
   bool report = false;
   bool verifyEach = false;
+  bool json = false;  // --json: the result as one JSON object on stdout
 };
 
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);

@@ -1,7 +1,13 @@
+// webnnc compile: import, optimize, write the artifact; with --json, one
+// JSON object on stdout describing the result (schema: docs/CLI.md).
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <chrono>
+#include <iostream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -11,10 +17,14 @@
 #include "compiler/frontends/common/GraphBuilder.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
+#include "UnsupportedOps.h"
 #include "core/Prepack.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -24,6 +34,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "nlohmann/json.hpp"
+#include "webnn/runtime.h"
+#include "webnn/version.h"
 #ifdef HAVE_WEBNNFRONTENDDSL
 #include "compiler/frontends/dsl/DslImporter.h"
 #endif
@@ -74,18 +87,63 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
   cmd->add_flag("--verify-each", flags.verifyEach,
                 "Verify the graph after every pass, even one that reports no change, and name the pass "
                 "that fails or leaves an invalid graph");
+  cmd->add_flag("--json", flags.json,
+                "Also print the result as one JSON object on stdout: status, errors, unsupported ops, "
+                "rewrite counts, output size and SHA-256, time, versions (docs/CLI.md)");
 }
 
 namespace {
 
+// What a compile found, for --json. Messages are printed to stderr as they
+// happen either way; this keeps them, with their location, for the JSON.
+struct CompileReport {
+  struct Message {
+    std::string severity;  // "error", "warning", "note"
+    std::string file;      // empty: not about a file (a flag)
+    int64_t line = 0, column = 0;  // 0: no line (binary models locate by node in the message)
+    std::string message;
+  };
+  std::vector<Message> messages;
+  std::vector<mlir::webnn::RewriteCount> rewrites;
+  std::map<std::string, int64_t> opsBefore, opsAfter;
+  bool optimized = false;
+
+  // Prints `webnnc: error: FILE: MESSAGE` (the tool's one-line form) and keeps it.
+  void error(const std::string &file, const std::string &message) {
+    llvm::errs() << "webnnc: error: " << (file.empty() ? "" : file + ": ") << message << "\n";
+    messages.push_back({"error", file, 0, 0, message});
+  }
+  bool hasErrors() const {
+    for (const Message &m : messages)
+      if (m.severity == "error") return true;
+    return false;
+  }
+};
+
+// The first file:line:col inside `loc` (a name or fused location wraps one).
+bool fileLocation(mlir::Location loc, std::string *file, int64_t *line, int64_t *column) {
+  bool found = false;
+  loc->walk([&](mlir::Location l) {
+    if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(l)) {
+      *file = f.getFilename().str();
+      *line = f.getLine();
+      *column = f.getColumn();
+      found = true;
+      return mlir::WalkResult::interrupt();
+    }
+    return mlir::WalkResult::advance();
+  });
+  return found;
+}
+
 bool endsWith(llvm::StringRef s, llvm::StringRef suffix) { return s.ends_with_insensitive(suffix); }
 
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const CompileFlags &flags,
-                                              llvm::SourceMgr &sourceMgr) {
+                                              llvm::SourceMgr &sourceMgr, CompileReport &report) {
   llvm::StringRef path = flags.model;
   if (endsWith(path, ".mlir")) {
     if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
-      llvm::errs() << "webnnc: error: --shape, --dynamic-dim and --const-input apply to ONNX models only\n";
+      report.error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
       return nullptr;
     }
     return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
@@ -96,21 +154,21 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
     for (const std::string &s : flags.shapes) {
       std::string error;
       if (!mlir::webnn::parseShapeFlag(s, options, &error)) {
-        llvm::errs() << "webnnc: error: --shape " << s << ": " << error << "\n";
+        report.error("", "--shape " + s + ": " + error);
         return nullptr;
       }
     }
     for (const std::string &s : flags.dynamicDims) {
       std::string error;
       if (!mlir::webnn::parseDynamicDimFlag(s, options, &error)) {
-        llvm::errs() << "webnnc: error: --dynamic-dim " << s << ": " << error << "\n";
+        report.error("", "--dynamic-dim " + s + ": " + error);
         return nullptr;
       }
     }
     for (const std::string &s : flags.constInputs) {
       std::string error;
       if (!mlir::webnn::parseConstInputFlag(s, options, &error)) {
-        llvm::errs() << "webnnc: error: --const-input " << s << ": " << error << "\n";
+        report.error("", "--const-input " + s + ": " + error);
         return nullptr;
       }
     }
@@ -120,14 +178,13 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
 #ifdef HAVE_WEBNNFRONTENDDSL
   if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
     if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
-      llvm::errs() << "webnnc: error: --shape, --dynamic-dim and --const-input apply to ONNX models only\n";
+      report.error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
       return nullptr;
     }
     return mlir::webnn::importWebNNGraphFile(ctx, path);
   }
 #endif
-  llvm::errs() << "webnnc: error: " << path
-               << ": unknown model format (expected .webnn, .json, .onnx or .mlir)\n";
+  report.error(flags.model, "unknown model format (expected .webnn, .json, .onnx or .mlir)");
   return nullptr;
 }
 
@@ -162,19 +219,26 @@ void buildCpuPipeline(mlir::PassManager &pm) {
 // only the op).
 class VerifyEachPass : public mlir::PassInstrumentation {
  public:
+  VerifyEachPass(CompileReport &report, std::string model) : report_(report), model_(std::move(model)) {}
   void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
     if (succeeded(mlir::verify(op))) return;
-    llvm::errs() << "webnnc: error: the graph does not verify after pass '" << passName(pass) << "'\n";
+    std::lock_guard<std::mutex> lock(mutex_);
+    report_.error(model_, "the graph does not verify after pass '" + passName(pass).str() + "'");
     broken = true;
   }
   void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
-    llvm::errs() << "webnnc: error: pass '" << passName(pass)
-                 << "' failed (an error above, or the graph does not verify after it)\n";
+    std::lock_guard<std::mutex> lock(mutex_);
+    report_.error(model_, "pass '" + passName(pass).str() +
+                              "' failed (an error above, or the graph does not verify after it)");
   }
 
   std::atomic<bool> broken = false;  // function passes may run in parallel
 
  private:
+  CompileReport &report_;
+  std::string model_;
+  std::mutex mutex_;
+
   static llvm::StringRef passName(mlir::Pass *pass) {
     return pass->getArgument().empty() ? pass->getName() : pass->getArgument();
   }
@@ -191,12 +255,12 @@ std::map<std::string, int64_t> countOps(mlir::ModuleOp module) {
 }
 
 // --report: one row per rewrite that fired, then the op counts that changed.
-void printReport(mlir::MLIRContext &ctx, const std::map<std::string, int64_t> &before,
+void printReport(const std::vector<mlir::webnn::RewriteCount> &rewrites, const std::map<std::string, int64_t> &before,
                  const std::map<std::string, int64_t> &after) {
   llvm::errs() << "webnnc: optimization report\n";
   llvm::errs() << llvm::format("  %-24s %-22s %8s\n", "pass", "rewrite", "count");
   bool any = false;
-  for (const mlir::webnn::RewriteCount &c : mlir::webnn::takeRewriteCounts(&ctx)) {
+  for (const mlir::webnn::RewriteCount &c : rewrites) {
     if (c.count == 0) continue;
     any = true;
     llvm::errs() << llvm::format("  %-24s %-22s %8lld\n", c.pass.c_str(), c.rewrite.c_str(), (long long)c.count);
@@ -216,9 +280,10 @@ void printReport(mlir::MLIRContext &ctx, const std::map<std::string, int64_t> &b
 // by the runtime, whose kernels pack what they would pack at their first
 // run, and written again with those bytes appended. Only the final file
 // ever appears under the output name.
-int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn::ArtifactOptions options) {
+int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn::ArtifactOptions options,
+                   CompileReport &report) {
   if (flags.weightless) {
-    llvm::errs() << "webnnc: error: --prepack needs the weights in the artifact (not --weightless)\n";
+    report.error("", "--prepack needs the weights in the artifact (not --weightless)");
     return 2;
   }
   std::vector<int> threads = flags.prepackThreads;
@@ -228,7 +293,7 @@ int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn
   }
   llvm::SmallString<256> unpacked;
   if (std::error_code ec = llvm::sys::fs::createUniqueFile(flags.output + ".unpacked-%%%%%%", unpacked)) {
-    llvm::errs() << "webnnc: error: " << flags.output << ": cannot create a temporary file: " << ec.message() << "\n";
+    report.error(flags.output, "cannot create a temporary file: " + ec.message());
     return 1;
   }
   llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(unpacked); });
@@ -238,7 +303,7 @@ int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn
   if (s.code() == webnn::StatusCode::kUnsupported) {
     llvm::errs() << "webnnc: note: " << flags.output << ": nothing prepacked: " << s.message() << "\n";
   } else if (!s) {
-    llvm::errs() << "webnnc: error: " << flags.output << ": prepacking failed: " << s.message() << "\n";
+    report.error(flags.output, "prepacking failed: " + s.message());
     return 1;
   }
   uint64_t bytes = 0;
@@ -253,11 +318,25 @@ int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn
   return failed(mlir::webnn::writeArtifact(module, flags.output, options)) ? 1 : 0;
 }
 
-}  // namespace
+// Size and SHA-256 (hex) of a written file, or false if it cannot be read.
+bool hashFile(const std::string &path, uint64_t *bytes, std::string *sha256) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!buffer) return false;
+  llvm::SHA256 hash;
+  hash.update(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
+  std::array<uint8_t, 32> digest = hash.final();
+  *bytes = (*buffer)->getBufferSize();
+  *sha256 = llvm::toHex(digest, /*LowerCase=*/true);
+  return true;
+}
 
-int runCompile(const CompileFlags &flags) {
+int compile(const CompileFlags &flags, CompileReport &report, std::string *weightsPath) {
+  if (flags.json && flags.output == "-") {
+    report.error("", "--json prints to stdout; write the output to a file, not -");
+    return 2;
+  }
   if (access(flags.model.c_str(), R_OK) != 0) {
-    llvm::errs() << "webnnc: error: " << flags.model << ": cannot read file\n";
+    report.error(flags.model, "cannot read file");
     return 1;
   }
   mlir::MLIRContext ctx;
@@ -277,8 +356,25 @@ int runCompile(const CompileFlags &flags) {
       llvm::errs() << file.getFilename().getValue() << ": note: " << note.str() << "\n";
     return mlir::success();
   });
+  // Registered last, so it sees each diagnostic first: keeps it for --json
+  // and lets the handlers above print it.
+  mlir::ScopedDiagnosticHandler keep(&ctx, [&](mlir::Diagnostic &d) {
+    CompileReport::Message m;
+    m.severity = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
+                 : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
+                                                                        : "note";
+    if (!fileLocation(d.getLocation(), &m.file, &m.line, &m.column)) m.file = flags.model;
+    m.message = d.str();
+    report.messages.push_back(std::move(m));
+    for (const mlir::Diagnostic &note : d.getNotes()) {
+      CompileReport::Message n{"note", "", 0, 0, note.str()};
+      if (!fileLocation(note.getLocation(), &n.file, &n.line, &n.column)) n.file = flags.model;
+      report.messages.push_back(std::move(n));
+    }
+    return mlir::failure();
+  });
 
-  mlir::OwningOpRef<mlir::ModuleOp> module = importModel(ctx, flags, sourceMgr);
+  mlir::OwningOpRef<mlir::ModuleOp> module = importModel(ctx, flags, sourceMgr, report);
   if (!module || failed(mlir::verify(*module))) return 1;
 
   if (!flags.noOptimize) {
@@ -286,14 +382,19 @@ int runCompile(const CompileFlags &flags) {
     buildCpuPipeline(pm);
     VerifyEachPass *verifyEach = nullptr;
     if (flags.verifyEach) {
-      auto instrumentation = std::make_unique<VerifyEachPass>();
+      auto instrumentation = std::make_unique<VerifyEachPass>(report, flags.model);
       verifyEach = instrumentation.get();
       pm.addInstrumentation(std::move(instrumentation));
     }
-    std::map<std::string, int64_t> before;
-    if (flags.report) before = countOps(*module);
+    const bool counting = flags.report || flags.json;
+    if (counting) report.opsBefore = countOps(*module);
     if (failed(pm.run(*module)) || (verifyEach && verifyEach->broken)) return 1;
-    if (flags.report) printReport(ctx, before, countOps(*module));
+    report.optimized = true;
+    if (counting) {
+      report.rewrites = mlir::webnn::takeRewriteCounts(&ctx);
+      report.opsAfter = countOps(*module);
+    }
+    if (flags.report) printReport(report.rewrites, report.opsBefore, report.opsAfter);
   } else if (flags.report) {
     llvm::errs() << "webnnc: optimization report: --no-optimize, no pass ran\n";
   }
@@ -302,7 +403,7 @@ int runCompile(const CompileFlags &flags) {
     std::error_code ec;
     llvm::raw_fd_ostream os(flags.output, ec);
     if (ec) {
-      llvm::errs() << "webnnc: error: " << flags.output << ": " << ec.message() << "\n";
+      report.error(flags.output, ec.message());
       return 1;
     }
     module->print(os);
@@ -321,12 +422,103 @@ int runCompile(const CompileFlags &flags) {
       llvm::sys::path::replace_extension(w, ".weights");
       options.weightsPath = std::string(w);
     }
+    *weightsPath = options.weightsPath;
   } else if (!flags.weightsOut.empty()) {
-    llvm::errs() << "webnnc: error: --weights-out needs --weightless\n";
+    report.error("", "--weights-out needs --weightless");
     return 2;
   }
-  if (flags.prepack) return writePrepacked(*module, flags, std::move(options));
+  if (flags.prepack) return writePrepacked(*module, flags, std::move(options), report);
   return failed(mlir::webnn::writeArtifact(*module, flags.output, options)) ? 1 : 0;
+}
+
+nlohmann::json fileJson(const std::string &path, CompileReport &report) {
+  nlohmann::json j;
+  j["path"] = path;
+  uint64_t bytes = 0;
+  std::string sha;
+  if (!hashFile(path, &bytes, &sha)) {
+    report.error(path, "cannot read the written file back to hash it");
+    return j;
+  }
+  j["bytes"] = bytes;
+  j["sha256"] = sha;
+  return j;
+}
+
+// The --json object (docs/CLI.md, "webnnc compile --json").
+nlohmann::json resultJson(const CompileFlags &flags, int exitCode, CompileReport &report,
+                          const std::string &weightsPath, double ms) {
+  nlohmann::json j;
+  j["tool"] = "webnnc";
+  j["version"] = WEBNN_VERSION_STRING;
+  // The writer and the runtime share schema/webnn_artifact_format.h.
+  j["artifact_schema_version"] = webnn::artifactSchemaVersion();
+  j["runtime_version"] = webnn::version();
+  j["model"] = flags.model;
+  if (exitCode == 0) {
+    j["output"] = fileJson(flags.output, report);
+    if (!weightsPath.empty()) j["weights"] = fileJson(weightsPath, report);
+    if (report.hasErrors()) exitCode = 1;
+  }
+  j["status"] = exitCode == 0 ? "ok" : "error";
+  j["exit_code"] = exitCode;
+  nlohmann::json errors = nlohmann::json::array(), warnings = nlohmann::json::array();
+  for (const CompileReport::Message &m : report.messages) {
+    nlohmann::json e;
+    e["severity"] = m.severity;
+    if (!m.file.empty()) e["file"] = m.file;
+    if (m.line > 0) {
+      e["line"] = m.line;
+      e["column"] = m.column;
+    }
+    e["message"] = m.message;
+    (m.severity == "warning" ? warnings : errors).push_back(std::move(e));
+  }
+  j["errors"] = errors;
+  j["warnings"] = warnings;
+  nlohmann::json unsupported = nlohmann::json::array();
+#ifdef HAVE_WEBNNFRONTENDONNX
+  // Only when the import failed: the same ops the importer refused, by node.
+  if (exitCode != 0 && endsWith(flags.model, ".onnx")) {
+    std::vector<UnsupportedOp> ops;
+    if (findUnsupportedOnnxOps(flags.model, &ops))
+      for (const UnsupportedOp &op : ops)
+        unsupported.push_back({{"domain", op.domain}, {"op_type", op.opType},
+                               {"opset", op.opset >= 0 ? nlohmann::json(op.opset) : nlohmann::json()},
+                               {"nodes", op.nodes}});
+  }
+#endif
+  j["unsupported_ops"] = unsupported;
+  nlohmann::json rewrites = nlohmann::json::array();
+  for (const mlir::webnn::RewriteCount &c : report.rewrites)
+    if (c.count) rewrites.push_back({{"pass", c.pass}, {"rewrite", c.rewrite}, {"count", c.count}});
+  j["optimized"] = report.optimized;
+  j["rewrites"] = rewrites;
+  nlohmann::json ops = nlohmann::json::object();
+  std::set<std::string> names;
+  for (const auto &[name, n] : report.opsBefore) names.insert(name);
+  for (const auto &[name, n] : report.opsAfter) names.insert(name);
+  for (const std::string &name : names) {
+    auto count = [&](const std::map<std::string, int64_t> &m) { return m.count(name) ? m.at(name) : 0; };
+    ops[name] = {{"before", count(report.opsBefore)}, {"after", count(report.opsAfter)}};
+  }
+  j["ops"] = ops;
+  j["compile_ms"] = ms;
+  return j;
+}
+
+}  // namespace
+
+int runCompile(const CompileFlags &flags) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileReport report;
+  std::string weightsPath;
+  int code = compile(flags, report, &weightsPath);
+  if (!flags.json) return code;
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json j = resultJson(flags, code, report, weightsPath, ms);
+  std::cout << j.dump() << "\n";
+  return j["exit_code"].get<int>();
 }
 
 }  // namespace webnnc
