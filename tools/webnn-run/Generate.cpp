@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "webnn/runtime.h"
+#include "webnn/version.h"
 
 namespace webnnrun {
 namespace {
@@ -263,6 +264,7 @@ int runGenerate(int argc, char **argv) {
   std::string kvCache = "auto";
   CLI::App app{"Greedy generation with a decoder LLM artifact (onnxruntime-genai layout, dynamic sequence length)."};
   app.name("webnn-run generate");
+  app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", weights, "Weights file of a weightless artifact");
   app.add_option("--prompt-ids", promptText, "Prompt token ids, comma-separated")->required();
@@ -279,6 +281,8 @@ int runGenerate(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "webnn-run: error: generate: " << e.what() << "\n";
@@ -309,6 +313,7 @@ int runGenerate(int argc, char **argv) {
     double tokensPerS = decodeTotal > 0 ? 1000.0 * double(r.decodeMs.size()) / decodeTotal : 0;
     if (json) {
       nlohmann::json j;
+      addBuildInfo(j);
       j["artifact"] = artifact;
       j["threads"] = session->threads();
       j["prompt_ids"] = prompt;

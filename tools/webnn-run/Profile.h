@@ -14,6 +14,12 @@ nlohmann::json profileJson(const webnn::Session &session);
 // The same as a table on stderr.
 void printProfile(const nlohmann::json &profile);
 
+// Adds what produced a JSON result to `j`, so a benchmark record says which
+// build and CPU path made it: "tool", "version", "runtime_version",
+// "artifact_schema_version" and "cpu" {"isa", "features", "bf16_dot_products"}
+// (webnn::cpuInfo). Every JSON object webnn-run prints carries these.
+void addBuildInfo(nlohmann::json &j);
+
 }  // namespace webnnrun
 
 #endif

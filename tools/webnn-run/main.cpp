@@ -426,6 +426,7 @@ int run(const Options &opt) {
 
   if (opt.json) {
     nlohmann::json j;
+    webnnrun::addBuildInfo(j);
     j["artifact"] = opt.artifact;
     j["graph"] = model->name();
     j["nodes"] = model->numNodes();

@@ -65,6 +65,21 @@ def main():
         check(j["latency_ms"]["min"] <= j["latency_ms"]["median"] <= j["latency_ms"]["max"], "latency order")
         check(j["iterations"] == 20 and j["threads"] == 1 and j["arena_bytes"] == 128, f"json fields {j}")
         check("load_ms" in j and "first_run_ms" in j, "load_ms / first_run_ms")
+        # What made the result: versions and the CPU path (the same in every JSON webnn-run prints).
+        r_version = run(["--version"], d)
+        check(r_version.returncode == 0 and r_version.stdout.strip() == f"webnn-run {j['version']}",
+              f"--version {r_version.stdout!r} vs json {j.get('version')}")
+        r_gen = run(["generate", "--version"], d)
+        check(r_gen.returncode == 0 and r_gen.stdout == r_version.stdout, f"generate --version: {r_gen}")
+        check(j["tool"] == "webnn-run" and j["runtime_version"] == j["version"], "tool / runtime_version")
+        check(isinstance(j["artifact_schema_version"], int) and j["artifact_schema_version"] > 0, "schema version")
+        check(j["cpu"]["isa"].startswith("x86-64-v3") and "avx2" in j["cpu"]["features"]
+              and isinstance(j["cpu"]["bf16_dot_products"], bool), f"cpu {j.get('cpu')}")
+        r = run([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--json", "--profile"], d)
+        check(r.returncode == 0, f"--json --profile: {r.stderr}")
+        jp = json.loads(r.stdout)
+        check(jp["cpu"] == j["cpu"] and jp["version"] == j["version"] and jp["profile"]["runs"] == 1,
+              "--profile JSON carries versions and cpu")
 
         r = run([f"{a}/odd_names.wnn", "--input", "x=x4.npy", "--output-dir", "out/nested"], d)
         check(r.returncode == 0, f"--output-dir: {r.stderr}")
