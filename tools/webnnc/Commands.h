@@ -32,6 +32,10 @@ struct CompileFlags {
 
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);
 int runCompile(const CompileFlags &flags);
+// `webnnc compile ... --json` whose command line does not parse: the JSON
+// object with status "error" and the message, so a pipeline parsing stdout
+// still gets one. Returns the usage exit status, 2.
+int reportCompileUsageError(const std::string &message);
 
 struct InspectFlags {
   std::string artifact;

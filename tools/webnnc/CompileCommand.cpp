@@ -509,6 +509,14 @@ nlohmann::json resultJson(const CompileFlags &flags, int exitCode, CompileReport
 
 }  // namespace
 
+int reportCompileUsageError(const std::string &message) {
+  CompileReport report;
+  report.messages.push_back({"error", "", 0, 0, message});
+  CompileFlags flags;
+  std::cout << resultJson(flags, 2, report, "", 0).dump() << "\n";
+  return 2;
+}
+
 int runCompile(const CompileFlags &flags) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileReport report;

@@ -1,4 +1,6 @@
 // webnnc: the ahead-of-time compiler driver. Subcommands live in *Command.cpp.
+#include <cstring>
+
 #include "CLI/CLI.hpp"
 #include "Commands.h"
 #include "webnn/version.h"
@@ -15,7 +17,12 @@ int main(int argc, char **argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (code == 0) return 0;
+    bool compileJson = argc > 1 && std::strcmp(argv[1], "compile") == 0;
+    bool json = false;
+    for (int i = 2; i < argc; ++i) json |= std::strcmp(argv[i], "--json") == 0;
+    if (compileJson && json) return webnnc::reportCompileUsageError(e.what());
+    return 2;
   }
   if (app.got_subcommand("compile")) return webnnc::runCompile(compile);
   if (app.got_subcommand("inspect")) return webnnc::runInspect(inspect);
