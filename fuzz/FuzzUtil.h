@@ -1,10 +1,7 @@
-// Shared by the libFuzzer targets: inputs as files without touching the disk,
-// and one bounded run of a loaded model on generated inputs.
+// Shared by the runtime's libFuzzer targets: one bounded run of a loaded
+// model on generated inputs.
 #ifndef WEBNN_FUZZ_FUZZUTIL_H
 #define WEBNN_FUZZ_FUZZUTIL_H
-
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -12,34 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "MemFile.h"
 #include "webnn/runtime.h"
 
 namespace webnn::fuzz {
-
-// The loader takes paths and mmaps them: an anonymous in-memory file
-// (memfd) named through /proc/self/fd gives it one per execution at no disk
-// cost. Closed on destruction; a mapping made from it stays valid.
-class MemFile {
- public:
-  MemFile(const uint8_t *data, size_t size) {
-    fd_ = memfd_create("webnn-fuzz", 0);
-    if (fd_ < 0) return;
-    size_t done = 0;
-    while (done < size) {
-      ssize_t n = write(fd_, data + done, size - done);
-      if (n <= 0) { close(fd_); fd_ = -1; return; }
-      done += size_t(n);
-    }
-  }
-  ~MemFile() { if (fd_ >= 0) close(fd_); }
-  MemFile(const MemFile &) = delete;
-  MemFile &operator=(const MemFile &) = delete;
-  bool ok() const { return fd_ >= 0; }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
- private:
-  int fd_ = -1;
-};
 
 // What one execution may spend on a graph the loader accepted: past these,
 // the model is valid but too big to be worth running in a fuzzer (the

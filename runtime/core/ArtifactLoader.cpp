@@ -21,6 +21,15 @@ namespace fb = ::webnn::artifact;
 
 std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
 
+// flatbuffers::Verifier (2.0) checks a vector's length field but not that its
+// 8-byte elements (long, double, DimensionTerm) are 8-byte aligned; reading a
+// misaligned one is undefined behaviour, so such a vector is refused. The
+// mapping is page-aligned, so the address tells the offset's alignment.
+template <typename V>
+bool elementsAligned(const V *v) {
+  return !v || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
+}
+
 // "tensor 3 'x'" / "node 7 'conv1' (conv2d)": every message names what the
 // user can find in `webnnc inspect` output.
 std::string tensorLabel(const std::vector<LoadedTensor> &tensors, int64_t i) {
@@ -220,6 +229,7 @@ class Loader {
     e->offset = d.offset();
     if (e->offset < -(int64_t(1) << 40) || e->offset > (int64_t(1) << 40))
       return fail(where + " has a dimension offset out of range");
+    if (!elementsAligned(d.terms())) return fail(where + " has a misaligned dimension term vector");
     if (d.terms()) {
       for (const fb::DimensionTerm *t : *d.terms()) {
         if (t->symbol() >= g_.dynamicDims.size())
@@ -403,10 +413,12 @@ class Loader {
       case fb::AttributeKind::String: v.kind = cpu::AttributeValue::Kind::kString; v.s = str(a->s()); break;
       case fb::AttributeKind::Ints:
         v.kind = cpu::AttributeValue::Kind::kInts;
+        if (!elementsAligned(a->ints())) return fail(where + ": option '" + a->name()->str() + "' is misaligned");
         if (a->ints()) v.ints.assign(a->ints()->begin(), a->ints()->end());
         break;
       case fb::AttributeKind::Floats:
         v.kind = cpu::AttributeValue::Kind::kFloats;
+        if (!elementsAligned(a->floats())) return fail(where + ": option '" + a->name()->str() + "' is misaligned");
         if (a->floats()) v.floats.assign(a->floats()->begin(), a->floats()->end());
         break;
       default:

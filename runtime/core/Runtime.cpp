@@ -2,6 +2,9 @@
 #include "webnn/runtime.h"
 
 #include <chrono>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cstdint>
 #include <cstring>
 
@@ -72,6 +75,15 @@ rt::LoaderOptions loaderOptions(const LoadOptions &options) {
 const char *version() { return WEBNN_VERSION_STRING; }
 uint32_t artifactSchemaVersion() { return artifact::kSchemaVersion; }
 
+#if defined(__x86_64__)
+// AMX from CPUID leaf 7 EDX: __builtin_cpu_supports lacks the AMX names in
+// older compilers (clang 14 of the fuzz preset).
+static bool cpuidLeaf7Edx(int bit) {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && ((d >> bit) & 1);
+}
+#endif
+
 CpuInfo cpuInfo() {
   CpuInfo info;
   info.isa = "x86-64-v3";  // what runtime/backends/cpu is compiled for
@@ -90,9 +102,9 @@ CpuInfo cpuInfo() {
       {"avx512vl", bool(__builtin_cpu_supports("avx512vl"))},
       {"avx512vnni", bool(__builtin_cpu_supports("avx512vnni"))},
       {"avx512bf16", bool(__builtin_cpu_supports("avx512bf16"))},
-      {"amx-tile", bool(__builtin_cpu_supports("amx-tile"))},
-      {"amx-int8", bool(__builtin_cpu_supports("amx-int8"))},
-      {"amx-bf16", bool(__builtin_cpu_supports("amx-bf16"))},
+      {"amx-tile", cpuidLeaf7Edx(24)},
+      {"amx-int8", cpuidLeaf7Edx(25)},
+      {"amx-bf16", cpuidLeaf7Edx(22)},
   };
   for (const Feature &f : features)
     if (f.present) info.features.push_back(f.name);

@@ -240,6 +240,29 @@ TEST(ConvolutionKernels, ConvTranspose2dMatchesScatterReference) {
     }
 }
 
+// Dilations and padding of a corrupt artifact (found by fuzz_artifact) whose
+// window or padded size overflows int64: an error, not undefined behaviour.
+TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
+  const int64_t big = int64_t(1) << 62;
+  OpCase c;
+  c.op = "conv2d";
+  c.attrInts("dilations", {big, 1}).attrInts("padding", {0, 0, 0, 0});
+  c.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 1)), f32({1, 1, 3, 3}, randomFloats(9, 2))};
+  c.outputs = {outSpec(DataType::kFloat32, {1, 1, 1, 1})};
+  Status s = runOp(c);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+  c.attrInts("dilations", {1, 1}).attrInts("padding", {big, big, 0, 0});
+  s = runOp(c);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+  OpCase p;
+  p.op = "maxPool2d";
+  p.attrInts("windowDimensions", {3, 3}).attrInts("dilations", {big, 1});
+  p.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 3))};
+  p.outputs = {outSpec(DataType::kFloat32, {1, 1, 1, 1})};
+  s = runOp(p);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+}
+
 TEST(PoolingKernels, AverageExcludesPaddingMaxAndL2WithCeil) {
   // 1x1x3x3, window 2x2, stride 2, pad 1 on top/left, ceil rounding.
   std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 9};

@@ -391,8 +391,13 @@ Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *
                                std::to_string(g.groups) + ") must equal input channels (" + std::to_string(g.C) +
                                ")");
   if (g.O % g.groups != 0) return nodeError(node, "output channels must be divisible by groups");
-  int64_t effH = g.dh * (g.KH - 1) + 1, effW = g.dw * (g.KW - 1) + 1;
-  int64_t padH = g.H + g.padTop + g.padBottom, padW = g.W + g.padLeft + g.padRight;
+  int64_t effH, effW, padH, padW;
+  // Options of a corrupt artifact can overflow these.
+  if (__builtin_mul_overflow(g.dh, g.KH - 1, &effH) || __builtin_add_overflow(effH, 1, &effH) ||
+      __builtin_mul_overflow(g.dw, g.KW - 1, &effW) || __builtin_add_overflow(effW, 1, &effW) ||
+      __builtin_add_overflow(g.H, g.padTop, &padH) || __builtin_add_overflow(padH, g.padBottom, &padH) ||
+      __builtin_add_overflow(g.W, g.padLeft, &padW) || __builtin_add_overflow(padW, g.padRight, &padW))
+    return nodeError(node, "the dilated filter or the padded input size overflows int64");
   if (padH < effH || padW < effW) return nodeError(node, "the dilated filter is larger than the padded input");
   g.OH = (padH - effH) / g.sh + 1;
   g.OW = (padW - effW) / g.sw + 1;

@@ -136,21 +136,28 @@ Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   g.sw = strides[1];
   g.dh = dil[0];
   g.dw = dil[1];
-  int64_t spanH = g.H + padding[0] + padding[1] - (g.dh * (g.KH - 1) + 1);
-  int64_t spanW = g.W + padding[2] + padding[3] - (g.dw * (g.KW - 1) + 1);
+  int64_t spanH, spanW, effH, effW;
+  // Options of a corrupt artifact can overflow these.
+  if (__builtin_mul_overflow(g.dh, g.KH - 1, &effH) || __builtin_mul_overflow(g.dw, g.KW - 1, &effW) ||
+      __builtin_add_overflow(g.H, padding[0], &spanH) || __builtin_add_overflow(spanH, padding[1], &spanH) ||
+      __builtin_add_overflow(g.W, padding[2], &spanW) || __builtin_add_overflow(spanW, padding[3], &spanW) ||
+      __builtin_sub_overflow(spanH, effH, &spanH) || __builtin_sub_overflow(spanW, effW, &spanW))
+    return nodeError(node, "the dilated window or the padded input size overflows int64");
+  spanH -= 1;  // cannot overflow: spanH >= -effH > INT64_MIN
+  spanW -= 1;
   if (spanH < 0 || spanW < 0) return nodeError(node, "the dilated window is larger than the padded input");
   if (hasSizes) {
     if (sizes.size() != 2) return nodeError(node, "outputSizes must have 2 entries");
     // The spec accepts the floor or the ceil size.
     int64_t fh = spanH / g.sh + 1, fw = spanW / g.sw + 1;
-    int64_t ch = (spanH + g.sh - 1) / g.sh + 1, cw = (spanW + g.sw - 1) / g.sw + 1;
+    int64_t ch = fh + (spanH % g.sh != 0), cw = fw + (spanW % g.sw != 0);
     if ((sizes[0] != fh && sizes[0] != ch) || (sizes[1] != fw && sizes[1] != cw))
       return nodeError(node, "outputSizes match neither the floor nor the ceil output size");
     g.OH = sizes[0];
     g.OW = sizes[1];
   } else if (rounding == "ceil") {
-    g.OH = (spanH + g.sh - 1) / g.sh + 1;
-    g.OW = (spanW + g.sw - 1) / g.sw + 1;
+    g.OH = spanH / g.sh + 1 + (spanH % g.sh != 0);  // ceil without overflowing spanH + sh
+    g.OW = spanW / g.sw + 1 + (spanW % g.sw != 0);
   } else {
     g.OH = spanH / g.sh + 1;
     g.OW = spanW / g.sw + 1;

@@ -116,6 +116,15 @@ std::unique_ptr<Kernel> makeIndexMap(std::vector<std::vector<int64_t>> maps, Dat
   return std::make_unique<IndexMapKernel>(std::move(maps), elementBytes(t), padBits);
 }
 
+// For an output without elements the factories build no per-dimension maps:
+// their size follows the dimensions, which a corrupt artifact can make 2^40
+// next to a 0. Empty maps run no rows.
+bool emptyOutput(const Shape &os, DataType t, std::unique_ptr<Kernel> *out) {
+  if (numElements(os) != 0) return false;
+  *out = makeIndexMap(std::vector<std::vector<int64_t>>(os.size()), t);
+  return true;
+}
+
 // A transpose that, once dims adjacent in both orders are merged, swaps the
 // two inner dims of [batch, rows, cols] (NCHW <-> NHWC: [N, C, HW] <-> [N, HW,
 // C]). The index-map kernel would copy rows of C = 3 elements one by one
@@ -256,12 +265,12 @@ Status makeTranspose(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   }
   std::vector<int64_t> st = contiguousStrides(x.shape);
   Shape os(rank);
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    os[i] = x.shape[perm[i]];
-    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back(o * st[perm[i]]);
-  }
+  for (size_t i = 0; i < rank; ++i) os[i] = x.shape[perm[i]];
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (emptyOutput(os, x.dtype, out)) return Status::ok();
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i)
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back(o * st[perm[i]]);
   int64_t batch, rows, cols;
   if (asBatchedTranspose(x.shape, perm, &batch, &rows, &cols) && rows >= 2 && cols >= 2) {
     *out = std::make_unique<BatchedTransposeKernel>(batch, rows, cols, elementBytes(x.dtype));
@@ -290,6 +299,7 @@ Status makeExpand(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (!broadcastShapes(x.shape, ns, &os))
     return nodeError(node, "input shape " + shapeToString(x.shape) + " cannot be expanded to " + shapeToString(ns));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (emptyOutput(os, x.dtype, out)) return Status::ok();
   std::vector<int64_t> st = contiguousStrides(x.shape);
   size_t rank = os.size(), lead = rank - x.shape.size();
   std::vector<std::vector<int64_t>> maps(rank);
@@ -316,7 +326,6 @@ Status makeSlice(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     return nodeError(node, "starts, sizes and strides must each have one entry per input dimension");
   std::vector<int64_t> st = contiguousStrides(x.shape);
   Shape os(rank);
-  std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t d = x.shape[i], s = starts[i];
     if (s < 0) s += d;
@@ -328,9 +337,13 @@ Status makeSlice(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
                                  ") is out of bounds for dimension " + std::to_string(i) + " of size " +
                                  std::to_string(d));
     os[i] = sizes[i] == 0 ? 0 : 1 + (sizes[i] - 1) / strides[i];  // no overflow for huge strides
-    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((s + o * strides[i]) * st[i]);
+    starts[i] = s;
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (emptyOutput(os, x.dtype, out)) return Status::ok();
+  std::vector<std::vector<int64_t>> maps(rank);
+  for (size_t i = 0; i < rank; ++i)
+    for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((starts[i] + o * strides[i]) * st[i]);
   *out = makeIndexMap(std::move(maps), x.dtype);
   return Status::ok();
 }
@@ -353,6 +366,7 @@ Status makeTile(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   }
   // Checked before the index maps, whose size follows the repetitions.
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (emptyOutput(os, x.dtype, out)) return Status::ok();
   std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i)
     for (int64_t o = 0; o < os[i]; ++o) maps[i].push_back((o % x.shape[i]) * st[i]);
@@ -377,6 +391,7 @@ Status makeReverse(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     flip[size_t(a)] = true;
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
+  if (emptyOutput(x.shape, x.dtype, out)) return Status::ok();
   std::vector<int64_t> st = contiguousStrides(x.shape);
   std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i)
@@ -441,6 +456,7 @@ Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   // The output's shape is checked before the index maps are built: their
   // size follows the padding, which a corrupt artifact may make huge.
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
+  if (emptyOutput(os, x.dtype, out)) return Status::ok();
   std::vector<std::vector<int64_t>> maps(rank);
   for (size_t i = 0; i < rank; ++i) {
     int64_t d = x.shape[i];
