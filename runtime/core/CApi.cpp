@@ -81,6 +81,21 @@ webnn_status describe(const std::vector<webnn::TensorInfo> &infos, size_t index,
   return WEBNN_OK;
 }
 
+// The C++ buffer for a webnn_memory; its release calls the C callback.
+webnn::MemoryBuffer toBuffer(const webnn_memory *m) {
+  webnn::MemoryBuffer b;
+  if (!m) return b;
+  b.data = m->data;
+  b.bytes = m->bytes;
+  if (m->release) {
+    webnn_release_fn fn = m->release;
+    const void *data = m->data;
+    size_t bytes = m->bytes;
+    void *user = m->user_data;
+    b.release = [fn, data, bytes, user] { fn(data, bytes, user); };
+  }
+  return b;
+}
 }  // namespace
 
 extern "C" {
@@ -129,24 +144,6 @@ webnn_status webnn_model_load(const char *path, const char *weights_path, webnn_
 }
 
 void webnn_model_free(webnn_model *model) { delete model; }
-
-namespace {
-// The C++ buffer for a webnn_memory; its release calls the C callback.
-webnn::MemoryBuffer toBuffer(const webnn_memory *m) {
-  webnn::MemoryBuffer b;
-  if (!m) return b;
-  b.data = m->data;
-  b.bytes = m->bytes;
-  if (m->release) {
-    webnn_release_fn fn = m->release;
-    const void *data = m->data;
-    size_t bytes = m->bytes;
-    void *user = m->user_data;
-    b.release = [fn, data, bytes, user] { fn(data, bytes, user); };
-  }
-  return b;
-}
-}  // namespace
 
 webnn_status webnn_model_load_memory(const webnn_memory *artifact, const webnn_memory *weights, webnn_model **out) {
   // Built before anything can fail, so each release runs exactly once
