@@ -240,8 +240,9 @@ TEST(ConvolutionKernels, ConvTranspose2dMatchesScatterReference) {
     }
 }
 
-// Dilations and padding of a corrupt artifact (found by fuzz_artifact) whose
-// window or padded size overflows int64: an error, not undefined behaviour.
+// Dilations, strides and padding of a corrupt artifact (found by
+// fuzz_artifact) whose window, padded or transposed output size overflows
+// int64: an error, not undefined behaviour.
 TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
   const int64_t big = int64_t(1) << 62;
   OpCase c;
@@ -260,6 +261,13 @@ TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
   p.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 3))};
   p.outputs = {outSpec(DataType::kFloat32, {1, 1, 1, 1})};
   s = runOp(p);
+  EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+  OpCase t;
+  t.op = "convTranspose2d";
+  t.attrInts("strides", {big, 1});
+  t.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 4)), f32({1, 1, 3, 3}, randomFloats(9, 5))};
+  t.outputs = {outSpec(DataType::kFloat32, {1, 1, 5, 5})};
+  s = runOp(t);
   EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
 }
 

@@ -991,16 +991,27 @@ Status makeConvTranspose2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   g.O = OCg * g.groups;
   if (outPad[0] < 0 || outPad[1] < 0 || outPad[0] >= g.sh || outPad[1] >= g.sw)
     return nodeError(node, "outputPadding must be smaller than strides");
-  int64_t baseH = (g.H - 1) * g.sh + (g.KH - 1) * g.dh + 1 - g.padTop - g.padBottom;
-  int64_t baseW = (g.W - 1) * g.sw + (g.KW - 1) * g.dw + 1 - g.padLeft - g.padRight;
+  // (in - 1) * stride + (k - 1) * dilation + 1 - padding, overflow-checked:
+  // options of a corrupt artifact can overflow it.
+  auto baseSize = [](int64_t in, int64_t stride, int64_t k, int64_t dil, int64_t p0, int64_t p1, int64_t *out) {
+    int64_t a, b;
+    return !(__builtin_mul_overflow(in - 1, stride, &a) || __builtin_mul_overflow(k - 1, dil, &b) ||
+             __builtin_add_overflow(a, b, out) || __builtin_add_overflow(*out, 1, out) ||
+             __builtin_sub_overflow(*out, p0, out) || __builtin_sub_overflow(*out, p1, out));
+  };
+  int64_t baseH, baseW;
+  if (!baseSize(g.H, g.sh, g.KH, g.dh, g.padTop, g.padBottom, &baseH) ||
+      !baseSize(g.W, g.sw, g.KW, g.dw, g.padLeft, g.padRight, &baseW))
+    return nodeError(node, "the output size overflows int64");
   if (hasSizes) {
     g.OH = sizes[0];
     g.OW = sizes[1];
-    if (g.OH < baseH || g.OH >= baseH + g.sh || g.OW < baseW || g.OW >= baseW + g.sw)
+    int64_t dh, dw;
+    if (__builtin_sub_overflow(g.OH, baseH, &dh) || __builtin_sub_overflow(g.OW, baseW, &dw) || dh < 0 ||
+        dh >= g.sh || dw < 0 || dw >= g.sw)
       return nodeError(node, "outputSizes are not reachable with these strides and padding");
-  } else {
-    g.OH = baseH + outPad[0];
-    g.OW = baseW + outPad[1];
+  } else if (__builtin_add_overflow(baseH, outPad[0], &g.OH) || __builtin_add_overflow(baseW, outPad[1], &g.OW)) {
+    return nodeError(node, "the output size overflows int64");
   }
   if (g.OH < 0 || g.OW < 0) return nodeError(node, "padding exceeds the output size");
   WEBNN_RETURN_IF_ERROR(checkBias(node, g.O));
