@@ -261,6 +261,14 @@ TEST(RecurrentKernels, RejectsBadOptionsAndShapes) {
   OpCase i = c;
   i.inputs[0] = fromDoubles(DataType::kInt32, {1, 2}, {1, 2});
   EXPECT_FALSE(runOp(i).isOk());
+  // A hiddenSize whose gate count (3x, 4x) overflows int64 (fuzz_artifact).
+  for (const char *op : {"gruCell", "gru", "lstm"}) {
+    OpCase h = c;
+    h.op = op;
+    h.attrInt("hiddenSize", int64_t(1) << 62);
+    Status s = runOp(h);
+    EXPECT_NE(s.message().find("is too large"), std::string::npos) << op << ": " << s.message();
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "runtime/backends/cpu/kernels/Common.h"
@@ -207,6 +208,11 @@ Status readHiddenSize(const NodeDesc &node, int64_t *h) {
   *h = node.attributes.getInt("hiddenSize", 0);
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
   if (*h <= 0) return nodeError(node, "hiddenSize must be > 0");
+  // The gates' operands have 3 (GRU) or 4 (LSTM) x hiddenSize rows; a larger
+  // value (a corrupt artifact) would overflow that product before the
+  // operands' shapes are compared.
+  if (*h > std::numeric_limits<int64_t>::max() / 4)
+    return nodeError(node, "hiddenSize " + std::to_string(*h) + " is too large");
   return Status::ok();
 }
 
