@@ -27,7 +27,8 @@ std::string str(const flatbuffers::String *s) { return s ? s->str() : std::strin
 // mapping is page-aligned, so the address tells the offset's alignment.
 template <typename V>
 bool elementsAligned(const V *v) {
-  return !v || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
+  // An empty vector has no element to read: FlatBuffers aligns only its length.
+  return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
 }
 
 // "tensor 3 'x'" / "node 7 'conv1' (conv2d)": every message names what the

@@ -10,6 +10,7 @@
 #include "TestArtifact.h"
 #include "core/ArtifactLoader.h"
 #include "webnn_artifact_format.h"
+#include "webnn_artifact_generated.h"
 
 namespace webnn::test {
 namespace {
@@ -54,6 +55,34 @@ TEST(Loader, LoadsValidArtifactWithoutKernelsCheck) {
   EXPECT_EQ(v[0], -3.0f);
   EXPECT_EQ(v[5], 3.0f);
   EXPECT_EQ(g.nodes[1].op, "relu");
+}
+
+// An empty int64 option (WebNN's `axes=[]`, a reshape to a scalar) is
+// valid; FlatBuffers aligns only its length field, so the elements' address
+// may be 4 mod 8. The alignment check must not refuse it. Attribute lists of
+// several lengths shift the layout until one such vector is misaligned.
+TEST(Loader, EmptyIntsOptionsLoadWhereverTheyLand) {
+  int misaligned = 0;
+  for (int count = 1; count <= 8; ++count) {
+    TGraph graph = addReluGraph();
+    for (int k = 0; k < count; ++k) {
+      TAttribute empty;
+      empty.name = "axes" + std::to_string(k);
+      empty.kind = 4;  // AttributeKind.Ints
+      graph.nodes[1].attributes.push_back(empty);
+    }
+    Built b = buildArtifact(graph);
+    const auto *model = flatbuffers::GetRoot<artifact::Model>(b.artifact.data() + artifact::kHeaderSize);
+    for (const artifact::Attribute *a : *model->graph()->nodes()->Get(1)->attributes())
+      if (a->ints() && (reinterpret_cast<const uint8_t *>(a->ints()->Data()) - b.artifact.data()) % 8 != 0)
+        ++misaligned;
+    LoadedGraph g;
+    Status s = loadBytes(b.artifact, &g);
+    ASSERT_TRUE(s.isOk()) << count << " options: " << s.message();
+    for (int k = 0; k < count; ++k)
+      EXPECT_TRUE(g.nodes[1].attributes.getInts("axes" + std::to_string(k), {7}).empty());
+  }
+  EXPECT_GT(misaligned, 0) << "no layout put an empty vector off 8 bytes: the test shows nothing";
 }
 
 TEST(Loader, TruncatedAtEveryLengthFailsCleanly) {
