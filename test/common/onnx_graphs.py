@@ -1,5 +1,9 @@
 """Small builders for the hand-written ONNX test graphs (python3-onnx)."""
+import os
+import subprocess
+
 import numpy as np
+import onnx
 from onnx import helper as h, numpy_helper
 
 
@@ -19,3 +23,16 @@ def make_model(nodes, inputs, outputs, inits=(), opset=17):
     m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
     m.ir_version = 8
     return m
+
+
+def save_and_compile(webnnc, directory, model):
+    """Checks `model`, saves it as DIRECTORY/model.onnx and compiles it with
+    `webnnc` to model.wnn beside it. Returns (onnx path, wnn path, the graph's
+    output names, webnnc's error text or None)."""
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "model.onnx")
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    wnn = os.path.join(directory, "model.wnn")
+    r = subprocess.run([webnnc, "compile", path, "-o", wnn], capture_output=True, text=True)
+    return path, wnn, [o.name for o in model.graph.output], (r.stderr.strip() if r.returncode else None)

@@ -21,7 +21,7 @@ from onnx import TensorProto as TP, helper as h, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import ort_compare  # noqa: E402
-from onnx_graphs import const, make_model, vi  # noqa: E402
+from onnx_graphs import const, make_model, save_and_compile, vi  # noqa: E402
 
 F, I64, B = TP.FLOAT, TP.INT64, TP.BOOL
 
@@ -230,16 +230,9 @@ def main(argv):
     failures = total = 0
     for mi, (name, make, runs) in enumerate(cases()):
         d = os.path.join(work, f"model{mi}")
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "model.onnx")
-        m = make()
-        onnx.checker.check_model(m)
-        onnx.save(m, path)
-        outputs = [o.name for o in m.graph.output]
-        wnn = os.path.join(d, "model.wnn")
-        r = run([webnnc, "compile", path, "-o", wnn])
-        if r.returncode != 0:
-            print(f"[FAIL] {name}: webnnc: {r.stderr.strip()}")
+        path, wnn, outputs, error = save_and_compile(webnnc, d, make())
+        if error:
+            print(f"[FAIL] {name}: webnnc: {error}")
             failures += len(runs)
             total += len(runs)
             continue
