@@ -90,24 +90,26 @@ static void test_passthrough(const char *dir) {
   webnn_session_free(session);
 }
 
-static void test_add_relu(const char *dir) {
-  webnn_model *model = NULL;
+/* y = relu(x + c) on x = 1: {0, 0, 0, 2, 3, 4}. */
+static void check_add_relu_runs(const webnn_model *model) {
   webnn_session *session = NULL;
   const float x[6] = {1, 1, 1, 1, 1, 1};
   const float want[6] = {0, 0, 0, 2, 3, 4};
   const void *data = NULL;
   size_t bytes = 0;
-
-  model = load_test_model(dir, "add_relu_wl.wnn", "add_relu_wl.weights");
-  if (!model) return;
   CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
-  if (session) {
-    CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
-    CHECK(webnn_session_run(session) == WEBNN_OK);
-    CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
-    CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
-    webnn_session_free(session);
-  }
+  if (!session) return;
+  CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+  CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
+  CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+  webnn_session_free(session);
+}
+
+static void test_add_relu(const char *dir) {
+  webnn_model *model = load_test_model(dir, "add_relu_wl.wnn", "add_relu_wl.weights");
+  if (!model) return;
+  check_add_relu_runs(model);
   webnn_model_free(model);
 }
 
@@ -380,22 +382,6 @@ static webnn_memory lend(const file_bytes *b, release_log *r) {
   m.release = r ? count_release : NULL;
   m.user_data = r;
   return m;
-}
-
-/* y = relu(x + c) on x = 1: {0, 0, 0, 2, 3, 4}. */
-static void check_add_relu_runs(const webnn_model *model) {
-  webnn_session *session = NULL;
-  const float x[6] = {1, 1, 1, 1, 1, 1};
-  const float want[6] = {0, 0, 0, 2, 3, 4};
-  const void *data = NULL;
-  size_t bytes = 0;
-  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
-  if (!session) return;
-  CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
-  CHECK(webnn_session_run(session) == WEBNN_OK);
-  CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
-  CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
-  webnn_session_free(session);
 }
 
 static void test_load_memory(const char *dir) {
