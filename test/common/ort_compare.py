@@ -64,6 +64,14 @@ def compare(outputs, d, rtol, atol, same_dtype=False):
     return ok, worst, messages
 
 
+def run_and_compare(bin_dir, wnn, model, outputs, feeds, d, rtol, atol, same_dtype=False):
+    """run_both into d (created), then compare: (ok, max |diff|, messages).
+    Raises RuntimeError naming the runtime that failed."""
+    os.makedirs(d, exist_ok=True)
+    run_both(bin_dir, wnn, model, feeds, d)
+    return compare(outputs, d, rtol, atol, same_dtype)
+
+
 def run_cases(bin_dir, work, cases, make, label, tolerance, prefix):
     """make(case, model_path) -> (feeds {name: array}, [output names]);
     label(case) -> str; tolerance(case) -> (rtol, atol). Returns the number of
@@ -76,15 +84,14 @@ def run_cases(bin_dir, work, cases, make, label, tolerance, prefix):
         model = os.path.join(d, "model.onnx")
         feeds, outputs = make(case, model)
         wnn = os.path.join(d, "model.wnn")
+        rtol, atol = tolerance(case)
         try:
             compile_model(bin_dir, model, wnn)
-            run_both(bin_dir, wnn, model, feeds, d)
+            ok, worst, messages = run_and_compare(bin_dir, wnn, model, outputs, feeds, d, rtol, atol)
         except RuntimeError as e:
             print(f"[FAIL] {label(case)}: {e}")
             failures += 1
             continue
-        rtol, atol = tolerance(case)
-        ok, worst, messages = compare(outputs, d, rtol, atol)
         for m in messages:
             print("    " + m)
         print(f"[{'PASS' if ok else 'FAIL'}] {label(case)}: {', '.join(outputs)} max |diff| {worst:.2e}")

@@ -239,16 +239,15 @@ def main(argv):
         for ri, (label, feeds) in enumerate(runs):
             total += 1
             rd = os.path.join(d, f"run{ri}")
-            os.makedirs(rd, exist_ok=True)
+            # Convolutions may differ in summation order (Winograd, blocking).
+            tol = 1e-4 if make is conv_model else 1e-5
             try:
-                ort_compare.run_both(a.bin, wnn, path, feeds, rd)
+                ok, worst, messages = ort_compare.run_and_compare(a.bin, wnn, path, outputs, feeds, rd, tol, tol,
+                                                                  same_dtype=True)
             except RuntimeError as e:
                 print(f"[FAIL] {name} / {label}: {e}")
                 failures += 1
                 continue
-            # Convolutions may differ in summation order (Winograd, blocking).
-            tol = 1e-4 if make is conv_model else 1e-5
-            ok, worst, messages = ort_compare.compare(outputs, rd, tol, tol, same_dtype=True)
             for msg in messages:
                 print("    " + msg)
             shown = [f"{o}={np.load(os.path.join(rd, 'ort', o + '.npy')).ravel()[:4].tolist()}" for o in outputs]

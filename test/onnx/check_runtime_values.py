@@ -301,14 +301,13 @@ def check(bin_dir, work):
         for ri, (label, feeds) in enumerate(runs):
             total += 1
             rd = os.path.join(d, f"run{ri}")
-            os.makedirs(rd, exist_ok=True)
             try:
-                ort_compare.run_both(bin_dir, wnn, path, feeds, rd)
+                ok, worst, messages = ort_compare.run_and_compare(bin_dir, wnn, path, outputs, feeds, rd, TOL, TOL,
+                                                                  same_dtype=True)
             except RuntimeError as e:
                 print(f"[FAIL] {name} / {label}: {e}")
                 failures += 1
                 continue
-            ok, worst, messages = ort_compare.compare(outputs, rd, TOL, TOL, same_dtype=True)
             for msg in messages:
                 print("    " + msg)
             print(f"[{'PASS' if ok else 'FAIL'}] {name} / {label}: max |diff| {worst:.1e}")
