@@ -174,7 +174,7 @@ struct OutputBinding {
 
 // Kernels, arena and thread pool for running one model; one run at a time.
 // A session serves one thread at a time: a call made while another thread's
-// call is still inside the session (binding, running, profiling) fails with
+// call is still inside the session (binding inputs or outputs, running) fails with
 // StatusCode::kBusy instead of racing; use one session per thread.
 class Session {
  public:
