@@ -191,7 +191,7 @@ class Loader {
       }
       if (!tensorByteSize(lt.dtype, lt.shape, &lt.byteSize))
         return fail(tensorLabel(g_.tensors, i) + " of shape " + shapeToString(lt.shape) +
-                    " has too many elements (more than 2^62)");
+                    " has too many elements (more than 2^56)");
       lt.interfaceType = lt.dtype;
       if (auto it = t->interface_type()) {
         auto v = static_cast<unsigned>(*it);

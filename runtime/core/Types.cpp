@@ -11,9 +11,10 @@ constexpr std::string_view kNames[kNumInterfaceDataTypes] = {
     "float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8", "int4", "uint4",
     "float64", "int16", "uint16", "bfloat16", "bool"};
 constexpr int kBits[kNumInterfaceDataTypes] = {32, 16, 32, 32, 64, 64, 8, 8, 4, 4, 64, 16, 16, 16, 8};
-// Element counts stop at 2^62 so that every later byte computation (at most 8
-// bytes per element) still fits in int64/uint64 without a second check.
-constexpr int64_t kMaxElements = int64_t(1) << 62;
+// Element counts stop at 2^56 so that every later size computation, in bits
+// (tensorByteSize: count * 64) or in bytes, fits in int64/uint64 without a
+// second check.
+constexpr int64_t kMaxElements = int64_t(1) << 56;
 
 }  // namespace
 

@@ -59,7 +59,7 @@ bool convertElements(DataType from, const void *src, DataType to, void *dst, int
 
 using Shape = std::vector<int64_t>;
 
-// Elements in `shape`; false on overflow past 2^62.
+// Elements in `shape`; false past 2^56 (so byte and bit sizes cannot overflow).
 bool elementCount(const Shape &shape, int64_t *count);
 // Bytes of a dense tensor (int4 packs two per byte, rounded up); false on overflow.
 bool tensorByteSize(DataType t, const Shape &shape, uint64_t *bytes);

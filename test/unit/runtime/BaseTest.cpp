@@ -34,8 +34,14 @@ TEST(Types, NamesAndSizes) {
   EXPECT_FALSE(elementCount({int64_t(1) << 40, int64_t(1) << 40}, &n));
   EXPECT_FALSE(elementCount({0, int64_t(1) << 40, int64_t(1) << 40}, &n));
   EXPECT_FALSE(elementCount({-1}, &n));
-  EXPECT_TRUE(elementCount({int64_t(1) << 31, int64_t(1) << 31}, &n));
+  EXPECT_TRUE(elementCount({int64_t(1) << 28, int64_t(1) << 28}, &n));
+  EXPECT_FALSE(elementCount({int64_t(1) << 29, int64_t(1) << 28}, &n));
   EXPECT_FALSE(tensorByteSize(DataType::kUint64, {int64_t(1) << 62, 2}, &bytes));
+  // 6 x (2^59 + 4098) float32 elements: 192 x 2^59 bits wrapped to 98352
+  // bytes before the element limit was low enough (fuzz_artifact).
+  EXPECT_FALSE(tensorByteSize(DataType::kFloat32, {3, 2, (int64_t(1) << 59) + 4098}, &bytes));
+  ASSERT_TRUE(tensorByteSize(DataType::kFloat64, {int64_t(1) << 28, int64_t(1) << 28}, &bytes));
+  EXPECT_EQ(bytes, uint64_t(1) << 59);
   EXPECT_EQ(shapeToString({1, 3, 224, 224}), "[1,3,224,224]");
   EXPECT_EQ(shapeToString({}), "[]");
 }
