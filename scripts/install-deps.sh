@@ -19,6 +19,9 @@ PKGS=(
   clang libclang-rt-dev
   # test material and helper scripts (run with /usr/bin/python3)
   libonnx-testdata python3-numpy python3-onnx
+  # GPU backend (docs/GPU.md): Vulkan headers (the loader is opened at run
+  # time), lavapipe as the test device, validation layers, shader compiler
+  libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools
 )
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq || true
