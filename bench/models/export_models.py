@@ -11,6 +11,20 @@ agreement between runtimes, not accuracy):
   minilm        MiniLM-sized encoder: 6 layers, d=384, 12 heads, ff 1536, seq 128
   tiny_cnn      a few-layer CNN for bench/run.py --smoke (input [1,3,32,32])
 
+The broad suite (bench/run.py --suite broad), torchvision 0.14 constructors
+with weights=None unless said otherwise, images [1,3,224,224]:
+  efficientnet_b0, mobilenetv3_large, shufflenetv2 (x1.0), densenet121,
+  convnext_tiny, vit_b16, swin_t, regnety_400mf, resnext50 (32x4d),
+  squeezenet (1.1), googlenet (no auxiliary heads), mnasnet (1.0)
+  deeplabv3_mbv3  DeepLabV3 with a MobileNetV3-Large backbone, [1,3,256,256],
+                  the "out" map only (no auxiliary head)
+  transformer     torch.nn.Transformer encoder-decoder: 6+6 layers, d=512,
+                  8 heads, ff 2048, source and target 64 tokens each (float
+                  embeddings in, causal target mask baked in)
+  audio_encoder   wav2vec2-style: 7 conv1d layers over 1 s of 16 kHz audio
+                  [1,1,16000] -> 49 frames x 512, then 4 post-norm encoder
+                  layers (d=384, 6 heads, ff 1536)
+
 The encoders take int64 token ids [1,128] (word + position embeddings through
 Gather, as a real BERT export does) and are written out op by op (Linear,
 MatMul attention, Softmax, LayerNorm, erf GELU) so the ONNX graph holds only
@@ -123,6 +137,73 @@ def randomize_batchnorm(model, gen):
                 m.bias.copy_(torch.randn(m.num_features, generator=gen) * 0.1)
 
 
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict; the export wants the
+    map tensor."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+class Seq2Seq(nn.Module):
+    """torch.nn.Transformer over already-embedded source and target sequences,
+    with the causal target mask as a constant."""
+
+    def __init__(self, d=512, heads=8, layers=6, ff=2048, tgt_len=64):
+        super().__init__()
+        self.net = nn.Transformer(d, heads, layers, layers, ff, dropout=0.0, batch_first=True)
+        self.register_buffer("tgt_mask", nn.Transformer.generate_square_subsequent_mask(tgt_len), persistent=False)
+
+    def forward(self, src, tgt):
+        with torch.enable_grad():  # see GradOn
+            return self.net(src, tgt, tgt_mask=self.tgt_mask)
+
+
+class GradOn(nn.Module):
+    """Runs the model with grad enabled, which keeps torch 1.13 off its fused
+    inference kernels (_transformer_encoder_layer_fwd,
+    _native_multi_head_attention): they have no ONNX export."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        with torch.enable_grad():
+            return self.model(x)
+
+
+class AudioEncoder(nn.Module):
+    """wav2vec2-shaped: a strided conv1d feature extractor (GroupNorm after the
+    first layer, GELU), a linear projection, post-norm self-attention layers."""
+
+    def __init__(self, channels=512, d=384, heads=6, ff=1536, layers=4, samples=16000):
+        super().__init__()
+        convs, c_in, n = [], 1, samples
+        for i, (k, s) in enumerate([(10, 5), (3, 2), (3, 2), (3, 2), (3, 2), (2, 2), (2, 2)]):
+            convs.append(nn.Conv1d(c_in, channels, k, stride=s, bias=False))
+            if i == 0:
+                convs.append(nn.GroupNorm(channels, channels))
+            convs.append(nn.GELU())
+            c_in, n = channels, (n - k) // s + 1
+        self.features = nn.Sequential(*convs)
+        self.frames = n
+        self.norm = nn.LayerNorm(channels)
+        self.proj = nn.Linear(channels, d)
+        self.layers = nn.ModuleList(EncoderLayer(d, heads, ff, n) for _ in range(layers))
+
+    def forward(self, audio):
+        x = self.features(audio).transpose(1, 2)  # [1, frames, channels]
+        x = self.proj(self.norm(x))
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
 def make_image_model(name):
     import torchvision
     ctor = {"resnet50": torchvision.models.resnet50, "mobilenetv2": torchvision.models.mobilenet_v2,
@@ -131,6 +212,48 @@ def make_image_model(name):
     randomize_batchnorm(model, torch.Generator().manual_seed(1))
     size = 32 if name == "tiny_cnn" else 224
     return model, (torch.randn(1, 3, size, size),), ["input"], ["logits"]
+
+
+SUITE_IMAGE_MODELS = {
+    "efficientnet_b0": ("efficientnet_b0", {}),
+    "mobilenetv3_large": ("mobilenet_v3_large", {}),
+    "shufflenetv2": ("shufflenet_v2_x1_0", {}),
+    "densenet121": ("densenet121", {}),
+    "convnext_tiny": ("convnext_tiny", {}),
+    "vit_b16": ("vit_b_16", {}),
+    "swin_t": ("swin_t", {}),
+    "regnety_400mf": ("regnet_y_400mf", {}),
+    "resnext50": ("resnext50_32x4d", {}),
+    "squeezenet": ("squeezenet1_1", {}),
+    "googlenet": ("googlenet", {"aux_logits": False, "init_weights": True}),
+    "mnasnet": ("mnasnet1_0", {}),
+}
+
+
+def make_suite_image_model(name):
+    import torchvision
+    ctor, kwargs = SUITE_IMAGE_MODELS[name]
+    model = getattr(torchvision.models, ctor)(weights=None, **kwargs)
+    randomize_batchnorm(model, torch.Generator().manual_seed(1))
+    return GradOn(model), (torch.randn(1, 3, 224, 224),), ["input"], ["logits"]
+
+
+def make_segmentation(name):
+    import torchvision
+    model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None,
+                                                                         aux_loss=False)
+    randomize_batchnorm(model, torch.Generator().manual_seed(1))
+    return SegmentationOut(model), (torch.randn(1, 3, 256, 256),), ["input"], ["out"]
+
+
+def make_transformer(name):
+    model = Seq2Seq()
+    return model, (torch.randn(1, 64, 512), torch.randn(1, 64, 512)), ["src", "tgt"], ["output"]
+
+
+def make_audio_encoder(name):
+    model = AudioEncoder()
+    return model, (torch.randn(1, 1, 16000),), ["audio"], ["hidden_states"]
 
 
 def make_encoder(name):
@@ -148,6 +271,11 @@ MODELS = {
     "bert_base": make_encoder,
     "minilm": make_encoder,
 }
+
+
+MODELS.update({n: make_suite_image_model for n in SUITE_IMAGE_MODELS})
+MODELS.update({"deeplabv3_mbv3": make_segmentation, "transformer": make_transformer,
+               "audio_encoder": make_audio_encoder})
 
 
 def export(name, out_dir, force=False):
