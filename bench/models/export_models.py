@@ -24,6 +24,10 @@ with weights=None unless said otherwise, images [1,3,224,224]:
   audio_encoder   wav2vec2-style: 7 conv1d layers over 1 s of 16 kHz audio
                   [1,1,16000] -> 49 frames x 512, then 4 post-norm encoder
                   layers (d=384, 6 heads, ff 1536)
+  lstm_tagger     sequence tagger: token ids [1,64] -> embedding 128 -> 2-layer
+                  bidirectional LSTM (hidden 256) -> linear, 32 tags per token
+  gru_stack       acoustic-model-like stack: features [1,200,80] -> 2-layer
+                  GRU (hidden 256) -> linear, 40 classes per frame
 
 The encoders take int64 token ids [1,128] (word + position embeddings through
 Gather, as a real BERT export does) and are written out op by op (Linear,
@@ -123,6 +127,35 @@ class TinyCnn(nn.Module):
 
     def forward(self, x):
         return self.fc(self.features(x))
+
+
+class LstmTagger(nn.Module):
+    def __init__(self, vocab=5000, embed=128, hidden=256, tags=32):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, embed)
+        self.lstm = nn.LSTM(embed, hidden, num_layers=2, bidirectional=True, batch_first=True)
+        self.tagger = nn.Linear(2 * hidden, tags)
+
+    def forward(self, ids):
+        y, _ = self.lstm(self.embed(ids))
+        return self.tagger(y)
+
+
+class GruStack(nn.Module):
+    def __init__(self, features=80, hidden=256, classes=40):
+        super().__init__()
+        self.gru = nn.GRU(features, hidden, num_layers=2, batch_first=True)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return self.out(y)
+
+
+def make_recurrent(name):
+    if name == "lstm_tagger":
+        return LstmTagger(), (torch.randint(0, 5000, (1, 64), dtype=torch.int64),), ["input_ids"], ["tags"]
+    return GruStack(), (torch.randn(1, 200, 80),), ["features"], ["logits"]
 
 
 def randomize_batchnorm(model, gen):
@@ -270,6 +303,8 @@ MODELS = {
     "tiny_cnn": make_image_model,
     "bert_base": make_encoder,
     "minilm": make_encoder,
+    "lstm_tagger": make_recurrent,
+    "gru_stack": make_recurrent,
 }
 
 
