@@ -19,6 +19,8 @@ PKGS=(
   clang libclang-rt-dev
   # test material and helper scripts (run with /usr/bin/python3)
   libonnx-testdata python3-numpy python3-onnx
+  # the Python package webnn (bindings/python) and `webnnc inspect --dot`'s test
+  pybind11-dev python3-dev graphviz
   # GPU backend (docs/GPU.md): Vulkan headers (the loader is opened at run
   # time), lavapipe as the test device, validation layers, shader compiler
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc spirv-tools

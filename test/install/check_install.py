@@ -12,7 +12,12 @@
      documented `cc main.c $(pkg-config --cflags --libs webnn)` line; each
      runs the artifact and matches examples/mlp/expected.npy (the tolerances
      of examples/run.sh), and reports bad input with the runtime's message.
-  4. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF.
+  4. The installed Python package: `python3 -c "import webnn; ..."` with
+     PYTHONPATH at the prefix's site folder compiles examples/mlp with the
+     installed webnnc, runs it and matches expected.npy, and reports a bad
+     input with the runtime's message; its module finds libwebnn through
+     an $ORIGIN-relative RUNPATH.
+  5. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF.
 """
 import argparse
 import glob
@@ -177,7 +182,41 @@ def test(args, tmp):
     check(p.stderr.startswith("embed-cpp: run: ") and "got [2,32]" in p.stderr, f"[2, 32] input: {p.stderr!r}")
     print("errors: missing/truncated model, short, int32 and [2, 32] inputs each reported")
 
-    # 4. As a subproject, without tests: configures (PROJECT_* paths, no
+    # 4. The Python package, from the installed tree only.
+    packages = glob.glob(os.path.join(prefix, "lib*", "**", "webnn", "__init__.py"), recursive=True)
+    check(len(packages) == 1, f"expected one installed Python package webnn under {prefix}, found {packages}")
+    site = os.path.dirname(os.path.dirname(packages[0]))
+    modules = glob.glob(os.path.join(site, "webnn", "_runtime*.so"))
+    check(len(modules) == 1, f"no webnn/_runtime*.so beside {packages[0]}")
+    runpath = run(["readelf", "-d", modules[0]]).stdout
+    check("$ORIGIN" in runpath and os.path.abspath(args.build_dir) not in runpath,
+          f"webnn/_runtime's RUNPATH is not relative to the install:\n{runpath}")
+    script = (
+        "import sys, numpy as np, webnn\n"
+        "wnn, x, expected, out = sys.argv[1:5]\n"
+        "r = webnn.compile(sys.argv[5], wnn)\n"
+        "assert r['status'] == 'ok' and r['output']['bytes'] > 0, r\n"
+        "y = webnn.load(wnn).session(threads=2).run({'x': np.load(x)})['probs']\n"
+        "np.save(out, y)\n"
+        "try:\n"
+        "    webnn.load(wnn).session().run({'x': np.load(x).reshape(2, 32)})\n"
+        "    sys.exit('no error for a [2, 32] input')\n"
+        "except webnn.Error as e:\n"
+        "    print(e.code, e)\n"
+        "print(webnn.__file__, webnn.webnnc_path(), webnn.version())\n")
+    py_env = dict(env, PYTHONPATH=site)
+    py_env.pop("WEBNNC", None)
+    y_npy = os.path.join(tmp, "y-python.npy")
+    p = run([sys.executable, "-c", script, os.path.join(tmp, "mlp-python.wnn"), os.path.join(mlp, "input.npy"),
+             os.path.join(mlp, "expected.npy"), y_npy, os.path.join(mlp, "mlp.webnn")], env=py_env)
+    lines = p.stdout.splitlines()
+    check(lines[0] == "invalid_argument input 'x': expected float32 [1,64], got float32 [2,32]",
+          f"python: bad input reported as {lines[0]!r}")
+    check(lines[1] == f"{packages[0]} {os.path.join(prefix, 'bin', 'webnnc')} {args.version}",
+          f"python: package, webnnc or version not the installed ones: {lines[1]!r}")
+    check_output(np.load(y_npy), "python3 -c 'import webnn' (installed)")
+
+    # 5. As a subproject, without tests: configures (PROJECT_* paths, no
     # GoogleTest), webnn::runtime resolves, and the schema generates into the
     # subproject's build folder. Building the whole runtime again is left out
     # (minutes); the build-runtime preset builds the same files.

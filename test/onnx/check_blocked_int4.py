@@ -2,11 +2,13 @@
 """ONNX DequantizeLinear (opset 21) of a blocked int4/uint4 weight feeding
 MatMul, as int4 QDQ exporters write it: webnnc imports the 4-bit initializers
 and the blocked dequantization, --webnn-fuse-matmul-nbits turns the pair into
-one matmulNBits (checked in --report), and the outputs match ONNX Runtime
-with graph optimizations off (with them on, ORT fuses the pair into its own
-MatMulNBits at accuracy_level 4: int8 activations, ~2e-2 off).
+one matmulNBits (checked in webnn.compile's result, webnnc --json's rewrite
+and op counts), and the outputs of a session run through the Python package
+match ONNX Runtime with graph optimizations off (with them on, ORT fuses the
+pair into its own MatMulNBits at accuracy_level 4: int8 activations, ~2e-2
+off).
 
-  check_blocked_int4.py --bin BUILD/bin [--work DIR]
+  PYTHONPATH=BUILD/python check_blocked_int4.py [--work DIR]
 """
 import argparse
 import os
@@ -17,6 +19,8 @@ import tempfile
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+import webnn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
@@ -60,7 +64,6 @@ def make(path, signed, transposed, rng):
 
 def main(argv):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
     ap.add_argument("--work", default=None)
     a = ap.parse_args(argv)
     work = a.work or tempfile.mkdtemp(prefix="webnn-int4-")
@@ -75,18 +78,18 @@ def main(argv):
             feeds = make(model, signed, transposed, rng)
             np.save(os.path.join(d, "x.npy"), feeds["x"])
             wnn = os.path.join(d, "m.wnn")
-            r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", wnn, "--report"],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"[FAIL] {name}: webnnc: {r.stderr.strip()}")
+            try:
+                r = webnn.compile(model, wnn)
+            except webnn.CompileError as e:
+                print(f"[FAIL] {name}: webnnc: {e}")
                 failures += 1
                 continue
-            fused = "matmuls-fused" in r.stderr and "matmulNBits" in r.stderr
-            subprocess.run([os.path.join(a.bin, "webnn-run"), wnn, "--input", f"x={d}/x.npy", "--output-dir",
-                            f"{d}/ours"], check=True, capture_output=True)
+            fused = (any(c["rewrite"] == "matmuls-fused" and c["count"] > 0 for c in r["rewrites"])
+                     and r["ops"].get("matmulNBits", {}).get("after", 0) == 1)
+            x = webnn.load(wnn).session().run(feeds)["y"]
             subprocess.run(["node", ORT_BENCH, model, "--input", f"x={d}/x.npy", "--bench", "1", "--warmup", "0",
                             "--opt-level", "disabled", "--output-dir", f"{d}/ort"], check=True, capture_output=True)
-            x, y = np.load(f"{d}/ours/y.npy"), np.load(f"{d}/ort/y.npy")
+            y = np.load(f"{d}/ort/y.npy")
             ok = fused and x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-5)
             print(f"[{'PASS' if ok else 'FAIL'}] {name}: matmulNBits fused: {fused}, "
                   f"max |diff| {float(np.abs(x - y).max()):.2e}")

@@ -1,20 +1,22 @@
 #!/usr/bin/python3
-"""End to end on test/onnx/models/small_cnn.onnx: webnnc compile, webnn-run,
-compare with a NumPy reference computed from the model's own initializers.
+"""End to end on test/onnx/models/small_cnn.onnx through the Python package
+webnn (webnn.compile, then a session run), compared with a NumPy reference
+computed from the model's own initializers.
 
-    check_small_cnn.py --webnnc BIN --webnn-run BIN
+    PYTHONPATH=BUILD/python check_small_cnn.py
 
 Exits 0 when every output element is within rtol 1e-4 / atol 1e-6.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+import webnn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -51,19 +53,14 @@ def reference(model, x):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--webnnc", required=True)
-    ap.add_argument("--webnn-run", required=True)
-    args = ap.parse_args()
+    ap.parse_args()
     model_path = os.path.join(HERE, "models", "small_cnn.onnx")
     model = onnx.load(model_path)
     x = np.random.default_rng(7).standard_normal((1, 3, 16, 16)).astype(np.float32)
     with tempfile.TemporaryDirectory() as d:
-        np.save(os.path.join(d, "x.npy"), x)
         art = os.path.join(d, "cnn.wnn")
-        subprocess.run([args.webnnc, "compile", model_path, "-o", art], check=True)
-        subprocess.run([args.webnn_run, art, "--input", "input=" + os.path.join(d, "x.npy"),
-                        "--output-dir", os.path.join(d, "out")], check=True)
-        got = np.load(os.path.join(d, "out", "probs.npy"))
+        webnn.compile(model_path, art)
+        got = webnn.load(art).session().run({"input": x})["probs"]
     want = reference(model, x.astype(np.float64))
     err = np.abs(got - want)
     ok = np.all(err <= 1e-6 + 1e-4 * np.abs(want))
