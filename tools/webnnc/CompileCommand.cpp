@@ -17,7 +17,6 @@
 #include "compiler/frontends/common/GraphBuilder.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
-#include "UnsupportedOps.h"
 #include "core/Prepack.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -107,6 +106,10 @@ struct CompileReport {
   std::vector<mlir::webnn::RewriteCount> rewrites;
   std::map<std::string, int64_t> opsBefore, opsAfter;
   bool optimized = false;
+#ifdef HAVE_WEBNNFRONTENDONNX
+  // The ONNX operators the importer refused (it fails on any), subgraphs' included.
+  std::vector<mlir::webnn::UnsupportedOnnxOp> unsupportedOps;
+#endif
 
   // Prints `webnnc: error: FILE: MESSAGE` (the tool's one-line form) and keeps it.
   void error(const std::string &file, const std::string &message) {
@@ -172,7 +175,7 @@ mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const Comp
         return nullptr;
       }
     }
-    return mlir::webnn::importOnnxFile(ctx, path, options);
+    return mlir::webnn::importOnnxFile(ctx, path, options, &report.unsupportedOps);
   }
 #endif
 #ifdef HAVE_WEBNNFRONTENDDSL
@@ -478,15 +481,10 @@ nlohmann::json resultJson(const CompileFlags &flags, int exitCode, CompileReport
   j["warnings"] = warnings;
   nlohmann::json unsupported = nlohmann::json::array();
 #ifdef HAVE_WEBNNFRONTENDONNX
-  // Only when the import failed: the same ops the importer refused, by node.
-  if (exitCode != 0 && endsWith(flags.model, ".onnx")) {
-    std::vector<UnsupportedOp> ops;
-    if (findUnsupportedOnnxOps(flags.model, &ops))
-      for (const UnsupportedOp &op : ops)
-        unsupported.push_back({{"domain", op.domain}, {"op_type", op.opType},
-                               {"opset", op.opset >= 0 ? nlohmann::json(op.opset) : nlohmann::json()},
-                               {"nodes", op.nodes}});
-  }
+  for (const mlir::webnn::UnsupportedOnnxOp &op : report.unsupportedOps)
+    unsupported.push_back({{"domain", op.domain}, {"op_type", op.opType},
+                           {"opset", op.opset >= 0 ? nlohmann::json(op.opset) : nlohmann::json()},
+                           {"nodes", op.nodes}});
 #endif
   j["unsupported_ops"] = unsupported;
   nlohmann::json rewrites = nlohmann::json::array();

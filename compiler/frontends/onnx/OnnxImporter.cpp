@@ -63,15 +63,18 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 
 class ModelImporter {
  public:
-  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &opts, bool keepFloat64)
+  ModelImporter(MLIRContext &ctx, StringRef path, const OnnxImportOptions &opts, bool keepFloat64,
+                std::vector<UnsupportedOnnxOp> *unsupported)
       : ctx_(ctx), path_(path.str()), opts_(opts), fileLoc_(FileLineColLoc::get(&ctx, path, 0, 0)),
-        keepFloat64_(keepFloat64) {}
+        keepFloat64_(keepFloat64), unsupported_(unsupported) {}
 
   OwningOpRef<ModuleOp> run(StringRef bytes);
 
  private:
   LogicalResult readOpsets();
   LogicalResult checkAllSupported();
+  void findUnsupported(const onnx::GraphProto &graph, std::vector<UnsupportedOnnxOp> &out,
+                       std::map<std::string, size_t> &index) const;
   LogicalResult bindInputs(GraphImporter &g);
   LogicalResult bindInitializers(GraphImporter &g);
   LogicalResult bindConstantInput(GraphImporter &g, const onnx::ValueInfoProto &vi,
@@ -93,6 +96,7 @@ class ModelImporter {
   std::map<std::string, int64_t> opsets_;  // domain ("" = ai.onnx) -> version
   std::set<std::string> initializerNames_;
   bool keepFloat64_;  // DOUBLE computes in f64, else in f32
+  std::vector<UnsupportedOnnxOp> *unsupported_;  // the caller's copy of checkAllSupported's list
 };
 
 int64_t ModelImporter::opsetFor(StringRef domain) const {
@@ -116,29 +120,45 @@ LogicalResult ModelImporter::readOpsets() {
   return success();
 }
 
-LogicalResult ModelImporter::checkAllSupported() {
+// Every (domain, op_type, opset) the conversion table lacks, by first use;
+// a node's subgraphs (If branches, Loop and Scan bodies) before the node.
+void ModelImporter::findUnsupported(const onnx::GraphProto &graph, std::vector<UnsupportedOnnxOp> &out,
+                                    std::map<std::string, size_t> &index) const {
   const OpConverterTable &table = onnxOpConverters();
-  // Reported together, so a user sees the full list of missing ops at once.
-  std::vector<std::string> unsupported;
-  std::set<std::string> seen;
-  for (const onnx::NodeProto &node : model_.graph().node()) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const onnx::NodeProto &node = graph.node(i);
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_g()) findUnsupported(a.g(), out, index);
+      for (const onnx::GraphProto &g : a.graphs()) findUnsupported(g, out, index);
+    }
     std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
     int64_t opset = opsetFor(domain);
-    std::string key = (domain.empty() ? "ai.onnx" : domain) + "::" + node.op_type();
-    if (opset < 0) {
-      key += " (domain '" + (domain.empty() ? std::string("ai.onnx") : domain) +
-             "' not in opset_import)";
-    } else if (table.lookup(domain, node.op_type(), opset)) {
-      continue;
-    } else {
-      key += " (opset " + std::to_string(opset) + ")";
-    }
-    if (seen.insert(key).second) unsupported.push_back(key);
+    if (opset >= 0 && table.lookup(domain, node.op_type(), opset)) continue;
+    std::string shown = domain.empty() ? "ai.onnx" : domain;
+    auto [slot, inserted] = index.try_emplace(shown + "\n" + node.op_type() + "\n" + std::to_string(opset), out.size());
+    if (inserted) out.push_back({shown, node.op_type(), opset, {}});
+    // The names convertGraphNodes gives nodes in diagnostics.
+    out[slot->second].nodes.push_back(node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name());
   }
+}
+
+LogicalResult ModelImporter::checkAllSupported() {
+  // Reported together, so a user sees the full list of missing ops at once.
+  std::vector<UnsupportedOnnxOp> unsupported;
+  std::map<std::string, size_t> index;
+  findUnsupported(model_.graph(), unsupported, index);
+  if (unsupported_) *unsupported_ = unsupported;
   if (unsupported.empty()) return success();
   InFlightDiagnostic d = error();
   d << "unsupported ONNX operator" << (unsupported.size() > 1 ? "s" : "") << ": ";
-  for (size_t i = 0; i < unsupported.size(); ++i) d << (i ? ", " : "") << unsupported[i];
+  for (size_t i = 0; i < unsupported.size(); ++i) {
+    const UnsupportedOnnxOp &op = unsupported[i];
+    d << (i ? ", " : "") << op.domain << "::" << op.opType;
+    if (op.opset < 0)
+      d << " (domain '" << op.domain << "' not in opset_import)";
+    else
+      d << " (opset " << op.opset << ")";
+  }
   return failure();
 }
 
@@ -399,7 +419,8 @@ LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::Gra
                failure();
     int64_t opset = opsetFor(node.domain());
     ConvertFn fn = table.lookup(node.domain(), node.op_type(), opset);
-    // Top-level nodes were all checked up front; a subgraph's were not.
+    // Every node was checked up front (checkAllSupported); this guards a
+    // subgraph that a conversion builds itself.
     if (!fn)
       return emitError(loc) << "unsupported ONNX operator: "
                             << (node.domain().empty() ? "ai.onnx" : node.domain())
@@ -484,7 +505,9 @@ OwningOpRef<ModuleOp> ModelImporter::run(StringRef bytes) {
 }  // namespace
 
 OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
-                                       llvm::StringRef path, const OnnxImportOptions &opts) {
+                                       llvm::StringRef path, const OnnxImportOptions &opts,
+                                       std::vector<UnsupportedOnnxOp> *unsupported) {
+  if (unsupported) unsupported->clear();
   loadFrontendDialects(ctx);
   Location fileLoc = FileLineColLoc::get(&ctx, path, 0, 0);
   // float64 (docs/ONNX.md, "float64"): first import with DOUBLE kept as f64.
@@ -509,7 +532,7 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
         return success();
       });
       NodeDiagnosticRewriter rewriter(ctx, fileLoc);
-      ModelImporter importer(ctx, path, opts, /*keepFloat64=*/true);
+      ModelImporter importer(ctx, path, opts, /*keepFloat64=*/true, unsupported);
       module = importer.run(bytes);
       if (module && failed(verify(*module))) module = nullptr;
     }
@@ -519,7 +542,7 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
     }
   }
   NodeDiagnosticRewriter rewriter(ctx, fileLoc);
-  ModelImporter importer(ctx, path, opts, /*keepFloat64=*/false);
+  ModelImporter importer(ctx, path, opts, /*keepFloat64=*/false, unsupported);
   OwningOpRef<ModuleOp> module = importer.run(bytes);
   // Only DOUBLE imports differently, so a graph that imports narrowed but not
   // kept has float64 values.
@@ -529,7 +552,8 @@ OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
 }
 
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
-                                     const OnnxImportOptions &opts) {
+                                     const OnnxImportOptions &opts,
+                                     std::vector<UnsupportedOnnxOp> *unsupported) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer) {
@@ -537,7 +561,7 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
         << "cannot read the model: " << buffer.getError().message();
     return nullptr;
   }
-  return importOnnxBuffer(ctx, (*buffer)->getBuffer(), path, opts);
+  return importOnnxBuffer(ctx, (*buffer)->getBuffer(), path, opts, unsupported);
 }
 
 }  // namespace mlir::webnn

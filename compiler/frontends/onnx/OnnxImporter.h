@@ -51,14 +51,30 @@ bool parseShapeFlag(const std::string &flag, OnnxImportOptions &opts, std::strin
 bool parseDynamicDimFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
 bool parseConstInputFlag(const std::string &flag, OnnxImportOptions &opts, std::string *error);
 
-// Returns null after emitting diagnostics on error.
+// An ONNX operator no conversion handles, with every node that uses it.
+struct UnsupportedOnnxOp {
+  std::string domain;  // "ai.onnx" for the default domain
+  std::string opType;
+  int64_t opset = -1;  // the model's opset for the domain; -1: the domain is not in opset_import
+  // Node names (OpType_INDEX for an unnamed node, INDEX counted in its own
+  // graph), the nodes of If/Loop/Scan bodies included.
+  std::vector<std::string> nodes;
+};
+
+// Returns null after emitting diagnostics on error. Before converting, the
+// importer checks every node of the model, subgraphs included, against the
+// conversion table and fails with one error naming every operator it lacks;
+// `unsupported`, if given, then receives them as a list, in the order the
+// error names them (empty when every operator is handled).
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, llvm::StringRef path,
-                                     const OnnxImportOptions &opts);
+                                     const OnnxImportOptions &opts,
+                                     std::vector<UnsupportedOnnxOp> *unsupported = nullptr);
 
 // Same, from a serialized ModelProto already in memory. `path` names the
 // model in diagnostics and anchors relative external-data locations.
 OwningOpRef<ModuleOp> importOnnxBuffer(MLIRContext &ctx, llvm::StringRef bytes,
-                                       llvm::StringRef path, const OnnxImportOptions &opts);
+                                       llvm::StringRef path, const OnnxImportOptions &opts,
+                                       std::vector<UnsupportedOnnxOp> *unsupported = nullptr);
 
 }  // namespace mlir::webnn
 

@@ -457,6 +457,57 @@ TEST(OnnxImport, UnsupportedOpsListedInOneMessage) {
             "not in opset_import)");
 }
 
+// If branches and Loop bodies are checked with the top graph: one error
+// naming every missing operator, and the same list, by node, for callers
+// (webnnc compile --json's unsupported_ops).
+TEST(OnnxImport, UnsupportedOpsIncludeSubgraphsAndAreListed) {
+  ModelBuilder m;
+  m.input("x", {2}).input("c", {}, onnx::TensorProto::BOOL).output("y");
+  m.node("Frob", {"x"}, {"f"}, "", "com.example");
+  onnx::NodeProto *n = m.node("If", {"c"}, {"y"}, "branch");
+  for (const char *branch : {"then_branch", "else_branch"}) {
+    auto *a = n->add_attribute();
+    a->set_name(branch);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto *g = a->mutable_g();
+    onnx::NodeProto *b = g->add_node();
+    b->set_op_type(std::string(branch) == "then_branch" ? "StringNormalizer" : "Relu");
+    if (std::string(branch) == "then_branch") b->set_name("in_then");
+    b->add_input("f");
+    b->add_output(std::string(branch) + "_out");
+    g->add_output()->set_name(std::string(branch) + "_out");
+  }
+  std::string path = m.save("unsupported_subgraph.onnx");
+  Imported r = importFile(path);
+  EXPECT_FALSE(r);
+  ASSERT_EQ(r.errors.size(), 1u) << r.allErrors();
+  EXPECT_EQ(r.firstError(),
+            "unsupported ONNX operators: com.example::Frob (domain 'com.example' not in opset_import), "
+            "ai.onnx::StringNormalizer (opset 13)");
+
+  MLIRContext ctx;
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  std::vector<UnsupportedOnnxOp> ops;
+  EXPECT_FALSE(importOnnxFile(ctx, path, {}, &ops));
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].domain, "com.example");
+  EXPECT_EQ(ops[0].opType, "Frob");
+  EXPECT_EQ(ops[0].opset, -1);
+  EXPECT_EQ(ops[0].nodes, std::vector<std::string>{"Frob_0"});
+  EXPECT_EQ(ops[1].domain, "ai.onnx");
+  EXPECT_EQ(ops[1].opType, "StringNormalizer");
+  EXPECT_EQ(ops[1].opset, 13);
+  EXPECT_EQ(ops[1].nodes, std::vector<std::string>{"in_then"});
+
+  // A supported model leaves the list empty.
+  ModelBuilder ok;
+  ok.input("x", {2}).output("y");
+  ok.node("Relu", {"x"}, {"y"}, "relu");
+  ops.assign(1, UnsupportedOnnxOp{});
+  EXPECT_TRUE(importOnnxFile(ctx, ok.save("supported.onnx"), {}, &ops));
+  EXPECT_TRUE(ops.empty());
+}
+
 TEST(OnnxImport, NodeErrorsNameTheNode) {
   ModelBuilder m;
   m.input("x", {1, 3, 8, 8}).floats("w", {4, 3, 3}).output("y").output("z");
