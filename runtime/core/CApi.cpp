@@ -222,6 +222,17 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
     if (options->struct_size >= offsetof(webnn_session_options, profiling) + sizeof(int))
       so.profiling = options->profiling != 0;
     std::unique_ptr<webnn::Session> session;
+    if (options->struct_size >= offsetof(webnn_session_options, thread_wait) + sizeof(int)) {
+      switch (options->thread_wait) {
+        case WEBNN_THREAD_WAIT_DEFAULT: so.threadWait = webnn::ThreadWait::kDefault; break;
+        case WEBNN_THREAD_WAIT_SPIN: so.threadWait = webnn::ThreadWait::kSpin; break;
+        case WEBNN_THREAD_WAIT_BLOCK: so.threadWait = webnn::ThreadWait::kBlock; break;
+        default:
+          return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_create_with_options: options.thread_wait is " +
+                                                  std::to_string(options->thread_wait) +
+                                                  " (WEBNN_THREAD_WAIT_DEFAULT, _SPIN or _BLOCK)");
+      }
+    }
     webnn::Status s = webnn::Session::create(*model->model, so, &session);
     if (!s.isOk()) return fromStatus(s);
     *out = new webnn_session{std::move(session), {}, {}};
@@ -232,6 +243,18 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
 void webnn_session_free(webnn_session *session) { delete session; }
 
 webnn_status webnn_session_set_profiling(webnn_session *session, int on) {
+webnn_status webnn_session_thread_wait(const webnn_session *session, webnn_thread_wait *out) {
+  return guarded([&] {
+    if (!session || !out) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_thread_wait: null session or out");
+    switch (session->session->threadWait()) {
+      case webnn::ThreadWait::kSpin: *out = WEBNN_THREAD_WAIT_SPIN; break;
+      case webnn::ThreadWait::kBlock: *out = WEBNN_THREAD_WAIT_BLOCK; break;
+      case webnn::ThreadWait::kDefault: *out = WEBNN_THREAD_WAIT_DEFAULT; break;
+    }
+    return WEBNN_OK;
+  });
+}
+
   return guarded([&] {
     if (!session) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_set_profiling: null session");
     session->session->enableProfiling(on != 0);

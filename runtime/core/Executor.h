@@ -68,6 +68,8 @@ class Executor : private SubgraphRunner {
 
   const PreparedGraph &graph() const { return *graph_; }
   int numThreads() const { return pool_->numThreads(); }
+  cpu::ThreadPool &threadPool() { return *pool_; }
+  const cpu::ThreadPool &threadPool() const { return *pool_; }
 
   // Binds graph input `index` (position in graph().graph.inputs) to caller
   // memory of exactly the tensor's byte size; the binding holds for later runs

@@ -270,7 +270,14 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
     return invalidArgument("threads must be between 1 and " + std::to_string(kMaxThreads) + ", got " +
                            std::to_string(options.threads));
   std::unique_ptr<Session> s(new Session());
+  if (options.threadWait != ThreadWait::kDefault && options.threadWait != ThreadWait::kSpin &&
+      options.threadWait != ThreadWait::kBlock)
+    return invalidArgument("threadWait must be kDefault, kSpin or kBlock, got " +
+                           std::to_string(static_cast<int>(options.threadWait)));
   WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
+  s->executor_->threadPool().setWaitPolicy(options.threadWait == ThreadWait::kSpin    ? cpu::WaitPolicy::kSpin
+                                           : options.threadWait == ThreadWait::kBlock ? cpu::WaitPolicy::kBlock
+                                                                                       : cpu::WaitPolicy::kDefault);
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;
   s->convertedOutputs_.resize(s->outputs_.size());
@@ -458,6 +465,14 @@ std::vector<Session::NodeProfile> Session::profile(uint64_t *runs) const {
 }
 
 int Session::threads() const { return executor_->numThreads(); }
+ThreadWait Session::threadWait() const {
+  switch (executor_->threadPool().waitPolicy()) {
+    case cpu::WaitPolicy::kSpin: return ThreadWait::kSpin;
+    case cpu::WaitPolicy::kBlock: return ThreadWait::kBlock;
+    case cpu::WaitPolicy::kDefault: break;
+  }
+  return ThreadWait::kDefault;
+}
 uint64_t Session::arenaBytes() const { return executor_->graph().arenaBytes; }
 
 }  // namespace webnn

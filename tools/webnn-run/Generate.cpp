@@ -11,6 +11,7 @@
 // step (the present of one step read in place as the next step's past).
 #include "Generate.h"
 #include "Profile.h"
+#include "ThreadWait.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -262,6 +263,7 @@ int runGenerate(int argc, char **argv) {
   int64_t eosId = -1;
   bool json = false, profile = false;
   std::string kvCache = "auto";
+  webnn::ThreadWait wait = webnn::ThreadWait::kDefault;
   CLI::App app{"Greedy generation with a decoder LLM artifact (onnxruntime-genai layout, dynamic sequence length)."};
   app.name("webnn-run generate");
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
@@ -271,6 +273,7 @@ int runGenerate(int argc, char **argv) {
   app.add_option("--max-new-tokens", maxNewTokens, "Tokens to generate (>= 1)");
   app.add_option("--eos-id", eosId, "Stop after generating this token id");
   app.add_option("--threads,-t", threads, "Threads for kernels (>= 1)");
+  addWaitOption(app, &wait);
   app.add_option("--warmup", warmup, "Untimed generations before the reported one (>= 0)");
   app.add_option("--kv-cache", kvCache,
                  "KV cache: 'shared' (past and present one fixed-capacity buffer, written in place), 'swap' (two "
@@ -303,7 +306,10 @@ int runGenerate(int argc, char **argv) {
     for (int64_t id : prompt)
       if (id >= vocab) throw GenerateError{1, "--prompt-ids: token " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(vocab)};
     std::unique_ptr<webnn::Session> session;
-    s = webnn::Session::create(*model, {threads}, &session);
+    webnn::SessionOptions so;
+    so.threads = threads;
+    so.threadWait = wait;
+    s = webnn::Session::create(*model, so, &session);
     if (!s.isOk()) throw GenerateError{1, s.message()};
     KvMode mode = kvCache == "shared" ? KvMode::kShared : kvCache == "swap" ? KvMode::kSwap : KvMode::kAuto;
     for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false, mode);
@@ -316,6 +322,7 @@ int runGenerate(int argc, char **argv) {
       addBuildInfo(j);
       j["artifact"] = artifact;
       j["threads"] = session->threads();
+      j["thread_wait"] = waitName(session->threadWait());
       j["prompt_ids"] = prompt;
       j["generated_ids"] = r.generated;
       j["prefill_tokens"] = prompt.size();

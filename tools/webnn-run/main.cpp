@@ -7,6 +7,7 @@
 #include "Generate.h"
 #include "Profile.h"
 #include <CLI/CLI.hpp>
+#include "ThreadWait.h"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -190,6 +191,7 @@ struct Options {
   std::string outputDir;
   int threads = 1;
   int bench = 0;
+  webnn::ThreadWait wait = webnn::ThreadWait::kDefault;
   int warmup = 1;
   bool json = false;
   bool printPlan = false;
@@ -360,7 +362,10 @@ int run(const Options &opt) {
 
   t0 = Clock::now();
   std::unique_ptr<webnn::Session> session;
-  s = webnn::Session::create(*model, {opt.threads}, &session);
+  webnn::SessionOptions so;
+  so.threads = opt.threads;
+  so.threadWait = opt.wait;
+  s = webnn::Session::create(*model, so, &session);
   if (!s.isOk()) throw Failure{1, s.message()};
   double sessionMs = msSince(t0);
   for (size_t i = 0; i < ins.size(); ++i) {
@@ -431,9 +436,7 @@ int run(const Options &opt) {
     j["graph"] = model->name();
     j["nodes"] = model->numNodes();
     j["threads"] = session->threads();
-    // How idle OpenMP workers wait (chooseOpenMpWaiting): spinning or sleeping
-    // decides small models' latency at 2 threads, so benchmarks record it.
-    if (const char *w = std::getenv("OMP_WAIT_POLICY")) j["openmp_wait_policy"] = w;
+    j["thread_wait"] = webnnrun::waitName(session->threadWait());
     j["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
     j["dot_products"] = dotPrecision;
     j["arena_bytes"] = session->arenaBytes();
@@ -478,62 +481,7 @@ int run(const Options &opt) {
 
 }  // namespace
 
-// OpenMP threads (oneDNN's, and the kernel pool's, see ThreadPool.cpp) spin
-// between parallel regions by default. That is what small, back-to-back ops
-// need when the cores are ours: the ~100 regions of a decode step of the
-// 100M Llama take 2.4 ms at 2 threads spinning vs 4.9 ms sleeping (idle
-// machine, 05:31 UTC 2026-11-22). On a machine whose cores are busy with
-// other work a spinning team collapses instead: ResNet-50 at 2 threads took
-// 430-480 ms spinning vs 52-69 ms passive in the same minute (load avg 6-8).
-// So, unless the user chose (OMP_WAIT_POLICY set), spin briefly
-// (GOMP_SPINCOUNT 200000, then sleep: ~0.1 ms on the Zen 5 VM, ~2 ms on
-// the Intel one, whose `pause` takes ~10 ns) when the other runnable threads
-// leave a core for each of ours, and wait passively otherwise (the
-// WEBNN_RUN_VERBOSE_WAIT environment variable prints the choice). Runnable
-// threads are sampled from /proc/loadavg's running count (instantaneous; the
-// load averages lag by a minute and count our own previous runs). libgomp
-// reads these once at start-up, hence the re-exec.
-int requestedThreads(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--threads" || a == "-t") && i + 1 < argc) return std::max(1, std::atoi(argv[i + 1]));
-    if (a.rfind("--threads=", 0) == 0) return std::max(1, std::atoi(a.c_str() + 10));
-  }
-  return 1;
-}
-
-// The fewest runnable threads besides this one over a few samples (a busy
-// machine stays busy in every sample; a stray daemon wake-up does not), or -1.
-int otherRunnableThreads() {
-  int fewest = -1;
-  for (int sample = 0; sample < 5; ++sample) {
-    if (FILE *f = std::fopen("/proc/loadavg", "r")) {
-      double l1, l5, l15;
-      int running = 0, total = 0;
-      if (std::fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) == 5)
-        fewest = fewest < 0 ? running - 1 : std::min(fewest, running - 1);
-      std::fclose(f);
-    }
-    usleep(2000);
-  }
-  return fewest;
-}
-
-void chooseOpenMpWaiting(int argc, char **argv) {
-  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
-  int others = otherRunnableThreads();
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  bool idleCores = others >= 0 && cores > 0 && others + requestedThreads(argc, argv) <= cores;
-  setenv("OMP_WAIT_POLICY", idleCores ? "ACTIVE" : "PASSIVE", 0);
-  if (idleCores) setenv("GOMP_SPINCOUNT", "200000", 0);
-  if (std::getenv("WEBNN_RUN_VERBOSE_WAIT"))
-    std::fprintf(stderr, "webnn-run: %d other runnable thread(s), %ld core(s): OpenMP threads %s\n", others, cores,
-                 idleCores ? "spin briefly" : "sleep");
-  execv("/proc/self/exe", argv);  // returns only on failure: run as we are
-}
-
 int main(int argc, char **argv) {
-  chooseOpenMpWaiting(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
@@ -553,6 +501,7 @@ int main(int argc, char **argv) {
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
   app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");
+  webnnrun::addWaitOption(app, &opt.wait);
   app.add_flag("--print-plan", opt.printPlan, "Print the arena plan");
   app.add_flag("--verify-weights", opt.verifyWeights, "Also SHA-256-check embedded weights");
   app.add_flag("--profile", opt.profile,

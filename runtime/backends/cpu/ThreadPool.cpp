@@ -1,7 +1,13 @@
 #include "ThreadPool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <system_error>
+#include <sched.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #ifdef WEBNN_THREADPOOL_OPENMP
 #include <omp.h>
@@ -13,20 +19,50 @@ namespace {
 // parallelFor then runs inline instead of waiting on workers that are busy
 // with the outer loop (which would deadlock).
 thread_local bool tInsideParallelFor = false;
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+inline uint32_t generationOf(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
+inline uint32_t chunksOf(uint64_t state) { return static_cast<uint32_t>(state >> 16) & 0xffff; }
+inline uint32_t nextChunkOf(uint64_t state) { return static_cast<uint32_t>(state) & 0xffff; }
+constexpr int64_t kMaxChunks = 0xffff;
+
+// Spins until done() or `limitNs` (-1: no limit) passes; true when done()
+// became true. The clock is read every few pauses (a pause is ~10-150 cycles
+// depending on the CPU, so counting pauses would not bound time). Each round
+// also yields: on a core shared with other runnable threads (another
+// process, or this pool's own thread that the spinner would delay) they run
+// instead, and on an idle core the yield returns at once. Measured on the
+// 2-vCPU VM at load ~5, 100M int4 Llama decode at 2 threads: 117-119 tok/s
+// spinning 0.2 ms without yields, 163-187 blocking at once, 213-240 with.
+template <typename Done>
+bool spinUntil(Done done, int64_t limitNs) {
+  if (limitNs == 0) return done();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::nanoseconds(limitNs);
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (done()) return true;
+      cpuRelax();
+    }
+    sched_yield();
+    if (limitNs > 0 && Clock::now() >= deadline) return done();
+  }
+}
 }  // namespace
 
-ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
+ThreadPool::ThreadPool(int numThreads, WaitPolicy policy)
+    : numThreads_(std::max(1, numThreads)), policy_(policy) {
 #ifdef WEBNN_THREADPOOL_OPENMP
-  // oneDNN (Debian's build) threads with OpenMP. Sharing its thread team
-  // means one set of threads on the cores: a second pool would fight OpenMP's
-  // spin-waiting workers between primitives (measured: 2-thread ResNet-50 4-12x
-  // slower, docs/PERFORMANCE.md), and the team is already warm when a
-  // convolution follows an elementwise op. oneDNN sizes each primitive for
+  // oneDNN (Debian's build) threads with OpenMP and sizes each primitive for
   // the creating thread's OpenMP count, so the kernels a session builds next
   // get the count its runs will use (else each is built twice: ~4 ms of
   // ResNet-50's first run at 1 thread).
   omp_set_num_threads(numThreads_);
-  return;
 #endif
   workers_.reserve(numThreads_ - 1);
   // If the system refuses a thread (limits, memory), run with the ones it gave:
@@ -41,10 +77,21 @@ ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (auto &t : workers_) t.join();
+}
+
+void ThreadPool::setWaitPolicy(WaitPolicy policy) { policy_.store(policy, std::memory_order_relaxed); }
+
+int64_t ThreadPool::spinNs() const {
+  switch (policy_.load(std::memory_order_relaxed)) {
+    case WaitPolicy::kSpin: return -1;
+    case WaitPolicy::kBlock: return 0;
+    case WaitPolicy::kDefault: break;
+  }
+  return kDefaultSpinNs;
 }
 
 void ThreadPool::startWorkers() {
@@ -55,7 +102,6 @@ void ThreadPool::startWorkers() {
     }
   }
 #endif
-  // Without OpenMP the workers started in the constructor.
 }
 
 bool ThreadPool::insideParallelFor() {
@@ -65,37 +111,25 @@ bool ThreadPool::insideParallelFor() {
   return tInsideParallelFor;
 }
 
-void ThreadPool::runChunks(const Job &job) {
+void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t chunk, bool caller) {
+  uint64_t s = state_.load(std::memory_order_acquire);
   for (;;) {
-    int64_t c = nextChunk_.fetch_add(1, std::memory_order_relaxed);
-    if (c >= job.numChunks) return;
-    int64_t begin = c * job.chunk;
-    int64_t end = std::min(job.n, begin + job.chunk);
-    job.fn(job.ctx, begin, end);
+    if (generationOf(s) != generation) return;
+    const uint32_t c = nextChunkOf(s), numChunks = chunksOf(s);
+    if (c >= numChunks) return;
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    int64_t begin = int64_t(c) * chunk;
+    fn(ctx, begin, std::min(n, begin + chunk));
+    uint32_t done = chunksDone_.fetch_add(1) + 1;
+    if (!caller && done == numChunks && callerSleeping_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_one();
+    }
+    s = state_.load(std::memory_order_acquire);
   }
 }
 
 void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  // One contiguous range per thread, in a bare parallel region: a worksharing
-  // loop (dynamic or static) costs more than it balances here. MobileNetV2 at
-  // 2 threads, alternating: 1.91-2.14 -> 1.83-1.86 ms; transformers and a
-  // loaded machine unchanged (docs/PERFORMANCE.md).
-  {
-    const int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(numThreads_, n / grain));
-    if (numChunks == 1) {
-      fn(ctx, 0, n);
-      return;
-    }
-    const int64_t chunk = (n + numChunks - 1) / numChunks;
-#pragma omp parallel num_threads(static_cast<int>(numChunks))
-    {
-      const int64_t begin = int64_t(omp_get_thread_num()) * chunk;
-      if (begin < n) fn(ctx, begin, std::min(n, begin + chunk));
-    }
-    return;
-  }
-#endif
   // Another thread is already driving this pool (two runs of one session at
   // once): do the work here rather than queue behind it.
   std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);
@@ -105,48 +139,59 @@ void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
     tInsideParallelFor = false;
     return;
   }
-  // A few chunks per thread so an uneven split (or a descheduled worker on a
-  // shared VM) does not leave the others idle at the end.
-  int64_t maxChunks = int64_t(numThreads_) * 4;
-  int64_t numChunks = std::min(maxChunks, (n + grain - 1) / grain);
+  // One contiguous range per thread, claimed rather than assigned: a worker
+  // that has not woken yet (a shared machine, or one still blocked) leaves
+  // its range to the caller instead of making it wait.
+  int64_t numChunks = std::min<int64_t>({numThreads_, (n + grain - 1) / grain, kMaxChunks});
   int64_t chunk = (n + numChunks - 1) / numChunks;
   numChunks = (n + chunk - 1) / chunk;
+  const uint32_t chunks = static_cast<uint32_t>(numChunks);
 
-  Job job{fn, ctx, n, chunk, numChunks};
-  {
+  fn_.store(fn, std::memory_order_relaxed);
+  ctx_.store(ctx, std::memory_order_relaxed);
+  n_.store(n, std::memory_order_relaxed);
+  chunk_.store(chunk, std::memory_order_relaxed);
+  chunksDone_.store(0, std::memory_order_relaxed);
+  const uint32_t generation = ++generation_;
+  state_.store(uint64_t(generation) << 32 | uint64_t(chunks) << 16);  // seq_cst: before the sleeper check
+  if (sleepingWorkers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
-    job_ = job;
-    nextChunk_.store(0, std::memory_order_relaxed);
-    activeWorkers_ = static_cast<int>(workers_.size());
-    ++generation_;
+    wake_.notify_all();
   }
-  wake_.notify_all();
 
   tInsideParallelFor = true;
-  runChunks(job);
+  runChunks(generation, fn, ctx, n, chunk, /*caller=*/true);
   tInsideParallelFor = false;
 
+  auto allDone = [&] { return chunksDone_.load(std::memory_order_acquire) == chunks; };
+  if (spinUntil(allDone, spinNs())) return;
   std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return activeWorkers_ == 0; });
+  callerSleeping_.store(true);
+  done_.wait(lock, [&] { return chunksDone_.load() == chunks; });
+  callerSleeping_.store(false, std::memory_order_relaxed);
 }
 
 void ThreadPool::workerLoop() {
   tInsideParallelFor = true;
-  uint64_t seen = 0;
+  uint32_t seen = 0;
   for (;;) {
-    Job job;
-    {
+    auto hasWork = [&] {
+      return stop_.load(std::memory_order_relaxed) ||
+             generationOf(state_.load(std::memory_order_acquire)) != seen;
+    };
+    if (!spinUntil(hasWork, spinNs())) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      job = job_;
+      sleepingWorkers_.fetch_add(1);
+      wake_.wait(lock, [&] { return stop_.load() || generationOf(state_.load()) != seen; });
+      sleepingWorkers_.fetch_sub(1, std::memory_order_relaxed);
     }
-    runChunks(job);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--activeWorkers_ == 0) done_.notify_one();
-    }
+    if (stop_.load()) return;
+    const uint64_t s = state_.load(std::memory_order_acquire);
+    seen = generationOf(s);
+    // Read after the generation: possibly the next job's fields already, in
+    // which case runChunks finds the generation moved on and claims nothing.
+    runChunks(seen, fn_.load(std::memory_order_relaxed), ctx_.load(std::memory_order_relaxed),
+              n_.load(std::memory_order_relaxed), chunk_.load(std::memory_order_relaxed), /*caller=*/false);
   }
 }
 

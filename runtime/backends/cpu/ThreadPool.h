@@ -4,6 +4,11 @@
 // thread, with no hand-off at all, when the pool has one thread, when the range
 // fits in one grain, or when called from inside another parallelFor: small ops
 // (most of a graph's elementwise tail) then cost nothing extra.
+//
+// Idle workers (and a caller waiting for the last chunk) spin for a bounded
+// time, then block (WaitPolicy). The pool's threads are its own, not
+// OpenMP's: OpenMP reads its waiting policy once per process from the
+// environment, so a library could not choose it per session.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 
@@ -18,19 +23,38 @@
 
 namespace webnn::cpu {
 
+// How a thread with nothing to do waits for the next loop (a worker) or for
+// the other threads' chunks (the caller).
+enum class WaitPolicy {
+  kDefault,  // spin (yielding) kDefaultSpinNs, then block
+  kSpin,     // spin (yielding) until there is work: burns the cores between runs
+  kBlock,    // block at once: frees the cores, costs a wake-up per loop
+};
+
 class ThreadPool {
  public:
+  // Bounded spin of WaitPolicy::kDefault: long enough to bridge the serial
+  // gaps between the loops of one run and between back-to-back runs (a
+  // decode step's ~60 GEMVs, the next token), short enough that a pool with
+  // nothing to do soon leaves its cores to others. 0.1-2 ms decoded alike.
+  static constexpr int64_t kDefaultSpinNs = 1'000'000;
+
   // numThreads counts the calling thread: 1 = no workers, everything inline.
   // Values < 1 mean 1.
-  explicit ThreadPool(int numThreads);
+  explicit ThreadPool(int numThreads, WaitPolicy policy = WaitPolicy::kDefault);
   ~ThreadPool();
   ThreadPool(const ThreadPool &) = delete;
   ThreadPool &operator=(const ThreadPool &) = delete;
 
   int numThreads() const { return numThreads_; }
 
-  // Starts the workers now rather than in the first parallelFor (on this VM
-  // OpenMP's first parallel region took 1.6-6.5 ms in about one run of three).
+  // Takes effect at each thread's next wait.
+  void setWaitPolicy(WaitPolicy policy);
+  WaitPolicy waitPolicy() const { return policy_.load(std::memory_order_relaxed); }
+
+  // With OpenMP (oneDNN's threads) starts its team now rather than in the
+  // first primitive (on this VM OpenMP's first parallel region took 1.6-6.5 ms
+  // in about one run of three). The pool's own workers start in the constructor.
   void startWorkers();
 
   // Calls fn(begin, end) over disjoint chunks covering [0, n), each at least
@@ -51,31 +75,44 @@ class ThreadPool {
 
  private:
   using ChunkFn = void (*)(void *ctx, int64_t begin, int64_t end);
-  struct Job {
-    ChunkFn fn = nullptr;
-    void *ctx = nullptr;
-    int64_t n = 0;
-    int64_t chunk = 0;
-    int64_t numChunks = 0;
-  };
 
   static bool insideParallelFor();
   void dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
   void workerLoop();
-  // Claims and runs chunks of the current job until none are left.
-  void runChunks(const Job &job);
+  // Claims and runs chunks of job `generation` until none are left or a
+  // newer job has started.
+  void runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t chunk, bool caller);
+  // Nanoseconds to spin before blocking, -1 = no limit.
+  int64_t spinNs() const;
 
   int numThreads_;
   std::vector<std::thread> workers_;
   std::mutex dispatchMutex_;  // one parallelFor at a time per pool
+  std::atomic<WaitPolicy> policy_;
+
+  // The current job: generation (bits 32-63), chunk count (16-31) and next
+  // unclaimed chunk (0-15). Chunks are claimed by compare-exchange on the
+  // whole word, so a claim succeeds only while its job is unfinished; the
+  // caller rewrites the fields below only after its job is finished, so a
+  // successful claim means the fields a worker read were that job's.
+  std::atomic<uint64_t> state_{0};
+  uint32_t generation_ = 0;  // the caller's copy (dispatch holds dispatchMutex_)
+  // The job's fields: written by the caller before it publishes the new
+  // generation (release), read by workers after seeing it (acquire).
+  std::atomic<ChunkFn> fn_{nullptr};
+  std::atomic<void *> ctx_{nullptr};
+  std::atomic<int64_t> n_{0}, chunk_{0};
+  std::atomic<uint32_t> chunksDone_{0};
+
+  // Blocking: a thread announces itself before its last check under mutex_,
+  // the other side checks the announcement after its store (both seq_cst),
+  // so no wake-up is lost and none is paid for while everyone spins.
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable done_;
-  Job job_;
-  uint64_t generation_ = 0;      // bumped per job; workers wait for a change
-  int activeWorkers_ = 0;        // workers still inside the current job
-  std::atomic<int64_t> nextChunk_{0};
-  bool stop_ = false;
+  std::condition_variable wake_;  // workers: a new generation or stop
+  std::condition_variable done_;  // caller: the last chunk finished
+  std::atomic<int> sleepingWorkers_{0};
+  std::atomic<bool> callerSleeping_{false};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace webnn::cpu

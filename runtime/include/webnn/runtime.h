@@ -152,12 +152,18 @@ class Model {
 
 constexpr int kMaxThreads = 1024;
 
-// How idle worker threads wait (spin or sleep) is OpenMP's choice, read once
-// when the process starts (OMP_WAIT_POLICY, GOMP_SPINCOUNT), so it is not a
-// session option; see docs/EMBEDDING.md.
+// How a session's kernel threads wait between parallel loops (idle workers)
+// and for each other's share of a loop (the calling thread).
+enum class ThreadWait {
+  kDefault,  // spin for a bounded time (1 ms, yielding the core to other runnable threads), then block
+  kSpin,     // spin until there is work: lowest latency on cores of your own; burns them between runs
+  kBlock,    // block at once: leaves the cores to others; each loop pays a wake-up
+};
+
 struct SessionOptions {
   int threads = 1;         // threads kernels may use, counting the caller; 1..kMaxThreads
   bool profiling = false;  // time every node from the first run (enableProfiling)
+  ThreadWait threadWait = ThreadWait::kDefault;
 };
 
 struct InputBinding {
@@ -240,6 +246,7 @@ class Session {
   const std::vector<TensorInfo> &inputs() const { return inputs_; }
   const std::vector<TensorInfo> &outputs() const { return outputs_; }
   int threads() const;
+  ThreadWait threadWait() const;
   uint64_t arenaBytes() const;
 
  private:

@@ -30,9 +30,9 @@
  * - The log callback (webnn_set_log_callback) is process-wide and may be
  *   called from any thread that calls into the runtime, concurrently.
  * - Kernel threads: a session with threads > 1 runs kernels on a pool of
- *   worker threads (OpenMP's when built with it). How idle workers wait
- *   (spin or sleep) is decided by OMP_WAIT_POLICY / GOMP_SPINCOUNT in the
- *   environment when the process starts; there is no per-session setting. */
+ *   worker threads of its own. How they wait between parallel loops is the
+ *   session's thread_wait option (webnn_thread_wait); no environment
+ *   variable is read. */
 #ifndef WEBNN_C_H
 #define WEBNN_C_H
 
@@ -160,15 +160,31 @@ webnn_status webnn_session_create(const webnn_model *model, int threads, webnn_s
 
 /* Session settings; fill with webnn_session_options_init first, so fields
  * added later keep their defaults. */
+/* How a session's kernel threads wait between parallel loops (idle
+ * workers) and for each other's share of a loop (the calling thread). */
+typedef enum webnn_thread_wait {
+  /* Spin for a bounded time (1 ms, yielding the core to other runnable
+   * threads), then block. */
+  WEBNN_THREAD_WAIT_DEFAULT = 0,
+  /* Spin until there is work: lowest latency on cores of your own; burns
+   * them between runs while the session lives. */
+  WEBNN_THREAD_WAIT_SPIN = 1,
+  /* Block at once: leaves the cores to others; each loop pays a wake-up. */
+  WEBNN_THREAD_WAIT_BLOCK = 2
+} webnn_thread_wait;
+
 typedef struct webnn_session_options {
   size_t struct_size; /* sizeof(webnn_session_options), set by _init */
   int threads;        /* kernel threads counting the caller, >= 1 (default 1) */
   int profiling;      /* nonzero: time every node from the first run (default 0) */
+  int thread_wait;    /* a webnn_thread_wait (default WEBNN_THREAD_WAIT_DEFAULT) */
 } webnn_session_options;
 void webnn_session_options_init(webnn_session_options *options);
 webnn_status webnn_session_create_with_options(const webnn_model *model, const webnn_session_options *options,
                                                webnn_session **out);
 void webnn_session_free(webnn_session *session);
+/* The session's webnn_thread_wait (as created). */
+webnn_status webnn_session_thread_wait(const webnn_session *session, webnn_thread_wait *out);
 
 /* Per-node timing (session created with profiling, or turned on here;
  * turning it on or off resets it). */

@@ -3,8 +3,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <ctime>
+#include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "backends/cpu/Kernel.h"
 #include "backends/cpu/ThreadPool.h"
@@ -174,11 +179,17 @@ TEST(NodeAttributes, TypedGettersAndMismatch) {
   EXPECT_EQ(a.getInt("axis", 0), 9);
 }
 
-class ThreadPoolTest : public ::testing::TestWithParam<int> {};
+// Every test runs at each thread count under each wait policy.
+class ThreadPoolTest : public ::testing::TestWithParam<std::tuple<int, cpu::WaitPolicy>> {
+ protected:
+  int threads() const { return std::get<0>(GetParam()); }
+  cpu::WaitPolicy policy() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(ThreadPoolTest, CoversRangeExactlyOnce) {
-  cpu::ThreadPool pool(GetParam());
-  EXPECT_EQ(pool.numThreads(), std::max(1, GetParam()));
+  cpu::ThreadPool pool(threads(), policy());
+  EXPECT_EQ(pool.numThreads(), std::max(1, threads()));
+  EXPECT_EQ(pool.waitPolicy(), policy());
   for (int64_t n : {0, 1, 7, 64, 1000, 100003}) {
     for (int64_t grain : {1, 16, 1000, 1 << 20}) {
       std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
@@ -196,14 +207,14 @@ TEST_P(ThreadPoolTest, CoversRangeExactlyOnce) {
 }
 
 TEST_P(ThreadPoolTest, SmallRangesRunInline) {
-  cpu::ThreadPool pool(GetParam());
+  cpu::ThreadPool pool(threads(), policy());
   std::thread::id caller = std::this_thread::get_id(), ran;
   pool.parallelFor(10, 100, [&](int64_t, int64_t) { ran = std::this_thread::get_id(); });
   EXPECT_EQ(ran, caller);
 }
 
 TEST_P(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
-  cpu::ThreadPool pool(GetParam());
+  cpu::ThreadPool pool(threads(), policy());
   std::atomic<int64_t> total{0};
   pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i)
@@ -213,7 +224,7 @@ TEST_P(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
 }
 
 TEST_P(ThreadPoolTest, ManySmallJobs) {
-  cpu::ThreadPool pool(GetParam());
+  cpu::ThreadPool pool(threads(), policy());
   int64_t sum = 0;
   std::atomic<int64_t> acc{0};
   for (int j = 0; j < 2000; ++j) {
@@ -223,7 +234,93 @@ TEST_P(ThreadPoolTest, ManySmallJobs) {
   EXPECT_EQ(acc, sum);
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(0, 1, 2, 3, 8));
+// Each chunk waits for the other to have started, so both threads must run
+// one: workers asleep (kBlock, or kDefault after its spin) are woken.
+TEST_P(ThreadPoolTest, SleepingWorkersWake) {
+  if (threads() < 2) GTEST_SKIP() << "no workers";
+  cpu::ThreadPool pool(threads(), policy());
+  for (int round = 0; round < 20; ++round) {
+    if (round % 5 == 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the spin
+    std::atomic<int> started{0};
+    std::atomic<bool> timedOut{false};
+    std::vector<std::thread::id> ran(2);
+    pool.parallelFor(2, 1, [&](int64_t b, int64_t) {
+      ran[size_t(b)] = std::this_thread::get_id();
+      started++;
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < 2)
+        if (std::chrono::steady_clock::now() > deadline) {
+          timedOut = true;
+          return;
+        }
+    });
+    ASSERT_FALSE(timedOut) << "round " << round << ": no second thread took a chunk";
+    EXPECT_NE(ran[0], ran[1]);
+  }
+}
+
+// A chunk that outlasts the caller's spin: the caller blocks and is woken by
+// the worker that finishes last, and sees its writes.
+TEST_P(ThreadPoolTest, CallerWaitsForSlowChunks) {
+  cpu::ThreadPool pool(threads(), policy());
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int64_t> out(64, -1);
+    pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
+      if (b != 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      for (int64_t i = b; i < e; ++i) out[size_t(i)] = i * round;
+    });
+    for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(out[size_t(i)], i * round) << "round " << round;
+  }
+}
+
+// Random sizes and grains back to back, the policy switched now and then:
+// late workers must never run a chunk of a job that is over.
+TEST_P(ThreadPoolTest, RandomJobsWithPolicyChanges) {
+  cpu::ThreadPool pool(threads(), policy());
+  const cpu::WaitPolicy policies[] = {cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin, cpu::WaitPolicy::kBlock};
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int j = 0; j < 3000; ++j) {
+    if (j % 500 == 499) pool.setWaitPolicy(policies[next() % 3]);
+    const int64_t n = next() % 300, grain = 1 + next() % 40;
+    std::vector<int> hits(size_t(n), 0);  // plain ints: each index has one writer
+    pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+    });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "job " << j << " n=" << n << " i=" << i;
+  }
+}
+
+// The default spin is bounded: a pool left idle stops using the CPU.
+TEST(ThreadPoolWait, DefaultStopsSpinning) {
+  cpu::ThreadPool pool(2, cpu::WaitPolicy::kDefault);
+  if (pool.numThreads() < 2) GTEST_SKIP() << "no worker thread";
+  std::atomic<int64_t> sum{0};
+  pool.parallelFor(1000, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  ASSERT_EQ(sum, 1000);
+  auto cpuNs = [] {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  };
+  int64_t before = cpuNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int64_t used = cpuNs() - before;
+  // The worker and the caller spin 1 ms each at most; leave room for a
+  // slow wake-up, far below the 200 ms a spinning worker would take.
+  EXPECT_LT(used, 40'000'000) << "process CPU time while idle: " << used / 1e6 << " ms";
+}
+
+std::string threadPoolTestName(const ::testing::TestParamInfo<ThreadPoolTest::ParamType> &info) {
+  static const char *const kNames[] = {"Default", "Spin", "Block"};
+  return std::to_string(std::get<0>(info.param)) + "Threads" + kNames[int(std::get<1>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3, 8),
+                                            ::testing::Values(cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin,
+                                                              cpu::WaitPolicy::kBlock)),
+                         threadPoolTestName);
 
 }  // namespace
 }  // namespace webnn

@@ -655,6 +655,54 @@ done:
   webnn_model_free(model);
 }
 
+/* The thread_wait option round-trips, each value runs, others are refused;
+ * a caller with the older, shorter struct gets the default. */
+static void test_thread_wait(const char *dir) {
+  webnn_model *model = load_test_model(dir, "add_relu.wnn", NULL);
+  webnn_session *session = NULL;
+  webnn_session_options options;
+  webnn_thread_wait got = WEBNN_THREAD_WAIT_DEFAULT;
+  const webnn_thread_wait waits[3] = {WEBNN_THREAD_WAIT_DEFAULT, WEBNN_THREAD_WAIT_SPIN, WEBNN_THREAD_WAIT_BLOCK};
+  const float x[6] = {1, 1, 1, 1, 1, 1};
+  const float want[6] = {0, 0, 0, 2, 3, 4};
+  const void *data = NULL;
+  size_t bytes = 0;
+  int i;
+  if (!model) return;
+  webnn_session_options_init(&options);
+  CHECK(options.thread_wait == WEBNN_THREAD_WAIT_DEFAULT);
+  for (i = 0; i < 3; ++i) {
+    webnn_session_options_init(&options);
+    options.threads = 2;
+    options.thread_wait = waits[i];
+    CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_OK);
+    if (!session) continue;
+    got = (webnn_thread_wait)-1;
+    CHECK(webnn_session_thread_wait(session, &got) == WEBNN_OK);
+    CHECK(got == waits[i]);
+    CHECK(webnn_session_set_input(session, "x", x, sizeof x) == WEBNN_OK);
+    CHECK(webnn_session_run(session) == WEBNN_OK);
+    CHECK(webnn_session_get_output(session, "y", &data, &bytes) == WEBNN_OK);
+    CHECK(bytes == sizeof want && data && memcmp(data, want, sizeof want) == 0);
+    CHECK(webnn_session_thread_wait(session, NULL) == WEBNN_INVALID_ARGUMENT);
+    webnn_session_free(session);
+    session = NULL;
+  }
+  CHECK(webnn_session_thread_wait(NULL, &got) == WEBNN_INVALID_ARGUMENT);
+  webnn_session_options_init(&options);
+  options.thread_wait = 3;
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_INVALID_ARGUMENT);
+  CHECK(session == NULL && strstr(webnn_last_error(), "thread_wait is 3") != NULL);
+  /* The struct before thread_wait existed: the field is not read. */
+  options.struct_size = offsetof(webnn_session_options, thread_wait);
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_OK);
+  if (session) {
+    CHECK(webnn_session_thread_wait(session, &got) == WEBNN_OK && got == WEBNN_THREAD_WAIT_DEFAULT);
+    webnn_session_free(session);
+  }
+  webnn_model_free(model);
+}
+
 /* ---- threads ---- */
 
 enum { kThreads = 4, kRunsPerThread = 40 };
@@ -799,6 +847,7 @@ int main(int argc, char **argv) {
   test_memory_errors(argv[1]);
   test_log_callback(argv[1]);
   test_session_options(argv[1]);
+  test_thread_wait(argv[1]);
   test_threads(argv[1]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("c api test passed\n");
