@@ -1,0 +1,113 @@
+// What a GPU kernel is: a list of compute dispatches, decided once per node
+// at load time from the node's static description (shapes, types, options).
+//
+// A factory checks everything it relies on and fails with a clear message
+// (the node then cannot run on the GPU); it never reads tensor data, and the
+// dispatches it returns refer to the node's operands by position, so the
+// program that records them (VulkanProgram) decides where each tensor lives.
+// Variants of a shader are specialization constants (data types, op codes,
+// tile sizes), never copies of the GLSL.
+#ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANKERNEL_H
+#define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANKERNEL_H
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/cpu/Kernel.h"
+#include "backends/vulkan/VulkanDevice.h"
+#include "webnn/status.h"
+
+namespace webnn::vk {
+
+namespace shaders {
+struct Spirv;
+}
+
+using NodeDesc = cpu::NodeDesc;
+using OperandDesc = cpu::OperandDesc;
+
+// A dispatch's binding: the node's input or output `index`, bound at
+// `elementOffset` elements into that tensor (0: the whole tensor).
+struct BindingRef {
+  enum class Kind : uint8_t { kInput, kOutput } kind = Kind::kInput;
+  uint32_t index = 0;
+};
+inline BindingRef in(uint32_t i) { return {BindingRef::Kind::kInput, i}; }
+inline BindingRef out(uint32_t i) { return {BindingRef::Kind::kOutput, i}; }
+
+struct Dispatch {
+  const shaders::Spirv *shader = nullptr;
+  // Specialization constants from id 1 (id 0, the workgroup size, is
+  // `localSize`).
+  std::vector<uint32_t> spec;
+  uint32_t localSize = 64;
+  std::vector<BindingRef> bindings;
+  std::array<uint32_t, kPushConstantBytes / 4> push{};
+  uint32_t groups[3] = {1, 1, 1};
+
+  // Push-constant words in declaration order.
+  Dispatch &pushU(uint32_t v) {
+    push[pushWords++] = v;
+    return *this;
+  }
+  Dispatch &pushF(float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return pushU(u);
+  }
+  uint32_t pushWords = 0;
+  // Groups for `count` invocations of `localSize`, spilling into y beyond
+  // 65535 groups in x (common.glsl flatIndex()).
+  void coverElements(uint64_t count);
+};
+
+// A GPU kernel: its dispatches run in order, each seeing the previous ones'
+// writes. Scratch tensors a kernel needs between its dispatches are extra
+// outputs past the node's own (scratchBytes, planned like intermediates).
+struct KernelPlan {
+  std::vector<Dispatch> dispatches;
+};
+
+using VulkanKernelFactory = Status (*)(const NodeDesc &node, KernelPlan *out);
+
+// The factory for `op`, or null when the GPU has no kernel for it.
+VulkanKernelFactory findVulkanKernel(std::string_view op);
+std::vector<std::string_view> vulkanKernelNames();
+
+// The spec constant a shader's TENSOR_IN/TENSOR_OUT take for `t`
+// (webnn::DataType's value), or false for a type the shaders do not handle
+// (int4/uint4 and interface-only types).
+bool shaderDataType(DataType t, uint32_t *code);
+// Bytes per element of a GPU tensor (0 for sub-byte types).
+uint32_t elementBytes(DataType t);
+// "conv2d 'name': message" as an unsupported/invalid status.
+Status nodeUnsupported(const NodeDesc &node, const std::string &message);
+int64_t elementsOf(const Shape &s);
+// Row-major strides (elements) of `s`.
+std::vector<uint64_t> contiguousStrides(const Shape &s);
+// Strides reading `in` broadcast (right-aligned, numpy rules) to a shape of
+// rank `outRank`: 0 on broadcast and missing dims.
+std::vector<uint64_t> broadcastStrides(const Shape &in, size_t outRank);
+
+// Registration, one call per kernel file (VulkanKernel.cpp).
+struct KernelEntry {
+  const char *op;
+  VulkanKernelFactory factory;
+};
+void registerElementwiseKernels(std::vector<KernelEntry> *out);
+void registerCopyKernels(std::vector<KernelEntry> *out);
+void registerMatMulKernels(std::vector<KernelEntry> *out);
+void registerConvolutionKernels(std::vector<KernelEntry> *out);
+void registerPoolingKernels(std::vector<KernelEntry> *out);
+void registerReductionKernels(std::vector<KernelEntry> *out);
+void registerSoftmaxKernels(std::vector<KernelEntry> *out);
+void registerNormalizationKernels(std::vector<KernelEntry> *out);
+void registerGatherKernels(std::vector<KernelEntry> *out);
+
+}  // namespace webnn::vk
+
+#endif

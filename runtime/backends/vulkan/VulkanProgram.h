@@ -1,0 +1,83 @@
+// A graph (or a part of one) placed on the GPU: every tensor in one
+// device-local arena laid out by the runtime's memory planner
+// (core/MemoryPlanner.h), constants in one buffer uploaded once, and one
+// command buffer recorded at creation that a run replays: copy the inputs
+// in, every kernel's dispatches with a barrier between them, copy the
+// outputs out; one submit and one wait per run.
+//
+// Each binding is (arena, offset, tensor bytes): a tensor larger than the
+// device's maxStorageBufferRange cannot be bound and makes creation fail
+// (the arena itself may be larger).
+#ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANPROGRAM_H
+#define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANPROGRAM_H
+
+#include <memory>
+#include <vector>
+
+#include "backends/vulkan/VulkanDevice.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+
+struct ProgramTensor {
+  enum class Role : uint8_t { kIntermediate, kInput, kOutput, kConstant };
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  Role role = Role::kIntermediate;
+  const void *constantData = nullptr;  // kConstant: its bytes (read at creation only)
+};
+
+struct ProgramNode {
+  const NodeDesc *desc = nullptr;  // operands described as the tensors below
+  std::vector<int32_t> inputs;     // tensor indices; -1 = absent optional operand
+  std::vector<int32_t> outputs;
+};
+
+struct ProgramStats {
+  uint32_t dispatches = 0;
+  uint32_t pipelinesCreated = 0;  // by this program (others came from the device's map)
+  double pipelineMs = 0;          // creating them (the VkPipelineCache makes a warm start faster)
+  double recordMs = 0;            // recording the command buffer
+  double uploadMs = 0;            // constants to the device
+  uint64_t arenaBytes = 0, constantBytes = 0, stagingBytes = 0;
+  uint32_t submitsPerRun = 1;
+};
+
+class Program {
+ public:
+  static Status create(std::shared_ptr<Device> device, std::vector<ProgramTensor> tensors,
+                       const std::vector<ProgramNode> &nodes, std::unique_ptr<Program> *out);
+  ~Program();
+  Program(const Program &) = delete;
+  Program &operator=(const Program &) = delete;
+
+  // Input tensor `t`'s bytes, copied into the staging buffer now.
+  Status setInput(int32_t t, const void *data, uint64_t bytes);
+  // One submit, one wait. Fails with the validation layer's messages when
+  // validation is on and it reported any.
+  Status run();
+  // Output tensor `t`'s bytes after run() (host memory, valid until the next run).
+  const void *outputData(int32_t t) const;
+  const ProgramStats &stats() const { return stats_; }
+  const Device &device() const { return *device_; }
+
+ private:
+  Program() = default;
+  Status build(const std::vector<ProgramNode> &nodes);
+  Status uploadConstants();
+  Status record(const std::vector<ProgramNode> &nodes, const std::vector<KernelPlan> &plans);
+
+  std::shared_ptr<Device> device_;
+  std::vector<ProgramTensor> tensors_;
+  std::vector<uint64_t> bytes_;        // per tensor
+  std::vector<uint64_t> offset_;       // in the arena or the constant buffer
+  std::vector<uint64_t> stagingOffset_;  // inputs and outputs: in staging_, else UINT64_MAX
+  DeviceBuffer arena_, constants_, staging_;
+  VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  ProgramStats stats_;
+};
+
+}  // namespace webnn::vk
+
+#endif

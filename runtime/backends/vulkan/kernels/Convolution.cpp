@@ -1,0 +1,77 @@
+// conv2d and convTranspose2d: shaders/conv2d.comp, any input and filter
+// layout through per-dim strides.
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+Status makeConv(const NodeDesc &node, KernelPlan *plan, bool transposed) {
+  if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects input, filter and one output");
+  const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1], &y = *node.outputs[0];
+  const OperandDesc *bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  if ((x.dtype != DataType::kFloat32 && x.dtype != DataType::kFloat16) || f.dtype != x.dtype ||
+      (bias && bias->dtype != x.dtype))
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  if (x.shape.size() != 4 || f.shape.size() != 4 || y.shape.size() != 4)
+    return nodeUnsupported(node, "conv needs 4-D input, filter and output");
+  std::vector<int64_t> padding = node.attributes.getInts("padding", {0, 0, 0, 0});
+  std::vector<int64_t> strides = node.attributes.getInts("strides", {1, 1});
+  std::vector<int64_t> dil = node.attributes.getInts("dilations", {1, 1});
+  int64_t groups = node.attributes.getInt("groups", 1);
+  std::string layout = node.attributes.getString("inputLayout", "nchw");
+  std::string fl = node.attributes.getString("filterLayout", transposed ? "iohw" : "oihw");
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (padding.size() != 4 || strides.size() != 2 || dil.size() != 2 || groups < 1 || fl.size() != 4 ||
+      (layout != "nchw" && layout != "nhwc"))
+    return nodeUnsupported(node, "bad options");
+  bool nhwc = layout == "nhwc";
+  std::vector<uint64_t> xs = contiguousStrides(x.shape), ys = contiguousStrides(y.shape),
+                        fst = contiguousStrides(f.shape);
+  // Logical (n, c, h, w) strides.
+  uint64_t xn = xs[0], xc = nhwc ? xs[3] : xs[1], xh = nhwc ? xs[1] : xs[2], xw = nhwc ? xs[2] : xs[3];
+  uint64_t yn = ys[0], yc = nhwc ? ys[3] : ys[1], yh = nhwc ? ys[1] : ys[2], yw = nhwc ? ys[2] : ys[3];
+  int64_t C = nhwc ? x.shape[3] : x.shape[1], H = nhwc ? x.shape[1] : x.shape[2], W = nhwc ? x.shape[2] : x.shape[3];
+  int64_t O = nhwc ? y.shape[3] : y.shape[1], OH = nhwc ? y.shape[1] : y.shape[2], OW = nhwc ? y.shape[2] : y.shape[3];
+  uint64_t fo = 0, fi = 0, fh = 0, fw = 0;
+  int64_t KH = 0, KW = 0;
+  for (size_t d = 0; d < 4; ++d) {
+    switch (fl[d]) {
+      case 'o': fo = fst[d]; break;
+      case 'i': fi = fst[d]; break;
+      case 'h': fh = fst[d]; KH = f.shape[d]; break;
+      case 'w': fw = fst[d]; KW = f.shape[d]; break;
+      default: return nodeUnsupported(node, "unknown filterLayout '" + fl + "'");
+    }
+  }
+  if (C % groups || O % groups) return nodeUnsupported(node, "channels not divisible by groups");
+  if (elementsOf(y.shape) == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::conv2d;
+  uint32_t dt;
+  shaderDataType(x.dtype, &dt);
+  d.spec = {dt, bias ? 1u : 0u, transposed ? 1u : 0u};
+  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0)};
+  for (int64_t v : {x.shape[0], C, H, W, O, OH, OW, KH, KW, strides[0], strides[1], dil[0], dil[1]})
+    d.pushU(uint32_t(v));
+  d.pushU(uint32_t(int32_t(padding[0]))).pushU(uint32_t(int32_t(padding[2]))).pushU(uint32_t(groups));
+  for (uint64_t v : {xn, xc, xh, xw, yn, yc, yh, yw, fo, fi, fh, fw}) d.pushU(uint32_t(v));
+  d.coverElements(uint64_t(elementsOf(y.shape)));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+Status makeConv2d(const NodeDesc &node, KernelPlan *plan) { return makeConv(node, plan, false); }
+Status makeConvTranspose2d(const NodeDesc &node, KernelPlan *plan) { return makeConv(node, plan, true); }
+
+}  // namespace
+
+void registerConvolutionKernels(std::vector<KernelEntry> *out) {
+  out->push_back({"conv2d", makeConv2d});
+  out->push_back({"convTranspose2d", makeConvTranspose2d});
+}
+
+}  // namespace webnn::vk

@@ -1,0 +1,140 @@
+// Data movement as strided copies (shaders/copy.comp): reshape, transpose,
+// expand, slice, concat (one dispatch per input) and split (one per output).
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+constexpr size_t kMaxRank = 6;
+
+// One copy over `dims` (any rank up to 6), strides in elements.
+Status addCopy(const NodeDesc &node, KernelPlan *plan, BindingRef src, BindingRef dst, DataType dtype,
+               const Shape &dims, const std::vector<uint64_t> &inStride, const std::vector<uint64_t> &outStride,
+               uint64_t inOffset, uint64_t outOffset) {
+  uint32_t bytes = elementBytes(dtype);
+  if (bytes == 0) return nodeUnsupported(node, "data type " + std::string(dataTypeName(dtype)));
+  if (dims.size() > kMaxRank) return nodeUnsupported(node, "rank above 6");
+  int64_t count = elementsOf(dims);
+  if (count == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::copy;
+  d.spec = {bytes};
+  d.bindings = {src, dst};
+  d.pushU(uint32_t(count)).pushU(uint32_t(inOffset)).pushU(uint32_t(outOffset));
+  size_t off = kMaxRank - dims.size();
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(dims[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(inStride[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(outStride[i - off]));
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+Status checkOneInOneOut(const NodeDesc &node) {
+  if (node.inputs.empty() || !node.inputs[0] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects an input and one output");
+  return Status::ok();
+}
+
+Status makeReshape(const NodeDesc &node, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &y = *node.outputs[0];
+  int64_t n = elementsOf(y.shape);
+  return addCopy(node, plan, in(0), out(0), y.dtype, {n}, {1}, {1}, 0, 0);
+}
+
+Status makeTranspose(const NodeDesc &node, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  size_t rank = x.shape.size();
+  std::vector<int64_t> identity(rank);
+  for (size_t i = 0; i < rank; ++i) identity[i] = int64_t(rank - 1 - i);  // WebNN's default: reversed
+  std::vector<int64_t> perm = node.attributes.getInts("permutation", identity);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (perm.size() != rank) return nodeUnsupported(node, "permutation of the wrong length");
+  std::vector<uint64_t> xs = contiguousStrides(x.shape), inStride(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= int64_t(rank)) return nodeUnsupported(node, "permutation out of range");
+    inStride[i] = xs[size_t(perm[i])];
+  }
+  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), 0, 0);
+}
+
+Status makeExpand(const NodeDesc &node, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  if (x.shape.size() > y.shape.size()) return nodeUnsupported(node, "input rank above the output's");
+  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, broadcastStrides(x.shape, y.shape.size()),
+                 contiguousStrides(y.shape), 0, 0);
+}
+
+Status makeSlice(const NodeDesc &node, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  size_t rank = x.shape.size();
+  std::vector<int64_t> starts = node.attributes.getInts("starts", {});
+  std::vector<int64_t> steps = node.attributes.getInts("strides", std::vector<int64_t>(rank, 1));
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (starts.size() != rank || steps.size() != rank || y.shape.size() != rank)
+    return nodeUnsupported(node, "starts/strides of the wrong length");
+  std::vector<uint64_t> xs = contiguousStrides(x.shape), inStride(rank);
+  uint64_t offset = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (starts[d] < 0 || steps[d] < 1) return nodeUnsupported(node, "negative start or stride");
+    offset += uint64_t(starts[d]) * xs[d];
+    inStride[d] = xs[d] * uint64_t(steps[d]);
+  }
+  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), offset, 0);
+}
+
+Status makeConcat(const NodeDesc &node, KernelPlan *plan) {
+  if (node.outputs.size() != 1 || node.inputs.empty()) return nodeUnsupported(node, "expects inputs and one output");
+  const OperandDesc &y = *node.outputs[0];
+  int64_t axis = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (axis < 0 || axis >= int64_t(y.shape.size())) return nodeUnsupported(node, "axis out of range");
+  std::vector<uint64_t> ys = contiguousStrides(y.shape);
+  uint64_t at = 0;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i]) return nodeUnsupported(node, "absent input");
+    const OperandDesc &x = *node.inputs[i];
+    WEBNN_RETURN_IF_ERROR(addCopy(node, plan, in(uint32_t(i)), out(0), y.dtype, x.shape,
+                                  contiguousStrides(x.shape), ys, 0, at * ys[size_t(axis)]));
+    at += uint64_t(x.shape[size_t(axis)]);
+  }
+  return Status::ok();
+}
+
+Status makeSplit(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.empty() || !node.inputs[0] || node.outputs.empty())
+    return nodeUnsupported(node, "expects an input and outputs");
+  const OperandDesc &x = *node.inputs[0];
+  int64_t axis = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (axis < 0 || axis >= int64_t(x.shape.size())) return nodeUnsupported(node, "axis out of range");
+  std::vector<uint64_t> xs = contiguousStrides(x.shape);
+  uint64_t at = 0;
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const OperandDesc &y = *node.outputs[i];
+    WEBNN_RETURN_IF_ERROR(addCopy(node, plan, in(0), out(uint32_t(i)), y.dtype, y.shape, xs,
+                                  contiguousStrides(y.shape), at * xs[size_t(axis)], 0));
+    at += uint64_t(y.shape[size_t(axis)]);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerCopyKernels(std::vector<KernelEntry> *out) {
+  out->push_back({"reshape", makeReshape});
+  out->push_back({"transpose", makeTranspose});
+  out->push_back({"expand", makeExpand});
+  out->push_back({"slice", makeSlice});
+  out->push_back({"concat", makeConcat});
+  out->push_back({"split", makeSplit});
+}
+
+}  // namespace webnn::vk

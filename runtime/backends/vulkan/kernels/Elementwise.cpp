@@ -1,0 +1,114 @@
+// Elementwise binary ops (with broadcasting), unary ops and activations,
+// and cast: shaders/binary.comp and shaders/unary.comp.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+constexpr int kMaxRank = 6;
+
+// Output dims padded to 6 and the strides (in elements) input `s` is read
+// with: 0 where it broadcasts.
+void broadcastStrides(const Shape &in, const Shape &outShape, uint32_t *strides) {
+  size_t off = kMaxRank - outShape.size();
+  size_t inOff = outShape.size() - in.size();
+  uint64_t stride = 1;
+  for (int d = kMaxRank - 1; d >= 0; --d) strides[d] = 0;
+  for (int d = int(in.size()) - 1; d >= 0; --d) {
+    strides[off + inOff + d] = in[d] == 1 ? 0 : uint32_t(stride);
+    stride *= uint64_t(in[d]);
+  }
+}
+
+const std::map<std::string, uint32_t, std::less<>> kBinaryOps = {
+    {"add", 0}, {"sub", 1}, {"mul", 2}, {"div", 3}, {"max", 4}, {"min", 5}, {"pow", 6},
+    {"equal", 7}, {"greater", 8}, {"greaterOrEqual", 9}, {"lesser", 10}, {"lesserOrEqual", 11},
+    {"notEqual", 12}, {"logicalAnd", 13}, {"logicalOr", 14}, {"logicalXor", 15}};
+
+Status makeBinary(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 || !node.inputs[0] || !node.inputs[1])
+    return nodeUnsupported(node, "expects two inputs and one output");
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
+  uint32_t dtIn, dtOut;
+  if (!shaderDataType(a.dtype, &dtIn) || !shaderDataType(c.dtype, &dtOut) || a.dtype != b.dtype)
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
+  if (c.shape.size() > kMaxRank || a.shape.size() > c.shape.size() || b.shape.size() > c.shape.size())
+    return nodeUnsupported(node, "rank above 6");
+  int64_t count = elementsOf(c.shape);
+  if (count == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::binary;
+  d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
+  d.bindings = {in(0), in(1), out(0)};
+  d.pushU(uint32_t(count));
+  uint32_t dims[kMaxRank], sa[kMaxRank], sb[kMaxRank];
+  size_t off = kMaxRank - c.shape.size();
+  for (int i = 0; i < kMaxRank; ++i) dims[i] = i < int(off) ? 1 : uint32_t(c.shape[i - off]);
+  broadcastStrides(a.shape, c.shape, sa);
+  broadcastStrides(b.shape, c.shape, sb);
+  for (uint32_t v : dims) d.pushU(v);
+  for (uint32_t v : sa) d.pushU(v);
+  for (uint32_t v : sb) d.pushU(v);
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+struct UnaryOp {
+  uint32_t code;
+  double alphaDefault, betaDefault;
+};
+const std::map<std::string, UnaryOp, std::less<>> kUnaryOps = {
+    {"identity", {0, 0, 0}}, {"abs", {1, 0, 0}}, {"ceil", {2, 0, 0}}, {"floor", {3, 0, 0}},
+    {"exp", {4, 0, 0}}, {"log", {5, 0, 0}}, {"neg", {6, 0, 0}}, {"relu", {7, 0, 0}},
+    {"sigmoid", {8, 0, 0}}, {"sqrt", {9, 0, 0}}, {"tanh", {10, 0, 0}}, {"erf", {11, 0, 0}},
+    {"gelu", {12, 0, 0}}, {"elu", {13, 1.0, 0}}, {"hardSigmoid", {14, 0.2, 0.5}}, {"hardSwish", {15, 0, 0}},
+    {"leakyRelu", {16, 0.01, 0}}, {"linear", {17, 1.0, 0.0}}, {"clamp", {18, 0, 0}},
+    {"logicalNot", {19, 0, 0}}, {"reciprocal", {20, 0, 0}}, {"sin", {21, 0, 0}}, {"cos", {22, 0, 0}},
+    {"softplus", {23, 0, 0}}, {"softsign", {24, 0, 0}}, {"sign", {25, 0, 0}}, {"roundEven", {26, 0, 0}},
+    {"tan", {27, 0, 0}}, {"cast", {0, 0, 0}}};
+
+Status makeUnary(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || !node.inputs[0])
+    return nodeUnsupported(node, "expects one input and one output");
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  uint32_t dtIn, dtOut;
+  if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut))
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)) + " -> " +
+                                     std::string(dataTypeName(y.dtype)));
+  if (node.op != "cast" && x.dtype != y.dtype && node.op != "logicalNot")
+    return nodeUnsupported(node, "output type differs from the input's");
+  const UnaryOp &op = kUnaryOps.find(node.op)->second;
+  float alpha = float(node.attributes.getFloat("alpha", op.alphaDefault));
+  float beta = float(node.attributes.getFloat("beta", op.betaDefault));
+  if (node.op == "clamp") {
+    alpha = float(node.attributes.getFloat("minValue", -std::numeric_limits<double>::infinity()));
+    beta = float(node.attributes.getFloat("maxValue", std::numeric_limits<double>::infinity()));
+  }
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  int64_t count = elementsOf(y.shape);
+  if (count == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::unary;
+  d.spec = {dtIn, dtOut, op.code};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(count)).pushF(alpha).pushF(beta);
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerElementwiseKernels(std::vector<KernelEntry> *out) {
+  for (const auto &[name, code] : kBinaryOps) out->push_back({name.c_str(), makeBinary});
+  for (const auto &[name, op] : kUnaryOps) out->push_back({name.c_str(), makeUnary});
+}
+
+}  // namespace webnn::vk

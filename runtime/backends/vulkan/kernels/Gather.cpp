@@ -1,0 +1,43 @@
+// gather along one axis: shaders/gather.comp.
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+Status makeGather(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() != 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects input, indices and one output");
+  const OperandDesc &x = *node.inputs[0], &idx = *node.inputs[1], &y = *node.outputs[0];
+  uint32_t bytes = elementBytes(x.dtype), dtIdx;
+  if (bytes == 0 || !shaderDataType(idx.dtype, &dtIdx) || idx.dtype == DataType::kFloat32 ||
+      idx.dtype == DataType::kFloat16)
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  int64_t rank = int64_t(x.shape.size());
+  int64_t axis = node.attributes.getInt("axis", 0);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nodeUnsupported(node, "axis out of range");
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[size_t(d)];
+  int64_t count = elementsOf(y.shape);
+  if (count == 0) return Status::ok();
+  if (x.shape[size_t(axis)] == 0) return nodeUnsupported(node, "gather from an empty axis");
+  Dispatch d;
+  d.shader = &shaders::gather;
+  d.spec = {dtIdx, bytes};
+  d.bindings = {in(0), in(1), out(0)};
+  d.pushU(uint32_t(count)).pushU(uint32_t(x.shape[size_t(axis)]));
+  d.pushU(uint32_t(elementsOf(idx.shape))).pushU(uint32_t(inner));
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerGatherKernels(std::vector<KernelEntry> *out) { out->push_back({"gather", makeGather}); }
+
+}  // namespace webnn::vk

@@ -1,0 +1,109 @@
+// matmul (batched, broadcasting batch dims) and gemm: shaders/matmul.comp.
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+constexpr uint32_t kTile = 16;
+
+bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
+
+Status makeMatMul(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects two inputs and one output");
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
+  if (!floatType(a.dtype) || a.dtype != b.dtype)
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
+  if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2)
+    return nodeUnsupported(node, "operands of rank below 2");
+  size_t batchRank = c.shape.size() - 2;
+  if (batchRank > 4) return nodeUnsupported(node, "more than 4 batch dims");
+  uint32_t M = uint32_t(c.shape[batchRank]), N = uint32_t(c.shape[batchRank + 1]);
+  uint32_t K = uint32_t(a.shape.back());
+  uint64_t batches = 1;
+  for (size_t d = 0; d < batchRank; ++d) batches *= uint64_t(c.shape[d]);
+  if (elementsOf(c.shape) == 0) return Status::ok();
+  if (batches > 65535) return nodeUnsupported(node, "more than 65535 batches");
+  Dispatch d;
+  d.shader = &shaders::matmul;
+  uint32_t dt;
+  shaderDataType(a.dtype, &dt);
+  d.spec = {dt, kTile, 0, 0, 0};
+  d.localSize = kTile * kTile;
+  d.bindings = {in(0), in(1), out(0), in(0)};
+  d.pushU(M).pushU(N).pushU(K);
+  // Batch strides in elements, 0 where an operand broadcasts.
+  auto batchStrides = [&](const Shape &s, uint64_t matrix, uint32_t *st) {
+    size_t r = s.size() - 2, off = 4 - r;
+    uint64_t stride = matrix;
+    for (int i = 0; i < 4; ++i) st[i] = 0;
+    for (size_t i = r; i-- > 0;) {
+      st[off + i] = s[i] == 1 ? 0 : uint32_t(stride);
+      stride *= uint64_t(s[i]);
+    }
+  };
+  uint32_t dims[4], sa[4], sb[4];
+  size_t off = 4 - batchRank;
+  for (size_t i = 0; i < 4; ++i) dims[i] = i < off ? 1 : uint32_t(c.shape[i - off]);
+  batchStrides(a.shape, uint64_t(M) * K, sa);
+  batchStrides(b.shape, uint64_t(K) * N, sb);
+  for (uint32_t v : dims) d.pushU(v);
+  for (uint32_t v : sa) d.pushU(v);
+  for (uint32_t v : sb) d.pushU(v);
+  d.pushF(1.0f).pushF(0.0f).pushU(0).pushU(0);
+  d.groups[0] = (N + kTile - 1) / kTile;
+  d.groups[1] = (M + kTile - 1) / kTile;
+  d.groups[2] = uint32_t(batches);
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+Status makeGemm(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects two inputs and one output");
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
+  const OperandDesc *bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  if (!floatType(a.dtype) || a.dtype != b.dtype || (bias && bias->dtype != a.dtype))
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
+  if (a.shape.size() != 2 || b.shape.size() != 2 || c.shape.size() != 2 || (bias && bias->shape.size() > 2))
+    return nodeUnsupported(node, "gemm needs 2-D operands");
+  bool aT = node.attributes.getBool("aTranspose", false), bT = node.attributes.getBool("bTranspose", false);
+  float alpha = float(node.attributes.getFloat("alpha", 1.0)), beta = float(node.attributes.getFloat("beta", 1.0));
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  uint32_t M = uint32_t(c.shape[0]), N = uint32_t(c.shape[1]);
+  uint32_t K = uint32_t(aT ? a.shape[0] : a.shape[1]);
+  if (M == 0 || N == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::matmul;
+  uint32_t dt;
+  shaderDataType(a.dtype, &dt);
+  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u};
+  d.localSize = kTile * kTile;
+  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0)};
+  d.pushU(M).pushU(N).pushU(K);
+  for (int i = 0; i < 4; ++i) d.pushU(1);
+  for (int i = 0; i < 8; ++i) d.pushU(0);
+  uint32_t rowStride = 0, colStride = 0;
+  if (bias) {
+    std::vector<uint64_t> st = broadcastStrides(bias->shape, 2);
+    rowStride = uint32_t(st[0]);
+    colStride = uint32_t(st[1]);
+  }
+  d.pushF(alpha).pushF(beta).pushU(rowStride).pushU(colStride);
+  d.groups[0] = (N + kTile - 1) / kTile;
+  d.groups[1] = (M + kTile - 1) / kTile;
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerMatMulKernels(std::vector<KernelEntry> *out) {
+  out->push_back({"matmul", makeMatMul});
+  out->push_back({"gemm", makeGemm});
+}
+
+}  // namespace webnn::vk

@@ -1,0 +1,68 @@
+// reduce{Sum,Mean,Max,Min,Product,L1,L2,LogSum,LogSumExp,SumSquare}:
+// shaders/reduce.comp over any set of axes.
+#include <map>
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+const std::map<std::string, uint32_t, std::less<>> kReduceOps = {
+    {"reduceSum", 0}, {"reduceMean", 1}, {"reduceMax", 2}, {"reduceMin", 3}, {"reduceProduct", 4},
+    {"reduceL1", 5}, {"reduceL2", 6}, {"reduceLogSum", 7}, {"reduceLogSumExp", 8}, {"reduceSumSquare", 9}};
+
+Status makeReduce(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects one input and one output");
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  uint32_t dtIn, dtOut;
+  if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut))
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  size_t rank = x.shape.size();
+  std::vector<int64_t> all(rank);
+  for (size_t i = 0; i < rank; ++i) all[i] = int64_t(i);
+  std::vector<int64_t> axes = node.attributes.getInts("axes", all);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) {
+    if (a < 0) a += int64_t(rank);
+    if (a < 0 || a >= int64_t(rank)) return nodeUnsupported(node, "axis out of range");
+    reduced[size_t(a)] = true;
+  }
+  std::vector<uint64_t> xs = contiguousStrides(x.shape);
+  std::vector<uint32_t> od, os, id, is;
+  for (size_t d = 0; d < rank; ++d) {
+    (reduced[d] ? id : od).push_back(uint32_t(x.shape[d]));
+    (reduced[d] ? is : os).push_back(uint32_t(xs[d]));
+  }
+  if (od.size() > 6 || id.size() > 6) return nodeUnsupported(node, "rank above 6");
+  int64_t count = elementsOf(y.shape), innerCount = 1;
+  for (uint32_t v : id) innerCount *= v;
+  if (count == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::reduce;
+  d.spec = {dtIn, dtOut, kReduceOps.find(node.op)->second};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(count)).pushU(uint32_t(innerCount));
+  auto pad = [&](const std::vector<uint32_t> &v, uint32_t fill) {
+    for (size_t i = v.size(); i < 6; ++i) d.pushU(fill);
+    for (uint32_t e : v) d.pushU(e);
+  };
+  pad(od, 1);
+  pad(os, 0);
+  pad(id, 1);
+  pad(is, 0);
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerReductionKernels(std::vector<KernelEntry> *out) {
+  for (const auto &[name, code] : kReduceOps) out->push_back({name.c_str(), makeReduce});
+}
+
+}  // namespace webnn::vk

@@ -1,0 +1,41 @@
+// softmax along one axis: shaders/softmax.comp.
+#include <string>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk {
+namespace {
+
+Status makeSoftmax(const NodeDesc &node, KernelPlan *plan) {
+  if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects one input and one output");
+  const OperandDesc &x = *node.inputs[0];
+  if (x.dtype != DataType::kFloat32 && x.dtype != DataType::kFloat16)
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  int64_t rank = int64_t(x.shape.size());
+  int64_t axis = node.attributes.getInt("axis", rank - 1);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nodeUnsupported(node, "axis out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape[size_t(d)];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[size_t(d)];
+  if (elementsOf(x.shape) == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::softmax;
+  uint32_t dt;
+  shaderDataType(x.dtype, &dt);
+  d.spec = {dt};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(outer)).pushU(uint32_t(x.shape[size_t(axis)])).pushU(uint32_t(inner));
+  d.coverElements(uint64_t(outer * inner));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
+}  // namespace
+
+void registerSoftmaxKernels(std::vector<KernelEntry> *out) { out->push_back({"softmax", makeSoftmax}); }
+
+}  // namespace webnn::vk

@@ -1,0 +1,83 @@
+// Shared by every compute shader: tensor bindings readable and writable in
+// any WebNN data type, chosen by a specialization constant so one SPIR-V
+// module serves every type (webnn::DataType values). Each binding is
+// declared once per storage type (aliases of one buffer range); only the
+// alias the constant picks is touched, and the driver drops the others.
+// Arithmetic is in float32 for float types (float16 is widened on load and
+// rounded once on store) and in int32 for integer types; int64/uint64 use
+// their low 32 bits (WebNN's int64 tensors on the GPU are indices and
+// shapes), written back sign- or zero-extended.
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+
+#define DT_F32 0
+#define DT_F16 1
+#define DT_I32 2
+#define DT_U32 3
+#define DT_I64 4
+#define DT_U64 5
+#define DT_I8 6
+#define DT_U8 7
+
+layout(local_size_x_id = 0) in;
+
+bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
+
+#define TENSOR_DECL(B, NAME, Q)                                                   \
+  layout(set = 0, binding = B) Q buffer NAME##F32 { float NAME##_f32[]; };        \
+  layout(set = 0, binding = B) Q buffer NAME##F16 { float16_t NAME##_f16[]; };    \
+  layout(set = 0, binding = B) Q buffer NAME##U32 { uint NAME##_u32[]; };         \
+  layout(set = 0, binding = B) Q buffer NAME##I8 { int8_t NAME##_i8[]; };         \
+  layout(set = 0, binding = B) Q buffer NAME##U8 { uint8_t NAME##_u8[]; };
+
+// NAME##_loadf / NAME##_loadi: element i as float / int.
+#define TENSOR_IN(B, NAME, DT)                                                    \
+  TENSOR_DECL(B, NAME, readonly)                                                  \
+  float NAME##_loadf(uint i) {                                                    \
+    if (DT == DT_F32) return NAME##_f32[i];                                       \
+    if (DT == DT_F16) return float(NAME##_f16[i]);                                \
+    if (DT == DT_I32) return float(int(NAME##_u32[i]));                           \
+    if (DT == DT_U32) return float(NAME##_u32[i]);                                \
+    if (DT == DT_I64) return float(int(NAME##_u32[2 * i]));                       \
+    if (DT == DT_U64) return float(NAME##_u32[2 * i]);                            \
+    if (DT == DT_I8) return float(int(NAME##_i8[i]));                             \
+    return float(uint(NAME##_u8[i]));                                             \
+  }                                                                               \
+  int NAME##_loadi(uint i) {                                                      \
+    if (DT == DT_F32) return int(NAME##_f32[i]);                                  \
+    if (DT == DT_F16) return int(float(NAME##_f16[i]));                           \
+    if (DT == DT_I32 || DT == DT_U32) return int(NAME##_u32[i]);                  \
+    if (DT == DT_I64 || DT == DT_U64) return int(NAME##_u32[2 * i]);              \
+    if (DT == DT_I8) return int(NAME##_i8[i]);                                    \
+    return int(uint(NAME##_u8[i]));                                               \
+  }
+
+#define TENSOR_OUT(B, NAME, DT)                                                   \
+  TENSOR_DECL(B, NAME, )                                                          \
+  void NAME##_storef(uint i, float v) {                                           \
+    if (DT == DT_F32) NAME##_f32[i] = v;                                          \
+    else if (DT == DT_F16) NAME##_f16[i] = float16_t(v);                          \
+    else if (DT == DT_I32) NAME##_u32[i] = uint(int(v));                          \
+    else if (DT == DT_U32) NAME##_u32[i] = uint(v);                               \
+    else if (DT == DT_I64) { NAME##_u32[2 * i] = uint(int(v)); NAME##_u32[2 * i + 1] = v < 0.0 ? 0xffffffffu : 0u; } \
+    else if (DT == DT_U64) { NAME##_u32[2 * i] = uint(v); NAME##_u32[2 * i + 1] = 0u; } \
+    else if (DT == DT_I8) NAME##_i8[i] = int8_t(int(v));                          \
+    else NAME##_u8[i] = uint8_t(uint(v));                                         \
+  }                                                                               \
+  void NAME##_storei(uint i, int v) {                                             \
+    if (DT == DT_F32) NAME##_f32[i] = float(v);                                   \
+    else if (DT == DT_F16) NAME##_f16[i] = float16_t(float(v));                   \
+    else if (DT == DT_I32 || DT == DT_U32) NAME##_u32[i] = uint(v);               \
+    else if (DT == DT_I64) { NAME##_u32[2 * i] = uint(v); NAME##_u32[2 * i + 1] = v < 0 ? 0xffffffffu : 0u; } \
+    else if (DT == DT_U64) { NAME##_u32[2 * i] = uint(v); NAME##_u32[2 * i + 1] = 0u; } \
+    else if (DT == DT_I8) NAME##_i8[i] = int8_t(v);                               \
+    else NAME##_u8[i] = uint8_t(v);                                               \
+  }
+
+// Flat invocation index over a 2-D grid: counts above 65535 groups in x
+// spill into y (maxComputeWorkGroupCount[0] may be 65535).
+uint flatIndex() {
+  return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+}

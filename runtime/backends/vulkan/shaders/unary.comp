@@ -1,0 +1,127 @@
+// Elementwise unary ops and cast: one invocation per element. `cast` is the
+// identity op with DT_OUT != DT_IN (float -> int truncates toward zero).
+#version 450
+#include "common.glsl"
+
+layout(constant_id = 1) const int DT_IN = DT_F32;
+layout(constant_id = 2) const int DT_OUT = DT_F32;
+layout(constant_id = 3) const int OP = 0;
+
+#define OP_IDENTITY 0
+#define OP_ABS 1
+#define OP_CEIL 2
+#define OP_FLOOR 3
+#define OP_EXP 4
+#define OP_LOG 5
+#define OP_NEG 6
+#define OP_RELU 7
+#define OP_SIGMOID 8
+#define OP_SQRT 9
+#define OP_TANH 10
+#define OP_ERF 11
+#define OP_GELU 12
+#define OP_ELU 13
+#define OP_HARD_SIGMOID 14
+#define OP_HARD_SWISH 15
+#define OP_LEAKY_RELU 16
+#define OP_LINEAR 17
+#define OP_CLAMP 18
+#define OP_LOGICAL_NOT 19
+#define OP_RECIPROCAL 20
+#define OP_SIN 21
+#define OP_COS 22
+#define OP_SOFTPLUS 23
+#define OP_SOFTSIGN 24
+#define OP_SIGN 25
+#define OP_ROUND_EVEN 26
+#define OP_TAN 27
+
+TENSOR_IN(0, X, DT_IN)
+TENSOR_OUT(1, Y, DT_OUT)
+
+layout(push_constant) uniform Params {
+  uint count;
+  float alpha;  // elu, hardSigmoid, leakyRelu, linear; clamp's min
+  float beta;   // hardSigmoid, linear; clamp's max
+} p;
+
+// Abramowitz and Stegun 7.1.26 is too coarse for WPT's tolerances; this is
+// the erf of W. J. Cody's rational approximations' float form (|err| < 2e-7).
+float erfApprox(float x) {
+  float ax = abs(x);
+  float t = 1.0 / (1.0 + 0.5 * ax);
+  float y = 1.0 - t * exp(-ax * ax - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+            t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+            t * (-0.82215223 + t * 0.17087277)))))))));
+  return x >= 0.0 ? y : -y;
+}
+
+float tanhStable(float x) {
+  // GLSL's tanh may overflow exp() for |x| > ~44 on some drivers.
+  if (abs(x) > 15.0) return sign(x);
+  return tanh(x);
+}
+
+float applyf(float x) {
+  if (OP == OP_IDENTITY) return x;
+  if (OP == OP_ABS) return abs(x);
+  if (OP == OP_CEIL) return ceil(x);
+  if (OP == OP_FLOOR) return floor(x);
+  if (OP == OP_EXP) return exp(x);
+  if (OP == OP_LOG) return log(x);
+  if (OP == OP_NEG) return -x;
+  if (OP == OP_RELU) return max(x, 0.0);
+  if (OP == OP_SIGMOID) return 1.0 / (1.0 + exp(-x));
+  if (OP == OP_SQRT) return sqrt(x);
+  if (OP == OP_TANH) return tanhStable(x);
+  if (OP == OP_ERF) return erfApprox(x);
+  if (OP == OP_GELU) return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));
+  if (OP == OP_ELU) return x >= 0.0 ? x : p.alpha * (exp(x) - 1.0);
+  if (OP == OP_HARD_SIGMOID) return clamp(p.alpha * x + p.beta, 0.0, 1.0);
+  if (OP == OP_HARD_SWISH) return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
+  if (OP == OP_LEAKY_RELU) return x >= 0.0 ? x : p.alpha * x;
+  if (OP == OP_LINEAR) return p.alpha * x + p.beta;
+  if (OP == OP_CLAMP) return min(max(x, p.alpha), p.beta);
+  if (OP == OP_LOGICAL_NOT) return x == 0.0 ? 1.0 : 0.0;
+  if (OP == OP_RECIPROCAL) return 1.0 / x;
+  if (OP == OP_SIN) return sin(x);
+  if (OP == OP_COS) return cos(x);
+  if (OP == OP_SOFTPLUS) return x > 20.0 ? x : log(1.0 + exp(x));
+  if (OP == OP_SOFTSIGN) return x / (1.0 + abs(x));
+  if (OP == OP_SIGN) return sign(x);
+  if (OP == OP_ROUND_EVEN) return roundEven(x);
+  return tan(x);
+}
+
+int applyi(int x) {
+  if (OP == OP_ABS) return abs(x);
+  if (OP == OP_NEG) return -x;
+  if (OP == OP_RELU) return max(x, 0);
+  if (OP == OP_CLAMP) return int(min(max(float(x), p.alpha), p.beta));
+  if (OP == OP_LOGICAL_NOT) return x == 0 ? 1 : 0;
+  if (OP == OP_SIGN) return sign(x);
+  return x;
+}
+
+void main() {
+  uint i = flatIndex();
+  if (i >= p.count) return;
+  if (isFloatType(DT_IN)) {
+    float v = applyf(X_loadf(i));
+    // float -> integer cast truncates toward zero, clamped into the type's
+    // range (what the CPU kernel does).
+    if (!isFloatType(DT_OUT)) {
+      float lo = DT_OUT == DT_I8 ? -128.0 : (DT_OUT == DT_U8 || DT_OUT == DT_U32 || DT_OUT == DT_U64) ? 0.0 : -2147483648.0;
+      float hi = DT_OUT == DT_I8 ? 127.0 : DT_OUT == DT_U8 ? 255.0 : (DT_OUT == DT_U32 || DT_OUT == DT_U64) ? 4294967040.0 : 2147483520.0;
+      v = isnan(v) ? 0.0 : clamp(trunc(v), lo, hi);
+    }
+    Y_storef(i, v);
+  } else if (OP == OP_IDENTITY || !isFloatType(DT_OUT) || OP == OP_ABS || OP == OP_NEG || OP == OP_RELU ||
+             OP == OP_LOGICAL_NOT || OP == OP_SIGN) {
+    int v = applyi(X_loadi(i));
+    if (isFloatType(DT_OUT) && (DT_IN == DT_U32 || DT_IN == DT_U64)) Y_storef(i, float(uint(v)));
+    else Y_storei(i, v);
+  } else {
+    Y_storef(i, applyf(X_loadf(i)));
+  }
+}

@@ -1,0 +1,88 @@
+// The loader, device choice, limits, pipeline cache and the one-submit run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "VulkanTestUtil.h"
+#include "backends/vulkan/VulkanKernel.h"
+
+namespace webnn::vk::test {
+namespace {
+
+TEST(VulkanDevice, ListsDevicesWithTheirLimits) {
+  std::vector<DeviceInfo> devices;
+  Status s = listDevices(&devices);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_FALSE(devices.empty());
+  bool anyUsable = false;
+  for (const DeviceInfo &d : devices) {
+    EXPECT_FALSE(d.name.empty());
+    if (!d.usable) continue;
+    anyUsable = true;
+    EXPECT_GE(d.maxStorageBufferRange, 1u << 27) << d.name;  // Vulkan's minimum is 128 MiB
+    EXPECT_GE(d.maxSharedMemory, 16384u) << d.name;
+    EXPECT_GT(d.subgroupSize, 0u) << d.name;
+    EXPECT_GE(d.maxPushConstantsSize, kPushConstantBytes) << d.name;
+  }
+  EXPECT_TRUE(anyUsable);
+}
+
+TEST(VulkanDevice, GpuNamesParse) {
+  int index = 7;
+  EXPECT_TRUE(parseGpuDeviceName("gpu", &index));
+  EXPECT_EQ(index, -1);
+  EXPECT_TRUE(parseGpuDeviceName("gpu:0", &index));
+  EXPECT_EQ(index, 0);
+  EXPECT_TRUE(parseGpuDeviceName("gpu:12", &index));
+  EXPECT_EQ(index, 12);
+  for (const char *bad : {"gpu:", "gpu:x", "gpu:-1", "cpu", "gpu0", "gpu:123456"})
+    EXPECT_FALSE(parseGpuDeviceName(bad, &index)) << bad;
+}
+
+TEST(VulkanDevice, DeviceIndexOutOfRangeIsAClearError) {
+  Device::Options o = Device::defaultOptions();
+  o.index = 999;
+  std::shared_ptr<Device> d;
+  Status s = Device::create(o, &d);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("gpu:999 requested but there are"), std::string::npos) << s.message();
+}
+
+TEST(VulkanDevice, OneSubmitPerRunAndThePipelineCacheIsWritten) {
+  std::string why;
+  std::shared_ptr<Device> device = sharedDevice(&why);
+  ASSERT_TRUE(device) << why;
+  OpCase c{"add", {cpu::test::f32({2, 3}, {1, 2, 3, 4, 5, 6}), cpu::test::f32({3}, {10, 20, 30})},
+           {cpu::test::outSpec(DataType::kFloat32, {2, 3})}};
+  ProgramStats stats;
+  Status s = runGpuOp(device, c, &stats);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(stats.submitsPerRun, 1u);
+  EXPECT_EQ(stats.dispatches, 1u);
+  const float *y = reinterpret_cast<const float *>(c.outputs[0].bytes.data());
+  EXPECT_EQ(std::vector<float>(y, y + 6), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  device->savePipelineCache();
+  if (!device->pipelineCachePath().empty()) EXPECT_TRUE(std::filesystem::exists(device->pipelineCachePath()));
+}
+
+// Run as its own ctest (webnn-vulkan-no-loader) with WEBNN_VULKAN_LOADER
+// pointing at a missing file: the machine "has no Vulkan".
+TEST(VulkanNoLoader, GpuRequestFailsWithOneClearError) {
+  const char *path = std::getenv("WEBNN_VULKAN_LOADER");
+  ASSERT_TRUE(path && *path) << "run with WEBNN_VULKAN_LOADER set to a missing file";
+  std::shared_ptr<Device> d;
+  Status s = Device::create(Device::defaultOptions(), &d);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_NE(s.message().find("Vulkan loader"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+  std::vector<DeviceInfo> devices;
+  EXPECT_FALSE(listDevices(&devices).isOk());
+  // The CPU kernels are unaffected.
+  OpCase c{"relu", {cpu::test::f32({3}, {-1, 0, 2})}, {cpu::test::outSpec(DataType::kFloat32, {3})}};
+  ASSERT_TRUE(cpu::test::runOp(c).isOk());
+}
+
+}  // namespace
+}  // namespace webnn::vk::test

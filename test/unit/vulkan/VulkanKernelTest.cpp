@@ -1,0 +1,322 @@
+// Every GPU kernel against the CPU kernel on the same node: float32 and
+// float16 (and integer types where the op takes them), odd sizes, broadcast
+// and layout variants. Validation layers are on; any message fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "VulkanTestUtil.h"
+
+namespace webnn::vk::test {
+namespace {
+
+using cpu::test::fromDoubles;
+using cpu::test::outSpec;
+
+TestTensor random(DataType dt, Shape shape, double lo, double hi, uint32_t seed, bool constant = false) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  bool integral = dt != DataType::kFloat32 && dt != DataType::kFloat16;
+  std::vector<double> v(size_t(elementsOf(shape)));
+  for (double &x : v) x = integral ? std::round(d(rng)) : d(rng);
+  return fromDoubles(dt, std::move(shape), v, constant);
+}
+
+double rtolFor(DataType dt) { return dt == DataType::kFloat16 ? 4e-3 : 2e-5; }
+double atolFor(DataType dt) { return dt == DataType::kFloat16 ? 2e-3 : 2e-6; }
+
+class VulkanKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    device_ = sharedDevice(&why);
+    ASSERT_TRUE(device_) << why;
+  }
+  void expectMatch(const OpCase &c, double rtol, double atol) {
+    std::string diff = compareWithCpu(device_, c, rtol, atol);
+    EXPECT_TRUE(diff.empty()) << diff;
+  }
+  void expectMatch(const OpCase &c, DataType dt) { expectMatch(c, rtolFor(dt), atolFor(dt)); }
+  std::shared_ptr<Device> device_;
+};
+
+const DataType kFloats[] = {DataType::kFloat32, DataType::kFloat16};
+
+TEST_F(VulkanKernels, BinaryWithBroadcasting) {
+  struct Shapes {
+    Shape a, b, out;
+  };
+  const Shapes shapes[] = {{{17}, {17}, {17}}, {{3, 1, 5}, {4, 1}, {3, 4, 5}}, {{}, {2, 33}, {2, 33}},
+                           {{5, 1, 1, 7}, {1, 6, 1, 1}, {5, 6, 1, 7}}, {{2, 1, 3, 1, 2, 3}, {3, 2, 1}, {2, 1, 3, 3, 2, 3}}};
+  uint32_t seed = 1;
+  for (DataType dt : kFloats)
+    for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow"})
+      for (const Shapes &s : shapes) {
+        bool isPow = std::string(op) == "pow";
+        OpCase c{op, {random(dt, s.a, isPow ? 0.1 : -5, 5, seed++), random(dt, s.b, isPow ? -2 : -5, isPow ? 2 : 5, seed++)},
+                 {outSpec(dt, s.out)}};
+        SCOPED_TRACE(std::string(op) + " " + std::string(dataTypeName(dt)));
+        expectMatch(c, dt);
+      }
+  for (DataType dt : {DataType::kInt32, DataType::kInt64, DataType::kUint8})
+    for (const char *op : {"add", "mul", "max", "min"}) {
+      OpCase c{op, {random(dt, {3, 4}, 0, 9, seed++), random(dt, {4}, 0, 9, seed++)}, {outSpec(dt, {3, 4})}};
+      SCOPED_TRACE(std::string(op) + " " + std::string(dataTypeName(dt)));
+      expectMatch(c, 0, 0);
+    }
+  for (DataType dt : kFloats)
+    for (const char *op : {"equal", "greater", "greaterOrEqual", "lesser", "lesserOrEqual"}) {
+      OpCase c{op, {random(dt, {4, 5}, -3, 3, seed++), random(DataType(dt), {5}, -3, 3, seed++)},
+               {outSpec(DataType::kUint8, {4, 5})}};
+      SCOPED_TRACE(op);
+      expectMatch(c, 0, 0);
+    }
+}
+
+TEST_F(VulkanKernels, UnaryAndActivations) {
+  uint32_t seed = 100;
+  for (DataType dt : kFloats)
+    for (const char *op : {"abs", "ceil", "floor", "exp", "neg", "relu", "sigmoid", "tanh", "erf", "gelu", "elu",
+                           "hardSigmoid", "hardSwish", "leakyRelu", "linear", "identity", "sin", "cos", "softsign",
+                           "reciprocal"}) {
+      OpCase c{op, {random(dt, {3, 67}, -4, 4, seed++)}, {outSpec(dt, {3, 67})}};
+      if (std::string(op) == "elu" || std::string(op) == "leakyRelu") c.attrFloat("alpha", 0.3);
+      if (std::string(op) == "linear") c.attrFloat("alpha", 1.5).attrFloat("beta", -0.25);
+      SCOPED_TRACE(std::string(op) + " " + std::string(dataTypeName(dt)));
+      expectMatch(c, dt == DataType::kFloat16 ? 4e-3 : 2e-5, dt == DataType::kFloat16 ? 2e-3 : 2e-6);
+    }
+  for (DataType dt : kFloats)
+    for (const char *op : {"log", "sqrt"}) {
+      OpCase c{op, {random(dt, {131}, 0.01, 9, seed++)}, {outSpec(dt, {131})}};
+      expectMatch(c, dt);
+    }
+  OpCase clamp{"clamp", {random(DataType::kFloat32, {50}, -3, 3, seed++)}, {outSpec(DataType::kFloat32, {50})}};
+  clamp.attrFloat("minValue", -1).attrFloat("maxValue", 0.5);
+  expectMatch(clamp, 0, 0);
+  for (const char *op : {"abs", "neg", "relu"}) {
+    OpCase c{op, {random(DataType::kInt32, {20}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {20})}};
+    expectMatch(c, 0, 0);
+  }
+  OpCase notOp{"logicalNot", {random(DataType::kUint8, {9}, 0, 1, seed++)}, {outSpec(DataType::kUint8, {9})}};
+  expectMatch(notOp, 0, 0);
+}
+
+TEST_F(VulkanKernels, Cast) {
+  const std::pair<DataType, DataType> pairs[] = {
+      {DataType::kFloat32, DataType::kInt32}, {DataType::kFloat32, DataType::kFloat16},
+      {DataType::kFloat16, DataType::kFloat32}, {DataType::kInt32, DataType::kFloat32},
+      {DataType::kFloat32, DataType::kUint8}, {DataType::kInt64, DataType::kInt32},
+      {DataType::kInt32, DataType::kInt64}, {DataType::kUint8, DataType::kFloat16},
+      {DataType::kInt8, DataType::kInt32}, {DataType::kFloat32, DataType::kInt64}};
+  uint32_t seed = 200;
+  for (auto [from, to] : pairs) {
+    bool unsignedTarget = to == DataType::kUint8;
+    OpCase c{"cast", {random(from, {37}, unsignedTarget ? 0 : -100, 100, seed++)}, {outSpec(to, {37})}};
+    c.attrString("type", std::string(dataTypeName(to)));
+    SCOPED_TRACE(std::string(dataTypeName(from)) + " -> " + std::string(dataTypeName(to)));
+    expectMatch(c, 0, 0);
+  }
+}
+
+TEST_F(VulkanKernels, DataMovement) {
+  uint32_t seed = 300;
+  for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+    SCOPED_TRACE(dataTypeName(dt));
+    OpCase r{"reshape", {random(dt, {2, 3, 5}, -9, 9, seed++)}, {outSpec(dt, {6, 5})}};
+    r.attrInts("newShape", {6, 5});
+    expectMatch(r, 0, 0);
+    OpCase t{"transpose", {random(dt, {2, 3, 4, 5}, -9, 9, seed++)}, {outSpec(dt, {5, 2, 4, 3})}};
+    t.attrInts("permutation", {3, 0, 2, 1});
+    expectMatch(t, 0, 0);
+    OpCase e{"expand", {random(dt, {3, 1}, -9, 9, seed++)}, {outSpec(dt, {2, 3, 4})}};
+    e.attrInts("newShape", {2, 3, 4});
+    expectMatch(e, 0, 0);
+    OpCase s{"slice", {random(dt, {7, 9}, -9, 9, seed++)}, {outSpec(dt, {3, 4})}};
+    s.attrInts("starts", {1, 2}).attrInts("sizes", {5, 7}).attrInts("strides", {2, 2});
+    expectMatch(s, 0, 0);
+    OpCase cc{"concat",
+              {random(dt, {2, 3, 2}, -9, 9, seed++), random(dt, {2, 1, 2}, -9, 9, seed++),
+               random(dt, {2, 4, 2}, -9, 9, seed++, true)},
+              {outSpec(dt, {2, 8, 2})}};
+    cc.attrInt("axis", 1);
+    expectMatch(cc, 0, 0);
+    OpCase sp{"split", {random(dt, {4, 6}, -9, 9, seed++)}, {outSpec(dt, {4, 2}), outSpec(dt, {4, 4})}};
+    sp.attrInt("axis", 1).attrInts("splits", {2, 4});
+    expectMatch(sp, 0, 0);
+  }
+}
+
+TEST_F(VulkanKernels, Gather) {
+  uint32_t seed = 400;
+  for (DataType idx : {DataType::kInt32, DataType::kInt64, DataType::kUint32})
+    for (int64_t axis : {0, 1}) {
+      OpCase c{"gather",
+               {random(DataType::kFloat32, {4, 5, 3}, -9, 9, seed++),
+                random(idx, {2, 3}, idx == DataType::kUint32 ? 0 : -4, 3, seed++)},
+               {outSpec(DataType::kFloat32, axis == 0 ? Shape{2, 3, 5, 3} : Shape{4, 2, 3, 3})}};
+      c.attrInt("axis", axis);
+      expectMatch(c, 0, 0);
+    }
+}
+
+TEST_F(VulkanKernels, MatMulAndGemm) {
+  uint32_t seed = 500;
+  for (DataType dt : kFloats) {
+    SCOPED_TRACE(dataTypeName(dt));
+    double rtol = dt == DataType::kFloat16 ? 1e-2 : 1e-4, atol = dt == DataType::kFloat16 ? 1e-2 : 1e-4;
+    OpCase m{"matmul", {random(dt, {3, 5}, -1, 1, seed++), random(dt, {5, 7}, -1, 1, seed++)}, {outSpec(dt, {3, 7})}};
+    expectMatch(m, rtol, atol);
+    OpCase b{"matmul", {random(dt, {2, 1, 17, 33}, -1, 1, seed++), random(dt, {3, 33, 18}, -1, 1, seed++, true)},
+             {outSpec(dt, {2, 3, 17, 18})}};
+    expectMatch(b, rtol, atol);
+    OpCase g{"gemm",
+             {random(dt, {40, 19}, -1, 1, seed++), random(dt, {21, 40}, -1, 1, seed++, true),
+              random(dt, {21}, -1, 1, seed++, true)},
+             {outSpec(dt, {19, 21})}};
+    g.attrBool("aTranspose", true).attrBool("bTranspose", true).attrFloat("alpha", 0.5).attrFloat("beta", 2.0);
+    expectMatch(g, rtol, atol);
+  }
+}
+
+TEST_F(VulkanKernels, Convolutions) {
+  uint32_t seed = 600;
+  struct Conv {
+    const char *inputLayout, *filterLayout;
+    Shape x, f, y;
+    int64_t groups;
+    std::vector<int64_t> padding, strides, dilations;
+  };
+  const Conv convs[] = {
+      {"nchw", "oihw", {1, 3, 9, 8}, {4, 3, 3, 3}, {1, 4, 7, 6}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"nchw", "oihw", {2, 4, 10, 9}, {6, 2, 3, 2}, {2, 6, 5, 5}, 2, {1, 1, 1, 0}, {2, 2}, {1, 1}},
+      {"nhwc", "ohwi", {1, 9, 9, 5}, {7, 3, 3, 5}, {1, 5, 5, 7}, 1, {0, 0, 0, 0}, {1, 1}, {2, 2}},
+      {"nhwc", "ihwo", {1, 6, 7, 4}, {1, 3, 3, 4}, {1, 6, 7, 4}, 4, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {"nhwc", "hwio", {1, 5, 5, 3}, {1, 1, 3, 8}, {1, 5, 5, 8}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+  };
+  for (DataType dt : kFloats)
+    for (const Conv &cv : convs) {
+      SCOPED_TRACE(std::string(cv.inputLayout) + "/" + cv.filterLayout + " " + std::string(dataTypeName(dt)));
+      int64_t O = cv.y[std::string(cv.inputLayout) == "nhwc" ? 3 : 1];
+      OpCase c{"conv2d",
+               {random(dt, cv.x, -1, 1, seed++), random(dt, cv.f, -1, 1, seed++, true),
+                random(dt, {O}, -1, 1, seed++, true)},
+               {outSpec(dt, cv.y)}};
+      c.attrString("inputLayout", cv.inputLayout).attrString("filterLayout", cv.filterLayout);
+      c.attrInt("groups", cv.groups).attrInts("padding", cv.padding).attrInts("strides", cv.strides);
+      c.attrInts("dilations", cv.dilations);
+      expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
+    }
+  for (DataType dt : kFloats) {
+    OpCase t{"convTranspose2d",
+             {random(dt, {1, 3, 4, 5}, -1, 1, seed++), random(dt, {3, 2, 3, 3}, -1, 1, seed++, true)},
+             {outSpec(dt, {1, 2, 9, 11})}};
+    t.attrInts("strides", {2, 2}).attrInts("padding", {0, 0, 0, 0});
+    expectMatch(t, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
+  }
+}
+
+TEST_F(VulkanKernels, Pooling) {
+  uint32_t seed = 700;
+  for (DataType dt : kFloats)
+    for (const char *op : {"averagePool2d", "maxPool2d", "l2Pool2d"})
+      for (const char *layout : {"nchw", "nhwc"}) {
+        SCOPED_TRACE(std::string(op) + " " + layout);
+        bool nhwc = std::string(layout) == "nhwc";
+        OpCase c{op, {random(dt, nhwc ? Shape{2, 7, 8, 3} : Shape{2, 3, 7, 8}, -2, 2, seed++)},
+                 {outSpec(dt, nhwc ? Shape{2, 4, 4, 3} : Shape{2, 3, 4, 4})}};
+        c.attrString("layout", layout).attrInts("windowDimensions", {3, 3}).attrInts("strides", {2, 2});
+        c.attrInts("padding", {1, 1, 1, 0});
+        expectMatch(c, dt);
+      }
+}
+
+TEST_F(VulkanKernels, ReductionsAndSoftmax) {
+  uint32_t seed = 800;
+  for (DataType dt : kFloats)
+    for (const char *op : {"reduceSum", "reduceMean", "reduceMax", "reduceMin", "reduceProduct", "reduceL1",
+                           "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceSumSquare"}) {
+      SCOPED_TRACE(op);
+      bool positive = std::string(op) == "reduceLogSum" || std::string(op) == "reduceProduct";
+      OpCase a{op, {random(dt, {3, 4, 5}, positive ? 0.5 : -2, positive ? 1.5 : 2, seed++)}, {outSpec(dt, {4})}};
+      a.attrInts("axes", {0, 2});
+      expectMatch(a, dt == DataType::kFloat16 ? 1e-2 : 1e-5, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
+      OpCase k{op, {random(dt, {3, 4, 5}, positive ? 0.5 : -2, positive ? 1.5 : 2, seed++)},
+               {outSpec(dt, {1, 1, 1})}};
+      k.attrBool("keepDimensions", true);
+      expectMatch(k, dt == DataType::kFloat16 ? 1e-2 : 1e-5, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
+    }
+  OpCase i{"reduceSum", {random(DataType::kInt32, {6, 7}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {6})}};
+  i.attrInts("axes", {1});
+  expectMatch(i, 0, 0);
+  for (DataType dt : kFloats)
+    for (int64_t axis : {0, 1, 2}) {
+      OpCase s{"softmax", {random(dt, {3, 17, 5}, -5, 5, seed++)}, {outSpec(dt, {3, 17, 5})}};
+      s.attrInt("axis", axis);
+      expectMatch(s, dt);
+    }
+}
+
+TEST_F(VulkanKernels, Normalizations) {
+  uint32_t seed = 900;
+  for (DataType dt : kFloats) {
+    SCOPED_TRACE(dataTypeName(dt));
+    double rtol = dt == DataType::kFloat16 ? 1e-2 : 1e-4, atol = dt == DataType::kFloat16 ? 1e-2 : 1e-5;
+    OpCase l{"layerNormalization",
+             {random(dt, {2, 3, 8}, -2, 2, seed++), random(dt, {3, 8}, -1, 1, seed++, true),
+              random(dt, {3, 8}, -1, 1, seed++, true)},
+             {outSpec(dt, {2, 3, 8})}};
+    l.attrInts("axes", {1, 2}).attrFloat("epsilon", 1e-3);
+    expectMatch(l, rtol, atol);
+    OpCase l2{"layerNormalization", {random(dt, {4, 6, 3}, -2, 2, seed++), random(dt, {4}, -1, 1, seed++)},
+              {outSpec(dt, {4, 6, 3})}};
+    l2.attrInts("axes", {0});
+    expectMatch(l2, rtol, atol);
+    for (const char *layout : {"nchw", "nhwc"}) {
+      bool nhwc = std::string(layout) == "nhwc";
+      Shape x = nhwc ? Shape{2, 4, 5, 3} : Shape{2, 3, 4, 5};
+      OpCase in{"instanceNormalization",
+                {random(dt, x, -2, 2, seed++), random(dt, {3}, -1, 1, seed++), random(dt, {3}, -1, 1, seed++)},
+                {outSpec(dt, x)}};
+      in.attrString("layout", layout);
+      expectMatch(in, rtol, atol);
+    }
+    OpCase b{"batchNormalization",
+             {random(dt, {2, 3, 4, 5}, -2, 2, seed++), random(dt, {3}, -1, 1, seed++, true),
+              random(dt, {3}, 0.5, 2, seed++, true), random(dt, {3}, -1, 1, seed++), random(dt, {3}, -1, 1, seed++)},
+             {outSpec(dt, {2, 3, 4, 5})}};
+    expectMatch(b, rtol, atol);
+  }
+}
+
+TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
+  Device::Options o = Device::defaultOptions();
+  o.validation = true;
+  o.forceStaging = true;
+  o.cacheDir = "none";
+  std::shared_ptr<Device> staged;
+  Status s = Device::create(o, &staged);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  OpCase c{"matmul",
+           {random(DataType::kFloat32, {9, 13}, -1, 1, 1), random(DataType::kFloat32, {13, 5}, -1, 1, 2, true)},
+           {outSpec(DataType::kFloat32, {9, 5})}};
+  std::string diff = compareWithCpu(staged, c, 1e-4, 1e-4);
+  EXPECT_TRUE(diff.empty()) << diff;
+}
+
+TEST_F(VulkanKernels, UnknownOpAndTooLargeTensorAreClearErrors) {
+  OpCase c{"noSuchOp", {cpu::test::f32({2}, {1, 2})}, {outSpec(DataType::kFloat32, {2})}};
+  Status s = runGpuOp(device_, c);
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_NE(s.message().find("no GPU kernel"), std::string::npos) << s.message();
+  // A binding can never exceed maxStorageBufferRange: such a tensor is refused at creation.
+  uint64_t range = device_->info().maxStorageBufferRange;
+  Shape big = {int64_t(range / 4 + 1)};
+  OpCase r{"relu", {TestTensor{DataType::kFloat32, big, {}, false}}, {outSpec(DataType::kFloat32, big)}};
+  s = runGpuOp(device_, r);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("maxStorageBufferRange"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace webnn::vk::test
