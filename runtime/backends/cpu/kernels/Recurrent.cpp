@@ -1,11 +1,12 @@
 // gru, gruCell, lstm, lstmCell (WebNN spec sections of the same names).
 //
-// One step computes the input and recurrent projections of all gates at once
+// The cells compute the input and recurrent projections of all gates at once
 // with sgemm (x * W^T is [batch, gates * hiddenSize]), then the gate math
-// element by element. The sequence ops run that step over time per direction;
-// a backward pass reads input step steps-1-t and stores its hidden state at
-// that same time index of the returned sequence (as the spec's emulation
-// does). float16 runs through the float32 kernel via the shared adapter.
+// element by element. The sequence ops are checked here and run as one kernel
+// per node (RecurrentLayer.h: LstmLayer.cpp, GruLayer.cpp); a backward pass
+// reads input step steps-1-t and stores its hidden state at that same time
+// index of the returned sequence (as the spec's emulation does). float16 runs
+// through the float32 kernels via the shared adapter.
 //
 // The LSTM output gate's peephole multiplies the incoming cell state, as in
 // the spec's lstmCell emulation (ONNX uses the new cell state instead; a
@@ -17,13 +18,16 @@
 #include <sstream>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/backends/cpu/kernels/RecurrentLayer.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
 
 namespace webnn::cpu::kernels {
 namespace {
 
-enum class Activation { kRelu, kSigmoid, kTanh };
+using Activation = RnnActivation;
 
 inline float activate(Activation a, float x) {
   switch (a) {
@@ -69,13 +73,6 @@ const float *optionalInput(const KernelContext &ctx, size_t i) {
 }
 
 // ---- GRU step -----------------------------------------------------------
-struct GruConfig {
-  int64_t batch = 0, inputSize = 0, hidden = 0;
-  bool resetAfter = true;
-  int z = 0, r = 1, n = 2;  // gate positions per layout
-  Activation gate = Activation::kSigmoid, candidate = Activation::kTanh;
-};
-
 struct GruScratch {
   std::vector<float> gx, gh, rh;
   void init(const GruConfig &c) {
@@ -139,12 +136,6 @@ Status readGruOptions(const NodeDesc &node, GruConfig *c) {
 }
 
 // ---- LSTM step ----------------------------------------------------------
-struct LstmConfig {
-  int64_t batch = 0, inputSize = 0, hidden = 0;
-  int i = 0, o = 1, f = 2, g = 3;  // gate positions per layout
-  Activation gate = Activation::kSigmoid, cellGate = Activation::kTanh, output = Activation::kTanh;
-};
-
 struct LstmScratch {
   std::vector<float> gx, gh;
   void init(const LstmConfig &c) {
@@ -293,11 +284,6 @@ Status makeLstmCell(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 }
 
 // ---- sequences ----------------------------------------------------------
-struct SequenceConfig {
-  int64_t steps = 0, dirs = 1;
-  bool backwardOnly = false, returnSequence = false;
-};
-
 Status readSequenceOptions(const NodeDesc &node, const OperandDesc &x, SequenceConfig *s, int64_t *batch,
                            int64_t *inputSize) {
   if (!node.attributes.has("steps")) return nodeError(node, "missing required attribute 'steps'");
@@ -327,42 +313,6 @@ Status checkSequenceOutputs(const NodeDesc &node, const SequenceConfig &s, size_
   return Status::ok();
 }
 
-// Slice `dir` of an optional [dirs, n] (or [dirs, batch, h]) operand.
-const float *directionSlice(const float *p, int64_t dir, int64_t size) { return p ? p + dir * size : nullptr; }
-
-class GruKernel final : public Kernel {
- public:
-  GruKernel(GruConfig c, SequenceConfig s) : c_(c), s_(s) {
-    scratch_.init(c_);
-    state_.resize(size_t(c_.batch * c_.hidden));
-  }
-  void run(const KernelContext &ctx) override {
-    const int64_t B = c_.batch, I = c_.inputSize, H = c_.hidden, BH = B * H;
-    const float *x = in<float>(ctx, 0), *W = in<float>(ctx, 1), *R = in<float>(ctx, 2);
-    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *h0 = optionalInput(ctx, 5);
-    float *last = outp<float>(ctx, 0);
-    float *seq = s_.returnSequence ? outp<float>(ctx, 1) : nullptr;
-    for (int64_t d = 0; d < s_.dirs; ++d) {
-      if (h0) std::memcpy(state_.data(), h0 + d * BH, size_t(BH) * sizeof(float));
-      else std::fill(state_.begin(), state_.end(), 0.f);
-      bool backward = s_.backwardOnly || d == 1;
-      for (int64_t t = 0; t < s_.steps; ++t) {
-        int64_t step = backward ? s_.steps - 1 - t : t;
-        gruStep(c_, scratch_, x + step * B * I, W + d * 3 * H * I, R + d * 3 * H * H, directionSlice(bias, d, 3 * H),
-                directionSlice(rbias, d, 3 * H), state_.data(), state_.data(), ctx);
-        if (seq) std::memcpy(seq + (step * s_.dirs + d) * BH, state_.data(), size_t(BH) * sizeof(float));
-      }
-      std::memcpy(last + d * BH, state_.data(), size_t(BH) * sizeof(float));
-    }
-  }
-
- private:
-  GruConfig c_;
-  SequenceConfig s_;
-  GruScratch scratch_;
-  std::vector<float> state_;
-};
-
 Status makeGru(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (node.inputs.size() < 3 || node.inputs.size() > 6 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2])
     return nodeError(node, "expected 3..6 operands (input, weight, recurrentWeight, bias?, recurrentBias?, "
@@ -382,48 +332,9 @@ Status makeGru(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkOperand(node, 5, "initialHiddenState", {D, c.batch, H}, true));
   WEBNN_RETURN_IF_ERROR(checkSequenceOutputs(node, s, 1, c.batch, H));
   if (anyFloat16(node)) return makeFloat16Adapter(node, &makeGru, out);
-  *out = std::make_unique<GruKernel>(c, s);
+  *out = makeGruLayerKernel(node, c, s);
   return Status::ok();
 }
-
-class LstmKernel final : public Kernel {
- public:
-  LstmKernel(LstmConfig c, SequenceConfig s) : c_(c), s_(s) {
-    scratch_.init(c_);
-    hidden_.resize(size_t(c_.batch * c_.hidden));
-    cell_.resize(size_t(c_.batch * c_.hidden));
-  }
-  void run(const KernelContext &ctx) override {
-    const int64_t B = c_.batch, I = c_.inputSize, H = c_.hidden, BH = B * H;
-    const float *x = in<float>(ctx, 0), *W = in<float>(ctx, 1), *R = in<float>(ctx, 2);
-    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *peep = optionalInput(ctx, 5);
-    const float *h0 = optionalInput(ctx, 6), *c0 = optionalInput(ctx, 7);
-    float *lastH = outp<float>(ctx, 0), *lastC = outp<float>(ctx, 1);
-    float *seq = s_.returnSequence ? outp<float>(ctx, 2) : nullptr;
-    for (int64_t d = 0; d < s_.dirs; ++d) {
-      if (h0) std::memcpy(hidden_.data(), h0 + d * BH, size_t(BH) * sizeof(float));
-      else std::fill(hidden_.begin(), hidden_.end(), 0.f);
-      if (c0) std::memcpy(cell_.data(), c0 + d * BH, size_t(BH) * sizeof(float));
-      else std::fill(cell_.begin(), cell_.end(), 0.f);
-      bool backward = s_.backwardOnly || d == 1;
-      for (int64_t t = 0; t < s_.steps; ++t) {
-        int64_t step = backward ? s_.steps - 1 - t : t;
-        lstmStep(c_, scratch_, x + step * B * I, W + d * 4 * H * I, R + d * 4 * H * H, directionSlice(bias, d, 4 * H),
-                 directionSlice(rbias, d, 4 * H), directionSlice(peep, d, 3 * H), hidden_.data(), cell_.data(),
-                 hidden_.data(), cell_.data(), ctx);
-        if (seq) std::memcpy(seq + (step * s_.dirs + d) * BH, hidden_.data(), size_t(BH) * sizeof(float));
-      }
-      std::memcpy(lastH + d * BH, hidden_.data(), size_t(BH) * sizeof(float));
-      std::memcpy(lastC + d * BH, cell_.data(), size_t(BH) * sizeof(float));
-    }
-  }
-
- private:
-  LstmConfig c_;
-  SequenceConfig s_;
-  LstmScratch scratch_;
-  std::vector<float> hidden_, cell_;
-};
 
 Status makeLstm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (node.inputs.size() < 3 || node.inputs.size() > 8 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2])
@@ -446,11 +357,77 @@ Status makeLstm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkOperand(node, 7, "initialCellState", {D, c.batch, H}, true));
   WEBNN_RETURN_IF_ERROR(checkSequenceOutputs(node, s, 2, c.batch, H));
   if (anyFloat16(node)) return makeFloat16Adapter(node, &makeLstm, out);
-  *out = std::make_unique<LstmKernel>(c, s);
+  *out = makeLstmLayerKernel(node, c, s);
   return Status::ok();
 }
 
 }  // namespace
+
+namespace rnn {
+
+void packRecurrentPanels(const float *w, int64_t hidden, int64_t k, const int *gateRow, int slots, int width,
+                         float *dst) {
+  const int64_t blocks = (hidden + width - 1) / width;
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int s = 0; s < slots; ++s)
+        for (int lane = 0; lane < width; ++lane) {
+          const int64_t j = b * width + lane;
+          *dst++ = j < hidden ? w[(gateRow[s] * hidden + j) * k + kk] : 0.f;
+        }
+}
+
+void padGateRows(const float *w, int64_t hidden, int64_t paddedHidden, int64_t k, const int *gateRow, int slots,
+                 float *dst) {
+  for (int s = 0; s < slots; ++s)
+    for (int64_t j = 0; j < paddedHidden; ++j) {
+      float *row = dst + (s * paddedHidden + j) * k;
+      if (j < hidden) std::memcpy(row, w + (gateRow[s] * hidden + j) * k, size_t(k) * sizeof(float));
+      else std::fill(row, row + k, 0.f);
+    }
+}
+
+InputProjection::InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t n)
+    : dirs_(dirs), rows_(rows), k_(k), n_(n), packed_(packedSgemmEnabled() && avx512Available() && useAvx512()),
+      layout_(k, n) {
+  staged_.resize(size_t(dirs * n * k));
+  if (packed_) packedB_.resize(size_t(dirs) * layout_.bytes() / sizeof(float));
+}
+
+void InputProjection::pack() {
+  if (!packed_) return;
+  const size_t perDir = layout_.bytes() / sizeof(float);
+  // b(kk, j) = staged[j][kk].
+  for (int64_t d = 0; d < dirs_; ++d) layout_.pack(staged(d), 1, k_, packedB_.data() + d * perDir);
+}
+
+void InputProjection::run(const float *x, const float *bias, float *gx, const KernelContext &ctx) const {
+  if (packed_) {
+    const size_t perDir = layout_.bytes() / sizeof(float);
+    const int64_t chunk = PackedSgemmB::kRowChunk, panels = layout_.panels();
+    const int64_t chunks = (rows_ + chunk - 1) / chunk, perDirTasks = chunks * panels;
+    parallelFor(ctx, dirs_ * perDirTasks, 1, [&](int64_t t0, int64_t t1) {
+      while (t0 < t1) {  // one call per (direction, row chunk) the range touches
+        const int64_t d = t0 / perDirTasks, r = t0 % perDirTasks, c = r / panels, p0 = r % panels;
+        const int64_t p1 = std::min(panels, p0 + (t1 - t0));
+        SgemmEpilogue ep;
+        ep.bias = bias + d * n_;
+        packedSgemmAvx512(layout_, packedB_.data() + d * perDir, x, k_, gx + d * rows_ * n_, n_, ep, c * chunk,
+                          std::min(rows_, (c + 1) * chunk), p0, p1);
+        t0 += p1 - p0;
+      }
+    });
+    return;
+  }
+  for (int64_t d = 0; d < dirs_; ++d) {
+    float *y = gx + d * rows_ * n_;
+    for (int64_t r = 0; r < rows_; ++r) std::memcpy(y + r * n_, bias + d * n_, size_t(n_) * sizeof(float));
+    sgemm(rows_, n_, k_, MatrixView{x, k_, 1}, MatrixView{staged(d), 1, k_}, y,
+          n_, true, ctx);
+  }
+}
+
+}  // namespace rnn
 
 void registerRecurrentKernels(KernelTable &t) {
   t.add("gru", &makeGru);

@@ -1,0 +1,193 @@
+// lstm as one kernel per node (RecurrentLayer.h). Gates are kept in slot
+// order i, f, g, o whatever the weight layout: the packed panels, the input
+// projection's columns and the biases are all reordered when packed.
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/RecurrentLayer.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+using rnn::activate;
+using rnn::load;
+using rnn::splat;
+using rnn::store;
+using rnn::storeFirst;
+using rnn::VF;
+
+constexpr int kSlots = 4;  // i, f, g, o
+
+// One direction's recurrence over its buffers.
+struct LstmDirection {
+  const float *panels;  // [blocks][hidden][kSlots][W]
+  const float *gx;      // [steps][batch][kSlots][paddedHidden], biases included
+  const float *peep;    // [3][paddedHidden] (i, o, f), or null
+  float *h[2];          // [batch][paddedHidden] each; h[1] holds the initial state
+  float *c;             // [batch][paddedHidden], the initial state on entry
+  float *seq;           // this direction's slice of [steps][dirs][batch][hidden], or null
+  int64_t seqStride;    // dirs * batch * hidden
+  bool backward;
+};
+
+template <int W>
+WEBNN_RNN_INLINE void lstmRecurrence(const LstmConfig &c, int64_t steps, const LstmDirection &d) {
+  using V = VF<W>;
+  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W, blocks = Hp / W;
+  for (int64_t t = 0; t < steps; ++t) {
+    const int64_t step = d.backward ? steps - 1 - t : t;
+    const float *hPrev = d.h[(t + 1) & 1];
+    float *hNext = d.h[t & 1];
+    for (int64_t bi = 0; bi < blocks; ++bi) {
+      // Odd steps walk the panels backwards (RecurrentLayer.h).
+      const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
+      const float *panel = d.panels + blk * H * kSlots * W;
+      for (int64_t b = 0; b < B; ++b) {
+        V acc[kSlots];
+        rnn::gemvPanel<W, kSlots>(panel, hPrev + b * Hp, H, acc);
+        const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
+        V pi = acc[0] + load<W>(g), pf = acc[1] + load<W>(g + Hp);
+        V pg = acc[2] + load<W>(g + 2 * Hp), po = acc[3] + load<W>(g + 3 * Hp);
+        float *cr = d.c + b * Hp + j0;
+        const V cPrev = load<W>(cr);
+        if (d.peep) {
+          pi += load<W>(d.peep + j0) * cPrev;
+          po += load<W>(d.peep + Hp + j0) * cPrev;
+          pf += load<W>(d.peep + 2 * Hp + j0) * cPrev;
+        }
+        const V it = activate<W>(c.gate, pi), ft = activate<W>(c.gate, pf);
+        const V gt = activate<W>(c.cellGate, pg), ot = activate<W>(c.gate, po);
+        const V cNext = ft * cPrev + it * gt;
+        const V hv = ot * activate<W>(c.output, cNext);
+        store<W>(cr, cNext);
+        store<W>(hNext + b * Hp + j0, hv);
+        if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void lstmRecurrence512(const LstmConfig &c,
+                                                                                     int64_t steps,
+                                                                                     const LstmDirection &d) {
+  lstmRecurrence<16>(c, steps, d);
+}
+__attribute__((target("avx2,fma"))) void lstmRecurrence256(const LstmConfig &c, int64_t steps,
+                                                           const LstmDirection &d) {
+  lstmRecurrence<8>(c, steps, d);
+}
+
+class LstmLayerKernel final : public Kernel {
+ public:
+  LstmLayerKernel(const NodeDesc &node, const LstmConfig &c, const SequenceConfig &s)
+      : c_(c), s_(s), width_(useAvx512() ? 16 : 8), hp_((c.hidden + width_ - 1) / width_ * width_),
+        proj_(s.dirs, s.steps * c.batch, c.inputSize, kSlots * hp_), gateRow_{c.i, c.f, c.g, c.o} {
+    w_ = static_cast<const float *>(node.inputs[1]->constantData);
+    r_ = static_cast<const float *>(node.inputs[2]->constantData);
+    const int64_t D = s.dirs, B = c.batch, H = c.hidden;
+    panels_.resize(size_t(D * hp_ * H * kSlots));
+    gx_.resize(size_t(D * s.steps * B * kSlots * hp_));
+    bias_.resize(size_t(D * kSlots * hp_));
+    if (node.inputs.size() > 5 && node.inputs[5]) peep_.resize(size_t(D * 3 * hp_));
+    state_.resize(size_t(D * 3 * B * hp_));
+  }
+
+  void run(const KernelContext &ctx) override {
+    const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
+    if (w_ && r_) {
+      std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+    } else {
+      pack(in<float>(ctx, 1), in<float>(ctx, 2), false);
+    }
+    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *peep = optionalInput(ctx, 5);
+    const float *h0 = optionalInput(ctx, 6), *c0 = optionalInput(ctx, 7);
+    std::fill(bias_.data(), bias_.data() + bias_.size(), 0.f);
+    for (int64_t d = 0; d < D; ++d)
+      for (int s = 0; s < kSlots; ++s)
+        for (int64_t j = 0; j < H; ++j) {
+          const int64_t src = d * kSlots * H + gateRow_[s] * H + j;
+          bias_[size_t((d * kSlots + s) * hp_ + j)] = (bias ? bias[src] : 0.f) + (rbias ? rbias[src] : 0.f);
+        }
+    if (peep) {
+      std::fill(peep_.data(), peep_.data() + peep_.size(), 0.f);
+      for (int64_t q = 0; q < 3 * D; ++q) std::memcpy(peep_.data() + q * hp_, peep + q * H, size_t(H) * sizeof(float));
+    }
+    // States: per direction h[0], h[1] (initial), c, each [B][hp_].
+    std::fill(state_.data(), state_.data() + state_.size(), 0.f);
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t b = 0; b < B; ++b) {
+        float *st = state_.data() + d * 3 * B * hp_;
+        if (h0) std::memcpy(st + (B + b) * hp_, h0 + d * BH + b * H, size_t(H) * sizeof(float));
+        if (c0) std::memcpy(st + (2 * B + b) * hp_, c0 + d * BH + b * H, size_t(H) * sizeof(float));
+      }
+    proj_.run(in<float>(ctx, 0), bias_.data(), gx_.data(), ctx);
+    float *seq = s_.returnSequence ? outp<float>(ctx, 2) : nullptr;
+    float *lastH = outp<float>(ctx, 0), *lastC = outp<float>(ctx, 1);
+    parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
+      for (int64_t d = d0; d < d1; ++d) {
+        float *st = state_.data() + d * 3 * B * hp_;
+        LstmDirection dir;
+        dir.panels = panels_.data() + d * hp_ * H * kSlots;
+        dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
+        dir.peep = peep ? peep_.data() + d * 3 * hp_ : nullptr;
+        dir.h[0] = st;
+        dir.h[1] = st + B * hp_;
+        dir.c = st + 2 * B * hp_;
+        dir.seq = seq ? seq + d * BH : nullptr;
+        dir.seqStride = D * BH;
+        dir.backward = s_.backwardOnly || d == 1;
+        if (width_ == 16) lstmRecurrence512(c_, s_.steps, dir);
+        else lstmRecurrence256(c_, s_.steps, dir);
+        const float *hLast = dir.h[(s_.steps - 1) & 1];
+        for (int64_t b = 0; b < B; ++b) {
+          std::memcpy(lastH + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
+          std::memcpy(lastC + d * BH + b * H, dir.c + b * hp_, size_t(H) * sizeof(float));
+        }
+      }
+    });
+  }
+
+  void warmUp(int numThreads) override {
+    (void)numThreads;
+    if (w_ && r_) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+  }
+
+ private:
+  static const float *optionalInput(const KernelContext &ctx, size_t i) {
+    return i < ctx.numInputs && ctx.inputs[i] ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
+  }
+
+  void pack(const float *w, const float *r, bool constant) {
+    const int64_t D = s_.dirs, H = c_.hidden, I = c_.inputSize;
+    for (int64_t d = 0; d < D; ++d) {
+      rnn::padGateRows(w + d * kSlots * H * I, H, hp_, I, gateRow_, kSlots, proj_.staged(d));
+      rnn::packRecurrentPanels(r + d * kSlots * H * H, H, H, gateRow_, kSlots, width_,
+                               panels_.data() + d * hp_ * H * kSlots);
+    }
+    proj_.pack();
+    if (constant) {
+      releasePackedSource(w, size_t(D * kSlots * H * I) * sizeof(float));
+      releasePackedSource(r, size_t(D * kSlots * H * H) * sizeof(float));
+    }
+  }
+
+  LstmConfig c_;
+  SequenceConfig s_;
+  int width_;
+  int64_t hp_;
+  rnn::InputProjection proj_;
+  int gateRow_[kSlots];
+  const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
+  std::once_flag packOnce_;
+  AlignedFloats panels_, gx_, bias_, peep_, state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeLstmLayerKernel(const NodeDesc &node, const LstmConfig &c, const SequenceConfig &s) {
+  return std::make_unique<LstmLayerKernel>(node, c, s);
+}
+
+}  // namespace webnn::cpu::kernels
