@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The com.microsoft ops of ONNX Runtime's transformer optimizer (Attention,
-MultiHeadAttention, SkipLayerNormalization, EmbedLayerNormalization, Gelu,
-BiasGelu, FastGelu, QuickGelu, BiasAdd, BiasSplitGelu, GroupNorm), one small
+MultiHeadAttention, DecoderMaskedMultiHeadAttention, SkipLayerNormalization,
+EmbedLayerNormalization, Gelu, BiasGelu, FastGelu, QuickGelu, BiasAdd,
+BiasSplitGelu, GroupNorm, SkipGroupNorm, NhwcConv, RelativePositionBias,
+GatedRelativePositionBias), one small
 model per op and optional-input / mask form, compiled by webnnc, run by
 webnn-run and compared with ONNX Runtime (onnxruntime-node, CPU) on the same
 inputs: |webnn - ort| <= atol + rtol |ort|, rtol 1e-3, atol 1e-5. Then a
@@ -11,9 +13,11 @@ SkipLayerNormalization) end to end, and one float16 chain (Attention ->
 SkipLayerNormalization -> FastGelu) against ORT's float32 run of the same
 values (ORT's CPU has no float16 kernels for them), rtol 1e-2.
 
-ORT's CPU provider has no kernel for some forms (BiasAdd, BiasSplitGelu and
-GroupNorm are CUDA-only; MultiHeadAttention's packed QKV / packed KV and
-Attention's 4-D mask are not implemented on CPU). For those, ORT runs an
+ORT's CPU provider has no kernel for some forms (BiasAdd, BiasSplitGelu,
+GroupNorm, SkipGroupNorm, NhwcConv, RelativePositionBias and
+GatedRelativePositionBias are CUDA-only; MultiHeadAttention's packed QKV /
+packed KV, Attention's 4-D mask, DecoderMaskedMultiHeadAttention's packed
+QKV and its past without a shared buffer fail on CPU). For those, ORT runs an
 equivalent model instead (the same com.microsoft op on the unpacked or
 pre-sliced inputs, or the op's documented formula in standard ONNX ops);
 the case's label says "ORT ref: ...". A few forms ONNX Runtime documents
@@ -154,15 +158,15 @@ def _(d):
     return single(d, [ms("BiasSplitGelu", ["x", "b"], ["y"])], feeds, inits, ["y"], ref)
 
 
-def group_norm_ref(p, feeds, inits, groups, eps, swish, channels_last):
+def group_norm_ref(p, feeds, inits, groups, eps, swish, channels_last, pre=(), src="x", outputs=("y",)):
     """GroupNorm's formula in standard ops: reshape into groups, normalize,
-    per-channel affine, optional swish."""
+    per-channel affine, optional swish; of `src`, which `pre` nodes may
+    compute (SkipGroupNorm's sum), of X's shape."""
     x = feeds["x"]
     N, C = x.shape[0], x.shape[3] if channels_last else x.shape[1]
-    nodes, consts = [], {"eps": np.array(eps, np.float32)}
-    src = "x"
+    nodes, consts = list(pre), {"eps": np.array(eps, np.float32)}
     if channels_last:
-        nodes.append(std("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]))
+        nodes.append(std("Transpose", [src], ["xt"], perm=[0, 3, 1, 2]))
         src = "xt"
     consts["gshape"] = np.array([N, groups, -1], np.int64)
     consts["xshape"] = np.array([N, C, x.shape[1] if channels_last else x.shape[2],
@@ -181,7 +185,7 @@ def group_norm_ref(p, feeds, inits, groups, eps, swish, channels_last):
         last = "sw"
     nodes.append(std("Transpose", [last], ["y"], perm=[0, 2, 3, 1]) if channels_last else
                  std("Identity", [last], ["y"]))
-    model(p, nodes, feeds, {**inits, **consts}, ["y"])
+    model(p, nodes, feeds, {**inits, **consts}, list(outputs))
 
 
 def group_norm_case(d, channels_last, swish, groups, shape):
@@ -208,6 +212,85 @@ def _(d):
 @case("GroupNorm NCHW channels_last=0 swish (ORT ref: formula in standard ops)")
 def _(d):
     return group_norm_case(d, False, True, 2, (2, 8, 3, 5))
+
+
+def skip_group_norm_case(d, channels_last, swish, groups, shape, skip_shape, bias=True, sum_out=False):
+    feeds = {"x": f32(*shape, scale=2) + 1, "skip": f32(*skip_shape)}
+    C = shape[3] if channels_last else shape[1]
+    inits = {"gamma": f32(C), "beta": f32(C)}
+    if bias:
+        inits["bias"] = f32(C)
+    attrs = dict(groups=groups, epsilon=1e-5, activation=int(swish))
+    if not channels_last:
+        attrs["channels_last"] = 0
+    outputs = ["y", "ssum"] if sum_out else ["y"]
+    node = ms("SkipGroupNorm", ["x", "gamma", "beta", "skip"] + (["bias"] if bias else []), outputs, **attrs)
+    # The reference: skip reshaped to broadcast, X + skip (+ bias), then GroupNorm's formula.
+    per = [shape[0], 1, 1, C] if channels_last else [shape[0], C, 1, 1]
+    consts = {"skshape": np.array(per if len(skip_shape) == 2 else skip_shape, np.int64),
+              "bshape": np.array([C] if channels_last else [C, 1, 1], np.int64)}
+    pre = [std("Reshape", ["skip", "skshape"], ["sk"]), std("Add", ["x", "sk"], ["s0" if bias else "ssum"])]
+    if bias:
+        pre += [std("Reshape", ["bias", "bshape"], ["b1"]), std("Add", ["s0", "b1"], ["ssum"])]
+    return single(d, [node], feeds, inits, outputs,
+                  lambda p: group_norm_ref(p, feeds, {**inits, **consts}, groups, 1e-5, swish, channels_last, pre, "ssum",
+                                           outputs))
+
+
+@case("SkipGroupNorm NHWC skip (N, H, W, C), bias, sum output (ORT ref: Add, Add, formula)")
+def _(d):
+    return skip_group_norm_case(d, True, False, 4, (2, 5, 6, 16), (2, 5, 6, 16), sum_out=True)
+
+
+@case("SkipGroupNorm NHWC skip (N, C), swish, no bias (ORT ref: Reshape, Add, formula)")
+def _(d):
+    return skip_group_norm_case(d, True, True, 8, (2, 4, 4, 32), (2, 32), bias=False)
+
+
+@case("SkipGroupNorm NHWC skip (N, 1, 1, C), bias, swish, sum output (ORT ref: Add, Add, formula)")
+def _(d):
+    return skip_group_norm_case(d, True, True, 2, (1, 3, 5, 8), (1, 1, 1, 8), sum_out=True)
+
+
+@case("SkipGroupNorm NCHW channels_last=0 skip (N, C, H, W), bias (ORT ref: Add, Add, formula)")
+def _(d):
+    return skip_group_norm_case(d, False, False, 2, (2, 8, 3, 5), (2, 8, 3, 5))
+
+
+# ------------------------------------------------------------------ NhwcConv
+def nhwc_conv_case(d, x_shape, w_oihw, bias=True, **attrs):
+    """NhwcConv takes the filter in OHWI (ORT's NHWC fusion transposes the
+    OIHW weights); ORT's CPU has no NhwcConv: ORT runs Transpose, Conv with
+    the OIHW filter, Transpose."""
+    feeds = {"x": f32(*x_shape)}
+    w = f32(*w_oihw, scale=0.3)
+    inits = {"w": np.ascontiguousarray(w.transpose(0, 2, 3, 1))}
+    if bias:
+        inits["b"] = f32(w_oihw[0])
+    ins = ["x", "w"] + (["b"] if bias else [])
+
+    def ref(p):
+        nodes = [std("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2]),
+                 std("Conv", ["xt", "w_oihw"] + (["b"] if bias else []), ["yt"], **attrs),
+                 std("Transpose", ["yt"], ["y"], perm=[0, 2, 3, 1])]
+        model(p, nodes, feeds, {**{k: v for k, v in inits.items() if k != "w"}, "w_oihw": w}, ["y"])
+    return single(d, [ms("NhwcConv", ins, ["y"], **attrs)], feeds, inits, ["y"], ref)
+
+
+@case("NhwcConv 3x3 pads 1, bias (ORT ref: Transpose, Conv, Transpose)")
+def _(d):
+    return nhwc_conv_case(d, (2, 7, 6, 8), (16, 8, 3, 3), pads=[1, 1, 1, 1])
+
+
+@case("NhwcConv 3x3 stride 2, dilations 2, group 2, asymmetric pads, no bias (ORT ref: Transpose, Conv, Transpose)")
+def _(d):
+    return nhwc_conv_case(d, (1, 11, 9, 8), (6, 4, 3, 3), bias=False, strides=[2, 2], dilations=[2, 2], group=2,
+                          pads=[0, 1, 2, 1])
+
+
+@case("NhwcConv 1x1, auto_pad SAME_UPPER 2x4 kernel, stride 2 (ORT ref: Transpose, Conv, Transpose)")
+def _(d):
+    return nhwc_conv_case(d, (1, 9, 10, 4), (5, 4, 2, 4), auto_pad="SAME_UPPER", strides=[2, 2])
 
 
 # ---------------------------------------------------- SkipLayerNormalization
@@ -277,6 +360,89 @@ def _(d):
     node = ms("EmbedLayerNormalization", ["ids", "segids", "word", "pos", "seg", "gamma", "beta", "", "pids"],
               ["y", "mask_index"], epsilon=1e-12)
     return single(d, [node], {"ids": ids, "segids": seg, "pids": pids}, embed_inits(), ["y", "mask_index"])
+
+
+# ----------------------------------------------------- position biases (T5)
+def t5_buckets(S, num_buckets, max_distance, bidirectional):
+    """ORT's bucketing of key - query (relative_attn_bias_impl.cu), in
+    numpy: float32 logs, truncation toward zero."""
+    rel = np.arange(S)[None, :] - np.arange(S)[:, None]
+    half = num_buckets // 2 if bidirectional else num_buckets
+    out = np.zeros((S, S), np.int64)
+    if bidirectional:
+        out += np.where(rel > 0, half, 0)
+        rel = np.abs(rel)
+    else:
+        rel = np.where(rel > 0, 0, -rel)
+    exact = half // 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log(rel.astype(np.float32) / np.float32(exact)) / np.log(np.float32(max_distance) / np.float32(exact))
+        large = exact + (ratio * np.float32(half - exact)).astype(np.int64)
+    return out + np.where(rel < exact, rel, np.minimum(large, half - 1))
+
+
+def relative_position_bias_case(d, S, num_buckets, heads, max_distance, bidirectional):
+    """ORT's CPU has no RelativePositionBias: ORT runs Gather of the
+    column-major table (reshaped to (heads, buckets)) at buckets computed in
+    numpy by the kernel's formula."""
+    inits = {"table": f32(num_buckets, heads), "ql": np.array(S, np.int64), "kl": np.array(S, np.int64)}
+    node = ms("RelativePositionBias", ["table", "ql", "kl"], ["y"], max_distance=max_distance,
+              is_bidirectional=int(bidirectional))
+
+    def ref(p):
+        consts = {"table": inits["table"], "tshape": np.array([heads, num_buckets], np.int64),
+                  "idx": t5_buckets(S, num_buckets, max_distance, bidirectional),
+                  "oshape": np.array([1, heads, S, S], np.int64)}
+        nodes = [std("Reshape", ["table", "tshape"], ["t2"]), std("Gather", ["t2", "idx"], ["g"], axis=1),
+                 std("Reshape", ["g", "oshape"], ["y"])]
+        model(p, nodes, {}, consts, ["y"])
+    return single(d, [node], {}, inits, ["y"], ref)
+
+
+@case("RelativePositionBias bidirectional, 32 buckets, max_distance 128, S 20 (ORT ref: Gather at the kernel's buckets)")
+def _(d):
+    return relative_position_bias_case(d, 20, 32, 4, 128, True)
+
+
+@case("RelativePositionBias unidirectional, 32 buckets, max_distance 24, S 40 (ORT ref: Gather at the kernel's buckets)")
+def _(d):
+    return relative_position_bias_case(d, 40, 32, 3, 24, False)
+
+
+@case("RelativePositionBias bidirectional, 8 buckets, max_distance 10, S 13 (ORT ref: Gather at the kernel's buckets)")
+def _(d):
+    return relative_position_bias_case(d, 13, 8, 2, 10, True)
+
+
+def gated_rpb_case(d, Bt, St, heads, head, Dg):
+    """ORT's CPU has no GatedRelativePositionBias: ORT runs its documented
+    formula in standard ops."""
+    feeds = {"q": f32(Bt, St, heads * head), "rel": f32(1, heads, St, St)}
+    inits = {"qb": f32(heads * head), "w": f32(head, Dg, scale=0.5), "b": f32(Dg), "eco": f32(1, heads, 1, 1)}
+    node = ms("GatedRelativePositionBias", ["q", "qb", "rel", "w", "b", "eco"], ["y"], num_heads=heads)
+
+    def ref(p):
+        consts = {"s4": np.array([Bt, St, heads, head], np.int64), "s5": np.array([Bt, heads, St, 2, Dg // 2], np.int64),
+                  "ax": np.array([4], np.int64), "one": np.array(1, np.float32), "two": np.array(2, np.float32)}
+        nodes = [std("Add", ["q", "qb"], ["qa"]), std("Reshape", ["qa", "s4"], ["q4"]),
+                 std("Transpose", ["q4"], ["qh"], perm=[0, 2, 1, 3]), std("MatMul", ["qh", "w"], ["g0"]),
+                 std("Add", ["g0", "b"], ["g1"]), std("Reshape", ["g1", "s5"], ["g5"]),
+                 std("ReduceSum", ["g5", "ax"], ["g2"], keepdims=0), std("Sigmoid", ["g2"], ["sg"]),
+                 std("Split", ["sg"], ["u", "r"], axis=3), std("Mul", ["r", "eco"], ["re"]),
+                 std("Sub", ["re", "one"], ["rm"]), std("Mul", ["u", "rm"], ["ur"]), std("Add", ["ur", "two"], ["gate"]),
+                 std("Mul", ["gate", "rel"], ["y"])]
+        model(p, nodes, feeds, {**inits, **consts}, ["y"])
+    return single(d, [node], feeds, inits, ["y"], ref)
+
+
+@case("GatedRelativePositionBias B 2, S 6, 4 heads of 8, D 8 (ORT ref: formula in standard ops)")
+def _(d):
+    return gated_rpb_case(d, 2, 6, 4, 8, 8)
+
+
+@case("GatedRelativePositionBias B 1, S 5, 2 heads of 16, D 4 (ORT ref: formula in standard ops)")
+def _(d):
+    return gated_rpb_case(d, 1, 5, 2, 16, 4)
 
 
 # ----------------------------------------------------------------- Attention
@@ -524,6 +690,109 @@ def _(d):
     return mha_case(d, f32(B, S, 32), f32(B, L, NH, 2, 8), ref=unpacked_mha_ref([("k", 0, 2), ("k", 1, 2)]))
 
 
+# ------------------------------------------ DecoderMaskedMultiHeadAttention
+M_BUF = 7  # the shared KV buffer's rows
+
+
+def dmmha_case(d, form, psl=3, mask=False, bias=False, ab=False, ref=None, **attrs):
+    """One decoding step. form: 'shared' (past_present_share_buffer, a
+    run-time past_sequence_length fed as a graph input), 'packed' (the same
+    with Q, K, V packed in the query), 'past' (past_key/value concatenated),
+    'cross' ((B, N, L, H) key/value)."""
+    D = NH * 8
+    feeds, ins = {}, [""] * 11
+    if form == "packed":
+        feeds["q"] = f32(B, 1, 3 * D)
+    else:
+        feeds["q"] = f32(B, 1, D)
+        feeds["k"], feeds["v"] = (f32(B, NH, L, 8), f32(B, NH, L, 8)) if form == "cross" else (f32(B, 1, D), f32(B, 1, D))
+        ins[1], ins[2] = "k", "v"
+    ins[0] = "q"
+    total = L if form == "cross" else psl + 1
+    if form in ("shared", "packed", "past"):
+        rows = M_BUF if form != "past" else psl
+        feeds["pk"], feeds["pv"] = f32(B, NH, rows, 8), f32(B, NH, rows, 8)
+        ins[5], ins[6] = "pk", "pv"
+    if form in ("shared", "packed"):
+        feeds["psl"] = np.array(psl, np.int32)
+        ins[7] = "psl"
+        attrs["past_present_share_buffer"] = 1
+    if mask:
+        m = raw_mask(B, total)
+        feeds["mask"] = m
+        ins[3] = "mask"
+    if ab:
+        feeds["ab"] = f32(1, NH, 1, total)
+        ins[4] = "ab"
+    if bias:
+        feeds["bias"] = f32(3 * D)
+        ins[10] = "bias"
+    while ins[-1] == "":
+        ins.pop()
+    outputs = ["y"] if form == "cross" else ["y", "present_key", "present_value"]
+    node = ms("DecoderMaskedMultiHeadAttention", ins, outputs, num_heads=NH, **attrs)
+    return single(d, [node], feeds, {}, outputs, (lambda p: ref(p, node, feeds, outputs)) if ref else None)
+
+
+@case("DecoderMaskedMultiHeadAttention shared buffer, run-time past_sequence_length 3")
+def _(d):
+    return dmmha_case(d, "shared")
+
+
+# (past_sequence_length 0 is not compared: ORT's CPU kernel takes 0 as "not
+# given" and attends to the whole buffer plus the new row.)
+@case("DecoderMaskedMultiHeadAttention shared buffer, past_sequence_length 1, (B, 2) mask, bias, scale")
+def _(d):
+    return dmmha_case(d, "shared", psl=1, mask=True, bias=True, scale=0.4)
+
+
+@case("DecoderMaskedMultiHeadAttention shared buffer, last row (past_sequence_length 6), (B, 7) mask, "
+      "attention_bias, mask_filter_value")
+def _(d):
+    return dmmha_case(d, "shared", psl=M_BUF - 1, mask=True, ab=True, mask_filter_value=-30.0)
+
+
+@case("DecoderMaskedMultiHeadAttention cross attention (B, N, L, H) key/value")
+def _(d):
+    return dmmha_case(d, "cross")
+
+
+@case("DecoderMaskedMultiHeadAttention cross attention, bias (query part), (B, L) mask, scale")
+def _(d):
+    return dmmha_case(d, "cross", mask=True, bias=True, scale=0.25)
+
+
+def dmmha_unpacked_ref(p, node, feeds, outputs):
+    """ORT's CPU kernel fails on a packed QKV query: ORT runs the same op on
+    the query's three slices."""
+    D = feeds["q"].shape[2] // 3
+    n = onnx.NodeProto()
+    n.CopyFrom(node)
+    n.input[0], n.input[1], n.input[2] = "q0", "k0", "v0"
+    consts = {"sp": np.array([D, D, D], np.int64)}
+    model(p, [std("Split", ["q", "sp"], ["q0", "k0", "v0"], axis=2), n], feeds, consts, outputs)
+
+
+@case("DecoderMaskedMultiHeadAttention packed QKV, shared buffer, bias, (B, T) mask (ORT ref: the query's slices)")
+def _(d):
+    return dmmha_case(d, "packed", psl=4, bias=True, mask=True, ref=dmmha_unpacked_ref)
+
+
+def dmmha_as_mha_ref(p, node, feeds, outputs):
+    """ORT's CPU kernel needs a shared buffer: ORT runs MultiHeadAttention,
+    whose past_key/past_value are concatenated the same way."""
+    ins = list(node.input) + [""] * (11 - len(node.input))
+    mha = ms("MultiHeadAttention", [ins[0], ins[1], ins[2], ins[10], ins[3], ins[4], ins[5], ins[6]], outputs,
+             num_heads=NH, **{a.name: helper.get_attribute_value(a) for a in node.attribute if a.name != "num_heads"})
+    model(p, [mha], feeds, {}, outputs)
+
+
+@case("DecoderMaskedMultiHeadAttention past_key/past_value (4 rows) concatenated, bias, (B, T) mask "
+      "(ORT ref: MultiHeadAttention)")
+def _(d):
+    return dmmha_case(d, "past", psl=4, bias=True, mask=True, ref=dmmha_as_mha_ref)
+
+
 # ------------------------------------------- a BERT-like encoder, end to end
 @case("BERT-like encoder: EmbedLayerNorm -> Attention -> SkipLayerNorm -> MatMul+BiasGelu -> SkipLayerNorm, "
       "x2 layers (FastGelu in the second)")
@@ -576,7 +845,42 @@ def _(d):
 
 
 # ------------------------------------------------------------- refused forms
+def refused_single(op, ins, feeds, inits, outputs=("y",), **attrs):
+    return lambda d: single(d, [ms(op, ins, list(outputs), **attrs)], feeds, inits, list(outputs))
+
+
 REFUSED = [
+    ("RelativePositionBias query_length != key_length", "must be positive and equal key_length (6)",
+     refused_single("RelativePositionBias", ["t", "ql", "kl"], {}, {"t": f32(8, 2), "ql": np.array(5, np.int64),
+                    "kl": np.array(6, np.int64)}, max_distance=16)),
+    ("RelativePositionBias run-time query_length", "input 'query_length' ('ql') must be a constant",
+     refused_single("RelativePositionBias", ["t", "ql", "ql"], {"ql": np.array(5, np.int64)}, {"t": f32(8, 2)},
+                    max_distance=16)),
+    ("GatedRelativePositionBias token_offset (packed rows)", "input 6 ('token_offset') is not supported",
+     refused_single("GatedRelativePositionBias", ["q", "qb", "rel", "w", "b", "eco", "off"],
+                    {"q": f32(1, 4, 16), "off": np.zeros((1, 4), np.int32)},
+                    {"qb": f32(16), "rel": f32(1, 2, 4, 4), "w": f32(8, 4), "b": f32(4), "eco": f32(1, 2, 1, 1)},
+                    num_heads=2)),
+    ("NhwcConv 1-D", "only 2-D convolution is supported",
+     refused_single("NhwcConv", ["x", "w"], {"x": f32(1, 8, 4)}, {"w": f32(2, 3, 4)})),
+    ("SkipGroupNorm skip of another shape", "skip must have the input's shape, (N, 1, 1, C) or (N, C)",
+     refused_single("SkipGroupNorm", ["x", "g", "b", "s"], {"x": f32(1, 2, 2, 8), "s": f32(1, 2, 1, 8)},
+                    {"g": f32(8), "b": f32(8)}, groups=2, activation=0)),
+    ("DecoderMaskedMultiHeadAttention cache_indirection (beam search)", "input 9 ('cache_indirection', beam search)",
+     refused_single("DecoderMaskedMultiHeadAttention", ["q", "k", "v", "", "", "", "", "", "", "ci"],
+                    {"q": f32(2, 1, 32), "k": f32(2, 4, 5, 8), "v": f32(2, 4, 5, 8),
+                     "ci": np.zeros((2, 1, 5), np.int32)}, {}, num_heads=4)),
+    ("DecoderMaskedMultiHeadAttention beam_width 2", "beam_width other than 1",
+     refused_single("DecoderMaskedMultiHeadAttention", ["q", "k", "v", "", "", "", "", "", "bw"],
+                    {"q": f32(2, 1, 32), "k": f32(2, 4, 5, 8), "v": f32(2, 4, 5, 8)}, {"bw": np.array([2], np.int32)},
+                    num_heads=4)),
+    ("DecoderMaskedMultiHeadAttention output_qk", "output 3 (qk) / output_qk is not supported",
+     refused_single("DecoderMaskedMultiHeadAttention", ["q", "k", "v"],
+                    {"q": f32(2, 1, 32), "k": f32(2, 4, 5, 8), "v": f32(2, 4, 5, 8)}, {}, ("y", "", "", "qk"),
+                    num_heads=4, output_qk=1)),
+    ("DecoderMaskedMultiHeadAttention two query positions", "one decoding step",
+     refused_single("DecoderMaskedMultiHeadAttention", ["q", "k", "v"],
+                    {"q": f32(2, 2, 32), "k": f32(2, 4, 5, 8), "v": f32(2, 4, 5, 8)}, {}, num_heads=4)),
     ("Attention mask_index (3B + 2)", "mask_index of shape (3 * batch + 2)",
      lambda d: attention_case(d, mask=np.zeros(3 * B + 2, np.int32))),
     ("MultiHeadAttention qk output", "output 3 (qk) is not supported",

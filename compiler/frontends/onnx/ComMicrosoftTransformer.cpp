@@ -1,8 +1,9 @@
 // The com.microsoft ops ONNX Runtime's transformer optimizer
 // (onnxruntime.transformers.optimizer) writes into BERT, GPT-2, T5, ViT, CLIP
-// and Whisper graphs: fused attention, the skip / embedding layer norms and
-// the GELU family, plus the Stable Diffusion UNet ops (BiasAdd,
-// BiasSplitGelu, GroupNorm). Semantics follow docs/ContribOperators.md and
+// and Whisper graphs: fused attention (and its one-step decoder form), the
+// skip / embedding layer norms and the GELU family, T5's relative position
+// biases, plus the Stable Diffusion UNet ops (BiasAdd, BiasSplitGelu,
+// GroupNorm, SkipGroupNorm, NhwcConv). Semantics follow docs/ContribOperators.md and
 // the CPU / CUDA kernels of microsoft/onnxruntime; test/onnx/
 // check_com_microsoft_transformer.py compares each form with ONNX Runtime.
 // Options ORT has but these lowerings do not model are rejected by name.
@@ -10,6 +11,7 @@
 #include "dialects/webnn/WebNNShapeUtils.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::webnn::onnx_import {
 namespace {
@@ -104,14 +106,13 @@ LogicalResult convertBiasSplitGelu(NodeConverter &c) {
 // scaled and shifted per channel; activation 1 appends swish (x sigmoid(x)).
 // channels_last (default 1) says the input is NHWC. The statistics are one
 // layerNormalization over the group's axes of a (N, HW, G, C/G) (NHWC) or
-// (N, G, C/G * HW) (NCHW) view.
-LogicalResult convertGroupNorm(NodeConverter &c) {
-  FailureOr<Value> x = c.requiredInput(0), gamma = c.requiredInput(1), beta = c.requiredInput(2);
-  if (failed(x) || failed(gamma) || failed(beta) || failed(requireStatic(c, {*x}))) return failure();
+// (N, G, C/G * HW) (NCHW) view. Shared with SkipGroupNorm, which normalizes
+// x + skip + bias.
+FailureOr<Value> groupNorm(NodeConverter &c, Value x, Value gamma, Value beta) {
   int64_t groups = c.intAttr("groups", 0), activation = c.intAttr("activation", 0);
   bool channelsLast = c.intAttr("channels_last", 1) != 0;
   if (activation != 0 && activation != 1) return c.fail("activation must be 0 (none) or 1 (swish)");
-  ArrayRef<int64_t> xs = NC::shapeOf(*x);
+  ArrayRef<int64_t> xs = NC::shapeOf(x);
   if (xs.size() != 4) return c.fail("input must be 4-D (NHWC, or NCHW with channels_last = 0)");
   int64_t N = xs[0], C = channelsLast ? xs[3] : xs[1], HW = channelsLast ? xs[1] * xs[2] : xs[2] * xs[3];
   if (groups < 1 || C % groups)
@@ -119,20 +120,86 @@ LogicalResult convertGroupNorm(NodeConverter &c) {
   double eps = c.floatAttr("epsilon", 1e-5f);
   Value y;
   if (channelsLast) {
-    Value v = c.emitReshape(*x, {N, HW, groups, C / groups});
+    Value v = c.emitReshape(x, {N, HW, groups, C / groups});
     y = c.emit("layerNormalization", {v, Value(), Value()},
                {c.i64ArrayAttr("axes", {1, 3}), c.f64Attr("epsilon", eps)});
     y = c.emitReshape(y, xs);
-    y = c.emit("add", {c.emit("mul", {y, c.emitReshape(*gamma, {C})}), c.emitReshape(*beta, {C})});
+    y = c.emit("add", {c.emit("mul", {y, c.emitReshape(gamma, {C})}), c.emitReshape(beta, {C})});
   } else {
-    Value v = c.emitReshape(*x, {N, groups, C / groups * HW});
+    Value v = c.emitReshape(x, {N, groups, C / groups * HW});
     y = c.emit("layerNormalization", {v, Value(), Value()},
                {c.i64ArrayAttr("axes", {2}), c.f64Attr("epsilon", eps)});
     y = c.emitReshape(y, xs);
-    y = c.emit("add", {c.emit("mul", {y, c.emitReshape(*gamma, {C, 1, 1})}), c.emitReshape(*beta, {C, 1, 1})});
+    y = c.emit("add", {c.emit("mul", {y, c.emitReshape(gamma, {C, 1, 1})}), c.emitReshape(beta, {C, 1, 1})});
   }
   if (activation == 1) y = c.emit("mul", {y, c.emit("sigmoid", {y})});
-  return c.done(y);
+  if (c.emitFailed()) return failure();
+  return y;
+}
+
+LogicalResult convertGroupNorm(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), gamma = c.requiredInput(1), beta = c.requiredInput(2);
+  if (failed(x) || failed(gamma) || failed(beta) || failed(requireStatic(c, {*x}))) return failure();
+  FailureOr<Value> y = groupNorm(c, *x, *gamma, *beta);
+  return failed(y) ? failure() : c.done(*y);
+}
+
+// SkipGroupNorm (UNet): S = X + skip + bias, Y = GroupNorm(S); output 1 is S.
+// skip is X's shape, or one value per sample and channel: (N, 1, 1, C) or
+// (N, C) for NHWC ((N, C, 1, 1) or (N, C) for NCHW); bias is (C).
+LogicalResult convertSkipGroupNorm(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), gamma = c.requiredInput(1), beta = c.requiredInput(2),
+                   skip = c.requiredInput(3);
+  if (failed(x) || failed(gamma) || failed(beta) || failed(skip)) return failure();
+  if (failed(requireStatic(c, {*x, *skip, c.input(4)})) || failed(rejectInputsFrom(c, 5, {}))) return failure();
+  ArrayRef<int64_t> xs = NC::shapeOf(*x), ss = NC::shapeOf(*skip);
+  if (xs.size() != 4) return c.fail("input must be 4-D (NHWC, or NCHW with channels_last = 0)");
+  bool channelsLast = c.intAttr("channels_last", 1) != 0;
+  const int64_t N = xs[0], C = channelsLast ? xs[3] : xs[1];
+  SmallVector<int64_t> perSample = channelsLast ? SmallVector<int64_t>{N, 1, 1, C} : SmallVector<int64_t>{N, C, 1, 1};
+  Value s = *skip;
+  if (ss.size() == 2 && ss[0] == N && ss[1] == C)
+    s = c.emitReshape(s, perSample);
+  else if (ArrayRef<int64_t>(ss) != xs && ArrayRef<int64_t>(ss) != ArrayRef<int64_t>(perSample))
+    return c.fail(Twine("skip must have the input's shape, ") + (channelsLast ? "(N, 1, 1, C)" : "(N, C, 1, 1)") +
+                  " or (N, C)");
+  Value sum = c.emit("add", {*x, s});
+  if (Value bias = c.input(4))
+    sum = c.emit("add", {sum, channelsLast ? c.emitReshape(bias, {C}) : c.emitReshape(bias, {C, 1, 1})});
+  if (c.emitFailed()) return failure();
+  FailureOr<Value> y = groupNorm(c, sum, *gamma, *beta);
+  if (failed(y)) return failure();
+  if (c.outputUsed(1)) c.setOutput(1, sum);
+  return c.done(*y);
+}
+
+// ---------------------------------------------------------------- NhwcConv
+// NhwcConv (ORT's NHWC fusion for the UNet): Conv with X, Y in NHWC and the
+// filter transposed to OHWI (M, kH, kW, C / group), i.e. conv2d with
+// inputLayout nhwc and filterLayout ohwi. 2-D only.
+LogicalResult convertNhwcConv(NodeConverter &c) {
+  FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1);
+  if (failed(x) || failed(w) || failed(rejectInputsFrom(c, 3, {})) || failed(requireStatic(c, {*x, *w})))
+    return failure();
+  if (NC::rankOf(*x) != 4 || NC::rankOf(*w) != 4)
+    return c.fail("only 2-D convolution is supported: X must be (N, H, W, C) and W (M, kH, kW, C / group)");
+  ArrayRef<int64_t> xs = NC::shapeOf(*x), ws = NC::shapeOf(*w);
+  SmallVector<int64_t> kernel{ws[1], ws[2]};
+  if (auto k = c.intsAttr("kernel_shape"); k && ArrayRef<int64_t>(*k) != ArrayRef<int64_t>(kernel))
+    return c.fail("'kernel_shape' does not match the weights' (M, kH, kW, C / group) spatial dimensions");
+  SmallVector<int64_t> strides = c.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1});
+  SmallVector<int64_t> dilations = c.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1});
+  if (strides.size() != 2 || dilations.size() != 2) return c.fail("'strides' and 'dilations' must have 2 values");
+  const int64_t group = c.intAttr("group", 1);
+  if (group < 1 || xs[3] != ws[3] * group || ws[0] % group)
+    return c.fail("group (" + Twine(group) + ") must divide the " + Twine(ws[0]) +
+                  " filters, and C / group must be the filter's last dimension (" + Twine(ws[3]) + ")");
+  FailureOr<SmallVector<int64_t>> pads = resolveOnnxPads(c, xs.slice(1, 2), kernel, strides, dilations);
+  if (failed(pads)) return failure();
+  return c.done(c.emit("conv2d", {*x, *w, c.input(2)},
+                       {c.i64ArrayAttr("padding", toWebNNPadding2d(*pads)), c.i64ArrayAttr("strides", strides),
+                        c.i64ArrayAttr("dilations", dilations), c.i64Attr("groups", group),
+                        c.strAttr("inputLayout", "nhwc"), c.strAttr("filterLayout", "ohwi")}));
 }
 
 // ------------------------------------------------- SkipLayerNormalization
@@ -313,6 +380,98 @@ Value emitAttention(NodeConverter &c, const AttentionParts &p) {
 // Q (B, S, D), K (B, T, D), V (B, T, Dv) still unsplit: the fused op when
 // nothing but the heads' softmax is asked for.
 bool canFuse(const AttentionParts &p) { return !p.keyMask && !p.bias && !(p.causal) && p.past == 0; }
+
+// ----------------------------------------------------- position biases (T5)
+// RelativePositionBias: the (1, N, S, S) bias T5 adds to attention scores,
+// bias_table[bucket(key - query), head] with T5's bucketing of the relative
+// position: half the buckets (or all, unidirectional) of which the first
+// half are exact distances and the rest logarithmic bins up to
+// max_distance; bidirectional puts keys after the query in the upper half,
+// unidirectional clamps them to distance 0. ONNX Runtime reads the
+// (num_buckets, N) table column-major (element [h, b] at h * num_buckets +
+// b), which a reshape to (N, num_buckets) reproduces. The lengths must be
+// constants: the buckets are computed here, in float as the kernel does.
+LogicalResult convertRelativePositionBias(NodeConverter &c) {
+  FailureOr<Value> table = c.requiredInput(0);
+  if (failed(table) || failed(requireStatic(c, {*table}))) return failure();
+  FailureOr<SmallVector<int64_t>> ql = c.constantIntsInput(1, "query_length");
+  if (failed(ql)) return failure();
+  FailureOr<SmallVector<int64_t>> kl = c.constantIntsInput(2, "key_length");
+  if (failed(kl)) return failure();
+  if (ql->size() != 1 || kl->size() != 1) return c.fail("query_length and key_length must hold one value each");
+  const int64_t S = (*ql)[0], T = (*kl)[0];
+  if (S < 1 || S != T)
+    return c.fail("query_length (" + Twine(S) + ") must be positive and equal key_length (" + Twine(T) +
+                  "): the bias is defined for self attention only");
+  const int64_t maxDistance = c.intAttr("max_distance", 0);
+  const bool bidirectional = c.intAttr("is_bidirectional", 0) != 0;
+  if (maxDistance < 1) return c.fail("max_distance must be positive");
+  ArrayRef<int64_t> ts = NC::shapeOf(*table);
+  if (ts.size() != 2) return c.fail("bias_table must be 2-D (num_buckets, num_heads)");
+  const int64_t buckets = ts[0], N = ts[1];
+  const int64_t half = bidirectional ? buckets / 2 : buckets, maxExact = half / 2;
+  if (maxExact < 1)
+    return c.fail("num_buckets (" + Twine(buckets) + ") is too small: it must be at least " +
+                  (bidirectional ? "4 with is_bidirectional" : "2"));
+  std::vector<int32_t> index(size_t(S * T));
+  for (int64_t i = 0; i < S; ++i)
+    for (int64_t j = 0; j < T; ++j) {
+      int64_t rel = j - i, bucket = 0;
+      if (bidirectional) {
+        if (rel > 0) bucket += half;
+        else rel = -rel;
+      } else {
+        rel = rel > 0 ? 0 : -rel;
+      }
+      int64_t large = maxExact + int64_t(std::log(float(rel) / float(maxExact)) /
+                                         std::log(float(maxDistance) / float(maxExact)) * float(half - maxExact));
+      bucket += rel < maxExact ? rel : std::min(large, half - 1);
+      index[size_t(i * T + j)] = int32_t(bucket);
+    }
+  Value idx = c.constant(DenseElementsAttr::get(RankedTensorType::get({S, T}, c.builder().getIntegerType(32)),
+                                                ArrayRef<int32_t>(index)));
+  Value y = c.emit("gather", {c.emitReshape(*table, {N, buckets}), idx}, {c.i64Attr("axis", 1)});
+  return c.done(c.emitReshape(y, {1, N, S, T}));
+}
+
+// GatedRelativePositionBias: rel_pos (1, N, S, S) scaled per batch, head and
+// query by a gate from the query itself: with q = (query_layer +
+// query_bias) split into heads (B, N, S, H), g = q weight + bias (D values)
+// summed in halves to (u, r), the gate is sigmoid(u) (sigmoid(r) eco_a - 1)
+// + 2. The packed form (token_count rows with token_offset) is refused.
+LogicalResult convertGatedRelativePositionBias(NodeConverter &c) {
+  FailureOr<Value> q = c.requiredInput(0), qBias = c.requiredInput(1), relPos = c.requiredInput(2),
+                   w = c.requiredInput(3), bias = c.requiredInput(4), ecoA = c.requiredInput(5);
+  if (failed(q) || failed(qBias) || failed(relPos) || failed(w) || failed(bias) || failed(ecoA)) return failure();
+  if (failed(rejectInputsFrom(c, 6, {"token_offset"}))) return failure();
+  if (failed(requireStatic(c, {*q, *qBias, *relPos, *w, *bias, *ecoA}))) return failure();
+  const int64_t N = c.intAttr("num_heads", 0);
+  ArrayRef<int64_t> qs = NC::shapeOf(*q), ws = NC::shapeOf(*w), rs = NC::shapeOf(*relPos);
+  if (qs.size() != 3) return c.fail("query_layer must be 3-D (batch, sequence, num_heads * head_size)");
+  const int64_t B = qs[0], S = qs[1];
+  if (N < 1 || qs[2] % N) return c.fail("num_heads (" + Twine(N) + ") must divide the query's " + Twine(qs[2]));
+  const int64_t H = qs[2] / N;
+  if (ws.size() != 2 || ws[0] != H || ws[1] % 2 || ws[1] < 2)
+    return c.fail("weight must be (head_size = " + Twine(H) + ", D) with D even");
+  const int64_t D = ws[1];
+  if (NC::shapeOf(*bias) != ArrayRef<int64_t>{D}) return c.fail("bias must be (D) = (" + Twine(D) + ")");
+  if (NC::shapeOf(*qBias) != ArrayRef<int64_t>{qs[2]}) return c.fail("query_bias must be (num_heads * head_size)");
+  if (rs.size() != 4 || (rs[0] != 1 && rs[0] != B) || rs[1] != N || rs[2] != S || rs[3] != S)
+    return c.fail("rel_pos must be (1, num_heads, sequence, sequence)");
+  if (NC::shapeOf(*ecoA) != ArrayRef<int64_t>{1, N, 1, 1}) return c.fail("eco_a must be (1, num_heads, 1, 1)");
+  Type f = NC::typeOf(*q).getElementType();
+  Value heads = splitHeads(c, c.emit("add", {*q, *qBias}), N);                    // (B, N, S, H)
+  Value g = c.emit("add", {c.emit("matmul", {heads, *w}), *bias});               // (B, N, S, D)
+  g = c.emit("reduceSum", {c.emitReshape(g, {B, N, S, 2, D / 2})},
+             {c.i64ArrayAttr("axes", {4}), c.boolAttr("keepDimensions", false)});  // (B, N, S, 2)
+  g = c.emit("sigmoid", {g});
+  auto half = [&](int64_t i) {
+    return c.emit("slice", {g}, {c.i64ArrayAttr("starts", {0, 0, 0, i}), c.i64ArrayAttr("sizes", {B, N, S, 1})});
+  };
+  Value gate = c.emit("sub", {c.emit("mul", {half(1), *ecoA}), c.scalar(f, 1.0)});
+  gate = c.emit("add", {c.emit("mul", {half(0), gate}), c.scalar(f, 2.0)});
+  return c.done(c.emit("mul", {gate, *relPos}));
+}
 
 // ----------------------------------------------------- Attention (contrib)
 // input (B, S, Din) x weights (Din, D + D + Dv) + bias gives Q, K, V;
@@ -505,10 +664,145 @@ LogicalResult convertMultiHeadAttention(NodeConverter &c) {
   return c.done(emitAttention(c, p));
 }
 
+
+// ------------------------------------------ DecoderMaskedMultiHeadAttention
+// One decoding step (query length 1) of MultiHeadAttention. Cross attention:
+// key and value are the encoder's (B, N, L, H) cache, bias applies to the
+// query only. Self attention: key and value are (B, 1, D) (or packed into a
+// (B, 1, 3 D) query), bias applies to all three; past_key / past_value
+// (B, N, P, H) are prepended, or, with past_present_share_buffer, are a
+// (B, N, M, H) buffer whose first past_sequence_length rows are valid: the
+// new key and value are written at that row (a run-time value: where() over
+// a position iota), the rows after it take no part, and present_key /
+// present_value are the updated buffers. mask_index is a 0/1 (B, keys) mask.
+LogicalResult convertDecoderMaskedMHA(NodeConverter &c) {
+  FailureOr<Value> qIn = c.requiredInput(0);
+  if (failed(qIn)) return failure();
+  if (failed(requireStatic(c, {*qIn, c.input(1), c.input(2), c.input(3), c.input(4), c.input(5), c.input(6),
+                               c.input(10)})))
+    return failure();
+  if (c.hasInput(9)) return c.fail("input 9 ('cache_indirection', beam search) is not supported");
+  if (c.hasInput(8)) {
+    FailureOr<SmallVector<int64_t>> beams = c.constantIntsInput(8, "beam_width");
+    if (failed(beams)) return failure();
+    if (beams->size() != 1 || (*beams)[0] != 1) return c.fail("beam_width other than 1 (beam search) is not supported");
+  }
+  if (c.outputUsed(3) || c.intAttr("output_qk", 0) != 0) return c.fail("output 3 (qk) / output_qk is not supported");
+  if (c.hasInput(5) != c.hasInput(6)) return c.fail("past_key and past_value go together");
+  const bool shared = c.intAttr("past_present_share_buffer", 0) != 0;
+  const int64_t N = c.intAttr("num_heads", 0);
+  if (N < 1) return c.fail("num_heads must be positive");
+  ArrayRef<int64_t> qs = NC::shapeOf(*qIn);
+  if (qs.size() != 3 || qs[1] != 1)
+    return c.fail("query must be (batch, 1, hidden) or packed (batch, 1, 3 * hidden): one decoding step");
+  const int64_t B = qs[0];
+  Value key = c.input(1), value = c.input(2), bias = c.input(10);
+  if (!key != !value) return c.fail("key and value go together");
+  const bool cross = key && NC::rankOf(key) == 4;
+  const int64_t D = key ? qs[2] : qs[2] / 3;
+  if (!key && qs[2] % 3) return c.fail("a packed query (batch, 1, 3 * hidden) must have a width divisible by 3");
+  if (D % N) return c.fail("num_heads (" + Twine(N) + ") must divide the hidden size " + Twine(D));
+  const int64_t Dh = D / N;
+  if (bias && NC::shapeOf(bias) != ArrayRef<int64_t>{3 * D}) return c.fail("bias must be (3 * hidden)");
+  auto slice3 = [&](Value x, int64_t offset, int64_t size) {
+    return c.emit("slice", {x}, {c.i64ArrayAttr("starts", {0, 0, offset}), c.i64ArrayAttr("sizes", {B, 1, size})});
+  };
+  auto withBias = [&](Value x, int64_t offset) {
+    if (!bias) return x;
+    return c.emit("add", {x, c.emit("slice", {bias}, {c.i64ArrayAttr("starts", {offset}),
+                                                      c.i64ArrayAttr("sizes", {D})})});
+  };
+  AttentionParts p;
+  p.filter = c.floatAttr("mask_filter_value", -10000.f);
+  p.scale = c.floatAttr("scale", 0.f);
+  p.bias = c.input(4);
+  Type f = NC::typeOf(*qIn).getElementType();
+  p.q = splitHeads(c, withBias(key ? *qIn : slice3(*qIn, 0, D), 0), N);
+  Value extra;  // an additive mask hiding the shared buffer's rows after the new one
+  if (cross) {
+    ArrayRef<int64_t> ks = NC::shapeOf(key), vs = NC::shapeOf(value);
+    if (ks.size() != 4 || vs.size() != 4 || ks[0] != B || ks[1] != N || ks[3] != Dh || ArrayRef<int64_t>(vs) != ks)
+      return c.fail("cross attention key and value must be (batch, num_heads, kv_sequence, head_size)");
+    if (c.hasInput(5)) return c.fail("past_key/past_value are not allowed in cross attention (4-D key and value)");
+    if (c.outputUsed(1) || c.outputUsed(2))
+      return c.fail("present_key/present_value are not produced in cross attention (4-D key and value)");
+    p.k = key;
+    p.v = value;
+  } else {
+    if (key && (NC::shapeOf(key) != ArrayRef<int64_t>{B, 1, D} || NC::shapeOf(value) != ArrayRef<int64_t>{B, 1, D}))
+      return c.fail("self attention key and value must be (batch, 1, hidden)");
+    Value k = splitHeads(c, withBias(key ? key : slice3(*qIn, D, D), D), N);        // (B, N, 1, Dh)
+    Value v = splitHeads(c, withBias(value ? value : slice3(*qIn, 2 * D, D), 2 * D), N);
+    Value pk = c.input(5), pv = c.input(6);
+    if (pk && (NC::rankOf(pk) != 4 || NC::shapeOf(pk)[0] != B || NC::shapeOf(pk)[1] != N ||
+               NC::shapeOf(pk)[3] != Dh || NC::shapeOf(pv) != NC::shapeOf(pk)))
+      return c.fail("past_key/past_value must be (batch, num_heads, past_or_max_sequence, head_size)");
+    if (shared) {
+      if (!pk) return c.fail("past_present_share_buffer needs past_key and past_value");
+      if (!c.hasInput(7)) return c.fail("past_present_share_buffer needs input 7 (past_sequence_length)");
+      Value len = c.input(7);
+      if (NC::typeOf(len).getNumElements() != 1) return c.fail("past_sequence_length must hold one value");
+      const int64_t M = NC::shapeOf(pk)[2];
+      Type i32 = c.builder().getIntegerType(32);
+      std::vector<int32_t> iota(static_cast<size_t>(M));
+      for (int64_t j = 0; j < M; ++j) iota[size_t(j)] = int32_t(j);
+      Value rows = c.constant(DenseElementsAttr::get(RankedTensorType::get({1, 1, M, 1}, i32), ArrayRef<int32_t>(iota)));
+      Value at = c.emitReshape(c.emitCast(len, i32), {1, 1, 1, 1});
+      Value here = c.emit("equal", {rows, at});
+      p.k = c.emit("where", {here, k, pk});
+      p.v = c.emit("where", {here, v, pv});
+      Value later = c.emit("greater", {c.emitReshape(rows, {1, 1, 1, M}), at});
+      extra = c.emit("where", {later, c.scalar(f, -std::numeric_limits<double>::infinity()), c.scalar(f, 0.0)});
+    } else {
+      if (c.hasInput(7)) return c.fail("past_sequence_length is only used with past_present_share_buffer = 1");
+      p.k = k;
+      p.v = v;
+      if (pk && NC::shapeOf(pk)[2] > 0) {
+        p.k = c.emit("concat", {pk, k}, {c.i64Attr("axis", 2)});
+        p.v = c.emit("concat", {pv, v}, {c.i64Attr("axis", 2)});
+      }
+    }
+  }
+  if (c.emitFailed()) return failure();
+  const int64_t T = NC::shapeOf(p.k)[2];
+  // With a shared buffer the mask and attention_bias cover the valid rows
+  // (past_sequence_length + 1 of them): zeros pad them to the buffer, whose
+  // later rows `extra` hides.
+  auto padKeys = [&](Value x) {
+    ArrayRef<int64_t> xs = NC::shapeOf(x);
+    if (!extra || xs.back() >= T) return x;
+    SmallVector<int64_t> zs(xs);
+    zs.back() = T - xs.back();
+    return c.emit("concat", {x, c.splat(f, zs, 0.0)}, {c.i64Attr("axis", int64_t(xs.size()) - 1)});
+  };
+  if (Value mask = c.input(3)) {
+    ArrayRef<int64_t> ms = NC::shapeOf(mask);
+    const int64_t W = extra && ms.size() == 2 ? ms[1] : T;
+    if (ms.size() != 2 || ms[0] != B || W > T || W < 1)
+      return c.fail("mask_index must be a 0/1 (batch, " + Twine(extra ? "past_sequence_length + 1" : Twine(T).str()) +
+                    ") key mask");
+    FailureOr<Value> m = keyMaskBias(c, mask, "mask_index", false, B, 1, W, 0, p.filter, f);
+    if (failed(m)) return failure();
+    p.keyMask = padKeys(*m);
+  }
+  if (p.bias) {
+    ArrayRef<int64_t> bs = NC::shapeOf(p.bias);
+    if (bs.size() != 4 || bs[2] != 1 || bs.back() > T || (!extra && bs.back() != T))
+      return c.fail("attention_bias must be (batch or 1, num_heads or 1, 1, keys)");
+    p.bias = padKeys(p.bias);
+  }
+  if (extra) p.keyMask = p.keyMask ? c.emit("add", {p.keyMask, extra}) : extra;
+  if (c.outputUsed(1)) c.setOutput(1, p.k);
+  if (c.outputUsed(2)) c.setOutput(2, p.v);
+  if (c.emitFailed()) return failure();
+  return c.done(emitAttention(c, p));
+}
+
 }  // namespace
 
 void populateComMicrosoftTransformer(OpConverterTable &t) {
   t.add(kMs, "Attention", 1, convertAttention);
+  t.add(kMs, "DecoderMaskedMultiHeadAttention", 1, convertDecoderMaskedMHA);
   t.add(kMs, "MultiHeadAttention", 1, convertMultiHeadAttention);
   t.add(kMs, "SkipLayerNormalization", 1, convertSkipLayerNorm);
   t.add(kMs, "EmbedLayerNormalization", 1, convertEmbedLayerNorm);
@@ -519,6 +813,10 @@ void populateComMicrosoftTransformer(OpConverterTable &t) {
   t.add(kMs, "BiasAdd", 1, convertBiasAdd);
   t.add(kMs, "BiasSplitGelu", 1, convertBiasSplitGelu);
   t.add(kMs, "GroupNorm", 1, convertGroupNorm);
+  t.add(kMs, "SkipGroupNorm", 1, convertSkipGroupNorm);
+  t.add(kMs, "NhwcConv", 1, convertNhwcConv);
+  t.add(kMs, "RelativePositionBias", 1, convertRelativePositionBias);
+  t.add(kMs, "GatedRelativePositionBias", 1, convertGatedRelativePositionBias);
 }
 
 }  // namespace mlir::webnn::onnx_import
