@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/Log.h"
+#include "estimate/Estimate.h"
 #include "webnn/runtime.h"
 #include "webnn/version.h"
 
@@ -347,6 +348,71 @@ webnn_status webnn_session_get_output(const webnn_session *session, const char *
       return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_get_output: null argument");
     return fromStatus(session->session->output(name, data, bytes));
   });
+}
+
+void webnn_estimate_options_init(webnn_estimate_options *options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->threads = 1;
+}
+
+webnn_status webnn_estimate(const char *artifact_path, const webnn_estimate_options *options,
+                            webnn_estimate_report *report) {
+  return guarded([&] {
+    if (!artifact_path || !report) return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate: null artifact_path or report");
+    webnn_estimate_options o;
+    webnn_estimate_options_init(&o);
+    if (options) {
+      if (options->struct_size < offsetof(webnn_estimate_options, profile_path) + sizeof(const char *))
+        return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate: options.struct_size is too small (call _init)");
+      o = *options;
+    }
+    webnn::est::EstimateOptions eo;
+    eo.threads = o.threads;
+    std::string profilePath = o.profile_path ? o.profile_path : "";
+    if (profilePath.empty()) {
+      webnn::Status s = webnn::est::findDefaultProfile(o.threads, &profilePath);
+      if (!s.isOk()) return fromStatus(s);
+    }
+    webnn::est::DeviceProfile profile;
+    webnn::Status s = webnn::est::loadProfile(profilePath, &profile);
+    if (!s.isOk()) return fromStatus(s);
+    webnn::est::Estimate e;
+    s = webnn::est::estimateArtifact(artifact_path, profile, eo, &e);
+    if (!s.isOk()) return fromStatus(s);
+    report->median_ms = e.medianMs;
+    report->p10_ms = e.p10Ms;
+    report->p90_ms = e.p90Ms;
+    report->cold_ms = e.coldMs;
+    report->peak_bytes = e.peakBytes;
+    report->tier = webnn::est::tierName(e.tier);
+    return WEBNN_OK;
+  });
+}
+
+webnn_status webnn_estimate_tier(const char *artifact_path, const webnn_estimate_options *options,
+                                 const char **tier) {
+  if (!tier) return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate_tier: null tier");
+  webnn_estimate_report r;
+  webnn_status st = webnn_estimate(artifact_path, options, &r);
+  if (st == WEBNN_OK) *tier = r.tier;
+  return st;
+}
+
+webnn_status webnn_estimate_meets(const char *artifact_path, const webnn_estimate_options *options,
+                                  const char *tier, int *meets) {
+  if (!tier || !meets) return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate_meets: null tier or meets");
+  webnn::est::Tier want;
+  if (!webnn::est::parseTier(tier, &want))
+    return fail(WEBNN_INVALID_ARGUMENT, std::string("webnn_estimate_meets: '") + tier +
+                                            "' is not a tier (excellent, good, fair, moderate, slow, very-slow, poor)");
+  webnn_estimate_report r;
+  webnn_status st = webnn_estimate(artifact_path, options, &r);
+  if (st != WEBNN_OK) return st;
+  webnn::est::Tier got = webnn::est::tierOf(r.p90_ms);
+  *meets = int(got) <= int(want) ? 1 : 0;
+  return WEBNN_OK;
 }
 
 }  // extern "C"

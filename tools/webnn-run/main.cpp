@@ -4,6 +4,7 @@
 // I/O), 2 usage error. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
 #include "Compare.h"
+#include "Calibrate.h"
 #include "Generate.h"
 #include "Profile.h"
 #include <CLI/CLI.hpp>
@@ -483,9 +484,11 @@ int run(const Options &opt) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
-               "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding"};
+               "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding\n"
+               "  webnn-run calibrate [--threads N]: measure this device for webnnc estimate"};
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");

@@ -47,6 +47,20 @@ struct InspectFlags {
 void registerInspectCommand(CLI::App &app, InspectFlags &flags);
 int runInspect(const InspectFlags &flags);
 
+struct EstimateFlags {
+  std::string artifact;
+  std::string profile;
+  std::string requirement;
+  std::vector<std::string> shapes;
+  int threads = 1;
+  bool tierOnly = false;
+  bool detail = false;
+  bool json = false;
+};
+
+void registerEstimateCommand(CLI::App &app, EstimateFlags &flags);
+int runEstimate(const EstimateFlags &flags);
+
 }  // namespace webnnc
 
 #endif

@@ -13,6 +13,8 @@ int main(int argc, char **argv) {
   webnnc::registerCompileCommand(app, compile);
   webnnc::InspectFlags inspect;
   webnnc::registerInspectCommand(app, inspect);
+  webnnc::EstimateFlags estimate;
+  webnnc::registerEstimateCommand(app, estimate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -26,5 +28,6 @@ int main(int argc, char **argv) {
   }
   if (app.got_subcommand("compile")) return webnnc::runCompile(compile);
   if (app.got_subcommand("inspect")) return webnnc::runInspect(inspect);
+  if (app.got_subcommand("estimate")) return webnnc::runEstimate(estimate);
   return 2;
 }

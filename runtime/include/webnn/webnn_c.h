@@ -238,6 +238,35 @@ webnn_status webnn_session_get_output(const webnn_session *session, const char *
 webnn_status webnn_session_output_shape(const webnn_session *session, size_t index, const int64_t **dims,
                                         size_t *rank);
 
+/* Estimation (DAOP, webmachinelearning/daop): will this graph run well
+ * here, before its weights are fetched? Loads the artifact as
+ * webnn_model_load does but reads no weights (a weightless artifact needs
+ * none) and predicts its latency from the device profile that
+ * `webnn-run calibrate` wrote (docs/ESTIMATE.md). Tiers: "excellent"
+ * < 16 ms, "good" < 100 ms, "fair" < 1 s, "moderate" < 10 s, "slow" < 30 s,
+ * "very-slow" < 60 s, "poor". */
+typedef struct webnn_estimate_options {
+  size_t struct_size;       /* sizeof(webnn_estimate_options), set by _init */
+  int threads;              /* the session's thread count (1) */
+  const char *profile_path; /* NULL: this machine's profile in the user's cache directory */
+} webnn_estimate_options;
+void webnn_estimate_options_init(webnn_estimate_options *options);
+typedef struct webnn_estimate_report {
+  double median_ms, p10_ms, p90_ms; /* steady-state latency and its 10-90% interval */
+  double cold_ms;                   /* first run of a fresh process */
+  uint64_t peak_bytes;
+  const char *tier;                 /* of the median; a static string */
+} webnn_estimate_report;
+/* options NULL: defaults. */
+webnn_status webnn_estimate(const char *artifact_path, const webnn_estimate_options *options,
+                            webnn_estimate_report *report);
+/* The tier alone (static string), the coarse answer DAOP exposes. */
+webnn_status webnn_estimate_tier(const char *artifact_path, const webnn_estimate_options *options,
+                                 const char **tier);
+/* *meets = 1 when the graph meets `tier`, judged from the p90 (erring toward 0). */
+webnn_status webnn_estimate_meets(const char *artifact_path, const webnn_estimate_options *options,
+                                  const char *tier, int *meets);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -1,0 +1,577 @@
+#include "estimate/Calibrate.h"
+
+#include <immintrin.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "backends/cpu/CostFunctions.h"
+#include "backends/cpu/ThreadPool.h"
+#include "core/ArtifactLoader.h"
+#include "core/Executor.h"
+#include "estimate/Estimate.h"
+#include "nlohmann/json.hpp"
+
+namespace webnn::est {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// ---- peaks: independent FMA chains, enough to cover the FMA latency.
+__attribute__((target("avx2,fma"))) double fmaAvx2(int64_t iters) {
+  __m256 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm256_set1_ps(float(i) * 1e-3f);
+  const __m256 b = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
+  for (int64_t k = 0; k < iters; ++k)
+    for (int i = 0; i < 12; ++i) a[i] = _mm256_fmadd_ps(a[i], b, c);
+  __m256 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, a[i]);
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  return double(out[0]);
+}
+__attribute__((target("avx512f"))) double fmaAvx512(int64_t iters) {
+  __m512 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  const __m512 b = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
+  for (int64_t k = 0; k < iters; ++k)
+    for (int i = 0; i < 12; ++i) a[i] = _mm512_fmadd_ps(a[i], b, c);
+  __m512 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, a[i]);
+  return double(_mm512_reduce_add_ps(s));
+}
+__attribute__((target("avx512f,avx512vnni"))) double vnniAvx512(int64_t iters) {
+  __m512i a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_epi32(i);
+  const __m512i b = _mm512_set1_epi8(3), c = _mm512_set1_epi8(-2);
+  for (int64_t k = 0; k < iters; ++k)
+    for (int i = 0; i < 12; ++i) a[i] = _mm512_dpbusd_epi32(a[i], b, c);
+  __m512i s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_epi32(s, a[i]);
+  return double(_mm512_reduce_add_epi32(s));
+}
+__attribute__((target("avx512f,avx512bf16"))) double bf16Avx512(int64_t iters) {
+  __m512 a[12];
+  for (int i = 0; i < 12; ++i) a[i] = _mm512_set1_ps(float(i) * 1e-3f);
+  const __m512bh b = (__m512bh)_mm512_set1_epi16(0x3f80), c = (__m512bh)_mm512_set1_epi16(0x3380);
+  for (int64_t k = 0; k < iters; ++k)
+    for (int i = 0; i < 12; ++i) a[i] = _mm512_dpbf16_ps(a[i], b, c);
+  __m512 s = a[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, a[i]);
+  return double(_mm512_reduce_add_ps(s));
+}
+
+volatile double gSink;
+
+// Operations per second with every thread running `fn` (opsPerIter per iteration).
+double peakOps(cpu::ThreadPool &pool, double (*fn)(int64_t), double opsPerIter) {
+  int T = pool.numThreads();
+  int64_t iters = 1 << 14;
+  double best = 0;
+  // Runs of >= 15 ms (the clock ramps up, and a shared machine's other
+  // processes take slices), best of five.
+  for (int rep = 0, timed = 0; rep < 16 && timed < 5; ++rep) {
+    auto t0 = Clock::now();
+    pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) gSink = fn(iters);
+    });
+    double s = secondsSince(t0);
+    if (s < 0.015) {
+      iters *= 2;
+      continue;
+    }
+    ++timed;
+    best = std::max(best, double(T) * double(iters) * opsPerIter / s);
+  }
+  return best;
+}
+
+// ---- bandwidth: read, add, write back to another buffer, as kernels stream.
+__attribute__((target("avx2"))) void streamCopy(const float *src, float *dst, int64_t n) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 32; k += 8) _mm256_store_ps(dst + i + k, _mm256_add_ps(_mm256_load_ps(src + i + k), one));
+  for (; i < n; ++i) dst[i] = src[i] + 1.0f;
+}
+
+struct Aligned {
+  void operator()(void *p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, Aligned>;
+Buffer allocate(uint64_t bytes) {
+  bytes = (bytes + 63) / 64 * 64;
+  return Buffer(static_cast<uint8_t *>(std::aligned_alloc(64, bytes ? bytes : 64)));
+}
+
+// GB/s of streaming `perThread` bytes (source and destination apart) on every thread.
+double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
+  int T = pool.numThreads();
+  int64_t n = int64_t(perThread / 4 / 64 * 64);
+  std::vector<Buffer> src, dst;
+  for (int t = 0; t < T; ++t) {
+    src.push_back(allocate(uint64_t(n) * 4));
+    dst.push_back(allocate(uint64_t(n) * 4));
+    std::memset(src.back().get(), 0, size_t(n) * 4);
+    std::memset(dst.back().get(), 0, size_t(n) * 4);
+  }
+  auto pass = [&] {
+    pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t)
+        streamCopy(reinterpret_cast<float *>(src[size_t(t)].get()), reinterpret_cast<float *>(dst[size_t(t)].get()), n);
+    });
+  };
+  pass();
+  double best = 0;
+  auto start = Clock::now();
+  int reps = std::max<int>(1, int(4e6 / double(n)));
+  while (secondsSince(start) < seconds) {
+    auto t0 = Clock::now();
+    for (int r = 0; r < reps; ++r) pass();
+    double s = secondsSince(t0);
+    best = std::max(best, double(T) * double(n) * 8.0 * reps / s / 1e9);
+  }
+  return best;
+}
+
+double firstTouchGBs() {
+  const size_t bytes = size_t(64) << 20;
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) {
+    void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    auto t0 = Clock::now();
+    for (size_t o = 0; o < bytes; o += 4096) static_cast<volatile uint8_t *>(p)[o] = 1;
+    double s = secondsSince(t0);
+    ::munmap(p, bytes);
+    best = std::max(best, double(bytes) / s / 1e9);
+  }
+  return best;
+}
+
+double forkJoinUs(cpu::ThreadPool &pool) {
+  if (pool.numThreads() == 1) return 0;
+  std::vector<double> v;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t0 = Clock::now();
+    for (int k = 0; k < 400; ++k)
+      pool.parallelFor(pool.numThreads(), 1, [](int64_t b, int64_t e) { gSink = double(b + e); });
+    v.push_back(secondsSince(t0) / 400 * 1e6);
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+uint64_t cacheBytes(int level) {
+  std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(level == 1 ? 0 : level) + "/size");
+  std::string s;
+  if (!(in >> s) || s.empty()) return 0;
+  uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
+  char unit = s.back();
+  return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+}
+
+// ---- one real kernel on synthetic operands, as the executor runs it.
+struct Operand {
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  bool constant = false;
+};
+struct Case {
+  std::string op;
+  std::vector<Operand> inputs;
+  std::vector<Shape> outputs;
+  cpu::NodeAttributes attrs;
+};
+
+uint64_t elements(const Shape &s) {
+  uint64_t n = 1;
+  for (int64_t d : s) n *= uint64_t(d);
+  return n;
+}
+
+struct Probe {
+  std::deque<cpu::OperandDesc> descs;
+  std::vector<Buffer> buffers;
+  std::deque<cpu::TensorBuffer> tensors;
+  std::vector<const cpu::TensorBuffer *> ins;
+  std::vector<cpu::TensorBuffer *> outs;
+  cpu::NodeDesc node;
+  std::vector<bool> constant;
+  std::unique_ptr<cpu::Kernel> kernel;
+
+  Status build(const Case &c) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    node.op = c.op;
+    node.name = "calibration " + c.op;
+    node.attributes = c.attrs;
+    auto add = [&](DataType dt, const Shape &s, bool isConst, bool output) {
+      uint64_t n = elements(s);
+      buffers.push_back(allocate(n * uint64_t(dataTypeBits(dt)) / 8 + 64));
+      uint8_t *data = buffers.back().get();
+      if (dt == DataType::kFloat32) {
+        float *f = reinterpret_cast<float *>(data);
+        for (uint64_t i = 0; i < n; ++i) f[i] = output ? 0.f : dist(rng);
+      } else {
+        std::memset(data, 0, n * uint64_t(dataTypeBits(dt)) / 8 + 64);
+      }
+      descs.push_back({dt, s, isConst ? data : nullptr});
+      tensors.push_back({dt, &descs.back().shape, data});
+      return std::make_pair(&descs.back(), &tensors.back());
+    };
+    for (const Operand &o : c.inputs) {
+      auto [d, t] = add(o.dtype, o.shape, o.constant, false);
+      node.inputs.push_back(d);
+      ins.push_back(t);
+      constant.push_back(o.constant);
+    }
+    for (const Shape &s : c.outputs) {
+      auto [d, t] = add(c.inputs.empty() ? DataType::kFloat32 : c.inputs[0].dtype, s, false, true);
+      node.outputs.push_back(d);
+      outs.push_back(t);
+    }
+    cpu::KernelFactory f = rt::findKernelFactory(c.op);
+    if (!f) return unsupported("no CPU kernel for " + c.op);
+    return f(node, &kernel);
+  }
+  void run(cpu::ThreadPool &pool) {
+    cpu::KernelContext ctx{ins.data(), ins.size(), outs.data(), outs.size(), &pool};
+    kernel->run(ctx);
+  }
+};
+
+cpu::NodeAttributes attrs(std::initializer_list<std::pair<const char *, cpu::AttributeValue>> kv) {
+  cpu::NodeAttributes a;
+  for (const auto &[k, v] : kv) a.set(k, v);
+  return a;
+}
+cpu::AttributeValue ints(std::vector<int64_t> v) {
+  cpu::AttributeValue a;
+  a.kind = cpu::AttributeValue::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+cpu::AttributeValue str(std::string s) {
+  cpu::AttributeValue a;
+  a.kind = cpu::AttributeValue::Kind::kString;
+  a.s = std::move(s);
+  return a;
+}
+cpu::AttributeValue integer(int64_t v) {
+  cpu::AttributeValue a;
+  a.i = v;
+  return a;
+}
+Operand f32(Shape s, bool constant = false) { return {DataType::kFloat32, std::move(s), constant}; }
+
+// NHWC convolution with an OHWI filter, as the compiler's convert-layout emits.
+Case conv(int64_t H, int64_t W, int64_t C, int64_t O, int64_t k, int64_t stride, int64_t groups) {
+  int64_t pad = k / 2;
+  int64_t OH = (H + 2 * pad - k) / stride + 1, OW = (W + 2 * pad - k) / stride + 1;
+  Case c{"conv2d", {f32({1, H, W, C}), f32({O, k, k, C / groups}, true), f32({O}, true)}, {{1, OH, OW, O}}, {}};
+  c.attrs = attrs({{"inputLayout", str("nhwc")}, {"filterLayout", str("ohwi")}, {"strides", ints({stride, stride})},
+                   {"padding", ints({pad, pad, pad, pad})}, {"groups", integer(groups)}});
+  return c;
+}
+Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
+Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
+  return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
+}
+Case unary(const char *op, int64_t n) { return {op, {f32({n})}, {{n}}, {}}; }
+Case binary(int64_t n) { return {"add", {f32({n}), f32({n})}, {{n}}, {}}; }
+Case transpose(int64_t a, int64_t b, int64_t c, int64_t d) {
+  Case t{"transpose", {f32({a, b, c, d})}, {{a, c, b, d}}, {}};
+  t.attrs = attrs({{"permutation", ints({0, 2, 1, 3})}});
+  return t;
+}
+Case reduce(int64_t rows, int64_t cols) {
+  Case c{"reduceMean", {f32({rows, cols})}, {{rows}}, {}};
+  c.attrs = attrs({{"axes", ints({1})}});
+  return c;
+}
+Case softmax(int64_t rows, int64_t cols) {
+  Case c{"softmax", {f32({rows, cols})}, {{rows, cols}}, {}};
+  c.attrs = attrs({{"axis", integer(1)}});
+  return c;
+}
+Case layerNorm(int64_t rows, int64_t cols) {
+  Case c{"layerNormalization", {f32({rows, cols}), f32({cols}, true), f32({cols}, true)}, {{rows, cols}}, {}};
+  c.attrs = attrs({{"axes", ints({1})}});
+  return c;
+}
+Case pool(const char *op, int64_t H, int64_t C, int64_t k, int64_t stride) {
+  int64_t OH = (H - k) / stride + 1;
+  Case c{op, {f32({1, H, H, C})}, {{1, OH, OH, C}}, {}};
+  c.attrs = attrs({{"layout", str("nhwc")}, {"windowDimensions", ints({k, k})}, {"strides", ints({stride, stride})}});
+  return c;
+}
+Case attention(int64_t S, int64_t D, int64_t heads) {
+  Case c{"fusedAttention", {f32({1, S, D}), f32({1, S, D}), f32({1, S, D})}, {{1, S, D}}, {}};
+  c.attrs = attrs({{"heads", integer(heads)}});
+  return c;
+}
+
+// The grid, per family in the order measured: sizes of the models this
+// runtime meets (CNN stages, transformer blocks), small to large spread so a
+// deadline still leaves a usable spread.
+std::vector<std::vector<Case>> grid() {
+  return {
+      {matmul(128, 768, 768), matmul(1, 1024, 1024), matmul(128, 768, 3072), matmul(16, 256, 256),
+       matmul(196, 384, 1536), matmul(1, 2048, 1000), matmul(512, 512, 512), matmul(4, 128, 64),
+       matmul(64, 3072, 768), matmul(1024, 64, 256)},
+      {conv(56, 56, 64, 64, 3, 1, 1), conv(14, 14, 256, 256, 3, 1, 1), conv(112, 112, 3, 32, 3, 2, 1),
+       conv(28, 28, 128, 128, 3, 1, 1), conv(7, 7, 512, 512, 3, 1, 1), conv(56, 56, 128, 128, 3, 2, 32),
+       conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1)},
+      {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
+       conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
+       conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1)},
+      {conv(112, 112, 32, 32, 3, 1, 32), conv(28, 28, 192, 192, 3, 1, 192), conv(7, 7, 960, 960, 3, 1, 960),
+       conv(56, 56, 144, 144, 3, 2, 144), conv(14, 14, 576, 576, 3, 1, 576), conv(14, 14, 480, 480, 5, 1, 480),
+       conv(56, 56, 96, 96, 3, 1, 96)},
+      {binary(1 << 16), binary(1 << 10), binary(1 << 20), binary(1 << 13), binary(1 << 18), binary(1 << 22)},
+      {unary("relu", 1 << 16), unary("relu", 1 << 10), unary("relu", 1 << 20), unary("relu", 1 << 13),
+       unary("relu", 1 << 22)},
+      {unary("sigmoid", 1 << 16), unary("erf", 1 << 10), unary("tanh", 1 << 20), unary("exp", 1 << 13),
+       unary("sigmoid", 1 << 22)},
+      {transpose(1, 128, 12, 64), transpose(1, 8, 4, 16), transpose(1, 512, 16, 64), transpose(1, 32, 32, 32),
+       transpose(1, 1024, 32, 64)},
+      {reduce(128, 768), reduce(1, 1000), reduce(2048, 49), reduce(16, 64), reduce(4096, 512)},
+      {softmax(1536, 128), softmax(1, 1000), softmax(512, 64), softmax(2364, 197), softmax(8, 16)},
+      {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},
+      {pool("maxPool2d", 112, 64, 3, 2), pool("averagePool2d", 7, 2048, 7, 1), pool("maxPool2d", 56, 128, 2, 2),
+       pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1)},
+      {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
+      {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4)},
+  };
+}
+
+struct Timed {
+  double medianMs = 0;
+  double spread = 0;  // log(p90/p10) / 2.56
+  double firstMs = 0;
+  double warmUpMs = 0;
+};
+
+// Runs the probe until `budget` seconds or 40 runs (at least 5 after the first).
+Timed timeProbe(Probe &p, cpu::ThreadPool &pool, double budget) {
+  Timed r;
+  auto w0 = Clock::now();
+  p.kernel->warmUp(pool.numThreads());
+  r.warmUpMs = secondsSince(w0) * 1e3;
+  auto f0 = Clock::now();
+  p.run(pool);
+  r.firstMs = secondsSince(f0) * 1e3;
+  p.run(pool);
+  std::vector<double> v;
+  auto start = Clock::now();
+  while (v.size() < 40 && (v.size() < 5 || secondsSince(start) < budget)) {
+    auto t0 = Clock::now();
+    p.run(pool);
+    v.push_back(secondsSince(t0) * 1e3);
+  }
+  std::sort(v.begin(), v.end());
+  r.medianMs = v[v.size() / 2];
+  if (v.size() >= 8) r.spread = std::log(v[v.size() * 9 / 10] / std::max(v[v.size() / 10], 1e-6)) / 2.5631;
+  return r;
+}
+
+double nodeOverheadUs(cpu::ThreadPool &pool) {
+  Probe p;
+  if (!p.build(binary(16)) || !p.kernel) return 0;
+  p.run(pool);
+  std::vector<double> v;
+  for (int rep = 0; rep < 7; ++rep) {
+    auto t0 = Clock::now();
+    for (int k = 0; k < 1000; ++k) p.run(pool);
+    v.push_back(secondsSince(t0) / 1000 * 1e6);
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
+  auto start = Clock::now();
+  int maxThreads = std::max(1, options.maxThreads);
+  double deadline = std::max(1.0, options.deadlineSeconds);
+  auto say = [&](const std::string &s) {
+    if (options.progress) options.progress(s);
+  };
+  auto left = [&] { return deadline - secondsSince(start); };
+  DeviceProfile p = describeThisDevice(maxThreads);
+  p.l1Bytes = cacheBytes(1);
+  p.l2Bytes = cacheBytes(2);
+  p.l3Bytes = cacheBytes(3);
+  __builtin_cpu_init();
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  bool vnni = avx512 && __builtin_cpu_supports("avx512vnni");
+  bool bf16 = avx512 && __builtin_cpu_supports("avx512bf16");
+  std::vector<std::unique_ptr<cpu::ThreadPool>> pools;
+  // Peaks and bandwidths first: with them alone the model has its roofline.
+  for (int T = 1; T <= maxThreads; ++T) {
+    pools.push_back(std::make_unique<cpu::ThreadPool>(T));
+    cpu::ThreadPool &pool = *pools.back();
+    pool.startWorkers();
+    ThreadProfile t;
+    t.threads = T;
+    t.peakGflops = (avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2) : peakOps(pool, &fmaAvx2, 12 * 8 * 2)) / 1e9;
+    if (vnni) t.vnniGops = peakOps(pool, &vnniAvx512, 12 * 64 * 2) / 1e9;
+    if (bf16) t.bf16Gflops = peakOps(pool, &bf16Avx512, 12 * 32 * 2) / 1e9;
+    double bwSeconds = std::min(0.15, std::max(0.02, left() / 60));
+    t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds);
+    t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds);
+    t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds);
+    t.dramGBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes * 4 / uint64_t(T), 64 << 20), bwSeconds * 2);
+    t.forkJoinUs = forkJoinUs(pool);
+    t.nodeOverheadUs = nodeOverheadUs(pool);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "threads %d: fp32 FMA %.1f GFLOP/s%s%s, copy GB/s L1 %.0f L2 %.0f L3 %.0f DRAM %.1f, "
+                  "fork/join %.2f us, node %.2f us",
+                  T, t.peakGflops, vnni ? (", VNNI " + std::to_string(int(t.vnniGops)) + " GOP/s").c_str() : "",
+                  bf16 ? (", BF16 " + std::to_string(int(t.bf16Gflops)) + " GFLOP/s").c_str() : "", t.l1GBs,
+                  t.l2GBs, t.l3GBs, t.dramGBs, t.forkJoinUs, t.nodeOverheadUs);
+    say(line);
+    p.threads.push_back(std::move(t));
+  }
+  p.firstTouchGBs = firstTouchGBs();
+  // The grid, breadth first over families, every thread count per point.
+  std::vector<std::vector<Case>> cases = grid();
+  size_t rounds = 0;
+  for (const auto &f : cases) rounds = std::max(rounds, f.size());
+  bool complete = true;
+  std::vector<double> jit, spreads;
+  for (size_t r = 0; r < rounds && complete; ++r)
+    for (size_t f = 0; f < cases.size() && complete; ++f) {
+      if (r >= cases[f].size()) continue;
+      if (left() < 0.5) {
+        complete = false;
+        break;
+      }
+      const Case &c = cases[f][r];
+      for (int T = 1; T <= maxThreads; ++T) {
+        if (left() < 0.3) {
+          complete = false;
+          break;
+        }
+        Probe probe;
+        Status s = probe.build(c);
+        if (!s || !probe.kernel) {
+          say("skipped " + c.op + ": " + s.message());
+          continue;
+        }
+        cpu::CostFunction fn = cpu::findCostFunction(c.op);
+        if (!fn) continue;
+        cpu::NodeCost cost = fn(probe.node, probe.constant);
+        ThreadProfile &t = p.threads[size_t(T - 1)];
+        Timed m = timeProbe(probe, *pools[size_t(T - 1)], std::min(0.08, std::max(0.01, left() / 200)));
+        double roof = rooflineMs(p, t, cost.flops, cost.bytes);
+        GridPoint gp;
+        gp.params = cost.params;
+        gp.ms = m.medianMs;
+        gp.ratio = std::max(0.05, (m.medianMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+        t.families[cost.family].points.push_back(gp);
+        if (cost.jit) jit.push_back(m.warmUpMs + std::max(0.0, m.firstMs - m.medianMs));
+        if (m.spread > 0) spreads.push_back(m.spread);
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-16s t=%d %-24s %9.4f ms  %6.2fx roofline", cost.family.c_str(), T,
+                      shapeToString(c.inputs[0].shape).c_str(), m.medianMs, gp.ratio);
+        say(line);
+      }
+    }
+  std::sort(jit.begin(), jit.end());
+  p.jitMs = jit.empty() ? 0 : jit[jit.size() / 2];
+  std::sort(spreads.begin(), spreads.end());
+  for (ThreadProfile &t : p.threads) {
+    t.runSpread = spreads.empty() ? 0.02 : spreads[spreads.size() / 2];
+    updateSigmas(&t);
+  }
+  p.complete = complete;
+  p.calibrationSeconds = secondsSince(start);
+  *out = std::move(p);
+  return Status::ok();
+}
+
+Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int *pointsAdded) {
+  *pointsAdded = 0;
+  std::ifstream in(runJsonPath);
+  if (!in) return Status(StatusCode::kIo, runJsonPath + ": cannot open: " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return invalidArgument(runJsonPath + ": not a JSON object");
+  if (!j.contains("artifact") || !j["artifact"].is_string() || !j.contains("threads") ||
+      !j["threads"].is_number_integer())
+    return invalidArgument(runJsonPath + ": expected webnn-run --json output (artifact, threads)");
+  if (!j.contains("profile") || !j["profile"].is_object() || !j["profile"].contains("nodes") ||
+      !j["profile"]["nodes"].is_array())
+    return invalidArgument(runJsonPath + ": no per-node profile: run webnn-run with --bench N --profile --json");
+  std::string artifact = j["artifact"].get<std::string>();
+  int threads = j["threads"].get<int>();
+  ThreadProfile *tp = nullptr;
+  for (ThreadProfile &t : profile->threads)
+    if (t.threads == threads) tp = &t;
+  if (!tp)
+    return invalidArgument(runJsonPath + ": ran with " + std::to_string(threads) +
+                           " threads, which the profile was not calibrated for");
+  rt::LoaderOptions lo;
+  lo.allowUnboundWeights = true;
+  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  rt::LoadedGraph loaded;
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(artifact, lo, &loaded));
+  if (!loaded.dynamicDims.empty())
+    return unsupported(runJsonPath + ": " + artifact +
+                       " has dynamic dimensions, whose sizes the run result does not record");
+  std::shared_ptr<rt::PreparedGraph> g;
+  WEBNN_RETURN_IF_ERROR(rt::prepareGraph(std::move(loaded), &g));
+  const nlohmann::json &nodes = j["profile"]["nodes"];
+  for (const nlohmann::json &n : nodes) {
+    if (!n.is_object() || !n.contains("index") || !n["index"].is_number_unsigned() || !n.contains("ms") ||
+        !n["ms"].is_number())
+      return invalidArgument(runJsonPath + ": profile.nodes: each entry needs index and ms");
+    size_t i = n["index"].get<size_t>();
+    if (i >= g->nodes.size() || g->nodes[i].op != n.value("op", std::string()))
+      return invalidArgument(runJsonPath + ": profile.nodes: node " + std::to_string(i) + " is not in " + artifact +
+                             " (a different artifact?)");
+    // A node run by its neighbour's kernel, and the pair's time, fit no one family.
+    if (n.contains("run_by") || n.contains("also_runs") || !g->graph.nodes[i].subgraphs.empty()) continue;
+    cpu::CostFunction fn = cpu::findCostFunction(g->nodes[i].op);
+    if (!fn) continue;
+    std::vector<bool> constant;
+    for (int32_t in : g->graph.nodes[i].inputs)
+      constant.push_back(in >= 0 && g->graph.tensors[size_t(in)].role == rt::TensorRole::kConstant);
+    cpu::NodeCost c = fn(g->nodes[i], constant);
+    double ms = n["ms"].get<double>();
+    double roof = rooflineMs(*profile, *tp, c.flops, c.bytes);
+    if (!(ms > 0) || roof <= 0) continue;
+    FamilyGrid &grid = tp->families[c.family];
+    GridPoint gp;
+    gp.params = c.params;
+    gp.ms = ms;
+    gp.warm = true;
+    gp.ratio = std::max(0.05, (ms - tp->nodeOverheadUs * 1e-3) / roof);
+    if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size()) continue;
+    // The same parameters measured again replace the earlier point.
+    auto same = std::find_if(grid.points.begin(), grid.points.end(), [&](const GridPoint &q) { return q.params == gp.params; });
+    if (same != grid.points.end()) *same = gp;
+    else grid.points.push_back(gp);
+    ++*pointsAdded;
+  }
+  updateSigmas(tp);
+  return Status::ok();
+}
+
+}  // namespace webnn::est

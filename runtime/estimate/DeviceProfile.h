@@ -1,0 +1,75 @@
+// A device profile: what `webnn-run calibrate` measured on this machine, the
+// input of the cost model (Estimate.h). Stored as JSON in the user's cache
+// directory, one file per (CPU model, ISA, thread count, library version).
+#ifndef WEBNN_RUNTIME_ESTIMATE_DEVICEPROFILE_H
+#define WEBNN_RUNTIME_ESTIMATE_DEVICEPROFILE_H
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "webnn/status.h"
+
+namespace webnn::est {
+
+// One measured kernel: the family's parameters and how far from the roofline
+// it ran (ratio = (measured - node overhead) / roofline time).
+struct GridPoint {
+  std::vector<double> params;
+  double ratio = 1;
+  double ms = 0;
+  bool warm = false;  // folded in from a real run (calibrate --add)
+};
+
+struct FamilyGrid {
+  std::vector<GridPoint> points;
+  // Leave-one-out error of the interpolation in log space (RMS), the
+  // family's share of the estimate's uncertainty.
+  double logSigma = 0;
+};
+
+// Everything measured with one thread count.
+struct ThreadProfile {
+  int threads = 1;
+  double peakGflops = 0;     // float32 FMA
+  double vnniGops = 0;       // int8 dot products (0: not on this CPU)
+  double bf16Gflops = 0;     // bfloat16 dot products (0: not on this CPU)
+  double l1GBs = 0, l2GBs = 0, l3GBs = 0, dramGBs = 0;  // copy bandwidth, read + write
+  double forkJoinUs = 0;     // one empty ThreadPool::parallelFor
+  double nodeOverheadUs = 0; // a tiny node's run(), dispatch included
+  double runSpread = 0;      // log(p90 / p10) / 2.56 of repeated runs: run-to-run noise
+  std::map<std::string, FamilyGrid> families;
+};
+
+struct DeviceProfile {
+  std::string cpuModel;
+  std::string isa;
+  std::string libraryVersion;
+  int maxThreads = 1;
+  uint64_t l1Bytes = 0, l2Bytes = 0, l3Bytes = 0;  // per core for L1/L2
+  double firstTouchGBs = 0;  // page faults on fresh memory (cold run: weights, arena)
+  double jitMs = 0;          // one oneDNN primitive built at session creation
+  double calibrationSeconds = 0;
+  bool complete = false;     // false: the deadline cut the grid short
+  std::vector<ThreadProfile> threads;  // 1 .. maxThreads
+
+  // The profile measured with `n` threads, else the closest below it (null if none).
+  const ThreadProfile *forThreads(int n) const;
+};
+
+// This machine's key fields (CPU model, ISA, library version) for `threads`.
+DeviceProfile describeThisDevice(int threads);
+// "<cache>/webnn/device-<hash of the key>.json": $XDG_CACHE_HOME or ~/.cache.
+std::string defaultProfilePath(int threads);
+// The profile for this machine and `threads`: the default path for that
+// count, else for any larger count this machine was calibrated with.
+Status findDefaultProfile(int threads, std::string *path);
+
+Status saveProfile(const DeviceProfile &p, const std::string &path);
+// Checks the JSON's shape and values; the message names the file and field.
+Status loadProfile(const std::string &path, DeviceProfile *out);
+
+}  // namespace webnn::est
+
+#endif

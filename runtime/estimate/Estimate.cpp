@@ -1,0 +1,336 @@
+#include "estimate/Estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "backends/cpu/CostFunctions.h"
+#include "core/ArtifactLoader.h"
+#include "core/Executor.h"
+
+namespace webnn::est {
+namespace {
+
+struct TierBound {
+  Tier tier;
+  const char *name;
+  double belowMs;
+};
+constexpr TierBound kTiers[] = {
+    {Tier::kExcellent, "excellent", 16},   {Tier::kGood, "good", 100},      {Tier::kFair, "fair", 1000},
+    {Tier::kModerate, "moderate", 10000},  {Tier::kSlow, "slow", 30000},    {Tier::kVerySlow, "very-slow", 60000},
+    {Tier::kPoor, "poor", INFINITY},
+};
+
+// Where an uncalibrated family borrows its efficiency from: the nearest
+// kernel shape that calibration measures.
+const char *fallbackFamily(const std::string &f) {
+  if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
+    return "gemm";
+  if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
+  if (f == "unary.math" || f == "softmax" || f == "norm") return "unary";
+  if (f == "unary" || f == "binary" || f == "pool" || f == "reduce") return "copy";
+  return nullptr;
+}
+
+double bandwidthGBs(const DeviceProfile &p, const ThreadProfile &t, double bytes) {
+  double cores = double(t.threads);
+  if (p.l1Bytes && bytes <= double(p.l1Bytes) * cores) return t.l1GBs > 0 ? t.l1GBs : t.l2GBs;
+  if (p.l2Bytes && bytes <= double(p.l2Bytes) * cores) return t.l2GBs;
+  if (p.l3Bytes && bytes <= double(p.l3Bytes)) return t.l3GBs;
+  return t.dramGBs;
+}
+
+// The shapes of this estimate: the maxima, or the --shape sizes bound like a run binds them.
+Status bindShapes(const rt::PreparedGraph &g, const EstimateOptions &o, std::vector<cpu::OperandDesc> *operands) {
+  const rt::LoadedGraph &lg = g.graph;
+  *operands = g.operands;
+  std::vector<Shape> shapes;
+  std::vector<std::string> names;
+  std::vector<const rt::TensorDims *> dims;
+  std::vector<bool> used(o.shapes.size(), false);
+  for (uint32_t idx : lg.inputs) {
+    const rt::LoadedTensor &t = lg.tensors[idx];
+    names.push_back(t.name);
+    dims.push_back(t.dims.empty() ? nullptr : &t.dims);
+    Shape s = t.shape;
+    for (size_t k = 0; k < o.shapes.size(); ++k)
+      if (o.shapes[k].first == t.name) {
+        s = o.shapes[k].second;
+        used[k] = true;
+        if (t.dims.empty() && s != t.shape)
+          return invalidArgument("--shape " + t.name + ": the input's shape is static, " + shapeToString(t.shape) +
+                                 ", not " + shapeToString(s));
+      }
+    shapes.push_back(std::move(s));
+  }
+  for (size_t k = 0; k < o.shapes.size(); ++k)
+    if (!used[k]) return invalidArgument("--shape " + o.shapes[k].first + ": the graph has no input of that name");
+  if (lg.dynamicDims.empty()) return Status::ok();
+  std::vector<int64_t> sizes;
+  WEBNN_RETURN_IF_ERROR(rt::bindDynamicDimensions(lg.dynamicDims, names, dims, shapes, &sizes));
+  for (size_t t = 0; t < lg.tensors.size(); ++t) {
+    const rt::TensorDims &td = lg.tensors[t].dims;
+    for (size_t d = 0; d < td.size() && d < (*operands)[t].shape.size(); ++d) {
+      int64_t v = td[d].evaluate(sizes);
+      if (v < 0)
+        return invalidArgument("tensor '" + lg.tensors[t].name + "' dimension '" + td[d].spelling + "' is " +
+                               std::to_string(v) + " with " + rt::dynamicSizesText(lg.dynamicDims, sizes));
+      (*operands)[t].shape[d] = v;
+    }
+  }
+  return Status::ok();
+}
+
+struct Model {
+  const DeviceProfile &profile;
+  const ThreadProfile &tp;
+  const rt::PreparedGraph &graph;
+  const std::vector<cpu::OperandDesc> &operands;
+  std::set<std::string> uncalibrated;
+  std::set<std::string> unknownOps;
+  std::map<std::string, double> familyMs;
+  double packedBytes = 0;
+  int jitNodes = 0;
+
+  const FamilyGrid *grid(const std::string &family) {
+    std::string f = family;
+    for (int hops = 0; hops < 4; ++hops) {
+      auto it = tp.families.find(f);
+      if (it != tp.families.end() && !it->second.points.empty()) {
+        if (f != family) uncalibrated.insert(family + " (as " + f + ")");
+        return &it->second;
+      }
+      const char *next = fallbackFamily(f);
+      if (!next) break;
+      f = next;
+    }
+    uncalibrated.insert(family + " (no calibrated family: the roofline alone)");
+    return nullptr;
+  }
+
+  NodeEstimate node(const cpu::NodeDesc &d, const rt::LoadedNode &ln, size_t index) {
+    NodeEstimate e;
+    e.index = index;
+    e.op = d.op;
+    e.name = d.name;
+    std::vector<bool> constant;
+    for (int32_t in : ln.inputs)
+      constant.push_back(in >= 0 && graph.graph.tensors[size_t(in)].role == rt::TensorRole::kConstant);
+    // The node's operands with this estimate's shapes.
+    cpu::NodeDesc local;
+    local.op = d.op;
+    local.attributes = d.attributes;
+    local.relaxedPrecision = d.relaxedPrecision;
+    auto remap = [&](const cpu::OperandDesc *o) -> const cpu::OperandDesc * {
+      if (!o) return nullptr;
+      ptrdiff_t i = o - graph.operands.data();
+      return i >= 0 && size_t(i) < operands.size() ? &operands[size_t(i)] : o;
+    };
+    for (const cpu::OperandDesc *o : d.inputs) local.inputs.push_back(remap(o));
+    for (const cpu::OperandDesc *o : d.outputs) local.outputs.push_back(remap(o));
+    cpu::CostFunction fn = cpu::findCostFunction(d.op);
+    cpu::NodeCost c;
+    if (fn) {
+      c = fn(local, constant);
+    } else {
+      unknownOps.insert(d.op);
+      c.family = "copy";
+      double bytes = 0;
+      for (const cpu::OperandDesc *o : local.outputs)
+        if (o) {
+          double n = 1;
+          for (int64_t v : o->shape) n *= double(std::max<int64_t>(v, 0));
+          bytes += n * dataTypeBits(o->dtype) / 8.0;
+        }
+      c.params = {std::max(1.0, bytes / 4)};
+      c.bytes = 2 * bytes;
+    }
+    e.family = c.family;
+    e.flops = c.flops;
+    e.bytes = c.bytes;
+    bool bf16 = d.relaxedPrecision && (c.family == "gemm" || c.family.rfind("conv2d", 0) == 0);
+    e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
+    const FamilyGrid *g = grid(c.family);
+    double ratio = 1;
+    if (g && g->points[0].params.size() == c.params.size()) ratio = interpolateRatio(*g, c.params);
+    e.ms = tp.nodeOverheadUs * 1e-3 + ratio * e.rooflineMs;
+    familyMs[c.family] += e.ms;
+    if (ln.packed.empty()) packedBytes += c.packedBytes;
+    jitNodes += c.jit;
+    return e;
+  }
+
+  // A control-flow node: the larger branch of an if, one iteration of a loop.
+  double subgraph(uint32_t s) {
+    if (s >= graph.subgraphs.size() || s >= graph.graph.subgraphs.size()) return 0;
+    double ms = 0;
+    const auto &nodes = graph.subgraphs[s].nodes;
+    for (size_t i = 0; i < nodes.size(); ++i) ms += node(nodes[i], graph.graph.subgraphs[s].nodes[i], i).ms;
+    return ms;
+  }
+};
+
+}  // namespace
+
+const char *tierName(Tier t) {
+  for (const TierBound &b : kTiers)
+    if (b.tier == t) return b.name;
+  return "poor";
+}
+
+bool parseTier(const std::string &name, Tier *out) {
+  for (const TierBound &b : kTiers)
+    if (name == b.name) {
+      *out = b.tier;
+      return true;
+    }
+  return false;
+}
+
+Tier tierOf(double ms) {
+  for (const TierBound &b : kTiers)
+    if (ms < b.belowMs) return b.tier;
+  return Tier::kPoor;
+}
+
+bool meetsRequirement(const Estimate &e, Tier requirement) { return int(tierOf(e.p90Ms)) <= int(requirement); }
+
+double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &params, long skip) {
+  // The three nearest points in log space, weighted by 1 / distance^2.
+  struct Near {
+    double d2;
+    double logRatio;
+  };
+  Near best[3] = {{INFINITY, 0}, {INFINITY, 0}, {INFINITY, 0}};
+  for (size_t i = 0; i < grid.points.size(); ++i) {
+    if (long(i) == skip) continue;
+    const GridPoint &p = grid.points[i];
+    if (p.params.size() != params.size()) continue;
+    double d2 = 0;
+    for (size_t k = 0; k < params.size(); ++k) {
+      double d = std::log(std::max(params[k], 1.0)) - std::log(std::max(p.params[k], 1.0));
+      d2 += d * d;
+    }
+    Near n{d2, std::log(std::max(p.ratio, 1e-6))};
+    for (Near &b : best)
+      if (n.d2 < b.d2) std::swap(n, b);
+  }
+  if (!std::isfinite(best[0].d2)) return 1;
+  if (best[0].d2 < 1e-9) return std::exp(best[0].logRatio);
+  double num = 0, den = 0;
+  for (const Near &b : best)
+    if (std::isfinite(b.d2)) {
+      num += b.logRatio / b.d2;
+      den += 1 / b.d2;
+    }
+  return std::exp(num / den);
+}
+
+double rooflineMs(const DeviceProfile &p, const ThreadProfile &t, double flops, double bytes, bool bf16) {
+  double peak = bf16 && t.bf16Gflops > 0 ? t.bf16Gflops : t.peakGflops;
+  return std::max(flops / (peak * 1e6), bytes / (bandwidthGBs(p, t, bytes) * 1e6));
+}
+
+void updateSigmas(ThreadProfile *t) {
+  for (auto &[name, g] : t->families) {
+    double sum = 0;
+    int n = 0;
+    if (g.points.size() >= 2)
+      for (size_t i = 0; i < g.points.size(); ++i) {
+        double e = std::log(interpolateRatio(g, g.points[i].params, long(i))) - std::log(g.points[i].ratio);
+        sum += e * e;
+        ++n;
+      }
+    // Leave-one-out overstates the error at the grid's own points and
+    // understates it far from them; it is the family's scale of error.
+    g.logSigma = n ? std::sqrt(sum / n) : 0.5;
+  }
+}
+
+Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profile, const EstimateOptions &options,
+                     Estimate *out) {
+  if (options.threads < 1) return invalidArgument("threads must be >= 1");
+  const ThreadProfile *tp = profile.forThreads(options.threads);
+  if (!tp) return invalidArgument("the device profile has no measurements for " + std::to_string(options.threads) +
+                                  " thread(s) or fewer");
+  std::vector<cpu::OperandDesc> operands;
+  WEBNN_RETURN_IF_ERROR(bindShapes(graph, options, &operands));
+  Estimate e;
+  e.threads = options.threads;
+  e.profileThreads = tp->threads;
+  e.profileComplete = profile.complete;
+  Model m{profile, *tp, graph, operands, {}, {}, {}, 0, 0};
+  const rt::LoadedGraph &lg = graph.graph;
+  double total = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    NodeEstimate n;
+    const rt::LoadedNode &ln = lg.nodes[i];
+    if (!ln.subgraphs.empty()) {
+      n.index = i;
+      n.op = ln.op;
+      n.name = ln.name;
+      n.family = "control";
+      double ms = 0;
+      for (uint32_t s : ln.subgraphs) ms = ln.op == "if" ? std::max(ms, m.subgraph(s)) : ms + m.subgraph(s);
+      n.ms = ms + tp->nodeOverheadUs * 1e-3;
+      m.uncalibrated.insert(ln.op == "loop" ? "loop: one iteration of its body"
+                                            : "if: the slower branch");
+    } else {
+      n = m.node(graph.nodes[i], ln, i);
+    }
+    total += n.ms;
+    e.flops += n.flops;
+    e.nodes.push_back(std::move(n));
+  }
+  if (tp->threads < options.threads)
+    e.notes.push_back("calibrated with at most " + std::to_string(tp->threads) + " thread(s): estimated with those");
+  if (!profile.complete) e.notes.push_back("the calibration stopped at its deadline before the grid was complete");
+  for (const std::string &f : m.uncalibrated) e.notes.push_back("uncalibrated family " + f);
+  for (const std::string &op : m.unknownOps) e.notes.push_back("no cost function for op '" + op + "': costed as a copy");
+  // Uncertainty: the families' interpolation errors, weighted by their share
+  // of the time (a family errs the same way on all its nodes), and the
+  // run-to-run noise seen in calibration.
+  double var = tp->runSpread * tp->runSpread;
+  for (const auto &[family, ms] : m.familyMs) {
+    auto it = tp->families.find(family);
+    double sigma = it != tp->families.end() && !it->second.points.empty() ? it->second.logSigma : 0.35;
+    double share = total > 0 ? ms / total : 0;
+    var += share * share * sigma * sigma;
+  }
+  double sigma = std::max(0.03, std::sqrt(var));
+  e.medianMs = total;
+  e.p10Ms = total * std::exp(-1.2816 * sigma);
+  e.p90Ms = total * std::exp(1.2816 * sigma);
+  e.tier = tierOf(total);
+  e.arenaBytes = graph.arenaBytes;
+  e.weightsBytes = lg.weightsSize;
+  e.packedBytes = uint64_t(m.packedBytes);
+  uint64_t inputBytes = 0;
+  for (uint32_t idx : lg.inputs) inputBytes += lg.tensors[idx].byteSize;
+  e.peakBytes = e.arenaBytes + e.weightsBytes + e.packedBytes + inputBytes;
+  // Cold: page faults on weights and arena, one JIT per oneDNN node, the
+  // packing copies (those not prepacked), then a steady run.
+  double touchGBs = profile.firstTouchGBs > 0 ? profile.firstTouchGBs : tp->dramGBs;
+  e.coldMs = total + double(e.weightsBytes + e.arenaBytes + e.packedBytes) / (touchGBs * 1e6) +
+             m.packedBytes / (tp->dramGBs * 1e6) + profile.jitMs * m.jitNodes;
+  *out = std::move(e);
+  return Status::ok();
+}
+
+Status estimateArtifact(const std::string &path, const DeviceProfile &profile, const EstimateOptions &options,
+                        Estimate *out) {
+  rt::LoaderOptions lo;
+  lo.allowUnboundWeights = true;
+  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  rt::LoadedGraph loaded;
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, lo, &loaded));
+  std::shared_ptr<rt::PreparedGraph> prepared;
+  if (Status s = rt::prepareGraph(std::move(loaded), &prepared); !s) return Status(s.code(), path + ": " + s.message());
+  if (Status s = estimateGraph(*prepared, profile, options, out); !s) return Status(s.code(), path + ": " + s.message());
+  return Status::ok();
+}
+
+}  // namespace webnn::est

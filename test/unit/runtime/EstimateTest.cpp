@@ -1,0 +1,259 @@
+// The estimator (runtime/estimate/): cost-function coverage of the kernel
+// registry, calibration under a deadline, estimates of small and hostile
+// graphs, tiers, the profile's JSON checks and warm refinement.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include "TestArtifact.h"
+#include "backends/cpu/CostFunctions.h"
+#include "estimate/Calibrate.h"
+#include "estimate/Estimate.h"
+
+namespace webnn::test {
+namespace {
+
+using est::DeviceProfile;
+using est::Estimate;
+using est::Tier;
+
+// A fixed profile, so estimates are deterministic: 100 GFLOP/s, 10-100 GB/s,
+// and per family one point at ratio 2.
+DeviceProfile syntheticProfile() {
+  DeviceProfile p;
+  p.cpuModel = "test";
+  p.isa = "x86-64-v3";
+  p.libraryVersion = "0";
+  p.maxThreads = 1;
+  p.l1Bytes = 32 << 10;
+  p.l2Bytes = 1 << 20;
+  p.l3Bytes = 16 << 20;
+  p.firstTouchGBs = 5;
+  p.jitMs = 1;
+  p.complete = true;
+  est::ThreadProfile t;
+  t.threads = 1;
+  t.peakGflops = 100;
+  t.l1GBs = 100;
+  t.l2GBs = 50;
+  t.l3GBs = 30;
+  t.dramGBs = 10;
+  t.nodeOverheadUs = 1;
+  t.runSpread = 0.02;
+  for (const cpu::CostFamily &f : cpu::costFamilies()) {
+    est::GridPoint gp;
+    gp.params.assign(size_t(f.numParams), 64.0);
+    gp.ratio = 2;
+    t.families[std::string(f.name)].points.push_back(gp);
+    t.families[std::string(f.name)].logSigma = 0.1;
+  }
+  p.threads.push_back(t);
+  return p;
+}
+
+std::string writeArtifact(const std::string &tag, const TGraph &g, bool weightless = false) {
+  std::string dir = tempDir(tag);
+  Built b = buildArtifact(g, weightless);
+  writeFile(dir + "/model.wnn", b.artifact);
+  return dir + "/model.wnn";
+}
+
+TEST(CostFunctions, EveryKernelHasOne) {
+  std::vector<std::string_view> families;
+  for (const cpu::CostFamily &f : cpu::costFamilies()) families.push_back(f.name);
+  for (std::string_view op : cpu::cpuKernelNames())
+    EXPECT_NE(cpu::findCostFunction(op), nullptr) << "op '" << op << "' has no cost function (CostFunctions.cpp)";
+  // Each family a cost function names is one the profile has a grid for.
+  TGraph g = addReluGraph();
+  for (std::string_view op : cpu::costFunctionNames()) {
+    cpu::OperandDesc a{DataType::kFloat32, {2, 8, 8, 4}, nullptr}, b{DataType::kFloat32, {4, 3, 3, 4}, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, {2, 8, 8, 4}, nullptr};
+    cpu::NodeDesc n;
+    n.op = std::string(op);
+    n.inputs = {&a, &b, &a};
+    n.outputs = {&y};
+    cpu::NodeCost c = cpu::findCostFunction(op)(n, {false, true, false});
+    EXPECT_NE(std::find(families.begin(), families.end(), c.family), families.end()) << op << " -> " << c.family;
+    EXPECT_TRUE(std::isfinite(c.flops) && c.flops >= 0 && std::isfinite(c.bytes) && c.bytes > 0) << op;
+    for (const cpu::CostFamily &f : cpu::costFamilies())
+      if (f.name == c.family) EXPECT_EQ(int(c.params.size()), f.numParams) << op;
+  }
+}
+
+TEST(Tiers, BoundariesAndRequirement) {
+  EXPECT_EQ(est::tierOf(15.99), Tier::kExcellent);
+  EXPECT_EQ(est::tierOf(16), Tier::kGood);
+  EXPECT_EQ(est::tierOf(99.9), Tier::kGood);
+  EXPECT_EQ(est::tierOf(100), Tier::kFair);
+  EXPECT_EQ(est::tierOf(999), Tier::kFair);
+  EXPECT_EQ(est::tierOf(9999), Tier::kModerate);
+  EXPECT_EQ(est::tierOf(29999), Tier::kSlow);
+  EXPECT_EQ(est::tierOf(59999), Tier::kVerySlow);
+  EXPECT_EQ(est::tierOf(60000), Tier::kPoor);
+  Tier t;
+  EXPECT_TRUE(est::parseTier("very-slow", &t));
+  EXPECT_EQ(t, Tier::kVerySlow);
+  EXPECT_FALSE(est::parseTier("fast", &t));
+  // The median in "excellent", the p90 past it: does not meet "excellent".
+  Estimate e;
+  e.medianMs = 14;
+  e.p10Ms = 12;
+  e.p90Ms = 17;
+  EXPECT_FALSE(est::meetsRequirement(e, Tier::kExcellent));
+  EXPECT_TRUE(est::meetsRequirement(e, Tier::kGood));
+  EXPECT_TRUE(est::meetsRequirement(e, Tier::kPoor));
+}
+
+TEST(Estimate, SmallGraphFullAndWeightless) {
+  DeviceProfile p = syntheticProfile();
+  for (bool weightless : {false, true}) {
+    std::string path = writeArtifact(weightless ? "est_wl" : "est_full", addReluGraph(), weightless);
+    Estimate e;
+    Status s = est::estimateArtifact(path, p, {}, &e);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    ASSERT_EQ(e.nodes.size(), 2u);
+    EXPECT_EQ(e.nodes[0].family, "binary");
+    EXPECT_EQ(e.nodes[1].family, "unary");
+    // add: 6 flops, 3 x 24 bytes; each node = 1 us overhead + 2 x roofline.
+    EXPECT_DOUBLE_EQ(e.nodes[0].bytes, 72);
+    EXPECT_NEAR(e.nodes[0].ms, 1e-3 + 2 * 72 / 100e6, 1e-9);
+    EXPECT_NEAR(e.medianMs, e.nodes[0].ms + e.nodes[1].ms, 1e-12);
+    EXPECT_LT(e.p10Ms, e.medianMs);
+    EXPECT_GT(e.p90Ms, e.medianMs);
+    EXPECT_EQ(e.tier, Tier::kExcellent);
+    EXPECT_GE(e.coldMs, e.medianMs);
+    EXPECT_GE(e.weightsBytes, 24u);  // the weight segment, 64-byte aligned
+  }
+}
+
+TEST(Estimate, DynamicShapes) {
+  DeviceProfile p = syntheticProfile();
+  std::string path = writeArtifact("est_dyn", dynamicReluGraph());
+  Estimate atMax, at2;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &atMax).isOk());
+  est::EstimateOptions o;
+  o.shapes = {{"x", {2, 2}}};
+  Status s = est::estimateArtifact(path, p, o, &at2);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_LT(at2.nodes[0].bytes, atMax.nodes[0].bytes);
+  o.shapes = {{"x", {9, 2}}};  // past the maximum of 8
+  EXPECT_FALSE(est::estimateArtifact(path, p, o, &at2).isOk());
+  o.shapes = {{"nope", {2, 2}}};
+  s = est::estimateArtifact(path, p, o, &at2);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("no input of that name"), std::string::npos) << s.message();
+  std::string fixed = writeArtifact("est_static", addReluGraph());
+  o.shapes = {{"x", {4, 3}}};
+  s = est::estimateArtifact(fixed, p, o, &at2);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("static"), std::string::npos) << s.message();
+}
+
+// A graph claiming 64 TB tensors: estimated from the shapes
+// alone, without allocating them, in well under a second.
+TEST(Estimate, HostileShapesAreNotAllocated) {
+  TGraph g;
+  g.name = "hostile";
+  const int64_t n = int64_t(1) << 22;
+  g.tensors = {{"x", DataType::kFloat32, {n, n}},
+               {"w", DataType::kFloat32, {n, n}},
+               {"y", DataType::kFloat32, {n, n}},
+               {"z", DataType::kFloat32, {n, n}}};
+  g.nodes = {{"matmul", {0, 1}, {2}, "mm"}, {"relu", {2}, {3}, "r"}};
+  g.inputs = {0, 1};
+  g.outputs = {3};
+  std::string path = writeArtifact("est_hostile", g);
+  auto t0 = std::chrono::steady_clock::now();
+  Estimate e;
+  Status s = est::estimateArtifact(path, syntheticProfile(), {}, &e);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (s.isOk()) {
+    EXPECT_EQ(e.tier, Tier::kPoor);
+    EXPECT_TRUE(std::isfinite(e.medianMs));
+    EXPECT_GT(e.nodes[0].flops, 1e20);
+  } else {
+    EXPECT_FALSE(s.message().empty());  // refused with a reason is fine too
+  }
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
+  est::CalibrateOptions o;
+  o.maxThreads = 1;
+  o.deadlineSeconds = 2;
+  auto t0 = std::chrono::steady_clock::now();
+  DeviceProfile p;
+  ASSERT_TRUE(est::calibrate(o, &p).isOk());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 3.5);
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_GT(p.threads[0].peakGflops, 1);
+  EXPECT_GT(p.threads[0].dramGBs, 0.5);
+  EXPECT_FALSE(p.threads[0].families.empty());
+  std::string path = tempDir("est_profile") + "/profile.json";
+  ASSERT_TRUE(est::saveProfile(p, path).isOk());
+  DeviceProfile back;
+  Status s = est::loadProfile(path, &back);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(back.cpuModel, p.cpuModel);
+  EXPECT_EQ(back.threads[0].families.size(), p.threads[0].families.size());
+  Estimate e;
+  s = est::estimateArtifact(writeArtifact("est_cal", addReluGraph()), back, {}, &e);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_GT(e.medianMs, 0);
+}
+
+TEST(Profile, BadJsonNamesFileAndField) {
+  std::string dir = tempDir("est_badprofile");
+  auto check = [&](const std::string &text, const std::string &want) {
+    std::string path = dir + "/p.json";
+    std::ofstream(path) << text;
+    DeviceProfile p;
+    Status s = est::loadProfile(path, &p);
+    ASSERT_FALSE(s.isOk()) << text;
+    EXPECT_NE(s.message().find(path), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(want), std::string::npos) << s.message();
+  };
+  check("not json", "not a JSON object");
+  check(R"({"format": 2})", "format");
+  DeviceProfile good = syntheticProfile();
+  ASSERT_TRUE(est::saveProfile(good, dir + "/good.json").isOk());
+  std::ifstream in(dir + "/good.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bad = text;
+  bad.replace(bad.find("\"peak_gflops\": 100"), 18, "\"peak_gflops\": -1");
+  check(bad, "threads[0].peak_gflops");
+  DeviceProfile missing;
+  EXPECT_FALSE(est::loadProfile(dir + "/absent.json", &missing).isOk());
+}
+
+TEST(Profile, RunResultsFoldIn) {
+  DeviceProfile p = syntheticProfile();
+  std::string dir = tempDir("est_add");
+  std::string art = writeArtifact("est_add_art", addReluGraph());
+  std::string run = dir + "/run.json";
+  std::ofstream(run) << R"({"artifact": ")" << art
+                     << R"(", "threads": 1, "profile": {"nodes": [{"index": 0, "op": "add", "ms": 0.004},)"
+                     << R"( {"index": 1, "op": "relu", "ms": 0.003}]}})";
+  int added = 0;
+  Status s = est::addRunResult(run, &p, &added);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(added, 2);
+  const est::FamilyGrid &g = p.threads[0].families["binary"];
+  ASSERT_EQ(g.points.size(), 2u);
+  EXPECT_TRUE(g.points[1].warm);
+  // The estimate now follows the measured node: 0.004 ms at its own parameters.
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(art, p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].ms, 0.004, 1e-9);
+  std::ofstream(run) << R"({"artifact": ")" << art
+                     << R"(", "threads": 1, "profile": {"nodes": [{"index": 0, "op": "conv2d", "ms": 1}]}})";
+  s = est::addRunResult(run, &p, &added);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("different artifact"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace webnn::test

@@ -1,0 +1,95 @@
+// `webnn-run calibrate`: writes the device profile the cost model reads
+// (runtime/estimate/Calibrate.h), or folds real runs into it (--add).
+#include "Calibrate.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "estimate/Calibrate.h"
+#include "estimate/DeviceProfile.h"
+
+namespace webnnrun {
+
+int runCalibrate(int argc, char **argv) {
+  CLI::App app{"Measure this device for `webnnc estimate` (at most --deadline seconds), or fold "
+               "`webnn-run --bench N --profile --json` results into its profile (--add)."};
+  int threads = int(std::thread::hardware_concurrency());
+  if (threads < 1) threads = 1;
+  double deadline = 30;
+  std::string output;
+  std::vector<std::string> add;
+  bool json = false, quiet = false;
+  app.add_option("--threads", threads, "Measure 1 .. N threads (default: this machine's cores)")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--deadline", deadline, "Wall-time limit in seconds (default and at most 30)")
+      ->check(CLI::Range(1.0, 30.0));
+  app.add_option("-o,--output", output, "Profile file (default: the user's cache directory, keyed by CPU, "
+                                        "ISA, thread count and library version)");
+  app.add_option("--add", add, "Fold a webnn-run --profile --json result into the existing profile (repeatable)");
+  app.add_flag("--json", json, "Print the profile's path and summary as one JSON object");
+  app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  std::string path = output.empty() ? webnn::est::defaultProfilePath(threads) : output;
+  webnn::est::DeviceProfile profile;
+  if (!add.empty()) {
+    if (webnn::Status s = webnn::est::loadProfile(path, &profile); !s) {
+      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+      return 1;
+    }
+    int total = 0;
+    for (const std::string &a : add) {
+      int n = 0;
+      if (webnn::Status s = webnn::est::addRunResult(a, &profile, &n); !s) {
+        std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+        return 1;
+      }
+      if (!quiet) std::fprintf(stderr, "%s: %d node measurement(s) added\n", a.c_str(), n);
+      total += n;
+    }
+    if (webnn::Status s = webnn::est::saveProfile(profile, path); !s) {
+      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+      return 1;
+    }
+    if (json)
+      std::printf("%s\n", nlohmann::json{{"profile", path}, {"added_points", total}}.dump(2).c_str());
+    else
+      std::printf("%s: %d point(s) added\n", path.c_str(), total);
+    return 0;
+  }
+  webnn::est::CalibrateOptions options;
+  options.maxThreads = threads;
+  options.deadlineSeconds = deadline;
+  if (!quiet) options.progress = [](const std::string &line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (webnn::Status s = webnn::est::calibrate(options, &profile); !s) {
+    std::fprintf(stderr, "webnn-run: error: calibration failed: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (webnn::Status s = webnn::est::saveProfile(profile, path); !s) {
+    std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+    return 1;
+  }
+  size_t points = 0;
+  for (const auto &t : profile.threads)
+    for (const auto &[name, g] : t.families) points += g.points.size();
+  if (json) {
+    nlohmann::json j{{"profile", path},          {"cpu_model", profile.cpuModel},
+                     {"max_threads", profile.maxThreads}, {"seconds", profile.calibrationSeconds},
+                     {"complete", profile.complete}, {"grid_points", points}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s: %zu grid point(s) in %.1f s%s\n", path.c_str(), points, profile.calibrationSeconds,
+                profile.complete ? "" : " (stopped at the deadline; the grid is partial but usable)");
+  }
+  return 0;
+}
+
+}  // namespace webnnrun
