@@ -4,6 +4,7 @@
 // I/O), 2 usage error. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
 #include "Compare.h"
+#include "Devices.h"
 #include "Calibrate.h"
 #include "Generate.h"
 #include "Profile.h"
@@ -484,6 +485,7 @@ int run(const Options &opt) {
 
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
