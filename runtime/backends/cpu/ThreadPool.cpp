@@ -19,6 +19,8 @@ namespace {
 // parallelFor then runs inline instead of waiting on workers that are busy
 // with the outer loop (which would deadlock).
 thread_local bool tInsideParallelFor = false;
+// This thread has run OpenMP regions with several threads (noteOpenMpTeam).
+thread_local bool tOpenMpTeam = false;
 
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -129,7 +131,39 @@ void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n
   }
 }
 
+void ThreadPool::noteOpenMpTeam(int numThreads) {
+  if (numThreads > 1) tOpenMpTeam = true;
+}
+
+void ThreadPool::dispatchOpenMp(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  // One contiguous range per thread in a bare parallel region: a worksharing
+  // loop (dynamic or static) costs more than it balances here (MobileNetV2 at
+  // 2 threads 1.91-2.14 -> 1.83-1.86 ms, docs/PERFORMANCE.md).
+  const int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(numThreads_, n / grain));
+  if (numChunks == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  const int64_t chunk = (n + numChunks - 1) / numChunks;
+#pragma omp parallel num_threads(static_cast<int>(numChunks))
+  {
+    const int64_t begin = int64_t(omp_get_thread_num()) * chunk;
+    if (begin < n) fn(ctx, begin, std::min(n, begin + chunk));
+  }
+#else
+  (void)grain;
+  fn(ctx, 0, n);
+#endif
+}
+
 void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
+#ifdef WEBNN_THREADPOOL_OPENMP
+  if (tOpenMpTeam) {
+    dispatchOpenMp(n, grain, fn, ctx);
+    return;
+  }
+#endif
   // Another thread is already driving this pool (two runs of one session at
   // once): do the work here rather than queue behind it.
   std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);

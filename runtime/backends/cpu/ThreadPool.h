@@ -8,7 +8,12 @@
 // Idle workers (and a caller waiting for the last chunk) spin for a bounded
 // time, then block (WaitPolicy). The pool's threads are its own, not
 // OpenMP's: OpenMP reads its waiting policy once per process from the
-// environment, so a library could not choose it per session.
+// environment, so a library could not choose it per session. Except on a
+// thread that runs OpenMP regions with several threads itself (oneDNN's
+// primitives, noteOpenMpTeam): there the loops run on that thread's OpenMP
+// team, as two teams on the same cores fight (MobileNetV2, 2 threads on 2
+// vCPUs: 3.7 ms on one team, 11.7 ms beside a pool that blocks at once,
+// ~200 ms beside one that spins), and OpenMP's waiting applies.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 
@@ -52,6 +57,11 @@ class ThreadPool {
   void setWaitPolicy(WaitPolicy policy);
   WaitPolicy waitPolicy() const { return policy_.load(std::memory_order_relaxed); }
 
+  // Called on a thread about to run OpenMP regions with `numThreads`
+  // threads (oneDNN primitives): from then on parallelFor called on this
+  // thread runs on its OpenMP team.
+  static void noteOpenMpTeam(int numThreads);
+
   // With OpenMP (oneDNN's threads) starts its team now rather than in the
   // first primitive (on this VM OpenMP's first parallel region took 1.6-6.5 ms
   // in about one run of three). The pool's own workers start in the constructor.
@@ -78,6 +88,7 @@ class ThreadPool {
 
   static bool insideParallelFor();
   void dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
+  void dispatchOpenMp(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
   void workerLoop();
   // Claims and runs chunks of job `generation` until none are left or a
   // newer job has started.

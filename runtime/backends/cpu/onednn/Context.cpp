@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
 namespace webnn::cpu::onednn {
@@ -92,6 +93,8 @@ void useThreads(int numThreads) {
   if (numThreads < 1) numThreads = 1;
   // omp_set_num_threads is per calling thread (its ICV), so check cheaply.
   if (omp_get_max_threads() != numThreads) omp_set_num_threads(numThreads);
+  // The kernel pool's loops on this thread then share this OpenMP team.
+  cpu::ThreadPool::noteOpenMpTeam(numThreads);
 }
 
 int currentThreads() { return omp_get_max_threads(); }
