@@ -52,7 +52,10 @@ TEST(ResampleKernels, MatchesReferenceForModesAxesAndTypes) {
   std::vector<Case> cases = {{{2, 3, 4, 5}, {2, 3, 7, 3}, {2, 3}},
                              {{2, 4, 5, 3}, {2, 9, 2, 3}, {1, 2}},
                              {{1, 1, 1, 1}, {1, 1, 3, 2}, {2, 3}},
-                             {{3, 2, 6, 1}, {5, 2, 6, 2}, {3, 0}}};
+                             {{3, 2, 6, 1}, {5, 2, 6, 2}, {3, 0}},
+                             // Ascending axes with dimensions between them (the row path's `mid`).
+                             {{2, 3, 4, 5}, {2, 6, 4, 2}, {1, 3}},
+                             {{2, 3, 4, 2}, {3, 3, 5, 2}, {0, 2}}};
   for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kUint8, DataType::kInt8}) {
     for (bool linear : {false, true}) {
       for (const Case &k : cases) {

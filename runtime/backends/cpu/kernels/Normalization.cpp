@@ -41,6 +41,19 @@ class BatchNormKernel final : public Kernel {
       mul_[c] = m;
       add_[c] = (bias ? bias[c] : 0.f) - mean[c] * m;
     }
+    if (inner_ == 1) {
+      // Channels last (nhwc after convert-layout): each outer position is one
+      // contiguous row of c_ values, a vectorizable multiply-add per row.
+      const float *mul = mul_.data(), *add = add_.data();
+      parallelFor(ctx, outer_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c_)), [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const float *xs = x + t * c_;
+          float *ys = y + t * c_;
+          for (int64_t c = 0; c < c_; ++c) ys[c] = xs[c] * mul[c] + add[c];
+        }
+      });
+      return;
+    }
     parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         int64_t c = t % c_;

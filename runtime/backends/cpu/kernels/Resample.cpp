@@ -7,6 +7,12 @@
 // against the options). Per output coordinate along each resampled axis a
 // table holds the two source indices and the weight of the second.
 //
+// With the axes in ascending order (nchw's {2, 3}, nhwc's {1, 2}) the output
+// is walked as [outer, outH, mid, outW, inner] rows: the two source rows and
+// the vertical weight are found once per row, the horizontal indices come from
+// the table, and `inner` (nhwc's channels) is a contiguous, vectorizable run.
+// Descending axes take the element-wise path.
+//
 // float16 runs through the float32 kernel (shared adapter); int8/uint8 are
 // interpolated in float and rounded half to even, saturating, which equals the
 // source value whenever nearest-neighbor is used.
@@ -69,6 +75,7 @@ class Resample2dKernel final : public Kernel {
   void run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
+    if (axes_[0] < axes_[1]) return runRows(ctx, x, y);
     int64_t total = numElements(out_);
     parallelFor(ctx, total, 4096, [&](int64_t b, int64_t e) {
       for (int64_t f = b; f < e; ++f) {
@@ -100,6 +107,44 @@ class Resample2dKernel final : public Kernel {
   }
 
  private:
+  // Same arithmetic as the element-wise path (horizontal blends first), so
+  // both give identical results.
+  void runRows(const KernelContext &ctx, const T *x, T *y) {
+    int64_t a = axes_[0], b = axes_[1];
+    int64_t outer = 1, mid = 1, inner = 1;
+    for (int64_t d = 0; d < a; ++d) outer *= out_[size_t(d)];
+    for (int64_t d = a + 1; d < b; ++d) mid *= out_[size_t(d)];
+    for (int64_t d = b + 1; d < 4; ++d) inner *= out_[size_t(d)];
+    int64_t outH = out_[size_t(a)], outW = out_[size_t(b)];
+    int64_t inRow = in_[size_t(b)] * inner;  // one source row: inW x inner
+    int64_t inY = mid * inRow, inOuter = in_[size_t(a)] * inY;
+    int64_t rowLen = outW * inner;
+    const AxisTable &ty = tab_[0], &tx = tab_[1];
+    parallelFor(ctx, outer * outH * mid, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, rowLen)),
+                [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        int64_t m = r % mid, oy = (r / mid) % outH, o = r / (mid * outH);
+        const T *base = x + o * inOuter + m * inRow;
+        const T *r0 = base + ty.lo[size_t(oy)] * inY, *r1 = base + ty.hi[size_t(oy)] * inY;
+        float wy = ty.t[size_t(oy)];
+        T *dst = y + r * rowLen;
+        for (int64_t ox = 0; ox < outW; ++ox, dst += inner) {
+          int64_t x0 = tx.lo[size_t(ox)] * inner, x1 = tx.hi[size_t(ox)] * inner;
+          float wx = tx.t[size_t(ox)];
+          if (wy == 0.f && wx == 0.f) {
+            std::copy(r0 + x0, r0 + x0 + inner, dst);
+            continue;
+          }
+          for (int64_t c = 0; c < inner; ++c) {
+            float top = float(r0[x0 + c]) * (1.f - wx) + float(r0[x1 + c]) * wx;
+            float bottom = float(r1[x0 + c]) * (1.f - wx) + float(r1[x1 + c]) * wx;
+            dst[c] = storeValue<T>(top * (1.f - wy) + bottom * wy);
+          }
+        }
+      }
+    });
+  }
+
   Shape in_, out_;
   std::array<int64_t, 2> axes_;
   std::array<AxisTable, 2> tab_;
