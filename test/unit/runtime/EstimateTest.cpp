@@ -11,6 +11,7 @@
 #include "backends/cpu/CostFunctions.h"
 #include "estimate/Calibrate.h"
 #include "estimate/Estimate.h"
+#include "webnn/webnn_c.h"
 
 namespace webnn::test {
 namespace {
@@ -253,6 +254,36 @@ TEST(Profile, RunResultsFoldIn) {
   s = est::addRunResult(run, &p, &added);
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("different artifact"), std::string::npos) << s.message();
+}
+
+// The C API's three forms over a saved profile, and its errors.
+TEST(EstimateCApi, ReportTierAndMeets) {
+  std::string dir = tempDir("est_capi");
+  std::string profile = dir + "/profile.json";
+  ASSERT_TRUE(est::saveProfile(syntheticProfile(), profile).isOk());
+  std::string art = writeArtifact("est_capi_art", addReluGraph(), /*weightless=*/true);
+  webnn_estimate_options o;
+  webnn_estimate_options_init(&o);
+  o.profile_path = profile.c_str();
+  webnn_estimate_report r{};
+  ASSERT_EQ(webnn_estimate(art.c_str(), &o, &r), WEBNN_OK) << webnn_last_error();
+  EXPECT_GT(r.median_ms, 0);
+  EXPECT_LE(r.p10_ms, r.median_ms);
+  EXPECT_GE(r.p90_ms, r.median_ms);
+  EXPECT_STREQ(r.tier, "excellent");
+  const char *tier = nullptr;
+  ASSERT_EQ(webnn_estimate_tier(art.c_str(), &o, &tier), WEBNN_OK);
+  EXPECT_STREQ(tier, "excellent");
+  int meets = -1;
+  ASSERT_EQ(webnn_estimate_meets(art.c_str(), &o, "excellent", &meets), WEBNN_OK);
+  EXPECT_EQ(meets, 1);
+  EXPECT_EQ(webnn_estimate_meets(art.c_str(), &o, "speedy", &meets), WEBNN_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(webnn_last_error()).find("not a tier"), std::string::npos);
+  EXPECT_EQ(webnn_estimate((dir + "/absent.wnn").c_str(), &o, &r), WEBNN_IO_ERROR);
+  EXPECT_NE(std::string(webnn_last_error()).find("absent.wnn"), std::string::npos) << webnn_last_error();
+  o.threads = 0;
+  EXPECT_EQ(webnn_estimate(art.c_str(), &o, &r), WEBNN_INVALID_ARGUMENT);
+  EXPECT_EQ(webnn_estimate(nullptr, &o, &r), WEBNN_INVALID_ARGUMENT);
 }
 
 }  // namespace

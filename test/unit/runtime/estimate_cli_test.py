@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""webnn-run calibrate and webnnc estimate from the command line: a short
+calibration writes a usable profile; estimate's text, JSON, --tier-only and
+--requirement forms; bad input (corrupt artifact, bad --shape, unknown
+tier, missing or broken profile) fails with one message and exit 1 or 2."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+TIERS = ["excellent", "good", "fair", "moderate", "slow", "very-slow", "poor"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--webnnc", required=True)
+    ap.add_argument("--webnn-run", required=True)
+    ap.add_argument("--artifacts", required=True)
+    args = ap.parse_args()
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+            print("FAIL:", what)
+
+    def run(cmd, env=None):
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+
+    tmp = tempfile.mkdtemp(prefix="webnn-estimate-cli-")
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+    # Calibration with a 2 s deadline, into the cache directory.
+    t0 = time.time()
+    r = run([args.webnn_run, "calibrate", "--threads", "1", "--deadline", "2", "--json", "-q"], env)
+    took = time.time() - t0
+    check(r.returncode == 0, "calibrate exit %d: %s" % (r.returncode, r.stderr))
+    info = json.loads(r.stdout) if r.returncode == 0 else {}
+    check(took < 5, "calibrate --deadline 2 took %.1f s" % took)
+    check(info.get("profile", "").startswith(os.path.join(tmp, "cache", "webnn")), "profile in XDG_CACHE_HOME: %s" % info)
+    check(info.get("grid_points", 0) > 0, "profile has grid points: %s" % info)
+    r = run([args.webnn_run, "calibrate", "--deadline", "31"], env)
+    check(r.returncode == 2, "calibrate --deadline 31 refused (exit %d)" % r.returncode)
+
+    art = os.path.join(args.artifacts, "add_relu_wl.wnn")
+    r = run([args.webnnc, "estimate", art, "--json", "--detail"], env)
+    check(r.returncode == 0, "estimate --json exit %d: %s" % (r.returncode, r.stderr))
+    if r.returncode == 0:
+        j = json.loads(r.stdout)
+        for key in ("latency_ms", "cold_ms", "peak_bytes", "tier", "threads", "profile", "nodes", "notes"):
+            check(key in j, "JSON has %s" % key)
+        lat = j["latency_ms"]
+        check(0 < lat["p10"] <= lat["median"] <= lat["p90"], "p10 <= median <= p90: %s" % lat)
+        check(j["tier"] == "excellent", "a 2-node graph is excellent: %s" % j["tier"])
+        check([n["op"] for n in j["nodes"]] == ["add", "relu"], "nodes: %s" % j["nodes"])
+    r = run([args.webnnc, "estimate", art], env)
+    check(r.returncode == 0 and "latency" in r.stdout and "tier      excellent" in r.stdout, "text form: " + r.stdout)
+    r = run([args.webnnc, "estimate", art, "--tier-only"], env)
+    check(r.returncode == 0 and r.stdout.strip() == "excellent", "--tier-only: %r" % r.stdout)
+    r = run([args.webnnc, "estimate", art, "--tier-only", "--requirement", "good"], env)
+    check(r.returncode == 0 and r.stdout.strip() == "meets", "--requirement good: %r" % r.stdout)
+    r = run([args.webnnc, "estimate", art, "--json", "--requirement", "excellent"], env)
+    check(r.returncode == 0 and json.loads(r.stdout)["meets_requirement"] is True, "meets excellent")
+
+    # Bad input: one message, non-zero exit.
+    corrupt = os.path.join(tmp, "corrupt.wnn")
+    with open(art, "rb") as f:
+        data = bytearray(f.read())
+    data[100:164] = b"\xff" * 64  # inside the FlatBuffer: the verifier refuses it
+    with open(corrupt, "wb") as f:
+        f.write(data)
+    r = run([args.webnnc, "estimate", corrupt], env)
+    check(r.returncode == 1 and "corrupt.wnn" in r.stderr and r.stderr.count("\n") == 1,
+          "corrupt artifact: exit %d, %r" % (r.returncode, r.stderr))
+    r = run([args.webnnc, "estimate", art, "--shape", "x=2xq"], env)
+    check(r.returncode == 2 and "--shape" in r.stderr, "bad --shape: exit %d %r" % (r.returncode, r.stderr))
+    r = run([args.webnnc, "estimate", art, "--shape", "x=4x3"], env)
+    check(r.returncode == 1 and "static" in r.stderr, "static input resized: exit %d %r" % (r.returncode, r.stderr))
+    dyn = os.path.join(args.artifacts, "dynamic_relu.wnn")
+    r = run([args.webnnc, "estimate", dyn, "--shape", "x=3x2", "--json"], env)
+    check(r.returncode == 0, "dynamic --shape x=3x2: %s" % r.stderr)
+    r = run([args.webnnc, "estimate", dyn, "--shape", "x=99x2"], env)
+    check(r.returncode == 1, "dynamic past its maximum: exit %d %r" % (r.returncode, r.stderr))
+    r = run([args.webnnc, "estimate", art, "--requirement", "quick"], env)
+    check(r.returncode == 2 and "not a tier" in r.stderr, "bad tier: %r" % r.stderr)
+    empty_env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "empty"))
+    r = run([args.webnnc, "estimate", art], empty_env)
+    check(r.returncode == 1 and "webnn-run calibrate" in r.stderr, "no profile: %r" % r.stderr)
+    broken = os.path.join(tmp, "broken.json")
+    with open(broken, "w") as f:
+        f.write('{"format": 1, "cpu_model": "x"}')
+    r = run([args.webnnc, "estimate", art, "--profile", broken], env)
+    check(r.returncode == 1 and "broken.json" in r.stderr, "broken profile: %r" % r.stderr)
+    r = run([args.webnn_run, "calibrate", "--threads", "1", "--add", os.path.join(tmp, "absent.json")], env)
+    check(r.returncode == 1 and "absent.json" in r.stderr, "--add missing file: %r" % r.stderr)
+
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
