@@ -42,6 +42,8 @@ struct InspectFlags {
   std::string weights;
   bool json = false;
   bool plan = false;
+  std::string dot;   // --dot FILE (- for stdout): Graphviz source of the graph
+  std::string html;  // --html FILE (- for stdout): one self-contained page
 };
 
 void registerInspectCommand(CLI::App &app, InspectFlags &flags);

@@ -2,11 +2,16 @@
 // without running it (and, for a weightless graph, without its weights).
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
 #include <map>
 
 #include "CLI/CLI.hpp"
 #include "Commands.h"
+#include "GraphRender.h"
 #include "core/ArtifactLoader.h"
 #include "core/Executor.h"
 #include "nlohmann/json.hpp"
@@ -19,6 +24,11 @@ void registerInspectCommand(CLI::App &app, InspectFlags &flags) {
   cmd->add_option("--weights", flags.weights, "Bind and verify a weightless artifact's weights");
   cmd->add_flag("--json", flags.json, "Print one JSON object");
   cmd->add_flag("--plan", flags.plan, "Print the intermediate-memory plan");
+  cmd->add_option("--dot", flags.dot,
+                  "Write the graph as Graphviz source to FILE (- for stdout): nodes, fused ops and what they "
+                  "stand for, every tensor's shape and arena offset; render with `dot -Tsvg`");
+  cmd->add_option("--html", flags.html,
+                  "Write the graph as one self-contained HTML page to FILE (- for stdout)");
 }
 
 namespace {
@@ -54,22 +64,6 @@ nlohmann::json tensorJson(const webnn::rt::LoadedTensor &t) {
   return j;
 }
 
-// "[seq<=2048,768]": a dynamic dimension as its expression and maximum.
-std::string shapeText(const webnn::rt::LoadedTensor &t) {
-  if (t.runLength) {  // a loop's scan output: one row per iteration that ran
-    std::string s = "[iterations<=" + std::to_string(t.shape[0]);
-    for (size_t d = 1; d < t.shape.size(); ++d) s += "," + std::to_string(t.shape[d]);
-    return s + "]";
-  }
-  if (t.dims.empty()) return webnn::shapeToString(t.shape);
-  std::string s = "[";
-  for (size_t d = 0; d < t.shape.size(); ++d) {
-    if (d) s += ",";
-    s += t.dims[d].isStatic() ? std::to_string(t.shape[d]) : t.dims[d].spelling + "<=" + std::to_string(t.shape[d]);
-  }
-  return s + "]";
-}
-
 // "float32 [1,3]", or "float64 [1,3] (computed as float32)".
 std::string tensorText(const webnn::rt::LoadedTensor &t) {
   std::string s = std::string(webnn::dataTypeName(t.interfaceType)) + " " + shapeText(t);
@@ -77,10 +71,30 @@ std::string tensorText(const webnn::rt::LoadedTensor &t) {
   return s;
 }
 
+// Writes `text` to `path`, or stdout for "-"; false (after the error) if it cannot.
+bool writeOutput(const std::string &path, const std::string &text) {
+  if (path == "-") {
+    std::cout << text;
+    return bool(std::cout.flush());
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (out) out << text;
+  if (!out || !out.flush()) {
+    std::fprintf(stderr, "webnnc: error: %s: cannot write: %s\n", path.c_str(), std::strerror(errno));
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int runInspect(const InspectFlags &flags) {
   namespace rt = webnn::rt;
+  int toStdout = (flags.dot == "-") + (flags.html == "-") + flags.json;
+  if (toStdout > 1) {
+    std::fprintf(stderr, "webnnc: error: only one of --json, --dot - and --html - may print to stdout\n");
+    return 2;
+  }
   rt::LoaderOptions options;
   options.weightsPath = flags.weights;
   options.allowUnboundWeights = true;
@@ -96,6 +110,13 @@ int runInspect(const InspectFlags &flags) {
     return 1;
   }
   const rt::LoadedGraph &g = prepared->graph;
+
+  // The pictures replace the text summary (--json still prints).
+  if (!flags.dot.empty() || !flags.html.empty()) {
+    if (!flags.dot.empty() && !writeOutput(flags.dot, renderDot(*prepared, flags.artifact))) return 1;
+    if (!flags.html.empty() && !writeOutput(flags.html, renderHtml(*prepared, flags.artifact))) return 1;
+    if (!flags.json) return 0;
+  }
 
   std::map<std::string, int> opCounts;  // sorted, so the output is stable
   for (const rt::LoadedNode &n : g.nodes) ++opCounts[n.op];

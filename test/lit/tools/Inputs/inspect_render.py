@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""`webnnc inspect --dot / --html` models and checks (test/lit/tools/inspect-render.test).
+
+usage: inspect_render.py make DIR
+       inspect_render.py check ARTIFACT PLAN DOT SVG HTML
+make writes DIR/if.onnx: an If on a graph input whose branches read an outer
+initializer and an outer intermediate. check compares what the renderers
+wrote with the artifact's own plan (`webnnc inspect --plan`) and insists the
+rendered SVG and the HTML page are well-formed XML, the page self-contained.
+"""
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save
+
+
+def make(d):
+    os.makedirs(d, exist_ok=True)
+    f = TensorProto.FLOAT
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    then = helper.make_graph([helper.make_node("Add", ["x", "w"], ["t0"], name="then_add"),
+                              helper.make_node("Add", ["t0", "x2"], ["t_out"], name="then_add2")],
+                             "then", [], [helper.make_tensor_value_info("t_out", f, [2, 3])])
+    els = helper.make_graph([helper.make_node("Mul", ["x", "x"], ["e0"], name="else_mul"),
+                             helper.make_node("Sub", ["e0", "w"], ["e_out"], name="else_sub")],
+                            "else", [], [helper.make_tensor_value_info("e_out", f, [2, 3])])
+    nodes = [helper.make_node("Add", ["x", "x"], ["x2"], name="double"),
+             helper.make_node("If", ["cond"], ["y"], name="choose", then_branch=then, else_branch=els)]
+    g = helper.make_graph(nodes, "branchy", [helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                                             helper.make_tensor_value_info("x", f, [2, 3])],
+                          [helper.make_tensor_value_info("y", f, [2, 3])], [w])
+    save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), os.path.join(d, "if.onnx"))
+
+
+def expect(cond, message):
+    if not cond:
+        sys.exit("FAIL: " + message)
+
+
+def check(artifact, plan_file, dot_file, svg_file, html_file):
+    with open(plan_file) as f:
+        plan_text = f.read()
+    # `  offset 8192 bytes 3072 live [0, 1] 'name' float32 [1,16,16,3]`
+    plan = sorted((int(m[0]), m[1]) for m in re.findall(r"^ +offset (\d+) bytes \d+ live .* '.*' \S+ (\[[^\]]*\])$",
+                                                        plan_text, re.M))
+    expect(plan, f"no arena plan in {plan_file}")
+    nodes = int(re.search(r'graph +"[^"]*": (\d+) nodes', plan_text)[1])
+
+    with open(dot_file) as f:
+        dot = f.read()
+    # Each arena tensor's first appearance (edges repeat a tensor per reader).
+    placed = sorted(set((int(off), shape) for shape, off in
+                        re.findall(r"\\n\S+ (\[[^\]]*\])\\narena @(\d+)", dot)))
+    expect(placed == sorted(set(plan)), f"arena offsets in the dot {placed} differ from the plan {sorted(set(plan))}")
+    main_nodes = re.findall(r"^  n(\d+) \[label=\"#\d+ ", dot, re.M)
+    expect(len(main_nodes) == nodes, f"{len(main_nodes)} main-graph nodes in the dot, the artifact has {nodes}")
+
+    svg = ET.parse(svg_file).getroot()
+    titles = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")}
+    expect({f"n{i}" for i in range(nodes)} <= titles, f"dot -Tsvg lost nodes: {sorted(titles)}")
+
+    with open(html_file) as f:
+        html = f.read()
+    root = ET.fromstring(html)  # well-formed (XHTML-compatible markup)
+    for bad in ["<script", "<link", "<img", "<iframe", "src=", "href=", "url(", "@import", "http://", "https://"]:
+        expect(bad not in html, f"the HTML page is not self-contained: it has {bad!r}")
+    rows = root.findall(".//tr[@id]")
+    main_rows = [r for r in rows if re.fullmatch(r"n\d+", r.get("id"))]
+    expect(len(main_rows) == nodes, f"{len(main_rows)} main-graph rows in the HTML, the artifact has {nodes}")
+    fused_dot = len(re.findall(r"\\nfused: ", dot))
+    fused_html = len([r for r in rows if r.get("class") == "fused"])
+    expect(fused_dot == fused_html, f"fused nodes: {fused_dot} in the dot, {fused_html} in the HTML")
+    arena_rows = len(root.findall(".//div[@class='arena']"))
+    expect(arena_rows == len(plan), f"{arena_rows} arena rows in the HTML, {len(plan)} tensors in the plan")
+    subgraph_rows = [r for r in rows if r.get("id").startswith("s")]
+    print(f"{os.path.basename(artifact)}: {nodes} nodes, {len(subgraph_rows)} subgraph nodes, {fused_dot} fused, "
+          f"{len(plan)} arena tensors: dot, svg and html agree with the plan")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "make":
+        make(sys.argv[2])
+    else:
+        check(*sys.argv[2:7])
