@@ -1,5 +1,6 @@
 // --webnn-fuse-conv: conv2d -> [bias add] -> [residual add] -> [activation]
-// chains into one webnn.fusedConv2d (docs/FUSED_OPS.md).
+// chains into one webnn.fusedConv2d (docs/FUSED_OPS.md). SiLU, which ONNX
+// exports as mul(x, sigmoid(x)), is the activation "silu".
 //
 // Every step requires the intermediate result to have a single use: a value
 // another op still reads must be materialized anyway, and fusing would then
@@ -142,12 +143,48 @@ struct FuseActivation : RewritePattern {
   FusionCounters &counters;
 };
 
+// mul(c, sigmoid(c)) (either operand order), c a conv2d or a fusedConv2d
+// without activation read only by that sigmoid and that mul -> fusedConv2d
+// with activation "silu". The conv's result has two uses here, so
+// FuseActivation leaves the sigmoid alone.
+struct FuseSilu : OpRewritePattern<MulOp> {
+  FuseSilu(MLIRContext *ctx, FusionCounters &counters)
+      : OpRewritePattern(ctx, /*benefit=*/1), counters(counters) {}
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    for (auto [x, other] : {std::pair(mul.getA(), mul.getB()), std::pair(mul.getB(), mul.getA())}) {
+      auto sigmoid = other.getDefiningOp<SigmoidOp>();
+      if (!sigmoid || sigmoid.getInput() != x || !sigmoid->hasOneUse()) continue;
+      if (mul.getType() != x.getType() || sigmoid.getType() != x.getType()) continue;
+      // Exactly the sigmoid and the mul read the convolution's result.
+      if (std::distance(x.use_begin(), x.use_end()) != 2) continue;
+      StringAttr silu = rewriter.getStringAttr("silu");
+      if (auto conv = x.getDefiningOp<Conv2dOp>()) {
+        FusedConv2dOp fused = buildFused(rewriter, mul.getLoc(), conv, Value(), silu, FloatAttr(), FloatAttr());
+        rewriter.replaceOp(mul, fused.getResult());
+        rewriter.eraseOp(sigmoid);
+        rewriter.eraseOp(conv);
+      } else if (auto prior = x.getDefiningOp<FusedConv2dOp>()) {
+        if (prior.getActivation().value_or("none") != "none") continue;
+        rewriter.modifyOpInPlace(prior, [&] { prior.setActivationAttr(silu); });
+        rewriter.replaceOp(mul, prior.getResult());
+        rewriter.eraseOp(sigmoid);
+      } else {
+        continue;
+      }
+      ++counters.activations;
+      return success();
+    }
+    return rewriter.notifyMatchFailure(mul, "not mul(conv, sigmoid(conv)) with no other use of the conv");
+  }
+  FusionCounters &counters;
+};
+
 struct FuseConvPass : impl::WebNNFuseConvBase<FuseConvPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     FusionCounters counters;
     RewritePatternSet patterns(ctx);
-    patterns.add<FoldBiasAdd, FuseResidualAdd, FuseActivation>(ctx, counters);
+    patterns.add<FoldBiasAdd, FuseResidualAdd, FuseActivation, FuseSilu>(ctx, counters);
     // Walk in program order so a chain fuses from the convolution down: the
     // residual add before the activation that follows it.
     GreedyRewriteConfig config;

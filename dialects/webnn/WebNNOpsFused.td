@@ -13,8 +13,8 @@ def WebNN_FusedConv2dOp : WebNN_InferredOp<"fusedConv2d", [AttrSizedOperandSegme
     bias) + residual), with conv2d's operands, options and shape rules. The
     optional `residual` has the output's type. `activation` is "none"
     (default), "relu", "clamp" (to [activationMinValue, activationMaxValue],
-    defaults -inf and +inf) or "sigmoid". Decomposes into webnn.conv2d,
-    webnn.add and the activation op.
+    defaults -inf and +inf), "sigmoid" or "silu" (x * sigmoid(x)).
+    Decomposes into webnn.conv2d, webnn.add and the activation op(s).
   }];
   let arguments = (ins WebNN_FloatTensor:$input, WebNN_FloatTensor:$filter,
                        Optional<WebNN_FloatTensor>:$bias,

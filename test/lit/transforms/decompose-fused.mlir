@@ -92,3 +92,20 @@ func.func @fused_attention() -> tensor<1x3x8xf32> attributes {webnn.output_names
   %y = webnn.fusedAttention %q, %k, %v {heads = 2 : i64, scale = 0.5 : f64} : (tensor<1x3x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32>) -> tensor<1x3x8xf32>
   return %y : tensor<1x3x8xf32>
 }
+
+// -----
+
+// silu -> conv2d, sigmoid, mul(conv, sigmoid).
+// CHECK-LABEL: func.func @silu
+// CHECK: %[[C:.+]] = webnn.conv2d %{{.+}}, %{{.+}} bias %{{.+}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+// CHECK: %[[S:.+]] = webnn.sigmoid %[[C]]
+// CHECK: %[[Y:.+]] = webnn.mul %[[C]], %[[S]]
+// CHECK-NOT: webnn.fusedConv2d
+// CHECK: return %[[Y]]
+func.func @silu() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %b = webnn.constant dense<0.5> : tensor<2xf32>
+  %y = webnn.fusedConv2d %x, %w bias %b {activation = "silu"} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}

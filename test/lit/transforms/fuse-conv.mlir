@@ -62,3 +62,65 @@ func.func @does_not_fuse_shared_or_post_activation_add() -> (tensor<1x2x4x4xf32>
   %s = webnn.add %r2, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %c, %s : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// EfficientNet's SiLU as ONNX exports it, mul(x, sigmoid(x)), after a conv
+// (either operand order) and after a conv whose residual add fused first:
+// activation "silu".
+// CHECK-LABEL: func.func @silu
+// CHECK: %[[A:.+]] = webnn.fusedConv2d %{{.+}}, %{{.+}} bias %{{.+}} {activation = "silu", groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>}
+// CHECK: %[[B:.+]] = webnn.fusedConv2d %[[A]], %{{.+}} {activation = "silu"}
+// CHECK: %[[C:.+]] = webnn.fusedConv2d %[[B]], %{{.+}} residual %[[A]] {activation = "silu"}
+// CHECK-NOT: webnn.sigmoid
+// CHECK-NOT: webnn.mul
+// CHECK: return %[[C]]
+func.func @silu() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %w1 = webnn.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %b = webnn.constant dense<0.5> : tensor<2xf32>
+  %c = webnn.conv2d %x, %w bias %b {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %s = webnn.sigmoid %c : tensor<1x2x4x4xf32>
+  %a = webnn.mul %c, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = webnn.conv2d %a, %w1 : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s2 = webnn.sigmoid %c2 : tensor<1x2x4x4xf32>
+  %a2 = webnn.mul %s2, %c2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %c3 = webnn.conv2d %a2, %w1 : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r3 = webnn.add %c3, %a : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %s3 = webnn.sigmoid %r3 : tensor<1x2x4x4xf32>
+  %y = webnn.mul %r3, %s3 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Negative: no silu when the conv's result or the gate has another use
+// (returned, or read by a second mul), or when the mul's other operand is not
+// the sigmoid's input (that sigmoid fuses alone, as a gate).
+// CHECK-LABEL: func.func @silu_not_fused
+// CHECK: %[[C:.+]] = webnn.conv2d
+// CHECK: %[[S:.+]] = webnn.sigmoid %[[C]]
+// CHECK: webnn.mul %[[C]], %[[S]]
+// CHECK: %[[C2:.+]] = webnn.conv2d
+// CHECK: %[[S2:.+]] = webnn.sigmoid %[[C2]]
+// CHECK: webnn.mul %[[C2]], %[[S2]]
+// CHECK: webnn.mul %[[S2]], %[[S2]]
+// CHECK: %[[G:.+]] = webnn.fusedConv2d %{{.+}}, %{{.+}} {activation = "sigmoid"}
+// CHECK: webnn.mul %{{.+}}, %[[G]]
+// CHECK-NOT: silu
+func.func @silu_not_fused() -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) attributes {webnn.output_names = ["c", "a", "a2", "g", "a3"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %c = webnn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s = webnn.sigmoid %c : tensor<1x2x4x4xf32>
+  %a = webnn.mul %c, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %c2 = webnn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s2 = webnn.sigmoid %c2 : tensor<1x2x4x4xf32>
+  %a2 = webnn.mul %c2, %s2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %g = webnn.mul %s2, %s2 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %c3 = webnn.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %s3 = webnn.sigmoid %c3 : tensor<1x2x4x4xf32>
+  %a3 = webnn.mul %x, %s3 : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %c, %a, %a2, %g, %a3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}

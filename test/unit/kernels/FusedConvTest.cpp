@@ -166,6 +166,7 @@ void runCase(const FusedCase &c) {
     if (c.activation == "relu") v = std::max(v, 0.0);
     else if (c.activation == "clamp") v = std::min(std::max(v, c.lo), c.hi);
     else if (c.activation == "sigmoid") v = 1.0 / (1.0 + std::exp(-v));
+    else if (c.activation == "silu") v = v / (1.0 + std::exp(-v));
     want[i] = v;
   }
 
@@ -478,9 +479,9 @@ TEST(FusedConv2d, PointwiseDepthwisePair) {
   // sigmoid, and with the switch off.
   runPairCase({.H = 56, .W = 56, .K = 64, .C = 96, .expectFused = false});
   runPairCase({.H = 28, .W = 28, .K = 32, .C = 192, .expectFused = false});
-  {
+  for (const char *activation : {"sigmoid", "silu"}) {
     PairCase c;
-    c.depthwiseActivation = "sigmoid";
+    c.depthwiseActivation = activation;
     c.expectFused = false;
     runPairCase(c);
   }
@@ -498,6 +499,37 @@ TEST(FusedConv2d, SigmoidNoBias) {
   c.name = "3x3 nchw sigmoid no bias";
   c.bias = false, c.activation = "sigmoid";
   runCase(c);
+}
+
+// SiLU: our kernels run without activation and a pass applies it after them;
+// oneDNN takes it as its swish post-op; every path against the reference.
+TEST(FusedConv2d, SiluOnEveryPath) {
+  FusedCase c;
+  c.activation = "silu", c.residual = false;
+  c.name = "3x3 nchw silu";
+  runCase(c);
+  c.name = "3x3 nhwc residual silu";
+  c.nhwc = true, c.residual = true;
+  runCase(c);
+  FusedCase d;
+  d.activation = "silu", d.residual = false;
+  d.nhwc = true, d.C = d.O = d.groups = 32, d.H = d.W = 14;
+  d.name = "depthwise 3x3 nhwc silu";
+  runCase(d);
+  d.name = "depthwise 3x3 s2 nhwc silu";
+  d.stride = 2;
+  runCase(d);
+  FusedCase p;
+  p.activation = "silu", p.residual = false;
+  p.nhwc = true, p.KH = p.KW = 1, p.pad = 0, p.H = p.W = 5, p.C = 64, p.O = 520;
+  p.name = "1x1 nhwc 5x5x64->520 silu";
+  runCase(p);
+  p.name = "1x1 nhwc 12x12x64->24 silu";
+  p.H = p.W = 12, p.O = 24;
+  runCase(p);
+  p.name = "3x3 nhwc 7x7x40->260 silu";
+  p.KH = p.KW = 3, p.pad = 1, p.H = p.W = 7, p.C = 40, p.O = 260;
+  runCase(p);
 }
 
 TEST(FusedConv2d, Float16ResidualRelu) {

@@ -38,6 +38,7 @@
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/Pointwise.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 #include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
@@ -756,7 +757,7 @@ Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 
 // ----------------------------------------------------------- fusedConv2d
 // Operands: input, filter, bias?, residual? (absent optionals are null).
-enum class Activation { kNone, kRelu, kClamp, kSigmoid };
+enum class Activation { kNone, kRelu, kClamp, kSigmoid, kSilu };  // kSilu: x * sigmoid(x)
 
 struct Epilogue {
   Activation activation = Activation::kNone;
@@ -773,6 +774,7 @@ Status readEpilogue(const NodeDesc &node, const ConvGeometry &g, Epilogue *e) {
   else if (activation == "relu") e->activation = Activation::kRelu;
   else if (activation == "clamp") e->activation = Activation::kClamp;
   else if (activation == "sigmoid") e->activation = Activation::kSigmoid;
+  else if (activation == "silu") e->activation = Activation::kSilu;
   else return nodeError(node, "unknown activation '" + activation + "'");
   if (lo > hi) return nodeError(node, "activationMinValue must be <= activationMaxValue");
   e->clampMin = float(lo);
@@ -812,6 +814,7 @@ class FusedConv2dKernel final : public Kernel {
           case Activation::kRelu: v = v > 0.f ? v : 0.f; break;
           case Activation::kClamp: v = std::min(std::max(v, e.clampMin), e.clampMax); break;
           case Activation::kSigmoid: v = 1.f / (1.f + std::exp(-v)); break;
+          case Activation::kSilu: v = v / (1.f + std::exp(-v)); break;
         }
         y[i] = v;
       }
@@ -821,6 +824,35 @@ class FusedConv2dKernel final : public Kernel {
  private:
   std::unique_ptr<Kernel> conv_;
   Epilogue e_;
+  int64_t count_;
+};
+
+// A convolution kernel with no activation of its own (our kernels' epilogue
+// is a clamp), then SiLU in place over its output in one vectorized pass.
+class SiluAfterKernel final : public Kernel {
+ public:
+  SiluAfterKernel(std::unique_ptr<Kernel> conv, int64_t count) : conv_(std::move(conv)), count_(count) {}
+
+  void run(const KernelContext &ctx) override {
+    conv_->run(ctx);
+    float *y = outp<float>(ctx, 0);
+    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
+      constexpr int64_t kChunk = 512;
+      float gate[kChunk];
+      for (int64_t i = b; i < end; i += kChunk) {
+        int64_t n = std::min(kChunk, end - i);
+        sigmoidArray(y + i, gate, n);
+        for (int64_t j = 0; j < n; ++j) y[i + j] *= gate[j];
+      }
+    });
+  }
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    return conv_->packConstants(numThreads, out);
+  }
+  void warmUp(int numThreads) override { conv_->warmUp(numThreads); }
+
+ private:
+  std::unique_ptr<Kernel> conv_;
   int64_t count_;
 };
 
@@ -846,16 +878,28 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   // float16: converted to float32 around the float32 kernel (oneDNN 2.6 has
   // no float16 post-ops on this CPU class).
   if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2d, out);
-  // Our depthwise kernel's epilogue is a clamp: none, relu and clamp fit.
-  bool dwEpilogue = !e.hasResidual && e.activation != Activation::kSigmoid;
+  // Our kernels' epilogue is a clamp: none, relu and clamp fit.
+  bool clampEpilogue = e.activation != Activation::kSigmoid && e.activation != Activation::kSilu;
+  bool dwEpilogue = !e.hasResidual && clampEpilogue;
   float lo = e.activation == Activation::kRelu ? 0.f : e.clampMin;
   float hi = e.activation == Activation::kRelu ? INFINITY : e.clampMax;
   if (e.activation == Activation::kNone) lo = -INFINITY, hi = INFINITY;
   if (dwEpilogue && g.sh == 1 && (*out = makeDepthwiseAvx512(node, g, fi, lo, hi))) return Status::ok();
-  if (e.activation != Activation::kSigmoid && (*out = makePointwiseNarrow(node, g, fi, e.hasResidual, lo, hi)))
-    return Status::ok();
-  if (e.activation != Activation::kSigmoid && (*out = makePointwisePacked(node, g, fi, lo, hi))) return Status::ok();
-  if (e.activation != Activation::kSigmoid && (*out = makeIm2colPacked(node, g, fi, lo, hi))) return Status::ok();
+  if (clampEpilogue && (*out = makePointwiseNarrow(node, g, fi, e.hasResidual, lo, hi))) return Status::ok();
+  if (clampEpilogue && (*out = makePointwisePacked(node, g, fi, lo, hi))) return Status::ok();
+  if (clampEpilogue && (*out = makeIm2colPacked(node, g, fi, lo, hi))) return Status::ok();
+  if (e.activation == Activation::kSilu) {
+    // The same kernels without activation, SiLU as a pass after them;
+    // shapes none of them takes get oneDNN's swish post-op below.
+    std::unique_ptr<Kernel> conv;
+    if ((!e.hasResidual && g.sh == 1 && (conv = makeDepthwiseAvx512(node, g, fi, -INFINITY, INFINITY))) ||
+        (conv = makePointwiseNarrow(node, g, fi, e.hasResidual, -INFINITY, INFINITY)) ||
+        (conv = makePointwisePacked(node, g, fi, -INFINITY, INFINITY)) ||
+        (conv = makeIm2colPacked(node, g, fi, -INFINITY, INFINITY))) {
+      *out = std::make_unique<SiluAfterKernel>(std::move(conv), numElements(outputShape(g)));
+      return Status::ok();
+    }
+  }
 #if WEBNN_HAVE_ONEDNN
   onednn::Conv2dParams p = oneDnnParams(node, g, fi);
   p.hasResidual = e.hasResidual;
@@ -866,6 +910,7 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     case Activation::kRelu: p.activation = onednn::Conv2dParams::Activation::kRelu; break;
     case Activation::kClamp: p.activation = onednn::Conv2dParams::Activation::kClamp; break;
     case Activation::kSigmoid: p.activation = onednn::Conv2dParams::Activation::kSigmoid; break;
+    case Activation::kSilu: p.activation = onednn::Conv2dParams::Activation::kSilu; break;
   }
   std::string why;
   if (std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, &why)) {
@@ -874,6 +919,12 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   }
 #endif
   if (dwEpilogue && (*out = makeDepthwiseAvx512(node, g, fi, lo, hi))) return Status::ok();
+  if (e.activation == Activation::kSilu && !e.hasResidual) {
+    if (std::unique_ptr<Kernel> conv = makeDepthwiseAvx512(node, g, fi, -INFINITY, INFINITY)) {
+      *out = std::make_unique<SiluAfterKernel>(std::move(conv), numElements(outputShape(g)));
+      return Status::ok();
+    }
+  }
   return makeFusedConv2dPortable(node, out);
 }
 
@@ -1094,7 +1145,9 @@ bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *l
   *lo = -INFINITY, *hi = INFINITY;
   if (node.op == "conv2d") return true;
   Epilogue e;
-  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == Activation::kSigmoid) return false;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == Activation::kSigmoid ||
+      e.activation == Activation::kSilu)
+    return false;
   if (e.activation == Activation::kRelu) *lo = 0.f;
   if (e.activation == Activation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
   return true;

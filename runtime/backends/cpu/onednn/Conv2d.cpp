@@ -252,6 +252,9 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
         case Conv2dParams::Activation::kSigmoid:
           ops.append_eltwise(1.f, dnnl::algorithm::eltwise_logistic, 0.f, 0.f);
           break;
+        case Conv2dParams::Activation::kSilu:  // oneDNN's swish: x * sigmoid(alpha x)
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
+          break;
       }
       attr.set_post_ops(ops);
       return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
