@@ -7,6 +7,15 @@
                          [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
                          [--no-prepack]
     python3 bench/run.py --smoke      # tiny CNN, 1 round: fails on crash or mismatch
+    python3 bench/run.py --suite broad|int8 [options as above]
+
+--suite broad: one model of each family (SUITES, bench/models/export_models.py)
+and a line per thread count with the geometric mean of ORT/webnnc. --suite
+int8: ResNet-50, MobileNetV2 and BERT-base quantized to int8 QDQ by
+bench/quantize_qdq.py (cached as NAME_int8.onnx), ORT running its int8
+kernels; agreement with ORT's int8 output within INT8_ATOL of its largest
+magnitude, and a second table against the float model over
+INT8_EVAL_INPUTS inputs: top-1 agreement (classifier outputs) and max error.
 
 For each model (exported by bench/models/export_models.py) and each thread count:
 compile once with webnnc (timed; with --prepack for the benchmarked thread
@@ -56,6 +65,18 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 DEFAULT_CACHE = os.path.join(BENCH, ".models")
 ALL_MODELS = ["resnet50", "mobilenetv2", "bert_base", "minilm"]
+# --suite NAME: model lists. "broad" is one model of each family a user might
+# bring (bench/models/export_models.py); "int8" the QDQ models that
+# bench/quantize_qdq.py makes from float ones (NAME_int8).
+SUITES = {
+    "default": ALL_MODELS,
+    "broad": ["efficientnet_b0", "mobilenetv3_large", "shufflenetv2", "densenet121", "convnext_tiny", "vit_b16",
+              "swin_t", "regnety_400mf", "resnext50", "squeezenet", "googlenet", "mnasnet", "deeplabv3_mbv3",
+              "transformer", "audio_encoder", "lstm_tagger", "gru_stack"],
+    "int8": ["resnet50_int8", "mobilenetv2_int8", "bert_base_int8"],
+}
+INT8_SUFFIX = "_int8"
+INT8_EVAL_INPUTS = 8  # inputs for the int8-vs-float agreement figures
 SKIP = 77  # ctest's conventional "skipped" exit code
 
 # Agreement rule: |ours - ort| <= ATOL * max|ort| + RTOL * |ort|, elementwise.
@@ -64,6 +85,11 @@ SKIP = 77  # ctest's conventional "skipped" exit code
 # held to 3% of the output's largest magnitude (measured: ~4e-3 on ResNet-50
 # logits, ~3e-3 on BERT-base hidden states; docs/PERFORMANCE.md).
 TOLERANCES = {"exact": (1e-3, 1e-4), "relaxed": (0.0, 3e-2)}  # (RTOL, ATOL)
+# An int8 QDQ model against ORT's int8 kernels: a value one quantization step
+# off after any requantization moves everything downstream by a step, so
+# elementwise bounds mean nothing; held to 10% of the output's largest magnitude
+# (BERT-base int8 is itself 13% from float on its hidden states).
+INT8_ATOL = 1e-1
 RTOL, ATOL = TOLERANCES["exact"]
 
 # Used for "% of peak" only when the microbenchmark is not run (--no-peak):
@@ -201,7 +227,17 @@ def machine_summary():
 def export_model(name, cache_dir):
     sys.path.insert(0, os.path.join(BENCH, "models"))
     import export_models  # torch is imported here, not at start-up
-    return export_models.export(name, cache_dir)
+    if not name.endswith(INT8_SUFFIX):
+        return export_models.export(name, cache_dir)
+    # NAME_int8: the float model, then bench/quantize_qdq.py, cached the same way.
+    float_path = export_models.export(name[:-len(INT8_SUFFIX)], cache_dir)
+    path = os.path.join(cache_dir, name + ".onnx")
+    if not os.path.exists(path):
+        sys.path.insert(0, BENCH)
+        import quantize_qdq
+        log("%s: quantizing %s" % (name, os.path.basename(float_path)))
+        quantize_qdq.quantize(float_path, path)
+    return path
 
 
 def _dims(vi):
@@ -298,8 +334,10 @@ def write_inputs(onnx_path, work_dir, seed=1234):
 # Comparison
 # --------------------------------------------------------------------------
 
-def compare_outputs(ours_dir, ort_dir):
+def compare_outputs(ours_dir, ort_dir, rtol=None, atol=None):
     """Returns (ok, max_abs, max_rel, message). max_rel is max|diff| / max|ort|."""
+    rtol = RTOL if rtol is None else rtol
+    atol = ATOL if atol is None else atol
     ort_files = sorted(f for f in os.listdir(ort_dir) if f.endswith(".npy"))
     if not ort_files:
         return False, None, None, "ORT wrote no outputs"
@@ -327,7 +365,7 @@ def compare_outputs(ours_dir, ort_dir):
         err = float(diff.max()) if diff.size else 0.0
         max_abs = max(max_abs, err)
         max_rel = max(max_rel, err / scale if scale > 0 else err)
-        bound = ATOL * scale + RTOL * np.abs(ref64[finite])
+        bound = atol * scale + rtol * np.abs(ref64[finite])
         if diff.size and np.any(diff > bound):
             ok = False
             problems.append("%s: max abs err %.3g (max |ORT| %.3g)" % (f, err, scale))
@@ -410,6 +448,41 @@ def iters_for(previous_rounds, args):
     return max(min(5, args.iters), min(args.iters, int(args.seconds_per_run * 1e3 / max(ms, 1e-3))))
 
 
+def int8_vs_float(model, onnx_path, wnn, threads, tools, work_dir):
+    """Agreement of an int8 QDQ model with its float original over
+    INT8_EVAL_INPUTS seeded inputs (not the calibration ones): top-1 of each
+    [1, classes] output and max|diff| / max|float|, for webnn-run on the int8
+    artifact and for ORT on the int8 model, both against ORT on the float one."""
+    float_path = os.path.join(os.path.dirname(onnx_path), model[:-len(INT8_SUFFIX)] + ".onnx")
+    stats = {"inputs": INT8_EVAL_INPUTS, "top1_webnn": [], "top1_ort": [], "rel_err_webnn": 0.0,
+             "rel_err_ort": 0.0}
+    for i in range(INT8_EVAL_INPUTS):
+        d = os.path.join(work_dir, "eval_%d" % i)
+        os.makedirs(d, exist_ok=True)
+        bindings = write_inputs(onnx_path, d, seed=4321 + i)
+        outs = {}
+        for who, cmd in (("webnn", webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0,
+                                                 os.path.join(d, "webnn"))),
+                         ("ort", ort_cmd(onnx_path, bindings, threads, 1, 0, os.path.join(d, "ort"))),
+                         ("float", ort_cmd(float_path, bindings, threads, 1, 0, os.path.join(d, "float")))):
+            child = run_child(cmd)
+            if child.rc != 0:
+                return {"error": "%s run failed: %s" % (who, child.first_error_line())}
+            outs[who] = {f: np.load(os.path.join(d, who, f)) for f in sorted(os.listdir(os.path.join(d, who)))}
+        for f, ref in outs["float"].items():
+            scale = float(np.max(np.abs(ref))) or 1.0
+            for who in ("webnn", "ort"):
+                got = outs[who][f]
+                stats["rel_err_" + who] = max(stats["rel_err_" + who], float(np.max(np.abs(got - ref))) / scale)
+                if ref.ndim == 2 and ref.shape[0] == 1 and ref.shape[1] > 1:
+                    stats["top1_" + who].append(int(np.argmax(got)) == int(np.argmax(ref)))
+        shutil.rmtree(d, ignore_errors=True)
+    for who in ("webnn", "ort"):
+        hits = stats.pop("top1_" + who)
+        stats["top1_" + who] = (sum(hits) / len(hits)) if hits else None
+    return stats
+
+
 def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
     ours_runs, ort_runs = [], []
@@ -462,7 +535,8 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     cell["ours"] = summarize(ours_runs, ours_startups)
     cell["ort"] = summarize(ort_runs, ort_startups)
     if cell["ours"] and cell["ort"]:
-        ok, max_abs, max_rel, msg = compare_outputs(ours_out, ort_out)
+        int8 = model.endswith(INT8_SUFFIX)
+        ok, max_abs, max_rel, msg = compare_outputs(ours_out, ort_out, *((0.0, INT8_ATOL) if int8 else ()))
         cell["outputs_agree"] = ok
         cell["max_abs_err"] = max_abs
         cell["max_rel_err"] = max_rel
@@ -512,7 +586,33 @@ def markdown_table(results, peaks):
                 fmt(ort and ort["median_ms"]), fmt(ours and ours["median_ms"]), fmt(ratio, "%.2fx"),
                 rate(ours), rate(ort), fmt(startup, "%.2fx"),
                 fmt(ort and ort["max_rss_mb"], "%.0f"), fmt(ours and ours["max_rss_mb"], "%.0f"), err))
+    for t, (gm, n) in sorted(geomean_ratios(results).items()):
+        lines.append("\ngeometric mean ORT/webnnc at %d thread(s) over %d models: %.2fx" % (t, n, gm))
+    int8 = [m for m in results if m.get("int8_vs_float")]
+    if int8:
+        lines += ["", "| int8 model | top-1 = float, webnnc / ORT int8 | max abs err vs float / max abs float, webnnc / ORT "
+                  "int8 | inputs |", "|---|---|---|---|"]
+        for m in int8:
+            a = m["int8_vs_float"]
+            if "error" in a:
+                lines.append("| %s | %s | | |" % (m["model"], a["error"].replace("|", "\\|")))
+                continue
+            pct = lambda v: "-" if v is None else "%.0f%%" % (100 * v)
+            lines.append("| %s | %s / %s | %.3g / %.3g | %d |" % (m["model"], pct(a["top1_webnn"]), pct(a["top1_ort"]),
+                                                                a["rel_err_webnn"], a["rel_err_ort"], a["inputs"]))
     return "\n".join(lines)
+
+
+def geomean_ratios(results):
+    """{threads: (geometric mean of ORT/webnnc medians, model count)} over the
+    cells where both ran."""
+    logs = {}
+    for m in results:
+        for c in m.get("cells", []):
+            if c["ours"] and c["ort"]:
+                logs.setdefault(c["threads"], []).append(
+                    np.log(c["ort"]["median_ms"] / c["ours"]["median_ms"]))
+    return {t: (float(np.exp(np.mean(v))), len(v)) for t, v in logs.items()}
 
 
 def header_text(report):
@@ -572,6 +672,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="webnnc vs ONNX Runtime benchmark")
     ap.add_argument("--models", default=",".join(ALL_MODELS),
                     help="comma-separated: resnet50, mobilenetv2, bert_base, minilm, tiny_cnn")
+    ap.add_argument("--suite", choices=sorted(SUITES),
+                    help="a model list instead of --models: " + "; ".join(
+                        "%s: %s" % (k, ",".join(v)) for k, v in sorted(SUITES.items())))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
     ap.add_argument("--startup-runs", type=int, default=6,
@@ -608,7 +711,7 @@ def main(argv=None):
         args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
         args.startup_runs = 1
     try:
-        models = [m for m in args.models.split(",") if m]
+        models = SUITES[args.suite] if args.suite else [m for m in args.models.split(",") if m]
         threads = [int(t) for t in args.threads.split(",") if t]
     except ValueError:
         ap.error("--threads expects integers")
@@ -713,9 +816,14 @@ def main(argv=None):
                 else:
                     failures.append("%s t=%d: %s (reference runtime)" % (model, t, e))
             entry["cells"].append(cell)
+        if model.endswith(INT8_SUFFIX) and entry["cells"] and entry["cells"][0]["ours"]:
+            log("%s: int8 vs float agreement over %d inputs" % (model, INT8_EVAL_INPUTS))
+            entry["int8_vs_float"] = int8_vs_float(model, onnx_path, wnn, threads[-1], tools, work_dir)
         results.append(entry)
     report["loadavg_after"] = list(os.getloadavg())
     report["results"] = results
+    report["geomean_ort_over_webnnc"] = {str(t): {"ratio": gm, "models": n}
+                                         for t, (gm, n) in geomean_ratios(results).items()}
     report["failures"] = failures
 
     table = markdown_table(results, report["peaks"])
