@@ -57,9 +57,43 @@ bool spinUntil(Done done, int64_t limitNs) {
 }
 }  // namespace
 
+#ifdef WEBNN_THREADPOOL_OPENMP
+namespace {
+// OpenMP's idle threads (oneDNN's) spin GOMP_SPINCOUNT pauses (300000 unless
+// the environment says otherwise, ~3 ms) before sleeping, except while the
+// process has more OpenMP threads than CPUs: then 100 (libgomp's manual,
+// GOMP_SPINCOUNT). A team that spins for milliseconds collapses on a core
+// shared with other work: MobileNetV2 at 2 threads on the 2-vCPU VM at load
+// ~4 took 400 ms per run (3.7-4.1 ms with 100 spins or passive waiting), as
+// its threads wait at every barrier for one that is queued behind another
+// process. OpenMP reads the spin count only from the environment, before
+// any code of ours runs, so the pool gets the short spin by the rule above:
+// a thread of ours starts a team as large as the CPU count once per
+// process, and it and its team then sleep for good (blocked, no CPU).
+void parkOpenMpTeam() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    try {
+      std::thread([] {
+#pragma omp parallel num_threads(omp_get_num_procs())
+        {
+        }
+        std::mutex m;
+        std::condition_variable never;
+        std::unique_lock<std::mutex> lock(m);
+        never.wait(lock, [] { return false; });
+      }).detach();
+    } catch (const std::system_error &) {
+    }
+  });
+}
+}  // namespace
+#endif
+
 ThreadPool::ThreadPool(int numThreads, WaitPolicy policy)
     : numThreads_(std::max(1, numThreads)), policy_(policy) {
 #ifdef WEBNN_THREADPOOL_OPENMP
+  if (numThreads_ > 1) parkOpenMpTeam();
   // oneDNN (Debian's build) threads with OpenMP and sizes each primitive for
   // the creating thread's OpenMP count, so the kernels a session builds next
   // get the count its runs will use (else each is built twice: ~4 ms of
