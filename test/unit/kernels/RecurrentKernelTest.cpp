@@ -1,12 +1,18 @@
 // gruCell, gru, lstmCell, lstm against a direct transcription of the spec's
 // emulation code (per-gate slices, matmuls and activations in double), over
 // both weight layouts, resetAfter, peepholes, activations and directions.
+// The sequence kernels (LstmLayer.cpp, GruLayer.cpp) are also run over their
+// own paths: AVX-512 and AVX2 panels, PackedSgemm or sgemm input projection,
+// constant or run-time weights, one or two threads, hidden sizes that leave a
+// partial panel.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::test {
 namespace {
@@ -236,6 +242,198 @@ TEST(RecurrentKernels, LstmSequenceBothDirections) {
   two.outputs.pop_back();
   ASSERT_TRUE(runOp(two).isOk());
   expectNear(two.outputs[1], lastC, 1e-5, "lstm cell (no sequence)");
+}
+
+// |got - want| <= tol * max(1, |want|): relu activations let values grow.
+void expectClose(const TestTensor &got, const Vec &want, double tol, const std::string &what) {
+  std::vector<double> g = got.values();
+  ASSERT_EQ(g.size(), want.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i)
+    ASSERT_LE(std::fabs(g[i] - want[i]), tol * std::max(1.0, std::fabs(want[i]))) << what << " element " << i;
+}
+
+// The kernel paths a sequence op can take, switched for one test case.
+struct LayerPath {
+  bool avx512, packedSgemm, constant;
+  int threads;
+  std::string name() const {
+    return std::string(avx512 ? "avx512" : "avx2") + (packedSgemm ? " packed" : " sgemm") +
+           (constant ? " const" : " runtime") + " t" + std::to_string(threads);
+  }
+};
+
+std::vector<LayerPath> layerPaths() {
+  std::vector<LayerPath> paths;
+  for (bool avx512 : {true, false})
+    for (bool packed : {true, false})
+      for (bool constant : {true, false})
+        for (int threads : {1, 2}) paths.push_back({avx512, packed, constant, threads});
+  return paths;
+}
+
+// Runs `c` on `path` (restoring the global switches after).
+Status runOnPath(OpCase &c, const LayerPath &path) {
+  bool oldAvx = kernels::setUseAvx512(path.avx512);
+  bool oldPacked = kernels::packedSgemmEnabled();
+  kernels::setPackedSgemmEnabled(path.packedSgemm);
+  Status s = runOp(c, path.threads);
+  kernels::setPackedSgemmEnabled(oldPacked);
+  kernels::setUseAvx512(oldAvx);
+  return s;
+}
+
+TEST(RecurrentKernels, GruLayerPathsMatchReference) {
+  std::mt19937 rng(17);
+  const int64_t S = 7, B = 2, I = 11, H = 37;  // 37: two full AVX-512 panels and a partial one
+  const char *directions[] = {"forward", "backward", "both"};
+  // No relu update gate: z > 1 makes h grow geometrically (to ~1e9 in 7
+  // steps), beyond what a float32 comparison can check.
+  const char *activations[] = {"sigmoid,tanh", "sigmoid,relu", "tanh,sigmoid"};
+  int variant = 0;
+  for (const LayerPath &path : layerPaths())
+    for (const char *layout : {"zrn", "rzn"})
+      for (bool resetAfter : {true, false})
+        for (bool withBias : {true, false}) {
+          ++variant;
+          const std::string direction = directions[variant % 3], acts = activations[variant / 3 % 3];
+          const bool withH0 = variant % 5 < 3;
+          const int64_t D = direction == "both" ? 2 : 1;
+          Vec x = randomVec(S * B * I, rng), W = randomVec(D * 3 * H * I, rng), R = randomVec(D * 3 * H * H, rng);
+          for (double &v : R) v *= 0.3;  // keeps relu candidates from growing without bound
+          Vec b = randomVec(D * 3 * H, rng), rb = randomVec(D * 3 * H, rng), h0 = randomVec(D * B * H, rng);
+          GruRef ref{B, I, H, resetAfter, layout, acts.substr(0, acts.find(',')), acts.substr(acts.find(',') + 1)};
+          Vec last(size_t(D * B * H)), seq(size_t(S * D * B * H));
+          for (int64_t d = 0; d < D; ++d) {
+            Vec h = withH0 ? slice(h0, d * B * H, B * H) : Vec(size_t(B * H), 0.0);
+            Vec bd = slice(b, d * 3 * H, 3 * H), rbd = slice(rb, d * 3 * H, 3 * H);
+            const bool backward = direction == "backward" || d == 1;
+            for (int64_t t = 0; t < S; ++t) {
+              const int64_t s = backward ? S - 1 - t : t;
+              h = ref.step(slice(x, s * B * I, B * I), slice(W, d * 3 * H * I, 3 * H * I),
+                           slice(R, d * 3 * H * H, 3 * H * H), withBias ? &bd : nullptr, withBias ? &rbd : nullptr, h);
+              std::copy(h.begin(), h.end(), seq.begin() + (s * D + d) * B * H);
+            }
+            std::copy(h.begin(), h.end(), last.begin() + d * B * H);
+          }
+          OpCase c;
+          c.op = "gru";
+          c.inputs = {f32({S, B, I}, toFloat(x)), f32({D, 3 * H, I}, toFloat(W), path.constant),
+                      f32({D, 3 * H, H}, toFloat(R), path.constant), std::nullopt, std::nullopt, std::nullopt};
+          if (withBias) {
+            c.inputs[3] = f32({D, 3 * H}, toFloat(b), path.constant);
+            c.inputs[4] = f32({D, 3 * H}, toFloat(rb));
+          }
+          if (withH0) c.inputs[5] = f32({D, B, H}, toFloat(h0));
+          c.outputs = {outSpec(DataType::kFloat32, {D, B, H}), outSpec(DataType::kFloat32, {S, D, B, H})};
+          c.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction.c_str());
+          c.attrString("layout", layout).attrBool("resetAfter", resetAfter).attrString("activations", acts.c_str());
+          c.attrBool("returnSequence", true);
+          const std::string what = "gru " + path.name() + " " + layout + (resetAfter ? " resetAfter " : " ") +
+                                   direction + " " + acts;
+          ASSERT_TRUE(runOnPath(c, path).isOk()) << what;
+          expectClose(c.outputs[0], last, 2e-5, what + " last");
+          expectClose(c.outputs[1], seq, 2e-5, what + " sequence");
+        }
+}
+
+TEST(RecurrentKernels, LstmLayerPathsMatchReference) {
+  std::mt19937 rng(19);
+  const int64_t S = 6, B = 3, I = 9, H = 21;  // 21: a full AVX2 panel pair and a partial one
+  const char *directions[] = {"both", "forward", "backward"};
+  const char *activations[] = {"sigmoid,tanh,tanh", "sigmoid,relu,tanh", "relu,tanh,sigmoid"};
+  int variant = 0;
+  for (const LayerPath &path : layerPaths())
+    for (const char *layout : {"iofg", "ifgo"})
+      for (bool peephole : {false, true})
+        for (bool withBias : {true, false}) {
+          ++variant;
+          const std::string direction = directions[variant % 3], acts = activations[variant / 3 % 3];
+          const bool withStates = variant % 5 < 3;
+          const int64_t D = direction == "both" ? 2 : 1;
+          Vec x = randomVec(S * B * I, rng), W = randomVec(D * 4 * H * I, rng), R = randomVec(D * 4 * H * H, rng);
+          for (double &v : R) v *= 0.3;
+          Vec b = randomVec(D * 4 * H, rng), rb = randomVec(D * 4 * H, rng), p = randomVec(D * 3 * H, rng);
+          Vec h0 = randomVec(D * B * H, rng), c0 = randomVec(D * B * H, rng);
+          std::vector<std::string> a;
+          for (size_t from = 0;;) {
+            size_t comma = acts.find(',', from);
+            a.push_back(acts.substr(from, comma - from));
+            if (comma == std::string::npos) break;
+            from = comma + 1;
+          }
+          LstmRef ref{B, I, H, layout, a[0], a[1], a[2]};
+          Vec lastH(size_t(D * B * H)), lastC(size_t(D * B * H)), seq(size_t(S * D * B * H));
+          for (int64_t d = 0; d < D; ++d) {
+            Vec h = withStates ? slice(h0, d * B * H, B * H) : Vec(size_t(B * H), 0.0);
+            Vec cs = withStates ? slice(c0, d * B * H, B * H) : Vec(size_t(B * H), 0.0);
+            Vec bd = slice(b, d * 4 * H, 4 * H), rbd = slice(rb, d * 4 * H, 4 * H), pd = slice(p, d * 3 * H, 3 * H);
+            const bool backward = direction == "backward" || d == 1;
+            for (int64_t t = 0; t < S; ++t) {
+              const int64_t s = backward ? S - 1 - t : t;
+              Vec nh, nc;
+              ref.step(slice(x, s * B * I, B * I), slice(W, d * 4 * H * I, 4 * H * I), slice(R, d * 4 * H * H, 4 * H * H),
+                       withBias ? &bd : nullptr, withBias ? &rbd : nullptr, peephole ? &pd : nullptr, h, cs, &nh, &nc);
+              h = nh;
+              cs = nc;
+              std::copy(h.begin(), h.end(), seq.begin() + (s * D + d) * B * H);
+            }
+            std::copy(h.begin(), h.end(), lastH.begin() + d * B * H);
+            std::copy(cs.begin(), cs.end(), lastC.begin() + d * B * H);
+          }
+          OpCase c;
+          c.op = "lstm";
+          c.inputs = {f32({S, B, I}, toFloat(x)), f32({D, 4 * H, I}, toFloat(W), path.constant),
+                      f32({D, 4 * H, H}, toFloat(R), path.constant), std::nullopt, std::nullopt, std::nullopt,
+                      std::nullopt, std::nullopt};
+          if (withBias) {
+            c.inputs[3] = f32({D, 4 * H}, toFloat(b), path.constant);
+            c.inputs[4] = f32({D, 4 * H}, toFloat(rb));
+          }
+          if (peephole) c.inputs[5] = f32({D, 3 * H}, toFloat(p), path.constant);
+          if (withStates) {
+            c.inputs[6] = f32({D, B, H}, toFloat(h0));
+            c.inputs[7] = f32({D, B, H}, toFloat(c0));
+          }
+          c.outputs = {outSpec(DataType::kFloat32, {D, B, H}), outSpec(DataType::kFloat32, {D, B, H}),
+                       outSpec(DataType::kFloat32, {S, D, B, H})};
+          c.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction.c_str());
+          c.attrString("layout", layout).attrString("activations", acts.c_str()).attrBool("returnSequence", true);
+          const std::string what = "lstm " + path.name() + " " + layout + (peephole ? " peephole " : " ") + direction +
+                                   " " + acts;
+          ASSERT_TRUE(runOnPath(c, path).isOk()) << what;
+          expectClose(c.outputs[0], lastH, 2e-5, what + " hidden");
+          expectClose(c.outputs[1], lastC, 2e-5, what + " cell");
+          expectClose(c.outputs[2], seq, 2e-5, what + " sequence");
+        }
+}
+
+// A long sequence: errors of the vector exp/tanh must not accumulate, and the
+// zig-zag panel order must visit every panel on odd and even steps alike.
+TEST(RecurrentKernels, LongSequencesStayClose) {
+  std::mt19937 rng(23);
+  const int64_t S = 64, B = 1, I = 24, H = 48;
+  Vec x = randomVec(S * B * I, rng), W = randomVec(4 * H * I, rng), R = randomVec(4 * H * H, rng);
+  for (double &v : R) v *= 0.3;
+  Vec b = randomVec(4 * H, rng);
+  LstmRef ref{B, I, H, "iofg", "sigmoid", "tanh", "tanh"};
+  Vec h(size_t(B * H), 0.0), cs(size_t(B * H), 0.0);
+  for (int64_t t = 0; t < S; ++t) {
+    Vec nh, nc;
+    ref.step(slice(x, t * B * I, B * I), W, R, &b, nullptr, nullptr, h, cs, &nh, &nc);
+    h = nh;
+    cs = nc;
+  }
+  for (const LayerPath &path : layerPaths()) {
+    OpCase c;
+    c.op = "lstm";
+    c.inputs = {f32({S, B, I}, toFloat(x)), f32({1, 4 * H, I}, toFloat(W), path.constant),
+                f32({1, 4 * H, H}, toFloat(R), path.constant), f32({1, 4 * H}, toFloat(b))};
+    c.outputs = {outSpec(DataType::kFloat32, {1, B, H}), outSpec(DataType::kFloat32, {1, B, H})};
+    c.attrInt("steps", S).attrInt("hiddenSize", H);
+    ASSERT_TRUE(runOnPath(c, path).isOk()) << path.name();
+    expectClose(c.outputs[0], h, 2e-5, "lstm long " + path.name() + " hidden");
+    expectClose(c.outputs[1], cs, 2e-5, "lstm long " + path.name() + " cell");
+  }
 }
 
 TEST(RecurrentKernels, RejectsBadOptionsAndShapes) {
