@@ -6,6 +6,7 @@ minutes, several rounds, medians.
 
   bench/llm.py [--build build] [--threads 1,2] [--rounds 3] [--accuracy-levels 0,4]
                [--prompt-tokens 128] [--new-tokens 65] [--cache-dir DIR] [--no-spin]
+               [--wait default|spin|block]
 
 One artifact per accuracy level, compiled once with dynamic sequence
 dimensions, serves the prefill (the prompt, empty past) and every decode step.
@@ -80,6 +81,8 @@ def main(argv):
     ap.add_argument("--new-tokens", type=int, default=65)
     ap.add_argument("--cache-dir", default=os.path.join(os.path.expanduser("~"), ".cache", "webnnc-bench"))
     ap.add_argument("--no-spin", action="store_true", help="ORT intra-op threads sleep instead of spinning")
+    ap.add_argument("--wait", choices=["default", "spin", "block"], default="default",
+                    help="webnn-run --wait: how its idle kernel threads wait")
     ap.add_argument("--no-peak", action="store_true", help="skip the bandwidth microbenchmark")
     a = ap.parse_args(argv)
     threads = [int(t) for t in a.threads.split(",")]
@@ -97,12 +100,16 @@ def main(argv):
             for r in range(a.rounds):
                 common = ["--prompt-ids", prompt, "--max-new-tokens", str(a.new_tokens), "--threads", str(t),
                           "--warmup", "1"]
-                ours.append(once([os.path.join(a.build, "bin", "webnn-run"), "generate", wnn, "--json"] + common))
+                load_before = os.getloadavg()[0]
+                ours.append(once([os.path.join(a.build, "bin", "webnn-run"), "generate", wnn, "--json",
+                                  "--wait", a.wait] + common))
                 ort.append(once(["node", os.path.join(BENCH, "ort_generate.js"), onnx_path] + common +
                                 (["--no-spin"] if a.no_spin else [])))
                 log(f"acc {level} T{t} round {r + 1}: webnnc prefill {ours[-1]['prefill_ms']:.1f} ms, "
                     f"decode {ours[-1]['decode_tokens_per_s']:.1f} tok/s; ORT {ort[-1]['prefill_ms']:.1f} ms, "
-                    f"{ort[-1]['decode_tokens_per_s']:.1f} tok/s")
+                    f"{ort[-1]['decode_tokens_per_s']:.1f} tok/s; decode ratio "
+                    f"{ours[-1]['decode_tokens_per_s'] / ort[-1]['decode_tokens_per_s']:.2f}x; "
+                    f"load average {load_before:.2f} -> {os.getloadavg()[0]:.2f}")
             med = lambda runs, f: statistics.median(f(x) for x in runs)  # noqa: E731
             row = {"accuracy_level": level, "threads": t, "weight_mb_per_token": wbytes / 1e6,
                    "ours_prefill_ms": med(ours, lambda x: x["prefill_ms"]),

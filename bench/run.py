@@ -376,8 +376,8 @@ def compare_outputs(ours_dir, ort_dir, rtol=None, atol=None):
 # One (model, threads) cell
 # --------------------------------------------------------------------------
 
-def webnn_run_cmd(tool, wnn, bindings, threads, iters, warmup, out_dir=None):
-    cmd = [tool, wnn]
+def webnn_run_cmd(tool, wnn, bindings, threads, iters, warmup, out_dir=None, wait="default"):
+    cmd = [tool, wnn, "--wait", wait]
     for name, path in bindings:
         cmd += ["--input", "%s=%s" % (name, path)]
     cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads), "--json"]
@@ -495,7 +495,7 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
         for who in order:
             if who == "ours" and not ours_failed:
                 cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, iters_for(ours_runs, args), args.warmup,
-                                    ours_out if first else None)
+                                    ours_out if first else None, wait="block" if args.no_spin else "default")
                 child = run_child(cmd, env=args.ours_env_dict)
                 if child.rc != 0:
                     ours_failed = True
@@ -524,7 +524,8 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     for r in range(args.startup_runs):
         for who in (["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]):
             if who == "ours" and ours_runs and not ours_failed:
-                child = run_child(webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0),
+                child = run_child(webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0,
+                                                wait="block" if args.no_spin else "default"),
                                   env=args.ours_env_dict)
                 if child.rc == 0:
                     ours_startups.append(parse_round(child))
@@ -635,7 +636,7 @@ def header_text(report):
                                                               report["rounds"] + report.get("startup_runs", 0)),
     ]
     if report.get("no_spin"):
-        lines.append("--no-spin: ORT session.intra_op.allow_spinning=0")
+        lines.append("--no-spin: webnn-run --wait block; ORT session.intra_op.allow_spinning=0")
     if report.get("precision") == "relaxed":
         ran = sorted({c["ours"]["dot_products"] for m in report["results"] for c in m.get("cells", [])
                       if c.get("ours") and c["ours"].get("dot_products")})
@@ -689,8 +690,9 @@ def main(argv=None):
     ap.add_argument("--ours-env", action="append", default=[], metavar="NAME=VALUE",
                     help="environment variable for webnn-run only (repeatable), e.g. OMP_WAIT_POLICY=passive")
     ap.add_argument("--no-spin", action="store_true",
-                    help="idle worker threads sleep, both runtimes: OMP_WAIT_POLICY=passive for webnn-run, "
-                         "session.intra_op.allow_spinning=0 for ORT (for a machine shared with other work)")
+                    help="idle worker threads sleep, both runtimes: webnn-run --wait block (and "
+                         "OMP_WAIT_POLICY=passive for oneDNN's OpenMP team), session.intra_op.allow_spinning=0 "
+                         "for ORT (for a machine shared with other work)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON instead of markdown")
     ap.add_argument("--markdown", help="also write the markdown report to this file")
     ap.add_argument("--peak-gflops", metavar="T:GFLOPS,...",
