@@ -94,6 +94,7 @@ struct Model {
   std::map<std::string, double> familyMs;
   double packedBytes = 0;
   int jitNodes = 0;
+  bool coldWeights = false;  // the weights exceed the last-level cache
 
   const FamilyGrid *grid(const std::string &family) {
     std::string f = family;
@@ -156,7 +157,17 @@ struct Model {
     const FamilyGrid *g = grid(c.family);
     double ratio = 1;
     if (g && g->points[0].params.size() == c.params.size()) ratio = interpolateRatio(*g, c.params);
-    e.ms = tp.nodeOverheadUs * 1e-3 + ratio * e.rooflineMs;
+    // Weights larger than the last-level cache come from DRAM at every run:
+    // their streaming bounds the node whatever calibration's hot runs say.
+    double weightsMs = 0;
+    if (coldWeights)
+      for (size_t k = 0; k < local.inputs.size(); ++k)
+        if (k < constant.size() && constant[k] && local.inputs[k]) {
+          double n = 1;
+          for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
+          weightsMs += n * dataTypeBits(local.inputs[k]->dtype) / 8.0 / (tp.dramGBs * 1e6);
+        }
+    e.ms = tp.nodeOverheadUs * 1e-3 + std::max(ratio * e.rooflineMs, weightsMs);
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
     jitNodes += c.jit;
@@ -262,8 +273,9 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   e.threads = options.threads;
   e.profileThreads = tp->threads;
   e.profileComplete = profile.complete;
-  Model m{profile, *tp, graph, operands, {}, {}, {}, 0, 0};
+  Model m{profile, *tp, graph, operands, {}, {}, {}, 0, 0, false};
   const rt::LoadedGraph &lg = graph.graph;
+  m.coldWeights = profile.l3Bytes > 0 && lg.weightsSize > profile.l3Bytes;
   double total = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeEstimate n;
