@@ -30,14 +30,22 @@ struct Spirv;
 using NodeDesc = cpu::NodeDesc;
 using OperandDesc = cpu::OperandDesc;
 
-// A dispatch's binding: the node's input or output `index`, bound at
-// `elementOffset` elements into that tensor (0: the whole tensor).
+// A dispatch's binding: the node's input or output `index`, the whole
+// tensor, or `byteRange` bytes from `byteOffset` (a kernel splitting a
+// tensor larger than maxStorageBufferRange over several dispatches; offsets
+// are multiples of 256, which satisfies every minStorageBufferOffsetAlignment).
 struct BindingRef {
   enum class Kind : uint8_t { kInput, kOutput } kind = Kind::kInput;
   uint32_t index = 0;
+  uint64_t byteOffset = 0;
+  uint64_t byteRange = 0;  // 0: to the end of the tensor
 };
-inline BindingRef in(uint32_t i) { return {BindingRef::Kind::kInput, i}; }
-inline BindingRef out(uint32_t i) { return {BindingRef::Kind::kOutput, i}; }
+inline BindingRef in(uint32_t i, uint64_t offset = 0, uint64_t range = 0) {
+  return {BindingRef::Kind::kInput, i, offset, range};
+}
+inline BindingRef out(uint32_t i, uint64_t offset = 0, uint64_t range = 0) {
+  return {BindingRef::Kind::kOutput, i, offset, range};
+}
 
 struct Dispatch {
   const shaders::Spirv *shader = nullptr;
@@ -72,7 +80,9 @@ struct KernelPlan {
   std::vector<Dispatch> dispatches;
 };
 
-using VulkanKernelFactory = Status (*)(const NodeDesc &node, KernelPlan *out);
+// `device` gives the limits a kernel plans for (maxStorageBufferRange,
+// shared memory, subgroup size).
+using VulkanKernelFactory = Status (*)(const NodeDesc &node, const DeviceInfo &device, KernelPlan *out);
 
 // The factory for `op`, or null when the GPU has no kernel for it.
 VulkanKernelFactory findVulkanKernel(std::string_view op);

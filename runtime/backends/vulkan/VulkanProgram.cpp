@@ -60,9 +60,6 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
   for (size_t t = 0; t < n; ++t) {
     if (!tensorByteSize(tensors_[t].dtype, tensors_[t].shape, &bytes_[t]))
       return invalidArgument("tensor " + std::to_string(t) + " is too large");
-    if (bytes_[t] > info.maxStorageBufferRange)
-      return unsupported("a tensor of " + std::to_string(bytes_[t]) + " bytes exceeds the GPU's maxStorageBufferRange (" +
-                         std::to_string(info.maxStorageBufferRange) + " bytes on " + info.name + ")");
   }
 
   // Kernels first: a node the GPU cannot run fails creation before any
@@ -72,7 +69,7 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
     const NodeDesc &d = *nodes[i].desc;
     VulkanKernelFactory f = findVulkanKernel(d.op);
     if (!f) return unsupported(d.op + " '" + d.name + "': no GPU kernel for this op");
-    WEBNN_RETURN_IF_ERROR(f(d, &plans[i]));
+    WEBNN_RETURN_IF_ERROR(f(d, info, &plans[i]));
   }
 
   // Lifetimes over node positions: inputs from before the first node,
@@ -244,9 +241,19 @@ Status Program::record(const std::vector<ProgramNode> &nodes, const std::vector<
           return Status(StatusCode::kInternal, node.desc->op + " '" + node.desc->name +
                                                    "': GPU kernel binds an absent operand");
         int32_t t = list[ref.index];
+        uint64_t bytes = bytes_[size_t(t)];
+        if (ref.byteOffset > bytes || ref.byteRange > bytes - ref.byteOffset)
+          return Status(StatusCode::kInternal, node.desc->op + " '" + node.desc->name +
+                                                   "': GPU kernel binds past the end of a tensor");
+        uint64_t range = ref.byteRange ? ref.byteRange : bytes - ref.byteOffset;
+        if (range > device_->info().maxStorageBufferRange)
+          return unsupported(node.desc->op + " '" + node.desc->name + "': a binding of " + std::to_string(range) +
+                             " bytes exceeds the GPU's maxStorageBufferRange (" +
+                             std::to_string(device_->info().maxStorageBufferRange) + " bytes on " +
+                             device_->info().name + ") and this kernel does not split it");
         infos[b].buffer = bufferOf(t).buffer;
-        infos[b].offset = offset_[size_t(t)];
-        infos[b].range = std::max<uint64_t>(alignUp(bytes_[size_t(t)], 4), 4);
+        infos[b].offset = offset_[size_t(t)] + ref.byteOffset;
+        infos[b].range = std::max<uint64_t>(alignUp(range, 4), 4);
         writes[b] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         writes[b].dstSet = set;
         writes[b].dstBinding = uint32_t(b);

@@ -304,15 +304,41 @@ TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   EXPECT_TRUE(diff.empty()) << diff;
 }
 
+// Tensors over maxStorageBufferRange: elementwise ops split into dispatches
+// whose bindings are (buffer, offset, range) slices within the limit.
+TEST_F(VulkanKernels, ElementwiseOverTheBindingLimitIsSplit) {
+  uint64_t range = device_->info().maxStorageBufferRange;
+  int64_t n = int64_t(range / 4 + 1000);
+  std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    a[size_t(i)] = float(i % 1000);
+    b[size_t(i)] = float(i % 7);
+  }
+  OpCase add{"add", {cpu::test::f32({n}, a), cpu::test::f32({1}, {0.5f})}, {outSpec(DataType::kFloat32, {n})}};
+  ProgramStats stats;
+  Status s = runGpuOp(device_, add, &stats);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(stats.dispatches, 2u);
+  const float *y = reinterpret_cast<const float *>(add.outputs[0].bytes.data());
+  for (int64_t i : {int64_t(0), n / 2, n - 1}) EXPECT_EQ(y[i], float(i % 1000) + 0.5f) << i;
+  OpCase neg{"neg", {cpu::test::f32({n}, b)}, {outSpec(DataType::kFloat32, {n})}};
+  s = runGpuOp(device_, neg, &stats);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  y = reinterpret_cast<const float *>(neg.outputs[0].bytes.data());
+  for (int64_t i : {int64_t(0), n / 2 + 3, n - 1}) EXPECT_EQ(y[i], -float(i % 7)) << i;
+}
+
 TEST_F(VulkanKernels, UnknownOpAndTooLargeTensorAreClearErrors) {
   OpCase c{"noSuchOp", {cpu::test::f32({2}, {1, 2})}, {outSpec(DataType::kFloat32, {2})}};
   Status s = runGpuOp(device_, c);
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);
   EXPECT_NE(s.message().find("no GPU kernel"), std::string::npos) << s.message();
-  // A binding can never exceed maxStorageBufferRange: such a tensor is refused at creation.
+  // A binding can never exceed maxStorageBufferRange: a kernel that does not
+  // split such a tensor is refused at creation.
   uint64_t range = device_->info().maxStorageBufferRange;
   Shape big = {int64_t(range / 4 + 1)};
-  OpCase r{"relu", {TestTensor{DataType::kFloat32, big, {}, false}}, {outSpec(DataType::kFloat32, big)}};
+  OpCase r{"softmax", {TestTensor{DataType::kFloat32, big, {}, false}}, {outSpec(DataType::kFloat32, big)}};
+  r.attrInt("axis", 0);
   s = runGpuOp(device_, r);
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("maxStorageBufferRange"), std::string::npos) << s.message();

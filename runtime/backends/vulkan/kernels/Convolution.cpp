@@ -8,7 +8,7 @@
 namespace webnn::vk {
 namespace {
 
-Status makeConv(const NodeDesc &node, KernelPlan *plan, bool transposed) {
+Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, bool transposed) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects input, filter and one output");
   const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1], &y = *node.outputs[0];
@@ -64,8 +64,8 @@ Status makeConv(const NodeDesc &node, KernelPlan *plan, bool transposed) {
   return Status::ok();
 }
 
-Status makeConv2d(const NodeDesc &node, KernelPlan *plan) { return makeConv(node, plan, false); }
-Status makeConvTranspose2d(const NodeDesc &node, KernelPlan *plan) { return makeConv(node, plan, true); }
+Status makeConv2d(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) { return makeConv(node, device, plan, false); }
+Status makeConvTranspose2d(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) { return makeConv(node, device, plan, true); }
 
 }  // namespace
 

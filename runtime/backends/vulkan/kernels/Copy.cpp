@@ -11,7 +11,7 @@ namespace {
 constexpr size_t kMaxRank = 6;
 
 // One copy over `dims` (any rank up to 6), strides in elements.
-Status addCopy(const NodeDesc &node, KernelPlan *plan, BindingRef src, BindingRef dst, DataType dtype,
+Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst, DataType dtype,
                const Shape &dims, const std::vector<uint64_t> &inStride, const std::vector<uint64_t> &outStride,
                uint64_t inOffset, uint64_t outOffset) {
   uint32_t bytes = elementBytes(dtype);
@@ -39,14 +39,14 @@ Status checkOneInOneOut(const NodeDesc &node) {
   return Status::ok();
 }
 
-Status makeReshape(const NodeDesc &node, KernelPlan *plan) {
+Status makeReshape(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
   const OperandDesc &y = *node.outputs[0];
   int64_t n = elementsOf(y.shape);
-  return addCopy(node, plan, in(0), out(0), y.dtype, {n}, {1}, {1}, 0, 0);
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, {n}, {1}, {1}, 0, 0);
 }
 
-Status makeTranspose(const NodeDesc &node, KernelPlan *plan) {
+Status makeTranspose(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
   size_t rank = x.shape.size();
@@ -60,18 +60,18 @@ Status makeTranspose(const NodeDesc &node, KernelPlan *plan) {
     if (perm[i] < 0 || perm[i] >= int64_t(rank)) return nodeUnsupported(node, "permutation out of range");
     inStride[i] = xs[size_t(perm[i])];
   }
-  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), 0, 0);
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), 0, 0);
 }
 
-Status makeExpand(const NodeDesc &node, KernelPlan *plan) {
+Status makeExpand(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
   if (x.shape.size() > y.shape.size()) return nodeUnsupported(node, "input rank above the output's");
-  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, broadcastStrides(x.shape, y.shape.size()),
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, y.shape, broadcastStrides(x.shape, y.shape.size()),
                  contiguousStrides(y.shape), 0, 0);
 }
 
-Status makeSlice(const NodeDesc &node, KernelPlan *plan) {
+Status makeSlice(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
   size_t rank = x.shape.size();
@@ -87,10 +87,10 @@ Status makeSlice(const NodeDesc &node, KernelPlan *plan) {
     offset += uint64_t(starts[d]) * xs[d];
     inStride[d] = xs[d] * uint64_t(steps[d]);
   }
-  return addCopy(node, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), offset, 0);
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), offset, 0);
 }
 
-Status makeConcat(const NodeDesc &node, KernelPlan *plan) {
+Status makeConcat(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.outputs.size() != 1 || node.inputs.empty()) return nodeUnsupported(node, "expects inputs and one output");
   const OperandDesc &y = *node.outputs[0];
   int64_t axis = node.attributes.getInt("axis", 0);
@@ -101,14 +101,14 @@ Status makeConcat(const NodeDesc &node, KernelPlan *plan) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (!node.inputs[i]) return nodeUnsupported(node, "absent input");
     const OperandDesc &x = *node.inputs[i];
-    WEBNN_RETURN_IF_ERROR(addCopy(node, plan, in(uint32_t(i)), out(0), y.dtype, x.shape,
+    WEBNN_RETURN_IF_ERROR(addCopy(node, device, plan, in(uint32_t(i)), out(0), y.dtype, x.shape,
                                   contiguousStrides(x.shape), ys, 0, at * ys[size_t(axis)]));
     at += uint64_t(x.shape[size_t(axis)]);
   }
   return Status::ok();
 }
 
-Status makeSplit(const NodeDesc &node, KernelPlan *plan) {
+Status makeSplit(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.empty() || !node.inputs[0] || node.outputs.empty())
     return nodeUnsupported(node, "expects an input and outputs");
   const OperandDesc &x = *node.inputs[0];
@@ -119,7 +119,7 @@ Status makeSplit(const NodeDesc &node, KernelPlan *plan) {
   uint64_t at = 0;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const OperandDesc &y = *node.outputs[i];
-    WEBNN_RETURN_IF_ERROR(addCopy(node, plan, in(0), out(uint32_t(i)), y.dtype, y.shape, xs,
+    WEBNN_RETURN_IF_ERROR(addCopy(node, device, plan, in(0), out(uint32_t(i)), y.dtype, y.shape, xs,
                                   contiguousStrides(y.shape), at * xs[size_t(axis)], 0));
     at += uint64_t(y.shape[size_t(axis)]);
   }

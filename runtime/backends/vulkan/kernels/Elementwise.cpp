@@ -1,5 +1,6 @@
 // Elementwise binary ops (with broadcasting), unary ops and activations,
 // and cast: shaders/binary.comp and shaders/unary.comp.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -31,7 +32,44 @@ const std::map<std::string, uint32_t, std::less<>> kBinaryOps = {
     {"equal", 7}, {"greater", 8}, {"greaterOrEqual", 9}, {"lesser", 10}, {"lesserOrEqual", 11},
     {"notEqual", 12}, {"logicalAnd", 13}, {"logicalOr", 14}, {"logicalXor", 15}};
 
-Status makeBinary(const NodeDesc &node, KernelPlan *plan) {
+// Elements per dispatch when a tensor exceeds maxStorageBufferRange: a
+// multiple of 256, so every chunk's byte offset is 256-aligned.
+uint64_t chunkElements(const DeviceInfo &device, uint32_t widestElement) {
+  return std::max<uint64_t>(256, device.maxStorageBufferRange / widestElement / 256 * 256);
+}
+
+// A binary op over tensors too large for one binding: one dispatch per
+// chunk of the output, each binding its slice of every operand. Operands
+// must be the output's size or single elements (broadcasting otherwise
+// would need the chunk's multi-index).
+Status splitBinary(const NodeDesc &node, const DeviceInfo &device, uint32_t dtIn, uint32_t dtOut, KernelPlan *plan) {
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
+  int64_t count = elementsOf(c.shape);
+  for (const OperandDesc *x : {&a, &b})
+    if (elementsOf(x->shape) != count && elementsOf(x->shape) != 1)
+      return nodeUnsupported(node, "broadcasting over a tensor larger than maxStorageBufferRange");
+  uint32_t ea = elementBytes(a.dtype), ec = elementBytes(c.dtype);
+  uint64_t chunk = chunkElements(device, std::max(ea, ec));
+  for (uint64_t start = 0; start < uint64_t(count); start += chunk) {
+    uint64_t n = std::min<uint64_t>(chunk, uint64_t(count) - start);
+    auto slice = [&](uint32_t i, const OperandDesc &x) {
+      return elementsOf(x.shape) == 1 ? in(i) : in(i, start * ea, n * ea);
+    };
+    Dispatch d;
+    d.shader = &shaders::binary;
+    d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
+    d.bindings = {slice(0, a), slice(1, b), out(0, start * ec, n * ec)};
+    d.pushU(uint32_t(n));
+    for (int i = 0; i < kMaxRank; ++i) d.pushU(i == kMaxRank - 1 ? uint32_t(n) : 1);
+    for (const OperandDesc *x : {&a, &b})
+      for (int i = 0; i < kMaxRank; ++i) d.pushU(i == kMaxRank - 1 && elementsOf(x->shape) != 1 ? 1 : 0);
+    d.coverElements(n);
+    plan->dispatches.push_back(std::move(d));
+  }
+  return Status::ok();
+}
+
+Status makeBinary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || !node.inputs[0] || !node.inputs[1])
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
@@ -42,6 +80,9 @@ Status makeBinary(const NodeDesc &node, KernelPlan *plan) {
     return nodeUnsupported(node, "rank above 6");
   int64_t count = elementsOf(c.shape);
   if (count == 0) return Status::ok();
+  uint64_t largest = std::max({elementsOf(a.shape) * elementBytes(a.dtype), elementsOf(b.shape) * elementBytes(b.dtype),
+                               count * elementBytes(c.dtype)});
+  if (largest > device.maxStorageBufferRange) return splitBinary(node, device, dtIn, dtOut, plan);
   Dispatch d;
   d.shader = &shaders::binary;
   d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
@@ -60,6 +101,31 @@ Status makeBinary(const NodeDesc &node, KernelPlan *plan) {
   return Status::ok();
 }
 
+// `v` saturated to integer type `t`, as its two's-complement bits; NaN is
+// the type's lowest (isMin) or highest value.
+uint64_t saturatedBits(DataType t, double v, bool isMin) {
+  double lo, hi;
+  bool isSigned = t == DataType::kInt32 || t == DataType::kInt64 || t == DataType::kInt8;
+  switch (t) {
+    case DataType::kInt8: lo = -128; hi = 127; break;
+    case DataType::kUint8: lo = 0; hi = 255; break;
+    case DataType::kInt32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case DataType::kUint32: lo = 0; hi = 4294967295.0; break;
+    case DataType::kInt64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    case DataType::kUint64: lo = 0; hi = 18446744073709551615.0; break;
+    default: return 0;
+  }
+  if (std::isnan(v)) v = isMin ? lo : hi;
+  if (v <= lo) v = lo;
+  if (v >= hi) {
+    if (t == DataType::kInt64) return uint64_t(INT64_MAX);
+    if (t == DataType::kUint64) return UINT64_MAX;
+    v = hi;
+  }
+  if (isSigned) return uint64_t(int64_t(std::trunc(v)));
+  return uint64_t(std::trunc(v));
+}
+
 struct UnaryOp {
   uint32_t code;
   double alphaDefault, betaDefault;
@@ -74,7 +140,7 @@ const std::map<std::string, UnaryOp, std::less<>> kUnaryOps = {
     {"softplus", {23, 0, 0}}, {"softsign", {24, 0, 0}}, {"sign", {25, 0, 0}}, {"roundEven", {26, 0, 0}},
     {"tan", {27, 0, 0}}, {"cast", {0, 0, 0}}};
 
-Status makeUnary(const NodeDesc &node, KernelPlan *plan) {
+Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1 || !node.inputs[0])
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
@@ -94,13 +160,29 @@ Status makeUnary(const NodeDesc &node, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(node.attributes.status());
   int64_t count = elementsOf(y.shape);
   if (count == 0) return Status::ok();
-  Dispatch d;
-  d.shader = &shaders::unary;
-  d.spec = {dtIn, dtOut, op.code};
-  d.bindings = {in(0), out(0)};
-  d.pushU(uint32_t(count)).pushF(alpha).pushF(beta);
-  d.coverElements(uint64_t(count));
+  uint32_t ex = elementBytes(x.dtype), ey = elementBytes(y.dtype);
+  // Over maxStorageBufferRange: one dispatch per chunk, each binding its slices.
+  uint64_t chunk = chunkElements(device, std::max(ex, ey));
+  for (uint64_t start = 0; start < uint64_t(count); start += chunk) {
+    uint64_t n = std::min<uint64_t>(chunk, uint64_t(count) - start);
+    Dispatch d;
+    d.shader = &shaders::unary;
+    d.spec = {dtIn, dtOut, op.code};
+    d.bindings = {in(0, start * ex, n * ex), out(0, start * ey, n * ey)};
+    d.pushU(uint32_t(n)).pushF(alpha).pushF(beta);
+    // Integer clamp bounds, saturated to the element type (what the CPU
+    // kernel does: -inf/+inf mean no bound).
+    uint64_t lo = 0, hi = 0;
+    if (node.op == "clamp") {
+      double minV = node.attributes.getFloat("minValue", -std::numeric_limits<double>::infinity());
+      double maxV = node.attributes.getFloat("maxValue", std::numeric_limits<double>::infinity());
+      lo = saturatedBits(x.dtype, minV, true);
+      hi = saturatedBits(x.dtype, maxV, false);
+  }
+  d.pushU(uint32_t(lo)).pushU(uint32_t(lo >> 32)).pushU(uint32_t(hi)).pushU(uint32_t(hi >> 32));
+  d.coverElements(n);
   plan->dispatches.push_back(std::move(d));
+  }
   return Status::ok();
 }
 

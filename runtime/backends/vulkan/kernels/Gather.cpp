@@ -7,7 +7,7 @@
 namespace webnn::vk {
 namespace {
 
-Status makeGather(const NodeDesc &node, KernelPlan *plan) {
+Status makeGather(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects input, indices and one output");
   const OperandDesc &x = *node.inputs[0], &idx = *node.inputs[1], &y = *node.outputs[0];

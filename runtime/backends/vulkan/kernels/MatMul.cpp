@@ -11,7 +11,7 @@ constexpr uint32_t kTile = 16;
 
 bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
-Status makeMatMul(const NodeDesc &node, KernelPlan *plan) {
+Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
@@ -61,7 +61,7 @@ Status makeMatMul(const NodeDesc &node, KernelPlan *plan) {
   return Status::ok();
 }
 
-Status makeGemm(const NodeDesc &node, KernelPlan *plan) {
+Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];

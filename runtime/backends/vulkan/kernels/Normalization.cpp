@@ -12,7 +12,7 @@ struct Groups {
   std::vector<uint32_t> outerDims, outerStride, innerDims, innerStride, paramOuter, paramInner;
 };
 
-Status emit(const NodeDesc &node, KernelPlan *plan, uint32_t mode, const Groups &g, int scaleInput,
+Status emit(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, uint32_t mode, const Groups &g, int scaleInput,
             int biasInput, int meanInput, int varInput) {
   const OperandDesc &x = *node.inputs[0];
   if (g.outerDims.size() > 4 || g.innerDims.size() > 4) return nodeUnsupported(node, "rank above 4");
@@ -49,7 +49,7 @@ Status emit(const NodeDesc &node, KernelPlan *plan, uint32_t mode, const Groups 
 
 bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
-Status makeLayerNorm(const NodeDesc &node, KernelPlan *plan) {
+Status makeLayerNorm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.empty() || !node.inputs[0] || node.outputs.size() != 1) return nodeUnsupported(node, "no input");
   const OperandDesc &x = *node.inputs[0];
   if (!floatType(x.dtype)) return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
@@ -80,10 +80,10 @@ Status makeLayerNorm(const NodeDesc &node, KernelPlan *plan) {
       g.outerStride.push_back(uint32_t(xs[d]));
       g.paramOuter.push_back(0);
     }
-  return emit(node, plan, 0, g, 1, 2, -1, -1);
+  return emit(node, device, plan, 0, g, 1, 2, -1, -1);
 }
 
-Status makeInstanceNorm(const NodeDesc &node, KernelPlan *plan) {
+Status makeInstanceNorm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.empty() || !node.inputs[0] || node.outputs.size() != 1) return nodeUnsupported(node, "no input");
   const OperandDesc &x = *node.inputs[0];
   if (!floatType(x.dtype) || x.shape.size() != 4) return nodeUnsupported(node, "needs a 4-D float input");
@@ -99,10 +99,10 @@ Status makeInstanceNorm(const NodeDesc &node, KernelPlan *plan) {
   g.innerDims = {uint32_t(x.shape[h]), uint32_t(x.shape[w])};
   g.innerStride = {uint32_t(xs[h]), uint32_t(xs[w])};
   g.paramInner = {0, 0};
-  return emit(node, plan, 0, g, 1, 2, -1, -1);
+  return emit(node, device, plan, 0, g, 1, 2, -1, -1);
 }
 
-Status makeBatchNorm(const NodeDesc &node, KernelPlan *plan) {
+Status makeBatchNorm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() < 3 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects input, mean and variance");
   const OperandDesc &x = *node.inputs[0];
@@ -112,15 +112,16 @@ Status makeBatchNorm(const NodeDesc &node, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(node.attributes.status());
   if (axis < 0) axis += rank;
   if (axis < 0 || axis >= rank) return nodeUnsupported(node, "axis out of range");
-  // Every element is its own group; the parameters are per channel.
-  std::vector<uint64_t> xs = contiguousStrides(x.shape);
+  // Every element is its own group; the parameters are per channel. Any
+  // rank folds to [before the axis, channel, after it].
+  int64_t before = 1, after = 1, C = x.shape[size_t(axis)];
+  for (int64_t d = 0; d < axis; ++d) before *= x.shape[size_t(d)];
+  for (int64_t d = axis + 1; d < rank; ++d) after *= x.shape[size_t(d)];
   Groups g;
-  for (int64_t d = 0; d < rank; ++d) {
-    g.outerDims.push_back(uint32_t(x.shape[size_t(d)]));
-    g.outerStride.push_back(uint32_t(xs[size_t(d)]));
-    g.paramOuter.push_back(d == axis ? 1 : 0);
-  }
-  return emit(node, plan, 1, g, 3, 4, 1, 2);
+  g.outerDims = {uint32_t(before), uint32_t(C), uint32_t(after)};
+  g.outerStride = {uint32_t(C * after), uint32_t(after), 1};
+  g.paramOuter = {0, 1, 0};
+  return emit(node, device, plan, 1, g, 3, 4, 1, 2);
 }
 
 }  // namespace

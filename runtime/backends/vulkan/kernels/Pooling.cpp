@@ -9,7 +9,7 @@ namespace webnn::vk {
 namespace {
 
 template <uint32_t Kind>
-Status makePool(const NodeDesc &node, KernelPlan *plan) {
+Status makePool(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];

@@ -13,7 +13,7 @@ const std::map<std::string, uint32_t, std::less<>> kReduceOps = {
     {"reduceSum", 0}, {"reduceMean", 1}, {"reduceMax", 2}, {"reduceMin", 3}, {"reduceProduct", 4},
     {"reduceL1", 5}, {"reduceL2", 6}, {"reduceLogSum", 7}, {"reduceLogSumExp", 8}, {"reduceSumSquare", 9}};
 
-Status makeReduce(const NodeDesc &node, KernelPlan *plan) {
+Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];

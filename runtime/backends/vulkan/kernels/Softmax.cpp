@@ -7,7 +7,7 @@
 namespace webnn::vk {
 namespace {
 
-Status makeSoftmax(const NodeDesc &node, KernelPlan *plan) {
+Status makeSoftmax(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0];

@@ -43,7 +43,18 @@ layout(push_constant) uniform Params {
   uint count;
   float alpha;  // elu, hardSigmoid, leakyRelu, linear; clamp's min
   float beta;   // hardSigmoid, linear; clamp's max
+  // Integer clamp bounds, saturated to the type by the host, as (low, high)
+  // 32-bit words: float bounds cannot hold every int32 or int64.
+  uint minLo, minHi, maxLo, maxHi;
 } p;
+
+// 64-bit integers as (low, high) words: WebNN's int64 tensors need their
+// full range here (abs/neg/relu/clamp), without requiring shaderInt64.
+uvec2 neg64(uvec2 v) { return uvec2(~v.x + 1u, ~v.y + (v.x == 0u ? 1u : 0u)); }
+bool less64(uvec2 a, uvec2 b, bool signed64) {
+  if (a.y != b.y) return signed64 ? int(a.y) < int(b.y) : a.y < b.y;
+  return a.x < b.x;
+}
 
 // Abramowitz and Stegun 7.1.26 is too coarse for WPT's tolerances; this is
 // the erf of W. J. Cody's rational approximations' float form (|err| < 2e-7).
@@ -97,7 +108,10 @@ int applyi(int x) {
   if (OP == OP_ABS) return abs(x);
   if (OP == OP_NEG) return -x;
   if (OP == OP_RELU) return max(x, 0);
-  if (OP == OP_CLAMP) return int(min(max(float(x), p.alpha), p.beta));
+  if (OP == OP_CLAMP) {
+    if (DT_IN == DT_U32 || DT_IN == DT_U8) return int(clamp(uint(x), p.minLo, p.maxLo));
+    return clamp(x, int(p.minLo), int(p.maxLo));
+  }
   if (OP == OP_LOGICAL_NOT) return x == 0 ? 1 : 0;
   if (OP == OP_SIGN) return sign(x);
   return x;
@@ -106,6 +120,23 @@ int applyi(int x) {
 void main() {
   uint i = flatIndex();
   if (i >= p.count) return;
+  if ((DT_IN == DT_I64 || DT_IN == DT_U64) && DT_OUT == DT_IN &&
+      (OP == OP_IDENTITY || OP == OP_ABS || OP == OP_NEG || OP == OP_RELU || OP == OP_CLAMP)) {
+    bool signed64 = DT_IN == DT_I64;
+    uvec2 v = uvec2(X_u32[2 * i], X_u32[2 * i + 1]);
+    bool negative = signed64 && int(v.y) < 0;
+    if (OP == OP_ABS && negative) v = neg64(v);
+    else if (OP == OP_NEG) v = neg64(v);
+    else if (OP == OP_RELU && negative) v = uvec2(0u);
+    else if (OP == OP_CLAMP) {
+      uvec2 lo = uvec2(p.minLo, p.minHi), hi = uvec2(p.maxLo, p.maxHi);
+      if (less64(v, lo, signed64)) v = lo;
+      if (less64(hi, v, signed64)) v = hi;
+    }
+    Y_u32[2 * i] = v.x;
+    Y_u32[2 * i + 1] = v.y;
+    return;
+  }
   if (isFloatType(DT_IN)) {
     float v = applyf(X_loadf(i));
     // float -> integer cast truncates toward zero, clamped into the type's
