@@ -193,6 +193,9 @@ TEST_F(VulkanKernels, Convolutions) {
       {"nhwc", "ohwi", {1, 9, 9, 5}, {7, 3, 3, 5}, {1, 5, 5, 7}, 1, {0, 0, 0, 0}, {1, 1}, {2, 2}},
       {"nhwc", "ihwo", {1, 6, 7, 4}, {1, 3, 3, 4}, {1, 6, 7, 4}, 4, {1, 1, 1, 1}, {1, 1}, {1, 1}},
       {"nhwc", "hwio", {1, 5, 5, 3}, {1, 1, 3, 8}, {1, 5, 5, 8}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      // Several shared-memory tiles in every GEMM dimension (M 2x100, N 24, K 144).
+      {"nchw", "oihw", {2, 16, 12, 12}, {24, 16, 3, 3}, {2, 24, 10, 10}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"nhwc", "ohwi", {1, 13, 11, 20}, {33, 3, 3, 20}, {1, 7, 6, 33}, 1, {1, 1, 1, 1}, {2, 2}, {1, 1}},
   };
   for (DataType dt : kFloats)
     for (const Conv &cv : convs) {
@@ -207,6 +210,20 @@ TEST_F(VulkanKernels, Convolutions) {
       c.attrInts("dilations", cv.dilations);
       expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
     }
+  // fusedConv2d: residual and each activation, on both shaders (groups 1 and 2).
+  for (DataType dt : kFloats)
+    for (int64_t groups : {1, 2})
+      for (const char *act : {"none", "relu", "clamp", "sigmoid", "silu"}) {
+        SCOPED_TRACE(std::string(act) + " groups " + std::to_string(groups));
+        OpCase c{"fusedConv2d",
+                 {random(dt, {1, 9, 9, 4}, -1, 1, seed++), random(dt, {6, 3, 3, 4 / groups}, -1, 1, seed++, true),
+                  random(dt, {6}, -1, 1, seed++, true), random(dt, {1, 7, 7, 6}, -1, 1, seed++)},
+                 {outSpec(dt, {1, 7, 7, 6})}};
+        c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", groups);
+        c.attrString("activation", act);
+        if (std::string(act) == "clamp") c.attrFloat("activationMinValue", -0.5).attrFloat("activationMaxValue", 0.5);
+        expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
+      }
   for (DataType dt : kFloats) {
     OpCase t{"convTranspose2d",
              {random(dt, {1, 3, 4, 5}, -1, 1, seed++), random(dt, {3, 2, 3, 3}, -1, 1, seed++, true)},

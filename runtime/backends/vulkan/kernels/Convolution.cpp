@@ -1,5 +1,7 @@
-// conv2d and convTranspose2d: shaders/conv2d.comp, any input and filter
-// layout through per-dim strides.
+// conv2d, fusedConv2d and convTranspose2d: shaders/conv2d_gemm.comp (groups =
+// 1) and shaders/conv2d.comp, any input and filter layout through per-dim
+// strides.
+#include <cmath>
 #include <string>
 
 #include "Shaders.h"
@@ -7,6 +9,8 @@
 
 namespace webnn::vk {
 namespace {
+
+constexpr uint32_t kTile = 16;
 
 Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, bool transposed) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
@@ -48,18 +52,51 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     }
   }
   if (C % groups || O % groups) return nodeUnsupported(node, "channels not divisible by groups");
+  // fusedConv2d: residual (operand 3) and activation (docs/FUSED_OPS.md).
+  const OperandDesc *residual = node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+  if (residual && (residual->shape != y.shape || residual->dtype != y.dtype))
+    return nodeUnsupported(node, "residual differs from the output in shape or type");
+  std::string activation = node.attributes.getString("activation", "none");
+  float actMin = float(node.attributes.getFloat("activationMinValue", -INFINITY));
+  float actMax = float(node.attributes.getFloat("activationMaxValue", INFINITY));
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  uint32_t act;
+  if (activation == "none") act = 0;
+  else if (activation == "relu") act = 1;
+  else if (activation == "clamp") act = 2;
+  else if (activation == "sigmoid") act = 3;
+  else if (activation == "silu") act = 4;
+  else return nodeUnsupported(node, "unknown activation '" + activation + "'");
   if (elementsOf(y.shape) == 0) return Status::ok();
   Dispatch d;
-  d.shader = &shaders::conv2d;
   uint32_t dt;
   shaderDataType(x.dtype, &dt);
-  d.spec = {dt, bias ? 1u : 0u, transposed ? 1u : 0u};
-  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0)};
+  // groups = 1: implicit GEMM with shared-memory tiles; grouped (depthwise)
+  // and transposed convolutions: one invocation per output element.
+  bool gemm = groups == 1 && !transposed;
+  if (gemm) {
+    d.shader = &shaders::conv2d_gemm;
+    d.spec = {dt, kTile, bias ? 1u : 0u, residual ? 1u : 0u, act};
+    d.localSize = kTile * kTile;
+  } else {
+    d.shader = &shaders::conv2d;
+    d.spec = {dt, bias ? 1u : 0u, transposed ? 1u : 0u, residual ? 1u : 0u, act};
+  }
+  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   for (int64_t v : {x.shape[0], C, H, W, O, OH, OW, KH, KW, strides[0], strides[1], dil[0], dil[1]})
     d.pushU(uint32_t(v));
-  d.pushU(uint32_t(int32_t(padding[0]))).pushU(uint32_t(int32_t(padding[2]))).pushU(uint32_t(groups));
+  d.pushU(uint32_t(int32_t(padding[0]))).pushU(uint32_t(int32_t(padding[2])));
+  if (!gemm) d.pushU(uint32_t(groups));
   for (uint64_t v : {xn, xc, xh, xw, yn, yc, yh, yw, fo, fi, fh, fw}) d.pushU(uint32_t(v));
-  d.coverElements(uint64_t(elementsOf(y.shape)));
+  d.pushF(actMin).pushF(actMax);
+  if (gemm) {
+    uint64_t M = uint64_t(x.shape[0]) * uint64_t(OH) * uint64_t(OW);
+    d.groups[0] = uint32_t((uint64_t(O) + kTile - 1) / kTile);
+    d.groups[1] = uint32_t((M + kTile - 1) / kTile);
+    if (d.groups[1] > device.maxWorkGroupCount[1]) return nodeUnsupported(node, "too many output pixels");
+  } else {
+    d.coverElements(uint64_t(elementsOf(y.shape)));
+  }
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }
@@ -71,6 +108,7 @@ Status makeConvTranspose2d(const NodeDesc &node, const DeviceInfo &device, Kerne
 
 void registerConvolutionKernels(std::vector<KernelEntry> *out) {
   out->push_back({"conv2d", makeConv2d});
+  out->push_back({"fusedConv2d", makeConv2d});
   out->push_back({"convTranspose2d", makeConvTranspose2d});
 }
 

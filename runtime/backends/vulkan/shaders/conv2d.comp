@@ -1,4 +1,5 @@
-// conv2d and convTranspose2d, one invocation per output element. Input,
+// conv2d (grouped and depthwise), fusedConv2d and convTranspose2d, one
+// invocation per output element (groups = 1 takes conv2d_gemm.comp). Input,
 // output and filter are addressed through strides per logical dim (n/c/h/w,
 // o/i/h/w), so every layout WebNN allows (nchw/nhwc inputs; oihw, hwio,
 // ohwi, ihwo, iohw, hwoi filters) is the same code.
@@ -8,11 +9,14 @@
 layout(constant_id = 1) const int DT = DT_F32;
 layout(constant_id = 2) const bool HAS_BIAS = false;
 layout(constant_id = 3) const bool TRANSPOSED = false;
+layout(constant_id = 4) const bool HAS_RESIDUAL = false;
+layout(constant_id = 5) const int ACT = 0;  // 0 none, 1 relu, 2 clamp, 3 sigmoid, 4 silu
 
 TENSOR_IN(0, X, DT)
 TENSOR_IN(1, F, DT)
 TENSOR_OUT(2, Y, DT)
 TENSOR_IN(3, Bias, DT)
+TENSOR_IN(4, Residual, DT)
 
 layout(push_constant) uniform Params {
   uint N, C, H, W, O, OH, OW, KH, KW;
@@ -22,7 +26,16 @@ layout(push_constant) uniform Params {
   uint xs[4];  // n, c, h, w
   uint ys[4];  // n, o, h, w
   uint fs[4];  // o, i, h, w
+  float actMin, actMax;
 } p;
+
+float activate(float v) {
+  if (ACT == 1) return max(v, 0.0);
+  if (ACT == 2) return min(max(v, p.actMin), p.actMax);
+  if (ACT == 3) return 1.0 / (1.0 + exp(-v));
+  if (ACT == 4) return v / (1.0 + exp(-v));
+  return v;
+}
 
 void main() {
   uint i = flatIndex();
@@ -63,5 +76,7 @@ void main() {
     }
   }
   if (HAS_BIAS) acc += Bias_loadf(o);
-  Y_storef(n * p.ys[0] + o * p.ys[1] + oh * p.ys[2] + ow * p.ys[3], acc);
+  uint dst = n * p.ys[0] + o * p.ys[1] + oh * p.ys[2] + ow * p.ys[3];
+  if (HAS_RESIDUAL) acc += Residual_loadf(dst);
+  Y_storef(dst, activate(acc));
 }
