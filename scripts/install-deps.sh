@@ -13,7 +13,7 @@ PKGS=(
   # artifact, CLIs, JSON, tests
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libgtest-dev
   # CPU kernels
-  libdnnl-dev libssl-dev
+  libdnnl-dev nettle-dev
   # fuzz preset: clang with libFuzzer and the sanitizer runtimes (the asan
   # preset uses gcc's libasan/libubsan, which come with build-essential)
   clang libclang-rt-dev

@@ -1,6 +1,5 @@
 #include "compiler/artifact/ArtifactWriter.h"
 
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "runtime/core/Sha256.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
 
@@ -54,13 +54,9 @@ FailureOr<fb::DataType> toInterfaceType(Type t, Type computed) {
   return failure();
 }
 
-using Sha256 = std::array<uint8_t, SHA256_DIGEST_LENGTH>;
+using Sha256 = ::webnn::rt::Sha256Digest;
 
-Sha256 sha256(ArrayRef<char> bytes) {
-  Sha256 out;
-  SHA256(reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size(), out.data());
-  return out;
-}
+Sha256 sha256(ArrayRef<char> bytes) { return ::webnn::rt::sha256(bytes.data(), bytes.size()); }
 
 struct PendingConstant {
   uint32_t tensor;
@@ -442,7 +438,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
         fbb_.CreateString(c->key)));
     allHashes.insert(allHashes.end(), c->hash.begin(), c->hash.end());
   }
-  SHA256(allHashes.data(), allHashes.size(), digest_.data());
+  digest_ = ::webnn::rt::sha256(allHashes.data(), allHashes.size());
   auto packed = addPackedConstants(options);
   if (failed(packed)) return failure();
 
@@ -487,7 +483,7 @@ FailureOr<PackedVector> GraphSerializer::addPackedConstants(const ArtifactOption
   std::vector<flatbuffers::Offset<fb::PackedConstant>> entries;
   for (const PackedConstantBytes *p : order) {
     PendingPacked pending{p, weightsSize_, {}};
-    SHA256(p->bytes.data(), p->bytes.size(), pending.hash.data());
+    pending.hash = ::webnn::rt::sha256(p->bytes.data(), p->bytes.size());
     weightsSize_ = ::webnn::artifact::alignUp(weightsSize_ + p->bytes.size(), ::webnn::artifact::kWeightAlignment);
     entries.push_back(fb::CreatePackedConstant(fbb_, p->node, p->input, fbb_.CreateString(p->layout),
                                                pending.offset, p->bytes.size(),

@@ -1,13 +1,12 @@
 #include "core/ArtifactLoader.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <unordered_set>
 
 #include "core/ControlFlow.h"
+#include "core/Sha256.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
 
@@ -305,9 +304,7 @@ class Loader {
   }
 
   static bool hashMatches(const uint8_t *data, uint64_t length, const uint8_t *sha256) {
-    unsigned char digest[SHA256_DIGEST_LENGTH];
-    SHA256(data, length, digest);
-    return std::memcmp(digest, sha256, SHA256_DIGEST_LENGTH) == 0;
+    return std::memcmp(webnn::rt::sha256(data, length).data(), sha256, kSha256Bytes) == 0;
   }
 
   Status bindWeights() {
@@ -348,7 +345,7 @@ class Loader {
                     std::string(dataTypeName(t.dtype)) + " " + shapeToString(t.shape) + " needs " +
                     std::to_string(t.byteSize));
       const auto *sha = c->sha256();
-      if (sha && sha->size() != SHA256_DIGEST_LENGTH)
+      if (sha && sha->size() != kSha256Bytes)
         return fail(label + ": sha256 has " + std::to_string(sha->size()) + " bytes, expected 32");
       t.role = TensorRole::kConstant;
       t.constantData = unbound ? nullptr : segment + c->offset();
@@ -583,7 +580,7 @@ class Loader {
       if (!p->layout() || p->layout()->size() == 0) return fail(label + " has no layout");
       WEBNN_RETURN_IF_ERROR(checkSegmentRange(label, p->offset(), p->length()));
       const auto *sha = p->sha256();
-      if (!sha || sha->size() != SHA256_DIGEST_LENGTH) return fail(label + ": sha256 must have 32 bytes");
+      if (!sha || sha->size() != kSha256Bytes) return fail(label + ": sha256 must have 32 bytes");
       const uint8_t *data = segment_ + p->offset();
       if (options_.verifyEmbeddedHashes && !hashMatches(data, p->length(), sha->data()))
         return fail(label + ": embedded bytes do not match their sha256");

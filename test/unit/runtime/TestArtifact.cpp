@@ -1,6 +1,5 @@
 #include "TestArtifact.h"
 
-#include <openssl/sha.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/Sha256.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
 
@@ -57,7 +57,8 @@ Built buildArtifact(const TGraph &g, bool weightless) {
       if (offset + bytes.size() > segment.size()) segment.resize(offset + bytes.size(), 0);
       std::memcpy(segment.data() + offset, bytes.data(), bytes.size());
     }
-    SHA256(bytes.data(), bytes.size(), hash);
+    webnn::rt::Sha256Digest digest = webnn::rt::sha256(bytes.data(), bytes.size());
+    std::memcpy(hash, digest.data(), digest.size());
     return offset;
   };
   for (const auto &c : g.constants) {
@@ -103,10 +104,9 @@ Built buildArtifact(const TGraph &g, bool weightless) {
                                dynamic.empty() ? 0 : fbb.CreateVector(dynamic),
                                packed.empty() ? 0 : fbb.CreateVector(packed),
                                subgraphs.empty() ? 0 : fbb.CreateVector(subgraphs));
-  uint8_t digest[32];
-  SHA256(allHashes.data(), allHashes.size(), digest);
+  webnn::rt::Sha256Digest digest = webnn::rt::sha256(allHashes.data(), allHashes.size());
   auto model = fb::CreateModel(fbb, fb::kSchemaVersion, fbb.CreateString("test"), fbb.CreateString("cpu"), graph,
-                               segmentSize, fbb.CreateVector(digest, 32), weightless);
+                               segmentSize, fbb.CreateVector(digest.data(), digest.size()), weightless);
   fb::FinishModelBuffer(fbb, model);
 
   Built out;
@@ -132,7 +132,7 @@ Built buildArtifact(const TGraph &g, bool weightless) {
     wh.version = fb::kSchemaVersion;
     wh.weights_offset = fb::kHeaderSize;
     wh.weights_size = segmentSize;
-    std::memcpy(wh.digest, digest, 32);
+    std::memcpy(wh.digest, digest.data(), digest.size());
     out.weights.resize(sizeof(wh));
     std::memcpy(out.weights.data(), &wh, sizeof(wh));
     out.weights.insert(out.weights.end(), segment.begin(), segment.end());
