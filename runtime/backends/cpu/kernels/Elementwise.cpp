@@ -58,8 +58,15 @@ WEBNN_FLOAT_UNARY(EluF, x > 0.f ? x : p.alpha * std::expm1(x))
 WEBNN_FLOAT_UNARY(LeakyReluF, x >= 0.f ? x : p.alpha * x)
 WEBNN_FLOAT_UNARY(HardSigmoidF, std::max(0.f, std::min(1.f, p.alpha * x + p.beta)))
 WEBNN_FLOAT_UNARY(LinearF, p.alpha * x + p.beta)
-WEBNN_FLOAT_UNARY(GeluF, 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f)))
 #undef WEBNN_FLOAT_UNARY
+// Vectorized like SigmoidF: a GELU that follows a convolution (wav2vec2's
+// feature extractor) runs over millions of values.
+struct GeluF {
+  Params p;
+  template <typename F>
+  F operator()(F x) const { return F(0.5) * x * (F(1) + std::erf(x * F(0.70710678118654752))); }
+  static void array(const float *x, float *y, int64_t n) { geluArray(x, y, n); }
+};
 // Vectorized over whole ranges (array()): a decoder's SiLU runs sigmoid over
 // every FFN activation, where the scalar expf took ~10% of a prefill.
 struct SigmoidF {

@@ -154,6 +154,54 @@ class GroupNormKernel final : public Kernel {
   bool contiguous_ = false;
 };
 
+// instanceNormalization in nhwc: the normalized values of one (n, c) are C
+// floats apart, so the table walk of GroupNormKernel strides through memory.
+// Instead each task takes a block of channels and sweeps the image's pixel
+// rows three times (sums, squared deviations, output), every access a
+// contiguous run of the block. Same two-pass double accumulation.
+class InstanceNormNhwcKernel final : public Kernel {
+ public:
+  InstanceNormNhwcKernel(int64_t n, int64_t pixels, int64_t c, float eps) : n_(n), pixels_(pixels), c_(c), eps_(eps) {}
+  void run(const KernelContext &ctx) override {
+    const float *x = in<float>(ctx, 0);
+    const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
+    float *y = outp<float>(ctx, 0);
+    if (pixels_ == 0 || c_ == 0) return;
+    const int64_t blocks = (c_ + kBlock - 1) / kBlock;
+    parallelFor(ctx, n_ * blocks, 1, [&](int64_t b, int64_t e) {
+      double acc[kBlock];
+      float mean[kBlock], mul[kBlock], add[kBlock];
+      for (int64_t t = b; t < e; ++t) {
+        int64_t img = t / blocks, c0 = (t % blocks) * kBlock, nc = std::min(kBlock, c_ - c0);
+        const float *xs = x + img * pixels_ * c_ + c0;
+        float *ys = y + img * pixels_ * c_ + c0;
+        std::fill(acc, acc + nc, 0.0);
+        for (int64_t p = 0; p < pixels_; ++p)
+          for (int64_t c = 0; c < nc; ++c) acc[c] += xs[p * c_ + c];
+        for (int64_t c = 0; c < nc; ++c) mean[c] = float(acc[c] / double(pixels_));
+        std::fill(acc, acc + nc, 0.0);
+        for (int64_t p = 0; p < pixels_; ++p)
+          for (int64_t c = 0; c < nc; ++c) {
+            float d = xs[p * c_ + c] - mean[c];
+            acc[c] += d * d;
+          }
+        for (int64_t c = 0; c < nc; ++c) {
+          float rstd = 1.f / std::sqrt(float(acc[c] / double(pixels_)) + eps_);
+          mul[c] = (scale ? scale[c0 + c] : 1.f) * rstd;
+          add[c] = (bias ? bias[c0 + c] : 0.f) - mean[c] * mul[c];
+        }
+        for (int64_t p = 0; p < pixels_; ++p)
+          for (int64_t c = 0; c < nc; ++c) ys[p * c_ + c] = xs[p * c_ + c] * mul[c] + add[c];
+      }
+    });
+  }
+
+ private:
+  static constexpr int64_t kBlock = 64;
+  int64_t n_, pixels_, c_;
+  float eps_;
+};
+
 // layerNormalization over the trailing axes of a row-major tensor (a
 // transformer's LayerNorm over the hidden size): rows of n contiguous values,
 // each normalized in one vectorized sweep while it sits in L1
@@ -254,14 +302,11 @@ Status makeInstanceNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeInstanceNorm, out);
   // Outer positions are (n, c) in that order so that o % C is the channel.
-  std::vector<int64_t> outer, inner;
   if (nhwc) {
-    outer = offsetTable({N, C}, {H * W * C, 1});
-    inner = offsetTable({H * W}, {C});
-  } else {
-    outer = offsetTable({N, C}, {C * H * W, H * W});
-    inner = offsetTable({H * W}, {1});
+    *out = std::make_unique<InstanceNormNhwcKernel>(N, H * W, C, float(eps));
+    return Status::ok();
   }
+  std::vector<int64_t> outer = offsetTable({N, C}, {C * H * W, H * W}), inner = offsetTable({H * W}, {1});
   *out = std::make_unique<GroupNormKernel>(std::move(outer), std::move(inner), float(eps), true, C);
   return Status::ok();
 }
