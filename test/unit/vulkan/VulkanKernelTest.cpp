@@ -176,6 +176,15 @@ TEST_F(VulkanKernels, MatMulAndGemm) {
              {outSpec(dt, {19, 21})}};
     g.attrBool("aTranspose", true).attrBool("bTranspose", true).attrFloat("alpha", 0.5).attrFloat("beta", 2.0);
     expectMatch(g, rtol, atol);
+    for (const char *act : {"none", "relu", "gelu"}) {
+      SCOPED_TRACE(act);
+      OpCase f{"fusedMatmul",
+               {random(dt, {2, 5, 19}, -1, 1, seed++), random(dt, {19, 21}, -1, 1, seed++, true),
+                random(dt, {21}, -1, 1, seed++, true), random(dt, {2, 5, 21}, -1, 1, seed++)},
+               {outSpec(dt, {2, 5, 21})}};
+      f.attrFloat("alpha", 0.5).attrString("activation", act);
+      expectMatch(f, rtol, atol);
+    }
   }
 }
 

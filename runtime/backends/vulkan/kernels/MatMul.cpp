@@ -1,4 +1,5 @@
-// matmul (batched, broadcasting batch dims) and gemm: shaders/matmul.comp.
+// matmul (batched, broadcasting batch dims), fusedMatmul and gemm:
+// shaders/matmul.comp.
 #include <string>
 
 #include "Shaders.h"
@@ -27,13 +28,26 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   for (size_t d = 0; d < batchRank; ++d) batches *= uint64_t(c.shape[d]);
   if (elementsOf(c.shape) == 0) return Status::ok();
   if (batches > 65535) return nodeUnsupported(node, "more than 65535 batches");
+  // fusedMatmul (docs/FUSED_OPS.md): alpha, bias [N], residual, relu/gelu.
+  bool fused = node.op == "fusedMatmul";
+  const OperandDesc *bias = fused && node.inputs.size() > 2 ? node.inputs[2] : nullptr;
+  const OperandDesc *residual = fused && node.inputs.size() > 3 ? node.inputs[3] : nullptr;
+  float alpha = float(node.attributes.getFloat("alpha", 1.0));
+  std::string activation = node.attributes.getString("activation", "none");
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  uint32_t act = activation == "relu" ? 1 : activation == "gelu" ? 2 : 0;
+  if (activation != "none" && act == 0) return nodeUnsupported(node, "unknown activation '" + activation + "'");
+  if (bias && (bias->dtype != a.dtype || elementsOf(bias->shape) != N))
+    return nodeUnsupported(node, "bias must have one value per output column");
+  if (residual && (residual->dtype != c.dtype || residual->shape != c.shape))
+    return nodeUnsupported(node, "residual differs from the output in shape or type");
   Dispatch d;
   d.shader = &shaders::matmul;
   uint32_t dt;
   shaderDataType(a.dtype, &dt);
-  d.spec = {dt, kTile, 0, 0, 0};
+  d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act};
   d.localSize = kTile * kTile;
-  d.bindings = {in(0), in(1), out(0), in(0)};
+  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   d.pushU(M).pushU(N).pushU(K);
   // Batch strides in elements, 0 where an operand broadcasts.
   auto batchStrides = [&](const Shape &s, uint64_t matrix, uint32_t *st) {
@@ -53,7 +67,7 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   for (uint32_t v : dims) d.pushU(v);
   for (uint32_t v : sa) d.pushU(v);
   for (uint32_t v : sb) d.pushU(v);
-  d.pushF(1.0f).pushF(0.0f).pushU(0).pushU(0);
+  d.pushF(alpha).pushF(1.0f).pushU(0).pushU(bias ? 1 : 0);
   d.groups[0] = (N + kTile - 1) / kTile;
   d.groups[1] = (M + kTile - 1) / kTile;
   d.groups[2] = uint32_t(batches);
@@ -80,9 +94,9 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   d.shader = &shaders::matmul;
   uint32_t dt;
   shaderDataType(a.dtype, &dt);
-  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u};
+  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0};
   d.localSize = kTile * kTile;
-  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0)};
+  d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
   d.pushU(M).pushU(N).pushU(K);
   for (int i = 0; i < 4; ++i) d.pushU(1);
   for (int i = 0; i < 8; ++i) d.pushU(0);
@@ -103,6 +117,7 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
 
 void registerMatMulKernels(std::vector<KernelEntry> *out) {
   out->push_back({"matmul", makeMatMul});
+  out->push_back({"fusedMatmul", makeMatMul});
   out->push_back({"gemm", makeGemm});
 }
 

@@ -81,3 +81,15 @@ bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
 uint flatIndex() {
   return gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 }
+
+// erf through the Chebyshev-fitted erfc of Press et al., Numerical Recipes
+// 6.2 (fractional error below 1.2e-7): GLSL has no erf, and the short
+// Abramowitz-Stegun forms miss WPT's tolerance.
+float erfApprox(float x) {
+  float ax = abs(x);
+  float t = 1.0 / (1.0 + 0.5 * ax);
+  float y = 1.0 - t * exp(-ax * ax - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
+            t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
+            t * (-0.82215223 + t * 0.17087277)))))))));
+  return x >= 0.0 ? y : -y;
+}

@@ -1,4 +1,5 @@
-// Batched matmul and gemm: C = alpha * op(A) * op(B) + beta * bias, with
+// Batched matmul, gemm and fusedMatmul: C = act(alpha * op(A) * op(B) +
+// beta * bias + residual), with
 // TILE x TILE output tiles per workgroup and both operand tiles staged in
 // shared memory (each element of A and B read from memory K/TILE times
 // instead of K). Batch dims broadcast through per-operand batch strides.
@@ -10,11 +11,14 @@ layout(constant_id = 2) const int TILE = 16;
 layout(constant_id = 3) const bool A_TRANSPOSED = false;  // A stored [K, M]
 layout(constant_id = 4) const bool B_TRANSPOSED = false;  // B stored [N, K]
 layout(constant_id = 5) const bool HAS_BIAS = false;
+layout(constant_id = 6) const bool HAS_RESIDUAL = false;
+layout(constant_id = 7) const int ACT = 0;  // fusedMatmul: 0 none, 1 relu, 2 gelu
 
 TENSOR_IN(0, A, DT)
 TENSOR_IN(1, B, DT)
 TENSOR_OUT(2, C, DT)
 TENSOR_IN(3, Bias, DT)
+TENSOR_IN(4, Residual, DT)
 
 layout(push_constant) uniform Params {
   uint M, N, K;
@@ -56,5 +60,9 @@ void main() {
   if (row >= p.M || col >= p.N) return;
   float r = p.alpha * acc;
   if (HAS_BIAS) r += p.beta * Bias_loadf(row * p.biasRowStride + col * p.biasColStride);
-  C_storef((batch * p.M + row) * p.N + col, r);
+  uint dst = (batch * p.M + row) * p.N + col;
+  if (HAS_RESIDUAL) r += Residual_loadf(dst);
+  if (ACT == 1) r = max(r, 0.0);
+  if (ACT == 2) r = 0.5 * r * (1.0 + erfApprox(r * 0.70710678118654752));
+  C_storef(dst, r);
 }

@@ -56,17 +56,6 @@ bool less64(uvec2 a, uvec2 b, bool signed64) {
   return a.x < b.x;
 }
 
-// Abramowitz and Stegun 7.1.26 is too coarse for WPT's tolerances; this is
-// the erf of W. J. Cody's rational approximations' float form (|err| < 2e-7).
-float erfApprox(float x) {
-  float ax = abs(x);
-  float t = 1.0 / (1.0 + 0.5 * ax);
-  float y = 1.0 - t * exp(-ax * ax - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 +
-            t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 +
-            t * (-0.82215223 + t * 0.17087277)))))))));
-  return x >= 0.0 ? y : -y;
-}
-
 float tanhStable(float x) {
   // GLSL's tanh may overflow exp() for |x| > ~44 on some drivers.
   if (abs(x) > 15.0) return sign(x);
