@@ -1,10 +1,13 @@
-"""Running one ONNX model through webnnc + webnn-run and through ONNX Runtime
+"""Running one ONNX model through webnnc + the runtime and through ONNX Runtime
 (onnxruntime-node, bench/ort_bench.js) on the same inputs, and comparing the
 outputs. Shared by the one-node contrib/opset-23 checks in test/llm
 (run_cases) and the control-flow check in test/onnx (save_feeds, run_both,
-compare)."""
+compare). Our side runs in this process through the Python package webnn
+(BUILD/python, beside BUILD/bin) when the build has it, else through
+webnn-run."""
 import os
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -38,11 +41,45 @@ def save_feeds(feeds, d):
     return ours, ort
 
 
+def _bindings(bin_dir):
+    """The webnn package built beside bin_dir, or None when the build has none."""
+    python_dir = os.path.join(os.path.dirname(os.path.abspath(bin_dir)), "python")
+    if not os.path.exists(os.path.join(python_dir, "webnn", "__init__.py")):
+        return None
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    import webnn
+    return webnn
+
+
+def _npy_name(name):
+    """webnn-run's file name for an output (--output-dir)."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".npy"
+
+
+def run_ours(bin_dir, wnn, feeds, out_dir):
+    """Runs the compiled wnn on `feeds` (one session, one thread, as webnn-run
+    does by default) and writes each output to out_dir/NAME.npy. Raises
+    RuntimeError with the runtime's message."""
+    webnn = _bindings(bin_dir)
+    if webnn is None:
+        ours, _ = save_feeds(feeds, os.path.dirname(out_dir) or ".")
+        _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", out_dir] + ours)
+        return
+    try:
+        outputs = webnn.load(wnn).session().run(feeds)
+    except webnn.Error as e:
+        raise RuntimeError(f"webnn: {e}") from None
+    os.makedirs(out_dir, exist_ok=True)
+    for name, value in outputs.items():
+        np.save(os.path.join(out_dir, _npy_name(name)), value)
+
+
 def run_both(bin_dir, wnn, model, feeds, d):
     """Runs the compiled wnn and the ONNX model on `feeds`; outputs land in
     d/ours and d/ort. Raises RuntimeError naming the runtime that failed."""
-    ours, ort = save_feeds(feeds, d)
-    _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", os.path.join(d, "ours")] + ours)
+    _, ort = save_feeds(feeds, d)
+    run_ours(bin_dir, wnn, feeds, os.path.join(d, "ours"))
     _run(["node", ORT_BENCH, model, "--bench", "1", "--warmup", "0", "--output-dir", os.path.join(d, "ort")] + ort)
 
 
