@@ -65,6 +65,19 @@ TEST_F(VulkanKernels, BinaryWithBroadcasting) {
       SCOPED_TRACE(std::string(op) + " " + std::string(dataTypeName(dt)));
       expectMatch(c, 0, 0);
     }
+  for (DataType dt : kFloats) {
+    OpCase pr{"prelu", {random(dt, {2, 3, 5}, -3, 3, seed++), random(dt, {3, 1}, 0, 1, seed++, true)},
+              {outSpec(dt, {2, 3, 5})}};
+    expectMatch(pr, dt);
+  }
+  for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+    OpCase w{"where",
+             {random(DataType::kUint8, {3, 1, 4}, 0, 1, seed++), random(dt, {5, 1}, 0, 9, seed++),
+              random(dt, {3, 5, 4}, 0, 9, seed++)},
+             {outSpec(dt, {3, 5, 4})}};
+    SCOPED_TRACE(std::string("where ") + std::string(dataTypeName(dt)));
+    expectMatch(w, 0, 0);
+  }
   for (DataType dt : kFloats)
     for (const char *op : {"equal", "greater", "greaterOrEqual", "lesser", "lesserOrEqual"}) {
       OpCase c{op, {random(dt, {4, 5}, -3, 3, seed++), random(DataType(dt), {5}, -3, 3, seed++)},

@@ -1,5 +1,5 @@
-// Elementwise binary ops (with broadcasting), unary ops and activations,
-// and cast: shaders/binary.comp and shaders/unary.comp.
+// Elementwise binary ops (with broadcasting, prelu among them), unary ops and
+// activations, cast, and where: shaders/binary.comp, unary.comp, where.comp.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,7 +30,7 @@ void broadcastStrides(const Shape &in, const Shape &outShape, uint32_t *strides)
 const std::map<std::string, uint32_t, std::less<>> kBinaryOps = {
     {"add", 0}, {"sub", 1}, {"mul", 2}, {"div", 3}, {"max", 4}, {"min", 5}, {"pow", 6},
     {"equal", 7}, {"greater", 8}, {"greaterOrEqual", 9}, {"lesser", 10}, {"lesserOrEqual", 11},
-    {"notEqual", 12}, {"logicalAnd", 13}, {"logicalOr", 14}, {"logicalXor", 15}};
+    {"notEqual", 12}, {"logicalAnd", 13}, {"logicalOr", 14}, {"logicalXor", 15}, {"prelu", 16}};
 
 // Elements per dispatch when a tensor exceeds maxStorageBufferRange: a
 // multiple of 256, so every chunk's byte offset is 256-aligned.
@@ -186,11 +186,42 @@ Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
   return Status::ok();
 }
 
+// where(condition, trueValue, falseValue): shaders/where.comp.
+Status makeWhere(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  (void)device;
+  if (node.inputs.size() != 3 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects condition, trueValue, falseValue and one output");
+  const OperandDesc &c = *node.inputs[0], &t = *node.inputs[1], &f = *node.inputs[2], &y = *node.outputs[0];
+  uint32_t dtCond, bytes = elementBytes(y.dtype);
+  if (!shaderDataType(c.dtype, &dtCond) || bytes == 0 || t.dtype != y.dtype || f.dtype != y.dtype)
+    return nodeUnsupported(node, "data type " + std::string(dataTypeName(y.dtype)));
+  size_t rank = y.shape.size();
+  if (rank > kMaxRank || c.shape.size() > rank || t.shape.size() > rank || f.shape.size() > rank)
+    return nodeUnsupported(node, "rank above 6");
+  int64_t count = elementsOf(y.shape);
+  if (count == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::where;
+  d.spec = {bytes, dtCond};
+  d.bindings = {in(0), in(1), in(2), out(0)};
+  d.pushU(uint32_t(count));
+  size_t off = kMaxRank - rank;
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(y.shape[i - off]));
+  for (const OperandDesc *x : {&c, &t, &f}) {
+    std::vector<uint64_t> st = vk::broadcastStrides(x->shape, rank);
+    for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(st[i - off]));
+  }
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
 }  // namespace
 
 void registerElementwiseKernels(std::vector<KernelEntry> *out) {
   for (const auto &[name, code] : kBinaryOps) out->push_back({name.c_str(), makeBinary});
   for (const auto &[name, op] : kUnaryOps) out->push_back({name.c_str(), makeUnary});
+  out->push_back({"where", makeWhere});
 }
 
 }  // namespace webnn::vk

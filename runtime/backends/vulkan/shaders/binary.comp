@@ -25,6 +25,7 @@ layout(constant_id = 3) const int OP = 0;
 #define OP_LOGICAL_AND 13
 #define OP_LOGICAL_OR 14
 #define OP_LOGICAL_XOR 15
+#define OP_PRELU 16
 
 TENSOR_IN(0, A, DT_IN)
 TENSOR_IN(1, B, DT_IN)
@@ -73,7 +74,7 @@ void main() {
   }
   if (isFloatType(DT_IN)) {
     float a = A_loadf(ia), b = B_loadf(ib);
-    if (OP >= OP_EQUAL) { C_storei(i, compare(a, b) ? 1 : 0); return; }
+    if (OP >= OP_EQUAL && OP <= OP_LOGICAL_XOR) { C_storei(i, compare(a, b) ? 1 : 0); return; }
     float r;
     if (OP == OP_ADD) r = a + b;
     else if (OP == OP_SUB) r = a - b;
@@ -81,6 +82,7 @@ void main() {
     else if (OP == OP_DIV) r = a / b;
     else if (OP == OP_MAX) r = max(a, b);
     else if (OP == OP_MIN) r = min(a, b);
+    else if (OP == OP_PRELU) r = a >= 0.0 ? a : a * b;
     else {
       // pow: GLSL's pow is undefined for a < 0; WebNN follows C's pow,
       // which is defined there for integral exponents.
@@ -96,7 +98,7 @@ void main() {
     C_storef(i, r);
   } else {
     int a = A_loadi(ia), b = B_loadi(ib);
-    if (OP >= OP_EQUAL) { C_storei(i, comparei(a, b) ? 1 : 0); return; }
+    if (OP >= OP_EQUAL && OP <= OP_LOGICAL_XOR) { C_storei(i, comparei(a, b) ? 1 : 0); return; }
     bool u = DT_IN == DT_U32 || DT_IN == DT_U64 || DT_IN == DT_U8;
     int r;
     if (OP == OP_ADD) r = a + b;
@@ -105,6 +107,7 @@ void main() {
     else if (OP == OP_DIV) r = b == 0 ? 0 : (u ? int(uint(a) / uint(b)) : a / b);
     else if (OP == OP_MAX) r = u ? int(max(uint(a), uint(b))) : max(a, b);
     else if (OP == OP_MIN) r = u ? int(min(uint(a), uint(b))) : min(a, b);
+    else if (OP == OP_PRELU) r = a >= 0 ? a : a * b;
     else {
       r = 1;
       for (int k = 0; k < b && k < 64; ++k) r *= a;
