@@ -129,12 +129,59 @@ case("Attention_causal_past", [N("Attention", ["x", "k", "v", "", "pk", "pv"], [
      opset=23, dims={"seq": SEQ_MAX, "past": 31}, points=[{"seq": 3, "past": 5}, {"seq": 1, "past": 9},
                                                            {"seq": 16, "past": 31}])
 
+# Reshape targets computed from Shape of the dynamic tensor, as exporters
+# write them: the shape value's entries are followed through Gather, Slice,
+# Squeeze/Unsqueeze, Cast, Reshape and Concat; static entries fold to
+# constants (so arithmetic on them works), and the one dynamic entry becomes
+# webnn.reshape's inferred size.
+case("Reshape_from_Shape_slice_concat", [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
+                                         N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+     [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))])
+case("Reshape_from_Shape_gather_unsqueeze_concat",
+     [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i0"], ["b"], axis=0), N("Gather", ["sh", "i1"], ["n"], axis=0),
+      N("Unsqueeze", ["b", "a0"], ["bu"]), N("Unsqueeze", ["n", "a0"], ["nu"]),
+      N("Concat", ["bu", "nu", "heads", "hd"], ["s"], axis=0), N("Reshape", ["x", "s"], ["h"]),
+      N("Transpose", ["h"], ["y"], perm=[0, 2, 1, 3])],
+     [init("i0", np.array(0, np.int64)), init("i1", np.array(1, np.int64)), init("a0", i64(0)),
+      init("heads", i64(2)), init("hd", i64(4))])
+case("Reshape_from_Shape_static_entry_arithmetic",  # head_dim = Shape(x)[2] / 2, folded
+     [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i2"], ["d"], axis=0), N("Div", ["d", "two"], ["hd"]),
+      N("Unsqueeze", ["hd", "a0"], ["hdu"]), N("Slice", ["sh", "st", "en"], ["bs"]),
+      N("Concat", ["bs", "hdu", "two1"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+     [init("i2", np.array(2, np.int64)), init("two", np.array(2, np.int64)), init("a0", i64(0)),
+      init("st", i64(0)), init("en", i64(2)), init("two1", i64(2))])
+case("Reshape_from_Shape_cast_squeeze_negative_slice",  # entries through Cast, Slice(-2, -1), Squeeze, Unsqueeze
+     [N("Shape", ["x"], ["sh"]), N("Cast", ["sh"], ["sh32"], to=T.INT32), N("Slice", ["sh32", "m2", "m1"], ["n1"]),
+      N("Squeeze", ["n1", "a0"], ["n"]), N("Cast", ["n"], ["n64"], to=T.INT64), N("Unsqueeze", ["n64", "a0"], ["nu"]),
+      N("Concat", ["nu", "rest"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+     [init("m2", i64(-2)), init("m1", i64(-1)), init("a0", i64(0)), init("rest", i64(H))])
+case("Reshape_from_Shape_merge_heads_opset11",  # Unsqueeze's axes as an attribute
+     [N("Reshape", ["x", "split"], ["h"]), N("Shape", ["h"], ["sh"]), N("Gather", ["sh", "i1"], ["n"], axis=0),
+      N("Unsqueeze", ["n"], ["nu"], axes=[0]), N("Concat", ["one", "nu", "d"], ["s"], axis=0),
+      N("Reshape", ["h", "s"], ["y"])],
+     [init("split", i64(1, -1, 2, 4)), init("i1", np.array(1, np.int64)), init("one", i64(1)), init("d", i64(H))],
+     opset=11)
+
 # Forms that still need static shapes, and the error each gives.
 UNSUPPORTED = {
-    "Reshape_from_Shape": ("the shape of 'x', whose size is only known at run time",
-                           [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
-                            N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
-                           [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))]),
+    "Reshape_from_Shape_two_dynamic_entries": (
+        "2 of its entries are known only at run time: WebNN's reshape infers one",
+        [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
+         N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+        [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))],
+        [vi("x", ("batch", "seq", H))], ["--dynamic-dim", "batch=2"]),
+    "Reshape_from_Shape_dynamic_entry_and_minus_one": (
+        "1 of its entries are known only at run time besides a -1",
+        [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
+         N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+        [init("st", i64(0)), init("en", i64(2)), init("tail", i64(-1, 4))]),
+    "Reshape_from_Shape_arithmetic_on_dynamic_entry": (
+        "so Mul cannot use it",
+        [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i1"], ["n"], axis=0), N("Mul", ["n", "two"], ["n2"]),
+         N("Unsqueeze", ["n2", "a0"], ["nu"]), N("Concat", ["one", "nu", "four"], ["s"], axis=0),
+         N("Reshape", ["x", "s"], ["y"])],
+        [init("i1", np.array(1, np.int64)), init("two", np.array(2, np.int64)), init("a0", i64(0)),
+         init("one", i64(1)), init("four", i64(4))]),
     "Slice_seq_first_rows": ("along dynamic dimension 1",
                              [N("Slice", ["x", "st", "en", "ax"], ["y"])],
                              [init("st", i64(0)), init("en", i64(2)), init("ax", i64(1))]),
@@ -205,13 +252,14 @@ def main(argv):
         print(f"[{'FAIL' if bad else 'PASS'}] {name}: at {points}: max |diff| {worst:.2e}"
               + ("".join("\n    " + b for b in bad)))
         failures += bool(bad)
-    for name, (want, nodes, inits) in UNSUPPORTED.items():
+    for name, (want, nodes, inits, *more) in UNSUPPORTED.items():
+        inputs, flags = (more + [[vi("x")], []])[:2] if len(more) < 2 else more
         d = os.path.join(work, name)
         os.makedirs(d, exist_ok=True)
         model = os.path.join(d, "model.onnx")
-        build(model, nodes, inits, [vi("x")], 17)
+        build(model, nodes, inits, inputs, 17)
         r = subprocess.run([os.path.join(a.bin, "webnnc"), "compile", model, "-o", os.path.join(d, "model.wnn"),
-                            "--dynamic-dim", f"seq={SEQ_MAX}"], capture_output=True, text=True)
+                            "--dynamic-dim", f"seq={SEQ_MAX}"] + flags, capture_output=True, text=True)
         errors = [l for l in r.stderr.splitlines() if "error:" in l]
         ok = r.returncode == 1 and len(errors) == 1 and want in errors[0]
         print(f"[{'PASS' if ok else 'FAIL'}] {name} (unsupported): "

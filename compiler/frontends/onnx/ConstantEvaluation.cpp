@@ -6,7 +6,9 @@
 // constants, in the model's graph and in every If branch and Loop body alike:
 // exporters write it with element-wise ops, gathers (Shape -> Gather, and
 // Slice with a negative step, which the importer lowers to a gather) and
-// reductions.
+// reductions. Shape of a tensor with dynamic dimensions is followed entry by
+// entry (forwardShapeValueDims): static entries become constants again, and
+// a Reshape target with one dynamic entry left lets it be inferred.
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -285,7 +287,166 @@ std::optional<ElementsAttr> evaluateReduce(Operation *op, ArrayRef<ConstantData>
   return fromValues(outType, acc, iacc);
 }
 
+// ------------------------------------------------------- shape values
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &node, StringRef name) {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+// Input i as a small integer constant (not a shape value).
+std::optional<ConstantData> constantOperand(GraphImporter &g, const onnx::NodeProto &node, int i) {
+  if (i >= node.input_size() || node.input(i).empty() || g.shapeValueOrigin(node.input(i))) return std::nullopt;
+  Value v = g.lookup(node.input(i));
+  std::optional<ConstantData> d = v ? getConstantData(v) : std::nullopt;
+  if (!d || !d->type.getElementType().isIntOrIndex() || d->type.getRank() > 1 || d->numElements() > 64)
+    return std::nullopt;
+  return d;
+}
+
+// An int-list operand given as input `i` (newer opsets) or attribute `name`.
+std::optional<SmallVector<int64_t>> listOperand(GraphImporter &g, const onnx::NodeProto &node, int i,
+                                                StringRef name) {
+  if (i < node.input_size() && !node.input(i).empty()) {
+    std::optional<ConstantData> d = constantOperand(g, node, i);
+    if (!d) return std::nullopt;
+    return d->ints();
+  }
+  if (const onnx::AttributeProto *a = findAttr(node, name))
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  return SmallVector<int64_t>{};
+}
+
+bool isIntegerOnnxType(int64_t t) {
+  using TP = onnx::TensorProto;
+  return t == TP::INT8 || t == TP::INT16 || t == TP::INT32 || t == TP::INT64 || t == TP::UINT8 ||
+         t == TP::UINT16 || t == TP::UINT32 || t == TP::UINT64;
+}
+
+// A list of axes that names only axis 0 of a rank-`rank` tensor (or none).
+bool onlyAxisZero(ArrayRef<int64_t> axes, int64_t rank) {
+  return llvm::all_of(axes, [&](int64_t a) { return a == 0 || a == -rank; });
+}
+
+// The entries Slice keeps of `n` values (ONNX clamping; one axis).
+std::optional<SmallVector<int64_t>> sliceIndices(int64_t n, int64_t start, int64_t end, int64_t step) {
+  if (step == 0) return std::nullopt;
+  auto norm = [&](int64_t v, int64_t lo, int64_t hi) {
+    if (v < 0) v = v < -n ? -n - 1 : v + n;  // -inf stays below lo
+    return std::min(std::max(v, lo), hi);
+  };
+  SmallVector<int64_t> idx;
+  if (step > 0) {
+    for (int64_t i = norm(start, 0, n), e = norm(end, 0, n); i < e; i += step) idx.push_back(i);
+  } else {
+    for (int64_t i = norm(start, -1, n - 1), e = norm(end, -1, n - 1); i > e; i += step) idx.push_back(i);
+  }
+  return idx;
+}
+
 }  // namespace
+
+bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Location loc, StringRef origin) {
+  if (node.output_size() != 1 || node.output(0).empty()) return false;
+  // The entries of input i: a shape value's, or a small integer constant's.
+  auto entriesOf = [&](int i) -> std::optional<ShapeValueDims> {
+    if (i >= node.input_size() || node.input(i).empty()) return std::nullopt;
+    if (g.shapeValueOrigin(node.input(i))) {
+      const ShapeValueDims *d = g.shapeValueDims(node.input(i));
+      return d ? std::optional<ShapeValueDims>(*d) : std::nullopt;
+    }
+    std::optional<ConstantData> d = constantOperand(g, node, i);
+    if (!d) return std::nullopt;
+    ShapeValueDims r;
+    r.scalar = d->type.getRank() == 0;
+    for (int64_t k = 0; k < d->numElements(); ++k) r.dims.push_back(d->intAt(k));
+    return r;
+  };
+  StringRef op = node.op_type();
+  ShapeValueDims out;
+  if (op == "Concat") {
+    bool typed = false;
+    for (int i = 0; i < node.input_size(); ++i) {
+      std::optional<ShapeValueDims> e = entriesOf(i);
+      if (!e || e->scalar) return false;
+      if (!typed && g.shapeValueOrigin(node.input(i))) out.onnxType = e->onnxType, typed = true;
+      out.dims.append(e->dims.begin(), e->dims.end());
+    }
+  } else {
+    std::optional<ShapeValueDims> in = entriesOf(0);
+    if (!in) return false;
+    const int64_t n = static_cast<int64_t>(in->dims.size());
+    out.onnxType = in->onnxType;
+    if (op == "Identity") {
+      out = *in;
+    } else if (op == "Cast") {
+      const onnx::AttributeProto *to = findAttr(node, "to");
+      if (!to || !isIntegerOnnxType(to->i())) return false;
+      out = *in;
+      out.onnxType = static_cast<int32_t>(to->i());
+    } else if (op == "Gather") {
+      const onnx::AttributeProto *axis = findAttr(node, "axis");
+      std::optional<ConstantData> idx = constantOperand(g, node, 1);
+      if (in->scalar || (axis && axis->i() != 0 && axis->i() != -1) || !idx) return false;
+      for (int64_t k = 0; k < idx->numElements(); ++k) {
+        int64_t i = idx->intAt(k);
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) return false;
+        out.dims.push_back(in->dims[i]);
+      }
+      out.scalar = idx->type.getRank() == 0;
+    } else if (op == "Unsqueeze") {
+      std::optional<SmallVector<int64_t>> axes = listOperand(g, node, 1, "axes");
+      if (!in->scalar || !axes || axes->size() != 1 || !onlyAxisZero(*axes, 1)) return false;
+      out.dims = in->dims;
+    } else if (op == "Squeeze") {
+      std::optional<SmallVector<int64_t>> axes = listOperand(g, node, 1, "axes");
+      if (in->scalar || n != 1 || !axes || !onlyAxisZero(*axes, 1)) return false;
+      out.dims = in->dims;
+      out.scalar = true;
+    } else if (op == "Reshape") {
+      std::optional<ConstantData> target = constantOperand(g, node, 1);
+      if (!target || target->type.getRank() != 1 || target->numElements() > 1) return false;
+      if (target->numElements() == 1) {
+        int64_t t = target->intAt(0);
+        if (t != -1 && t != n && !(t == 0 && !in->scalar)) return false;
+      } else if (n != 1) {
+        return false;
+      }
+      out.dims = in->dims;
+      out.scalar = target->numElements() == 0;
+    } else if (op == "Slice") {
+      std::optional<SmallVector<int64_t>> starts = listOperand(g, node, 1, "starts"),
+                                          ends = listOperand(g, node, 2, "ends"),
+                                          axes = listOperand(g, node, 3, "axes"),
+                                          steps = listOperand(g, node, 4, "steps");
+      if (in->scalar || !starts || !ends || !axes || !steps || starts->size() != 1 || ends->size() != 1 ||
+          axes->size() > 1 || steps->size() > 1 || !onlyAxisZero(*axes, 1))
+        return false;
+      std::optional<SmallVector<int64_t>> keep =
+          sliceIndices(n, (*starts)[0], (*ends)[0], steps->empty() ? 1 : (*steps)[0]);
+      if (!keep) return false;
+      for (int64_t i : *keep) out.dims.push_back(in->dims[i]);
+    } else {
+      return false;
+    }
+  }
+  const std::string &name = node.output(0);
+  if (llvm::any_of(out.dims, [](const std::optional<int64_t> &d) { return !d.has_value(); })) {
+    g.defineShapeValue(name, origin, std::move(out));
+    return true;
+  }
+  // Every entry known (e.g. a static dimension gathered from the shape of a
+  // dynamic tensor): an ordinary constant, for the folding after it.
+  Type elem = g.elementType(out.onnxType);
+  SmallVector<int64_t> shape;
+  if (!out.scalar) shape.push_back(static_cast<int64_t>(out.dims.size()));
+  SmallVector<APInt> values;
+  for (const std::optional<int64_t> &d : out.dims)
+    values.push_back(APInt(elem.getIntOrFloatBitWidth(), static_cast<uint64_t>(*d), true));
+  g.define(name, g.graph().addConstant(DenseElementsAttr::get(RankedTensorType::get(shape, elem), values), name, loc));
+  return true;
+}
 
 std::optional<ElementsAttr> evaluateConstantOp(Operation *op) {
   if (op->getNumResults() != 1) return std::nullopt;

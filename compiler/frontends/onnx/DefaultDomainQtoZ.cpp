@@ -87,9 +87,33 @@ LogicalResult convertReshapeAttribute(NodeConverter &c) {
 }
 
 // Reshape-5+: the target is a constant input; allowzero from Reshape-14.
+// A target built from Shape of a dynamic tensor (Shape -> Gather ->
+// Unsqueeze -> Concat, as exporters write it) is used when one entry is
+// known only at run time: it becomes -1, which the element count fixes.
 LogicalResult convertReshapeInput(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0);
   if (failed(x)) return failure();
+  if (c.isShapeValueInput(1)) {
+    StringRef name = c.node().input(1);
+    const ShapeValueDims *d = c.graphImporter().shapeValueDims(name);
+    int64_t unknown = 0, inferred = 0;
+    SmallVector<int64_t> target;
+    for (const std::optional<int64_t> &v : d ? d->dims : SmallVector<std::optional<int64_t>>{}) {
+      unknown += !v.has_value();
+      inferred += v && *v == -1;
+      target.push_back(v.value_or(-1));
+    }
+    if (!d || d->scalar || unknown + inferred != 1) {
+      std::string why = d && !d->scalar
+                            ? ", and " + std::to_string(unknown) + " of its entries are known only at run time" +
+                                  (inferred ? " besides a -1" : "") +
+                                  ": WebNN's reshape infers one (fix the others with --shape)"
+                            : ", whose size is only known at run time (fix the dimension with --shape)";
+      return c.fail("input 'shape' ('" + name + "') is computed from " + *c.graphImporter().shapeValueOrigin(name) +
+                    why);
+    }
+    return emitReshape(c, *x, target, c.opset() >= 14 && c.intAttr("allowzero", 0) != 0);
+  }
   FailureOr<SmallVector<int64_t>> shape = c.constantIntsInput(1, "shape");
   if (failed(shape)) return failure();
   return emitReshape(c, *x, *shape, c.opset() >= 14 && c.intAttr("allowzero", 0) != 0);
@@ -109,7 +133,11 @@ LogicalResult convertShape(NodeConverter &c) {
   SmallVector<int64_t> dims;
   for (int64_t i = start; i < end; ++i) {
     if (ShapedType::isDynamic(shape[i])) {
-      c.setShapeValueOutput(0, "the shape of '" + c.node().input(0) + "'");
+      // Its static entries stay known, for the Gathers and Reshapes after it.
+      ShapeValueDims entries;
+      for (int64_t j = start; j < end; ++j)
+        entries.dims.push_back(ShapedType::isDynamic(shape[j]) ? std::nullopt : std::optional<int64_t>(shape[j]));
+      c.setShapeValueOutput(0, "the shape of '" + c.node().input(0) + "'", std::move(entries));
       return success();
     }
     dims.push_back(shape[i]);

@@ -39,8 +39,8 @@ FailureOr<Value> NodeConverter::requiredInput(size_t i) {
   return input(i);
 }
 
-void NodeConverter::setShapeValueOutput(size_t i, StringRef origin) {
-  if (outputUsed(i)) graph_.defineShapeValue(node_.output(i), origin);
+void NodeConverter::setShapeValueOutput(size_t i, StringRef origin, std::optional<ShapeValueDims> dims) {
+  if (outputUsed(i)) graph_.defineShapeValue(node_.output(i), origin, std::move(dims));
   if (outputs_.size() <= i) outputs_.resize(i + 1);
   outputs_[i] = Value();
   shapeValueOutputs_.resize(std::max(shapeValueOutputs_.size(), i + 1));

@@ -76,6 +76,22 @@ std::string describeRuntimeChain(Value v);
 
 // ------------------------------------------------------------------ graph
 class NodeConverter;
+class GraphImporter;
+
+// The entries of a shape value (a scalar or 1-D integer tensor computed from
+// Shape of a tensor with dynamic dimensions), where the importer follows
+// them: a known value, or nullopt for a dimension known only at run time.
+struct ShapeValueDims {
+  SmallVector<std::optional<int64_t>> dims;
+  bool scalar = false;
+  int32_t onnxType = onnx::TensorProto::INT64;
+};
+// Follows a shape value with known entries through a node that only moves
+// them (Identity, Cast to an integer, Gather, Slice, Squeeze, Unsqueeze,
+// Reshape, Concat with constants; ConstantEvaluation.cpp): defines the
+// outputs as constants when every entry is known, else as shape values with
+// entries. False when it cannot (the caller keeps the plain shape value).
+bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Location loc, StringRef origin);
 
 // Owns the graph under construction: ONNX value names -> MLIR values.
 class GraphImporter {
@@ -103,11 +119,20 @@ class GraphImporter {
   // shape values at run time: no MLIR value stands for them, and only an op
   // that can do without one (GroupQueryAttention's total_sequence_length) may
   // consume them. `origin` says where they come from, for errors.
-  void defineShapeValue(StringRef name, StringRef origin) { shapeValueOrigins_[name] = origin.str(); }
+  // `dims`, when given, are its entries (what Reshape can still use).
+  void defineShapeValue(StringRef name, StringRef origin, std::optional<ShapeValueDims> dims = std::nullopt) {
+    shapeValueOrigins_[name] = origin.str();
+    if (dims) shapeValueDims_[name] = std::move(*dims);
+    else shapeValueDims_.erase(name);
+  }
   std::optional<StringRef> shapeValueOrigin(StringRef name) const {
     auto it = shapeValueOrigins_.find(name);
     if (it == shapeValueOrigins_.end()) return std::nullopt;
     return StringRef(it->second);
+  }
+  const ShapeValueDims *shapeValueDims(StringRef name) const {
+    auto it = shapeValueDims_.find(name);
+    return it == shapeValueDims_.end() ? nullptr : &it->second;
   }
   void define(StringRef name, Value v) { values_[name] = v; }
   // Every name's value, to restore after converting a region: what a branch
@@ -128,6 +153,7 @@ class GraphImporter {
   TensorSource tensorSource_;
   llvm::StringMap<Value> values_;
   llvm::StringMap<std::string> shapeValueOrigins_;
+  llvm::StringMap<ShapeValueDims> shapeValueDims_;
   SubgraphConverter subgraphConverter_;
 };
 
@@ -161,7 +187,7 @@ class NodeConverter {
   bool outputUsed(size_t i) const { return i < numOutputs() && !node_.output(i).empty(); }
   void setOutput(size_t i, Value v);
   // Output `i` is a run-time shape value (see GraphImporter::defineShapeValue).
-  void setShapeValueOutput(size_t i, StringRef origin);
+  void setShapeValueOutput(size_t i, StringRef origin, std::optional<ShapeValueDims> dims = std::nullopt);
   // Whether input `i` is such a value.
   bool isShapeValueInput(size_t i) const {
     return hasInput(i) && graph_.shapeValueOrigin(node_.input(i)).has_value();

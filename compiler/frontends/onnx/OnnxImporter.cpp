@@ -371,9 +371,13 @@ LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
 }
 
 // Run-time shape values (GraphImporter::defineShapeValue) pass through the
-// ops that only select or retype them; any other consumer but
-// GroupQueryAttention's total_sequence_length is an error naming the origin.
-static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto &node, Location loc) {
+// ops that only select or retype them (`handled`: the node is done; its
+// known entries may fold to constants); any other consumer but Reshape's
+// target and GroupQueryAttention's total_sequence_length is an error naming
+// the origin.
+static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto &node, Location loc,
+                                        bool &handled) {
+  handled = false;
   std::optional<StringRef> origin;
   int firstInput = -1;
   for (int i = 0; i < node.input_size(); ++i)
@@ -386,11 +390,15 @@ static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto 
   // of a Concat), not e.g. Reshape's target shape.
   bool carried = node.op_type() == "Concat" || firstInput == 0;
   if (defaultDomain && carried && llvm::is_contained(kCarriers, node.op_type())) {
+    handled = true;
+    if (forwardShapeValueDims(g, node, loc, *origin)) return success();
     std::string o = origin->str();
     for (const std::string &out : node.output())
       if (!out.empty()) g.defineShapeValue(out, o);
     return success();
   }
+  if (defaultDomain && node.op_type() == "Reshape" && firstInput == 1 && g.shapeValueDims(node.input(1)))
+    return success();  // convertReshapeInput takes it when one entry is dynamic
   bool gqaTotal = node.domain() == "com.microsoft" && node.op_type() == "GroupQueryAttention" &&
                   firstInput == 6;
   for (int i = firstInput + 1; gqaTotal && i < node.input_size(); ++i)
@@ -426,8 +434,10 @@ LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::Gra
                             << (node.domain().empty() ? "ai.onnx" : node.domain())
                             << "::" << node.op_type() << " (opset " << opset << ")",
              failure();
-    if (failed(forwardShapeValues(g, node, loc))) return failure();
-    if (llvm::any_of(node.output(), [&](const std::string &o) { return g.shapeValueOrigin(o).has_value(); }))
+    bool forwarded = false;
+    if (failed(forwardShapeValues(g, node, loc, forwarded))) return failure();
+    if (forwarded ||
+        llvm::any_of(node.output(), [&](const std::string &o) { return g.shapeValueOrigin(o).has_value(); }))
       continue;
     NodeConverter c(g, node, opset, loc);
     if (failed(fn(c))) return failure();
