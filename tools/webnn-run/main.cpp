@@ -5,6 +5,7 @@
 // "webnn-run: error:"; no output file is left half-written.
 #include "Compare.h"
 #include "Devices.h"
+#include "GpuRun.h"
 #include "Calibrate.h"
 #include "Generate.h"
 #include "Profile.h"
@@ -486,6 +487,10 @@ int run(const Options &opt) {
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
+  // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp);
+  // "cpu" (the default) continues below.
+  std::string device = webnnrun::deviceArgument(argc, argv);
+  if (!device.empty() && device != "cpu") return webnnrun::runGpu(argc, argv);
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
@@ -503,6 +508,8 @@ int main(int argc, char **argv) {
   app.add_option("--atol", opt.atol, "Absolute tolerance for --expected (floats)");
   app.add_option("--output-dir", opt.outputDir, "Write every output as DIR/<name>.npy");
   app.add_option("--threads,-t", opt.threads, "Threads for kernels (>= 1)");
+  std::string cpuDevice = "cpu";  // other devices were dispatched above
+  app.add_option("--device", cpuDevice, "cpu (default), gpu or gpu:N: a Vulkan device (--list-devices lists them)");
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
   app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");

@@ -1,0 +1,19 @@
+// `webnn-run ARTIFACT --device gpu[:N] ...`: the whole graph as one Vulkan
+// program (runtime/backends/vulkan/VulkanGraph.h): one command buffer
+// recorded at session creation, one submit and one wait per run.
+#ifndef WEBNN_TOOLS_WEBNN_RUN_GPURUN_H
+#define WEBNN_TOOLS_WEBNN_RUN_GPURUN_H
+
+#include <string>
+
+namespace webnnrun {
+
+// The device named by --device/--device= in argv, or "" when absent.
+std::string deviceArgument(int argc, char **argv);
+// Runs with the same exit codes as webnn-run: 0, 1 (bad input or a GPU
+// error, one "webnn-run: error:" line), 2 (usage).
+int runGpu(int argc, char **argv);
+
+}  // namespace webnnrun
+
+#endif
