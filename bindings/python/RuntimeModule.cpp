@@ -311,6 +311,9 @@ std::unique_ptr<PyModel> load(const py::object &artifact, const py::object &weig
     s = webnn::Model::loadFromMemory(std::move(graph), std::move(w), options, &model);
   } else {
     std::string path = py::str(py::module_::import("os").attr("fspath")(artifact));
+    if (isBytesLike(weights))
+      raise(webnn::StatusCode::kInvalidArgument,
+            path + ": weights given as bytes need the artifact as bytes too (read the file first)");
     if (!weights.is_none()) options.weightsPath = py::str(py::module_::import("os").attr("fspath")(weights));
     py::gil_scoped_release release;
     s = webnn::Model::load(path, options, &model);

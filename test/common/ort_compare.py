@@ -57,11 +57,12 @@ def _npy_name(name):
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".npy"
 
 
-def run_ours(bin_dir, wnn, feeds, out_dir):
+def run_ours(bin_dir, wnn, feeds, out_dir, isolated=False):
     """Runs the compiled wnn on `feeds` (one session, one thread, as webnn-run
     does by default) and writes each output to out_dir/NAME.npy. Raises
-    RuntimeError with the runtime's message."""
-    webnn = _bindings(bin_dir)
+    RuntimeError with the runtime's message. `isolated`: in a webnn-run
+    process, so that a crash costs one case, not the whole check."""
+    webnn = None if isolated else _bindings(bin_dir)
     if webnn is None:
         ours, _ = save_feeds(feeds, os.path.dirname(out_dir) or ".")
         _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", out_dir] + ours)
@@ -75,11 +76,11 @@ def run_ours(bin_dir, wnn, feeds, out_dir):
         np.save(os.path.join(out_dir, _npy_name(name)), value)
 
 
-def run_both(bin_dir, wnn, model, feeds, d):
+def run_both(bin_dir, wnn, model, feeds, d, isolated=False):
     """Runs the compiled wnn and the ONNX model on `feeds`; outputs land in
     d/ours and d/ort. Raises RuntimeError naming the runtime that failed."""
     _, ort = save_feeds(feeds, d)
-    run_ours(bin_dir, wnn, feeds, os.path.join(d, "ours"))
+    run_ours(bin_dir, wnn, feeds, os.path.join(d, "ours"), isolated)
     _run(["node", ORT_BENCH, model, "--bench", "1", "--warmup", "0", "--output-dir", os.path.join(d, "ort")] + ort)
 
 

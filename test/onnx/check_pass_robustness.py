@@ -224,7 +224,8 @@ def compare_with_ort(name, zoo_dir, args, work):
     if kind != "ok":
         return f"webnnc: {msg}", None, None
     try:
-        ort_compare.run_both(args.bin, str(wnn), str(model), feeds, str(d))
+        # In a webnn-run process: a crash on one generated graph fails that case alone.
+        ort_compare.run_both(args.bin, str(wnn), str(model), feeds, str(d), isolated=True)
     except RuntimeError as e:
         return f"{e}", None, None
     # atol relative to the output's scale: random weights can leave logits

@@ -165,6 +165,10 @@ class Bindings(unittest.TestCase):
         with self.assertRaises(webnn.Error) as e:  # from memory, weights come as bytes too
             webnn.load(graph, weights=weights)
         self.assertIn("weights as bytes", str(e.exception))
+        with self.assertRaises(webnn.Error) as e:  # and bytes weights need bytes for the graph
+            webnn.load(wnn, weights=weight_bytes)
+        self.assertEqual(str(e.exception),
+                         f"{wnn}: weights given as bytes need the artifact as bytes too (read the file first)")
 
     def test_bool_boundary(self):
         g = helper.make_graph(
