@@ -303,6 +303,19 @@ class Bindings(unittest.TestCase):
         self.assertEqual(e.exception.unsupported_ops,
                          [{"domain": "ai.onnx", "op_type": "Frobnicate", "opset": 13, "nodes": ["Frobnicate_0"]}])
 
+    def test_runtime_only_build_has_no_compile(self):
+        saved, env = webnn.WEBNNC_FROM_PACKAGE, os.environ.pop("WEBNNC", None)
+        try:
+            webnn.WEBNNC_FROM_PACKAGE = ""  # what a WEBNN_BUILD_COMPILER=OFF build writes
+            self.assertIsNone(webnn.webnnc_path())
+            with self.assertRaises(webnn.CompileError) as e:
+                webnn.compile(os.path.join(self.mlp_dir, "mlp.webnn"), self.path("none.wnn"))
+            self.assertIn("built without the compiler", str(e.exception))
+        finally:
+            webnn.WEBNNC_FROM_PACKAGE = saved
+            if env is not None:
+                os.environ["WEBNNC"] = env
+
 
 def main():
     global ARGS

@@ -56,9 +56,11 @@ def empty(shape, dtype=np.float32):
 
 def webnnc_path():
     """The webnnc that compile() runs: $WEBNNC, else the one installed (or
-    built) with this package."""
+    built) with this package; None in a runtime-only build."""
     if os.environ.get("WEBNNC"):
         return os.environ["WEBNNC"]
+    if not WEBNNC_FROM_PACKAGE:  # a runtime-only build (WEBNN_BUILD_COMPILER=OFF)
+        return None
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), WEBNNC_FROM_PACKAGE))
 
 
@@ -88,7 +90,11 @@ def compile(model, output, *, weightless=False, weights_out=None, precision="exa
       --shape strings; dynamic_dims: {dim_param: max};
     const_inputs: {input: "tensor.pb"}; flags: more webnnc arguments.
     Raises CompileError with webnnc's messages when it fails."""
-    cmd = [webnnc_path(), "compile", os.fspath(model), "-o", os.fspath(output), "--json",
+    webnnc = webnnc_path()
+    if webnnc is None:
+        raise CompileError("this webnn package was built without the compiler (WEBNN_BUILD_COMPILER=OFF); "
+                           "set WEBNNC to a webnnc to compile with")
+    cmd = [webnnc, "compile", os.fspath(model), "-o", os.fspath(output), "--json",
            "--precision", precision]
     if weightless:
         cmd.append("--weightless")
