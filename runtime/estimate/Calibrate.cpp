@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// What a measurement's duration is read from. One thread: the thread's CPU
+// time, so that other processes on a shared machine (time slices taken from
+// this thread) do not enter the device profile; several threads: wall time,
+// since their waits for each other are part of what the kernels cost.
+struct Stopwatch {
+  bool cpu;
+  explicit Stopwatch(int threads) : cpu(threads == 1) {}
+  double now() const {
+    timespec ts{};
+    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+  }
+};
 
 // ---- peaks: independent FMA chains, enough to cover the FMA latency.
 __attribute__((target("avx2,fma"))) double fmaAvx2(int64_t iters) {
@@ -75,18 +90,20 @@ __attribute__((target("avx512f,avx512bf16"))) double bf16Avx512(int64_t iters) {
 volatile double gSink;
 
 // Operations per second with every thread running `fn` (opsPerIter per iteration).
-double peakOps(cpu::ThreadPool &pool, double (*fn)(int64_t), double opsPerIter) {
+double peakOps(cpu::ThreadPool &pool, double (*fn)(int64_t), double opsPerIter, double budget) {
   int T = pool.numThreads();
   int64_t iters = 1 << 14;
   double best = 0;
   // Runs of >= 15 ms (the clock ramps up, and a shared machine's other
-  // processes take slices), best of five.
-  for (int rep = 0, timed = 0; rep < 16 && timed < 5; ++rep) {
-    auto t0 = Clock::now();
+  // processes take slices), best of five or of those that fit `budget`.
+  auto start = Clock::now();
+  Stopwatch clock(T);
+  for (int rep = 0, timed = 0; rep < 16 && timed < 5 && (timed == 0 || secondsSince(start) < budget); ++rep) {
+    double t0 = clock.now();
     pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) gSink = fn(iters);
     });
-    double s = secondsSince(t0);
+    double s = clock.now() - t0;
     if (s < 0.015) {
       iters *= 2;
       continue;
@@ -136,10 +153,11 @@ double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
   double best = 0;
   auto start = Clock::now();
   int reps = std::max<int>(1, int(4e6 / double(n)));
+  Stopwatch clock(T);
   while (secondsSince(start) < seconds) {
-    auto t0 = Clock::now();
+    double t0 = clock.now();
     for (int r = 0; r < reps; ++r) pass();
-    double s = secondsSince(t0);
+    double s = clock.now() - t0;
     best = std::max(best, double(T) * double(n) * 8.0 * reps / s / 1e9);
   }
   return best;
@@ -390,20 +408,21 @@ struct Evictor {
 // Runs the probe until `budget` seconds or 40 runs (at least 5 after the first).
 Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget) {
   Timed r;
-  auto w0 = Clock::now();
+  Stopwatch clock(pool.numThreads());
+  double w0 = clock.now();
   p.kernel->warmUp(pool.numThreads());
-  r.warmUpMs = secondsSince(w0) * 1e3;
-  auto f0 = Clock::now();
+  r.warmUpMs = (clock.now() - w0) * 1e3;
+  double f0 = clock.now();
   p.run(pool);
-  r.firstMs = secondsSince(f0) * 1e3;
+  r.firstMs = (clock.now() - f0) * 1e3;
   p.run(pool);
   std::vector<double> v;
   auto start = Clock::now();
   while (v.size() < 40 && (v.size() < 5 || secondsSince(start) < budget)) {
     evict.run(pool);
-    auto t0 = Clock::now();
+    double t0 = clock.now();
     p.run(pool);
-    v.push_back(secondsSince(t0) * 1e3);
+    v.push_back((clock.now() - t0) * 1e3);
   }
   std::sort(v.begin(), v.end());
   r.medianMs = v[v.size() / 2];
@@ -416,10 +435,11 @@ double nodeOverheadUs(cpu::ThreadPool &pool) {
   if (!p.build(binary(16)) || !p.kernel) return 0;
   p.run(pool);
   std::vector<double> v;
+  Stopwatch clock(pool.numThreads());
   for (int rep = 0; rep < 7; ++rep) {
-    auto t0 = Clock::now();
+    double t0 = clock.now();
     for (int k = 0; k < 1000; ++k) p.run(pool);
-    v.push_back(secondsSince(t0) / 1000 * 1e6);
+    v.push_back((clock.now() - t0) / 1000 * 1e6);
   }
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -453,10 +473,13 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     pool.startWorkers();
     ThreadProfile t;
     t.threads = T;
-    t.peakGflops = (avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2) : peakOps(pool, &fmaAvx2, 12 * 8 * 2)) / 1e9;
-    if (vnni) t.vnniGops = peakOps(pool, &vnniAvx512, 12 * 64 * 2) / 1e9;
-    if (bf16) t.bf16Gflops = peakOps(pool, &bf16Avx512, 12 * 32 * 2) / 1e9;
-    double bwSeconds = std::min(0.15, std::max(0.02, left() / 60));
+    // The measurements before the grid take at most about a fifth of the deadline.
+    double peakBudget = std::min(0.1, deadline / 60 / maxThreads);
+    t.peakGflops = (avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2, peakBudget)
+                           : peakOps(pool, &fmaAvx2, 12 * 8 * 2, peakBudget)) / 1e9;
+    if (vnni) t.vnniGops = peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9;
+    if (bf16) t.bf16Gflops = peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9;
+    double bwSeconds = std::min(0.15, std::max(0.01, deadline / 100 / maxThreads));
     t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds);
     t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds);
     t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds);

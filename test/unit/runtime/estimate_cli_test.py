@@ -38,7 +38,7 @@ def main():
     took = time.time() - t0
     check(r.returncode == 0, "calibrate exit %d: %s" % (r.returncode, r.stderr))
     info = json.loads(r.stdout) if r.returncode == 0 else {}
-    check(took < 5, "calibrate --deadline 2 took %.1f s" % took)
+    check(took < 6, "calibrate --deadline 2 took %.1f s" % took)  # + process start on a busy machine
     check(info.get("profile", "").startswith(os.path.join(tmp, "cache", "webnn")), "profile in XDG_CACHE_HOME: %s" % info)
     check(info.get("grid_points", 0) > 0, "profile has grid points: %s" % info)
     r = run([args.webnn_run, "calibrate", "--deadline", "31"], env)
