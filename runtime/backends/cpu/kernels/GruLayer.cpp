@@ -191,7 +191,7 @@ class GruLayerKernel final : public Kernel {
         rnn::packRecurrentPanels(rd, H, H, gateRow_ + 2, 1, width_, dst + hp_ * H * 2);
       }
     }
-    proj_.pack();
+    proj_.pack(constant);
     if (constant) {
       releasePackedSource(w, size_t(D * kSlots * H * I) * sizeof(float));
       releasePackedSource(r, size_t(D * kSlots * H * H) * sizeof(float));

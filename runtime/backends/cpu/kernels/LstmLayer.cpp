@@ -166,7 +166,7 @@ class LstmLayerKernel final : public Kernel {
       rnn::packRecurrentPanels(r + d * kSlots * H * H, H, H, gateRow_, kSlots, width_,
                                panels_.data() + d * hp_ * H * kSlots);
     }
-    proj_.pack();
+    proj_.pack(constant);
     if (constant) {
       releasePackedSource(w, size_t(D * kSlots * H * I) * sizeof(float));
       releasePackedSource(r, size_t(D * kSlots * H * H) * sizeof(float));

@@ -394,11 +394,12 @@ InputProjection::InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t 
   if (packed_) packedB_.resize(size_t(dirs) * layout_.bytes() / sizeof(float));
 }
 
-void InputProjection::pack() {
+void InputProjection::pack(bool final) {
   if (!packed_) return;
   const size_t perDir = layout_.bytes() / sizeof(float);
   // b(kk, j) = staged[j][kk].
   for (int64_t d = 0; d < dirs_; ++d) layout_.pack(staged(d), 1, k_, packedB_.data() + d * perDir);
+  if (final) staged_.resize(0);
 }
 
 void InputProjection::run(const float *x, const float *bias, float *gx, const KernelContext &ctx) const {

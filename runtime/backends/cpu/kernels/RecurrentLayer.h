@@ -181,7 +181,9 @@ class InputProjection {
   // Where to stage direction d's [n][k] rows before pack().
   float *staged(int64_t d) const { return staged_.data() + d * n_ * k_; }
   // After staging: builds the packed copy (a no-op for the portable path).
-  void pack();
+  // With `final` (constant weights, staged once) the packed path frees the
+  // staged rows.
+  void pack(bool final);
   void run(const float *x, const float *bias, float *gx, const KernelContext &ctx) const;
 
  private:
