@@ -270,6 +270,91 @@ std::string renderDot(const rt::PreparedGraph &p, const std::string &artifact) {
   return os.str();
 }
 
+namespace {
+
+// The main graph drawn in layers (inline SVG, no script): a node one layer
+// below the deepest node or graph input it reads; graph inputs on top,
+// outputs at the bottom. Hovering a box or edge shows its details (<title>).
+std::string svgGraph(const rt::PreparedGraph &p) {
+  const rt::LoadedGraph &g = p.graph;
+  constexpr int kBoxW = 150, kBoxH = 34, kColW = 170, kRowH = 64, kMargin = 10;
+  std::vector<int> layer(g.nodes.size(), 1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int32_t t : g.nodes[i].inputs)
+      if (t >= 0 && g.tensors[t].role == rt::TensorRole::kIntermediate && g.tensors[t].scope < 0 &&
+          g.tensors[t].producer >= 0 && size_t(g.tensors[t].producer) < i)
+        layer[i] = std::max(layer[i], layer[g.tensors[t].producer] + 1);
+  int outputLayer = 1;
+  for (int l : layer) outputLayer = std::max(outputLayer, l + 1);
+  // Positions: boxes for graph inputs (layer 0), nodes, graph outputs.
+  struct Box { int x, y; };
+  std::map<int, int> used;  // layer -> boxes placed
+  auto place = [&](int l) { return Box{kMargin + kColW * used[l]++, kMargin + kRowH * l}; };
+  std::map<int32_t, Box> inputBox;
+  for (uint32_t t : g.inputs) inputBox[int32_t(t)] = place(0);
+  std::vector<Box> nodeBox;
+  for (size_t i = 0; i < g.nodes.size(); ++i) nodeBox.push_back(place(layer[i]));
+  std::vector<Box> outputBox;
+  for (size_t k = 0; k < g.outputs.size(); ++k) outputBox.push_back(place(outputLayer));
+  int columns = 1;
+  for (const auto &[l, n] : used) columns = std::max(columns, n);
+  const int width = 2 * kMargin + kColW * columns, height = 2 * kMargin + kRowH * outputLayer + kBoxH;
+
+  std::ostringstream os;
+  auto e = htmlEscape;
+  os << "<svg width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height
+     << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  auto source = [&](int32_t t, Box *b) {
+    const rt::LoadedTensor &tensor = g.tensors[t];
+    if (tensor.role == rt::TensorRole::kInput && inputBox.count(t)) return *b = inputBox[t], true;
+    if (tensor.role == rt::TensorRole::kIntermediate && tensor.scope < 0 && tensor.producer >= 0)
+      return *b = nodeBox[tensor.producer], true;
+    return false;  // constants: listed in the node table, not drawn
+  };
+  auto edge = [&](const Box &from, const Box &to, int32_t t) {
+    os << "<line x1=\"" << from.x + kBoxW / 2 << "\" y1=\"" << from.y + kBoxH << "\" x2=\"" << to.x + kBoxW / 2
+       << "\" y2=\"" << to.y << "\" stroke=\"#888\" stroke-width=\"1.2\"><title>" << e(tensorName(g, t)) << " "
+       << e(typeText(g.tensors[t])) << ", " << e(placeText(p, t)) << "</title></line>\n"
+       << "<circle cx=\"" << to.x + kBoxW / 2 << "\" cy=\"" << to.y << "\" r=\"2.5\" fill=\"#888\"/>\n";
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int32_t t : g.nodes[i].inputs) {
+      Box from{};
+      if (t >= 0 && source(t, &from)) edge(from, nodeBox[i], t);
+    }
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    Box from{};
+    if (source(int32_t(g.outputs[k]), &from)) edge(from, outputBox[k], int32_t(g.outputs[k]));
+  }
+  auto box = [&](const Box &b, const char *fill, const std::string &line1, const std::string &line2,
+                 const std::string &tooltip) {
+    os << "<g><title>" << e(tooltip) << "</title><rect x=\"" << b.x << "\" y=\"" << b.y << "\" width=\"" << kBoxW
+       << "\" height=\"" << kBoxH << "\" rx=\"6\" fill=\"" << fill << "\" stroke=\"#556\"/>"
+       << "<text x=\"" << b.x + kBoxW / 2 << "\" y=\"" << b.y + 14 << "\" text-anchor=\"middle\">" << e(line1.substr(0, 24))
+       << "</text><text x=\"" << b.x + kBoxW / 2 << "\" y=\"" << b.y + 27 << "\" text-anchor=\"middle\" fill=\"#555\">"
+       << e(line2.substr(0, 26)) << "</text></g>\n";
+  };
+  for (const auto &[t, b] : inputBox)
+    box(b, "#d8f0d8", "input " + tensorName(g, t), typeText(g.tensors[t]), tensorName(g, t) + " " + typeText(g.tensors[t]));
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const rt::LoadedNode &n = g.nodes[i];
+    std::vector<std::string> parts = fusedOpParts(n);
+    std::string tooltip = "#" + std::to_string(i) + " " + n.op + (n.name.empty() ? "" : " (" + n.name + ")");
+    if (!parts.empty()) tooltip += "\nfused: " + joinParts(parts, " + ");
+    box(nodeBox[i], !parts.empty() ? "#fde3c8" : (n.op == "if" || n.op == "loop") ? "#e6dcf5" : "#eef2f7",
+        "#" + std::to_string(i) + " " + n.op, parts.empty() ? n.name : "fused: " + joinParts(parts, "+"), tooltip);
+  }
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    int32_t t = int32_t(g.outputs[k]);
+    box(outputBox[k], "#f7dada", "output " + tensorName(g, t), typeText(g.tensors[t]),
+        tensorName(g, t) + " " + typeText(g.tensors[t]));
+  }
+  os << "</svg>\n";
+  return os.str();
+}
+
+}  // namespace
+
 std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) {
   const rt::LoadedGraph &g = p.graph;
   std::ostringstream os;
@@ -310,6 +395,8 @@ std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) 
   };
   ioTable("Inputs", g.inputs);
   ioTable("Outputs", g.outputs);
+
+  os << "<h2>Graph</h2>\n" << svgGraph(p);
 
   std::vector<SubgraphOwner> owners = subgraphOwners(g);
   auto nodeTable = [&](int32_t scope) {

@@ -75,6 +75,8 @@ def check(artifact, plan_file, dot_file, svg_file, html_file):
     expect(fused_dot == fused_html, f"fused nodes: {fused_dot} in the dot, {fused_html} in the HTML")
     arena_rows = len(root.findall(".//div[@class='arena']"))
     expect(arena_rows == len(plan), f"{arena_rows} arena rows in the HTML, {len(plan)} tensors in the plan")
+    drawn = {t.text.split(" ")[0] for t in root.iter("text") if t.text and t.text.startswith("#")}
+    expect(drawn == {f"#{i}" for i in range(nodes)}, f"the page's drawing has nodes {sorted(drawn)}, not 0..{nodes - 1}")
     subgraph_rows = [r for r in rows if r.get("id").startswith("s")]
     print(f"{os.path.basename(artifact)}: {nodes} nodes, {len(subgraph_rows)} subgraph nodes, {fused_dot} fused, "
           f"{len(plan)} arena tensors: dot, svg and html agree with the plan")
