@@ -131,9 +131,9 @@ case("Attention_causal_past", [N("Attention", ["x", "k", "v", "", "pk", "pv"], [
 
 # Reshape targets computed from Shape of the dynamic tensor, as exporters
 # write them: the shape value's entries are followed through Gather, Slice,
-# Squeeze/Unsqueeze, Cast, Reshape and Concat; static entries fold to
-# constants (so arithmetic on them works), and the one dynamic entry becomes
-# webnn.reshape's inferred size.
+# Squeeze/Unsqueeze, Cast, Reshape, Concat, and Add / Mul (positive
+# operands); static entries fold to constants (so arithmetic on them works),
+# and the one dynamic entry becomes webnn.reshape's inferred size.
 case("Reshape_from_Shape_slice_concat", [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
                                          N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
      [init("st", i64(0)), init("en", i64(2)), init("tail", i64(2, 4))])
@@ -162,6 +162,17 @@ case("Reshape_from_Shape_merge_heads_opset11",  # Unsqueeze's axes as an attribu
      [init("split", i64(1, -1, 2, 4)), init("i1", np.array(1, np.int64)), init("one", i64(1)), init("d", i64(H))],
      opset=11)
 
+case("Reshape_from_Shape_products_of_dims",  # [batch * seq * 2, 4]: Mul of entries and a constant
+     [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i0"], ["b"], axis=0), N("Gather", ["sh", "i1"], ["n"], axis=0),
+      N("Mul", ["b", "n"], ["bn"]), N("Mul", ["bn", "two"], ["bn2"]), N("Unsqueeze", ["bn2", "a0"], ["r"]),
+      N("Concat", ["r", "four"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
+     [init("i0", np.array(0, np.int64)), init("i1", np.array(1, np.int64)), init("two", np.array(2, np.int64)),
+      init("a0", i64(0)), init("four", i64(4))])
+case("Reshape_from_Shape_sum_of_dims",  # Concat(x, x) on seq, target [1, seq + seq, 8]
+     [N("Concat", ["x", "x"], ["xx"], axis=1), N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["n"]),
+      N("Add", ["n", "n"], ["n2"]), N("Concat", ["one", "n2", "d"], ["s"], axis=0), N("Reshape", ["xx", "s"], ["y"])],
+     [init("st", i64(1)), init("en", i64(2)), init("one", i64(1)), init("d", i64(H))])
+
 # Forms that still need static shapes, and the error each gives.
 UNSUPPORTED = {
     "Reshape_from_Shape_two_dynamic_entries": (
@@ -175,9 +186,9 @@ UNSUPPORTED = {
         [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["s2"]),
          N("Concat", ["s2", "tail"], ["s"], axis=0), N("Reshape", ["x", "s"], ["y"])],
         [init("st", i64(0)), init("en", i64(2)), init("tail", i64(-1, 4))]),
-    "Reshape_from_Shape_arithmetic_on_dynamic_entry": (
-        "so Mul cannot use it",
-        [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i1"], ["n"], axis=0), N("Mul", ["n", "two"], ["n2"]),
+    "Reshape_from_Shape_division_of_dynamic_entry": (
+        "so Div cannot use it",
+        [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "i1"], ["n"], axis=0), N("Div", ["n", "two"], ["n2"]),
          N("Unsqueeze", ["n2", "a0"], ["nu"]), N("Concat", ["one", "nu", "four"], ["s"], axis=0),
          N("Reshape", ["x", "s"], ["y"])],
         [init("i1", np.array(1, np.int64)), init("two", np.array(2, np.int64)), init("a0", i64(0)),

@@ -364,7 +364,25 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
   };
   StringRef op = node.op_type();
   ShapeValueDims out;
-  if (op == "Concat") {
+  if (op == "Add" || op == "Mul") {
+    // Element-wise, one operand's entries broadcast over the other's. A
+    // dynamic entry stays one (>= 1 at run time) when the known operand
+    // keeps it positive: >= 0 added, >= 1 multiplied.
+    std::optional<ShapeValueDims> a = entriesOf(0), b = entriesOf(1);
+    if (!a || !b || node.input_size() != 2) return false;
+    size_t na = a->dims.size(), nb = b->dims.size();
+    if (na != nb && na != 1 && nb != 1) return false;
+    if ((na == 1 && !a->scalar && b->scalar) || (nb == 1 && !b->scalar && a->scalar)) return false;
+    const int64_t floor = op == "Add" ? 0 : 1;
+    out.scalar = a->scalar && b->scalar;
+    out.onnxType = g.shapeValueOrigin(node.input(0)) ? a->onnxType : b->onnxType;
+    for (size_t k = 0; k < std::max(na, nb); ++k) {
+      std::optional<int64_t> x = a->dims[na == 1 ? 0 : k], y = b->dims[nb == 1 ? 0 : k];
+      if (x && y) out.dims.push_back(op == "Add" ? *x + *y : *x * *y);
+      else if ((x || y) && *(x ? x : y) < floor) return false;
+      else out.dims.push_back(std::nullopt);
+    }
+  } else if (op == "Concat") {
     bool typed = false;
     for (int i = 0; i < node.input_size(); ++i) {
       std::optional<ShapeValueDims> e = entriesOf(i);

@@ -88,7 +88,8 @@ struct ShapeValueDims {
 };
 // Follows a shape value with known entries through a node that only moves
 // them (Identity, Cast to an integer, Gather, Slice, Squeeze, Unsqueeze,
-// Reshape, Concat with constants; ConstantEvaluation.cpp): defines the
+// Reshape, Concat with constants) or keeps a dynamic entry positive (Add,
+// Mul with positive constants; ConstantEvaluation.cpp): defines the
 // outputs as constants when every entry is known, else as shape values with
 // entries. False when it cannot (the caller keeps the plain shape value).
 bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Location loc, StringRef origin);

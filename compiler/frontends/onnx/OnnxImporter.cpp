@@ -397,6 +397,13 @@ static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto 
       if (!out.empty()) g.defineShapeValue(out, o);
     return success();
   }
+  // Sums and products of dimensions and positive constants stay positive,
+  // so a Reshape may still infer them.
+  if (defaultDomain && (node.op_type() == "Add" || node.op_type() == "Mul") &&
+      forwardShapeValueDims(g, node, loc, *origin)) {
+    handled = true;
+    return success();
+  }
   if (defaultDomain && node.op_type() == "Reshape" && firstInput == 1 && g.shapeValueDims(node.input(1)))
     return success();  // convertReshapeInput takes it when one entry is dynamic
   bool gqaTotal = node.domain() == "com.microsoft" && node.op_type() == "GroupQueryAttention" &&
