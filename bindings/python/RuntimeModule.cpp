@@ -129,10 +129,14 @@ class PyModel {
 
 class PySession {
  public:
-  PySession(const PyModel &model, int threads, bool profiling) {
+  PySession(const PyModel &model, int threads, bool profiling, const std::string &wait) {
     webnn::SessionOptions options;
     options.threads = threads;
     options.profiling = profiling;
+    if (wait == "spin") options.threadWait = webnn::ThreadWait::kSpin;
+    else if (wait == "block") options.threadWait = webnn::ThreadWait::kBlock;
+    else if (wait != "default")
+      raise(webnn::StatusCode::kInvalidArgument, "wait must be \"default\", \"spin\" or \"block\", got \"" + wait + "\"");
     webnn::Status s;
     {
       py::gil_scoped_release release;
@@ -230,6 +234,14 @@ class PySession {
     return l;
   }
   int threads() const { return session_->threads(); }
+  std::string wait() const {
+    switch (session_->threadWait()) {
+      case webnn::ThreadWait::kSpin: return "spin";
+      case webnn::ThreadWait::kBlock: return "block";
+      case webnn::ThreadWait::kDefault: break;
+    }
+    return "default";
+  }
   uint64_t arenaBytes() const { return session_->arenaBytes(); }
   void setProfiling(bool on) { session_->enableProfiling(on); }
 
@@ -363,10 +375,10 @@ PYBIND11_MODULE(_runtime, m) {
       })
       .def_property_readonly("plan", [](const PyModel &p) { return p.model().planText(); })
       // The session keeps what it needs of the model alive on its own.
-      .def("session", [](const PyModel &p, int threads, bool profiling) {
-             return std::make_unique<PySession>(p, threads, profiling);
+      .def("session", [](const PyModel &p, int threads, bool profiling, const std::string &wait) {
+             return std::make_unique<PySession>(p, threads, profiling, wait);
            },
-           py::arg("threads") = 1, py::arg("profiling") = false);
+           py::arg("threads") = 1, py::arg("profiling") = false, py::arg("wait") = "default");
 
   py::class_<PySession>(m, "Session")
       .def("set_input", &PySession::setInput, py::arg("name"), py::arg("array"))
@@ -374,6 +386,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("inputs", &PySession::inputs)
       .def_property_readonly("outputs", &PySession::outputs)
       .def_property_readonly("threads", &PySession::threads)
+      .def_property_readonly("wait", &PySession::wait)
       .def_property_readonly("arena_bytes", &PySession::arenaBytes)
       .def("set_profiling", &PySession::setProfiling, py::arg("on"))
       .def("profile", &PySession::profile);

@@ -93,7 +93,16 @@ class Bindings(unittest.TestCase):
 
     def test_run_matches_numpy(self):
         s = webnn.load(self.mlp).session(threads=2)
-        self.assertEqual(s.threads, 2)
+        self.assertEqual((s.threads, s.wait), (2, "default"))
+        for wait in ("spin", "block"):
+            y = webnn.load(self.mlp).session(threads=2, wait=wait).run({"x": self.x})["probs"]
+            np.testing.assert_allclose(y, self.expected, rtol=1e-5, atol=1e-7)
+        with self.assertRaises(webnn.Error) as e:
+            webnn.load(self.mlp).session(wait="nap")
+        self.assertEqual(str(e.exception), 'wait must be "default", "spin" or "block", got "nap"')
+        with self.assertRaises(webnn.Error) as e:
+            webnn.load(self.mlp).session(threads=0)
+        self.assertEqual(e.exception.code, "invalid_argument")
         rng = np.random.default_rng(3)
         for x in [self.x, rng.standard_normal((1, 64)).astype(np.float32)]:
             y = s.run({"x": x})
