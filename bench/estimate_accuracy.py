@@ -37,9 +37,9 @@ import run as benchrun  # noqa: E402  (export, tool lookup, inputs)
 
 # Looked at while choosing the cost model's families and fallbacks: never
 # counted as held out.
-FIT_MODELS = ["tiny_cnn", "mobilenetv2"]
+FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm"]
 HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf", "efficientnet_b0",
-            "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "minilm", "bert_base",
+            "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "bert_base",
             "audio_encoder", "transformer", "resnext50", "deeplabv3_mbv3", "swin_t"]
 TIERS = ["excellent", "good", "fair", "moderate", "slow", "very-slow", "poor"]
 BOUNDS = [16, 100, 1000, 10000, 30000, 60000, float("inf")]
@@ -68,6 +68,40 @@ def estimate(tools, wnn, threads, profile, requirement=None):
     return json.loads(run(cmd))
 
 
+def markdown(cases, summary):
+    pct = lambda v: "%.0f%%" % (100 * v)
+    lines = ["| model | threads | measured ms (wall median) | predicted ms [p10, p90] | error | "
+             "1-thread CPU ms/run | error vs CPU | tier measured / predicted | false meets | load |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in cases:
+        cpu = "-" if c["cpu_ms_per_run"] is None else "%.2f" % c["cpu_ms_per_run"]
+        cpu_err = "-" if c["cpu_error_pct"] is None else "%+.0f%%" % c["cpu_error_pct"]
+        lines.append("| %s | %d | %.2f | %.2f [%.2f, %.2f] | %+.0f%% | %s | %s | %s / %s | %d of %d | %s |" % (
+            c["model"], c["threads"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"],
+            c["error_pct"], cpu, cpu_err, c["tier_measured"], c["tier_predicted"], c["false_meets"],
+            c["requirements_asked"], c["loadavg"]))
+    lines.append("")
+    lines.append("| against | cases | within +-10% | within +-20% | > 2x off | median abs error | tier agreement |")
+    lines.append("|---|---|---|---|---|---|---|")
+    for t in sorted(k for k in summary if k.startswith("threads_")):
+        v = summary[t]
+        lines.append("| wall median, %s thread(s) | %d | %s | %s | | %.0f%% | |" % (
+            t.split("_")[1], v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"]))
+    lines.append("| wall median, all | %d | %s | %s | %d | %.0f%% | %s |" % (
+        summary["cases"], pct(summary["within_10pct"]), pct(summary["within_20pct"]), summary["over_2x"],
+        summary["median_abs_pct_error"], pct(summary["tier_agreement"])))
+    if "one_thread_cpu_time" in summary:
+        v = summary["one_thread_cpu_time"]
+        lines.append("| 1-thread CPU time per run | %d | %s | %s | | %.0f%% | %s |" % (
+            v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"],
+            pct(v["tier_agreement"])))
+    lines.append("")
+    lines.append("False \"meets\": %d of %d `--requirement` answers; tiers off by more than one: %d; slowest "
+                 "estimate %.1f ms." % (summary["false_meets"], summary["requirements_asked"],
+                                         summary["tier_off_by_more_than_one"], summary["max_estimate_ms"]))
+    return "\n".join(lines) + "\n"
+
+
 def cpu_per_run(cmd, runs):
     """One thread's CPU time per run: the CPU time of the same command with
     3 * runs and with runs runs, differenced (load, warm-up and start-up
@@ -93,6 +127,7 @@ def main(argv=None):
     ap.add_argument("--build-dir")
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--markdown", help="write the per-case table and totals here (docs/ESTIMATE.md's form)")
     ap.add_argument("--fit", action="store_true",
                     help="allow FIT_MODELS (for looking at the cost model; not a held-out result)")
     args = ap.parse_args(argv)
@@ -195,6 +230,9 @@ def main(argv=None):
                                          "within_20pct": sum(e <= 20 for e in sub) / len(sub),
                                          "median_abs_pct_error": sorted(sub)[len(sub) // 2]}
     print(json.dumps(summary, indent=2))
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown(cases, summary))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": benchrun.machine_summary(), "fit_models": FIT_MODELS, "cases": cases,

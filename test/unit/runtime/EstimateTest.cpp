@@ -180,6 +180,19 @@ TEST(Estimate, HostileShapesAreNotAllocated) {
   EXPECT_LT(seconds, 1.0);
 }
 
+// A loop costs one iteration of its body, with a note saying so.
+TEST(Estimate, ControlFlowCostsItsBody) {
+  Estimate e;
+  Status s = est::estimateArtifact(writeArtifact("est_loop", swapLoopGraph()), syntheticProfile(), {}, &e);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(e.nodes.size(), 1u);
+  EXPECT_EQ(e.nodes[0].family, "control");
+  EXPECT_GT(e.nodes[0].ms, 1e-3);  // its own overhead plus the body's add
+  bool noted = false;
+  for (const std::string &n : e.notes) noted |= n.find("loop") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   est::CalibrateOptions o;
   o.maxThreads = 1;
