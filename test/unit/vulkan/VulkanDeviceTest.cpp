@@ -66,6 +66,25 @@ TEST(VulkanDevice, OneSubmitPerRunAndThePipelineCacheIsWritten) {
   if (!device->pipelineCachePath().empty()) EXPECT_TRUE(std::filesystem::exists(device->pipelineCachePath()));
 }
 
+// The debug messenger catches what the validation layer reports (which is
+// how every test here fails on a validation message): a zero-size buffer is
+// invalid usage.
+TEST(VulkanDevice, ValidationMessagesAreCaught) {
+  std::string why;
+  std::shared_ptr<Device> device = sharedDevice(&why);
+  ASSERT_TRUE(device) << why;
+  device->takeValidationMessages();
+  VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = 0;
+  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkResult r = device->fn().vkCreateBuffer(device->device(), &bi, nullptr, &buffer);
+  if (r == VK_SUCCESS && buffer) device->fn().vkDestroyBuffer(device->device(), buffer, nullptr);
+  std::vector<std::string> messages = device->takeValidationMessages();
+  ASSERT_FALSE(messages.empty());
+  EXPECT_NE(messages[0].find("size"), std::string::npos) << messages[0];
+}
+
 // Run as its own ctest (webnn-vulkan-no-loader) with WEBNN_VULKAN_LOADER
 // pointing at a missing file: the machine "has no Vulkan".
 TEST(VulkanNoLoader, GpuRequestFailsWithOneClearError) {
