@@ -149,7 +149,8 @@ TEST_F(PackedSgemm, LeavesOtherProductsAlone) {
   std::string noBf16;
   EXPECT_EQ(runs(true, 64, true), onednn::bf16Available(&noBf16) ? 0u : 1u);
 #else
-  EXPECT_EQ(runs(true, 64, true), 0u);
+  // Without oneDNN there is no bf16 path: relaxed products run in float32.
+  EXPECT_EQ(runs(true, 64, true), 1u);
 #endif
   kernels::setPackedSgemmEnabled(false);
   EXPECT_EQ(runs(true, 64, false), 0u);
