@@ -8,9 +8,9 @@ For each held-out model (bench/models/export_models.py, exported as
 bench/run.py does; never one of FIT_MODELS, on which the model's constants
 were looked at) it compiles a full artifact and a weightless one, estimates
 the weightless one (`webnnc estimate --json`, default device profile or
---profile), then measures the full one: `webnn-run --bench N --warmup 3`
-under `flock /tmp/webnn-bench.lock` (so other helpers' benchmarks do not
-overlap), the median of N >= 20 runs. Per case (model, threads) and in
+--profile), then measures the full one: `webnn-run --bench N --warmup 3`, the median of
+N >= 20 runs, every timing under one hold of /tmp/webnn-bench.lock (the
+lock `flock /tmp/webnn-bench.lock` takes: no other benchmark overlaps). Per case (model, threads) and in
 total it reports: the error of the predicted median, the share within
 +-10% and +-20%, the median absolute percentage error, tier agreement, and
 false "meets" answers: `--requirement` asked for the measured tier and the
@@ -25,6 +25,7 @@ kernels) is the only thing fitted; no model's timings enter the profile
 """
 import argparse
 import json
+import fcntl
 import os
 import resource
 import subprocess
@@ -41,6 +42,7 @@ FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm"]
 HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf", "efficientnet_b0",
             "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "bert_base",
             "audio_encoder", "transformer", "resnext50", "deeplabv3_mbv3", "swin_t"]
+LOCK_PATH = "/tmp/webnn-bench.lock"  # what `flock /tmp/webnn-bench.lock` takes
 TIERS = ["excellent", "good", "fair", "moderate", "slow", "very-slow", "poor"]
 BOUNDS = [16, 100, 1000, 10000, 30000, 60000, float("inf")]
 
@@ -141,7 +143,8 @@ def main(argv=None):
     tools = {t: os.path.abspath(benchrun.find_tool(t, args.build_dir)) for t in ("webnnc", "webnn-run")}
     work = os.path.join(args.cache_dir, "estimate")
     os.makedirs(work, exist_ok=True)
-    cases = []
+    # Phase 1, no lock: export, compile (full and weightless), inputs.
+    prepared = []
     for m in models:
         try:
             onnx_path = benchrun.export_model(m, args.cache_dir)
@@ -161,13 +164,19 @@ def main(argv=None):
             continue
         in_dir = os.path.join(work, m + "_inputs")
         os.makedirs(in_dir, exist_ok=True)
-        bindings = benchrun.write_inputs(onnx_path, in_dir)
+        prepared.append((m, full, light, benchrun.write_inputs(onnx_path, in_dir)))
+    # Phase 2: every timing under one hold of the benchmark lock, so that no
+    # other benchmark overlaps and the run is not queued behind each one.
+    lock = open(LOCK_PATH, "a")
+    print("waiting for %s ..." % LOCK_PATH, flush=True)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    cases = []
+    for m, full, light, bindings in prepared:
         for t in threads:
             t0 = time.time()
             est = estimate(tools, light, t, args.profile)
             est_wall = time.time() - t0
-            cmd = ["flock", "/tmp/webnn-bench.lock"] + benchrun.webnn_run_cmd(
-                tools["webnn-run"], full, bindings, t, args.runs, 3)
+            cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.runs, 3)
             with open("/proc/loadavg") as f:
                 load_before = f.read().split()[0]
             measured = json.loads(run(cmd))["latency_ms"]["median"]
@@ -196,6 +205,7 @@ def main(argv=None):
             print("%-18s t=%d measured %9.3f ms  predicted %9.3f ms (p10 %.3g, p90 %.3g)  %+6.1f%%  tier %s/%s  "
                   "load %s%s" % (m, t, measured, pred, c["p10_ms"], c["p90_ms"], c["error_pct"], true_tier,
                                  est["tier"], c["loadavg"], cpu_text), flush=True)
+    fcntl.flock(lock, fcntl.LOCK_UN)
     if not cases:
         print("no cases ran", file=sys.stderr)
         return 1
