@@ -154,6 +154,13 @@ TEST_F(VulkanKernels, DataMovement) {
               {outSpec(dt, {2, 8, 2})}};
     cc.attrInt("axis", 1);
     expectMatch(cc, 0, 0);
+    for (const char *mode : {"constant", "edge", "reflection", "symmetric"}) {
+      OpCase pd{"pad", {random(dt, {3, 4, 5}, -9, 9, seed++)}, {outSpec(dt, {5, 4, 9})}};
+      pd.attrInts("beginningPadding", {1, 0, 2}).attrInts("endingPadding", {1, 0, 2}).attrString("mode", mode);
+      pd.attrFloat("value", 3.0);
+      SCOPED_TRACE(mode);
+      expectMatch(pd, 0, 0);
+    }
     OpCase sp{"split", {random(dt, {4, 6}, -9, 9, seed++)}, {outSpec(dt, {4, 2}), outSpec(dt, {4, 4})}};
     sp.attrInt("axis", 1).attrInts("splits", {2, 4});
     expectMatch(sp, 0, 0);
@@ -285,6 +292,14 @@ TEST_F(VulkanKernels, ReductionsAndSoftmax) {
       k.attrBool("keepDimensions", true);
       expectMatch(k, dt == DataType::kFloat16 ? 1e-2 : 1e-5, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
     }
+  for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt32})
+    for (const char *op : {"argMax", "argMin"})
+      for (DataType outType : {DataType::kInt32, DataType::kInt64}) {
+        OpCase a{op, {random(dt, {3, 7, 5}, -4, 4, seed++)}, {outSpec(outType, {3, 5})}};
+        a.attrInt("axis", 1).attrString("outputDataType", std::string(dataTypeName(outType)));
+        SCOPED_TRACE(std::string(op) + " " + std::string(dataTypeName(dt)));
+        expectMatch(a, 0, 0);
+      }
   OpCase i{"reduceSum", {random(DataType::kInt32, {6, 7}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {6})}};
   i.attrInts("axes", {1});
   expectMatch(i, 0, 0);

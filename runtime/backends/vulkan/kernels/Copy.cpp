@@ -1,5 +1,8 @@
 // Data movement as strided copies (shaders/copy.comp): reshape, transpose,
-// expand, slice, concat (one dispatch per input) and split (one per output).
+// expand, slice, concat (one dispatch per input) and split (one per output);
+// pad (shaders/pad.comp).
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "Shaders.h"
@@ -126,6 +129,65 @@ Status makeSplit(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
   return Status::ok();
 }
 
+// The pad value as the element type's bits (float16: as float32 bits, the
+// shader rounds); integers saturated, NaN as 0, as the CPU kernel does.
+uint64_t padValueBits(DataType t, double v) {
+  if (t == DataType::kFloat32 || t == DataType::kFloat16) {
+    float f = float(v);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  }
+  double lo, hi;
+  switch (t) {
+    case DataType::kInt8: lo = -128; hi = 127; break;
+    case DataType::kUint8: lo = 0; hi = 255; break;
+    case DataType::kInt32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case DataType::kUint32: lo = 0; hi = 4294967295.0; break;
+    case DataType::kInt64: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    default: lo = 0; hi = 18446744073709551615.0; break;
+  }
+  if (std::isnan(v)) return 0;
+  if (v <= lo) return t == DataType::kInt64 ? uint64_t(INT64_MIN) : uint64_t(int64_t(lo));
+  if (v >= hi) return t == DataType::kInt64 ? uint64_t(INT64_MAX) : t == DataType::kUint64 ? UINT64_MAX : uint64_t(hi);
+  return v < 0 ? uint64_t(int64_t(v)) : uint64_t(v);
+}
+
+Status makePad(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  (void)device;
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  size_t rank = x.shape.size();
+  std::vector<int64_t> beg = node.attributes.getInts("beginningPadding", {});
+  std::string mode = node.attributes.getString("mode", "constant");
+  double value = node.attributes.getFloat("value", 0.0);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  uint32_t modeCode = mode == "constant" ? 0 : mode == "edge" ? 1 : mode == "reflection" ? 2 : mode == "symmetric" ? 3 : 9;
+  if (modeCode == 9) return nodeUnsupported(node, "unknown mode '" + mode + "'");
+  uint32_t bytes = elementBytes(x.dtype);
+  if (bytes == 0) return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  if (beg.size() != rank || y.shape.size() != rank || rank > kMaxRank) return nodeUnsupported(node, "bad padding");
+  int64_t count = elementsOf(y.shape);
+  if (count == 0) return Status::ok();
+  if (modeCode != 0 && elementsOf(x.shape) == 0) return nodeUnsupported(node, "padding an empty tensor by its edges");
+  Dispatch d;
+  d.shader = &shaders::pad;
+  d.spec = {bytes, modeCode};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(count));
+  std::vector<uint64_t> xs = contiguousStrides(x.shape);
+  size_t off = kMaxRank - rank;
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(y.shape[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(x.shape[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(xs[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(beg[i - off]));
+  uint64_t bits = padValueBits(x.dtype, value);
+  d.pushU(uint32_t(bits)).pushU(uint32_t(bits >> 32));
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
 }  // namespace
 
 void registerCopyKernels(std::vector<KernelEntry> *out) {
@@ -135,6 +197,7 @@ void registerCopyKernels(std::vector<KernelEntry> *out) {
   out->push_back({"slice", makeSlice});
   out->push_back({"concat", makeConcat});
   out->push_back({"split", makeSplit});
+  out->push_back({"pad", makePad});
 }
 
 }  // namespace webnn::vk

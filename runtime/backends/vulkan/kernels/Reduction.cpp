@@ -1,5 +1,5 @@
-// reduce{Sum,Mean,Max,Min,Product,L1,L2,LogSum,LogSumExp,SumSquare}:
-// shaders/reduce.comp over any set of axes.
+// reduce{Sum,Mean,Max,Min,Product,L1,L2,LogSum,LogSumExp,SumSquare} over any
+// set of axes, argMax/argMin along one: shaders/reduce.comp.
 #include <map>
 #include <string>
 
@@ -11,7 +11,8 @@ namespace {
 
 const std::map<std::string, uint32_t, std::less<>> kReduceOps = {
     {"reduceSum", 0}, {"reduceMean", 1}, {"reduceMax", 2}, {"reduceMin", 3}, {"reduceProduct", 4},
-    {"reduceL1", 5}, {"reduceL2", 6}, {"reduceLogSum", 7}, {"reduceLogSumExp", 8}, {"reduceSumSquare", 9}};
+    {"reduceL1", 5}, {"reduceL2", 6}, {"reduceLogSum", 7}, {"reduceLogSumExp", 8}, {"reduceSumSquare", 9},
+    {"argMax", 10}, {"argMin", 11}};
 
 Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
@@ -23,8 +24,11 @@ Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   size_t rank = x.shape.size();
   std::vector<int64_t> all(rank);
   for (size_t i = 0; i < rank; ++i) all[i] = int64_t(i);
-  std::vector<int64_t> axes = node.attributes.getInts("axes", all);
+  bool arg = node.op == "argMax" || node.op == "argMin";
+  std::vector<int64_t> axes = arg ? std::vector<int64_t>{node.attributes.getInt("axis", 0)}
+                                  : node.attributes.getInts("axes", all);
   WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (arg && x.shape.empty()) return nodeUnsupported(node, "argMin/argMax of a scalar");
   std::vector<bool> reduced(rank, false);
   for (int64_t a : axes) {
     if (a < 0) a += int64_t(rank);
@@ -41,6 +45,7 @@ Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   int64_t count = elementsOf(y.shape), innerCount = 1;
   for (uint32_t v : id) innerCount *= v;
   if (count == 0) return Status::ok();
+  if (arg && innerCount == 0) return nodeUnsupported(node, "argMin/argMax along an empty axis");
   Dispatch d;
   d.shader = &shaders::reduce;
   d.spec = {dtIn, dtOut, kReduceOps.find(node.op)->second};

@@ -18,6 +18,8 @@ layout(constant_id = 3) const int OP = 0;
 #define OP_LOG_SUM 7
 #define OP_LOG_SUM_EXP 8
 #define OP_SUM_SQUARE 9
+#define OP_ARG_MAX 10  // index along the one reduced axis, first on ties
+#define OP_ARG_MIN 11
 
 TENSOR_IN(0, X, DT_IN)
 TENSOR_OUT(1, Y, DT_OUT)
@@ -46,6 +48,24 @@ void main() {
   for (int d = 5; d >= 0; --d) {
     base += (rest % p.outerDims[d]) * p.outerStride[d];
     rest /= p.outerDims[d];
+  }
+  if (OP == OP_ARG_MAX || OP == OP_ARG_MIN) {
+    int best = 0;
+    if (isFloatType(DT_IN)) {
+      float b = X_loadf(base + innerOffset(0));
+      for (uint j = 1; j < p.innerCount; ++j) {
+        float v = X_loadf(base + innerOffset(j));
+        if (OP == OP_ARG_MAX ? v > b : v < b) { b = v; best = int(j); }
+      }
+    } else {
+      int b = X_loadi(base + innerOffset(0));
+      for (uint j = 1; j < p.innerCount; ++j) {
+        int v = X_loadi(base + innerOffset(j));
+        if (OP == OP_ARG_MAX ? v > b : v < b) { b = v; best = int(j); }
+      }
+    }
+    Y_storei(i, best);
+    return;
   }
   if (!isFloatType(DT_IN)) {
     int acc = OP == OP_PRODUCT ? 1 : (OP == OP_MAX ? -2147483647 - 1 : (OP == OP_MIN ? 2147483647 : 0));
