@@ -73,18 +73,37 @@ namespace {
 void parkOpenMpTeam() {
   static std::once_flag once;
   std::call_once(once, [] {
+    // Waits until the team exists: started in the background, it could be
+    // kept off the cores by the very spinning it is meant to shorten.
+    static std::mutex m;
+    static std::condition_variable cv;
+    static bool started = false;
     try {
       std::thread([] {
+        // The region must do something: without a body no team was made
+        // (the process had one OpenMP thread fewer and kept the long spin).
+        std::atomic<int> members{0};
 #pragma omp parallel num_threads(omp_get_num_procs())
         {
+          members.fetch_add(1, std::memory_order_relaxed);
         }
-        std::mutex m;
-        std::condition_variable never;
-        std::unique_lock<std::mutex> lock(m);
-        never.wait(lock, [] { return false; });
+        {
+          std::lock_guard<std::mutex> lock(m);
+          started = true;
+        }
+        cv.notify_all();
+        // Parked for the life of the process, on objects never destroyed
+        // (the static ones above are, at exit).
+        std::mutex parkedMutex;
+        std::condition_variable parked;
+        std::unique_lock<std::mutex> lock(parkedMutex);
+        parked.wait(lock, [] { return false; });
       }).detach();
     } catch (const std::system_error &) {
+      return;
     }
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [] { return started; });
   });
 }
 }  // namespace
