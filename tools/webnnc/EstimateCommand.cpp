@@ -1,6 +1,7 @@
 // webnnc estimate: predicted latency, memory and DAOP tier of an artifact on
 // this device, from its graph alone (a weightless artifact is enough) and
 // the device profile `webnn-run calibrate` wrote (runtime/estimate/).
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
