@@ -428,7 +428,7 @@ def parse_round(child):
     return {
         "median_ms": lat["median"], "min_ms": lat["min"],
         "dot_products": j.get("dot_products"),
-        "wait_policy": j.get("openmp_wait_policy"),  # webnn-run's choice: ACTIVE (spin) or PASSIVE
+        "wait_policy": j.get("thread_wait"),  # webnn-run --wait: default, spin or block
         "load_ms": j["load_ms"], "session_ms": j.get("session_ms", 0.0), "first_run_ms": j["first_run_ms"],
         # Start-up = everything before the first result: load + session
         # creation + first run (ORT creates its session inside load).
