@@ -161,6 +161,14 @@ TEST_F(VulkanKernels, DataMovement) {
       SCOPED_TRACE(mode);
       expectMatch(pd, 0, 0);
     }
+    OpCase rv{"reverse", {random(dt, {3, 4, 5}, -9, 9, seed++)}, {outSpec(dt, {3, 4, 5})}};
+    rv.attrInts("axes", {0, 2});
+    expectMatch(rv, 0, 0);
+    for (bool upper : {true, false}) {
+      OpCase tr{"triangular", {random(dt, {2, 5, 6}, -9, 9, seed++)}, {outSpec(dt, {2, 5, 6})}};
+      tr.attrBool("upper", upper).attrInt("diagonal", upper ? 1 : -2);
+      expectMatch(tr, 0, 0);
+    }
     OpCase sp{"split", {random(dt, {4, 6}, -9, 9, seed++)}, {outSpec(dt, {4, 2}), outSpec(dt, {4, 4})}};
     sp.attrInt("axis", 1).attrInts("splits", {2, 4});
     expectMatch(sp, 0, 0);
@@ -177,6 +185,12 @@ TEST_F(VulkanKernels, Gather) {
                {outSpec(DataType::kFloat32, axis == 0 ? Shape{2, 3, 5, 3} : Shape{4, 2, 3, 3})}};
       c.attrInt("axis", axis);
       expectMatch(c, 0, 0);
+      OpCase e{"gatherElements",
+               {random(DataType::kFloat16, {4, 5, 3}, -9, 9, seed++),
+                random(idx, axis == 0 ? Shape{2, 5, 3} : Shape{4, 7, 3}, idx == DataType::kUint32 ? 0 : -4, 3, seed++)},
+               {outSpec(DataType::kFloat16, axis == 0 ? Shape{2, 5, 3} : Shape{4, 7, 3})}};
+      e.attrInt("axis", axis);
+      expectMatch(e, 0, 0);
     }
 }
 

@@ -1,6 +1,8 @@
 // Data movement as strided copies (shaders/copy.comp): reshape, transpose,
 // expand, slice, concat (one dispatch per input) and split (one per output);
-// pad (shaders/pad.comp).
+// reverse (negative strides); pad and triangular (their own shaders).
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -188,6 +190,52 @@ Status makePad(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan)
   return Status::ok();
 }
 
+// reverse: a copy reading each reversed axis from its end, the stride
+// negated (the shader's 32-bit index arithmetic wraps, so the sum lands
+// back inside the tensor).
+Status makeReverse(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  size_t rank = x.shape.size();
+  std::vector<int64_t> all(rank);
+  for (size_t i = 0; i < rank; ++i) all[i] = int64_t(i);
+  std::vector<int64_t> axes = node.attributes.getInts("axes", all);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  std::vector<uint64_t> xs = contiguousStrides(x.shape), inStride = xs;
+  uint64_t offset = 0;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= int64_t(rank)) return nodeUnsupported(node, "axis out of range");
+    if (x.shape[size_t(a)] == 0) continue;
+    offset += uint64_t(x.shape[size_t(a)] - 1) * xs[size_t(a)];
+    inStride[size_t(a)] = uint64_t(0) - xs[size_t(a)];
+  }
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), offset, 0);
+}
+
+// triangular: shaders/triangular.comp over the last two dims.
+Status makeTriangular(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  (void)device;
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  bool upper = node.attributes.getBool("upper", true);
+  int64_t diagonal = node.attributes.getInt("diagonal", 0);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  uint32_t bytes = elementBytes(x.dtype);
+  if (bytes == 0 || x.shape.size() < 2) return nodeUnsupported(node, "needs rank >= 2 and a byte-sized type");
+  int64_t count = elementsOf(y.shape);
+  if (count == 0) return Status::ok();
+  diagonal = std::max<int64_t>(std::min<int64_t>(diagonal, INT32_MAX), INT32_MIN);
+  Dispatch d;
+  d.shader = &shaders::triangular;
+  d.spec = {bytes, upper ? 1u : 0u};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(count)).pushU(uint32_t(x.shape[x.shape.size() - 2])).pushU(uint32_t(x.shape.back()));
+  d.pushU(uint32_t(int32_t(diagonal))).pushF(0.0f);
+  d.coverElements(uint64_t(count));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
 }  // namespace
 
 void registerCopyKernels(std::vector<KernelEntry> *out) {
@@ -198,6 +246,8 @@ void registerCopyKernels(std::vector<KernelEntry> *out) {
   out->push_back({"concat", makeConcat});
   out->push_back({"split", makeSplit});
   out->push_back({"pad", makePad});
+  out->push_back({"reverse", makeReverse});
+  out->push_back({"triangular", makeTriangular});
 }
 
 }  // namespace webnn::vk

@@ -1,4 +1,4 @@
-// gather along one axis: shaders/gather.comp.
+// gather and gatherElements along one axis: shaders/gather.comp.
 #include <string>
 
 #include "Shaders.h"
@@ -27,10 +27,13 @@ Status makeGather(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   if (x.shape[size_t(axis)] == 0) return nodeUnsupported(node, "gather from an empty axis");
   Dispatch d;
   d.shader = &shaders::gather;
-  d.spec = {dtIdx, bytes};
+  bool elements = node.op == "gatherElements";
+  if (elements && idx.shape != y.shape) return nodeUnsupported(node, "indices must have the output's shape");
+  d.spec = {dtIdx, bytes, elements ? 1u : 0u};
   d.bindings = {in(0), in(1), out(0)};
   d.pushU(uint32_t(count)).pushU(uint32_t(x.shape[size_t(axis)]));
-  d.pushU(uint32_t(elementsOf(idx.shape))).pushU(uint32_t(inner));
+  // gatherElements: the output's extent along the axis.
+  d.pushU(uint32_t(elements ? y.shape[size_t(axis)] : elementsOf(idx.shape))).pushU(uint32_t(inner));
   d.coverElements(uint64_t(count));
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
@@ -38,6 +41,9 @@ Status makeGather(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
 
 }  // namespace
 
-void registerGatherKernels(std::vector<KernelEntry> *out) { out->push_back({"gather", makeGather}); }
+void registerGatherKernels(std::vector<KernelEntry> *out) {
+  out->push_back({"gather", makeGather});
+  out->push_back({"gatherElements", makeGather});
+}
 
 }  // namespace webnn::vk

@@ -1,4 +1,4 @@
-// gather along one axis: the input viewed as [outer, axisLen, inner], the
+// gather and gatherElements along one axis: the input viewed as [outer, axisLen, inner], the
 // output as [outer, numIndices, inner]. Indices (int32/int64/uint32...) in
 // [-axisLen, axisLen) count from the end when negative; others are clamped,
 // as the CPU kernel does, so no read leaves the tensor.
@@ -7,6 +7,9 @@
 
 layout(constant_id = 1) const int DT_IDX = DT_I32;
 layout(constant_id = 2) const int ELEM_BYTES = 4;
+// gatherElements: indices have the output's shape (one per element) instead
+// of one per [outer, inner] slice.
+layout(constant_id = 3) const bool ELEMENTS = false;
 
 TENSOR_DECL(0, X, readonly)
 TENSOR_IN(1, Idx, DT_IDX)
@@ -21,7 +24,7 @@ void main() {
   if (i >= p.count) return;
   uint in_ = i % p.inner, t = i / p.inner;
   uint k = t % p.numIndices, o = t / p.numIndices;
-  int idx = Idx_loadi(k);
+  int idx = Idx_loadi(ELEMENTS ? i : k);
   if (idx < 0) idx += int(p.axisLen);
   idx = clamp(idx, 0, int(p.axisLen) - 1);
   uint src = (o * p.axisLen + uint(idx)) * p.inner + in_;
