@@ -436,6 +436,61 @@ TEST(RecurrentKernels, LongSequencesStayClose) {
   }
 }
 
+// One direction with enough panels to be split over two threads
+// (StepSplit): every step's hidden state is read whole by both threads.
+TEST(RecurrentKernels, OneDirectionSplitOverThreads) {
+  std::mt19937 rng(29);
+  const int64_t S = 9, B = 2, I = 10, H = 130;  // 9 AVX-512 / 17 AVX2 panels: two parts
+  for (const char *direction : {"forward", "backward"}) {
+    const bool backward = std::string(direction) == "backward";
+    Vec x = randomVec(S * B * I, rng), Wg = randomVec(3 * H * I, rng), Rg = randomVec(3 * H * H, rng);
+    Vec Wl = randomVec(4 * H * I, rng), Rl = randomVec(4 * H * H, rng);
+    for (double &v : Rg) v *= 0.2;
+    for (double &v : Rl) v *= 0.2;
+    Vec bg = randomVec(3 * H, rng), rbg = randomVec(3 * H, rng), bl = randomVec(4 * H, rng);
+    GruRef gru{B, I, H, true, "zrn", "sigmoid", "tanh"};
+    LstmRef lstm{B, I, H, "iofg", "sigmoid", "tanh", "tanh"};
+    Vec hg(size_t(B * H), 0.0), hl(size_t(B * H), 0.0), cl(size_t(B * H), 0.0);
+    Vec seqG(size_t(S * B * H)), seqL(size_t(S * B * H));
+    for (int64_t t = 0; t < S; ++t) {
+      const int64_t s = backward ? S - 1 - t : t;
+      Vec xs = slice(x, s * B * I, B * I), nh, nc;
+      hg = gru.step(xs, Wg, Rg, &bg, &rbg, hg);
+      lstm.step(xs, Wl, Rl, &bl, nullptr, nullptr, hl, cl, &nh, &nc);
+      hl = nh;
+      cl = nc;
+      std::copy(hg.begin(), hg.end(), seqG.begin() + s * B * H);
+      std::copy(hl.begin(), hl.end(), seqL.begin() + s * B * H);
+    }
+    for (const LayerPath &path : layerPaths()) {
+      if (path.threads != 2) continue;
+      OpCase g;
+      g.op = "gru";
+      g.inputs = {f32({S, B, I}, toFloat(x)), f32({1, 3 * H, I}, toFloat(Wg), path.constant),
+                  f32({1, 3 * H, H}, toFloat(Rg), path.constant), f32({1, 3 * H}, toFloat(bg)),
+                  f32({1, 3 * H}, toFloat(rbg))};
+      g.outputs = {outSpec(DataType::kFloat32, {1, B, H}), outSpec(DataType::kFloat32, {S, 1, B, H})};
+      g.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction);
+      g.attrBool("returnSequence", true);
+      ASSERT_TRUE(runOnPath(g, path).isOk()) << path.name();
+      expectClose(g.outputs[0], hg, 2e-5, std::string("gru split last ") + direction + " " + path.name());
+      expectClose(g.outputs[1], seqG, 2e-5, std::string("gru split sequence ") + direction + " " + path.name());
+      OpCase l;
+      l.op = "lstm";
+      l.inputs = {f32({S, B, I}, toFloat(x)), f32({1, 4 * H, I}, toFloat(Wl), path.constant),
+                  f32({1, 4 * H, H}, toFloat(Rl), path.constant), f32({1, 4 * H}, toFloat(bl))};
+      l.outputs = {outSpec(DataType::kFloat32, {1, B, H}), outSpec(DataType::kFloat32, {1, B, H}),
+                   outSpec(DataType::kFloat32, {S, 1, B, H})};
+      l.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction);
+      l.attrBool("returnSequence", true);
+      ASSERT_TRUE(runOnPath(l, path).isOk()) << path.name();
+      expectClose(l.outputs[0], hl, 2e-5, std::string("lstm split hidden ") + direction + " " + path.name());
+      expectClose(l.outputs[1], cl, 2e-5, std::string("lstm split cell ") + direction + " " + path.name());
+      expectClose(l.outputs[2], seqL, 2e-5, std::string("lstm split sequence ") + direction + " " + path.name());
+    }
+  }
+}
+
 TEST(RecurrentKernels, RejectsBadOptionsAndShapes) {
   OpCase c;
   c.op = "gruCell";

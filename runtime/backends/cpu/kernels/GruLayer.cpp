@@ -13,6 +13,10 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/RecurrentLayer.h"
 
+// The vector helpers pass 64-byte vectors by value between always_inline
+// functions that end up inside AVX-512 ones; GCC's ABI note does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace webnn::cpu::kernels {
 namespace {
 
@@ -37,68 +41,92 @@ struct GruDirection {
   bool backward;
 };
 
+// Step t over blocks [block0, block1) (resetAfter).
 template <int W>
-WEBNN_RNN_INLINE void gruRecurrence(const GruConfig &c, int64_t steps, const GruDirection &d) {
+WEBNN_RNN_INLINE void gruStepResetAfter(const GruConfig &c, int64_t steps, const GruDirection &d, int64_t t,
+                                        int64_t block0, int64_t block1) {
   using V = VF<W>;
-  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W, blocks = Hp / W;
-  for (int64_t t = 0; t < steps; ++t) {
-    const int64_t step = d.backward ? steps - 1 - t : t;
-    const float *hPrev = d.h[(t + 1) & 1];
-    float *hNext = d.h[t & 1];
-    if (c.resetAfter) {
-      for (int64_t bi = 0; bi < blocks; ++bi) {
-        // Odd steps walk the panels backwards (RecurrentLayer.h).
-        const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
-        const float *panel = d.panels + blk * H * kSlots * W;
-        for (int64_t b = 0; b < B; ++b) {
-          V acc[kSlots];
-          rnn::gemvPanel<W, kSlots>(panel, hPrev + b * Hp, H, acc);
-          const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
-          const V zt = activate<W>(c.gate, acc[0] + load<W>(g));
-          const V rt = activate<W>(c.gate, acc[1] + load<W>(g + Hp));
-          const V nt = activate<W>(c.candidate, load<W>(g + 2 * Hp) + rt * (acc[2] + load<W>(d.rbn + j0)));
-          const V hv = zt * load<W>(hPrev + b * Hp + j0) + (1.f - zt) * nt;
-          store<W>(hNext + b * Hp + j0, hv);
-          if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
-        }
-      }
-    } else {
-      const float *zrPanels = d.panels, *nPanels = d.panels + blocks * H * 2 * W;
-      for (int64_t bi = 0; bi < blocks; ++bi) {
-        const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
-        for (int64_t b = 0; b < B; ++b) {
-          V acc[2];
-          rnn::gemvPanel<W, 2>(zrPanels + blk * H * 2 * W, hPrev + b * Hp, H, acc);
-          const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
-          store<W>(d.z + b * Hp + j0, activate<W>(c.gate, acc[0] + load<W>(g)));
-          const V rt = activate<W>(c.gate, acc[1] + load<W>(g + Hp));
-          store<W>(d.rh + b * Hp + j0, rt * load<W>(hPrev + b * Hp + j0));
-        }
-      }
-      for (int64_t bi = 0; bi < blocks; ++bi) {
-        const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
-        for (int64_t b = 0; b < B; ++b) {
-          V acc[1];
-          rnn::gemvPanel<W, 1>(nPanels + blk * H * W, d.rh + b * Hp, H, acc);
-          const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
-          const V zt = load<W>(d.z + b * Hp + j0);
-          const V nt = activate<W>(c.candidate, acc[0] + load<W>(g + 2 * Hp));
-          const V hv = zt * load<W>(hPrev + b * Hp + j0) + (1.f - zt) * nt;
-          store<W>(hNext + b * Hp + j0, hv);
-          if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
-        }
-      }
+  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W;
+  const int64_t step = d.backward ? steps - 1 - t : t;
+  const float *hPrev = d.h[(t + 1) & 1];
+  float *hNext = d.h[t & 1];
+  for (int64_t bi = block0; bi < block1; ++bi) {
+    // Odd steps walk the panels backwards (RecurrentLayer.h).
+    const int64_t blk = (t & 1) ? block0 + block1 - 1 - bi : bi, j0 = blk * W;
+    const float *panel = d.panels + blk * H * kSlots * W;
+    for (int64_t b = 0; b < B; ++b) {
+      V acc[kSlots];
+      rnn::gemvPanel<W, kSlots>(panel, hPrev + b * Hp, H, acc);
+      const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
+      const V zt = activate<W>(c.gate, acc[0] + load<W>(g));
+      const V rt = activate<W>(c.gate, acc[1] + load<W>(g + Hp));
+      const V nt = activate<W>(c.candidate, load<W>(g + 2 * Hp) + rt * (acc[2] + load<W>(d.rbn + j0)));
+      const V hv = zt * load<W>(hPrev + b * Hp + j0) + (1.f - zt) * nt;
+      store<W>(hNext + b * Hp + j0, hv);
+      if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
     }
   }
 }
 
+// Step t with the reset gate applied before the candidate's product: all of
+// r * h first, then the candidate (one thread).
+template <int W>
+WEBNN_RNN_INLINE void gruStepResetBefore(const GruConfig &c, int64_t steps, const GruDirection &d, int64_t t) {
+  using V = VF<W>;
+  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W, blocks = Hp / W;
+  const int64_t step = d.backward ? steps - 1 - t : t;
+  const float *hPrev = d.h[(t + 1) & 1];
+  float *hNext = d.h[t & 1];
+  const float *zrPanels = d.panels, *nPanels = d.panels + blocks * H * 2 * W;
+  for (int64_t bi = 0; bi < blocks; ++bi) {
+    const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
+    for (int64_t b = 0; b < B; ++b) {
+      V acc[2];
+      rnn::gemvPanel<W, 2>(zrPanels + blk * H * 2 * W, hPrev + b * Hp, H, acc);
+      const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
+      store<W>(d.z + b * Hp + j0, activate<W>(c.gate, acc[0] + load<W>(g)));
+      const V rt = activate<W>(c.gate, acc[1] + load<W>(g + Hp));
+      store<W>(d.rh + b * Hp + j0, rt * load<W>(hPrev + b * Hp + j0));
+    }
+  }
+  for (int64_t bi = 0; bi < blocks; ++bi) {
+    const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
+    for (int64_t b = 0; b < B; ++b) {
+      V acc[1];
+      rnn::gemvPanel<W, 1>(nPanels + blk * H * W, d.rh + b * Hp, H, acc);
+      const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
+      const V zt = load<W>(d.z + b * Hp + j0);
+      const V nt = activate<W>(c.candidate, acc[0] + load<W>(g + 2 * Hp));
+      const V hv = zt * load<W>(hPrev + b * Hp + j0) + (1.f - zt) * nt;
+      store<W>(hNext + b * Hp + j0, hv);
+      if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
+    }
+  }
+}
+
+// Every step of one direction, or this thread's share of them (split).
+template <int W>
+WEBNN_RNN_INLINE void gruRecurrence(const GruConfig &c, int64_t steps, const GruDirection &d,
+                                    rnn::StepSplit *split) {
+  const int64_t blocks = (c.hidden + W - 1) / W;
+  if (!c.resetAfter) {
+    for (int64_t t = 0; t < steps; ++t) gruStepResetBefore<W>(c, steps, d, t);
+    return;
+  }
+  rnn::runSteps(steps, blocks, split, [&](int64_t t, int64_t b0, int64_t b1) __attribute__((always_inline)) {
+    gruStepResetAfter<W>(c, steps, d, t, b0, b1);
+  });
+}
+
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void gruRecurrence512(const GruConfig &c,
                                                                                     int64_t steps,
-                                                                                    const GruDirection &d) {
-  gruRecurrence<16>(c, steps, d);
+                                                                                    const GruDirection &d,
+                                                                                    rnn::StepSplit *split) {
+  gruRecurrence<16>(c, steps, d, split);
 }
-__attribute__((target("avx2,fma"))) void gruRecurrence256(const GruConfig &c, int64_t steps, const GruDirection &d) {
-  gruRecurrence<8>(c, steps, d);
+__attribute__((target("avx2,fma"))) void gruRecurrence256(const GruConfig &c, int64_t steps, const GruDirection &d,
+                                                          rnn::StepSplit *split) {
+  gruRecurrence<8>(c, steps, d, split);
 }
 
 class GruLayerKernel final : public Kernel {
@@ -145,27 +173,41 @@ class GruLayerKernel final : public Kernel {
     proj_.run(in<float>(ctx, 0), bias_.data(), gx_.data(), ctx);
     float *seq = s_.returnSequence ? outp<float>(ctx, 1) : nullptr;
     float *last = outp<float>(ctx, 0);
-    parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
-      for (int64_t d = d0; d < d1; ++d) {
-        float *st = state_.data() + d * 4 * B * hp_;
-        GruDirection dir;
-        dir.panels = panels_.data() + d * hp_ * H * kSlots;
-        dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
-        dir.rbn = rbn_.data() + d * hp_;
-        dir.h[0] = st;
-        dir.h[1] = st + B * hp_;
-        dir.z = st + 2 * B * hp_;
-        dir.rh = st + 3 * B * hp_;
-        dir.seq = seq ? seq + d * BH : nullptr;
-        dir.seqStride = D * BH;
-        dir.backward = s_.backwardOnly || d == 1;
-        if (width_ == 16) gruRecurrence512(c_, s_.steps, dir);
-        else gruRecurrence256(c_, s_.steps, dir);
-        const float *hLast = dir.h[(s_.steps - 1) & 1];
-        for (int64_t b = 0; b < B; ++b)
-          std::memcpy(last + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
-      }
-    });
+    auto direction = [&](int64_t d) {
+      float *st = state_.data() + d * 4 * B * hp_;
+      GruDirection dir;
+      dir.panels = panels_.data() + d * hp_ * H * kSlots;
+      dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
+      dir.rbn = rbn_.data() + d * hp_;
+      dir.h[0] = st;
+      dir.h[1] = st + B * hp_;
+      dir.z = st + 2 * B * hp_;
+      dir.rh = st + 3 * B * hp_;
+      dir.seq = seq ? seq + d * BH : nullptr;
+      dir.seqStride = D * BH;
+      dir.backward = s_.backwardOnly || d == 1;
+      return dir;
+    };
+    auto recur = [&](const GruDirection &dir, rnn::StepSplit *split) {
+      if (width_ == 16) gruRecurrence512(c_, s_.steps, dir, split);
+      else gruRecurrence256(c_, s_.steps, dir, split);
+    };
+    const int64_t parts = D == 1 && c_.resetAfter ? rnn::stepParts(ctx, hp_ / width_) : 1;
+    if (parts > 1) {
+      const GruDirection dir = direction(0);
+      rnn::StepSplit split;
+      split.parts = parts;
+      parallelFor(ctx, parts, 1, [&](int64_t, int64_t) { recur(dir, &split); });
+    } else {
+      parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) recur(direction(d), nullptr);
+      });
+    }
+    for (int64_t d = 0; d < D; ++d) {
+      const float *hLast = state_.data() + d * 4 * B * hp_ + ((s_.steps - 1) & 1) * B * hp_;
+      for (int64_t b = 0; b < B; ++b)
+        std::memcpy(last + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
+    }
   }
 
   void warmUp(int numThreads) override {

@@ -8,6 +8,10 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/RecurrentLayer.h"
 
+// The vector helpers pass 64-byte vectors by value between always_inline
+// functions that end up inside AVX-512 ones; GCC's ABI note does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace webnn::cpu::kernels {
 namespace {
 
@@ -32,51 +36,62 @@ struct LstmDirection {
   bool backward;
 };
 
+// Step t over blocks [block0, block1).
 template <int W>
-WEBNN_RNN_INLINE void lstmRecurrence(const LstmConfig &c, int64_t steps, const LstmDirection &d) {
+WEBNN_RNN_INLINE void lstmStep(const LstmConfig &c, int64_t steps, const LstmDirection &d, int64_t t,
+                               int64_t block0, int64_t block1) {
   using V = VF<W>;
-  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W, blocks = Hp / W;
-  for (int64_t t = 0; t < steps; ++t) {
-    const int64_t step = d.backward ? steps - 1 - t : t;
-    const float *hPrev = d.h[(t + 1) & 1];
-    float *hNext = d.h[t & 1];
-    for (int64_t bi = 0; bi < blocks; ++bi) {
-      // Odd steps walk the panels backwards (RecurrentLayer.h).
-      const int64_t blk = (t & 1) ? blocks - 1 - bi : bi, j0 = blk * W;
-      const float *panel = d.panels + blk * H * kSlots * W;
-      for (int64_t b = 0; b < B; ++b) {
-        V acc[kSlots];
-        rnn::gemvPanel<W, kSlots>(panel, hPrev + b * Hp, H, acc);
-        const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
-        V pi = acc[0] + load<W>(g), pf = acc[1] + load<W>(g + Hp);
-        V pg = acc[2] + load<W>(g + 2 * Hp), po = acc[3] + load<W>(g + 3 * Hp);
-        float *cr = d.c + b * Hp + j0;
-        const V cPrev = load<W>(cr);
-        if (d.peep) {
-          pi += load<W>(d.peep + j0) * cPrev;
-          po += load<W>(d.peep + Hp + j0) * cPrev;
-          pf += load<W>(d.peep + 2 * Hp + j0) * cPrev;
-        }
-        const V it = activate<W>(c.gate, pi), ft = activate<W>(c.gate, pf);
-        const V gt = activate<W>(c.cellGate, pg), ot = activate<W>(c.gate, po);
-        const V cNext = ft * cPrev + it * gt;
-        const V hv = ot * activate<W>(c.output, cNext);
-        store<W>(cr, cNext);
-        store<W>(hNext + b * Hp + j0, hv);
-        if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
+  const int64_t B = c.batch, H = c.hidden, Hp = (H + W - 1) / W * W;
+  const int64_t step = d.backward ? steps - 1 - t : t;
+  const float *hPrev = d.h[(t + 1) & 1];
+  float *hNext = d.h[t & 1];
+  for (int64_t bi = block0; bi < block1; ++bi) {
+    // Odd steps walk the panels backwards (RecurrentLayer.h).
+    const int64_t blk = (t & 1) ? block0 + block1 - 1 - bi : bi, j0 = blk * W;
+    const float *panel = d.panels + blk * H * kSlots * W;
+    for (int64_t b = 0; b < B; ++b) {
+      V acc[kSlots];
+      rnn::gemvPanel<W, kSlots>(panel, hPrev + b * Hp, H, acc);
+      const float *g = d.gx + (step * B + b) * kSlots * Hp + j0;
+      V pi = acc[0] + load<W>(g), pf = acc[1] + load<W>(g + Hp);
+      V pg = acc[2] + load<W>(g + 2 * Hp), po = acc[3] + load<W>(g + 3 * Hp);
+      float *cr = d.c + b * Hp + j0;
+      const V cPrev = load<W>(cr);
+      if (d.peep) {
+        pi += load<W>(d.peep + j0) * cPrev;
+        po += load<W>(d.peep + Hp + j0) * cPrev;
+        pf += load<W>(d.peep + 2 * Hp + j0) * cPrev;
       }
+      const V it = activate<W>(c.gate, pi), ft = activate<W>(c.gate, pf);
+      const V gt = activate<W>(c.cellGate, pg), ot = activate<W>(c.gate, po);
+      const V cNext = ft * cPrev + it * gt;
+      const V hv = ot * activate<W>(c.output, cNext);
+      store<W>(cr, cNext);
+      store<W>(hNext + b * Hp + j0, hv);
+      if (d.seq) storeFirst<W>(d.seq + step * d.seqStride + b * H + j0, hv, std::min<int64_t>(W, H - j0));
     }
   }
 }
 
+// Every step of one direction, or this thread's share of them (split).
+template <int W>
+WEBNN_RNN_INLINE void lstmRecurrence(const LstmConfig &c, int64_t steps, const LstmDirection &d,
+                                     rnn::StepSplit *split) {
+  rnn::runSteps(steps, (c.hidden + W - 1) / W, split,
+                [&](int64_t t, int64_t b0, int64_t b1) __attribute__((always_inline)) {
+                  lstmStep<W>(c, steps, d, t, b0, b1);
+                });
+}
+
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void lstmRecurrence512(const LstmConfig &c,
                                                                                      int64_t steps,
-                                                                                     const LstmDirection &d) {
-  lstmRecurrence<16>(c, steps, d);
+                                                                                     const LstmDirection &d,
+                                                                                     rnn::StepSplit *split) {
+  lstmRecurrence<16>(c, steps, d, split);
 }
 __attribute__((target("avx2,fma"))) void lstmRecurrence256(const LstmConfig &c, int64_t steps,
-                                                           const LstmDirection &d) {
-  lstmRecurrence<8>(c, steps, d);
+                                                           const LstmDirection &d, rnn::StepSplit *split) {
+  lstmRecurrence<8>(c, steps, d, split);
 }
 
 class LstmLayerKernel final : public Kernel {
@@ -125,28 +140,43 @@ class LstmLayerKernel final : public Kernel {
     proj_.run(in<float>(ctx, 0), bias_.data(), gx_.data(), ctx);
     float *seq = s_.returnSequence ? outp<float>(ctx, 2) : nullptr;
     float *lastH = outp<float>(ctx, 0), *lastC = outp<float>(ctx, 1);
-    parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
-      for (int64_t d = d0; d < d1; ++d) {
-        float *st = state_.data() + d * 3 * B * hp_;
-        LstmDirection dir;
-        dir.panels = panels_.data() + d * hp_ * H * kSlots;
-        dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
-        dir.peep = peep ? peep_.data() + d * 3 * hp_ : nullptr;
-        dir.h[0] = st;
-        dir.h[1] = st + B * hp_;
-        dir.c = st + 2 * B * hp_;
-        dir.seq = seq ? seq + d * BH : nullptr;
-        dir.seqStride = D * BH;
-        dir.backward = s_.backwardOnly || d == 1;
-        if (width_ == 16) lstmRecurrence512(c_, s_.steps, dir);
-        else lstmRecurrence256(c_, s_.steps, dir);
-        const float *hLast = dir.h[(s_.steps - 1) & 1];
-        for (int64_t b = 0; b < B; ++b) {
-          std::memcpy(lastH + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
-          std::memcpy(lastC + d * BH + b * H, dir.c + b * hp_, size_t(H) * sizeof(float));
-        }
+    auto direction = [&](int64_t d) {
+      float *st = state_.data() + d * 3 * B * hp_;
+      LstmDirection dir;
+      dir.panels = panels_.data() + d * hp_ * H * kSlots;
+      dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
+      dir.peep = peep ? peep_.data() + d * 3 * hp_ : nullptr;
+      dir.h[0] = st;
+      dir.h[1] = st + B * hp_;
+      dir.c = st + 2 * B * hp_;
+      dir.seq = seq ? seq + d * BH : nullptr;
+      dir.seqStride = D * BH;
+      dir.backward = s_.backwardOnly || d == 1;
+      return dir;
+    };
+    auto recur = [&](const LstmDirection &dir, rnn::StepSplit *split) {
+      if (width_ == 16) lstmRecurrence512(c_, s_.steps, dir, split);
+      else lstmRecurrence256(c_, s_.steps, dir, split);
+    };
+    const int64_t parts = D == 1 ? rnn::stepParts(ctx, hp_ / width_) : 1;
+    if (parts > 1) {
+      const LstmDirection dir = direction(0);
+      rnn::StepSplit split;
+      split.parts = parts;
+      parallelFor(ctx, parts, 1, [&](int64_t, int64_t) { recur(dir, &split); });
+    } else {
+      parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
+        for (int64_t d = d0; d < d1; ++d) recur(direction(d), nullptr);
+      });
+    }
+    for (int64_t d = 0; d < D; ++d) {
+      const float *st = state_.data() + d * 3 * B * hp_;
+      const float *hLast = st + ((s_.steps - 1) & 1) * B * hp_, *cLast = st + 2 * B * hp_;
+      for (int64_t b = 0; b < B; ++b) {
+        std::memcpy(lastH + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
+        std::memcpy(lastC + d * BH + b * H, cLast + b * hp_, size_t(H) * sizeof(float));
       }
-    });
+    }
   }
 
   void warmUp(int numThreads) override {

@@ -17,6 +17,7 @@
 #include <limits>
 #include <sstream>
 
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
@@ -385,6 +386,10 @@ void padGateRows(const float *w, int64_t hidden, int64_t paddedHidden, int64_t k
       if (j < hidden) std::memcpy(row, w + (gateRow[s] * hidden + j) * k, size_t(k) * sizeof(float));
       else std::fill(row, row + k, 0.f);
     }
+}
+
+int64_t stepParts(const KernelContext &ctx, int64_t blocks) {
+  return std::max<int64_t>(1, std::min<int64_t>(ctx.pool->numThreads(), blocks / 4));
 }
 
 InputProjection::InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t n)

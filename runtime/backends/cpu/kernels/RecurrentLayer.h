@@ -9,7 +9,9 @@
 // registers. Consecutive steps walk the panels in opposite orders, so the
 // panels the last step read most recently (still in L2) are read first: a
 // 1 MB LSTM direction does not fit a 1 MB L2 beside everything else. The two
-// directions of a bidirectional layer run on two threads when there are two.
+// directions of a bidirectional layer run on two threads when there are two;
+// a one-direction layer on several threads splits each step's panels
+// between them (StepSplit).
 //
 // Shared here: the checked configuration and the vector helpers both layers
 // use (GCC vector extensions, instantiated for AVX2 and, when the CPU has it,
@@ -17,9 +19,11 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_RECURRENTLAYER_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_RECURRENTLAYER_H
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include "runtime/backends/cpu/Kernel.h"
@@ -159,6 +163,52 @@ WEBNN_RNN_INLINE void gemvPanel(const float *panel, const float *h, int64_t k, V
 }
 
 #pragma GCC diagnostic pop
+
+// A one-direction recurrence on several threads: step t is `parts` units
+// (t, p), part p owning blocks [p * blocks / parts, (p + 1) * blocks / parts).
+// Units are claimed in order, and a thread claims the next one only once
+// every unit of the step before it is done (its hidden state complete), so
+// no thread ever holds a claim while it waits: one that is descheduled
+// between units (a loaded machine) or never arrives (a busy pool hands every
+// chunk to one thread) leaves the rest to the others. Waits are only for
+// units being computed.
+struct StepSplit {
+  int64_t parts = 1;
+  std::atomic<int64_t> next{0}, done{0};
+};
+
+// How many parts a one-direction recurrence of `blocks` panels is split into
+// on ctx's pool: one per thread while each keeps at least 4 panels (fewer
+// make the per-step hand-off cost more than the panels save).
+int64_t stepParts(const KernelContext &ctx, int64_t blocks);
+
+// Calls step(t, block0, block1) for every step: alone over all blocks when
+// split is null, else for the units this thread claims.
+template <typename StepFn>
+WEBNN_RNN_INLINE void runSteps(int64_t steps, int64_t blocks, StepSplit *split, StepFn &&step) {
+  if (!split) {
+    for (int64_t t = 0; t < steps; ++t) step(t, int64_t(0), blocks);
+    return;
+  }
+  const int64_t parts = split->parts, units = steps * parts;
+  int spins = 0;
+  for (;;) {
+    int64_t u = split->next.load(std::memory_order_relaxed);
+    if (u >= units) return;
+    const int64_t t = u / parts, p = u % parts;
+    if (split->done.load(std::memory_order_acquire) < t * parts) {
+      // A step takes microseconds: spin briefly, then let a descheduled
+      // partner have the core.
+      if (++spins < 2000) __builtin_ia32_pause();
+      else std::this_thread::yield();
+      continue;
+    }
+    if (!split->next.compare_exchange_weak(u, u + 1, std::memory_order_relaxed)) continue;
+    spins = 0;
+    step(t, p * blocks / parts, (p + 1) * blocks / parts);
+    split->done.fetch_add(1, std::memory_order_release);
+  }
+}
 
 // Packs rows of a [gates * hidden, k] weight (one direction) into panels:
 // dst[block][kk][slot][W] = w[(gateRow[slot] * hidden + block * W + lane) * k
