@@ -122,8 +122,10 @@ int run(const GpuOptions &opt) {
     s = webnn::npy::read(file, &a);
     if (!s.isOk()) throw Failure{1, s.message()};
     const rt::LoadedTensor &t = graph.tensors[graph.inputs[i]];
-    if (a.dtype != t.dtype || a.shape != t.shape)
-      throw Failure{1, "input '" + name + "': expected " + std::string(webnn::dataTypeName(t.dtype)) + " " +
+    // A bool input also takes a uint8 array, as on the CPU path.
+    bool uint8ForBool = t.interfaceType == webnn::DataType::kBool && a.dtype == webnn::DataType::kUint8;
+    if ((a.dtype != t.interfaceType && !uint8ForBool) || a.shape != t.shape)
+      throw Failure{1, "input '" + name + "': expected " + std::string(webnn::dataTypeName(t.interfaceType)) + " " +
                            webnn::shapeToString(t.shape) + ", got " + std::string(webnn::dataTypeName(a.dtype)) +
                            " " + webnn::shapeToString(a.shape) + " from " + file};
     s = program->setInput(i, a.data.data(), a.data.size());
@@ -182,7 +184,7 @@ int run(const GpuOptions &opt) {
 
   for (const auto &[i, path] : files) {
     const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
-    s = webnn::npy::write(path, t.dtype, t.shape, program->outputData(i), t.byteSize);
+    s = webnn::npy::write(path, t.interfaceType, t.shape, program->outputData(i), t.interfaceByteSize);
     if (!s.isOk()) throw Failure{1, "cannot write '" + path + "': " + s.message()};
   }
   std::string firstMismatch;
@@ -190,7 +192,7 @@ int run(const GpuOptions &opt) {
   for (size_t r = 0; r < references.size(); ++r) {
     const auto &[i, want] = references[r];
     const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
-    Comparison c = compareOutput(t.dtype, t.shape, static_cast<const uint8_t *>(program->outputData(i)), want,
+    Comparison c = compareOutput(t.interfaceType, t.shape, static_cast<const uint8_t *>(program->outputData(i)), want,
                                  opt.rtol, opt.atol);
     checks.push_back({{"output", t.name}, {"expected", referenceFiles[r]}, {"ok", c.ok},
                       {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}});
