@@ -161,6 +161,9 @@ TEST_F(VulkanKernels, DataMovement) {
       SCOPED_TRACE(mode);
       expectMatch(pd, 0, 0);
     }
+    OpCase tl{"tile", {random(dt, {2, 3, 1}, -9, 9, seed++)}, {outSpec(dt, {4, 3, 5})}};
+    tl.attrInts("repetitions", {2, 1, 5});
+    expectMatch(tl, 0, 0);
     OpCase rv{"reverse", {random(dt, {3, 4, 5}, -9, 9, seed++)}, {outSpec(dt, {3, 4, 5})}};
     rv.attrInts("axes", {0, 2});
     expectMatch(rv, 0, 0);

@@ -1,6 +1,6 @@
 // Data movement as strided copies (shaders/copy.comp): reshape, transpose,
 // expand, slice, concat (one dispatch per input) and split (one per output);
-// reverse (negative strides); pad and triangular (their own shaders).
+// reverse (negative strides), tile; pad and triangular (their own shaders).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -212,6 +212,31 @@ Status makeReverse(const NodeDesc &node, const DeviceInfo &device, KernelPlan *p
   return addCopy(node, device, plan, in(0), out(0), y.dtype, y.shape, inStride, contiguousStrides(y.shape), offset, 0);
 }
 
+// tile: each dim d split into (repetition, position) pairs: the copy reads
+// position with the input's stride and repetition with stride 0, so ranks
+// up to 3 fit the copy's 6 dims.
+Status makeTile(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
+  const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
+  size_t rank = x.shape.size();
+  std::vector<int64_t> reps = node.attributes.getInts("repetitions", {});
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (reps.size() != rank || y.shape.size() != rank) return nodeUnsupported(node, "repetitions of the wrong length");
+  if (rank > kMaxRank / 2) return nodeUnsupported(node, "tile of rank above 3");
+  std::vector<uint64_t> xs = contiguousStrides(x.shape), ys = contiguousStrides(y.shape);
+  Shape dims;
+  std::vector<uint64_t> inStride, outStride;
+  for (size_t d = 0; d < rank; ++d) {
+    dims.push_back(reps[d]);
+    inStride.push_back(0);
+    outStride.push_back(uint64_t(x.shape[d]) * ys[d]);
+    dims.push_back(x.shape[d]);
+    inStride.push_back(xs[d]);
+    outStride.push_back(ys[d]);
+  }
+  return addCopy(node, device, plan, in(0), out(0), y.dtype, dims, inStride, outStride, 0, 0);
+}
+
 // triangular: shaders/triangular.comp over the last two dims.
 Status makeTriangular(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   (void)device;
@@ -247,6 +272,7 @@ void registerCopyKernels(std::vector<KernelEntry> *out) {
   out->push_back({"split", makeSplit});
   out->push_back({"pad", makePad});
   out->push_back({"reverse", makeReverse});
+  out->push_back({"tile", makeTile});
   out->push_back({"triangular", makeTriangular});
 }
 
