@@ -152,8 +152,10 @@ int64_t ThreadPool::spinNs() const {
 void ThreadPool::startWorkers() {
 #ifdef WEBNN_THREADPOOL_OPENMP
   if (numThreads_ > 1 && !insideParallelFor()) {
+    std::atomic<int> members{0};  // a body, else the region makes no team (parkOpenMpTeam)
 #pragma omp parallel num_threads(numThreads_)
     {
+      members.fetch_add(1, std::memory_order_relaxed);
     }
   }
 #endif
