@@ -320,6 +320,13 @@ TEST_F(VulkanKernels, ReductionsAndSoftmax) {
   OpCase i{"reduceSum", {random(DataType::kInt32, {6, 7}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {6})}};
   i.attrInts("axes", {1});
   expectMatch(i, 0, 0);
+  for (DataType dt : {DataType::kFloat32, DataType::kInt32})
+    for (bool exclusive : {false, true})
+      for (bool reversed : {false, true}) {
+        OpCase c{"cumulativeSum", {random(dt, {3, 6, 4}, -5, 5, seed++)}, {outSpec(dt, {3, 6, 4})}};
+        c.attrInt("axis", 1).attrBool("exclusive", exclusive).attrBool("reversed", reversed);
+        expectMatch(c, dt);
+      }
   for (DataType dt : kFloats)
     for (int64_t axis : {0, 1, 2}) {
       OpCase s{"softmax", {random(dt, {3, 17, 5}, -5, 5, seed++)}, {outSpec(dt, {3, 17, 5})}};

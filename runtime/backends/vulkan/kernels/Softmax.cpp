@@ -1,4 +1,4 @@
-// softmax along one axis: shaders/softmax.comp.
+// softmax and cumulativeSum along one axis: shaders/softmax.comp, cumsum.comp.
 #include <string>
 
 #include "Shaders.h"
@@ -34,8 +34,37 @@ Status makeSoftmax(const NodeDesc &node, const DeviceInfo &device, KernelPlan *p
   return Status::ok();
 }
 
+Status makeCumulativeSum(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
+  (void)device;
+  if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
+    return nodeUnsupported(node, "expects one input and one output");
+  const OperandDesc &x = *node.inputs[0];
+  uint32_t dt;
+  if (!shaderDataType(x.dtype, &dt)) return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  int64_t rank = int64_t(x.shape.size());
+  int64_t axis = node.attributes.getInt("axis", 0);
+  bool exclusive = node.attributes.getBool("exclusive", false), reversed = node.attributes.getBool("reversed", false);
+  WEBNN_RETURN_IF_ERROR(node.attributes.status());
+  if (axis < 0 || axis >= rank) return nodeUnsupported(node, "axis out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.shape[size_t(d)];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[size_t(d)];
+  if (elementsOf(x.shape) == 0) return Status::ok();
+  Dispatch d;
+  d.shader = &shaders::cumsum;
+  d.spec = {dt, exclusive ? 1u : 0u, reversed ? 1u : 0u};
+  d.bindings = {in(0), out(0)};
+  d.pushU(uint32_t(outer)).pushU(uint32_t(x.shape[size_t(axis)])).pushU(uint32_t(inner));
+  d.coverElements(uint64_t(outer * inner));
+  plan->dispatches.push_back(std::move(d));
+  return Status::ok();
+}
+
 }  // namespace
 
-void registerSoftmaxKernels(std::vector<KernelEntry> *out) { out->push_back({"softmax", makeSoftmax}); }
+void registerSoftmaxKernels(std::vector<KernelEntry> *out) {
+  out->push_back({"softmax", makeSoftmax});
+  out->push_back({"cumulativeSum", makeCumulativeSum});
+}
 
 }  // namespace webnn::vk
