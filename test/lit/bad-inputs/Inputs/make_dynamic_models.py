@@ -1,8 +1,9 @@
 """ONNX models for the --dynamic-dim error paths.
 
   make_dynamic_models.py DIR
-writes DIR/shape_to_reshape.onnx: x [n, 4] reshaped to Shape(x)[0] * 4 (a
-run-time shape value feeding Reshape's target shape).
+writes DIR/shape_to_reshape.onnx: x [n, 4] reshaped to Shape(x)[0] / 2 (a
+run-time shape value feeding Reshape's target shape through arithmetic the
+front end does not follow: it keeps only sums and positive products).
 """
 import os
 import sys
@@ -16,11 +17,13 @@ y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
 nodes = [
     helper.make_node("Shape", ["x"], ["s"], name="shape_of_x"),
     helper.make_node("Gather", ["s", "zero"], ["n0"], name="pick_n", axis=0),
-    helper.make_node("Mul", ["n0", "four"], ["flat"], name="times_four"),
+    helper.make_node("Div", ["n0", "two"], ["half"], name="halve"),
+    helper.make_node("Concat", ["half", "minus_one"], ["flat"], name="target", axis=0),
     helper.make_node("Reshape", ["x", "flat"], ["y"], name="flatten"),
 ]
 inits = [helper.make_tensor("zero", TensorProto.INT64, [1], [0]),
-         helper.make_tensor("four", TensorProto.INT64, [1], [4])]
+         helper.make_tensor("two", TensorProto.INT64, [1], [2]),
+         helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])]
 g = helper.make_graph(nodes, "shape_to_reshape", [x], [y], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
           os.path.join(d, "shape_to_reshape.onnx"))
