@@ -36,10 +36,11 @@ BENCH = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, BENCH)
 import run as benchrun  # noqa: E402  (export, tool lookup, inputs)
 
-# Looked at while choosing the cost model's families and fallbacks: never
-# counted as held out.
-FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm"]
-HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf", "efficientnet_b0",
+# Looked at while choosing the cost model's families and fallbacks (and
+# efficientnet_b0, whose held-out miss led to the per-op transcendental
+# families): never counted as held out.
+FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0"]
+HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf",
             "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "bert_base",
             "audio_encoder", "transformer", "resnext50", "deeplabv3_mbv3", "swin_t"]
 LOCK_PATH = "/tmp/webnn-bench.lock"  # what `flock /tmp/webnn-bench.lock` takes

@@ -30,7 +30,8 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
     return "gemm";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
-  if (f == "unary.math" || f == "softmax" || f == "norm") return "unary";
+  if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
+  if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own
   if (f == "unary" || f == "binary" || f == "pool" || f == "reduce") return "copy";
   return nullptr;
 }

@@ -51,9 +51,11 @@ NodeCost unaryCost(const NodeDesc &n, const std::vector<bool> &) {
   double e = outCount(n);
   return make("unary", {e}, e, allBytes(n));
 }
+// Each transcendental op is a family of its own: their kernels differ by
+// more than an order of magnitude per element (tanh vs sigmoid).
 NodeCost mathCost(const NodeDesc &n, const std::vector<bool> &) {
   double e = outCount(n);
-  return make("unary.math", {e}, 10 * e, allBytes(n));
+  return make("unary." + n.op, {e}, 10 * e, allBytes(n));
 }
 NodeCost binaryCost(const NodeDesc &n, const std::vector<bool> &) {
   double e = outCount(n);
@@ -290,7 +292,9 @@ std::vector<std::string_view> costFunctionNames() {
 
 const std::vector<CostFamily> &costFamilies() {
   static const std::vector<CostFamily> families = {
-      {"unary", 1},    {"unary.math", 1},     {"binary", 1},         {"copy", 1},
+      {"unary", 1},    {"unary.exp", 1},  {"unary.log", 1},  {"unary.sqrt", 1}, {"unary.sigmoid", 1},
+      {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
+      {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
       {"pool", 2},     {"attention", 4},      {"matmulNBits", 3},    {"recurrent", 4},
