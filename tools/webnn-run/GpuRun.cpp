@@ -124,10 +124,19 @@ int run(const GpuOptions &opt) {
     const rt::LoadedTensor &t = graph.tensors[graph.inputs[i]];
     // A bool input also takes a uint8 array, as on the CPU path.
     bool uint8ForBool = t.interfaceType == webnn::DataType::kBool && a.dtype == webnn::DataType::kUint8;
-    if ((a.dtype != t.interfaceType && !uint8ForBool) || a.shape != t.shape)
+    bool float32ForBf16 = t.interfaceType == webnn::DataType::kBfloat16 && a.dtype == webnn::DataType::kFloat32;
+    if ((a.dtype != t.interfaceType && !uint8ForBool && !float32ForBf16) || a.shape != t.shape)
       throw Failure{1, "input '" + name + "': expected " + std::string(webnn::dataTypeName(t.interfaceType)) + " " +
                            webnn::shapeToString(t.shape) + ", got " + std::string(webnn::dataTypeName(a.dtype)) +
                            " " + webnn::shapeToString(a.shape) + " from " + file};
+    // bfloat16 travels as float32 .npy (numpy has no bfloat16): rounded to
+    // it here, as the CPU path does.
+    if (t.interfaceType == webnn::DataType::kBfloat16 && a.dtype == webnn::DataType::kFloat32) {
+      std::vector<uint8_t> bf(t.interfaceByteSize);
+      webnn::convertElements(webnn::DataType::kFloat32, a.data.data(), webnn::DataType::kBfloat16, bf.data(),
+                             int64_t(a.data.size() / 4));
+      a.data.swap(bf);
+    }
     s = program->setInput(i, a.data.data(), a.data.size());
     if (!s.isOk()) throw Failure{1, s.message()};
   }
@@ -182,9 +191,26 @@ int run(const GpuOptions &opt) {
   if (latencies.empty()) latencies.push_back(firstRunMs);
   device->savePipelineCache();
 
+  // Output i as .npy holds it: bfloat16 widened exactly to float32.
+  auto npyData = [&](size_t i, webnn::DataType *type, std::vector<uint8_t> *widened) -> const void * {
+    const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
+    *type = t.interfaceType;
+    if (*type != webnn::DataType::kBfloat16) return program->outputData(i);
+    int64_t count = 0;
+    webnn::elementCount(t.shape, &count);
+    widened->resize(size_t(count) * 4);
+    webnn::convertElements(*type, program->outputData(i), webnn::DataType::kFloat32, widened->data(), count);
+    *type = webnn::DataType::kFloat32;
+    return widened->data();
+  };
   for (const auto &[i, path] : files) {
     const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
-    s = webnn::npy::write(path, t.interfaceType, t.shape, program->outputData(i), t.interfaceByteSize);
+    webnn::DataType type;
+    std::vector<uint8_t> widened;
+    const void *data = npyData(i, &type, &widened);
+    uint64_t bytes = 0;
+    webnn::tensorByteSize(type, t.shape, &bytes);
+    s = webnn::npy::write(path, type, t.shape, data, bytes);
     if (!s.isOk()) throw Failure{1, "cannot write '" + path + "': " + s.message()};
   }
   std::string firstMismatch;
@@ -192,8 +218,10 @@ int run(const GpuOptions &opt) {
   for (size_t r = 0; r < references.size(); ++r) {
     const auto &[i, want] = references[r];
     const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
-    Comparison c = compareOutput(t.interfaceType, t.shape, static_cast<const uint8_t *>(program->outputData(i)), want,
-                                 opt.rtol, opt.atol);
+    webnn::DataType type;
+    std::vector<uint8_t> widened;
+    const void *data = npyData(i, &type, &widened);
+    Comparison c = compareOutput(t.interfaceType, t.shape, static_cast<const uint8_t *>(data), want, opt.rtol, opt.atol);
     checks.push_back({{"output", t.name}, {"expected", referenceFiles[r]}, {"ok", c.ok},
                       {"max_abs_error", c.maxAbsError}, {"max_rel_error", c.maxRelError}});
     if (!c.ok && firstMismatch.empty())

@@ -111,6 +111,10 @@ TEST_F(VulkanKernels, UnaryAndActivations) {
     OpCase c{op, {random(DataType::kInt32, {20}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {20})}};
     expectMatch(c, 0, 0);
   }
+  for (const char *op : {"isNaN", "isInfinite"}) {
+    OpCase c{op, {cpu::test::f32({6}, {1.0f, NAN, INFINITY, -INFINITY, 0.0f, -3.5f})}, {outSpec(DataType::kUint8, {6})}};
+    expectMatch(c, 0, 0);
+  }
   OpCase notOp{"logicalNot", {random(DataType::kUint8, {9}, 0, 1, seed++)}, {outSpec(DataType::kUint8, {9})}};
   expectMatch(notOp, 0, 0);
 }

@@ -138,7 +138,7 @@ const std::map<std::string, UnaryOp, std::less<>> kUnaryOps = {
     {"leakyRelu", {16, 0.01, 0}}, {"linear", {17, 1.0, 0.0}}, {"clamp", {18, 0, 0}},
     {"logicalNot", {19, 0, 0}}, {"reciprocal", {20, 0, 0}}, {"sin", {21, 0, 0}}, {"cos", {22, 0, 0}},
     {"softplus", {23, 0, 0}}, {"softsign", {24, 0, 0}}, {"sign", {25, 0, 0}}, {"roundEven", {26, 0, 0}},
-    {"tan", {27, 0, 0}}, {"cast", {0, 0, 0}}};
+    {"tan", {27, 0, 0}}, {"cast", {0, 0, 0}}, {"isNaN", {28, 0, 0}}, {"isInfinite", {29, 0, 0}}};
 
 Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1 || !node.inputs[0])
@@ -148,7 +148,8 @@ Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
   if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut))
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)) + " -> " +
                                      std::string(dataTypeName(y.dtype)));
-  if (node.op != "cast" && x.dtype != y.dtype && node.op != "logicalNot")
+  if (node.op != "cast" && x.dtype != y.dtype && node.op != "logicalNot" && node.op != "isNaN" &&
+      node.op != "isInfinite")
     return nodeUnsupported(node, "output type differs from the input's");
   const UnaryOp &op = kUnaryOps.find(node.op)->second;
   float alpha = float(node.attributes.getFloat("alpha", op.alphaDefault));

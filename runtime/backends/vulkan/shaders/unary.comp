@@ -35,6 +35,8 @@ layout(constant_id = 3) const int OP = 0;
 #define OP_SIGN 25
 #define OP_ROUND_EVEN 26
 #define OP_TAN 27
+#define OP_IS_NAN 28       // uint8 out
+#define OP_IS_INFINITE 29  // uint8 out
 
 TENSOR_IN(0, X, DT_IN)
 TENSOR_OUT(1, Y, DT_OUT)
@@ -124,6 +126,11 @@ void main() {
     }
     Y_u32[2 * i] = v.x;
     Y_u32[2 * i + 1] = v.y;
+    return;
+  }
+  if (OP == OP_IS_NAN || OP == OP_IS_INFINITE) {
+    float v = X_loadf(i);
+    Y_storei(i, (OP == OP_IS_NAN ? isnan(v) : isinf(v)) ? 1 : 0);
     return;
   }
   if (isFloatType(DT_IN)) {
