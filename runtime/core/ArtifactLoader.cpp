@@ -401,21 +401,21 @@ class Loader {
     return Status::ok();
   }
 
-  Status readAttribute(const fb::Attribute *a, cpu::NodeAttributes *attrs, const std::string &where) {
+  Status readAttribute(const fb::Attribute *a, NodeAttributes *attrs, const std::string &where) {
     if (!a->name()) return fail(where + " has an option without a name");
-    cpu::AttributeValue v;
+    AttributeValue v;
     switch (a->kind()) {
-      case fb::AttributeKind::Int: v.kind = cpu::AttributeValue::Kind::kInt; v.i = a->i(); break;
-      case fb::AttributeKind::Float: v.kind = cpu::AttributeValue::Kind::kFloat; v.f = a->f(); break;
-      case fb::AttributeKind::Bool: v.kind = cpu::AttributeValue::Kind::kBool; v.i = a->i() != 0; break;
-      case fb::AttributeKind::String: v.kind = cpu::AttributeValue::Kind::kString; v.s = str(a->s()); break;
+      case fb::AttributeKind::Int: v.kind = AttributeValue::Kind::kInt; v.i = a->i(); break;
+      case fb::AttributeKind::Float: v.kind = AttributeValue::Kind::kFloat; v.f = a->f(); break;
+      case fb::AttributeKind::Bool: v.kind = AttributeValue::Kind::kBool; v.i = a->i() != 0; break;
+      case fb::AttributeKind::String: v.kind = AttributeValue::Kind::kString; v.s = str(a->s()); break;
       case fb::AttributeKind::Ints:
-        v.kind = cpu::AttributeValue::Kind::kInts;
+        v.kind = AttributeValue::Kind::kInts;
         if (!elementsAligned(a->ints())) return fail(where + ": option '" + a->name()->str() + "' is misaligned");
         if (a->ints()) v.ints.assign(a->ints()->begin(), a->ints()->end());
         break;
       case fb::AttributeKind::Floats:
-        v.kind = cpu::AttributeValue::Kind::kFloats;
+        v.kind = AttributeValue::Kind::kFloats;
         if (!elementsAligned(a->floats())) return fail(where + ": option '" + a->name()->str() + "' is misaligned");
         if (a->floats()) v.floats.assign(a->floats()->begin(), a->floats()->end());
         break;
@@ -632,7 +632,7 @@ class Loader {
     visit(g_.nodes);
     for (const LoadedSubgraph &sub : g_.subgraphs) visit(sub.nodes);
     if (unknown.empty()) return Status::ok();
-    std::string m = "no CPU kernel for ";
+    std::string m = "no kernel in " + options_.backends + " for ";
     bool first = true;
     for (const auto &[op, where] : unknown) {
       if (!first) m += "; ";

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/cpu/Kernel.h"
+#include "core/Kernel.h"
 #include "core/DynamicShapes.h"
 #include "core/MappedFile.h"
 #include "webnn/status.h"
@@ -51,8 +51,8 @@ struct LoadedNode {
   std::string name;
   std::vector<int32_t> inputs;   // -1 = absent optional operand
   std::vector<int32_t> outputs;
-  cpu::NodeAttributes attributes;
-  std::vector<cpu::PackedOperand> packed;  // data points into the mapping
+  NodeAttributes attributes;
+  std::vector<PackedOperand> packed;  // data points into the mapping
   std::vector<uint32_t> subgraphs;  // "if": then, else; "loop": body
 };
 
@@ -90,8 +90,10 @@ struct LoaderOptions {
   // For describing and costing a graph before downloading its weights
   // (`webnnc inspect`); such a graph cannot run.
   bool allowUnboundWeights = false;
-  // Whether an op can run; unknown ops are reported at load, all at once.
+  // Whether an op can run; unknown ops are reported at load, all at once,
+  // saying which backends were asked (`backends`, e.g. "backend 'cpu'").
   std::function<bool(std::string_view op)> hasKernel;
+  std::string backends;
 };
 
 Status loadArtifact(const std::string &path, const LoaderOptions &options, LoadedGraph *out);

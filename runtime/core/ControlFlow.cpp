@@ -33,7 +33,7 @@ Buffer allocate(uint64_t bytes) {
 
 // Runs the branch the condition selects and copies what it yields into the
 // node's outputs (the branch's own tensors are reused by the next run).
-class IfKernel final : public cpu::Kernel {
+class IfKernel final : public Kernel {
  public:
   IfKernel(const LoadedGraph &g, const LoadedNode &node, SubgraphRunner *runner) : runner_(runner) {
     for (int b = 0; b < 2; ++b) {
@@ -42,11 +42,12 @@ class IfKernel final : public cpu::Kernel {
     }
     for (int32_t o : node.outputs) bytes_.push_back(g.tensors[o].byteSize);
   }
-  void run(const cpu::KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     int b = *static_cast<const uint8_t *>(ctx.inputs[0]->data) != 0 ? 0 : 1;
-    runner_->runSubgraph(branch_[b]);
+    WEBNN_RETURN_IF_ERROR(runner_->runSubgraph(branch_[b]));
     for (size_t k = 0; k < bytes_.size(); ++k)
       if (bytes_[k]) std::memcpy(ctx.outputs[k]->data, runner_->tensor(yields_[b][k]).data, bytes_[k]);
+    return Status::ok();
   }
 
  private:
@@ -60,7 +61,7 @@ class IfKernel final : public cpu::Kernel {
 // values live in two buffers per value: the body reads one set and its
 // yields are copied into the other, then they swap, so a body that yields
 // its inputs in another order (or unchanged) is still right.
-class LoopKernel final : public cpu::Kernel {
+class LoopKernel final : public Kernel {
  public:
   LoopKernel(const LoadedGraph &g, const LoadedNode &node, SubgraphRunner *runner)
       : runner_(runner), body_(node.subgraphs[0]), sub_(g.subgraphs[node.subgraphs[0]]) {
@@ -83,7 +84,7 @@ class LoopKernel final : public cpu::Kernel {
     }
     return Status::ok();
   }
-  void run(const cpu::KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     int64_t trip = INT64_MAX;
     if (ctx.inputs[0]) std::memcpy(&trip, ctx.inputs[0]->data, sizeof(trip));
     bool cond = !ctx.inputs[1] || *static_cast<const uint8_t *>(ctx.inputs[1]->data) != 0;
@@ -99,7 +100,7 @@ class LoopKernel final : public cpu::Kernel {
       std::memcpy(iteration_.get(), &i, sizeof(i));
       *condition_ = 1;
       for (size_t k = 0; k < n; ++k) runner_->tensor(sub_.inputs[2 + k]).data = current_[k].get();
-      runner_->runSubgraph(body_);
+      WEBNN_RETURN_IF_ERROR(runner_->runSubgraph(body_));
       // ONNX Runtime takes the body's condition whether or not the node had one.
       cond = *static_cast<const uint8_t *>(runner_->tensor(sub_.outputs[0]).data) != 0;
       for (size_t k = 0; k < n; ++k)
@@ -113,6 +114,7 @@ class LoopKernel final : public cpu::Kernel {
     for (uint32_t t : scanOutputs_) runner_->setRunRows(t, i);
     for (size_t k = 0; k < n; ++k)
       if (bytes_[k]) std::memcpy(ctx.outputs[k]->data, current_[k].get(), bytes_[k]);
+    return Status::ok();
   }
 
  private:
@@ -196,7 +198,7 @@ Status checkControlFlowNode(const LoadedGraph &g, const LoadedNode &node, const 
 }
 
 Status makeControlFlowKernel(const LoadedGraph &g, const LoadedNode &node, SubgraphRunner *runner,
-                             std::unique_ptr<cpu::Kernel> *out) {
+                             std::unique_ptr<Kernel> *out) {
   if (node.op == "if") {
     *out = std::make_unique<IfKernel>(g, node, runner);
     return Status::ok();

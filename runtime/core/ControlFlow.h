@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "backends/cpu/Kernel.h"
+#include "core/Kernel.h"
 #include "core/ArtifactLoader.h"
 #include "webnn/status.h"
 
@@ -31,15 +31,15 @@ Status checkControlFlowNode(const LoadedGraph &g, const LoadedNode &node, const 
 class SubgraphRunner {
  public:
   virtual ~SubgraphRunner() = default;
-  virtual void runSubgraph(uint32_t index) = 0;
-  virtual cpu::TensorBuffer &tensor(uint32_t index) = 0;
+  virtual Status runSubgraph(uint32_t index) = 0;
+  virtual TensorBuffer &tensor(uint32_t index) = 0;
   // A scan output's row count this run (dimension 0; nothing reads it).
   virtual void setRunRows(uint32_t tensor, int64_t rows) = 0;
 };
 
 // The node's kernel; `runner` must outlive it. Fails only on allocation.
 Status makeControlFlowKernel(const LoadedGraph &g, const LoadedNode &node, SubgraphRunner *runner,
-                             std::unique_ptr<cpu::Kernel> *out);
+                             std::unique_ptr<Kernel> *out);
 
 }  // namespace webnn::rt
 

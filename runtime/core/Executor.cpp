@@ -10,14 +10,13 @@
 #include <system_error>
 #include <thread>
 
-#include "backends/cpu/Memory.h"
 #include "core/MemoryPlanner.h"
 #include "core/Prepack.h"
 
 namespace webnn::rt {
 namespace {
 
-std::string nodeLabel(size_t index, const cpu::NodeDesc &n) {
+std::string nodeLabel(size_t index, const NodeDesc &n) {
   std::string s = "node " + std::to_string(index);
   if (!n.name.empty()) s += " '" + n.name + "'";
   return s + " (" + n.op + ")";
@@ -61,13 +60,13 @@ std::vector<int64_t> countReads(const LoadedGraph &g) {
 
 // Stands for the second node of a pair the first node's kernel runs (run()
 // skips it; warm-up and prepacking see a kernel with nothing to do).
-class PairedAwayKernel final : public cpu::Kernel {
+class PairedAwayKernel final : public Kernel {
  public:
-  void run(const cpu::KernelContext &) override {}
+  Status run(const KernelContext &) override { return Status::ok(); }
 };
 
-cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::OperandDesc> &operands) {
-  cpu::NodeDesc d;
+NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<OperandDesc> &operands) {
+  NodeDesc d;
   d.op = ln.op;
   d.name = ln.name;
   d.attributes = ln.attributes;
@@ -80,25 +79,16 @@ cpu::NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<cpu::
 
 }  // namespace
 
-cpu::KernelFactory findKernelFactory(std::string_view op) {
-#ifdef WEBNN_HAVE_CPU_BACKEND
-  return cpu::findCpuKernel(op);
-#else
-  (void)op;
-  return nullptr;
-#endif
+namespace {
+
+// The error for a node no backend of this runtime can run.
+Status noKernel(const std::string &label, const NodeDesc &d, const Backend *asked) {
+  if (!asked) return unsupported(label + ": this runtime was built without backends");
+  std::string why;
+  if (asked->supports(d, &why)) why = "no kernel for op '" + d.op + "'";
+  return unsupported(label + ": backend '" + std::string(asked->name()) + "': " + why);
 }
 
-namespace {
-// The CPU backend's kernel for two adjacent nodes, or none (Kernel.h).
-Status makeKernelPair(const cpu::NodeDesc &producer, const cpu::NodeDesc &consumer, std::unique_ptr<cpu::Kernel> *out) {
-#ifdef WEBNN_HAVE_CPU_BACKEND
-  return cpu::makeCpuKernelPair(producer, consumer, out);
-#else
-  (void)producer, (void)consumer, out->reset();
-  return Status::ok();
-#endif
-}
 }  // namespace
 
 Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
@@ -203,8 +193,6 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
   return Status::ok();
 }
 
-void Executor::AlignedFree::operator()(void *p) const { std::free(p); }
-
 Executor::~Executor() {
   stopWarmUp_.store(true, std::memory_order_relaxed);
   finishWarmUp();
@@ -215,13 +203,13 @@ Executor::~Executor() {
 // caller goes on to the first run, which claims the next ones too whenever
 // the node it is at is not built yet (a kernel claimed by the other is waited
 // for at its lock). A helper the system refuses leaves it all to the run.
-void Executor::startWarmUp(std::vector<cpu::Kernel *> kernels) {
-  const int threads = pool_->numThreads();
+void Executor::startWarmUp(std::vector<Kernel *> kernels) {
+  const int threads = session_->numThreads();
   if (threads == 1) {
-    for (cpu::Kernel *k : kernels) k->warmUp(threads);
+    for (Kernel *k : kernels) k->warmUp(threads);
     return;
   }
-  pool_->startWorkers();
+  session_->startWorkers();
   warmUpKernels_ = std::move(kernels);
   warmedUp_.reset(new std::atomic<bool>[warmUpKernels_.size()]());
   warmUpPending_ = true;
@@ -241,7 +229,7 @@ void Executor::startWarmUp(std::vector<cpu::Kernel *> kernels) {
 bool Executor::warmUpNext() {
   size_t j = nextWarmUp_.fetch_add(1, std::memory_order_relaxed);
   if (j >= warmUpKernels_.size()) return false;
-  warmUpKernels_[j]->warmUp(pool_->numThreads());
+  warmUpKernels_[j]->warmUp(session_->numThreads());
   warmedUp_[j].store(true, std::memory_order_release);
   return true;
 }
@@ -251,22 +239,6 @@ void Executor::finishWarmUp() {
   warmUpPending_ = false;
 }
 
-namespace {
-// 64-byte aligned, never null (zero bytes get one line), null on failure.
-// From 2 MiB up, in transparent huge pages where the system allows them: the
-// first run then faults in a few zeroed 2 MiB pages instead of thousands of
-// 4 KiB ones (MobileNetV2's first run 7.9 -> 5.4 ms, docs/PERFORMANCE.md).
-uint8_t *allocateAligned(uint64_t bytes) {
-  uint64_t rounded = bytes == 0 ? kArenaAlignment : (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  if (rounded < bytes || rounded > uint64_t(SIZE_MAX)) return nullptr;
-  if (rounded >= cpu::kHugePageBytes) {
-    size_t allocated = 0;
-    return static_cast<uint8_t *>(cpu::allocateHugePages(static_cast<size_t>(rounded), &allocated));
-  }
-  return static_cast<uint8_t *>(std::aligned_alloc(kArenaAlignment, static_cast<size_t>(rounded)));
-}
-}  // namespace
-
 Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThreads, std::unique_ptr<Executor> *out,
                         bool warmUp) {
   std::unique_ptr<Executor> e(new Executor());
@@ -274,11 +246,27 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   const PreparedGraph &p = *e->graph_;
   const LoadedGraph &g = p.graph;
 
-  e->arena_.reset(allocateAligned(p.arenaBytes));
+  // Every node runs on the first backend (per-node placement: docs/BACKENDS.md).
+  e->backend_ = defaultBackend();
+  if (!e->backend_) {
+    for (size_t i = 0; i < p.nodes.size(); ++i)
+      if (!isControlFlowOp(p.nodes[i].op)) return noKernel(nodeLabel(i, p.nodes[i]), p.nodes[i], nullptr);
+    return unsupported("this runtime was built without backends");
+  }
+  Status s = e->backend_->allocate(p.arenaBytes, &e->arenaBuffer_);
+  if (!s.isOk())
+    return Status(s.code(), "cannot allocate the " + std::to_string(p.arenaBytes) +
+                                "-byte arena for intermediate tensors: " + s.message());
+  e->arena_ = static_cast<uint8_t *>(e->arenaBuffer_->hostPointer());
+  // The executor binds, copies and runs control flow through host addresses.
   if (!e->arena_)
-    return Status(StatusCode::kOutOfMemory,
-                  "cannot allocate the " + std::to_string(p.arenaBytes) + "-byte arena for intermediate tensors");
-  e->pool_ = std::make_unique<cpu::ThreadPool>(numThreads);
+    return unsupported("backend '" + std::string(e->backend_->name()) + "': its memory is not host-addressable");
+  WEBNN_RETURN_IF_ERROR(e->backend_->createSession(numThreads, &e->session_));
+  e->backendState_ = e->session_->kernelState();
+  const MappedFile *mappings[2] = {&g.artifact, &g.weights};
+  for (int m = 0; m < 2; ++m)
+    if (mappings[m]->data())
+      WEBNN_RETURN_IF_ERROR(e->backend_->mapConstants(mappings[m]->data(), mappings[m]->size(), &e->constantBuffers_[m]));
 
   e->active_.assign(p.nodes.size(), nullptr);
   if (e->dynamic()) {
@@ -289,22 +277,20 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       for (auto &in : e->nodes_[i].inputs)
         if (in) in = &e->operands_[size_t(in - p.operands.data())];
       for (auto &o : e->nodes_[i].outputs) o = &e->operands_[size_t(o - p.operands.data())];
-      if (!findKernelFactory(p.nodes[i].op))
-        return unsupported(nodeLabel(i, p.nodes[i]) + ": no CPU kernel for op '" + p.nodes[i].op + "'");
+      if (!e->backend_->hasOp(p.nodes[i].op)) return noKernel(nodeLabel(i, p.nodes[i]), p.nodes[i], e->backend_);
     }
     e->kernelCache_.resize(p.nodes.size());
     e->inputShapes_.resize(g.inputs.size());
   } else {
     // Control-flow nodes get the executor's own kernels (they run subgraphs).
-    auto build = [&](const cpu::NodeDesc &d, const LoadedNode &ln, const std::string &label,
-                     std::unique_ptr<cpu::Kernel> *kernel) -> Status {
+    auto build = [&](const NodeDesc &d, const LoadedNode &ln, const std::string &label,
+                     std::unique_ptr<Kernel> *kernel) -> Status {
       if (isControlFlowOp(d.op)) {
         Status s = makeControlFlowKernel(g, ln, e.get(), kernel);
         return s.isOk() ? s : Status(s.code(), label + ": " + s.message());
       }
-      cpu::KernelFactory factory = findKernelFactory(d.op);
-      if (!factory) return unsupported(label + ": no CPU kernel for op '" + d.op + "'");
-      Status s = factory(d, kernel);
+      if (!e->backend_->hasOp(d.op)) return noKernel(label, d, e->backend_);
+      Status s = e->backend_->makeKernel(d, kernel);
       if (!s.isOk()) return Status(s.code(), label + ": " + s.message());
       if (!*kernel) return Status(StatusCode::kInternal, label + ": kernel factory returned no kernel");
       return Status::ok();
@@ -317,8 +303,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       const LoadedNode &a = g.nodes[i];
       if (i + 1 < p.nodes.size() && a.subgraphs.empty() && a.outputs.size() == 1 && reads[a.outputs[0]] == 1 &&
           !g.nodes[i + 1].inputs.empty() && g.nodes[i + 1].inputs[0] == int32_t(a.outputs[0])) {
-        std::unique_ptr<cpu::Kernel> pair;
-        Status s = makeKernelPair(p.nodes[i], p.nodes[i + 1], &pair);
+        std::unique_ptr<Kernel> pair;
+        Status s = e->backend_->makeKernelPair(p.nodes[i], p.nodes[i + 1], &pair);
         if (!s.isOk()) return Status(s.code(), nodeLabel(i, p.nodes[i]) + ": " + s.message());
         if (pair) {
           e->kernels_[i] = std::move(pair);
@@ -336,30 +322,36 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     }
     e->subKernels_.resize(p.subgraphs.size());
     for (size_t s = 0; s < p.subgraphs.size(); ++s) {
-      const std::vector<cpu::NodeDesc> &nodes = p.subgraphs[s].nodes;
+      const std::vector<NodeDesc> &nodes = p.subgraphs[s].nodes;
       e->subKernels_[s].resize(nodes.size());
       for (size_t i = 0; i < nodes.size(); ++i)
         WEBNN_RETURN_IF_ERROR(build(nodes[i], g.subgraphs[s].nodes[i],
                                     nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i]));
     }
     if (warmUp) {
-      std::vector<cpu::Kernel *> all(e->active_);
+      std::vector<Kernel *> all(e->active_);
       for (const auto &sub : e->subKernels_)
         for (const auto &k : sub) all.push_back(k.get());
       e->startWarmUp(std::move(all));
     }
   }
 
-  const std::vector<cpu::OperandDesc> &operands = e->dynamic() ? e->operands_ : p.operands;
+  const std::vector<OperandDesc> &operands = e->dynamic() ? e->operands_ : p.operands;
   e->tensors_.resize(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
-    cpu::TensorBuffer &b = e->tensors_[t];
+    TensorBuffer &b = e->tensors_[t];
     b.dtype = g.tensors[t].dtype;
     b.shape = &operands[t].shape;
-    if (g.tensors[t].role == TensorRole::kConstant)
+    if (g.tensors[t].role == TensorRole::kConstant) {
       b.data = const_cast<uint8_t *>(g.tensors[t].constantData);  // kernels only read inputs
+      for (int m = 0; m < 2; ++m) {
+        const uint8_t *base = mappings[m]->data();
+        if (base && b.data >= base && static_cast<uint8_t *>(b.data) < base + mappings[m]->size())
+          b.buffer = e->constantBuffers_[m].get(), b.offset = uint64_t(static_cast<uint8_t *>(b.data) - base);
+      }
+    }
     else if (p.arenaOffset[t] != kNotInArena)
-      b.data = e->arena_.get() + p.arenaOffset[t];
+      b.data = e->arena_ + p.arenaOffset[t], b.buffer = e->arenaBuffer_.get(), b.offset = p.arenaOffset[t];
     else
       b.data = nullptr;  // graph input, bound by setInput
   }
@@ -378,8 +370,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->subOutputs_.resize(g.subgraphs.size());
   for (size_t s = 0; s < g.subgraphs.size(); ++s) {
     for (const LoadedNode &n : g.subgraphs[s].nodes) {
-      std::vector<const cpu::TensorBuffer *> ins;
-      std::vector<cpu::TensorBuffer *> outs;
+      std::vector<const TensorBuffer *> ins;
+      std::vector<TensorBuffer *> outs;
       for (int32_t in : n.inputs) ins.push_back(in < 0 ? nullptr : &e->tensors_[in]);
       for (int32_t o : n.outputs) outs.push_back(&e->tensors_[o]);
       e->subInputs_[s].push_back(std::move(ins));
@@ -399,10 +391,10 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
 Status Executor::packConstants(std::vector<NodePackedBytes> *out) {
   if (dynamic()) return invalidArgument("prepacking needs static shapes");
   for (size_t i = 0; i < kernels_.size(); ++i) {
-    std::vector<cpu::PackedBytes> packed;
+    std::vector<PackedBytes> packed;
     Status s = kernels_[i]->packConstants(numThreads(), &packed);
     if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
-    for (cpu::PackedBytes &p : packed) out->push_back({uint32_t(i), std::move(p)});
+    for (PackedBytes &p : packed) out->push_back({uint32_t(i), std::move(p)});
   }
   return Status::ok();
 }
@@ -437,19 +429,20 @@ Status Executor::setInput(size_t index, const void *data, uint64_t bytes, bool c
                            std::string(dataTypeName(t.dtype)) + " " +
                            shapeToString(t.dims.empty() ? t.shape : *shape) + "), got " + std::to_string(bytes));
   if (!data && bytes) return invalidArgument("input '" + t.name + "': null data");
-  cpu::TensorBuffer &b = tensors_[g.inputs[index]];
+  TensorBuffer &b = tensors_[g.inputs[index]];
   if (!copy && data && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0) {
     b.data = const_cast<void *>(data);  // kernels only read inputs (but see bindOutputInPlace)
+    b.buffer = nullptr, b.offset = 0;
     inputInPlace_[index] = true;
   } else {
     inputInPlace_[index] = false;
     auto &staging = inputStaging_[index];
     if (!staging) {
-      staging.reset(allocateAligned(t.byteSize));  // the maximum, for every later shape
-      if (!staging) return Status(StatusCode::kOutOfMemory, "input '" + t.name + "': cannot allocate staging buffer");
+      Status s = backend_->allocate(t.byteSize, &staging);  // the maximum, for every later shape
+      if (!s.isOk()) return Status(s.code(), "input '" + t.name + "': cannot allocate staging buffer: " + s.message());
     }
-    if (bytes) std::memcpy(staging.get(), data, bytes);
-    b.data = staging.get();
+    if (bytes) std::memcpy(staging->hostPointer(), data, bytes);
+    b.data = staging->hostPointer(), b.buffer = staging.get(), b.offset = 0;
   }
   if (!t.dims.empty()) inputShapes_[index] = *shape;
   inputBound_[index] = true;
@@ -462,27 +455,38 @@ Status Executor::run() {
     if (!inputBound_[k]) return invalidArgument("input '" + g.tensors[g.inputs[k]].name + "' was not set");
   if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
   WEBNN_RETURN_IF_ERROR(applyInPlace());
-  for (size_t i = 0; i < active_.size(); ++i) {
-    if (!pairedAway_.empty() && pairedAway_[i]) continue;  // the node before ran it
-    cpu::KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(),
-                           nodeOutputs_[i].size(), pool_.get()};
-    if (warmUpPending_)  // the main graph's kernels come first in warmUpKernels_
-      while (!warmedUp_[i].load(std::memory_order_acquire) && warmUpNext()) {
+  size_t i = 0;
+  // Kernels report failures as their Status. A kernel that still grows a
+  // std::vector on its first run may throw std::bad_alloc; that becomes the
+  // node's error too, so no exception leaves run() (the C++ API's promise).
+  // A try costs nothing until something throws.
+  try {
+    for (; i < active_.size(); ++i) {
+      if (!pairedAway_.empty() && pairedAway_[i]) continue;  // the node before ran it
+      KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(), nodeOutputs_[i].size(),
+                        backendState_};
+      if (warmUpPending_)  // the main graph's kernels come first in warmUpKernels_
+        while (!warmedUp_[i].load(std::memory_order_acquire) && warmUpNext()) {
+        }
+      Status s;
+      if (!profiling_) {
+        s = active_[i]->run(ctx);
+      } else {
+        auto t0 = std::chrono::steady_clock::now();
+        s = active_[i]->run(ctx);
+        nodeMs_[i] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       }
-    if (!profiling_) {
-      active_[i]->run(ctx);
-      continue;
+      if (!s.isOk()) return Status(s.code(), nodeLabel(i, dynamic() ? nodes_[i] : graph_->nodes[i]) + ": " + s.message());
     }
-    auto t0 = std::chrono::steady_clock::now();
-    active_[i]->run(ctx);
-    nodeMs_[i] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  } catch (const std::bad_alloc &) {
+    return Status(StatusCode::kOutOfMemory, nodeLabel(i, dynamic() ? nodes_[i] : graph_->nodes[i]) + ": out of memory");
   }
   if (profiling_) ++profiledRuns_;
   finishWarmUp();
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     uint64_t off = graph_->outputCopyOffset[k];
     if (off == kNotInArena) continue;
-    if (uint64_t bytes = outputBytes(k)) std::memcpy(arena_.get() + off, tensors_[g.outputs[k]].data, bytes);
+    if (uint64_t bytes = outputBytes(k)) std::memcpy(arena_ + off, tensors_[g.outputs[k]].data, bytes);
   }
   return Status::ok();
 }
@@ -519,18 +523,18 @@ Status Executor::resolveShapes() {
   // must not leave a later run with the same sizes a null kernel.
   sizes_.clear();
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    const cpu::NodeDesc &d = nodes_[i];
+    const NodeDesc &d = nodes_[i];
     std::vector<Shape> signature;
-    for (const cpu::OperandDesc *in : d.inputs) signature.push_back(in ? in->shape : Shape{-1});
-    for (const cpu::OperandDesc *o : d.outputs) signature.push_back(o->shape);
+    for (const OperandDesc *in : d.inputs) signature.push_back(in ? in->shape : Shape{-1});
+    for (const OperandDesc *o : d.outputs) signature.push_back(o->shape);
     std::vector<CachedKernel> &cache = kernelCache_[i];
     auto hit = std::find_if(cache.begin(), cache.end(), [&](const CachedKernel &c) { return c.signature == signature; });
     if (hit != cache.end()) {
       active_[i] = hit->kernel.get();
       continue;
     }
-    std::unique_ptr<cpu::Kernel> kernel;
-    Status s = findKernelFactory(d.op)(d, &kernel);
+    std::unique_ptr<Kernel> kernel;
+    Status s = backend_->makeKernel(d, &kernel);
     if (!s.isOk())
       return Status(s.code(), nodeLabel(i, d) + " with " + dynamicSizesText(g.dynamicDims, sizes) + ": " + s.message());
     if (!kernel) return Status(StatusCode::kInternal, nodeLabel(i, d) + ": kernel factory returned no kernel");
@@ -542,13 +546,17 @@ Status Executor::resolveShapes() {
   return Status::ok();
 }
 
-void Executor::runSubgraph(uint32_t index) {
-  std::vector<std::unique_ptr<cpu::Kernel>> &kernels = subKernels_[index];
+Status Executor::runSubgraph(uint32_t index) {
+  std::vector<std::unique_ptr<Kernel>> &kernels = subKernels_[index];
   for (size_t i = 0; i < kernels.size(); ++i) {
-    cpu::KernelContext ctx{subInputs_[index][i].data(), subInputs_[index][i].size(), subOutputs_[index][i].data(),
-                           subOutputs_[index][i].size(), pool_.get()};
-    kernels[i]->run(ctx);
+    KernelContext ctx{subInputs_[index][i].data(), subInputs_[index][i].size(), subOutputs_[index][i].data(),
+                      subOutputs_[index][i].size(), backendState_};
+    Status s = kernels[i]->run(ctx);
+    if (!s.isOk())
+      return Status(s.code(), nodeLabel(i, graph_->subgraphs[index].nodes[i]) + " of subgraph " +
+                                  std::to_string(index) + ": " + s.message());
   }
+  return Status::ok();
 }
 
 void Executor::setRunRows(uint32_t tensor, int64_t rows) {
@@ -593,7 +601,8 @@ Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
     sizes_.clear();  // the output's shape is its own again
   }
   if (!data) {
-    tensors_[t].data = arena_.get() + graph_->arenaOffset[t];
+    tensors_[t].data = arena_ + graph_->arenaOffset[t];
+    tensors_[t].buffer = arenaBuffer_.get(), tensors_[t].offset = graph_->arenaOffset[t];
     return Status::ok();
   }
   if (reinterpret_cast<uintptr_t>(data) % kArenaAlignment != 0)
@@ -601,7 +610,7 @@ Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
   if (capacity < lt.byteSize)
     return invalidArgument("output '" + lt.name + "': a bound buffer needs " + std::to_string(lt.byteSize) +
                            " bytes (its maximum shape " + shapeToString(lt.shape) + "), got " + std::to_string(capacity));
-  tensors_[t].data = data;
+  tensors_[t].data = data, tensors_[t].buffer = nullptr, tensors_[t].offset = 0;
   return Status::ok();
 }
 
@@ -665,6 +674,7 @@ Status Executor::applyInPlace() {
         return refuse("node '" + ln.name + "' (" + ln.op + ") cannot compute it in place" +
                       (dynamic() ? " with " + dynamicSizesText(g.dynamicDims, sizes_) : std::string()));
     tensors_[ot].data = tensors_[it].data;
+    tensors_[ot].buffer = tensors_[it].buffer, tensors_[ot].offset = tensors_[it].offset;
   }
   return Status::ok();
 }
@@ -673,7 +683,7 @@ const void *Executor::outputData(size_t index) const {
   const LoadedGraph &g = graph_->graph;
   if (index >= g.outputs.size()) return nullptr;
   uint64_t off = graph_->outputCopyOffset[index];
-  if (off != kNotInArena) return arena_.get() + off;
+  if (off != kNotInArena) return arena_ + off;
   return tensors_[g.outputs[index]].data;
 }
 

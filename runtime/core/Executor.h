@@ -1,6 +1,8 @@
 // From a verified graph to kernel calls: operand descriptions, the static
 // arena plan (shared by all sessions of a model), and the per-session
-// executor that owns kernels, arena and thread pool.
+// executor that owns kernels, arena and the backend's session state (the CPU
+// backend's thread pool). Kernels come from the backend registry
+// (core/Backend.h); this file names no backend.
 #ifndef WEBNN_RUNTIME_CORE_EXECUTOR_H
 #define WEBNN_RUNTIME_CORE_EXECUTOR_H
 
@@ -11,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cpu/Kernel.h"
-#include "backends/cpu/ThreadPool.h"
 #include "core/ArtifactLoader.h"
+#include "core/Backend.h"
 #include "core/ControlFlow.h"
+#include "core/Kernel.h"
 #include "webnn/status.h"
 
 namespace webnn::rt {
@@ -28,14 +30,14 @@ constexpr uint64_t kNotInArena = UINT64_MAX;
 
 // A control-flow node's subgraph, described like the main graph's nodes.
 struct PreparedSubgraph {
-  std::vector<cpu::NodeDesc> nodes;  // point into PreparedGraph::operands
+  std::vector<NodeDesc> nodes;  // point into PreparedGraph::operands
 };
 
 // The model-level, read-only part: built once at load.
 struct PreparedGraph {
   LoadedGraph graph;
-  std::vector<cpu::OperandDesc> operands;  // one per tensor
-  std::vector<cpu::NodeDesc> nodes;        // point into `operands`
+  std::vector<OperandDesc> operands;  // one per tensor
+  std::vector<NodeDesc> nodes;        // point into `operands`
   std::vector<PreparedSubgraph> subgraphs;  // like graph.subgraphs
   // Per tensor: byte offset in the arena, or kNotInArena (inputs, constants,
   // subgraph inputs). Each subgraph's intermediates are planned apart, in a
@@ -53,9 +55,6 @@ struct PreparedGraph {
 // loadArtifact (indices and order already verified).
 Status prepareGraph(LoadedGraph &&g, std::shared_ptr<PreparedGraph> *out);
 
-// The CPU backend's factory for `op`, or null (also when the runtime was
-// built without the backend).
-cpu::KernelFactory findKernelFactory(std::string_view op);
 
 // One session's execution state. Not thread-safe: one run at a time.
 class Executor : private SubgraphRunner {
@@ -67,9 +66,10 @@ class Executor : private SubgraphRunner {
   ~Executor() override;
 
   const PreparedGraph &graph() const { return *graph_; }
-  int numThreads() const { return pool_->numThreads(); }
-  cpu::ThreadPool &threadPool() { return *pool_; }
-  const cpu::ThreadPool &threadPool() const { return *pool_; }
+  int numThreads() const { return session_->numThreads(); }
+  // The backend that runs this session's nodes, and its state for them.
+  Backend &backend() const { return *backend_; }
+  BackendSession &backendSession() const { return *session_; }
 
   // Binds graph input `index` (position in graph().graph.inputs) to caller
   // memory of exactly the tensor's byte size; the binding holds for later runs
@@ -103,7 +103,7 @@ class Executor : private SubgraphRunner {
   void setProfiling(bool on);
   const std::vector<double> &nodeMilliseconds() const { return nodeMs_; }
   uint64_t profiledRuns() const { return profiledRuns_; }
-  // Whether node `i` is run by node i - 1's kernel (cpu::makeCpuKernelPair).
+  // Whether node `i` is run by node i - 1's kernel (Backend::makeKernelPair).
   bool pairedAway(size_t i) const { return i < pairedAway_.size() && pairedAway_[i]; }
   // Graph output `index`'s bytes after run(); valid until the next run.
   const void *outputData(size_t index) const;
@@ -115,8 +115,8 @@ class Executor : private SubgraphRunner {
  private:
   Executor() = default;
   // SubgraphRunner, for the control-flow kernels.
-  void runSubgraph(uint32_t index) override;
-  cpu::TensorBuffer &tensor(uint32_t index) override { return tensors_[index]; }
+  Status runSubgraph(uint32_t index) override;
+  TensorBuffer &tensor(uint32_t index) override { return tensors_[index]; }
   void setRunRows(uint32_t tensor, int64_t rows) override;
 
   std::shared_ptr<const PreparedGraph> graph_;
@@ -124,55 +124,58 @@ class Executor : private SubgraphRunner {
   // shape, and makes each node's kernel match its operands' shapes.
   Status resolveShapes();
 
-  std::unique_ptr<cpu::ThreadPool> pool_;
-  std::vector<std::unique_ptr<cpu::Kernel>> kernels_;  // static graphs
-  std::vector<cpu::Kernel *> active_;                  // per node, the kernel run() calls
+  Backend *backend_ = nullptr;
+  std::unique_ptr<BackendSession> session_;
+  void *backendState_ = nullptr;  // session_->kernelState(), for every KernelContext
+  std::vector<std::unique_ptr<Kernel>> kernels_;  // static graphs
+  std::vector<Kernel *> active_;                  // per node, the kernel run() calls
   // Per node (empty when no pair was made): node i - 1's kernel runs it
-  // (cpu::makeCpuKernelPair), its own kernel does nothing.
+  // (Backend::makeKernelPair), its own kernel does nothing.
   std::vector<bool> pairedAway_;
   // Dynamic graphs: operand descriptions with this run's shapes (nodes_
   // points into operands_), the sizes of the names, each input's shape, and
   // per node the kernels built for its two most recent shape signatures
   // (prefill and decode alternate without rebuilding).
-  std::vector<cpu::OperandDesc> operands_;
-  std::vector<cpu::NodeDesc> nodes_;
+  std::vector<OperandDesc> operands_;
+  std::vector<NodeDesc> nodes_;
   std::vector<int64_t> sizes_;
   std::vector<Shape> inputShapes_;
   struct CachedKernel {
     std::vector<Shape> signature;
-    std::unique_ptr<cpu::Kernel> kernel;
+    std::unique_ptr<Kernel> kernel;
   };
   std::vector<std::vector<CachedKernel>> kernelCache_;
   bool profiling_ = false;
   std::vector<double> nodeMs_;
   uint64_t profiledRuns_ = 0;
-  struct AlignedFree {
-    void operator()(void *p) const;
-  };
-  std::unique_ptr<uint8_t, AlignedFree> arena_;
-  std::vector<std::unique_ptr<uint8_t, AlignedFree>> inputStaging_;  // lazily, per input
+  std::unique_ptr<BackendBuffer> arenaBuffer_;
+  // The artifact's and the weights file's bytes in the backend's memory
+  // (Backend::mapConstants: the CPU backend wraps the mappings, no copy).
+  std::unique_ptr<BackendBuffer> constantBuffers_[2];
+  uint8_t *arena_ = nullptr;  // arenaBuffer_'s host address
+  std::vector<std::unique_ptr<BackendBuffer>> inputStaging_;  // lazily, per input
   std::vector<bool> inputBound_;
   std::vector<bool> inputInPlace_;  // bound to caller memory without a copy
   // Per graph output: the graph input it is computed in place over, or -1.
   std::vector<int64_t> inPlaceInput_;
   // Points in-place outputs at their inputs' memory and checks their kernels.
   Status applyInPlace();
-  std::vector<cpu::TensorBuffer> tensors_;
+  std::vector<TensorBuffer> tensors_;
   // Per node, the pointer arrays KernelContext refers to.
-  std::vector<std::vector<const cpu::TensorBuffer *>> nodeInputs_;
-  std::vector<std::vector<cpu::TensorBuffer *>> nodeOutputs_;
+  std::vector<std::vector<const TensorBuffer *>> nodeInputs_;
+  std::vector<std::vector<TensorBuffer *>> nodeOutputs_;
   // The same per subgraph node: [subgraph][node].
-  std::vector<std::vector<std::unique_ptr<cpu::Kernel>>> subKernels_;
-  std::vector<std::vector<std::vector<const cpu::TensorBuffer *>>> subInputs_;
-  std::vector<std::vector<std::vector<cpu::TensorBuffer *>>> subOutputs_;
+  std::vector<std::vector<std::unique_ptr<Kernel>>> subKernels_;
+  std::vector<std::vector<std::vector<const TensorBuffer *>>> subInputs_;
+  std::vector<std::vector<std::vector<TensorBuffer *>>> subOutputs_;
   // Graph outputs that are loop scan outputs: their shape this run.
   std::vector<Shape> runShapes_;     // per graph output; used where hasRunShape_
   std::vector<bool> hasRunShape_;
   // Kernel::warmUp for every kernel: now, or beside the first run.
-  void startWarmUp(std::vector<cpu::Kernel *> kernels);
+  void startWarmUp(std::vector<Kernel *> kernels);
   bool warmUpNext();    // warms the next unclaimed kernel; false when none is left
   void finishWarmUp();  // joins the helper
-  std::vector<cpu::Kernel *> warmUpKernels_;  // main graph's nodes, then subgraphs'
+  std::vector<Kernel *> warmUpKernels_;  // main graph's nodes, then subgraphs'
   std::unique_ptr<std::atomic<bool>[]> warmedUp_;
   std::atomic<size_t> nextWarmUp_{0};
   bool warmUpPending_ = false;  // until the first run joins the helper

@@ -11,7 +11,8 @@ namespace webnn::rt {
 Status packArtifactConstants(const std::string &path, const std::vector<int> &threadCounts,
                              std::vector<NodePackedBytes> *out) {
   LoaderOptions lo;
-  lo.hasKernel = [](std::string_view op) { return findKernelFactory(op) != nullptr; };
+  lo.hasKernel = [](std::string_view op) { return findBackendForOp(op) != nullptr; };
+  lo.backends = backendsText();
   LoadedGraph g;
   WEBNN_RETURN_IF_ERROR(loadArtifact(path, lo, &g));
   if (g.weightless) return invalidArgument(path + ": prepacking needs the weights embedded, not a weightless artifact");

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/Kernel.h"
+#include "core/Kernel.h"
 #include "webnn/status.h"
 
 namespace webnn::rt {
 
 struct NodePackedBytes {
   uint32_t node = 0;
-  cpu::PackedBytes packed;
+  PackedBytes packed;
 };
 
 // Loads the artifact at `path` (embedded weights, static shapes) and asks

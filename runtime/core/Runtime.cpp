@@ -9,13 +9,11 @@
 #include <cstring>
 
 #include "core/ArtifactLoader.h"
+#include "core/Backend.h"
 #include "core/Executor.h"
 #include "core/Log.h"
 #include "webnn/version.h"
 #include "webnn_artifact_format.h"
-#ifdef WEBNN_HAVE_CPU_BACKEND
-#include "backends/cpu/kernels/QuantizedMatMul.h"
-#endif
 
 namespace webnn {
 namespace {
@@ -66,7 +64,8 @@ rt::LoaderOptions loaderOptions(const LoadOptions &options) {
   rt::LoaderOptions lo;
   lo.weightsPath = options.weightsPath;
   lo.verifyEmbeddedHashes = options.verifyEmbeddedWeights;
-  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
+  lo.backends = rt::backendsText();
   return lo;
 }
 
@@ -86,7 +85,7 @@ static bool cpuidLeaf7Edx(int bit) {
 
 CpuInfo cpuInfo() {
   CpuInfo info;
-  info.isa = "x86-64-v3";  // what runtime/backends/cpu is compiled for
+  info.isa = "x86-64-v3";  // what the runtime is compiled for
 #if defined(__x86_64__)
   __builtin_cpu_init();
   struct Feature {
@@ -109,12 +108,12 @@ CpuInfo cpuInfo() {
   for (const Feature &f : features)
     if (f.present) info.features.push_back(f.name);
 #endif
-#ifdef WEBNN_HAVE_CPU_BACKEND
-  // The kernels' own dispatch test (AVX-512 F/BW/DQ/VL + VNNI).
-  if (cpu::kernels::avx512Available()) info.isa += "+avx512-vnni";
-  std::string why;
-  info.bf16DotProducts = cpu::relaxedPrecisionSupport(&why);
-#endif
+  // A host backend's own dispatch (the CPU backend's AVX-512 F/BW/DQ/VL + VNNI test).
+  if (rt::Backend *b = rt::defaultBackend()) {
+    std::string isa = b->hostIsa(), why;
+    if (!isa.empty()) info.isa = isa;
+    info.bf16DotProducts = b->relaxedPrecisionSupport(&why);
+  }
   return info;
 }
 
@@ -222,11 +221,11 @@ bool Model::relaxedPrecision() const { return graph_->graph.relaxedPrecision; }
 std::string Model::dotProductPrecision(std::string *why) const {
   if (!relaxedPrecision()) return "float32";
   std::string reason;
-#ifdef WEBNN_HAVE_CPU_BACKEND
-  if (cpu::relaxedPrecisionSupport(&reason)) return "bf16";
-#else
-  reason = "this runtime has no CPU backend";
-#endif
+  if (rt::Backend *b = rt::defaultBackend()) {
+    if (b->relaxedPrecisionSupport(&reason)) return "bf16";
+  } else {
+    reason = "this runtime has no backend";
+  }
   if (why) *why = reason;
   return "float32";
 }
@@ -275,17 +274,16 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
     return invalidArgument("threadWait must be kDefault, kSpin or kBlock, got " +
                            std::to_string(static_cast<int>(options.threadWait)));
   WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
-  s->executor_->threadPool().setWaitPolicy(options.threadWait == ThreadWait::kSpin    ? cpu::WaitPolicy::kSpin
-                                           : options.threadWait == ThreadWait::kBlock ? cpu::WaitPolicy::kBlock
-                                                                                       : cpu::WaitPolicy::kDefault);
+  s->executor_->backendSession().setThreadWait(options.threadWait);
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;
   s->convertedOutputs_.resize(s->outputs_.size());
   if (options.profiling) s->executor_->setProfiling(true);
   if (rt::logEnabled(LogLevel::kInfo))
     rt::log(LogLevel::kInfo, "session for graph '" + model.name() + "': " + std::to_string(s->threads()) +
-                                 " thread(s), arena " + std::to_string(s->arenaBytes()) + " bytes, CPU kernels " +
-                                 cpuInfo().isa + (options.profiling ? ", profiling" : ""));
+                                 " thread(s), arena " + std::to_string(s->arenaBytes()) + " bytes, backend " +
+                                 std::string(s->executor_->backend().name()) + " (" + cpuInfo().isa + ")" +
+                                 (options.profiling ? ", profiling" : ""));
   *out = std::move(s);
   return Status::ok();
 }
@@ -465,14 +463,7 @@ std::vector<Session::NodeProfile> Session::profile(uint64_t *runs) const {
 }
 
 int Session::threads() const { return executor_->numThreads(); }
-ThreadWait Session::threadWait() const {
-  switch (executor_->threadPool().waitPolicy()) {
-    case cpu::WaitPolicy::kSpin: return ThreadWait::kSpin;
-    case cpu::WaitPolicy::kBlock: return ThreadWait::kBlock;
-    case cpu::WaitPolicy::kDefault: break;
-  }
-  return ThreadWait::kDefault;
-}
+ThreadWait Session::threadWait() const { return executor_->backendSession().threadWait(); }
 uint64_t Session::arenaBytes() const { return executor_->graph().arenaBytes; }
 
 }  // namespace webnn

@@ -337,7 +337,8 @@ Status estimateArtifact(const std::string &path, const DeviceProfile &profile, c
                         Estimate *out) {
   rt::LoaderOptions lo;
   lo.allowUnboundWeights = true;
-  lo.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
+  lo.backends = rt::backendsText();
   rt::LoadedGraph loaded;
   WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, lo, &loaded));
   std::shared_ptr<rt::PreparedGraph> prepared;

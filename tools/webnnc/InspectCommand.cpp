@@ -98,7 +98,8 @@ int runInspect(const InspectFlags &flags) {
   rt::LoaderOptions options;
   options.weightsPath = flags.weights;
   options.allowUnboundWeights = true;
-  options.hasKernel = [](std::string_view op) { return rt::findKernelFactory(op) != nullptr; };
+  options.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
+  options.backends = rt::backendsText();
   rt::LoadedGraph loaded;
   if (webnn::Status s = rt::loadArtifact(flags.artifact, options, &loaded); !s) {
     std::fprintf(stderr, "webnnc: error: %s\n", s.message().c_str());
@@ -128,7 +129,7 @@ int runInspect(const InspectFlags &flags) {
   for (const rt::LoadedTensor &t : g.tensors) constantCount += t.role == rt::TensorRole::kConstant;
   uint64_t packedCount = 0, packedBytes = 0;
   for (const rt::LoadedNode &n : g.nodes)
-    for (const webnn::cpu::PackedOperand &p : n.packed) ++packedCount, packedBytes += p.bytes;
+    for (const webnn::rt::PackedOperand &p : n.packed) ++packedCount, packedBytes += p.bytes;
   struct stat st {};
   stat(flags.artifact.c_str(), &st);
 
@@ -150,7 +151,7 @@ int runInspect(const InspectFlags &flags) {
     // file_offset: where the bytes lie in the .wnn (for tools and tests).
     j["packed_constants"] = nlohmann::json::array();
     for (size_t i = 0; i < g.nodes.size(); ++i)
-      for (const webnn::cpu::PackedOperand &p : g.nodes[i].packed)
+      for (const webnn::rt::PackedOperand &p : g.nodes[i].packed)
         j["packed_constants"].push_back(
             {{"node", i}, {"input", p.input}, {"layout", p.layout}, {"bytes", p.bytes},
              {"file_offset", uint64_t(static_cast<const uint8_t *>(p.data) - g.artifact.data())}});

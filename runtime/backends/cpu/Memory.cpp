@@ -1,11 +1,11 @@
-#include "Memory.h"
+#include "runtime/backends/cpu/Memory.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
-#include <new>
+#include <atomic>
 
 namespace webnn::cpu {
 
@@ -31,11 +31,23 @@ void releasePackedSource(const void *data, size_t bytes) {
 #endif
 }
 
-void AlignedFloats::resize(size_t count) {
+namespace {
+std::atomic<int64_t> gFailAlignedAllocation{0};  // countdown; 0 = off
+}  // namespace
+
+void failAlignedAllocationForTesting(int64_t n) { gFailAlignedAllocation.store(n, std::memory_order_relaxed); }
+
+bool AlignedFloats::resize(size_t count) {
+  if (count > SIZE_MAX / sizeof(float) - 64) return false;
+  if (gFailAlignedAllocation.load(std::memory_order_relaxed) > 0 &&
+      gFailAlignedAllocation.fetch_sub(1, std::memory_order_relaxed) == 1)
+    return false;
   const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-  data_.reset(static_cast<float *>(std::aligned_alloc(64, bytes ? bytes : 64)));
-  if (!data_) throw std::bad_alloc();
+  float *p = static_cast<float *>(std::aligned_alloc(64, bytes ? bytes : 64));
+  if (!p) return false;
+  data_.reset(p);
   size_ = count;
+  return true;
 }
 
 }  // namespace webnn::cpu

@@ -3,6 +3,7 @@
 #define WEBNN_RUNTIME_BACKENDS_CPU_MEMORY_H
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 
@@ -25,10 +26,12 @@ void releasePackedSource(const void *data, size_t bytes);
 
 // Floats on a 64-byte boundary, so a kernel's AVX-512 loads of them never
 // split a cache line (std::vector promises 16 bytes). Uninitialized after
-// resize.
+// resize, which returns false (contents and size unchanged) when the memory
+// is refused: kernels pack into these on their first run, so the failure
+// becomes that run's Status instead of an exception.
 class AlignedFloats {
  public:
-  void resize(size_t count);
+  [[nodiscard]] bool resize(size_t count);
   float *data() const { return data_.get(); }
   size_t size() const { return size_; }
   float &operator[](size_t i) const { return data_.get()[i]; }
@@ -40,6 +43,11 @@ class AlignedFloats {
   std::unique_ptr<float, Free> data_;
   size_t size_ = 0;
 };
+
+// Tests only: the `n`th AlignedFloats::resize from now (1 = the next) fails
+// as if the system refused the memory; 0 turns it off. How a test reaches
+// the run path's out-of-memory handling without exhausting the machine.
+void failAlignedAllocationForTesting(int64_t n);
 
 }  // namespace webnn::cpu
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/cpu/Kernel.h"
+#include "core/Kernel.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "webnn/status.h"
 
@@ -27,8 +27,8 @@ namespace shaders {
 struct Spirv;
 }
 
-using NodeDesc = cpu::NodeDesc;
-using OperandDesc = cpu::OperandDesc;
+using NodeDesc = rt::NodeDesc;
+using OperandDesc = rt::OperandDesc;
 
 // A dispatch's binding: the node's input or output `index`, the whole
 // tensor, or `byteRange` bytes from `byteOffset` (a kernel splitting a

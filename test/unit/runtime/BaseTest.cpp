@@ -1,4 +1,4 @@
-// What CPU kernels build on: types, NodeAttributes, ThreadPool.
+// What every backend builds on: types and NodeAttributes (the CPU thread pool: test/unit/kernels/CpuBackendTest.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,8 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "backends/cpu/Kernel.h"
-#include "backends/cpu/ThreadPool.h"
+#include "core/Kernel.h"
 
 namespace webnn {
 namespace {
@@ -139,21 +138,21 @@ TEST(Types, ConvertElements) {
 }
 
 TEST(NodeAttributes, TypedGettersAndMismatch) {
-  cpu::NodeAttributes a;
-  cpu::AttributeValue v;
-  v.kind = cpu::AttributeValue::Kind::kInt;
+  rt::NodeAttributes a;
+  rt::AttributeValue v;
+  v.kind = rt::AttributeValue::Kind::kInt;
   v.i = 3;
   a.set("axis", v);
   v = {};
-  v.kind = cpu::AttributeValue::Kind::kInts;
+  v.kind = rt::AttributeValue::Kind::kInts;
   v.ints = {1, 2};
   a.set("padding", v);
   v = {};
-  v.kind = cpu::AttributeValue::Kind::kBool;
+  v.kind = rt::AttributeValue::Kind::kBool;
   v.i = 1;
   a.set("keepDimensions", v);
   v = {};
-  v.kind = cpu::AttributeValue::Kind::kString;
+  v.kind = rt::AttributeValue::Kind::kString;
   v.s = "nhwc";
   a.set("layout", v);
 
@@ -173,171 +172,12 @@ TEST(NodeAttributes, TypedGettersAndMismatch) {
   EXPECT_EQ(a.status().message(), "option 'layout': expected int, found string");
 
   v = {};
-  v.kind = cpu::AttributeValue::Kind::kInt;
+  v.kind = rt::AttributeValue::Kind::kInt;
   v.i = 9;
   a.set("axis", v);  // replaces
   EXPECT_EQ(a.getInt("axis", 0), 9);
 }
 
-// Every test runs at each thread count under each wait policy.
-class ThreadPoolTest : public ::testing::TestWithParam<std::tuple<int, cpu::WaitPolicy>> {
- protected:
-  int threads() const { return std::get<0>(GetParam()); }
-  cpu::WaitPolicy policy() const { return std::get<1>(GetParam()); }
-};
-
-TEST_P(ThreadPoolTest, CoversRangeExactlyOnce) {
-  cpu::ThreadPool pool(threads(), policy());
-  EXPECT_EQ(pool.numThreads(), std::max(1, threads()));
-  EXPECT_EQ(pool.waitPolicy(), policy());
-  for (int64_t n : {0, 1, 7, 64, 1000, 100003}) {
-    for (int64_t grain : {1, 16, 1000, 1 << 20}) {
-      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
-      for (auto &h : hits) h = 0;
-      pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
-        ASSERT_LE(0, b);
-        ASSERT_LE(b, e);
-        ASSERT_LE(e, n);
-        if (e < n) ASSERT_GE(e - b, grain) << "only the last chunk may be shorter than the grain";
-        for (int64_t i = b; i < e; ++i) hits[i]++;
-      });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "n=" << n << " grain=" << grain << " i=" << i;
-    }
-  }
-}
-
-TEST_P(ThreadPoolTest, SmallRangesRunInline) {
-  cpu::ThreadPool pool(threads(), policy());
-  std::thread::id caller = std::this_thread::get_id(), ran;
-  pool.parallelFor(10, 100, [&](int64_t, int64_t) { ran = std::this_thread::get_id(); });
-  EXPECT_EQ(ran, caller);
-}
-
-TEST_P(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
-  cpu::ThreadPool pool(threads(), policy());
-  std::atomic<int64_t> total{0};
-  pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      pool.parallelFor(100, 1, [&](int64_t ib, int64_t ie) { total += ie - ib; });
-  });
-  EXPECT_EQ(total, 6400);
-}
-
-TEST_P(ThreadPoolTest, ManySmallJobs) {
-  cpu::ThreadPool pool(threads(), policy());
-  int64_t sum = 0;
-  std::atomic<int64_t> acc{0};
-  for (int j = 0; j < 2000; ++j) {
-    pool.parallelFor(256, 8, [&](int64_t b, int64_t e) { acc += e - b; });
-    sum += 256;
-  }
-  EXPECT_EQ(acc, sum);
-}
-
-// Each chunk waits for the other to have started, so both threads must run
-// one: workers asleep (kBlock, or kDefault after its spin) are woken.
-TEST_P(ThreadPoolTest, SleepingWorkersWake) {
-  if (threads() < 2) GTEST_SKIP() << "no workers";
-  cpu::ThreadPool pool(threads(), policy());
-  for (int round = 0; round < 20; ++round) {
-    if (round % 5 == 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the spin
-    std::atomic<int> started{0};
-    std::atomic<bool> timedOut{false};
-    std::vector<std::thread::id> ran(2);
-    pool.parallelFor(2, 1, [&](int64_t b, int64_t) {
-      ran[size_t(b)] = std::this_thread::get_id();
-      started++;
-      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (started.load() < 2)
-        if (std::chrono::steady_clock::now() > deadline) {
-          timedOut = true;
-          return;
-        }
-    });
-    ASSERT_FALSE(timedOut) << "round " << round << ": no second thread took a chunk";
-    EXPECT_NE(ran[0], ran[1]);
-  }
-}
-
-// A chunk that outlasts the caller's spin: the caller blocks and is woken by
-// the worker that finishes last, and sees its writes.
-TEST_P(ThreadPoolTest, CallerWaitsForSlowChunks) {
-  cpu::ThreadPool pool(threads(), policy());
-  for (int round = 0; round < 5; ++round) {
-    std::vector<int64_t> out(64, -1);
-    pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
-      if (b != 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      for (int64_t i = b; i < e; ++i) out[size_t(i)] = i * round;
-    });
-    for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(out[size_t(i)], i * round) << "round " << round;
-  }
-}
-
-// Random sizes and grains back to back, the policy switched now and then:
-// late workers must never run a chunk of a job that is over.
-TEST_P(ThreadPoolTest, RandomJobsWithPolicyChanges) {
-  cpu::ThreadPool pool(threads(), policy());
-  const cpu::WaitPolicy policies[] = {cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin, cpu::WaitPolicy::kBlock};
-  uint32_t seed = 12345;
-  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
-  for (int j = 0; j < 3000; ++j) {
-    if (j % 500 == 499) pool.setWaitPolicy(policies[next() % 3]);
-    const int64_t n = next() % 300, grain = 1 + next() % 40;
-    std::vector<int> hits(size_t(n), 0);  // plain ints: each index has one writer
-    pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
-    });
-    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "job " << j << " n=" << n << " i=" << i;
-  }
-}
-
-// On a thread that runs OpenMP regions itself the loops go to its OpenMP
-// team; the contract is the same.
-TEST(ThreadPoolWait, OpenMpTeamThreadCoversRange) {
-  std::thread t([] {
-    cpu::ThreadPool::noteOpenMpTeam(2);
-    cpu::ThreadPool pool(2, cpu::WaitPolicy::kBlock);
-    for (int64_t n : {1, 7, 1000, 100003}) {
-      std::vector<int> hits(size_t(n), 0);
-      pool.parallelFor(n, 16, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
-      });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "n=" << n << " i=" << i;
-    }
-  });
-  t.join();
-}
-
-// The default spin is bounded: a pool left idle stops using the CPU.
-TEST(ThreadPoolWait, DefaultStopsSpinning) {
-  cpu::ThreadPool pool(2, cpu::WaitPolicy::kDefault);
-  if (pool.numThreads() < 2) GTEST_SKIP() << "no worker thread";
-  std::atomic<int64_t> sum{0};
-  pool.parallelFor(1000, 1, [&](int64_t b, int64_t e) { sum += e - b; });
-  ASSERT_EQ(sum, 1000);
-  auto cpuNs = [] {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-  };
-  int64_t before = cpuNs();
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  int64_t used = cpuNs() - before;
-  // The worker and the caller spin 1 ms each at most; leave room for a
-  // slow wake-up, far below the 200 ms a spinning worker would take.
-  EXPECT_LT(used, 40'000'000) << "process CPU time while idle: " << used / 1e6 << " ms";
-}
-
-std::string threadPoolTestName(const ::testing::TestParamInfo<ThreadPoolTest::ParamType> &info) {
-  static const char *const kNames[] = {"Default", "Spin", "Block"};
-  return std::to_string(std::get<0>(info.param)) + "Threads" + kNames[int(std::get<1>(info.param))];
-}
-
-INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest,
-                         ::testing::Combine(::testing::Values(0, 1, 2, 3, 8),
-                                            ::testing::Values(cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin,
-                                                              cpu::WaitPolicy::kBlock)),
-                         threadPoolTestName);
 
 }  // namespace
 }  // namespace webnn

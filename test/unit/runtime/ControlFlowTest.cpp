@@ -106,7 +106,7 @@ TEST(ControlFlow, LoaderRejectsBadSubgraphs) {
 }
 
 TEST(ControlFlow, LoopCarriesValuesAcrossIterations) {
-  if (!rt::findKernelFactory("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  if (!rt::findBackendForOp("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
   std::unique_ptr<Model> model;
   Status s = Model::load(writeGraph(swapLoopGraph(), "cfrun"), {}, &model);
   ASSERT_TRUE(s.isOk()) << s.message();
@@ -137,7 +137,7 @@ namespace {
 // Any byte of a control-flow artifact flipped: the load fails with a message,
 // or the graph loads and then runs (trip counts bounded) without crashing.
 TEST(ControlFlow, FlippedBytesNeverCrash) {
-  if (!rt::findKernelFactory("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  if (!rt::findBackendForOp("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
   std::vector<uint8_t> good = buildArtifact(swapLoopGraph()).artifact;
   webnn::artifact::ArtifactHeader h;
   std::memcpy(&h, good.data(), sizeof(h));
@@ -190,7 +190,7 @@ TGraph scanLoopGraph() {
 }
 
 TEST(ControlFlow, ScanOutputHasOneRowPerIteration) {
-  if (!rt::findKernelFactory("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  if (!rt::findBackendForOp("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
   std::unique_ptr<Model> model;
   Status s = Model::load(writeGraph(scanLoopGraph(), "cfscan"), {}, &model);
   ASSERT_TRUE(s.isOk()) << s.message();

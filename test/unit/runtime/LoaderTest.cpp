@@ -340,8 +340,9 @@ TEST(Loader, UnknownOpsListedWithNodes) {
   g.nodes[1].op = "frobnicate";
   LoaderOptions opts;
   opts.hasKernel = [](std::string_view op) { return op != "frobnicate"; };
+  opts.backends = "backend 'test'";
   std::string m = loadError(buildArtifact(g).artifact, opts);
-  EXPECT_NE(m.find("no CPU kernel for op 'frobnicate' (node 0 'add0' (frobnicate) and 1 more)"), std::string::npos)
+  EXPECT_NE(m.find("no kernel in backend 'test' for op 'frobnicate' (node 0 'add0' (frobnicate) and 1 more)"), std::string::npos)
       << m;
 }
 

@@ -160,7 +160,7 @@ template <typename T, typename Op, bool kCompare>
 class BinaryKernel final : public Kernel {
  public:
   explicit BinaryKernel(BroadcastPlan<2> plan) : plan_(std::move(plan)) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     using Out = std::conditional_t<kCompare, uint8_t, T>;
     const T *a = in<T>(ctx, 0);
     const T *b = in<T>(ctx, 1);
@@ -176,6 +176,7 @@ class BinaryKernel final : public Kernel {
         }
       });
     });
+    return Status::ok();
   }
 
  private:

@@ -89,11 +89,11 @@ void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn) {
   if (n <= 0) return;
   if (grain < 1) grain = 1;
-  if (n <= grain || ctx.pool == nullptr) {
+  if (n <= grain || ctx.backendState == nullptr) {
     fn(0, n);
     return;
   }
-  ctx.pool->parallelFor(n, grain, fn);
+  threadPool(ctx).parallelFor(n, grain, fn);
 }
 
 bool relaxedRunsBf16(const NodeDesc &node) {
@@ -178,7 +178,7 @@ class Float16Adapter final : public Kernel {
   // separate float32 buffers, then copies what it would have kept).
   bool allowsInPlace(size_t output, size_t input) const override { return inner_->allowsInPlace(output, input); }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     std::vector<const TensorBuffer *> &ins = inPtrs_;
     std::vector<TensorBuffer *> &outs = outPtrs_;
     ins.assign(ctx.inputs, ctx.inputs + ctx.numInputs);
@@ -196,8 +196,8 @@ class Float16Adapter final : public Kernel {
     }
     for (size_t i = 0; i < ctx.numOutputs && i < outSlots_.size(); ++i)
       if (outSlots_[i].convert) outs[i] = &outSlots_[i].buffer;
-    KernelContext innerCtx{ins.data(), ins.size(), outs.data(), outs.size(), ctx.pool};
-    inner_->run(innerCtx);
+    KernelContext innerCtx{ins.data(), ins.size(), outs.data(), outs.size(), ctx.backendState};
+    WEBNN_RETURN_IF_ERROR(inner_->run(innerCtx));
     for (size_t i = 0; i < ctx.numOutputs && i < outSlots_.size(); ++i) {
       Slot &s = outSlots_[i];
       if (!s.convert) continue;
@@ -206,6 +206,7 @@ class Float16Adapter final : public Kernel {
       parallelFor(ctx, int64_t(s.data.size()), 1 << 15,
                   [&](int64_t b, int64_t e) { floatToHalfN(src + b, dst + b, e - b); });
     }
+    return Status::ok();
   }
 
  private:

@@ -135,7 +135,7 @@ class Conv2dKernel final : public Kernel {
     tileP_ = std::max<int64_t>(1, std::min<int64_t>(P, (int64_t(1) << 20) / std::max<int64_t>(1, K)));
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     // Buffers and the reordered constant filter are made on the first run,
     // not at load: loading must not touch the (mmapped) weights.
     std::call_once(prepared_, [&] {
@@ -149,7 +149,7 @@ class Conv2dKernel final : public Kernel {
     float *y = outp<float>(ctx, 0);
     if (depthwise_) {
       g_.nhwc ? depthwiseNhwc(ctx, x, bias, y) : depthwiseNchw(ctx, x, bias, y);
-      return;
+      return Status::ok();
     }
     int64_t ICg = g_.ICg(), OCg = g_.OCg(), K = ICg * g_.KH * g_.KW, P = g_.OH * g_.OW;
     for (int64_t n = 0; n < g_.N; ++n) {
@@ -184,6 +184,7 @@ class Conv2dKernel final : public Kernel {
       }
     }
     if (bias) addBias(ctx, bias, y);
+    return Status::ok();
   }
 
  private:
@@ -330,19 +331,17 @@ class OneDnnConv2dKernel final : public Kernel {
   OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
       : conv_(std::move(conv)), fallback_(node, portable), filter_(node.inputs[1]->constantData) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
-      try {
-        const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
-        const TensorBuffer *residual = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;  // fusedConv2d
-        conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr, ctx.outputs[0]->data,
-                   ctx.pool->numThreads(), residual ? residual->data : nullptr);
-        return;
-      } catch (const std::exception &) {
-        useFallback_ = true;
-      }
+      const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+      const TensorBuffer *residual = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;  // fusedConv2d
+      Status s = conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr,
+                            ctx.outputs[0]->data, threadPool(ctx).numThreads(), residual ? residual->data : nullptr);
+      if (s.isOk()) return s;
+      useFallback_ = true;
+      refused_ = s.message();
     }
-    fallback_.run(ctx);
+    return fallback_.run(ctx, refused_);
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
@@ -360,6 +359,7 @@ class OneDnnConv2dKernel final : public Kernel {
   onednn::DeferredKernel fallback_;
   const void *filter_;  // constant filter, else null
   bool useFallback_ = false;
+  std::string refused_;  // oneDNN's reason, once it gave up
 };
 #endif
 
@@ -439,7 +439,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
     p_.lo = lo, p_.hi = hi;
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     // The filter as [3][3][C], made on the first run (loading must not touch
     // the mmapped weights), on every run when it is not constant.
     std::call_once(prepared_, [&] {
@@ -460,7 +460,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
     // parts per thread. With the pool's one contiguous range per thread, 28x28
     // layers run twice as fast split by rows (MobileNetV2 at 2 threads 2.94 ->
     // 2.81 ms, PERFORMANCE.md); below that, rows leave a thread idle.
-    int64_t threads = ctx.pool ? ctx.pool->numThreads() : 1;
+    int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
     int64_t blocks = (g_.C + 15) / 16;
     bool byChannels = threads > 1 && g_.sh == 1 && g_.OH < 8 * threads && blocks >= 2 * threads;
     for (int64_t n = 0; n < g_.N; ++n) {
@@ -477,6 +477,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
       }
     }
     gDepthwiseAvx512Runs.fetch_add(1, std::memory_order_relaxed);
+    return Status::ok();
   }
 
  private:
@@ -604,7 +605,7 @@ class PointwiseNarrowKernel final : public Kernel {
     return Status::ok();
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *filter = prepacked_;
     if (!filter) {
       std::call_once(prepared_, [&] {
@@ -629,6 +630,7 @@ class PointwiseNarrowKernel final : public Kernel {
       pointwiseRowsAvx512(p, x + m0 * g_.C, m1 - m0, y + m0 * g_.O, r ? r + m0 * g_.O : nullptr);
     });
     gPointwiseNarrowRuns.fetch_add(1, std::memory_order_relaxed);
+    return Status::ok();
   }
 
  private:
@@ -676,7 +678,7 @@ class Im2colPackedConvKernel final : public Kernel {
   Im2colPackedConvKernel(const ConvGeometry &g, std::unique_ptr<Kernel> gemm)
       : g_(g), gemm_(std::move(gemm)), colShape_{g.N * g.OH * g.OW, g.KH * g.KW * g.C} {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const int64_t M = colShape_[0], K = colShape_[1], C = g_.C;
     if (col_.empty()) col_.resize(size_t(M * K));  // first run, not load
     const float *x = in<float>(ctx, 0);
@@ -698,7 +700,8 @@ class Im2colPackedConvKernel final : public Kernel {
                                      ctx.numInputs > 3 ? ctx.inputs[3] : nullptr};
     KernelContext gemmCtx = ctx;
     gemmCtx.inputs = inputs;
-    gemm_->run(gemmCtx);
+    WEBNN_RETURN_IF_ERROR(gemm_->run(gemmCtx));
+    return Status::ok();
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
@@ -797,12 +800,12 @@ class FusedConv2dKernel final : public Kernel {
   FusedConv2dKernel(std::unique_ptr<Kernel> conv, Epilogue e, int64_t count)
       : conv_(std::move(conv)), e_(e), count_(count) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const TensorBuffer *convInputs[3] = {ctx.inputs[0], ctx.inputs[1], ctx.numInputs > 2 ? ctx.inputs[2] : nullptr};
     KernelContext convCtx = ctx;
     convCtx.inputs = convInputs;
     convCtx.numInputs = 3;
-    conv_->run(convCtx);
+    WEBNN_RETURN_IF_ERROR(conv_->run(convCtx));
     const float *r = e_.hasResidual ? in<float>(ctx, 3) : nullptr;
     float *y = outp<float>(ctx, 0);
     Epilogue e = e_;
@@ -819,6 +822,7 @@ class FusedConv2dKernel final : public Kernel {
         y[i] = v;
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -833,8 +837,8 @@ class SiluAfterKernel final : public Kernel {
  public:
   SiluAfterKernel(std::unique_ptr<Kernel> conv, int64_t count) : conv_(std::move(conv)), count_(count) {}
 
-  void run(const KernelContext &ctx) override {
-    conv_->run(ctx);
+  Status run(const KernelContext &ctx) override {
+    WEBNN_RETURN_IF_ERROR(conv_->run(ctx));
     float *y = outp<float>(ctx, 0);
     parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
       constexpr int64_t kChunk = 512;
@@ -845,6 +849,7 @@ class SiluAfterKernel final : public Kernel {
         for (int64_t j = 0; j < n; ++j) y[i + j] *= gate[j];
       }
     });
+    return Status::ok();
   }
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
     return conv_->packConstants(numThreads, out);
@@ -934,7 +939,7 @@ class ConvTranspose2dKernel final : public Kernel {
   ConvTranspose2dKernel(ConvGeometry g, FilterIndexer fi, bool constantFilter, bool hasBias)
       : g_(g), fi_(fi), hasBias_(hasBias), constantFilter_(constantFilter) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     std::call_once(prepared_, [&] {  // first run, not load: see Conv2dKernel
       filter_.resize(size_t(g_.C * g_.OCg() * g_.KH * g_.KW));
       col_.resize(size_t(g_.H * g_.W * g_.OCg() * g_.KH * g_.KW));
@@ -959,6 +964,7 @@ class ConvTranspose2dKernel final : public Kernel {
         }
         col2im(ctx, n, grp, bias, y);
       }
+    return Status::ok();
   }
 
  private:
@@ -1085,15 +1091,17 @@ class PointwiseDepthwiseKernel final : public Kernel {
       : pw_(pw), dw_(dw), pwFilter_(pwFilter), dwFilter_(dwFilter), pwBias_(pwBias), dwBias_(dwBias),
         dwInputs_(dwInputs), p_(p) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     // Filters as [K][C] and [3][3][C], made on the first run (loading must
-    // not touch the mmapped weights).
-    std::call_once(prepared_, [&] {
-      pointwise_.resize(size_t(pw_.C * pw_.O));
+    // not touch the mmapped weights); a run that cannot get their memory
+    // fails, and the next one tries again. Runs are one at a time.
+    if (!prepared_) {
+      if (!pointwise_.resize(size_t(pw_.C * pw_.O)) || !depthwise_.resize(size_t(9 * dw_.C)))
+        return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate the packed filters");
       reorderPointwiseFilter(in<float>(ctx, 1), pwFilter_, pw_.C, pw_.O, pointwise_.data());
-      depthwise_.resize(size_t(9 * dw_.C));
       reorderDepthwiseFilter(in<float>(ctx, dwInputs_ + 1), dwFilter_, dw_.C, depthwise_.data());
-    });
+      prepared_ = true;
+    }
     PointwiseDepthwise p = p_;
     p.pointwise.filter = pointwise_.data();
     p.pointwise.bias = pwBias_ ? in<float>(ctx, 2) : nullptr;
@@ -1102,21 +1110,31 @@ class PointwiseDepthwiseKernel final : public Kernel {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
+    std::atomic<bool> noRing{false};
     for (int64_t n = 0; n < pw_.N; ++n) {
       const float *xn = x + n * pw_.H * pw_.W * pw_.C;
       float *yn = y + n * dw_.OH * dw_.OW * dw_.C;
       parallelFor(ctx, dw_.OH, 2, [&](int64_t b, int64_t e) {
-        pointwiseDepthwiseAvx512(p, xn, yn, b, e, threadRing(ringFloats));
+        float *ring = threadRing(ringFloats);
+        if (!ring) {
+          noRing.store(true, std::memory_order_relaxed);
+          return;
+        }
+        pointwiseDepthwiseAvx512(p, xn, yn, b, e, ring);
       });
     }
+    if (noRing.load(std::memory_order_relaxed))
+      return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate a thread's row buffer");
     gPointwiseDepthwiseRuns.fetch_add(1, std::memory_order_relaxed);
+    return Status::ok();
   }
 
  private:
-  // One ring per thread, kept across runs (grown on a thread's first run).
+  // One ring per thread, kept across runs (grown on a thread's first run);
+  // null when that memory is refused.
   static float *threadRing(int64_t floats) {
     thread_local AlignedFloats ring;
-    if (ring.size() < size_t(floats)) ring.resize(size_t(floats));
+    if (ring.size() < size_t(floats) && !ring.resize(size_t(floats))) return nullptr;
     return ring.data();
   }
 
@@ -1125,7 +1143,7 @@ class PointwiseDepthwiseKernel final : public Kernel {
   bool pwBias_, dwBias_;
   size_t dwInputs_;
   PointwiseDepthwise p_;
-  std::once_flag prepared_;
+  bool prepared_ = false;
   AlignedFloats pointwise_, depthwise_;
 };
 

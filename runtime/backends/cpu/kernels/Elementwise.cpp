@@ -84,7 +84,7 @@ template <typename Op>
 class UnaryFloatKernel final : public Kernel {
  public:
   UnaryFloatKernel(Op op, bool half, int64_t n) : op_(op), half_(half), n_(n) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (!half_) {
       const float *x = in<float>(ctx, 0);
       float *y = outp<float>(ctx, 0);
@@ -93,7 +93,7 @@ class UnaryFloatKernel final : public Kernel {
         else
           for (int64_t i = b; i < e; ++i) y[i] = op_(x[i]);
       });
-      return;
+      return Status::ok();
     }
     const uint16_t *x = in<uint16_t>(ctx, 0);
     uint16_t *y = outp<uint16_t>(ctx, 0);
@@ -108,6 +108,7 @@ class UnaryFloatKernel final : public Kernel {
         floatToHalfN(buf, y + i, len);
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -121,12 +122,13 @@ template <typename T, typename Fn>
 class UnaryScalarKernel final : public Kernel {
  public:
   UnaryScalarKernel(Fn fn, int64_t n) : fn_(fn), n_(n) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
     parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) y[i] = fn_(x[i]);
     });
+    return Status::ok();
   }
 
  private:
@@ -162,9 +164,10 @@ std::unique_ptr<Kernel> makeIntUnary(IntOp op, int64_t n) {
 class CopyKernel final : public Kernel {
  public:
   explicit CopyKernel(size_t bytes) : bytes_(bytes) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (ctx.outputs[0]->data != ctx.inputs[0]->data && bytes_)
       std::memcpy(ctx.outputs[0]->data, ctx.inputs[0]->data, bytes_);
+    return Status::ok();
   }
 
  private:
@@ -288,7 +291,7 @@ template <bool kNaN>
 class FloatClassKernel final : public Kernel {
  public:
   FloatClassKernel(bool half, int64_t n) : half_(half), n_(n) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     uint8_t *y = outp<uint8_t>(ctx, 0);
     if (half_) {
       const uint16_t *x = in<uint16_t>(ctx, 0);
@@ -299,12 +302,13 @@ class FloatClassKernel final : public Kernel {
           y[i] = uint8_t(maxExponent && (kNaN ? mantissa : !mantissa));
         }
       });
-      return;
+      return Status::ok();
     }
     const float *x = in<float>(ctx, 0);
     parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) y[i] = uint8_t(kNaN ? std::isnan(x[i]) : std::isinf(x[i]));
     });
+    return Status::ok();
   }
 
  private:
@@ -379,10 +383,11 @@ inline int64_t loadNibble(const uint8_t *p, int64_t i, bool isSigned) {
 class CastKernelImpl final : public Kernel {
  public:
   CastKernelImpl(CastFn fn, int64_t n) : fn_(fn), n_(n) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const void *s = ctx.inputs[0]->data;
     void *d = ctx.outputs[0]->data;
     parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) { fn_(s, d, b, e); });
+    return Status::ok();
   }
 
  private:
@@ -394,7 +399,7 @@ class CastKernelImpl final : public Kernel {
 class Cast4BitKernel final : public Kernel {
  public:
   Cast4BitKernel(DataType from, DataType to, int64_t n) : from_(from), to_(to), n_(n) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const void *s = ctx.inputs[0]->data;
     void *d = ctx.outputs[0]->data;
     bool from4 = from_ == DataType::kInt4 || from_ == DataType::kUint4;
@@ -444,6 +449,7 @@ class Cast4BitKernel final : public Kernel {
         });
       }
     }
+    return Status::ok();
   }
 
  private:
@@ -478,7 +484,7 @@ template <typename T>
 class WhereKernel final : public Kernel {
  public:
   explicit WhereKernel(BroadcastPlan<3> plan) : plan_(std::move(plan)) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const uint8_t *c = in<uint8_t>(ctx, 0);
     const T *t = in<T>(ctx, 1);
     const T *f = in<T>(ctx, 2);
@@ -493,6 +499,7 @@ class WhereKernel final : public Kernel {
         for (int64_t i = 0; i < len; ++i) y[i] = cc[i * st[0]] ? tt[i * st[1]] : ff[i * st[2]];
       });
     });
+    return Status::ok();
   }
 
  private:

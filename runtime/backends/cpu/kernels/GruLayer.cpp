@@ -145,7 +145,7 @@ class GruLayerKernel final : public Kernel {
     state_.resize(size_t(D * 4 * B * hp_));
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
     if (w_ && r_) {
       std::call_once(packOnce_, [&] { pack(w_, r_, true); });
@@ -208,6 +208,7 @@ class GruLayerKernel final : public Kernel {
       for (int64_t b = 0; b < B; ++b)
         std::memcpy(last + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
     }
+    return Status::ok();
   }
 
   void warmUp(int numThreads) override {

@@ -86,7 +86,7 @@ template <typename E, typename I>
 class GatherElementsKernel final : public Kernel {
  public:
   GatherElementsKernel(AxisView in, int64_t idxAxis) : in_(in), idxAxis_(idxAxis) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const E *x = in<E>(ctx, 0);
     const I *idx = in<I>(ctx, 1);
     E *y = outp<E>(ctx, 0);
@@ -100,6 +100,7 @@ class GatherElementsKernel final : public Kernel {
         for (int64_t k = 0; k < in_.inner; ++k) dst[k] = src[resolveIndex(ir[k], in_.axis) * in_.inner + k];
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -127,7 +128,7 @@ template <typename E, typename I>
 class ScatterElementsKernel final : public Kernel {
  public:
   ScatterElementsKernel(AxisView in, int64_t idxAxis) : in_(in), idxAxis_(idxAxis) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const E *x = in<E>(ctx, 0);
     const I *idx = in<I>(ctx, 1);
     const E *upd = in<E>(ctx, 2);
@@ -146,6 +147,7 @@ class ScatterElementsKernel final : public Kernel {
                     }
                   }
                 });
+    return Status::ok();
   }
 
  private:
@@ -214,16 +216,17 @@ template <typename I>
 class GatherNdKernel final : public Kernel {
  public:
   GatherNdKernel(NdPlan p, size_t esz) : p_(std::move(p)), sliceBytes_(size_t(p_.sliceElems) * esz), esz_(esz) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const uint8_t *x = in<uint8_t>(ctx, 0);
     const I *idx = in<I>(ctx, 1);
     uint8_t *y = outp<uint8_t>(ctx, 0);
-    if (!sliceBytes_) return;
+    if (!sliceBytes_) return Status::ok();
     parallelFor(ctx, p_.tuples, std::max<int64_t>(1, int64_t(16384 / sliceBytes_)), [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t)
         std::memcpy(y + size_t(t) * sliceBytes_, x + size_t(tupleOffset(p_, idx + t * p_.coordinateSize)) * esz_,
                     sliceBytes_);
     });
+    return Status::ok();
   }
 
  private:
@@ -249,17 +252,18 @@ class ScatterNdKernel final : public Kernel {
  public:
   ScatterNdKernel(NdPlan p, size_t esz, size_t totalBytes)
       : p_(std::move(p)), sliceBytes_(size_t(p_.sliceElems) * esz), esz_(esz), total_(totalBytes) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const uint8_t *x = in<uint8_t>(ctx, 0);
     const I *idx = in<I>(ctx, 1);
     const uint8_t *upd = in<uint8_t>(ctx, 2);
     uint8_t *y = outp<uint8_t>(ctx, 0);
     if (y != x && total_) std::memcpy(y, x, total_);
-    if (!sliceBytes_) return;
+    if (!sliceBytes_) return Status::ok();
     // In index order, so that the last of repeated coordinates wins.
     for (int64_t t = 0; t < p_.tuples; ++t)
       std::memcpy(y + size_t(tupleOffset(p_, idx + t * p_.coordinateSize)) * esz_, upd + size_t(t) * sliceBytes_,
                   sliceBytes_);
+    return Status::ok();
   }
 
  private:

@@ -36,7 +36,7 @@ class MatMulNBitsKernel final : public Kernel {
                     int64_t accuracy, bool packedZp, bool floatZp, bool constantWeights)
       : mm_(M, N, K, blockSize, bits, accuracy, nullptr, floatZp), packedZp_(packedZp),
         constantWeights_(constantWeights) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     // Constant weights are prepared on the first run (load stays cheap, as for
     // the portable conv filters); a weight fed at run time every run.
     if (!prepared_ || !constantWeights_) {
@@ -47,7 +47,8 @@ class MatMulNBitsKernel final : public Kernel {
       prepared_ = true;
     }
     mm_.run(in<float>(ctx, 0), outp<float>(ctx, 0), static_cast<const float *>(optionalData(ctx, 4)),
-            ctx.pool);
+            &threadPool(ctx));
+    return Status::ok();
   }
 
  private:
@@ -110,7 +111,7 @@ class RmsNormKernel final : public Kernel {
  public:
   RmsNormKernel(int64_t rows, int64_t n, float eps, bool skip, int64_t skipRows)
       : rows_(rows), n_(n), eps_(eps), skip_(skip), skipRows_(skipRows) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     const float *skip = skip_ ? in<float>(ctx, 1) : nullptr;
     const float *gamma = in<float>(ctx, skip_ ? 2 : 1);
@@ -142,6 +143,7 @@ class RmsNormKernel final : public Kernel {
         for (int64_t i = 0; i < n; ++i) yr[i] = src[i] * inv * gamma[i];
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -238,7 +240,7 @@ class RotaryKernel final : public Kernel {
                bool interleaved, bool scalarPos)
       : bnsh_(bnsh), B_(B), S_(S), H_(H), D_(D), rot_(rot), maxSeq_(maxSeq),
         interleaved_(interleaved), scalarPos_(scalarPos) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     const int64_t *pos = in<int64_t>(ctx, 1);
     const float *cosC = in<float>(ctx, 2), *sinC = in<float>(ctx, 3);
@@ -254,6 +256,7 @@ class RotaryKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -331,7 +334,7 @@ class GqaKernel final : public Kernel {
     return c_.T == c_.P && ((output == 1 && input == 3) || (output == 2 && input == 4));
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const Config &c = c_;
     const float *query = in<float>(ctx, 0);
     const float *key = static_cast<const float *>(optionalData(ctx, 1));
@@ -430,7 +433,7 @@ class GqaKernel final : public Kernel {
           gqaAttendAvx512(tile);
         }
       });
-      return;
+      return Status::ok();
     }
     // (2) + (3) per (b, head, query row).
     parallelFor(ctx, c.B * c.numHeads * c.S, 1, [&](int64_t t0, int64_t t1) {
@@ -501,6 +504,7 @@ class GqaKernel final : public Kernel {
         for (int64_t d = 0; d < D; ++d) o[d] *= inv;
       }
     });
+    return Status::ok();
   }
 
  private:

@@ -109,7 +109,7 @@ class LstmLayerKernel final : public Kernel {
     state_.resize(size_t(D * 3 * B * hp_));
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
     if (w_ && r_) {
       std::call_once(packOnce_, [&] { pack(w_, r_, true); });
@@ -177,6 +177,7 @@ class LstmLayerKernel final : public Kernel {
         std::memcpy(lastC + d * BH + b * H, cLast + b * hp_, size_t(H) * sizeof(float));
       }
     }
+    return Status::ok();
   }
 
   void warmUp(int numThreads) override {

@@ -30,18 +30,16 @@ class OneDnnMatMulKernel final : public Kernel {
   OneDnnMatMulKernel(std::unique_ptr<onednn::MatMul> mm, const NodeDesc &node, KernelFactory portable)
       : mm_(std::move(mm)), fallback_(node, portable), b_(node.inputs[1]->constantData) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
-      try {
-        const TensorBuffer *c = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
-        mm_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, c ? c->data : nullptr, ctx.outputs[0]->data,
-                 ctx.pool->numThreads());
-        return;
-      } catch (const std::exception &) {
-        useFallback_ = true;
-      }
+      const TensorBuffer *c = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+      Status s = mm_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, c ? c->data : nullptr, ctx.outputs[0]->data,
+                          threadPool(ctx).numThreads());
+      if (s.isOk()) return s;
+      useFallback_ = true;
+      refused_ = s.message();
     }
-    fallback_.run(ctx);
+    return fallback_.run(ctx, refused_);
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
@@ -58,6 +56,7 @@ class OneDnnMatMulKernel final : public Kernel {
   const void *b_ = nullptr;  // constant b
   onednn::DeferredKernel fallback_;
   bool useFallback_ = false;
+  std::string refused_;  // oneDNN's reason, once it gave up
 };
 
 // Row-major strides of `dims`.
@@ -83,7 +82,7 @@ class MatMulKernel final : public Kernel {
  public:
   MatMulKernel(int64_t M, int64_t N, int64_t K, std::vector<int64_t> aOff, std::vector<int64_t> bOff)
       : M_(M), N_(N), K_(K), aOff_(std::move(aOff)), bOff_(std::move(bOff)) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *a = in<float>(ctx, 0);
     const float *b = in<float>(ctx, 1);
     float *y = outp<float>(ctx, 0);
@@ -93,6 +92,7 @@ class MatMulKernel final : public Kernel {
       for (int64_t i = bb; i < be; ++i)
         sgemm(M_, N_, K_, {a + aOff_[i], K_, 1}, {b + bOff_[i], N_, 1}, y + i * M_ * N_, N_, false, ctx);
     });
+    return Status::ok();
   }
 
  private:
@@ -183,7 +183,7 @@ class GemmKernel final : public Kernel {
              int64_t cRowStride, int64_t cColStride)
       : M_(M), N_(N), K_(K), aT_(aT), bT_(bT), alpha_(alpha), beta_(beta), hasC_(hasC), crs_(cRowStride),
         ccs_(cColStride) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *a = in<float>(ctx, 0);
     const float *b = in<float>(ctx, 1);
     const float *c = hasC_ ? in<float>(ctx, 2) : nullptr;
@@ -191,7 +191,7 @@ class GemmKernel final : public Kernel {
     MatrixView A = aT_ ? MatrixView{a, 1, M_} : MatrixView{a, K_, 1};
     MatrixView B = bT_ ? MatrixView{b, 1, K_} : MatrixView{b, N_, 1};
     sgemm(M_, N_, K_, A, B, y, N_, false, ctx);
-    if (alpha_ == 1.f && (!c || beta_ == 0.f)) return;
+    if (alpha_ == 1.f && (!c || beta_ == 0.f)) return Status::ok();
     parallelFor(ctx, M_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, N_)), [&](int64_t mb, int64_t me) {
       for (int64_t m = mb; m < me; ++m) {
         float *row = y + m * N_;
@@ -203,6 +203,7 @@ class GemmKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:

@@ -32,7 +32,7 @@ class BatchNormKernel final : public Kernel {
  public:
   BatchNormKernel(int64_t outer, int64_t c, int64_t inner, float eps)
       : outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0), *mean = in<float>(ctx, 1), *var = in<float>(ctx, 2);
     const float *scale = optionalInput(ctx, 3), *bias = optionalInput(ctx, 4);
     float *y = outp<float>(ctx, 0);
@@ -52,7 +52,7 @@ class BatchNormKernel final : public Kernel {
           for (int64_t c = 0; c < c_; ++c) ys[c] = xs[c] * mul[c] + add[c];
         }
       });
-      return;
+      return Status::ok();
     }
     parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
@@ -63,6 +63,7 @@ class BatchNormKernel final : public Kernel {
         for (int64_t i = 0; i < inner_; ++i) ys[i] = xs[i] * m + a;
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -110,12 +111,12 @@ class GroupNormKernel final : public Kernel {
     for (size_t i = 0; i < inner_.size(); ++i)
       if (inner_[i] != int64_t(i)) contiguous_ = false;
   }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
     float *y = outp<float>(ctx, 0);
     int64_t n = int64_t(inner_.size());
-    if (n == 0) return;
+    if (n == 0) return Status::ok();
     parallelFor(ctx, int64_t(outer_.size()), std::max<int64_t>(1, 8192 / n), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
         const float *xs = x + outer_[o];
@@ -144,6 +145,7 @@ class GroupNormKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -162,11 +164,11 @@ class GroupNormKernel final : public Kernel {
 class InstanceNormNhwcKernel final : public Kernel {
  public:
   InstanceNormNhwcKernel(int64_t n, int64_t pixels, int64_t c, float eps) : n_(n), pixels_(pixels), c_(c), eps_(eps) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
     float *y = outp<float>(ctx, 0);
-    if (pixels_ == 0 || c_ == 0) return;
+    if (pixels_ == 0 || c_ == 0) return Status::ok();
     const int64_t blocks = (c_ + kBlock - 1) / kBlock;
     parallelFor(ctx, n_ * blocks, 1, [&](int64_t b, int64_t e) {
       double acc[kBlock];
@@ -194,6 +196,7 @@ class InstanceNormNhwcKernel final : public Kernel {
           for (int64_t c = 0; c < nc; ++c) ys[p * c_ + c] = xs[p * c_ + c] * mul[c] + add[c];
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -209,14 +212,15 @@ class InstanceNormNhwcKernel final : public Kernel {
 class LastAxesLayerNormKernel final : public Kernel {
  public:
   LastAxesLayerNormKernel(int64_t rows, int64_t n, float eps) : rows_(rows), n_(n), eps_(eps) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
     float *y = outp<float>(ctx, 0);
-    if (n_ == 0) return;
+    if (n_ == 0) return Status::ok();
     parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / n_), [&](int64_t b, int64_t e) {
       layerNormRows(x + b * n_, y + b * n_, e - b, n_, scale, bias, eps_);
     });
+    return Status::ok();
   }
 
  private:

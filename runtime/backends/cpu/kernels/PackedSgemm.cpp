@@ -63,7 +63,7 @@ class PackedSgemmKernel final : public Kernel {
         prepacked_ = static_cast<const float *>(po.data);
   }
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *packed = packedB();
     const float *a = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
@@ -84,6 +84,7 @@ class PackedSgemmKernel final : public Kernel {
       }
     });
     gRuns.fetch_add(1, std::memory_order_relaxed);
+    return Status::ok();
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {

@@ -29,7 +29,7 @@ class PoolKernel final : public Kernel {
  public:
   explicit PoolKernel(PoolGeometry g) : g_(g) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     if (!g_.nhwc) {
@@ -41,6 +41,7 @@ class PoolKernel final : public Kernel {
         for (int64_t t = b; t < e; ++t) rowNhwc(x, y, t / g_.OH, t % g_.OH);
       });
     }
+    return Status::ok();
   }
 
  private:

@@ -138,7 +138,7 @@ class QuantizeKernel final : public Kernel {
   QuantizeKernel(BlockPlan p, bool half, DataType outType) : p_(std::move(p)), half_(half), out_(outType) {
     integerRange(out_, &lo_, &hi_);
   }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const void *x = ctx.inputs[0]->data;
     const void *scale = ctx.inputs[1]->data;
     const void *zp = ctx.inputs[2]->data;
@@ -163,6 +163,7 @@ class QuantizeKernel final : public Kernel {
     // 4-bit rows of odd length share bytes across rows: run those serially.
     if (is4Bit(out_) && (p_.cols & 1)) rowsFn(0, p_.rows);
     else parallelFor(ctx, p_.rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p_.cols)), rowsFn);
+    return Status::ok();
   }
 
  private:
@@ -189,7 +190,7 @@ Status makeQuantizeLinear(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 class DequantizeKernel final : public Kernel {
  public:
   DequantizeKernel(BlockPlan p, DataType inType, bool half) : p_(std::move(p)), in_(inType), half_(half) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const void *x = ctx.inputs[0]->data;
     const void *scale = ctx.inputs[1]->data;
     const void *zp = ctx.inputs[2]->data;
@@ -205,6 +206,7 @@ class DequantizeKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:

@@ -212,9 +212,10 @@ Status readHiddenSize(const NodeDesc &node, int64_t *h) {
 class GruCellKernel final : public Kernel {
  public:
   explicit GruCellKernel(GruConfig c) : c_(c) { s_.init(c_); }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     gruStep(c_, s_, in<float>(ctx, 0), in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 4),
             optionalInput(ctx, 5), in<float>(ctx, 3), outp<float>(ctx, 0), ctx);
+    return Status::ok();
   }
 
  private:
@@ -248,10 +249,11 @@ Status makeGruCell(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 class LstmCellKernel final : public Kernel {
  public:
   explicit LstmCellKernel(LstmConfig c) : c_(c) { s_.init(c_); }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     lstmStep(c_, s_, in<float>(ctx, 0), in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 5),
              optionalInput(ctx, 6), optionalInput(ctx, 7), in<float>(ctx, 3), in<float>(ctx, 4), outp<float>(ctx, 0),
              outp<float>(ctx, 1), ctx);
+    return Status::ok();
   }
 
  private:
@@ -389,7 +391,7 @@ void padGateRows(const float *w, int64_t hidden, int64_t paddedHidden, int64_t k
 }
 
 int64_t stepParts(const KernelContext &ctx, int64_t blocks) {
-  return std::max<int64_t>(1, std::min<int64_t>(ctx.pool->numThreads(), blocks / 4));
+  return std::max<int64_t>(1, std::min<int64_t>(threadPool(ctx).numThreads(), blocks / 4));
 }
 
 InputProjection::InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t n)

@@ -170,7 +170,7 @@ class ReduceKernel final : public Kernel {
  public:
   explicit ReduceKernel(ReducePlan plan) : p_(std::move(plan)) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
     if (p_.innerReduced) {
@@ -180,12 +180,13 @@ class ReduceKernel final : public Kernel {
                   });
     } else {
       int64_t rows = p_.numOutputs / std::max<int64_t>(1, p_.inner);
-      if (p_.inner == 0) return;
+      if (p_.inner == 0) return Status::ok();
       parallelFor(ctx, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p_.reducedCount * p_.inner)),
                   [&](int64_t b, int64_t e) {
                     for (int64_t r = b; r < e; ++r) reduceRow(x + p_.kept.offsetOf(r), y + r * p_.inner);
                   });
     }
+    return Status::ok();
   }
 
  private:
@@ -313,7 +314,7 @@ template <typename T, typename I, bool kMax>
 class ArgKernel final : public Kernel {
  public:
   ArgKernel(int64_t outer, int64_t n, int64_t inner) : outer_(outer), n_(n), inner_(inner) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     I *y = outp<I>(ctx, 0);
     parallelFor(ctx, outer_, 1, [&](int64_t b, int64_t e) {
@@ -334,6 +335,7 @@ class ArgKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -398,7 +400,7 @@ class CumulativeSumKernel final : public Kernel {
  public:
   CumulativeSumKernel(int64_t outer, int64_t axis, int64_t inner, bool exclusive, bool reversed)
       : outer_(outer), axis_(axis), inner_(inner), exclusive_(exclusive), reversed_(reversed) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     using Acc = typename ScanAccumulator<T>::type;
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
@@ -421,6 +423,7 @@ class CumulativeSumKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:

@@ -72,10 +72,13 @@ class Resample2dKernel final : public Kernel {
       : in_(std::move(in)), out_(std::move(out)), axes_(axes), tab_{std::move(a0), std::move(a1)} {
     inStride_ = contiguousStrides(in_);
   }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
-    if (axes_[0] < axes_[1]) return runRows(ctx, x, y);
+    if (axes_[0] < axes_[1]) {
+      runRows(ctx, x, y);
+      return Status::ok();
+    }
     int64_t total = numElements(out_);
     parallelFor(ctx, total, 4096, [&](int64_t b, int64_t e) {
       for (int64_t f = b; f < e; ++f) {
@@ -104,6 +107,7 @@ class Resample2dKernel final : public Kernel {
         y[f] = storeValue<T>(top * (1.f - wy) + bottom * wy);
       }
     });
+    return Status::ok();
   }
 
  private:

@@ -58,8 +58,8 @@ class IndexMapKernel final : public Kernel {
     perElement_ = int64_t(runs_.size()) * 2 > rowLen_ && rowLen_ > 8;
   }
 
-  void run(const KernelContext &ctx) override {
-    if (rows_ == 0 || rowLen_ == 0) return;
+  Status run(const KernelContext &ctx) override {
+    if (rows_ == 0 || rowLen_ == 0) return Status::ok();
     const uint8_t *x = in<uint8_t>(ctx, 0);
     uint8_t *y = outp<uint8_t>(ctx, 0);
     dispatchBytes(esz_, [&](auto tag) {
@@ -72,6 +72,7 @@ class IndexMapKernel final : public Kernel {
         for (int64_t r = b; r < e; ++r) copyRow(xs, ys + r * rowLen_, r, pad);
       });
     });
+    return Status::ok();
   }
 
  private:
@@ -156,8 +157,11 @@ class BatchedTransposeKernel final : public Kernel {
 
   static constexpr int64_t kNarrow = 4;  // the short side's limit for the narrow loops
 
-  void run(const KernelContext &ctx) override {
-    if (rows_ <= kNarrow || cols_ <= kNarrow) return runNarrow(ctx);
+  Status run(const KernelContext &ctx) override {
+    if (rows_ <= kNarrow || cols_ <= kNarrow) {
+      runNarrow(ctx);
+      return Status::ok();
+    }
     constexpr int64_t kTile = 32;
     const int64_t rowTiles = (rows_ + kTile - 1) / kTile, colTiles = (cols_ + kTile - 1) / kTile;
     forEachTask(ctx, batch_ * rowTiles * colTiles, [&](const auto *xs, auto *ys, int64_t t) {
@@ -168,6 +172,7 @@ class BatchedTransposeKernel final : public Kernel {
       for (int64_t c = c0; c < c1; ++c)
         for (int64_t r = r0; r < r1; ++r) yb[c * rows_ + r] = xb[r * cols_ + c];
     });
+    return Status::ok();
   }
 
  private:
@@ -482,9 +487,10 @@ Status makePad(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 class MemcpyKernel final : public Kernel {
  public:
   explicit MemcpyKernel(size_t bytes) : bytes_(bytes) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (bytes_ && ctx.outputs[0]->data != ctx.inputs[0]->data)
       std::memcpy(ctx.outputs[0]->data, ctx.inputs[0]->data, bytes_);
+    return Status::ok();
   }
 
  private:
@@ -533,7 +539,7 @@ class ConcatKernel final : public Kernel {
       : outer_(outer), block_(std::move(blockBytes)) {
     for (int64_t b : block_) rowBytes_ += b;
   }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     uint8_t *y = outp<uint8_t>(ctx, 0);
     parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
@@ -544,6 +550,7 @@ class ConcatKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -588,7 +595,7 @@ class SplitKernel final : public Kernel {
   SplitKernel(int64_t outer, std::vector<int64_t> blockBytes) : outer_(outer), block_(std::move(blockBytes)) {
     for (int64_t b : block_) rowBytes_ += b;
   }
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const uint8_t *x = in<uint8_t>(ctx, 0);
     parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
@@ -599,6 +606,7 @@ class SplitKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -648,7 +656,7 @@ class GatherKernel final : public Kernel {
  public:
   GatherKernel(int64_t outer, int64_t axisLen, int64_t numIdx, int64_t innerBytes)
       : outer_(outer), axisLen_(axisLen), numIdx_(numIdx), inner_(innerBytes) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const uint8_t *x = in<uint8_t>(ctx, 0);
     const I *idx = in<I>(ctx, 1);
     uint8_t *y = outp<uint8_t>(ctx, 0);
@@ -663,6 +671,7 @@ class GatherKernel final : public Kernel {
         std::memcpy(y + t * inner_, x + (o * axisLen_ + i) * inner_, size_t(inner_));
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -705,7 +714,7 @@ class TriangularKernel final : public Kernel {
  public:
   TriangularKernel(int64_t batch, int64_t rows, int64_t cols, bool upper, int64_t diag)
       : batch_(batch), rows_(rows), cols_(cols), upper_(upper), diag_(diag) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const E *x = in<E>(ctx, 0);
     E *y = outp<E>(ctx, 0);
     parallelFor(ctx, batch_ * rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols_)), [&](int64_t b, int64_t e) {
@@ -719,6 +728,7 @@ class TriangularKernel final : public Kernel {
         }
       }
     });
+    return Status::ok();
   }
 
  private:

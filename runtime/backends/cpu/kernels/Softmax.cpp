@@ -15,15 +15,15 @@ namespace {
 class SoftmaxKernel final : public Kernel {
  public:
   SoftmaxKernel(int64_t outer, int64_t n, int64_t inner) : outer_(outer), n_(n), inner_(inner) {}
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
-    if (n_ == 0) return;
+    if (n_ == 0) return Status::ok();
     if (inner_ == 1) {  // the last axis: contiguous rows, one vectorized sweep each
       parallelFor(ctx, outer_, std::max<int64_t>(1, 8192 / n_), [&](int64_t b, int64_t e) {
         softmaxRows(x + b * n_, y + b * n_, e - b, n_, 1.f);
       });
-      return;
+      return Status::ok();
     }
     constexpr int64_t kBlock = 64;
     int64_t blocks = (inner_ + kBlock - 1) / kBlock;
@@ -48,6 +48,7 @@ class SoftmaxKernel final : public Kernel {
                       for (int64_t j = 0; j < w; ++j) ys[k * inner_ + j] *= sum[j];
                   }
                 });
+    return Status::ok();
   }
 
  private:

@@ -95,19 +95,20 @@ class FusedMatmulKernel final : public Kernel {
   FusedMatmulKernel(std::unique_ptr<Kernel> product, int64_t rows, int64_t n, float alpha, Activation act)
       : product_(std::move(product)), rows_(rows), n_(n), alpha_(alpha), act_(act) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     KernelContext mm = ctx;
     mm.numInputs = 2;
-    product_->run(mm);
+    WEBNN_RETURN_IF_ERROR(product_->run(mm));
     const TensorBuffer *biasBuf = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
     const TensorBuffer *resBuf = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;
     const float *bias = biasBuf ? static_cast<const float *>(biasBuf->data) : nullptr;
     const float *residual = resBuf ? static_cast<const float *>(resBuf->data) : nullptr;
-    if (!bias && !residual && act_ == Activation::kNone && alpha_ == 1.f) return;
+    if (!bias && !residual && act_ == Activation::kNone && alpha_ == 1.f) return Status::ok();
     float *y = outp<float>(ctx, 0);
     parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n_)), [&](int64_t b, int64_t e) {
       epilogueRows(y + b * n_, e - b, n_, bias, residual ? residual + b * n_ : nullptr, act_, alpha_);
     });
+    return Status::ok();
   }
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
@@ -179,7 +180,7 @@ class FusedAttentionKernel final : public Kernel {
   FusedAttentionKernel(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale)
       : B_(B), S_(S), T_(T), H_(H), Dh_(Dh), scale_(scale) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     const float *q = in<float>(ctx, 0), *k = in<float>(ctx, 1), *v = in<float>(ctx, 2);
     float *y = outp<float>(ctx, 0);
     const int64_t D = H_ * Dh_;
@@ -206,6 +207,7 @@ class FusedAttentionKernel final : public Kernel {
         sgemm(S_, Dh_, T_, {scores, T_, 1}, {vh, D, 1}, y + b * S_ * D + h * Dh_, D, false, ctx);
       }
     });
+    return Status::ok();
   }
 
  private:
@@ -228,21 +230,22 @@ class OneDnnAttentionKernel final : public Kernel {
       : scores_(std::move(scores)), context_(std::move(context)), fallback_(std::move(fallback)), rows_(rows),
         T_(T), buf_(size_t(rows * T)) {}
 
-  void run(const KernelContext &ctx) override {
+  Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
-      try {
-        int threads = ctx.pool->numThreads();
-        float *p = buf_.data();
-        scores_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, nullptr, p, threads);
+      int threads = threadPool(ctx).numThreads();
+      float *p = buf_.data();
+      Status s = scores_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, nullptr, p, threads);
+      if (s.isOk()) {
         parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, T_)),
                     [&](int64_t b, int64_t e) { softmaxRows(p + b * T_, p + b * T_, e - b, T_, 1.f); });
-        context_->run(p, ctx.inputs[2]->data, nullptr, ctx.outputs[0]->data, threads);
-        return;
-      } catch (const std::exception &) {
-        useFallback_ = true;  // oneDNN could not build a primitive: the float32 kernel
+        s = context_->run(p, ctx.inputs[2]->data, nullptr, ctx.outputs[0]->data, threads);
       }
+      if (s.isOk()) return s;
+      useFallback_ = true;  // oneDNN could not build a primitive: the float32 kernel
+      refused_ = s.message();
     }
-    fallback_->run(ctx);
+    Status s = fallback_->run(ctx);
+    return s.isOk() ? s : Status(s.code(), refused_ + "; then the float32 kernel: " + s.message());
   }
 
   void warmUp(int numThreads) override {
@@ -256,6 +259,7 @@ class OneDnnAttentionKernel final : public Kernel {
   int64_t rows_, T_;
   std::vector<float> buf_;  // scale * Q K^T, then its softmax: [B, H, S, T]
   bool useFallback_ = false;
+  std::string refused_;  // oneDNN's reason, once it gave up
 };
 
 // The oneDNN kernel when it has optimized primitives for both products (bf16

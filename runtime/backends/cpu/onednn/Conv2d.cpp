@@ -281,8 +281,8 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
   return nullptr;
 }
 
-void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
-                 const void *residual) {
+Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+                   const void *residual) {
   Impl &s = *impl_;
   try {
     s.prepare(filter, numThreads);
@@ -321,8 +321,12 @@ void Conv2d::run(const void *x, const void *filter, const void *bias, void *y, i
     gExecutions.fetch_add(1, std::memory_order_relaxed);
     if (s.reorderDst) s.dstOut.run(work + s.dstWork, y);
     if (s.f16()) s.dstHalf.out(yUser);
+    return Status::ok();
   } catch (const dnnl::error &e) {
-    throw std::runtime_error(std::string("oneDNN convolution: ") + e.what());
+    return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
+                  std::string("oneDNN convolution: ") + e.what());
+  } catch (const std::bad_alloc &) {
+    return Status(StatusCode::kOutOfMemory, "oneDNN convolution: out of memory for its buffers");
   }
 }
 

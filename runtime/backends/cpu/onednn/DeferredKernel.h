@@ -2,13 +2,13 @@
 //
 // oneDNN compiles its primitive on the first run (not at load: JIT of one
 // Winograd layer alone takes ~25 ms). Should that fail (out of memory for
-// code), the kernel runs the portable implementation instead; building it
+// code), the kernel runs the portable implementation instead, and should
+// that fail too, the run's Status carries both reasons; building it
 // eagerly would cost its load-time work (float16 constants converted) for a
 // path that is almost never taken. No dnnl.hpp here.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_DEFERREDKERNEL_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_DEFERREDKERNEL_H
 
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -33,7 +33,9 @@ class DeferredKernel {
     for (const OperandDesc *d : node.outputs) outputs_.push_back(std::make_unique<OperandDesc>(*d));
   }
 
-  void run(const KernelContext &ctx) {
+  // Builds the portable kernel on the first call and runs it. `why` says why
+  // oneDNN's kernel gave up, for the error should the portable one fail too.
+  Status run(const KernelContext &ctx, const std::string &why) {
     std::call_once(once_, [&] {
       NodeDesc node;
       node.op = op_;
@@ -42,15 +44,14 @@ class DeferredKernel {
       node.relaxedPrecision = relaxed_;
       for (const auto &d : inputs_) node.inputs.push_back(d.get());
       for (const auto &d : outputs_) node.outputs.push_back(d.get());
-      Status s = factory_(node, &kernel_);
-      if (!s.isOk()) {
-        // The same checks passed at load time; reaching this is a bug.
-        std::fprintf(stderr, "webnn: internal error: fallback kernel for %s '%s': %s\n", op_.c_str(),
-                     name_.c_str(), s.message().c_str());
-        std::terminate();
-      }
+      // The same checks passed when the oneDNN kernel was made, so this
+      // fails only for want of memory.
+      built_ = factory_(node, &kernel_);
+      if (built_.isOk() && !kernel_) built_ = Status(StatusCode::kInternal, "no kernel");
     });
-    kernel_->run(ctx);
+    if (!built_.isOk())
+      return Status(built_.code(), why + "; the portable " + op_ + " kernel could not be built: " + built_.message());
+    return kernel_->run(ctx);
   }
 
  private:
@@ -60,6 +61,7 @@ class DeferredKernel {
   bool relaxed_ = false;
   std::vector<std::unique_ptr<OperandDesc>> inputs_, outputs_;
   std::once_flag once_;
+  Status built_;
   std::unique_ptr<Kernel> kernel_;
 };
 

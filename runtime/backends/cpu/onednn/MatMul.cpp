@@ -278,7 +278,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   return nullptr;
 }
 
-void MatMul::run(const void *a, const void *b, const void *c, void *y, int numThreads) {
+Status MatMul::run(const void *a, const void *b, const void *c, void *y, int numThreads) {
   Impl &s = *impl_;
   try {
     s.prepare(b, numThreads);
@@ -310,8 +310,12 @@ void MatMul::run(const void *a, const void *b, const void *c, void *y, int numTh
     gExecutions.fetch_add(1, std::memory_order_relaxed);
     if (s.reorderY) s.yOut.run(dst, y);
     if (s.f16()) s.yHalf.out(yUser);
+    return Status::ok();
   } catch (const dnnl::error &e) {
-    throw std::runtime_error(std::string("oneDNN matmul: ") + e.what());
+    return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
+                  std::string("oneDNN matmul: ") + e.what());
+  } catch (const std::bad_alloc &) {
+    return Status(StatusCode::kOutOfMemory, "oneDNN matmul: out of memory for its buffers");
   }
 }
 

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "webnn/status.h"
 #include "webnn/types.h"
 
 namespace webnn::cpu::onednn {
@@ -98,11 +99,11 @@ class Conv2d {
   // y = activation(conv(x, filter) + bias + residual) in the caller's
   // layouts and data type (residual and activation as in Conv2dParams;
   // `residual` may be null otherwise). A constant filter is packed on the
-  // first call and `filter` is ignored after. Throws std::runtime_error only
-  // if oneDNN fails to build the primitive (out of memory for JIT code); the
-  // caller then falls back.
-  void run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
-           const void *residual = nullptr);
+  // first call and `filter` is ignored after. Never throws: an error only if
+  // oneDNN fails to build or run the primitive (out of memory for JIT code or
+  // buffers), with oneDNN's reason; the caller then falls back.
+  Status run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+             const void *residual = nullptr);
   // JIT-compiles the primitive for `numThreads` ahead of the first run
   // (Kernel::warmUp); thread-safe. A failure is left for run() to meet
   // (and its caller to fall back from).
@@ -152,8 +153,8 @@ class MatMul {
  public:
   static std::unique_ptr<MatMul> create(const MatMulParams &p, std::string *why);
   ~MatMul();
-  // Throws std::runtime_error like Conv2d::run.
-  void run(const void *a, const void *b, const void *c, void *y, int numThreads);
+  // Errors like Conv2d::run.
+  Status run(const void *a, const void *b, const void *c, void *y, int numThreads);
   // As Conv2d::buildPrimitive.
   void buildPrimitive(int numThreads) noexcept;
   // As Conv2d's filter: b's layout name (empty when b is used as stored or

@@ -1,7 +1,7 @@
 // Typed access to a node's options (docs/OPS.md "Attribute kinds").
-#include "Kernel.h"
+#include "core/Kernel.h"
 
-namespace webnn::cpu {
+namespace webnn::rt {
 namespace {
 
 const char *kindName(AttributeValue::Kind k) {
@@ -96,4 +96,4 @@ std::vector<int64_t> NodeAttributes::getInts(std::string_view name, std::vector<
 
 #undef WEBNN_ATTR_MISMATCH
 
-}  // namespace webnn::cpu
+}  // namespace webnn::rt

@@ -1,0 +1,332 @@
+// The CPU backend under the runtime: its thread pool, its two-node kernel,
+// and a run that cannot get memory. The backend's own tests (they may
+// include its headers, test/check_backend_seam.py); the runtime's own tests
+// in test/unit/runtime reach backends only through core/Backend.h.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "TestArtifact.h"
+#include "backends/cpu/Memory.h"
+#include "backends/cpu/ThreadPool.h"
+#include "backends/cpu/kernels/QuantizedMatMul.h"
+#include "backends/cpu/kernels/Registry.h"
+#include "core/Backend.h"
+#include "webnn/runtime.h"
+
+namespace webnn::test {
+namespace {
+
+std::string writeArtifact(const TGraph &g, const std::string &tag) {
+  std::string path = tempDir(tag) + "/" + tag + ".wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  return path;
+}
+
+bool haveKernels(std::initializer_list<const char *> ops) {
+  for (const char *op : ops)
+    if (!rt::findBackendForOp(op)) return false;
+  return true;
+}
+
+TEST(CpuBackend, IsRegisteredFirst) {
+  ASSERT_NE(rt::defaultBackend(), nullptr);
+  EXPECT_EQ(rt::defaultBackend()->name(), "cpu");
+  EXPECT_EQ(rt::findBackend("cpu"), rt::defaultBackend());
+  EXPECT_TRUE(rt::defaultBackend()->hasOp("conv2d"));
+  EXPECT_FALSE(rt::defaultBackend()->hasOp("noSuchOp"));
+}
+
+// x -> 1x1 conv2d -> t -> depthwise fusedConv2d -> y, where the CPU backend
+// runs the two nodes as one kernel (Backend::makeKernelPair) unless t is
+// also a graph output or another node reads it. Outputs must not depend on
+// the pairing.
+TGraph pointwiseDepthwiseGraph(bool tIsOutput, bool tReadTwice) {
+  const int64_t H = 56, W = 56, K = 8, C = 96;  // t is 1.2 MB: a size the pair kernel takes
+  TGraph g;
+  g.name = "pointwise_depthwise";
+  g.tensors = {{"x", DataType::kFloat32, {1, H, W, K}},  {"pw", DataType::kFloat32, {C, 1, 1, K}},
+               {"t", DataType::kFloat32, {1, H, W, C}},  {"dw", DataType::kFloat32, {C, 3, 3, 1}},
+               {"db", DataType::kFloat32, {C}},         {"y", DataType::kFloat32, {1, H, W, C}}};
+  std::vector<float> pw(size_t(C * K)), dw(size_t(9 * C)), db(static_cast<size_t>(C));
+  for (size_t i = 0; i < pw.size(); ++i) pw[i] = float(int(i * 7 % 13) - 6) / 8.f;
+  for (size_t i = 0; i < dw.size(); ++i) dw[i] = float(int(i * 5 % 11) - 5) / 6.f;
+  for (size_t i = 0; i < db.size(); ++i) db[i] = float(int(i % 7) - 3) / 4.f;
+  g.constants = {{1, floatBytes(pw), "pw"}, {3, floatBytes(dw), "dw"}, {4, floatBytes(db), "db"}};
+  const int kInt = 0, kFloat = 1, kString = 3, kInts = 4;
+  TNode pointwise{"conv2d", {0, 1}, {2}, "expand"};
+  pointwise.attributes = {{"filterLayout", kString, 0, 0, "ohwi"}, {"inputLayout", kString, 0, 0, "nhwc"}};
+  TNode depthwise{"fusedConv2d", {2, 3, 4}, {5}, "depthwise"};
+  depthwise.attributes = {{"activation", kString, 0, 0, "clamp"},       {"activationMaxValue", kFloat, 0, 2.0},
+                          {"activationMinValue", kFloat, 0, -1.0},      {"filterLayout", kString, 0, 0, "ohwi"},
+                          {"groups", kInt, C},                          {"inputLayout", kString, 0, 0, "nhwc"},
+                          {"padding", kInts, 0, 0, "", {1, 1, 1, 1}}};
+  g.nodes = {pointwise, depthwise};
+  g.inputs = {0};
+  g.outputs = {5};
+  if (tIsOutput) g.outputs.push_back(2);
+  if (tReadTwice) {
+    g.tensors.push_back({"z", DataType::kFloat32, {1, H, W, C}});
+    g.nodes.push_back({"relu", {2}, {6}, "second reader"});
+    g.outputs.push_back(6);
+  }
+  return g;
+}
+
+TEST(CpuBackend, PairedNodesRunAsOneKernel) {
+  if (!haveKernels({"conv2d", "fusedConv2d", "relu"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
+  std::vector<float> x(56 * 56 * 8), y(56 * 56 * 96), t(y.size()), z(y.size()), want(y.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 3 % 17) - 8) / 9.f;
+  bool lastPaired = false;  // whether the last run's profile showed node 1 run by node 0
+  auto run = [&](const TGraph &g, const std::string &tag, int threads, std::vector<float> *out) {
+    std::unique_ptr<Model> model;
+    Status s = Model::load(writeArtifact(g, tag), {}, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(Session::create(*model, {threads}, &session).isOk());
+    std::vector<OutputBinding> outputs = {{"y", out->data(), out->size() * sizeof(float)}};
+    for (uint32_t o : g.outputs) {
+      if (g.tensors[o].name == "t") outputs.push_back({"t", t.data(), t.size() * sizeof(float)});
+      if (g.tensors[o].name == "z") outputs.push_back({"z", z.data(), z.size() * sizeof(float)});
+    }
+    session->enableProfiling(true);
+    s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, outputs);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    // The profile says which node ran the other: the second of a pair has no time of its own.
+    uint64_t runs = 0;
+    std::vector<Session::NodeProfile> profile = session->profile(&runs);
+    ASSERT_EQ(runs, 1u);
+    ASSERT_GE(profile.size(), 2u);
+    EXPECT_EQ(profile[0].runBy, -1);
+    const bool paired = profile[1].runBy == 0;
+    EXPECT_TRUE(paired || profile[1].runBy == -1) << tag;
+    if (paired) EXPECT_EQ(profile[1].totalMs, 0.0) << tag;
+    lastPaired = paired;
+  };
+  cpu::kernels::setPointwiseDepthwiseEnabled(false);
+  run(pointwiseDepthwiseGraph(false, false), "pair_off", 1, &want);
+  cpu::kernels::setPointwiseDepthwiseEnabled(true);
+  const bool canPair = cpu::kernels::avx512Available();
+  for (int threads : {1, 2}) {
+    struct Variant {
+      bool tIsOutput, tReadTwice;
+      const char *tag;
+    };
+    for (const Variant &v : {Variant{false, false, "pair"}, Variant{true, false, "pair_t_out"},
+                             Variant{false, true, "pair_t_read"}}) {
+      const uint64_t before = cpu::kernels::pointwiseDepthwiseRuns();
+      std::fill(y.begin(), y.end(), 0.f);
+      run(pointwiseDepthwiseGraph(v.tIsOutput, v.tReadTwice), v.tag, threads, &y);
+      const bool paired = cpu::kernels::pointwiseDepthwiseRuns() > before;
+      EXPECT_EQ(paired, canPair && !v.tIsOutput && !v.tReadTwice) << v.tag << " threads " << threads;
+      EXPECT_EQ(lastPaired, paired) << v.tag << " threads " << threads;
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << v.tag << " threads " << threads << " i " << i;
+    }
+  }
+}
+
+// The C++ API's promise on the run path: memory refused while a kernel
+// packs on its first run is that run's kOutOfMemory Status naming the node,
+// not an exception or an abort, and the next run packs and answers right.
+TEST(CpuBackend, AllocationFailureDuringRunIsAStatus) {
+  if (!haveKernels({"conv2d", "fusedConv2d"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
+  if (!cpu::kernels::avx512Available())
+    GTEST_SKIP() << "the pair kernel, which packs its filters into AlignedFloats on its first run, needs AVX-512";
+  std::vector<float> x(56 * 56 * 8), y(56 * 56 * 96), want(y.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 5 % 19) - 9) / 7.f;
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(pointwiseDepthwiseGraph(false, false), "oom_run"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  cpu::kernels::setPointwiseDepthwiseEnabled(false);
+  {
+    std::unique_ptr<Session> plain;
+    ASSERT_TRUE(Session::create(*model, {1}, &plain).isOk());
+    s = plain->run({{"x", x.data(), x.size() * sizeof(float)}}, {{"y", want.data(), want.size() * sizeof(float)}});
+    ASSERT_TRUE(s.isOk()) << s.message();
+  }
+  cpu::kernels::setPointwiseDepthwiseEnabled(true);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  cpu::failAlignedAllocationForTesting(1);
+  s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, {{"y", y.data(), y.size() * sizeof(float)}});
+  cpu::failAlignedAllocationForTesting(0);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfMemory) << s.message();
+  EXPECT_NE(s.message().find("node 0 'expand' (conv2d)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cannot allocate the packed filters"), std::string::npos) << s.message();
+  s = session->run({{"x", x.data(), x.size() * sizeof(float)}}, {{"y", y.data(), y.size() * sizeof(float)}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "i " << i;
+}
+
+// Every test runs at each thread count under each wait policy.
+class ThreadPoolTest : public ::testing::TestWithParam<std::tuple<int, cpu::WaitPolicy>> {
+ protected:
+  int threads() const { return std::get<0>(GetParam()); }
+  cpu::WaitPolicy policy() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(ThreadPoolTest, CoversRangeExactlyOnce) {
+  cpu::ThreadPool pool(threads(), policy());
+  EXPECT_EQ(pool.numThreads(), std::max(1, threads()));
+  EXPECT_EQ(pool.waitPolicy(), policy());
+  for (int64_t n : {0, 1, 7, 64, 1000, 100003}) {
+    for (int64_t grain : {1, 16, 1000, 1 << 20}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      for (auto &h : hits) h = 0;
+      pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
+        ASSERT_LE(0, b);
+        ASSERT_LE(b, e);
+        ASSERT_LE(e, n);
+        if (e < n) ASSERT_GE(e - b, grain) << "only the last chunk may be shorter than the grain";
+        for (int64_t i = b; i < e; ++i) hits[i]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "n=" << n << " grain=" << grain << " i=" << i;
+    }
+  }
+}
+
+TEST_P(ThreadPoolTest, SmallRangesRunInline) {
+  cpu::ThreadPool pool(threads(), policy());
+  std::thread::id caller = std::this_thread::get_id(), ran;
+  pool.parallelFor(10, 100, [&](int64_t, int64_t) { ran = std::this_thread::get_id(); });
+  EXPECT_EQ(ran, caller);
+}
+
+TEST_P(ThreadPoolTest, NestedParallelForDoesNotDeadlock) {
+  cpu::ThreadPool pool(threads(), policy());
+  std::atomic<int64_t> total{0};
+  pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      pool.parallelFor(100, 1, [&](int64_t ib, int64_t ie) { total += ie - ib; });
+  });
+  EXPECT_EQ(total, 6400);
+}
+
+TEST_P(ThreadPoolTest, ManySmallJobs) {
+  cpu::ThreadPool pool(threads(), policy());
+  int64_t sum = 0;
+  std::atomic<int64_t> acc{0};
+  for (int j = 0; j < 2000; ++j) {
+    pool.parallelFor(256, 8, [&](int64_t b, int64_t e) { acc += e - b; });
+    sum += 256;
+  }
+  EXPECT_EQ(acc, sum);
+}
+
+// Each chunk waits for the other to have started, so both threads must run
+// one: workers asleep (kBlock, or kDefault after its spin) are woken.
+TEST_P(ThreadPoolTest, SleepingWorkersWake) {
+  if (threads() < 2) GTEST_SKIP() << "no workers";
+  cpu::ThreadPool pool(threads(), policy());
+  for (int round = 0; round < 20; ++round) {
+    if (round % 5 == 4) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past the spin
+    std::atomic<int> started{0};
+    std::atomic<bool> timedOut{false};
+    std::vector<std::thread::id> ran(2);
+    pool.parallelFor(2, 1, [&](int64_t b, int64_t) {
+      ran[size_t(b)] = std::this_thread::get_id();
+      started++;
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < 2)
+        if (std::chrono::steady_clock::now() > deadline) {
+          timedOut = true;
+          return;
+        }
+    });
+    ASSERT_FALSE(timedOut) << "round " << round << ": no second thread took a chunk";
+    EXPECT_NE(ran[0], ran[1]);
+  }
+}
+
+// A chunk that outlasts the caller's spin: the caller blocks and is woken by
+// the worker that finishes last, and sees its writes.
+TEST_P(ThreadPoolTest, CallerWaitsForSlowChunks) {
+  cpu::ThreadPool pool(threads(), policy());
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int64_t> out(64, -1);
+    pool.parallelFor(64, 1, [&](int64_t b, int64_t e) {
+      if (b != 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      for (int64_t i = b; i < e; ++i) out[size_t(i)] = i * round;
+    });
+    for (int64_t i = 0; i < 64; ++i) ASSERT_EQ(out[size_t(i)], i * round) << "round " << round;
+  }
+}
+
+// Random sizes and grains back to back, the policy switched now and then:
+// late workers must never run a chunk of a job that is over.
+TEST_P(ThreadPoolTest, RandomJobsWithPolicyChanges) {
+  cpu::ThreadPool pool(threads(), policy());
+  const cpu::WaitPolicy policies[] = {cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin, cpu::WaitPolicy::kBlock};
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  for (int j = 0; j < 3000; ++j) {
+    if (j % 500 == 499) pool.setWaitPolicy(policies[next() % 3]);
+    const int64_t n = next() % 300, grain = 1 + next() % 40;
+    std::vector<int> hits(size_t(n), 0);  // plain ints: each index has one writer
+    pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+    });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "job " << j << " n=" << n << " i=" << i;
+  }
+}
+
+// On a thread that runs OpenMP regions itself the loops go to its OpenMP
+// team; the contract is the same.
+TEST(ThreadPoolWait, OpenMpTeamThreadCoversRange) {
+  std::thread t([] {
+    cpu::ThreadPool::noteOpenMpTeam(2);
+    cpu::ThreadPool pool(2, cpu::WaitPolicy::kBlock);
+    for (int64_t n : {1, 7, 1000, 100003}) {
+      std::vector<int> hits(size_t(n), 0);
+      pool.parallelFor(n, 16, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "n=" << n << " i=" << i;
+    }
+  });
+  t.join();
+}
+
+// The default spin is bounded: a pool left idle stops using the CPU.
+TEST(ThreadPoolWait, DefaultStopsSpinning) {
+  cpu::ThreadPool pool(2, cpu::WaitPolicy::kDefault);
+  if (pool.numThreads() < 2) GTEST_SKIP() << "no worker thread";
+  std::atomic<int64_t> sum{0};
+  pool.parallelFor(1000, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  ASSERT_EQ(sum, 1000);
+  auto cpuNs = [] {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  };
+  int64_t before = cpuNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int64_t used = cpuNs() - before;
+  // The worker and the caller spin 1 ms each at most; leave room for a
+  // slow wake-up, far below the 200 ms a spinning worker would take.
+  EXPECT_LT(used, 40'000'000) << "process CPU time while idle: " << used / 1e6 << " ms";
+}
+
+std::string threadPoolTestName(const ::testing::TestParamInfo<ThreadPoolTest::ParamType> &info) {
+  static const char *const kNames[] = {"Default", "Spin", "Block"};
+  return std::to_string(std::get<0>(info.param)) + "Threads" + kNames[int(std::get<1>(info.param))];
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3, 8),
+                                            ::testing::Values(cpu::WaitPolicy::kDefault, cpu::WaitPolicy::kSpin,
+                                                              cpu::WaitPolicy::kBlock)),
+                         threadPoolTestName);
+
+}  // namespace
+}  // namespace webnn::test
