@@ -462,6 +462,7 @@ class Loader {
       LoadedNode &node = (*out)[i];
       node.op = str(fn->op());
       node.name = str(fn->name());
+      node.backend = str(fn->backend());
       const std::string where = nodeLabel(i, node) + in;
       if (node.op.empty()) return fail(where + " has no op name");
       if (const auto *attrs = fn->attributes())

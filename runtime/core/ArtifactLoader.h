@@ -54,6 +54,7 @@ struct LoadedNode {
   NodeAttributes attributes;
   std::vector<PackedOperand> packed;  // data points into the mapping
   std::vector<uint32_t> subgraphs;  // "if": then, else; "loop": body
+  std::string backend;  // Node.backend: the placement recorded at compile time, empty = default
 };
 
 // A control-flow node's nested graph (Graph.subgraphs), over the same tensors.

@@ -10,6 +10,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/Log.h"
 #include "core/MemoryPlanner.h"
 #include "core/Prepack.h"
 
@@ -240,13 +241,14 @@ void Executor::finishWarmUp() {
 }
 
 Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThreads, std::unique_ptr<Executor> *out,
-                        bool warmUp) {
+                        bool warmUp, std::string_view device) {
   std::unique_ptr<Executor> e(new Executor());
   e->graph_ = std::move(graph);
   const PreparedGraph &p = *e->graph_;
   const LoadedGraph &g = p.graph;
 
-  // Every node runs on the first backend (per-node placement: docs/BACKENDS.md).
+  // The default backend runs what no placement moves elsewhere, control flow
+  // and dynamic graphs (docs/BACKENDS.md).
   e->backend_ = defaultBackend();
   if (!e->backend_) {
     for (size_t i = 0; i < p.nodes.size(); ++i)
@@ -282,12 +284,29 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     e->kernelCache_.resize(p.nodes.size());
     e->inputShapes_.resize(g.inputs.size());
   } else {
+    WEBNN_RETURN_IF_ERROR(e->placeNodes(device));
     // Control-flow nodes get the executor's own kernels (they run subgraphs).
-    auto build = [&](const NodeDesc &d, const LoadedNode &ln, const std::string &label,
-                     std::unique_ptr<Kernel> *kernel) -> Status {
+    // A node placed on another backend that refuses it runs on the default
+    // one, the reason noted (and logged at info level).
+    auto build = [&](const NodeDesc &d, const LoadedNode &ln, const std::string &label, std::unique_ptr<Kernel> *kernel,
+                     uint8_t *slot) -> Status {
       if (isControlFlowOp(d.op)) {
         Status s = makeControlFlowKernel(g, ln, e.get(), kernel);
         return s.isOk() ? s : Status(s.code(), label + ": " + s.message());
+      }
+      if (slot && *slot != 0) {
+        Backend *b = e->placed_[*slot - 1].backend;
+        std::string why;
+        if (b->supports(d, &why)) {
+          Status s = b->makeKernel(d, kernel);
+          if (s.isOk() && *kernel) return s;
+          why = s.isOk() ? "it made no kernel" : s.message();
+          kernel->reset();
+        }
+        e->placementNotes_.push_back(label + ": placed on '" + std::string(b->name()) + "', runs on '" +
+                                     std::string(e->backend_->name()) + "': " + why);
+        if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, e->placementNotes_.back());
+        *slot = 0;
       }
       if (!e->backend_->hasOp(d.op)) return noKernel(label, d, e->backend_);
       Status s = e->backend_->makeKernel(d, kernel);
@@ -301,10 +320,13 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       // A node whose only output only the next node reads, as its first
       // input: the backend may run the two as one kernel (Kernel.h).
       const LoadedNode &a = g.nodes[i];
+      const uint8_t slot = e->nodeSlot_.empty() ? 0 : e->nodeSlot_[i];
       if (i + 1 < p.nodes.size() && a.subgraphs.empty() && a.outputs.size() == 1 && reads[a.outputs[0]] == 1 &&
-          !g.nodes[i + 1].inputs.empty() && g.nodes[i + 1].inputs[0] == int32_t(a.outputs[0])) {
+          !g.nodes[i + 1].inputs.empty() && g.nodes[i + 1].inputs[0] == int32_t(a.outputs[0]) &&
+          (e->nodeSlot_.empty() || e->nodeSlot_[i + 1] == slot)) {
         std::unique_ptr<Kernel> pair;
-        Status s = e->backend_->makeKernelPair(p.nodes[i], p.nodes[i + 1], &pair);
+        Backend *b = slot == 0 ? e->backend_ : e->placed_[slot - 1].backend;
+        Status s = b->makeKernelPair(p.nodes[i], p.nodes[i + 1], &pair);
         if (!s.isOk()) return Status(s.code(), nodeLabel(i, p.nodes[i]) + ": " + s.message());
         if (pair) {
           e->kernels_[i] = std::move(pair);
@@ -317,7 +339,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
           continue;
         }
       }
-      WEBNN_RETURN_IF_ERROR(build(p.nodes[i], g.nodes[i], nodeLabel(i, p.nodes[i]), &e->kernels_[i]));
+      WEBNN_RETURN_IF_ERROR(build(p.nodes[i], g.nodes[i], nodeLabel(i, p.nodes[i]), &e->kernels_[i],
+                                  e->nodeSlot_.empty() ? nullptr : &e->nodeSlot_[i]));
       e->active_[i] = e->kernels_[i].get();
     }
     e->subKernels_.resize(p.subgraphs.size());
@@ -326,7 +349,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
       e->subKernels_[s].resize(nodes.size());
       for (size_t i = 0; i < nodes.size(); ++i)
         WEBNN_RETURN_IF_ERROR(build(nodes[i], g.subgraphs[s].nodes[i],
-                                    nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i]));
+                                    nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s), &e->subKernels_[s][i],
+                                    nullptr));
     }
     if (warmUp) {
       std::vector<Kernel *> all(e->active_);
@@ -355,11 +379,16 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     else
       b.data = nullptr;  // graph input, bound by setInput
   }
+  WEBNN_RETURN_IF_ERROR(e->prepareTransfers());
+  // Each node sees its tensors in its backend's memory.
   e->nodeInputs_.resize(g.nodes.size());
   e->nodeOutputs_.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &e->tensors_[in]);
-    for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&e->tensors_[o]);
+    const uint8_t slot = e->nodeSlot_.empty() ? 0 : e->nodeSlot_[i];
+    std::vector<TensorBuffer> &view =
+        slot == 0 || e->placed_[slot - 1].tensors.empty() ? e->tensors_ : e->placed_[slot - 1].tensors;
+    for (int32_t in : g.nodes[i].inputs) e->nodeInputs_[i].push_back(in < 0 ? nullptr : &view[in]);
+    for (int32_t o : g.nodes[i].outputs) e->nodeOutputs_[i].push_back(&view[o]);
   }
   for (size_t i = 0; i + 1 < e->pairedAway_.size(); ++i) {
     if (!e->pairedAway_[i + 1]) continue;  // the pair's kernel: both nodes' inputs, the second's outputs
@@ -386,6 +415,164 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->inPlaceInput_.assign(g.outputs.size(), -1);
   *out = std::move(e);
   return Status::ok();
+}
+
+Status Executor::placeNodes(std::string_view device) {
+  const LoadedGraph &g = graph_->graph;
+  nodeSlot_.assign(g.nodes.size(), 0);
+  bool any = false;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const std::string &want = device.empty() ? g.nodes[i].backend : std::string(device);
+    if (want.empty() || isControlFlowOp(g.nodes[i].op)) continue;
+    Backend *b = findBackend(want);
+    for (Backend *c : backends())
+      if (!b && c->deviceType() == want) b = c;
+    if (!b) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': this runtime has no backend or device '" + want +
+                                "' (" + backendsText() + ")");
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      continue;
+    }
+    if (b == backend_) continue;
+    size_t k = 0;
+    while (k < placed_.size() && placed_[k].backend != b) ++k;
+    if (k == placed_.size()) {
+      if (placed_.size() == 255) return unsupported("more than 255 backends placed");
+      Placed pl;
+      pl.backend = b;
+      WEBNN_RETURN_IF_ERROR(b->createSession(session_->numThreads(), &pl.session));
+      pl.state = pl.session->kernelState();
+      placed_.push_back(std::move(pl));
+    }
+    nodeSlot_[i] = uint8_t(k + 1);
+    any = true;
+  }
+  if (!any) nodeSlot_.clear();  // every node on the default backend: no per-node lookups at run
+  return Status::ok();
+}
+
+// For each node on a backend whose memory is not the host's: its arena (the
+// host arena's plan), the constants and graph inputs its nodes read, and the
+// copies: host -> backend before the first of its nodes that reads a tensor
+// made elsewhere (once per run), backend -> host after a node whose output
+// is read elsewhere or is a graph output.
+Status Executor::prepareTransfers() {
+  const LoadedGraph &g = graph_->graph;
+  const PreparedGraph &p = *graph_;
+  auto isDevice = [&](uint8_t slot) { return slot != 0 && !placed_[slot - 1].backend->hostAddressable(); };
+  bool anyDevice = false;
+  for (uint8_t s : nodeSlot_) anyDevice |= isDevice(s);
+  if (!anyDevice) return Status::ok();
+  const size_t numTensors = g.tensors.size(), numNodes = g.nodes.size();
+  // What each kernel reads and writes (a pair: both nodes' inputs but the
+  // intermediate, the second node's outputs).
+  std::vector<std::vector<int32_t>> ins(numNodes), outs(numNodes);
+  for (size_t i = 0; i < numNodes; ++i) {
+    if (pairedAway(i)) continue;
+    ins[i] = g.nodes[i].inputs;
+    outs[i] = g.nodes[i].outputs;
+    if (pairedAway(i + 1)) {
+      for (int32_t t : g.nodes[i + 1].inputs)
+        if (t != g.nodes[i].outputs[0]) ins[i].push_back(t);
+      outs[i] = g.nodes[i + 1].outputs;
+    }
+  }
+  // Slots that read each tensor; 0 stands for the host (also subgraphs and
+  // graph outputs).
+  std::vector<std::vector<uint8_t>> readers(numTensors);
+  auto addReader = [&](int32_t t, uint8_t slot) {
+    if (t < 0) return;
+    uint8_t host = isDevice(slot) ? slot : 0;
+    auto &r = readers[size_t(t)];
+    if (std::find(r.begin(), r.end(), host) == r.end()) r.push_back(host);
+  };
+  for (size_t i = 0; i < numNodes; ++i) {
+    for (int32_t t : ins[i]) addReader(t, nodeSlot_[i]);
+    std::vector<int32_t> sub;
+    for (uint32_t s : g.nodes[i].subgraphs) collectSubgraphReads(g, s, &sub);
+    for (int32_t t : sub) addReader(t, 0);
+  }
+  for (uint32_t o : g.outputs) addReader(int32_t(o), 0);
+
+  for (size_t k = 0; k < placed_.size(); ++k) {
+    Placed &pl = placed_[k];
+    if (pl.backend->hostAddressable()) continue;
+    Status s = pl.backend->allocate(p.arenaBytes, &pl.arena);
+    if (!s.isOk())
+      return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': cannot allocate its " +
+                                  std::to_string(p.arenaBytes) + "-byte arena: " + s.message());
+    pl.tensors = tensors_;
+    for (size_t t = 0; t < numTensors; ++t) {
+      TensorBuffer &v = pl.tensors[t];
+      v.data = nullptr, v.buffer = nullptr, v.offset = 0;
+      if (p.arenaOffset[t] != kNotInArena) v.buffer = pl.arena.get(), v.offset = p.arenaOffset[t];
+    }
+  }
+  before_.assign(numNodes, {});
+  after_.assign(numNodes, {});
+  std::vector<uint8_t> home(numTensors, 0);  // where each tensor is made: a device slot or 0
+  std::vector<std::vector<bool>> sent(placed_.size() + 1, std::vector<bool>(numTensors, false));
+  for (size_t i = 0; i < numNodes; ++i) {
+    const uint8_t slot = nodeSlot_[i];
+    if (!isDevice(slot)) {
+      for (int32_t t : outs[i]) home[size_t(t)] = 0;
+      continue;
+    }
+    Placed &pl = placed_[slot - 1];
+    for (int32_t t : ins[i]) {
+      if (t < 0) continue;
+      const LoadedTensor &lt = g.tensors[size_t(t)];
+      TensorBuffer &v = pl.tensors[size_t(t)];
+      if (lt.role == TensorRole::kConstant) {
+        if (!v.buffer) {  // uploaded once per session
+          pl.owned.emplace_back();
+          Status s = pl.backend->mapConstants(lt.constantData, lt.byteSize, &pl.owned.back());
+          if (!s.isOk())
+            return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': constant '" + lt.name +
+                                        "': " + s.message());
+          v.buffer = pl.owned.back().get();
+        }
+        continue;
+      }
+      if (home[size_t(t)] == slot || sent[slot][size_t(t)]) continue;
+      if (!v.buffer) {  // a graph input: a buffer of its own there
+        pl.owned.emplace_back();
+        Status s = pl.backend->allocate(lt.byteSize, &pl.owned.back());
+        if (!s.isOk())
+          return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': input '" + lt.name + "': " +
+                                      s.message());
+        v.buffer = pl.owned.back().get();
+      }
+      before_[i].push_back({uint32_t(t), slot, true});
+      sent[slot][size_t(t)] = true;
+    }
+    for (int32_t t : outs[i]) {
+      home[size_t(t)] = slot;
+      const auto &r = readers[size_t(t)];
+      if (std::any_of(r.begin(), r.end(), [&](uint8_t s) { return s != slot; }))
+        after_[i].push_back({uint32_t(t), slot, false});
+    }
+  }
+  for (size_t i = 0; i < numNodes; ++i) transfersPerRun_ += before_[i].size() + after_[i].size();
+  return Status::ok();
+}
+
+Status Executor::runTransfer(const Transfer &x) {
+  Placed &pl = placed_[x.slot - 1];
+  const TensorBuffer &host = tensors_[x.tensor];
+  const TensorBuffer &there = pl.tensors[x.tensor];
+  const LoadedTensor &lt = graph_->graph.tensors[x.tensor];
+  Status s = x.toBackend ? pl.backend->copyToBackend(host.data, there.buffer, there.offset, lt.byteSize)
+                         : pl.backend->copyToHost(there.buffer, there.offset, host.data, lt.byteSize);
+  if (s.isOk()) return s;
+  return Status(s.code(), "copying tensor '" + lt.name + "' " + (x.toBackend ? "to" : "from") + " backend '" +
+                              std::string(pl.backend->name()) + "': " + s.message());
+}
+
+const Backend &Executor::nodeBackend(size_t i) const {
+  if (nodeSlot_.empty() || nodeSlot_[i] == 0) return *backend_;
+  return *placed_[nodeSlot_[i] - 1].backend;
 }
 
 Status Executor::packConstants(std::vector<NodePackedBytes> *out) {
@@ -463,8 +650,14 @@ Status Executor::run() {
   try {
     for (; i < active_.size(); ++i) {
       if (!pairedAway_.empty() && pairedAway_[i]) continue;  // the node before ran it
+      const uint8_t slot = nodeSlot_.empty() ? 0 : nodeSlot_[i];
       KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(), nodeOutputs_[i].size(),
-                        backendState_};
+                        slot == 0 ? backendState_ : placed_[slot - 1].state};
+      if (!before_.empty())
+        for (const Transfer &x : before_[i]) {
+          Status s = runTransfer(x);
+          if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
+        }
       if (warmUpPending_)  // the main graph's kernels come first in warmUpKernels_
         while (!warmedUp_[i].load(std::memory_order_acquire) && warmUpNext()) {
         }
@@ -477,7 +670,13 @@ Status Executor::run() {
         nodeMs_[i] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       }
       if (!s.isOk()) return Status(s.code(), nodeLabel(i, dynamic() ? nodes_[i] : graph_->nodes[i]) + ": " + s.message());
+      if (!after_.empty())
+        for (const Transfer &x : after_[i]) {
+          s = runTransfer(x);
+          if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
+        }
     }
+    for (Placed &pl : placed_) WEBNN_RETURN_IF_ERROR(pl.session->synchronize());
   } catch (const std::bad_alloc &) {
     return Status(StatusCode::kOutOfMemory, nodeLabel(i, dynamic() ? nodes_[i] : graph_->nodes[i]) + ": out of memory");
   }
@@ -632,6 +831,9 @@ Status Executor::bindOutputInPlace(size_t output, size_t input) {
                   std::string(dataTypeName(in.dtype)) + " " + shapeToString(in.shape) + ")");
   if (!dynamic() && o.shape != in.shape)
     return refuse("their shapes differ (" + shapeToString(o.shape) + " vs " + shapeToString(in.shape) + ")");
+  if (!nodeSlot_.empty() && nodeSlot_[size_t(o.producer)] != 0 && !nodeBackend(size_t(o.producer)).hostAddressable())
+    return refuse("its node runs on backend '" + std::string(nodeBackend(size_t(o.producer)).name()) +
+                  "', whose memory is not the host's");
   // The producer must be the input's only reader (a later reader would see
   // the output's values), and nothing may read the output (its shape is the
   // input's, not the one the graph derived).

@@ -60,9 +60,11 @@ Status prepareGraph(LoadedGraph &&g, std::shared_ptr<PreparedGraph> *out);
 class Executor : private SubgraphRunner {
  public:
   // `warmUp` false skips Kernel::warmUp (JIT at creation) for a session that
-  // never runs, such as compile-time prepacking's.
+  // never runs, such as compile-time prepacking's. `device` (a backend name
+  // or device type) places every node there instead of where the artifact
+  // placed it; empty keeps the artifact's placement (docs/BACKENDS.md).
   static Status create(std::shared_ptr<const PreparedGraph> graph, int numThreads,
-                       std::unique_ptr<Executor> *out, bool warmUp = true);
+                       std::unique_ptr<Executor> *out, bool warmUp = true, std::string_view device = {});
   ~Executor() override;
 
   const PreparedGraph &graph() const { return *graph_; }
@@ -70,6 +72,14 @@ class Executor : private SubgraphRunner {
   // The backend that runs this session's nodes, and its state for them.
   Backend &backend() const { return *backend_; }
   BackendSession &backendSession() const { return *session_; }
+  // The backend main-graph node `i` runs on (static graphs: its placement,
+  // or the default backend where that was refused; dynamic graphs: the
+  // default backend), and one line per node that runs elsewhere than its
+  // placement asked, saying why.
+  const Backend &nodeBackend(size_t i) const;
+  const std::vector<std::string> &placementNotes() const { return placementNotes_; }
+  // Copies between host memory and other backends' memory per run.
+  size_t transfersPerRun() const { return transfersPerRun_; }
 
   // Binds graph input `index` (position in graph().graph.inputs) to caller
   // memory of exactly the tensor's byte size; the binding holds for later runs
@@ -148,6 +158,33 @@ class Executor : private SubgraphRunner {
   bool profiling_ = false;
   std::vector<double> nodeMs_;
   uint64_t profiledRuns_ = 0;
+  // A backend besides the default one that nodes were placed on. Unless it is
+  // host-addressable it has its own arena, laid out like the host arena (the
+  // same plan, so the same offsets are free at the same time), a view of
+  // every tensor in its memory, and the constants and inputs its nodes read.
+  struct Placed {
+    Backend *backend = nullptr;
+    std::unique_ptr<BackendSession> session;
+    void *state = nullptr;
+    std::unique_ptr<BackendBuffer> arena;
+    std::vector<TensorBuffer> tensors;  // device views; empty when host-addressable
+    std::vector<std::unique_ptr<BackendBuffer>> owned;
+  };
+  std::vector<Placed> placed_;
+  std::vector<uint8_t> nodeSlot_;  // per main-graph node: 0 = backend_, k = placed_[k - 1]
+  // A copy between a tensor's host view and its view in placed_[slot - 1].
+  struct Transfer {
+    uint32_t tensor;
+    uint8_t slot;
+    bool toBackend;
+  };
+  std::vector<std::vector<Transfer>> before_, after_;  // per node; empty without device backends
+  size_t transfersPerRun_ = 0;
+  std::vector<std::string> placementNotes_;
+  Status runTransfer(const Transfer &x);
+  // Places the nodes, makes the device backends' memory and the transfers.
+  Status placeNodes(std::string_view device);
+  Status prepareTransfers();
   std::unique_ptr<BackendBuffer> arenaBuffer_;
   // The artifact's and the weights file's bytes in the backend's memory
   // (Backend::mapConstants: the CPU backend wraps the mappings, no copy).

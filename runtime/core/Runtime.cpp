@@ -273,7 +273,7 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
       options.threadWait != ThreadWait::kBlock)
     return invalidArgument("threadWait must be kDefault, kSpin or kBlock, got " +
                            std::to_string(static_cast<int>(options.threadWait)));
-  WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_));
+  WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_, true, options.device));
   s->executor_->backendSession().setThreadWait(options.threadWait);
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;

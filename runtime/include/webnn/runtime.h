@@ -164,6 +164,10 @@ struct SessionOptions {
   int threads = 1;         // threads kernels may use, counting the caller; 1..kMaxThreads
   bool profiling = false;  // time every node from the first run (enableProfiling)
   ThreadWait threadWait = ThreadWait::kDefault;
+  // Runs every node on this backend ("cpu", ...) or device type ("gpu")
+  // instead of where the artifact placed it; a node that backend refuses runs
+  // on the default backend. Empty: the artifact's placement.
+  std::string device;
 };
 
 struct InputBinding {

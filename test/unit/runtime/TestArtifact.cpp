@@ -86,7 +86,8 @@ Built buildArtifact(const TGraph &g, bool weightless) {
                                           a.f, fbb.CreateString(a.s), fbb.CreateVector(a.ints)));
     nodes.push_back(fb::CreateNode(fbb, fbb.CreateString(n.op), fbb.CreateVector(n.inputs),
                                    fbb.CreateVector(n.outputs), fbb.CreateVector(attrs), fbb.CreateString(n.name),
-                                   n.subgraphs.empty() ? 0 : fbb.CreateVector(n.subgraphs)));
+                                   n.subgraphs.empty() ? 0 : fbb.CreateVector(n.subgraphs),
+                                   n.backend.empty() ? 0 : fbb.CreateString(n.backend)));
   }
   return nodes;
   };

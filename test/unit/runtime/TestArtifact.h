@@ -57,6 +57,7 @@ struct TNode {
   std::string name;
   std::vector<TAttribute> attributes;
   std::vector<uint32_t> subgraphs = {};  // Node.subgraphs (control flow)
+  std::string backend = {};              // Node.backend (placement), empty = absent
 };
 
 struct TSubgraph {

@@ -1,0 +1,26 @@
+// A small backend for tests (docs/BACKENDS.md): "test", device type "test".
+// It keeps its tensors in its own "device" memory (buffers with no host
+// address, reached only through its copy functions and kernels), supports
+// float32 add, mul and relu on equal shapes, and counts what crosses.
+#ifndef WEBNN_TEST_UNIT_RUNTIME_TESTBACKEND_H
+#define WEBNN_TEST_UNIT_RUNTIME_TESTBACKEND_H
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/Backend.h"
+
+namespace webnn::test {
+
+struct TestBackendCounters {
+  std::atomic<uint64_t> toDevice{0}, toHost{0}, uploads{0}, kernelRuns{0};
+  void reset() { toDevice = 0, toHost = 0, uploads = 0, kernelRuns = 0; }
+};
+
+// Registers the backend once per process (later calls return the same
+// counters).
+TestBackendCounters &registerTestBackend();
+
+}  // namespace webnn::test
+
+#endif
