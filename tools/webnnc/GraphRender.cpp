@@ -151,7 +151,7 @@ std::vector<SubgraphOwner> subgraphOwners(const rt::LoadedGraph &g) {
 }  // namespace
 
 std::vector<std::string> fusedOpParts(const rt::LoadedNode &n) {
-  const webnn::cpu::NodeAttributes &a = n.attributes;
+  const webnn::rt::NodeAttributes &a = n.attributes;
   std::vector<std::string> parts;
   if (n.op == "fusedConv2d") {
     parts.push_back(hasOperand(n, 2) ? "conv2d (with bias)" : "conv2d");
