@@ -222,7 +222,6 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
     so.threads = options->threads;
     if (options->struct_size >= offsetof(webnn_session_options, profiling) + sizeof(int))
       so.profiling = options->profiling != 0;
-    std::unique_ptr<webnn::Session> session;
     if (options->struct_size >= offsetof(webnn_session_options, thread_wait) + sizeof(int)) {
       switch (options->thread_wait) {
         case WEBNN_THREAD_WAIT_DEFAULT: so.threadWait = webnn::ThreadWait::kDefault; break;
@@ -234,6 +233,7 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
                                                   " (WEBNN_THREAD_WAIT_DEFAULT, _SPIN or _BLOCK)");
       }
     }
+    std::unique_ptr<webnn::Session> session;
     webnn::Status s = webnn::Session::create(*model->model, so, &session);
     if (!s.isOk()) return fromStatus(s);
     *out = new webnn_session{std::move(session), {}, {}};
@@ -243,7 +243,6 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
 
 void webnn_session_free(webnn_session *session) { delete session; }
 
-webnn_status webnn_session_set_profiling(webnn_session *session, int on) {
 webnn_status webnn_session_thread_wait(const webnn_session *session, webnn_thread_wait *out) {
   return guarded([&] {
     if (!session || !out) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_thread_wait: null session or out");
@@ -256,6 +255,7 @@ webnn_status webnn_session_thread_wait(const webnn_session *session, webnn_threa
   });
 }
 
+webnn_status webnn_session_set_profiling(webnn_session *session, int on) {
   return guarded([&] {
     if (!session) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_set_profiling: null session");
     session->session->enableProfiling(on != 0);
