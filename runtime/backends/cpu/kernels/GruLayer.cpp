@@ -137,15 +137,17 @@ class GruLayerKernel final : public Kernel {
     w_ = static_cast<const float *>(node.inputs[1]->constantData);
     r_ = static_cast<const float *>(node.inputs[2]->constantData);
     const int64_t D = s.dirs, B = c.batch, H = c.hidden;
-    panels_.resize(size_t(D * hp_ * H * kSlots));
-    gx_.resize(size_t(D * s.steps * B * kSlots * hp_));
-    bias_.resize(size_t(D * kSlots * hp_));
-    rbn_.resize(size_t(D * hp_));
+    allocated_ = panels_.resize(size_t(D * hp_ * H * kSlots)) && allocated_;
+    allocated_ = gx_.resize(size_t(D * s.steps * B * kSlots * hp_)) && allocated_;
+    allocated_ = bias_.resize(size_t(D * kSlots * hp_)) && allocated_;
+    allocated_ = rbn_.resize(size_t(D * hp_)) && allocated_;
     // Per direction: h[0], h[1] (initial), z, rh, each [B][hp_].
-    state_.resize(size_t(D * 4 * B * hp_));
+    allocated_ = state_.resize(size_t(D * 4 * B * hp_)) && allocated_;
   }
 
   Status run(const KernelContext &ctx) override {
+    if (!allocated_ || !proj_.allocated())
+      return Status(StatusCode::kOutOfMemory, "gru: cannot allocate the layer's packed weights and buffers");
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
     if (w_ && r_) {
       std::call_once(packOnce_, [&] { pack(w_, r_, true); });
@@ -213,7 +215,7 @@ class GruLayerKernel final : public Kernel {
 
   void warmUp(int numThreads) override {
     (void)numThreads;
-    if (w_ && r_) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+    if (w_ && r_ && allocated_ && proj_.allocated()) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
   }
 
  private:
@@ -248,6 +250,7 @@ class GruLayerKernel final : public Kernel {
   rnn::InputProjection proj_;
   int gateRow_[kSlots];
   const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
+  bool allocated_ = true;  // every buffer below was allocated
   std::once_flag packOnce_;
   AlignedFloats panels_, gx_, bias_, rbn_, state_;
 };

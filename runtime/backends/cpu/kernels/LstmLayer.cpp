@@ -102,14 +102,16 @@ class LstmLayerKernel final : public Kernel {
     w_ = static_cast<const float *>(node.inputs[1]->constantData);
     r_ = static_cast<const float *>(node.inputs[2]->constantData);
     const int64_t D = s.dirs, B = c.batch, H = c.hidden;
-    panels_.resize(size_t(D * hp_ * H * kSlots));
-    gx_.resize(size_t(D * s.steps * B * kSlots * hp_));
-    bias_.resize(size_t(D * kSlots * hp_));
-    if (node.inputs.size() > 5 && node.inputs[5]) peep_.resize(size_t(D * 3 * hp_));
-    state_.resize(size_t(D * 3 * B * hp_));
+    allocated_ = panels_.resize(size_t(D * hp_ * H * kSlots)) && allocated_;
+    allocated_ = gx_.resize(size_t(D * s.steps * B * kSlots * hp_)) && allocated_;
+    allocated_ = bias_.resize(size_t(D * kSlots * hp_)) && allocated_;
+    if (node.inputs.size() > 5 && node.inputs[5]) allocated_ = peep_.resize(size_t(D * 3 * hp_)) && allocated_;
+    allocated_ = state_.resize(size_t(D * 3 * B * hp_)) && allocated_;
   }
 
   Status run(const KernelContext &ctx) override {
+    if (!allocated_ || !proj_.allocated())
+      return Status(StatusCode::kOutOfMemory, "lstm: cannot allocate the layer's packed weights and buffers");
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
     if (w_ && r_) {
       std::call_once(packOnce_, [&] { pack(w_, r_, true); });
@@ -182,7 +184,7 @@ class LstmLayerKernel final : public Kernel {
 
   void warmUp(int numThreads) override {
     (void)numThreads;
-    if (w_ && r_) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+    if (w_ && r_ && allocated_ && proj_.allocated()) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
   }
 
  private:
@@ -211,6 +213,7 @@ class LstmLayerKernel final : public Kernel {
   rnn::InputProjection proj_;
   int gateRow_[kSlots];
   const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
+  bool allocated_ = true;  // every buffer below was allocated
   std::once_flag packOnce_;
   AlignedFloats panels_, gx_, bias_, peep_, state_;
 };

@@ -397,8 +397,8 @@ int64_t stepParts(const KernelContext &ctx, int64_t blocks) {
 InputProjection::InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t n)
     : dirs_(dirs), rows_(rows), k_(k), n_(n), packed_(packedSgemmEnabled() && avx512Available() && useAvx512()),
       layout_(k, n) {
-  staged_.resize(size_t(dirs * n * k));
-  if (packed_) packedB_.resize(size_t(dirs) * layout_.bytes() / sizeof(float));
+  allocated_ = staged_.resize(size_t(dirs * n * k)) &&
+               (!packed_ || packedB_.resize(size_t(dirs) * layout_.bytes() / sizeof(float)));
 }
 
 void InputProjection::pack(bool final) {
@@ -406,7 +406,7 @@ void InputProjection::pack(bool final) {
   const size_t perDir = layout_.bytes() / sizeof(float);
   // b(kk, j) = staged[j][kk].
   for (int64_t d = 0; d < dirs_; ++d) layout_.pack(staged(d), 1, k_, packedB_.data() + d * perDir);
-  if (final) staged_.resize(0);
+  if (final) (void)staged_.resize(0);  // refused: the rows just stay
 }
 
 void InputProjection::run(const float *x, const float *bias, float *gx, const KernelContext &ctx) const {

@@ -228,6 +228,8 @@ void padGateRows(const float *w, int64_t hidden, int64_t paddedHidden, int64_t k
 class InputProjection {
  public:
   InputProjection(int64_t dirs, int64_t rows, int64_t k, int64_t n);
+  // Whether its buffers were allocated (run() must not be called otherwise).
+  bool allocated() const { return allocated_; }
   // Where to stage direction d's [n][k] rows before pack().
   float *staged(int64_t d) const { return staged_.data() + d * n_ * k_; }
   // After staging: builds the packed copy (a no-op for the portable path).
@@ -238,7 +240,7 @@ class InputProjection {
 
  private:
   int64_t dirs_, rows_, k_, n_;
-  bool packed_;
+  bool packed_, allocated_;
   AlignedFloats staged_, packedB_;
   PackedSgemmB layout_;
 };
