@@ -1,0 +1,334 @@
+// The Vulkan backend behind the core's Backend interface (core/Backend.h,
+// docs/BACKENDS.md): nodes the executor places on "gpu"/"vulkan" run here,
+// its memory is device memory (not host-addressable: the executor copies
+// across with copyToBackend/copyToHost), and each node's kernel records its
+// dispatches once per binding signature into a command buffer of its own,
+// replayed at every run (one submit per node; a whole graph placed here
+// can instead run as one program, VulkanGraph.h, with one submit per run).
+//
+// The device is created on first need, not when the runtime lists its
+// backends: a process that never asks for the GPU never opens libvulkan.
+// $WEBNN_VULKAN_DEVICE picks device N (default: the first discrete GPU).
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "Shaders.h"
+#include "backends/vulkan/VulkanDevice.h"
+#include "backends/vulkan/VulkanKernel.h"
+#include "core/Backend.h"
+
+namespace webnn::vk {
+namespace {
+
+Status vkFail(const char *what, VkResult r) {
+  return Status(r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? StatusCode::kOutOfMemory
+                                                                                          : StatusCode::kInternal,
+                std::string("Vulkan: ") + what + " failed: " + vkResultName(r));
+}
+
+// The process's device for this backend, created once.
+Status backendDevice(std::shared_ptr<Device> **out) {
+  static std::shared_ptr<Device> device;
+  static Status status;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Device::Options o = Device::defaultOptions();
+    const char *n = std::getenv("WEBNN_VULKAN_DEVICE");
+    if (n && *n) o.index = std::atoi(n);
+    status = Device::create(o, &device);
+  });
+  *out = &device;
+  return status;
+}
+
+class VulkanBuffer final : public rt::BackendBuffer {
+ public:
+  VulkanBuffer(std::shared_ptr<Device> d, DeviceBuffer b) : device_(std::move(d)), buffer_(b) {}
+  ~VulkanBuffer() override { device_->destroyBuffer(&buffer_); }
+  uint64_t size() const override { return buffer_.bytes; }
+  // Device memory, also where the driver maps it: the executor reaches it
+  // through the backend's copies only.
+  void *hostPointer() const override { return nullptr; }
+  const DeviceBuffer &buffer() const { return buffer_; }
+
+ private:
+  std::shared_ptr<Device> device_;
+  DeviceBuffer buffer_;
+};
+
+// Copies between host memory and a device buffer: through its mapping where
+// the memory is host-visible, else through a staging buffer and one submit.
+Status copyBuffer(Device &device, const DeviceBuffer &b, uint64_t offset, void *host, uint64_t bytes, bool toDevice) {
+  if (offset > b.bytes || bytes > b.bytes - offset) return invalidArgument("copy past the end of a GPU buffer");
+  if (bytes == 0) return Status::ok();
+  if (b.mapped) {
+    uint8_t *p = static_cast<uint8_t *>(b.mapped) + offset;
+    if (toDevice) {
+      std::memcpy(p, host, bytes);
+      device.flush(b);
+    } else {
+      device.invalidate(b);
+      std::memcpy(host, p, bytes);
+    }
+    return Status::ok();
+  }
+  DeviceBuffer staging;
+  WEBNN_RETURN_IF_ERROR(device.createBuffer(bytes, Device::Memory::kHostVisible, &staging));
+  if (toDevice) {
+    std::memcpy(staging.mapped, host, bytes);
+    device.flush(staging);
+  }
+  const VulkanFunctions &fn = device.fn();
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = device.commandPool();
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd;
+  VkResult r = fn.vkAllocateCommandBuffers(device.device(), &ai, &cmd);
+  if (r != VK_SUCCESS) {
+    device.destroyBuffer(&staging);
+    return vkFail("vkAllocateCommandBuffers", r);
+  }
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  fn.vkBeginCommandBuffer(cmd, &bi);
+  VkBufferCopy region = toDevice ? VkBufferCopy{0, offset, bytes} : VkBufferCopy{offset, 0, bytes};
+  fn.vkCmdCopyBuffer(cmd, toDevice ? staging.buffer : b.buffer, toDevice ? b.buffer : staging.buffer, 1, &region);
+  fn.vkEndCommandBuffer(cmd);
+  Status s = device.submitAndWait(cmd);
+  fn.vkFreeCommandBuffers(device.device(), device.commandPool(), 1, &cmd);
+  if (s.isOk() && !toDevice) {
+    device.invalidate(staging);
+    std::memcpy(host, staging.mapped, bytes);
+  }
+  device.destroyBuffer(&staging);
+  return s;
+}
+
+class VulkanNodeKernel final : public rt::Kernel {
+ public:
+  VulkanNodeKernel(std::shared_ptr<Device> device, std::string label, KernelPlan plan)
+      : device_(std::move(device)), label_(std::move(label)), plan_(std::move(plan)) {}
+  ~VulkanNodeKernel() override {
+    const VulkanFunctions &fn = device_->fn();
+    if (commands_) fn.vkFreeCommandBuffers(device_->device(), device_->commandPool(), 1, &commands_);
+    if (pool_) fn.vkDestroyDescriptorPool(device_->device(), pool_, nullptr);
+  }
+
+  Status run(const rt::KernelContext &ctx) override {
+    if (plan_.dispatches.empty()) return Status::ok();
+    // The (buffer, offset) of every binding: the command buffer recorded for
+    // them is replayed while they stay the same.
+    std::vector<uint64_t> signature;
+    for (const Dispatch &d : plan_.dispatches)
+      for (const BindingRef &ref : d.bindings) {
+        const rt::TensorBuffer *t = ref.kind == BindingRef::Kind::kInput
+                                        ? (ref.index < ctx.numInputs ? ctx.inputs[ref.index] : nullptr)
+                                        : (ref.index < ctx.numOutputs ? ctx.outputs[ref.index] : nullptr);
+        auto *vb = t ? dynamic_cast<const VulkanBuffer *>(t->buffer) : nullptr;
+        if (!vb) return Status(StatusCode::kInternal, label_ + ": a GPU kernel's operand is not in GPU memory");
+        signature.push_back(reinterpret_cast<uint64_t>(vb->buffer().buffer));
+        signature.push_back(t->offset);
+      }
+    if (!commands_ || signature != signature_) {
+      WEBNN_RETURN_IF_ERROR(record(ctx));
+      signature_ = std::move(signature);
+    }
+    WEBNN_RETURN_IF_ERROR(device_->submitAndWait(commands_));
+    std::vector<std::string> messages = device_->takeValidationMessages();
+    if (!messages.empty()) return Status(StatusCode::kInternal, "Vulkan validation: " + messages.front());
+    return Status::ok();
+  }
+
+ private:
+  Status record(const rt::KernelContext &ctx) {
+    const VulkanFunctions &fn = device_->fn();
+    VkDevice dev = device_->device();
+    if (pipelines_.empty())
+      for (const Dispatch &d : plan_.dispatches) {
+        std::vector<uint32_t> spec = {d.localSize};
+        spec.insert(spec.end(), d.spec.begin(), d.spec.end());
+        const Pipeline *p = nullptr;
+        WEBNN_RETURN_IF_ERROR(device_->pipeline(d.shader->words, d.shader->count, spec, uint32_t(d.bindings.size()), &p));
+        pipelines_.push_back(p);
+      }
+    if (pool_) fn.vkDestroyDescriptorPool(dev, pool_, nullptr), pool_ = VK_NULL_HANDLE;
+    uint32_t descriptors = 0;
+    for (const Dispatch &d : plan_.dispatches) descriptors += uint32_t(d.bindings.size());
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max<uint32_t>(descriptors, 1)};
+    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pi.maxSets = uint32_t(plan_.dispatches.size());
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    VkResult r = fn.vkCreateDescriptorPool(dev, &pi, nullptr, &pool_);
+    if (r != VK_SUCCESS) return vkFail("vkCreateDescriptorPool", r);
+    if (!commands_) {
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = device_->commandPool();
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = 1;
+      r = fn.vkAllocateCommandBuffers(dev, &ai, &commands_);
+      if (r != VK_SUCCESS) return vkFail("vkAllocateCommandBuffers", r);
+    }
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    r = fn.vkBeginCommandBuffer(commands_, &bi);
+    if (r != VK_SUCCESS) return vkFail("vkBeginCommandBuffer", r);
+    const uint64_t maxRange = device_->info().maxStorageBufferRange;
+    for (size_t k = 0; k < plan_.dispatches.size(); ++k) {
+      const Dispatch &d = plan_.dispatches[k];
+      const Pipeline *p = pipelines_[k];
+      VkDescriptorSetAllocateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+      si.descriptorPool = pool_;
+      si.descriptorSetCount = 1;
+      si.pSetLayouts = &p->setLayout;
+      VkDescriptorSet set;
+      r = fn.vkAllocateDescriptorSets(dev, &si, &set);
+      if (r != VK_SUCCESS) return vkFail("vkAllocateDescriptorSets", r);
+      std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
+      std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
+      for (size_t b = 0; b < d.bindings.size(); ++b) {
+        const BindingRef &ref = d.bindings[b];
+        const rt::TensorBuffer *t = ref.kind == BindingRef::Kind::kInput ? ctx.inputs[ref.index] : ctx.outputs[ref.index];
+        const auto *vb = static_cast<const VulkanBuffer *>(t->buffer);
+        uint64_t bytes = 0;
+        tensorByteSize(t->dtype, *t->shape, &bytes);
+        uint64_t range = ref.byteRange ? ref.byteRange : bytes - std::min(bytes, ref.byteOffset);
+        if (range > maxRange)
+          return unsupported(label_ + ": a binding of " + std::to_string(range) +
+                             " bytes exceeds the GPU's maxStorageBufferRange (" + std::to_string(maxRange) + ")");
+        infos[b].buffer = vb->buffer().buffer;
+        infos[b].offset = t->offset + ref.byteOffset;
+        infos[b].range = std::max<uint64_t>((range + 3) / 4 * 4, 4);
+        if (infos[b].offset + infos[b].range > vb->buffer().bytes) infos[b].range = VK_WHOLE_SIZE;
+        writes[b] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        writes[b].dstSet = set;
+        writes[b].dstBinding = uint32_t(b);
+        writes[b].descriptorCount = 1;
+        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[b].pBufferInfo = &infos[b];
+      }
+      fn.vkUpdateDescriptorSets(dev, uint32_t(writes.size()), writes.data(), 0, nullptr);
+      fn.vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+      fn.vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
+      fn.vkCmdPushConstants(commands_, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, d.push.data());
+      fn.vkCmdDispatch(commands_, d.groups[0], d.groups[1], d.groups[2]);
+      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_HOST_READ_BIT;
+      fn.vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                  VK_PIPELINE_STAGE_HOST_BIT,
+                              0, 1, &mb, 0, nullptr, 0, nullptr);
+    }
+    r = fn.vkEndCommandBuffer(commands_);
+    if (r != VK_SUCCESS) return vkFail("vkEndCommandBuffer", r);
+    return Status::ok();
+  }
+
+  std::shared_ptr<Device> device_;
+  std::string label_;
+  KernelPlan plan_;
+  std::vector<const Pipeline *> pipelines_;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  std::vector<uint64_t> signature_;
+};
+
+class VulkanSession final : public rt::BackendSession {
+ public:
+  explicit VulkanSession(std::shared_ptr<Device> d) : device_(std::move(d)) { kernelState_ = device_.get(); }
+
+ private:
+  std::shared_ptr<Device> device_;
+};
+
+class VulkanBackend final : public rt::Backend {
+ public:
+  std::string_view name() const override { return "vulkan"; }
+  std::string_view deviceType() const override { return "gpu"; }
+  bool hostAddressable() const override { return false; }
+  bool hasOp(std::string_view op) const override { return findVulkanKernel(op) != nullptr; }
+  std::vector<std::string_view> opNames() const override { return vulkanKernelNames(); }
+
+  bool supports(const NodeDesc &node, std::string *why) const override {
+    VulkanKernelFactory f = findVulkanKernel(node.op);
+    if (!f) {
+      *why = "no GPU kernel for " + node.op;
+      return false;
+    }
+    std::shared_ptr<Device> *device;
+    Status s = backendDevice(&device);
+    if (!s.isOk()) {
+      *why = s.message();
+      return false;
+    }
+    KernelPlan plan;
+    s = f(node, (*device)->info(), &plan);
+    if (!s.isOk()) *why = s.message();
+    return s.isOk();
+  }
+
+  Status makeKernel(const NodeDesc &node, std::unique_ptr<rt::Kernel> *out) override {
+    VulkanKernelFactory f = findVulkanKernel(node.op);
+    if (!f) return unsupported("no GPU kernel for " + node.op);
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    KernelPlan plan;
+    WEBNN_RETURN_IF_ERROR(f(node, (*device)->info(), &plan));
+    *out = std::make_unique<VulkanNodeKernel>(*device, node.op + " '" + node.name + "'", std::move(plan));
+    return Status::ok();
+  }
+
+  Status createSession(int numThreads, std::unique_ptr<rt::BackendSession> *out) override {
+    (void)numThreads;
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    *out = std::make_unique<VulkanSession>(*device);
+    return Status::ok();
+  }
+
+  Status allocate(uint64_t bytes, std::unique_ptr<rt::BackendBuffer> *out) override {
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    // Slack past the end: an empty tensor at the end is still bound with 4 bytes.
+    DeviceBuffer b;
+    WEBNN_RETURN_IF_ERROR((*device)->createBuffer(bytes + 64, Device::Memory::kDeviceLocal, &b));
+    *out = std::make_unique<VulkanBuffer>(*device, b);
+    return Status::ok();
+  }
+
+  Status mapConstants(const void *host, uint64_t bytes, std::unique_ptr<rt::BackendBuffer> *out) override {
+    WEBNN_RETURN_IF_ERROR(allocate(bytes, out));
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    auto *vb = static_cast<VulkanBuffer *>(out->get());
+    return copyBuffer(**device, vb->buffer(), 0, const_cast<void *>(host), bytes, true);
+  }
+
+  Status copyToBackend(const void *host, rt::BackendBuffer *dst, uint64_t offset, uint64_t bytes) override {
+    auto *vb = dynamic_cast<VulkanBuffer *>(dst);
+    if (!vb) return invalidArgument("copyToBackend: not a Vulkan buffer");
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    return copyBuffer(**device, vb->buffer(), offset, const_cast<void *>(host), bytes, true);
+  }
+
+  Status copyToHost(const rt::BackendBuffer *src, uint64_t offset, void *host, uint64_t bytes) override {
+    auto *vb = dynamic_cast<const VulkanBuffer *>(src);
+    if (!vb) return invalidArgument("copyToHost: not a Vulkan buffer");
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    return copyBuffer(**device, vb->buffer(), offset, host, bytes, false);
+  }
+};
+
+}  // namespace
+}  // namespace webnn::vk
+
+namespace webnn::rt {
+
+Backend *createVulkanBackend() { return new vk::VulkanBackend(); }
+
+}  // namespace webnn::rt
