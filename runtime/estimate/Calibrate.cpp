@@ -264,10 +264,13 @@ struct Probe {
     if (!f) return unsupported("no CPU kernel for " + c.op);
     return f(node, &kernel);
   }
+  // The first failure of run() is kept: a probe that failed is not timed.
   void run(cpu::ThreadPool &pool) {
     cpu::KernelContext ctx{ins.data(), ins.size(), outs.data(), outs.size(), &pool};
-    kernel->run(ctx);
+    Status s = kernel->run(ctx);
+    if (!s.isOk() && runStatus.isOk()) runStatus = s;
   }
+  Status runStatus;
 };
 
 cpu::NodeAttributes attrs(std::initializer_list<std::pair<const char *, cpu::AttributeValue>> kv) {
@@ -441,6 +444,7 @@ double nodeOverheadUs(cpu::ThreadPool &pool) {
   Probe p;
   if (!p.build(binary(16)) || !p.kernel) return 0;
   p.run(pool);
+  if (!p.runStatus.isOk()) return 0;
   std::vector<double> v;
   Stopwatch clock(pool.numThreads());
   for (int rep = 0; rep < 7; ++rep) {
@@ -535,6 +539,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         ThreadProfile &t = p.threads[size_t(T - 1)];
         Timed m = timeProbe(probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)],
                             std::min(0.08, std::max(0.01, left() / 200)));
+        if (!probe.runStatus.isOk()) {
+          say("skipped " + c.op + ": " + probe.runStatus.message());
+          continue;
+        }
         double roof = rooflineMs(p, t, cost.flops, cost.bytes);
         GridPoint gp;
         gp.params = cost.params;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -60,7 +61,11 @@ struct Node {
   }
   void run(ThreadPool &pool) {
     KernelContext ctx{inPtrs.data(), inPtrs.size(), outPtrs.data(), outPtrs.size(), &pool};
-    kernel->run(ctx);
+    Status s = kernel->run(ctx);
+    if (!s.isOk()) {
+      std::fprintf(stderr, "run failed: %s\n", s.message().c_str());
+      std::exit(1);
+    }
   }
 };
 

@@ -190,7 +190,7 @@ Status runOp(OpCase &c, int threads) {
   if (!s.isOk()) return s;
   ThreadPool pool(threads);
   KernelContext ctx{b.inPtrs.data(), b.inPtrs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
-  k->run(ctx);
+  WEBNN_RETURN_IF_ERROR(k->run(ctx));
   return checkOutputs(c);
 }
 
@@ -208,7 +208,7 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
   inputs.insert(inputs.end(), b.inPtrs.begin() + 1, b.inPtrs.end());
   ThreadPool pool(threads);
   KernelContext ctx{inputs.data(), inputs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
-  k->run(ctx);
+  WEBNN_RETURN_IF_ERROR(k->run(ctx));
   WEBNN_RETURN_IF_ERROR(checkOutputs(producer));
   return checkOutputs(consumer);
 }
