@@ -39,6 +39,7 @@ const char *codeName(webnn::StatusCode code) {
     case webnn::StatusCode::kOutOfMemory: return "out_of_memory";
     case webnn::StatusCode::kInternal: return "internal";
     case webnn::StatusCode::kBusy: return "busy";
+    case webnn::StatusCode::kCancelled: return "cancelled";
   }
   return "internal";
 }

@@ -49,6 +49,7 @@ webnn_status fromStatus(const webnn::Status &s) {
     case webnn::StatusCode::kOutOfMemory: code = WEBNN_OUT_OF_MEMORY; break;
     case webnn::StatusCode::kInternal: code = WEBNN_INTERNAL; break;
     case webnn::StatusCode::kBusy: code = WEBNN_SESSION_BUSY; break;
+    case webnn::StatusCode::kCancelled: code = WEBNN_CANCELLED; break;
   }
   return fail(code, s.message());
 }
@@ -339,6 +340,10 @@ webnn_status webnn_session_run(webnn_session *session) {
     if (!session) return fail(WEBNN_INVALID_ARGUMENT, "webnn_session_run: null session");
     return fromStatus(session->session->run());
   });
+}
+
+void webnn_session_cancel(webnn_session *session) {
+  if (session) session->session->cancel();
 }
 
 webnn_status webnn_session_get_output(const webnn_session *session, const char *name, const void **data,

@@ -642,6 +642,7 @@ Status Executor::run() {
     if (!inputBound_[k]) return invalidArgument("input '" + g.tensors[g.inputs[k]].name + "' was not set");
   if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
   WEBNN_RETURN_IF_ERROR(applyInPlace());
+  cancelled_.store(false, std::memory_order_relaxed);
   size_t i = 0;
   // Kernels report failures as their Status. A kernel that still grows a
   // std::vector on its first run may throw std::bad_alloc; that becomes the
@@ -650,6 +651,11 @@ Status Executor::run() {
   try {
     for (; i < active_.size(); ++i) {
       if (!pairedAway_.empty() && pairedAway_[i]) continue;  // the node before ran it
+      if (cancelled_.load(std::memory_order_relaxed)) {
+        for (Placed &pl : placed_) (void)pl.session->synchronize();  // no device work outlives the run
+        return Status(StatusCode::kCancelled,
+                      "run cancelled at " + nodeLabel(i, dynamic() ? nodes_[i] : graph_->nodes[i]));
+      }
       const uint8_t slot = nodeSlot_.empty() ? 0 : nodeSlot_[i];
       KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(), nodeOutputs_[i].size(),
                         slot == 0 ? backendState_ : placed_[slot - 1].state};
@@ -747,7 +753,14 @@ Status Executor::resolveShapes() {
 
 Status Executor::runSubgraph(uint32_t index) {
   std::vector<std::unique_ptr<Kernel>> &kernels = subKernels_[index];
+  if (kernels.empty() && cancelled_.load(std::memory_order_relaxed))
+    return Status(StatusCode::kCancelled, "run cancelled in subgraph " + std::to_string(index));
   for (size_t i = 0; i < kernels.size(); ++i) {
+    // Checked here too, so a loop with a huge trip count stops within one
+    // iteration; the owning node's label is added by run().
+    if (cancelled_.load(std::memory_order_relaxed))
+      return Status(StatusCode::kCancelled, "run cancelled at " + nodeLabel(i, graph_->subgraphs[index].nodes[i]) +
+                                                " of subgraph " + std::to_string(index));
     KernelContext ctx{subInputs_[index][i].data(), subInputs_[index][i].size(), subOutputs_[index][i].data(),
                       subOutputs_[index][i].size(), backendState_};
     Status s = kernels[i]->run(ctx);

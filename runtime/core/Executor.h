@@ -91,6 +91,9 @@ class Executor : private SubgraphRunner {
   Status setInput(size_t index, const void *data, uint64_t bytes, bool copy = false,
                   const Shape *shape = nullptr);
   Status run();
+  // Makes the run in progress return kCancelled at its next node boundary;
+  // any thread may call it. run() clears the request as it starts.
+  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
   // Makes the node producing graph output `index` write into caller memory
   // (64-byte aligned, at least the output's maximum byte size, not an input
   // of the same run) instead of the arena; null restores the arena. The
@@ -155,6 +158,7 @@ class Executor : private SubgraphRunner {
     std::unique_ptr<Kernel> kernel;
   };
   std::vector<std::vector<CachedKernel>> kernelCache_;
+  std::atomic<bool> cancelled_{false};
   bool profiling_ = false;
   std::vector<double> nodeMs_;
   uint64_t profiledRuns_ = 0;

@@ -393,6 +393,9 @@ Status Session::run() {
   return Status::ok();
 }
 
+// No Use guard: cancel() is meant to be called while another thread runs.
+void Session::cancel() { executor_->cancel(); }
+
 Status Session::output(std::string_view name, const void **data, size_t *bytes) const {
   size_t i;
   WEBNN_RETURN_IF_ERROR(indexOf(outputs_, name, "output", &i));

@@ -1,7 +1,7 @@
 // webnn-run: run a compiled .wnn artifact on .npy inputs (docs/RUNTIME.md).
 //
 // Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
-// I/O), 2 usage error. Every failure is one line on stderr starting with
+// I/O), 2 usage error, 3 the runs passed --timeout. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
 #include "Compare.h"
 #include "Devices.h"
@@ -11,6 +11,7 @@
 #include "Profile.h"
 #include <CLI/CLI.hpp>
 #include "ThreadWait.h"
+#include "Watchdog.h"
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -196,6 +197,7 @@ struct Options {
   int bench = 0;
   webnn::ThreadWait wait = webnn::ThreadWait::kDefault;
   int warmup = 1;
+  double timeout = 0;  // seconds for all the runs together; 0 = none
   bool json = false;
   bool printPlan = false;
   bool verifyWeights = false;
@@ -377,24 +379,29 @@ int run(const Options &opt) {
     if (!s.isOk()) throw Failure{1, s.message()};
   }
 
+  webnnrun::Watchdog watchdog(session.get(), opt.timeout);
+  auto runFailed = [&](const webnn::Status &st) {
+    bool timedOut = st.code() == webnn::StatusCode::kCancelled && watchdog.fired();
+    return Failure{timedOut ? webnnrun::kTimedOutExitCode : 1, watchdog.message(st)};
+  };
   if (opt.profile && opt.bench == 0) session->enableProfiling(true);
   t0 = Clock::now();
   s = session->run();
-  if (!s.isOk()) throw Failure{1, s.message()};
+  if (!s.isOk()) throw runFailed(s);
   double firstRunMs = msSince(t0);
 
   std::vector<double> latencies;
   if (opt.bench > 0) {
     for (int i = 0; i < opt.warmup; ++i) {
       s = session->run();
-      if (!s.isOk()) throw Failure{1, s.message()};
+      if (!s.isOk()) throw runFailed(s);
     }
     if (opt.profile) session->enableProfiling(true);  // the timed runs only
     for (int i = 0; i < opt.bench; ++i) {
       t0 = Clock::now();
       s = session->run();
       latencies.push_back(msSince(t0));
-      if (!s.isOk()) throw Failure{1, s.message()};
+      if (!s.isOk()) throw runFailed(s);
     }
   } else {
     latencies.push_back(firstRunMs);
@@ -513,6 +520,8 @@ int main(int argc, char **argv) {
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
   app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");
+  app.add_option("--timeout", opt.timeout,
+                 "Cancel the runs (all of them together) after this many seconds: one error line, exit 3");
   webnnrun::addWaitOption(app, &opt.wait);
   app.add_flag("--print-plan", opt.printPlan, "Print the arena plan");
   app.add_flag("--verify-weights", opt.verifyWeights, "Also SHA-256-check embedded weights");
@@ -529,9 +538,10 @@ int main(int argc, char **argv) {
     std::cerr << "webnn-run: error: " << e.what() << "\n";
     return 2;
   }
-  if (opt.threads < 1 || opt.threads > webnn::kMaxThreads || opt.bench < 0 || opt.warmup < 0) {
+  if (opt.threads < 1 || opt.threads > webnn::kMaxThreads || opt.bench < 0 || opt.warmup < 0 ||
+      !(opt.timeout >= 0)) {
     std::cerr << "webnn-run: error: --threads must be in [1, " << webnn::kMaxThreads
-              << "], --bench and --warmup >= 0\n";
+              << "], --bench, --warmup and --timeout >= 0\n";
     return 2;
   }
   try {

@@ -221,6 +221,16 @@ class Session {
   Status bindOutputInPlace(std::string_view output, std::string_view input);
   // Runs the graph on the bound inputs.
   Status run();
+  // Asks the run in progress to stop; callable from any thread (the one
+  // exception to the rule above) and returns at once. The running run()
+  // returns StatusCode::kCancelled, naming the node it stopped at, at the
+  // next node boundary: between nodes and between the subgraph runs of a
+  // loop or if (a single long kernel finishes first). Each run clears the
+  // request as it starts: a cancel() with no run in progress, or one that
+  // arrives before the run reaches its first node, is forgotten and the next
+  // run goes ahead. The session stays usable; a cancelled run's outputs are
+  // undefined.
+  void cancel();
   // An output's bytes after run(); valid until the next run or destruction.
   Status output(std::string_view name, const void **data, size_t *bytes) const;
   const void *outputData(size_t index) const;

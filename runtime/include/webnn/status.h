@@ -9,7 +9,18 @@ namespace webnn {
 
 // kBusy: a session was called from a second thread while a call on another
 // thread was still running in it (sessions are one-caller-at-a-time).
-enum class StatusCode { kOk = 0, kInvalidArgument, kInvalidArtifact, kUnsupported, kIo, kOutOfMemory, kInternal, kBusy };
+// kCancelled: Session::cancel() ended the run before it finished.
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,
+  kInvalidArtifact,
+  kUnsupported,
+  kIo,
+  kOutOfMemory,
+  kInternal,
+  kBusy,
+  kCancelled
+};
 
 class Status {
  public:

@@ -61,7 +61,10 @@ typedef enum webnn_status {
    * per thread (they may share one webnn_model). Overlapping calls are
    * detected and refused with this status; calls that merely interleave
    * between threads cannot be told apart and give wrong outputs. */
-  WEBNN_SESSION_BUSY = 7
+  WEBNN_SESSION_BUSY = 7,
+  /* webnn_session_cancel() ended the run before it finished (the message
+   * names the node it stopped at); the session stays usable. */
+  WEBNN_CANCELLED = 8
 } webnn_status;
 
 /* Values match webnn::DataType and the artifact schema. FLOAT64 .. BOOL
@@ -230,6 +233,16 @@ webnn_status webnn_session_bind_output(webnn_session *session, const char *name,
  * on the output ends it. */
 webnn_status webnn_session_bind_output_in_place(webnn_session *session, const char *output, const char *input);
 webnn_status webnn_session_run(webnn_session *session);
+/* Asks the run in progress on `session` to stop: callable from any thread
+ * (the one exception to "one thread at a time"), it returns at once; the
+ * running webnn_session_run returns WEBNN_CANCELLED at the next node
+ * boundary (between nodes, and between a loop's or if's subgraph runs), so a
+ * single long kernel still finishes first. Each run clears the request as it
+ * starts: a cancel with no run in progress, or one that arrives before the
+ * run starts its first node, is forgotten and the next run goes ahead. The
+ * session stays usable; a cancelled run's outputs are undefined. Null is
+ * ignored. The session must not be freed while this call is in flight. */
+void webnn_session_cancel(webnn_session *session);
 /* The output's bytes, owned by the session, valid until the next run. */
 webnn_status webnn_session_get_output(const webnn_session *session, const char *name, const void **data,
                                       size_t *bytes);

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "TestArtifact.h"
 #include "webnn_artifact_format.h"
@@ -126,6 +131,63 @@ TEST(ControlFlow, LoopCarriesValuesAcrossIterations) {
     EXPECT_EQ(x[0], c.x0) << "m=" << c.m;
     EXPECT_EQ(y[0], c.y0) << "m=" << c.m;
   }
+}
+
+// Session::cancel from another thread ends a loop whose trip count would
+// never finish (2^62 iterations) within an iteration; the next run of the same
+// session is unaffected. cancel() is repeated until run() returns, because a
+// request that lands before the run starts is forgotten by design.
+TEST(ControlFlow, CancelStopsAHugeLoopAndTheSessionStaysUsable) {
+  if (!rt::findBackendForOp("add")) GTEST_SKIP() << "CPU backend has no add kernel in this build";
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeGraph(swapLoopGraph(), "cfcancel"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {1}, &session).isOk());
+  const float a[2] = {10, 20}, b[2] = {1, 2};
+  float x[2] = {}, y[2] = {};
+  // A cancel with no run in progress does not carry over to the next run.
+  session->cancel();
+  const int64_t three = 3;
+  s = session->run({{"m", &three, sizeof three}, {"a", a, sizeof a}, {"b", b, sizeof b}},
+                   {{"x", x, sizeof x}, {"y", y, sizeof y}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(x[0], 13);
+
+  const int64_t huge = int64_t(1) << 62;
+  std::atomic<bool> done{false};
+  Status runStatus;
+  std::thread runner([&] {
+    runStatus = session->run({{"m", &huge, sizeof huge}, {"a", a, sizeof a}, {"b", b, sizeof b}},
+                             {{"x", x, sizeof x}, {"y", y, sizeof y}});
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(done.load()) << "the 2^62-iteration loop returned by itself: " << runStatus.message();
+  auto t0 = std::chrono::steady_clock::now();
+  while (!done.load()) {
+    session->cancel();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(20)) {
+      std::fprintf(stderr, "Session::cancel did not stop the loop within 20 s\n");
+      std::_Exit(1);  // the runner thread cannot be joined
+    }
+  }
+  runner.join();
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 1000.0);
+  EXPECT_EQ(runStatus.code(), StatusCode::kCancelled) << runStatus.message();
+  EXPECT_NE(runStatus.message().find("(loop): run cancelled at node 0 'body_add' (add) of subgraph 0"), std::string::npos)
+      << runStatus.message();
+
+  // The flag is cleared at the next run: it completes with the right values.
+  x[0] = y[0] = 0;
+  const int64_t two = 2;
+  s = session->run({{"m", &two, sizeof two}, {"a", a, sizeof a}, {"b", b, sizeof b}},
+                   {{"x", x, sizeof x}, {"y", y, sizeof y}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(x[0], 12);
+  EXPECT_EQ(y[0], 11);
 }
 
 }  // namespace

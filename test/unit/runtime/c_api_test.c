@@ -1,13 +1,15 @@
 /* The C API from C: load (from files and from memory), describe, run, read
  * outputs, report errors without crashing, version, log callback, session
  * options and profiling, and the thread rules (sessions per thread on one
- * shared model; one session called from two threads). Usage:
+ * shared model; one session called from two threads; cancelling a run from
+ * another thread). Usage:
  * webnn-c-api-test DIR (from make_test_artifacts). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "webnn/version.h"
 #include "webnn/webnn_c.h"
@@ -831,6 +833,81 @@ static void test_threads(const char *dir) {
   webnn_model_free(model);
 }
 
+/* webnn_session_cancel from another thread: a loop of 2^62 iterations
+ * (loop.wnn) returns WEBNN_CANCELLED naming where it stopped, and the next
+ * run of the session completes. The canceller repeats its request until the
+ * run returns: one that lands before the run starts is forgotten. */
+typedef struct canceller {
+  webnn_session *session;
+  int done; /* under mutex */
+  pthread_mutex_t mutex;
+} canceller;
+
+static int cancel_done(canceller *c) {
+  int d;
+  pthread_mutex_lock(&c->mutex);
+  d = c->done;
+  pthread_mutex_unlock(&c->mutex);
+  return d;
+}
+
+static void *cancel_until_done(void *arg) {
+  canceller *c = (canceller *)arg;
+  struct timespec pause = {0, 2000000};
+  nanosleep(&pause, NULL);
+  while (!cancel_done(c)) {
+    webnn_session_cancel(c->session);
+    nanosleep(&pause, NULL);
+  }
+  return NULL;
+}
+
+static void test_cancel(const char *dir) {
+  webnn_model *model = load_test_model(dir, "loop.wnn", NULL);
+  webnn_session *session = NULL;
+  canceller c;
+  pthread_t t;
+  const float a[2] = {10, 20}, b[2] = {1, 2};
+  int64_t m = (int64_t)1 << 62;
+  const void *data = NULL;
+  size_t bytes = 0;
+  webnn_status s;
+  if (!model) return;
+  CHECK(webnn_session_create(model, 1, &session) == WEBNN_OK);
+  if (!session) {
+    webnn_model_free(model);
+    return;
+  }
+  webnn_session_cancel(NULL); /* ignored */
+  webnn_session_cancel(session); /* no run in progress: forgotten */
+  CHECK(webnn_session_set_input(session, "a", a, sizeof a) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "b", b, sizeof b) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "m", &m, sizeof m) == WEBNN_OK);
+  memset(&c, 0, sizeof c);
+  c.session = session;
+  pthread_mutex_init(&c.mutex, NULL);
+  if (pthread_create(&t, NULL, cancel_until_done, &c) == 0) {
+    s = webnn_session_run(session);
+    pthread_mutex_lock(&c.mutex);
+    c.done = 1;
+    pthread_mutex_unlock(&c.mutex);
+    pthread_join(t, NULL);
+    CHECK(s == WEBNN_CANCELLED);
+    CHECK(strstr(webnn_last_error(), "run cancelled at node 0 'body_add' (add) of subgraph 0") != NULL);
+  } else {
+    CHECK(!"pthread_create");
+  }
+  pthread_mutex_destroy(&c.mutex);
+  /* The next run starts clean: 3 iterations map (10, 20) to 13. */
+  m = 3;
+  CHECK(webnn_session_set_input(session, "m", &m, sizeof m) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+  CHECK(webnn_session_get_output(session, "x", &data, &bytes) == WEBNN_OK);
+  CHECK(bytes == sizeof a && data && ((const float *)data)[0] == 13 && ((const float *)data)[1] == 23);
+  webnn_session_free(session);
+  webnn_model_free(model);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -849,6 +926,7 @@ int main(int argc, char **argv) {
   test_session_options(argv[1]);
   test_thread_wait(argv[1]);
   test_threads(argv[1]);
+  test_cancel(argv[1]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("c api test passed\n");
   return failures ? 1 : 0;

@@ -4,6 +4,7 @@
 //   DIR/add_relu_wl.wnn + DIR/add_relu_wl.weights   the same, weightless
 //   DIR/odd_names.wnn        passthrough with an output named "k/0:a b"
 //   DIR/int4.wnn             no nodes; int4 input "q" [5] is output "q"
+//   DIR/loop.wnn             swapLoopGraph: a loop whose trip count "m" is an input
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
     writeFile(dir + "/add_relu.wnn", buildArtifact(addReluGraph()).artifact);
     writeFile(dir + "/dynamic_relu.wnn", buildArtifact(dynamicReluGraph()).artifact);
     writeFile(dir + "/gqa_cache.wnn", buildArtifact(gqaCacheGraph()).artifact);
+    writeFile(dir + "/loop.wnn", buildArtifact(swapLoopGraph()).artifact);
     Built wl = buildArtifact(addReluGraph(), true);
     writeFile(dir + "/add_relu_wl.wnn", wl.artifact);
     writeFile(dir + "/add_relu_wl.weights", wl.weights);

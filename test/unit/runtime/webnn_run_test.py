@@ -131,6 +131,20 @@ def main():
         expect_error([f"{a}/add_relu.wnn", "--input", "x"], d, 2, "NAME=FILE.npy")
         expect_error([f"{a}/add_relu.wnn", "--threads", "0", "--input", "x=x.npy"], d, 2, "--threads")
         expect_error([f"{a}/add_relu.wnn", "--frobnicate"], d, 2, "--frobnicate")
+        expect_error([f"{a}/add_relu.wnn", "--timeout", "-1", "--input", "x=x.npy"], d, 2, "--timeout")
+
+        # --timeout: a loop of 2^62 iterations is cancelled after 0.3 s with one line and exit 3,
+        # naming where it stopped; a run inside the limit is unaffected.
+        np.save(f"{d}/m_huge.npy", np.array(1 << 62, np.int64))
+        np.save(f"{d}/m3.npy", np.array(3, np.int64))
+        np.save(f"{d}/ab.npy", np.array([10, 20], np.float32))
+        loop = [f"{a}/loop.wnn", "-i", "a=ab.npy", "-i", "b=ab.npy"]
+        expect_error(loop + ["-i", "m=m_huge.npy", "--timeout", "0.3", "--output-dir", "loopout"], d, 3,
+                     "timed out after 0.3 s: node 0 'loop0' (loop): "
+                     "run cancelled at node 0 'body_add' (add) of subgraph 0")
+        check(not os.path.exists(f"{d}/loopout") or os.listdir(f"{d}/loopout") == [], "outputs after a timeout")
+        r = run(loop + ["-i", "m=m3.npy", "--timeout", "30", "--bench", "3"], d)
+        check(r.returncode == 0 and "x: float32 [2] = [13, 23]" in r.stdout, f"--timeout within the limit: {r}")
 
         leftovers = [f for root, _, files in os.walk(d) for f in files if ".tmp-" in f]
         check(not leftovers, f"temporary files left: {leftovers}")
