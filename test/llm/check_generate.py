@@ -90,6 +90,18 @@ def main(argv):
     else:
         print(f"PASS: at the artifact's limit, {len(runs['shared']['generated_ids'])} tokens shared = swapped "
               f"(auto fell back to swap for one more)")
+    # --timeout: generations that would take minutes (100000 warmup ones) are
+    # cancelled after 0.2 s with one error line naming the node, exit 3.
+    r = subprocess.run([os.path.join(a.bin, "webnn-run"), "generate", wnn, "--prompt-ids", a.prompt_ids,
+                        "--max-new-tokens", "8", "--warmup", "100000", "--timeout", "0.2"],
+                       capture_output=True, text=True, timeout=120)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 3 or len(lines) != 1 or r.stdout or \
+            not lines[0].startswith("webnn-run: error: timed out after 0.2 s: ") or "cancelled at node " not in lines[0]:
+        print(f"FAIL: generate --timeout 0.2: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
+        failed = 1
+    else:
+        print(f"PASS: generate --timeout: {lines[0]}")
     print(f"work dir {work}")
     return failed
 

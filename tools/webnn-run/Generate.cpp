@@ -12,6 +12,7 @@
 #include "Generate.h"
 #include "Profile.h"
 #include "ThreadWait.h"
+#include "Watchdog.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -152,8 +153,8 @@ Result generateOnce(webnn::Session &session, const webnn::Model &model, const Ll
   if (!io.caches.empty() && int64_t(prompt.size()) + maxNewTokens - 1 > maxPast + 1)
     throw GenerateError{1, "prompt + new tokens need a past of " + std::to_string(prompt.size() + maxNewTokens - 2) +
                                " positions; the artifact's past is at most " + std::to_string(maxPast)};
-  auto check = [](const webnn::Status &s) {
-    if (!s.isOk()) throw GenerateError{1, s.message()};
+  auto check = [](const webnn::Status &s) {  // only --timeout's watchdog cancels
+    if (!s.isOk()) throw GenerateError{s.code() == webnn::StatusCode::kCancelled ? kTimedOutExitCode : 1, s.message()};
   };
   // A shared cache holds every position the last step attends to (one more
   // than the swapped caches' largest past).
@@ -260,6 +261,7 @@ double median(std::vector<double> v) {
 int runGenerate(int argc, char **argv) {
   std::string artifact, weights, promptText;
   int maxNewTokens = 16, threads = 1, warmup = 0;
+  double timeout = 0;
   int64_t eosId = -1;
   bool json = false, profile = false;
   std::string kvCache = "auto";
@@ -280,6 +282,8 @@ int runGenerate(int argc, char **argv) {
                  "buffers per cache, swapped each step) or 'auto' (shared when the artifact allows it)")
       ->check(CLI::IsMember({"auto", "shared", "swap"}));
   app.add_flag("--json", json, "Print the tokens and timings as one JSON object");
+  app.add_option("--timeout", timeout,
+                 "Cancel the generations (warmup ones included) after this many seconds: one error line, exit 3");
   app.add_flag("--profile", profile, "Time every node of the decode steps: per op kind and the slowest nodes");
   try {
     app.parse(argc, argv);
@@ -292,9 +296,9 @@ int runGenerate(int argc, char **argv) {
     return 2;
   }
   try {
-    if (maxNewTokens < 1 || threads < 1 || threads > webnn::kMaxThreads || warmup < 0)
+    if (maxNewTokens < 1 || threads < 1 || threads > webnn::kMaxThreads || warmup < 0 || !(timeout >= 0))
       throw GenerateError{2, "--max-new-tokens must be >= 1, --threads in [1, " + std::to_string(webnn::kMaxThreads) +
-                                 "], --warmup >= 0"};
+                                 "], --warmup and --timeout >= 0"};
     std::vector<int64_t> prompt = parseIds(promptText);
     webnn::LoadOptions lo;
     lo.weightsPath = weights;
@@ -312,8 +316,15 @@ int runGenerate(int argc, char **argv) {
     s = webnn::Session::create(*model, so, &session);
     if (!s.isOk()) throw GenerateError{1, s.message()};
     KvMode mode = kvCache == "shared" ? KvMode::kShared : kvCache == "swap" ? KvMode::kSwap : KvMode::kAuto;
-    for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false, mode);
-    Result r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, profile, mode);
+    Watchdog watchdog(session.get(), timeout);
+    Result r;
+    try {
+      for (int i = 0; i < warmup; ++i) generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, false, mode);
+      r = generateOnce(*session, *model, io, prompt, maxNewTokens, eosId, profile, mode);
+    } catch (const GenerateError &e) {
+      if (e.exitCode != kTimedOutExitCode) throw;
+      throw GenerateError{e.exitCode, watchdog.message(webnn::Status(webnn::StatusCode::kCancelled, e.message))};
+    }
     double decodeTotal = 0;
     for (double ms : r.decodeMs) decodeTotal += ms;
     double tokensPerS = decodeTotal > 0 ? 1000.0 * double(r.decodeMs.size()) / decodeTotal : 0;
