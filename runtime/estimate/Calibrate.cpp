@@ -74,7 +74,13 @@ __attribute__((target("avx512f,avx512vnni"))) double vnniAvx512(int64_t iters) {
     for (int i = 0; i < 12; ++i) a[i] = _mm512_dpbusd_epi32(a[i], b, c);
   __m512i s = a[0];
   for (int i = 1; i < 12; ++i) s = _mm512_add_epi32(s, a[i]);
-  return double(_mm512_reduce_add_epi32(s));
+  // The accumulators wrap by design (only the work counts): sum the lanes
+  // unsigned, where _mm512_reduce_add_epi32's signed adds would overflow.
+  alignas(64) uint32_t lanes[16];
+  _mm512_store_si512(lanes, s);
+  uint64_t sum = 0;
+  for (uint32_t v : lanes) sum += v;
+  return double(sum);
 }
 __attribute__((target("avx512f,avx512bf16"))) double bf16Avx512(int64_t iters) {
   __m512 a[12];
