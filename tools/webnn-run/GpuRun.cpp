@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "Bindings.h"
 #include "Compare.h"
 #include "webnn/npy.h"
 #include "webnn/version.h"
@@ -52,21 +53,6 @@ struct Failure {
   int code;
   std::string message;
 };
-
-bool split(const std::string &b, std::string *name, std::string *file) {
-  size_t eq = b.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == b.size()) return false;
-  *name = b.substr(0, eq);
-  *file = b.substr(eq + 1);
-  return true;
-}
-
-std::string fileNameFor(const std::string &name) {
-  std::string s = name;
-  for (char &c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
-  return s + ".npy";
-}
 
 struct GpuOptions {
   std::string artifact, weights, device;
@@ -112,7 +98,7 @@ int run(const GpuOptions &opt) {
   std::vector<bool> given(graph.inputs.size(), false);
   for (const std::string &b : opt.inputs) {
     std::string name, file;
-    if (!split(b, &name, &file)) throw Failure{2, "--input expects NAME=FILE.npy, got '" + b + "'"};
+    if (!splitBinding(b, &name, &file)) throw Failure{2, "--input expects NAME=FILE.npy, got '" + b + "'"};
     size_t i = 0;
     while (i < graph.inputs.size() && graph.tensors[graph.inputs[i]].name != name) ++i;
     if (i == graph.inputs.size()) throw Failure{1, "model has no input '" + name + "'"};
@@ -151,7 +137,7 @@ int run(const GpuOptions &opt) {
   std::vector<std::pair<size_t, std::string>> files;
   for (const std::string &b : opt.outputs) {
     std::string name, file;
-    if (!split(b, &name, &file)) throw Failure{2, "--output expects NAME=FILE.npy, got '" + b + "'"};
+    if (!splitBinding(b, &name, &file)) throw Failure{2, "--output expects NAME=FILE.npy, got '" + b + "'"};
     files.emplace_back(findOutput(name), file);
   }
   if (!opt.outputDir.empty()) {
@@ -165,7 +151,7 @@ int run(const GpuOptions &opt) {
   std::vector<std::string> referenceFiles;
   for (const std::string &b : opt.expected) {
     std::string name, file;
-    if (!split(b, &name, &file)) throw Failure{2, "--expected expects NAME=FILE.npy, got '" + b + "'"};
+    if (!splitBinding(b, &name, &file)) throw Failure{2, "--expected expects NAME=FILE.npy, got '" + b + "'"};
     webnn::npy::Array want;
     s = webnn::npy::read(file, &want);
     if (!s.isOk()) throw Failure{1, s.message()};

@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
 // I/O), 2 usage error, 3 the runs passed --timeout. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
+#include "Bindings.h"
 #include "Compare.h"
 #include "Devices.h"
 #include "GpuRun.h"
@@ -47,22 +48,8 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// "NAME=FILE" -> (NAME, FILE); names never contain '=', paths may.
-bool splitBinding(const std::string &s, std::string *name, std::string *file) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) return false;
-  *name = s.substr(0, eq);
-  *file = s.substr(eq + 1);
-  return true;
-}
-
-// Output names can be anything ("logits:0", "a/b"); file names cannot.
-std::string fileNameFor(const std::string &name) {
-  std::string s = name;
-  for (char &c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
-  return s + ".npy";
-}
+using webnnrun::fileNameFor;
+using webnnrun::splitBinding;
 
 // The dtype a tensor has in a .npy file: int4/uint4 travel unpacked, and
 // bfloat16 (which numpy lacks) as float32, exactly widened.
