@@ -15,131 +15,16 @@
 #include <set>
 
 #include "VulkanTestUtil.h"
+#include "WptCase.h"
 #include "backends/vulkan/VulkanKernel.h"
-#include "runtime/backends/cpu/kernels/Float16.h"
 
 namespace webnn::vk::test {
 namespace {
 
 using json = nlohmann::json;
-using cpu::test::outSpec;
-
-double parseNumber(const json &v) {
-  if (v.is_number()) return v.get<double>();
-  std::string s = v.get<std::string>();
-  if (s == "NaN") return std::nan("");
-  if (s == "Infinity") return INFINITY;
-  if (s == "-Infinity") return -INFINITY;
-  if (!s.empty() && s.back() == 'n') s.pop_back();
-  return std::stod(s);
-}
-
-template <typename T>
-T parseInt(const json &v) {
-  if (v.is_number_integer()) return v.is_number_unsigned() ? T(v.get<uint64_t>()) : T(v.get<int64_t>());
-  if (v.is_number()) return T(v.get<double>());
-  std::string s = v.get<std::string>();
-  if (!s.empty() && s.back() == 'n') s.pop_back();
-  if (std::is_signed_v<T>) return T(std::stoll(s));
-  return T(std::stoull(s));
-}
-
-template <typename T>
-void append(std::vector<uint8_t> &b, T v) {
-  size_t o = b.size();
-  b.resize(o + sizeof(T));
-  std::memcpy(b.data() + o, &v, sizeof(T));
-}
-
-TestTensor parseTensor(const json &t) {
-  TestTensor r;
-  const json &d = t["descriptor"];
-  if (!parseDataTypeName(d["dataType"].get<std::string>(), &r.dtype)) throw std::runtime_error("bad dtype");
-  r.shape = d["shape"].get<Shape>();
-  r.constant = t.value("constant", false);
-  json data = t["data"];
-  if (!data.is_array()) data = json::array({data});
-  int64_t n = r.count();
-  for (int64_t i = 0; i < n; ++i) {
-    const json &v = data.size() == 1 ? data[0] : data[size_t(i)];
-    switch (r.dtype) {
-      case DataType::kFloat32: append(r.bytes, float(parseNumber(v))); break;
-      case DataType::kFloat16: append(r.bytes, cpu::kernels::floatToHalf(float(parseNumber(v)))); break;
-      case DataType::kInt32: append(r.bytes, parseInt<int32_t>(v)); break;
-      case DataType::kUint32: append(r.bytes, parseInt<uint32_t>(v)); break;
-      case DataType::kInt64: append(r.bytes, parseInt<int64_t>(v)); break;
-      case DataType::kUint64: append(r.bytes, parseInt<uint64_t>(v)); break;
-      case DataType::kInt8: append(r.bytes, parseInt<int8_t>(v)); break;
-      case DataType::kUint8: append(r.bytes, parseInt<uint8_t>(v)); break;
-      default: throw std::runtime_error("unsupported dtype in vector");
-    }
-  }
-  return r;
-}
-
-const std::map<std::string, std::vector<std::string>> kOperandOptions = {
-    {"conv2d", {"bias"}}, {"convTranspose2d", {"bias"}}, {"gemm", {"c"}},
-    {"batchNormalization", {"scale", "bias"}}, {"instanceNormalization", {"scale", "bias"}},
-    {"layerNormalization", {"scale", "bias"}}};
-const std::set<std::string> kIntAttrs = {"axis", "groups", "diagonal"};
-const std::set<std::string> kBoolAttrs = {"keepDimensions", "aTranspose", "bTranspose", "upper"};
-
-struct Tolerance {
-  int64_t ulp = 0;
-  double atol = 0, rtol = 0;
-};
-
-// The CPU suite's table (WptKernelTest.cpp), unchanged: the GPU is held to
-// the same bar.
-Tolerance toleranceFor(const std::string &op, DataType dt) {
-  static const std::set<std::string> exact = {
-      "abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", "notEqual", "greater",
-      "greaterOrEqual", "lesser", "lesserOrEqual", "logicalNot", "logicalAnd", "logicalOr", "logicalXor",
-      "cast", "concat", "split", "reshape", "expand", "transpose", "slice", "gather", "reduceMax",
-      "reduceMin", "identity", "sign", "pad", "tile", "triangular", "where", "roundEven", "argMax",
-      "argMin", "maxPool2d"};
-  static const std::set<std::string> basic = {"add", "sub", "mul", "div", "sqrt", "reciprocal", "linear",
-                                              "leakyRelu", "hardSigmoid", "hardSwish", "prelu"};
-  static const std::set<std::string> transcendental = {"exp", "log", "tanh", "sigmoid", "erf", "elu", "gelu",
-                                                       "softplus", "softsign", "sin", "cos", "pow"};
-  bool half = dt == DataType::kFloat16;
-  if (exact.count(op)) return {0, 0, 0};
-  if (basic.count(op)) return {2, 0, 0};
-  if (transcendental.count(op)) return {half ? 2 : 32, 0, 0};
-  if (half) return {2, 1e-2, 5e-3};
-  return {4, 1e-4, 1e-4};
-}
-
-int64_t ulpDistance(double got, double want, DataType dt) {
-  if (dt == DataType::kFloat16) {
-    auto key = [](uint16_t h) { return (h & 0x8000) ? -int64_t(h & 0x7fff) : int64_t(h); };
-    return std::llabs(key(cpu::kernels::floatToHalf(float(got))) - key(cpu::kernels::floatToHalf(float(want))));
-  }
-  auto key = [](float f) {
-    int32_t i;
-    std::memcpy(&i, &f, 4);
-    return i < 0 ? -int64_t(i & 0x7fffffff) : int64_t(i);
-  };
-  return std::llabs(key(float(got)) - key(float(want)));
-}
-
-std::string compare(const std::string &op, const TestTensor &got, const TestTensor &want) {
-  if (want.dtype == DataType::kInt64 || want.dtype == DataType::kUint64)
-    return got.bytes == want.bytes ? "" : "64-bit integer mismatch";
-  std::vector<double> g = got.values(), w = want.values();
-  if (g.size() != w.size()) return "size mismatch";
-  Tolerance tol = toleranceFor(op, want.dtype);
-  bool isFloat = want.dtype == DataType::kFloat32 || want.dtype == DataType::kFloat16;
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (g[i] == w[i] || (std::isnan(g[i]) && std::isnan(w[i]))) continue;
-    if (isFloat && std::isfinite(w[i]) && std::isfinite(g[i])) {
-      if (ulpDistance(g[i], w[i], want.dtype) <= tol.ulp) continue;
-      if (std::fabs(g[i] - w[i]) <= tol.atol + tol.rtol * std::fabs(w[i])) continue;
-    }
-    return "element " + std::to_string(i) + ": got " + std::to_string(g[i]) + ", want " + std::to_string(w[i]);
-  }
-  return "";
-}
+using cpu::test::compareWptOutputs;
+using cpu::test::parseWptCase;
+using cpu::test::WptCase;
 
 struct CaseResult {
   bool noKernel = false;
@@ -147,76 +32,12 @@ struct CaseResult {
 };
 
 CaseResult runCase(const std::shared_ptr<Device> &device, const json &test) {
-  const json &g = test["graph"];
-  std::map<std::string, TestTensor> inputs;
-  for (auto &[name, t] : g["inputs"].items()) inputs[name] = parseTensor(t);
-  const json &opj = g["operators"][0];
-  OpCase c;
-  c.op = opj["name"].get<std::string>();
-  if (!findVulkanKernel(c.op)) return {true, ""};
-  const Shape *firstShape = nullptr;
-  json options = json::object();
-  int64_t splitCount = -1;
-  for (const json &arg : opj["arguments"]) {
-    for (auto &[key, val] : arg.items()) {
-      if (key == "options") {
-        options = val;
-      } else if (val.is_string() && inputs.count(val.get<std::string>())) {
-        c.inputs.push_back(inputs[val.get<std::string>()]);
-        if (!firstShape) firstShape = &inputs[val.get<std::string>()].shape;
-      } else if (val.is_array() && !val.empty() && val[0].is_string() && inputs.count(val[0].get<std::string>())) {
-        for (const json &n : val) c.inputs.push_back(inputs[n.get<std::string>()]);
-      } else if (key == "splits" && val.is_number()) {
-        splitCount = val.get<int64_t>();
-      } else if (val.is_array()) {
-        c.attrInts(key, val.get<std::vector<int64_t>>());
-      } else if (val.is_string()) {
-        c.attrString(key, val.get<std::string>());
-      } else if (kIntAttrs.count(key)) {
-        c.attrInt(key, val.get<int64_t>());
-      } else {
-        c.attrFloat(key, val.get<double>());
-      }
-    }
-  }
-  auto opOpts = kOperandOptions.find(c.op);
-  if (opOpts != kOperandOptions.end())
-    for (const std::string &name : opOpts->second) {
-      if (options.contains(name)) c.inputs.push_back(inputs[options[name].get<std::string>()]);
-      else c.inputs.push_back(std::nullopt);
-    }
-  for (auto &[key, val] : options.items()) {
-    if (opOpts != kOperandOptions.end() &&
-        std::find(opOpts->second.begin(), opOpts->second.end(), key) != opOpts->second.end())
-      continue;
-    if (val.is_array()) c.attrInts(key, val.get<std::vector<int64_t>>());
-    else if (kBoolAttrs.count(key)) c.attrBool(key, val.get<bool>());
-    else if (kIntAttrs.count(key)) c.attrInt(key, val.get<int64_t>());
-    else if (val.is_string() && (key == "minValue" || key == "maxValue" || key == "value"))
-      c.attrFloat(key, parseNumber(val));
-    else if (val.is_string()) c.attrString(key, val.get<std::string>());
-    else c.attrFloat(key, val.get<double>());
-  }
-  if (splitCount > 0) {
-    int64_t axis = options.value("axis", int64_t(0));
-    int64_t dim = (*firstShape)[size_t(axis)];
-    c.attrInts("splits", std::vector<int64_t>(size_t(splitCount), dim / splitCount));
-  }
-  std::vector<std::string> outNames;
-  if (opj["outputs"].is_array()) outNames = opj["outputs"].get<std::vector<std::string>>();
-  else outNames.push_back(opj["outputs"].get<std::string>());
-  std::vector<TestTensor> expected;
-  for (const std::string &n : outNames) {
-    expected.push_back(parseTensor(g["expectedOutputs"][n]));
-    c.outputs.push_back(outSpec(expected.back().dtype, expected.back().shape));
-  }
-  Status s = runGpuOp(device, c);
+  WptCase w;
+  if (!parseWptCase(test, [](const std::string &op) { return findVulkanKernel(op) != nullptr; }, &w))
+    return {true, ""};
+  Status s = runGpuOp(device, w.op);
   if (!s.isOk()) return {false, "GPU: " + s.message()};
-  for (size_t i = 0; i < expected.size(); ++i) {
-    std::string diff = compare(c.op, c.outputs[i], expected[i]);
-    if (!diff.empty()) return {false, "output " + outNames[i] + ": " + diff};
-  }
-  return {false, ""};
+  return {false, compareWptOutputs(w)};
 }
 
 // "file.json: case name  # why" lines.
