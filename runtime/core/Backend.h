@@ -23,6 +23,8 @@
 namespace webnn::rt {
 
 // One allocation in a backend's memory: an arena, an uploaded constant block.
+struct OpSupportTable;  // core/OpSupport.h
+
 class BackendBuffer {
  public:
   virtual ~BackendBuffer() = default;
@@ -78,6 +80,10 @@ class Backend {
   // Whether it would run `node` (types, ranks, options); when not, *why says
   // what it lacks. makeKernel may still refuse a supported node with an error.
   virtual bool supports(const NodeDesc &node, std::string *why) const = 0;
+  // Its op support limits as data (core/OpSupport.h, WebNN's
+  // opSupportLimits), or null for a backend that publishes none: then only
+  // supports() and opNames() answer.
+  virtual const OpSupportTable *opSupportLimits() const { return nullptr; }
   // A kernel for one node. Errors name the problem; the executor prefixes the
   // node.
   virtual Status makeKernel(const NodeDesc &node, std::unique_ptr<Kernel> *out) = 0;

@@ -5,11 +5,15 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "core/Backend.h"
 #include "core/Log.h"
+#include "core/OpSupport.h"
 #include "estimate/Estimate.h"
 #include "webnn/runtime.h"
 #include "webnn/version.h"
@@ -119,6 +123,32 @@ const char *webnn_version(int *major, int *minor, int *patch) {
 uint32_t webnn_artifact_schema_version(void) { return webnn::artifactSchemaVersion(); }
 
 void webnn_set_log_callback(webnn_log_fn callback, webnn_log_level max_level, void *user_data) {
+webnn_status webnn_op_support_limits(const char *device, const char **json) {
+  return guarded([&]() -> webnn_status {
+    if (!device || !json) return fail(WEBNN_INVALID_ARGUMENT, "webnn_op_support_limits: null device or json");
+    *json = nullptr;
+    const std::string want(device);
+    webnn::rt::Backend *b = webnn::rt::findBackend(want);
+    for (webnn::rt::Backend *c : webnn::rt::backends())
+      if (!b && c->deviceType() == want) b = c;
+    if (!b)
+      return fail(WEBNN_UNSUPPORTED, "no backend or device '" + want + "' in this runtime (" +
+                                         webnn::rt::backendsText() + ")");
+    const webnn::rt::OpSupportTable *table = b->opSupportLimits();
+    if (!table)
+      return fail(WEBNN_UNSUPPORTED, "backend '" + std::string(b->name()) +
+                                         "' publishes no op support limits table (only per-node answers)");
+    // One string per backend, made once: callers keep the pointer.
+    static std::mutex mutex;
+    static std::map<const webnn::rt::Backend *, std::string> cache;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string &text = cache[b];
+    if (text.empty()) text = webnn::rt::opSupportLimitsJson(*table);
+    *json = text.c_str();
+    return WEBNN_OK;
+  });
+}
+
   try {
     if (!callback) return webnn::rt::setLogSink(nullptr, webnn::LogLevel::kError);
     int level = max_level < WEBNN_LOG_ERROR ? WEBNN_LOG_ERROR : max_level > WEBNN_LOG_DEBUG ? WEBNN_LOG_DEBUG : max_level;

@@ -6,6 +6,8 @@
 #include "Bindings.h"
 #include "Compare.h"
 #include "Devices.h"
+#include "Limits.h"
+#include "LimitFlags.h"
 #include "GpuRun.h"
 #include "Calibrate.h"
 #include "Generate.h"
@@ -189,7 +191,17 @@ struct Options {
   bool printPlan = false;
   bool verifyWeights = false;
   bool profile = false;
+  std::string device;  // SessionOptions::device: empty keeps the artifact's placement
+  bool verbose = false;
+  webnn::Limits limits;
 };
+
+// --verbose: the runtime's info messages (what was loaded, the session, each
+// node that runs elsewhere than its placement asked and why) on stderr.
+void printLog(webnn::LogLevel level, const char *message, void *) {
+  const char *kind = level == webnn::LogLevel::kError ? "error" : level == webnn::LogLevel::kWarning ? "warning" : "info";
+  std::fprintf(stderr, "webnn-run: %s: %s\n", kind, message);
+}
 
 
 // One .npy file to produce: staged as a temporary file, renamed at the end.
@@ -357,6 +369,8 @@ int run(const Options &opt) {
   webnn::SessionOptions so;
   so.threads = opt.threads;
   so.threadWait = opt.wait;
+  so.device = opt.device;
+  so.limits = opt.limits;
   s = webnn::Session::create(*model, so, &session);
   if (!s.isOk()) throw Failure{1, s.message()};
   double sessionMs = msSince(t0);
@@ -481,6 +495,7 @@ int run(const Options &opt) {
 int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
+  if (argc > 1 && std::strcmp(argv[1], "limits") == 0) return webnnrun::runLimits(argc - 1, argv + 1);
   // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp);
   // "cpu" (the default) continues below.
   std::string device = webnnrun::deviceArgument(argc, argv);
@@ -489,7 +504,8 @@ int main(int argc, char **argv) {
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
                "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding\n"
-               "  webnn-run calibrate [--threads N]: measure this device for webnnc estimate"};
+               "  webnn-run calibrate [--threads N]: measure this device for webnnc estimate\n"
+               "  webnn-run limits [DEVICE] [--json]: each backend's op support limits"};
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
   app.add_option("--weights", opt.weights, "Weights file of a weightless artifact");
@@ -502,15 +518,22 @@ int main(int argc, char **argv) {
   app.add_option("--atol", opt.atol, "Absolute tolerance for --expected (floats)");
   app.add_option("--output-dir", opt.outputDir, "Write every output as DIR/<name>.npy");
   app.add_option("--threads,-t", opt.threads, "Threads for kernels (>= 1)");
-  std::string cpuDevice = "cpu";  // other devices were dispatched above
-  app.add_option("--device", cpuDevice, "cpu (default), gpu or gpu:N: a Vulkan device (--list-devices lists them)");
+  // gpu[:N] was dispatched above. Empty: each node where the artifact placed
+  // it (webnnc compile --target); "cpu": every node on the CPU.
+  app.add_option("--device", opt.device,
+                 "cpu, gpu or gpu:N: a Vulkan device (--list-devices lists them); default: where the artifact "
+                 "placed each node (webnnc compile --target), the CPU for an artifact without placements");
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
   app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");
   app.add_option("--timeout", opt.timeout,
                  "Cancel the runs (all of them together) after this many seconds: one error line, exit 3");
   webnnrun::addWaitOption(app, &opt.wait);
+  webnnrun::addLimitFlags(app, &opt.limits);
   app.add_flag("--print-plan", opt.printPlan, "Print the arena plan");
+  app.add_flag("--verbose,-v", opt.verbose,
+               "Print the runtime's info messages on stderr (among them each node that runs elsewhere than "
+               "the artifact placed it, and why)");
   app.add_flag("--verify-weights", opt.verifyWeights, "Also SHA-256-check embedded weights");
   app.add_flag("--profile", opt.profile,
                "Time every node (the --bench runs, else the first run): per op kind and the slowest "
@@ -531,6 +554,7 @@ int main(int argc, char **argv) {
               << "], --bench, --warmup and --timeout >= 0\n";
     return 2;
   }
+  if (opt.verbose) webnn::setLogCallback(printLog, webnn::LogLevel::kInfo, nullptr);
   try {
     return run(opt);
   } catch (const Failure &f) {

@@ -14,6 +14,7 @@
 #include "GraphRender.h"
 #include "core/ArtifactLoader.h"
 #include "core/Executor.h"
+#include "core/PlacementPlan.h"
 #include "nlohmann/json.hpp"
 
 namespace webnnc {
@@ -23,7 +24,9 @@ void registerInspectCommand(CLI::App &app, InspectFlags &flags) {
   cmd->add_option("artifact", flags.artifact, "The .wnn artifact")->required();
   cmd->add_option("--weights", flags.weights, "Bind and verify a weightless artifact's weights");
   cmd->add_flag("--json", flags.json, "Print one JSON object");
-  cmd->add_flag("--plan", flags.plan, "Print the intermediate-memory plan");
+  cmd->add_flag("--plan", flags.plan,
+                "Print the intermediate-memory plan, each node's backend, the copies between host and "
+                "device memory per run, and each backend's memory");
   cmd->add_option("--dot", flags.dot,
                   "Write the graph as Graphviz source to FILE (- for stdout): nodes, fused ops and what they "
                   "stand for, every tensor's shape and arena offset; render with `dot -Tsvg`");
@@ -86,6 +89,64 @@ bool writeOutput(const std::string &path, const std::string &text) {
   return true;
 }
 
+std::string tensorLabel(const webnn::rt::LoadedGraph &g, uint32_t t) {
+  return g.tensors[t].name.empty() ? "%" + std::to_string(t) : g.tensors[t].name;
+}
+
+nlohmann::json placementJson(const webnn::rt::PreparedGraph &p, const webnn::rt::PlacementPlan &plan) {
+  const webnn::rt::LoadedGraph &g = p.graph;
+  nlohmann::json j;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    nodes.push_back({{"node", i}, {"op", g.nodes[i].op}, {"name", g.nodes[i].name},
+                     {"placed", g.nodes[i].backend}, {"backend", plan.nodeBackend[i]}});
+  j["nodes"] = nodes;
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const webnn::rt::PlannedTransfer &x : plan.transfers)
+    transfers.push_back({{"node", x.node}, {"when", x.beforeNode ? "before" : "after"}, {"tensor", tensorLabel(g, x.tensor)},
+                         {"from", x.from}, {"to", x.to}, {"bytes", x.bytes}});
+  j["transfers"] = transfers;
+  nlohmann::json memory = nlohmann::json::array();
+  for (const webnn::rt::BackendMemory &m : plan.memory)
+    memory.push_back({{"backend", m.backend}, {"arena_bytes", m.arenaBytes}, {"constant_bytes", m.constantBytes},
+                      {"input_bytes", m.inputBytes}});
+  j["memory"] = memory;
+  j["notes"] = plan.notes;
+  return j;
+}
+
+std::string placementText(const webnn::rt::PreparedGraph &p, const webnn::rt::PlacementPlan &plan) {
+  const webnn::rt::LoadedGraph &g = p.graph;
+  std::string s = "placement\n";
+  std::map<std::string, int> counts;
+  for (const std::string &b : plan.nodeBackend) ++counts[b];
+  for (const auto &[backend, count] : counts) s += "  " + backend + ": " + std::to_string(count) + " nodes\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  #%-4zu %-8s %-22s", i, plan.nodeBackend[i].c_str(), g.nodes[i].op.c_str());
+    s += line;
+    if (!g.nodes[i].name.empty()) s += " '" + g.nodes[i].name + "'";
+    if (!g.nodes[i].backend.empty() && g.nodes[i].backend != plan.nodeBackend[i])
+      s += " (placed on " + g.nodes[i].backend + ")";
+    s += "\n";
+  }
+  for (const std::string &note : plan.notes) s += "  note: " + note + "\n";
+  uint64_t bytes = 0;
+  for (const webnn::rt::PlannedTransfer &x : plan.transfers) bytes += x.bytes;
+  s += "transfers per run: " + std::to_string(plan.transfers.size()) + ", " + humanBytes(bytes) + "\n";
+  for (const webnn::rt::PlannedTransfer &x : plan.transfers)
+    s += "  " + std::string(x.beforeNode ? "before" : "after ") + " #" + std::to_string(x.node) + "  " +
+         tensorLabel(g, x.tensor) + "  " + x.from + " -> " + x.to + "  " + humanBytes(x.bytes) + "\n";
+  s += "memory\n";
+  for (const webnn::rt::BackendMemory &m : plan.memory) {
+    s += "  " + m.backend + ": arena " + humanBytes(m.arenaBytes);
+    if (m.constantBytes) s += ", constants " + humanBytes(m.constantBytes);
+    if (m.inputBytes) s += ", inputs " + humanBytes(m.inputBytes);
+    s += "\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 int runInspect(const InspectFlags &flags) {
@@ -117,6 +178,14 @@ int runInspect(const InspectFlags &flags) {
     if (!flags.dot.empty() && !writeOutput(flags.dot, renderDot(*prepared, flags.artifact))) return 1;
     if (!flags.html.empty() && !writeOutput(flags.html, renderHtml(*prepared, flags.artifact))) return 1;
     if (!flags.json) return 0;
+  }
+
+  rt::PlacementPlan plan;
+  if (flags.plan) {
+    if (webnn::Status s = rt::planPlacement(*prepared, &plan); !s) {
+      std::fprintf(stderr, "webnnc: error: %s: %s\n", flags.artifact.c_str(), s.message().c_str());
+      return 1;
+    }
   }
 
   std::map<std::string, int> opCounts;  // sorted, so the output is stable
@@ -159,6 +228,7 @@ int runInspect(const InspectFlags &flags) {
       j["dynamic_dimensions"].push_back({{"name", d.name}, {"max_size", d.maxSize}});
     for (uint32_t i : g.inputs) j["inputs"].push_back(tensorJson(g.tensors[i]));
     for (uint32_t i : g.outputs) j["outputs"].push_back(tensorJson(g.tensors[i]));
+    if (flags.plan) j["placement"] = placementJson(*prepared, plan);
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -195,7 +265,7 @@ int runInspect(const InspectFlags &flags) {
     std::printf("  %-24s %s\n", g.tensors[i].name.c_str(), tensorText(g.tensors[i]).c_str());
   std::printf("ops\n");
   for (const auto &[op, count] : opCounts) std::printf("  %-24s %d\n", op.c_str(), count);
-  if (flags.plan) std::printf("plan\n%s", prepared->planText.c_str());
+  if (flags.plan) std::printf("plan\n%s%s", prepared->planText.c_str(), placementText(*prepared, plan).c_str());
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "Shaders.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/VulkanOpSupport.h"
 #include "core/Backend.h"
 
 namespace webnn::vk {
@@ -252,10 +253,20 @@ class VulkanBackend final : public rt::Backend {
   bool hasOp(std::string_view op) const override { return findVulkanKernel(op) != nullptr; }
   std::vector<std::string_view> opNames() const override { return vulkanKernelNames(); }
 
+  const rt::OpSupportTable *opSupportLimits() const override { return &vulkanOpSupport(); }
+
+  // The table first (the same answer the compiler's placement got), then
+  // the kernel factory, which also checks options and this device's limits.
   bool supports(const NodeDesc &node, std::string *why) const override {
     VulkanKernelFactory f = findVulkanKernel(node.op);
     if (!f) {
       *why = "no GPU kernel for " + node.op;
+      return false;
+    }
+    // (An op with a kernel but no table entry yet is the factory's alone to
+    // judge; VulkanOpSupportTest fails until the table lists it.)
+    if (vulkanOpSupport().find(node.op) && !rt::withinLimits(vulkanOpSupport(), node, why)) {
+      *why = node.op + " '" + node.name + "': " + *why + " (GPU)";
       return false;
     }
     std::shared_ptr<Device> *device;

@@ -111,6 +111,15 @@ uint32_t webnn_artifact_schema_version(void);
  * path is not taken (WARNING: a relaxed-precision model running float32;
  * DEBUG: an input bound from unaligned memory and copied), internal errors
  * (ERROR). One callback for the process, called with messages up to
+/* WebNN's MLContext.opSupportLimits() for a backend of this runtime, named
+ * by backend ("vulkan") or device type ("cpu", "gpu"): one JSON object,
+ * {"backend", "preferredInputLayout", "maxTensorByteLength", "input",
+ * "constant", "output", and per op {operand: {"dataTypes": [...],
+ * "rankRange": {"min", "max"}}}} (docs/BACKENDS.md). *json stays valid for
+ * the process. WEBNN_UNSUPPORTED when no backend answers to `device` or the
+ * backend publishes no table. */
+webnn_status webnn_op_support_limits(const char *device, const char **json);
+
  * max_level, possibly from several threads at once; `message` is valid
  * during the call only. NULL restores the default: ERROR to stderr, the
  * rest dropped. */

@@ -908,6 +908,30 @@ static void test_cancel(const char *dir) {
   webnn_model_free(model);
 }
 
+/* webnn_op_support_limits: the GPU's table as JSON (when the Vulkan backend is
+ * linked; no device is opened), the CPU's refusal, unknown names and nulls. */
+static void test_op_support_limits(void) {
+  const char *json = "unset";
+  const char *again = NULL;
+  CHECK(webnn_op_support_limits(NULL, &json) == WEBNN_INVALID_ARGUMENT);
+  CHECK(webnn_op_support_limits("cpu", NULL) == WEBNN_INVALID_ARGUMENT);
+  CHECK(webnn_op_support_limits("tpu", &json) == WEBNN_UNSUPPORTED);
+  CHECK(json == NULL);
+  CHECK(strstr(webnn_last_error(), "no backend or device 'tpu'") != NULL);
+  CHECK(webnn_op_support_limits("cpu", &json) == WEBNN_UNSUPPORTED);
+  CHECK(strstr(webnn_last_error(), "backend 'cpu' publishes no op support limits table") != NULL);
+#if WEBNN_HAVE_VULKAN_BACKEND
+  CHECK(webnn_op_support_limits("gpu", &json) == WEBNN_OK);
+  CHECK(json && strstr(json, "\"backend\": \"vulkan\"") != NULL);
+  CHECK(json && strstr(json, "\"conv2d\": {\"input\": {\"dataTypes\": [\"float32\", \"float16\"], "
+                             "\"rankRange\": {\"min\": 4, \"max\": 4}}") != NULL);
+  CHECK(webnn_op_support_limits("vulkan", &again) == WEBNN_OK);
+  CHECK(again == json); /* one string per backend, kept for the process */
+#else
+  (void)again;
+#endif
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s DIR\n", argv[0]);
@@ -920,6 +944,7 @@ int main(int argc, char **argv) {
   test_kv_cache_in_place(argv[1]);
   test_errors(argv[1]);
   test_version(argv[1]);
+  test_op_support_limits();
   test_load_memory(argv[1]);
   test_memory_errors(argv[1]);
   test_log_callback(argv[1]);

@@ -1,0 +1,137 @@
+// Each entry restates what the op's kernel factory (kernels/*.cpp) checks of
+// types and ranks; test/unit/vulkan/VulkanOpSupportTest.cpp holds the two to
+// each other (the same op set; per op and data type, the factory accepts a
+// plain node exactly when the table does).
+#include "backends/vulkan/VulkanOpSupport.h"
+
+#include <algorithm>
+
+namespace webnn::vk {
+namespace {
+
+using rt::OpLimits;
+using rt::OperandLimits;
+using rt::TensorLimits;
+using T = DataType;
+
+// shaderDataType(): what TENSOR_IN/TENSOR_OUT read and write.
+constexpr rt::DataTypeSet kShader = rt::dataTypes(T::kFloat32, T::kFloat16, T::kInt32, T::kUint32, T::kInt64,
+                                                  T::kUint64, T::kInt8, T::kUint8);
+// elementBytes() != 0: what the byte-copying shaders move (float64 too).
+constexpr rt::DataTypeSet kBytes = kShader | rt::dataTypeBit(T::kFloat64);
+constexpr rt::DataTypeSet kFloat = rt::dataTypes(T::kFloat32, T::kFloat16);
+constexpr rt::DataTypeSet kIndex = kShader & ~kFloat;
+// Kernels that treat a tensor as flat (or split it by one axis) have no rank
+// limit of their own; the table advertises up to 8.
+constexpr uint32_t kFlatRank = 8;
+// The broadcasting and strided-copy shaders carry six dimensions.
+constexpr uint32_t kStridedRank = 6;
+
+OperandLimits operand(const char *name, rt::DataTypeSet types, uint32_t minRank, uint32_t maxRank,
+                      bool repeated = false) {
+  return {name, TensorLimits{types, minRank, maxRank}, repeated};
+}
+
+rt::OpSupportTable build() {
+  rt::OpSupportTable t;
+  t.backend = "vulkan";
+  t.preferredInputLayout = "nchw";
+  t.input = t.output = TensorLimits{kBytes, 0, kFlatRank};
+  t.constant = TensorLimits{kBytes, 0, kFlatRank};
+  auto add = [&](const char *op, std::vector<OperandLimits> in, std::vector<OperandLimits> out) {
+    t.ops.push_back(OpLimits{op, std::move(in), std::move(out)});
+  };
+  // Elementwise.cpp
+  for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow", "equal", "greater", "greaterOrEqual",
+                         "lesser", "lesserOrEqual", "notEqual", "logicalAnd", "logicalOr", "logicalXor"})
+    add(op, {operand("a", kShader, 0, kStridedRank), operand("b", kShader, 0, kStridedRank)},
+        {operand("output", kShader, 0, kStridedRank)});
+  add("prelu", {operand("input", kShader, 0, kStridedRank), operand("slope", kShader, 0, kStridedRank)},
+      {operand("output", kShader, 0, kStridedRank)});
+  for (const char *op : {"identity", "abs", "ceil", "floor", "exp", "log", "neg", "relu", "sigmoid", "sqrt", "tanh",
+                         "erf", "gelu", "elu", "hardSigmoid", "hardSwish", "leakyRelu", "linear", "clamp",
+                         "logicalNot", "reciprocal", "sin", "cos", "softplus", "softsign", "sign", "roundEven", "tan",
+                         "cast", "isNaN", "isInfinite"})
+    add(op, {operand("input", kShader, 0, kFlatRank)}, {operand("output", kShader, 0, kFlatRank)});
+  add("where",
+      {operand("condition", kShader, 0, kStridedRank), operand("trueValue", kBytes, 0, kStridedRank),
+       operand("falseValue", kBytes, 0, kStridedRank)},
+      {operand("output", kBytes, 0, kStridedRank)});
+  // Copy.cpp
+  add("reshape", {operand("input", kBytes, 0, kFlatRank)}, {operand("output", kBytes, 0, kFlatRank)});
+  for (const char *op : {"transpose", "expand", "slice", "pad", "reverse"})
+    add(op, {operand("input", kBytes, 0, kStridedRank)}, {operand("output", kBytes, 0, kStridedRank)});
+  add("concat", {operand("inputs", kBytes, 1, kStridedRank, true)}, {operand("output", kBytes, 1, kStridedRank)});
+  add("split", {operand("input", kBytes, 1, kStridedRank)}, {operand("outputs", kBytes, 1, kStridedRank, true)});
+  add("tile", {operand("input", kBytes, 0, kStridedRank / 2)}, {operand("output", kBytes, 0, kStridedRank / 2)});
+  add("triangular", {operand("input", kBytes, 2, kFlatRank)}, {operand("output", kBytes, 2, kFlatRank)});
+  // Gather.cpp
+  for (const char *op : {"gather", "gatherElements"})
+    add(op, {operand("input", kBytes, 1, kFlatRank), operand("indices", kIndex, 0, kFlatRank)},
+        {operand("output", kBytes, 0, kFlatRank)});
+  add("gatherND", {operand("input", kBytes, 1, kFlatRank), operand("indices", kIndex, 1, kFlatRank)},
+      {operand("output", kBytes, 0, kFlatRank)});
+  // Scatter.cpp
+  for (const char *op : {"scatterND", "scatterElements"})
+    add(op,
+        {operand("input", kBytes, 1, kFlatRank), operand("indices", kIndex, 1, kFlatRank),
+         operand("updates", kBytes, 0, kFlatRank)},
+        {operand("output", kBytes, 1, kFlatRank)});
+  // Resample.cpp
+  constexpr rt::DataTypeSet kResample = kFloat | rt::dataTypes(T::kInt8, T::kUint8);
+  add("resample2d", {operand("input", kResample, 4, 4)}, {operand("output", kResample, 4, 4)});
+  // Quantization.cpp: the float side float32/float16, the integer side 8 or 32 bits.
+  constexpr rt::DataTypeSet kQuantized = rt::dataTypes(T::kInt8, T::kUint8, T::kInt32, T::kUint32);
+  add("quantizeLinear",
+      {operand("input", kFloat, 0, kStridedRank), operand("scale", kFloat, 0, kStridedRank),
+       operand("zeroPoint", kQuantized, 0, kStridedRank)},
+      {operand("output", kQuantized, 0, kStridedRank)});
+  add("dequantizeLinear",
+      {operand("input", kQuantized, 0, kStridedRank), operand("scale", kFloat, 0, kStridedRank),
+       operand("zeroPoint", kQuantized, 0, kStridedRank)},
+      {operand("output", kFloat, 0, kStridedRank)});
+  // MatMul.cpp: up to four batch dimensions.
+  for (const char *op : {"matmul", "fusedMatmul"})
+    add(op, {operand("a", kFloat, 2, 6), operand("b", kFloat, 2, 6)}, {operand("output", kFloat, 2, 6)});
+  add("gemm", {operand("a", kFloat, 2, 2), operand("b", kFloat, 2, 2), operand("c", kFloat, 0, 2)},
+      {operand("output", kFloat, 2, 2)});
+  // Convolution.cpp
+  for (const char *op : {"conv2d", "fusedConv2d", "convTranspose2d"})
+    add(op, {operand("input", kFloat, 4, 4), operand("filter", kFloat, 4, 4), operand("bias", kFloat, 1, 1)},
+        {operand("output", kFloat, 4, 4)});
+  // Pooling.cpp
+  for (const char *op : {"averagePool2d", "maxPool2d", "l2Pool2d"})
+    add(op, {operand("input", kFloat, 4, 4)}, {operand("output", kFloat, 4, 4)});
+  // Reduction.cpp
+  for (const char *op : {"reduceSum", "reduceMean", "reduceMax", "reduceMin", "reduceProduct", "reduceL1", "reduceL2",
+                         "reduceLogSum", "reduceLogSumExp", "reduceSumSquare"})
+    add(op, {operand("input", kShader, 0, kStridedRank)}, {operand("output", kShader, 0, kStridedRank)});
+  for (const char *op : {"argMax", "argMin"})
+    add(op, {operand("input", kShader, 1, kStridedRank)}, {operand("output", kShader, 0, kStridedRank)});
+  // Softmax.cpp
+  add("softmax", {operand("input", kFloat, 1, kFlatRank)}, {operand("output", kFloat, 1, kFlatRank)});
+  add("cumulativeSum", {operand("input", kShader, 1, kFlatRank)}, {operand("output", kShader, 1, kFlatRank)});
+  // Normalization.cpp
+  add("layerNormalization",
+      {operand("input", kFloat, 0, kFlatRank), operand("scale", kFloat, 0, kFlatRank),
+       operand("bias", kFloat, 0, kFlatRank)},
+      {operand("output", kFloat, 0, kFlatRank)});
+  add("instanceNormalization",
+      {operand("input", kFloat, 4, 4), operand("scale", kFloat, 1, 1), operand("bias", kFloat, 1, 1)},
+      {operand("output", kFloat, 4, 4)});
+  add("batchNormalization",
+      {operand("input", kFloat, 1, kFlatRank), operand("mean", kFloat, 1, 1), operand("variance", kFloat, 1, 1),
+       operand("scale", kFloat, 1, 1), operand("bias", kFloat, 1, 1)},
+      {operand("output", kFloat, 1, kFlatRank)});
+  std::sort(t.ops.begin(), t.ops.end(), [](const OpLimits &a, const OpLimits &b) { return a.op < b.op; });
+  return t;
+}
+
+}  // namespace
+
+const rt::OpSupportTable &vulkanOpSupport() {
+  static const rt::OpSupportTable table = build();
+  return table;
+}
+
+}  // namespace webnn::vk

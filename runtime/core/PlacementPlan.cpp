@@ -1,0 +1,108 @@
+#include "core/PlacementPlan.h"
+
+#include <algorithm>
+
+#include "core/Backend.h"
+#include "core/ControlFlow.h"
+
+namespace webnn::rt {
+namespace {
+
+void addSubgraphReads(const LoadedGraph &g, uint32_t s, std::vector<int32_t> *out) {
+  const LoadedSubgraph &sub = g.subgraphs[s];
+  for (const LoadedNode &n : sub.nodes) {
+    out->insert(out->end(), n.inputs.begin(), n.inputs.end());
+    for (uint32_t nested : n.subgraphs) addSubgraphReads(g, nested, out);
+  }
+  out->insert(out->end(), sub.outputs.begin(), sub.outputs.end());
+}
+
+}  // namespace
+
+Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_view device) {
+  const LoadedGraph &g = p.graph;
+  *out = PlacementPlan();
+  Backend *host = defaultBackend();
+  if (!host) return unsupported("this runtime was built without backends");
+  const size_t numNodes = g.nodes.size(), numTensors = g.tensors.size();
+  std::vector<Backend *> where(numNodes, host);
+  // Dynamic graphs and control flow run on the default backend.
+  if (g.dynamicDims.empty())
+    for (size_t i = 0; i < numNodes; ++i) {
+      const std::string want = device.empty() ? g.nodes[i].backend : std::string(device);
+      if (want.empty() || isControlFlowOp(g.nodes[i].op)) continue;
+      Backend *b = findBackend(want);
+      for (Backend *c : backends())
+        if (!b && c->deviceType() == want) b = c;
+      if (b) {
+        where[i] = b;
+        continue;
+      }
+      std::string label = "node " + std::to_string(i);
+      if (!g.nodes[i].name.empty()) label += " '" + g.nodes[i].name + "'";
+      out->notes.push_back(label + " (" + g.nodes[i].op + "): placed on '" + want + "', runs on '" +
+                           std::string(host->name()) + "': this runtime has no backend or device '" + want + "' (" +
+                           backendsText() + ")");
+    }
+  for (Backend *b : where) out->nodeBackend.emplace_back(b->name());
+
+  // Who reads each tensor: a device backend, or the host (null) for host
+  // backends, subgraphs and graph outputs.
+  auto side = [&](Backend *b) -> Backend * { return b->hostAddressable() ? nullptr : b; };
+  std::vector<std::vector<Backend *>> readers(numTensors);
+  auto addReader = [&](int32_t t, Backend *b) {
+    if (t < 0) return;
+    auto &r = readers[size_t(t)];
+    if (std::find(r.begin(), r.end(), b) == r.end()) r.push_back(b);
+  };
+  for (size_t i = 0; i < numNodes; ++i) {
+    for (int32_t t : g.nodes[i].inputs) addReader(t, side(where[i]));
+    std::vector<int32_t> sub;
+    for (uint32_t s : g.nodes[i].subgraphs) addSubgraphReads(g, s, &sub);
+    for (int32_t t : sub) addReader(t, nullptr);
+  }
+  for (uint32_t o : g.outputs) addReader(int32_t(o), nullptr);
+
+  out->memory.push_back({std::string(host->name()), p.arenaBytes, 0, 0});
+  auto memoryOf = [&](Backend *b) -> BackendMemory & {
+    for (BackendMemory &m : out->memory)
+      if (m.backend == b->name()) return m;
+    out->memory.push_back({std::string(b->name()), b->hostAddressable() ? 0 : p.arenaBytes, 0, 0});
+    return out->memory.back();
+  };
+  std::vector<Backend *> home(numTensors, nullptr);  // the device a tensor is made on, null: host
+  std::vector<std::vector<Backend *>> sentTo(numTensors), uploadedTo(numTensors);
+  auto contains = [](const std::vector<Backend *> &v, Backend *b) { return std::find(v.begin(), v.end(), b) != v.end(); };
+  for (size_t i = 0; i < numNodes; ++i) {
+    Backend *b = side(where[i]);
+    if (where[i] != host) memoryOf(where[i]);
+    if (!b) {
+      for (int32_t t : g.nodes[i].outputs) home[size_t(t)] = nullptr;
+      continue;
+    }
+    BackendMemory &mem = memoryOf(b);
+    for (int32_t t : g.nodes[i].inputs) {
+      if (t < 0) continue;
+      const LoadedTensor &lt = g.tensors[size_t(t)];
+      if (lt.role == TensorRole::kConstant) {
+        if (!contains(uploadedTo[size_t(t)], b)) uploadedTo[size_t(t)].push_back(b), mem.constantBytes += lt.byteSize;
+        continue;
+      }
+      if (home[size_t(t)] == b || contains(sentTo[size_t(t)], b)) continue;
+      if (lt.role == TensorRole::kInput) mem.inputBytes += lt.byteSize;
+      out->transfers.push_back({uint32_t(i), true, uint32_t(t), std::string(host->name()), std::string(b->name()),
+                                lt.byteSize});
+      sentTo[size_t(t)].push_back(b);
+    }
+    for (int32_t t : g.nodes[i].outputs) {
+      home[size_t(t)] = b;
+      const auto &r = readers[size_t(t)];
+      if (std::any_of(r.begin(), r.end(), [&](Backend *x) { return x != b; }))
+        out->transfers.push_back({uint32_t(i), false, uint32_t(t), std::string(b->name()), std::string(host->name()),
+                                  g.tensors[size_t(t)].byteSize});
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace webnn::rt

@@ -1,0 +1,180 @@
+// The Vulkan op support table (VulkanOpSupport.cpp) against the kernel
+// factories it restates: the same ops, and per op family and data type the
+// factory plans a plain node exactly when the table takes it. No device is
+// needed: factories plan from DeviceInfo limits alone.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/VulkanOpSupport.h"
+#include "core/OpSupport.h"
+
+namespace webnn::vk::test {
+namespace {
+
+DeviceInfo roomyDevice() {
+  DeviceInfo d;
+  d.maxStorageBufferRange = 1u << 30;
+  d.maxSharedMemory = 32768;
+  d.maxWorkGroupInvocations = 1024;
+  d.maxWorkGroupCount[0] = d.maxWorkGroupCount[1] = d.maxWorkGroupCount[2] = 65535;
+  d.maxPushConstantsSize = 128;
+  d.subgroupSize = 32;
+  d.usable = true;
+  return d;
+}
+
+// A node of `op` over operands of the given types and shapes.
+struct TestNode {
+  std::vector<OperandDesc> ins, outs;
+  NodeDesc node;
+  TestNode(const std::string &op, std::vector<OperandDesc> in, std::vector<OperandDesc> out)
+      : ins(std::move(in)), outs(std::move(out)) {
+    node.op = op;
+    node.name = "n";
+    for (const OperandDesc &o : ins) node.inputs.push_back(&o);
+    for (const OperandDesc &o : outs) node.outputs.push_back(&o);
+  }
+};
+
+OperandDesc t(DataType dt, Shape s) { return OperandDesc{dt, std::move(s), nullptr}; }
+
+// Checks that the factory and the table agree on `n`; whether they took it.
+bool expectAgree(TestNode &n) {
+  VulkanKernelFactory f = findVulkanKernel(n.node.op);
+  EXPECT_TRUE(f) << n.node.op;
+  if (!f) return false;
+  KernelPlan plan;
+  Status s = f(n.node, roomyDevice(), &plan);
+  std::string why;
+  bool table = rt::withinLimits(vulkanOpSupport(), n.node, &why);
+  EXPECT_EQ(s.isOk(), table) << n.node.op << " " << dataTypeName(n.ins[0].dtype) << " rank "
+                             << n.ins[0].shape.size() << ": factory says '" << (s.isOk() ? "ok" : s.message())
+                             << "', table says '" << (table ? "ok" : why) << "'";
+  return s.isOk() && table;
+}
+
+TEST(VulkanOpSupport, ListsExactlyTheOpsWithKernels) {
+  std::set<std::string> kernels, table;
+  for (std::string_view op : vulkanKernelNames()) kernels.insert(std::string(op));
+  for (const rt::OpLimits &l : vulkanOpSupport().ops) table.insert(l.op);
+  EXPECT_EQ(kernels, table);
+  EXPECT_EQ(vulkanOpSupport().backend, "vulkan");
+}
+
+TEST(VulkanOpSupport, AgreesWithTheFactoriesOnDataTypes) {
+  const char *binary[] = {"add", "sub", "mul", "div", "max", "min", "pow", "prelu"};
+  const char *compare[] = {"equal", "greater", "lesserOrEqual", "notEqual", "logicalAnd", "logicalXor"};
+  const char *unary[] = {"abs", "exp", "relu", "sigmoid", "clamp", "identity", "cast", "neg"};
+  const char *reduce[] = {"reduceSum", "reduceMean", "reduceMax", "reduceL2"};
+  const char *floatOnly[] = {"softmax"};
+  const char *copies[] = {"transpose", "reverse", "expand"};
+  // Both sides must take the plain float32 nodes (else agreeing proves nothing).
+  int accepted = 0, float32Accepted = 0;
+  for (int k = 0; k < kNumDataTypes; ++k) {
+    const DataType dt = DataType(k);
+    for (const char *op : binary) {
+      TestNode n(op, {t(dt, {2, 3}), t(dt, {2, 3})}, {t(dt, {2, 3})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    for (const char *op : compare) {
+      TestNode n(op, {t(dt, {2, 3}), t(dt, {3})}, {t(DataType::kUint8, {2, 3})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    for (const char *op : unary) {
+      TestNode n(op, {t(dt, {4, 5})}, {t(dt, {4, 5})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    for (const char *op : reduce) {
+      TestNode n(op, {t(dt, {4, 5})}, {t(dt, {4})});
+      n.node.attributes.set("axes", rt::AttributeValue{rt::AttributeValue::Kind::kInts, 0, 0, "", {1}, {}});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    for (const char *op : floatOnly) {
+      TestNode n(op, {t(dt, {4, 5})}, {t(dt, {4, 5})});
+      n.node.attributes.set("axis", rt::AttributeValue{rt::AttributeValue::Kind::kInt, 1, 0, "", {}, {}});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    for (const char *op : copies) {
+      TestNode n(op, {t(dt, {2, 3})}, {t(dt, {3, 2})});
+      if (std::string(op) != "transpose") n.outs[0].shape = {2, 3};
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("reshape", {t(dt, {2, 3})}, {t(dt, {6})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("matmul", {t(dt, {2, 3}), t(dt, {3, 4})}, {t(dt, {2, 4})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("gemm", {t(dt, {2, 3}), t(dt, {3, 4})}, {t(dt, {2, 4})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("conv2d", {t(dt, {1, 2, 5, 5}), t(dt, {3, 2, 3, 3})}, {t(dt, {1, 3, 3, 3})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("maxPool2d", {t(dt, {1, 2, 4, 4})}, {t(dt, {1, 2, 1, 1})});
+      n.node.attributes.set("windowDimensions",
+                            rt::AttributeValue{rt::AttributeValue::Kind::kInts, 0, 0, "", {4, 4}, {}});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("gather", {t(DataType::kFloat32, {4, 3}), t(dt, {2})}, {t(DataType::kFloat32, {2, 3})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+    {
+      TestNode n("where", {t(DataType::kUint8, {2, 3}), t(dt, {2, 3}), t(dt, {2, 3})}, {t(dt, {2, 3})});
+      { bool ok = expectAgree(n); accepted += ok; float32Accepted += ok && dt == DataType::kFloat32; }
+    }
+  }
+  // Every family above but gather (whose float32 indices are refused).
+  EXPECT_EQ(float32Accepted, 36);
+  EXPECT_GT(accepted, float32Accepted);
+}
+
+TEST(VulkanOpSupport, AgreesWithTheFactoriesOnRanks) {
+  // Broadcasting binary ops carry six dimensions; matmul four batch dims;
+  // conv and pooling exactly 4-D.
+  Shape r7 = {1, 1, 1, 1, 1, 2, 3}, r6 = {1, 1, 1, 1, 2, 3};
+  for (const Shape &s : {r6, r7}) {
+    TestNode add("add", {t(DataType::kFloat32, s), t(DataType::kFloat32, s)}, {t(DataType::kFloat32, s)});
+    expectAgree(add);
+    TestNode tr("transpose", {t(DataType::kFloat32, s)}, {t(DataType::kFloat32, Shape(s.rbegin(), s.rend()))});
+    expectAgree(tr);
+  }
+  TestNode mm("matmul", {t(DataType::kFloat32, {1, 1, 1, 1, 1, 2, 3}), t(DataType::kFloat32, {3, 4})},
+              {t(DataType::kFloat32, {1, 1, 1, 1, 1, 2, 4})});
+  expectAgree(mm);
+  TestNode conv("conv2d", {t(DataType::kFloat32, {2, 5, 5}), t(DataType::kFloat32, {3, 2, 3, 3})},
+                {t(DataType::kFloat32, {3, 3, 3})});
+  expectAgree(conv);
+}
+
+TEST(VulkanOpSupport, RefusalNamesTheOperand) {
+  TestNode n("conv2d", {t(DataType::kInt8, {1, 2, 5, 5}), t(DataType::kInt8, {3, 2, 3, 3})},
+             {t(DataType::kInt8, {1, 3, 3, 3})});
+  std::string why;
+  EXPECT_FALSE(rt::withinLimits(vulkanOpSupport(), n.node, &why));
+  EXPECT_EQ(why, "input 'input' (int8, rank 4): allowed float32, float16 of rank 4");
+  TestNode lstm("lstm", {t(DataType::kFloat32, {1, 2, 3})}, {t(DataType::kFloat32, {1, 2, 3})});
+  EXPECT_FALSE(rt::withinLimits(vulkanOpSupport(), lstm.node, &why));
+  EXPECT_EQ(why, "backend 'vulkan' has no kernel for lstm");
+}
+
+TEST(VulkanOpSupport, JsonHasTheSpecShape) {
+  std::string j = rt::opSupportLimitsJson(vulkanOpSupport());
+  EXPECT_NE(j.find("\"preferredInputLayout\": \"nchw\""), std::string::npos);
+  EXPECT_NE(j.find("\"conv2d\": {\"input\": {\"dataTypes\": [\"float32\", \"float16\"], \"rankRange\": "
+                   "{\"min\": 4, \"max\": 4}}"),
+            std::string::npos)
+      << j.substr(0, 400);
+  EXPECT_EQ(j.find("lstm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace webnn::vk::test
