@@ -19,6 +19,9 @@ const std::vector<KernelEntry> &registry() {
     registerSoftmaxKernels(&entries);
     registerNormalizationKernels(&entries);
     registerGatherKernels(&entries);
+    registerScatterKernels(&entries);
+    registerResampleKernels(&entries);
+    registerQuantizationKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

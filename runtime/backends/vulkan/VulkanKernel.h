@@ -103,6 +103,12 @@ std::vector<uint64_t> contiguousStrides(const Shape &s);
 // rank `outRank`: 0 on broadcast and missing dims.
 std::vector<uint64_t> broadcastStrides(const Shape &in, size_t outRank);
 
+// Appends one strided copy (shaders/copy.comp) over `dims` (rank <= 6),
+// strides and offsets in elements: nothing for an empty `dims`.
+Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst,
+               DataType dtype, const Shape &dims, const std::vector<uint64_t> &inStride,
+               const std::vector<uint64_t> &outStride, uint64_t inOffset, uint64_t outOffset);
+
 // Registration, one call per kernel file (VulkanKernel.cpp).
 struct KernelEntry {
   const char *op;
@@ -117,6 +123,9 @@ void registerReductionKernels(std::vector<KernelEntry> *out);
 void registerSoftmaxKernels(std::vector<KernelEntry> *out);
 void registerNormalizationKernels(std::vector<KernelEntry> *out);
 void registerGatherKernels(std::vector<KernelEntry> *out);
+void registerScatterKernels(std::vector<KernelEntry> *out);
+void registerResampleKernels(std::vector<KernelEntry> *out);
+void registerQuantizationKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

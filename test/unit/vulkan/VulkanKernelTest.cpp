@@ -201,6 +201,195 @@ TEST_F(VulkanKernels, Gather) {
     }
 }
 
+// gatherND, scatterND, scatterElements: every index type, negative indices
+// (from the end), out-of-range ones (clamped, the CPU kernels' rule: int64
+// beyond the int32 range included), repeated coordinates (the last update
+// wins), empty indices and slices.
+TEST_F(VulkanKernels, GatherNdAndScatter) {
+  using cpu::test::f32;
+  uint32_t seed = 450;
+  const DataType kIndexTypes[] = {DataType::kInt32, DataType::kInt64, DataType::kUint32, DataType::kInt8};
+  for (DataType it : kIndexTypes) {
+    SCOPED_TRACE(dataTypeName(it));
+    bool isSigned = it != DataType::kUint32;
+    std::vector<double> coords = isSigned ? std::vector<double>{0, 1, -1, 2, 3, -4, 9, -9, 1, 1, 0, 2}
+                                          : std::vector<double>{0, 1, 3, 2, 3, 0, 9, 7, 1, 1, 0, 2};
+    if (it == DataType::kInt64) coords[6] = 1099511627776.0, coords[7] = -1099511627776.0;  // +-2^40
+    // K = 2 of a rank-3 input: slices of 5.
+    for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {
+      OpCase g{"gatherND", {random(dt, {4, 3, 5}, -9, 9, seed++), fromDoubles(it, {2, 3, 2}, coords)},
+               {outSpec(dt, {2, 3, 5})}};
+      expectMatch(g, 0, 0);
+    }
+    // K = rank: single elements; K = 1: whole rows.
+    OpCase g1{"gatherND", {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(it, {6, 2}, coords)},
+              {outSpec(DataType::kFloat32, {6})}};
+    expectMatch(g1, 0, 0);
+    OpCase g2{"gatherND", {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(it, {3, 4, 1}, coords)},
+              {outSpec(DataType::kFloat32, {3, 4, 3})}};
+    expectMatch(g2, 0, 0);
+    // scatterND with repeated coordinates ({1, 1} twice among the tuples).
+    for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt32, DataType::kInt8}) {
+      OpCase sc{"scatterND",
+                {random(dt, {4, 3, 5}, -9, 9, seed++), fromDoubles(it, {6, 2}, coords),
+                 random(dt, {6, 5}, -9, 9, seed++)},
+                {outSpec(dt, {4, 3, 5})}};
+      expectMatch(sc, 0, 0);
+      OpCase se{"scatterND",
+                {random(dt, {4, 3}, -9, 9, seed++), fromDoubles(it, {4, 3, 1}, coords), random(dt, {4, 3, 3}, -9, 9, seed++)},
+                {outSpec(dt, {4, 3})}};
+      expectMatch(se, 0, 0);
+    }
+    OpCase s1{"scatterND",
+              {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(it, {6, 2}, coords),
+               random(DataType::kFloat32, {6}, -9, 9, seed++)},
+              {outSpec(DataType::kFloat32, {4, 3})}};
+    expectMatch(s1, 0, 0);
+    // scatterElements / gatherElements along each axis, repeated indices.
+    for (int64_t axis : {0, 1, -1}) {
+      Shape ind = axis == 0 ? Shape{3, 4} : Shape{4, 3};
+      std::vector<double> v(coords.begin(), coords.end());
+      for (double &c : v)
+        if (axis == 0 && c > 3) c = 3;  // keep some in range along the short axis, others clamped
+      OpCase se{"scatterElements",
+                {random(DataType::kFloat32, {4, 4}, -9, 9, seed++), fromDoubles(it, ind, v),
+                 random(DataType::kFloat32, ind, -9, 9, seed++)},
+                {outSpec(DataType::kFloat32, {4, 4})}};
+      se.attrInt("axis", axis);
+      expectMatch(se, 0, 0);
+      OpCase ge{"gatherElements", {random(DataType::kInt64, {4, 4}, -9, 9, seed++), fromDoubles(it, ind, v)},
+                {outSpec(DataType::kInt64, ind)}};
+      ge.attrInt("axis", axis);
+      expectMatch(ge, 0, 0);
+    }
+  }
+  // Empty indices: gatherND gives an empty output, scatters copy the input.
+  OpCase ge{"gatherND", {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(DataType::kInt32, {0, 2}, {})},
+            {outSpec(DataType::kFloat32, {0})}};
+  expectMatch(ge, 0, 0);
+  OpCase se{"scatterND",
+            {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(DataType::kInt32, {0, 1}, {}),
+             fromDoubles(DataType::kFloat32, {0, 3}, {})},
+            {outSpec(DataType::kFloat32, {4, 3})}};
+  expectMatch(se, 0, 0);
+  OpCase ee{"scatterElements",
+            {random(DataType::kFloat32, {4, 3}, -9, 9, seed++), fromDoubles(DataType::kInt32, {0, 3}, {}),
+             fromDoubles(DataType::kFloat32, {0, 3}, {})},
+            {outSpec(DataType::kFloat32, {4, 3})}};
+  expectMatch(ee, 0, 0);
+  // A slice of zero elements (input [4, 0]).
+  OpCase sz{"gatherND", {fromDoubles(DataType::kFloat32, {4, 0}, {}), fromDoubles(DataType::kInt32, {2, 1}, {1, 3})},
+            {outSpec(DataType::kFloat32, {2, 0})}};
+  expectMatch(sz, 0, 0);
+  // Many tuples onto few slice elements: one invocation walks them all in order.
+  std::vector<double> many(2000);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = double((i * 7) % 5);
+  OpCase sm{"scatterND",
+            {random(DataType::kFloat32, {5}, -9, 9, seed++), fromDoubles(DataType::kInt32, {2000, 1}, many),
+             random(DataType::kFloat32, {2000}, -9, 9, seed++)},
+            {outSpec(DataType::kFloat32, {5})}};
+  expectMatch(sm, 0, 0);
+  (void)f32;
+}
+
+// resample2d: both modes, up and down, non-integer scales, each axis pair
+// (nchw, nhwc, and descending axes), float16 and 8-bit integers.
+TEST_F(VulkanKernels, Resample2d) {
+  uint32_t seed = 470;
+  struct Case {
+    Shape x, y;
+    std::vector<int64_t> axes;
+  };
+  const Case cases[] = {{{1, 2, 3, 4}, {1, 2, 6, 8}, {2, 3}},   {{2, 3, 7, 5}, {2, 3, 3, 11}, {2, 3}},
+                        {{1, 5, 4, 3}, {1, 10, 9, 3}, {1, 2}},  {{1, 4, 6, 2}, {1, 3, 3, 2}, {1, 2}},
+                        {{2, 3, 4, 5}, {2, 3, 7, 5}, {2, 1}},  {{3, 1, 2, 4}, {5, 1, 2, 4}, {0, 3}},
+                        {{1, 1, 1, 1}, {1, 1, 3, 2}, {2, 3}},  {{1, 2, 9, 9}, {1, 2, 4, 2}, {2, 3}}};
+  for (const char *mode : {"nearest-neighbor", "linear"})
+    for (const Case &c : cases)
+      for (DataType dt : kFloats) {
+        SCOPED_TRACE(std::string(mode) + " " + webnn::shapeToString(c.y) + " " + std::string(dataTypeName(dt)));
+        OpCase r{"resample2d", {random(dt, c.x, -5, 5, seed++)}, {outSpec(dt, c.y)}};
+        r.attrString("mode", mode).attrInts("axes", c.axes);
+        r.attrInts("sizes", {c.y[size_t(c.axes[0])], c.y[size_t(c.axes[1])]});
+        if (std::string(mode) == "linear") expectMatch(r, dt);
+        else expectMatch(r, 0, 0);
+      }
+  // 8-bit: 2x scales give weights in quarters, so the blends are exact and
+  // round half to even the same way on both.
+  for (const char *mode : {"nearest-neighbor", "linear"})
+    for (DataType dt : {DataType::kInt8, DataType::kUint8}) {
+      SCOPED_TRACE(std::string(mode) + " " + std::string(dataTypeName(dt)));
+      OpCase r{"resample2d", {random(dt, {1, 3, 4, 5}, dt == DataType::kInt8 ? -128 : 0, dt == DataType::kInt8 ? 127 : 255, seed++)},
+               {outSpec(dt, {1, 3, 8, 10})}};
+      r.attrString("mode", mode).attrInts("sizes", {8, 10});
+      expectMatch(r, 0, 0);
+    }
+}
+
+// quantizeLinear / dequantizeLinear: per-tensor, per-axis, block-wise and
+// lower-rank scales; every integer type; saturation, NaN and infinities,
+// int32 zero points near the type's limits (the 64-bit sum and difference).
+TEST_F(VulkanKernels, Quantization) {
+  uint32_t seed = 490;
+  struct Case {
+    Shape x, scale;
+  };
+  const Case cases[] = {{{2, 3, 8}, {}}, {{2, 3, 8}, {1, 3, 1}}, {{2, 3, 8}, {3, 1}}, {{2, 3, 8}, {2, 3, 2}},
+                        {{4, 6}, {2, 3}}, {{7}, {7}}, {{}, {}}};
+  for (DataType q : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32})
+    for (DataType f : kFloats)
+      for (const Case &c : cases) {
+        SCOPED_TRACE(std::string(dataTypeName(q)) + " " + std::string(dataTypeName(f)) + " scale " +
+                     webnn::shapeToString(c.scale));
+        bool s = q == DataType::kInt8 || q == DataType::kInt32;
+        double zlo = s ? -20 : 0, zhi = 20;
+        OpCase qz{"quantizeLinear",
+                  {random(f, c.x, -300, 300, seed++), random(f, c.scale, 0.05, 2, seed++),
+                   random(q, c.scale, zlo, zhi, seed++)},
+                  {outSpec(q, c.x)}};
+        expectMatch(qz, 0, 0);
+        OpCase dq{"dequantizeLinear",
+                  {random(q, c.x, s ? -100 : 0, 200, seed++), random(f, c.scale, 0.05, 2, seed++),
+                   random(q, c.scale, zlo, zhi, seed++)},
+                  {outSpec(f, c.x)}};
+        expectMatch(dq, f);
+      }
+  // Edge values: NaN -> zero point, infinities and large values saturate, a
+  // zero scale; int32/uint32 zero points at their limits.
+  std::vector<double> xs = {NAN, INFINITY, -INFINITY, 1e30, -1e30, 2.5, -2.5, 3.5, 0.0, 4e9, -4e9, 2147483520.0};
+  for (DataType q : {DataType::kInt8, DataType::kUint8, DataType::kInt32, DataType::kUint32})
+    for (double zp : {0.0, 1.0, -1.0, 2147483647.0, -2147483648.0, 4294967295.0}) {
+      bool s = q == DataType::kInt8 || q == DataType::kInt32;
+      double lo = q == DataType::kInt8 ? -128 : q == DataType::kUint8 ? 0 : q == DataType::kInt32 ? -2147483648.0 : 0;
+      double hi = q == DataType::kInt8 ? 127 : q == DataType::kUint8 ? 255 : q == DataType::kInt32 ? 2147483647.0 : 4294967295.0;
+      if (zp < lo || zp > hi || (!s && zp < 0)) continue;
+      SCOPED_TRACE(std::string(dataTypeName(q)) + " zp " + std::to_string(zp));
+      OpCase qz{"quantizeLinear",
+                {fromDoubles(DataType::kFloat32, {12}, xs), fromDoubles(DataType::kFloat32, {1}, {1.0}),
+                 fromDoubles(q, {1}, {zp})},
+                {outSpec(q, {12})}};
+      expectMatch(qz, 0, 0);
+      OpCase zs{"quantizeLinear",
+                {fromDoubles(DataType::kFloat32, {3}, {1.0, -1.0, 0.0}), fromDoubles(DataType::kFloat32, {1}, {0.0}),
+                 fromDoubles(q, {1}, {zp})},
+                {outSpec(q, {3})}};
+      expectMatch(zs, 0, 0);
+      std::vector<double> ints = {lo, hi, 0, lo + 1, hi - 1};
+      OpCase dq{"dequantizeLinear",
+                {fromDoubles(q, {5}, ints), fromDoubles(DataType::kFloat32, {1}, {0.5}), fromDoubles(q, {1}, {zp})},
+                {outSpec(DataType::kFloat32, {5})}};
+      expectMatch(dq, 1e-7, 0);
+    }
+  // A scale that does not tile the input is refused with a clear message.
+  OpCase bad{"quantizeLinear",
+             {random(DataType::kFloat32, {2, 5}, -1, 1, seed++), random(DataType::kFloat32, {2}, 0.5, 1, seed++),
+              random(DataType::kUint8, {2}, 0, 9, seed++)},
+             {outSpec(DataType::kUint8, {2, 5})}};
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("block-wise"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, MatMulAndGemm) {
   uint32_t seed = 500;
   for (DataType dt : kFloats) {

@@ -11,11 +11,11 @@
 #include "backends/vulkan/VulkanKernel.h"
 
 namespace webnn::vk {
+
 namespace {
-
 constexpr size_t kMaxRank = 6;
+}  // namespace
 
-// One copy over `dims` (any rank up to 6), strides in elements.
 Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst, DataType dtype,
                const Shape &dims, const std::vector<uint64_t> &inStride, const std::vector<uint64_t> &outStride,
                uint64_t inOffset, uint64_t outOffset) {
@@ -37,6 +37,8 @@ Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan,
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }
+
+namespace {
 
 Status checkOneInOneOut(const NodeDesc &node) {
   if (node.inputs.empty() || !node.inputs[0] || node.outputs.size() != 1)

@@ -93,3 +93,38 @@ float erfApprox(float x) {
             t * (-0.82215223 + t * 0.17087277)))))))));
   return x >= 0.0 ? y : -y;
 }
+
+// An index tensor (int32/uint32/int64/uint64/int8/uint8): NAME##_loadIndex
+// gives element i saturated to int32, so a 64-bit or uint32 index beyond the
+// int32 range stays on its side of the range instead of wrapping (uint64
+// keeps its int64 bit pattern, as the CPU kernels read it).
+#define INDEX_IN(B, NAME, DT)                                                     \
+  TENSOR_IN(B, NAME, DT)                                                          \
+  int NAME##_loadIndex(uint i) {                                                  \
+    if (DT == DT_U32) return int(min(NAME##_u32[i], 0x7fffffffu));                \
+    if (DT == DT_I64 || DT == DT_U64) {                                           \
+      uint lo = NAME##_u32[2 * i];                                                \
+      int hi = int(NAME##_u32[2 * i + 1]);                                        \
+      if (hi > 0 || (hi == 0 && lo > 0x7fffffffu)) return 0x7fffffff;             \
+      if (hi < -1 || (hi == -1 && lo < 0x80000000u)) return int(0x80000000u);     \
+      return int(lo);                                                             \
+    }                                                                             \
+    return NAME##_loadi(i);                                                       \
+  }
+
+// An index into a dimension of `dim` elements: negative ones count from the
+// end when the index type is signed; the rest is clamped to [0, dim - 1], the
+// CPU kernels' rule for indices the spec leaves to the implementation.
+int resolveIndex(int idx, uint dim, bool signedType) {
+  if (signedType && idx < 0) idx += int(dim);
+  return clamp(idx, 0, int(dim) - 1);
+}
+bool isSignedIndexType(int dt) { return dt == DT_I32 || dt == DT_I64 || dt == DT_I8; }
+
+// Moves element `src` of X to element `dst` of Y as raw bits of ELEM_BYTES
+// (X and Y declared with TENSOR_DECL).
+#define COPY_ELEMENT(Y, dst, X, src)                                              \
+  if (ELEM_BYTES == 4) Y##_u32[dst] = X##_u32[src];                               \
+  else if (ELEM_BYTES == 2) Y##_f16[dst] = X##_f16[src];                          \
+  else if (ELEM_BYTES == 1) Y##_u8[dst] = X##_u8[src];                            \
+  else { Y##_u32[2 * (dst)] = X##_u32[2 * (src)]; Y##_u32[2 * (dst) + 1] = X##_u32[2 * (src) + 1]; }

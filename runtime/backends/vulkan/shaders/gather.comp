@@ -1,7 +1,8 @@
 // gather and gatherElements along one axis: the input viewed as [outer, axisLen, inner], the
 // output as [outer, numIndices, inner]. Indices (int32/int64/uint32...) in
 // [-axisLen, axisLen) count from the end when negative; others are clamped,
-// as the CPU kernel does, so no read leaves the tensor.
+// as the CPU kernel does, so no read leaves the tensor (common.glsl
+// resolveIndex).
 #version 450
 #include "common.glsl"
 
@@ -12,7 +13,7 @@ layout(constant_id = 2) const int ELEM_BYTES = 4;
 layout(constant_id = 3) const bool ELEMENTS = false;
 
 TENSOR_DECL(0, X, readonly)
-TENSOR_IN(1, Idx, DT_IDX)
+INDEX_IN(1, Idx, DT_IDX)
 TENSOR_DECL(2, Y, )
 
 layout(push_constant) uniform Params {
@@ -24,12 +25,7 @@ void main() {
   if (i >= p.count) return;
   uint in_ = i % p.inner, t = i / p.inner;
   uint k = t % p.numIndices, o = t / p.numIndices;
-  int idx = Idx_loadi(ELEMENTS ? i : k);
-  if (idx < 0) idx += int(p.axisLen);
-  idx = clamp(idx, 0, int(p.axisLen) - 1);
+  int idx = resolveIndex(Idx_loadIndex(ELEMENTS ? i : k), p.axisLen, isSignedIndexType(DT_IDX));
   uint src = (o * p.axisLen + uint(idx)) * p.inner + in_;
-  if (ELEM_BYTES == 4) Y_u32[i] = X_u32[src];
-  else if (ELEM_BYTES == 2) Y_f16[i] = X_f16[src];
-  else if (ELEM_BYTES == 1) Y_u8[i] = X_u8[src];
-  else { Y_u32[2 * i] = X_u32[2 * src]; Y_u32[2 * i + 1] = X_u32[2 * src + 1]; }
+  COPY_ELEMENT(Y, i, X, src)
 }
