@@ -114,6 +114,7 @@ class GraphSerializer {
   llvm::DenseMap<Value, Type> outputInterface_;  // their interface types, where set
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors_;
   std::vector<flatbuffers::Offset<fb::Node>> nodes_;
+  std::vector<std::string> nodeBackends_;  // ArtifactOptions::nodeBackends
   std::vector<flatbuffers::Offset<fb::Subgraph>> subgraphs_;
   std::vector<uint32_t> inputs_, outputs_;
   std::vector<std::unique_ptr<PendingConstant>> constants_;
@@ -351,14 +352,20 @@ LogicalResult GraphSerializer::addNode(Operation *op,
   // Absent when empty, so graphs without control flow keep their bytes.
   flatbuffers::Offset<flatbuffers::Vector<uint32_t>> subgraphVector;
   if (!subgraphs.empty()) subgraphVector = fbb_.CreateVector(subgraphs);
+  // Node.backend: main-graph nodes only, absent when empty (an artifact
+  // placed all on the default backend keeps its bytes).
+  flatbuffers::Offset<flatbuffers::String> backend;
+  if (&into == &nodes_ && nodes_.size() < nodeBackends_.size() && !nodeBackends_[nodes_.size()].empty())
+    backend = fbb_.CreateString(nodeBackends_[nodes_.size()]);
   into.push_back(fb::CreateNode(fbb_, fbb_.CreateString(opName.str()),
                                 fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
                                 fbb_.CreateVectorOfSortedTables(&attrs),
-                                fbb_.CreateString(locationName(op->getLoc())), subgraphVector));
+                                fbb_.CreateString(locationName(op->getLoc())), subgraphVector, backend));
   return success();
 }
 
 LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
+  nodeBackends_ = options.nodeBackends;
   Block &body = func_.getBody().front();
   auto outputNames = func_->getAttrOfType<ArrayAttr>("webnn.output_names");
   auto ret = cast<func::ReturnOp>(body.getTerminator());

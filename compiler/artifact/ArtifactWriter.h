@@ -30,6 +30,10 @@ struct ArtifactOptions {
   // only). Node indices refer to the artifact this same module and options
   // produce without them: serialization is deterministic.
   std::vector<PackedConstantBytes> packedConstants;
+  // Node.backend per main-graph node, in the order the artifact this same
+  // module and options produce without them lists its nodes (empty string
+  // or past the end: none, the runtime's default backend).
+  std::vector<std::string> nodeBackends;
 };
 
 // Writes `module` to `path` (and the weights file when weightless). Files are
