@@ -95,4 +95,29 @@ std::vector<uint64_t> broadcastStrides(const Shape &in, size_t outRank) {
   return st;
 }
 
+void coalesceDims(Shape *dims, const std::vector<std::vector<uint64_t> *> &strides) {
+  Shape d;
+  std::vector<std::vector<uint64_t>> st(strides.size());
+  for (size_t i = 0; i < dims->size(); ++i) {
+    int64_t n = (*dims)[i];
+    if (n == 1) continue;
+    bool merge = !d.empty();
+    for (size_t k = 0; k < strides.size() && merge; ++k)
+      merge = st[k].back() == (*strides[k])[i] * uint64_t(n);
+    if (merge) {
+      d.back() *= n;
+      for (size_t k = 0; k < strides.size(); ++k) st[k].back() = (*strides[k])[i];
+      continue;
+    }
+    d.push_back(n);
+    for (size_t k = 0; k < strides.size(); ++k) st[k].push_back((*strides[k])[i]);
+  }
+  if (d.empty()) {
+    d.push_back(1);
+    for (auto &v : st) v.push_back(0);
+  }
+  *dims = std::move(d);
+  for (size_t k = 0; k < strides.size(); ++k) *strides[k] = std::move(st[k]);
+}
+
 }  // namespace webnn::vk

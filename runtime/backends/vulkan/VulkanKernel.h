@@ -103,6 +103,12 @@ std::vector<uint64_t> contiguousStrides(const Shape &s);
 // rank `outRank`: 0 on broadcast and missing dims.
 std::vector<uint64_t> broadcastStrides(const Shape &in, size_t outRank);
 
+// Merges adjacent dims of an iteration space that every stride set walks as
+// one (stride[d] == stride[d + 1] * dims[d + 1], broadcast dims included)
+// and drops dims of size 1, so shapes of rank above 6 whose strides allow it
+// fit the shaders' 6 dims. Leaves at least one dim.
+void coalesceDims(Shape *dims, const std::vector<std::vector<uint64_t> *> &strides);
+
 // Appends one strided copy (shaders/copy.comp) over `dims` (rank <= 6),
 // strides and offsets in elements: nothing for an empty `dims`.
 Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst,

@@ -390,6 +390,40 @@ TEST_F(VulkanKernels, Quantization) {
   EXPECT_NE(st.message().find("block-wise"), std::string::npos) << st.message();
 }
 
+// Ranks above 6: dims every operand walks as one are merged (binary, where,
+// copies); copies walk what still exceeds 6 dims in dispatches of their own
+// (a rank-4 tile is 8 dims); a binary op that cannot merge is refused.
+TEST_F(VulkanKernels, RanksAboveSix) {
+  uint32_t seed = 480;
+  OpCase b{"sub", {random(DataType::kFloat32, {2, 3, 2, 2, 1, 2, 3, 2}, -9, 9, seed++),
+                   random(DataType::kFloat32, {3, 2, 2, 1, 1, 1, 1}, -9, 9, seed++)},
+           {outSpec(DataType::kFloat32, {2, 3, 2, 2, 1, 2, 3, 2})}};
+  expectMatch(b, 0, 0);
+  OpCase e{"equal", {random(DataType::kInt64, {2, 2, 1, 2, 2, 2, 2}, 0, 2, seed++),
+                     random(DataType::kInt64, {1}, 0, 2, seed++)},
+           {outSpec(DataType::kUint8, {2, 2, 1, 2, 2, 2, 2})}};
+  expectMatch(e, 0, 0);
+  OpCase w{"where",
+           {random(DataType::kUint8, {2, 1, 2, 2, 2, 2, 3}, 0, 1, seed++), random(DataType::kFloat32, {1}, -9, 9, seed++),
+            random(DataType::kFloat32, {2, 2, 2, 2, 2, 2, 3}, -9, 9, seed++)},
+           {outSpec(DataType::kFloat32, {2, 2, 2, 2, 2, 2, 3})}};
+  expectMatch(w, 0, 0);
+  OpCase t{"transpose", {random(DataType::kFloat16, {2, 3, 2, 2, 3, 2, 2}, -9, 9, seed++)},
+           {outSpec(DataType::kFloat16, {2, 2, 3, 2, 2, 3, 2})}};
+  t.attrInts("permutation", {6, 5, 4, 3, 2, 1, 0});
+  expectMatch(t, 0, 0);
+  OpCase tl{"tile", {random(DataType::kInt32, {2, 3, 2, 3}, -9, 9, seed++)}, {outSpec(DataType::kInt32, {4, 6, 4, 9})}};
+  tl.attrInts("repetitions", {2, 2, 2, 3});
+  expectMatch(tl, 0, 0);
+  // Alternating broadcast dims cannot merge: 8 dims stay 8.
+  OpCase bad{"add", {random(DataType::kFloat32, {2, 1, 2, 1, 2, 1, 2, 1}, -9, 9, seed++),
+                     random(DataType::kFloat32, {2, 1, 2, 1, 2, 1, 2}, -9, 9, seed++)},
+             {outSpec(DataType::kFloat32, {2, 2, 2, 2, 2, 2, 2, 2})}};
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("rank above 6"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, MatMulAndGemm) {
   uint32_t seed = 500;
   for (DataType dt : kFloats) {

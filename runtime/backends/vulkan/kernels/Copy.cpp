@@ -13,28 +13,58 @@
 namespace webnn::vk {
 
 namespace {
-constexpr size_t kMaxRank = 6;
-}  // namespace
 
-Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst, DataType dtype,
-               const Shape &dims, const std::vector<uint64_t> &inStride, const std::vector<uint64_t> &outStride,
-               uint64_t inOffset, uint64_t outOffset) {
-  uint32_t bytes = elementBytes(dtype);
-  if (bytes == 0) return nodeUnsupported(node, "data type " + std::string(dataTypeName(dtype)));
-  if (dims.size() > kMaxRank) return nodeUnsupported(node, "rank above 6");
-  int64_t count = elementsOf(dims);
-  if (count == 0) return Status::ok();
+constexpr size_t kMaxRank = 6;
+// Dispatches one copy may become when its dims exceed the shader's 6.
+constexpr uint64_t kMaxPeeledDispatches = 4096;
+
+// One dispatch over merged dims of rank <= 6.
+void addCopyDispatch(KernelPlan *plan, BindingRef src, BindingRef dst, uint32_t bytes, const Shape &dims,
+                     const std::vector<uint64_t> &is, const std::vector<uint64_t> &os, uint64_t inOffset,
+                     uint64_t outOffset) {
   Dispatch d;
   d.shader = &shaders::copy;
   d.spec = {bytes};
   d.bindings = {src, dst};
+  int64_t count = elementsOf(dims);
   d.pushU(uint32_t(count)).pushU(uint32_t(inOffset)).pushU(uint32_t(outOffset));
   size_t off = kMaxRank - dims.size();
   for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(dims[i - off]));
-  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(inStride[i - off]));
-  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(outStride[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(is[i - off]));
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(os[i - off]));
   d.coverElements(uint64_t(count));
   plan->dispatches.push_back(std::move(d));
+}
+
+}  // namespace
+
+Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, BindingRef src, BindingRef dst,
+               DataType dtype, const Shape &dims, const std::vector<uint64_t> &inStride,
+               const std::vector<uint64_t> &outStride, uint64_t inOffset, uint64_t outOffset) {
+  (void)device;
+  uint32_t bytes = elementBytes(dtype);
+  if (bytes == 0) return nodeUnsupported(node, "data type " + std::string(dataTypeName(dtype)));
+  if (elementsOf(dims) == 0) return Status::ok();
+  Shape merged = dims;
+  std::vector<uint64_t> is = inStride, os = outStride;
+  coalesceDims(&merged, {&is, &os});
+  // Dims the shader cannot take are walked here: one dispatch per index of
+  // the leading ones (a rank-4 tile has 8 dims).
+  size_t peel = merged.size() > kMaxRank ? merged.size() - kMaxRank : 0;
+  uint64_t outerCount = uint64_t(elementsOf(Shape(merged.begin(), merged.begin() + peel)));
+  if (outerCount > kMaxPeeledDispatches) return nodeUnsupported(node, "rank above 6 with too many leading elements");
+  Shape inner(merged.begin() + peel, merged.end());
+  std::vector<uint64_t> innerIs(is.begin() + peel, is.end()), innerOs(os.begin() + peel, os.end());
+  for (uint64_t o = 0; o < outerCount; ++o) {
+    uint64_t rest = o, inOff = inOffset, outOff = outOffset;
+    for (size_t k = peel; k-- > 0;) {
+      uint64_t idx = rest % uint64_t(merged[k]);
+      rest /= uint64_t(merged[k]);
+      inOff += idx * is[k];
+      outOff += idx * os[k];
+    }
+    addCopyDispatch(plan, src, dst, bytes, inner, innerIs, innerOs, inOff, outOff);
+  }
   return Status::ok();
 }
 
@@ -215,8 +245,8 @@ Status makeReverse(const NodeDesc &node, const DeviceInfo &device, KernelPlan *p
 }
 
 // tile: each dim d split into (repetition, position) pairs: the copy reads
-// position with the input's stride and repetition with stride 0, so ranks
-// up to 3 fit the copy's 6 dims.
+// position with the input's stride and repetition with stride 0 (addCopy
+// merges what it can and walks dims beyond 6 in dispatches of their own).
 Status makeTile(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   WEBNN_RETURN_IF_ERROR(checkOneInOneOut(node));
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
@@ -224,7 +254,6 @@ Status makeTile(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   std::vector<int64_t> reps = node.attributes.getInts("repetitions", {});
   WEBNN_RETURN_IF_ERROR(node.attributes.status());
   if (reps.size() != rank || y.shape.size() != rank) return nodeUnsupported(node, "repetitions of the wrong length");
-  if (rank > kMaxRank / 2) return nodeUnsupported(node, "tile of rank above 3");
   std::vector<uint64_t> xs = contiguousStrides(x.shape), ys = contiguousStrides(y.shape);
   Shape dims;
   std::vector<uint64_t> inStride, outStride;

@@ -14,19 +14,6 @@ namespace {
 
 constexpr int kMaxRank = 6;
 
-// Output dims padded to 6 and the strides (in elements) input `s` is read
-// with: 0 where it broadcasts.
-void broadcastStrides(const Shape &in, const Shape &outShape, uint32_t *strides) {
-  size_t off = kMaxRank - outShape.size();
-  size_t inOff = outShape.size() - in.size();
-  uint64_t stride = 1;
-  for (int d = kMaxRank - 1; d >= 0; --d) strides[d] = 0;
-  for (int d = int(in.size()) - 1; d >= 0; --d) {
-    strides[off + inOff + d] = in[d] == 1 ? 0 : uint32_t(stride);
-    stride *= uint64_t(in[d]);
-  }
-}
-
 const std::map<std::string, uint32_t, std::less<>> kBinaryOps = {
     {"add", 0}, {"sub", 1}, {"mul", 2}, {"div", 3}, {"max", 4}, {"min", 5}, {"pow", 6},
     {"equal", 7}, {"greater", 8}, {"greaterOrEqual", 9}, {"lesser", 10}, {"lesserOrEqual", 11},
@@ -76,8 +63,8 @@ Status makeBinary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   uint32_t dtIn, dtOut;
   if (!shaderDataType(a.dtype, &dtIn) || !shaderDataType(c.dtype, &dtOut) || a.dtype != b.dtype)
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
-  if (c.shape.size() > kMaxRank || a.shape.size() > c.shape.size() || b.shape.size() > c.shape.size())
-    return nodeUnsupported(node, "rank above 6");
+  if (a.shape.size() > c.shape.size() || b.shape.size() > c.shape.size())
+    return nodeUnsupported(node, "input rank above the output's");
   int64_t count = elementsOf(c.shape);
   if (count == 0) return Status::ok();
   uint64_t largest = std::max({elementsOf(a.shape) * elementBytes(a.dtype), elementsOf(b.shape) * elementBytes(b.dtype),
@@ -87,15 +74,15 @@ Status makeBinary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   d.shader = &shaders::binary;
   d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
   d.bindings = {in(0), in(1), out(0)};
+  Shape dims = c.shape;
+  std::vector<uint64_t> sa = vk::broadcastStrides(a.shape, dims.size()), sb = vk::broadcastStrides(b.shape, dims.size());
+  coalesceDims(&dims, {&sa, &sb});
+  if (dims.size() > kMaxRank) return nodeUnsupported(node, "rank above 6 after merging dims");
   d.pushU(uint32_t(count));
-  uint32_t dims[kMaxRank], sa[kMaxRank], sb[kMaxRank];
-  size_t off = kMaxRank - c.shape.size();
-  for (int i = 0; i < kMaxRank; ++i) dims[i] = i < int(off) ? 1 : uint32_t(c.shape[i - off]);
-  broadcastStrides(a.shape, c.shape, sa);
-  broadcastStrides(b.shape, c.shape, sb);
-  for (uint32_t v : dims) d.pushU(v);
-  for (uint32_t v : sa) d.pushU(v);
-  for (uint32_t v : sb) d.pushU(v);
+  size_t off = kMaxRank - dims.size();
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(dims[i - off]));
+  for (const auto *st : {&sa, &sb})
+    for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t((*st)[i - off]));
   d.coverElements(uint64_t(count));
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
@@ -197,21 +184,24 @@ Status makeWhere(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
   if (!shaderDataType(c.dtype, &dtCond) || bytes == 0 || t.dtype != y.dtype || f.dtype != y.dtype)
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(y.dtype)));
   size_t rank = y.shape.size();
-  if (rank > kMaxRank || c.shape.size() > rank || t.shape.size() > rank || f.shape.size() > rank)
-    return nodeUnsupported(node, "rank above 6");
+  if (c.shape.size() > rank || t.shape.size() > rank || f.shape.size() > rank)
+    return nodeUnsupported(node, "input rank above the output's");
   int64_t count = elementsOf(y.shape);
   if (count == 0) return Status::ok();
+  Shape dims = y.shape;
+  std::vector<uint64_t> sc = vk::broadcastStrides(c.shape, rank), stv = vk::broadcastStrides(t.shape, rank),
+                        sf = vk::broadcastStrides(f.shape, rank);
+  coalesceDims(&dims, {&sc, &stv, &sf});
+  if (dims.size() > kMaxRank) return nodeUnsupported(node, "rank above 6 after merging dims");
   Dispatch d;
   d.shader = &shaders::where;
   d.spec = {bytes, dtCond};
   d.bindings = {in(0), in(1), in(2), out(0)};
   d.pushU(uint32_t(count));
-  size_t off = kMaxRank - rank;
-  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(y.shape[i - off]));
-  for (const OperandDesc *x : {&c, &t, &f}) {
-    std::vector<uint64_t> st = vk::broadcastStrides(x->shape, rank);
-    for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t(st[i - off]));
-  }
+  size_t off = kMaxRank - dims.size();
+  for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(dims[i - off]));
+  for (const auto *st : {&sc, &stv, &sf})
+    for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 0 : uint32_t((*st)[i - off]));
   d.coverElements(uint64_t(count));
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
