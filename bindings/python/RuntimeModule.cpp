@@ -40,6 +40,7 @@ const char *codeName(webnn::StatusCode code) {
     case webnn::StatusCode::kInternal: return "internal";
     case webnn::StatusCode::kBusy: return "busy";
     case webnn::StatusCode::kCancelled: return "cancelled";
+    case webnn::StatusCode::kLimitExceeded: return "limit_exceeded";
   }
   return "internal";
 }

@@ -7,6 +7,7 @@
 
 #include "core/ControlFlow.h"
 #include "core/Sha256.h"
+#include "webnn/runtime.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
 
@@ -525,7 +526,9 @@ class Loader {
       return fail(owner + " refers to subgraph " + std::to_string(s) + " of " + std::to_string(subgraphState_.size()));
     if (subgraphState_[s] != 0) return fail("subgraph " + std::to_string(s) + " is used by two nodes");
     // Nesting is bounded so a hostile file cannot exhaust the stack.
-    if (depth > 64) return fail(owner + ": subgraphs nested more than 64 deep");
+    // Sessions apply their own, lower Limits::maxNestingDepth (core/Limits.h).
+    if (depth > int(kMaxNestingDepthCap))
+      return fail(owner + ": subgraphs nested more than " + std::to_string(kMaxNestingDepthCap) + " deep");
     subgraphState_[s] = 1;
     const fb::Subgraph *fs = graph_->subgraphs()->Get(s);
     LoadedSubgraph &sub = g_.subgraphs[s];

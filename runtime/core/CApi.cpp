@@ -54,6 +54,7 @@ webnn_status fromStatus(const webnn::Status &s) {
     case webnn::StatusCode::kInternal: code = WEBNN_INTERNAL; break;
     case webnn::StatusCode::kBusy: code = WEBNN_SESSION_BUSY; break;
     case webnn::StatusCode::kCancelled: code = WEBNN_CANCELLED; break;
+    case webnn::StatusCode::kLimitExceeded: code = WEBNN_LIMIT_EXCEEDED; break;
   }
   return fail(code, s.message());
 }
@@ -122,7 +123,6 @@ const char *webnn_version(int *major, int *minor, int *patch) {
 
 uint32_t webnn_artifact_schema_version(void) { return webnn::artifactSchemaVersion(); }
 
-void webnn_set_log_callback(webnn_log_fn callback, webnn_log_level max_level, void *user_data) {
 webnn_status webnn_op_support_limits(const char *device, const char **json) {
   return guarded([&]() -> webnn_status {
     if (!device || !json) return fail(WEBNN_INVALID_ARGUMENT, "webnn_op_support_limits: null device or json");
@@ -149,6 +149,7 @@ webnn_status webnn_op_support_limits(const char *device, const char **json) {
   });
 }
 
+void webnn_set_log_callback(webnn_log_fn callback, webnn_log_level max_level, void *user_data) {
   try {
     if (!callback) return webnn::rt::setLogSink(nullptr, webnn::LogLevel::kError);
     int level = max_level < WEBNN_LOG_ERROR ? WEBNN_LOG_ERROR : max_level > WEBNN_LOG_DEBUG ? WEBNN_LOG_DEBUG : max_level;
@@ -235,6 +236,13 @@ void webnn_session_options_init(webnn_session_options *options) {
   std::memset(options, 0, sizeof *options);
   options->struct_size = sizeof *options;
   options->threads = 1;
+  const webnn::Limits limits;
+  options->max_loop_iterations = limits.maxLoopIterations;
+  options->max_tensor_elements = limits.maxTensorElements;
+  options->max_arena_bytes = limits.maxArenaBytes;
+  options->max_constant_bytes = limits.maxConstantBytes;
+  options->max_nodes = limits.maxNodes;
+  options->max_nesting_depth = limits.maxNestingDepth;
 }
 
 webnn_status webnn_session_create_with_options(const webnn_model *model, const webnn_session_options *options,
@@ -264,6 +272,20 @@ webnn_status webnn_session_create_with_options(const webnn_model *model, const w
                                                   " (WEBNN_THREAD_WAIT_DEFAULT, _SPIN or _BLOCK)");
       }
     }
+    // Each limit a shorter struct lacks keeps its default.
+    const auto limit = [&](size_t offset, uint64_t value, uint64_t *field) {
+      if (options->struct_size >= offset + sizeof(uint64_t)) *field = value;
+    };
+    limit(offsetof(webnn_session_options, max_loop_iterations), options->max_loop_iterations,
+          &so.limits.maxLoopIterations);
+    limit(offsetof(webnn_session_options, max_tensor_elements), options->max_tensor_elements,
+          &so.limits.maxTensorElements);
+    limit(offsetof(webnn_session_options, max_arena_bytes), options->max_arena_bytes, &so.limits.maxArenaBytes);
+    limit(offsetof(webnn_session_options, max_constant_bytes), options->max_constant_bytes,
+          &so.limits.maxConstantBytes);
+    limit(offsetof(webnn_session_options, max_nodes), options->max_nodes, &so.limits.maxNodes);
+    limit(offsetof(webnn_session_options, max_nesting_depth), options->max_nesting_depth,
+          &so.limits.maxNestingDepth);
     std::unique_ptr<webnn::Session> session;
     webnn::Status s = webnn::Session::create(*model->model, so, &session);
     if (!s.isOk()) return fromStatus(s);

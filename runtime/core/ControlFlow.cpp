@@ -97,6 +97,7 @@ class LoopKernel final : public Kernel {
     if (!scanOutputs_.empty()) trip = std::min(trip, bound_);
     int64_t i = 0;
     for (; i < trip && cond; ++i) {
+      WEBNN_RETURN_IF_ERROR(runner_->countLoopIteration());
       std::memcpy(iteration_.get(), &i, sizeof(i));
       *condition_ = 1;
       for (size_t k = 0; k < n; ++k) runner_->tensor(sub_.inputs[2 + k]).data = current_[k].get();

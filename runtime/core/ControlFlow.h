@@ -35,6 +35,9 @@ class SubgraphRunner {
   virtual TensorBuffer &tensor(uint32_t index) = 0;
   // A scan output's row count this run (dimension 0; nothing reads it).
   virtual void setRunRows(uint32_t tensor, int64_t rows) = 0;
+  // Counts one loop iteration against the session's Limits::maxLoopIterations
+  // for this run; kLimitExceeded once the run would go past it.
+  virtual Status countLoopIteration() = 0;
 };
 
 // The node's kernel; `runner` must outlive it. Fails only on allocation.

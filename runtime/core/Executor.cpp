@@ -12,6 +12,7 @@
 
 #include "core/Log.h"
 #include "core/MemoryPlanner.h"
+#include "core/Limits.h"
 #include "core/Prepack.h"
 
 namespace webnn::rt {
@@ -643,6 +644,7 @@ Status Executor::run() {
   if (dynamic()) WEBNN_RETURN_IF_ERROR(resolveShapes());
   WEBNN_RETURN_IF_ERROR(applyInPlace());
   cancelled_.store(false, std::memory_order_relaxed);
+  loopIterations_ = 0;
   size_t i = 0;
   // Kernels report failures as their Status. A kernel that still grows a
   // std::vector on its first run may throw std::bad_alloc; that becomes the
@@ -719,6 +721,12 @@ Status Executor::resolveShapes() {
                                std::to_string(v) + " with " + dynamicSizesText(g.dynamicDims, sizes));
       operands_[t].shape[d] = v;
     }
+    int64_t count = 0;
+    if (!td.empty() && elementCount(operands_[t].shape, &count) && uint64_t(count) > maxTensorElements_)
+      return limitExceeded(Limit::kTensorElements,
+                           "tensor '" + g.tensors[t].name + "' of shape " + shapeToString(operands_[t].shape) +
+                               " (with " + dynamicSizesText(g.dynamicDims, sizes) + "): its element count",
+                           uint64_t(count), maxTensorElements_);
   }
   // An output computed in place over an input has that input's shape (for
   // groupQueryAttention, ORT's max(past, total) present length).
@@ -769,6 +777,12 @@ Status Executor::runSubgraph(uint32_t index) {
                                   std::to_string(index) + ": " + s.message());
   }
   return Status::ok();
+}
+
+Status Executor::countLoopIteration() {
+  if (++loopIterations_ <= maxLoopIterations_) return Status::ok();
+  return limitExceeded(Limit::kLoopIterations, "the number of loop iterations in this run", loopIterations_,
+                       maxLoopIterations_);
 }
 
 void Executor::setRunRows(uint32_t tensor, int64_t rows) {

@@ -94,6 +94,12 @@ class Executor : private SubgraphRunner {
   // Makes the run in progress return kCancelled at its next node boundary;
   // any thread may call it. run() clears the request as it starts.
   void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  // The run-time part of the session's Limits (core/Limits.h): loop
+  // iterations per run and the element count of tensors with dynamic
+  // dimensions. Unbounded until set.
+  void setRunLimits(uint64_t maxLoopIterations, uint64_t maxTensorElements) {
+    maxLoopIterations_ = maxLoopIterations, maxTensorElements_ = maxTensorElements;
+  }
   // Makes the node producing graph output `index` write into caller memory
   // (64-byte aligned, at least the output's maximum byte size, not an input
   // of the same run) instead of the arena; null restores the arena. The
@@ -131,6 +137,8 @@ class Executor : private SubgraphRunner {
   Status runSubgraph(uint32_t index) override;
   TensorBuffer &tensor(uint32_t index) override { return tensors_[index]; }
   void setRunRows(uint32_t tensor, int64_t rows) override;
+  Status countLoopIteration() override;
+  uint64_t maxLoopIterations_ = UINT64_MAX, maxTensorElements_ = UINT64_MAX, loopIterations_ = 0;
 
   std::shared_ptr<const PreparedGraph> graph_;
   // Binds the dynamic dimensions from the inputs' shapes, re-derives every

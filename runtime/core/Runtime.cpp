@@ -11,6 +11,7 @@
 #include "core/ArtifactLoader.h"
 #include "core/Backend.h"
 #include "core/Executor.h"
+#include "core/Limits.h"
 #include "core/Log.h"
 #include "webnn/version.h"
 #include "webnn_artifact_format.h"
@@ -273,7 +274,9 @@ Status Session::create(const Model &model, const SessionOptions &options, std::u
       options.threadWait != ThreadWait::kBlock)
     return invalidArgument("threadWait must be kDefault, kSpin or kBlock, got " +
                            std::to_string(static_cast<int>(options.threadWait)));
+  WEBNN_RETURN_IF_ERROR(rt::checkLimits(*model.graph_, options.limits));
   WEBNN_RETURN_IF_ERROR(rt::Executor::create(model.graph_, options.threads, &s->executor_, true, options.device));
+  s->executor_->setRunLimits(options.limits.maxLoopIterations, options.limits.maxTensorElements);
   s->executor_->backendSession().setThreadWait(options.threadWait);
   s->inputs_ = model.inputs_;
   s->outputs_ = model.outputs_;

@@ -10,6 +10,7 @@
 // writes only its new rows), or two buffers per cache that swap roles each
 // step (the present of one step read in place as the next step's past).
 #include "Generate.h"
+#include "LimitFlags.h"
 #include "Profile.h"
 #include "ThreadWait.h"
 #include "Watchdog.h"
@@ -266,6 +267,7 @@ int runGenerate(int argc, char **argv) {
   bool json = false, profile = false;
   std::string kvCache = "auto";
   webnn::ThreadWait wait = webnn::ThreadWait::kDefault;
+  webnn::Limits limits;
   CLI::App app{"Greedy generation with a decoder LLM artifact (onnxruntime-genai layout, dynamic sequence length)."};
   app.name("webnn-run generate");
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
@@ -285,6 +287,7 @@ int runGenerate(int argc, char **argv) {
   app.add_option("--timeout", timeout,
                  "Cancel the generations (warmup ones included) after this many seconds: one error line, exit 3");
   app.add_flag("--profile", profile, "Time every node of the decode steps: per op kind and the slowest nodes");
+  addLimitFlags(app, &limits);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -313,6 +316,7 @@ int runGenerate(int argc, char **argv) {
     webnn::SessionOptions so;
     so.threads = threads;
     so.threadWait = wait;
+    so.limits = limits;
     s = webnn::Session::create(*model, so, &session);
     if (!s.isOk()) throw GenerateError{1, s.message()};
     KvMode mode = kvCache == "shared" ? KvMode::kShared : kvCache == "swap" ? KvMode::kSwap : KvMode::kAuto;

@@ -160,6 +160,33 @@ enum class ThreadWait {
   kBlock,    // block at once: leaves the cores to others; each loop pays a wake-up
 };
 
+// Bounds on what a model may make a session do (docs/SECURITY.md, "Limits").
+// A model that goes past one is refused with StatusCode::kLimitExceeded,
+// the message naming the limit, the value asked for and the field to raise.
+// Values known from the model (node count, nesting, constants, the arena,
+// static tensor shapes, constant loop trip counts) are checked by
+// Session::create; the rest at run(): the element counts of tensors with
+// dynamic dimensions, run-time loop trip counts and the iterations run.
+struct Limits {
+  // Loop iterations in one run, over every loop node (nested ones included).
+  uint64_t maxLoopIterations = uint64_t(1) << 24;
+  // Elements of any one tensor; at most kMaxTensorElementsCap.
+  uint64_t maxTensorElements = uint64_t(1) << 32;
+  // Bytes of the arena of intermediate tensors a session allocates.
+  uint64_t maxArenaBytes = uint64_t(16) << 30;
+  // Bytes of the graph's constants (embedded or in the weights file).
+  uint64_t maxConstantBytes = uint64_t(64) << 30;
+  // Nodes, the main graph's and every subgraph's together.
+  uint64_t maxNodes = 1000000;
+  // Control-flow subgraphs inside subgraphs; at most kMaxNestingDepthCap.
+  uint64_t maxNestingDepth = 64;
+};
+// What the runtime's arithmetic allows whatever the limits: element counts
+// stay below 2^56 so byte and bit sizes fit in 64 bits, and the loader
+// refuses deeper nesting to bound its recursion.
+constexpr uint64_t kMaxTensorElementsCap = uint64_t(1) << 56;
+constexpr uint64_t kMaxNestingDepthCap = 256;
+
 struct SessionOptions {
   int threads = 1;         // threads kernels may use, counting the caller; 1..kMaxThreads
   bool profiling = false;  // time every node from the first run (enableProfiling)
@@ -168,6 +195,7 @@ struct SessionOptions {
   // instead of where the artifact placed it; a node that backend refuses runs
   // on the default backend. Empty: the artifact's placement.
   std::string device;
+  Limits limits;
 };
 
 struct InputBinding {

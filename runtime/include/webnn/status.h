@@ -10,6 +10,8 @@ namespace webnn {
 // kBusy: a session was called from a second thread while a call on another
 // thread was still running in it (sessions are one-caller-at-a-time).
 // kCancelled: Session::cancel() ended the run before it finished.
+// kLimitExceeded: the model asks for more than a limit of SessionOptions
+// allows (webnn::Limits); the message names the limit and how to raise it.
 enum class StatusCode {
   kOk = 0,
   kInvalidArgument,
@@ -19,7 +21,8 @@ enum class StatusCode {
   kOutOfMemory,
   kInternal,
   kBusy,
-  kCancelled
+  kCancelled,
+  kLimitExceeded
 };
 
 class Status {

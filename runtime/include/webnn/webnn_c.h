@@ -64,7 +64,11 @@ typedef enum webnn_status {
   WEBNN_SESSION_BUSY = 7,
   /* webnn_session_cancel() ended the run before it finished (the message
    * names the node it stopped at); the session stays usable. */
-  WEBNN_CANCELLED = 8
+  WEBNN_CANCELLED = 8,
+  /* The model asks for more than a limit of the session's options allows
+   * (webnn_session_options' max_* fields); the message names the limit, the
+   * value asked for and the field to raise. */
+  WEBNN_LIMIT_EXCEEDED = 9
 } webnn_status;
 
 /* Values match webnn::DataType and the artifact schema. FLOAT64 .. BOOL
@@ -107,10 +111,6 @@ const char *webnn_version(int *major, int *minor, int *patch);
  * an artifact of another version is refused with WEBNN_INVALID_ARTIFACT. */
 uint32_t webnn_artifact_schema_version(void);
 
-/* Messages besides a call's status: what was loaded (INFO), why a faster
- * path is not taken (WARNING: a relaxed-precision model running float32;
- * DEBUG: an input bound from unaligned memory and copied), internal errors
- * (ERROR). One callback for the process, called with messages up to
 /* WebNN's MLContext.opSupportLimits() for a backend of this runtime, named
  * by backend ("vulkan") or device type ("cpu", "gpu"): one JSON object,
  * {"backend", "preferredInputLayout", "maxTensorByteLength", "input",
@@ -120,6 +120,10 @@ uint32_t webnn_artifact_schema_version(void);
  * backend publishes no table. */
 webnn_status webnn_op_support_limits(const char *device, const char **json);
 
+/* Messages besides a call's status: what was loaded (INFO), why a faster
+ * path is not taken (WARNING: a relaxed-precision model running float32;
+ * DEBUG: an input bound from unaligned memory and copied), internal errors
+ * (ERROR). One callback for the process, called with messages up to
  * max_level, possibly from several threads at once; `message` is valid
  * during the call only. NULL restores the default: ERROR to stderr, the
  * rest dropped. */
@@ -190,6 +194,16 @@ typedef struct webnn_session_options {
   int threads;        /* kernel threads counting the caller, >= 1 (default 1) */
   int profiling;      /* nonzero: time every node from the first run (default 0) */
   int thread_wait;    /* a webnn_thread_wait (default WEBNN_THREAD_WAIT_DEFAULT) */
+  /* Limits on what the model may make the session do (docs/SECURITY.md,
+   * "Limits"); _init sets the defaults shown. Going past one fails with
+   * WEBNN_LIMIT_EXCEEDED: at webnn_session_create_with_options for what the
+   * graph fixes, at webnn_session_run for dynamic shapes and loops. */
+  uint64_t max_loop_iterations; /* loop iterations per run, all loops together (2^24) */
+  uint64_t max_tensor_elements; /* elements of any one tensor (2^32; at most 2^56) */
+  uint64_t max_arena_bytes;     /* bytes of the intermediate-tensor arena (16 GiB) */
+  uint64_t max_constant_bytes;  /* bytes of the graph's constants (64 GiB) */
+  uint64_t max_nodes;           /* nodes, subgraphs' included (1000000) */
+  uint64_t max_nesting_depth;   /* subgraphs inside subgraphs (64; at most 256) */
 } webnn_session_options;
 void webnn_session_options_init(webnn_session_options *options);
 webnn_status webnn_session_create_with_options(const webnn_model *model, const webnn_session_options *options,

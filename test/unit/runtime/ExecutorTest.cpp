@@ -413,6 +413,12 @@ TEST(Executor, HugeArenaIsOutOfMemoryNotACrash) {
   ASSERT_TRUE(s.isOk()) << s.message();
   std::unique_ptr<Session> session;
   s = Session::create(*model, {1}, &session);
+  EXPECT_EQ(s.code(), StatusCode::kLimitExceeded) << s.message();  // 2^44 elements, default limits
+  // With the limits raised as far as they go, the allocation itself fails.
+  SessionOptions o;
+  o.limits.maxTensorElements = kMaxTensorElementsCap;
+  o.limits.maxArenaBytes = UINT64_MAX;
+  s = Session::create(*model, o, &session);
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory) << s.message();
 }
 

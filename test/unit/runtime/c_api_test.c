@@ -705,6 +705,57 @@ static void test_thread_wait(const char *dir) {
   webnn_model_free(model);
 }
 
+/* The limits: _init fills the documented defaults; a lowered one is refused
+ * with WEBNN_LIMIT_EXCEEDED naming its field, at create (node count) or at
+ * run (loop iterations); raised again it is accepted. A struct from before
+ * the limits existed keeps the defaults. */
+static void test_limits(const char *dir) {
+  webnn_model *model = load_test_model(dir, "add_relu.wnn", NULL);
+  webnn_model *loop = load_test_model(dir, "loop.wnn", NULL);
+  webnn_session *session = NULL;
+  webnn_session_options options;
+  const int64_t trips = 5;
+  const float ab[2] = {10, 20};
+  if (!model || !loop) goto done;
+  webnn_session_options_init(&options);
+  CHECK(options.max_loop_iterations == (uint64_t)1 << 24);
+  CHECK(options.max_tensor_elements == (uint64_t)1 << 32);
+  CHECK(options.max_arena_bytes == (uint64_t)16 << 30);
+  CHECK(options.max_constant_bytes == (uint64_t)64 << 30);
+  CHECK(options.max_nodes == 1000000 && options.max_nesting_depth == 64);
+  options.max_nodes = 1; /* add_relu has 2 */
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_LIMIT_EXCEEDED);
+  CHECK(session == NULL && strstr(webnn_last_error(), "max_nodes") != NULL);
+  options.struct_size = offsetof(webnn_session_options, max_loop_iterations);
+  CHECK(webnn_session_create_with_options(model, &options, &session) == WEBNN_OK);
+  webnn_session_free(session);
+  session = NULL;
+
+  webnn_session_options_init(&options);
+  options.max_loop_iterations = 4;
+  CHECK(webnn_session_create_with_options(loop, &options, &session) == WEBNN_OK);
+  if (!session) goto done;
+  CHECK(webnn_session_set_input(session, "m", &trips, sizeof trips) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "a", ab, sizeof ab) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "b", ab, sizeof ab) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_LIMIT_EXCEEDED);
+  CHECK(strstr(webnn_last_error(), "loop iterations in this run is 5, above the limit of 4") != NULL);
+  CHECK(strstr(webnn_last_error(), "max_loop_iterations") != NULL);
+  webnn_session_free(session);
+  session = NULL;
+  options.max_loop_iterations = 5;
+  CHECK(webnn_session_create_with_options(loop, &options, &session) == WEBNN_OK);
+  if (!session) goto done;
+  CHECK(webnn_session_set_input(session, "m", &trips, sizeof trips) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "a", ab, sizeof ab) == WEBNN_OK);
+  CHECK(webnn_session_set_input(session, "b", ab, sizeof ab) == WEBNN_OK);
+  CHECK(webnn_session_run(session) == WEBNN_OK);
+done:
+  webnn_session_free(session);
+  webnn_model_free(model);
+  webnn_model_free(loop);
+}
+
 /* ---- threads ---- */
 
 enum { kThreads = 4, kRunsPerThread = 40 };
@@ -950,6 +1001,7 @@ int main(int argc, char **argv) {
   test_log_callback(argv[1]);
   test_session_options(argv[1]);
   test_thread_wait(argv[1]);
+  test_limits(argv[1]);
   test_threads(argv[1]);
   test_cancel(argv[1]);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);

@@ -146,6 +146,19 @@ def main():
         r = run(loop + ["-i", "m=m3.npy", "--timeout", "30", "--bench", "3"], d)
         check(r.returncode == 0 and "x: float32 [2] = [13, 23]" in r.stdout, f"--timeout within the limit: {r}")
 
+        # Limits: a loop past --max-loop-iterations fails with one line naming the limit (exit 1);
+        # raised, it runs. The limit flags are refused when not numbers.
+        expect_error(loop + ["-i", "m=m3.npy", "--max-loop-iterations", "2"], d, 1,
+                     "node 0 'loop0' (loop): the number of loop iterations in this run is 3, above the limit of 2 "
+                     "(maxLoopIterations; raise it with SessionOptions::limits.maxLoopIterations, the C session "
+                     "option max_loop_iterations or webnn-run --max-loop-iterations)")
+        r = run(loop + ["-i", "m=m3.npy", "--max-loop-iterations", "3"], d)
+        check(r.returncode == 0 and "x: float32 [2] = [13, 23]" in r.stdout, f"--max-loop-iterations 3: {r}")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--max-nodes", "1"], d, 1,
+                     "the graph's node count is 2, above the limit of 1")
+        expect_error([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--max-arena-bytes", "lots"], d, 2,
+                     "--max-arena-bytes")
+
         leftovers = [f for root, _, files in os.walk(d) for f in files if ".tmp-" in f]
         check(not leftovers, f"temporary files left: {leftovers}")
 
