@@ -24,8 +24,13 @@ constexpr rt::DataTypeSet kIndex = kShader & ~kFloat;
 // Kernels that treat a tensor as flat (or split it by one axis) have no rank
 // limit of their own; the table advertises up to 8.
 constexpr uint32_t kFlatRank = 8;
-// The broadcasting and strided-copy shaders carry six dimensions.
+// Shaders carrying six dimensions of strides (pad, reductions, quantize).
 constexpr uint32_t kStridedRank = 6;
+// Broadcasting ops and strided copies merge the dims every operand walks as
+// one (coalesceDims) and copies walk what remains beyond six in dispatches of
+// their own: the table advertises kFlatRank, and a binary op whose dims do
+// not merge to six is refused by its factory.
+constexpr uint32_t kMergedRank = kFlatRank;
 
 OperandLimits operand(const char *name, rt::DataTypeSet types, uint32_t minRank, uint32_t maxRank,
                       bool repeated = false) {
@@ -44,26 +49,26 @@ rt::OpSupportTable build() {
   // Elementwise.cpp
   for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow", "equal", "greater", "greaterOrEqual",
                          "lesser", "lesserOrEqual", "notEqual", "logicalAnd", "logicalOr", "logicalXor"})
-    add(op, {operand("a", kShader, 0, kStridedRank), operand("b", kShader, 0, kStridedRank)},
-        {operand("output", kShader, 0, kStridedRank)});
-  add("prelu", {operand("input", kShader, 0, kStridedRank), operand("slope", kShader, 0, kStridedRank)},
-      {operand("output", kShader, 0, kStridedRank)});
+    add(op, {operand("a", kShader, 0, kMergedRank), operand("b", kShader, 0, kMergedRank)},
+        {operand("output", kShader, 0, kMergedRank)});
+  add("prelu", {operand("input", kShader, 0, kMergedRank), operand("slope", kShader, 0, kMergedRank)},
+      {operand("output", kShader, 0, kMergedRank)});
   for (const char *op : {"identity", "abs", "ceil", "floor", "exp", "log", "neg", "relu", "sigmoid", "sqrt", "tanh",
                          "erf", "gelu", "elu", "hardSigmoid", "hardSwish", "leakyRelu", "linear", "clamp",
                          "logicalNot", "reciprocal", "sin", "cos", "softplus", "softsign", "sign", "roundEven", "tan",
                          "cast", "isNaN", "isInfinite"})
     add(op, {operand("input", kShader, 0, kFlatRank)}, {operand("output", kShader, 0, kFlatRank)});
   add("where",
-      {operand("condition", kShader, 0, kStridedRank), operand("trueValue", kBytes, 0, kStridedRank),
-       operand("falseValue", kBytes, 0, kStridedRank)},
-      {operand("output", kBytes, 0, kStridedRank)});
+      {operand("condition", kShader, 0, kMergedRank), operand("trueValue", kBytes, 0, kMergedRank),
+       operand("falseValue", kBytes, 0, kMergedRank)},
+      {operand("output", kBytes, 0, kMergedRank)});
   // Copy.cpp
   add("reshape", {operand("input", kBytes, 0, kFlatRank)}, {operand("output", kBytes, 0, kFlatRank)});
-  for (const char *op : {"transpose", "expand", "slice", "pad", "reverse"})
-    add(op, {operand("input", kBytes, 0, kStridedRank)}, {operand("output", kBytes, 0, kStridedRank)});
-  add("concat", {operand("inputs", kBytes, 1, kStridedRank, true)}, {operand("output", kBytes, 1, kStridedRank)});
-  add("split", {operand("input", kBytes, 1, kStridedRank)}, {operand("outputs", kBytes, 1, kStridedRank, true)});
-  add("tile", {operand("input", kBytes, 0, kStridedRank / 2)}, {operand("output", kBytes, 0, kStridedRank / 2)});
+  for (const char *op : {"transpose", "expand", "slice", "reverse", "tile"})
+    add(op, {operand("input", kBytes, 0, kMergedRank)}, {operand("output", kBytes, 0, kMergedRank)});
+  add("pad", {operand("input", kBytes, 0, kStridedRank)}, {operand("output", kBytes, 0, kStridedRank)});
+  add("concat", {operand("inputs", kBytes, 1, kMergedRank, true)}, {operand("output", kBytes, 1, kMergedRank)});
+  add("split", {operand("input", kBytes, 1, kMergedRank)}, {operand("outputs", kBytes, 1, kMergedRank, true)});
   add("triangular", {operand("input", kBytes, 2, kFlatRank)}, {operand("output", kBytes, 2, kFlatRank)});
   // Gather.cpp
   for (const char *op : {"gather", "gatherElements"})

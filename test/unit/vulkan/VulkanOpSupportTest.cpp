@@ -138,8 +138,8 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnDataTypes) {
 }
 
 TEST(VulkanOpSupport, AgreesWithTheFactoriesOnRanks) {
-  // Broadcasting binary ops carry six dimensions; matmul four batch dims;
-  // conv and pooling exactly 4-D.
+  // Broadcasting binary ops and copies merge dims to fit six (rank 7 of
+  // mergeable dims runs); matmul four batch dims; conv and pooling exactly 4-D.
   Shape r7 = {1, 1, 1, 1, 1, 2, 3}, r6 = {1, 1, 1, 1, 2, 3};
   for (const Shape &s : {r6, r7}) {
     TestNode add("add", {t(DataType::kFloat32, s), t(DataType::kFloat32, s)}, {t(DataType::kFloat32, s)});
