@@ -131,10 +131,11 @@ class PyModel {
 
 class PySession {
  public:
-  PySession(const PyModel &model, int threads, bool profiling, const std::string &wait) {
+  PySession(const PyModel &model, int threads, bool profiling, const std::string &wait, const py::object &limits) {
     webnn::SessionOptions options;
     options.threads = threads;
     options.profiling = profiling;
+    if (!limits.is_none()) setLimits(py::cast<py::dict>(limits), &options.limits);
     if (wait == "spin") options.threadWait = webnn::ThreadWait::kSpin;
     else if (wait == "block") options.threadWait = webnn::ThreadWait::kBlock;
     else if (wait != "default")
@@ -246,6 +247,9 @@ class PySession {
   }
   uint64_t arenaBytes() const { return session_->arenaBytes(); }
   void setProfiling(bool on) { session_->enableProfiling(on); }
+  // Any thread may call it while another is inside run() (which releases
+  // the GIL): that run raises an Error with code "cancelled".
+  void cancel() { session_->cancel(); }
 
   // (runs, [{op, name, total_ms, run_by}]) since profiling was turned on.
   py::tuple profile() const {
@@ -263,6 +267,28 @@ class PySession {
   }
 
  private:
+  // {"max_loop_iterations": n, ...}: the C option names of webnn::Limits.
+  static void setLimits(const py::dict &limits, webnn::Limits *out) {
+    const std::pair<const char *, uint64_t *> fields[] = {
+        {"max_loop_iterations", &out->maxLoopIterations}, {"max_tensor_elements", &out->maxTensorElements},
+        {"max_arena_bytes", &out->maxArenaBytes},         {"max_constant_bytes", &out->maxConstantBytes},
+        {"max_nodes", &out->maxNodes},                    {"max_nesting_depth", &out->maxNestingDepth}};
+    for (auto item : limits) {
+      std::string key = py::cast<std::string>(py::str(item.first));
+      uint64_t *field = nullptr;
+      for (const auto &f : fields)
+        if (key == f.first) field = f.second;
+      if (!field)
+        raise(webnn::StatusCode::kInvalidArgument,
+              "limits: unknown limit '" + key +
+                  "' (max_loop_iterations, max_tensor_elements, max_arena_bytes, max_constant_bytes, max_nodes, "
+                  "max_nesting_depth)");
+      if (!py::isinstance<py::int_>(item.second) || py::cast<py::int_>(item.second) < py::int_(0))
+        raise(webnn::StatusCode::kInvalidArgument, "limits: '" + key + "' must be a non-negative integer");
+      *field = py::cast<uint64_t>(item.second);
+    }
+  }
+
   // Output `i` of the last run as a new array (the session's memory is
   // reused by the next run, so the caller gets its own copy).
   py::array outputArray(size_t i) const {
@@ -377,10 +403,12 @@ PYBIND11_MODULE(_runtime, m) {
       })
       .def_property_readonly("plan", [](const PyModel &p) { return p.model().planText(); })
       // The session keeps what it needs of the model alive on its own.
-      .def("session", [](const PyModel &p, int threads, bool profiling, const std::string &wait) {
-             return std::make_unique<PySession>(p, threads, profiling, wait);
+      .def("session", [](const PyModel &p, int threads, bool profiling, const std::string &wait,
+                         const py::object &limits) {
+             return std::make_unique<PySession>(p, threads, profiling, wait, limits);
            },
-           py::arg("threads") = 1, py::arg("profiling") = false, py::arg("wait") = "default");
+           py::arg("threads") = 1, py::arg("profiling") = false, py::arg("wait") = "default",
+           py::arg("limits") = py::none());
 
   py::class_<PySession>(m, "Session")
       .def("set_input", &PySession::setInput, py::arg("name"), py::arg("array"))
@@ -391,5 +419,6 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("wait", &PySession::wait)
       .def_property_readonly("arena_bytes", &PySession::arenaBytes)
       .def("set_profiling", &PySession::setProfiling, py::arg("on"))
+      .def("cancel", &PySession::cancel)
       .def("profile", &PySession::profile);
 }

@@ -249,6 +249,79 @@ class Bindings(unittest.TestCase):
             s.run({"x": np.zeros((9, 4), np.float32)})
         self.assertEqual(str(e.exception), "input 'x': expected float32 [seq<=8,4], got float32 [9,4]")
 
+    def loop_model(self):
+        """v = x + M (a run-time ONNX Loop: M is a graph input, so it stays a loop)."""
+        path = self.path("loop.wnn")
+        if not os.path.exists(path):
+            F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+            vi = helper.make_tensor_value_info
+            one = helper.make_node("Constant", [], ["one"],
+                                   value=helper.make_tensor("k", F, [2], [1.0, 1.0]))
+            body = helper.make_graph(
+                [one, helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+                 helper.make_node("Identity", ["c_in"], ["c_out"])],
+                "body", [vi("i", I64, []), vi("c_in", B, []), vi("v_in", F, [2])],
+                [vi("c_out", B, []), vi("v_out", F, [2])])
+            g = helper.make_graph([helper.make_node("Loop", ["M", "", "x"], ["v"], body=body)], "loop",
+                                  [vi("M", I64, []), vi("x", F, [2])], [vi("v", F, [2])])
+            onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)]), self.path("loop.onnx"))
+            webnn.compile(self.path("loop.onnx"), path)
+        return webnn.load(path)
+
+    def test_cancel_from_another_thread(self):
+        import threading
+        import time
+        m = self.loop_model()
+        x = np.array([1, 2], np.float32)
+        # The limit on loop iterations raised so only cancel() ends the 2^62-iteration loop.
+        s = m.session(limits={"max_loop_iterations": 1 << 62})
+        s.cancel()  # with no run in progress: forgotten
+        np.testing.assert_array_equal(s.run({"M": np.array(3, np.int64), "x": x})["v"], [4, 5])
+        result = {}
+
+        def runner():
+            try:
+                s.run({"M": np.array(1 << 62, np.int64), "x": x})
+                result["error"] = None
+            except webnn.Error as e:
+                result["error"] = e
+        t = threading.Thread(target=runner)
+        t.start()
+        time.sleep(0.2)
+        self.assertTrue(t.is_alive(), "the 2^62-iteration loop ended by itself")
+        start = time.monotonic()
+        while t.is_alive() and time.monotonic() - start < 20:
+            s.cancel()
+            t.join(0.01)
+        self.assertFalse(t.is_alive(), "cancel() did not stop the run within 20 s")
+        e = result["error"]
+        self.assertIsNotNone(e)
+        self.assertEqual(e.code, "cancelled")
+        self.assertIn("run cancelled at", str(e))
+        # The session stays usable.
+        np.testing.assert_array_equal(s.run({"M": np.array(2, np.int64), "x": x})["v"], [3, 4])
+
+    def test_limits(self):
+        m = self.loop_model()
+        x = np.array([1, 2], np.float32)
+        s = m.session(limits={"max_loop_iterations": 4})
+        with self.assertRaises(webnn.Error) as e:
+            s.run({"M": np.array(5, np.int64), "x": x})
+        self.assertEqual(e.exception.code, "limit_exceeded")
+        self.assertIn("loop iterations in this run is 5, above the limit of 4", str(e.exception))
+        self.assertIn("max_loop_iterations", str(e.exception))
+        s = m.session(limits={"max_loop_iterations": 5})
+        np.testing.assert_array_equal(s.run({"M": np.array(5, np.int64), "x": x})["v"], [6, 7])
+        with self.assertRaises(webnn.Error) as e:
+            m.session(limits={"max_nodes": 0})
+        self.assertEqual(e.exception.code, "limit_exceeded")
+        with self.assertRaises(webnn.Error) as e:
+            m.session(limits={"max_loops": 1})
+        self.assertIn("unknown limit 'max_loops'", str(e.exception))
+        with self.assertRaises(webnn.Error) as e:
+            m.session(limits={"max_nodes": -1})
+        self.assertIn("non-negative integer", str(e.exception))
+
     def test_profile(self):
         s = webnn.load(self.mlp).session(profiling=True)
         for _ in range(3):
