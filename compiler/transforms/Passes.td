@@ -196,4 +196,22 @@ def WebNNFuseMatmulNBits : Pass<"webnn-fuse-matmul-nbits", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
+  let summary = "Fold the quantize/dequantize pairs of int8 QDQ graphs into integer matmuls";
+  let description = [{
+    Forms webnn.quantizedMatmul (docs/FUSED_OPS.md) from matmul(dq(a), dq(b))
+    where each dequantizeLinear reads an int8/uint8 tensor or a
+    quantizeLinear with the same constant scale and zero point, a's
+    parameters per tensor, b's per tensor or (an integer weight [K, N]) per
+    column; absorbs a quantizeLinear of the result whose every user is a
+    dequantizeLinear with its parameters, and a following add of a constant
+    bias [N]. Only exact matches fold (see FuseQdq.cpp).
+  }];
+  let statistics = [
+    Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 #endif

@@ -203,6 +203,9 @@ void buildCpuPipeline(mlir::PassManager &pm) {
   // conversion sinks the head-split transposes through the rotary multiplies,
   // and before the transformer fusions take the scales and residual adds.
   // Norms and rotary first, so attention finds rotaryEmbeddings to absorb.
+  // int8 QDQ graphs: the quantize/dequantize pairs around each matmul into
+  // one integer op, before any other fusion takes the matmul or its bias.
+  graph.addPass(mlir::webnn::createWebNNFuseQdq());
   graph.addPass(mlir::webnn::createWebNNFuseMatmulNBits());
   graph.addPass(mlir::webnn::createWebNNFuseRmsNorm());
   graph.addPass(mlir::webnn::createWebNNFuseRotary());

@@ -30,6 +30,7 @@ void registerIndexingKernels(KernelTable &t);
 void registerResampleKernels(KernelTable &t);
 void registerQuantizationKernels(KernelTable &t);
 void registerRecurrentKernels(KernelTable &t);
+void registerQdqKernels(KernelTable &t);
 
 // Two-node kernels (Kernel.h, makeCpuKernelPair): the conv2d family's 1x1 +
 // depthwise 3x3 pair (PointwiseDepthwise.h). WEBNN_FUSE_POINTWISE_DEPTHWISE=0

@@ -1,0 +1,217 @@
+// --webnn-fuse-qdq: the quantizeLinear / dequantizeLinear pairs a static int8
+// QDQ export (ONNX Runtime's quantizer, bench/quantize_qdq.py) puts around
+// each matmul become one webnn.quantizedMatmul (docs/FUSED_OPS.md), which the
+// CPU backend runs on 8-bit integers (u8 x s8 -> s32 on AVX512-VNNI):
+//
+//   a' = dequantizeLinear(quantizeLinear(x, sa, za), sa, za)   (or of an int8/uint8 x)
+//   b' = dequantizeLinear(w, sb, zb)                           (w int8/uint8, sb per column)
+//      | dequantizeLinear(quantizeLinear(t, sb, zb), sb, zb)   (an activation)
+//   y  = matmul(a', b')
+//   [r = dequantizeLinear(quantizeLinear(y, so, zo), so, zo)]  (every user of the quantized y)
+//   [r = add(r, bias[N])]
+//
+// Only exact matches fold: per-tensor constant scales and zero points on a
+// (and on an activation b), per-tensor or per-column ones on a rank-2
+// integer weight, the pairs' scale and zero point equal, no broadcasting
+// beyond a rank-2 b shared by every batch, K <= 32768 (products summed
+// exactly in int32). The op quantizes a float operand itself with the same
+// rule as quantizeLinear, so the fused graph computes what the QDQ graph
+// does, but for the float matmul's summation order.
+#include "compiler/transforms/MatchUtils.h"
+#include "compiler/transforms/Passes.h"
+#include "compiler/transforms/RewriteReport.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::webnn {
+#define GEN_PASS_DEF_WEBNNFUSEQDQ
+#include "compiler/transforms/Passes.h.inc"
+
+namespace {
+
+struct QdqCounters {
+  int64_t matmuls = 0, opsReplaced = 0;
+};
+
+bool isInt8Type(Type t) { return t.isInteger(8); }
+
+int64_t numElements(Value v) { return cast<RankedTensorType>(v.getType()).getNumElements(); }
+
+// Two constants with the same type and elements (or the same value).
+bool sameConstant(Value x, Value y) {
+  if (x == y) return true;
+  if (x.getType() != y.getType()) return false;
+  if (auto f = floatConstantValues(x)) return f == floatConstantValues(y);
+  if (auto i = intConstantValues(x)) return i == intConstantValues(y);
+  return false;
+}
+
+bool isConstant(Value v) { return constantThroughReshapes(v) != nullptr; }
+
+// Whether a scale/zero point of `input` has one element per column of a rank-2
+// input: shape [1, N] or [N].
+bool perColumn(Value param, RankedTensorType input) {
+  auto t = cast<RankedTensorType>(param.getType());
+  if (input.getRank() != 2 || t.getRank() < 1 || t.getShape().back() != input.getDimSize(1)) return false;
+  return t.getNumElements() == input.getDimSize(1);
+}
+
+// `v` (a constant, maybe under reshapes) as a constant op of v's type: the
+// kernels read scales, zero points and biases as constants, and
+// fold-constants keeps reshapes of resource-backed constants.
+Value materialize(PatternRewriter &rewriter, Location loc, Value v) {
+  if (v.getDefiningOp<ConstantOp>()) return v;
+  auto type = cast<RankedTensorType>(v.getType());
+  if (auto f = floatConstantValues(v)) return floatConstant(rewriter, loc, type.getShape(), type.getElementType(), *f);
+  if (auto i = intConstantValues(v)) return intConstant(rewriter, loc, type.getShape(), type.getElementType(), *i);
+  return v;
+}
+
+// One operand of the matmul, read through its dequantizeLinear.
+struct QuantOperand {
+  Value x, scale, zeroPoint;
+  SmallVector<Operation *> ops;  // the dq (and q) that may become dead
+};
+
+std::optional<QuantOperand> matchOperand(Value v, bool allowPerColumn) {
+  auto dq = v.getDefiningOp<DequantizeLinearOp>();
+  if (!dq || !cast<RankedTensorType>(dq.getType()).getElementType().isF32()) return std::nullopt;
+  auto qType = cast<RankedTensorType>(dq.getInput().getType());
+  if (!isInt8Type(qType.getElementType()) || !qType.hasStaticShape()) return std::nullopt;
+  Value scale = dq.getScale(), zp = dq.getZeroPoint();
+  if (!isConstant(scale) || !isConstant(zp)) return std::nullopt;
+  QuantOperand r{dq.getInput(), scale, zp, {dq}};
+  bool perTensor = numElements(scale) == 1 && numElements(zp) == 1;
+  if (auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
+      q && perTensor && cast<RankedTensorType>(q.getInput().getType()).getElementType().isF32() &&
+      sameConstant(q.getScale(), scale) && sameConstant(q.getZeroPoint(), zp)) {
+    r.x = q.getInput();
+    r.ops.push_back(q);
+    return r;
+  }
+  if (perTensor) return r;
+  // Per-column parameters: only on a rank-2 integer weight.
+  if (!allowPerColumn || !perColumn(scale, qType) || (numElements(zp) != 1 && !perColumn(zp, qType)))
+    return std::nullopt;
+  return r;
+}
+
+// A per-tensor constant (one element) of float or int8/uint8 type.
+bool perTensorConstant(Value v) { return isConstant(v) && numElements(v) == 1; }
+
+struct FuseQdqMatmul : OpRewritePattern<MatmulOp> {
+  FuseQdqMatmul(MLIRContext *ctx, QdqCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(MatmulOp mm, PatternRewriter &rewriter) const override {
+    auto yType = cast<RankedTensorType>(mm.getType());
+    auto aType = cast<RankedTensorType>(mm.getA().getType());
+    auto bType = cast<RankedTensorType>(mm.getB().getType());
+    if (!yType.getElementType().isF32() || !aType.hasStaticShape() || !bType.hasStaticShape() ||
+        aType.getRank() < 2 || bType.getRank() < 2)
+      return rewriter.notifyMatchFailure(mm, "not a static float32 matmul of rank >= 2");
+    int64_t K = aType.getShape().back(), N = bType.getShape().back();
+    if (K > 32768) return rewriter.notifyMatchFailure(mm, "K > 32768: the int32 sum could overflow");
+    // b shared by every batch, or the same batch dimensions: no broadcasting.
+    if (bType.getRank() != 2 &&
+        (bType.getRank() != aType.getRank() || aType.getShape().drop_back(2) != bType.getShape().drop_back(2)))
+      return rewriter.notifyMatchFailure(mm, "the matmul broadcasts");
+    SmallVector<int64_t> outShape(aType.getShape());
+    outShape.back() = N;
+    if (yType.getShape() != ArrayRef<int64_t>(outShape))
+      return rewriter.notifyMatchFailure(mm, "the matmul broadcasts a");
+    std::optional<QuantOperand> a = matchOperand(mm.getA(), false);
+    if (!a) return rewriter.notifyMatchFailure(mm, "a is not a per-tensor dequantizeLinear");
+    std::optional<QuantOperand> b = matchOperand(mm.getB(), true);
+    if (!b) return rewriter.notifyMatchFailure(mm, "b is not a dequantizeLinear the kernel can run");
+    if (cast<RankedTensorType>(b->x.getType()).getRank() != 2 && numElements(b->scale) != 1)
+      return rewriter.notifyMatchFailure(mm, "per-column scales on a batched b");
+
+    SmallVector<Operation *> dead{mm};
+    dead.append(a->ops);
+    dead.append(b->ops);
+    // The output: quantized and dequantized again by every user, or float.
+    Value outScale, outZp;
+    SmallVector<Value> replaced{mm.getResult()};
+    if (mm->hasOneUse()) {
+      if (auto q = dyn_cast<QuantizeLinearOp>(*mm->user_begin());
+          q && perTensorConstant(q.getScale()) && perTensorConstant(q.getZeroPoint()) &&
+          isInt8Type(cast<RankedTensorType>(q.getType()).getElementType()) && !q->use_empty()) {
+        bool allDq = llvm::all_of(q->getUsers(), [&](Operation *user) {
+          auto dq = dyn_cast<DequantizeLinearOp>(user);
+          return dq && dq.getInput() == q.getResult() && dq.getType() == yType &&
+                 sameConstant(dq.getScale(), q.getScale()) && sameConstant(dq.getZeroPoint(), q.getZeroPoint());
+        });
+        if (allDq) {
+          outScale = q.getScale();
+          outZp = q.getZeroPoint();
+          replaced.clear();
+          for (Operation *user : llvm::make_early_inc_range(q->getUsers())) replaced.push_back(user->getResult(0));
+          dead.push_back(q);
+        }
+      }
+    }
+    // The output's parameters are read where the matmul is.
+    DominanceInfo dom;
+    if (outScale && (!dom.properlyDominates(outScale, mm) || !dom.properlyDominates(outZp, mm)))
+      return rewriter.notifyMatchFailure(mm, "the output's scale is defined after the matmul");
+    // A constant bias over the last axis added to the (single) result.
+    Value bias, biasSource;
+    Operation *biasAdd = nullptr;
+    if (replaced.size() == 1 && replaced[0].hasOneUse()) {
+      if (auto add = dyn_cast<AddOp>(*replaced[0].user_begin()); add && add.getType() == yType) {
+        Value c = otherOperand(add, replaced[0]);
+        auto cType = cast<RankedTensorType>(c.getType());
+        bool leadingOnes = llvm::all_of(cType.getShape().drop_back(), [](int64_t d) { return d == 1; });
+        if (c != replaced[0] && isConstant(c) && dom.properlyDominates(c, mm) && cType.getElementType().isF32() && cType.getRank() >= 1 &&
+            cType.getRank() <= yType.getRank() && cType.getShape().back() == N && leadingOnes) {
+          biasAdd = add;
+          biasSource = c;
+        }
+      }
+    }
+
+    Location loc = mm.getLoc();
+    rewriter.setInsertionPoint(mm);
+    if (biasSource) {
+      std::optional<SmallVector<double>> values = floatConstantValues(biasSource);
+      if (!values) return rewriter.notifyMatchFailure(mm, "unreadable bias constant");
+      bias = floatConstant(rewriter, loc, {N}, rewriter.getF32Type(), *values);
+    }
+    auto m = [&](Value v) { return v ? materialize(rewriter, loc, v) : v; };
+    auto fused = QuantizedMatmulOp::create(rewriter, loc, a->x, m(a->scale), m(a->zeroPoint), b->x, m(b->scale),
+                                           m(b->zeroPoint), m(outScale), m(outZp), bias);
+    // Ops between the matmul and the last replaced value keep their place:
+    // the fused op sits where the matmul was, before every user.
+    if (biasAdd) {
+      rewriter.replaceOp(biasAdd, fused.getResult());
+    } else {
+      for (Value r : replaced) rewriter.replaceAllUsesWith(r, fused.getResult());
+    }
+    for (Value r : replaced)
+      if (r.getDefiningOp() != mm.getOperation()) dead.push_back(r.getDefiningOp());
+    ++counters.matmuls;
+    counters.opsReplaced += eraseDeadOps(rewriter, dead) + (biasAdd ? 1 : 0);
+    return success();
+  }
+
+  QdqCounters &counters;
+};
+
+struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    QdqCounters counters;
+    RewritePatternSet patterns(ctx);
+    patterns.add<FuseQdqMatmul>(ctx, counters);
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
+    numMatmulsFused += counters.matmuls;
+    numOpsReplaced += counters.opsReplaced;
+    recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);
+    recordRewrites(ctx, getArgument(), "ops-replaced", counters.opsReplaced);
+  }
+};
+
+}  // namespace
+}  // namespace mlir::webnn

@@ -1,0 +1,206 @@
+// quantizedMatmul (kernels/QdqMatmul.cpp, QdqGemm.h) against a scalar
+// reference of the QDQ meaning: operands quantized with quantizeLinear's
+// rule (or given as int8/uint8), the products summed exactly as integers,
+// scaled, quantized and dequantized again, bias added. Shapes with row,
+// column and K tails; zero points 128 (uint8), asymmetric int8 ones,
+// per-column weight zero points; constant and run-time B; 1 and 2 threads;
+// the VNNI loop against the portable one on the same packed bytes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/QdqGemm.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+struct Quant {
+  DataType type;  // kInt8 or kUint8
+  std::vector<float> scale;
+  std::vector<int32_t> zero;
+  float lo() const { return type == DataType::kInt8 ? -128.f : 0.f; }
+  float hi() const { return type == DataType::kInt8 ? 127.f : 255.f; }
+  int32_t quantize(float x, size_t i) const {
+    float v = x / scale[i];
+    if (std::isnan(v)) return zero[i];
+    return int32_t(std::min(std::max(std::nearbyint(v) + float(zero[i]), lo()), hi()));
+  }
+};
+
+TestTensor intTensor(DataType t, Shape s, const std::vector<int32_t> &v, bool c) {
+  std::vector<double> d(v.begin(), v.end());
+  return fromDoubles(t, std::move(s), d, c);
+}
+
+struct QdqCase {
+  int64_t batch, M, K, N;
+  Quant a, b;
+  bool aFloat, bFloat, bBatched;
+  bool roundTrip;
+  Quant out;
+  bool bias;
+};
+
+// Runs one case through the kernel and checks it against the reference.
+void check(const QdqCase &c, int threads, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uf(-2.f, 2.f);
+  std::uniform_int_distribution<int> ub(0, 255);
+  auto ints = [&](DataType t, int64_t n) {
+    std::vector<int32_t> v(static_cast<size_t>(n));
+    for (int32_t &x : v) x = ub(rng) - (t == DataType::kInt8 ? 128 : 0);
+    return v;
+  };
+  const int64_t aCount = c.batch * c.M * c.K, bCount = (c.bBatched ? c.batch : 1) * c.K * c.N;
+  std::vector<float> af(static_cast<size_t>(aCount)), bf(static_cast<size_t>(bCount));
+  for (float &x : af) x = uf(rng);
+  for (float &x : bf) x = uf(rng);
+  std::vector<int32_t> ai = ints(c.a.type, aCount), bi = ints(c.b.type, bCount);
+  std::vector<float> bias(static_cast<size_t>(c.N));
+  for (float &x : bias) x = uf(rng);
+
+  // Reference: integer operands, exact sum, the kernel's float epilogue.
+  std::vector<int32_t> qa(static_cast<size_t>(aCount)), qb(static_cast<size_t>(bCount));
+  for (int64_t i = 0; i < aCount; ++i) qa[size_t(i)] = c.aFloat ? c.a.quantize(af[size_t(i)], 0) : ai[size_t(i)];
+  const bool perColumn = c.b.scale.size() > 1;
+  for (int64_t i = 0; i < bCount; ++i)
+    qb[size_t(i)] = c.bFloat ? c.b.quantize(bf[size_t(i)], 0) : bi[size_t(i)];
+  Shape aShape = c.batch > 1 ? Shape{c.batch, c.M, c.K} : Shape{c.M, c.K};
+  Shape bShape = c.bBatched ? Shape{c.batch, c.K, c.N} : Shape{c.K, c.N};
+  Shape yShape = c.batch > 1 ? Shape{c.batch, c.M, c.N} : Shape{c.M, c.N};
+  std::vector<float> want(static_cast<size_t>(c.batch * c.M * c.N));
+  for (int64_t bt = 0; bt < c.batch; ++bt)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t n = 0; n < c.N; ++n) {
+        size_t col = perColumn ? size_t(n) : 0;
+        int64_t acc = 0;
+        for (int64_t k = 0; k < c.K; ++k)
+          acc += int64_t(qa[size_t((bt * c.M + m) * c.K + k)] - c.a.zero[0]) *
+                 (qb[size_t(((c.bBatched ? bt : 0) * c.K + k) * c.N + n)] - c.b.zero[col]);
+        float y = float(acc) * (c.a.scale[0] * c.b.scale[col]);
+        if (c.roundTrip) y = float(c.out.quantize(y, 0) - c.out.zero[0]) * c.out.scale[0];
+        if (c.bias) y += bias[size_t(n)];
+        want[size_t((bt * c.M + m) * c.N + n)] = y;
+      }
+
+  OpCase op;
+  op.op = "quantizedMatmul";
+  op.inputs.push_back(c.aFloat ? f32(aShape, af) : intTensor(c.a.type, aShape, ai, false));
+  op.inputs.push_back(f32({1}, c.a.scale, true));
+  op.inputs.push_back(intTensor(c.a.type, {1}, c.a.zero, true));
+  op.inputs.push_back(c.bFloat ? f32(bShape, bf) : intTensor(c.b.type, bShape, bi, !c.bBatched));
+  int64_t nb = int64_t(c.b.scale.size());
+  op.inputs.push_back(f32({nb}, c.b.scale, true));
+  op.inputs.push_back(intTensor(c.b.type, {int64_t(c.b.zero.size())}, c.b.zero, true));
+  if (c.roundTrip) {
+    op.inputs.push_back(f32({1}, c.out.scale, true));
+    op.inputs.push_back(intTensor(c.out.type, {1}, c.out.zero, true));
+  } else {
+    op.inputs.push_back(std::nullopt);
+    op.inputs.push_back(std::nullopt);
+  }
+  if (c.bias) op.inputs.push_back(f32({c.N}, bias, true));
+  op.outputs.push_back(outSpec(DataType::kFloat32, yShape));
+  for (int run = 0; run < 2; ++run) {  // the second run reuses the packed B
+    ASSERT_TRUE(runOp(op, threads).isOk()) << runOp(op, threads).message();
+    const float *got = op.outputs[0].as<float>();
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(got[i], want[i]) << "element " << i << " of batch " << c.batch << " M " << c.M << " K " << c.K
+                                 << " N " << c.N << " threads " << threads;
+  }
+}
+
+Quant u8(float s, int32_t z) { return {DataType::kUint8, {s}, {z}}; }
+Quant i8(float s, int32_t z) { return {DataType::kInt8, {s}, {z}}; }
+Quant perColumnI8(int64_t N, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Quant q{DataType::kInt8, {}, {}};
+  for (int64_t n = 0; n < N; ++n) {
+    q.scale.push_back(0.001f * float(1 + rng() % 50));
+    q.zero.push_back(int32_t(rng() % 21) - 10);
+  }
+  return q;
+}
+
+TEST(QdqMatmul, WeightShapesWithTails) {
+  uint32_t seed = 1;
+  for (int64_t M : {1, 7, 9, 17})
+    for (int64_t K : {1, 5, 64, 67})
+      for (int64_t N : {1, 15, 17, 33, 50}) {
+        // Float input, uint8 zero point 128, per-column int8 weight, round trip, bias.
+        check({1, M, K, N, u8(0.02f, 128), perColumnI8(N, seed), true, false, false, true, u8(0.05f, 3), true}, 1,
+              seed);
+        // Float input, asymmetric int8 zero point, one weight scale, float result.
+        check({1, M, K, N, i8(0.03f, -5), i8(0.01f, 0), true, false, false, false, {}, false}, 2, seed + 1);
+        seed += 2;
+      }
+}
+
+TEST(QdqMatmul, IntegerInputsAndUint8Weight) {
+  // uint8 input as is (zero point 128), uint8 weight with zero point 128.
+  check({1, 13, 40, 37, u8(0.02f, 128), u8(0.01f, 128), false, false, false, true, i8(0.2f, -7), true}, 2, 7);
+  // int8 input, asymmetric, per-column int8 weight, float result.
+  check({1, 5, 19, 20, i8(0.02f, 17), perColumnI8(20, 3), false, false, false, false, {}, true}, 1, 8);
+}
+
+TEST(QdqMatmul, RunTimeBatchedB) {
+  // Attention-like: both operands activations, batched, zero points 7 / -3.
+  check({3, 10, 16, 21, u8(0.03f, 7), i8(0.04f, -3), true, true, true, true, u8(0.1f, 100), false}, 2, 11);
+  check({2, 9, 33, 16, i8(0.03f, 0), u8(0.04f, 128), true, true, true, false, {}, false}, 1, 12);
+  // A rank-2 B fed at run time (int8, per column).
+  check({2, 4, 8, 17, u8(0.05f, 128), perColumnI8(17, 5), true, false, false, true, u8(0.05f, 128), true}, 2, 13);
+}
+
+TEST(QdqMatmul, VnniMatchesPortable) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX512-VNNI";
+  const int64_t M = 19, K = 37, N = 45, lda = kernels::qdqK4(K) * 4;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> A(size_t(M * lda), 0);
+  std::vector<int32_t> rowSum(size_t(M), 0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) rowSum[size_t(m)] += A[size_t(m * lda + k)] = uint8_t(rng());
+  std::vector<int8_t> B(size_t(K * N));
+  for (int8_t &x : B) x = int8_t(rng());
+  std::vector<int32_t> zb(static_cast<size_t>(N));
+  std::vector<float> scale(static_cast<size_t>(N));
+  for (int64_t n = 0; n < N; ++n) zb[size_t(n)] = int32_t(rng() % 256) - 128, scale[size_t(n)] = 1e-4f * float(n + 1);
+  std::vector<uint8_t> packed(size_t(kernels::qdqPackedBytes(K, N)) + 64);
+  uint8_t *p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
+  kernels::qdqPackB(B.data(), N, K, N, 255, zb.data(), 1, scale.data(), 1, p);
+  kernels::QdqPackedB view = kernels::qdqPackedView(p, K, N);
+  kernels::QdqEpilogue e;
+  e.roundTrip = true;
+  e.outScale = 0.01f;
+  e.outZp = -3.f;
+  e.qmin = -128.f;
+  e.qmax = 127.f;
+  std::vector<float> y1(static_cast<size_t>(M * N)), y2(static_cast<size_t>(M * N));
+  kernels::qdqGemmPortable(A.data(), lda, rowSum.data(), view, K, N, 0, M, 0, kernels::qdqPanels(N), y1.data(), N, e);
+  kernels::qdqGemmAvx512Vnni(A.data(), lda, rowSum.data(), view, K, N, 0, M, 0, kernels::qdqPanels(N), y2.data(), N,
+                             e);
+  EXPECT_EQ(y1, y2);
+}
+
+TEST(QdqMatmul, Errors) {
+  OpCase op;
+  op.op = "quantizedMatmul";
+  op.inputs = {f32({2, 4}, std::vector<float>(8, 0.f)), f32({1}, {0.1f}, /*constant=*/false),
+               intTensor(DataType::kUint8, {1}, {0}, true), intTensor(DataType::kInt8, {4, 3}, std::vector<int32_t>(12), true),
+               f32({1}, {0.1f}, true), intTensor(DataType::kInt8, {1}, {0}, true)};
+  op.outputs.push_back(outSpec(DataType::kFloat32, {2, 3}));
+  Status s = runOp(op);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("must be constants"), std::string::npos) << s.message();
+  op.inputs[1] = f32({1}, {0.1f}, true);
+  op.inputs[4] = f32({2}, {0.1f, 0.2f}, true);  // neither 1 nor N = 3 scales
+  s = runOp(op);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("wrong number of elements"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
