@@ -120,14 +120,18 @@ std::string placementText(const webnn::rt::PreparedGraph &p, const webnn::rt::Pl
   std::string s = "placement\n";
   std::map<std::string, int> counts;
   for (const std::string &b : plan.nodeBackend) ++counts[b];
-  for (const auto &[backend, count] : counts) s += "  " + backend + ": " + std::to_string(count) + " nodes\n";
+  for (const auto &[backend, count] : counts)
+    s += "  " + backend + ": " + std::to_string(count) + (count == 1 ? " node\n" : " nodes\n");
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     char line[160];
     std::snprintf(line, sizeof line, "  #%-4zu %-8s %-22s", i, plan.nodeBackend[i].c_str(), g.nodes[i].op.c_str());
     s += line;
     if (!g.nodes[i].name.empty()) s += " '" + g.nodes[i].name + "'";
-    if (!g.nodes[i].backend.empty() && g.nodes[i].backend != plan.nodeBackend[i])
-      s += " (placed on " + g.nodes[i].backend + ")";
+    // A placement this runtime cannot honour (the note below says why).
+    const std::string &placed = g.nodes[i].backend;
+    const webnn::rt::Backend *runs = webnn::rt::findBackend(plan.nodeBackend[i]);
+    if (!placed.empty() && placed != plan.nodeBackend[i] && !(runs && runs->deviceType() == placed))
+      s += " (placed on " + placed + ")";
     s += "\n";
   }
   for (const std::string &note : plan.notes) s += "  note: " + note + "\n";
