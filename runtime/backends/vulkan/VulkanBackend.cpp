@@ -17,6 +17,7 @@
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanKernel.h"
 #include "backends/vulkan/VulkanOpSupport.h"
+#include "backends/vulkan/VulkanProgram.h"
 #include "core/Backend.h"
 
 namespace webnn::vk {
@@ -179,15 +180,7 @@ class VulkanNodeKernel final : public rt::Kernel {
     for (size_t k = 0; k < plan_.dispatches.size(); ++k) {
       const Dispatch &d = plan_.dispatches[k];
       const Pipeline *p = pipelines_[k];
-      VkDescriptorSetAllocateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      si.descriptorPool = pool_;
-      si.descriptorSetCount = 1;
-      si.pSetLayouts = &p->setLayout;
-      VkDescriptorSet set;
-      r = fn.vkAllocateDescriptorSets(dev, &si, &set);
-      if (r != VK_SUCCESS) return vkFail("vkAllocateDescriptorSets", r);
       std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
-      std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const BindingRef &ref = d.bindings[b];
         const rt::TensorBuffer *t = ref.kind == BindingRef::Kind::kInput ? ctx.inputs[ref.index] : ctx.outputs[ref.index];
@@ -202,26 +195,8 @@ class VulkanNodeKernel final : public rt::Kernel {
         infos[b].offset = t->offset + ref.byteOffset;
         infos[b].range = std::max<uint64_t>((range + 3) / 4 * 4, 4);
         if (infos[b].offset + infos[b].range > vb->buffer().bytes) infos[b].range = VK_WHOLE_SIZE;
-        writes[b] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[b].dstSet = set;
-        writes[b].dstBinding = uint32_t(b);
-        writes[b].descriptorCount = 1;
-        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[b].pBufferInfo = &infos[b];
       }
-      fn.vkUpdateDescriptorSets(dev, uint32_t(writes.size()), writes.data(), 0, nullptr);
-      fn.vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-      fn.vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
-      fn.vkCmdPushConstants(commands_, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, d.push.data());
-      fn.vkCmdDispatch(commands_, d.groups[0], d.groups[1], d.groups[2]);
-      VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                         VK_ACCESS_HOST_READ_BIT;
-      fn.vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                                  VK_PIPELINE_STAGE_HOST_BIT,
-                              0, 1, &mb, 0, nullptr, 0, nullptr);
+      WEBNN_RETURN_IF_ERROR(recordDispatch(*device_, commands_, pool_, *p, d, infos));
     }
     r = fn.vkEndCommandBuffer(commands_);
     if (r != VK_SUCCESS) return vkFail("vkEndCommandBuffer", r);

@@ -30,6 +30,40 @@ void memoryBarrier(const VulkanFunctions &fn, VkCommandBuffer cmd, VkPipelineSta
 
 }  // namespace
 
+Status recordDispatch(const Device &device, VkCommandBuffer cmd, VkDescriptorPool pool, const Pipeline &pipeline,
+                      const Dispatch &d, const std::vector<VkDescriptorBufferInfo> &buffers) {
+  const VulkanFunctions &fn = device.fn();
+  VkDescriptorSetAllocateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  si.descriptorPool = pool;
+  si.descriptorSetCount = 1;
+  si.pSetLayouts = &pipeline.setLayout;
+  VkDescriptorSet set;
+  VkResult r = fn.vkAllocateDescriptorSets(device.device(), &si, &set);
+  if (r != VK_SUCCESS) return vkFail("vkAllocateDescriptorSets", r);
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    writes[b] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set;
+    writes[b].dstBinding = uint32_t(b);
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &buffers[b];
+  }
+  fn.vkUpdateDescriptorSets(device.device(), uint32_t(writes.size()), writes.data(), 0, nullptr);
+  fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline);
+  fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout, 0, 1, &set, 0, nullptr);
+  fn.vkCmdPushConstants(cmd, pipeline.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, d.push.data());
+  fn.vkCmdDispatch(cmd, d.groups[0], d.groups[1], d.groups[2]);
+  // Every dispatch sees its predecessors' writes. A dependency analysis
+  // could drop barriers between independent dispatches; on one queue they
+  // mostly serialize a GPU that is already busy.
+  memoryBarrier(fn, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                    VK_ACCESS_HOST_READ_BIT);
+  return Status::ok();
+}
+
 Status Program::create(std::shared_ptr<Device> device, std::vector<ProgramTensor> tensors,
                        const std::vector<ProgramNode> &nodes, std::unique_ptr<Program> *out) {
   std::unique_ptr<Program> p(new Program());
@@ -225,15 +259,7 @@ Status Program::record(const std::vector<ProgramNode> &nodes, const std::vector<
     for (size_t k = 0; k < plans[i].dispatches.size(); ++k) {
       const Dispatch &d = plans[i].dispatches[k];
       const Pipeline *p = pipelines[i][k];
-      VkDescriptorSetAllocateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      si.descriptorPool = descriptorPool_;
-      si.descriptorSetCount = 1;
-      si.pSetLayouts = &p->setLayout;
-      VkDescriptorSet set;
-      r = fn.vkAllocateDescriptorSets(dev, &si, &set);
-      if (r != VK_SUCCESS) return vkFail("vkAllocateDescriptorSets", r);
       std::vector<VkDescriptorBufferInfo> infos(d.bindings.size());
-      std::vector<VkWriteDescriptorSet> writes(d.bindings.size());
       for (size_t b = 0; b < d.bindings.size(); ++b) {
         const BindingRef &ref = d.bindings[b];
         const auto &list = ref.kind == BindingRef::Kind::kInput ? node.inputs : node.outputs;
@@ -254,24 +280,8 @@ Status Program::record(const std::vector<ProgramNode> &nodes, const std::vector<
         infos[b].buffer = bufferOf(t).buffer;
         infos[b].offset = offset_[size_t(t)] + ref.byteOffset;
         infos[b].range = std::max<uint64_t>(alignUp(range, 4), 4);
-        writes[b] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[b].dstSet = set;
-        writes[b].dstBinding = uint32_t(b);
-        writes[b].descriptorCount = 1;
-        writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[b].pBufferInfo = &infos[b];
       }
-      fn.vkUpdateDescriptorSets(dev, uint32_t(writes.size()), writes.data(), 0, nullptr);
-      fn.vkCmdBindPipeline(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
-      fn.vkCmdBindDescriptorSets(commands_, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &set, 0, nullptr);
-      fn.vkCmdPushConstants(commands_, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, d.push.data());
-      fn.vkCmdDispatch(commands_, d.groups[0], d.groups[1], d.groups[2]);
-      // Every dispatch sees its predecessors' writes. A dependency analysis
-      // could drop barriers between independent dispatches; on one queue
-      // they mostly serialize a GPU that is already busy.
-      memoryBarrier(fn, commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+      WEBNN_RETURN_IF_ERROR(recordDispatch(*device_, commands_, descriptorPool_, *p, d, infos));
     }
   }
 

@@ -43,6 +43,14 @@ struct ProgramStats {
   uint32_t submitsPerRun = 1;
 };
 
+// Records dispatch `d` into `cmd`: a descriptor set from `pool` binding
+// `buffers` in order (binding b = buffers[b]), the pipeline, the push
+// constants, the dispatch, and a barrier after it so that later dispatches,
+// transfers and host reads see its writes. The whole-graph program and the
+// backend's per-node recording both go through it.
+Status recordDispatch(const Device &device, VkCommandBuffer cmd, VkDescriptorPool pool, const Pipeline &pipeline,
+                      const Dispatch &d, const std::vector<VkDescriptorBufferInfo> &buffers);
+
 class Program {
  public:
   static Status create(std::shared_ptr<Device> device, std::vector<ProgramTensor> tensors,
