@@ -10,9 +10,11 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "Bindings.h"
 #include "Compare.h"
+#include "Watchdog.h"
 #include "webnn/npy.h"
 #include "webnn/version.h"
 
@@ -60,8 +62,22 @@ struct GpuOptions {
   std::string outputDir;
   double rtol = 1e-4, atol = 1e-6;
   int bench = 0, warmup = 1;
+  double timeout = 0;  // seconds for all the runs together; 0 = none
   bool json = false;
 };
+
+// --timeout ran out while the GPU was still at work. The submission cannot be
+// stopped and the device may not be destroyed under it (its destructor would
+// wait for it to finish), so the process ends here, after the one error line.
+[[noreturn]] void exitTimedOut(double seconds, const std::string &message) {
+  std::cout.flush();
+  std::fflush(stdout);
+  std::ostringstream line;
+  line << "webnn-run: error: timed out after " << seconds << " s: " << message << "\n";
+  std::fputs(line.str().c_str(), stderr);
+  std::fflush(stderr);
+  std::_Exit(kTimedOutExitCode);
+}
 
 int run(const GpuOptions &opt) {
   namespace rt = webnn::rt;
@@ -160,19 +176,22 @@ int run(const GpuOptions &opt) {
   }
 
   t0 = Clock::now();
-  s = program->run();
-  if (!s.isOk()) throw Failure{1, s.message()};
+  // --timeout bounds every wait for the GPU from here on, the runs together.
+  if (opt.timeout > 0)
+    device->setDeadline(t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.timeout)));
+  auto check = [&](const webnn::Status &st) {
+    if (st.code() == webnn::StatusCode::kCancelled && opt.timeout > 0) exitTimedOut(opt.timeout, st.message());
+    if (!st.isOk()) throw Failure{1, st.message()};
+  };
+  check(program->run());
   double firstRunMs = msSince(t0);
   std::vector<double> latencies;
-  for (int i = 0; i < (opt.bench > 0 ? opt.warmup : 0); ++i) {
-    s = program->run();
-    if (!s.isOk()) throw Failure{1, s.message()};
-  }
+  for (int i = 0; i < (opt.bench > 0 ? opt.warmup : 0); ++i) check(program->run());
   for (int i = 0; i < opt.bench; ++i) {
     t0 = Clock::now();
     s = program->run();
     latencies.push_back(msSince(t0));
-    if (!s.isOk()) throw Failure{1, s.message()};
+    check(s);
   }
   if (latencies.empty()) latencies.push_back(firstRunMs);
   device->savePipelineCache();
@@ -271,17 +290,19 @@ int runGpu(int argc, char **argv) {
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
   app.add_flag("--json", opt.json, "Print timings (GPU: pipelines, recording, submits) as one JSON object");
+  app.add_option("--timeout", opt.timeout,
+                 "Give up waiting for the GPU after this many seconds, the runs together: one error line, exit 3");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "webnn-run: error: " << e.what() << " (options with --device gpu: --input --output --output-dir "
-              << "--expected --rtol --atol --bench --warmup --json --weights)\n";
+              << "--expected --rtol --atol --bench --warmup --json --weights --timeout)\n";
     return 2;
   }
-  if (opt.bench < 0 || opt.warmup < 0) {
-    std::cerr << "webnn-run: error: --bench and --warmup must be >= 0\n";
+  if (opt.bench < 0 || opt.warmup < 0 || !(opt.timeout >= 0)) {
+    std::cerr << "webnn-run: error: --bench, --warmup and --timeout must be >= 0\n";
     return 2;
   }
   try {

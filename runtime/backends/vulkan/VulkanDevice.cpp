@@ -536,14 +536,38 @@ Status Device::pipeline(const uint32_t *code, size_t codeWords, const std::vecto
   return Status::ok();
 }
 
+// Waits for fence_ until the deadline, in slices so a deadline far off (or
+// none) needs no huge nanosecond count.
+Status Device::waitForFence() {
+  using Clock = std::chrono::steady_clock;
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline_) {
+      submissionPending_ = true;
+      return Status(StatusCode::kCancelled,
+                    "the GPU had not finished its work by the deadline (the submission cannot be stopped; it "
+                    "runs on)");
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline_ - now).count();
+    const uint64_t slice = uint64_t(std::min<int64_t>(left, 100'000'000));
+    VkResult r = fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, slice);
+    if (r == VK_SUCCESS) {
+      submissionPending_ = false;
+      return Status::ok();
+    }
+    if (r != VK_TIMEOUT) return vkError("vkWaitForFences", r);
+  }
+}
+
 Status Device::submitAndWait(VkCommandBuffer cmd) {
+  // The fence of a submission abandoned at an earlier deadline is still in use.
+  if (submissionPending_) WEBNN_RETURN_IF_ERROR(waitForFence());
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
   WEBNN_VK_CHECK(fn_.vkResetFences(device_, 1, &fence_), "vkResetFences");
   WEBNN_VK_CHECK(fn_.vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
-  WEBNN_VK_CHECK(fn_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-  return Status::ok();
+  return waitForFence();
 }
 
 std::vector<std::string> Device::takeValidationMessages() {

@@ -11,6 +11,7 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H
 #define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANDEVICE_H
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -115,7 +116,13 @@ class Device {
 
   VkCommandPool commandPool() const { return commandPool_; }
   // Submits `cmd` and waits for it: the one submit and one wait of a run.
+  // Past the deadline (setDeadline) the wait gives up with kCancelled; the
+  // device cannot stop the submission, so the next submit (and the
+  // destructor) first waits for it to finish.
   Status submitAndWait(VkCommandBuffer cmd);
+  // Bounds every later submitAndWait's wait (webnn-run --device gpu
+  // --timeout); the default, time_point::max(), waits as long as it takes.
+  void setDeadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   // Validation messages since the last call (empty without validation).
   std::vector<std::string> takeValidationMessages();
   // Writes the pipeline cache (also done by the destructor).
@@ -141,6 +148,9 @@ class Device {
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool commandPool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  bool submissionPending_ = false;  // a submit whose wait gave up at the deadline
+  Status waitForFence();
   VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::string cachePath_;
   DeviceInfo info_;

@@ -2,14 +2,17 @@
 """webnn-run --device gpu end to end (docs/GPU.md): the bundled MLP example
 compiled and run on the Vulkan device with the validation layers on, checked
 against its reference; one submit per run; the pipeline cache written and
-used; and with the Vulkan loader made unopenable for the process, the CPU
-still runs the artifact while a GPU request is one clear error."""
+used; --timeout ends a run the GPU has not finished (one line, exit 3) and
+leaves one within its time alone; and with the Vulkan loader made unopenable
+for the process, the CPU still runs the artifact while a GPU request is one
+clear error."""
 import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def run(cmd, env, expect_rc):
@@ -46,6 +49,38 @@ def main():
             sys.exit(f"FAIL: no pipeline cache at {stats[0]['pipeline_cache']}")
         print(f"pipelines: cold {stats[0]['pipeline_ms']:.2f} ms, warm {stats[1]['pipeline_ms']:.2f} ms; "
               f"recording {stats[1]['record_ms']:.3f} ms; {stats[1]['dispatches']} dispatches, 1 submit per run")
+
+        # --timeout: eight chained 512x512 matmuls take lavapipe seconds; a 0.05 s
+        # limit ends the process at once with one line and exit 3, no outputs written.
+        import numpy as np
+        import onnx
+        from onnx import TensorProto, helper
+        nodes, prev = [], "x"
+        for i in range(8):
+            nodes.append(helper.make_node("MatMul", [prev, "x"], [f"y{i}"]))
+            prev = f"y{i}"
+        g = helper.make_graph(nodes, "slow", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [512, 512])],
+                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [512, 512])])
+        slow = os.path.join(tmp, "slow")
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), slow + ".onnx")
+        np.save(slow + "_x.npy", np.full((512, 512), 0.01, np.float32))
+        run([webnnc, "compile", slow + ".onnx", "-o", slow + ".wnn"], env, 0)
+        out_dir = os.path.join(tmp, "slow_out")
+        start = time.monotonic()
+        r = run([webnn_run, slow + ".wnn", "--device", "gpu", "-i", f"x={slow}_x.npy", "--timeout", "0.05",
+                 "--output-dir", out_dir], env, 3)
+        took = time.monotonic() - start
+        lines = r.stderr.strip().splitlines()
+        if len(lines) != 1 or not lines[0].startswith("webnn-run: error: timed out after 0.05 s: the GPU had not "
+                                                      "finished its work by the deadline"):
+            sys.exit(f"FAIL: --timeout on the GPU: expected one 'timed out' line, got:\n{r.stderr}")
+        if os.path.exists(out_dir) and os.listdir(out_dir):
+            sys.exit(f"FAIL: outputs written after a GPU timeout: {os.listdir(out_dir)}")
+        if took > 10:
+            sys.exit(f"FAIL: --timeout 0.05 took {took:.1f} s to end the process")
+        r = run([webnn_run, art, "--device", "gpu", "--timeout", "60"] + feed + check, env, 0)
+        run([webnn_run, art, "--device", "gpu", "--timeout", "-1"] + feed, env, 2)
+        print(f"--timeout 0.05 on the GPU: exit 3 after {took:.2f} s")
 
         run([webnn_run, art, "--device", "gpu:99"] + feed, env, 1)
         run([webnn_run, art, "--device", "tpu"] + feed, env, 2)
