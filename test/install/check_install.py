@@ -191,6 +191,11 @@ def test(args, tmp):
     runpath = run(["readelf", "-d", modules[0]]).stdout
     check("$ORIGIN" in runpath and os.path.abspath(args.build_dir) not in runpath,
           f"webnn/_runtime's RUNPATH is not relative to the install:\n{runpath}")
+    # webnn.compile below runs the installed compiler module in process.
+    compilers = glob.glob(os.path.join(site, "webnn", "_compiler*.so"))
+    check(len(compilers) == 1, f"no webnn/_compiler*.so beside {packages[0]} (a compiler build installs it)")
+    check(os.path.abspath(args.build_dir) not in run(["readelf", "-d", compilers[0]]).stdout,
+          "webnn/_compiler's RUNPATH names the build tree")
     script = (
         "import sys, numpy as np, webnn\n"
         "wnn, x, expected, out = sys.argv[1:5]\n"

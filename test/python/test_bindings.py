@@ -3,7 +3,8 @@
 compile, load (path and memory, embedded and weightless), inputs/outputs,
 run against numpy, zero-copy binding of aligned arrays and copies of the
 rest, bool and int4 at the boundary, dynamic dimensions, profiling, and
-errors raised with the messages webnn-run and webnnc print.
+errors raised with the messages webnn-run and webnnc print. webnn.compile
+runs the compiler in process; its results are checked against webnnc's.
 
     PYTHONPATH=BUILD/python test_bindings.py --bin BUILD/bin --source-dir SRC
 """
@@ -76,6 +77,81 @@ class Bindings(unittest.TestCase):
         self.assertEqual(r["output"]["bytes"], os.path.getsize(self.mlp))
         self.assertEqual(len(r["output"]["sha256"]), 64)
         self.assertEqual(r["version"], webnn.version())
+
+    def test_compile_in_process_matches_webnnc(self):
+        """webnn.compile calls the compiler library in this process: the same
+        artifact bytes and the same JSON object as `webnnc compile --json`
+        (but for the time), from a path and from bytes."""
+        src = os.path.join(self.mlp_dir, "mlp.webnn")
+        cli_wnn = self.path("mlp-cli.wnn")
+        p = run_tool(webnn.webnnc_path(), "compile", src, "-o", cli_wnn, "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import json
+        cli = json.loads(p.stdout)
+        ours = json.loads(json.dumps({k: v for k, v in self.result.items() if k != "diagnostics"}))
+        for r in (cli, ours):
+            r.pop("compile_ms")
+            r["output"].pop("path")
+        self.assertEqual(ours, cli)
+        with open(cli_wnn, "rb") as f:
+            cli_bytes = f.read()
+        with open(self.mlp, "rb") as f:
+            self.assertEqual(f.read(), cli_bytes)
+        # Bytes in, bytes out: nothing written, the same artifact.
+        with open(src, "rb") as f:
+            r = webnn.compile(f.read(), name=src)
+        self.assertEqual(r["artifact"], cli_bytes)
+        self.assertNotIn("path", r["output"])
+        self.assertEqual(r["output"]["sha256"], cli["output"]["sha256"])
+        np.testing.assert_allclose(webnn.load(r["artifact"]).session().run({"x": self.x})["probs"], self.expected,
+                                   rtol=1e-5, atol=1e-7)
+        # report=True: webnnc --report's table, in diagnostics.
+        r = webnn.compile(src, self.path("mlp-report.wnn"), report=True)
+        self.assertIn("webnnc: optimization report", r["diagnostics"])
+        self.assertIn("bias-adds-fused", r["diagnostics"])
+        # emit="mlir": the optimized module as text.
+        r = webnn.compile(src, emit="mlir")
+        self.assertIn(b"webnn.fusedMatmul", r["artifact"])
+
+    def test_compile_onnx_bytes_weightless_in_memory(self):
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Add", ["r", "c"], ["y"])],
+                              "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])],
+                              [helper.make_tensor("c", TensorProto.FLOAT, [4], [1.0, 2.0, 3.0, 4.0])])
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+        r = webnn.compile(model, name="relu_add.onnx", shapes={"n": 2}, weightless=True)
+        self.assertEqual(r["model"], "relu_add.onnx")
+        self.assertEqual(len(r["weights_bytes"]), r["weights"]["bytes"])
+        m = webnn.load(r["artifact"], weights=r["weights_bytes"])
+        x = np.array([[-1, 2, -3, 4], [5, -6, 7, -8]], np.float32)
+        np.testing.assert_array_equal(m.session().run({"x": x})["y"], np.maximum(x, 0) + [1, 2, 3, 4])
+        with self.assertRaises(webnn.CompileError) as e:
+            webnn.compile(model)
+        self.assertIn("needs name=", str(e.exception))
+        self.assertIsNone(e.exception.result)
+        # Options webnnc's command line would refuse: exit code 2, its message.
+        with self.assertRaises(webnn.CompileError) as e:
+            webnn.compile(model, name="relu_add.onnx", precision="fast")
+        self.assertEqual(str(e.exception), 'webnnc: error: precision must be "exact" or "relaxed", got "fast"')
+        self.assertEqual(e.exception.result["exit_code"], 2)
+        with self.assertRaises(webnn.CompileError) as e:
+            webnn.compile(model, name="relu_add.onnx", shapes=["n"])
+        self.assertEqual(e.exception.result["exit_code"], 1)
+        self.assertTrue(str(e.exception).startswith("webnnc: error: --shape n: "), str(e.exception))
+
+    def test_import_loads_no_compiler(self):
+        """`import webnn` and running a model load no MLIR/LLVM; the first
+        compile does."""
+        script = ("import sys, webnn\n"
+                  "def mlir(): return any('libMLIR' in l for l in open('/proc/self/maps'))\n"
+                  "webnn.load(sys.argv[1]).session()\n"
+                  "before = mlir()\n"
+                  "webnn.compile(sys.argv[2])\n"
+                  "print(before, mlir())\n")
+        p = subprocess.run([sys.executable, "-c", script, self.mlp, os.path.join(self.mlp_dir, "mlp.webnn")],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split(), ["False", "True"])
 
     def test_model_info(self):
         m = webnn.load(self.mlp)
@@ -386,15 +462,17 @@ class Bindings(unittest.TestCase):
                          [{"domain": "ai.onnx", "op_type": "Frobnicate", "opset": 13, "nodes": ["Frobnicate_0"]}])
 
     def test_runtime_only_build_has_no_compile(self):
-        saved, env = webnn.WEBNNC_FROM_PACKAGE, os.environ.pop("WEBNNC", None)
+        saved, env = (webnn.WEBNNC_FROM_PACKAGE, webnn.HAVE_COMPILER), os.environ.pop("WEBNNC", None)
         try:
-            webnn.WEBNNC_FROM_PACKAGE = ""  # what a WEBNN_BUILD_COMPILER=OFF build writes
+            # What a WEBNN_BUILD_COMPILER=OFF build writes in _config.py.
+            webnn.WEBNNC_FROM_PACKAGE, webnn.HAVE_COMPILER = "", False
             self.assertIsNone(webnn.webnnc_path())
             with self.assertRaises(webnn.CompileError) as e:
                 webnn.compile(os.path.join(self.mlp_dir, "mlp.webnn"), self.path("none.wnn"))
             self.assertIn("built without the compiler", str(e.exception))
+            self.assertFalse(os.path.exists(self.path("none.wnn")))
         finally:
-            webnn.WEBNNC_FROM_PACKAGE = saved
+            webnn.WEBNNC_FROM_PACKAGE, webnn.HAVE_COMPILER = saved
             if env is not None:
                 os.environ["WEBNNC"] = env
 

@@ -1,47 +1,11 @@
-// webnnc compile: import, optimize, write the artifact; with --json, one
-// JSON object on stdout describing the result (schema: docs/CLI.md).
-#include <unistd.h>
-
-#include <array>
-#include <atomic>
-#include <chrono>
+// webnnc compile: import, optimize, write the artifact (webnn/compiler.h);
+// with --json, one JSON object on stdout describing the result (schema:
+// docs/CLI.md).
 #include <iostream>
-#include <map>
-#include <mutex>
-#include <set>
-#include <thread>
 
 #include "CLI/CLI.hpp"
 #include "Commands.h"
-#include "compiler/artifact/ArtifactWriter.h"
-#include "compiler/frontends/common/GraphBuilder.h"
-#include "compiler/transforms/Passes.h"
-#include "compiler/transforms/RewriteReport.h"
-#include "core/Prepack.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SHA256.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
-#include "nlohmann/json.hpp"
-#include "webnn/runtime.h"
-#include "webnn/version.h"
-#ifdef HAVE_WEBNNFRONTENDDSL
-#include "compiler/frontends/dsl/DslImporter.h"
-#endif
-#ifdef HAVE_WEBNNFRONTENDONNX
-#include "compiler/frontends/onnx/OnnxImporter.h"
-#endif
+#include "webnn/compiler.h"
 
 namespace webnnc {
 
@@ -55,8 +19,10 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
                 "Write the graph alone; weights go to --weights-out");
   cmd->add_option("--weights-out", flags.weightsOut,
                   "Weights file for --weightless (default: OUTPUT with .weights)");
-  cmd->add_option("--target", flags.target, "Target device")
-      ->check(CLI::IsMember({"cpu"}));
+  cmd->add_option("--target", flags.target,
+                  "Where nodes run: cpu (default), gpu (every node the GPU's op support table takes) or auto "
+                  "(as gpu, keeping groups with no conv/matmul/gemm on the CPU); docs/BACKENDS.md")
+      ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
   cmd->add_option("--precision", flags.precision,
                   "Dot products (conv2d, matmul, gemm): exact = float32; relaxed = bfloat16 operands with "
                   "float32 accumulation where the CPU has AVX512-BF16 (~2x faster, ~3 significant digits)")
@@ -91,443 +57,42 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
                 "rewrite counts, output size and SHA-256, time, versions (docs/CLI.md)");
 }
 
-namespace {
-
-// What a compile found, for --json. Messages are printed to stderr as they
-// happen either way; this keeps them, with their location, for the JSON.
-struct CompileReport {
-  struct Message {
-    std::string severity;  // "error", "warning", "note"
-    std::string file;      // empty: not about a file (a flag)
-    int64_t line = 0, column = 0;  // 0: no line (binary models locate by node in the message)
-    std::string message;
-  };
-  std::vector<Message> messages;
-  std::vector<mlir::webnn::RewriteCount> rewrites;
-  std::map<std::string, int64_t> opsBefore, opsAfter;
-  bool optimized = false;
-#ifdef HAVE_WEBNNFRONTENDONNX
-  // The ONNX operators the importer refused (it fails on any), subgraphs' included.
-  std::vector<mlir::webnn::UnsupportedOnnxOp> unsupportedOps;
-#endif
-
-  // Prints `webnnc: error: FILE: MESSAGE` (the tool's one-line form) and keeps it.
-  void error(const std::string &file, const std::string &message) {
-    llvm::errs() << "webnnc: error: " << (file.empty() ? "" : file + ": ") << message << "\n";
-    messages.push_back({"error", file, 0, 0, message});
-  }
-  bool hasErrors() const {
-    for (const Message &m : messages)
-      if (m.severity == "error") return true;
-    return false;
-  }
-};
-
-// The first file:line:col inside `loc` (a name or fused location wraps one).
-bool fileLocation(mlir::Location loc, std::string *file, int64_t *line, int64_t *column) {
-  bool found = false;
-  loc->walk([&](mlir::Location l) {
-    if (auto f = llvm::dyn_cast<mlir::FileLineColLoc>(l)) {
-      *file = f.getFilename().str();
-      *line = f.getLine();
-      *column = f.getColumn();
-      found = true;
-      return mlir::WalkResult::interrupt();
-    }
-    return mlir::WalkResult::advance();
-  });
-  return found;
-}
-
-bool endsWith(llvm::StringRef s, llvm::StringRef suffix) { return s.ends_with_insensitive(suffix); }
-
-mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx, const CompileFlags &flags,
-                                              llvm::SourceMgr &sourceMgr, CompileReport &report) {
-  llvm::StringRef path = flags.model;
-  if (endsWith(path, ".mlir")) {
-    if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
-      report.error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
-      return nullptr;
-    }
-    return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
-  }
-#ifdef HAVE_WEBNNFRONTENDONNX
-  if (endsWith(path, ".onnx")) {
-    mlir::webnn::OnnxImportOptions options;
-    for (const std::string &s : flags.shapes) {
-      std::string error;
-      if (!mlir::webnn::parseShapeFlag(s, options, &error)) {
-        report.error("", "--shape " + s + ": " + error);
-        return nullptr;
-      }
-    }
-    for (const std::string &s : flags.dynamicDims) {
-      std::string error;
-      if (!mlir::webnn::parseDynamicDimFlag(s, options, &error)) {
-        report.error("", "--dynamic-dim " + s + ": " + error);
-        return nullptr;
-      }
-    }
-    for (const std::string &s : flags.constInputs) {
-      std::string error;
-      if (!mlir::webnn::parseConstInputFlag(s, options, &error)) {
-        report.error("", "--const-input " + s + ": " + error);
-        return nullptr;
-      }
-    }
-    return mlir::webnn::importOnnxFile(ctx, path, options, &report.unsupportedOps);
-  }
-#endif
-#ifdef HAVE_WEBNNFRONTENDDSL
-  if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
-    if (!flags.shapes.empty() || !flags.constInputs.empty() || !flags.dynamicDims.empty()) {
-      report.error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
-      return nullptr;
-    }
-    return mlir::webnn::importWebNNGraphFile(ctx, path);
-  }
-#endif
-  report.error(flags.model, "unknown model format (expected .webnn, .json, .onnx or .mlir)");
-  return nullptr;
-}
-
-// The optimization pipeline for --target cpu: fold shape arithmetic first so
-// layouts and fusions see constants, run channels-last (oneDNN's direct
-// convolutions reach 97-100% of peak on nhwc, shared/notes/cpu-kernels.md),
-// fuse conv chains into oneDNN post-ops, then fold the constants the
-// rewrites created (permuted bias adds) and CSE.
-void buildCpuPipeline(mlir::PassManager &pm) {
-  mlir::OpPassManager &graph = pm.nest<mlir::func::FuncOp>();
-  graph.addPass(mlir::webnn::createWebNNFoldConstants());
-  // Decoder LLMs (docs/LLM.md), on the graph as exported: before layout
-  // conversion sinks the head-split transposes through the rotary multiplies,
-  // and before the transformer fusions take the scales and residual adds.
-  // Norms and rotary first, so attention finds rotaryEmbeddings to absorb.
-  // int8 QDQ graphs: the quantize/dequantize pairs around each matmul into
-  // one integer op, before any other fusion takes the matmul or its bias.
-  graph.addPass(mlir::webnn::createWebNNFuseQdq());
-  graph.addPass(mlir::webnn::createWebNNFuseMatmulNBits());
-  graph.addPass(mlir::webnn::createWebNNFuseRmsNorm());
-  graph.addPass(mlir::webnn::createWebNNFuseRotary());
-  graph.addPass(mlir::webnn::createWebNNFuseGroupQueryAttention());
-  graph.addPass(mlir::webnn::createWebNNMergeMatmulNBits());  // q/k/v, gate/up: one GEMV each
-  graph.addPass(mlir::webnn::createWebNNConvertLayout());
-  graph.addPass(mlir::webnn::createWebNNFuseConv());
-  graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place
-  graph.addPass(mlir::webnn::createWebNNFuseMatmul());     // matmul + scale/bias/residual/gelu epilogues
-  graph.addPass(mlir::webnn::createWebNNFoldConstants());
-  pm.addPass(mlir::createCSEPass());
-}
-
-// --verify-each: the pass manager verifies after a pass only when the pass
-// may have changed the IR; this verifies after every one, and names the
-// pass that failed or broke the graph (the verifier's own message names
-// only the op).
-class VerifyEachPass : public mlir::PassInstrumentation {
- public:
-  VerifyEachPass(CompileReport &report, std::string model) : report_(report), model_(std::move(model)) {}
-  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
-    if (succeeded(mlir::verify(op))) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    report_.error(model_, "the graph does not verify after pass '" + passName(pass).str() + "'");
-    broken = true;
-  }
-  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    report_.error(model_, "pass '" + passName(pass).str() +
-                              "' failed (an error above, or the graph does not verify after it)");
-  }
-
-  std::atomic<bool> broken = false;  // function passes may run in parallel
-
- private:
-  CompileReport &report_;
-  std::string model_;
-  std::mutex mutex_;
-
-  static llvm::StringRef passName(mlir::Pass *pass) {
-    return pass->getArgument().empty() ? pass->getName() : pass->getArgument();
-  }
-};
-
-// Ops per name in the graph, for --report's before/after line.
-std::map<std::string, int64_t> countOps(mlir::ModuleOp module) {
-  std::map<std::string, int64_t> counts;
-  module.walk([&](mlir::Operation *op) {
-    if (op->getDialect() && op->getDialect()->getNamespace() == "webnn")
-      ++counts[op->getName().stripDialect().str()];
-  });
-  return counts;
-}
-
-// --report: one row per rewrite that fired, then the op counts that changed.
-void printReport(const std::vector<mlir::webnn::RewriteCount> &rewrites, const std::map<std::string, int64_t> &before,
-                 const std::map<std::string, int64_t> &after) {
-  llvm::errs() << "webnnc: optimization report\n";
-  llvm::errs() << llvm::format("  %-24s %-22s %8s\n", "pass", "rewrite", "count");
-  bool any = false;
-  for (const mlir::webnn::RewriteCount &c : rewrites) {
-    if (c.count == 0) continue;
-    any = true;
-    llvm::errs() << llvm::format("  %-24s %-22s %8lld\n", c.pass.c_str(), c.rewrite.c_str(), (long long)c.count);
-  }
-  if (!any) llvm::errs() << "  (no rewrite fired)\n";
-  std::set<std::string> names;
-  for (const auto &[name, n] : before) names.insert(name);
-  for (const auto &[name, n] : after) names.insert(name);
-  llvm::errs() << llvm::format("  %-24s %8s %8s\n", "op", "before", "after");
-  for (const std::string &name : names) {
-    int64_t b = before.count(name) ? before.at(name) : 0, a = after.count(name) ? after.at(name) : 0;
-    if (a != b) llvm::errs() << llvm::format("  %-24s %8lld %8lld\n", name.c_str(), (long long)b, (long long)a);
-  }
-}
-
-// --prepack: the artifact is written once without packed constants, loaded
-// by the runtime, whose kernels pack what they would pack at their first
-// run, and written again with those bytes appended. Only the final file
-// ever appears under the output name.
-int writePrepacked(mlir::ModuleOp module, const CompileFlags &flags, mlir::webnn::ArtifactOptions options,
-                   CompileReport &report) {
-  if (flags.weightless) {
-    report.error("", "--prepack needs the weights in the artifact (not --weightless)");
-    return 2;
-  }
-  std::vector<int> threads = flags.prepackThreads;
-  if (threads.empty()) {
-    threads.push_back(1);
-    if (unsigned n = std::thread::hardware_concurrency(); n > 1) threads.push_back(int(n));
-  }
-  llvm::SmallString<256> unpacked;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(flags.output + ".unpacked-%%%%%%", unpacked)) {
-    report.error(flags.output, "cannot create a temporary file: " + ec.message());
-    return 1;
-  }
-  llvm::scope_exit cleanup([&] { llvm::sys::fs::remove(unpacked); });
-  if (failed(mlir::webnn::writeArtifact(module, unpacked, options))) return 1;
-  std::vector<webnn::rt::NodePackedBytes> packed;
-  webnn::Status s = webnn::rt::packArtifactConstants(std::string(unpacked), threads, &packed);
-  if (s.code() == webnn::StatusCode::kUnsupported) {
-    llvm::errs() << "webnnc: note: " << flags.output << ": nothing prepacked: " << s.message() << "\n";
-  } else if (!s) {
-    report.error(flags.output, "prepacking failed: " + s.message());
-    return 1;
-  }
-  uint64_t bytes = 0;
-  for (webnn::rt::NodePackedBytes &p : packed) {
-    bytes += p.packed.bytes.size();
-    options.packedConstants.push_back({p.node, uint32_t(p.packed.input), std::move(p.packed.layout),
-                                       std::move(p.packed.bytes)});
-  }
-  if (flags.report)
-    llvm::errs() << "webnnc: prepacked " << options.packedConstants.size() << " constant(s), "
-                 << llvm::format("%.1f", double(bytes) / (1 << 20)) << " MiB\n";
-  return failed(mlir::webnn::writeArtifact(module, flags.output, options)) ? 1 : 0;
-}
-
-// Size and SHA-256 (hex) of a written file, or false if it cannot be read.
-bool hashFile(const std::string &path, uint64_t *bytes, std::string *sha256) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer) return false;
-  llvm::SHA256 hash;
-  hash.update(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
-  std::array<uint8_t, 32> digest = hash.final();
-  *bytes = (*buffer)->getBufferSize();
-  *sha256 = llvm::toHex(digest, /*LowerCase=*/true);
-  return true;
-}
-
-int compile(const CompileFlags &flags, CompileReport &report, std::string *weightsPath) {
-  if (flags.json && flags.output == "-") {
-    report.error("", "--json prints to stdout; write the output to a file, not -");
-    return 2;
-  }
-  if (access(flags.model.c_str(), R_OK) != 0) {
-    report.error(flags.model, "cannot read file");
-    return 1;
-  }
-  mlir::MLIRContext ctx;
-  mlir::webnn::loadFrontendDialects(ctx);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
-  // Binary inputs (ONNX) locate errors by file and node, not line: print
-  // `model.onnx: error: node 'x' (Conv): ...` rather than `model.onnx:0:0:`.
-  mlir::ScopedDiagnosticHandler wholeFile(&ctx, [](mlir::Diagnostic &d) {
-    auto file = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation());
-    if (!file || file.getLine() != 0) return mlir::failure();
-    const char *kind = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
-                       : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
-                                                                              : "note";
-    llvm::errs() << file.getFilename().getValue() << ": " << kind << ": " << d.str() << "\n";
-    for (const mlir::Diagnostic &note : d.getNotes())
-      llvm::errs() << file.getFilename().getValue() << ": note: " << note.str() << "\n";
-    return mlir::success();
-  });
-  // Registered last, so it sees each diagnostic first: keeps it for --json
-  // and lets the handlers above print it.
-  mlir::ScopedDiagnosticHandler keep(&ctx, [&](mlir::Diagnostic &d) {
-    CompileReport::Message m;
-    m.severity = d.getSeverity() == mlir::DiagnosticSeverity::Error     ? "error"
-                 : d.getSeverity() == mlir::DiagnosticSeverity::Warning ? "warning"
-                                                                        : "note";
-    if (!fileLocation(d.getLocation(), &m.file, &m.line, &m.column)) m.file = flags.model;
-    m.message = d.str();
-    report.messages.push_back(std::move(m));
-    for (const mlir::Diagnostic &note : d.getNotes()) {
-      CompileReport::Message n{"note", "", 0, 0, note.str()};
-      if (!fileLocation(note.getLocation(), &n.file, &n.line, &n.column)) n.file = flags.model;
-      report.messages.push_back(std::move(n));
-    }
-    return mlir::failure();
-  });
-
-  mlir::OwningOpRef<mlir::ModuleOp> module = importModel(ctx, flags, sourceMgr, report);
-  if (!module || failed(mlir::verify(*module))) return 1;
-
-  if (!flags.noOptimize) {
-    mlir::PassManager pm(&ctx);
-    buildCpuPipeline(pm);
-    VerifyEachPass *verifyEach = nullptr;
-    if (flags.verifyEach) {
-      auto instrumentation = std::make_unique<VerifyEachPass>(report, flags.model);
-      verifyEach = instrumentation.get();
-      pm.addInstrumentation(std::move(instrumentation));
-    }
-    const bool counting = flags.report || flags.json;
-    if (counting) report.opsBefore = countOps(*module);
-    if (failed(pm.run(*module)) || (verifyEach && verifyEach->broken)) return 1;
-    report.optimized = true;
-    if (counting) {
-      report.rewrites = mlir::webnn::takeRewriteCounts(&ctx);
-      report.opsAfter = countOps(*module);
-    }
-    if (flags.report) printReport(report.rewrites, report.opsBefore, report.opsAfter);
-  } else if (flags.report) {
-    llvm::errs() << "webnnc: optimization report: --no-optimize, no pass ran\n";
-  }
-
-  if (flags.emit == "mlir") {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(flags.output, ec);
-    if (ec) {
-      report.error(flags.output, ec.message());
-      return 1;
-    }
-    module->print(os);
-    return 0;
-  }
-
-  mlir::webnn::ArtifactOptions options;
-  options.target = flags.target;
-  options.weightless = flags.weightless;
-  options.relaxedPrecision = flags.precision == "relaxed";
-  if (flags.weightless) {
-    if (!flags.weightsOut.empty()) {
-      options.weightsPath = flags.weightsOut;
-    } else {
-      llvm::SmallString<256> w(flags.output);
-      llvm::sys::path::replace_extension(w, ".weights");
-      options.weightsPath = std::string(w);
-    }
-    *weightsPath = options.weightsPath;
-  } else if (!flags.weightsOut.empty()) {
-    report.error("", "--weights-out needs --weightless");
-    return 2;
-  }
-  if (flags.prepack) return writePrepacked(*module, flags, std::move(options), report);
-  return failed(mlir::webnn::writeArtifact(*module, flags.output, options)) ? 1 : 0;
-}
-
-nlohmann::json fileJson(const std::string &path, CompileReport &report) {
-  nlohmann::json j;
-  j["path"] = path;
-  uint64_t bytes = 0;
-  std::string sha;
-  if (!hashFile(path, &bytes, &sha)) {
-    report.error(path, "cannot read the written file back to hash it");
-    return j;
-  }
-  j["bytes"] = bytes;
-  j["sha256"] = sha;
-  return j;
-}
-
-// The --json object (docs/CLI.md, "webnnc compile --json").
-nlohmann::json resultJson(const CompileFlags &flags, int exitCode, CompileReport &report,
-                          const std::string &weightsPath, double ms) {
-  nlohmann::json j;
-  j["tool"] = "webnnc";
-  j["version"] = WEBNN_VERSION_STRING;
-  // The writer and the runtime share schema/webnn_artifact_format.h.
-  j["artifact_schema_version"] = webnn::artifactSchemaVersion();
-  j["runtime_version"] = webnn::version();
-  j["model"] = flags.model;
-  if (exitCode == 0) {
-    j["output"] = fileJson(flags.output, report);
-    if (!weightsPath.empty()) j["weights"] = fileJson(weightsPath, report);
-    if (report.hasErrors()) exitCode = 1;
-  }
-  j["status"] = exitCode == 0 ? "ok" : "error";
-  j["exit_code"] = exitCode;
-  nlohmann::json errors = nlohmann::json::array(), warnings = nlohmann::json::array();
-  for (const CompileReport::Message &m : report.messages) {
-    nlohmann::json e;
-    e["severity"] = m.severity;
-    if (!m.file.empty()) e["file"] = m.file;
-    if (m.line > 0) {
-      e["line"] = m.line;
-      e["column"] = m.column;
-    }
-    e["message"] = m.message;
-    (m.severity == "warning" ? warnings : errors).push_back(std::move(e));
-  }
-  j["errors"] = errors;
-  j["warnings"] = warnings;
-  nlohmann::json unsupported = nlohmann::json::array();
-#ifdef HAVE_WEBNNFRONTENDONNX
-  for (const mlir::webnn::UnsupportedOnnxOp &op : report.unsupportedOps)
-    unsupported.push_back({{"domain", op.domain}, {"op_type", op.opType},
-                           {"opset", op.opset >= 0 ? nlohmann::json(op.opset) : nlohmann::json()},
-                           {"nodes", op.nodes}});
-#endif
-  j["unsupported_ops"] = unsupported;
-  nlohmann::json rewrites = nlohmann::json::array();
-  for (const mlir::webnn::RewriteCount &c : report.rewrites)
-    if (c.count) rewrites.push_back({{"pass", c.pass}, {"rewrite", c.rewrite}, {"count", c.count}});
-  j["optimized"] = report.optimized;
-  j["rewrites"] = rewrites;
-  nlohmann::json ops = nlohmann::json::object();
-  std::set<std::string> names;
-  for (const auto &[name, n] : report.opsBefore) names.insert(name);
-  for (const auto &[name, n] : report.opsAfter) names.insert(name);
-  for (const std::string &name : names) {
-    auto count = [&](const std::map<std::string, int64_t> &m) { return m.count(name) ? m.at(name) : 0; };
-    ops[name] = {{"before", count(report.opsBefore)}, {"after", count(report.opsAfter)}};
-  }
-  j["ops"] = ops;
-  j["compile_ms"] = ms;
-  return j;
-}
-
-}  // namespace
-
 int reportCompileUsageError(const std::string &message) {
-  CompileReport report;
-  report.messages.push_back({"error", "", 0, 0, message});
-  CompileFlags flags;
-  std::cout << resultJson(flags, 2, report, "", 0).dump() << "\n";
+  std::cout << webnn::compiler::usageErrorJson(message) << "\n";
   return 2;
 }
 
+// The compile itself is the library's (compiler/api, webnn/compiler.h); this
+// maps the flags onto its options and prints what it returns.
 int runCompile(const CompileFlags &flags) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CompileReport report;
-  std::string weightsPath;
-  int code = compile(flags, report, &weightsPath);
-  if (!flags.json) return code;
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  nlohmann::json j = resultJson(flags, code, report, weightsPath, ms);
-  std::cout << j.dump() << "\n";
-  return j["exit_code"].get<int>();
+  if (flags.json && flags.output == "-") {
+    const std::string message = "--json prints to stdout; write the output to a file, not -";
+    std::cerr << "webnnc: error: " << message << "\n";
+    std::cout << webnn::compiler::usageErrorJson(message, flags.model) << "\n";
+    return 2;
+  }
+  webnn::compiler::CompileOptions options;
+  // `--emit mlir -o -`: the text comes back in memory and goes to stdout.
+  const bool toStdout = flags.emit == "mlir" && flags.output == "-";
+  options.output = toStdout ? "" : flags.output;
+  options.weightsOut = flags.weightsOut;
+  options.target = flags.target;
+  options.precision = flags.precision;
+  options.emit = flags.emit;
+  options.shapes = flags.shapes;
+  options.dynamicDims = flags.dynamicDims;
+  options.constInputs = flags.constInputs;
+  options.prepackThreads = flags.prepackThreads;
+  options.prepack = flags.prepack;
+  options.weightless = flags.weightless;
+  options.optimize = !flags.noOptimize;
+  options.verifyEach = flags.verifyEach;
+  options.report = flags.report;
+  webnn::compiler::CompileResult result = webnn::compiler::compileFile(flags.model, options);
+  std::cerr << result.diagnostics << std::flush;
+  if (toStdout && result.ok()) std::cout << result.artifact;
+  if (flags.json) std::cout << result.json() << "\n";
+  return result.exitCode;
 }
 
 }  // namespace webnnc

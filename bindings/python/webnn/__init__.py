@@ -1,7 +1,7 @@
 """webnn: run compiled WebNN graphs (.wnn artifacts) from Python.
 
     import numpy as np, webnn
-    webnn.compile("model.onnx", "model.wnn")               # webnnc compile
+    webnn.compile("model.onnx", "model.wnn")               # the compiler, in process
     model = webnn.load("model.wnn")                         # weights=... for a weightless artifact
     session = model.session(threads=4)
     outputs = session.run({"x": np.zeros((1, 3, 224, 224), np.float32)})   # {name: numpy array}
@@ -13,12 +13,11 @@ docs/PYTHON.md has the whole API.
 """
 import json
 import os
-import subprocess
 
 import numpy as np
 
 from ._runtime import Error, Model, Session, artifact_schema_version, cpu_info, load, version
-from ._config import WEBNNC_FROM_PACKAGE
+from ._config import HAVE_COMPILER, WEBNNC_FROM_PACKAGE
 
 __all__ = ["Error", "CompileError", "Model", "Session", "load", "compile", "empty", "version",
            "artifact_schema_version", "cpu_info", "webnnc_path", "ALIGNMENT"]
@@ -30,9 +29,10 @@ ALIGNMENT = 64
 
 
 class CompileError(Exception):
-    """webnnc failed. str() is what webnnc printed on stderr; `result` is its
-    --json object (status, errors with file/line/column, unsupported_ops,
-    exit_code; docs/CLI.md), or None when webnnc printed none."""
+    """A compile failed. str() is what webnnc prints on stderr for the same
+    compile; `result` is its --json object (status, errors with
+    file/line/column, unsupported_ops, exit_code; docs/CLI.md), or None when
+    no compile ran (no compiler in this build, a bad argument)."""
 
     def __init__(self, message, result=None):
         super().__init__(message)
@@ -55,8 +55,9 @@ def empty(shape, dtype=np.float32):
 
 
 def webnnc_path():
-    """The webnnc that compile() runs: $WEBNNC, else the one installed (or
-    built) with this package; None in a runtime-only build."""
+    """The webnnc command-line compiler installed (or built) with this package,
+    or $WEBNNC when set; None in a runtime-only build. compile() does not run
+    it: it calls the same compiler in process."""
     if os.environ.get("WEBNNC"):
         return os.environ["WEBNNC"]
     if not WEBNNC_FROM_PACKAGE:  # a runtime-only build (WEBNN_BUILD_COMPILER=OFF)
@@ -64,12 +65,12 @@ def webnnc_path():
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), WEBNNC_FROM_PACKAGE))
 
 
-def _flag_values(flag, values, joiner):
+def _flag_values(values, joiner):
     if isinstance(values, dict):
-        values = [f"{k}{joiner}{v}" for k, v in values.items()]
-    elif isinstance(values, str):
-        values = [values]
-    return [a for v in values for a in (flag, str(v))]
+        return [f"{k}{joiner}{v}" for k, v in values.items()]
+    if isinstance(values, str):
+        return [values]
+    return [str(v) for v in values]
 
 
 def _shape_text(shape):
@@ -78,56 +79,64 @@ def _shape_text(shape):
     return "x".join(str(int(d)) for d in shape)
 
 
-def compile(model, output, *, weightless=False, weights_out=None, precision="exact", shapes=None,
-            dynamic_dims=None, const_inputs=None, prepack=False, prepack_threads=None, optimize=True,
-            verify_each=False, flags=()):
-    """Compiles `model` (.onnx, .webnn, .json or .mlir) into the artifact
-    `output` with webnnc, as `webnnc compile MODEL -o OUTPUT --json` does, and
-    returns its JSON result as a dict (output path, bytes and SHA-256,
-    rewrite counts, compile_ms, ...; docs/CLI.md).
+def _compiler_module():
+    """The compiler module (webnn._compiler), imported on first use so that
+    `import webnn` loads no MLIR/LLVM."""
+    if not HAVE_COMPILER:
+        raise CompileError("this webnn package was built without the compiler (WEBNN_BUILD_COMPILER=OFF); "
+                           "compile with a compiler build's webnn or webnnc")
+    try:
+        from . import _compiler as module
+    except ImportError as e:
+        raise CompileError(f"cannot load the webnn compiler module: {e}") from None
+    return module
 
+
+def compile(model, output=None, *, name=None, weightless=False, weights_out=None, precision="exact",
+            shapes=None, dynamic_dims=None, const_inputs=None, prepack=False, prepack_threads=None,
+            optimize=True, verify_each=False, report=False, emit="artifact"):
+    """Compiles `model` into a .wnn artifact in this process, as
+    `webnnc compile MODEL -o OUTPUT --json` does, and returns the same JSON
+    result as a dict (output bytes and SHA-256, rewrite counts, op counts,
+    unsupported_ops, compile_ms, ...; docs/CLI.md), plus `diagnostics`: what
+    webnnc prints on stderr (warnings, notes, the report=True table).
+
+    model: a path (.onnx, .webnn, .json or .mlir), or the model's bytes with
+      `name` standing for its path (its extension picks the front end; a
+      .webnn's weights sidecar and ONNX external data are found beside it);
+    output: the artifact's path, or None to get its bytes in
+      result["artifact"] (and a weightless compile's weights in
+      result["weights_bytes"] unless weights_out names a file);
     shapes: {input: (1, 3, 224, 224), dim_param: value}, or a list of
       --shape strings; dynamic_dims: {dim_param: max};
-    const_inputs: {input: "tensor.pb"}; flags: more webnnc arguments.
+    const_inputs: {input: "tensor.pb"}; emit: "artifact" or "mlir".
     Raises CompileError with webnnc's messages when it fails."""
-    webnnc = webnnc_path()
-    if webnnc is None:
-        raise CompileError("this webnn package was built without the compiler (WEBNN_BUILD_COMPILER=OFF); "
-                           "set WEBNNC to a webnnc to compile with")
-    cmd = [webnnc, "compile", os.fspath(model), "-o", os.fspath(output), "--json",
-           "--precision", precision]
-    if weightless:
-        cmd.append("--weightless")
-    if weights_out is not None:
-        cmd += ["--weights-out", os.fspath(weights_out)]
-    if shapes:
-        if isinstance(shapes, dict):
-            shapes = [f"{k}:{int(v)}" if np.ndim(v) == 0 and not isinstance(v, str) else f"{k}={_shape_text(v)}"
-                      for k, v in shapes.items()]
-        cmd += _flag_values("--shape", shapes, "")
-    if dynamic_dims:
-        cmd += _flag_values("--dynamic-dim", dynamic_dims, "=")
-    if const_inputs:
-        cmd += _flag_values("--const-input", {k: os.fspath(v) for k, v in const_inputs.items()}
-                            if isinstance(const_inputs, dict) else const_inputs, "=")
-    if prepack:
-        cmd.append("--prepack")
-    if prepack_threads:
-        cmd += ["--prepack-threads", ",".join(str(int(t)) for t in prepack_threads)]
-    if not optimize:
-        cmd.append("--no-optimize")
-    if verify_each:
-        cmd.append("--verify-each")
-    cmd += [str(f) for f in flags]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True)
-    except OSError as e:
-        raise CompileError(f"cannot run webnnc ({cmd[0]}): {e.strerror}") from None
-    try:
-        result = json.loads(p.stdout)
-    except ValueError:
-        result = None
-    if p.returncode != 0 or result is None or result.get("status") != "ok":
-        message = p.stderr.strip() or f"webnnc exited with status {p.returncode}"
-        raise CompileError(message, result)
+    compiler = _compiler_module()
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        if name is None:
+            raise CompileError("a model given as bytes needs name=, the file name it stands for "
+                               "(e.g. \"model.onnx\"): its extension picks the front end")
+        source, name = model, os.fspath(name)
+    else:
+        source = os.fspath(model)
+        name = source
+    if shapes and isinstance(shapes, dict):
+        shapes = [f"{k}:{int(v)}" if np.ndim(v) == 0 and not isinstance(v, str) else f"{k}={_shape_text(v)}"
+                  for k, v in shapes.items()]
+    if const_inputs and isinstance(const_inputs, dict):
+        const_inputs = {k: os.fspath(v) for k, v in const_inputs.items()}
+    code, text, diagnostics, artifact, weights = compiler.compile(
+        source, name, "" if output is None else os.fspath(output),
+        "" if weights_out is None else os.fspath(weights_out), bool(weightless), precision,
+        _flag_values(shapes or [], ""), _flag_values(dynamic_dims or [], "="),
+        _flag_values(const_inputs or [], "="), bool(prepack), [int(t) for t in (prepack_threads or [])],
+        bool(optimize), bool(verify_each), bool(report), emit)
+    result = json.loads(text)
+    if code != 0:
+        raise CompileError(diagnostics.strip() or f"compile failed (exit status {code})", result)
+    result["diagnostics"] = diagnostics
+    if artifact is not None:
+        result["artifact"] = artifact
+    if weights is not None:
+        result["weights_bytes"] = weights
     return result
