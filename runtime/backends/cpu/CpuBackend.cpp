@@ -7,7 +7,9 @@
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/core/Log.h"
 
 namespace webnn::cpu {
 namespace {
@@ -53,8 +55,16 @@ class CpuSession final : public rt::BackendSession {
   ThreadPool pool_;
 };
 
+// Kernel choices (kernels/KernelCandidates.h) at info level (webnn-run
+// --verbose): which candidate made each conv2d kernel and why the ones
+// before it refused.
+void logKernelChoice(const kernels::KernelChoice &choice) {
+  if (rt::logEnabled(LogLevel::kInfo)) rt::log(LogLevel::kInfo, "cpu kernel: " + choice.describe());
+}
+
 class CpuBackend final : public rt::Backend {
  public:
+  CpuBackend() { kernels::setKernelChoiceLog(&logKernelChoice); }
   std::string_view name() const override { return "cpu"; }
   std::string_view deviceType() const override { return "cpu"; }
   bool hostAddressable() const override { return true; }

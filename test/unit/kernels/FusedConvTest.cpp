@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "KernelChoices.h"
 #include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
@@ -100,7 +101,7 @@ bool depthwiseAvx512Case(const FusedCase &c) {
          kernels::depthwise3x3Supported(c.KH, c.KW, c.stride, c.stride, 1, 1, p[0], p[1], p[2], p[3]);
 }
 
-// Whether the case is one the packed-B SGEMM takes (Convolution.cpp): a 1x1
+// Whether the case is one the packed-B SGEMM takes (conv/Conv2dSelection.cpp): a 1x1
 // stride-1 unpadded layer with <= 1024 pixels and >= 512 output channels,
 // or any other ungrouped one (strided 1x1 too) with <= 64 output pixels and
 // >= 256 channels.
@@ -135,6 +136,9 @@ void addConvAttrs(OpCase &op, const FusedCase &c) {
       .attrString("inputLayout", c.nhwc ? "nhwc" : "nchw")
       .attrString("filterLayout", c.nhwc ? "ohwi" : "oihw");
 }
+
+// Cases whose fusedConv2d the table gave to our depthwise / narrow kernels.
+int gDepthwiseChosen = 0, gNarrowChosen = 0;
 
 void runCase(const FusedCase &c) {
   std::vector<int64_t> p = pads(c);
@@ -203,12 +207,12 @@ void runCase(const FusedCase &c) {
                              : path == kPacked   ? " [packed sgemm]"
                              : path == kNarrow   ? " [narrow pointwise]"
                                                  : " [avx512 depthwise]";
-      uint64_t packedBefore = kernels::packedSgemmRuns(), narrowBefore = kernels::pointwiseNarrowRuns();
+      uint64_t packedBefore = kernels::packedSgemmRuns();
       std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
       uint64_t before = onednn::executionCount();
 #endif
-      uint64_t dwBefore = kernels::depthwiseAvx512Runs();
+      ScopedKernelChoices choices;
       Status s = runOp(fused, threads);
       ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
 #if WEBNN_HAVE_ONEDNN
@@ -216,15 +220,20 @@ void runCase(const FusedCase &c) {
       if (path == kOneDnn) EXPECT_GT(ran, 0u) << label << ": expected the oneDNN path";
       else EXPECT_EQ(ran, 0u) << label << ": expected no oneDNN execution";
 #endif
-      uint64_t dwRan = kernels::depthwiseAvx512Runs() - dwBefore;
-      if (path == kDepthwise) EXPECT_GT(dwRan, 0u) << label << ": expected the AVX-512 depthwise kernel";
-      else EXPECT_EQ(dwRan, 0u) << label << ": expected no AVX-512 depthwise run";
-      uint64_t packedRan = kernels::packedSgemmRuns() - packedBefore;
-      if (path == kPacked) EXPECT_GT(packedRan, 0u) << label << ": expected the packed SGEMM";
-      else EXPECT_EQ(packedRan, 0u) << label << ": expected no packed SGEMM run";
-      uint64_t narrowRan = kernels::pointwiseNarrowRuns() - narrowBefore;
-      if (path == kNarrow) EXPECT_GT(narrowRan, 0u) << label << ": expected the narrow pointwise kernel";
-      else EXPECT_EQ(narrowRan, 0u) << label << ": expected no narrow pointwise run";
+      // The kernel the table chose (float16: for the float32 node inside).
+      const kernels::KernelChoice choice = choices.last("fusedConv2d");
+      const std::string kernel = convKernelOf(choice);
+      const bool depthwise = kernel.rfind("depthwise-avx512", 0) == 0;
+      const bool packed = kernel == "pointwise-packed-sgemm" || kernel == "im2col-packed-sgemm";
+      const bool narrow = kernel == "pointwise-narrow";
+      EXPECT_EQ(path == kDepthwise, depthwise) << label << ": " << choice.describe();
+      EXPECT_EQ(path == kPacked, packed) << label << ": " << choice.describe();
+      EXPECT_EQ(path == kNarrow, narrow) << label << ": " << choice.describe();
+      if (path == kOneDnn) EXPECT_EQ(choice.chosen, "onednn") << label << ": " << choice.describe();
+      if (path == kPortable) EXPECT_EQ(choice.chosen, "portable") << label << ": " << choice.describe();
+      gDepthwiseChosen += depthwise, gNarrowChosen += narrow;
+      if (path == kPacked) EXPECT_GT(kernels::packedSgemmRuns() - packedBefore, 0u) << label;
+      else EXPECT_EQ(kernels::packedSgemmRuns() - packedBefore, 0u) << label << ": expected no packed SGEMM run";
       std::vector<double> got = fused.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
@@ -329,7 +338,7 @@ TEST(FusedConv2d, DepthwiseAvx512Shapes) {
     runCase(c);
     ++i;
   }
-  EXPECT_EQ(kernels::depthwiseAvx512Runs() > 0, kernels::avx512Available());
+  EXPECT_EQ(gDepthwiseChosen > 0, kernels::avx512Available());
 }
 
 TEST(FusedConv2d, PointwiseNarrowShapes) {
@@ -357,7 +366,7 @@ TEST(FusedConv2d, PointwiseNarrowShapes) {
     runCase(c);
     ++i;
   }
-  EXPECT_EQ(kernels::pointwiseNarrowRuns() > 0, kernels::avx512Available());
+  EXPECT_EQ(gNarrowChosen > 0, kernels::avx512Available());
 }
 
 // The filter as `webnnc compile --prepack` stores it ([C][O] floats): the
@@ -382,9 +391,9 @@ TEST(FusedConv2d, PointwiseNarrowUsesPrepackedFilter) {
   c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
   c.packed.push_back({1, "webnn.pointwise_kn." + std::to_string(C) + "x" + std::to_string(O), kn.data(),
                       kn.size() * sizeof(float)});
-  const uint64_t before = kernels::pointwiseNarrowRuns();
+  ScopedKernelChoices choices;
   ASSERT_TRUE(runOp(c, 2).isOk());
-  EXPECT_EQ(kernels::pointwiseNarrowRuns(), before + 1);
+  EXPECT_EQ(choices.last("conv2d").chosen, "pointwise-narrow") << choices.last("conv2d").describe();
   const std::vector<double> want = ref.outputs[0].values(), got = c.outputs[0].values();
   for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << i;
 }

@@ -32,13 +32,11 @@ struct Depthwise3x3 {
 bool depthwise3x3Supported(int64_t KH, int64_t KW, int64_t strideH, int64_t strideW, int64_t dilationH,
                            int64_t dilationW, int64_t padTop, int64_t padBottom, int64_t padLeft, int64_t padRight);
 
-// Whether conv2d / fusedConv2d factories pick this kernel where it applies.
-// Process-wide; on unless the environment says WEBNN_DEPTHWISE_AVX512=0.
+// Whether the conv2d family's table (conv/Conv2dSelection.cpp) offers this
+// kernel. Process-wide; on unless WEBNN_DEPTHWISE_AVX512=0 (DebugOptions.h).
 // Tests and A/B runs switch it; kernels already made keep their choice.
 bool depthwiseAvx512Enabled();
 void setDepthwiseAvx512Enabled(bool enabled);
-// Runs of the kernel so far (tests check which path ran).
-uint64_t depthwiseAvx512Runs();
 
 // Output rows [oh0, oh1), channels [c0, c1) (c1 < 0: C) of y ([OH][OW][C])
 // from x ([H][W][C]).

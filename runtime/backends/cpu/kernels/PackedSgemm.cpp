@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
@@ -44,10 +45,6 @@ void PackedSgemmB::pack(const float *b, int64_t kStride, int64_t nStride, float 
 
 namespace {
 
-std::atomic<bool> gEnabled{[] {
-  const char *v = std::getenv("WEBNN_PACKED_SGEMM");
-  return !(v && std::string(v) == "0");
-}()};
 std::atomic<uint64_t> gRuns{0};
 
 // B comes prepacked from the artifact or is packed once, before the first
@@ -136,8 +133,9 @@ class PackedSgemmKernel final : public Kernel {
 
 }  // namespace
 
-bool packedSgemmEnabled() { return gEnabled.load(std::memory_order_relaxed); }
-void setPackedSgemmEnabled(bool enabled) { gEnabled.store(enabled, std::memory_order_relaxed); }
+// WEBNN_PACKED_SGEMM (DebugOptions.h).
+bool packedSgemmEnabled() { return debugOptions().packedSgemm.load(std::memory_order_relaxed); }
+void setPackedSgemmEnabled(bool enabled) { debugOptions().packedSgemm.store(enabled, std::memory_order_relaxed); }
 uint64_t packedSgemmRuns() { return gRuns.load(std::memory_order_relaxed); }
 
 bool packedSgemmApplies(const NodeDesc &node) {
@@ -147,6 +145,18 @@ bool packedSgemmApplies(const NodeDesc &node) {
   if (relaxedRunsBf16(node)) return false;
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   return a.dtype == DataType::kFloat32 && b.dtype == DataType::kFloat32 && b.constantData != nullptr;
+}
+
+std::string packedSgemmRefusal(const NodeDesc &node) {
+  if (!packedSgemmEnabled()) return "off (WEBNN_PACKED_SGEMM=0)";
+  if (!avx512Available()) return "no AVX-512";
+  if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.empty() || !node.outputs[0])
+    return "missing operands";
+  if (relaxedRunsBf16(node)) return "relaxed precision runs in bfloat16";
+  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  if (a.dtype != DataType::kFloat32 || b.dtype != DataType::kFloat32) return "not float32";
+  if (!b.constantData) return "B (the filter) not constant";
+  return {};
 }
 
 bool packedSgemmSuits(int64_t M, int64_t K, int64_t N) { return M >= 16 && K >= 8 && N >= 8; }

@@ -80,6 +80,8 @@ uint64_t packedSgemmRuns();
 // constant float32 input 1 (B), exact precision (or relaxed where bf16 is
 // unavailable, so such an artifact runs exactly as an exact one).
 bool packedSgemmApplies(const NodeDesc &node);
+// Which of those checks `node` fails, in words; empty when it applies.
+std::string packedSgemmRefusal(const NodeDesc &node);
 // Shapes it is built for: enough rows to reuse each panel (M >= 16; one-row
 // products are GEMVs, memory-bound, left to oneDNN).
 bool packedSgemmSuits(int64_t M, int64_t K, int64_t N);

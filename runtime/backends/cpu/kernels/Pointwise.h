@@ -7,7 +7,7 @@
 // of 16 through every column panel.
 //
 // Used by the expand + depthwise pair (PointwiseDepthwise.h) and by 1x1
-// convolutions with few output channels or a residual (Convolution.cpp),
+// convolutions with few output channels or a residual (conv/PointwiseNarrowConv.cpp),
 // where oneDNN 2.6's brgconv_1x1 reached 104-113 GFLOP/s on MobileNetV2's
 // projections and paid 0.33 ms for ResNet-50's 56x56 residual sums.
 // AVX-512 code in PointwiseAvx512.cpp, used only when avx512Available().
@@ -29,14 +29,13 @@ struct PointwiseProduct {
 void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, float *y,
                          const float *residual = nullptr);
 
-// Whether conv2d / fusedConv2d factories give 1x1 layers with at most 32
+// Whether the conv2d family's table gives 1x1 layers with at most 32
 // output channels, or short ones with a residual, to these tiles
-// (Convolution.cpp). Process-wide; on unless
-// WEBNN_POINTWISE_NARROW=0. Tests switch it; kernels already made keep
-// their choice. Runs counts the layers run so (tests check the path).
+// (conv/PointwiseNarrowConv.cpp). Process-wide; on unless
+// WEBNN_POINTWISE_NARROW=0 (DebugOptions.h). Tests switch it; kernels
+// already made keep their choice.
 bool pointwiseNarrowEnabled();
 void setPointwiseNarrowEnabled(bool enabled);
-uint64_t pointwiseNarrowRuns();
 
 }  // namespace webnn::cpu::kernels
 

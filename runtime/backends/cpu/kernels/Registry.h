@@ -33,12 +33,12 @@ void registerRecurrentKernels(KernelTable &t);
 void registerQdqKernels(KernelTable &t);
 
 // Two-node kernels (Kernel.h, makeCpuKernelPair): the conv2d family's 1x1 +
-// depthwise 3x3 pair (PointwiseDepthwise.h). WEBNN_FUSE_POINTWISE_DEPTHWISE=0
-// turns it off; tests switch it with setPointwiseDepthwiseEnabled.
+// depthwise 3x3 pair (PointwiseDepthwise.h, conv/PointwiseDepthwisePair.cpp;
+// its decision is reported as a KernelChoice). WEBNN_FUSE_POINTWISE_DEPTHWISE=0
+// turns it off (DebugOptions.h); tests switch it with setPointwiseDepthwiseEnabled.
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
 bool pointwiseDepthwiseEnabled();
 void setPointwiseDepthwiseEnabled(bool enabled);
-uint64_t pointwiseDepthwiseRuns();  // runs of the pair kernel so far (tests check which path ran)
 
 }  // namespace webnn::cpu::kernels
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
@@ -24,18 +25,12 @@ bool cpuHasAvx512() {
                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   return ok;
 }
-std::atomic<bool> &avx512Enabled() {
-  static std::atomic<bool> on{[] {
-    const char *off = std::getenv("WEBNN_NO_AVX512");
-    return cpuHasAvx512() && !(off && *off && *off != '0');
-  }()};
-  return on;
-}
 }  // namespace
 
-bool useAvx512() { return avx512Enabled().load(std::memory_order_relaxed); }
+// WEBNN_NO_AVX512 (DebugOptions.h).
+bool useAvx512() { return debugOptions().transformerAvx512.load(std::memory_order_relaxed); }
 
-bool setUseAvx512(bool enable) { return avx512Enabled().exchange(enable && cpuHasAvx512()); }
+bool setUseAvx512(bool enable) { return debugOptions().transformerAvx512.exchange(enable && cpuHasAvx512()); }
 
 // The AVX-512 entry points carry the target attribute so that the inline
 // simd:: bodies from the pragma region inline into them.

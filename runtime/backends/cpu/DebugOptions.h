@@ -1,0 +1,43 @@
+// The CPU backend's debug switches: environment variables that turn one of
+// our own kernels off so it can be compared against the path it replaced
+// (A/B timing, bisecting a wrong result). Read from the environment once, on
+// first use, into one struct; docs/RUNTIME.md lists them.
+//
+// Each switch is an atomic so tests can flip it while a process runs
+// (setDepthwiseAvx512Enabled and the other setters stay for them); kernels
+// already made keep the choice they were made with.
+//
+// WEBNN_ONEDNN and WEBNN_BF16 are read by onednn::policy() (onednn/Context.cpp)
+// and switched by tests through onednn::setPolicy.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_DEBUGOPTIONS_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_DEBUGOPTIONS_H
+
+#include <atomic>
+
+namespace webnn::cpu {
+
+struct DebugOptions {
+  // WEBNN_NO_AVX512 set and not starting with '0': the transformer/LLM
+  // kernels' AVX-512 bodies off (AVX2 instead). Never on where the CPU lacks
+  // AVX-512 (setUseAvx512 keeps that).
+  std::atomic<bool> transformerAvx512{true};
+  // WEBNN_PACKED_SGEMM=0: matmul, fusedMatmul, gemm, conv2d and lstm/gru
+  // without the packed-B SGEMM (PackedSgemm.h).
+  std::atomic<bool> packedSgemm{true};
+  // WEBNN_DEPTHWISE_AVX512=0: depthwise 3x3 convolutions without our AVX-512
+  // kernel (Depthwise.h); oneDNN or the portable loop instead.
+  std::atomic<bool> depthwiseAvx512{true};
+  // WEBNN_POINTWISE_NARROW=0: 1x1 convolutions without the narrow pointwise
+  // kernel (Pointwise.h).
+  std::atomic<bool> pointwiseNarrow{true};
+  // WEBNN_FUSE_POINTWISE_DEPTHWISE=0: a 1x1 convolution and the depthwise 3x3
+  // one it feeds run as two kernels, not as the pair (PointwiseDepthwise.h).
+  std::atomic<bool> fusePointwiseDepthwise{true};
+};
+
+// The process's options: the environment's values on the first call.
+DebugOptions &debugOptions();
+
+}  // namespace webnn::cpu
+
+#endif

@@ -1,0 +1,176 @@
+// Which kernel runs a conv2d or fusedConv2d node: one ordered table, tried
+// top to bottom, the first candidate that takes the node making its kernel
+// (KernelCandidates.h records why the ones before it refused). The order is
+// measured, not alphabetical:
+// - our AVX-512 depthwise 3x3 first at stride 1 (faster than oneDNN's
+//   brdgmm_dw), after oneDNN at stride 2 (brdgmm_dw measured 5-25% faster);
+// - our pointwise and packed-SGEMM kernels for the shapes where they beat
+//   oneDNN (each file says which and by how much);
+// - fusedConv2d "silu" on those kernels without activation, SiLU after;
+// - oneDNN for the rest of what it optimizes (residual and activation as
+//   post-ops), when built with it;
+// - the portable kernel (im2col + SGEMM, direct depthwise) for everything
+//   else: small layers, shapes oneDNN only has reference code for, builds
+//   without oneDNN, float16.
+// conv2d is fusedConv2d without residual or activation: the same table.
+#include <cmath>
+#include <string>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+struct ConvRequest {
+  const NodeDesc &node;
+  ConvGeometry g;
+  FilterIndexer fi;
+  bool fused = false;  // fusedConv2d (its epilogue below), else conv2d
+  Epilogue e;
+  // Our kernels' epilogue is a clamp: none, relu and clamp fit it, as [lo, hi].
+  bool clampEpilogue = true;
+  float lo = -INFINITY, hi = INFINITY;
+};
+
+// ConvRequest without its activation (the SiLU pass applies it after).
+ConvRequest withoutActivation(const ConvRequest &r) {
+  ConvRequest plain = r;
+  plain.e.activation = ConvActivation::kNone;
+  plain.clampEpilogue = true;
+  plain.lo = -INFINITY, plain.hi = INFINITY;
+  return plain;
+}
+
+int64_t outputCount(const ConvRequest &r) { return numElements(outputShape(r.g)); }
+
+std::unique_ptr<Kernel> depthwiseAvx512(const ConvRequest &r, std::string *why) {
+  if (r.e.hasResidual) return refuse(why, "has a residual");
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
+std::unique_ptr<Kernel> depthwiseAvx512Stride1(const ConvRequest &r, std::string *why) {
+  if (r.g.sh != 1) return refuse(why, "stride is not 1 (tried after oneDNN)");
+  return depthwiseAvx512(r, why);
+}
+
+std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) {
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, r.lo, r.hi, why);
+}
+
+std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
+std::unique_ptr<Kernel> im2colPacked(const ConvRequest &r, std::string *why) {
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makeIm2colPackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
+// Our kernels that take a layer before oneDNN would, without activation:
+// the SiLU pass's inner table.
+const KernelCandidate<ConvRequest> kOwnKernels[] = {
+    {"depthwise-avx512", &depthwiseAvx512Stride1},
+    {"pointwise-narrow", &pointwiseNarrow},
+    {"pointwise-packed-sgemm", &pointwisePacked},
+    {"im2col-packed-sgemm", &im2colPacked},
+};
+
+// "a: why; b: why" of an inner table's refusals.
+std::string refusals(const KernelChoice &c) {
+  std::string s;
+  for (const auto &r : c.refused) s += (s.empty() ? "" : "; ") + r.first + ": " + r.second;
+  return s;
+}
+
+std::unique_ptr<Kernel> siluAfterOwnKernel(const ConvRequest &r, std::string *why) {
+  if (r.e.activation != ConvActivation::kSilu) return refuse(why, "activation is not silu");
+  KernelChoice inner;
+  std::unique_ptr<Kernel> conv = chooseKernel(kOwnKernels, withoutActivation(r), &inner);
+  if (!conv) return refuse(why, "none of our kernels takes it without activation (" + refusals(inner) + ")");
+  *why = inner.chosen;
+  return makeSiluPass(std::move(conv), outputCount(r));
+}
+
+#if WEBNN_HAVE_ONEDNN
+std::unique_ptr<Kernel> oneDnn(const ConvRequest &r, std::string *why) {
+  if (r.fused) return makeOneDnnConv(r.node, r.g, r.fi, &r.e, &makeFusedConv2dPortable, why);
+  return makeOneDnnConv(r.node, r.g, r.fi, nullptr, &makeConv2dPortable, why);
+}
+#endif
+
+std::unique_ptr<Kernel> siluAfterDepthwiseAvx512(const ConvRequest &r, std::string *why) {
+  if (r.e.activation != ConvActivation::kSilu) return refuse(why, "activation is not silu");
+  std::unique_ptr<Kernel> conv = depthwiseAvx512(withoutActivation(r), why);
+  if (!conv) return nullptr;
+  *why = "depthwise-avx512";
+  return makeSiluPass(std::move(conv), outputCount(r));
+}
+
+std::unique_ptr<Kernel> portable(const ConvRequest &r, std::string *why) {
+  std::unique_ptr<Kernel> k;
+  Status s = r.fused ? makeFusedConv2dPortable(r.node, &k) : makeConv2dPortable(r.node, &k);
+  if (!s.isOk()) return refuse(why, s.message());
+  return k;
+}
+
+const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
+    {"depthwise-avx512", &depthwiseAvx512Stride1},
+    {"pointwise-narrow", &pointwiseNarrow},
+    {"pointwise-packed-sgemm", &pointwisePacked},
+    {"im2col-packed-sgemm", &im2colPacked},
+    {"silu-after-own-kernel", &siluAfterOwnKernel},
+#if WEBNN_HAVE_ONEDNN
+    {"onednn", &oneDnn},
+#endif
+    {"depthwise-avx512-after-onednn", &depthwiseAvx512},
+    {"silu-after-depthwise-avx512", &siluAfterDepthwiseAvx512},
+    {"portable", &portable},
+};
+
+Status chooseConv2dKernel(ConvRequest &request, std::unique_ptr<Kernel> *out) {
+  KernelChoice choice;
+  choice.op = request.node.op;
+  choice.node = request.node.name;
+  *out = chooseKernel(kConv2dCandidates, request, &choice);
+  reportKernelChoice(choice);
+  if (!*out) return nodeError(request.node, "no conv2d kernel takes it: " + choice.describe());
+  return Status::ok();
+}
+
+Status makeConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  ConvRequest r{node};
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &r.g, &r.fi));
+  return chooseConv2dKernel(r, out);
+}
+
+Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  ConvRequest r{node};
+  WEBNN_RETURN_IF_ERROR(checkConv2d(node, &r.g, &r.fi, 4));
+  WEBNN_RETURN_IF_ERROR(readEpilogue(node, r.g, &r.e));
+  // float16: converted to float32 around the float32 kernel (oneDNN 2.6 has
+  // no float16 post-ops on this CPU class).
+  if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2d, out);
+  r.fused = true;
+  const ConvActivation a = r.e.activation;
+  r.clampEpilogue = a != ConvActivation::kSigmoid && a != ConvActivation::kSilu;
+  r.lo = a == ConvActivation::kRelu ? 0.f : r.e.clampMin;
+  r.hi = a == ConvActivation::kRelu ? INFINITY : r.e.clampMax;
+  if (a == ConvActivation::kNone) r.lo = -INFINITY, r.hi = INFINITY;
+  return chooseConv2dKernel(r, out);
+}
+
+}  // namespace
+
+void registerConvolutionKernels(KernelTable &t) {
+  t.add("conv2d", &makeConv2d);
+  t.add("fusedConv2d", &makeFusedConv2d);
+  t.add("convTranspose2d", &makeConvTranspose2d);
+}
+
+}  // namespace webnn::cpu::kernels

@@ -1,0 +1,56 @@
+// fusedConv2d on the portable kernel: conv2d into the output, then one pass
+// over it, y = activation(y + residual). Kernels with an epilogue of their
+// own (oneDNN's post-ops, our clamp epilogues) do not need it.
+#include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/backends/cpu/kernels/Common.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+class EpiloguePassKernel final : public Kernel {
+ public:
+  EpiloguePassKernel(std::unique_ptr<Kernel> conv, Epilogue e, int64_t count)
+      : conv_(std::move(conv)), e_(e), count_(count) {}
+
+  Status run(const KernelContext &ctx) override {
+    const TensorBuffer *convInputs[3] = {ctx.inputs[0], ctx.inputs[1], ctx.numInputs > 2 ? ctx.inputs[2] : nullptr};
+    KernelContext convCtx = ctx;
+    convCtx.inputs = convInputs;
+    convCtx.numInputs = 3;
+    WEBNN_RETURN_IF_ERROR(conv_->run(convCtx));
+    const float *r = e_.hasResidual ? in<float>(ctx, 3) : nullptr;
+    float *y = outp<float>(ctx, 0);
+    Epilogue e = e_;
+    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
+      for (int64_t i = b; i < end; ++i) {
+        float v = r ? y[i] + r[i] : y[i];
+        switch (e.activation) {
+          case ConvActivation::kNone: break;
+          case ConvActivation::kRelu: v = v > 0.f ? v : 0.f; break;
+          case ConvActivation::kClamp: v = std::min(std::max(v, e.clampMin), e.clampMax); break;
+          case ConvActivation::kSigmoid: v = 1.f / (1.f + std::exp(-v)); break;
+          case ConvActivation::kSilu: v = v / (1.f + std::exp(-v)); break;
+        }
+        y[i] = v;
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  std::unique_ptr<Kernel> conv_;
+  Epilogue e_;
+  int64_t count_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeEpiloguePass(std::unique_ptr<Kernel> conv, const Epilogue &e, int64_t count) {
+  return std::make_unique<EpiloguePassKernel>(std::move(conv), e, count);
+}
+
+}  // namespace webnn::cpu::kernels

@@ -1,0 +1,98 @@
+// conv2d / fusedConv2d on oneDNN (onednn/Conv2d.cpp): the residual and the
+// activation are post-ops of the one convolution primitive. Taken for layers
+// large enough to pay for it that our own kernels before it in the table
+// leave; oneDNN refuses shapes it has only reference code for (its reason is
+// the refusal). The portable kernel is kept for a primitive oneDNN cannot
+// build on the first run.
+#include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
+
+#if WEBNN_HAVE_ONEDNN
+#include <string>
+#include <utility>
+
+#include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/onednn/DeferredKernel.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+class OneDnnConv2dKernel final : public Kernel {
+ public:
+  OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
+      : conv_(std::move(conv)), fallback_(node, portable), filter_(node.inputs[1]->constantData) {}
+
+  Status run(const KernelContext &ctx) override {
+    if (!useFallback_) {
+      const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
+      const TensorBuffer *residual = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;  // fusedConv2d
+      Status s = conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr,
+                            ctx.outputs[0]->data, threadPool(ctx).numThreads(), residual ? residual->data : nullptr);
+      if (s.isOk()) return s;
+      useFallback_ = true;
+      refused_ = s.message();
+    }
+    return fallback_.run(ctx, refused_);
+  }
+
+  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
+    if (!filter_) return Status::ok();
+    return onednn::packOperand(
+        1, [&] { return conv_->packedFilterLayout(numThreads); },
+        [&] { return conv_->packedFilterBytes(numThreads); },
+        [&](void *dst) { conv_->packFilter(filter_, dst, numThreads); }, out);
+  }
+
+  void warmUp(int numThreads) override { conv_->buildPrimitive(numThreads); }
+
+ private:
+  std::unique_ptr<onednn::Conv2d> conv_;
+  onednn::DeferredKernel fallback_;
+  const void *filter_;  // constant filter, else null
+  bool useFallback_ = false;
+  std::string refused_;  // oneDNN's reason, once it gave up
+};
+
+onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi) {
+  onednn::Conv2dParams p;
+  p.dtype = node.inputs[0]->dtype;
+  p.nhwc = g.nhwc;
+  p.N = g.N, p.C = g.C, p.H = g.H, p.W = g.W, p.O = g.O, p.OH = g.OH, p.OW = g.OW;
+  p.KH = g.KH, p.KW = g.KW, p.groups = g.groups;
+  p.strideH = g.sh, p.strideW = g.sw, p.dilationH = g.dh, p.dilationW = g.dw;
+  p.padTop = g.padTop, p.padBottom = g.padBottom, p.padLeft = g.padLeft, p.padRight = g.padRight;
+  p.filterStrideO = fi.so, p.filterStrideI = fi.si, p.filterStrideH = fi.sh, p.filterStrideW = fi.sw;
+  p.hasBias = node.inputs.size() > 2 && node.inputs[2];
+  p.constantFilter = node.inputs[1]->constantData != nullptr;
+  p.bf16 = node.relaxedPrecision;
+  p.packedFilter = onednn::packedOperands(node, 1);
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
+                                       const Epilogue *epilogue, KernelFactory portable, std::string *why) {
+  onednn::Conv2dParams p = oneDnnParams(node, g, fi);
+  if (epilogue) {
+    const Epilogue &e = *epilogue;
+    p.hasResidual = e.hasResidual;
+    p.clampMin = e.clampMin;
+    p.clampMax = e.clampMax;
+    switch (e.activation) {
+      case ConvActivation::kNone: p.activation = onednn::Conv2dParams::Activation::kNone; break;
+      case ConvActivation::kRelu: p.activation = onednn::Conv2dParams::Activation::kRelu; break;
+      case ConvActivation::kClamp: p.activation = onednn::Conv2dParams::Activation::kClamp; break;
+      case ConvActivation::kSigmoid: p.activation = onednn::Conv2dParams::Activation::kSigmoid; break;
+      case ConvActivation::kSilu: p.activation = onednn::Conv2dParams::Activation::kSilu; break;
+    }
+  }
+  std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, why);
+  if (!conv) return nullptr;
+  return std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, portable);
+}
+
+}  // namespace webnn::cpu::kernels
+
+#endif  // WEBNN_HAVE_ONEDNN

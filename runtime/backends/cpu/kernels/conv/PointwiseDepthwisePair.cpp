@@ -1,0 +1,163 @@
+// A 1x1 convolution and the depthwise 3x3 one it feeds as one kernel
+// (PointwiseDepthwise.h): the expanded tensor between them lives only in a
+// few rows of a per-thread ring. The executor offers adjacent nodes
+// (makeCpuKernelPair); where both are conv2d family nodes the decision is
+// reported like a table's (KernelCandidates.h).
+#include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
+
+#include <atomic>
+#include <cmath>
+
+#include "runtime/backends/cpu/DebugOptions.h"
+#include "runtime/backends/cpu/Memory.h"
+#include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
+#include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/backends/cpu/kernels/Registry.h"
+
+namespace webnn::cpu::kernels {
+namespace {
+
+// Run-time inputs: the 1x1 node's (input, filter, bias?, residual?), then
+// the depthwise node's (the intermediate, unused; filter, bias?, ...).
+class PointwiseDepthwiseKernel final : public Kernel {
+ public:
+  PointwiseDepthwiseKernel(ConvGeometry pw, FilterIndexer pwFilter, bool pwBias, ConvGeometry dw,
+                           FilterIndexer dwFilter, bool dwBias, size_t dwInputs, PointwiseDepthwise p)
+      : pw_(pw), dw_(dw), pwFilter_(pwFilter), dwFilter_(dwFilter), pwBias_(pwBias), dwBias_(dwBias),
+        dwInputs_(dwInputs), p_(p) {}
+
+  Status run(const KernelContext &ctx) override {
+    // Filters as [K][C] and [3][3][C], made on the first run (loading must
+    // not touch the mmapped weights); a run that cannot get their memory
+    // fails, and the next one tries again. Runs are one at a time.
+    if (!prepared_) {
+      if (!pointwise_.resize(size_t(pw_.C * pw_.O)) || !depthwise_.resize(size_t(9 * dw_.C)))
+        return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate the packed filters");
+      reorderPointwiseFilter(in<float>(ctx, 1), pwFilter_, pw_.C, pw_.O, pointwise_.data());
+      reorderDepthwiseFilter(in<float>(ctx, dwInputs_ + 1), dwFilter_, dw_.C, depthwise_.data());
+      prepared_ = true;
+    }
+    PointwiseDepthwise p = p_;
+    p.pointwise.filter = pointwise_.data();
+    p.pointwise.bias = pwBias_ ? in<float>(ctx, 2) : nullptr;
+    p.dw.filter = depthwise_.data();
+    p.dw.bias = dwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
+    const float *x = in<float>(ctx, 0);
+    float *y = outp<float>(ctx, 0);
+    const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
+    std::atomic<bool> noRing{false};
+    for (int64_t n = 0; n < pw_.N; ++n) {
+      const float *xn = x + n * pw_.H * pw_.W * pw_.C;
+      float *yn = y + n * dw_.OH * dw_.OW * dw_.C;
+      parallelFor(ctx, dw_.OH, 2, [&](int64_t b, int64_t e) {
+        float *ring = threadRing(ringFloats);
+        if (!ring) {
+          noRing.store(true, std::memory_order_relaxed);
+          return;
+        }
+        pointwiseDepthwiseAvx512(p, xn, yn, b, e, ring);
+      });
+    }
+    if (noRing.load(std::memory_order_relaxed))
+      return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate a thread's row buffer");
+    return Status::ok();
+  }
+
+ private:
+  // One ring per thread, kept across runs (grown on a thread's first run);
+  // null when that memory is refused.
+  static float *threadRing(int64_t floats) {
+    thread_local AlignedFloats ring;
+    if (ring.size() < size_t(floats) && !ring.resize(size_t(floats))) return nullptr;
+    return ring.data();
+  }
+
+  ConvGeometry pw_, dw_;
+  FilterIndexer pwFilter_, dwFilter_;
+  bool pwBias_, dwBias_;
+  size_t dwInputs_;
+  PointwiseDepthwise p_;
+  bool prepared_ = false;
+  AlignedFloats pointwise_, depthwise_;
+};
+
+// A conv2d / fusedConv2d node's geometry and clamp when it can be half of a
+// pair: float32, nhwc, constant filter and bias, no residual, activation
+// none, relu or clamp.
+bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
+  if ((node.op != "conv2d" && node.op != "fusedConv2d") || relaxedRunsBf16(node)) return false;
+  if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
+  if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
+  if (node.inputs.size() > 2 && node.inputs[2] && !node.inputs[2]->constantData) return false;
+  *lo = -INFINITY, *hi = INFINITY;
+  if (node.op == "conv2d") return true;
+  Epilogue e;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == ConvActivation::kSigmoid ||
+      e.activation == ConvActivation::kSilu)
+    return false;
+  if (e.activation == ConvActivation::kRelu) *lo = 0.f;
+  if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
+  return true;
+}
+
+constexpr const char *kPairCandidate = "pointwise-depthwise pair";
+
+// The pair kernel for these halves, or null with *why.
+std::unique_ptr<Kernel> makePair(const NodeDesc &producer, const NodeDesc &consumer, const ConvGeometry &pw,
+                                 const FilterIndexer &pwFi, float pwLo, float pwHi, const ConvGeometry &dw,
+                                 const FilterIndexer &dwFi, float lo, float hi, std::string *why) {
+  if (!pointwiseDepthwiseEnabled()) return refuse(why, "off (WEBNN_FUSE_POINTWISE_DEPTHWISE=0)");
+  if (!depthwiseAvx512Enabled()) return refuse(why, "off (WEBNN_DEPTHWISE_AVX512=0)");
+  if (!avx512Available()) return refuse(why, "no AVX-512");
+  if (!plainPointwise(pw) || pw.groups != 1) return refuse(why, "the producer is not an ungrouped plain 1x1");
+  if (!(dw.groups == dw.C && dw.O == dw.C && dw.C == pw.O && dw.H == pw.OH && dw.W == pw.OW && dw.N == pw.N))
+    return refuse(why, "the consumer is not a depthwise convolution of the producer's output");
+  if (!depthwise3x3Supported(dw.KH, dw.KW, dw.sh, dw.sw, dw.dh, dw.dw, dw.padTop, dw.padBottom, dw.padLeft,
+                             dw.padRight))
+    return refuse(why, "the depthwise filter is not 3x3, stride 1 or 2, dilation 1, padding 0 or 1");
+  // Where it pays (PointwiseDepthwise.h): a short 1x1 (its filter rows in
+  // L1, the tile at 160-195 GFLOP/s) and an expanded tensor of 1 MiB or
+  // more; MobileNetV2's 28x28x192 (0.6 MB) measured no faster fused.
+  const int64_t expandedBytes = pw.OH * pw.OW * pw.O * 4;
+  if (pw.C > 32) return refuse(why, "the 1x1 has more than 32 input channels");
+  if (expandedBytes < (int64_t(1) << 20)) return refuse(why, "the expanded tensor is under 1 MiB");
+  PointwiseDepthwise p;
+  p.pointwise.K = pw.C, p.pointwise.N = pw.O;
+  p.pointwise.lo = pwLo, p.pointwise.hi = pwHi;
+  p.dw.H = dw.H, p.dw.W = dw.W, p.dw.C = dw.C, p.dw.OH = dw.OH, p.dw.OW = dw.OW;
+  p.dw.stride = dw.sh, p.dw.padTop = dw.padTop, p.dw.padLeft = dw.padLeft;
+  p.dw.lo = lo, p.dw.hi = hi;
+  return std::make_unique<PointwiseDepthwiseKernel>(pw, pwFi, hasBiasInput(producer), dw, dwFi, hasBiasInput(consumer),
+                                                    producer.inputs.size(), p);
+}
+
+}  // namespace
+
+// WEBNN_FUSE_POINTWISE_DEPTHWISE (DebugOptions.h).
+bool pointwiseDepthwiseEnabled() { return debugOptions().fusePointwiseDepthwise.load(std::memory_order_relaxed); }
+void setPointwiseDepthwiseEnabled(bool enabled) {
+  debugOptions().fusePointwiseDepthwise.store(enabled, std::memory_order_relaxed);
+}
+
+Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
+  out->reset();
+  ConvGeometry pw, dw;
+  FilterIndexer pwFi, dwFi;
+  float pwLo, pwHi, lo, hi;
+  // Most adjacent nodes are not two convolutions: no report for those.
+  if (!pairHalf(producer, &pw, &pwFi, &pwLo, &pwHi) || !pairHalf(consumer, &dw, &dwFi, &lo, &hi)) return Status::ok();
+  KernelChoice choice;
+  choice.op = producer.op + " + " + consumer.op;
+  choice.node = producer.name + "' + '" + consumer.name;
+  std::string why;
+  *out = makePair(producer, consumer, pw, pwFi, pwLo, pwHi, dw, dwFi, lo, hi, &why);
+  if (*out) choice.chosen = kPairCandidate;
+  else choice.refused.emplace_back(kPairCandidate, why);
+  reportKernelChoice(choice);
+  return Status::ok();
+}
+
+}  // namespace webnn::cpu::kernels

@@ -1,0 +1,116 @@
+// The conv2d family's candidate table (conv/Conv2dSelection.cpp): which
+// kernel a node gets, and that every candidate before it says why it
+// refused, oneDNN's own reason included.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "KernelChoices.h"
+#include "KernelTestUtil.h"
+#include "runtime/backends/cpu/DebugOptions.h"
+#include "runtime/backends/cpu/kernels/Depthwise.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
+
+namespace webnn::cpu::test {
+namespace {
+
+// nhwc float32 conv2d, constant filter (ohwi) and bias.
+OpCase conv2d(int64_t H, int64_t W, int64_t C, int64_t O, int64_t K, int64_t groups, int64_t pad) {
+  const int64_t OH = H + 2 * pad - K + 1, OW = W + 2 * pad - K + 1;
+  std::vector<float> x(size_t(H * W * C), 0.5f), f(size_t(O * K * K * (C / groups)), 0.25f), b(size_t(O), 0.1f);
+  OpCase c{"conv2d", {f32({1, H, W, C}, x), f32({O, K, K, C / groups}, f, true), f32({O}, b, true)},
+           {outSpec(DataType::kFloat32, {1, OH, OW, O})}};
+  c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", groups);
+  c.attrInts("padding", {pad, pad, pad, pad});
+  return c;
+}
+
+// A 3x3 layer of 16 -> 16 channels over 12x12 pixels is taken by none of our
+// special kernels: each refuses with its reason, then oneDNN (here switched
+// off) says its own, and the portable kernel runs it.
+TEST(ConvSelection, EveryRefusalIsRecorded) {
+#if WEBNN_HAVE_ONEDNN
+  onednn::Policy saved = onednn::policy();
+  onednn::Policy off = saved;
+  off.enabled = false;
+  onednn::setPolicy(off);
+#endif
+  ScopedKernelChoices choices;
+  OpCase c = conv2d(12, 12, 16, 16, 3, 1, 1);
+  Status s = runOp(c);
+#if WEBNN_HAVE_ONEDNN
+  onednn::setPolicy(saved);
+#endif
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const kernels::KernelChoice choice = choices.last("conv2d");
+  EXPECT_EQ(choice.chosen, "portable") << choice.describe();
+  const bool avx512 = kernels::avx512Available();
+  EXPECT_EQ(choice.whyRefused("depthwise-avx512"), avx512 ? "not depthwise" : "no AVX-512");
+  EXPECT_EQ(choice.whyRefused("pointwise-narrow"), avx512 ? "not 1x1, stride 1, unpadded" : "no AVX-512");
+  EXPECT_EQ(choice.whyRefused("pointwise-packed-sgemm"), "not 1x1, stride 1, unpadded");
+  EXPECT_EQ(choice.whyRefused("im2col-packed-sgemm"), "more than 64 output pixels");
+  EXPECT_EQ(choice.whyRefused("silu-after-own-kernel"), "activation is not silu");
+#if WEBNN_HAVE_ONEDNN
+  // oneDNN's reason (onednn::Conv2d::create), not one of ours.
+  EXPECT_NE(choice.whyRefused("onednn").find("disabled"), std::string::npos) << choice.describe();
+#endif
+  // In table order, the chosen one after every refusal.
+  ASSERT_GE(choice.refused.size(), 5u);
+  EXPECT_EQ(choice.refused.front().first, "depthwise-avx512");
+  EXPECT_EQ(choice.refused.back().first, "silu-after-depthwise-avx512");
+  const std::string text = choice.describe();
+  EXPECT_NE(text.find("conv2d '"), std::string::npos) << text;
+  EXPECT_NE(text.find(": portable (refused: depthwise-avx512: "), std::string::npos) << text;
+}
+
+// A debug switch's refusal names the environment variable that set it.
+TEST(ConvSelection, DebugSwitchIsTheReason) {
+  const bool saved = kernels::depthwiseAvx512Enabled();
+  kernels::setDepthwiseAvx512Enabled(false);
+  ScopedKernelChoices choices;
+  OpCase c = conv2d(9, 9, 32, 32, 3, 32, 1);  // depthwise 3x3
+  Status s = runOp(c);
+  kernels::setDepthwiseAvx512Enabled(saved);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const kernels::KernelChoice choice = choices.last("conv2d");
+  EXPECT_EQ(choice.whyRefused("depthwise-avx512"), "off (WEBNN_DEPTHWISE_AVX512=0)") << choice.describe();
+  EXPECT_EQ(choice.whyRefused("depthwise-avx512-after-onednn"), "off (WEBNN_DEPTHWISE_AVX512=0)");
+  EXPECT_NE(choice.chosen, "depthwise-avx512");
+  EXPECT_FALSE(choice.chosen.empty());
+  // The switch and the debug options are one value.
+  EXPECT_EQ(debugOptions().depthwiseAvx512.load(), saved);
+}
+
+// Where the CPU has AVX-512 the same depthwise layer is our kernel's, first
+// in the table, with nothing refused before it.
+TEST(ConvSelection, FirstCandidateTakesDepthwise) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the depthwise kernel needs AVX-512";
+  ScopedKernelChoices choices;
+  OpCase c = conv2d(9, 9, 32, 32, 3, 32, 1);
+  ASSERT_TRUE(runOp(c).isOk());
+  const kernels::KernelChoice choice = choices.last("conv2d");
+  EXPECT_EQ(choice.chosen, "depthwise-avx512") << choice.describe();
+  EXPECT_TRUE(choice.refused.empty()) << choice.describe();
+}
+
+// fusedConv2d "silu" on a narrow 1x1: our kernel without activation, SiLU
+// after it; the choice names the kernel inside and why the clamp-epilogue
+// candidates refused.
+TEST(ConvSelection, SiluPassNamesItsKernel) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
+  OpCase c = conv2d(8, 8, 16, 24, 1, 1, 0);
+  c.op = "fusedConv2d";
+  c.attrString("activation", "silu");
+  ScopedKernelChoices choices;
+  ASSERT_TRUE(runOp(c).isOk());
+  const kernels::KernelChoice choice = choices.last("fusedConv2d");
+  EXPECT_EQ(choice.chosen, "silu-after-own-kernel") << choice.describe();
+  EXPECT_EQ(choice.detail, "pointwise-narrow") << choice.describe();
+  EXPECT_EQ(choice.whyRefused("pointwise-narrow"), "activation is not none, relu or clamp");
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
