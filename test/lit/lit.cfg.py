@@ -27,6 +27,14 @@ for tool in ["webnn-opt", "webnnc", "webnn-run"]:
     if os.path.exists(os.path.join(tools_dir, tool)):
         config.available_features.add(tool)
 
+# `REQUIRES: vulkan`: the runtime links the Vulkan backend (the tests then
+# run on whatever Vulkan device the machine has; lavapipe in CI).
+if getattr(config, "webnn_vulkan_backend", "").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("vulkan")
+    config.environment["LP_NUM_THREADS"] = "2"
+    config.environment.setdefault("XDG_RUNTIME_DIR", os.path.join(obj_root, "test", "lit", "xdg"))
+    os.makedirs(config.environment["XDG_RUNTIME_DIR"], exist_ok=True)
+
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%webnn_src_root", config.webnn_src_root))
 config.substitutions.append(("%webnn_tools", tools_dir))
