@@ -136,6 +136,37 @@ TEST_F(VulkanKernels, Cast) {
   }
 }
 
+// float64 <-> float32/float16 casts, converted with integer arithmetic in
+// the shader: ties to even, float subnormals, overflow to infinity,
+// underflow to zero, NaN, signed zeros, and exact widening of float
+// subnormals. Other float64 casts are refused.
+TEST_F(VulkanKernels, Float64Casts) {
+  const double tiny = std::ldexp(1.0, -149);  // the smallest float subnormal
+  std::vector<double> v = {0.0, -0.0, 1.0, -2.5, 1.0 / 3.0, 1e10, -1e-10, 3.4028234663852886e38,
+                           3.5e38, -1e300, 1e-300, 1e-40, -1e-44, tiny, tiny / 2, tiny * 0.75, tiny * 1.5,
+                           1.0 + std::ldexp(1.0, -24), 1.0 + 3 * std::ldexp(1.0, -24),
+                           1.0 + std::ldexp(1.0, -24) + std::ldexp(1.0, -52), 65504.0, 65520.0, 1e-8,
+                           INFINITY, -INFINITY, NAN, 123456789.123, std::ldexp(1.0, -126) * (1 - std::ldexp(1.0, -30))};
+  Shape shape = {int64_t(v.size())};
+  for (DataType to : {DataType::kFloat32, DataType::kFloat16}) {
+    SCOPED_TRACE(std::string("float64 -> ") + std::string(dataTypeName(to)));
+    OpCase c{"cast", {fromDoubles(DataType::kFloat64, shape, v)}, {outSpec(to, shape)}};
+    c.attrString("type", std::string(dataTypeName(to)));
+    expectMatch(c, 0, 0);
+  }
+  for (DataType from : {DataType::kFloat32, DataType::kFloat16}) {
+    SCOPED_TRACE(std::string(dataTypeName(from)) + " -> float64");
+    OpCase c{"cast", {fromDoubles(from, shape, v)}, {outSpec(DataType::kFloat64, shape)}};
+    c.attrString("type", "float64");
+    expectMatch(c, 0, 0);
+  }
+  OpCase bad{"cast", {fromDoubles(DataType::kFloat64, {2}, {1.0, 2.0})}, {outSpec(DataType::kInt32, {2})}};
+  bad.attrString("type", "int32");
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("float64"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, DataMovement) {
   uint32_t seed = 300;
   for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {

@@ -132,9 +132,19 @@ Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
   uint32_t dtIn, dtOut;
-  if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut))
+  // float64 <-> float32/float16 casts: common.glsl converts float64 words
+  // exactly (to float32 rounding to nearest even, as the CPU kernel does);
+  // other float64 pairs would go through float32 and lose bits.
+  auto isHalfOrSingle = [](DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; };
+  bool f64Cast = node.op == "cast" && ((x.dtype == DataType::kFloat64 && isHalfOrSingle(y.dtype)) ||
+                                       (y.dtype == DataType::kFloat64 && isHalfOrSingle(x.dtype)));
+  if (f64Cast) {
+    dtIn = uint32_t(x.dtype);
+    dtOut = uint32_t(y.dtype);
+  } else if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut)) {
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)) + " -> " +
                                      std::string(dataTypeName(y.dtype)));
+  }
   if (node.op != "cast" && x.dtype != y.dtype && node.op != "logicalNot" && node.op != "isNaN" &&
       node.op != "isInfinite")
     return nodeUnsupported(node, "output type differs from the input's");

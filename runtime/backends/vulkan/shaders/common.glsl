@@ -20,10 +20,67 @@
 #define DT_U64 5
 #define DT_I8 6
 #define DT_U8 7
+#define DT_F64 10
 
 layout(local_size_x_id = 0) in;
 
-bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
+// float64 as two uint words (low, high), converted with integer arithmetic
+// so no shader needs the Float64 capability: f64ToF32 rounds to nearest
+// even (overflow to infinity, underflow through float subnormals to zero),
+// f32ToF64 is exact. Only cast reads or writes float64 this way.
+// RNE((hi, lo) >> s) for a significand below 2^53 and s >= 29.
+uint roundShift64(uint hi, uint lo, uint s) {
+  if (s >= 64u) return 0u;
+  uint q;
+  bool above, tie;
+  if (s < 32u) {
+    q = (hi << (32u - s)) | (lo >> s);
+    uint rem = lo & ((1u << s) - 1u), halfway = 1u << (s - 1u);
+    above = rem > halfway;
+    tie = rem == halfway;
+  } else if (s == 32u) {
+    q = hi;
+    above = lo > 0x80000000u;
+    tie = lo == 0x80000000u;
+  } else {
+    uint t = s - 32u;
+    q = hi >> t;
+    uint remHi = hi & ((1u << t) - 1u), halfHi = 1u << (t - 1u);
+    above = remHi > halfHi || (remHi == halfHi && lo > 0u);
+    tie = remHi == halfHi && lo == 0u;
+  }
+  if (above || (tie && (q & 1u) != 0u)) ++q;
+  return q;
+}
+float f64ToF32(uint lo, uint hi) {
+  uint sign = hi & 0x80000000u;
+  int e = int((hi >> 20) & 0x7ffu);
+  uint mhi = hi & 0xfffffu;
+  if (e == 0x7ff) return uintBitsToFloat(sign | ((mhi | lo) != 0u ? 0x7fc00000u : 0x7f800000u));
+  if (e == 0) return uintBitsToFloat(sign);  // below every float subnormal
+  int fe = e - 1023 + 127;
+  if (fe >= 255) return uintBitsToFloat(sign | 0x7f800000u);
+  uint sigHi = mhi | 0x100000u;  // the implicit bit: a 53-bit significand
+  uint bits = fe >= 1 ? (uint(fe - 1) << 23) + roundShift64(sigHi, lo, 29u) : roundShift64(sigHi, lo, uint(30 - fe));
+  return uintBitsToFloat(sign | bits);
+}
+uvec2 f32ToF64(float v) {  // (low, high)
+  uint f = floatBitsToUint(v);
+  uint sign = f & 0x80000000u, e = (f >> 23) & 0xffu, m = f & 0x7fffffu;
+  if (e == 255u) return uvec2(m << 29, sign | 0x7ff00000u | (m >> 3));
+  if (e == 0u) {
+    if (m == 0u) return uvec2(0u, sign);
+    // A float subnormal is a normal double: move its leading bit to the
+    // implicit position.
+    int p = findMSB(m);
+    m = (m << uint(23 - p)) & 0x7fffffu;
+    e = uint(p - 22);  // as a float exponent field: 1 - (23 - p)
+    return uvec2(m << 29, sign | (uint(int(e) - 127 + 1023) << 20) | (m >> 3));
+  }
+  return uvec2(m << 29, sign | ((e - 127u + 1023u) << 20) | (m >> 3));
+}
+
+bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16 || dt == DT_F64; }
 
 #define TENSOR_DECL(B, NAME, Q)                                                   \
   layout(set = 0, binding = B) Q buffer NAME##F32 { float NAME##_f32[]; };        \
@@ -38,6 +95,7 @@ bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
   float NAME##_loadf(uint i) {                                                    \
     if (DT == DT_F32) return NAME##_f32[i];                                       \
     if (DT == DT_F16) return float(NAME##_f16[i]);                                \
+    if (DT == DT_F64) return f64ToF32(NAME##_u32[2 * i], NAME##_u32[2 * i + 1]);  \
     if (DT == DT_I32) return float(int(NAME##_u32[i]));                           \
     if (DT == DT_U32) return float(NAME##_u32[i]);                                \
     if (DT == DT_I64) return float(int(NAME##_u32[2 * i]));                       \
@@ -48,6 +106,7 @@ bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
   int NAME##_loadi(uint i) {                                                      \
     if (DT == DT_F32) return int(NAME##_f32[i]);                                  \
     if (DT == DT_F16) return int(float(NAME##_f16[i]));                           \
+    if (DT == DT_F64) return int(f64ToF32(NAME##_u32[2 * i], NAME##_u32[2 * i + 1])); \
     if (DT == DT_I32 || DT == DT_U32) return int(NAME##_u32[i]);                  \
     if (DT == DT_I64 || DT == DT_U64) return int(NAME##_u32[2 * i]);              \
     if (DT == DT_I8) return int(NAME##_i8[i]);                                    \
@@ -59,6 +118,7 @@ bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
   void NAME##_storef(uint i, float v) {                                           \
     if (DT == DT_F32) NAME##_f32[i] = v;                                          \
     else if (DT == DT_F16) NAME##_f16[i] = float16_t(v);                          \
+    else if (DT == DT_F64) { uvec2 w = f32ToF64(v); NAME##_u32[2 * i] = w.x; NAME##_u32[2 * i + 1] = w.y; } \
     else if (DT == DT_I32) NAME##_u32[i] = uint(int(v));                          \
     else if (DT == DT_U32) NAME##_u32[i] = uint(v);                               \
     else if (DT == DT_I64) { NAME##_u32[2 * i] = uint(int(v)); NAME##_u32[2 * i + 1] = v < 0.0 ? 0xffffffffu : 0u; } \
@@ -69,6 +129,7 @@ bool isFloatType(int dt) { return dt == DT_F32 || dt == DT_F16; }
   void NAME##_storei(uint i, int v) {                                             \
     if (DT == DT_F32) NAME##_f32[i] = float(v);                                   \
     else if (DT == DT_F16) NAME##_f16[i] = float16_t(float(v));                   \
+    else if (DT == DT_F64) { uvec2 w = f32ToF64(float(v)); NAME##_u32[2 * i] = w.x; NAME##_u32[2 * i + 1] = w.y; } \
     else if (DT == DT_I32 || DT == DT_U32) NAME##_u32[i] = uint(v);               \
     else if (DT == DT_I64) { NAME##_u32[2 * i] = uint(v); NAME##_u32[2 * i + 1] = v < 0 ? 0xffffffffu : 0u; } \
     else if (DT == DT_U64) { NAME##_u32[2 * i] = uint(v); NAME##_u32[2 * i + 1] = 0u; } \
