@@ -185,6 +185,39 @@ TEST(QdqMatmul, VnniMatchesPortable) {
   EXPECT_EQ(y1, y2);
 }
 
+// quantizeLinear / dequantizeLinear with one scale (the QDQ activations
+// left beside the fused matmuls) take an 8-wide path: the same values as the
+// rule, ties to even, saturation and NaN included, over a length with a tail.
+TEST(QdqMatmul, PerTensorQuantizeDequantize) {
+  std::vector<float> x;
+  for (int i = -40; i < 43; ++i) x.push_back(float(i) * 0.25f);  // halves at 0.05 scale ... and ties
+  x.push_back(std::nanf(""));
+  x.push_back(1e30f);
+  x.push_back(-1e30f);
+  for (DataType t : {DataType::kUint8, DataType::kInt8}) {
+    Quant q{t, {0.5f}, {t == DataType::kUint8 ? 128 : -3}};
+    const int64_t n = int64_t(x.size());
+    OpCase op;
+    op.op = "quantizeLinear";
+    op.inputs = {f32({n}, x), f32({1}, q.scale, true), intTensor(t, {1}, q.zero, true)};
+    op.outputs.push_back(outSpec(t, {n}));
+    ASSERT_TRUE(runOp(op).isOk());
+    std::vector<double> got = op.outputs[0].values();
+    std::vector<int32_t> ints;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got[size_t(i)], double(q.quantize(x[size_t(i)], 0))) << "element " << i << " = " << x[size_t(i)];
+      ints.push_back(int32_t(got[size_t(i)]));
+    }
+    OpCase dq;
+    dq.op = "dequantizeLinear";
+    dq.inputs = {intTensor(t, {n}, ints, false), f32({1}, q.scale, true), intTensor(t, {1}, q.zero, true)};
+    dq.outputs.push_back(outSpec(DataType::kFloat32, {n}));
+    ASSERT_TRUE(runOp(dq).isOk());
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(dq.outputs[0].as<float>()[i], float(ints[size_t(i)] - q.zero[0]) * q.scale[0]);
+  }
+}
+
 TEST(QdqMatmul, Errors) {
   OpCase op;
   op.op = "quantizedMatmul";

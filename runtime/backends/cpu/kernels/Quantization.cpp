@@ -17,6 +17,9 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
@@ -135,7 +138,8 @@ Status checkOperands(const NodeDesc &node, const OperandDesc &x, const OperandDe
 
 class QuantizeKernel final : public Kernel {
  public:
-  QuantizeKernel(BlockPlan p, bool half, DataType outType) : p_(std::move(p)), half_(half), out_(outType) {
+  QuantizeKernel(BlockPlan p, bool half, DataType outType, bool oneScale)
+      : p_(std::move(p)), half_(half), out_(outType), oneScale_(oneScale) {
     integerRange(out_, &lo_, &hi_);
   }
   Status run(const KernelContext &ctx) override {
@@ -144,6 +148,39 @@ class QuantizeKernel final : public Kernel {
     const void *zp = ctx.inputs[2]->data;
     void *y = ctx.outputs[0]->data;
     DataType zpType = ctx.inputs[2]->dtype;
+    if (perTensor8Bit()) {
+      // One float32 scale, 8-bit output (QDQ activations): the same rule in
+      // float, which the compiler vectorizes. Exact: a quotient too large for
+      // q + zp to be exact in float saturates either way.
+      const float *xf = static_cast<const float *>(x);
+      const float s = *static_cast<const float *>(scale);
+      const float z = float(loadInteger(zp, zpType, 0)), lo = float(lo_), hi = float(hi_);
+      const bool isSigned = out_ == DataType::kInt8;
+      parallelFor(ctx, p_.rows * p_.cols, 16384, [&](int64_t b, int64_t e) {
+        int64_t i = b;
+#if defined(__AVX2__)
+        const __m256 vs = _mm256_set1_ps(s), vz = _mm256_set1_ps(z), vlo = _mm256_set1_ps(lo),
+                     vhi = _mm256_set1_ps(hi);
+        for (; i + 8 <= e; i += 8) {
+          __m256 q = _mm256_div_ps(_mm256_loadu_ps(xf + i), vs);
+          __m256 nan = _mm256_cmp_ps(q, q, _CMP_UNORD_Q);
+          q = _mm256_add_ps(_mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
+          q = _mm256_blendv_ps(_mm256_min_ps(_mm256_max_ps(q, vlo), vhi), vz, nan);
+          __m256i qi = _mm256_cvtps_epi32(q);
+          __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(qi), _mm256_extracti128_si256(qi, 1));
+          w = isSigned ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+          _mm_storel_epi64(reinterpret_cast<__m128i *>(static_cast<uint8_t *>(y) + i), w);
+        }
+#endif
+        for (; i < e; ++i) {
+          float v = std::nearbyint(xf[i] / s) + z;
+          float q = v != v ? z : std::min(std::max(v, lo), hi);
+          if (isSigned) static_cast<int8_t *>(y)[i] = int8_t(q);
+          else static_cast<uint8_t *>(y)[i] = uint8_t(q);
+        }
+      });
+      return Status::ok();
+    }
     auto rowsFn = [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         int64_t srow = p_.scaleRowOffset(r);
@@ -167,10 +204,13 @@ class QuantizeKernel final : public Kernel {
   }
 
  private:
+  bool perTensor8Bit() const { return !half_ && oneScale_ && (out_ == DataType::kInt8 || out_ == DataType::kUint8); }
+
   BlockPlan p_;
   bool half_;
   DataType out_;
   int64_t lo_ = 0, hi_ = 0;
+  bool oneScale_;
 };
 
 Status makeQuantizeLinear(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
@@ -183,18 +223,35 @@ Status makeQuantizeLinear(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   BlockPlan plan;
   WEBNN_RETURN_IF_ERROR(plan.init(node, x.shape, scale.shape));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, zp.dtype));
-  *out = std::make_unique<QuantizeKernel>(std::move(plan), x.dtype == DataType::kFloat16, zp.dtype);
+  *out = std::make_unique<QuantizeKernel>(std::move(plan), x.dtype == DataType::kFloat16, zp.dtype,
+                                          numElements(scale.shape) == 1);
   return Status::ok();
 }
 
 class DequantizeKernel final : public Kernel {
  public:
-  DequantizeKernel(BlockPlan p, DataType inType, bool half) : p_(std::move(p)), in_(inType), half_(half) {}
+  DequantizeKernel(BlockPlan p, DataType inType, bool half, bool oneScale)
+      : p_(std::move(p)), in_(inType), half_(half), oneScale_(oneScale) {}
   Status run(const KernelContext &ctx) override {
     const void *x = ctx.inputs[0]->data;
     const void *scale = ctx.inputs[1]->data;
     const void *zp = ctx.inputs[2]->data;
     void *y = ctx.outputs[0]->data;
+    if (!half_ && oneScale_ && (in_ == DataType::kInt8 || in_ == DataType::kUint8)) {
+      // One scale, 8-bit input: (x - zp) is exact in float and the product
+      // rounds once, as the double product rounded to float does.
+      const float s = *static_cast<const float *>(scale);
+      const float z = float(loadInteger(zp, in_, 0));
+      float *yf = static_cast<float *>(y);
+      const bool isSigned = in_ == DataType::kInt8;
+      parallelFor(ctx, p_.rows * p_.cols, 16384, [&](int64_t b, int64_t e) {
+        if (isSigned)
+          for (int64_t i = b; i < e; ++i) yf[i] = (float(static_cast<const int8_t *>(x)[i]) - z) * s;
+        else
+          for (int64_t i = b; i < e; ++i) yf[i] = (float(static_cast<const uint8_t *>(x)[i]) - z) * s;
+      });
+      return Status::ok();
+    }
     parallelFor(ctx, p_.rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p_.cols)), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         int64_t srow = p_.scaleRowOffset(r);
@@ -213,6 +270,7 @@ class DequantizeKernel final : public Kernel {
   BlockPlan p_;
   DataType in_;
   bool half_;
+  bool oneScale_;
 };
 
 Status makeDequantizeLinear(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
@@ -225,7 +283,8 @@ Status makeDequantizeLinear(const NodeDesc &node, std::unique_ptr<Kernel> *out) 
   BlockPlan plan;
   WEBNN_RETURN_IF_ERROR(plan.init(node, x.shape, scale.shape));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, scale.dtype));
-  *out = std::make_unique<DequantizeKernel>(std::move(plan), x.dtype, scale.dtype == DataType::kFloat16);
+  *out = std::make_unique<DequantizeKernel>(std::move(plan), x.dtype, scale.dtype == DataType::kFloat16,
+                                            numElements(scale.shape) == 1);
   return Status::ok();
 }
 
