@@ -72,35 +72,6 @@ std::string describe(const std::string &dtype, const webnn::Shape &shape) {
   return dtype + " " + webnn::shapeToString(shape);
 }
 
-// "float32 [seq<=16,4]", as webnn-run prints an input it expected.
-std::string describe(const webnn::TensorInfo &info) {
-  std::string dtype(webnn::dataTypeName(info.dtype));
-  if (!info.isDynamic()) return describe(dtype, info.shape);
-  std::string s = dtype + " [";
-  for (size_t d = 0; d < info.shape.size(); ++d) {
-    if (d) s += ",";
-    s += info.dynamicDims[d].empty() ? std::to_string(info.shape[d])
-                                     : info.dynamicDims[d] + "<=" + std::to_string(info.shape[d]);
-  }
-  return s + "]";
-}
-
-// A static input takes exactly its shape; a dynamic one any shape of its
-// rank within the maxima (the session checks the dimensions' relations).
-bool shapeFits(const webnn::TensorInfo &info, const webnn::Shape &shape) {
-  if (!info.isDynamic()) return shape == info.shape;
-  if (shape.size() != info.shape.size()) return false;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (info.dynamicDims[d].empty() ? shape[d] != info.shape[d] : shape[d] > info.shape[d]) return false;
-  return true;
-}
-
-std::string nameList(const std::vector<webnn::TensorInfo> &infos) {
-  std::string s;
-  for (const auto &t : infos) s += (s.empty() ? "'" : ", '") + t.name + "'";
-  return s.empty() ? "none" : s;
-}
-
 py::dict tensorInfo(const webnn::TensorInfo &t) {
   py::dict d;
   d["name"] = t.name;
@@ -158,7 +129,7 @@ class PySession {
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i].name == name) index = i;
     if (index == inputs.size())
-      raise(webnn::StatusCode::kInvalidArgument, "model has no input '" + name + "' (inputs: " + nameList(inputs) + ")");
+      raise(webnn::StatusCode::kInvalidArgument, "model has no input '" + name + "' (inputs: " + webnn::tensorNameList(inputs) + ")");
     const webnn::TensorInfo &info = inputs[index];
     py::dtype want = numpyDtype(info.dtype);
     // A list or scalar becomes an array of the input's type; an array is
@@ -170,8 +141,8 @@ class PySession {
     // A bool input also takes uint8 0/1, as webnn-run does; the session
     // maps nonzero bytes to 1.
     const bool uint8ForBool = info.dtype == webnn::DataType::kBool && sameDtype(array.dtype(), py::dtype("uint8"));
-    if ((!sameDtype(array.dtype(), want) && !uint8ForBool) || !shapeFits(info, shape)) {
-      std::string expected = describe(info);
+    if ((!sameDtype(array.dtype(), want) && !uint8ForBool) || !info.fits(shape)) {
+      std::string expected = info.describe();
       if (numpyType(info.dtype) != info.dtype)
         expected += " (as " + std::string(webnn::dataTypeName(numpyType(info.dtype))) + ")";
       if (info.dtype == webnn::DataType::kBool) expected += " (bool or uint8)";

@@ -98,33 +98,6 @@ std::string describe(webnn::DataType t, const webnn::Shape &s) {
   return std::string(webnn::dataTypeName(t)) + " " + webnn::shapeToString(s);
 }
 
-// "float32 [seq<=16, 4]" for a tensor with dynamic dimensions.
-std::string describe(const webnn::TensorInfo &info) {
-  if (!info.isDynamic()) return describe(info.dtype, info.shape);
-  std::string s = std::string(webnn::dataTypeName(info.dtype)) + " [";
-  for (size_t d = 0; d < info.shape.size(); ++d) {
-    if (d) s += ",";
-    s += info.dynamicDims[d].empty() ? std::to_string(info.shape[d])
-                                     : info.dynamicDims[d] + "<=" + std::to_string(info.shape[d]);
-  }
-  return s + "]";
-}
-
-// An input array fits a static input exactly, a dynamic one when its rank
-// and static dimensions agree (the session checks the dynamic sizes).
-bool shapeFits(const webnn::TensorInfo &info, const webnn::Shape &shape) {
-  if (!info.isDynamic()) return shape == info.shape;
-  if (shape.size() != info.shape.size()) return false;
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (info.dynamicDims[d].empty() ? shape[d] != info.shape[d] : shape[d] > info.shape[d]) return false;
-  return true;
-}
-
-std::string nameList(const std::vector<webnn::TensorInfo> &infos) {
-  std::string s;
-  for (const auto &t : infos) s += (s.empty() ? "'" : ", '") + t.name + "'";
-  return s.empty() ? "none" : s;
-}
 
 float halfToFloat(uint16_t h) {
   uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
@@ -306,7 +279,7 @@ int run(const Options &opt) {
   std::vector<bool> given(ins.size(), false);
   for (const auto &[name, file] : inputFiles) {
     int i = model->findInput(name);
-    if (i < 0) throw Failure{1, "model has no input '" + name + "' (inputs: " + nameList(ins) + ")"};
+    if (i < 0) throw Failure{1, "model has no input '" + name + "' (inputs: " + webnn::tensorNameList(ins) + ")"};
     if (given[i]) throw Failure{1, "input '" + name + "' given twice"};
     given[i] = true;
     s = webnn::npy::read(file, &arrays[i]);
@@ -315,8 +288,8 @@ int run(const Options &opt) {
     // A bool input also takes a uint8 array (what older webnn-run asked
     // for); the session maps its nonzero bytes to 1 either way.
     bool uint8ForBool = info.dtype == webnn::DataType::kBool && arrays[i].dtype == webnn::DataType::kUint8;
-    if ((arrays[i].dtype != npyType(info.dtype) && !uint8ForBool) || !shapeFits(info, arrays[i].shape)) {
-      std::string want = describe(info);
+    if ((arrays[i].dtype != npyType(info.dtype) && !uint8ForBool) || !info.fits(arrays[i].shape)) {
+      std::string want = info.describe();
       if (npyType(info.dtype) != info.dtype)
         want += " (as " + std::string(webnn::dataTypeName(npyType(info.dtype))) + " .npy)";
       if (info.dtype == webnn::DataType::kBool) want += " (bool or uint8 .npy)";
@@ -342,7 +315,7 @@ int run(const Options &opt) {
   };
   for (const auto &[name, file] : outputFiles) {
     int i = model->findOutput(name);
-    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + nameList(outs) + ")"};
+    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + webnn::tensorNameList(outs) + ")"};
     claim(static_cast<size_t>(i), file);
   }
   if (!opt.outputDir.empty()) {
@@ -357,7 +330,7 @@ int run(const Options &opt) {
   std::vector<std::pair<size_t, webnn::npy::Array>> references;
   for (const auto &[name, file] : expectedFiles) {
     int i = model->findOutput(name);
-    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + nameList(outs) + ")"};
+    if (i < 0) throw Failure{1, "model has no output '" + name + "' (outputs: " + webnn::tensorNameList(outs) + ")"};
     webnn::npy::Array want;
     s = webnn::npy::read(file, &want);
     if (!s.isOk()) throw Failure{1, s.message()};

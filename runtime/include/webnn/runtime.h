@@ -78,7 +78,40 @@ struct TensorInfo {
   std::vector<std::string> dynamicDims;
   DataType graphType = DataType::kFloat32;  // == dtype unless dtype is interface-only
   bool isDynamic() const { return !dynamicDims.empty(); }
+
+  // Type and shape as webnn-run and the Python package name them in
+  // messages: "float32 [1,64]", a dynamic dimension as name<=max
+  // ("float32 [seq<=16,4]").
+  std::string describe() const {
+    std::string s = std::string(dataTypeName(dtype)) + " ";
+    if (!isDynamic()) return s + shapeToString(shape);
+    s += "[";
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (d) s += ",";
+      s += dynamicDims[d].empty() ? std::to_string(shape[d]) : dynamicDims[d] + "<=" + std::to_string(shape[d]);
+    }
+    return s + "]";
+  }
+  // Whether an input of shape `s` may be bound here: exactly `shape` for a
+  // static tensor; for a dynamic one the same rank, the static dimensions
+  // equal and each dynamic one at most its maximum (Session::run checks how
+  // dynamic dimensions relate to each other).
+  bool fits(const Shape &s) const {
+    if (!isDynamic()) return s == shape;
+    if (s.size() != shape.size()) return false;
+    for (size_t d = 0; d < s.size(); ++d)
+      if (dynamicDims[d].empty() ? s[d] != shape[d] : s[d] > shape[d]) return false;
+    return true;
+  }
 };
+
+// "'x', 'mask'" (or "none"): the names of `tensors`, for messages about a
+// name that is not among them.
+inline std::string tensorNameList(const std::vector<TensorInfo> &tensors) {
+  std::string s;
+  for (const TensorInfo &t : tensors) s += (s.empty() ? "'" : ", '") + t.name + "'";
+  return s.empty() ? "none" : s;
+}
 
 // A named dimension of a graph with dynamic shapes: inputs may give it any
 // size in 0..maxSize at each run (WebNN's MLDynamicDimension).
