@@ -123,7 +123,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant) {
   return c;
 }
 
-// conv2d/fusedConv2d (kernels/Convolution.cpp): the factory picks depthwise,
+// conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory picks depthwise,
 // 1x1 (pointwise) or general kernels; each is a family of its own.
 NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
