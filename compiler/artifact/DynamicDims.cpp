@@ -42,7 +42,7 @@ using InputSymbols = llvm::DenseMap<Operation *, SmallVector<int64_t>>;
 // Re-infers every type of a copy of `graph` with the named dimensions at
 // `sizes`, and verifies the copy.
 FailureOr<ShapeList> specialize(func::FuncOp graph, const InputSymbols &symbols,
-                                ArrayRef<NamedDynamicDim> dims, ArrayRef<int64_t> sizes) {
+                                ArrayRef<NamedDynamicDim> dims, ArrayRef<int64_t> sizes, bool partial) {
   auto copy = cast<func::FuncOp>(graph->clone());
   llvm::scope_exit erase([&] { copy->erase(); });
   MLIRContext *ctx = graph.getContext();
@@ -74,6 +74,7 @@ FailureOr<ShapeList> specialize(func::FuncOp graph, const InputSymbols &symbols,
       shapes.emplace_back(type.getShape());
     }
   }
+  if (partial) return shapes;
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   copy.setFunctionType(FunctionType::get(ctx, copy.getArgumentTypes(), ret.getOperandTypes()));
   if (failed(verify(copy))) return fail(graph);
@@ -105,7 +106,7 @@ std::string DynamicDimsAnalysis::spell(const DimExpr &e) const {
   return s;
 }
 
-FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
+FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph, bool partial) {
   DynamicDimsAnalysis a;
   InputSymbols symbols;
   llvm::StringMap<unsigned> byName;
@@ -156,13 +157,13 @@ FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
   const size_t n = a.dims_.size();
   SmallVector<int64_t> base;
   for (const NamedDynamicDim &d : a.dims_) base.push_back(d.maxSize);
-  FailureOr<ShapeList> atBase = specialize(graph, symbols, a.dims_, base);
+  FailureOr<ShapeList> atBase = specialize(graph, symbols, a.dims_, base, partial);
   if (failed(atBase)) return failure();
   std::vector<ShapeList> probes;
   for (size_t k = 0; k < n; ++k) {
     SmallVector<int64_t> p = base;
     --p[k];
-    FailureOr<ShapeList> s = specialize(graph, symbols, a.dims_, p);
+    FailureOr<ShapeList> s = specialize(graph, symbols, a.dims_, p, partial);
     if (failed(s)) return failure();
     probes.push_back(std::move(*s));
   }
@@ -177,7 +178,7 @@ FailureOr<DynamicDimsAnalysis> DynamicDimsAnalysis::run(func::FuncOp graph) {
   }
   std::vector<ShapeList> checked;
   for (const SmallVector<int64_t> &c : checks) {
-    FailureOr<ShapeList> s = specialize(graph, symbols, a.dims_, c);
+    FailureOr<ShapeList> s = specialize(graph, symbols, a.dims_, c, partial);
     if (failed(s)) return failure();
     checked.push_back(std::move(*s));
   }

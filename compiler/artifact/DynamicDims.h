@@ -45,8 +45,10 @@ struct DimExpr {
 class DynamicDimsAnalysis {
  public:
   // Empty for a graph without dynamic inputs; fails with diagnostics as
-  // described above.
-  static FailureOr<DynamicDimsAnalysis> run(func::FuncOp graph);
+  // described above. `partial`: a graph still being built (no return yet,
+  // not verified as a whole), for a front end that needs the sizes of the
+  // values built so far (ONNX Shape of a dynamic tensor).
+  static FailureOr<DynamicDimsAnalysis> run(func::FuncOp graph, bool partial = false);
 
   ArrayRef<NamedDynamicDim> dims() const { return dims_; }
   // One expression per dimension of `v`'s type, or null when none is dynamic.

@@ -210,8 +210,18 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType()) return getInput();
-  // reshape(reshape(x)) is one reshape of x.
-  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+  // reshape(reshape(x)) is one reshape of x, unless several dynamic values
+  // copy the input's dimensions by index: then only where the inner reshape
+  // copied x's at each of those indices too.
+  auto copiesOfX = [&](ReshapeOp inner) {
+    ArrayRef<int64_t> outer = getNewShape(), in = inner.getNewShape();
+    if (llvm::count_if(outer, ShapedType::isDynamic) < 2) return true;
+    if (llvm::count_if(in, ShapedType::isDynamic) < 2) return false;
+    for (auto [i, d] : llvm::enumerate(outer))
+      if (ShapedType::isDynamic(d) && (i >= in.size() || !ShapedType::isDynamic(in[i]))) return false;
+    return true;
+  };
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>(); inner && copiesOfX(inner)) {
     getInputMutable().assign(inner.getInput());
     return getResult();
   }

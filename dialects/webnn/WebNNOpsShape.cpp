@@ -83,7 +83,31 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   ArrayRef<int64_t> newShape = adaptor.getNewShape();
   // Beyond the spec, for graphs with dynamic dimensions (docs/OPS.md): one
   // newShape value may be `?`, the size that keeps the input's element count
-  // (the artifact writes it as -1 and the runtime resolves it at each run).
+  // (the artifact writes it as -1 and the runtime resolves it at each run);
+  // several `?` each keep the input's dimension at the same index (an
+  // exporter's [batch, seq, heads, dim] target over [batch, seq, hidden]).
+  if (llvm::count_if(newShape, isDynamic) >= 2) {
+    SmallVector<int64_t> shape(newShape);
+    for (auto [i, d] : llvm::enumerate(newShape)) {
+      if (isDynamic(d)) {
+        if (int64_t(i) >= input->getRank())
+          return opError(loc, name, "expected every dynamic newShape value to have an input dimension at its "
+                         "index (several `?` copy them) but got ", formatList(newShape), " for input ",
+                         formatList(input->getShape()));
+        shape[i] = input->getDimSize(int64_t(i));
+      } else if (d <= 0) {
+        return opError(loc, name, "expected every newShape value to be > 0 (or dynamic) but got ",
+                       formatList(newShape));
+      }
+    }
+    int64_t inputCount = elementCount(input->getShape()), outputCount = elementCount(shape);
+    if (!isDynamic(inputCount) && !isDynamic(outputCount) && inputCount != outputCount)
+      return opError(loc, name, "expected newShape ", formatList(newShape), " (dynamic values copying the input's) "
+                     "to hold ", inputCount, " elements like the input ", formatList(input->getShape()),
+                     " but it holds ", outputCount);
+    results.push_back(RankedTensorType::get(shape, input->getElementType()));
+    return success();
+  }
   int64_t dynamicAt = -1, staticCount = 1;
   for (auto [i, d] : llvm::enumerate(newShape)) {
     if (isDynamic(d) && dynamicAt < 0) {

@@ -364,10 +364,13 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
   };
   StringRef op = node.op_type();
   ShapeValueDims out;
-  if (op == "Add" || op == "Mul") {
-    // Element-wise, one operand's entries broadcast over the other's. A
-    // dynamic entry stays one (>= 1 at run time) when the known operand
-    // keeps it positive: >= 0 added, >= 1 multiplied.
+  if (op == "Add" || op == "Mul" || op == "Sub" || op == "Div") {
+    // Element-wise, one operand's entries broadcast over the other's. With
+    // expressions on both sides the result is the expression's (Sub may
+    // leave a static entry, e.g. seq - seq; Div only where it divides every
+    // coefficient exactly, as the artifact's dimensions are affine). Without
+    // them a dynamic entry stays one (>= 1 at run time) when the known
+    // operand keeps it positive: >= 0 added, >= 1 multiplied.
     std::optional<ShapeValueDims> a = entriesOf(0), b = entriesOf(1);
     if (!a || !b || node.input_size() != 2) return false;
     size_t na = a->dims.size(), nb = b->dims.size();
@@ -377,10 +380,24 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
     out.scalar = a->scalar && b->scalar;
     out.onnxType = g.shapeValueOrigin(node.input(0)) ? a->onnxType : b->onnxType;
     for (size_t k = 0; k < std::max(na, nb); ++k) {
-      std::optional<int64_t> x = a->dims[na == 1 ? 0 : k], y = b->dims[nb == 1 ? 0 : k];
-      if (x && y) out.dims.push_back(op == "Add" ? *x + *y : *x * *y);
+      size_t ka = na == 1 ? 0 : k, kb = nb == 1 ? 0 : k;
+      std::optional<int64_t> x = a->dims[ka], y = b->dims[kb];
+      std::optional<SymExpr> ex = a->exprAt(ka), ey = b->exprAt(kb);
+      std::optional<SymExpr> e;
+      if (ex && ey) {
+        if (op == "Add") e = ex->plus(*ey);
+        else if (op == "Sub") e = ex->plus(*ey, -1);
+        else if (op == "Mul" && ey->isStatic()) e = ex->times(ey->offset);
+        else if (op == "Mul" && ex->isStatic()) e = ey->times(ex->offset);
+        else if (op == "Div" && ey->isStatic() && ey->offset > 0) e = ex->dividedBy(ey->offset);
+      }
+      if (e) out.push(std::nullopt, e);
+      else if (op == "Div" && ex && ey && ey->isStatic() && ey->offset > 0)
+        out.push(ShapeValueDims::Entry{std::nullopt, ex, ey->offset});
+      else if (op == "Sub" || op == "Div") return false;
+      else if (x && y) out.push(op == "Add" ? *x + *y : *x * *y, std::nullopt);
       else if ((x || y) && *(x ? x : y) < floor) return false;
-      else out.dims.push_back(std::nullopt);
+      else out.push(std::nullopt, std::nullopt);
     }
   } else if (op == "Concat") {
     bool typed = false;
@@ -388,13 +405,16 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
       std::optional<ShapeValueDims> e = entriesOf(i);
       if (!e || e->scalar) return false;
       if (!typed && g.shapeValueOrigin(node.input(i))) out.onnxType = e->onnxType, typed = true;
-      out.dims.append(e->dims.begin(), e->dims.end());
+      for (size_t k = 0; k < e->dims.size(); ++k) out.push(e->entry(k));
     }
   } else {
     std::optional<ShapeValueDims> in = entriesOf(0);
     if (!in) return false;
     const int64_t n = static_cast<int64_t>(in->dims.size());
     out.onnxType = in->onnxType;
+    auto copyAll = [&] {
+      for (int64_t k = 0; k < n; ++k) out.push(in->entry(k));
+    };
     if (op == "Identity") {
       out = *in;
     } else if (op == "Cast") {
@@ -410,17 +430,17 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
         int64_t i = idx->intAt(k);
         if (i < 0) i += n;
         if (i < 0 || i >= n) return false;
-        out.dims.push_back(in->dims[i]);
+        out.push(in->entry(i));
       }
       out.scalar = idx->type.getRank() == 0;
     } else if (op == "Unsqueeze") {
       std::optional<SmallVector<int64_t>> axes = listOperand(g, node, 1, "axes");
       if (!in->scalar || !axes || axes->size() != 1 || !onlyAxisZero(*axes, 1)) return false;
-      out.dims = in->dims;
+      copyAll();
     } else if (op == "Squeeze") {
       std::optional<SmallVector<int64_t>> axes = listOperand(g, node, 1, "axes");
       if (in->scalar || n != 1 || !axes || !onlyAxisZero(*axes, 1)) return false;
-      out.dims = in->dims;
+      copyAll();
       out.scalar = true;
     } else if (op == "Reshape") {
       std::optional<ConstantData> target = constantOperand(g, node, 1);
@@ -431,7 +451,7 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
       } else if (n != 1) {
         return false;
       }
-      out.dims = in->dims;
+      copyAll();
       out.scalar = target->numElements() == 0;
     } else if (op == "Slice") {
       std::optional<SmallVector<int64_t>> starts = listOperand(g, node, 1, "starts"),
@@ -444,7 +464,7 @@ bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Locati
       std::optional<SmallVector<int64_t>> keep =
           sliceIndices(n, (*starts)[0], (*ends)[0], steps->empty() ? 1 : (*steps)[0]);
       if (!keep) return false;
-      for (int64_t i : *keep) out.dims.push_back(in->dims[i]);
+      for (int64_t i : *keep) out.push(in->entry(i));
     } else {
       return false;
     }

@@ -71,6 +71,11 @@ LogicalResult emitReshape(NodeConverter &c, Value x, ArrayRef<int64_t> target, b
   } else if (totalKnown && known != total) {
     return c.fail("cannot reshape " + Twine(total) + " elements into " + Twine(known));
   }
+  // Several dynamic sizes each copy the input's at the same index
+  // (webnn.reshape); an inferred one cannot be among them.
+  if (inferAt >= 0 && ShapedType::isDynamic(out[inferAt]) && llvm::count_if(out, ShapedType::isDynamic) >= 2)
+    return c.fail("the -1 dimension cannot be inferred besides the dynamic dimensions copied by 0 (its size "
+                  "depends on the input's other dynamic dimensions)");
   FailureOr<Value> r = c.reshape(x, out);
   if (failed(r)) return failure();
   c.setOutput(0, *r);
@@ -86,6 +91,79 @@ LogicalResult convertReshapeAttribute(NodeConverter &c) {
   return emitReshape(c, *x, *shape, false);
 }
 
+// A target with several entries known only at run time (exporters' [batch,
+// seq, heads, dim] over [batch, seq, hidden], or [batch, -1]): each must be
+// the input's dimension at the same index, which webnn.reshape copies when
+// it has several dynamic values; the rest must hold the input's other
+// (static) elements.
+static LogicalResult reshapeCopyingDynamicDims(NodeConverter &c, Value x, const ShapeValueDims &d) {
+  StringRef name = c.node().input(1);
+  ArrayRef<int64_t> in = NodeConverter::shapeOf(x);
+  std::optional<SmallVector<SymExpr>> xd = c.graphImporter().symbolicDims(x);
+  auto refuse = [&](const Twine &why) {
+    return c.fail("input 'shape' ('" + name + "') is computed from " +
+                  *c.graphImporter().shapeValueOrigin(name) + " and has several entries known only at run time; " +
+                  why);
+  };
+  if (!xd) return refuse("the input's dimensions cannot be followed (fix them with --shape)");
+  SmallVector<int64_t> target;
+  SmallVector<bool> copied(in.size(), false);
+  int64_t targetCount = 1, minusOne = -1;
+  for (size_t k = 0; k < d.dims.size(); ++k) {
+    std::optional<SymExpr> e = d.exprAt(k);
+    if (d.dims[k] && *d.dims[k] == -1) {
+      if (minusOne >= 0) return refuse("shape has more than one -1");
+      minusOne = int64_t(k);
+      target.push_back(-1);
+      continue;
+    }
+    bool copy = !d.dims[k] || (*d.dims[k] == 0 && k < in.size() && ShapedType::isDynamic(in[k]));
+    if (!copy) {
+      int64_t v = *d.dims[k] == 0 && k < in.size() ? in[k] : *d.dims[k];
+      if (v <= 0) return refuse("entry " + Twine(k) + " is " + Twine(v));
+      targetCount *= v;
+      target.push_back(v);
+      continue;
+    }
+    if (k >= in.size() || !ShapedType::isDynamic(in[k]))
+      return refuse("entry " + Twine(k) + (e ? " (" + e->spell() + ")" : std::string()) +
+                    " is not a dynamic dimension of the input " + formatList(in) + " at the same index");
+    if (*d.dims[k] != 0 && (!e || *e != (*xd)[k]))
+      return refuse("entry " + Twine(k) + " (" + (e ? e->spell() : std::string("a product of dynamic sizes")) +
+                    ") is not the input's dimension " + Twine(k) + " (" + (*xd)[k].spell() + ")");
+    copied[k] = true;
+    target.push_back(ShapedType::kDynamic);
+  }
+  // The input's dimensions not copied: static, a -1 inferred from them; or
+  // one dynamic at the -1's index, which it then copies.
+  int64_t rest = 1;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (copied[i]) continue;
+    if (ShapedType::isDynamic(in[i]) && int64_t(i) == minusOne) {
+      copied[i] = true;
+      target[i] = ShapedType::kDynamic;
+      continue;
+    }
+    if (ShapedType::isDynamic(in[i]))
+      return refuse("the input's dynamic dimension " + Twine(i) + " (" + (*xd)[i].spell() +
+                    ") is not kept at its index");
+    rest *= in[i];
+  }
+  if (minusOne >= 0 && target[minusOne] == -1) {
+    if (targetCount == 0 || rest % targetCount != 0)
+      return refuse("the -1 cannot hold the input's other " + Twine(rest) + " elements");
+    target[minusOne] = rest / targetCount;
+    targetCount = rest;
+  }
+  if (rest != targetCount)
+    return refuse("its static entries hold " + Twine(targetCount) + " elements, the input's other dimensions " +
+                  Twine(rest));
+  FailureOr<Value> r = c.op("reshape", {x}, {c.i64ArrayAttr("newShape", target)});
+  if (failed(r)) return failure();
+  c.setOutput(0, *r);
+  return success();
+}
+
 // Reshape-5+: the target is a constant input; allowzero from Reshape-14.
 // A target built from Shape of a dynamic tensor (Shape -> Gather ->
 // Unsqueeze -> Concat, as exporters write it) is used when one entry is
@@ -96,6 +174,11 @@ LogicalResult convertReshapeInput(NodeConverter &c) {
   if (c.isShapeValueInput(1)) {
     StringRef name = c.node().input(1);
     const ShapeValueDims *d = c.graphImporter().shapeValueDims(name);
+    for (size_t k = 0; d && k < d->dims.size(); ++k)
+      if (ShapeValueDims::Entry e = d->entry(k); e.divisor != 1)
+        return c.fail("input 'shape' ('" + name + "') entry " + Twine(k) + " is (" + e.expr->spell() + ") / " +
+                      Twine(e.divisor) + ", which is not an affine function of the dynamic dimensions (a dimension "
+                      "of a graph with --dynamic-dim is offset + coefficients * sizes); fix them with --shape");
     int64_t unknown = 0, inferred = 0;
     SmallVector<int64_t> target;
     for (const std::optional<int64_t> &v : d ? d->dims : SmallVector<std::optional<int64_t>>{}) {
@@ -103,6 +186,7 @@ LogicalResult convertReshapeInput(NodeConverter &c) {
       inferred += v && *v == -1;
       target.push_back(v.value_or(-1));
     }
+    if (d && !d->scalar && unknown + inferred >= 2) return reshapeCopyingDynamicDims(c, *x, *d);
     if (!d || d->scalar || unknown + inferred != 1) {
       std::string why = d && !d->scalar
                             ? ", and " + std::to_string(unknown) + " of its entries are known only at run time" +
@@ -134,9 +218,13 @@ LogicalResult convertShape(NodeConverter &c) {
   for (int64_t i = start; i < end; ++i) {
     if (ShapedType::isDynamic(shape[i])) {
       // Its static entries stay known, for the Gathers and Reshapes after it.
+      // The dynamic ones carry their expressions where the dialect's type
+      // inference gives them (Reshape, Range, Expand, ... use them).
+      std::optional<SmallVector<SymExpr>> exprs = c.graphImporter().symbolicDims(*x);
       ShapeValueDims entries;
       for (int64_t j = start; j < end; ++j)
-        entries.dims.push_back(ShapedType::isDynamic(shape[j]) ? std::nullopt : std::optional<int64_t>(shape[j]));
+        entries.push(ShapedType::isDynamic(shape[j]) ? std::nullopt : std::optional<int64_t>(shape[j]),
+                     exprs ? std::optional<SymExpr>((*exprs)[j]) : std::nullopt);
       c.setShapeValueOutput(0, "the shape of '" + c.node().input(0) + "'", std::move(entries));
       return success();
     }

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "dialects/webnn/WebNNOps.h"
+#include "dialects/webnn/WebNNShapeUtils.h"
 #include "llvm/Support/Path.h"
 
 namespace mlir::webnn::onnx_import {
@@ -291,9 +292,64 @@ Value NodeConverter::splat(Type elem, ArrayRef<int64_t> shape, double v) {
 
 Value NodeConverter::scalar(Type elem, double v) { return splat(elem, {}, v); }
 
+// A reshape keeping several dynamic dimensions (in order): webnn.reshape
+// copies each `?` from the input's dimension at the same index, so where
+// only static 1s move them (Unsqueeze, Squeeze) the 1s are moved out of the
+// way by transposes, which keep the elements' order.
+static FailureOr<Value> reshapeKeepingDynamicDims(NodeConverter &c, Value v, ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> in = NodeConverter::shapeOf(v);
+  auto dynamicAt = [](ArrayRef<int64_t> s) {
+    SmallVector<int64_t> p;
+    for (auto [i, d] : llvm::enumerate(s))
+      if (ShapedType::isDynamic(d)) p.push_back(int64_t(i));
+    return p;
+  };
+  auto reshapeOp = [&](Value x, ArrayRef<int64_t> s) {
+    return c.op("reshape", {x}, {c.i64ArrayAttr("newShape", s)});
+  };
+  if (dynamicAt(in) == dynamicAt(shape)) return reshapeOp(v, shape);
+  auto notOne = [](ArrayRef<int64_t> s) {
+    SmallVector<int64_t> axes;
+    for (auto [i, d] : llvm::enumerate(s))
+      if (d != 1) axes.push_back(int64_t(i));
+    return axes;
+  };
+  SmallVector<int64_t> inAxes = notOne(in), outAxes = notOne(shape);
+  bool sameDims = inAxes.size() == outAxes.size() && dynamicAt(in).size() == dynamicAt(shape).size();
+  for (size_t k = 0; sameDims && k < inAxes.size(); ++k) sameDims = in[inAxes[k]] == shape[outAxes[k]];
+  if (!sameDims)
+    return c.fail("reshape of " + formatList(in) + " to " + formatList(shape) +
+                  " moves dynamic dimensions to other indices while changing static ones"),
+           failure();
+  // The input's other dimensions first, its 1s after them.
+  SmallVector<int64_t> perm1(inAxes), mid;
+  for (int64_t i = 0; i < int64_t(in.size()); ++i)
+    if (in[i] == 1) perm1.push_back(i);
+  for (int64_t a : inAxes) mid.push_back(in[a]);
+  mid.resize(shape.size(), 1);
+  Value x = v;
+  if (!llvm::equal(perm1, llvm::seq<int64_t>(0, in.size()))) {
+    FailureOr<Value> t = c.op("transpose", {x}, {c.i64ArrayAttr("permutation", perm1)});
+    if (failed(t)) return failure();
+    x = *t;
+  }
+  if (NodeConverter::shapeOf(x) != ArrayRef<int64_t>(mid)) {
+    FailureOr<Value> r = reshapeOp(x, mid);
+    if (failed(r)) return failure();
+    x = *r;
+  }
+  // Then each output index takes its dimension: the k-th other one, or a 1.
+  SmallVector<int64_t> perm2(shape.size());
+  int64_t k = 0, ones = int64_t(outAxes.size());
+  for (int64_t j = 0; j < int64_t(shape.size()); ++j) perm2[j] = shape[j] == 1 ? ones++ : k++;
+  if (llvm::equal(perm2, llvm::seq<int64_t>(0, shape.size()))) return x;
+  return c.op("transpose", {x}, {c.i64ArrayAttr("permutation", perm2)});
+}
+
 FailureOr<Value> NodeConverter::reshape(Value v, ArrayRef<int64_t> shape) {
   RankedTensorType t = typeOf(v);
   if (t.getShape() == shape) return v;
+  if (llvm::count_if(shape, ShapedType::isDynamic) >= 2) return reshapeKeepingDynamicDims(*this, v, shape);
   auto newType = RankedTensorType::get(shape, t.getElementType());
   // Shape arithmetic (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) must
   // stay constant for later ops to read it, so fold small dense constants.

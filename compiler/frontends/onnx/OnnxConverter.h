@@ -20,6 +20,7 @@
 #include "compiler/frontends/common/GraphBuilder.h"
 #include "compiler/frontends/onnx/OnnxImporter.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "onnx/onnx_pb.h"
@@ -78,14 +79,84 @@ std::string describeRuntimeChain(Value v);
 class NodeConverter;
 class GraphImporter;
 
+// A size known only at run time as an affine function of the graph's named
+// dynamic dimensions (--dynamic-dim): offset + sum(coefficient * name), the
+// form the artifact gives every dynamic dimension (docs/ARTIFACT.md). In a
+// shape value a coefficient may be negative (`seq - past`); a tensor
+// dimension built from one needs them >= 1.
+struct SymExpr {
+  int64_t offset = 0;
+  std::map<std::string, int64_t> terms;  // name -> coefficient, never 0
+  static SymExpr constant(int64_t v) {
+    SymExpr e;
+    e.offset = v;
+    return e;
+  }
+  bool isStatic() const { return terms.empty(); }
+  // this + sign * other
+  SymExpr plus(const SymExpr &other, int64_t sign = 1) const;
+  SymExpr times(int64_t k) const;
+  // this / k when every coefficient and the offset divide exactly.
+  std::optional<SymExpr> dividedBy(int64_t k) const;
+  bool operator==(const SymExpr &o) const { return offset == o.offset && terms == o.terms; }
+  bool operator!=(const SymExpr &o) const { return !(*this == o); }
+  // "seq", "2*seq - 1", "past + seq"
+  std::string spell() const;
+};
+
 // The entries of a shape value (a scalar or 1-D integer tensor computed from
 // Shape of a tensor with dynamic dimensions), where the importer follows
-// them: a known value, or nullopt for a dimension known only at run time.
+// them: a known value, or nullopt for a dimension known only at run time,
+// whose expression `exprs[k]` holds when the importer could follow it
+// (products of two names have none). An entry divided by a constant that
+// does not divide it exactly (seq / 2) is its expression's integer quotient
+// by `divisors[k]`: a value that may be computed, not a size a dimension can
+// have (sizes are affine).
 struct ShapeValueDims {
   SmallVector<std::optional<int64_t>> dims;
+  SmallVector<std::optional<SymExpr>> exprs;  // empty, or one per entry
+  SmallVector<int64_t> divisors;              // empty, or one per entry (1: none)
   bool scalar = false;
   int32_t onnxType = onnx::TensorProto::INT64;
+  struct Entry {
+    std::optional<int64_t> value;
+    std::optional<SymExpr> expr;
+    int64_t divisor = 1;
+  };
+  Entry entry(size_t k) const {
+    Entry e{dims[k], k < exprs.size() ? exprs[k] : std::nullopt, k < divisors.size() ? divisors[k] : 1};
+    if (e.value) e.expr = SymExpr::constant(*e.value), e.divisor = 1;
+    return e;
+  }
+  // Entry k as an expression (a constant for a known entry), if it is one.
+  std::optional<SymExpr> exprAt(size_t k) const {
+    Entry e = entry(k);
+    return e.divisor == 1 ? e.expr : std::nullopt;
+  }
+  void push(const Entry &e) {
+    std::optional<int64_t> v = e.value;
+    if (!v && e.expr && e.expr->isStatic() && e.divisor == 1) v = e.expr->offset;
+    exprs.resize(dims.size());
+    divisors.resize(dims.size(), 1);
+    dims.push_back(v);
+    exprs.push_back(v ? std::nullopt : e.expr);
+    divisors.push_back(v ? 1 : e.divisor);
+  }
+  // Appends an entry; an expression without names is a known value.
+  void push(std::optional<int64_t> v, std::optional<SymExpr> e) { push(Entry{v, std::move(e), 1}); }
+  // Whether every entry can be computed at run time (materialized).
+  bool allExprsKnown() const {
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (!entry(k).expr) return false;
+    return true;
+  }
+  bool anyDivided() const {
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (entry(k).divisor != 1) return true;
+    return false;
+  }
 };
+
 // Follows a shape value with known entries through a node that only moves
 // them (Identity, Cast to an integer, Gather, Slice, Squeeze, Unsqueeze,
 // Reshape, Concat with constants) or keeps a dynamic entry positive (Add,
@@ -93,6 +164,16 @@ struct ShapeValueDims {
 // outputs as constants when every entry is known, else as shape values with
 // entries. False when it cannot (the caller keeps the plain shape value).
 bool forwardShapeValueDims(GraphImporter &g, const onnx::NodeProto &node, Location loc, StringRef origin);
+// A node that reads a run-time shape value other than as a carrier above
+// (DynamicShapeValues.cpp): Range, ConstantOfShape, Expand and Slice whose
+// sizes follow the value's expressions are built on tensors that carry
+// those sizes; any other op reads the value as a tensor computed from the
+// input dimensions (when every entry has an expression), then converts as
+// usual with `fn`. Fails naming the value otherwise.
+class NodeConverter;
+using ConvertFn = LogicalResult (*)(NodeConverter &);
+LogicalResult convertWithShapeValues(GraphImporter &g, const onnx::NodeProto &node, int64_t opset,
+                                     Location loc, ConvertFn fn);
 
 // Owns the graph under construction: ONNX value names -> MLIR values.
 class GraphImporter {
@@ -127,6 +208,7 @@ class GraphImporter {
     else shapeValueDims_.erase(name);
   }
   std::optional<StringRef> shapeValueOrigin(StringRef name) const {
+    if (suspended_.count(name)) return std::nullopt;
     auto it = shapeValueOrigins_.find(name);
     if (it == shapeValueOrigins_.end()) return std::nullopt;
     return StringRef(it->second);
@@ -134,6 +216,28 @@ class GraphImporter {
   const ShapeValueDims *shapeValueDims(StringRef name) const {
     auto it = shapeValueDims_.find(name);
     return it == shapeValueDims_.end() ? nullptr : &it->second;
+  }
+  // A node that takes a shape value as data (Equal, Where, Range's start,
+  // ...) reads the tensor built for it (materializeShapeValue): while
+  // suspended, the name is an ordinary value.
+  void suspendShapeValue(StringRef name, bool suspend) {
+    if (suspend) suspended_.insert(name);
+    else suspended_.erase(name);
+  }
+  // Each dimension of `v` as an expression of the named dynamic dimensions,
+  // from the dialect's type inference over the graph built so far
+  // (DynamicDimsAnalysis); nullopt where that fails.
+  std::optional<SmallVector<SymExpr>> symbolicDims(Value v);
+  // uint8 ones of shape [size of dynamic dimension `name`], read off a graph
+  // input that has it (so its length is that size at run time).
+  FailureOr<Value> nameOnes(StringRef name, Location loc);
+  // The largest size of dynamic dimension `name` (--dynamic-dim), or -1.
+  int64_t nameMax(StringRef name);
+  FailureOr<Value> addOp(StringRef opName, ArrayRef<Value> operands, ArrayRef<NamedAttribute> attrs,
+                         Location loc) {
+    FailureOr<SmallVector<Value>> r = graph_.addOp(opName, operands, attrs, loc);
+    if (failed(r)) return failure();
+    return (*r)[0];
   }
   void define(StringRef name, Value v) { values_[name] = v; }
   // Every name's value, to restore after converting a region: what a branch
@@ -155,6 +259,8 @@ class GraphImporter {
   llvm::StringMap<Value> values_;
   llvm::StringMap<std::string> shapeValueOrigins_;
   llvm::StringMap<ShapeValueDims> shapeValueDims_;
+  llvm::StringSet<> suspended_;
+  llvm::StringMap<std::pair<Block *, Value>> nameOnes_;
   SubgraphConverter subgraphConverter_;
 };
 
@@ -296,7 +402,6 @@ FailureOr<SmallVector<int64_t>> resolveOnnxPads(NodeConverter &c, ArrayRef<int64
 SmallVector<int64_t, 4> toWebNNPadding2d(ArrayRef<int64_t> onnxPads);
 
 // ---------------------------------------------------------- dispatch table
-using ConvertFn = LogicalResult (*)(NodeConverter &);
 
 class OpConverterTable {
  public:

@@ -372,11 +372,11 @@ LogicalResult ModelImporter::convertNodes(GraphImporter &g) {
 
 // Run-time shape values (GraphImporter::defineShapeValue) pass through the
 // ops that only select or retype them (`handled`: the node is done; its
-// known entries may fold to constants); any other consumer but Reshape's
-// target and GroupQueryAttention's total_sequence_length is an error naming
-// the origin.
+// known entries may fold to constants); Reshape's target and
+// GroupQueryAttention's total_sequence_length are left to their converters;
+// any other consumer goes through convertWithShapeValues (`handled` too).
 static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto &node, Location loc,
-                                        bool &handled) {
+                                        int64_t opset, ConvertFn fn, bool &handled) {
   handled = false;
   std::optional<StringRef> origin;
   int firstInput = -1;
@@ -392,14 +392,23 @@ static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto 
   if (defaultDomain && carried && llvm::is_contained(kCarriers, node.op_type())) {
     handled = true;
     if (forwardShapeValueDims(g, node, loc, *origin)) return success();
+    // Not a move of entries (a Cast to float, a Gather of data at them, ...):
+    // the values themselves, when they can be computed.
+    bool computable = true;
+    for (const std::string &in : node.input())
+      if (!in.empty() && g.shapeValueOrigin(in))
+        computable &= g.shapeValueDims(in) && g.shapeValueDims(in)->allExprsKnown();
+    if (computable) return convertWithShapeValues(g, node, opset, loc, fn);
     std::string o = origin->str();
     for (const std::string &out : node.output())
       if (!out.empty()) g.defineShapeValue(out, o);
     return success();
   }
   // Sums and products of dimensions and positive constants stay positive,
-  // so a Reshape may still infer them.
-  if (defaultDomain && (node.op_type() == "Add" || node.op_type() == "Mul") &&
+  // so a Reshape may still infer them; differences and exact quotients of
+  // entries with expressions stay expressions.
+  if (defaultDomain &&
+      (node.op_type() == "Add" || node.op_type() == "Mul" || node.op_type() == "Sub" || node.op_type() == "Div") &&
       forwardShapeValueDims(g, node, loc, *origin)) {
     handled = true;
     return success();
@@ -411,11 +420,8 @@ static LogicalResult forwardShapeValues(GraphImporter &g, const onnx::NodeProto 
   for (int i = firstInput + 1; gqaTotal && i < node.input_size(); ++i)
     if (g.shapeValueOrigin(node.input(i))) gqaTotal = false;
   if (gqaTotal) return success();
-  return emitError(loc) << "input '" << node.input(firstInput) << "' is computed from " << *origin
-                        << ", whose size is only known at run time; WebNN graphs have no shape "
-                        << "values, so " << node.op_type()
-                        << " cannot use it (fix the dimension with --shape)",
-         failure();
+  handled = true;
+  return convertWithShapeValues(g, node, opset, loc, fn);
 }
 
 LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::GraphProto &graph) {
@@ -442,7 +448,7 @@ LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::Gra
                             << "::" << node.op_type() << " (opset " << opset << ")",
              failure();
     bool forwarded = false;
-    if (failed(forwardShapeValues(g, node, loc, forwarded))) return failure();
+    if (failed(forwardShapeValues(g, node, loc, opset, fn, forwarded))) return failure();
     if (forwarded ||
         llvm::any_of(node.output(), [&](const std::string &o) { return g.shapeValueOrigin(o).has_value(); }))
       continue;

@@ -151,3 +151,22 @@ func.func @splat() -> tensor<64x64x64xf32> {
   %2 = webnn.add %1, %a : (tensor<64x64x64xf32>, tensor<64x64x64xf32>) -> tensor<64x64x64xf32>
   return %2 : tensor<64x64x64xf32>
 }
+
+// -----
+
+// reshape(reshape(x)) folds when the outer reshape's several `?` copy
+// dimensions the inner one copied from x at the same indices; not when the
+// inner one inferred its `?` from the element count.
+// CHECK-LABEL: func @reshape_chain_dynamic
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x8xf32>, %[[Y:.+]]: tensor<?x8xf32>)
+func.func @reshape_chain_dynamic(%x: tensor<?x?x8xf32>, %y: tensor<?x8xf32>) -> (tensor<?x?x4x2xf32>, tensor<?x4x1x2xf32>) {
+  // CHECK: %[[A:.+]] = webnn.reshape %[[X]] {newShape = array<i64: -9223372036854775808, -9223372036854775808, 4, 2>}
+  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, -9223372036854775808, 2, 4>} : (tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32>
+  %1 = webnn.reshape %0 {newShape = array<i64: -9223372036854775808, -9223372036854775808, 4, 2>} : (tensor<?x?x2x4xf32>) -> tensor<?x?x4x2xf32>
+  // CHECK: %[[B:.+]] = webnn.reshape %[[Y]] {newShape = array<i64: -9223372036854775808, 4, 2>}
+  // CHECK: %[[C:.+]] = webnn.reshape %[[B]] {newShape = array<i64: -9223372036854775808, -9223372036854775808, 1, 2>}
+  %2 = webnn.reshape %y {newShape = array<i64: -9223372036854775808, 4, 2>} : (tensor<?x8xf32>) -> tensor<?x4x2xf32>
+  %3 = webnn.reshape %2 {newShape = array<i64: -9223372036854775808, -9223372036854775808, 1, 2>} : (tensor<?x4x2xf32>) -> tensor<?x4x1x2xf32>
+  // CHECK: return %[[A]], %[[C]]
+  return %1, %3 : tensor<?x?x4x2xf32>, tensor<?x4x1x2xf32>
+}

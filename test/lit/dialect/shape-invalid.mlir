@@ -72,10 +72,19 @@ func.func @reshape_negative(%x: tensor<2x3xf32>) {
 
 // -----
 
-func.func @reshape_two_dynamic(%x: tensor<?x?xf32>) {
-  // expected-error @+2 {{'webnn.reshape' op expected every newShape value to be > 0 (one may be dynamic) but got [?, ?]}}
+func.func @reshape_dynamic_past_input_rank(%x: tensor<?x?xf32>) {
+  // expected-error @+2 {{'webnn.reshape' op expected every dynamic newShape value to have an input dimension at its index (several `?` copy them) but got [?, ?, ?] for input [?, ?]}}
   // expected-error @+1 {{failed to infer returned types}}
-  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, -9223372036854775808>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>} : (tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic_copies_miscount(%x: tensor<2x3x4xf32>) {
+  // expected-error @+2 {{'webnn.reshape' op expected newShape [?, ?, 2, 3] (dynamic values copying the input's) to hold 24 elements like the input [2, 3, 4] but it holds 36}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, -9223372036854775808, 2, 3>} : (tensor<2x3x4xf32>) -> tensor<2x3x2x3xf32>
   return
 }
 

@@ -33,15 +33,20 @@ func.func @reshape_expand_transpose(%x: tensor<2x3x4xf32>, %s: tensor<f32>, %y: 
 
 // Beyond the spec, for dynamic dimensions: one newShape value may be `?`
 // (-9223372036854775808), the size that keeps the element count; a static
-// input fixes it.
+// input fixes it. Several `?` each copy the input's dimension at their index.
 // CHECK-LABEL: func @reshape_dynamic
-func.func @reshape_dynamic(%x: tensor<1x?x8xf32>, %y: tensor<2x3x4xf32>) -> () {
+func.func @reshape_dynamic(%x: tensor<1x?x8xf32>, %y: tensor<2x3x4xf32>, %z: tensor<?x?x8xf32>) -> () {
   // CHECK: webnn.reshape %{{.*}} : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
   %0 = webnn.reshape %x {newShape = array<i64: 1, -9223372036854775808, 2, 4>} : (tensor<1x?x8xf32>) -> tensor<1x?x2x4xf32>
   // CHECK: webnn.reshape %{{.*}} : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
   %1 = webnn.reshape %x {newShape = array<i64: -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<?x8xf32>
   // CHECK: webnn.reshape %{{.*}} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   %2 = webnn.reshape %y {newShape = array<i64: -9223372036854775808, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // Several `?` each copy the input's dimension at the same index.
+  // CHECK: webnn.reshape %{{.*}} : (tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32>
+  %6 = webnn.reshape %z {newShape = array<i64: -9223372036854775808, -9223372036854775808, 2, 4>} : (tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32>
+  // CHECK: webnn.reshape %{{.*}} : (tensor<2x3x4xf32>) -> tensor<2x3x2x2xf32>
+  %7 = webnn.reshape %y {newShape = array<i64: -9223372036854775808, -9223372036854775808, 2, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x2x2xf32>
   // An expand newShape `?` keeps the input's dimension.
   // CHECK: webnn.expand %{{.*}} : (tensor<1x?x8xf32>) -> tensor<2x3x?x8xf32>
   %5 = webnn.expand %x {newShape = array<i64: 2, 3, -9223372036854775808, 8>} : (tensor<1x?x8xf32>) -> tensor<2x3x?x8xf32>

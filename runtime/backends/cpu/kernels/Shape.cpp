@@ -504,7 +504,16 @@ Status makeReshape(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   Shape ns = node.attributes.getInts("newShape", {});
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
   // One -1 (a graph with dynamic dimensions, docs/ARTIFACT.md): the size that
-  // keeps this run's element count.
+  // keeps this run's element count; several: each the input's dimension at
+  // its index.
+  if (std::count(ns.begin(), ns.end(), int64_t(-1)) >= 2) {
+    for (size_t i = 0; i < ns.size(); ++i) {
+      if (ns[i] != -1) continue;
+      if (i >= x.shape.size())
+        return nodeError(node, "newShape " + shapeToString(ns) + " has -1 where the input has no dimension");
+      ns[i] = x.shape[i];
+    }
+  }
   int64_t inferAt = -1, known = 1;
   for (size_t i = 0; i < ns.size(); ++i) {
     if (ns[i] == -1 && inferAt < 0) {

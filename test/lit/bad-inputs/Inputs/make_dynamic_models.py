@@ -2,8 +2,8 @@
 
   make_dynamic_models.py DIR
 writes DIR/shape_to_reshape.onnx: x [n, 4] reshaped to Shape(x)[0] / 2 (a
-run-time shape value feeding Reshape's target shape through arithmetic the
-front end does not follow: it keeps only sums and positive products).
+run-time shape value feeding Reshape's target shape through a quotient that
+does not divide exactly: not a size a dynamic dimension can have).
 """
 import os
 import sys
