@@ -5,7 +5,6 @@
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
@@ -30,11 +29,15 @@ class DepthwiseAvx512Kernel final : public Kernel {
 
   Status run(const KernelContext &ctx) override {
     // The filter as [3][3][C], made on the first run (loading must not touch
-    // the mmapped weights), on every run when it is not constant.
-    std::call_once(prepared_, [&] {
-      filter_.resize(size_t(9 * g_.C));
+    // the mmapped weights), on every run when it is not constant. A run that
+    // cannot get its memory fails, and the next one tries again; runs are
+    // one at a time.
+    if (!prepared_) {
+      if (!filter_.resize(size_t(9 * g_.C)))
+        return Status(StatusCode::kOutOfMemory, "depthwise conv2d: cannot allocate the reordered filter");
       if (constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
-    });
+      prepared_ = true;
+    }
     if (!constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
     Depthwise3x3 p = p_;
     p.filter = filter_.data();
@@ -73,7 +76,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
   FilterIndexer fi_;
   bool constantFilter_, hasBias_;
   Depthwise3x3 p_;
-  std::once_flag prepared_;
+  bool prepared_ = false;
   AlignedFloats filter_;
 };
 

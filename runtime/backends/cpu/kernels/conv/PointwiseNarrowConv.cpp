@@ -8,7 +8,6 @@
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
@@ -55,10 +54,13 @@ class PointwiseNarrowKernel final : public Kernel {
   Status run(const KernelContext &ctx) override {
     const float *filter = prepacked_;
     if (!filter) {
-      std::call_once(prepared_, [&] {
-        filter_.resize(size_t(g_.C * g_.O));
+      // Runs are one at a time; a run refused the memory fails, the next retries.
+      if (!prepared_) {
+        if (!filter_.resize(size_t(g_.C * g_.O)))
+          return Status(StatusCode::kOutOfMemory, "1x1 conv2d: cannot allocate the reordered filter");
         reorderPointwiseFilter(w_, fi_, g_.C, g_.O, filter_.data());
-      });
+        prepared_ = true;
+      }
       filter = filter_.data();
     }
     PointwiseProduct p;
@@ -86,7 +88,7 @@ class PointwiseNarrowKernel final : public Kernel {
   float lo_, hi_;
   const float *w_;
   const float *prepacked_ = nullptr;
-  std::once_flag prepared_;
+  bool prepared_ = false;
   AlignedFloats filter_;
 };
 
