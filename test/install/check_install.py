@@ -98,6 +98,11 @@ def test(args, tmp):
     for tool in tools:
         out = run([os.path.join(prefix, "bin", tool), "--version"]).stdout
         check(out.splitlines()[0] == f"{tool} {args.version}", f"{tool} --version printed {out!r}")
+    # Subcommands answer it too.
+    for tool, sub in [("webnnc", "compile"), ("webnnc", "inspect"), ("webnnc", "estimate"),
+                      ("webnn-run", "generate"), ("webnn-run", "calibrate"), ("webnn-run", "limits")]:
+        out = run([os.path.join(prefix, "bin", tool), sub, "--version"]).stdout
+        check(out.strip() == f"{tool} {args.version}", f"{tool} {sub} --version printed {out!r}")
     check("webnnc" in tools, "webnnc not installed (a compiler build installs it)")
 
     # 2. The example artifact, compiled by the installed compiler.

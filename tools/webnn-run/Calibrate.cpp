@@ -1,6 +1,7 @@
 // `webnn-run calibrate`: writes the device profile the cost model reads
 // (runtime/estimate/Calibrate.h), or folds real runs into it (--add).
 #include "Calibrate.h"
+#include "Profile.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,7 @@ int runCalibrate(int argc, char **argv) {
   app.add_option("--add", add, "Fold a webnn-run --profile --json result into the existing profile (repeatable)");
   app.add_flag("--json", json, "Print the profile's path and summary as one JSON object");
   app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
+  app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -59,9 +61,11 @@ int runCalibrate(int argc, char **argv) {
       std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
       return 1;
     }
-    if (json)
-      std::printf("%s\n", nlohmann::json{{"profile", path}, {"added_points", total}}.dump(2).c_str());
-    else
+    if (json) {
+      nlohmann::json j{{"profile", path}, {"added_points", total}};
+      addBuildInfo(j);
+      std::printf("%s\n", j.dump(2).c_str());
+    } else
       std::printf("%s: %d point(s) added\n", path.c_str(), total);
     return 0;
   }
@@ -84,6 +88,7 @@ int runCalibrate(int argc, char **argv) {
     nlohmann::json j{{"profile", path},          {"cpu_model", profile.cpuModel},
                      {"max_threads", profile.maxThreads}, {"seconds", profile.calibrationSeconds},
                      {"complete", profile.complete}, {"grid_points", points}};
+    addBuildInfo(j);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s: %zu grid point(s) in %.1f s%s\n", path.c_str(), points, profile.calibrationSeconds,

@@ -14,6 +14,7 @@
 
 #include "Bindings.h"
 #include "Compare.h"
+#include "Profile.h"
 #include "Watchdog.h"
 #include "webnn/npy.h"
 #include "webnn/version.h"
@@ -241,6 +242,7 @@ int run(const GpuOptions &opt) {
   const vk::ProgramStats &st = program->program().stats();
   if (opt.json) {
     nlohmann::json j;
+    addBuildInfo(j);
     j["artifact"] = opt.artifact;
     j["device"] = device->info().name;
     j["nodes"] = graph.nodes.size();

@@ -1,4 +1,5 @@
 #include "Limits.h"
+#include "Profile.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -30,10 +31,15 @@ int runLimits(int argc, char **argv) {
   std::string device;
   bool json = false;
   app.add_option("device", device, "Backend or device type");
-  app.add_flag("--json", json, "One JSON object: {\"backends\": [{name, device_type, ops, limits}]}");
+  app.add_flag("--json", json,
+               "One JSON object: {\"backends\": [{name, device_type, ops, limits}]} and the build info "
+               "(tool, versions, cpu) every webnn-run JSON has");
+  app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
     std::cerr << "webnn-run: error: " << e.what() << "\n";
@@ -66,7 +72,10 @@ int runLimits(int argc, char **argv) {
     return 1;
   }
   if (json) {
-    std::cout << nlohmann::ordered_json{{"backends", out}}.dump(2) << "\n";
+    nlohmann::ordered_json j;
+    addBuildInfo(j);
+    j["backends"] = out;
+    std::cout << j.dump(2) << "\n";
     return status;
   }
   for (const nlohmann::ordered_json &b : out) {

@@ -6,18 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "webnn/version.h"
-
 namespace webnnrun {
-
-void addBuildInfo(nlohmann::json &j) {
-  j["tool"] = "webnn-run";
-  j["version"] = WEBNN_VERSION_STRING;
-  j["runtime_version"] = webnn::version();
-  j["artifact_schema_version"] = webnn::artifactSchemaVersion();
-  webnn::CpuInfo cpu = webnn::cpuInfo();
-  j["cpu"] = {{"isa", cpu.isa}, {"features", cpu.features}, {"bf16_dot_products", cpu.bf16DotProducts}};
-}
 
 nlohmann::json profileJson(const webnn::Session &session) {
   uint64_t runs = 0;

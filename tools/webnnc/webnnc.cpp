@@ -15,6 +15,9 @@ int main(int argc, char **argv) {
   webnnc::registerInspectCommand(app, inspect);
   webnnc::EstimateFlags estimate;
   webnnc::registerEstimateCommand(app, estimate);
+  // `webnnc compile --version` answers as `webnnc --version` does.
+  for (CLI::App *sub : app.get_subcommands([](CLI::App *) { return true; }))
+    sub->set_version_flag("--version", "webnnc " WEBNN_VERSION_STRING);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -41,6 +41,11 @@ def main():
     check(took < 6, "calibrate --deadline 2 took %.1f s" % took)  # + process start on a busy machine
     check(info.get("profile", "").startswith(os.path.join(tmp, "cache", "webnn")), "profile in XDG_CACHE_HOME: %s" % info)
     check(info.get("grid_points", 0) > 0, "profile has grid points: %s" % info)
+    # The build info every webnn-run JSON carries (webnn_run_test.py checks the others).
+    check(info.get("tool") == "webnn-run" and "isa" in info.get("cpu", {}) and "runtime_version" in info
+          and "artifact_schema_version" in info, "calibrate --json build info: %s" % sorted(info))
+    r = run([args.webnn_run, "calibrate", "--version"], env)
+    check(r.returncode == 0 and r.stdout.startswith("webnn-run "), "calibrate --version: %r" % r.stdout)
     r = run([args.webnn_run, "calibrate", "--deadline", "31"], env)
     check(r.returncode == 2, "calibrate --deadline 31 refused (exit %d)" % r.returncode)
 

@@ -75,6 +75,14 @@ def main():
         check(isinstance(j["artifact_schema_version"], int) and j["artifact_schema_version"] > 0, "schema version")
         check(j["cpu"]["isa"].startswith("x86-64-v3") and "avx2" in j["cpu"]["features"]
               and isinstance(j["cpu"]["bf16_dot_products"], bool), f"cpu {j.get('cpu')}")
+        for sub in ("limits", "calibrate"):
+            r_sub = run([sub, "--version"], d)
+            check(r_sub.returncode == 0 and r_sub.stdout == r_version.stdout, f"{sub} --version: {r_sub}")
+        r = run(["limits", "--json"], d)
+        check(r.returncode == 0, f"limits --json: {r.stderr}")
+        jl = json.loads(r.stdout)
+        check(all(jl.get(k) == j[k] for k in ("tool", "version", "runtime_version", "artifact_schema_version", "cpu"))
+              and jl["backends"], f"limits --json lacks the build info: {sorted(jl)}")
         r = run([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--json", "--profile"], d)
         check(r.returncode == 0, f"--json --profile: {r.stderr}")
         jp = json.loads(r.stdout)

@@ -41,7 +41,10 @@ def main():
         stats = []
         for _ in range(2):  # cold, then warm pipeline cache
             r = run([webnn_run, art, "--device=gpu:0", "--bench", "5", "--json"] + feed + check, env, 0)
-            stats.append(json.loads(r.stdout)["gpu"])
+            j = json.loads(r.stdout)
+            if j.get("tool") != "webnn-run" or "isa" not in j.get("cpu", {}) or "artifact_schema_version" not in j:
+                sys.exit(f"FAIL: --device gpu --json lacks the build info (tool, versions, cpu): {sorted(j)}")
+            stats.append(j["gpu"])
         for s in stats:
             if s["submits_per_run"] != 1 or s["dispatches"] < 1:
                 sys.exit(f"FAIL: expected one submit per run and some dispatches: {s}")
