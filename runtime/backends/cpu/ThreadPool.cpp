@@ -9,18 +9,12 @@
 #include <immintrin.h>
 #endif
 
-#ifdef WEBNN_THREADPOOL_OPENMP
-#include <omp.h>
-#endif
-
 namespace webnn::cpu {
 namespace {
 // Set on pool workers and on a caller while it runs chunks: a nested
 // parallelFor then runs inline instead of waiting on workers that are busy
 // with the outer loop (which would deadlock).
 thread_local bool tInsideParallelFor = false;
-// This thread has run OpenMP regions with several threads (noteOpenMpTeam).
-thread_local bool tOpenMpTeam = false;
 
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -57,68 +51,8 @@ bool spinUntil(Done done, int64_t limitNs) {
 }
 }  // namespace
 
-#ifdef WEBNN_THREADPOOL_OPENMP
-namespace {
-// OpenMP's idle threads (oneDNN's) spin GOMP_SPINCOUNT pauses (300000 unless
-// the environment says otherwise, ~3 ms) before sleeping, except while the
-// process has more OpenMP threads than CPUs: then 100 (libgomp's manual,
-// GOMP_SPINCOUNT). A team that spins for milliseconds collapses on a core
-// shared with other work: MobileNetV2 at 2 threads on the 2-vCPU VM at load
-// ~4 took 400 ms per run (3.7-4.1 ms with 100 spins or passive waiting), as
-// its threads wait at every barrier for one that is queued behind another
-// process. OpenMP reads the spin count only from the environment, before
-// any code of ours runs, so the pool gets the short spin by the rule above:
-// a thread of ours starts a team as large as the CPU count once per
-// process, and it and its team then sleep for good (blocked, no CPU).
-void parkOpenMpTeam() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // Waits until the team exists: started in the background, it could be
-    // kept off the cores by the very spinning it is meant to shorten.
-    static std::mutex m;
-    static std::condition_variable cv;
-    static bool started = false;
-    try {
-      std::thread([] {
-        // The region must do something: without a body no team was made
-        // (the process had one OpenMP thread fewer and kept the long spin).
-        std::atomic<int> members{0};
-#pragma omp parallel num_threads(omp_get_num_procs())
-        {
-          members.fetch_add(1, std::memory_order_relaxed);
-        }
-        {
-          std::lock_guard<std::mutex> lock(m);
-          started = true;
-        }
-        cv.notify_all();
-        // Parked for the life of the process, on objects never destroyed
-        // (the static ones above are, at exit).
-        std::mutex parkedMutex;
-        std::condition_variable parked;
-        std::unique_lock<std::mutex> lock(parkedMutex);
-        parked.wait(lock, [] { return false; });
-      }).detach();
-    } catch (const std::system_error &) {
-      return;
-    }
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [] { return started; });
-  });
-}
-}  // namespace
-#endif
-
 ThreadPool::ThreadPool(int numThreads, WaitPolicy policy)
     : numThreads_(std::max(1, numThreads)), policy_(policy) {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  if (numThreads_ > 1) parkOpenMpTeam();
-  // oneDNN (Debian's build) threads with OpenMP and sizes each primitive for
-  // the creating thread's OpenMP count, so the kernels a session builds next
-  // get the count its runs will use (else each is built twice: ~4 ms of
-  // ResNet-50's first run at 1 thread).
-  omp_set_num_threads(numThreads_);
-#endif
   workers_.reserve(numThreads_ - 1);
   // If the system refuses a thread (limits, memory), run with the ones it gave:
   // fewer threads is slower, never wrong, and no exception leaves the pool.
@@ -150,23 +84,12 @@ int64_t ThreadPool::spinNs() const {
 }
 
 void ThreadPool::startWorkers() {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  if (numThreads_ > 1 && !insideParallelFor()) {
-    std::atomic<int> members{0};  // a body, else the region makes no team (parkOpenMpTeam)
-#pragma omp parallel num_threads(numThreads_)
-    {
-      members.fetch_add(1, std::memory_order_relaxed);
-    }
-  }
-#endif
+  // Workers started in the constructor spin briefly and then block; one
+  // empty loop wakes them, so the first run does not pay their wake-ups.
+  if (numThreads_ > 1 && !insideParallelFor()) parallelFor(numThreads_, 1, [](int64_t, int64_t) {});
 }
 
-bool ThreadPool::insideParallelFor() {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  if (omp_in_parallel()) return true;
-#endif
-  return tInsideParallelFor;
-}
+bool ThreadPool::insideParallelFor() { return tInsideParallelFor; }
 
 void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t chunk, bool caller) {
   uint64_t s = state_.load(std::memory_order_acquire);
@@ -186,39 +109,7 @@ void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n
   }
 }
 
-void ThreadPool::noteOpenMpTeam(int numThreads) {
-  if (numThreads > 1) tOpenMpTeam = true;
-}
-
-void ThreadPool::dispatchOpenMp(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  // One contiguous range per thread in a bare parallel region: a worksharing
-  // loop (dynamic or static) costs more than it balances here (MobileNetV2 at
-  // 2 threads 1.91-2.14 -> 1.83-1.86 ms, docs/PERFORMANCE.md).
-  const int64_t numChunks = std::max<int64_t>(1, std::min<int64_t>(numThreads_, n / grain));
-  if (numChunks == 1) {
-    fn(ctx, 0, n);
-    return;
-  }
-  const int64_t chunk = (n + numChunks - 1) / numChunks;
-#pragma omp parallel num_threads(static_cast<int>(numChunks))
-  {
-    const int64_t begin = int64_t(omp_get_thread_num()) * chunk;
-    if (begin < n) fn(ctx, begin, std::min(n, begin + chunk));
-  }
-#else
-  (void)grain;
-  fn(ctx, 0, n);
-#endif
-}
-
 void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
-#ifdef WEBNN_THREADPOOL_OPENMP
-  if (tOpenMpTeam) {
-    dispatchOpenMp(n, grain, fn, ctx);
-    return;
-  }
-#endif
   // Another thread is already driving this pool (two runs of one session at
   // once): do the work here rather than queue behind it.
   std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);

@@ -6,14 +6,14 @@
 // (most of a graph's elementwise tail) then cost nothing extra.
 //
 // Idle workers (and a caller waiting for the last chunk) spin for a bounded
-// time, then block (WaitPolicy). The pool's threads are its own, not
-// OpenMP's: OpenMP reads its waiting policy once per process from the
-// environment, so a library could not choose it per session. Except on a
-// thread that runs OpenMP regions with several threads itself (oneDNN's
-// primitives, noteOpenMpTeam): there the loops run on that thread's OpenMP
-// team, as two teams on the same cores fight (MobileNetV2, 2 threads on 2
-// vCPUs: 3.7 ms on one team, 11.7 ms beside a pool that blocks at once,
-// ~200 ms beside one that spins), and OpenMP's waiting applies.
+// time, then block (WaitPolicy). Every parallel loop of the CPU backend runs
+// here, oneDNN's primitives included (onednn/: each thread executes a
+// single-threaded primitive on its piece of the problem), so one team of
+// threads with one waiting policy serves a whole run: beside a second team
+// (OpenMP's) the two fought for the cores, and two threads ran CNNs slower
+// than one (docs/PERFORMANCE.md). The pool's threads are its
+// own, not OpenMP's: OpenMP reads its waiting policy once per process from
+// the environment, so a library could not choose it per session.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 
@@ -57,14 +57,8 @@ class ThreadPool {
   void setWaitPolicy(WaitPolicy policy);
   WaitPolicy waitPolicy() const { return policy_.load(std::memory_order_relaxed); }
 
-  // Called on a thread about to run OpenMP regions with `numThreads`
-  // threads (oneDNN primitives): from then on parallelFor called on this
-  // thread runs on its OpenMP team.
-  static void noteOpenMpTeam(int numThreads);
-
-  // With OpenMP (oneDNN's threads) starts its team now rather than in the
-  // first primitive (on this VM OpenMP's first parallel region took 1.6-6.5 ms
-  // in about one run of three). The pool's own workers start in the constructor.
+  // Wakes the workers (started, then blocked, in the constructor) so that
+  // the first run finds them spinning.
   void startWorkers();
 
   // Calls fn(begin, end) over disjoint chunks covering [0, n), each at least
@@ -88,7 +82,6 @@ class ThreadPool {
 
   static bool insideParallelFor();
   void dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
-  void dispatchOpenMp(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
   void workerLoop();
   // Claims and runs chunks of job `generation` until none are left or a
   // newer job has started.

@@ -284,23 +284,6 @@ TEST_P(ThreadPoolTest, RandomJobsWithPolicyChanges) {
   }
 }
 
-// On a thread that runs OpenMP regions itself the loops go to its OpenMP
-// team; the contract is the same.
-TEST(ThreadPoolWait, OpenMpTeamThreadCoversRange) {
-  std::thread t([] {
-    cpu::ThreadPool::noteOpenMpTeam(2);
-    cpu::ThreadPool pool(2, cpu::WaitPolicy::kBlock);
-    for (int64_t n : {1, 7, 1000, 100003}) {
-      std::vector<int> hits(size_t(n), 0);
-      pool.parallelFor(n, 16, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
-      });
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "n=" << n << " i=" << i;
-    }
-  });
-  t.join();
-}
-
 // The default spin is bounded: a pool left idle stops using the CPU.
 TEST(ThreadPoolWait, DefaultStopsSpinning) {
   cpu::ThreadPool pool(2, cpu::WaitPolicy::kDefault);

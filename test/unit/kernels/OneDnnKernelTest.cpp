@@ -7,6 +7,8 @@
 // with it on (and oneDNN off) checks conv2d's depthwise cases through it.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -16,6 +18,7 @@
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
 
@@ -42,7 +45,8 @@ TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool co
   return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
 }
 
-// Runs `c` with oneDNN on and off, 1 and 2 threads, and checks every result;
+// Runs `c` with oneDNN on and off, 1 to 3 threads (oneDNN's pieces: even and
+// uneven splits of images, rows or columns), and checks every result;
 // then once more with our depthwise kernel allowed (numerics only: it takes
 // only float32 nhwc depthwise 3x3 cases).
 void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const std::string &what) {
@@ -64,7 +68,7 @@ void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const 
 #else
   for (bool useOneDnn : {false}) {
 #endif
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 3}) {
       std::string label = what + (useOneDnn ? " [oneDNN]" : " [portable]") + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
       uint64_t before = onednn::executionCount();
@@ -186,8 +190,16 @@ TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
       // filter as a run-time input (reordered on every run)
       {true, "hwio", 1, 16, 24, 24, 24, 5, 5, 1, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, false, F32},
       {false, "oihw", 1, 32, 16, 16, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, F32},
+      // pieces of output rows whose input rows end early or are mostly
+      // padding (stride 3 skips input rows; tall kernels, large padding);
+      // batch 3 on 2 threads (pieces of images)
+      {true, "ohwi", 1, 16, 23, 20, 32, 5, 3, 1, {3, 1}, {1, 1}, {4, 4, 1, 1}, true, true, F32},
+      {false, "oihw", 1, 16, 9, 30, 32, 7, 3, 1, {1, 2}, {2, 1}, {6, 5, 1, 1}, true, true, F32},
+      {true, "hwio", 3, 16, 12, 12, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      {false, "oihw", 3, 32, 20, 20, 64, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
       // float16 converted by the reorders
       {true, "ohwi", 1, 16, 24, 24, 16, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F16},
+      {false, "oihw", 1, 32, 24, 24, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F16},
       {false, "oihw", 1, 24, 20, 20, 32, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, false, F16},
   };
   uint32_t seed = 100;
@@ -261,7 +273,11 @@ TEST(OneDnnKernels, MatMulAndGemmPackedTransposedBroadcast) {
       {"matmul", {3, 64, 96}, {96, 80}, {3, 64, 80}},                          // a's batch folds into M
       {"matmul", {2, 1, 40, 128}, {3, 128, 72}, {2, 3, 40, 72}, false, false, 1, 1, std::nullopt, false},
       {"matmul", {4, 33, 128}, {4, 128, 65}, {4, 33, 65}},                     // batched constant b
-      {"matmul", {1, 2048}, {2048, 512}, {1, 512}},                            // GEMV
+      {"matmul", {1, 2048}, {2048, 512}, {1, 512}},                            // GEMV: pieces of columns
+      {"matmul", {3, 1024}, {1024, 200}, {3, 200}},                            // columns, a tail block
+      {"gemm", {2, 1280}, {1000, 1280}, {2, 1000}, false, true, 1.0, 1.0, Shape{1000}},  // columns with c
+      {"gemm", {1, 1280}, {1280, 1000}, {1, 1000}, false, false, 1.0, 1.0, Shape{1, 1000}, false},
+      {"matmul", {1, 12, 64, 32}, {1, 12, 32, 64}, {1, 12, 64, 64}, false, false, 1, 1, std::nullopt, false},
       {"gemm", {200, 70}, {90, 200}, {70, 90}, true, true, 0.5, 2.0, Shape{90}},
       {"gemm", {70, 200}, {200, 90}, {70, 90}, false, false, 1.0, -1.5, Shape{70, 1}, false},
       {"gemm", {70, 200}, {90, 200}, {70, 90}, false, true, 1.0, 1.0, Shape{70, 90}},
@@ -308,7 +324,8 @@ TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
       EXPECT_TRUE(conv) << why;
       std::vector<float> y(ySize);
       if (!conv) return y;
-      conv->run(x.data(), filter.data(), nullptr, y.data(), 1);
+      ThreadPool pool(1);
+      conv->run(x.data(), filter.data(), nullptr, y.data(), pool);
       *prepacked = conv->usesPrepackedFilter();
       return y;
     };
@@ -344,7 +361,8 @@ TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
     EXPECT_TRUE(mm) << why;
     std::vector<float> y(64 * 128);
     if (!mm) return y;
-    mm->run(a.data(), b.data(), nullptr, y.data(), 1);
+    ThreadPool pool(1);
+    mm->run(a.data(), b.data(), nullptr, y.data(), pool);
     *prepacked = mm->usesPrepackedB();
     return y;
   };
@@ -385,13 +403,16 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
     ASSERT_TRUE(warm && cold) << why;
     uint64_t before = onednn::primitivesBuilt();
     std::thread other([&] { warm->buildPrimitive(threads); });
-    warm->buildPrimitive(threads);  // concurrently with `other`: one build between them
+    warm->buildPrimitive(threads);  // concurrently with `other`: one build per primitive between them
     other.join();
-    EXPECT_EQ(onednn::primitivesBuilt() - before, 1u) << "threads=" << threads;
+    // One primitive at 1 thread; at 2 one per distinct piece (top and bottom rows).
+    const uint64_t built = onednn::primitivesBuilt() - before;
+    EXPECT_EQ(built, threads == 1 ? 1u : 2u) << "threads=" << threads;
     std::vector<float> yWarm(size_t(40 * p.OH * p.OW)), yCold(yWarm.size());
-    warm->run(x.data(), f.data(), nullptr, yWarm.data(), threads);
-    cold->run(x.data(), f.data(), nullptr, yCold.data(), threads);
-    EXPECT_EQ(onednn::primitivesBuilt() - before, 1u) << "the runs compiled again, threads=" << threads;
+    ThreadPool pool(threads);
+    warm->run(x.data(), f.data(), nullptr, yWarm.data(), pool);
+    EXPECT_EQ(onednn::primitivesBuilt() - before, built) << "the first run compiled again, threads=" << threads;
+    cold->run(x.data(), f.data(), nullptr, yCold.data(), pool);
     EXPECT_EQ(yWarm, yCold);
   }
 
@@ -404,9 +425,10 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
   ASSERT_TRUE(mm) << why;
   uint64_t before = onednn::primitivesBuilt();
   mm->buildPrimitive(2);
-  EXPECT_EQ(onednn::primitivesBuilt() - before, 1u);
+  EXPECT_EQ(onednn::primitivesBuilt() - before, 1u);  // two pieces of 20 rows: one primitive
   std::vector<float> y(40 * 72);
-  mm->run(a.data(), b.data(), nullptr, y.data(), 2);
+  ThreadPool pool(2);
+  mm->run(a.data(), b.data(), nullptr, y.data(), pool);
   EXPECT_EQ(onednn::primitivesBuilt() - before, 1u);
   double worst = 0;
   for (int i = 0; i < 40; ++i)
@@ -416,6 +438,57 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
       worst = std::max(worst, std::fabs(want - y[i * 72 + j]));
     }
   EXPECT_LT(worst, 1e-4);
+}
+
+// A convolution and a matmul on several threads run as single-threaded
+// oneDNN pieces on the session's pool: no OpenMP team starts beside it (the
+// process gains no threads during the runs), and the results equal one
+// thread's. Run from a fresh thread: OpenMP keeps a team per calling thread.
+TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
+  auto threadCount = [] {
+    int n = 0;
+    if (DIR *d = opendir("/proc/self/task")) {
+      while (dirent *e = readdir(d)) n += e->d_name[0] != '.';
+      closedir(d);
+    }
+    return n;
+  };
+  std::thread([&] {
+    onednn::Conv2dParams p;
+    p.nhwc = true;
+    p.N = 1, p.C = 32, p.H = 40, p.W = 40, p.O = 64, p.KH = 3, p.KW = 3, p.OH = 40, p.OW = 40;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.filterStrideO = 9 * 32, p.filterStrideH = 3 * 32, p.filterStrideW = 32, p.filterStrideI = 1;  // ohwi
+    p.constantFilter = true;
+    onednn::MatMulParams m;
+    m.aDims = {1, 1024}, m.bDims = {1024, 512}, m.yDims = {1, 512};
+    m.aStrides = {1024, 1}, m.bStrides = {512, 1};
+    m.constantB = true;
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(conv) << why;
+    std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(m, &why);
+    ASSERT_TRUE(mm) << why;
+    std::vector<float> x = randomFloats(40 * 40 * 32, 11), f = randomFloats(64 * 9 * 32, 12);
+    std::vector<float> a = randomFloats(1024, 13), b = randomFloats(1024 * 512, 14);
+    std::vector<float> y1(40 * 40 * 64), y3(y1.size()), z1(512), z3(512);
+    ThreadPool one(1), three(3);
+    const int before = threadCount();
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(conv->run(x.data(), f.data(), nullptr, y3.data(), three).isOk());
+      ASSERT_TRUE(mm->run(a.data(), b.data(), nullptr, z3.data(), three).isOk());
+    }
+    EXPECT_EQ(threadCount(), before) << "threads started during the runs";
+    EXPECT_NE(conv->implementation().find("pieces of output rows"), std::string::npos) << conv->implementation();
+    EXPECT_NE(mm->implementation().find("pieces of columns"), std::string::npos) << mm->implementation();
+    std::unique_ptr<onednn::Conv2d> conv1 = onednn::Conv2d::create(p, &why);
+    std::unique_ptr<onednn::MatMul> mm1 = onednn::MatMul::create(m, &why);
+    ASSERT_TRUE(conv1 && mm1) << why;
+    ASSERT_TRUE(conv1->run(x.data(), f.data(), nullptr, y1.data(), one).isOk());
+    ASSERT_TRUE(mm1->run(a.data(), b.data(), nullptr, z1.data(), one).isOk());
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y3[i], y1[i], 1e-4f * std::max(1.f, std::fabs(y1[i]))) << i;
+    for (size_t i = 0; i < z1.size(); ++i) ASSERT_NEAR(z3[i], z1[i], 1e-4f * std::max(1.f, std::fabs(z1[i]))) << i;
+  }).join();
 }
 #endif
 

@@ -34,7 +34,7 @@ class OneDnnMatMulKernel final : public Kernel {
     if (!useFallback_) {
       const TensorBuffer *c = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
       Status s = mm_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, c ? c->data : nullptr, ctx.outputs[0]->data,
-                          threadPool(ctx).numThreads());
+                          threadPool(ctx));
       if (s.isOk()) return s;
       useFallback_ = true;
       refused_ = s.message();

@@ -227,13 +227,13 @@ class OneDnnAttentionKernel final : public Kernel {
 
   Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
-      int threads = threadPool(ctx).numThreads();
+      ThreadPool &pool = threadPool(ctx);
       float *p = buf_.data();
-      Status s = scores_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, nullptr, p, threads);
+      Status s = scores_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, nullptr, p, pool);
       if (s.isOk()) {
         parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, T_)),
                     [&](int64_t b, int64_t e) { softmaxRows(p + b * T_, p + b * T_, e - b, T_, 1.f); });
-        s = context_->run(p, ctx.inputs[2]->data, nullptr, ctx.outputs[0]->data, threads);
+        s = context_->run(p, ctx.inputs[2]->data, nullptr, ctx.outputs[0]->data, pool);
       }
       if (s.isOk()) return s;
       useFallback_ = true;  // oneDNN could not build a primitive: the float32 kernel

@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -89,12 +92,58 @@ dnnl::stream &cpuStream() {
   return s;
 }
 
+namespace {
+// OpenMP's idle threads spin GOMP_SPINCOUNT pauses (300000 unless the
+// environment says otherwise, milliseconds) before sleeping, except while the
+// process has more OpenMP threads than CPUs: then 100 (libgomp's manual,
+// GOMP_SPINCOUNT). Threads that spin for milliseconds without yielding
+// collapse on a core shared with other work (each barrier waits out a time
+// slice for a thread queued behind another process). OpenMP reads the spin
+// count only from the environment, before any code of ours runs, so the
+// short spin comes from the rule above: the first multi-threaded primitive
+// starts a team as large as the CPU count from a thread of ours, which then
+// sleeps for good with its team (blocked, no CPU).
+void parkOpenMpTeam() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Waits until the team exists: started in the background, it could be
+    // kept off the cores by the very spinning it is meant to shorten.
+    static std::mutex m;
+    static std::condition_variable cv;
+    static bool started = false;
+    try {
+      std::thread([] {
+        // The region must do something: without a body no team is made.
+        std::atomic<int> members{0};
+#pragma omp parallel num_threads(omp_get_num_procs())
+        {
+          members.fetch_add(1, std::memory_order_relaxed);
+        }
+        {
+          std::lock_guard<std::mutex> lock(m);
+          started = true;
+        }
+        cv.notify_all();
+        // Parked for the life of the process, on objects never destroyed.
+        std::mutex parkedMutex;
+        std::condition_variable parked;
+        std::unique_lock<std::mutex> lock(parkedMutex);
+        parked.wait(lock, [] { return false; });
+      }).detach();
+    } catch (const std::system_error &) {
+      return;
+    }
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [] { return started; });
+  });
+}
+}  // namespace
+
 void useThreads(int numThreads) {
   if (numThreads < 1) numThreads = 1;
+  if (numThreads > 1) parkOpenMpTeam();
   // omp_set_num_threads is per calling thread (its ICV), so check cheaply.
   if (omp_get_max_threads() != numThreads) omp_set_num_threads(numThreads);
-  // The kernel pool's loops on this thread then share this OpenMP team.
-  cpu::ThreadPool::noteOpenMpTeam(numThreads);
 }
 
 int currentThreads() { return omp_get_max_threads(); }

@@ -20,9 +20,17 @@
 // converted by the source reorder in the caller's layout, the filter once
 // when packed. No Winograd: oneDNN 2.6 has no bf16 Winograd, and bf16 direct
 // (~2x float32) beats float32 Winograd (1.1-2.5x) on most layers.
+//
+// Threads: every primitive is built for one thread. With several, the
+// convolution is cut into pieces (ranges of images, else ranges of output
+// rows with the input rows they read and their own padding), each a
+// single-threaded primitive of its own, and the session's pool runs them: the
+// pool then is the only team of threads (ThreadPool.h says why). Pieces of one
+// layer share the packed filter when their primitives want the same layout.
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/Context.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
@@ -62,6 +70,23 @@ struct Conv2d::Impl {
   AlignedBuffer weiBuf, biasBuf;
   size_t srcWork = 0, dstWork = 0, scratchWork = 0, workBytes = 0;  // offsets in threadWorkspace()
   HalfStage srcHalf, dstHalf, weiHalf, biasHalf;  // float16 operands only
+  // Pieces of the same layer prepared before this one: a packed filter in
+  // the layout this primitive wants is shared, not packed again.
+  std::vector<const Impl *> filterDonors;
+  bool filterShared = false;
+
+  // The pieces a multi-threaded run executes (see the file comment).
+  struct Piece {
+    std::unique_ptr<Impl> impl;
+    int64_t srcOffset = 0, dstOffset = 0;  // elements
+  };
+  enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
+  std::mutex piecesMutex;
+  int piecesThreads = 0;  // the thread count `split` and `pieces` are for
+  Split split = Split::kUnknown;
+  bool piecesPrepared = false;
+  std::vector<Piece> pieces;
+  std::string splitNote;  // for implementation()
 
   bool f16() const { return p.dtype == DataType::kFloat16; }
   int64_t filterCount() const { return p.O * (p.C / p.groups) * p.KH * p.KW; }
@@ -113,7 +138,14 @@ struct Conv2d::Impl {
     // straight from the artifact's mapping: no packing, no private copy.
     const void *prepacked =
         p.constantFilter ? findPacked(p.packedFilter, packedLayoutName(primWei), primWei.get_size()) : nullptr;
-    if (prepacked) {
+    const Impl *donor = nullptr;
+    for (const Impl *d : filterDonors)
+      if (p.constantFilter && d->weightsPacked && d->wei.get_desc() == primWei) donor = d;
+    filterShared = donor != nullptr;
+    if (donor) {
+      wei = memory(primWei, eng, donor->wei.get_data_handle());
+      prepacked = donor->usesPrepacked ? wei.get_data_handle() : nullptr;
+    } else if (prepacked) {
       wei = memory(primWei, eng, const_cast<void *>(prepacked));  // primitives only read weights
     } else {
       weiBuf.resize(primWei.get_size());
@@ -146,7 +178,7 @@ struct Conv2d::Impl {
       dstHalf.init(p.N * p.O * p.OH * p.OW);
       if (p.hasBias) biasHalf.init(p.O);
     }
-    if (usesPrepacked) {
+    if (usesPrepacked || filterShared) {
       weightsPacked = true;
     } else if (p.constantFilter) {
       HalfStage once;  // freed after packing: only the packed copy is kept
@@ -157,12 +189,28 @@ struct Conv2d::Impl {
     }
     readyThreads = threads;
   }
+
+  Status execute(const void *x, const void *filter, const void *bias, void *y, int threads, const void *residual);
+  void choosePieces(int threads);
 };
+
+namespace {
+std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, bool piece);
+}  // namespace
 
 Conv2d::Conv2d(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Conv2d::~Conv2d() = default;
 
 std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) {
+  std::unique_ptr<Impl> impl = makeImpl(p, why, /*piece=*/false);
+  if (!impl) return nullptr;
+  return std::unique_ptr<Conv2d>(new Conv2d(std::move(impl)));
+}
+
+namespace {
+// A piece of a larger convolution skips the size policy: the whole passed it.
+std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, bool piece) {
+  using Impl = Conv2d::Impl;
   Policy pol = policy();
   if (!pol.enabled) {
     *why = "oneDNN disabled";
@@ -179,7 +227,7 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
   }
   double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
                  double(p.KH) * double(p.KW);
-  if (flops < pol.minFlops) {
+  if (flops < pol.minFlops && !piece) {
     *why = "too small";
     return nullptr;
   }
@@ -189,8 +237,10 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
   Tag userTag = p.nhwc ? Tag::nhwc : Tag::nchw;
   auto impl = std::make_unique<Impl>();
   impl->p = p;
-  impl->userSrc = memory::desc(srcDims, udt, userTag);
-  impl->userDst = memory::desc(dstDims, udt, userTag);
+  impl->userSrc = p.srcStrides.empty() ? memory::desc(srcDims, udt, userTag)
+                                       : memory::desc(srcDims, udt, memory::dims(p.srcStrides));
+  impl->userDst = p.dstStrides.empty() ? memory::desc(dstDims, udt, userTag)
+                                       : memory::desc(dstDims, udt, memory::dims(p.dstStrides));
   memory::dims weiDims, weiStrides;
   int64_t OCg = p.O / p.groups, ICg = p.C / p.groups;
   if (p.groups == 1) {
@@ -267,23 +317,163 @@ std::unique_ptr<Conv2d> Conv2d::create(const Conv2dParams &p, std::string *why) 
       key += "," + std::to_string(x);
     impl->keyBase = key;
     try {
-      std::shared_ptr<CachedPrimitive> e =
-          cachedPrimitive(key + "|t" + std::to_string(currentThreads()), impl->makePd);
+      std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
       lastImpl = e->impl;
       if (isReferenceImpl(e->impl)) continue;
     } catch (const dnnl::error &) {
       continue;  // this algorithm/layout is not implemented for the shape
     }
     impl->v = v;
-    return std::unique_ptr<Conv2d>(new Conv2d(std::move(impl)));
+    return impl;
   }
   *why = "no optimized oneDNN implementation (last tried: " + lastImpl + ")";
   return nullptr;
 }
 
-Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+// Below this many FLOPs per piece, splitting costs more than it gains: a
+// piece is one oneDNN call (argument plumbing, a few microseconds) and a
+// claim by the pool's threads.
+constexpr double kMinPieceFlops = double(1 << 19);
+}  // namespace
+
+void Conv2d::Impl::choosePieces(int threads) {
+  piecesThreads = threads;
+  pieces.clear();
+  piecesPrepared = false;
+  const double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
+                       double(p.KH) * double(p.KW);
+  const int64_t most = std::min<int64_t>(threads, int64_t(flops / kMinPieceFlops));
+  if (most < 2) {
+    split = Split::kOneThread;
+    splitNote = "one thread: too small to split";
+    return;
+  }
+  // A filter given at run time would be packed by every piece on every run;
+  // float16 nchw rows are not contiguous for the float16 staging; a residual
+  // is copied into nchw rows by the whole only.
+  if (!p.constantFilter || (!p.nhwc && (p.dtype != DataType::kFloat32 || p.hasResidual))) {
+    split = Split::kOpenMp;
+    splitNote = "OpenMP: this operand form is not split";
+    return;
+  }
+  struct Range {
+    int64_t n0, n, oh0, oh1;
+  };
+  std::vector<Range> ranges;
+  if (p.N >= most) {
+    const int64_t per = (p.N + most - 1) / most;
+    for (int64_t n0 = 0; n0 < p.N; n0 += per) ranges.push_back({n0, std::min(per, p.N - n0), 0, p.OH});
+  } else {
+    int64_t rows = std::min<int64_t>(p.OH, (most + p.N - 1) / p.N);
+    const int64_t per = (p.OH + rows - 1) / rows;
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t oh0 = 0; oh0 < p.OH; oh0 += per) ranges.push_back({n, 1, oh0, std::min(p.OH, oh0 + per)});
+  }
+  if (ranges.size() < 2) {
+    split = Split::kOneThread;
+    splitNote = "one thread: one output row";
+    return;
+  }
+  const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
+  std::vector<Piece> made;
+  for (const Range &r : ranges) {
+    Conv2dParams q = p;
+    q.N = r.n;
+    q.OH = r.oh1 - r.oh0;
+    const int64_t first = r.oh0 * p.strideH - p.padTop;           // first input row read (may be padding)
+    const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;  // last one
+    const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.H, last + 1);
+    if (in1 <= in0) {  // a piece of padding only: leave such layers whole
+      split = Split::kOneThread;
+      splitNote = "one thread: a piece would read padding only";
+      return;
+    }
+    q.H = in1 - in0;
+    q.padTop = in0 - first;
+    q.padBottom = last + 1 - in1;
+    Piece piece;
+    if (p.nhwc) {
+      piece.srcOffset = (r.n0 * p.H + in0) * p.W * p.C;
+      piece.dstOffset = (r.n0 * p.OH + r.oh0) * p.OW * p.O;
+    } else {
+      piece.srcOffset = r.n0 * p.C * p.H * p.W + in0 * p.W;
+      piece.dstOffset = r.n0 * p.O * p.OH * p.OW + r.oh0 * p.OW;
+      if (q.H != p.H || q.OH != p.OH) {  // rows of an nchw tensor: channel planes keep their stride
+        q.srcStrides = {p.C * p.H * p.W, p.H * p.W, p.W, 1};
+        q.dstStrides = {p.O * p.OH * p.OW, p.OH * p.OW, p.OW, 1};
+      }
+    }
+    std::string why;
+    try {
+      piece.impl = makeImpl(q, &why, /*piece=*/true);
+    } catch (const dnnl::error &e) {
+      why = e.what();
+    }
+    if (!piece.impl) {
+      split = Split::kOpenMp;
+      splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
+      return;
+    }
+    made.push_back(std::move(piece));
+  }
+  pieces = std::move(made);
+  split = Split::kPieces;
+  splitNote = std::to_string(pieces.size()) + (p.N >= most ? " pieces of images" : " pieces of output rows");
+}
+
+Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y, ThreadPool &pool,
                    const void *residual) {
   Impl &s = *impl_;
+  const int threads = pool.numThreads();
+  if (threads == 1) return s.execute(x, filter, bias, y, 1, residual);
+  {
+    std::lock_guard<std::mutex> lock(s.piecesMutex);
+    try {
+      if (s.piecesThreads != threads) s.choosePieces(threads);
+      if (s.split == Impl::Split::kPieces && !s.piecesPrepared) {
+        // One after another: later pieces share the filter the first packed.
+        for (size_t i = 0; i < s.pieces.size(); ++i) {
+          Impl &piece = *s.pieces[i].impl;
+          for (size_t j = 0; j < i; ++j) piece.filterDonors.push_back(s.pieces[j].impl.get());
+          piece.prepare(filter, 1);
+        }
+        s.piecesPrepared = true;
+      }
+    } catch (const dnnl::error &e) {
+      return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
+                    std::string("oneDNN convolution: ") + e.what());
+    } catch (const std::bad_alloc &) {
+      return Status(StatusCode::kOutOfMemory, "oneDNN convolution: out of memory for its pieces");
+    }
+  }
+  switch (s.split) {
+    case Impl::Split::kPieces: break;
+    case Impl::Split::kOneThread: return s.execute(x, filter, bias, y, 1, residual);
+    default: return s.execute(x, filter, bias, y, threads, residual);
+  }
+  const size_t elem = s.f16() ? 2 : 4;
+  std::atomic<bool> failed{false};
+  Status first;
+  std::mutex firstMutex;
+  pool.parallelFor(int64_t(s.pieces.size()), 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const Impl::Piece &piece = s.pieces[size_t(i)];
+      const size_t src = size_t(piece.srcOffset) * elem, dst = size_t(piece.dstOffset) * elem;
+      Status st = piece.impl->execute(static_cast<const uint8_t *>(x) + src, filter, bias,
+                                      static_cast<uint8_t *>(y) + dst, 1,
+                                      residual ? static_cast<const uint8_t *>(residual) + dst : nullptr);
+      if (!st.isOk() && !failed.exchange(true)) {
+        std::lock_guard<std::mutex> lock(firstMutex);
+        first = st;
+      }
+    }
+  });
+  return failed.load() ? first : Status::ok();
+}
+
+Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+                             const void *residual) {
+  Impl &s = *this;
   try {
     s.prepare(filter, numThreads);
     useThreads(numThreads);
@@ -314,7 +504,7 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
       // The sum post-op adds what the destination holds (no aliasing: the
       // memory planner never gives an output an input's bytes).
       if (s.reorderDst) s.residualIn.run(residual, work + s.dstWork);
-      else if (residual != y)
+      else if (residual != y)  // nhwc rows are contiguous; nchw pieces never take a residual
         std::memcpy(y, residual, size_t(s.p.N * s.p.O * s.p.OH * s.p.OW) * sizeof(float));
     }
     s.entry->get().execute(st, s.args);
@@ -331,24 +521,42 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
 }
 
 void Conv2d::buildPrimitive(int numThreads) noexcept {
+  Impl &s = *impl_;
   try {
-    impl_->primitiveFor(numThreads)->get();
+    if (numThreads > 1) {
+      std::lock_guard<std::mutex> lock(s.piecesMutex);
+      if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
+      if (s.split == Impl::Split::kPieces) {
+        for (Impl::Piece &piece : s.pieces) piece.impl->primitiveFor(1)->get();
+        return;
+      }
+      if (s.split == Impl::Split::kOpenMp) {
+        s.primitiveFor(numThreads)->get();
+        return;
+      }
+    }
+    s.primitiveFor(1)->get();
   } catch (const std::exception &) {
   }
 }
 
-std::string Conv2d::packedFilterLayout(int numThreads) {
-  return packedLayoutName(impl_->primitiveFor(numThreads)->pd.weights_desc());
+// Filters are packed for the one-thread primitive of the whole layer (any
+// thread count: pieces whose primitive wants the same layout use it).
+std::string Conv2d::packedFilterLayout(int) { return packedLayoutName(impl_->primitiveFor(1)->pd.weights_desc()); }
+
+bool Conv2d::usesPrepackedFilter() const {
+  if (impl_->split == Impl::Split::kPieces && !impl_->pieces.empty()) {
+    for (const Impl::Piece &piece : impl_->pieces)
+      if (!piece.impl->usesPrepacked) return false;
+    return true;
+  }
+  return impl_->usesPrepacked;
 }
 
-bool Conv2d::usesPrepackedFilter() const { return impl_->usesPrepacked; }
+size_t Conv2d::packedFilterBytes(int) { return impl_->primitiveFor(1)->pd.weights_desc().get_size(); }
 
-size_t Conv2d::packedFilterBytes(int numThreads) {
-  return impl_->primitiveFor(numThreads)->pd.weights_desc().get_size();
-}
-
-void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
-  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(numThreads);
+void Conv2d::packFilter(const void *filter, void *packed, int) {
+  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(1);
   WeightPacker w;
   HalfStage stage;
   w.init(impl_->userWei, e->pd.weights_desc(), packed);
@@ -356,9 +564,14 @@ void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
 }
 
 std::string Conv2d::implementation() const {
-  std::string impl = impl_->entry ? impl_->entry->impl
-                                   : impl_->primitiveFor(currentThreads())->impl;
-  return impl + " (" + impl_->v.name + ")";
+  Impl &s = *impl_;
+  if (s.split == Impl::Split::kPieces && !s.pieces.empty()) {
+    Impl &piece = *s.pieces.front().impl;
+    std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
+    return impl + " (" + piece.v.name + "; " + s.splitNote + ")";
+  }
+  std::string impl = s.entry ? s.entry->impl : s.primitiveFor(1)->impl;
+  return impl + " (" + s.v.name + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
 }
 
 }  // namespace webnn::cpu::onednn

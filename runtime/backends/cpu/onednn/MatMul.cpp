@@ -13,9 +13,16 @@
 // alpha and the c post-op in float32. a is converted by a per-call reorder
 // (M x K, small beside the M x N x K product), a constant b once when packed;
 // a non-constant b is converted per call, so only when M >= 16 amortizes it.
+//
+// Threads: as Conv2d.cpp, primitives are built for one thread and a product
+// run on several threads is cut into pieces the session's pool runs: ranges
+// of the outermost batch dimension, else of y's rows, else (a few rows, as
+// in a classifier or a decode step) of y's columns, each piece then packing
+// its own columns of a constant b.
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #include "runtime/backends/cpu/onednn/Context.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -56,6 +63,24 @@ struct MatMul::Impl {
   size_t aWork = 0, yWork = 0, scratchWork = 0, workBytes = 0;  // offsets in threadWorkspace()
   HalfStage aHalf, bHalf, yHalf;  // float16 operands only
   int64_t aCount = 0, bCount = 0, yCount = 0;
+  // The (possibly folded) problem as described to oneDNN.
+  memory::dims aDims, aStrides, bDims, bStrides, yDims, yStrides;
+  // Pieces of the same product prepared before this one: a packed b in the
+  // layout this primitive wants is shared, not packed again.
+  std::vector<const Impl *> bDonors;
+  bool bShared = false;
+
+  struct Piece {
+    std::unique_ptr<Impl> impl;
+    int64_t aOffset = 0, bOffset = 0, cOffset = 0, yOffset = 0;  // elements
+  };
+  enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
+  std::mutex piecesMutex;
+  int piecesThreads = 0;
+  Split split = Split::kUnknown;
+  bool piecesPrepared = false;
+  std::vector<Piece> pieces;
+  std::string splitNote;
 
   bool f16() const { return p.dtype == DataType::kFloat16; }
   const void *bF32(const void *b, HalfStage *stage) const {
@@ -100,9 +125,16 @@ struct MatMul::Impl {
     // used from the artifact's mapping.
     const void *prepacked =
         packsConstantB(primB) ? findPacked(p.packedB, packedLayoutName(primB), primB.get_size()) : nullptr;
-    usesPrepacked = prepacked != nullptr;
-    if (!reorderB && p.constantB && f16() && !prepacked) bBuf.resize(primB.get_size());
-    if (prepacked) {
+    const Impl *donor = nullptr;
+    for (const Impl *d : bDonors)
+      if (packsConstantB(primB) && d->bPacked && d->b.get_desc() == primB) donor = d;
+    bShared = donor != nullptr;
+    if (donor) prepacked = nullptr;
+    usesPrepacked = prepacked != nullptr || (donor && donor->usesPrepacked);
+    if (!reorderB && p.constantB && f16() && !prepacked && !donor) bBuf.resize(primB.get_size());
+    if (donor) {
+      b = memory(primB, eng, donor->b.get_data_handle());
+    } else if (prepacked) {
       b = memory(primB, eng, const_cast<void *>(prepacked));  // primitives only read weights
     } else if (reorderB) {
       bBuf.resize(primB.get_size());
@@ -130,7 +162,7 @@ struct MatMul::Impl {
       aHalf.init(aCount);
       yHalf.init(yCount);
     }
-    if (usesPrepacked) {
+    if (usesPrepacked || bShared) {
       bPacked = true;
     } else if (packsConstantB(primB)) {
       HalfStage once;  // freed after packing: only the packed copy is kept
@@ -161,12 +193,29 @@ struct MatMul::Impl {
       }
     }
   }
+
+  Status execute(const void *a, const void *b, const void *c, void *y, int numThreads);
+  void choosePieces(int threads);
 };
+
+namespace {
+std::unique_ptr<MatMul::Impl> makeImpl(const MatMulParams &p, std::string *why, bool piece);
+}  // namespace
 
 MatMul::MatMul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 MatMul::~MatMul() = default;
 
 std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) {
+  std::unique_ptr<Impl> impl = makeImpl(p, why, /*piece=*/false);
+  if (!impl) return nullptr;
+  return std::unique_ptr<MatMul>(new MatMul(std::move(impl)));
+}
+
+namespace {
+// A piece of a larger product skips the size policy (the whole passed it)
+// and may write y through strides while adding c (its columns of y).
+std::unique_ptr<MatMul::Impl> makeImpl(const MatMulParams &p, std::string *why, bool piece) {
+  using Impl = MatMul::Impl;
   Policy pol = policy();
   if (!pol.enabled) {
     *why = "oneDNN disabled";
@@ -175,7 +224,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   size_t r = p.yDims.size();
   if (r < 2 || r > 12 || p.aDims.size() != r || p.bDims.size() != r || p.aStrides.size() != r ||
       p.bStrides.size() != r || (p.hasC && r != 2) ||
-      (!p.yStrides.empty() && (p.yStrides.size() != r || p.hasC || p.dtype != DataType::kFloat32)) ||
+      (!p.yStrides.empty() && (p.yStrides.size() != r || (p.hasC && !piece) || p.dtype != DataType::kFloat32)) ||
       (p.dtype != DataType::kFloat32 && p.dtype != DataType::kFloat16)) {
     *why = "unsupported operands";
     return nullptr;
@@ -183,7 +232,7 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   double flops = 2.0;
   for (int64_t d : p.yDims) flops *= double(d);
   flops *= double(p.aDims[r - 1]);
-  if (flops < pol.minFlops) {
+  if (flops < pol.minFlops && !piece) {
     *why = "too small";
     return nullptr;
   }
@@ -209,6 +258,12 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
   impl->userA = memory::desc(aDims, udt, aStrides);
   impl->userB = memory::desc(bDims, udt, bStrides);
   impl->userY = memory::desc(yDims, udt, p.yStrides.empty() ? contiguous(yDims) : memory::dims(p.yStrides));
+  impl->aDims = aDims;
+  impl->aStrides = aStrides;
+  impl->bDims = bDims;
+  impl->bStrides = bStrides;
+  impl->yDims = yDims;
+  impl->yStrides = p.yStrides.empty() ? contiguous(yDims) : memory::dims(p.yStrides);
   auto count = [](const memory::dims &d, const memory::dims &st) {
     int64_t n = 1;  // elements spanned by a dense (possibly transposed) operand
     for (size_t i = 0; i < d.size(); ++i) n += (d[i] - 1) * st[i];
@@ -265,21 +320,179 @@ std::unique_ptr<MatMul> MatMul::create(const MatMulParams &p, std::string *why) 
     key += "|" + std::to_string(alpha) + "|" + std::to_string(beta);
     impl->keyBase = key;
     try {
-      std::shared_ptr<CachedPrimitive> e = cachedPrimitive(key + "|t" + std::to_string(currentThreads()), impl->makePd);
+      std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
       lastImpl = e->impl;
       if (isReferenceImpl(e->impl)) continue;
     } catch (const dnnl::error &) {
       continue;
     }
     impl->variant = v.name;
-    return std::unique_ptr<MatMul>(new MatMul(std::move(impl)));
+    return impl;
   }
   *why = "no optimized oneDNN implementation (last tried: " + lastImpl + ")";
   return nullptr;
 }
 
-Status MatMul::run(const void *a, const void *b, const void *c, void *y, int numThreads) {
+// As Conv2d.cpp: below this many FLOPs per piece splitting does not pay.
+constexpr double kMinPieceFlops = double(1 << 19);
+// Column pieces are whole multiples of this (oneDNN's widest register block).
+constexpr int64_t kColumnBlock = 64;
+
+// Strides of extent-1 dimensions do not matter; written as the dense ones,
+// a piece's descriptor compares equal to the dense layout when it is one.
+memory::dims tidyStrides(const memory::dims &dims, memory::dims strides) {
+  memory::dims dense = contiguous(dims);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == 1) strides[i] = dense[i];
+  return strides;
+}
+}  // namespace
+
+void MatMul::Impl::choosePieces(int threads) {
+  piecesThreads = threads;
+  pieces.clear();
+  piecesPrepared = false;
+  const size_t r = yDims.size();
+  double flops = 2.0 * double(aDims[r - 1]);
+  for (int64_t d : yDims) flops *= double(d);
+  const int64_t most = std::min<int64_t>(threads, int64_t(flops / kMinPieceFlops));
+  if (most < 2) {
+    split = Split::kOneThread;
+    splitNote = "one thread: too small to split";
+    return;
+  }
+  // The dimension to cut: the outermost batch dimension of extent > 1 with
+  // only extent-1 dimensions outside it; else rows; else columns.
+  int axis = -1;
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (yDims[i] > 1) {
+      axis = int(i);
+      break;
+    }
+  }
+  const int64_t M = yDims[r - 2], N = yDims[r - 1];
+  int64_t count = 0, step = 1;
+  if (axis >= 0) {
+    count = std::min<int64_t>(most, yDims[axis]);
+  } else if (M >= 2 * 8) {
+    axis = int(r - 2);
+    count = std::min<int64_t>(most, M / 8);
+  } else if (N >= 2 * kColumnBlock) {
+    axis = int(r - 1);
+    count = std::min<int64_t>(most, N / kColumnBlock);
+    step = kColumnBlock;
+  }
+  if (count < 2) {
+    split = Split::kOneThread;
+    splitNote = "one thread: too few rows and columns to split";
+    return;
+  }
+  const int64_t extent = yDims[axis];
+  const int64_t per = ((extent + count - 1) / count + step - 1) / step * step;
+  const bool columns = axis == int(r - 1), rows = axis == int(r - 2);
+  std::vector<Piece> made;
+  for (int64_t i0 = 0; i0 < extent; i0 += per) {
+    const int64_t n = std::min(per, extent - i0);
+    MatMulParams q = p;
+    q.aDims = aDims;
+    q.bDims = bDims;
+    q.yDims = yDims;
+    Piece piece;
+    if (!columns && aDims[axis] != 1) {
+      q.aDims[axis] = n;
+      piece.aOffset = i0 * aStrides[axis];
+    }
+    if (!rows && bDims[axis] != 1) {
+      q.bDims[axis] = n;
+      piece.bOffset = i0 * bStrides[axis];
+    }
+    q.yDims[axis] = n;
+    piece.yOffset = i0 * yStrides[axis];
+    if (p.hasC) piece.cOffset = i0 * (columns ? p.cColStride : rows ? p.cRowStride : 0);
+    q.aStrides = tidyStrides(q.aDims, aStrides);
+    q.bStrides = tidyStrides(q.bDims, bStrides);
+    memory::dims ys = tidyStrides(q.yDims, yStrides);
+    q.yStrides = ys == contiguous(q.yDims) ? std::vector<int64_t>() : std::vector<int64_t>(ys.begin(), ys.end());
+    q.packedB = columns ? std::vector<PackedOperandRef>() : p.packedB;  // a column slice is its own layout
+    std::string why;
+    try {
+      piece.impl = makeImpl(q, &why, /*piece=*/true);
+    } catch (const dnnl::error &e) {
+      why = e.what();
+    }
+    if (!piece.impl) {
+      split = Split::kOpenMp;
+      splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
+      return;
+    }
+    // A b given at run time is converted or reordered by each piece per
+    // call: only pieces of the batch have a b of their own.
+    if (!p.constantB && (rows || columns) && (f16() || piece.impl->variant.find("b in place") == std::string::npos)) {
+      split = Split::kOpenMp;
+      splitNote = "OpenMP: every piece would reorder b on every call";
+      return;
+    }
+    made.push_back(std::move(piece));
+  }
+  pieces = std::move(made);
+  split = Split::kPieces;
+  splitNote = std::to_string(pieces.size()) + (columns ? " pieces of columns" : rows ? " pieces of rows" : " pieces of the batch");
+}
+
+Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadPool &pool) {
   Impl &s = *impl_;
+  const int threads = pool.numThreads();
+  if (threads == 1) return s.execute(a, b, c, y, 1);
+  {
+    std::lock_guard<std::mutex> lock(s.piecesMutex);
+    try {
+      if (s.piecesThreads != threads) s.choosePieces(threads);
+      if (s.split == Impl::Split::kPieces && !s.piecesPrepared) {
+        // One after another: later pieces share the b the first packed.
+        const size_t elem = s.f16() ? 2 : 4;
+        for (size_t i = 0; i < s.pieces.size(); ++i) {
+          Impl::Piece &piece = s.pieces[i];
+          for (size_t j = 0; j < i; ++j)  // only pieces that read the same b (not its other columns)
+            if (s.pieces[j].bOffset == piece.bOffset && s.pieces[j].impl->bDims == piece.impl->bDims)
+              piece.impl->bDonors.push_back(s.pieces[j].impl.get());
+          piece.impl->prepare(static_cast<const uint8_t *>(b) + size_t(piece.bOffset) * elem, 1);
+        }
+        s.piecesPrepared = true;
+      }
+    } catch (const dnnl::error &e) {
+      return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
+                    std::string("oneDNN matmul: ") + e.what());
+    } catch (const std::bad_alloc &) {
+      return Status(StatusCode::kOutOfMemory, "oneDNN matmul: out of memory for its pieces");
+    }
+  }
+  switch (s.split) {
+    case Impl::Split::kPieces: break;
+    case Impl::Split::kOneThread: return s.execute(a, b, c, y, 1);
+    default: return s.execute(a, b, c, y, threads);
+  }
+  const size_t elem = s.f16() ? 2 : 4;
+  std::atomic<bool> failed{false};
+  Status first;
+  std::mutex firstMutex;
+  pool.parallelFor(int64_t(s.pieces.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const Impl::Piece &piece = s.pieces[size_t(i)];
+      Status st = piece.impl->execute(static_cast<const uint8_t *>(a) + size_t(piece.aOffset) * elem,
+                                      static_cast<const uint8_t *>(b) + size_t(piece.bOffset) * elem,
+                                      c ? static_cast<const uint8_t *>(c) + size_t(piece.cOffset) * elem : nullptr,
+                                      static_cast<uint8_t *>(y) + size_t(piece.yOffset) * elem, 1);
+      if (!st.isOk() && !failed.exchange(true)) {
+        std::lock_guard<std::mutex> lock(firstMutex);
+        first = st;
+      }
+    }
+  });
+  return failed.load() ? first : Status::ok();
+}
+
+Status MatMul::Impl::execute(const void *a, const void *b, const void *c, void *y, int numThreads) {
+  Impl &s = *this;
   try {
     s.prepare(b, numThreads);
     useThreads(numThreads);
@@ -320,26 +533,46 @@ Status MatMul::run(const void *a, const void *b, const void *c, void *y, int num
 }
 
 void MatMul::buildPrimitive(int numThreads) noexcept {
+  Impl &s = *impl_;
   try {
-    impl_->primitiveFor(numThreads)->get();
+    if (numThreads > 1) {
+      std::lock_guard<std::mutex> lock(s.piecesMutex);
+      if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
+      if (s.split == Impl::Split::kPieces) {
+        for (Impl::Piece &piece : s.pieces) piece.impl->primitiveFor(1)->get();
+        return;
+      }
+      if (s.split == Impl::Split::kOpenMp) {
+        s.primitiveFor(numThreads)->get();
+        return;
+      }
+    }
+    s.primitiveFor(1)->get();
   } catch (const std::exception &) {
   }
 }
 
-std::string MatMul::packedBLayout(int numThreads) {
+// As Conv2d's filter: b is packed for the one-thread primitive of the whole
+// product, whatever the thread count.
+std::string MatMul::packedBLayout(int) {
   if (!impl_->p.constantB) return {};
-  memory::desc primB = impl_->primitiveFor(numThreads)->pd.weights_desc();
+  memory::desc primB = impl_->primitiveFor(1)->pd.weights_desc();
   return impl_->packsConstantB(primB) ? packedLayoutName(primB) : std::string();  // else used as stored
 }
 
-bool MatMul::usesPrepackedB() const { return impl_->usesPrepacked; }
-
-size_t MatMul::packedBBytes(int numThreads) {
-  return impl_->primitiveFor(numThreads)->pd.weights_desc().get_size();
+bool MatMul::usesPrepackedB() const {
+  if (impl_->split == Impl::Split::kPieces && !impl_->pieces.empty()) {
+    for (const Impl::Piece &piece : impl_->pieces)
+      if (!piece.impl->usesPrepacked) return false;
+    return true;
+  }
+  return impl_->usesPrepacked;
 }
 
-void MatMul::packB(const void *b, void *packed, int numThreads) {
-  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(numThreads);
+size_t MatMul::packedBBytes(int) { return impl_->primitiveFor(1)->pd.weights_desc().get_size(); }
+
+void MatMul::packB(const void *b, void *packed, int) {
+  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(1);
   WeightPacker w;
   HalfStage stage;
   w.init(impl_->userB, e->pd.weights_desc(), packed);
@@ -347,8 +580,14 @@ void MatMul::packB(const void *b, void *packed, int numThreads) {
 }
 
 std::string MatMul::implementation() const {
-  std::string impl = impl_->entry ? impl_->entry->impl : impl_->primitiveFor(currentThreads())->impl;
-  return impl + " (" + impl_->variant + ")";
+  Impl &s = *impl_;
+  if (s.split == Impl::Split::kPieces && !s.pieces.empty()) {
+    Impl &piece = *s.pieces.front().impl;
+    std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
+    return impl + " (" + piece.variant + "; " + s.splitNote + ")";
+  }
+  std::string impl = s.entry ? s.entry->impl : s.primitiveFor(1)->impl;
+  return impl + " (" + s.variant + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
 }
 
 }  // namespace webnn::cpu::onednn

@@ -15,8 +15,10 @@
 // standalone function: `webnnc compile --prepack` stores their output in the
 // artifact, and a first run that finds its layout there maps it instead.
 //
-// Threads: Debian's oneDNN runs on OpenMP. run() takes the session's thread
-// count and sets OpenMP's to match before primitives are created or executed.
+// Threads: run() takes the session's thread pool. Primitives are built for one
+// thread; with several, a convolution runs as pieces on the pool's threads
+// (Conv2d.cpp), so OpenMP (Debian's oneDNN's threading) does not run beside
+// the pool. Only a problem that cannot be cut runs on OpenMP's team.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_ONEDNN_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_ONEDNN_ONEDNN_H
 
@@ -28,6 +30,10 @@
 
 #include "webnn/status.h"
 #include "webnn/types.h"
+
+namespace webnn::cpu {
+class ThreadPool;
+}
 
 namespace webnn::cpu::onednn {
 
@@ -88,6 +94,9 @@ struct Conv2dParams {
   float clampMin = 0.f, clampMax = 0.f;  // kClamp's bounds (may be infinite)
   bool hasResidual = false;
   std::vector<PackedOperandRef> packedFilter;  // candidates for a constant filter
+  // Element strides (n, c, h, w) of x and y when they are not dense in their
+  // layout: rows of a larger nchw tensor (a piece, Conv2d.cpp). Empty: dense.
+  std::vector<int64_t> srcStrides, dstStrides;
 };
 
 class Conv2d {
@@ -101,8 +110,9 @@ class Conv2d {
   // `residual` may be null otherwise). A constant filter is packed on the
   // first call and `filter` is ignored after. Never throws: an error only if
   // oneDNN fails to build or run the primitive (out of memory for JIT code or
-  // buffers), with oneDNN's reason; the caller then falls back.
-  Status run(const void *x, const void *filter, const void *bias, void *y, int numThreads,
+  // buffers), with oneDNN's reason; the caller then falls back. Runs on
+  // `pool`'s threads.
+  Status run(const void *x, const void *filter, const void *bias, void *y, ThreadPool &pool,
              const void *residual = nullptr);
   // JIT-compiles the primitive for `numThreads` ahead of the first run
   // (Kernel::warmUp); thread-safe. A failure is left for run() to meet
@@ -153,8 +163,8 @@ class MatMul {
  public:
   static std::unique_ptr<MatMul> create(const MatMulParams &p, std::string *why);
   ~MatMul();
-  // Errors like Conv2d::run.
-  Status run(const void *a, const void *b, const void *c, void *y, int numThreads);
+  // Errors and threads like Conv2d::run.
+  Status run(const void *a, const void *b, const void *c, void *y, ThreadPool &pool);
   // As Conv2d::buildPrimitive.
   void buildPrimitive(int numThreads) noexcept;
   // As Conv2d's filter: b's layout name (empty when b is used as stored or

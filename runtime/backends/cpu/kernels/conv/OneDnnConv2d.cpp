@@ -28,7 +28,7 @@ class OneDnnConv2dKernel final : public Kernel {
       const TensorBuffer *bias = ctx.numInputs > 2 ? ctx.inputs[2] : nullptr;
       const TensorBuffer *residual = ctx.numInputs > 3 ? ctx.inputs[3] : nullptr;  // fusedConv2d
       Status s = conv_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, bias ? bias->data : nullptr,
-                            ctx.outputs[0]->data, threadPool(ctx).numThreads(), residual ? residual->data : nullptr);
+                            ctx.outputs[0]->data, threadPool(ctx), residual ? residual->data : nullptr);
       if (s.isOk()) return s;
       useFallback_ = true;
       refused_ = s.message();
