@@ -149,6 +149,7 @@ DeviceInfo describe(const VulkanFunctions &fn, VkPhysicalDevice pd, uint32_t ind
   if (has8bit) *next = &s8, next = &s8.pNext;
   if (hasInt8) *next = &i8;
   fn.vkGetPhysicalDeviceFeatures2(pd, &features);
+  info.float64 = features.features.shaderFloat64 == VK_TRUE;
 
   if (compute < 0)
     info.whyUnusable = "no compute queue";
@@ -296,6 +297,7 @@ Status Device::init(const Options &options) {
   s8.pNext = &i8;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &s16;
+  features.features.shaderFloat64 = info_.float64 ? VK_TRUE : VK_FALSE;
   const char *exts[] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME};
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   di.pNext = &features;

@@ -39,6 +39,7 @@ struct DeviceInfo {
   uint32_t subgroupSize = 0;
   uint64_t deviceLocalBytes = 0;  // the largest device-local heap
   bool unifiedMemory = false;     // a device-local memory type is also host-visible
+  bool float64 = false;           // shaderFloat64: the *_f64 shader variants can run
   bool usable = false;
   std::string whyUnusable;
 };

@@ -62,6 +62,20 @@ bool shaderDataType(DataType t, uint32_t *code) {
   }
 }
 
+Status pickFloat64Variant(const NodeDesc &node, const DeviceInfo &device, const shaders::Spirv *plain,
+                          const shaders::Spirv *f64, DataType dtype, const shaders::Spirv **shader, uint32_t *dt) {
+  if (dtype != DataType::kFloat64) {
+    *shader = plain;
+    return shaderDataType(dtype, dt) ? Status::ok()
+                                     : nodeUnsupported(node, "data type " + std::string(dataTypeName(dtype)));
+  }
+  if (!f64) return nodeUnsupported(node, "float64 (GLSL has no double transcendentals for this op)");
+  if (!device.float64) return nodeUnsupported(node, "float64 (the device has no shaderFloat64)");
+  *shader = f64;
+  *dt = uint32_t(DataType::kFloat64);
+  return Status::ok();
+}
+
 uint32_t elementBytes(DataType t) {
   int bits = dataTypeBits(t);
   return bits % 8 ? 0 : uint32_t(bits / 8);

@@ -92,6 +92,12 @@ std::vector<std::string_view> vulkanKernelNames();
 // (webnn::DataType's value), or false for a type the shaders do not handle
 // (int4/uint4 and interface-only types).
 bool shaderDataType(DataType t, uint32_t *code);
+// The shader a kernel computing in its tensors' type runs: `plain`, or for
+// float64 tensors `f64` (its WEBNN_FLOAT64 variant, arithmetic in double)
+// with *dt set to float64's code; a refusal naming the op when the device
+// lacks shaderFloat64 or `f64` is null (the op has no double arithmetic).
+Status pickFloat64Variant(const NodeDesc &node, const DeviceInfo &device, const shaders::Spirv *plain,
+                          const shaders::Spirv *f64, DataType dtype, const shaders::Spirv **shader, uint32_t *dt);
 // Bytes per element of a GPU tensor (0 for sub-byte types).
 uint32_t elementBytes(DataType t);
 // "conv2d 'name': message" as an unsupported/invalid status.

@@ -167,6 +167,49 @@ TEST_F(VulkanKernels, Float64Casts) {
   EXPECT_NE(st.message().find("float64"), std::string::npos) << st.message();
 }
 
+// float64 arithmetic in double (the WEBNN_FLOAT64 shader variants) on
+// devices with shaderFloat64: binary ops and comparisons, reductions,
+// cumulativeSum. pow and the log/exp reductions (no double transcendentals
+// in GLSL) are refused.
+TEST_F(VulkanKernels, Float64Arithmetic) {
+  if (!device_->info().float64) GTEST_SKIP() << "no shaderFloat64 on " << device_->info().name;
+  const DataType f64 = DataType::kFloat64;
+  uint32_t seed = 250;
+  for (const char *op : {"add", "sub", "mul", "div", "max", "min"}) {
+    SCOPED_TRACE(op);
+    OpCase c{op, {random(f64, {3, 1, 5}, -5, 5, seed++), random(f64, {4, 1}, 0.5, 5, seed++)}, {outSpec(f64, {3, 4, 5})}};
+    expectMatch(c, 1e-15, 0);
+  }
+  for (const char *op : {"equal", "greater", "lesserOrEqual"}) {
+    OpCase c{op, {random(f64, {4, 5}, -2, 2, seed++), random(f64, {5}, -2, 2, seed++)},
+             {outSpec(DataType::kUint8, {4, 5})}};
+    expectMatch(c, 0, 0);
+  }
+  for (const char *op : {"reduceSum", "reduceMean", "reduceMax", "reduceMin", "reduceProduct", "reduceL1", "reduceL2",
+                         "reduceSumSquare"}) {
+    SCOPED_TRACE(op);
+    OpCase r{op, {random(f64, {3, 4, 5}, 0.5, 1.5, seed++)}, {outSpec(f64, {4})}};
+    r.attrInts("axes", {0, 2});
+    expectMatch(r, 1e-13, 0);
+  }
+  OpCase am{"argMax", {random(f64, {3, 7}, -4, 4, seed++)}, {outSpec(DataType::kInt64, {3})}};
+  am.attrInt("axis", 1).attrString("outputDataType", "int64");
+  expectMatch(am, 0, 0);
+  for (bool exclusive : {false, true}) {
+    OpCase c{"cumulativeSum", {random(f64, {3, 6, 4}, -5, 5, seed++)}, {outSpec(f64, {3, 6, 4})}};
+    c.attrInt("axis", 1).attrBool("exclusive", exclusive).attrBool("reversed", !exclusive);
+    expectMatch(c, 1e-13, 0);
+  }
+  OpCase pw{"pow", {random(f64, {4}, 1, 2, seed++), random(f64, {4}, 1, 2, seed++)}, {outSpec(f64, {4})}};
+  Status st = runGpuOp(device_, pw);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("float64"), std::string::npos) << st.message();
+  OpCase lse{"reduceLogSumExp", {random(f64, {4, 3}, 1, 2, seed++)}, {outSpec(f64, {})}};
+  st = runGpuOp(device_, lse);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("float64"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, DataMovement) {
   uint32_t seed = 300;
   for (DataType dt : {DataType::kFloat32, DataType::kFloat16, DataType::kInt64, DataType::kUint8}) {

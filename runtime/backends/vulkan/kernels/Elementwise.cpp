@@ -29,7 +29,8 @@ uint64_t chunkElements(const DeviceInfo &device, uint32_t widestElement) {
 // chunk of the output, each binding its slice of every operand. Operands
 // must be the output's size or single elements (broadcasting otherwise
 // would need the chunk's multi-index).
-Status splitBinary(const NodeDesc &node, const DeviceInfo &device, uint32_t dtIn, uint32_t dtOut, KernelPlan *plan) {
+Status splitBinary(const NodeDesc &node, const DeviceInfo &device, const shaders::Spirv *shader, uint32_t dtIn,
+                   uint32_t dtOut, KernelPlan *plan) {
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
   int64_t count = elementsOf(c.shape);
   for (const OperandDesc *x : {&a, &b})
@@ -43,7 +44,7 @@ Status splitBinary(const NodeDesc &node, const DeviceInfo &device, uint32_t dtIn
       return elementsOf(x.shape) == 1 ? in(i) : in(i, start * ea, n * ea);
     };
     Dispatch d;
-    d.shader = &shaders::binary;
+    d.shader = shader;
     d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
     d.bindings = {slice(0, a), slice(1, b), out(0, start * ec, n * ec)};
     d.pushU(uint32_t(n));
@@ -61,17 +62,21 @@ Status makeBinary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
   uint32_t dtIn, dtOut;
-  if (!shaderDataType(a.dtype, &dtIn) || !shaderDataType(c.dtype, &dtOut) || a.dtype != b.dtype)
-    return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
+  if (a.dtype != b.dtype) return nodeUnsupported(node, "operand data types differ");
+  // float64: the double variant (no pow: GLSL has no double pow).
+  const shaders::Spirv *shader = nullptr, *outShader = nullptr;
+  const shaders::Spirv *f64 = node.op == "pow" ? nullptr : &shaders::binary_f64;
+  WEBNN_RETURN_IF_ERROR(pickFloat64Variant(node, device, &shaders::binary, f64, a.dtype, &shader, &dtIn));
+  WEBNN_RETURN_IF_ERROR(pickFloat64Variant(node, device, shader, f64, c.dtype, &outShader, &dtOut));
   if (a.shape.size() > c.shape.size() || b.shape.size() > c.shape.size())
     return nodeUnsupported(node, "input rank above the output's");
   int64_t count = elementsOf(c.shape);
   if (count == 0) return Status::ok();
   uint64_t largest = std::max({elementsOf(a.shape) * elementBytes(a.dtype), elementsOf(b.shape) * elementBytes(b.dtype),
                                count * elementBytes(c.dtype)});
-  if (largest > device.maxStorageBufferRange) return splitBinary(node, device, dtIn, dtOut, plan);
+  if (largest > device.maxStorageBufferRange) return splitBinary(node, device, shader, dtIn, dtOut, plan);
   Dispatch d;
-  d.shader = &shaders::binary;
+  d.shader = shader;
   d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
   d.bindings = {in(0), in(1), out(0)};
   Shape dims = c.shape;

@@ -19,8 +19,12 @@ Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0], &y = *node.outputs[0];
   uint32_t dtIn, dtOut;
-  if (!shaderDataType(x.dtype, &dtIn) || !shaderDataType(y.dtype, &dtOut))
-    return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  const shaders::Spirv *shader = nullptr, *outShader = nullptr;
+  bool transcendental = node.op == "reduceLogSum" || node.op == "reduceLogSumExp";
+  WEBNN_RETURN_IF_ERROR(pickFloat64Variant(node, device, &shaders::reduce, transcendental ? nullptr : &shaders::reduce_f64,
+                                           x.dtype, &shader, &dtIn));
+  WEBNN_RETURN_IF_ERROR(pickFloat64Variant(node, device, shader, transcendental ? nullptr : &shaders::reduce_f64,
+                                           y.dtype, &outShader, &dtOut));
   size_t rank = x.shape.size();
   std::vector<int64_t> all(rank);
   for (size_t i = 0; i < rank; ++i) all[i] = int64_t(i);
@@ -47,7 +51,7 @@ Status makeReduce(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   if (count == 0) return Status::ok();
   if (arg && innerCount == 0) return nodeUnsupported(node, "argMin/argMax along an empty axis");
   Dispatch d;
-  d.shader = &shaders::reduce;
+  d.shader = shader;
   d.spec = {dtIn, dtOut, kReduceOps.find(node.op)->second};
   d.bindings = {in(0), out(0)};
   d.pushU(uint32_t(count)).pushU(uint32_t(innerCount));

@@ -35,12 +35,12 @@ Status makeSoftmax(const NodeDesc &node, const DeviceInfo &device, KernelPlan *p
 }
 
 Status makeCumulativeSum(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
-  (void)device;
   if (node.inputs.size() != 1 || !node.inputs[0] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects one input and one output");
   const OperandDesc &x = *node.inputs[0];
   uint32_t dt;
-  if (!shaderDataType(x.dtype, &dt)) return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
+  const shaders::Spirv *shader = nullptr;
+  WEBNN_RETURN_IF_ERROR(pickFloat64Variant(node, device, &shaders::cumsum, &shaders::cumsum_f64, x.dtype, &shader, &dt));
   int64_t rank = int64_t(x.shape.size());
   int64_t axis = node.attributes.getInt("axis", 0);
   bool exclusive = node.attributes.getBool("exclusive", false), reversed = node.attributes.getBool("reversed", false);
@@ -51,7 +51,7 @@ Status makeCumulativeSum(const NodeDesc &node, const DeviceInfo &device, KernelP
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape[size_t(d)];
   if (elementsOf(x.shape) == 0) return Status::ok();
   Dispatch d;
-  d.shader = &shaders::cumsum;
+  d.shader = shader;
   d.spec = {dt, exclusive ? 1u : 0u, reversed ? 1u : 0u};
   d.bindings = {in(0), out(0)};
   d.pushU(uint32_t(outer)).pushU(uint32_t(x.shape[size_t(axis)])).pushU(uint32_t(inner));

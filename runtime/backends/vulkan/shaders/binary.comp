@@ -38,7 +38,7 @@ layout(push_constant) uniform Params {
   uint bStride[6];
 } p;
 
-bool compare(float a, float b) {
+bool compare(REAL a, REAL b) {
   if (OP == OP_EQUAL) return a == b;
   if (OP == OP_GREATER) return a > b;
   if (OP == OP_GREATER_OR_EQUAL) return a >= b;
@@ -73,9 +73,9 @@ void main() {
     ib += idx * p.bStride[d];
   }
   if (isFloatType(DT_IN)) {
-    float a = A_loadf(ia), b = B_loadf(ib);
+    REAL a = LOAD_REAL(A, DT_IN, ia), b = LOAD_REAL(B, DT_IN, ib);
     if (OP >= OP_EQUAL && OP <= OP_LOGICAL_XOR) { C_storei(i, compare(a, b) ? 1 : 0); return; }
-    float r;
+    REAL r;
     if (OP == OP_ADD) r = a + b;
     else if (OP == OP_SUB) r = a - b;
     else if (OP == OP_MUL) r = a * b;
@@ -85,17 +85,19 @@ void main() {
     else if (OP == OP_PRELU) r = a >= 0.0 ? a : a * b;
     else {
       // pow: GLSL's pow is undefined for a < 0; WebNN follows C's pow,
-      // which is defined there for integral exponents.
-      if (a < 0.0 && b == floor(b)) {
-        float m = pow(-a, b);
-        r = mod(abs(b), 2.0) == 1.0 ? -m : m;
-      } else if (a == 0.0 && b == 0.0) {
+      // which is defined there for integral exponents. GLSL has no double
+      // pow: the float64 variant's factory refuses pow.
+      float fa = float(a), fb = float(b);
+      if (fa < 0.0 && fb == floor(fb)) {
+        float m = pow(-fa, fb);
+        r = mod(abs(fb), 2.0) == 1.0 ? -m : m;
+      } else if (fa == 0.0 && fb == 0.0) {
         r = 1.0;
       } else {
-        r = pow(a, b);
+        r = pow(fa, fb);
       }
     }
-    C_storef(i, r);
+    STORE_REAL(C, DT_OUT, i, r)
   } else {
     int a = A_loadi(ia), b = B_loadi(ib);
     if (OP >= OP_EQUAL && OP <= OP_LOGICAL_XOR) { C_storei(i, comparei(a, b) ? 1 : 0); return; }

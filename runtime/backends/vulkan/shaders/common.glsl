@@ -155,6 +155,26 @@ float erfApprox(float x) {
   return x >= 0.0 ? y : -y;
 }
 
+// REAL is the arithmetic type of the shaders built twice (CMakeLists.txt):
+// float, or double in their WEBNN_FLOAT64 variants, which read and write
+// float64 tensors as doubles (needs shaderFloat64). LOAD_REAL / STORE_REAL
+// move element i of a TENSOR_IN / TENSOR_OUT in that type.
+#ifdef WEBNN_FLOAT64
+#define REAL double
+#define LOAD_REAL(NAME, DT, i)                                                    \
+  (DT == DT_F64 ? packDouble2x32(uvec2(NAME##_u32[2 * (i)], NAME##_u32[2 * (i) + 1])) : double(NAME##_loadf(i)))
+#define STORE_REAL(NAME, DT, i, v)                                                \
+  if (DT == DT_F64) {                                                             \
+    uvec2 w_ = unpackDouble2x32(v);                                               \
+    NAME##_u32[2 * (i)] = w_.x;                                                   \
+    NAME##_u32[2 * (i) + 1] = w_.y;                                               \
+  } else NAME##_storef(i, float(v));
+#else
+#define REAL float
+#define LOAD_REAL(NAME, DT, i) NAME##_loadf(i)
+#define STORE_REAL(NAME, DT, i, v) NAME##_storef(i, v);
+#endif
+
 // An index tensor (int32/uint32/int64/uint64/int8/uint8): NAME##_loadIndex
 // gives element i saturated to int32, so a 64-bit or uint32 index beyond the
 // int32 range stays on its side of the range instead of wrapping (uint64

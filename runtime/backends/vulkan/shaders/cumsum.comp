@@ -20,15 +20,15 @@ void main() {
   uint i = flatIndex();
   if (i >= p.outer * p.inner) return;
   uint base = (i / p.inner) * p.axis * p.inner + i % p.inner;
-  float sf = 0.0;
+  REAL sf = 0.0;
   int si = 0;
   for (uint k = 0; k < p.axis; ++k) {
     uint a = REVERSED ? p.axis - 1 - k : k;
     uint at = base + a * p.inner;
     if (isFloatType(DT)) {
-      float v = X_loadf(at);
+      REAL v = LOAD_REAL(X, DT, at);
       if (!EXCLUSIVE) sf += v;
-      Y_storef(at, sf);
+      STORE_REAL(Y, DT, at, sf)
       if (EXCLUSIVE) sf += v;
     } else {
       int v = X_loadi(at);

@@ -52,9 +52,9 @@ void main() {
   if (OP == OP_ARG_MAX || OP == OP_ARG_MIN) {
     int best = 0;
     if (isFloatType(DT_IN)) {
-      float b = X_loadf(base + innerOffset(0));
+      REAL b = LOAD_REAL(X, DT_IN, base + innerOffset(0));
       for (uint j = 1; j < p.innerCount; ++j) {
-        float v = X_loadf(base + innerOffset(j));
+        REAL v = LOAD_REAL(X, DT_IN, base + innerOffset(j));
         if (OP == OP_ARG_MAX ? v > b : v < b) { b = v; best = int(j); }
       }
     } else {
@@ -83,23 +83,25 @@ void main() {
     Y_storei(i, acc);
     return;
   }
+  // GLSL has no double exp/log: the float64 variant's factory refuses
+  // reduceLogSum and reduceLogSumExp.
   float m = -1.0 / 0.0;
   if (OP == OP_LOG_SUM_EXP)
-    for (uint j = 0; j < p.innerCount; ++j) m = max(m, X_loadf(base + innerOffset(j)));
-  float acc = OP == OP_PRODUCT ? 1.0 : (OP == OP_MAX ? -1.0 / 0.0 : (OP == OP_MIN ? 1.0 / 0.0 : 0.0));
+    for (uint j = 0; j < p.innerCount; ++j) m = max(m, float(LOAD_REAL(X, DT_IN, base + innerOffset(j))));
+  REAL acc = OP == OP_PRODUCT ? 1.0 : (OP == OP_MAX ? -1.0 / 0.0 : (OP == OP_MIN ? 1.0 / 0.0 : 0.0));
   for (uint j = 0; j < p.innerCount; ++j) {
-    float v = X_loadf(base + innerOffset(j));
+    REAL v = LOAD_REAL(X, DT_IN, base + innerOffset(j));
     if (OP == OP_MAX) acc = max(acc, v);
     else if (OP == OP_MIN) acc = min(acc, v);
     else if (OP == OP_PRODUCT) acc *= v;
     else if (OP == OP_L1) acc += abs(v);
     else if (OP == OP_L2 || OP == OP_SUM_SQUARE) acc += v * v;
-    else if (OP == OP_LOG_SUM_EXP) acc += exp(v - m);
+    else if (OP == OP_LOG_SUM_EXP) acc += exp(float(v) - m);
     else acc += v;
   }
-  if (OP == OP_MEAN) acc = acc / float(p.innerCount);
+  if (OP == OP_MEAN) acc = acc / REAL(p.innerCount);
   else if (OP == OP_L2) acc = sqrt(acc);
-  else if (OP == OP_LOG_SUM) acc = log(acc);
-  else if (OP == OP_LOG_SUM_EXP) acc = isinf(m) ? m : m + log(acc);
-  Y_storef(i, acc);
+  else if (OP == OP_LOG_SUM) acc = log(float(acc));
+  else if (OP == OP_LOG_SUM_EXP) acc = isinf(m) ? m : m + log(float(acc));
+  STORE_REAL(Y, DT_OUT, i, acc)
 }
