@@ -422,6 +422,7 @@ Status Executor::placeNodes(std::string_view device) {
   const LoadedGraph &g = graph_->graph;
   nodeSlot_.assign(g.nodes.size(), 0);
   bool any = false;
+  std::vector<Backend *> unavailable;  // placed on, but its session would not start
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const std::string &want = device.empty() ? g.nodes[i].backend : std::string(device);
     if (want.empty() || isControlFlowOp(g.nodes[i].op)) continue;
@@ -436,13 +437,29 @@ Status Executor::placeNodes(std::string_view device) {
       continue;
     }
     if (b == backend_) continue;
+    if (std::find(unavailable.begin(), unavailable.end(), b) != unavailable.end()) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': the backend could not start");
+      continue;
+    }
     size_t k = 0;
     while (k < placed_.size() && placed_[k].backend != b) ++k;
     if (k == placed_.size()) {
       if (placed_.size() == 255) return unsupported("more than 255 backends placed");
       Placed pl;
       pl.backend = b;
-      WEBNN_RETURN_IF_ERROR(b->createSession(session_->numThreads(), &pl.session));
+      Status started = b->createSession(session_->numThreads(), &pl.session);
+      if (!started.isOk()) {
+        // A device the caller asked for is an error; a placement the
+        // artifact carries (compiled for a machine with that device) falls
+        // back to the default backend, as a node the backend refuses does.
+        if (!device.empty()) return started;
+        unavailable.push_back(b);
+        placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                  std::string(backend_->name()) + "': " + started.message());
+        if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+        continue;
+      }
       pl.state = pl.session->kernelState();
       placed_.push_back(std::move(pl));
     }
