@@ -105,10 +105,11 @@ const char *severityName(mlir::DiagnosticSeverity s) {
 mlir::OwningOpRef<mlir::ModuleOp> Compilation::importModel(mlir::MLIRContext &ctx, const std::string_view *bytes,
                                                            llvm::SourceMgr &sourceMgr) {
   const std::string &path = result_.model;
-  const bool onnxOptions = !options_.shapes.empty() || !options_.constInputs.empty() || !options_.dynamicDims.empty();
+  const bool onnxOptions = !options_.shapes.empty() || !options_.constInputs.empty() ||
+                           !options_.dynamicDims.empty() || !options_.externalDataDirs.empty();
   if (endsWith(path, ".mlir")) {
     if (onnxOptions) {
-      error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
+      error("", "--shape, --dynamic-dim, --const-input and --external-data-dir apply to ONNX models only");
       return nullptr;
     }
     if (!bytes) return mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &ctx);
@@ -141,6 +142,13 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::importModel(mlir::MLIRContext &ct
         return nullptr;
       }
     }
+    for (const std::string &dir : options_.externalDataDirs) {
+      if (!llvm::sys::fs::is_directory(dir)) {
+        error("", "--external-data-dir " + dir + ": not a folder");
+        return nullptr;
+      }
+      onnx.externalDataDirs.push_back(dir);
+    }
     std::vector<mlir::webnn::UnsupportedOnnxOp> unsupported;
     mlir::OwningOpRef<mlir::ModuleOp> module =
         bytes ? mlir::webnn::importOnnxBuffer(ctx, llvm::StringRef(bytes->data(), bytes->size()), path, onnx,
@@ -154,7 +162,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::importModel(mlir::MLIRContext &ct
 #ifdef HAVE_WEBNNFRONTENDDSL
   if (endsWith(path, ".webnn") || endsWith(path, ".json")) {
     if (onnxOptions) {
-      error("", "--shape, --dynamic-dim and --const-input apply to ONNX models only");
+      error("", "--shape, --dynamic-dim, --const-input and --external-data-dir apply to ONNX models only");
       return nullptr;
     }
     if (bytes) return mlir::webnn::importWebNNGraphSource(ctx, llvm::StringRef(bytes->data(), bytes->size()), path);

@@ -20,6 +20,7 @@ struct CompileFlags {
   std::string emit = "artifact";
   std::vector<std::string> shapes;
   std::vector<std::string> constInputs;
+  std::vector<std::string> externalDataDirs;
   std::vector<std::string> dynamicDims;
   std::vector<int> prepackThreads;  // empty: 1 and this machine's core count
   bool prepack = false;

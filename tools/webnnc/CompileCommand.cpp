@@ -37,6 +37,9 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
   cmd->add_option("--const-input", flags.constInputs,
                   "Freeze an ONNX graph input to a constant: NAME=TENSOR.pb (WebNN needs "
                   "shapes, axes and pads at compile time)");
+  cmd->add_option("--external-data-dir", flags.externalDataDirs,
+                  "Also let ONNX external data resolve (through a symlink in the model's folder) into this "
+                  "folder; repeatable (docs/SECURITY.md)");
   cmd->add_flag("--no-optimize", flags.noOptimize,
                 "Skip the optimization pipeline (folding, layout conversion, fusion, CSE)");
   cmd->add_flag("--prepack", flags.prepack,
@@ -82,6 +85,7 @@ int runCompile(const CompileFlags &flags) {
   options.shapes = flags.shapes;
   options.dynamicDims = flags.dynamicDims;
   options.constInputs = flags.constInputs;
+  options.externalDataDirs = flags.externalDataDirs;
   options.prepackThreads = flags.prepackThreads;
   options.prepack = flags.prepack;
   options.weightless = flags.weightless;

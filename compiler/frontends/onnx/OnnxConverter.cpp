@@ -19,6 +19,7 @@ GraphImporter::GraphImporter(MLIRContext *ctx, StringRef path, const OnnxImportO
   llvm::sys::path::remove_filename(dir);
   if (dir.empty()) dir = ".";
   tensorSource_.modelDir = std::string(dir);
+  tensorSource_.extraDataDirs = opts.externalDataDirs;
   tensorSource_.resourceThresholdBytes = opts.resourceThresholdBytes;
   tensorSource_.keepFloat64 = keepFloat64;
 }

@@ -44,6 +44,7 @@ std::string onnxTypeName(int32_t onnxType);
 // Where a TensorProto's bytes may live and how to hold them.
 struct TensorSource {
   std::string modelDir;          // external_data locations are relative to it
+  std::vector<std::string> extraDataDirs;  // they may also resolve into these (--external-data-dir)
   size_t resourceThresholdBytes;
   bool keepFloat64 = false;      // DOUBLE stays f64 (convertElementType)
 };

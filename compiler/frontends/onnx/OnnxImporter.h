@@ -39,6 +39,10 @@ struct OnnxImportOptions {
   // Initializers of at least this many bytes become DenseResourceElementsAttr
   // (one copy, no uniquing hash); smaller ones DenseElementsAttr.
   size_t resourceThresholdBytes = 4096;
+  // `--external-data-dir DIR`: folders besides the model's own that an
+  // external_data location may resolve into (through a symlink in the
+  // model's folder); the location itself stays a relative path without "..".
+  std::vector<std::string> externalDataDirs;
 };
 
 // Parses one `--shape` flag into `opts`: `NAME=1x3x224x224` (an input's whole

@@ -257,9 +257,12 @@ FailureOr<ElementsAttr> convertTensor(const TensorProto &t, const TensorSource &
     llvm::sys::path::append(full, location);
     // The text check above cannot see symlinks: a link inside the folder may
     // point anywhere, so compare the resolved paths as well.
-    if (!resolvesInside(full, src.modelDir))
+    bool inside = resolvesInside(full, src.modelDir);
+    for (const std::string &dir : src.extraDataDirs) inside = inside || resolvesInside(full, dir);
+    if (!inside)
       return emitError(loc) << what << ": external_data location '" << location
-                            << "' resolves outside the model's directory (through a symlink)",
+                            << "' resolves outside the model's directory (through a symlink; "
+                            << "webnnc compile --external-data-dir DIR allows a folder it may lead to)",
              failure();
     uint64_t fileSize = 0;
     if (std::error_code ec = llvm::sys::fs::file_size(full, fileSize))

@@ -384,6 +384,19 @@ TEST(OnnxImport, ExternalDataSymlinksStayInsideTheModelFolder) {
   }
   Imported ok = importFile(make("sub/ok"));
   EXPECT_TRUE(ok) << ok.allErrors();
+  // --external-data-dir names the outside folder: both links are allowed,
+  // and only into that folder (another one is still refused).
+  OnnxImportOptions allow;
+  allow.externalDataDirs = {outsideDir};
+  for (const char *allowed : {"sub/lnk", "dirlnk/secret.weights"}) {
+    Imported r = importFile(make(allowed), allow);
+    EXPECT_TRUE(r) << allowed << ": " << r.allErrors();
+  }
+  OnnxImportOptions other;
+  other.externalDataDirs = {tempPath("sub")};
+  Imported r = importFile(make("sub/lnk"), other);
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("--external-data-dir"), std::string::npos) << r.allErrors();
 }
 
 TEST(OnnxImport, InputWhoseByteSizeOverflowsIsRefused) {

@@ -39,6 +39,7 @@ struct CompileOptions {
   std::vector<std::string> shapes;       // --shape NAME=1x3x224x224 or DIM_PARAM:VALUE (ONNX)
   std::vector<std::string> dynamicDims;  // --dynamic-dim DIM_PARAM=MAX (ONNX)
   std::vector<std::string> constInputs;  // --const-input NAME=TENSOR.pb (ONNX)
+  std::vector<std::string> externalDataDirs;  // --external-data-dir DIR (ONNX)
   std::vector<int> prepackThreads;       // --prepack-threads; empty: 1 and the core count
   bool prepack = false;                  // --prepack
   bool weightless = false;               // --weightless
