@@ -197,6 +197,35 @@ struct FuseQdqMatmul : OpRewritePattern<MatmulOp> {
   QdqCounters &counters;
 };
 
+// dequantizeLinear of constants (q, scale and zero point) evaluated as the
+// runtime kernel does, (q - zp) * scale rounded once to float32, with the
+// blockwise broadcast of the scale; nullopt when an operand is not readable.
+std::optional<SmallVector<float>> evaluateDequantize(DequantizeLinearOp dq) {
+  auto qType = cast<RankedTensorType>(dq.getInput().getType());
+  auto sType = cast<RankedTensorType>(dq.getScale().getType());
+  if (!qType.hasStaticShape() || !sType.hasStaticShape() || !sType.getElementType().isF32() ||
+      sType.getRank() > qType.getRank())
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> q = intConstantValues(dq.getInput());
+  std::optional<SmallVector<int64_t>> zp = intConstantValues(dq.getZeroPoint());
+  std::optional<SmallVector<double>> scale = floatConstantValues(dq.getScale());
+  if (!q || !zp || !scale || zp->size() != scale->size()) return std::nullopt;
+  int64_t rank = qType.getRank();
+  SmallVector<int64_t> sShape(rank - sType.getRank(), 1);
+  llvm::append_range(sShape, sType.getShape());
+  for (int64_t d = 0; d < rank; ++d)
+    if (sShape[d] < 1 || qType.getDimSize(d) % sShape[d] != 0) return std::nullopt;
+  SmallVector<float> out(q->size());
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t i = 0; i < q->size(); ++i) {
+    int64_t s = 0;
+    for (int64_t d = 0; d < rank; ++d) s = s * sShape[d] + idx[d] / (qType.getDimSize(d) / sShape[d]);
+    out[i] = float(double((*q)[i] - (*zp)[s]) * (*scale)[s]);
+    for (int64_t d = rank - 1; d >= 0 && ++idx[d] == qType.getDimSize(d); --d) idx[d] = 0;
+  }
+  return out;
+}
+
 struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -206,6 +235,43 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
+    // Convolutions stay float (no integer convolution kernel yet): their
+    // constant weights and biases are dequantized once here rather than on
+    // every run.
+    int64_t folded = 0;
+    SmallVector<DequantizeLinearOp> candidates;
+    getOperation().walk([&](DequantizeLinearOp dq) {
+      if (!dq->use_empty() && llvm::all_of(dq->getUsers(), [&](Operation *u) {
+            auto conv = dyn_cast<Conv2dOp>(u);
+            return conv && conv.getInput() != dq.getResult();
+          }))
+        candidates.push_back(dq);
+    });
+    for (DequantizeLinearOp dq : candidates) {
+      auto type = cast<RankedTensorType>(dq.getType());
+      if (!type.getElementType().isF32()) continue;
+      std::optional<SmallVector<float>> values = evaluateDequantize(dq);
+      if (!values) continue;
+      OpBuilder b(dq);
+      auto c = ConstantOp::create(b, dq.getLoc(), type, DenseElementsAttr::get(type, ArrayRef<float>(*values)),
+                                  StringAttr());
+      dq.getResult().replaceAllUsesWith(c.getResult());
+      SmallVector<Operation *> producers;
+      for (Value v : dq->getOperands())
+        if (Operation *def = v.getDefiningOp()) producers.push_back(def);
+      dq.erase();
+      // The integer constants (and reshapes of them) nothing else reads.
+      while (!producers.empty()) {
+        Operation *op = producers.pop_back_val();
+        if (!op->use_empty() || !isa<ConstantOp, ReshapeOp>(op)) continue;
+        for (Value v : op->getOperands())
+          if (Operation *def = v.getDefiningOp()) producers.push_back(def);
+        op->erase();
+      }
+      ++folded;
+    }
+    numWeightsDequantized += folded;
+    recordRewrites(ctx, getArgument(), "conv-weights-dequantized", folded);
     numMatmulsFused += counters.matmuls;
     numOpsReplaced += counters.opsReplaced;
     recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);

@@ -205,10 +205,14 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     parameters per tensor, b's per tensor or (an integer weight [K, N]) per
     column; absorbs a quantizeLinear of the result whose every user is a
     dequantizeLinear with its parameters, and a following add of a constant
-    bias [N]. Only exact matches fold (see FuseQdq.cpp).
+    bias [N]. Only exact matches fold (see FuseQdq.cpp). Constant
+    dequantizeLinear ops read only by conv2d filters/biases are evaluated at
+    compile time (the convolutions stay float).
   }];
   let statistics = [
     Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
+    Statistic<"numWeightsDequantized", "conv-weights-dequantized",
+              "constant conv2d filters/biases dequantized at compile time">,
     Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
   ];
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];

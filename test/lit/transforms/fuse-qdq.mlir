@@ -119,3 +119,26 @@ func.func @unfusable() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) at
   %y3 = webnn.matmul %xd, %wdk : (tensor<2x4xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
   return %y1, %y2, %y3 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A conv2d's constant int8 filter (one scale per output channel, axis 0)
+// and int32 bias are dequantized at compile time: (q - zp) * scale.
+// CHECK-LABEL: func.func @conv_weights
+// CHECK-DAG: webnn.constant dense<{{\[\[\[\[}}1.000000e-01]], {{\[\[}}-2.000000e-01]]], {{\[\[\[}}6.000000e-01]], {{\[\[}}-8.000000e-01]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: webnn.constant dense<[5.000000e-01, -2.500000e-01]> : tensor<2xf32>
+// CHECK-NOT: webnn.dequantizeLinear %{{.+}} : (tensor<2x2x1x1xi8>
+// CHECK: webnn.conv2d
+func.func @conv_weights() -> tensor<1x2x3x3xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x3x3xf32>
+  %w = webnn.constant dense<[[[[1]], [[-2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>
+  %sw = webnn.constant dense<[[[[0.1]]], [[[0.2]]]]> : tensor<2x1x1x1xf32>
+  %zw = webnn.constant dense<0> : tensor<2x1x1x1xi8>
+  %b = webnn.constant dense<[2, -1]> : tensor<2xi32>
+  %sb = webnn.constant dense<0.25> : tensor<1xf32>
+  %zb = webnn.constant dense<0> : tensor<1xi32>
+  %wd = webnn.dequantizeLinear %w, %sw, %zw : (tensor<2x2x1x1xi8>, tensor<2x1x1x1xf32>, tensor<2x1x1x1xi8>) -> tensor<2x2x1x1xf32>
+  %bd = webnn.dequantizeLinear %b, %sb, %zb : (tensor<2xi32>, tensor<1xf32>, tensor<1xi32>) -> tensor<2xf32>
+  %y = webnn.conv2d %x, %wd bias %bd : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}

@@ -21,7 +21,7 @@ namespace webnn::cpu::kernels {
 constexpr int64_t kQdqPanel = 16;  // columns per packed panel (one zmm of int32)
 
 // The packed layout's name in the artifact (compile-time prepacking).
-constexpr const char *kQdqPackedLayout = "qdq.k4n16.v1";
+constexpr const char *kQdqPackedLayout = "webnn.qdq_k4n16";
 
 inline int64_t qdqK4(int64_t K) { return (K + 3) / 4; }
 inline int64_t qdqPanels(int64_t N) { return (N + kQdqPanel - 1) / kQdqPanel; }
