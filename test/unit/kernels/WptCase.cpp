@@ -125,7 +125,7 @@ int64_t ulpDistance(double got, double want, DataType dt) {
 }
 
 // Empty string when equal within tolerance, else a description.
-std::string compare(const std::string &op, const TestTensor &got, const TestTensor &want) {
+std::string compare(const std::string &op, const TestTensor &got, const TestTensor &want, double scale) {
   if (got.dtype != want.dtype || got.shape != want.shape) return "descriptor mismatch";
   if (want.dtype == DataType::kInt64 || want.dtype == DataType::kUint64) {
     if (got.bytes != want.bytes) return "64-bit integer mismatch";
@@ -133,6 +133,7 @@ std::string compare(const std::string &op, const TestTensor &got, const TestTens
   }
   std::vector<double> g = got.values(), w = want.values();
   Tolerance tol = toleranceFor(op, want.dtype);
+  tol.ulp = int64_t(double(tol.ulp) * scale), tol.atol *= scale, tol.rtol *= scale;
   bool isFloat = want.dtype == DataType::kFloat32 || want.dtype == DataType::kFloat16;
   for (size_t i = 0; i < g.size(); ++i) {
     if (g[i] == w[i] || (std::isnan(g[i]) && std::isnan(w[i]))) continue;
@@ -214,9 +215,9 @@ bool parseWptCase(const json &test, const std::function<bool(const std::string &
   return true;
 }
 
-std::string compareWptOutputs(const WptCase &c) {
+std::string compareWptOutputs(const WptCase &c, double toleranceScale) {
   for (size_t i = 0; i < c.expected.size(); ++i) {
-    std::string diff = compare(c.op.op, c.op.outputs[i], c.expected[i]);
+    std::string diff = compare(c.op.op, c.op.outputs[i], c.expected[i], toleranceScale);
     if (!diff.empty()) return "output " + c.outputNames[i] + ": " + diff;
   }
   return "";

@@ -1,7 +1,8 @@
 // The WebNN WPT conformance vectors' single-operator cases as kernel test
 // cases: one parser, one tolerance table and one comparison, shared by every
 // backend's WPT suite (the CPU kernels' WptKernelTest.cpp, the Vulkan
-// kernels' VulkanWptTest.cpp).
+// kernels' VulkanWptTest.cpp, and every registered backend through the
+// rt::Backend interface in BackendConformanceTest.cpp).
 #ifndef WEBNN_TEST_UNIT_KERNELS_WPTCASE_H
 #define WEBNN_TEST_UNIT_KERNELS_WPTCASE_H
 
@@ -25,9 +26,10 @@ struct WptCase {
 bool parseWptCase(const nlohmann::json &test, const std::function<bool(const std::string &)> &hasKernel,
                   WptCase *out);
 
-// After the case ran: "" when every output is within the op's tolerance,
-// else "output NAME: why".
-std::string compareWptOutputs(const WptCase &c);
+// After the case ran: "" when every output is within the op's tolerance
+// (times `toleranceScale`: a backend whose arithmetic differs may widen it,
+// BackendConformanceTest.cpp), else "output NAME: why".
+std::string compareWptOutputs(const WptCase &c, double toleranceScale = 1.0);
 
 }  // namespace webnn::cpu::test
 
