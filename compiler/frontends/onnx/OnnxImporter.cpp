@@ -438,6 +438,8 @@ LogicalResult ModelImporter::convertGraphNodes(GraphImporter &g, const onnx::Gra
         return emitError(loc) << "input '" << in
                               << "' is not produced by any earlier node, input or initializer",
                failure();
+    // Every ONNX operator has at least one output; conversions name output 0.
+    if (node.output_size() == 0) return emitError(loc) << "node has no outputs", failure();
     int64_t opset = opsetFor(node.domain());
     ConvertFn fn = table.lookup(node.domain(), node.op_type(), opset);
     // Every node was checked up front (checkAllSupported); this guards a

@@ -399,6 +399,18 @@ TEST(OnnxImport, ExternalDataSymlinksStayInsideTheModelFolder) {
   EXPECT_NE(r.firstError().find("--external-data-dir"), std::string::npos) << r.allErrors();
 }
 
+// Found by fuzz_onnx: a Constant with no outputs (inside an If branch) read
+// output 0 of an empty list.
+TEST(OnnxImport, NodeWithoutOutputsIsRefused) {
+  ModelBuilder m;
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {}, "nothing");
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  Imported r = importFile(m.save("no_outputs.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("node has no outputs"), std::string::npos) << r.allErrors();
+}
+
 TEST(OnnxImport, InputWhoseByteSizeOverflowsIsRefused) {
   ModelBuilder m;
   m.input("x", {int64_t(1) << 62, 4}).output("y");
