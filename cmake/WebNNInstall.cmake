@@ -5,6 +5,7 @@
 #   bin/webnnc webnn-run webnn-opt         the CLIs (webnnc, webnn-opt: compiler builds)
 #   lib/cmake/webnn/                      find_package(webnn): webnn::runtime,
 #                                         webnn::runtime_static, webnn::webnnc,
+#                                         webnn::compiler (compiler builds),
 #                                         webnn_compile_model()
 #   lib/pkgconfig/webnn.pc                pkg-config webnn
 include(CMakePackageConfigHelpers)
@@ -24,6 +25,11 @@ install(TARGETS webnn_static EXPORT webnnStaticTargets
 # The CLIs link the runtime statically; webnnc and webnn-opt keep the path to
 # MLIR/LLVM's shared libraries, which are outside the loader's default paths.
 install(TARGETS webnn-run RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET webnn_compiler)
+  # The compiler library (webnn::compiler) and its header.
+  install(TARGETS webnn_compiler EXPORT webnnTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES compiler/api/include/webnn/compiler.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/webnn)
+endif()
 if(TARGET webnnc)
   set_target_properties(webnnc webnn-opt PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   # Exported so an app's build can compile its models (webnn::webnnc).

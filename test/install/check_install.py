@@ -13,10 +13,14 @@
      runs the artifact and matches examples/mlp/expected.npy (the tolerances
      of examples/run.sh), and reports bad input with the runtime's message.
   4. The installed Python package: `python3 -c "import webnn; ..."` with
-     PYTHONPATH at the prefix's site folder compiles examples/mlp with the
-     installed webnnc, runs it and matches expected.npy, and reports a bad
-     input with the runtime's message; its module finds libwebnn through
-     an $ORIGIN-relative RUNPATH.
+     PYTHONPATH at the prefix's site folder compiles examples/mlp in process
+     (its installed compiler module), runs it and matches expected.npy, and
+     reports a bad input with the runtime's message; its module finds
+     libwebnn through an $ORIGIN-relative RUNPATH.
+  3b. examples/embed-compile builds against webnn::compiler and
+     webnn::runtime, compiles examples/mlp in memory, runs it and matches
+     expected.npy; libwebnn-compiler.so exports no webnn:: name outside
+     webnn::compiler; a bad model exits 1 with webnnc's message.
   5. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF.
 """
 import argparse
@@ -150,6 +154,32 @@ def test(args, tmp):
         y_npy = os.path.join(tmp, f"y-{variant}.npy")
         run([built[("embed-cpp", variant)], model, os.path.join(mlp, "input.npy"), y_npy], env=env)
         check_output(np.load(y_npy), f"embed-cpp ({variant}, find_package, {os.path.basename(model)})")
+
+    # The compiler library: compile in memory, run from memory.
+    compiler_libs = glob.glob(os.path.join(libdir, "libwebnn-compiler.so." + args.version))
+    check(len(compiler_libs) == 1, f"libwebnn-compiler.so.{args.version} not installed in {libdir}")
+    check(os.path.exists(os.path.join(prefix, "include", "webnn", "compiler.h")), "include/webnn/compiler.h not installed")
+    exported = run(["nm", "-D", "--defined-only", "-C", compiler_libs[0]]).stdout.splitlines()
+    webnn_names = [l.split(" ", 2)[2] for l in exported if l.count(" ") >= 2 and l.split(" ", 2)[2].startswith("webnn::")]
+    stray = [n for n in webnn_names if not n.startswith("webnn::compiler::")]
+    check(webnn_names and not stray, f"libwebnn-compiler.so exports runtime names: {stray[:5]}")
+    bdir = os.path.join(tmp, "build-embed-compile")
+    run([args.cmake, "-S", os.path.join(src, "examples", "embed-compile"), "-B", bdir, *generator,
+         f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_CXX_COMPILER={args.cxx}", "-DCMAKE_BUILD_TYPE=Release"], env=env)
+    run([args.cmake, "--build", bdir], env=env)
+    y_npy = os.path.join(tmp, "y-embed-compile.npy")
+    p = run([os.path.join(bdir, "embed-compile"), os.path.join(mlp, "mlp.webnn"), os.path.join(mlp, "input.npy"),
+             y_npy], env=env)
+    import json
+    result = json.loads(p.stdout)
+    check(result["status"] == "ok" and result["rewrites"] and result["output"]["bytes"] > 0,
+          f"embed-compile's compile result: {result}")
+    check_output(np.load(y_npy), "embed-compile (webnn::compiler, in memory)")
+    bad = os.path.join(tmp, "bad.webnn")
+    with open(bad, "w") as f:
+        f.write("webnn_graph broken\n")
+    p = run([os.path.join(bdir, "embed-compile"), bad, os.path.join(mlp, "input.npy"), y_npy], env=env, expect_rc=1)
+    check(bad in p.stderr and "error" in p.stderr, f"embed-compile, bad model: {p.stderr!r}")
 
     # The same C program through pkg-config, as docs/EMBEDDING.md writes it.
     pc_env = dict(env, PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
