@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "KernelTestUtil.h"
@@ -235,5 +237,36 @@ TEST(QdqMatmul, Errors) {
   EXPECT_NE(s.message().find("wrong number of elements"), std::string::npos) << s.message();
 }
 
+}  // namespace
+}  // namespace webnn::cpu::test
+
+namespace webnn::cpu::test {
+namespace {
+// Prints the VNNI loop's rate on BERT-base's ff1 shape (M 128, K 768, N 3072).
+TEST(QdqMatmul, DISABLED_VnniRate) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX512-VNNI";
+  const int64_t M = 128, K = 768, N = 3072, lda = K;
+  std::vector<uint8_t> A(static_cast<size_t>(M * lda), 3);
+  std::vector<int32_t> rowSum(static_cast<size_t>(M), 3 * K);
+  std::vector<int8_t> B(static_cast<size_t>(K * N), 1);
+  std::vector<int32_t> zb(static_cast<size_t>(N), 0);
+  std::vector<float> scale(static_cast<size_t>(N), 1e-3f);
+  std::vector<uint8_t> packed(static_cast<size_t>(kernels::qdqPackedBytes(K, N)) + 64);
+  uint8_t *p = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
+  kernels::qdqPackB(B.data(), N, K, N, 128, zb.data(), 1, scale.data(), 1, p);
+  kernels::QdqPackedB view = kernels::qdqPackedView(p, K, N);
+  kernels::QdqEpilogue e;
+  e.roundTrip = true;
+  e.outScale = 0.05f;
+  std::vector<float> y(static_cast<size_t>(M * N));
+  double best = 1e9;
+  for (int rep = 0; rep < 30; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    kernels::qdqGemmAvx512Vnni(A.data(), lda, rowSum.data(), view, K, N, 0, M, 0, kernels::qdqPanels(N), y.data(), N, e);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::printf("qdq VNNI GEMM %lldx%lldx%lld: %.3f ms, %.1f GMAC/s\n", (long long)M, (long long)K, (long long)N,
+              best * 1e3, double(M * K * N) / best / 1e9);
+}
 }  // namespace
 }  // namespace webnn::cpu::test
