@@ -33,6 +33,10 @@ struct DebugOptions {
   // WEBNN_FUSE_POINTWISE_DEPTHWISE=0: a 1x1 convolution and the depthwise 3x3
   // one it feeds run as two kernels, not as the pair (PointwiseDepthwise.h).
   std::atomic<bool> fusePointwiseDepthwise{true};
+  // Off unless a test turns it on (no environment variable): kernels that
+  // keep a run count for tests (packedSgemmRuns) count only then, so a
+  // normal run does no shared atomic increment per kernel.
+  std::atomic<bool> countRuns{false};
 };
 
 // The process's options: the environment's values on the first call.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <memory>
 
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 
@@ -115,6 +116,9 @@ int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o) {
 int64_t broadcastMatrixIndex(const Shape &operand, const Shape &batch, int64_t bi) {
   return broadcastIndex(batch, Shape(operand.begin(), operand.end() - 2), bi);
 }
+
+ScopedRunCounting::ScopedRunCounting() : saved_(debugOptions().countRuns.exchange(true)) {}
+ScopedRunCounting::~ScopedRunCounting() { debugOptions().countRuns.store(saved_); }
 
 ScopedPackedSgemm::ScopedPackedSgemm(bool enabled) : saved_(kernels::packedSgemmEnabled()) {
   kernels::setPackedSgemmEnabled(enabled);

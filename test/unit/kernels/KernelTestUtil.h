@@ -60,6 +60,19 @@ struct OpCase {
   OpCase &attrInts(const std::string &n, const std::vector<int64_t> &v);
 };
 
+// Kernel run counts (packedSgemmRuns) kept while in scope: off otherwise,
+// so normal runs pay no atomic increment (DebugOptions::countRuns).
+class ScopedRunCounting {
+ public:
+  ScopedRunCounting();
+  ~ScopedRunCounting();
+  ScopedRunCounting(const ScopedRunCounting &) = delete;
+  ScopedRunCounting &operator=(const ScopedRunCounting &) = delete;
+
+ private:
+  bool saved_;
+};
+
 // Switches the packed-B SGEMM (kernels/PackedSgemm.h) for a scope: tests of
 // the oneDNN and portable matmul paths turn it off, as it would take their
 // constant-B products.

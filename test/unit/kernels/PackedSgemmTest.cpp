@@ -63,6 +63,7 @@ class PackedSgemm : public ::testing::Test {
     enabled_.emplace(true);
   }
   std::optional<ScopedPackedSgemm> enabled_;  // restores the switch after each test
+  ScopedRunCounting counting_;                 // packedSgemmRuns counts in these tests
 };
 
 const Shape3 kShapes[] = {{16, 16, 32}, {37, 64, 100}, {128, 96, 200}, {300, 40, 48},

@@ -80,7 +80,7 @@ class PackedSgemmKernel final : public Kernel {
         t0 += p1 - p0;
       }
     });
-    gRuns.fetch_add(1, std::memory_order_relaxed);
+    if (countRuns_.load(std::memory_order_relaxed)) gRuns.fetch_add(1, std::memory_order_relaxed);
     return Status::ok();
   }
 
@@ -129,6 +129,7 @@ class PackedSgemmKernel final : public Kernel {
   const float *prepacked_ = nullptr;
   std::once_flag packOnce_;
   std::unique_ptr<float, Free> packedBuf_;
+  const std::atomic<bool> &countRuns_ = debugOptions().countRuns;  // DebugOptions.h
 };
 
 }  // namespace

@@ -73,7 +73,8 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
 // and A/B runs switch it (kernels already made keep their choice).
 bool packedSgemmEnabled();
 void setPackedSgemmEnabled(bool enabled);
-// Runs so far (tests check which path ran).
+// Runs so far while DebugOptions::countRuns is on (tests check which path
+// ran; ScopedRunCounting in the kernel tests).
 uint64_t packedSgemmRuns();
 
 // The checks every user shares: enabled, AVX-512, float32 input and a
