@@ -398,6 +398,12 @@ TEST_F(VulkanKernels, Resample2d) {
       r.attrString("mode", mode).attrInts("sizes", {8, 10});
       expectMatch(r, 0, 0);
     }
+  // An empty resampled dimension is refused (as on the CPU), naming it.
+  OpCase z{"resample2d", {fromDoubles(DataType::kFloat32, {1, 1, 0, 2}, {})}, {outSpec(DataType::kFloat32, {1, 1, 0, 4})}};
+  z.attrInts("sizes", {0, 4});
+  Status st = runGpuOp(device_, z);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("non-empty"), std::string::npos) << st.message();
 }
 
 // quantizeLinear / dequantizeLinear: per-tensor, per-axis, block-wise and
@@ -454,6 +460,12 @@ TEST_F(VulkanKernels, Quantization) {
                 {outSpec(DataType::kFloat32, {5})}};
       expectMatch(dq, 1e-7, 0);
     }
+  // An empty input (no dispatch) and a per-axis scale over an empty dim.
+  OpCase e{"dequantizeLinear",
+           {fromDoubles(DataType::kUint8, {0, 4}, {}), random(DataType::kFloat32, {4}, 0.5, 1, seed++),
+            random(DataType::kUint8, {4}, 0, 9, seed++)},
+           {outSpec(DataType::kFloat32, {0, 4})}};
+  expectMatch(e, 0, 0);
   // A scale that does not tile the input is refused with a clear message.
   OpCase bad{"quantizeLinear",
              {random(DataType::kFloat32, {2, 5}, -1, 1, seed++), random(DataType::kFloat32, {2}, 0.5, 1, seed++),
