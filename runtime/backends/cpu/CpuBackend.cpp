@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/backends/cpu/CpuOpSupport.h"
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/ThreadPool.h"
@@ -70,6 +71,7 @@ class CpuBackend final : public rt::Backend {
   bool hostAddressable() const override { return true; }
   bool hasOp(std::string_view op) const override { return findCpuKernel(op) != nullptr; }
   std::vector<std::string_view> opNames() const override { return cpuKernelNames(); }
+  const rt::OpSupportTable *opSupportLimits() const override { return &cpuOpSupport(); }
   bool supports(const NodeDesc &node, std::string *why) const override {
     // Types, ranks and options are checked by the op's factory, whose error
     // is the reason; here only whether the op exists.
