@@ -69,7 +69,8 @@ void qdqGemmAvx512Vnni(const uint8_t *A, int64_t lda, const int32_t *rowSum, con
 
 // Quantizes `rows` float rows of K (row stride K) with quantizeLinear's rule,
 // saturate(roundEven(x / scale) + zp) into [qmin, qmax], and stores each value
-// + `shift` (128 for int8, 0 for uint8) as a byte, rows of `lda` (zero
+// + `shift` as a byte (A: 128 for int8, 0 for uint8, read unsigned; a
+// run-time B: 0 for int8, -128 for uint8, read signed), rows of `lda` (zero
 // padded); rowSum gets the sum of each stored row.
 void qdqQuantizeRowsPortable(const float *x, int64_t rows, int64_t K, float scale, float zp, float qmin,
                              float qmax, int32_t shift, uint8_t *out, int64_t lda, int32_t *rowSum);

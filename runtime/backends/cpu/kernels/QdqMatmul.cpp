@@ -150,7 +150,10 @@ class QdqMatmulKernel final : public Kernel {
       rowSum_.assign(size_t(batches_ * M_), 0);
       int64_t packs = bBatched_ ? batches_ : 1;
       packedB_.reset(new (std::align_val_t(64)) uint8_t[size_t(packs * qdqPackedBytes(K_, N_))]);
-      if (!constantB_) bInt_.assign(size_t(packs * K_ * N_), 0);
+      if (!constantB_) {
+        bInt_.assign(size_t(packs * K_ * N_), 0);
+        bRowSum_.assign(size_t(packs * K_), 0);
+      }
     } catch (const std::bad_alloc &) {
       return false;
     }
@@ -237,13 +240,11 @@ class QdqMatmulKernel final : public Kernel {
         int8_t *dst = bInt_.data() + i * K_ * N_;
         const int64_t n = K_ * N_;
         if (b_.isFloat) {
-          const float *x = static_cast<const float *>(b) + i * n;
-          for (int64_t j = 0; j < n; ++j) {
-            float v = x[j] / b_.scale[0];
-            float q = std::isnan(v) ? float(b_.zero[0])
-                                    : std::min(std::max(std::nearbyint(v) + float(b_.zero[0]), b_.qmin), b_.qmax);
-            dst[j] = int8_t(int32_t(q) - (b_.isSigned ? 0 : 128));
-          }
+          // K rows of N, stored as signed bytes (a uint8 B shifted by -128);
+          // the row sums are not needed.
+          auto fn = vnni_ ? &qdqQuantizeRowsAvx512 : &qdqQuantizeRowsPortable;
+          fn(static_cast<const float *>(b) + i * n, K_, N_, b_.scale[0], float(b_.zero[0]), b_.qmin, b_.qmax,
+             b_.isSigned ? 0 : -128, reinterpret_cast<uint8_t *>(dst), N_, bRowSum_.data() + i * K_);
         } else if (b_.isSigned) {
           std::memcpy(dst, static_cast<const int8_t *>(b) + i * n, size_t(n));
         } else {
@@ -297,6 +298,7 @@ class QdqMatmulKernel final : public Kernel {
   std::vector<uint8_t> aQ_;
   std::vector<int32_t> rowSum_;
   std::vector<int8_t> bInt_;
+  std::vector<int32_t> bRowSum_;  // written by the row quantizer, unused
   std::unique_ptr<uint8_t[], AlignedDelete> packedB_;
 };
 
