@@ -22,7 +22,8 @@ namespace {
 py::tuple compile(const py::object &source, const std::string &name, const std::string &output,
                   const std::string &weightsOut, bool weightless, const std::string &precision,
                   const std::vector<std::string> &shapes, const std::vector<std::string> &dynamicDims,
-                  const std::vector<std::string> &constInputs, bool prepack, const std::vector<int> &prepackThreads,
+                  const std::vector<std::string> &constInputs, const std::vector<std::string> &externalDataDirs,
+                  bool prepack, const std::vector<int> &prepackThreads,
                   bool optimize, bool verifyEach, bool report, const std::string &emit) {
   webnn::compiler::CompileOptions options;
   options.output = output;
@@ -32,6 +33,7 @@ py::tuple compile(const py::object &source, const std::string &name, const std::
   options.shapes = shapes;
   options.dynamicDims = dynamicDims;
   options.constInputs = constInputs;
+  options.externalDataDirs = externalDataDirs;
   options.prepack = prepack;
   options.prepackThreads = prepackThreads;
   options.optimize = optimize;
@@ -62,6 +64,6 @@ PYBIND11_MODULE(_compiler, m) {
   m.doc() = "The webnn compiler (webnn/compiler.h), in process: model in, .wnn artifact out.";
   m.def("compile", &compile, py::arg("source"), py::arg("name"), py::arg("output"), py::arg("weights_out"),
         py::arg("weightless"), py::arg("precision"), py::arg("shapes"), py::arg("dynamic_dims"),
-        py::arg("const_inputs"), py::arg("prepack"), py::arg("prepack_threads"), py::arg("optimize"),
+        py::arg("const_inputs"), py::arg("external_data_dirs"), py::arg("prepack"), py::arg("prepack_threads"), py::arg("optimize"),
         py::arg("verify_each"), py::arg("report"), py::arg("emit"));
 }

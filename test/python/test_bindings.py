@@ -138,6 +138,17 @@ class Bindings(unittest.TestCase):
             webnn.compile(model, name="relu_add.onnx", shapes=["n"])
         self.assertEqual(e.exception.result["exit_code"], 1)
         self.assertTrue(str(e.exception).startswith("webnnc: error: --shape n: "), str(e.exception))
+        # external_data_dirs is webnnc's --external-data-dir, with its message.
+        missing = self.path("no-such-folder")
+        onnx_file = self.path("relu_add.onnx")
+        with open(onnx_file, "wb") as f:
+            f.write(model)
+        with self.assertRaises(webnn.CompileError) as e:
+            webnn.compile(onnx_file, self.path("x.wnn"), shapes={"n": 2}, external_data_dirs=[missing])
+        p = run_tool(webnn.webnnc_path(), "compile", onnx_file, "-o", self.path("x.wnn"), "--shape", "n:2",
+                     "--external-data-dir", missing)
+        self.assertEqual(str(e.exception), p.stderr.strip())
+        self.assertIn("not a folder", str(e.exception))
 
     def test_import_loads_no_compiler(self):
         """`import webnn` and running a model load no MLIR/LLVM; the first

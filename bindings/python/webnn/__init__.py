@@ -93,8 +93,8 @@ def _compiler_module():
 
 
 def compile(model, output=None, *, name=None, weightless=False, weights_out=None, precision="exact",
-            shapes=None, dynamic_dims=None, const_inputs=None, prepack=False, prepack_threads=None,
-            optimize=True, verify_each=False, report=False, emit="artifact"):
+            shapes=None, dynamic_dims=None, const_inputs=None, external_data_dirs=None, prepack=False,
+            prepack_threads=None, optimize=True, verify_each=False, report=False, emit="artifact"):
     """Compiles `model` into a .wnn artifact in this process, as
     `webnnc compile MODEL -o OUTPUT --json` does, and returns the same JSON
     result as a dict (output bytes and SHA-256, rewrite counts, op counts,
@@ -109,7 +109,9 @@ def compile(model, output=None, *, name=None, weightless=False, weights_out=None
       result["weights_bytes"] unless weights_out names a file);
     shapes: {input: (1, 3, 224, 224), dim_param: value}, or a list of
       --shape strings; dynamic_dims: {dim_param: max};
-    const_inputs: {input: "tensor.pb"}; emit: "artifact" or "mlir".
+    const_inputs: {input: "tensor.pb"}; external_data_dirs: folders ONNX
+    external data may resolve into through a symlink (--external-data-dir);
+    emit: "artifact" or "mlir".
     Raises CompileError with webnnc's messages when it fails."""
     compiler = _compiler_module()
     if isinstance(model, (bytes, bytearray, memoryview)):
@@ -129,7 +131,7 @@ def compile(model, output=None, *, name=None, weightless=False, weights_out=None
         source, name, "" if output is None else os.fspath(output),
         "" if weights_out is None else os.fspath(weights_out), bool(weightless), precision,
         _flag_values(shapes or [], ""), _flag_values(dynamic_dims or [], "="),
-        _flag_values(const_inputs or [], "="), bool(prepack), [int(t) for t in (prepack_threads or [])],
+        _flag_values(const_inputs or [], "="), [os.fspath(d) for d in (external_data_dirs or [])], bool(prepack), [int(t) for t in (prepack_threads or [])],
         bool(optimize), bool(verify_each), bool(report), emit)
     result = json.loads(text)
     if code != 0:
