@@ -304,6 +304,12 @@ UNSUPPORTED = {
          N("Range", ["z", "n", "two"], ["r"]), N("Cast", ["r"], ["y"], to=T.FLOAT)],
         [init("one", np.array(1, np.int64)), init("z", np.array(0, np.int64)),
          init("two", np.array(2, np.int64))]),
+    "Range_to_half_seq": (
+        "input 'h' (computed from the shape of 'x') decides a size and is (seq) / 2, which is not an affine function",
+        [N("Shape", ["x"], ["sh"]), N("Gather", ["sh", "one"], ["n"], axis=0), N("Div", ["n", "two"], ["h"]),
+         N("Range", ["z", "h", "one"], ["r"]), N("Cast", ["r"], ["y"], to=T.FLOAT)],
+        [init("one", np.array(1, np.int64)), init("z", np.array(0, np.int64)),
+         init("two", np.array(2, np.int64))]),
     "Slice_constant_past_its_end": (
         "a bound can pass the end, so the length is not an affine function",
         [N("Shape", ["x"], ["sh"]), N("Slice", ["sh", "st", "en"], ["n"]),

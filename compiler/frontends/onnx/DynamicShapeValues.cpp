@@ -477,6 +477,30 @@ LogicalResult convertSlice(NodeConverter &c) {
   return c.done(v);
 }
 
+// Fails naming the first of inputs `sizes` that is a shape value whose
+// entries are not all affine (a quotient, a product of names): they would
+// decide an output size.
+LogicalResult checkSizeInputs(NodeConverter &c, std::initializer_list<size_t> sizes) {
+  GraphImporter &g = c.graphImporter();
+  for (size_t i : sizes) {
+    if (!c.isShapeValueInput(i)) continue;
+    const ShapeValueDims *d = g.shapeValueDims(c.node().input(i));
+    for (size_t k = 0; d && k < d->dims.size(); ++k) {
+      ShapeValueDims::Entry e = d->entry(k);
+      if (e.expr && e.divisor == 1) continue;
+      return c.fail("input '" + c.node().input(i) + "' (computed from " + *g.shapeValueOrigin(c.node().input(i)) +
+                    ") decides a size and " +
+                    (e.expr ? "is (" + e.expr->spell() + ") / " + std::to_string(e.divisor)
+                            : std::string("has an entry that is a product of dynamic sizes")) +
+                    ", which is not an affine function of the dynamic dimensions (fix them with --shape)");
+    }
+    if (!d)
+      return c.fail("input '" + c.node().input(i) + "' is computed from " + *g.shapeValueOrigin(c.node().input(i)) +
+                    " in a way the importer does not follow (fix the dimension with --shape)");
+  }
+  return success();
+}
+
 }  // namespace
 
 LogicalResult convertWithShapeValues(GraphImporter &g, const onnx::NodeProto &node, int64_t opset, Location loc,
@@ -487,12 +511,15 @@ LogicalResult convertWithShapeValues(GraphImporter &g, const onnx::NodeProto &no
   auto isShapeValue = [&](int i) { return c.isShapeValueInput(i); };
   LogicalResult r = failure();
   bool special = true;
-  if (defaultDomain && op == "Range") r = convertRange(c);
-  else if (defaultDomain && op == "ConstantOfShape") r = convertConstantOfShape(c);
-  else if (defaultDomain && op == "Expand" && isShapeValue(1)) r = convertExpand(c);
+  if (defaultDomain && op == "Range")
+    r = failed(checkSizeInputs(c, {0, 1, 2})) ? failure() : convertRange(c);
+  else if (defaultDomain && op == "ConstantOfShape")
+    r = failed(checkSizeInputs(c, {0})) ? failure() : convertConstantOfShape(c);
+  else if (defaultDomain && op == "Expand" && isShapeValue(1))
+    r = failed(checkSizeInputs(c, {1})) ? failure() : convertExpand(c);
   else if (defaultDomain && op == "Slice" && opset >= 10 && !isShapeValue(0) && (isShapeValue(1) || isShapeValue(2)) &&
            !isShapeValue(3) && !isShapeValue(4))
-    r = convertSlice(c);
+    r = failed(checkSizeInputs(c, {1, 2})) ? failure() : convertSlice(c);
   else special = false;
   if (special) {
     if (failed(r)) return failure();
