@@ -98,7 +98,8 @@ Status checkLimits(const PreparedGraph &p, const Limits &limits) {
 
   uint64_t constantBytes = 0;
   for (const LoadedTensor &t : g.tensors) {
-    if (t.role == TensorRole::kConstant) constantBytes += t.byteSize;  // each below 2^56 * 8: no wrap in practice
+    // Constants lie in the mapped files (checked by the loader): the sum is at most their size.
+    if (t.role == TensorRole::kConstant) constantBytes += t.byteSize;
     if (!t.dims.empty()) continue;  // dynamic: checked at each run with its sizes
     int64_t count = 0;
     if (elementCount(t.shape, &count) && uint64_t(count) > limits.maxTensorElements)
