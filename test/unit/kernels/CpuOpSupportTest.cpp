@@ -496,6 +496,70 @@ TEST(CpuOpSupport, AgreesWithTheFactoriesOnEveryTypeAndRank) {
   EXPECT_EQ(unbuilt, std::vector<std::string>({}));
 }
 
+// Operands after the leading one, at types and ranks the table excludes:
+// the factory refuses them too (and takes the listed neighbours).
+TEST(CpuOpSupport, AgreesWithTheFactoriesOnOtherOperands) {
+  Tally tally;
+  int tried = 0;
+  auto check = [&](TestNode &n, const char *op) {
+    n.finish(op);
+    ++tried;
+    expectAgree(n, n.ins[0].dtype, n.ins[0].shape.size(), n.ins.size() > 1 ? n.ins[1].dtype : T::kFloat32, &tally);
+  };
+  for (Shape filter : {Shape{3, 2, 3, 3}, Shape{3, 2, 9}, Shape{1, 3, 2, 3, 3}})
+    for (Shape bias : {Shape{3}, Shape{1, 3}}) {
+      TestNode n;
+      n.in(T::kFloat32, {1, 2, 5, 5});
+      n.in(T::kFloat32, filter);
+      n.in(T::kFloat32, bias);
+      n.out(T::kFloat32, {1, 3, 3, 3});
+      check(n, "conv2d");
+    }
+  for (Shape mean : {Shape{2}, Shape{1, 2}}) {
+    TestNode n;
+    n.in(T::kFloat32, {2, 2});
+    for (int i = 0; i < 4; ++i) n.in(T::kFloat32, mean);
+    n.out(T::kFloat32, {2, 2});
+    n.integer("axis", 0);
+    check(n, "batchNormalization");
+  }
+  for (Shape c : {Shape{}, Shape{2}, Shape{2, 2}, Shape{1, 2, 2}}) {
+    TestNode n;
+    n.in(T::kFloat32, {2, 2});
+    n.in(T::kFloat32, {2, 2});
+    n.in(T::kFloat32, c);
+    n.out(T::kFloat32, {2, 2});
+    check(n, "gemm");
+  }
+  for (DataType scale : {T::kFloat32, T::kFloat16, T::kInt32}) {
+    TestNode n;
+    n.in(T::kInt8, {2, 2});
+    n.in(scale, {2, 2});
+    n.in(T::kInt8, {2, 2});
+    n.out(scale, {2, 2});
+    check(n, "dequantizeLinear");
+  }
+  for (DataType condition : {T::kUint8, T::kInt8, T::kFloat32}) {
+    TestNode n;
+    n.in(condition, {2});
+    n.in(T::kFloat32, {2});
+    n.in(T::kFloat32, {2});
+    n.out(T::kFloat32, {2});
+    check(n, "where");
+  }
+  for (DataType output : {T::kUint8, T::kFloat32}) {
+    TestNode n;
+    n.in(T::kFloat32, {2});
+    n.in(T::kFloat32, {2});
+    n.out(output, {2});
+    check(n, "equal");
+  }
+  EXPECT_EQ(tally.agreed, tried);
+  // Taken: conv2d, batchNormalization, where and equal's plain node, gemm's
+  // c of rank 0 to 2, dequantizeLinear's float32 and float16 scales.
+  EXPECT_EQ(tally.accepted, 9);
+}
+
 TEST(CpuOpSupport, RefusalNamesTheOperand) {
   TestNode n;
   n.in(T::kInt8, {1, 2, 5, 5});
