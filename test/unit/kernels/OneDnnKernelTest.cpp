@@ -197,6 +197,10 @@ TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
       {false, "oihw", 1, 16, 9, 30, 32, 7, 3, 1, {1, 2}, {2, 1}, {6, 5, 1, 1}, true, true, F32},
       {true, "hwio", 3, 16, 12, 12, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
       {false, "oihw", 3, 32, 20, 20, 64, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
+      // one output pixel (squeeze-excitation after a global pool): pieces of
+      // output channels, a tail block of 8; nchw and nhwc
+      {true, "ohwi", 1, 960, 1, 1, 248, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, true, F32},
+      {false, "oihw", 1, 240, 1, 1, 968, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, true, F32},
       // float16 converted by the reorders
       {true, "ohwi", 1, 16, 24, 24, 16, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F16},
       {false, "oihw", 1, 32, 24, 24, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F16},

@@ -23,7 +23,8 @@
 //
 // Threads: every primitive is built for one thread. With several, the
 // convolution is cut into pieces (ranges of images, else ranges of output
-// rows with the input rows they read and their own padding), each a
+// rows with the input rows they read and their own padding, else, for one
+// output pixel, ranges of output channels), each a
 // single-threaded primitive of its own, and the session's pool runs them: the
 // pool then is the only team of threads (ThreadPool.h says why). Pieces of one
 // layer share the packed filter when their primitives want the same layout.
@@ -78,7 +79,7 @@ struct Conv2d::Impl {
   // The pieces a multi-threaded run executes (see the file comment).
   struct Piece {
     std::unique_ptr<Impl> impl;
-    int64_t srcOffset = 0, dstOffset = 0;  // elements
+    int64_t srcOffset = 0, dstOffset = 0, filterOffset = 0, biasOffset = 0;  // elements
   };
   enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
   std::mutex piecesMutex;
@@ -227,7 +228,12 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   }
   double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
                  double(p.KH) * double(p.KW);
-  if (flops < pol.minFlops && !piece) {
+  // One output pixel with a large filter (a squeeze-excitation layer after a
+  // global pool) is a matrix-vector product bound by reading the filter,
+  // which oneDNN's packed layout streams well: not "too small" by its FLOPs.
+  const double filterBytes = double(p.O) * double(p.C / p.groups) * double(p.KH * p.KW) * 4;
+  const bool matrixVector = p.N == 1 && p.OH * p.OW == 1 && filterBytes >= double(1 << 16);
+  if (flops < pol.minFlops && !piece && !matrixVector) {
     *why = "too small";
     return nullptr;
   }
@@ -334,6 +340,8 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
 // piece is one oneDNN call (argument plumbing, a few microseconds) and a
 // claim by the pool's threads.
 constexpr double kMinPieceFlops = double(1 << 19);
+// Pieces of output channels are whole multiples of this (oneDNN's blocking).
+constexpr int64_t kChannelBlock = 16;
 }  // namespace
 
 void Conv2d::Impl::choosePieces(int threads) {
@@ -342,7 +350,11 @@ void Conv2d::Impl::choosePieces(int threads) {
   piecesPrepared = false;
   const double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
                        double(p.KH) * double(p.KW);
-  const int64_t most = std::min<int64_t>(threads, int64_t(flops / kMinPieceFlops));
+  // One output pixel is a matrix-vector product: the filter's bytes, read
+  // once, are the cost, and two cores read them faster than one.
+  const double filterBytes = double(p.O) * double(p.C / p.groups) * double(p.KH * p.KW) * (f16() ? 2 : 4);
+  const double work = p.OH * p.OW == 1 ? std::max(flops, 2 * filterBytes) : flops;
+  const int64_t most = std::min<int64_t>(threads, int64_t(work / kMinPieceFlops));
   if (most < 2) {
     split = Split::kOneThread;
     splitNote = "one thread: too small to split";
@@ -370,6 +382,39 @@ void Conv2d::Impl::choosePieces(int threads) {
       for (int64_t oh0 = 0; oh0 < p.OH; oh0 += per) ranges.push_back({n, 1, oh0, std::min(p.OH, oh0 + per)});
   }
   if (ranges.size() < 2) {
+    // One output pixel (a squeeze-excitation or classifier 1x1 layer after a
+    // global pool): pieces of output channels, each its own filter rows and
+    // a contiguous run of y.
+    if (p.N == 1 && p.OH * p.OW == 1 && p.groups == 1 && p.O >= 2 * kChannelBlock) {
+      const int64_t count = std::min<int64_t>(most, p.O / kChannelBlock);
+      const int64_t per = ((p.O + count - 1) / count + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
+      std::vector<Piece> made;
+      for (int64_t o0 = 0; o0 < p.O; o0 += per) {
+        Conv2dParams q = p;
+        q.O = std::min(per, p.O - o0);
+        q.packedFilter.clear();  // rows of the filter: not the whole's layout
+        Piece piece;
+        piece.dstOffset = o0;
+        piece.filterOffset = o0 * p.filterStrideO;
+        piece.biasOffset = o0;
+        std::string why;
+        try {
+          piece.impl = makeImpl(q, &why, /*piece=*/true);
+        } catch (const dnnl::error &e) {
+          why = e.what();
+        }
+        if (!piece.impl) {
+          split = Split::kOneThread;
+          splitNote = "one thread: a piece of channels has no optimized primitive (" + why + ")";
+          return;
+        }
+        made.push_back(std::move(piece));
+      }
+      pieces = std::move(made);
+      split = Split::kPieces;
+      splitNote = std::to_string(pieces.size()) + " pieces of output channels";
+      return;
+    }
     split = Split::kOneThread;
     splitNote = "one thread: one output row";
     return;
@@ -432,10 +477,13 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
       if (s.piecesThreads != threads) s.choosePieces(threads);
       if (s.split == Impl::Split::kPieces && !s.piecesPrepared) {
         // One after another: later pieces share the filter the first packed.
+        const size_t elem = s.f16() ? 2 : 4;
         for (size_t i = 0; i < s.pieces.size(); ++i) {
           Impl &piece = *s.pieces[i].impl;
-          for (size_t j = 0; j < i; ++j) piece.filterDonors.push_back(s.pieces[j].impl.get());
-          piece.prepare(filter, 1);
+          for (size_t j = 0; j < i; ++j)  // only pieces that read the same filter rows
+            if (s.pieces[j].filterOffset == s.pieces[i].filterOffset)
+              piece.filterDonors.push_back(s.pieces[j].impl.get());
+          piece.prepare(static_cast<const uint8_t *>(filter) + size_t(s.pieces[i].filterOffset) * elem, 1);
         }
         s.piecesPrepared = true;
       }
@@ -459,7 +507,9 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
     for (int64_t i = b; i < e; ++i) {
       const Impl::Piece &piece = s.pieces[size_t(i)];
       const size_t src = size_t(piece.srcOffset) * elem, dst = size_t(piece.dstOffset) * elem;
-      Status st = piece.impl->execute(static_cast<const uint8_t *>(x) + src, filter, bias,
+      Status st = piece.impl->execute(static_cast<const uint8_t *>(x) + src,
+                                      static_cast<const uint8_t *>(filter) + size_t(piece.filterOffset) * elem,
+                                      bias ? static_cast<const uint8_t *>(bias) + size_t(piece.biasOffset) * elem : nullptr,
                                       static_cast<uint8_t *>(y) + dst, 1,
                                       residual ? static_cast<const uint8_t *>(residual) + dst : nullptr);
       if (!st.isOk() && !failed.exchange(true)) {
