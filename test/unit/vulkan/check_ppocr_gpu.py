@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""PP-OCRv4 detector and recognizer (the real models of
+test/onnx/check_real_models.py, fetched by bench/fetch_real_models.sh) through
+`webnn-run --device gpu` against the CPU backend on the same artifact and
+inputs, elementwise within |gpu - cpu| <= atol + rtol * |cpu| (rtol 1e-3,
+atol 1e-5: the real-model suite's tolerance). Run with the validation layers
+on (the ctest environment): any validation message fails the GPU run.
+
+The detector is compiled as webnnc's default; the recognizer with
+--no-optimize (its default artifact holds rmsNormalization, which has no GPU
+kernel). Inputs are smaller than the suite's (det 1x3x128x128, rec
+1x3x48x160; 1x3x320x320 and 1x3x48x320 pass too, in 20-45 s on a loaded
+machine) to keep the test well under a minute. A model file that is absent
+makes the test skip (exit 77), naming the script that fetches it.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MODELS_DIR = os.path.join(ROOT, "bench", ".models", "npm")
+RTOL, ATOL = 1e-3, 1e-5
+SKIP = 77
+
+
+def det_input(rng, size):
+    # Dark strokes on a light page, ImageNet-normalized NCHW (PaddleOCR's feed).
+    img = np.full((size, size, 3), 0.92, np.float32)
+    for row in range(8, size - 24, 28):
+        for col in range(6, size - 12, 12):
+            if rng.random() < 0.8:
+                img[row:row + 16, col:col + 8] = rng.uniform(0.0, 0.25)
+    img += rng.normal(0, 0.02, img.shape).astype(np.float32)
+    mean = np.array([0.485, 0.456, 0.406], np.float32)
+    std = np.array([0.229, 0.224, 0.225], np.float32)
+    return np.ascontiguousarray(((img - mean) / std).transpose(2, 0, 1)[None], np.float32)
+
+
+def rec_input(rng, width):
+    # One synthetic text line, normalized as (x - 0.5) / 0.5.
+    img = np.full((48, width, 3), 0.95, np.float32)
+    col = 6
+    while col < width - 16:
+        w = int(rng.integers(6, 16))
+        img[10:38, col:col + w] = rng.uniform(0.0, 0.3)
+        col += w + int(rng.integers(3, 8))
+    img += rng.normal(0, 0.02, img.shape).astype(np.float32)
+    return np.ascontiguousarray(((img - 0.5) / 0.5).transpose(2, 0, 1)[None], np.float32)
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def check(name, onnx_path, shape, x, args, work, flags=()):
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    xf = os.path.join(d, "x.npy")
+    np.save(xf, x)
+    art = os.path.join(d, "model.wnn")
+    run([os.path.join(args.bin, "webnnc"), "compile", onnx_path, "-o", art, "--shape", f"x={shape}", *flags])
+    outs = {}
+    for dev in ("cpu", "gpu"):
+        od = os.path.join(d, dev)
+        cmd = [os.path.join(args.bin, "webnn-run"), art, "--input", f"x={xf}", "--output-dir", od]
+        if dev == "gpu":
+            cmd += ["--device", "gpu"]
+        run(cmd)
+        outs[dev] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
+    if not outs["cpu"] or outs["cpu"].keys() != outs["gpu"].keys():
+        print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} gpu {sorted(outs['gpu'])} -> FAIL")
+        return False
+    ok = True
+    for f, c in outs["cpu"].items():
+        g = outs["gpu"][f]
+        if g.shape != c.shape or g.dtype != c.dtype:
+            print(f"{name}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
+            ok = False
+            continue
+        c64, g64 = c.astype(np.float64), g.astype(np.float64)
+        err = np.abs(g64 - c64)
+        good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
+        print(f"{name}/{f} {list(c.shape)}: max abs err {err.max():.3g} (max |cpu| {np.abs(c64).max():.3g}) "
+              f"-> {'ok' if good else 'FAIL'}")
+        ok = ok and good
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", required=True, help="directory holding webnnc and webnn-run")
+    args = ap.parse_args()
+    det = os.path.join(MODELS_DIR, "ch_PP-OCRv4_det_infer.onnx")
+    rec = os.path.join(MODELS_DIR, "ch_PP-OCRv4_rec_infer.onnx")
+    missing = [p for p in (det, rec) if not os.path.exists(p)]
+    if missing:
+        print(f"skipped: {', '.join(missing)} absent (run bench/fetch_real_models.sh)")
+        return SKIP
+    rng = np.random.default_rng(0)
+    ok = True
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            ok &= check("ppocr-det", det, "1x3x128x128", det_input(rng, 128), args, work)
+            # The default pipeline turns the recognizer's LayerNorm-like
+            # chains into rmsNormalization, which has no GPU kernel (the whole
+            # graph is refused under --device gpu): the plain ops instead.
+            ok &= check("ppocr-rec", rec, "1x3x48x160", rec_input(rng, 160), args, work, ["--no-optimize"])
+        except RuntimeError as e:
+            print(e)
+            ok = False
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
