@@ -82,20 +82,34 @@ std::optional<SmallVector<SymExpr>> GraphImporter::symbolicDims(Value v) {
   Block *block = v.getParentBlock();
   auto func = dyn_cast_or_null<func::FuncOp>(block ? block->getParentOp() : nullptr);
   if (!func) return std::nullopt;
+  // One analysis answers for every value built so far. The importer erases
+  // only ops it folded (all operands constant, so static types), so a cached
+  // dynamic value with the same type is the value it was.
+  if (auto it = symbolicCache_.find(v); it != symbolicCache_.end() && it->second.first == v.getType())
+    return it->second.second;
   // A graph the analysis cannot resolve yet only means the entries stay
   // unknown (the later error names what needs them), so its diagnostics
   // are dropped.
   ScopedDiagnosticHandler quiet(context(), [](Diagnostic &) { return success(); });
   FailureOr<DynamicDimsAnalysis> a = DynamicDimsAnalysis::run(func, /*partial=*/true);
   if (failed(a)) return std::nullopt;
-  const SmallVector<DimExpr> *exprs = a->lookup(v);
-  if (!exprs) return std::nullopt;
-  for (const DimExpr &d : *exprs) {
-    SymExpr e = SymExpr::constant(d.offset);
-    for (auto [sym, coef] : d.terms) e.terms[a->dims()[sym].name] = coef;
-    out.push_back(std::move(e));
-  }
-  return out;
+  auto toSym = [&](const SmallVector<DimExpr> &exprs) {
+    SmallVector<SymExpr> r;
+    for (const DimExpr &d : exprs) {
+      SymExpr e = SymExpr::constant(d.offset);
+      for (auto [sym, coef] : d.terms) e.terms[a->dims()[sym].name] = coef;
+      r.push_back(std::move(e));
+    }
+    return r;
+  };
+  symbolicCache_.clear();
+  for (Operation &op : func.getBody().front())
+    for (Value r : op.getResults())
+      if (const SmallVector<DimExpr> *exprs = a->lookup(r))
+        symbolicCache_[r] = {r.getType(), toSym(*exprs)};
+  auto it = symbolicCache_.find(v);
+  if (it == symbolicCache_.end()) return std::nullopt;
+  return it->second.second;
 }
 
 // The graph inputs' {index, name, maxSize} entries (docs/ARTIFACT.md).

@@ -262,6 +262,7 @@ class GraphImporter {
   llvm::StringMap<ShapeValueDims> shapeValueDims_;
   llvm::StringSet<> suspended_;
   llvm::StringMap<std::pair<Block *, Value>> nameOnes_;
+  llvm::DenseMap<Value, std::pair<Type, SmallVector<SymExpr>>> symbolicCache_;
   SubgraphConverter subgraphConverter_;
 };
 
