@@ -193,6 +193,7 @@ struct Conv2d::Impl {
 
   Status execute(const void *x, const void *filter, const void *bias, void *y, int threads, const void *residual);
   void choosePieces(int threads);
+  Impl &filterOwner(int numThreads);
 };
 
 namespace {
@@ -590,9 +591,26 @@ void Conv2d::buildPrimitive(int numThreads) noexcept {
   }
 }
 
-// Filters are packed for the one-thread primitive of the whole layer (any
-// thread count: pieces whose primitive wants the same layout use it).
-std::string Conv2d::packedFilterLayout(int) { return packedLayoutName(impl_->primitiveFor(1)->pd.weights_desc()); }
+// The primitive whose filter layout `numThreads` threads use: the whole
+// layer's one-thread primitive, or with several threads the first piece's
+// when the pieces share the whole filter (pieces of images or rows; their
+// primitives may choose another layout, e.g. another Winograd tile for fewer
+// rows). Pieces of output channels pack their own rows: none is stored.
+Conv2d::Impl &Conv2d::Impl::filterOwner(int numThreads) {
+  if (numThreads > 1) {
+    std::lock_guard<std::mutex> lock(piecesMutex);
+    if (piecesThreads != numThreads) choosePieces(numThreads);
+    if (split == Split::kPieces && !pieces.empty() && pieces.front().filterOffset == 0 &&
+        pieces.back().filterOffset == 0)
+      return *pieces.front().impl;
+  }
+  return *this;
+}
+
+std::string Conv2d::packedFilterLayout(int numThreads) {
+  Impl &owner = impl_->filterOwner(numThreads);
+  return packedLayoutName(owner.primitiveFor(1)->pd.weights_desc());
+}
 
 bool Conv2d::usesPrepackedFilter() const {
   if (impl_->split == Impl::Split::kPieces && !impl_->pieces.empty()) {
@@ -603,14 +621,17 @@ bool Conv2d::usesPrepackedFilter() const {
   return impl_->usesPrepacked;
 }
 
-size_t Conv2d::packedFilterBytes(int) { return impl_->primitiveFor(1)->pd.weights_desc().get_size(); }
+size_t Conv2d::packedFilterBytes(int numThreads) {
+  return impl_->filterOwner(numThreads).primitiveFor(1)->pd.weights_desc().get_size();
+}
 
-void Conv2d::packFilter(const void *filter, void *packed, int) {
-  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(1);
+void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
+  Impl &owner = impl_->filterOwner(numThreads);
+  std::shared_ptr<CachedPrimitive> e = owner.primitiveFor(1);
   WeightPacker w;
   HalfStage stage;
-  w.init(impl_->userWei, e->pd.weights_desc(), packed);
-  w.run(impl_->filterF32(filter, &stage), nullptr);
+  w.init(owner.userWei, e->pd.weights_desc(), packed);
+  w.run(owner.filterF32(filter, &stage), nullptr);
 }
 
 std::string Conv2d::implementation() const {

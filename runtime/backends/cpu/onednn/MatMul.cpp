@@ -196,6 +196,7 @@ struct MatMul::Impl {
 
   Status execute(const void *a, const void *b, const void *c, void *y, int numThreads);
   void choosePieces(int threads);
+  Impl &bOwner(int numThreads);
 };
 
 namespace {
@@ -552,12 +553,26 @@ void MatMul::buildPrimitive(int numThreads) noexcept {
   }
 }
 
-// As Conv2d's filter: b is packed for the one-thread primitive of the whole
-// product, whatever the thread count.
-std::string MatMul::packedBLayout(int) {
+// As Conv2d's filter: b is packed for the whole product's one-thread
+// primitive, or with several threads the first piece's when every piece reads
+// all of b (pieces of rows); pieces of columns or of a batched b pack their
+// own part and none is stored.
+MatMul::Impl &MatMul::Impl::bOwner(int numThreads) {
+  if (numThreads > 1) {
+    std::lock_guard<std::mutex> lock(piecesMutex);
+    if (piecesThreads != numThreads) choosePieces(numThreads);
+    bool shared = split == Split::kPieces && !pieces.empty();
+    for (const Piece &piece : pieces) shared = shared && piece.bOffset == 0 && piece.impl->bDims == bDims;
+    if (shared) return *pieces.front().impl;
+  }
+  return *this;
+}
+
+std::string MatMul::packedBLayout(int numThreads) {
   if (!impl_->p.constantB) return {};
-  memory::desc primB = impl_->primitiveFor(1)->pd.weights_desc();
-  return impl_->packsConstantB(primB) ? packedLayoutName(primB) : std::string();  // else used as stored
+  Impl &owner = impl_->bOwner(numThreads);
+  memory::desc primB = owner.primitiveFor(1)->pd.weights_desc();
+  return owner.packsConstantB(primB) ? packedLayoutName(primB) : std::string();  // else used as stored
 }
 
 bool MatMul::usesPrepackedB() const {
@@ -569,14 +584,17 @@ bool MatMul::usesPrepackedB() const {
   return impl_->usesPrepacked;
 }
 
-size_t MatMul::packedBBytes(int) { return impl_->primitiveFor(1)->pd.weights_desc().get_size(); }
+size_t MatMul::packedBBytes(int numThreads) {
+  return impl_->bOwner(numThreads).primitiveFor(1)->pd.weights_desc().get_size();
+}
 
-void MatMul::packB(const void *b, void *packed, int) {
-  std::shared_ptr<CachedPrimitive> e = impl_->primitiveFor(1);
+void MatMul::packB(const void *b, void *packed, int numThreads) {
+  Impl &owner = impl_->bOwner(numThreads);
+  std::shared_ptr<CachedPrimitive> e = owner.primitiveFor(1);
   WeightPacker w;
   HalfStage stage;
-  w.init(impl_->userB, e->pd.weights_desc(), packed);
-  w.run(impl_->bF32(b, &stage), nullptr);
+  w.init(owner.userB, e->pd.weights_desc(), packed);
+  w.run(owner.bF32(b, &stage), nullptr);
 }
 
 std::string MatMul::implementation() const {
