@@ -6,7 +6,8 @@
 //     constant filters are permuted to "ohwi" here, in bytes (weights are
 //     resource blobs far above the folders' size limit);
 //  2. transposes only move down (toward the outputs) through element-wise
-//     ops, concat and reductions, and transpose(transpose(x)) composes, so
+//     ops, concat, slice, reductions and reshapes that split or merge the
+//     channels (a channel shuffle), and transpose(transpose(x)) composes, so
 //     toNchw followed by the next op's toNhwc cancels;
 //  3. a transpose that only moves size-1 dimensions becomes a reshape (the
 //     classifier head: nhwc global pool [1,1,1,C] -> [1,C,1,1] -> reshape).
@@ -392,6 +393,101 @@ struct SinkThroughReduce : OpRewritePattern<ReduceOp> {
   LayoutCounters &counters;
 };
 
+// slice(transpose(x, p)) -> transpose(slice(x), p): output dimension i of
+// the transpose is input dimension p[i], so its window moves there.
+struct SinkThroughSlice : OpRewritePattern<SliceOp> {
+  SinkThroughSlice(MLIRContext *ctx, LayoutCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> perm = permutationOf(t);
+    size_t rank = perm.size();
+    ArrayRef<int64_t> starts = op.getStarts(), sizes = op.getSizes();
+    if (starts.size() != rank || sizes.size() != rank)
+      return rewriter.notifyMatchFailure(op, "window rank differs from the input's");
+    SmallVector<int64_t> newStarts(rank), newSizes(rank), newStrides(rank, 1);
+    std::optional<ArrayRef<int64_t>> strides = op.getStrides();
+    if (strides && strides->size() != rank) return rewriter.notifyMatchFailure(op, "strides rank");
+    for (size_t i = 0; i < rank; ++i) {
+      newStarts[perm[i]] = starts[i];
+      newSizes[perm[i]] = sizes[i];
+      if (strides) newStrides[perm[i]] = (*strides)[i];
+    }
+    auto inner = SliceOp::create(rewriter, op.getLoc(), permuteType(op.getType(), invert(perm)), t.getInput(),
+                                 rewriter.getDenseI64ArrayAttr(newStarts), rewriter.getDenseI64ArrayAttr(newSizes),
+                                 strides ? rewriter.getDenseI64ArrayAttr(newStrides) : DenseI64ArrayAttr());
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), inner.getResult(), perm));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+bool isPermutation(ArrayRef<int64_t> perm, std::initializer_list<int64_t> want) {
+  return perm.size() == want.size() && std::equal(perm.begin(), perm.end(), want.begin());
+}
+
+// Channel shuffle (ShuffleNet: reshape [N,C,H,W] -> [N,g,C/g,H,W],
+// transpose the two channel factors, reshape back) done on an nhwc tensor:
+// splitting or merging the channel dimension moves through the layout
+// transpose, so the shuffle becomes one permute of the innermost dimensions
+// and the layout transposes around it cancel with their neighbours'.
+//
+// reshape(transpose(x [N,H,W,C], toNchw), [N,a,b,H,W])
+//   -> transpose(reshape(x, [N,H,W,a,b]), [0,3,4,1,2])
+struct SplitChannelsThroughLayout : OpRewritePattern<ReshapeOp> {
+  SplitChannelsThroughLayout(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t || !isPermutation(permutationOf(t), {0, 3, 1, 2}))
+      return rewriter.notifyMatchFailure(op, "input is not an nhwc -> nchw transpose");
+    auto in = cast<RankedTensorType>(t.getInput().getType());
+    ArrayRef<int64_t> to = op.getNewShape();
+    if (!in.hasStaticShape() || to.size() != 5) return rewriter.notifyMatchFailure(op, "not a 5-D split");
+    int64_t n = in.getDimSize(0), h = in.getDimSize(1), w = in.getDimSize(2), c = in.getDimSize(3);
+    if (to[0] != n || to[3] != h || to[4] != w || to[1] * to[2] != c)
+      return rewriter.notifyMatchFailure(op, "does not split only the channels");
+    SmallVector<int64_t> shape{n, h, w, to[1], to[2]};
+    auto split = ReshapeOp::create(rewriter, op.getLoc(), RankedTensorType::get(shape, in.getElementType()),
+                                   t.getInput(), rewriter.getDenseI64ArrayAttr(shape));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), split.getResult(), {0, 3, 4, 1, 2}));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
+// reshape(transpose(y [N,H,W,d3,d4], [0,3,4,1,2] or [0,4,3,1,2]), [N,C,H,W])
+//   -> transpose(reshape(y or transpose(y, [0,1,2,4,3]), [N,H,W,C]), toNchw)
+struct MergeChannelsThroughLayout : OpRewritePattern<ReshapeOp> {
+  MergeChannelsThroughLayout(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    SmallVector<int64_t> perm = permutationOf(t);
+    bool inOrder = isPermutation(perm, {0, 3, 4, 1, 2}), swapped = isPermutation(perm, {0, 4, 3, 1, 2});
+    if (!inOrder && !swapped) return rewriter.notifyMatchFailure(op, "not channel factors moved before H, W");
+    auto in = cast<RankedTensorType>(t.getInput().getType());
+    ArrayRef<int64_t> to = op.getNewShape();
+    if (!in.hasStaticShape() || to.size() != 4) return rewriter.notifyMatchFailure(op, "not a 4-D merge");
+    int64_t n = in.getDimSize(0), h = in.getDimSize(1), w = in.getDimSize(2);
+    int64_t c = in.getDimSize(3) * in.getDimSize(4);
+    if (to[0] != n || to[1] != c || to[2] != h || to[3] != w)
+      return rewriter.notifyMatchFailure(op, "does not merge only the channels");
+    Value y = t.getInput();
+    if (swapped) y = transpose(rewriter, op.getLoc(), y, {0, 1, 2, 4, 3});
+    SmallVector<int64_t> shape{n, h, w, c};
+    auto merged = ReshapeOp::create(rewriter, op.getLoc(), RankedTensorType::get(shape, in.getElementType()), y,
+                                    rewriter.getDenseI64ArrayAttr(shape));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), merged.getResult(), kToNchw));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
 // ---------------------------------------------------------------- phase 3
 
 // A transpose that keeps every dimension larger than 1 in order moves no
@@ -434,7 +530,8 @@ struct ConvertLayoutPass : impl::WebNNConvertLayoutBase<ConvertLayoutPass> {
                 ConvertLayoutOption<L2Pool2dOp>, ConvertLayoutOption<InstanceNormalizationOp>,
                 ConvertBatchNormalization>(ctx, counters);
     RewritePatternSet sink(ctx);
-    sink.add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary, SinkThroughConcat,
+    sink.add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary, SinkThroughConcat, SinkThroughSlice,
+             SplitChannelsThroughLayout, MergeChannelsThroughLayout,
              SinkThroughReduce<ReduceL1Op>, SinkThroughReduce<ReduceL2Op>,
              SinkThroughReduce<ReduceLogSumOp>, SinkThroughReduce<ReduceLogSumExpOp>,
              SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMeanOp>,

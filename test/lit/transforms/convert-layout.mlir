@@ -95,3 +95,36 @@ func.func @stops_at_nchw_operand() -> (tensor<1x4x4x2xf32>, tensor<1x2x4x4xf32>)
   %s = webnn.add %p, %z : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %c, %s : tensor<1x4x4x2xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A channel shuffle (reshape to [N,g,C/g,H,W], swap the channel factors,
+// reshape back) and the channel split after it stay nhwc: the shuffle is one
+// permute of the two innermost dimensions, the slices take channel windows,
+// and only the graph's input and output keep a layout transpose.
+// CHECK-LABEL: func.func @channel_shuffle
+// CHECK: %[[XT:.+]] = webnn.transpose %{{.+}} {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x8x8x4xf32>
+// CHECK: %[[C:.+]] = webnn.conv2d %[[XT]], %{{.+}} {filterLayout = "ohwi", inputLayout = "nhwc"} : {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK: %[[S5:.+]] = webnn.reshape %[[C]] {newShape = array<i64: 1, 8, 8, 2, 2>}
+// CHECK: %[[P:.+]] = webnn.transpose %[[S5]] {permutation = array<i64: 0, 1, 2, 4, 3>}
+// CHECK: %[[M:.+]] = webnn.reshape %[[P]] {newShape = array<i64: 1, 8, 8, 4>}
+// CHECK-DAG: webnn.slice %[[M]] {sizes = array<i64: 1, 8, 8, 2>, starts = array<i64: 0, 0, 0, 0>}
+// CHECK-DAG: webnn.slice %[[M]] {sizes = array<i64: 1, 8, 8, 2>, starts = array<i64: 0, 0, 0, 2>}
+// CHECK: webnn.concat {{.*}} {axis = 3 : i64}
+// CHECK: %[[Y:.+]] = webnn.transpose %{{.+}} {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: return %[[Y]]
+// CHECK-NOT: webnn.transpose
+func.func @channel_shuffle() -> tensor<1x4x8x8xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x4x8x8xf32>
+  %w = webnn.constant {name = "w"} dense<1.0> : tensor<4x4x1x1xf32>
+  %wa = webnn.constant {name = "wa"} dense<2.0> : tensor<2x2x1x1xf32>
+  %c = webnn.conv2d %x, %w : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %r5 = webnn.reshape %c {newShape = array<i64: 1, 2, 2, 8, 8>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x2x8x8xf32>
+  %t5 = webnn.transpose %r5 {permutation = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x2x2x8x8xf32>) -> tensor<1x2x2x8x8xf32>
+  %sh = webnn.reshape %t5 {newShape = array<i64: 1, 4, 8, 8>} : (tensor<1x2x2x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %lo = webnn.slice %sh {starts = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %hi = webnn.slice %sh {starts = array<i64: 0, 2, 0, 0>, sizes = array<i64: 1, 2, 8, 8>} : (tensor<1x4x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %b = webnn.conv2d %hi, %wa : (tensor<1x2x8x8xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x8x8xf32>
+  %y = webnn.concat %lo, %b {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
