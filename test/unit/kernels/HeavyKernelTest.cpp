@@ -458,9 +458,19 @@ TEST(ShapeKernels, MinusOneOptionsOfDynamicGraphs) {
   r.outputs = {outSpec(DataType::kFloat32, {13, 3})};
   Status s = runOp(r);
   EXPECT_NE(s.message().find("cannot hold the 40 elements"), std::string::npos) << s.message();
-  r.attrInts("newShape", {-1, -1});
-  r.outputs = {outSpec(DataType::kFloat32, {5, 8})};
-  EXPECT_NE(runOp(r).message().find("negative dimension"), std::string::npos);
+  // Several -1: each is the input's dimension at its index (docs/ARTIFACT.md).
+  r.attrInts("newShape", {-1, -1, 4});
+  r.outputs = {outSpec(DataType::kFloat32, {2, 5, 4})};
+  ASSERT_TRUE(runOp(r).isOk());
+  EXPECT_EQ(r.outputs[0].values(), std::vector<double>(x.begin(), x.end()));
+  r.attrInts("newShape", {-1, -1});  // [2, 5]: 10 of the 40 elements
+  r.outputs = {outSpec(DataType::kFloat32, {2, 5})};
+  s = runOp(r);
+  EXPECT_NE(s.message().find("different element count"), std::string::npos) << s.message();
+  r.attrInts("newShape", {-2, 20});
+  r.outputs = {outSpec(DataType::kFloat32, {2, 20})};
+  s = runOp(r);
+  EXPECT_NE(s.message().find("negative dimension"), std::string::npos) << s.message();
   // Known sizes whose product overflows int64 (a fuzzed artifact): refused,
   // not multiplied into undefined behaviour.
   r.attrInts("newShape", {-1, int64_t(1) << 40, int64_t(1) << 40});
