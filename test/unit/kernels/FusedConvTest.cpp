@@ -209,6 +209,7 @@ void runCase(const FusedCase &c) {
                                                  : " [avx512 depthwise]";
       std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
+      ScopedRunCounting counting;  // executionCount() counts only then
       uint64_t before = onednn::executionCount();
 #endif
       ScopedKernelChoices choices;

@@ -71,6 +71,7 @@ void runBothPaths(OpCase &c, const std::vector<double> &want, double tol, const 
     for (int threads : {1, 2, 3}) {
       std::string label = what + (useOneDnn ? " [oneDNN]" : " [portable]") + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
+      ScopedRunCounting counting;  // executionCount() counts only then
       uint64_t before = onednn::executionCount();
 #endif
       Status s = runOp(c, threads);

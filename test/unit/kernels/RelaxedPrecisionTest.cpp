@@ -35,6 +35,7 @@ int64_t count(const Shape &s) {
 std::vector<double> run(OpCase c, bool relaxed, int threads, bool expectOneDnn, const std::string &label) {
   ScopedPackedSgemm packedOff(false);  // exact products on oneDNN, as relaxed ones
   c.relaxed = relaxed;
+  ScopedRunCounting counting;  // executionCount() counts only then
   uint64_t before = onednn::executionCount();
   Status s = runOp(c, threads);
   EXPECT_TRUE(s.isOk()) << label << ": " << s.message();

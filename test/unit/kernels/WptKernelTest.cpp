@@ -96,6 +96,7 @@ TEST(WptKernels, ConvAndMatMulCasesThroughOneDnn) {
   forced.enabled = true;
   forced.minFlops = 0;
   onednn::setPolicy(forced);
+  ScopedRunCounting counting;  // executionCount() counts only then
   uint64_t before = onednn::executionCount();
   runWptSuite(dir, {"conv2d", "matmul", "gemm"});
   onednn::setPolicy(saved);

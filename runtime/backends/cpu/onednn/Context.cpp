@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
@@ -43,6 +44,10 @@ std::atomic<uint64_t> gExecutions{0};
 bool compiledIn() { return true; }
 
 uint64_t executionCount() { return gExecutions.load(std::memory_order_relaxed); }
+
+void noteExecution() {
+  if (debugOptions().countRuns.load(std::memory_order_relaxed)) gExecutions.fetch_add(1, std::memory_order_relaxed);
+}
 
 namespace {
 std::atomic<uint64_t> gBuilt{0};

@@ -24,6 +24,9 @@
 namespace webnn::cpu::onednn {
 
 extern std::atomic<uint64_t> gExecutions;  // behind executionCount()
+// Counts one execution, only while tests ask (DebugOptions::countRuns): a
+// normal run does no shared atomic increment per primitive.
+void noteExecution();
 
 dnnl::engine &cpuEngine();
 dnnl::stream &cpuStream();

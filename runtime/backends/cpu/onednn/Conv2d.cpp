@@ -559,7 +559,7 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
         std::memcpy(y, residual, size_t(s.p.N * s.p.O * s.p.OH * s.p.OW) * sizeof(float));
     }
     s.entry->get().execute(st, s.args);
-    gExecutions.fetch_add(1, std::memory_order_relaxed);
+    noteExecution();
     if (s.reorderDst) s.dstOut.run(work + s.dstWork, y);
     if (s.f16()) s.dstHalf.out(yUser);
     return Status::ok();

@@ -521,7 +521,7 @@ Status MatMul::Impl::execute(const void *a, const void *b, const void *c, void *
     s.y.set_data_handle(dst);
     if (s.p.hasC && s.p.beta != 0.f) s.fillC(c, static_cast<float *>(dst));
     s.entry->get().execute(cpuStream(), s.args);
-    gExecutions.fetch_add(1, std::memory_order_relaxed);
+    noteExecution();
     if (s.reorderY) s.yOut.run(dst, y);
     if (s.f16()) s.yHalf.out(yUser);
     return Status::ok();

@@ -2,7 +2,7 @@
 //
 // This folder is the only code that includes dnnl.hpp: Debian ships oneDNN 2.x,
 // whose operation-descriptor API was removed in 3.0, so a port touches these
-// files only. Kernels (kernels/Convolution.cpp, kernels/MatMul.cpp) ask
+// files only. Kernels (kernels/conv/OneDnnConv2d.cpp, kernels/MatMul.cpp) ask
 // Conv2d::create / MatMul::create at load time; a null result (oneDNN missing,
 // disabled, too small to pay off, or no optimized implementation for the
 // shape) means "use the portable kernel".
@@ -52,7 +52,8 @@ struct Policy {
 bool compiledIn();
 Policy policy();
 void setPolicy(const Policy &p);
-// Convolutions and matmuls executed by oneDNN so far (tests check the path).
+// Convolutions and matmuls executed by oneDNN while DebugOptions::countRuns
+// is on (tests check the path).
 uint64_t executionCount();
 // Primitives JIT-compiled so far (tests check when that happens).
 uint64_t primitivesBuilt();
