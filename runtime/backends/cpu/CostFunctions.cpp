@@ -209,6 +209,20 @@ NodeCost matmulNBitsCost(const NodeDesc &n, const std::vector<bool> &constant) {
   if (isConstant(constant, 1)) c.packedBytes = bytesOf(n.inputs.size() > 1 ? n.inputs[1] : nullptr);
   return c;
 }
+// quantizedMatmul (kernels/QdqMatmul.cpp): u8 x s8 products on VNNI, four
+// multiply-adds per 32-bit lane where float32 does one, so the "gemm"
+// family's float32 rate at a quarter of the work; a float operand is
+// quantized first (one pass over it). Operands: a, its scale and zero
+// point, then b (inputs[3]).
+NodeCost quantizedMatmulCost(const NodeDesc &n, const std::vector<bool> &constant) {
+  const OperandDesc *a = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
+  const OperandDesc *b = n.inputs.size() > 3 ? n.inputs[3] : nullptr;
+  double K = double(dim(a, -1)), N = double(dim(n.outputs.empty() ? nullptr : n.outputs[0], -1));
+  double out = outCount(n), M = out / atLeast1(N);
+  NodeCost c = make("gemm", {M, K, N}, 2 * out * K / 4 + inCount(n, 0), allBytes(n));
+  if (isConstant(constant, 3)) c.packedBytes = bytesOf(b);
+  return c;
+}
 NodeCost quantizeCost(const NodeDesc &n, const std::vector<bool> &) {
   double e = outCount(n);
   return make("unary", {e}, 2 * e, allBytes(n));
@@ -267,6 +281,7 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
     add({"fusedAttention"}, &attentionCost);
     add({"groupQueryAttention"}, &gqaCost);
     add({"matmulNBits"}, &matmulNBitsCost);
+    add({"quantizedMatmul"}, &quantizedMatmulCost);
     add({"quantizeLinear", "dequantizeLinear"}, &quantizeCost);
     add({"gru", "gruCell", "lstm", "lstmCell"}, &recurrentCost);
     add({"rotaryEmbedding"}, &rotaryCost);
