@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/backends/cpu/Memory.h"
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
 #include <atomic>
@@ -36,6 +37,53 @@ dnnl::stream &cpuStream();
 void useThreads(int numThreads);
 // OpenMP's current thread count for the calling thread.
 int currentThreads();
+
+// How a multi-threaded run executes a convolution or matmul (Conv2d.cpp,
+// MatMul.cpp): as single-threaded pieces on the session's pool, whole on one
+// thread (too small to cut), or whole on OpenMP's team (cannot be cut).
+enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
+
+// Runs run(i) for each of `count` pieces on the pool's threads; the first
+// failure, if any.
+template <typename Run>
+Status runPieces(ThreadPool &pool, size_t count, Run run) {
+  std::atomic<bool> failed{false};
+  Status first;
+  std::mutex firstMutex;
+  pool.parallelFor(int64_t(count), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      Status s = run(size_t(i));
+      if (!s.isOk() && !failed.exchange(true)) {
+        std::lock_guard<std::mutex> lock(firstMutex);
+        first = s;
+      }
+    }
+  });
+  return failed.load() ? first : Status::ok();
+}
+
+// JIT-compiles what a run on `numThreads` threads will execute: each piece's
+// primitive, the whole's one-thread one, or the whole's for OpenMP. `Impl`
+// is Conv2d::Impl or MatMul::Impl (their piece members share names).
+template <typename Impl>
+void buildPrimitivesFor(Impl &s, int numThreads) noexcept {
+  try {
+    if (numThreads > 1) {
+      std::lock_guard<std::mutex> lock(s.piecesMutex);
+      if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
+      if (s.split == Split::kPieces) {
+        for (auto &piece : s.pieces) piece.impl->primitiveFor(1)->get();
+        return;
+      }
+      if (s.split == Split::kOpenMp) {
+        s.primitiveFor(numThreads)->get();
+        return;
+      }
+    }
+    s.primitiveFor(1)->get();
+  } catch (const std::exception &) {
+  }
+}
 
 // A primitive descriptor and, once someone runs it, its primitive, shared by
 // every kernel whose key matches (BERT's 12 layers share 4 matmul shapes).

@@ -81,7 +81,6 @@ struct Conv2d::Impl {
     std::unique_ptr<Impl> impl;
     int64_t srcOffset = 0, dstOffset = 0, filterOffset = 0, biasOffset = 0;  // elements
   };
-  enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
   std::mutex piecesMutex;
   int piecesThreads = 0;  // the thread count `split` and `pieces` are for
   Split split = Split::kUnknown;
@@ -343,6 +342,15 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
 constexpr double kMinPieceFlops = double(1 << 19);
 // Pieces of output channels are whole multiples of this (oneDNN's blocking).
 constexpr int64_t kChannelBlock = 16;
+
+std::unique_ptr<Conv2d::Impl> makePiece(const Conv2dParams &q, std::string *why) {
+  try {
+    return makeImpl(q, why, /*piece=*/true);
+  } catch (const dnnl::error &e) {
+    *why = e.what();
+    return nullptr;
+  }
+}
 }  // namespace
 
 void Conv2d::Impl::choosePieces(int threads) {
@@ -399,11 +407,7 @@ void Conv2d::Impl::choosePieces(int threads) {
         piece.filterOffset = o0 * p.filterStrideO;
         piece.biasOffset = o0;
         std::string why;
-        try {
-          piece.impl = makeImpl(q, &why, /*piece=*/true);
-        } catch (const dnnl::error &e) {
-          why = e.what();
-        }
+        piece.impl = makePiece(q, &why);
         if (!piece.impl) {
           split = Split::kOneThread;
           splitNote = "one thread: a piece of channels has no optimized primitive (" + why + ")";
@@ -450,11 +454,7 @@ void Conv2d::Impl::choosePieces(int threads) {
       }
     }
     std::string why;
-    try {
-      piece.impl = makeImpl(q, &why, /*piece=*/true);
-    } catch (const dnnl::error &e) {
-      why = e.what();
-    }
+    piece.impl = makePiece(q, &why);
     if (!piece.impl) {
       split = Split::kOpenMp;
       splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
@@ -476,7 +476,7 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
     std::lock_guard<std::mutex> lock(s.piecesMutex);
     try {
       if (s.piecesThreads != threads) s.choosePieces(threads);
-      if (s.split == Impl::Split::kPieces && !s.piecesPrepared) {
+      if (s.split == Split::kPieces && !s.piecesPrepared) {
         // One after another: later pieces share the filter the first packed.
         const size_t elem = s.f16() ? 2 : 4;
         for (size_t i = 0; i < s.pieces.size(); ++i) {
@@ -496,30 +496,20 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
     }
   }
   switch (s.split) {
-    case Impl::Split::kPieces: break;
-    case Impl::Split::kOneThread: return s.execute(x, filter, bias, y, 1, residual);
+    case Split::kPieces: break;
+    case Split::kOneThread: return s.execute(x, filter, bias, y, 1, residual);
     default: return s.execute(x, filter, bias, y, threads, residual);
   }
   const size_t elem = s.f16() ? 2 : 4;
-  std::atomic<bool> failed{false};
-  Status first;
-  std::mutex firstMutex;
-  pool.parallelFor(int64_t(s.pieces.size()), 1, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const Impl::Piece &piece = s.pieces[size_t(i)];
-      const size_t src = size_t(piece.srcOffset) * elem, dst = size_t(piece.dstOffset) * elem;
-      Status st = piece.impl->execute(static_cast<const uint8_t *>(x) + src,
-                                      static_cast<const uint8_t *>(filter) + size_t(piece.filterOffset) * elem,
-                                      bias ? static_cast<const uint8_t *>(bias) + size_t(piece.biasOffset) * elem : nullptr,
-                                      static_cast<uint8_t *>(y) + dst, 1,
-                                      residual ? static_cast<const uint8_t *>(residual) + dst : nullptr);
-      if (!st.isOk() && !failed.exchange(true)) {
-        std::lock_guard<std::mutex> lock(firstMutex);
-        first = st;
-      }
-    }
+  auto at = [elem](const void *base, int64_t offset) {
+    return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
+  };
+  return runPieces(pool, s.pieces.size(), [&](size_t i) {
+    const Impl::Piece &piece = s.pieces[i];
+    return piece.impl->execute(at(x, piece.srcOffset), at(filter, piece.filterOffset), at(bias, piece.biasOffset),
+                               static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * elem, 1,
+                               at(residual, piece.dstOffset));
   });
-  return failed.load() ? first : Status::ok();
 }
 
 Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias, void *y, int numThreads,
@@ -571,25 +561,7 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
   }
 }
 
-void Conv2d::buildPrimitive(int numThreads) noexcept {
-  Impl &s = *impl_;
-  try {
-    if (numThreads > 1) {
-      std::lock_guard<std::mutex> lock(s.piecesMutex);
-      if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
-      if (s.split == Impl::Split::kPieces) {
-        for (Impl::Piece &piece : s.pieces) piece.impl->primitiveFor(1)->get();
-        return;
-      }
-      if (s.split == Impl::Split::kOpenMp) {
-        s.primitiveFor(numThreads)->get();
-        return;
-      }
-    }
-    s.primitiveFor(1)->get();
-  } catch (const std::exception &) {
-  }
-}
+void Conv2d::buildPrimitive(int numThreads) noexcept { buildPrimitivesFor(*impl_, numThreads); }
 
 // The primitive whose filter layout `numThreads` threads use: the whole
 // layer's one-thread primitive, or with several threads the first piece's
@@ -613,7 +585,7 @@ std::string Conv2d::packedFilterLayout(int numThreads) {
 }
 
 bool Conv2d::usesPrepackedFilter() const {
-  if (impl_->split == Impl::Split::kPieces && !impl_->pieces.empty()) {
+  if (impl_->split == Split::kPieces && !impl_->pieces.empty()) {
     for (const Impl::Piece &piece : impl_->pieces)
       if (!piece.impl->usesPrepacked) return false;
     return true;
@@ -636,7 +608,7 @@ void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
 
 std::string Conv2d::implementation() const {
   Impl &s = *impl_;
-  if (s.split == Impl::Split::kPieces && !s.pieces.empty()) {
+  if (s.split == Split::kPieces && !s.pieces.empty()) {
     Impl &piece = *s.pieces.front().impl;
     std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
     return impl + " (" + piece.v.name + "; " + s.splitNote + ")";

@@ -74,7 +74,6 @@ struct MatMul::Impl {
     std::unique_ptr<Impl> impl;
     int64_t aOffset = 0, bOffset = 0, cOffset = 0, yOffset = 0;  // elements
   };
-  enum class Split { kUnknown, kPieces, kOneThread, kOpenMp };
   std::mutex piecesMutex;
   int piecesThreads = 0;
   Split split = Split::kUnknown;
@@ -448,7 +447,7 @@ Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadP
     std::lock_guard<std::mutex> lock(s.piecesMutex);
     try {
       if (s.piecesThreads != threads) s.choosePieces(threads);
-      if (s.split == Impl::Split::kPieces && !s.piecesPrepared) {
+      if (s.split == Split::kPieces && !s.piecesPrepared) {
         // One after another: later pieces share the b the first packed.
         const size_t elem = s.f16() ? 2 : 4;
         for (size_t i = 0; i < s.pieces.size(); ++i) {
@@ -468,28 +467,19 @@ Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadP
     }
   }
   switch (s.split) {
-    case Impl::Split::kPieces: break;
-    case Impl::Split::kOneThread: return s.execute(a, b, c, y, 1);
+    case Split::kPieces: break;
+    case Split::kOneThread: return s.execute(a, b, c, y, 1);
     default: return s.execute(a, b, c, y, threads);
   }
   const size_t elem = s.f16() ? 2 : 4;
-  std::atomic<bool> failed{false};
-  Status first;
-  std::mutex firstMutex;
-  pool.parallelFor(int64_t(s.pieces.size()), 1, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const Impl::Piece &piece = s.pieces[size_t(i)];
-      Status st = piece.impl->execute(static_cast<const uint8_t *>(a) + size_t(piece.aOffset) * elem,
-                                      static_cast<const uint8_t *>(b) + size_t(piece.bOffset) * elem,
-                                      c ? static_cast<const uint8_t *>(c) + size_t(piece.cOffset) * elem : nullptr,
-                                      static_cast<uint8_t *>(y) + size_t(piece.yOffset) * elem, 1);
-      if (!st.isOk() && !failed.exchange(true)) {
-        std::lock_guard<std::mutex> lock(firstMutex);
-        first = st;
-      }
-    }
+  auto at = [elem](const void *base, int64_t offset) {
+    return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
+  };
+  return runPieces(pool, s.pieces.size(), [&](size_t i) {
+    const Impl::Piece &piece = s.pieces[i];
+    return piece.impl->execute(at(a, piece.aOffset), at(b, piece.bOffset), at(c, piece.cOffset),
+                               static_cast<uint8_t *>(y) + size_t(piece.yOffset) * elem, 1);
   });
-  return failed.load() ? first : Status::ok();
 }
 
 Status MatMul::Impl::execute(const void *a, const void *b, const void *c, void *y, int numThreads) {
@@ -533,25 +523,7 @@ Status MatMul::Impl::execute(const void *a, const void *b, const void *c, void *
   }
 }
 
-void MatMul::buildPrimitive(int numThreads) noexcept {
-  Impl &s = *impl_;
-  try {
-    if (numThreads > 1) {
-      std::lock_guard<std::mutex> lock(s.piecesMutex);
-      if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
-      if (s.split == Impl::Split::kPieces) {
-        for (Impl::Piece &piece : s.pieces) piece.impl->primitiveFor(1)->get();
-        return;
-      }
-      if (s.split == Impl::Split::kOpenMp) {
-        s.primitiveFor(numThreads)->get();
-        return;
-      }
-    }
-    s.primitiveFor(1)->get();
-  } catch (const std::exception &) {
-  }
-}
+void MatMul::buildPrimitive(int numThreads) noexcept { buildPrimitivesFor(*impl_, numThreads); }
 
 // As Conv2d's filter: b is packed for the whole product's one-thread
 // primitive, or with several threads the first piece's when every piece reads
@@ -576,7 +548,7 @@ std::string MatMul::packedBLayout(int numThreads) {
 }
 
 bool MatMul::usesPrepackedB() const {
-  if (impl_->split == Impl::Split::kPieces && !impl_->pieces.empty()) {
+  if (impl_->split == Split::kPieces && !impl_->pieces.empty()) {
     for (const Impl::Piece &piece : impl_->pieces)
       if (!piece.impl->usesPrepacked) return false;
     return true;
@@ -599,7 +571,7 @@ void MatMul::packB(const void *b, void *packed, int numThreads) {
 
 std::string MatMul::implementation() const {
   Impl &s = *impl_;
-  if (s.split == Impl::Split::kPieces && !s.pieces.empty()) {
+  if (s.split == Split::kPieces && !s.pieces.empty()) {
     Impl &piece = *s.pieces.front().impl;
     std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
     return impl + " (" + piece.variant + "; " + s.splitNote + ")";
