@@ -6,8 +6,9 @@
 //     constant filters are permuted to "ohwi" here, in bytes (weights are
 //     resource blobs far above the folders' size limit);
 //  2. transposes only move down (toward the outputs) through element-wise
-//     ops, concat, slice, reductions and reshapes that split or merge the
-//     channels (a channel shuffle), and transpose(transpose(x)) composes, so
+//     ops, concat, slice, reductions, reshapes that only drop or insert
+//     size-1 dimensions and reshapes that split or merge the channels (a
+//     channel shuffle), and transpose(transpose(x)) composes, so
 //     toNchw followed by the next op's toNhwc cancels;
 //  3. a transpose that only moves size-1 dimensions becomes a reshape (the
 //     classifier head: nhwc global pool [1,1,1,C] -> [1,C,1,1] -> reshape).
@@ -488,6 +489,60 @@ struct MergeChannelsThroughLayout : OpRewritePattern<ReshapeOp> {
   LayoutCounters &counters;
 };
 
+// reshape(transpose(x, p), s) where the reshape only drops or inserts size-1
+// dimensions (a conv1d run as a conv2d with H = 1: [N,C,1,W] <-> [N,C,W]):
+// reshape x to s with its larger dimensions kept in x's order, then
+// transpose them into s's order. The transpose moves on toward the next
+// layout transpose, with which it composes.
+struct SinkThroughUnitReshape : OpRewritePattern<ReshapeOp> {
+  SinkThroughUnitReshape(MLIRContext *ctx, LayoutCounters &counters)
+      : OpRewritePattern(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    auto in = cast<RankedTensorType>(t.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    if (!in.hasStaticShape() || !out.hasStaticShape()) return rewriter.notifyMatchFailure(op, "dynamic shape");
+    SmallVector<int64_t> perm = permutationOf(t);
+    // The larger dimensions: as x stores them, and as the reshape's result
+    // orders them (x's dimension index of each).
+    SmallVector<int64_t> inOrder, outOrder;
+    for (int64_t i = 0; i < in.getRank(); ++i)
+      if (in.getDimSize(i) != 1) inOrder.push_back(i);
+    for (int64_t p : perm)
+      if (in.getDimSize(p) != 1) outOrder.push_back(p);
+    SmallVector<int64_t> outLarge;  // positions of the result's larger dimensions
+    for (int64_t i = 0; i < out.getRank(); ++i)
+      if (out.getDimSize(i) != 1) outLarge.push_back(i);
+    if (outLarge.size() != outOrder.size()) return rewriter.notifyMatchFailure(op, "not only size-1 dimensions change");
+    for (size_t k = 0; k < outLarge.size(); ++k)
+      if (out.getDimSize(outLarge[k]) != in.getDimSize(outOrder[k]))
+        return rewriter.notifyMatchFailure(op, "not only size-1 dimensions change");
+    bool keepsOrder = true;
+    for (size_t i = 0; i < perm.size(); ++i) keepsOrder &= perm[i] == int64_t(i);
+    if (keepsOrder) return rewriter.notifyMatchFailure(op, "identity transpose");
+    // z: the result's shape with its larger dimensions in x's order; then
+    // result = transpose(z, q) with q taking each larger one to its place.
+    SmallVector<int64_t> zShape(out.getShape()), q(out.getRank());
+    for (int64_t i = 0; i < out.getRank(); ++i) q[i] = i;
+    for (size_t k = 0; k < outLarge.size(); ++k) {
+      // The k-th larger dimension of the result is x's dimension outOrder[k],
+      // which is the j-th larger one in x's order: z keeps it at slot outLarge[j].
+      size_t j = size_t(llvm::find(inOrder, outOrder[k]) - inOrder.begin());
+      zShape[outLarge[j]] = in.getDimSize(outOrder[k]);
+      q[outLarge[k]] = outLarge[j];
+    }
+    auto z = ReshapeOp::create(rewriter, op.getLoc(), RankedTensorType::get(zShape, in.getElementType()),
+                               t.getInput(), rewriter.getDenseI64ArrayAttr(zShape));
+    bool identity = true;
+    for (int64_t i = 0; i < out.getRank(); ++i) identity &= q[i] == i;
+    rewriter.replaceOp(op, identity ? z.getResult() : transpose(rewriter, op.getLoc(), z.getResult(), q));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
 // ---------------------------------------------------------------- phase 3
 
 // A transpose that keeps every dimension larger than 1 in order moves no
@@ -531,7 +586,7 @@ struct ConvertLayoutPass : impl::WebNNConvertLayoutBase<ConvertLayoutPass> {
                 ConvertBatchNormalization>(ctx, counters);
     RewritePatternSet sink(ctx);
     sink.add<ComposeTransposes, SinkThroughUnary, SinkThroughBinary, SinkThroughConcat, SinkThroughSlice,
-             SplitChannelsThroughLayout, MergeChannelsThroughLayout,
+             SplitChannelsThroughLayout, MergeChannelsThroughLayout, SinkThroughUnitReshape,
              SinkThroughReduce<ReduceL1Op>, SinkThroughReduce<ReduceL2Op>,
              SinkThroughReduce<ReduceLogSumOp>, SinkThroughReduce<ReduceLogSumExpOp>,
              SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMeanOp>,

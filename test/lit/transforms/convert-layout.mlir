@@ -34,7 +34,8 @@ func.func @resnet_block() -> tensor<1x4x8x8xf32> attributes {webnn.output_names 
 
 // Pools go nhwc; clamp, concat (axis 1 -> 3) and reduceMean (axes [2, 3] ->
 // [1, 2], no transpose after: the kept dims stay in order) take the nhwc
-// values; the global pool's transpose only moves size-1 dims: a reshape.
+// values; the global pool's transpose only moves size-1 dims and the
+// flattening reshape after it only drops them: one reshape is left.
 // CHECK-LABEL: func.func @pool_concat_reduce_head
 // CHECK: %[[X:.+]] = webnn.input "x"
 // CHECK: %[[XT:.+]] = webnn.transpose %[[X]] {permutation = array<i64: 0, 2, 3, 1>}
@@ -43,8 +44,7 @@ func.func @resnet_block() -> tensor<1x4x8x8xf32> attributes {webnn.output_names 
 // CHECK: %[[A:.+]] = webnn.averagePool2d %[[P]] {layout = "nhwc", {{.*}}} : (tensor<1x3x3x8xf32>) -> tensor<1x3x3x8xf32>
 // CHECK: %[[CAT:.+]] = webnn.concat %[[C]], %[[A]] {axis = 3 : i64} : {{.*}} -> tensor<1x3x3x16xf32>
 // CHECK: %[[G:.+]] = webnn.averagePool2d %[[CAT]] {layout = "nhwc"} : (tensor<1x3x3x16xf32>) -> tensor<1x1x1x16xf32>
-// CHECK: %[[GR:.+]] = webnn.reshape %[[G]] {newShape = array<i64: 1, 16, 1, 1>}
-// CHECK: %[[F:.+]] = webnn.reshape %[[GR]] {newShape = array<i64: 1, 16>}
+// CHECK: %[[F:.+]] = webnn.reshape %[[G]] {newShape = array<i64: 1, 16>}
 // CHECK: %[[M:.+]] = webnn.reduceMean %[[CAT]] {axes = array<i64: 1, 2>} : (tensor<1x3x3x16xf32>) -> tensor<1x16xf32>
 // CHECK: return %[[F]], %[[M]]
 func.func @pool_concat_reduce_head() -> (tensor<1x16xf32>, tensor<1x16xf32>) attributes {webnn.output_names = ["logits", "mean"]} {
@@ -127,4 +127,31 @@ func.func @channel_shuffle() -> tensor<1x4x8x8xf32> attributes {webnn.output_nam
   %b = webnn.conv2d %hi, %wa : (tensor<1x2x8x8xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x8x8xf32>
   %y = webnn.concat %lo, %b {axis = 1 : i64} : (tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// A conv1d run as a conv2d with H = 1 (the ONNX importer's form: reshape to
+// [N,C,1,W], conv2d, reshape back) between two such layers: the layout
+// transposes move through the reshapes that drop or insert the unit
+// dimension and through the gelu, and cancel; only the graph's input and
+// output keep one.
+// CHECK-LABEL: func.func @conv1d_stack
+// CHECK: webnn.transpose %{{.+}} {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x4x1x16xf32>) -> tensor<1x1x16x4xf32>
+// CHECK: webnn.conv2d {{.*}} -> tensor<1x1x16x4xf32>
+// CHECK: webnn.gelu {{.*}} : tensor<1x16x4xf32>
+// CHECK: webnn.conv2d {{.*}} -> tensor<1x1x16x4xf32>
+// CHECK: webnn.transpose %{{.+}} {permutation = array<i64: 0, 2, 1>} : (tensor<1x16x4xf32>) -> tensor<1x4x16xf32>
+// CHECK-NOT: webnn.transpose
+func.func @conv1d_stack() -> tensor<1x4x16xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x4x16xf32>
+  %w = webnn.constant {name = "w"} dense<1.0> : tensor<4x4x1x3xf32>
+  %x4 = webnn.reshape %x {newShape = array<i64: 1, 4, 1, 16>} : (tensor<1x4x16xf32>) -> tensor<1x4x1x16xf32>
+  %c1 = webnn.conv2d %x4, %w {padding = array<i64: 0, 0, 1, 1>} : (tensor<1x4x1x16xf32>, tensor<4x4x1x3xf32>) -> tensor<1x4x1x16xf32>
+  %r1 = webnn.reshape %c1 {newShape = array<i64: 1, 4, 16>} : (tensor<1x4x1x16xf32>) -> tensor<1x4x16xf32>
+  %g = webnn.gelu %r1 : tensor<1x4x16xf32>
+  %g4 = webnn.reshape %g {newShape = array<i64: 1, 4, 1, 16>} : (tensor<1x4x16xf32>) -> tensor<1x4x1x16xf32>
+  %c2 = webnn.conv2d %g4, %w {padding = array<i64: 0, 0, 1, 1>} : (tensor<1x4x1x16xf32>, tensor<4x4x1x3xf32>) -> tensor<1x4x1x16xf32>
+  %y = webnn.reshape %c2 {newShape = array<i64: 1, 4, 16>} : (tensor<1x4x1x16xf32>) -> tensor<1x4x16xf32>
+  return %y : tensor<1x4x16xf32>
 }
