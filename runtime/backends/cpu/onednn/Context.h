@@ -62,6 +62,43 @@ Status runPieces(ThreadPool &pool, size_t count, Run run) {
   return failed.load() ? first : Status::ok();
 }
 
+// oneDNN's failure as a run's Status: out of memory or internal, with its
+// reason after `what` ("oneDNN convolution").
+inline Status oneDnnStatus(const dnnl::error &e, const char *what) {
+  return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
+                std::string(what) + ": " + e.what());
+}
+
+// Before a multi-threaded run: chooses the pieces for `threads` and, the
+// first time, prepares them one after another (prepareOne(i): later pieces
+// share the weights an earlier one packed). `Impl` as below.
+template <typename Impl, typename PrepareOne>
+Status preparePieces(Impl &s, int threads, const char *what, PrepareOne prepareOne) {
+  std::lock_guard<std::mutex> lock(s.piecesMutex);
+  try {
+    if (s.piecesThreads != threads) s.choosePieces(threads);
+    if (s.split == Split::kPieces && !s.piecesPrepared) {
+      for (size_t i = 0; i < s.pieces.size(); ++i) prepareOne(i);
+      s.piecesPrepared = true;
+    }
+  } catch (const dnnl::error &e) {
+    return oneDnnStatus(e, what);
+  } catch (const std::bad_alloc &) {
+    return Status(StatusCode::kOutOfMemory, std::string(what) + ": out of memory for its pieces");
+  }
+  return Status::ok();
+}
+
+// Whether the weights in use came prepacked from the artifact: every piece's
+// when the run is cut into pieces, else the whole's.
+template <typename Impl>
+bool usesPrepackedWeights(const Impl &s) {
+  if (s.split != Split::kPieces || s.pieces.empty()) return s.usesPrepacked;
+  for (const auto &piece : s.pieces)
+    if (!piece.impl->usesPrepacked) return false;
+  return true;
+}
+
 // JIT-compiles what a run on `numThreads` threads will execute: each piece's
 // primitive, the whole's one-thread one, or the whole's for OpenMP. `Impl`
 // is Conv2d::Impl or MatMul::Impl (their piece members share names).

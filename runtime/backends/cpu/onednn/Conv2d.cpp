@@ -472,35 +472,18 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
   Impl &s = *impl_;
   const int threads = pool.numThreads();
   if (threads == 1) return s.execute(x, filter, bias, y, 1, residual);
-  {
-    std::lock_guard<std::mutex> lock(s.piecesMutex);
-    try {
-      if (s.piecesThreads != threads) s.choosePieces(threads);
-      if (s.split == Split::kPieces && !s.piecesPrepared) {
-        // One after another: later pieces share the filter the first packed.
-        const size_t elem = s.f16() ? 2 : 4;
-        for (size_t i = 0; i < s.pieces.size(); ++i) {
-          Impl &piece = *s.pieces[i].impl;
-          for (size_t j = 0; j < i; ++j)  // only pieces that read the same filter rows
-            if (s.pieces[j].filterOffset == s.pieces[i].filterOffset)
-              piece.filterDonors.push_back(s.pieces[j].impl.get());
-          piece.prepare(static_cast<const uint8_t *>(filter) + size_t(s.pieces[i].filterOffset) * elem, 1);
-        }
-        s.piecesPrepared = true;
-      }
-    } catch (const dnnl::error &e) {
-      return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
-                    std::string("oneDNN convolution: ") + e.what());
-    } catch (const std::bad_alloc &) {
-      return Status(StatusCode::kOutOfMemory, "oneDNN convolution: out of memory for its pieces");
-    }
-  }
+  const size_t elem = s.f16() ? 2 : 4;
+  WEBNN_RETURN_IF_ERROR(preparePieces(s, threads, "oneDNN convolution", [&](size_t i) {
+    Impl &piece = *s.pieces[i].impl;
+    for (size_t j = 0; j < i; ++j)  // only pieces that read the same filter rows
+      if (s.pieces[j].filterOffset == s.pieces[i].filterOffset) piece.filterDonors.push_back(s.pieces[j].impl.get());
+    piece.prepare(static_cast<const uint8_t *>(filter) + size_t(s.pieces[i].filterOffset) * elem, 1);
+  }));
   switch (s.split) {
     case Split::kPieces: break;
     case Split::kOneThread: return s.execute(x, filter, bias, y, 1, residual);
     default: return s.execute(x, filter, bias, y, threads, residual);
   }
-  const size_t elem = s.f16() ? 2 : 4;
   auto at = [elem](const void *base, int64_t offset) {
     return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
   };
@@ -554,8 +537,7 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
     if (s.f16()) s.dstHalf.out(yUser);
     return Status::ok();
   } catch (const dnnl::error &e) {
-    return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
-                  std::string("oneDNN convolution: ") + e.what());
+    return oneDnnStatus(e, "oneDNN convolution");
   } catch (const std::bad_alloc &) {
     return Status(StatusCode::kOutOfMemory, "oneDNN convolution: out of memory for its buffers");
   }
@@ -584,14 +566,7 @@ std::string Conv2d::packedFilterLayout(int numThreads) {
   return packedLayoutName(owner.primitiveFor(1)->pd.weights_desc());
 }
 
-bool Conv2d::usesPrepackedFilter() const {
-  if (impl_->split == Split::kPieces && !impl_->pieces.empty()) {
-    for (const Impl::Piece &piece : impl_->pieces)
-      if (!piece.impl->usesPrepacked) return false;
-    return true;
-  }
-  return impl_->usesPrepacked;
-}
+bool Conv2d::usesPrepackedFilter() const { return usesPrepackedWeights(*impl_); }
 
 size_t Conv2d::packedFilterBytes(int numThreads) {
   return impl_->filterOwner(numThreads).primitiveFor(1)->pd.weights_desc().get_size();

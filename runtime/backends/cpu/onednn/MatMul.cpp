@@ -443,35 +443,19 @@ Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadP
   Impl &s = *impl_;
   const int threads = pool.numThreads();
   if (threads == 1) return s.execute(a, b, c, y, 1);
-  {
-    std::lock_guard<std::mutex> lock(s.piecesMutex);
-    try {
-      if (s.piecesThreads != threads) s.choosePieces(threads);
-      if (s.split == Split::kPieces && !s.piecesPrepared) {
-        // One after another: later pieces share the b the first packed.
-        const size_t elem = s.f16() ? 2 : 4;
-        for (size_t i = 0; i < s.pieces.size(); ++i) {
-          Impl::Piece &piece = s.pieces[i];
-          for (size_t j = 0; j < i; ++j)  // only pieces that read the same b (not its other columns)
-            if (s.pieces[j].bOffset == piece.bOffset && s.pieces[j].impl->bDims == piece.impl->bDims)
-              piece.impl->bDonors.push_back(s.pieces[j].impl.get());
-          piece.impl->prepare(static_cast<const uint8_t *>(b) + size_t(piece.bOffset) * elem, 1);
-        }
-        s.piecesPrepared = true;
-      }
-    } catch (const dnnl::error &e) {
-      return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
-                    std::string("oneDNN matmul: ") + e.what());
-    } catch (const std::bad_alloc &) {
-      return Status(StatusCode::kOutOfMemory, "oneDNN matmul: out of memory for its pieces");
-    }
-  }
+  const size_t elem = s.f16() ? 2 : 4;
+  WEBNN_RETURN_IF_ERROR(preparePieces(s, threads, "oneDNN matmul", [&](size_t i) {
+    Impl::Piece &piece = s.pieces[i];
+    for (size_t j = 0; j < i; ++j)  // only pieces that read the same b (not its other columns)
+      if (s.pieces[j].bOffset == piece.bOffset && s.pieces[j].impl->bDims == piece.impl->bDims)
+        piece.impl->bDonors.push_back(s.pieces[j].impl.get());
+    piece.impl->prepare(static_cast<const uint8_t *>(b) + size_t(piece.bOffset) * elem, 1);
+  }));
   switch (s.split) {
     case Split::kPieces: break;
     case Split::kOneThread: return s.execute(a, b, c, y, 1);
     default: return s.execute(a, b, c, y, threads);
   }
-  const size_t elem = s.f16() ? 2 : 4;
   auto at = [elem](const void *base, int64_t offset) {
     return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
   };
@@ -516,8 +500,7 @@ Status MatMul::Impl::execute(const void *a, const void *b, const void *c, void *
     if (s.f16()) s.yHalf.out(yUser);
     return Status::ok();
   } catch (const dnnl::error &e) {
-    return Status(e.status == dnnl_out_of_memory ? StatusCode::kOutOfMemory : StatusCode::kInternal,
-                  std::string("oneDNN matmul: ") + e.what());
+    return oneDnnStatus(e, "oneDNN matmul");
   } catch (const std::bad_alloc &) {
     return Status(StatusCode::kOutOfMemory, "oneDNN matmul: out of memory for its buffers");
   }
@@ -547,14 +530,7 @@ std::string MatMul::packedBLayout(int numThreads) {
   return owner.packsConstantB(primB) ? packedLayoutName(primB) : std::string();  // else used as stored
 }
 
-bool MatMul::usesPrepackedB() const {
-  if (impl_->split == Split::kPieces && !impl_->pieces.empty()) {
-    for (const Impl::Piece &piece : impl_->pieces)
-      if (!piece.impl->usesPrepacked) return false;
-    return true;
-  }
-  return impl_->usesPrepacked;
-}
+bool MatMul::usesPrepackedB() const { return usesPrepackedWeights(*impl_); }
 
 size_t MatMul::packedBBytes(int numThreads) {
   return impl_->bOwner(numThreads).primitiveFor(1)->pd.weights_desc().get_size();
