@@ -15,8 +15,8 @@
   4. The installed Python package: `python3 -c "import webnn; ..."` with
      PYTHONPATH at the prefix's site folder compiles examples/mlp in process
      (its installed compiler module), runs it and matches expected.npy, and
-     reports a bad input with the runtime's message; its module finds
-     libwebnn through an $ORIGIN-relative RUNPATH.
+     reports a bad input with the runtime's message; its modules find
+     libwebnn and libwebnn-compiler through an $ORIGIN-relative RUNPATH.
   3b. examples/embed-compile builds against webnn::compiler and
      webnn::runtime, compiles examples/mlp in memory, runs it and matches
      expected.npy; libwebnn-compiler.so exports no webnn:: name outside
@@ -229,8 +229,10 @@ def test(args, tmp):
     # webnn.compile below runs the installed compiler module in process.
     compilers = glob.glob(os.path.join(site, "webnn", "_compiler*.so"))
     check(len(compilers) == 1, f"no webnn/_compiler*.so beside {packages[0]} (a compiler build installs it)")
-    check(os.path.abspath(args.build_dir) not in run(["readelf", "-d", compilers[0]]).stdout,
-          "webnn/_compiler's RUNPATH names the build tree")
+    dynamic = run(["readelf", "-d", compilers[0]]).stdout
+    check(f"[libwebnn-compiler.so.{major}]" in dynamic and "$ORIGIN" in dynamic
+          and os.path.abspath(args.build_dir) not in dynamic,
+          f"webnn/_compiler does not load the installed libwebnn-compiler.so through $ORIGIN:\n{dynamic}")
     script = (
         "import sys, numpy as np, webnn\n"
         "wnn, x, expected, out = sys.argv[1:5]\n"
