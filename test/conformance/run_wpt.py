@@ -41,7 +41,7 @@ EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", 
          "gatherElements", "gatherND", "scatterElements", "scatterND", "reverse", "tile", "sign",
          "roundEven", "triangular", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual"}
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
-       "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1}
+       "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1, "prelu": 1}
 TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow", "gelu"}
 # Integer results WPT itself compares with a tolerance: quantizeLinear allows
 # 1 ULP on its int8/uint8/int4/uint4 output (getQuantizeLinearPrecisionTolerance),
