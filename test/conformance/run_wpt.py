@@ -30,8 +30,11 @@ import wpt_to_dsl  # noqa: E402
 #  ulp:    a single correctly-rounded float op (add/sub/mul/div, sqrt): WPT
 #          allows 1 ULP; float16 results computed in float32 and rounded once
 #          can differ by 1 more ULP from a reference rounded differently.
-#  transcendental: exp/log/tanh/sigmoid/elu/pow/erf...: WPT allows up to 32
+#  transcendental: exp/log/tanh/sigmoid/elu/pow...: WPT allows up to 32
 #          ULP (float32); float16 results are rounded from float32 (2 ULP).
+#  absolute: cos/sin/tan/erf: WPT compares these with an absolute bound
+#          (get{Cos,Sin,Tan,Erf}PrecisionTolerance: 1/1024 float32, 1/512
+#          float16) rather than in ULP.
 #  accumulate: matmul/conv/gemm/reductions/normalizations/softmax/pooling:
 #          WPT grows the ULP bound with the accumulation length; a relative
 #          bound plus a small absolute floor covers it for these sizes.
@@ -43,6 +46,7 @@ EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", 
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
        "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1, "prelu": 1}
 TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow", "gelu"}
+ABSOLUTE = {op: (1 / 1024, 1 / 512) for op in ("cos", "sin", "tan", "erf")}  # (float32, float16)
 # Integer results WPT itself compares with a tolerance: quantizeLinear allows
 # 1 ULP on its int8/uint8/int4/uint4 output (getQuantizeLinearPrecisionTolerance),
 # since roundEven(x / scale) may land either side of a .5 tie after division.
@@ -54,9 +58,13 @@ ACCUMULATE = {  # (float32 rtol, float32 atol, float16 rtol, float16 atol)
 
 def tolerance_for(ops):
     """The loosest class among the case's operators."""
-    if any(op in ACCUMULATE or not (op in EXACT or op in ULP or op in TRANSCENDENTAL)
+    if any(op in ACCUMULATE or
+           not (op in EXACT or op in ULP or op in TRANSCENDENTAL or op in ABSOLUTE)
            for op in ops):
         return ("accumulate", ACCUMULATE["default"])
+    if any(op in ABSOLUTE for op in ops):
+        return ("absolute", tuple(max(ABSOLUTE[op][i] for op in ops if op in ABSOLUTE)
+                                  for i in range(2)))
     if any(op in TRANSCENDENTAL for op in ops):
         return ("ulp", (32, 2))
     if any(op in ULP for op in ops):
@@ -99,6 +107,9 @@ def compare(actual, expected, ops):
         a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
         err = np.abs(a64 - e64)
         bad = ~(both_nan | (a64 == e64) | (err <= atol + rtol * np.abs(e64)))
+    elif kind == "absolute":
+        a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
+        bad = ~(both_nan | (a64 == e64) | (np.abs(a64 - e64) <= params[1 if half else 0]))
     else:
         limit = 0 if kind == "exact" else params[1 if half else 0]
         bad = ~(both_nan | (actual == expected) |

@@ -136,3 +136,13 @@ func.func @is_infinite_result(%x: tensor<3xf32>) {
   %0 = webnn.isInfinite %x : (tensor<3xf32>) -> tensor<3xf32>
   return
 }
+
+// -----
+
+// cos/sin/tan/erf/reciprocal: float32/float16 only (the spec), plus the
+// float64 extension.
+func.func @cos_float_only(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'webnn.cos' op operand #0 must be ranked tensor of 32-bit float or 16-bit float or 64-bit float values, but got 'tensor<4xi32>'}}
+  %0 = webnn.cos %x : tensor<4xi32>
+  return
+}
