@@ -42,7 +42,8 @@ EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", 
          "greaterOrEqual", "lesser", "lesserOrEqual", "logicalNot", "concat", "reshape",
          "transpose", "slice", "split", "expand", "gather", "cast", "where", "pad",
          "gatherElements", "gatherND", "scatterElements", "scatterND", "reverse", "tile", "sign",
-         "roundEven", "triangular", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual"}
+         "roundEven", "triangular", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual",
+         "identity"}
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
        "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1, "prelu": 1}
 TRANSCENDENTAL = {"exp", "log", "tanh", "sigmoid", "elu", "pow", "gelu"}
