@@ -146,3 +146,12 @@ func.func @cos_float_only(%x: tensor<4xi32>) {
   %0 = webnn.cos %x : tensor<4xi32>
   return
 }
+
+// -----
+
+// softplus/softsign: float32/float16 only; no float64 kernel, so no extension.
+func.func @softplus_no_f64(%x: tensor<4xf64>) {
+  // expected-error @+1 {{'webnn.softplus' op operand #0 must be ranked tensor of 32-bit float or 16-bit float values, but got 'tensor<4xf64>'}}
+  %0 = webnn.softplus %x : tensor<4xf64>
+  return
+}
