@@ -22,6 +22,7 @@ const std::vector<KernelEntry> &registry() {
     registerScatterKernels(&entries);
     registerResampleKernels(&entries);
     registerQuantizationKernels(&entries);
+    registerRmsNormalizationKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

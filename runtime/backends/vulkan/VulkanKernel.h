@@ -138,6 +138,7 @@ void registerGatherKernels(std::vector<KernelEntry> *out);
 void registerScatterKernels(std::vector<KernelEntry> *out);
 void registerResampleKernels(std::vector<KernelEntry> *out);
 void registerQuantizationKernels(std::vector<KernelEntry> *out);
+void registerRmsNormalizationKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

@@ -680,6 +680,46 @@ TEST_F(VulkanKernels, Normalizations) {
   }
 }
 
+// Rows longer and shorter than the 64-invocation workgroup, not multiples
+// of it; a scale over two trailing dims (axis 1); a skip broadcast over the
+// leading dim; float16 operands beside a float32 invStdDev.
+TEST_F(VulkanKernels, RmsNormalizations) {
+  uint32_t seed = 950;
+  for (DataType dt : kFloats) {
+    SCOPED_TRACE(dataTypeName(dt));
+    double rtol = dt == DataType::kFloat16 ? 1e-2 : 1e-4, atol = dt == DataType::kFloat16 ? 1e-2 : 1e-5;
+    for (int64_t n : {int64_t(1), int64_t(37), int64_t(200)}) {
+      SCOPED_TRACE(n);
+      OpCase r{"rmsNormalization",
+               {random(dt, {3, 5, n}, -2, 2, seed++), random(dt, {n}, -1, 1, seed++, true)},
+               {outSpec(dt, {3, 5, n}), outSpec(DataType::kFloat32, {3, 5, 1})}};
+      r.attrFloat("epsilon", 1e-6);
+      expectMatch(r, rtol, atol);
+    }
+    OpCase a1{"rmsNormalization",
+              {random(dt, {2, 3, 7}, -2, 2, seed++), random(dt, {3, 7}, -1, 1, seed++, true)},
+              {outSpec(dt, {2, 3, 7}), outSpec(DataType::kFloat32, {2, 1, 1})}};
+    a1.attrInt("axis", 1);
+    expectMatch(a1, rtol, atol);
+    for (bool bias : {false, true}) {
+      SCOPED_TRACE(bias ? "bias" : "no bias");
+      std::vector<std::optional<TestTensor>> ins = {random(dt, {2, 3, 67}, -2, 2, seed++), random(dt, {3, 67}, -2, 2, seed++),
+                                     random(dt, {67}, -1, 1, seed++, true)};
+      if (bias) ins.push_back(random(dt, {67}, -1, 1, seed++, true));
+      OpCase s{"skipRmsNormalization", ins,
+               {outSpec(dt, {2, 3, 67}), outSpec(DataType::kFloat32, {2, 3, 1}), outSpec(dt, {2, 3, 67})}};
+      s.attrFloat("epsilon", 1e-5);
+      expectMatch(s, rtol, atol);
+    }
+  }
+  OpCase bad{"rmsNormalization",
+             {random(DataType::kFloat32, {2, 4}, -1, 1, seed++), random(DataType::kFloat32, {3}, -1, 1, seed++)},
+             {outSpec(DataType::kFloat32, {2, 4}), outSpec(DataType::kFloat32, {2, 1})}};
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("scale must have shape"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;

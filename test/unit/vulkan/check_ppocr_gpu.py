@@ -6,11 +6,10 @@ inputs, elementwise within |gpu - cpu| <= atol + rtol * |cpu| (rtol 1e-3,
 atol 1e-5: the real-model suite's tolerance). Run with the validation layers
 on (the ctest environment): any validation message fails the GPU run.
 
-The detector is compiled as webnnc's default; the recognizer with
---no-optimize (its default artifact holds rmsNormalization, which has no GPU
-kernel). Inputs are smaller than the suite's (det 1x3x128x128, rec
-1x3x48x160; 1x3x320x320 and 1x3x48x320 pass too, in 20-45 s on a loaded
-machine) to keep the test well under a minute. A model file that is absent
+Both are compiled with webnnc's default pipeline (the recognizer's artifact
+holds rmsNormalization and fusedMatmul). Inputs are smaller than the suite's
+(det 1x3x128x128, rec 1x3x48x160; 1x3x320x320 and 1x3x48x320 pass too, in
+20-45 s on a loaded machine) to keep the test well under a minute. A model file that is absent
 makes the test skip (exit 77), naming the script that fetches it.
 """
 import argparse
@@ -108,10 +107,9 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         try:
             ok &= check("ppocr-det", det, "1x3x128x128", det_input(rng, 128), args, work)
-            # The default pipeline turns the recognizer's LayerNorm-like
-            # chains into rmsNormalization, which has no GPU kernel (the whole
-            # graph is refused under --device gpu): the plain ops instead.
-            ok &= check("ppocr-rec", rec, "1x3x48x160", rec_input(rng, 160), args, work, ["--no-optimize"])
+            # The default pipeline: the recognizer's LayerNorm-like chains
+            # become rmsNormalization (the GPU's rms_norm.comp).
+            ok &= check("ppocr-rec", rec, "1x3x48x160", rec_input(rng, 160), args, work)
         except RuntimeError as e:
             print(e)
             ok = False
