@@ -23,6 +23,7 @@ const std::vector<KernelEntry> &registry() {
     registerResampleKernels(&entries);
     registerQuantizationKernels(&entries);
     registerRmsNormalizationKernels(&entries);
+    registerMatMulNBitsKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

@@ -139,6 +139,7 @@ void registerScatterKernels(std::vector<KernelEntry> *out);
 void registerResampleKernels(std::vector<KernelEntry> *out);
 void registerQuantizationKernels(std::vector<KernelEntry> *out);
 void registerRmsNormalizationKernels(std::vector<KernelEntry> *out);
+void registerMatMulNBitsKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

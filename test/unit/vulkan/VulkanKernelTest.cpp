@@ -720,6 +720,41 @@ TEST_F(VulkanKernels, RmsNormalizations) {
   EXPECT_NE(st.message().find("scale must have shape"), std::string::npos) << st.message();
 }
 
+// K not a multiple of the block (a short last block) nor of the 64
+// invocations; 2/4/8 bits; no, packed uint8 and float zero points; bias;
+// float16 activations and scales.
+TEST_F(VulkanKernels, MatMulNBits) {
+  uint32_t seed = 980;
+  const int64_t K = 70, N = 37;
+  for (DataType dt : kFloats)
+    for (int64_t bits : {2, 4, 8})
+      for (int zp = 0; zp < 3; ++zp) {
+        const int64_t block = bits == 8 ? 16 : 32, kBlocks = (K + block - 1) / block, blob = block * bits / 8;
+        const int64_t zpRow = (kBlocks * bits + 7) / 8;
+        SCOPED_TRACE(std::string(dataTypeName(dt)) + " bits " + std::to_string(bits) + " zp " + std::to_string(zp));
+        std::vector<std::optional<TestTensor>> ins = {
+            random(dt, {2, 3, K}, -1, 1, seed++), random(DataType::kUint8, {N, kBlocks, blob}, 0, 255, seed++, true),
+            random(dt, {N, kBlocks}, 0.01, 0.2, seed++, true)};
+        if (zp == 1) ins.push_back(random(DataType::kUint8, {N * zpRow}, 0, 255, seed++, true));
+        if (zp == 2) ins.push_back(random(dt, {N, kBlocks}, 0, double((1 << bits) - 1), seed++, true));
+        if (zp == 0 && bits == 4) {  // bias without zero points: an absent operand between present ones
+          ins.push_back(std::nullopt);
+          ins.push_back(random(dt, {N}, -1, 1, seed++, true));
+        }
+        OpCase c{"matmulNBits", ins, {outSpec(dt, {2, 3, N})}};
+        c.attrInt("K", K).attrInt("N", N).attrInt("bits", bits).attrInt("blockSize", block);
+        expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 2e-2 : 1e-4);
+      }
+  OpCase bad{"matmulNBits",
+             {random(DataType::kFloat32, {1, 64}, -1, 1, seed++), random(DataType::kUint8, {8, 2, 16}, 0, 255, seed++),
+              random(DataType::kFloat32, {16}, 0.1, 1, seed++)},
+             {outSpec(DataType::kFloat32, {1, 8})}};
+  bad.attrInt("K", 64).attrInt("N", 8).attrInt("bits", 3).attrInt("blockSize", 32);
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("bits must be 2, 4 or 8"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;

@@ -59,8 +59,8 @@ void main() {
   }
   partial[lane] = ss;
   barrier();
-  for (uint s = gl_WorkGroupSize.x / 2; s > 0; s >>= 1) {
-    if (lane < s) partial[lane] += partial[lane + s];
+  for (uint half_ = gl_WorkGroupSize.x / 2; half_ > 0; half_ >>= 1) {
+    if (lane < half_) partial[lane] += partial[lane + half_];
     barrier();
   }
   float inv = 1.0 / sqrt(partial[0] / float(p.n) + p.epsilon);
