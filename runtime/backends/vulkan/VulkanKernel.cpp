@@ -24,6 +24,7 @@ const std::vector<KernelEntry> &registry() {
     registerQuantizationKernels(&entries);
     registerRmsNormalizationKernels(&entries);
     registerMatMulNBitsKernels(&entries);
+    registerGroupQueryAttentionKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

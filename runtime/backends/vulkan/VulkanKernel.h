@@ -140,6 +140,7 @@ void registerResampleKernels(std::vector<KernelEntry> *out);
 void registerQuantizationKernels(std::vector<KernelEntry> *out);
 void registerRmsNormalizationKernels(std::vector<KernelEntry> *out);
 void registerMatMulNBitsKernels(std::vector<KernelEntry> *out);
+void registerGroupQueryAttentionKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

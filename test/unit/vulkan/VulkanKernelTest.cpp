@@ -755,6 +755,75 @@ TEST_F(VulkanKernels, MatMulNBits) {
   EXPECT_NE(st.message().find("bits must be 2, 4 or 8"), std::string::npos) << st.message();
 }
 
+// groupQueryAttention against the CPU kernel: separate and packed QKV,
+// rotary (half-split and interleaved, over all or part of the head), per
+// batch entry past lengths from seqlensK, a first prompt (S ==
+// totalSequenceLength), a decode step over more keys than one 64-key tile
+// with a head of 80 (two features per invocation), a local window, softcap,
+// the present as long as the past (the shared layout), float16.
+TEST_F(VulkanKernels, GroupQueryAttention) {
+  uint32_t seed = 1000;
+  struct Case {
+    const char *name;
+    DataType dt;
+    int64_t B, S, P, T, heads, kvHeads, D, rotHalf;  // rotHalf 0: no rotary
+    bool packed, interleaved;
+    std::vector<double> seqlens;
+    int64_t total;  // < 0: absent
+    int64_t window;
+    double softcap;
+  };
+  const Case cases[] = {
+      {"separate, rotary", DataType::kFloat32, 2, 5, 3, 8, 4, 2, 16, 8, false, false, {7, 5}, 8, -1, 0},
+      {"packed, interleaved partial rotary", DataType::kFloat32, 1, 3, 4, 7, 6, 3, 12, 4, true, true, {6}, -1, -1, 0},
+      {"first prompt", DataType::kFloat32, 1, 6, 2, 8, 2, 1, 8, 4, false, false, {5}, 6, -1, 0},
+      {"decode over 71 keys, head 80, window", DataType::kFloat32, 1, 1, 70, 71, 2, 1, 80, 0, false, false, {70}, 71, 33, 0},
+      {"softcap", DataType::kFloat32, 1, 4, 5, 9, 2, 2, 16, 8, false, false, {8}, 9, -1, 5.0},
+      {"present shares the past's length", DataType::kFloat32, 1, 2, 10, 10, 4, 2, 16, 8, false, false, {5}, -1, -1, 0},
+      {"float16", DataType::kFloat16, 2, 3, 4, 7, 4, 2, 16, 8, false, true, {6, 4}, 7, -1, 0},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    const DataType dt = c.dt;
+    const int64_t hidden = c.packed ? (c.heads + 2 * c.kvHeads) * c.D : c.heads * c.D;
+    std::vector<std::optional<TestTensor>> ins = {random(dt, {c.B, c.S, hidden}, -1, 1, seed++)};
+    if (c.packed) {
+      ins.push_back(std::nullopt);
+      ins.push_back(std::nullopt);
+    } else {
+      ins.push_back(random(dt, {c.B, c.S, c.kvHeads * c.D}, -1, 1, seed++));
+      ins.push_back(random(dt, {c.B, c.S, c.kvHeads * c.D}, -1, 1, seed++));
+    }
+    ins.push_back(random(dt, {c.B, c.kvHeads, c.P, c.D}, -1, 1, seed++));
+    ins.push_back(random(dt, {c.B, c.kvHeads, c.P, c.D}, -1, 1, seed++));
+    ins.push_back(fromDoubles(DataType::kInt32, {c.B}, c.seqlens));
+    if (c.total >= 0) ins.push_back(fromDoubles(DataType::kInt32, {1}, {double(c.total)}));
+    else ins.push_back(std::nullopt);
+    if (c.rotHalf) {
+      ins.push_back(random(dt, {32, c.rotHalf}, -1, 1, seed++, true));
+      ins.push_back(random(dt, {32, c.rotHalf}, -1, 1, seed++, true));
+    }
+    OpCase g{"groupQueryAttention", ins,
+             {outSpec(dt, {c.B, c.S, c.heads * c.D}), outSpec(dt, {c.B, c.kvHeads, c.T, c.D}),
+              outSpec(dt, {c.B, c.kvHeads, c.T, c.D})}};
+    g.attrInt("numHeads", c.heads).attrInt("kvNumHeads", c.kvHeads).attrBool("doRotary", c.rotHalf != 0);
+    g.attrBool("rotaryInterleaved", c.interleaved);
+    if (c.window >= 0) g.attrInt("localWindowSize", c.window);
+    if (c.softcap > 0) g.attrFloat("softcap", c.softcap);
+    expectMatch(g, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
+  }
+  OpCase bad{"groupQueryAttention",
+             {random(DataType::kFloat32, {1, 1, 2 * 272}, -1, 1, seed++), random(DataType::kFloat32, {1, 1, 272}, -1, 1, seed++),
+              random(DataType::kFloat32, {1, 1, 272}, -1, 1, seed++), random(DataType::kFloat32, {1, 1, 2, 272}, -1, 1, seed++),
+              random(DataType::kFloat32, {1, 1, 2, 272}, -1, 1, seed++), fromDoubles(DataType::kInt32, {1}, {2})},
+             {outSpec(DataType::kFloat32, {1, 1, 544}), outSpec(DataType::kFloat32, {1, 1, 3, 272}),
+              outSpec(DataType::kFloat32, {1, 1, 3, 272})}};
+  bad.attrInt("numHeads", 2).attrInt("kvNumHeads", 1);
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("head size 272 above 256"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;
