@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/Backend.h"
+
 namespace webnnc {
 namespace rt = webnn::rt;
 
@@ -148,7 +150,72 @@ std::vector<SubgraphOwner> subgraphOwners(const rt::LoadedGraph &g) {
   return owners;
 }
 
+// A placement plan as the renderers read it: where each node runs, and the
+// copy (if any) that brings a tensor to the backend of the node reading it.
+struct PlacementView {
+  const rt::PlacementPlan *plan = nullptr;
+  std::string host;  // the default backend: subgraph nodes run there, outputs are read there
+
+  explicit PlacementView(const rt::PlacementPlan *p) : plan(p) {
+    if (p && !p->memory.empty()) host = p->memory.front().backend;
+  }
+  explicit operator bool() const { return plan != nullptr; }
+
+  const std::string &backendOf(int32_t scope, size_t node) const {
+    return scope < 0 && node < plan->nodeBackend.size() ? plan->nodeBackend[node] : host;
+  }
+  // The copy of tensor `t` to backend `to`, made before a node reads it
+  // (`before`) or after the node that made it; -1 if there is none.
+  int copy(int32_t t, const std::string &to, bool before) const {
+    for (size_t k = 0; k < plan->transfers.size(); ++k) {
+      const rt::PlannedTransfer &x = plan->transfers[k];
+      if (int32_t(x.tensor) == t && x.to == to && x.beforeNode == before) return int(k);
+    }
+    return -1;
+  }
+  // The copy a node on `backend` reads `t` from: one made for that backend
+  // before its first reader there, else one made after the producer.
+  int copyFor(int32_t t, const std::string &backend) const {
+    int k = copy(t, backend, true);
+    return k >= 0 ? k : copy(t, backend, false);
+  }
+  // A backend's outline colour; empty for the default backend.
+  std::string colour(const std::string &backend) const {
+    static const char *kPalette[] = {"#1f6fb2", "#2e8b57", "#b03a7a", "#8a6d1f"};
+    if (backend == host) return "";
+    size_t index = 0;
+    for (size_t k = 1; k < plan->memory.size(); ++k)
+      if (plan->memory[k].backend == backend) index = k - 1;
+    return kPalette[index % 4];
+  }
+  // "cpu: 1 node, vulkan: 2 nodes; 4 copies per run, 112 B".
+  std::string summary() const {
+    std::map<std::string, int> counts;
+    for (const std::string &b : plan->nodeBackend) ++counts[b];
+    std::string s;
+    for (const auto &[backend, count] : counts)
+      s += (s.empty() ? "" : ", ") + backend + ": " + std::to_string(count) + (count == 1 ? " node" : " nodes");
+    uint64_t bytes = 0;
+    for (const rt::PlannedTransfer &x : plan->transfers) bytes += x.bytes;
+    return s + "; " + std::to_string(plan->transfers.size()) +
+           (plan->transfers.size() == 1 ? " copy" : " copies") + " per run, " + bytesText(bytes);
+  }
+};
+
+// "copy before #2: %5 cpu -> vulkan, 32 B".
+std::string copyText(const rt::LoadedGraph &g, const rt::PlannedTransfer &x) {
+  return std::string("copy ") + (x.beforeNode ? "before" : "after") + " #" + std::to_string(x.node) + ": " +
+         tensorName(g, int32_t(x.tensor)) + " " + x.from + " -> " + x.to + ", " + bytesText(x.bytes);
+}
+
 }  // namespace
+
+std::string placedElsewhere(const rt::LoadedNode &node, const std::string &runsOn) {
+  if (node.backend.empty() || node.backend == runsOn) return "";
+  const rt::Backend *runs = rt::findBackend(runsOn);
+  if (runs && runs->deviceType() == node.backend) return "";
+  return " (placed on " + node.backend + ")";
+}
 
 std::vector<std::string> fusedOpParts(const rt::LoadedNode &n) {
   const webnn::rt::NodeAttributes &a = n.attributes;
@@ -185,13 +252,18 @@ std::vector<std::string> fusedOpParts(const rt::LoadedNode &n) {
   return parts;
 }
 
-std::string renderDot(const rt::PreparedGraph &p, const std::string &artifact) {
+std::string renderDot(const rt::PreparedGraph &p, const std::string &artifact, const rt::PlacementPlan *plan) {
   const rt::LoadedGraph &g = p.graph;
+  const PlacementView placement(plan);
   std::ostringstream os;
   os << "digraph \"" << dotEscape(g.name) << "\" {\n"
      << "  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=\"" << dotEscape(g.name) << " ("
-     << dotEscape(artifact) << "): " << g.nodes.size() << " nodes, arena " << dotEscape(bytesText(p.arenaBytes))
-     << "\"];\n"
+     << dotEscape(artifact) << "): " << g.nodes.size() << " nodes, arena " << dotEscape(bytesText(p.arenaBytes));
+  if (placement) {
+    os << "\\nplacement: " << dotEscape(placement.summary());
+    for (const std::string &note : plan->notes) os << "\\nnote: " << dotEscape(note);
+  }
+  os << "\"];\n"
      << "  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"#eef2f7\"];\n"
      << "  edge [fontname=\"Helvetica\", fontsize=8];\n";
 
@@ -217,20 +289,32 @@ std::string renderDot(const rt::PreparedGraph &p, const std::string &artifact) {
     for (size_t i = 0; i < nodes.size(); ++i) {
       const rt::LoadedNode &n = nodes[i];
       std::vector<std::string> parts = fusedOpParts(n);
+      const std::string backend = placement ? placement.backendOf(scope, i) : std::string();
+      const std::string colour = placement ? placement.colour(backend) : std::string();
       os << indent << nodeId(scope, i) << " [label=\"#" << i << " " << dotEscape(n.op);
       if (!n.name.empty()) os << "\\n" << dotEscape(n.name);
       if (!parts.empty()) os << "\\nfused: " << dotEscape(joinParts(parts, " + "));
       if (!n.packed.empty()) os << "\\n" << n.packed.size() << " prepacked operand(s)";
+      if (placement) os << "\\non " << dotEscape(backend + placedElsewhere(n, backend));
       os << "\"";
-      if (!parts.empty()) os << ", fillcolor=\"#fde3c8\", penwidth=2";
+      if (!parts.empty()) os << ", fillcolor=\"#fde3c8\"";
+      if (!colour.empty()) os << ", color=\"" << colour << "\", penwidth=3";
+      else if (!parts.empty()) os << ", penwidth=2";
       if (n.op == "if" || n.op == "loop") os << ", shape=diamond, fillcolor=\"#e6dcf5\"";
       os << "];\n";
       for (int32_t t : n.inputs) {
         if (t < 0) continue;
-        edges << "  " << sourceId(g, t) << " -> " << nodeId(scope, i);
-        // A constant's node already says what it is.
-        if (g.tensors[t].role == rt::TensorRole::kConstant) edges << " [color=\"#999999\"];\n";
-        else edges << " [label=\"" << tensorLabel(t) << "\"];\n";
+        // A constant's node already says what it is; a device backend has
+        // it uploaded once per session, not copied per run.
+        if (g.tensors[t].role == rt::TensorRole::kConstant) {
+          edges << "  " << sourceId(g, t) << " -> " << nodeId(scope, i) << " [color=\"#999999\"";
+          if (!colour.empty()) edges << ", fontcolor=\"#777777\", label=\"uploaded to " << dotEscape(backend) << "\"";
+          edges << "];\n";
+          continue;
+        }
+        int k = placement ? placement.copyFor(t, backend) : -1;
+        edges << "  " << (k >= 0 ? "x" + std::to_string(k) : sourceId(g, t)) << " -> " << nodeId(scope, i)
+              << " [label=\"" << tensorLabel(t) << "\"];\n";
       }
     }
   };
@@ -255,13 +339,26 @@ std::string renderDot(const rt::PreparedGraph &p, const std::string &artifact) {
     edges << "  " << nodeId(owner.scope, owner.node) << " -> s" << s << "entry [style=dashed, arrowhead=none, label=\""
           << subgraphRole(ownerNode, owner.position) << "\"];\n";
   }
+  // Each copy per run sits on the edges it serves: producer (or the copy
+  // that brought the tensor to the host) -> copy -> the readers on `to`.
+  if (placement)
+    for (size_t k = 0; k < plan->transfers.size(); ++k) {
+      const rt::PlannedTransfer &x = plan->transfers[k];
+      const int32_t t = int32_t(x.tensor);
+      os << "  x" << k << " [shape=cds, fillcolor=\"#fff1b8\", label=\"" << dotEscape(copyText(g, x)) << "\"];\n";
+      int from = x.beforeNode ? placement.copy(t, x.from, false) : -1;
+      edges << "  " << (from >= 0 ? "x" + std::to_string(from) : sourceId(g, t)) << " -> x" << k << " [label=\""
+            << tensorLabel(t) << "\"];\n";
+    }
   os << edges.str();
 
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     int32_t t = int32_t(g.outputs[k]);
+    int copied = placement ? placement.copyFor(t, placement.host) : -1;
     os << "  out" << k << " [shape=ellipse, fillcolor=\"#f7dada\", label=\"output " << dotEscape(tensorName(g, t))
        << "\"];\n"
-       << "  " << sourceId(g, t) << " -> out" << k << " [label=\"" << tensorLabel(t);
+       << "  " << (copied >= 0 ? "x" + std::to_string(copied) : sourceId(g, t)) << " -> out" << k << " [label=\""
+       << tensorLabel(t);
     if (k < p.outputCopyOffset.size() && p.outputCopyOffset[k] != rt::kNotInArena)
       os << "\\ncopied to arena @" << p.outputCopyOffset[k];
     os << "\"];\n";
@@ -275,7 +372,7 @@ namespace {
 // The main graph drawn in layers (inline SVG, no script): a node one layer
 // below the deepest node or graph input it reads; graph inputs on top,
 // outputs at the bottom. Hovering a box or edge shows its details (<title>).
-std::string svgGraph(const rt::PreparedGraph &p) {
+std::string svgGraph(const rt::PreparedGraph &p, const PlacementView &placement) {
   const rt::LoadedGraph &g = p.graph;
   constexpr int kBoxW = 150, kBoxH = 34, kColW = 170, kRowH = 64, kMargin = 10;
   std::vector<int> layer(g.nodes.size(), 1);
@@ -311,28 +408,40 @@ std::string svgGraph(const rt::PreparedGraph &p) {
       return *b = nodeBox[tensor.producer], true;
     return false;  // constants: listed in the node table, not drawn
   };
-  auto edge = [&](const Box &from, const Box &to, int32_t t) {
+  // An edge a copy per run serves is dashed orange, the copy in its title.
+  auto edge = [&](const Box &from, const Box &to, int32_t t, const std::string &readerBackend) {
+    int k = placement ? placement.copyFor(t, readerBackend) : -1;
+    std::string copied = k >= 0 ? ", " + copyText(g, placement.plan->transfers[k]) : "";
     os << "<line x1=\"" << from.x + kBoxW / 2 << "\" y1=\"" << from.y + kBoxH << "\" x2=\"" << to.x + kBoxW / 2
-       << "\" y2=\"" << to.y << "\" stroke=\"#888\" stroke-width=\"1.2\"><title>" << e(tensorName(g, t)) << " "
-       << e(typeText(g.tensors[t])) << ", " << e(placeText(p, t)) << "</title></line>\n"
+       << "\" y2=\"" << to.y << "\" stroke=\"" << (k >= 0 ? "#e08a00\" stroke-dasharray=\"5,3" : "#888")
+       << "\" stroke-width=\"1.2\"><title>" << e(tensorName(g, t)) << " " << e(typeText(g.tensors[t])) << ", "
+       << e(placeText(p, t)) << e(copied) << "</title></line>\n"
        << "<circle cx=\"" << to.x + kBoxW / 2 << "\" cy=\"" << to.y << "\" r=\"2.5\" fill=\"#888\"/>\n";
   };
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (int32_t t : g.nodes[i].inputs) {
       Box from{};
-      if (t >= 0 && source(t, &from)) edge(from, nodeBox[i], t);
+      if (t >= 0 && source(t, &from))
+        edge(from, nodeBox[i], t, placement ? placement.backendOf(-1, i) : std::string());
     }
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     Box from{};
-    if (source(int32_t(g.outputs[k]), &from)) edge(from, outputBox[k], int32_t(g.outputs[k]));
+    if (source(int32_t(g.outputs[k]), &from)) edge(from, outputBox[k], int32_t(g.outputs[k]), placement.host);
   }
+  // `backend`: a node's, written in the box's corner when it has a colour.
   auto box = [&](const Box &b, const char *fill, const std::string &line1, const std::string &line2,
-                 const std::string &tooltip) {
+                 const std::string &tooltip, const std::string &backend = "") {
+    const std::string colour = placement && !backend.empty() ? placement.colour(backend) : "";
     os << "<g><title>" << e(tooltip) << "</title><rect x=\"" << b.x << "\" y=\"" << b.y << "\" width=\"" << kBoxW
-       << "\" height=\"" << kBoxH << "\" rx=\"6\" fill=\"" << fill << "\" stroke=\"#556\"/>"
+       << "\" height=\"" << kBoxH << "\" rx=\"6\" fill=\"" << fill << "\" stroke=\""
+       << (colour.empty() ? "#556\"" : colour + "\" stroke-width=\"3\"") << "/>"
        << "<text x=\"" << b.x + kBoxW / 2 << "\" y=\"" << b.y + 14 << "\" text-anchor=\"middle\">" << e(line1.substr(0, 24))
        << "</text><text x=\"" << b.x + kBoxW / 2 << "\" y=\"" << b.y + 27 << "\" text-anchor=\"middle\" fill=\"#555\">"
-       << e(line2.substr(0, 26)) << "</text></g>\n";
+       << e(line2.substr(0, 26)) << "</text>";
+    if (!colour.empty())
+      os << "<text x=\"" << b.x + kBoxW - 4 << "\" y=\"" << b.y - 2 << "\" text-anchor=\"end\" font-size=\"9\" fill=\""
+         << colour << "\">" << e(backend) << "</text>";
+    os << "</g>\n";
   };
   for (const auto &[t, b] : inputBox)
     box(b, "#d8f0d8", "input " + tensorName(g, t), typeText(g.tensors[t]), tensorName(g, t) + " " + typeText(g.tensors[t]));
@@ -341,8 +450,11 @@ std::string svgGraph(const rt::PreparedGraph &p) {
     std::vector<std::string> parts = fusedOpParts(n);
     std::string tooltip = "#" + std::to_string(i) + " " + n.op + (n.name.empty() ? "" : " (" + n.name + ")");
     if (!parts.empty()) tooltip += "\nfused: " + joinParts(parts, " + ");
+    const std::string backend = placement ? placement.backendOf(-1, i) : std::string();
+    if (placement) tooltip += "\non " + backend + placedElsewhere(n, backend);
     box(nodeBox[i], !parts.empty() ? "#fde3c8" : (n.op == "if" || n.op == "loop") ? "#e6dcf5" : "#eef2f7",
-        "#" + std::to_string(i) + " " + n.op, parts.empty() ? n.name : "fused: " + joinParts(parts, "+"), tooltip);
+        "#" + std::to_string(i) + " " + n.op, parts.empty() ? n.name : "fused: " + joinParts(parts, "+"), tooltip,
+        backend);
   }
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     int32_t t = int32_t(g.outputs[k]);
@@ -355,8 +467,9 @@ std::string svgGraph(const rt::PreparedGraph &p) {
 
 }  // namespace
 
-std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) {
+std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact, const rt::PlacementPlan *plan) {
   const rt::LoadedGraph &g = p.graph;
+  const PlacementView placement(plan);
   std::ostringstream os;
   auto e = htmlEscape;
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" << e(g.name) << " - "
@@ -379,7 +492,13 @@ std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) 
      << "<tr><th>nodes</th><td>" << g.nodes.size() << (g.subgraphs.empty() ? "" : " (and " + std::to_string(g.subgraphs.size()) + " subgraphs)") << "</td></tr>\n"
      << "<tr><th>weights</th><td>" << e(bytesText(g.weightsSize)) << (g.weightless ? ", weightless" : ", embedded") << "</td></tr>\n"
      << "<tr><th>arena</th><td>" << e(bytesText(p.arenaBytes)) << " (" << p.arenaBytes << " bytes) for intermediates</td></tr>\n"
-     << "<tr><th>precision</th><td>" << (g.relaxedPrecision ? "relaxed" : "exact") << "</td></tr>\n</table>\n";
+     << "<tr><th>precision</th><td>" << (g.relaxedPrecision ? "relaxed" : "exact") << "</td></tr>\n";
+  if (placement) {
+    os << "<tr><th>placement</th><td>" << e(placement.summary());
+    for (const std::string &note : plan->notes) os << "<br/>note: " << e(note);
+    os << "</td></tr>\n";
+  }
+  os << "</table>\n";
 
   auto tensorCell = [&](int32_t t) {
     return "<code>" + e(tensorName(g, t)) + "</code> " + e(typeText(g.tensors[t])) + "<br/><small>" + e(placeText(p, t)) +
@@ -396,12 +515,13 @@ std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) 
   ioTable("Inputs", g.inputs);
   ioTable("Outputs", g.outputs);
 
-  os << "<h2>Graph</h2>\n" << svgGraph(p);
+  os << "<h2>Graph</h2>\n" << svgGraph(p, placement);
 
   std::vector<SubgraphOwner> owners = subgraphOwners(g);
   auto nodeTable = [&](int32_t scope) {
     const auto &nodes = nodesOf(g, scope);
-    os << "<table>\n<tr><th>#</th><th>op</th><th>name</th><th>inputs</th><th>outputs</th></tr>\n";
+    os << "<table>\n<tr><th>#</th><th>op</th><th>name</th>" << (placement ? "<th>backend</th>" : "")
+       << "<th>inputs</th><th>outputs</th></tr>\n";
     for (size_t i = 0; i < nodes.size(); ++i) {
       const rt::LoadedNode &n = nodes[i];
       std::vector<std::string> parts = fusedOpParts(n);
@@ -412,6 +532,11 @@ std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) 
         os << "<br/><small>" << subgraphRole(n, k) << ": subgraph " << n.subgraphs[k] << "</small>";
       if (!n.packed.empty()) os << "<br/><small>" << n.packed.size() << " prepacked operand(s)</small>";
       os << "</td><td>" << e(n.name) << "</td><td>";
+      if (placement) {
+        const std::string backend = placement.backendOf(scope, i), colour = placement.colour(backend);
+        os << (colour.empty() ? "" : "<b style=\"color: " + colour + "\">") << e(backend) << (colour.empty() ? "" : "</b>")
+           << e(placedElsewhere(n, backend)) << "</td><td>";
+      }
       bool first = true;
       for (int32_t t : n.inputs) {
         os << (first ? "" : "<br/>") << (t >= 0 ? tensorCell(t) : "<small>(absent)</small>");
@@ -440,6 +565,21 @@ std::string renderHtml(const rt::PreparedGraph &p, const std::string &artifact) 
     os << "<p>inputs: " << (ins.empty() ? "none" : joinParts(ins, ", ")) << "<br/>yields: "
        << (outs.empty() ? "none" : joinParts(outs, ", ")) << "</p>\n";
     nodeTable(int32_t(s));
+  }
+
+  if (placement) {
+    os << "<h2>Copies per run</h2>\n<table>\n<tr><th>when</th><th>tensor</th><th>from</th><th>to</th><th>bytes</th></tr>\n";
+    for (const rt::PlannedTransfer &x : plan->transfers)
+      os << "<tr class=\"copy\"><td>" << (x.beforeNode ? "before" : "after")  << " #" << x.node << " "
+         << e(g.nodes[x.node].op) << "</td><td><code>" << e(tensorName(g, int32_t(x.tensor)))
+         << "</code> " << e(typeText(g.tensors[x.tensor])) << "</td><td>" << e(x.from) << "</td><td>" << e(x.to)
+         << "</td><td class=\"num\">" << x.bytes << "</td></tr>\n";
+    os << "</table>\n<h2>Memory per backend</h2>\n<table>\n"
+       << "<tr><th>backend</th><th>arena</th><th>constants uploaded</th><th>input buffers</th></tr>\n";
+    for (const rt::BackendMemory &m : plan->memory)
+      os << "<tr><td>" << e(m.backend) << "</td><td class=\"num\">" << m.arenaBytes << "</td><td class=\"num\">"
+         << m.constantBytes << "</td><td class=\"num\">" << m.inputBytes << "</td></tr>\n";
+    os << "</table>\n";
   }
 
   // The arena plan: every tensor placed in it, by offset, drawn to scale.

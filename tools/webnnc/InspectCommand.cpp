@@ -29,7 +29,8 @@ void registerInspectCommand(CLI::App &app, InspectFlags &flags) {
                 "device memory per run, and each backend's memory");
   cmd->add_option("--dot", flags.dot,
                   "Write the graph as Graphviz source to FILE (- for stdout): nodes, fused ops and what they "
-                  "stand for, every tensor's shape and arena offset; render with `dot -Tsvg`");
+                  "stand for, every tensor's shape and arena offset, each node's backend and the copies "
+                  "between backends of a placed artifact; render with `dot -Tsvg`");
   cmd->add_option("--html", flags.html,
                   "Write the graph as one self-contained HTML page to FILE (- for stdout)");
 }
@@ -128,11 +129,7 @@ std::string placementText(const webnn::rt::PreparedGraph &p, const webnn::rt::Pl
     s += line;
     if (!g.nodes[i].name.empty()) s += " '" + g.nodes[i].name + "'";
     // A placement this runtime cannot honour (the note below says why).
-    const std::string &placed = g.nodes[i].backend;
-    const webnn::rt::Backend *runs = webnn::rt::findBackend(plan.nodeBackend[i]);
-    if (!placed.empty() && placed != plan.nodeBackend[i] && !(runs && runs->deviceType() == placed))
-      s += " (placed on " + placed + ")";
-    s += "\n";
+    s += placedElsewhere(g.nodes[i], plan.nodeBackend[i]) + "\n";
   }
   for (const std::string &note : plan.notes) s += "  note: " + note + "\n";
   uint64_t bytes = 0;
@@ -177,19 +174,25 @@ int runInspect(const InspectFlags &flags) {
   }
   const rt::LoadedGraph &g = prepared->graph;
 
-  // The pictures replace the text summary (--json still prints).
-  if (!flags.dot.empty() || !flags.html.empty()) {
-    if (!flags.dot.empty() && !writeOutput(flags.dot, renderDot(*prepared, flags.artifact))) return 1;
-    if (!flags.html.empty() && !writeOutput(flags.html, renderHtml(*prepared, flags.artifact))) return 1;
-    if (!flags.json) return 0;
-  }
-
+  // The pictures show placements when the artifact records any (a CPU
+  // artifact's would only repeat the default backend on every node).
+  const bool pictures = !flags.dot.empty() || !flags.html.empty();
+  bool placed = false;
+  for (const rt::LoadedNode &n : g.nodes) placed |= !n.backend.empty();
   rt::PlacementPlan plan;
-  if (flags.plan) {
+  if (flags.plan || (pictures && placed)) {
     if (webnn::Status s = rt::planPlacement(*prepared, &plan); !s) {
       std::fprintf(stderr, "webnnc: error: %s: %s\n", flags.artifact.c_str(), s.message().c_str());
       return 1;
     }
+  }
+
+  // The pictures replace the text summary (--json still prints).
+  if (pictures) {
+    const rt::PlacementPlan *shown = placed ? &plan : nullptr;
+    if (!flags.dot.empty() && !writeOutput(flags.dot, renderDot(*prepared, flags.artifact, shown))) return 1;
+    if (!flags.html.empty() && !writeOutput(flags.html, renderHtml(*prepared, flags.artifact, shown))) return 1;
+    if (!flags.json) return 0;
   }
 
   std::map<std::string, int> opCounts;  // sorted, so the output is stable

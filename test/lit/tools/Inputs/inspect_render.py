@@ -7,6 +7,9 @@ make writes DIR/if.onnx: an If on a graph input whose branches read an outer
 initializer and an outer intermediate. check compares what the renderers
 wrote with the artifact's own plan (`webnnc inspect --plan`) and insists the
 rendered SVG and the HTML page are well-formed XML, the page self-contained.
+Where the dot shows placements (an artifact that records them), each node's
+backend and each copy per run must be the plan's, every copy a node on the
+edges it serves, in the dot, the SVG and the page; elsewhere none is shown.
 """
 import os
 import re
@@ -80,6 +83,35 @@ def check(artifact, plan_file, dot_file, svg_file, html_file):
     subgraph_rows = [r for r in rows if r.get("id").startswith("s")]
     print(f"{os.path.basename(artifact)}: {nodes} nodes, {len(subgraph_rows)} subgraph nodes, {fused_dot} fused, "
           f"{len(plan)} arena tensors: dot, svg and html agree with the plan")
+    check_placement(plan_text, nodes, dot, titles, root, main_rows)
+
+
+def check_placement(plan_text, nodes, dot, svg_titles, html, main_rows):
+    shown = re.findall(r'^  n(\d+) \[label="[^"]*\\non ([^" ]+)', dot, re.M)
+    copies = re.findall(r'^  x(\d+) \[shape=cds, [^\n]*label="copy (before|after) #(\d+): (\S+) (\S+) -> (\S+), ', dot, re.M)
+    copy_rows = html.findall(".//tr[@class='copy']")
+    if "\\nplacement: " not in dot:
+        expect(not shown and not copies and not copy_rows, "placements drawn for an artifact that records none")
+        return
+    # `  #0    vulkan   relu  ...` and `  before #0  x  cpu -> vulkan  24 B`.
+    section = plan_text[plan_text.index("\nplacement\n"):]
+    backends = {int(i): b for i, b in re.findall(r"^  #(\d+) +(\S+) ", section, re.M)}
+    expect(len(backends) == nodes, f"the plan places {len(backends)} nodes, the artifact has {nodes}")
+    expect({int(i): b for i, b in shown} == backends, f"backends in the dot {shown} differ from the plan {backends}")
+    transfers = re.findall(r"^  (before|after) +#(\d+)  (\S+)  (\S+) -> (\S+)  ", section, re.M)
+    drawn = [(w, n, t, f, to) for _, w, n, t, f, to in sorted(copies, key=lambda c: int(c[0]))]
+    expect(drawn == transfers, f"copies in the dot {drawn} differ from the plan's {transfers}")
+    for k, when, node, *_ in copies:
+        # A copy before a node feeds it; a copy after one is fed by it.
+        edge = f"  x{k} -> n{node} " if when == "before" else f"  n{node} -> x{k} "
+        expect(edge in dot, f"copy x{k} ({when} #{node}) is not on its node's edge: no `{edge.strip()}`")
+        expect(f"x{k}" in svg_titles, f"dot -Tsvg lost copy x{k}")
+    expect(len(copy_rows) == len(transfers), f"{len(copy_rows)} copy rows in the HTML, {len(transfers)} in the plan")
+    cells = {int(r.get("id")[1:]): "".join(r.findall("td")[3].itertext()).split(" ")[0] for r in main_rows}
+    expect(cells == backends, f"backends in the HTML {cells} differ from the plan {backends}")
+    on = sorted(set(backends.values()))
+    print(f"placement: {', '.join(f'{b} {list(backends.values()).count(b)}' for b in on)}, "
+          f"{len(transfers)} copies per run: dot, svg and html agree with the plan")
 
 
 if __name__ == "__main__":
