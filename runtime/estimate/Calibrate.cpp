@@ -313,6 +313,15 @@ Case conv(int64_t H, int64_t W, int64_t C, int64_t O, int64_t k, int64_t stride,
                    {"padding", ints({pad, pad, pad, pad})}, {"groups", integer(groups)}, {"activation", str("relu")}});
   return c;
 }
+// The same with a kh x kw filter and strides sh, sw: a conv1d run as a
+// conv2d with H = 1 (audio feature extractors) has kh = 1.
+Case convRect(int64_t H, int64_t W, int64_t C, int64_t O, int64_t kh, int64_t kw, int64_t sh, int64_t sw) {
+  int64_t OH = (H - kh) / sh + 1, OW = (W - kw) / sw + 1;
+  Case c{"fusedConv2d", {f32({1, H, W, C}), f32({O, kh, kw, C}, true), f32({O}, true)}, {{1, OH, OW, O}}, {}};
+  c.attrs = attrs({{"inputLayout", str("nhwc")}, {"filterLayout", str("ohwi")}, {"strides", ints({sh, sw})},
+                   {"padding", ints({0, 0, 0, 0})}, {"groups", integer(1)}, {"activation", str("relu")}});
+  return c;
+}
 Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
 Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
   return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
@@ -361,7 +370,9 @@ std::vector<std::vector<Case>> grid() {
        matmul(64, 3072, 768), matmul(1024, 64, 256)},
       {conv(56, 56, 64, 64, 3, 1, 1), conv(14, 14, 256, 256, 3, 1, 1), conv(112, 112, 3, 32, 3, 2, 1),
        conv(28, 28, 128, 128, 3, 1, 1), conv(7, 7, 512, 512, 3, 1, 1), conv(56, 56, 128, 128, 3, 2, 32),
-       conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1)},
+       conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1), convRect(1, 400, 512, 512, 1, 3, 1, 2),
+       conv(56, 56, 128, 128, 3, 2, 1), conv(4, 4, 512, 512, 3, 1, 1), convRect(1, 100, 512, 512, 1, 2, 1, 2),
+       conv(28, 28, 32, 64, 5, 1, 1)},
       {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
        conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
        conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1)},
@@ -520,6 +531,12 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   for (const auto &f : cases) rounds = std::max(rounds, f.size());
   bool complete = true;
   std::vector<double> jit, spreads;
+  struct Pieced {
+    int threads;
+    cpu::NodeCost cost;
+    double ms;
+  };
+  std::vector<Pieced> pieced;  // grid kernels a multi-threaded run cut into pieces
   for (size_t r = 0; r < rounds && complete; ++r)
     for (size_t f = 0; f < cases.size() && complete; ++f) {
       if (r >= cases[f].size()) continue;
@@ -541,7 +558,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         }
         cpu::CostFunction fn = cpu::findCostFunction(c.op);
         if (!fn) continue;
-        cpu::NodeCost cost = fn(probe.node, probe.constant);
+        cpu::NodeCost cost = fn(probe.node, probe.constant, T);
         ThreadProfile &t = p.threads[size_t(T - 1)];
         Timed m = timeProbe(probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)],
                             std::min(0.08, std::max(0.01, left() / 200)));
@@ -555,6 +572,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         gp.ms = m.ms;
         gp.ratio = std::max(0.05, (m.ms - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
         t.families[cost.family].points.push_back(gp);
+        if (T > 1 && cost.threading == cpu::Threading::kPieces) pieced.push_back({T, cost, m.ms});
         if (cost.jit) jit.push_back(m.warmUpMs + std::max(0.0, m.firstMs - m.ms));
         if (m.spread > 0) spreads.push_back(m.spread);
         char line[256];
@@ -569,6 +587,32 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   for (ThreadProfile &t : p.threads) {
     t.runSpread = spreads.empty() ? 0.02 : spreads[spreads.size() / 2];
     updateSigmas(&t);
+  }
+  // Each pieced kernel's time against its largest piece priced alone on the
+  // one-thread grid: the median is how much the neighbours slow a piece.
+  for (ThreadProfile &t : p.threads) {
+    if (t.threads == 1) continue;
+    const ThreadProfile &one = p.threads[0];
+    std::vector<double> slow;
+    for (const Pieced &pc : pieced) {
+      if (pc.threads != t.threads) continue;
+      auto g = one.families.find(pc.cost.piece.family);
+      if (g == one.families.end() || g->second.points.empty() ||
+          g->second.points[0].params.size() != pc.cost.piece.params.size())
+        continue;
+      double alone = interpolateRatio(g->second, pc.cost.piece.params) *
+                     rooflineMs(p, one, pc.cost.piece.flops, pc.cost.piece.bytes);
+      double ms = pc.ms - (t.nodeOverheadUs + t.forkJoinUs) * 1e-3;
+      if (alone > 0 && ms > 0) slow.push_back(ms / alone);
+    }
+    if (!slow.empty()) {
+      std::sort(slow.begin(), slow.end());
+      t.pieceSlowdown = slow[slow.size() / 2];
+      char line[128];
+      std::snprintf(line, sizeof line, "threads %d: a piece beside the others %.2fx alone (%zu pieced kernels)",
+                    t.threads, t.pieceSlowdown, slow.size());
+      say(line);
+    }
   }
   p.complete = complete;
   p.calibrationSeconds = secondsSince(start);
@@ -624,7 +668,7 @@ Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int 
     std::vector<bool> constant;
     for (int32_t in : g->graph.nodes[i].inputs)
       constant.push_back(in >= 0 && g->graph.tensors[size_t(in)].role == rt::TensorRole::kConstant);
-    cpu::NodeCost c = fn(g->nodes[i], constant);
+    cpu::NodeCost c = fn(g->nodes[i], constant, threads);
     double ms = n["ms"].get<double>();
     double roof = rooflineMs(*profile, *tp, c.flops, c.bytes);
     if (!(ms > 0) || roof <= 0) continue;

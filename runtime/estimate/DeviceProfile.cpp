@@ -152,7 +152,8 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
     nlohmann::json e{{"threads", t.threads},       {"peak_gflops", t.peakGflops},   {"vnni_gops", t.vnniGops},
                      {"bf16_gflops", t.bf16Gflops}, {"l1_gbs", t.l1GBs},           {"l2_gbs", t.l2GBs},
                      {"l3_gbs", t.l3GBs},           {"dram_gbs", t.dramGBs},       {"fork_join_us", t.forkJoinUs},
-                     {"node_overhead_us", t.nodeOverheadUs}, {"run_spread", t.runSpread}};
+                     {"node_overhead_us", t.nodeOverheadUs}, {"run_spread", t.runSpread},
+                     {"piece_slowdown", t.pieceSlowdown}};
     e["families"] = nlohmann::json::object();
     for (const auto &[name, g] : t.families) e["families"][name] = gridJson(g);
     j["threads"].push_back(std::move(e));
@@ -216,6 +217,8 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
     t.forkJoinUs = r.num(e, "fork_join_us", w);
     t.nodeOverheadUs = r.num(e, "node_overhead_us", w);
     t.runSpread = r.num(e, "run_spread", w, false);
+    // Profiles written before pieces were priced: a piece runs as fast as alone.
+    if (e.contains("piece_slowdown")) t.pieceSlowdown = r.num(e, "piece_slowdown", w);
     if (!r.status) return r.status;
     if (t.threads < 1 || t.peakGflops <= 0 || t.dramGBs <= 0 || t.l2GBs <= 0 || t.l3GBs <= 0)
       return invalidArgument(path + ": " + w + ": threads, peak_gflops and bandwidths must be > 0");

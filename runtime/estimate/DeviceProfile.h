@@ -39,6 +39,11 @@ struct ThreadProfile {
   double forkJoinUs = 0;     // one empty ThreadPool::parallelFor
   double nodeOverheadUs = 0; // a tiny node's run(), dispatch included
   double runSpread = 0;      // log(p90 / p10) / 2.56 of repeated runs: run-to-run noise
+  // A single-threaded piece of a oneDNN convolution or matmul running beside
+  // the others on this many threads, against the same piece alone on one
+  // thread (shared caches, memory and clock; the grid's pieced kernels,
+  // median): the pieces' time = the largest piece alone x this.
+  double pieceSlowdown = 1;
   std::map<std::string, FamilyGrid> families;
 };
 

@@ -29,6 +29,7 @@ constexpr TierBound kTiers[] = {
 const char *fallbackFamily(const std::string &f) {
   if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
     return "gemm";
+  if (f == "conv2d.winograd" || f == "conv2d.im2col") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own
@@ -87,7 +88,9 @@ Status bindShapes(const rt::PreparedGraph &g, const EstimateOptions &o, std::vec
 
 struct Model {
   const DeviceProfile &profile;
-  const ThreadProfile &tp;
+  const ThreadProfile &tp;   // the run's thread count
+  const ThreadProfile &tp1;  // one thread: pieces and nodes run whole on the calling thread
+  int threads = 1;
   const rt::PreparedGraph &graph;
   const std::vector<cpu::OperandDesc> &operands;
   std::set<std::string> uncalibrated;
@@ -97,11 +100,11 @@ struct Model {
   int jitNodes = 0;
   bool coldWeights = false;  // the weights exceed the last-level cache
 
-  const FamilyGrid *grid(const std::string &family) {
+  const FamilyGrid *grid(const ThreadProfile &t, const std::string &family) {
     std::string f = family;
     for (int hops = 0; hops < 4; ++hops) {
-      auto it = tp.families.find(f);
-      if (it != tp.families.end() && !it->second.points.empty()) {
+      auto it = t.families.find(f);
+      if (it != t.families.end() && !it->second.points.empty()) {
         if (f != family) uncalibrated.insert(family + " (as " + f + ")");
         return &it->second;
       }
@@ -111,6 +114,17 @@ struct Model {
     }
     uncalibrated.insert(family + " (no calibrated family: the roofline alone)");
     return nullptr;
+  }
+
+  // ratio x roofline of one kernel's work on `t`'s grid and peaks.
+  double price(const ThreadProfile &t, const std::string &family, const std::vector<double> &params, double flops,
+               double bytes, bool bf16, double *roofline = nullptr) {
+    double roof = rooflineMs(profile, t, flops, bytes, bf16);
+    if (roofline) *roofline = roof;
+    const FamilyGrid *g = grid(t, family);
+    double ratio = 1;
+    if (g && g->points[0].params.size() == params.size()) ratio = interpolateRatio(*g, params);
+    return ratio * roof;
   }
 
   NodeEstimate node(const cpu::NodeDesc &d, const rt::LoadedNode &ln, size_t index) {
@@ -136,7 +150,7 @@ struct Model {
     cpu::CostFunction fn = cpu::findCostFunction(d.op);
     cpu::NodeCost c;
     if (fn) {
-      c = fn(local, constant);
+      c = fn(local, constant, threads);
     } else {
       unknownOps.insert(d.op);
       c.family = "copy";
@@ -154,10 +168,20 @@ struct Model {
     e.flops = c.flops;
     e.bytes = c.bytes;
     bool bf16 = d.relaxedPrecision && (c.family == "gemm" || c.family.rfind("conv2d", 0) == 0);
-    e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
-    const FamilyGrid *g = grid(c.family);
-    double ratio = 1;
-    if (g && g->points[0].params.size() == c.params.size()) ratio = interpolateRatio(*g, c.params);
+    double kernelMs;
+    if (threads > 1 && c.threading == cpu::Threading::kPieces) {
+      // Single-threaded pieces side by side: the largest one alone on one
+      // thread, slowed by its neighbours as calibration measured, and one
+      // fork/join of the pool.
+      kernelMs = price(tp1, c.piece.family, c.piece.params, c.piece.flops, c.piece.bytes, bf16) * tp.pieceSlowdown +
+                 tp.forkJoinUs * 1e-3;
+      e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
+    } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
+      kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+    } else {
+      kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+    }
+    for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
     // Weights larger than the last-level cache come from DRAM at every run:
     // their streaming bounds the node whatever calibration's hot runs say.
     double weightsMs = 0;
@@ -168,7 +192,7 @@ struct Model {
           for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
           weightsMs += n * dataTypeBits(local.inputs[k]->dtype) / 8.0 / (tp.dramGBs * 1e6);
         }
-    e.ms = tp.nodeOverheadUs * 1e-3 + std::max(ratio * e.rooflineMs, weightsMs);
+    e.ms = tp.nodeOverheadUs * 1e-3 + std::max(kernelMs, weightsMs);
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
     jitNodes += c.jit;
@@ -274,7 +298,9 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   e.threads = options.threads;
   e.profileThreads = tp->threads;
   e.profileComplete = profile.complete;
-  Model m{profile, *tp, graph, operands, {}, {}, {}, 0, 0, false};
+  const ThreadProfile *tp1 = profile.forThreads(1);
+  if (!tp1) tp1 = tp;
+  Model m{profile, *tp, *tp1, tp->threads, graph, operands, {}, {}, {}, 0, 0, false};
   const rt::LoadedGraph &lg = graph.graph;
   m.coldWeights = profile.l3Bytes > 0 && lg.weightsSize > profile.l3Bytes;
   double total = 0;

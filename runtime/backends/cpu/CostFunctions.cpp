@@ -3,6 +3,8 @@
 // kernels/*.cpp, where the families' factories live.
 #include "backends/cpu/CostFunctions.h"
 
+#include "backends/cpu/PieceSplit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -47,54 +49,62 @@ NodeCost make(std::string family, std::vector<double> params, double flops, doub
 
 // ---- elementwise (kernels/Elementwise.cpp, Binary.cpp): one pass over the
 // elements; transcendental functions cost an order more per element.
-NodeCost unaryCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost unaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("unary", {e}, e, allBytes(n));
 }
 // Each transcendental op is a family of its own: their kernels differ by
 // more than an order of magnitude per element (tanh vs sigmoid).
-NodeCost mathCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost mathCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("unary." + n.op, {e}, 10 * e, allBytes(n));
 }
-NodeCost binaryCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost binaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("binary", {e}, e, allBytes(n));
 }
 
 // ---- data movement (kernels/Shape.cpp, Indexing.cpp, Resample.cpp).
-NodeCost copyCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost copyCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = std::max(outCount(n), 1.0);
   for (const OperandDesc *o : n.outputs) e = std::max(e, o ? count(o->shape) : 0.0);
   return make("copy", {e}, 0, allBytes(n));
 }
 // reshape moves its bytes only when the executor cannot alias them; cost it
 // as a copy (the planner gives it an arena slot of its own).
-NodeCost reshapeCost(const NodeDesc &n, const std::vector<bool> &c) { return copyCost(n, c); }
-NodeCost splitCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost reshapeCost(const NodeDesc &n, const std::vector<bool> &c, int t) { return copyCost(n, c, t); }
+// gather and slice read only what they write (and the indices), not the
+// whole source: an embedding table is mostly never touched.
+NodeCost gatherCost(const NodeDesc &n, const std::vector<bool> &, int) {
+  double e = std::max(outCount(n), 1.0);
+  double out = n.outputs.empty() ? 0.0 : bytesOf(n.outputs[0]);
+  double indices = n.op == "slice" || n.inputs.size() < 2 ? 0.0 : bytesOf(n.inputs[1]);
+  return make("copy", {e}, 0, 2 * out + indices);
+}
+NodeCost splitCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   return make("copy", {e}, 0, allBytes(n));
 }
 
 // ---- reductions (kernels/Reduction.cpp): read everything, write little.
-NodeCost reduceCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost reduceCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double in = inCount(n, 0), out = outCount(n);
   return make("reduce", {in, in / atLeast1(out)}, 2 * in, allBytes(n));
 }
-NodeCost cumsumCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost cumsumCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double in = inCount(n, 0);
   return make("reduce", {in, 1}, in, allBytes(n));
 }
 
 // ---- softmax and normalizations (kernels/Softmax.cpp, Normalization.cpp,
 // LLM.cpp's RMS norms): a few passes over each row.
-NodeCost softmaxCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost softmaxCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   int64_t axis = n.attributes.getInt("axis", -1);
   double row = double(dim(n.inputs.empty() ? nullptr : n.inputs[0], axis));
   return make("softmax", {e, row}, 12 * e, allBytes(n));
 }
-NodeCost normCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost normCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   double row = double(dim(n.inputs.empty() ? nullptr : n.inputs[0], -1));
   return make("norm", {e, row}, 6 * e, allBytes(n));
@@ -102,52 +112,214 @@ NodeCost normCost(const NodeDesc &n, const std::vector<bool> &) {
 
 // ---- GEMM-shaped kernels: oneDNN matmul/conv, the packed-B SGEMM, ours.
 // Parameters (M, K, N): rows of the output, the reduction, columns.
-NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant) {
+
+// Below this many FLOPs the factories keep convolutions and matmuls off
+// oneDNN (onednn::Policy::minFlops): the portable kernels run them.
+constexpr double kOneDnnMinFlops = double(1 << 20);
+
+bool hasAvx512() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+
+// The packed-B SGEMM (kernels/PackedSgemm.cpp) takes float32 products with
+// a constant 2-D B of at least 16 rows on AVX-512 CPUs, before oneDNN;
+// relaxed precision goes to oneDNN's bf16 kernels instead.
+bool packedSgemmTakes(const NodeDesc &n, bool constantB, double M, double K, double N) {
   const OperandDesc *a = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *b = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
+  if (!constantB || !a || !b || a->dtype != DataType::kFloat32 || b->dtype != DataType::kFloat32) return false;
+  if (n.relaxedPrecision || !hasAvx512() || n.op == "gemm") return false;  // gemm: oneDNN or the portable SGEMM
+  for (size_t i = 0; i + 2 < b->shape.size(); ++i)
+    if (b->shape[i] != 1) return false;
+  return M >= 16 && K >= 8 && N >= 8;
+}
+
+NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int threads) {
+  const OperandDesc *a = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
+  const OperandDesc *b = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
   bool gemm = n.op == "gemm";
   double M = double(dim(a, gemm && n.attributes.getBool("aTranspose", false) ? -1 : -2));
   double K = double(dim(a, gemm && n.attributes.getBool("aTranspose", false) ? -2 : -1));
-  double N = double(dim(n.outputs.empty() ? nullptr : n.outputs[0], -1));
+  double N = double(dim(y, -1));
   double out = outCount(n);
   double batch = out / atLeast1(M * N);
-  NodeCost c;
-  if (isConstant(constant, 1) && b) {
-    // Constant weights: one GEMM over every row of the batch.
-    c = make("gemm", {M * batch, K, N}, 2 * out * K, allBytes(n));
-    c.packedBytes = bytesOf(b);
-  } else {
-    c = make("matmul.batched", {M, K, N, batch}, 2 * out * K, allBytes(n));
+  double flops = 2 * out * K;
+  bool constantB = isConstant(constant, 1) && b;
+  bool packed = packedSgemmTakes(n, constantB, M * batch, K, N);
+  // The work of rows m x columns x batches of it, in its family's terms.
+  auto work = [&](double m, double cols, double bat) {
+    WorkPart w;
+    double aBytes = bytesOf(a) * (m / atLeast1(M)) * (bat / atLeast1(batch));
+    double bBytes = bytesOf(b) * (constantB ? cols / atLeast1(N) : (cols / atLeast1(N)) * (bat / atLeast1(batch)));
+    double yBytes = y ? bytesOf(y) * (m / atLeast1(M)) * (cols / atLeast1(N)) * (bat / atLeast1(batch)) : 0;
+    w.flops = 2 * m * cols * bat * K;
+    w.bytes = aBytes + bBytes + yBytes;
+    if (constantB) {
+      w.family = "gemm";
+      w.params = {atLeast1(m * bat), atLeast1(K), atLeast1(cols)};
+    } else {
+      w.family = "matmul.batched";
+      w.params = {atLeast1(m), atLeast1(K), atLeast1(cols), atLeast1(bat)};
+    }
+    return w;
+  };
+  WorkPart whole = work(M, N, batch);
+  NodeCost c = make(whole.family, whole.params, flops, allBytes(n));
+  if (constantB) c.packedBytes = bytesOf(b);
+  c.jit = !packed && flops >= kOneDnnMinFlops;
+  // oneDNN's matmul cuts itself into single-threaded pieces (PieceSplit.h).
+  if (threads > 1 && c.jit && y) {
+    MatMulPiecePlan plan = planMatMulPieces(y->shape, int64_t(K), threads);
+    if (plan.kind == PieceKind::kOneThread) {
+      c.threading = Threading::kOneThread;
+    } else if (plan.kind == PieceKind::kPieces) {
+      const int r = int(y->shape.size());
+      double per = double(plan.per);
+      c.threading = Threading::kPieces;
+      c.pieces = int(plan.count);
+      if (plan.axis == r - 1) c.piece = work(M, std::min(per, N), batch);
+      else if (plan.axis == r - 2) c.piece = work(std::min(per, M), N, batch);
+      else c.piece = work(M, N, batch * std::min(per, double(y->shape[size_t(plan.axis)])) /
+                                   atLeast1(double(y->shape[size_t(plan.axis)])));
+    }
   }
-  c.jit = true;
+  if (n.op == "fusedMatmul") {
+    // GELU is computed per element wherever it runs; bias, residual and
+    // scaling are a pass of their own unless the packed SGEMM applies them
+    // to its tiles (kernels/Transformer.cpp).
+    std::string act = n.attributes.getString("activation", "none");
+    if (act == "gelu") c.after.push_back({"unary.gelu", {atLeast1(out)}, 10 * out, 0});
+    bool bias = n.inputs.size() > 2 && n.inputs[2], residual = n.inputs.size() > 3 && n.inputs[3];
+    bool alpha = n.attributes.getFloat("alpha", 1.0) != 1.0;
+    if (!packed && (bias || residual || alpha || act != "none")) {
+      double yb = y ? bytesOf(y) : 0;
+      c.after.push_back({"binary", {atLeast1(out)}, out, 2 * yb + (residual ? yb : 0)});
+    }
+  }
   return c;
 }
 
-// conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory picks depthwise,
-// 1x1 (pointwise) or general kernels; each is a family of its own.
-NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant) {
+// A convolution's geometry from its shapes and options (the same reading
+// as kernels/conv/ConvGeometry.cpp, without its checks: cost functions
+// never fail).
+struct ConvShape {
+  bool nhwc = false;
+  int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0;
+};
+ConvShape convShape(const NodeDesc &n) {
+  ConvShape g;
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
-  bool nhwc = n.attributes.getString("inputLayout", "nchw") == "nhwc";
-  int64_t groups = std::max<int64_t>(n.attributes.getInt("groups", 1), 1);
-  double C = double(dim(x, nhwc ? -1 : 1)), O = double(dim(y, nhwc ? -1 : 1));
-  double out = outCount(n), filter = w ? count(w->shape) : 0.0;
-  double window = filter / atLeast1(O * (C / double(groups)));  // kh * kw
-  double pixels = out / atLeast1(O);
-  double flops = 2 * out * filter / atLeast1(O);
-  NodeCost c;
-  if (groups > 1 && groups == int64_t(C) && int64_t(O) == groups)
-    c = make("conv2d.depthwise", {out, window}, flops, allBytes(n));
-  else if (window <= 1 && groups == 1)
-    c = make("conv2d.pointwise", {pixels, C, O}, flops, allBytes(n));
-  else
-    c = make("conv2d", {pixels, C / double(groups) * window, O / double(groups)}, flops, allBytes(n));
-  if (isConstant(constant, 1)) c.packedBytes = bytesOf(w);
-  c.jit = true;
+  g.nhwc = n.attributes.getString("inputLayout", "nchw") == "nhwc";
+  g.groups = std::max<int64_t>(n.attributes.getInt("groups", 1), 1);
+  g.N = dim(x, 0);
+  g.C = dim(x, g.nhwc ? 3 : 1);
+  g.H = dim(x, g.nhwc ? 1 : 2);
+  g.W = dim(x, g.nhwc ? 2 : 3);
+  g.O = dim(y, g.nhwc ? 3 : 1);
+  g.OH = dim(y, g.nhwc ? 1 : 2);
+  g.OW = dim(y, g.nhwc ? 2 : 3);
+  std::string fl = n.attributes.getString("filterLayout", "oihw");
+  size_t h = fl.find('h'), wpos = fl.find('w');
+  g.KH = h != std::string::npos ? dim(w, int64_t(h)) : 1;
+  g.KW = wpos != std::string::npos ? dim(w, int64_t(wpos)) : 1;
+  std::vector<int64_t> st = n.attributes.getInts("strides", {1, 1}), dil = n.attributes.getInts("dilations", {1, 1});
+  std::vector<int64_t> pad = n.attributes.getInts("padding", {0, 0, 0, 0});
+  if (st.size() == 2) g.sh = std::max<int64_t>(st[0], 1), g.sw = std::max<int64_t>(st[1], 1);
+  if (dil.size() == 2) g.dh = std::max<int64_t>(dil[0], 1), g.dw = std::max<int64_t>(dil[1], 1);
+  if (pad.size() == 4) g.padTop = std::max<int64_t>(pad[0], 0);
+  return g;
+}
+
+// conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory's
+// table picks our depthwise, 1x1 (pointwise) and few-pixel im2col kernels,
+// oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
+// the rest; each is a family of its own (Winograd does fewer multiplies per
+// nominal FLOP than direct, so they cannot share a grid).
+NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int threads) {
+  const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
+  const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  const ConvShape g = convShape(n);
+  const double C = double(g.C), O = double(g.O), groups = double(g.groups);
+  const double window = double(g.KH * g.KW);
+  const double elementBytes = x ? double(dataTypeBits(x->dtype)) / 8.0 : 4.0;
+  const bool float32 = x && x->dtype == DataType::kFloat32;
+  const bool constantFilter = isConstant(constant, 1);
+  const bool residual = n.op == "fusedConv2d" && n.inputs.size() > 3 && n.inputs[3];
+  const bool depthwise = g.groups > 1 && g.groups == g.C && g.O == g.groups;
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.groups == 1;
+  const bool im2col = g.nhwc && g.groups == 1 && !pointwise && g.N * g.OH * g.OW <= 64 && g.N * g.OH * g.OW >= 16 &&
+                      g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
+  const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+                        g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision;
+  std::string family = depthwise ? "conv2d.depthwise"
+                       : pointwise ? "conv2d.pointwise"
+                       : im2col    ? "conv2d.im2col"
+                       : winograd  ? "conv2d.winograd"
+                                   : "conv2d";
+  // The work of images n x output rows oh x output channels o, reading the
+  // input rows they need.
+  auto work = [&](double imgs, double oh, double o) {
+    WorkPart p;
+    p.family = family;
+    double inRows = std::min(double(g.H), (oh - 1) * double(g.sh) + double((g.KH - 1) * g.dh + 1));
+    double outCount = imgs * oh * double(g.OW) * o;
+    double filter = o * (C / groups) * window;
+    p.flops = 2 * outCount * (C / groups) * window;
+    p.bytes = (imgs * inRows * double(g.W) * C + filter + outCount * (residual ? 2 : 1) + o) * elementBytes;
+    double pixels = imgs * oh * double(g.OW);
+    if (depthwise) p.params = {atLeast1(outCount), atLeast1(window)};
+    else if (pointwise) p.params = {atLeast1(pixels), atLeast1(C), atLeast1(o)};
+    else p.params = {atLeast1(pixels), atLeast1(C / groups * window), atLeast1(o / groups)};
+    return p;
+  };
+  double out = outCount(n);
+  double flops = 2 * out * (C / groups) * window;
+  WorkPart whole = work(double(g.N), double(g.OH), O);
+  NodeCost c = make(family, whole.params, flops, allBytes(n));
+  if (constantFilter) c.packedBytes = bytesOf(w);
+  // Which of them run on oneDNN: Winograd and direct layers, and stride-2
+  // depthwise ones (ours takes stride 1 first), above oneDNN's size floor.
+  const bool oneDnn = (family == "conv2d" || family == "conv2d.winograd" || (depthwise && g.sh != 1)) &&
+                      (flops >= kOneDnnMinFlops);
+  c.jit = oneDnn || pointwise;
+  if (threads > 1 && oneDnn) {
+    ConvSplitShape s;
+    s.N = g.N, s.C = g.C, s.H = g.H, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;
+    s.groups = g.groups, s.strideH = g.sh, s.dilationH = g.dh, s.padTop = g.padTop;
+    s.nhwc = g.nhwc;
+    s.float16 = x && x->dtype == DataType::kFloat16;
+    s.constantFilter = constantFilter;
+    s.hasResidual = residual;
+    ConvPiecePlan plan = planConv2dPieces(s, threads);
+    if (plan.kind == PieceKind::kOneThread) {
+      c.threading = Threading::kOneThread;
+    } else if (plan.kind == PieceKind::kPieces) {
+      c.threading = Threading::kPieces;
+      c.pieces = int(plan.pieces.size());
+      double best = -1;
+      for (const ConvPiece &p : plan.pieces) {
+        WorkPart wp = work(double(p.n), double(p.oh1 - p.oh0), double(p.o));
+        if (wp.flops > best) best = wp.flops, c.piece = wp;
+      }
+    }
+  }
+  // Sigmoid and SiLU are computed per element, after our kernels (the SiLU
+  // pass) or in oneDNN's post-op: priced as the sigmoid family's pass.
+  std::string act = n.attributes.getString("activation", "none");
+  if (n.op == "fusedConv2d" && (act == "sigmoid" || act == "silu"))
+    c.after.push_back({"unary.sigmoid", {atLeast1(out)}, 10 * out, 2 * (y ? bytesOf(y) : 0)});
   return c;
 }
-NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant) {
+NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   bool nhwc = n.attributes.getString("inputLayout", "nchw") == "nhwc";
@@ -163,7 +335,7 @@ NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant)
 }
 
 // ---- pooling (kernels/Pooling.cpp): the window's reads per output.
-NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
   bool nhwc = n.attributes.getString("layout", "nchw") == "nhwc";
   std::vector<int64_t> win =
@@ -175,7 +347,7 @@ NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &) {
 }
 
 // ---- attention (kernels/Transformer.cpp, GqaAttention*): QK^T and PV.
-NodeCost attentionCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost attentionCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *q = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *k = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   double heads = double(std::max<int64_t>(n.attributes.getInt("heads", 1), 1));
@@ -185,7 +357,7 @@ NodeCost attentionCost(const NodeDesc &n, const std::vector<bool> &) {
   c.jit = true;
   return c;
 }
-NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *q = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *pk = n.inputs.size() > 3 ? n.inputs[3] : nullptr;
   double H = double(std::max<int64_t>(n.attributes.getInt("numHeads", 1), 1));
@@ -201,7 +373,7 @@ NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &) {
 }
 
 // ---- quantized (kernels/QuantizedMatMul*): bound by the packed weights.
-NodeCost matmulNBitsCost(const NodeDesc &n, const std::vector<bool> &constant) {
+NodeCost matmulNBitsCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
   double K = double(std::max<int64_t>(n.attributes.getInt("K", 1), 1));
   double N = double(std::max<int64_t>(n.attributes.getInt("N", 1), 1));
   double M = outCount(n) / N;
@@ -214,7 +386,7 @@ NodeCost matmulNBitsCost(const NodeDesc &n, const std::vector<bool> &constant) {
 // family's float32 rate at a quarter of the work; a float operand is
 // quantized first (one pass over it). Operands: a, its scale and zero
 // point, then b (inputs[3]).
-NodeCost quantizedMatmulCost(const NodeDesc &n, const std::vector<bool> &constant) {
+NodeCost quantizedMatmulCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
   const OperandDesc *a = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *b = n.inputs.size() > 3 ? n.inputs[3] : nullptr;
   double K = double(dim(a, -1)), N = double(dim(n.outputs.empty() ? nullptr : n.outputs[0], -1));
@@ -223,13 +395,13 @@ NodeCost quantizedMatmulCost(const NodeDesc &n, const std::vector<bool> &constan
   if (isConstant(constant, 3)) c.packedBytes = bytesOf(b);
   return c;
 }
-NodeCost quantizeCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost quantizeCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("unary", {e}, 2 * e, allBytes(n));
 }
 
 // ---- recurrent (kernels/Recurrent.cpp): per step a GEMV/GEMM of the gates.
-NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
   bool cell = n.op == "gruCell" || n.op == "lstmCell";
   double steps = cell ? 1 : double(dim(x, 0));
@@ -243,7 +415,7 @@ NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &) {
   return make("recurrent", {steps * dirs, batch, hidden, input}, flops, allBytes(n));
 }
 
-NodeCost rotaryCost(const NodeDesc &n, const std::vector<bool> &) {
+NodeCost rotaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   return make("binary", {e}, 3 * e, allBytes(n));
 }
@@ -261,9 +433,10 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
     add({"add", "sub", "mul", "div", "max", "min", "pow", "equal", "notEqual", "greater", "greaterOrEqual", "lesser",
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
-    add({"concat", "expand", "transpose", "slice", "gather", "pad", "tile", "reverse", "triangular", "gatherElements",
-         "gatherND", "scatterElements", "scatterND", "resample2d"},
+    add({"concat", "expand", "transpose", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND",
+         "resample2d"},
         &copyCost);
+    add({"slice", "gather", "gatherElements", "gatherND"}, &gatherCost);
     add({"reshape"}, &reshapeCost);
     add({"split"}, &splitCost);
     add({"reduceL1", "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceMax", "reduceMean", "reduceMin",
@@ -311,7 +484,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
       {"pool", 2},     {"attention", 4},      {"matmulNBits", 3},    {"recurrent", 4},
   };
   return families;

@@ -18,6 +18,21 @@
 
 namespace webnn::cpu {
 
+// One kernel's share of a node's work, priced on its family's grid.
+struct WorkPart {
+  std::string family;
+  std::vector<double> params;
+  double flops = 0;
+  double bytes = 0;
+};
+
+// How a node runs with more than one thread.
+enum class Threading {
+  kPool,       // the kernel's own parallel loop: the family's grid at that thread count
+  kOneThread,  // whole on the calling thread (too small to cut): the one-thread grid
+  kPieces,     // single-threaded pieces on the pool (PieceSplit.h): the largest piece on the one-thread grid
+};
+
 struct NodeCost {
   std::string family;           // calibration family, e.g. "gemm", "conv2d.depthwise"
   std::vector<double> params;   // the family's parameters, each >= 1
@@ -25,11 +40,20 @@ struct NodeCost {
   double bytes = 0;             // bytes read and written, every operand once
   double packedBytes = 0;       // constant bytes repacked on the first run
   bool jit = false;             // a oneDNN primitive is JIT-compiled for it
+  // Passes over the output after the main kernel (an activation or bias the
+  // kernel does not apply in its own loop), each on its own family.
+  std::vector<WorkPart> after;
+  // With threads > 1: how the main kernel runs, and for kPieces the piece
+  // count and the largest piece (the one the others wait for).
+  Threading threading = Threading::kPool;
+  int pieces = 0;
+  WorkPart piece;
 };
 
 // `constant[k]`: whether input k is a constant of the graph (weightless
-// graphs have no constant bytes, so NodeDesc cannot say).
-using CostFunction = NodeCost (*)(const NodeDesc &node, const std::vector<bool> &constant);
+// graphs have no constant bytes, so NodeDesc cannot say); `threads`: the
+// run's thread count (the oneDNN kernels cut themselves by it).
+using CostFunction = NodeCost (*)(const NodeDesc &node, const std::vector<bool> &constant, int threads);
 
 // Null when `op` has none (a new kernel whose family was not added).
 CostFunction findCostFunction(std::string_view op);

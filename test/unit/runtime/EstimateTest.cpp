@@ -10,6 +10,7 @@
 
 #include "TestArtifact.h"
 #include "backends/cpu/CostFunctions.h"
+#include "backends/cpu/PieceSplit.h"
 #include "estimate/Calibrate.h"
 #include "estimate/Estimate.h"
 #include "webnn/webnn_c.h"
@@ -76,7 +77,7 @@ TEST(CostFunctions, EveryKernelHasOne) {
     n.op = std::string(op);
     n.inputs = {&a, &b, &a};
     n.outputs = {&y};
-    cpu::NodeCost c = cpu::findCostFunction(op)(n, {false, true, false});
+    cpu::NodeCost c = cpu::findCostFunction(op)(n, {false, true, false}, 1);
     EXPECT_NE(std::find(families.begin(), families.end(), c.family), families.end()) << op << " -> " << c.family;
     EXPECT_TRUE(std::isfinite(c.flops) && c.flops >= 0 && std::isfinite(c.bytes) && c.bytes > 0) << op;
     for (const cpu::CostFamily &f : cpu::costFamilies())
@@ -195,6 +196,140 @@ TEST(Estimate, ControlFlowCostsItsBody) {
   bool noted = false;
   for (const std::string &n : e.notes) noted |= n.find("loop") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+// The pieces a 2-thread run cuts oneDNN convolutions and matmuls into
+// (onednn/Conv2d.cpp and MatMul.cpp build theirs from these plans).
+TEST(PieceSplit, ConvolutionImagesRowsChannels) {
+  cpu::ConvSplitShape s;
+  s.N = 1, s.C = 512, s.H = 7, s.O = 512, s.OH = 7, s.OW = 7, s.KH = 3, s.KW = 3;
+  s.padTop = 1;
+  cpu::ConvPiecePlan rows = cpu::planConv2dPieces(s, 2);
+  ASSERT_EQ(rows.kind, cpu::PieceKind::kPieces);
+  EXPECT_EQ(rows.by, cpu::ConvPiecePlan::By::kRows);
+  ASSERT_EQ(rows.pieces.size(), 2u);  // 7 rows: 4 + 3, the first piece the larger
+  EXPECT_EQ(rows.pieces[0].oh1 - rows.pieces[0].oh0, 4);
+  EXPECT_EQ(rows.pieces[1].oh1 - rows.pieces[1].oh0, 3);
+  s.N = 4;
+  cpu::ConvPiecePlan images = cpu::planConv2dPieces(s, 2);
+  ASSERT_EQ(images.pieces.size(), 2u);
+  EXPECT_EQ(images.by, cpu::ConvPiecePlan::By::kImages);
+  EXPECT_EQ(images.pieces[1].n0, 2);
+  EXPECT_EQ(images.pieces[1].n, 2);
+  // One output pixel: pieces of whole 16-channel blocks.
+  cpu::ConvSplitShape fc;
+  fc.C = 2048, fc.O = 1000;
+  cpu::ConvPiecePlan channels = cpu::planConv2dPieces(fc, 2);
+  ASSERT_EQ(channels.by, cpu::ConvPiecePlan::By::kChannels);
+  ASSERT_EQ(channels.pieces.size(), 2u);
+  EXPECT_EQ(channels.pieces[0].o, 512);
+  EXPECT_EQ(channels.pieces[1].o0, 512);
+  EXPECT_EQ(channels.pieces[1].o, 488);
+  // Too small to cut; a filter given at run time is not cut.
+  cpu::ConvSplitShape tiny;
+  tiny.C = 4, tiny.O = 4, tiny.H = 8, tiny.OH = 8, tiny.OW = 8;
+  EXPECT_EQ(cpu::planConv2dPieces(tiny, 2).kind, cpu::PieceKind::kOneThread);
+  s.constantFilter = false;
+  EXPECT_EQ(cpu::planConv2dPieces(s, 2).kind, cpu::PieceKind::kOpenMp);
+  EXPECT_EQ(cpu::planConv2dPieces(fc, 1).kind, cpu::PieceKind::kOneThread);
+}
+
+TEST(PieceSplit, MatMulBatchRowsColumns) {
+  cpu::MatMulPiecePlan batch = cpu::planMatMulPieces({12, 128, 128}, 64, 2);
+  ASSERT_EQ(batch.kind, cpu::PieceKind::kPieces);
+  EXPECT_EQ(batch.axis, 0);
+  EXPECT_EQ(batch.per, 6);
+  EXPECT_EQ(batch.count, 2);
+  cpu::MatMulPiecePlan rows = cpu::planMatMulPieces({1, 100, 768}, 768, 2);
+  EXPECT_EQ(rows.axis, 1);
+  EXPECT_EQ(rows.per, 50);
+  cpu::MatMulPiecePlan cols = cpu::planMatMulPieces({1, 1000}, 2048, 2);
+  EXPECT_EQ(cols.axis, 1);
+  EXPECT_EQ(cols.per, 512);  // whole 64-column blocks: 512 + 488
+  EXPECT_EQ(cols.count, 2);
+  EXPECT_EQ(cpu::planMatMulPieces({4, 4}, 4, 2).kind, cpu::PieceKind::kOneThread);
+}
+
+// The cost functions name the piece the runtime's split makes: Winograd
+// 3x3 layers cut by rows, the larger piece priced.
+TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
+  auto conv = [](int64_t H, int64_t C, int64_t O, int64_t k, int64_t stride, const char *act) {
+    cpu::NodeDesc n;
+    n.op = "fusedConv2d";
+    n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+    n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {stride, stride}});
+    n.attributes.set("activation", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, act, {}});
+    return n;
+  };
+  cpu::OperandDesc x{DataType::kFloat32, {1, 15, 15, 64}, nullptr}, w{DataType::kFloat32, {64, 3, 3, 64}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {1, 15, 15, 64}, nullptr}, ys2{DataType::kFloat32, {1, 7, 7, 64}, nullptr};
+  cpu::NodeDesc n = conv(15, 64, 64, 3, 1, "relu");
+  n.inputs = {&x, &w};
+  n.outputs = {&y};
+  cpu::NodeCost one = cpu::findCostFunction("fusedConv2d")(n, {false, true}, 1);
+  EXPECT_EQ(one.family, "conv2d.winograd");
+  EXPECT_EQ(one.threading, cpu::Threading::kPool);  // one thread: nothing to cut
+  cpu::NodeCost two = cpu::findCostFunction("fusedConv2d")(n, {false, true}, 2);
+  ASSERT_EQ(two.threading, cpu::Threading::kPieces);
+  EXPECT_EQ(two.pieces, 2);
+  EXPECT_EQ(two.piece.family, "conv2d.winograd");
+  EXPECT_DOUBLE_EQ(two.piece.params[0], 8 * 15);  // 15 rows: 8 + 7
+  EXPECT_DOUBLE_EQ(two.piece.flops, two.flops * 8 / 15);
+  // Stride 2: oneDNN's direct kernels, a family apart; SiLU is a pass after.
+  cpu::NodeDesc s2 = conv(15, 64, 64, 3, 2, "silu");
+  s2.inputs = {&x, &w};
+  s2.outputs = {&ys2};
+  cpu::NodeCost direct = cpu::findCostFunction("fusedConv2d")(s2, {false, true}, 1);
+  EXPECT_EQ(direct.family, "conv2d");
+  ASSERT_EQ(direct.after.size(), 1u);
+  EXPECT_EQ(direct.after[0].family, "unary.sigmoid");
+  EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
+}
+
+// At 2 threads a pieced matmul costs its larger piece on the one-thread
+// grid, times the calibrated slowdown, plus one fork/join; a matmul too
+// narrow to cut runs whole on the calling thread: what it costs on one.
+TEST(Estimate, PiecesPricedOnOneThreadAtTwoThreads) {
+  DeviceProfile p = syntheticProfile();
+  p.maxThreads = 2;
+  est::ThreadProfile two = p.threads[0];
+  two.threads = 2;
+  two.peakGflops = 150;  // not used by pieced or one-thread nodes
+  two.forkJoinUs = 3;
+  two.pieceSlowdown = 1.5;
+  p.threads.push_back(two);
+  auto graph = [](int64_t B, int64_t M, int64_t K, int64_t N) {
+    TGraph g;
+    g.name = "bmm";
+    g.tensors = {{"a", DataType::kFloat32, {B, M, K}}, {"b", DataType::kFloat32, {B, K, N}},
+                 {"y", DataType::kFloat32, {B, M, N}}};
+    g.nodes = {{"matmul", {0, 1}, {2}, "mm"}};
+    g.inputs = {0, 1};
+    g.outputs = {2};
+    return g;
+  };
+  est::EstimateOptions o1, o2;
+  o2.threads = 2;
+  Estimate big1, big2;
+  std::string big = writeArtifact("est_bmm", graph(12, 128, 64, 128));
+  ASSERT_TRUE(est::estimateArtifact(big, p, o1, &big1).isOk());
+  ASSERT_TRUE(est::estimateArtifact(big, p, o2, &big2).isOk());
+  ASSERT_EQ(big2.nodes.size(), 1u);
+  EXPECT_EQ(big2.nodes[0].family, "matmul.batched");
+  // 6 of the 12 matrices per piece: half of the one-thread work (ratio 2 on
+  // every grid), 1.5x slower beside its neighbour, 3 us fork/join, 1 us node.
+  const double bytes = (128 * 64 + 64 * 128 + 128 * 128) * 4.0;
+  double piece = 2 * est::rooflineMs(p, p.threads[0], 2.0 * 6 * 128 * 128 * 64, 6 * bytes);
+  double whole = 2 * est::rooflineMs(p, p.threads[0], 2.0 * 12 * 128 * 128 * 64, 12 * bytes);
+  EXPECT_NEAR(big2.nodes[0].ms, 1e-3 + 1.5 * piece + 3e-3, 1e-9);
+  EXPECT_NEAR(big1.nodes[0].ms, 1e-3 + whole, 1e-9);
+  Estimate small1, small2;
+  // 8 rows and 64 columns: oneDNN's (2 MFLOP), too narrow to cut.
+  std::string small = writeArtifact("est_small_mm", graph(1, 8, 2048, 64));
+  ASSERT_TRUE(est::estimateArtifact(small, p, o1, &small1).isOk());
+  ASSERT_TRUE(est::estimateArtifact(small, p, o2, &small2).isOk());
+  EXPECT_DOUBLE_EQ(small2.nodes[0].ms, small1.nodes[0].ms);
 }
 
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {

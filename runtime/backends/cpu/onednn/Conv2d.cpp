@@ -31,6 +31,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/backends/cpu/PieceSplit.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/Context.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -336,13 +337,6 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   return nullptr;
 }
 
-// Below this many FLOPs per piece, splitting costs more than it gains: a
-// piece is one oneDNN call (argument plumbing, a few microseconds) and a
-// claim by the pool's threads.
-constexpr double kMinPieceFlops = double(1 << 19);
-// Pieces of output channels are whole multiples of this (oneDNN's blocking).
-constexpr int64_t kChannelBlock = 16;
-
 std::unique_ptr<Conv2d::Impl> makePiece(const Conv2dParams &q, std::string *why) {
   try {
     return makeImpl(q, why, /*piece=*/true);
@@ -357,88 +351,53 @@ void Conv2d::Impl::choosePieces(int threads) {
   piecesThreads = threads;
   pieces.clear();
   piecesPrepared = false;
-  const double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
-                       double(p.KH) * double(p.KW);
-  // One output pixel is a matrix-vector product: the filter's bytes, read
-  // once, are the cost, and two cores read them faster than one.
-  const double filterBytes = double(p.O) * double(p.C / p.groups) * double(p.KH * p.KW) * (f16() ? 2 : 4);
-  const double work = p.OH * p.OW == 1 ? std::max(flops, 2 * filterBytes) : flops;
-  const int64_t most = std::min<int64_t>(threads, int64_t(work / kMinPieceFlops));
-  if (most < 2) {
-    split = Split::kOneThread;
-    splitNote = "one thread: too small to split";
+  ConvSplitShape shape;
+  shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
+  shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
+  shape.strideH = p.strideH, shape.dilationH = p.dilationH, shape.padTop = p.padTop;
+  shape.nhwc = p.nhwc;
+  shape.float16 = f16();
+  shape.constantFilter = p.constantFilter;
+  shape.hasResidual = p.hasResidual;
+  const ConvPiecePlan plan = planConv2dPieces(shape, threads);
+  if (plan.kind != PieceKind::kPieces) {
+    split = plan.kind == PieceKind::kOpenMp ? Split::kOpenMp : Split::kOneThread;
+    splitNote = plan.note;
     return;
   }
-  // A filter given at run time would be packed by every piece on every run;
-  // float16 nchw rows are not contiguous for the float16 staging; a residual
-  // is copied into nchw rows by the whole only.
-  if (!p.constantFilter || (!p.nhwc && (p.dtype != DataType::kFloat32 || p.hasResidual))) {
-    split = Split::kOpenMp;
-    splitNote = "OpenMP: this operand form is not split";
-    return;
-  }
-  struct Range {
-    int64_t n0, n, oh0, oh1;
-  };
-  std::vector<Range> ranges;
-  if (p.N >= most) {
-    const int64_t per = (p.N + most - 1) / most;
-    for (int64_t n0 = 0; n0 < p.N; n0 += per) ranges.push_back({n0, std::min(per, p.N - n0), 0, p.OH});
-  } else {
-    int64_t rows = std::min<int64_t>(p.OH, (most + p.N - 1) / p.N);
-    const int64_t per = (p.OH + rows - 1) / rows;
-    for (int64_t n = 0; n < p.N; ++n)
-      for (int64_t oh0 = 0; oh0 < p.OH; oh0 += per) ranges.push_back({n, 1, oh0, std::min(p.OH, oh0 + per)});
-  }
-  if (ranges.size() < 2) {
-    // One output pixel (a squeeze-excitation or classifier 1x1 layer after a
-    // global pool): pieces of output channels, each its own filter rows and
-    // a contiguous run of y.
-    if (p.N == 1 && p.OH * p.OW == 1 && p.groups == 1 && p.O >= 2 * kChannelBlock) {
-      const int64_t count = std::min<int64_t>(most, p.O / kChannelBlock);
-      const int64_t per = ((p.O + count - 1) / count + kChannelBlock - 1) / kChannelBlock * kChannelBlock;
-      std::vector<Piece> made;
-      for (int64_t o0 = 0; o0 < p.O; o0 += per) {
-        Conv2dParams q = p;
-        q.O = std::min(per, p.O - o0);
-        q.packedFilter.clear();  // rows of the filter: not the whole's layout
-        Piece piece;
-        piece.dstOffset = o0;
-        piece.filterOffset = o0 * p.filterStrideO;
-        piece.biasOffset = o0;
-        std::string why;
-        piece.impl = makePiece(q, &why);
-        if (!piece.impl) {
-          split = Split::kOneThread;
-          splitNote = "one thread: a piece of channels has no optimized primitive (" + why + ")";
-          return;
-        }
-        made.push_back(std::move(piece));
+  std::vector<Piece> made;
+  if (plan.by == ConvPiecePlan::By::kChannels) {
+    for (const ConvPiece &r : plan.pieces) {
+      Conv2dParams q = p;
+      q.O = r.o;
+      q.packedFilter.clear();  // rows of the filter: not the whole's layout
+      Piece piece;
+      piece.dstOffset = r.o0;
+      piece.filterOffset = r.o0 * p.filterStrideO;
+      piece.biasOffset = r.o0;
+      std::string why;
+      piece.impl = makePiece(q, &why);
+      if (!piece.impl) {
+        split = Split::kOneThread;
+        splitNote = "one thread: a piece of channels has no optimized primitive (" + why + ")";
+        return;
       }
-      pieces = std::move(made);
-      split = Split::kPieces;
-      splitNote = std::to_string(pieces.size()) + " pieces of output channels";
-      return;
+      made.push_back(std::move(piece));
     }
-    split = Split::kOneThread;
-    splitNote = "one thread: one output row";
+    pieces = std::move(made);
+    split = Split::kPieces;
+    splitNote = std::to_string(pieces.size()) + " pieces of output channels";
     return;
   }
   const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
-  std::vector<Piece> made;
-  for (const Range &r : ranges) {
+  for (const ConvPiece &r : plan.pieces) {
     Conv2dParams q = p;
     q.N = r.n;
     q.OH = r.oh1 - r.oh0;
     const int64_t first = r.oh0 * p.strideH - p.padTop;           // first input row read (may be padding)
     const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;  // last one
     const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.H, last + 1);
-    if (in1 <= in0) {  // a piece of padding only: leave such layers whole
-      split = Split::kOneThread;
-      splitNote = "one thread: a piece would read padding only";
-      return;
-    }
-    q.H = in1 - in0;
+    q.H = in1 - in0;  // > 0: the plan leaves layers with padding-only pieces whole
     q.padTop = in0 - first;
     q.padBottom = last + 1 - in1;
     Piece piece;
@@ -464,7 +423,8 @@ void Conv2d::Impl::choosePieces(int threads) {
   }
   pieces = std::move(made);
   split = Split::kPieces;
-  splitNote = std::to_string(pieces.size()) + (p.N >= most ? " pieces of images" : " pieces of output rows");
+  splitNote = std::to_string(pieces.size()) +
+              (plan.by == ConvPiecePlan::By::kImages ? " pieces of images" : " pieces of output rows");
 }
 
 Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y, ThreadPool &pool,

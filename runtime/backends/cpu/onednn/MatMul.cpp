@@ -22,6 +22,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/backends/cpu/PieceSplit.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #include "runtime/backends/cpu/onednn/Context.h"
@@ -333,11 +334,6 @@ std::unique_ptr<MatMul::Impl> makeImpl(const MatMulParams &p, std::string *why, 
   return nullptr;
 }
 
-// As Conv2d.cpp: below this many FLOPs per piece splitting does not pay.
-constexpr double kMinPieceFlops = double(1 << 19);
-// Column pieces are whole multiples of this (oneDNN's widest register block).
-constexpr int64_t kColumnBlock = 64;
-
 // Strides of extent-1 dimensions do not matter; written as the dense ones,
 // a piece's descriptor compares equal to the dense layout when it is one.
 memory::dims tidyStrides(const memory::dims &dims, memory::dims strides) {
@@ -353,42 +349,15 @@ void MatMul::Impl::choosePieces(int threads) {
   pieces.clear();
   piecesPrepared = false;
   const size_t r = yDims.size();
-  double flops = 2.0 * double(aDims[r - 1]);
-  for (int64_t d : yDims) flops *= double(d);
-  const int64_t most = std::min<int64_t>(threads, int64_t(flops / kMinPieceFlops));
-  if (most < 2) {
+  const MatMulPiecePlan plan = planMatMulPieces(std::vector<int64_t>(yDims.begin(), yDims.end()), aDims[r - 1], threads);
+  if (plan.kind != PieceKind::kPieces) {
     split = Split::kOneThread;
-    splitNote = "one thread: too small to split";
+    splitNote = plan.note;
     return;
   }
-  // The dimension to cut: the outermost batch dimension of extent > 1 with
-  // only extent-1 dimensions outside it; else rows; else columns.
-  int axis = -1;
-  for (size_t i = 0; i + 2 < r; ++i) {
-    if (yDims[i] > 1) {
-      axis = int(i);
-      break;
-    }
-  }
-  const int64_t M = yDims[r - 2], N = yDims[r - 1];
-  int64_t count = 0, step = 1;
-  if (axis >= 0) {
-    count = std::min<int64_t>(most, yDims[axis]);
-  } else if (M >= 2 * 8) {
-    axis = int(r - 2);
-    count = std::min<int64_t>(most, M / 8);
-  } else if (N >= 2 * kColumnBlock) {
-    axis = int(r - 1);
-    count = std::min<int64_t>(most, N / kColumnBlock);
-    step = kColumnBlock;
-  }
-  if (count < 2) {
-    split = Split::kOneThread;
-    splitNote = "one thread: too few rows and columns to split";
-    return;
-  }
+  const int axis = plan.axis;
   const int64_t extent = yDims[axis];
-  const int64_t per = ((extent + count - 1) / count + step - 1) / step * step;
+  const int64_t per = plan.per;
   const bool columns = axis == int(r - 1), rows = axis == int(r - 2);
   std::vector<Piece> made;
   for (int64_t i0 = 0; i0 < extent; i0 += per) {

@@ -1,0 +1,118 @@
+#include "backends/cpu/PieceSplit.h"
+
+#include <algorithm>
+
+namespace webnn::cpu {
+
+ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
+  ConvPiecePlan plan;
+  const double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
+                       double(p.KH) * double(p.KW);
+  // One output pixel is a matrix-vector product: the filter's bytes, read
+  // once, are the cost, and two cores read them faster than one.
+  const double filterBytes = double(p.O) * double(p.C / p.groups) * double(p.KH * p.KW) * (p.float16 ? 2 : 4);
+  const double work = p.OH * p.OW == 1 ? std::max(flops, 2 * filterBytes) : flops;
+  const int64_t most = std::min<int64_t>(threads, int64_t(work / kMinPieceFlops));
+  if (most < 2) {
+    plan.note = "one thread: too small to split";
+    return plan;
+  }
+  // A filter given at run time would be packed by every piece on every run;
+  // float16 nchw rows are not contiguous for the float16 staging; a residual
+  // is copied into nchw rows by the whole only.
+  if (!p.constantFilter || (!p.nhwc && (p.float16 || p.hasResidual))) {
+    plan.kind = PieceKind::kOpenMp;
+    plan.note = "OpenMP: this operand form is not split";
+    return plan;
+  }
+  std::vector<ConvPiece> ranges;
+  if (p.N >= most) {
+    const int64_t per = (p.N + most - 1) / most;
+    for (int64_t n0 = 0; n0 < p.N; n0 += per) ranges.push_back({n0, std::min(per, p.N - n0), 0, p.OH, 0, p.O});
+    plan.by = ConvPiecePlan::By::kImages;
+  } else {
+    int64_t rows = std::min<int64_t>(p.OH, (most + p.N - 1) / p.N);
+    const int64_t per = (p.OH + rows - 1) / rows;
+    for (int64_t n = 0; n < p.N; ++n)
+      for (int64_t oh0 = 0; oh0 < p.OH; oh0 += per) ranges.push_back({n, 1, oh0, std::min(p.OH, oh0 + per), 0, p.O});
+    plan.by = ConvPiecePlan::By::kRows;
+  }
+  if (ranges.size() < 2) {
+    // One output pixel (a squeeze-excitation or classifier 1x1 layer after a
+    // global pool): pieces of output channels, each its own filter rows and
+    // a contiguous run of y.
+    if (p.N == 1 && p.OH * p.OW == 1 && p.groups == 1 && p.O >= 2 * kPieceChannelBlock) {
+      const int64_t count = std::min<int64_t>(most, p.O / kPieceChannelBlock);
+      const int64_t per =
+          ((p.O + count - 1) / count + kPieceChannelBlock - 1) / kPieceChannelBlock * kPieceChannelBlock;
+      plan.kind = PieceKind::kPieces;
+      plan.by = ConvPiecePlan::By::kChannels;
+      for (int64_t o0 = 0; o0 < p.O; o0 += per) plan.pieces.push_back({0, 1, 0, p.OH, o0, std::min(per, p.O - o0)});
+      return plan;
+    }
+    plan.by = ConvPiecePlan::By::kNone;
+    plan.note = "one thread: one output row";
+    return plan;
+  }
+  // A piece whose input rows are padding only: such layers stay whole.
+  const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
+  for (const ConvPiece &r : ranges) {
+    const int64_t first = r.oh0 * p.strideH - p.padTop;
+    const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;
+    if (std::min<int64_t>(p.H, last + 1) <= std::max<int64_t>(0, first)) {
+      plan.by = ConvPiecePlan::By::kNone;
+      plan.note = "one thread: a piece would read padding only";
+      return plan;
+    }
+  }
+  plan.kind = PieceKind::kPieces;
+  plan.pieces = std::move(ranges);
+  return plan;
+}
+
+MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads) {
+  MatMulPiecePlan plan;
+  const size_t r = yDims.size();
+  if (r < 2) {
+    plan.note = "one thread: too small to split";
+    return plan;
+  }
+  double flops = 2.0 * double(K);
+  for (int64_t d : yDims) flops *= double(d);
+  const int64_t most = std::min<int64_t>(threads, int64_t(flops / kMinPieceFlops));
+  if (most < 2) {
+    plan.note = "one thread: too small to split";
+    return plan;
+  }
+  int axis = -1;
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (yDims[i] > 1) {
+      axis = int(i);
+      break;
+    }
+  }
+  const int64_t M = yDims[r - 2], N = yDims[r - 1];
+  int64_t count = 0, step = 1;
+  if (axis >= 0) {
+    count = std::min<int64_t>(most, yDims[size_t(axis)]);
+  } else if (M >= 2 * 8) {
+    axis = int(r - 2);
+    count = std::min<int64_t>(most, M / 8);
+  } else if (N >= 2 * kPieceColumnBlock) {
+    axis = int(r - 1);
+    count = std::min<int64_t>(most, N / kPieceColumnBlock);
+    step = kPieceColumnBlock;
+  }
+  if (count < 2) {
+    plan.note = "one thread: too few rows and columns to split";
+    return plan;
+  }
+  const int64_t extent = yDims[size_t(axis)];
+  plan.kind = PieceKind::kPieces;
+  plan.axis = axis;
+  plan.per = ((extent + count - 1) / count + step - 1) / step * step;
+  plan.count = (extent + plan.per - 1) / plan.per;
+  return plan;
+}
+
+}  // namespace webnn::cpu

@@ -1,0 +1,69 @@
+// How a multi-threaded run cuts a oneDNN convolution or matmul into
+// single-threaded pieces on the session's pool (onednn/Conv2d.cpp,
+// onednn/MatMul.cpp), from shapes alone: the runtime builds its pieces from
+// these plans, and the estimator (CostFunctions.cpp) prices the same pieces.
+// No oneDNN header: both sides include it.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_PIECESPLIT_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_PIECESPLIT_H
+
+#include <cstdint>
+#include <vector>
+
+namespace webnn::cpu {
+
+// Below this many FLOPs per piece, splitting costs more than it gains: a
+// piece is one oneDNN call (argument plumbing, a few microseconds) and a
+// claim by the pool's threads.
+constexpr double kMinPieceFlops = double(1 << 19);
+// Convolution pieces of output channels are whole multiples of this
+// (oneDNN's blocking); matmul column pieces, of kPieceColumnBlock (oneDNN's
+// widest register block).
+constexpr int64_t kPieceChannelBlock = 16;
+constexpr int64_t kPieceColumnBlock = 64;
+
+enum class PieceKind {
+  kOneThread,  // whole on the calling thread (too small to cut)
+  kOpenMp,     // whole on OpenMP's team (this operand form is not cut)
+  kPieces,     // the ranges below, one single-threaded piece each
+};
+
+// ---- convolution.
+struct ConvSplitShape {
+  int64_t N = 1, C = 1, H = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
+  int64_t strideH = 1, dilationH = 1, padTop = 0;
+  bool nhwc = true;
+  bool float16 = false;
+  bool constantFilter = true;
+  bool hasResidual = false;
+};
+struct ConvPiece {
+  int64_t n0 = 0, n = 1;    // images
+  int64_t oh0 = 0, oh1 = 0; // output rows
+  int64_t o0 = 0, o = 0;    // output channels (pieces of channels; else all of them)
+};
+struct ConvPiecePlan {
+  PieceKind kind = PieceKind::kOneThread;
+  enum class By { kNone, kImages, kRows, kChannels } by = By::kNone;
+  std::vector<ConvPiece> pieces;
+  const char *note = "";  // why it is not cut, when it is not
+};
+// The pieces for `threads` threads: images first, then output rows (each
+// piece reading its own input rows and padding), then, for one output pixel,
+// output channels.
+ConvPiecePlan planConv2dPieces(const ConvSplitShape &s, int threads);
+
+// ---- matmul: y[..., M, N] = a[..., M, K] x b[..., K, N].
+struct MatMulPiecePlan {
+  PieceKind kind = PieceKind::kOneThread;
+  int axis = -1;       // the dimension of y cut
+  int64_t per = 0;     // its extent per piece (the last piece may be shorter)
+  int64_t count = 0;   // pieces
+  const char *note = "";
+};
+// The outermost batch dimension of extent > 1 with only extent-1 dimensions
+// outside it; else rows; else columns.
+MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads);
+
+}  // namespace webnn::cpu
+
+#endif
