@@ -20,7 +20,8 @@ namespace {
 // in place and not to be changed during the call), `name` then standing for
 // its path.
 py::tuple compile(const py::object &source, const std::string &name, const std::string &output,
-                  const std::string &weightsOut, bool weightless, const std::string &precision,
+                  const std::string &weightsOut, bool weightless, const std::string &target,
+                  const std::string &precision,
                   const std::vector<std::string> &shapes, const std::vector<std::string> &dynamicDims,
                   const std::vector<std::string> &constInputs, const std::vector<std::string> &externalDataDirs,
                   bool prepack, const std::vector<int> &prepackThreads,
@@ -29,6 +30,7 @@ py::tuple compile(const py::object &source, const std::string &name, const std::
   options.output = output;
   options.weightsOut = weightsOut;
   options.weightless = weightless;
+  options.target = target;
   options.precision = precision;
   options.shapes = shapes;
   options.dynamicDims = dynamicDims;
@@ -63,7 +65,7 @@ py::tuple compile(const py::object &source, const std::string &name, const std::
 PYBIND11_MODULE(_compiler, m) {
   m.doc() = "The webnn compiler (webnn/compiler.h), in process: model in, .wnn artifact out.";
   m.def("compile", &compile, py::arg("source"), py::arg("name"), py::arg("output"), py::arg("weights_out"),
-        py::arg("weightless"), py::arg("precision"), py::arg("shapes"), py::arg("dynamic_dims"),
+        py::arg("weightless"), py::arg("target"), py::arg("precision"), py::arg("shapes"), py::arg("dynamic_dims"),
         py::arg("const_inputs"), py::arg("external_data_dirs"), py::arg("prepack"), py::arg("prepack_threads"), py::arg("optimize"),
         py::arg("verify_each"), py::arg("report"), py::arg("emit"));
 }

@@ -112,6 +112,19 @@ class Bindings(unittest.TestCase):
         # emit="mlir": the optimized module as text.
         r = webnn.compile(src, emit="mlir")
         self.assertIn(b"webnn.fusedMatmul", r["artifact"])
+        # target="gpu": the same placement and bytes as `webnnc --target gpu`.
+        gpu_wnn = self.path("mlp-gpu.wnn")
+        p = run_tool(webnn.webnnc_path(), "compile", src, "-o", gpu_wnn, "--target", "gpu", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = webnn.compile(src, target="gpu")
+        self.assertEqual(r["placement"], json.loads(p.stdout)["placement"])
+        self.assertEqual(r["placement"]["nodes"], {"gpu": 3})
+        with open(gpu_wnn, "rb") as f:
+            self.assertEqual(r["artifact"], f.read())
+        self.assertNotEqual(r["artifact"], cli_bytes)
+        with self.assertRaises(webnn.CompileError) as e:
+            webnn.compile(src, target="tpu")
+        self.assertIn('target must be "cpu", "gpu" or "auto", got "tpu"', str(e.exception))
 
     def test_compile_onnx_bytes_weightless_in_memory(self):
         g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Add", ["r", "c"], ["y"])],

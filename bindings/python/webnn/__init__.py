@@ -92,7 +92,7 @@ def _compiler_module():
     return module
 
 
-def compile(model, output=None, *, name=None, weightless=False, weights_out=None, precision="exact",
+def compile(model, output=None, *, name=None, weightless=False, weights_out=None, target="cpu", precision="exact",
             shapes=None, dynamic_dims=None, const_inputs=None, external_data_dirs=None, prepack=False,
             prepack_threads=None, optimize=True, verify_each=False, report=False, emit="artifact"):
     """Compiles `model` into a .wnn artifact in this process, as
@@ -107,6 +107,8 @@ def compile(model, output=None, *, name=None, weightless=False, weights_out=None
     output: the artifact's path, or None to get its bytes in
       result["artifact"] (and a weightless compile's weights in
       result["weights_bytes"] unless weights_out names a file);
+    target: "cpu", "gpu" or "auto", where each node is placed (--target,
+      docs/BACKENDS.md; the result's "placement" says what went where);
     shapes: {input: (1, 3, 224, 224), dim_param: value}, or a list of
       --shape strings; dynamic_dims: {dim_param: max};
     const_inputs: {input: "tensor.pb"}; external_data_dirs: folders ONNX
@@ -129,7 +131,7 @@ def compile(model, output=None, *, name=None, weightless=False, weights_out=None
         const_inputs = {k: os.fspath(v) for k, v in const_inputs.items()}
     code, text, diagnostics, artifact, weights = compiler.compile(
         source, name, "" if output is None else os.fspath(output),
-        "" if weights_out is None else os.fspath(weights_out), bool(weightless), precision,
+        "" if weights_out is None else os.fspath(weights_out), bool(weightless), target, precision,
         _flag_values(shapes or [], ""), _flag_values(dynamic_dims or [], "="),
         _flag_values(const_inputs or [], "="), [os.fspath(d) for d in (external_data_dirs or [])], bool(prepack), [int(t) for t in (prepack_threads or [])],
         bool(optimize), bool(verify_each), bool(report), emit)

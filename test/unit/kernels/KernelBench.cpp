@@ -136,6 +136,11 @@ int main(int argc, char **argv) {
   using webnn::Shape;
   int reps = argc > 1 ? std::atoi(argv[1]) : 20;
   bool interleave = argc > 2 && std::strcmp(argv[2], "--interleave") == 0;
+  // The medians need at least one timed run.
+  if (reps < 1 || argc > 3 || (argc > 2 && !interleave)) {
+    std::fprintf(stderr, "usage: %s [reps >= 1] [--interleave]\n", argv[0]);
+    return 2;
+  }
   const Conv convs[] = {
       {"res2 3x3 64->64 @56", 64, 56, 64, 3, 1},     {"res2 1x1 256->64 @56", 256, 56, 64, 1, 1},
       {"res2 1x1 64->256 @56", 64, 56, 256, 1, 1},   {"res3 1x1 s2 512->256 @28", 512, 28, 256, 1, 2},
