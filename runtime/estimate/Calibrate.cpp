@@ -396,7 +396,8 @@ std::vector<std::vector<Case>> grid() {
       {pool("maxPool2d", 112, 64, 3, 2), pool("averagePool2d", 7, 2048, 7, 1), pool("maxPool2d", 56, 128, 2, 2),
        pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1)},
       {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
-      {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4)},
+      {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4),
+       attention(128, 384, 12), attention(64, 256, 8)},
   };
 }
 

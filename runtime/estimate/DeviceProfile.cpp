@@ -17,7 +17,9 @@
 namespace webnn::est {
 namespace {
 
-constexpr int kProfileFormat = 1;
+// 2: attention's fourth parameter is the head size (was kvHeads), conv2d
+// split into Winograd, im2col and direct families, piece_slowdown.
+constexpr int kProfileFormat = 2;
 
 std::string readCpuModel() {
   std::ifstream in("/proc/cpuinfo");
@@ -183,7 +185,8 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
   if (j.is_discarded() || !j.is_object()) return invalidArgument(path + ": not a JSON object (device profile)");
   Reader r{path, Status::ok()};
   if (r.num(j, "format", "") != kProfileFormat && r.status)
-    return invalidArgument(path + ": format: expected " + std::to_string(kProfileFormat));
+    return invalidArgument(path + ": format: expected " + std::to_string(kProfileFormat) +
+                           " (a profile of another version: run webnn-run calibrate again)");
   DeviceProfile p;
   p.cpuModel = r.str(j, "cpu_model");
   p.isa = r.str(j, "isa");

@@ -184,14 +184,19 @@ struct Model {
     for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
     // Weights larger than the last-level cache come from DRAM at every run:
     // their streaming bounds the node whatever calibration's hot runs say.
+    // A node streams no more of them than it reads (a gather, a few rows of
+    // its table).
     double weightsMs = 0;
-    if (coldWeights)
+    if (coldWeights) {
+      double weightBytes = 0;
       for (size_t k = 0; k < local.inputs.size(); ++k)
         if (k < constant.size() && constant[k] && local.inputs[k]) {
           double n = 1;
           for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
-          weightsMs += n * dataTypeBits(local.inputs[k]->dtype) / 8.0 / (tp.dramGBs * 1e6);
+          weightBytes += n * dataTypeBits(local.inputs[k]->dtype) / 8.0;
         }
+      weightsMs = std::min(weightBytes, c.bytes) / (tp.dramGBs * 1e6);
+    }
     e.ms = tp.nodeOverheadUs * 1e-3 + std::max(kernelMs, weightsMs);
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;

@@ -347,13 +347,16 @@ NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int) {
 }
 
 // ---- attention (kernels/Transformer.cpp, GqaAttention*): QK^T and PV.
+// Parameters (S, T, heads, head size): with small heads the per-score work
+// (scale, softmax, the short dot products' overhead) outweighs the
+// multiply-adds, so the head size is a parameter of its own.
 NodeCost attentionCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *q = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *k = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   double heads = double(std::max<int64_t>(n.attributes.getInt("heads", 1), 1));
   double S = double(dim(q, 1)), D = double(dim(q, 2)), T = double(dim(k, 1)), B = double(dim(q, 0));
   double flops = 4 * B * S * T * D;
-  NodeCost c = make("attention", {S, T, heads, heads}, flops, allBytes(n) + 4.0 * B * heads * S * T);
+  NodeCost c = make("attention", {S, T, heads, D / heads}, flops, allBytes(n) + 4.0 * B * heads * S * T);
   c.jit = true;
   return c;
 }
@@ -369,7 +372,7 @@ NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double T = std::max(double(dim(pk, 2)), S);
   double flops = 4 * B * H * S * T * D;
   double bytes = bytesOf(q) + 2 * B * KvH * T * D * 4 + (n.outputs.empty() ? 0 : bytesOf(n.outputs[0]));
-  return make("attention", {S, T, H, KvH}, flops, bytes);
+  return make("attention", {S, T, H, D}, flops, bytes);
 }
 
 // ---- quantized (kernels/QuantizedMatMul*): bound by the packed weights.
