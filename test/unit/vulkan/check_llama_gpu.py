@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""The tiny genai-layout Llama (test/llm/make_llama.py: int4 MatMulNBits,
+GroupQueryAttention with rotary over a KV cache, SimplifiedLayerNormalization
+and SkipSimplifiedLayerNormalization) compiled by webnnc's default pipeline
+and run by `webnn-run --device gpu` against the CPU backend on the same
+artifact and inputs: every output (logits, present.N.key/value) elementwise
+within |gpu - cpu| <= atol + rtol * |cpu|, rtol 1e-3 / atol 1e-4 (the tiny
+Llama suite's tolerance against ONNX Runtime, test/llm/check_llama.py). Run
+with the validation layers on (the ctest environment): any validation
+message fails the GPU run.
+
+MatMulNBits at accuracy_level 0 (float activations): at level 4 the CPU
+backend quantizes activations to int8 where the CPU has VNNI, while the GPU
+kernel always computes in float, so the two would differ by that rounding
+(about 2.5e-2 in the logits), not by a kernel fault.
+
+Two steps of fixed shapes: a prefill of 5 tokens after 3 cached positions,
+and a one-token decode after 8.
+
+  check_llama_gpu.py --bin BUILD/bin
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MAKE_LLAMA = os.path.join(ROOT, "test", "llm", "make_llama.py")
+RTOL, ATOL = 1e-3, 1e-4
+LAYERS, KV_HEADS, HEAD, VOCAB = 2, 2, 16, 256  # make_llama.py's "tiny"
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r.stdout
+
+
+def step(name, model, past, seq, rng, args, work):
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    feeds = {"input_ids": rng.integers(0, VOCAB, (1, seq)).astype(np.int64),
+             "attention_mask": np.ones((1, past + seq), np.int64)}
+    for i in range(LAYERS):
+        for kv in ("key", "value"):
+            feeds[f"past_key_values.{i}.{kv}"] = rng.standard_normal((1, KV_HEADS, past, HEAD)).astype(np.float32)
+    inputs = []
+    for k, v in feeds.items():
+        f = os.path.join(d, k + ".npy")
+        np.save(f, v)
+        inputs += ["--input", f"{k}={f}"]
+    art = os.path.join(d, "model.wnn")
+    run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", art, "--shape", "batch_size:1",
+         "--shape", f"sequence_length:{seq}", "--shape", f"past_sequence_length:{past}",
+         "--shape", f"total_sequence_length:{past + seq}"])
+    outs = {}
+    for dev in ("cpu", "gpu"):
+        od = os.path.join(d, dev)
+        cmd = [os.path.join(args.bin, "webnn-run"), art, *inputs, "--output-dir", od]
+        if dev == "gpu":
+            cmd += ["--device", "gpu"]
+        run(cmd)
+        outs[dev] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
+    if len(outs["cpu"]) != 1 + 2 * LAYERS or outs["cpu"].keys() != outs["gpu"].keys():
+        print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} gpu {sorted(outs['gpu'])} -> FAIL")
+        return False
+    ok = True
+    for f, c in outs["cpu"].items():
+        g = outs["gpu"][f]
+        if g.shape != c.shape or g.dtype != c.dtype:
+            print(f"{name}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
+            ok = False
+            continue
+        c64, g64 = c.astype(np.float64), g.astype(np.float64)
+        err = np.abs(g64 - c64)
+        good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
+        print(f"{name}/{f} {list(c.shape)}: max abs err {err.max():.3g} (max |cpu| {np.abs(c64).max():.3g}) "
+              f"-> {'ok' if good else 'FAIL'}")
+        ok = ok and good
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", required=True, help="directory holding webnnc and webnn-run")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    ok = True
+    with tempfile.TemporaryDirectory() as work:
+        model = os.path.join(work, "llama_tiny.onnx")
+        try:
+            run([sys.executable, MAKE_LLAMA, model, "--size", "tiny", "--accuracy-level", "0"])
+            ok &= step("prefill", model, 3, 5, rng, args, work)
+            ok &= step("decode", model, 8, 1, rng, args, work)
+        except RuntimeError as e:
+            print(e)
+            ok = False
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
