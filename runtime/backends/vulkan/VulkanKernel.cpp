@@ -25,6 +25,7 @@ const std::vector<KernelEntry> &registry() {
     registerRmsNormalizationKernels(&entries);
     registerMatMulNBitsKernels(&entries);
     registerGroupQueryAttentionKernels(&entries);
+    registerFusedAttentionKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

@@ -141,6 +141,7 @@ void registerQuantizationKernels(std::vector<KernelEntry> *out);
 void registerRmsNormalizationKernels(std::vector<KernelEntry> *out);
 void registerMatMulNBitsKernels(std::vector<KernelEntry> *out);
 void registerGroupQueryAttentionKernels(std::vector<KernelEntry> *out);
+void registerFusedAttentionKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

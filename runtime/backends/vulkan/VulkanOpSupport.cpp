@@ -100,6 +100,10 @@ rt::OpSupportTable build() {
     add(op, {operand("a", kFloat, 2, 6), operand("b", kFloat, 2, 6)}, {operand("output", kFloat, 2, 6)});
   add("gemm", {operand("a", kFloat, 2, 2), operand("b", kFloat, 2, 2), operand("c", kFloat, 0, 2)},
       {operand("output", kFloat, 2, 2)});
+  // FusedAttention.cpp
+  add("fusedAttention",
+      {operand("query", kFloat, 3, 3), operand("key", kFloat, 3, 3), operand("value", kFloat, 3, 3)},
+      {operand("output", kFloat, 3, 3)});
   // Convolution.cpp
   for (const char *op : {"conv2d", "fusedConv2d", "convTranspose2d"})
     add(op, {operand("input", kFloat, 4, 4), operand("filter", kFloat, 4, 4), operand("bias", kFloat, 1, 1)},

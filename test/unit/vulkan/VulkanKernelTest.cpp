@@ -824,6 +824,37 @@ TEST_F(VulkanKernels, GroupQueryAttention) {
   EXPECT_NE(st.message().find("head size 272 above 256"), std::string::npos) << st.message();
 }
 
+// fusedAttention: more keys than one 64-key tile, heads of 12 and 80
+// (several output features per invocation), a query length other than the
+// keys', a negative scale, float16.
+TEST_F(VulkanKernels, FusedAttention) {
+  uint32_t seed = 1100;
+  struct Case {
+    int64_t B, S, T, heads, Dh;
+    double scale;
+  };
+  const Case cases[] = {{2, 5, 70, 3, 12, 0.29}, {1, 3, 9, 2, 80, 0.11}, {1, 7, 7, 1, 5, -0.5}};
+  for (DataType dt : kFloats)
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::string(dataTypeName(dt)) + " T " + std::to_string(c.T) + " Dh " + std::to_string(c.Dh));
+      const int64_t D = c.heads * c.Dh;
+      OpCase a{"fusedAttention",
+               {random(dt, {c.B, c.S, D}, -1, 1, seed++), random(dt, {c.B, c.T, D}, -1, 1, seed++),
+                random(dt, {c.B, c.T, D}, -1, 1, seed++)},
+               {outSpec(dt, {c.B, c.S, D})}};
+      a.attrInt("heads", c.heads).attrFloat("scale", c.scale);
+      expectMatch(a, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
+    }
+  OpCase bad{"fusedAttention",
+             {random(DataType::kFloat32, {1, 2, 6}, -1, 1, seed++), random(DataType::kFloat32, {1, 3, 6}, -1, 1, seed++),
+              random(DataType::kFloat32, {1, 3, 6}, -1, 1, seed++)},
+             {outSpec(DataType::kFloat32, {1, 2, 6})}};
+  bad.attrInt("heads", 4);
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("heads (4) must divide 6"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;

@@ -1,7 +1,7 @@
 // groupQueryAttention (docs/LLM.md, ONNX Runtime's GroupQueryAttention with
 // the KV cache in BNSH and optional rotary): two dispatches, the present
 // cache (shaders/gqa_present.comp) and then attention over it
-// (shaders/gqa_attention.comp, one workgroup per query row). The past
+// (shaders/attention.comp, one workgroup per query row). The past
 // length per batch entry comes from seqlensK (and totalSequenceLength) on
 // the device, so one recorded command buffer serves every step of a fixed
 // shape.
@@ -14,7 +14,7 @@
 namespace webnn::vk {
 namespace {
 
-// gqa_attention.comp: 64 invocations, each owning up to 4 output features.
+// attention.comp: 64 invocations, each owning up to 4 output features.
 constexpr uint32_t kRowInvocations = 64;
 constexpr int64_t kMaxHeadSize = 256;
 
@@ -101,14 +101,15 @@ Status makeGqa(const NodeDesc &node, const DeviceInfo &, KernelPlan *plan) {
   plan->dispatches.push_back(std::move(cache));
 
   Dispatch attend;
-  attend.shader = &shaders::gqa_attention;
+  attend.shader = &shaders::attention;
   attend.localSize = kRowInvocations;
   attend.spec = {dt, packed ? 1u : 0u, rotary ? 1u : 0u, interleaved ? 1u : 0u, hasTotal ? 1u : 0u,
-                 softcap > 0.0 ? 1u : 0u};
+                 softcap > 0.0 ? 1u : 0u, /*CAUSAL=*/1u};
   attend.bindings = {in(0), out(1), out(2), in(5), totalRef, cosRef, sinRef, out(0)};
   for (uint32_t v : common) attend.pushU(v);
   attend.pushF(float(scale != 0.0 ? scale : 1.0 / std::sqrt(double(D)))).pushF(float(softcap));
   attend.pushU(uint32_t(int32_t(window < 0 ? -1 : window)));
+  attend.pushU(uint32_t(kvHeads * T * D)).pushU(uint32_t(T * D)).pushU(uint32_t(D));
   attend.coverElements(uint64_t(B * numHeads * S) * kRowInvocations);
   plan->dispatches.push_back(std::move(attend));
   return Status::ok();

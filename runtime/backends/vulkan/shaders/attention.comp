@@ -1,10 +1,16 @@
-// groupQueryAttention, step 2: one workgroup per (batch, head, query row)
-// attends over its causal key range of the present cache (query head h
-// reads KV head h / (numHeads / kvHeads)) with an online softmax in tiles of
-// one key per invocation: the tile's scores, its max and sum as
+// Attention, one workgroup per (batch, head, query row): softmax(scale *
+// q . k) over a range of keys, times the values, with an online softmax in
+// tiles of one key per invocation: the tile's scores, its max and sum as
 // shared-memory trees, then each invocation rescales and accumulates the
-// output features it owns (d = lane + k * workgroup size). The query row is
-// rotated into shared memory first.
+// output features it owns (d = lane + k * workgroup size). The query row
+// sits in shared memory.
+//   groupQueryAttention (CAUSAL): the present cache [B, kvHeads, T, D]
+//   written by gqa_present.comp; query head h reads KV head
+//   h / (numHeads / kvHeads); the row's keys end at its position
+//   (pastLength + s) and start after a local window; the query row is
+//   rotated on its way into shared memory (ROTARY).
+//   fusedAttention: every key of K and V [B, T, heads * D], read in place
+//   by strides (no transposes).
 #version 450
 #include "common.glsl"
 #include "llm.glsl"
@@ -15,10 +21,11 @@ layout(constant_id = 3) const bool ROTARY = false;
 layout(constant_id = 4) const bool INTERLEAVED = false;
 layout(constant_id = 5) const bool HAS_TOTAL = false;
 layout(constant_id = 6) const bool SOFTCAP = false;
+layout(constant_id = 7) const bool CAUSAL = true;
 
 TENSOR_IN(0, Query, DT)
-TENSOR_IN(1, PresentK, DT)
-TENSOR_IN(2, PresentV, DT)
+TENSOR_IN(1, Keys, DT)
+TENSOR_IN(2, Values, DT)
 TENSOR_IN(3, SeqLens, DT_I32)
 TENSOR_IN(4, Total, DT_I32)
 TENSOR_IN(5, Cos, DT)
@@ -29,6 +36,9 @@ layout(push_constant) uniform Params {
   uint B, S, P, T, numHeads, kvHeads, D, rot, maxSeq;
   float scale, softcap;
   int window;  // < 0: no local window
+  // Key j of KV head kvh in batch b: b * kvBatchStride + kvh * kvHeadStride
+  // + j * kvRowStride (elements).
+  uint kvBatchStride, kvHeadStride, kvRowStride;
 } p;
 
 // Head sizes up to MAX_D: each invocation owns MAX_D / workgroup size
@@ -59,7 +69,7 @@ void main() {
   if (row >= p.B * p.numHeads * p.S) return;
   uint lane = gl_LocalInvocationID.x, n = gl_WorkGroupSize.x;
   uint s = row % p.S, h = (row / p.S) % p.numHeads, b = row / (p.S * p.numHeads);
-  uint past = gqaPastLength(SeqLens_loadi(b), HAS_TOTAL, HAS_TOTAL ? Total_loadi(0) : 0, p.S, p.P, p.T);
+  uint past = CAUSAL ? gqaPastLength(SeqLens_loadi(b), HAS_TOTAL, HAS_TOTAL ? Total_loadi(0) : 0, p.S, p.P, p.T) : 0;
   int pos = int(past + s);
   uint qStride = PACKED ? (p.numHeads + 2u * p.kvHeads) * p.D : p.numHeads * p.D;
   uint qRow = (b * p.S + s) * qStride + h * p.D;
@@ -73,10 +83,10 @@ void main() {
     q[d] = x;
   }
   barrier();
-  uint kvBase = (b * p.kvHeads + h / (p.numHeads / p.kvHeads)) * p.T * p.D;
+  uint kvBase = b * p.kvBatchStride + (h / (p.numHeads / p.kvHeads)) * p.kvHeadStride;
   // ONNX Runtime keeps the last window + 1 keys.
-  int first = p.window >= 0 ? max(0, pos - p.window) : 0;
-  int last = min(pos, int(p.T) - 1);
+  int first = CAUSAL && p.window >= 0 ? max(0, pos - p.window) : 0;
+  int last = CAUSAL ? min(pos, int(p.T) - 1) : int(p.T) - 1;
   float o[OWNED];
   for (uint r = 0; r < OWNED; ++r) o[r] = 0.0;
   float runMax = -1.0 / 0.0, runSum = 0.0;
@@ -84,9 +94,9 @@ void main() {
     int j = j0 + int(lane);
     float score = -1.0 / 0.0;
     if (j <= last) {
-      uint k = kvBase + uint(j) * p.D;
+      uint k = kvBase + uint(j) * p.kvRowStride;
       float dot_ = 0.0;
-      for (uint d = 0; d < p.D; ++d) dot_ += q[d] * PresentK_loadf(k + d);
+      for (uint d = 0; d < p.D; ++d) dot_ += q[d] * Keys_loadf(k + d);
       score = dot_ * p.scale;
       if (SOFTCAP) score = p.softcap * tanh(score / p.softcap);
     }
@@ -100,7 +110,7 @@ void main() {
       uint d = lane + r * n;
       if (d >= p.D) break;
       float acc = o[r] * correction;
-      for (uint jj = 0; jj < count; ++jj) acc += tile[jj] * PresentV_loadf(kvBase + (uint(j0) + jj) * p.D + d);
+      for (uint jj = 0; jj < count; ++jj) acc += tile[jj] * Values_loadf(kvBase + (uint(j0) + jj) * p.kvRowStride + d);
       o[r] = acc;
     }
     runMax = newMax;
