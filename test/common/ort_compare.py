@@ -2,9 +2,9 @@
 (onnxruntime-node, bench/ort_bench.js) on the same inputs, and comparing the
 outputs. Shared by the one-node contrib/opset-23 checks in test/llm
 (run_cases) and the control-flow check in test/onnx (save_feeds, run_both,
-compare). Our side runs in this process through the Python package webnn
-(BUILD/python, beside BUILD/bin) when the build has it, else through
-webnn-run."""
+compare). Our side compiles and runs in this process through the Python
+package webnn (BUILD/python, beside BUILD/bin) when the build has it, else
+through webnnc and webnn-run."""
 import os
 import subprocess
 import sys
@@ -23,10 +23,37 @@ def _run(cmd):
                            f"{r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
 
 
+def _compile_keywords(flags):
+    """webnnc compile's --shape, --dynamic-dim and --no-optimize as
+    webnn.compile keywords; None for any other flag."""
+    keywords = {"shapes": [], "dynamic_dims": []}
+    flags = list(flags)
+    while flags:
+        flag = flags.pop(0)
+        if flag in ("--shape", "--dynamic-dim") and flags:
+            keywords["shapes" if flag == "--shape" else "dynamic_dims"].append(flags.pop(0))
+        elif flag == "--no-optimize":
+            keywords["optimize"] = False
+        else:
+            return None
+    return keywords
+
+
 def compile_model(bin_dir, model, wnn, flags=()):
-    """webnnc compile (plus `flags`, e.g. --dynamic-dim); raises RuntimeError
-    with its last error line."""
-    _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn] + list(flags))
+    """Compiles `model` to `wnn` as `webnnc compile` (plus `flags`, e.g.
+    --dynamic-dim) does: in this process through webnn.compile when the build
+    has the package, else with webnnc. Raises RuntimeError with the last error
+    line either way."""
+    webnn = _bindings(bin_dir)
+    keywords = _compile_keywords(flags) if webnn is not None else None
+    if keywords is None:
+        _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn] + list(flags))
+        return
+    try:
+        webnn.compile(model, wnn, **keywords)
+    except webnn.CompileError as e:
+        lines = str(e).strip().splitlines()
+        raise RuntimeError(f"webnnc: {lines[-1] if lines else e}") from None
 
 
 def save_feeds(feeds, d):
