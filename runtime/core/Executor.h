@@ -1,8 +1,11 @@
-// From a verified graph to kernel calls: operand descriptions, the static
-// arena plan (shared by all sessions of a model), and the per-session
-// executor that owns kernels, arena and the backend's session state (the CPU
-// backend's thread pool). Kernels come from the backend registry
-// (core/Backend.h); this file names no backend.
+// The per-session executor: owns the kernels, the arena and the backends'
+// session state (the CPU backend's thread pool), and runs the nodes. Its parts,
+// one file each: the model-level plan (ExecutionPlan.*), placement and
+// transfers between backends (Partition.cpp), shapes to kernels for a shape
+// signature, pairs included (KernelResolution.cpp), warm-up (WarmUp.*), where
+// each tensor's bytes are (Binding.cpp), and the run loop (Executor.cpp).
+// Kernels come from the backend registry (core/Backend.h); this file names no
+// backend.
 #ifndef WEBNN_RUNTIME_CORE_EXECUTOR_H
 #define WEBNN_RUNTIME_CORE_EXECUTOR_H
 
@@ -10,51 +13,20 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/ArtifactLoader.h"
 #include "core/Backend.h"
 #include "core/ControlFlow.h"
+#include "core/DynamicShapes.h"
+#include "core/ExecutionPlan.h"
 #include "core/Kernel.h"
+#include "core/WarmUp.h"
 #include "webnn/status.h"
 
 namespace webnn::rt {
 
 struct NodePackedBytes;  // core/Prepack.h
-
-// Arena offsets and every mapped constant are aligned to this, so kernels may
-// use aligned vector loads on intermediates and weights.
-constexpr uint64_t kArenaAlignment = 64;
-constexpr uint64_t kNotInArena = UINT64_MAX;
-
-// A control-flow node's subgraph, described like the main graph's nodes.
-struct PreparedSubgraph {
-  std::vector<NodeDesc> nodes;  // point into PreparedGraph::operands
-};
-
-// The model-level, read-only part: built once at load.
-struct PreparedGraph {
-  LoadedGraph graph;
-  std::vector<OperandDesc> operands;  // one per tensor
-  std::vector<NodeDesc> nodes;        // point into `operands`
-  std::vector<PreparedSubgraph> subgraphs;  // like graph.subgraphs
-  // Per tensor: byte offset in the arena, or kNotInArena (inputs, constants,
-  // subgraph inputs). Each subgraph's intermediates are planned apart, in a
-  // region after the main graph's.
-  std::vector<uint64_t> arenaOffset;
-  // Per graph output that is an input or constant (not produced by a node):
-  // the arena slot it is copied into at the end of a run, else kNotInArena.
-  std::vector<uint64_t> outputCopyOffset;
-  uint64_t arenaBytes = 0;
-  // Human-readable plan for `webnn-run --print-plan`.
-  std::string planText;
-};
-
-// Builds operand descriptions and plans the arena. `g` must come from
-// loadArtifact (indices and order already verified).
-Status prepareGraph(LoadedGraph &&g, std::shared_ptr<PreparedGraph> *out);
-
 
 // One session's execution state. Not thread-safe: one run at a time.
 class Executor : private SubgraphRunner {
@@ -141,39 +113,58 @@ class Executor : private SubgraphRunner {
   uint64_t maxLoopIterations_ = UINT64_MAX, maxTensorElements_ = UINT64_MAX, loopIterations_ = 0;
 
   std::shared_ptr<const PreparedGraph> graph_;
-  // Binds the dynamic dimensions from the inputs' shapes, re-derives every
-  // shape, and makes each node's kernel match its operands' shapes.
-  Status resolveShapes();
-
   Backend *backend_ = nullptr;
   std::unique_ptr<BackendSession> session_;
   void *backendState_ = nullptr;  // session_->kernelState(), for every KernelContext
-  std::vector<std::unique_ptr<Kernel>> kernels_;  // static graphs
-  std::vector<Kernel *> active_;                  // per node, the kernel run() calls
-  // Per node (empty when no pair was made): node i - 1's kernel runs it
-  // (Backend::makeKernelPair), its own kernel does nothing.
-  std::vector<bool> pairedAway_;
-  // Dynamic graphs: operand descriptions with this run's shapes (nodes_
-  // points into operands_), the sizes of the names, each input's shape, and
-  // per node the kernels built for its two most recent shape signatures
-  // (prefill and decode alternate without rebuilding).
+
+  // --- Shapes and kernels (KernelResolution.cpp). A graph has one shape
+  // signature per binding of its dynamic dimensions; a graph without any
+  // has exactly one, resolved when the session is created.
+  // Binds the dynamic dimensions from the inputs' shapes; when they changed,
+  // re-derives every shape and makes each node's kernel (or a pair's) match
+  // its operands' shapes.
+  Status resolveShapes();
+  // One node's kernel on the backend `*slot` names (null: the default one),
+  // falling back to the default backend, with a note, where a placed
+  // backend refuses the node; control-flow nodes get the executor's own.
+  Status makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const std::string &label,
+                        std::unique_ptr<Kernel> *kernel, uint8_t *slot);
+  // Every non-control-flow node on the default backend has an op there (the
+  // error at creation, before any shapes are known).
+  Status checkOps() const;
+  bool resolved_ = false;  // sizes_ and every node's kernel match the bound inputs
+  // Operand descriptions with the current signature's shapes (nodes_ points
+  // into operands_), the sizes of the names, and each input's name,
+  // dimension expressions (null: all static) and shape.
   std::vector<OperandDesc> operands_;
   std::vector<NodeDesc> nodes_;
   std::vector<int64_t> sizes_;
+  std::vector<std::string> inputNames_;
+  std::vector<const TensorDims *> inputDims_;
   std::vector<Shape> inputShapes_;
+  // Per node, the kernels built for its two most recent signatures (prefill
+  // and decode alternate without rebuilding); a pair candidate's signature
+  // is both nodes', and its kernel may run both (`paired`).
   struct CachedKernel {
     std::vector<Shape> signature;
     std::unique_ptr<Kernel> kernel;
+    bool paired = false;
   };
   std::vector<std::vector<CachedKernel>> kernelCache_;
-  std::atomic<bool> cancelled_{false};
-  bool profiling_ = false;
-  std::vector<double> nodeMs_;
-  uint64_t profiledRuns_ = 0;
-  // A backend besides the default one that nodes were placed on. Unless it is
-  // host-addressable it has its own arena, laid out like the host arena (the
-  // same plan, so the same offsets are free at the same time), a view of
-  // every tensor in its memory, and the constants and inputs its nodes read.
+  std::vector<Kernel *> active_;  // per node, the kernel run() calls
+  // Per node (empty when no pair was made): node i - 1's kernel runs it
+  // (Backend::makeKernelPair), its own kernel does nothing.
+  std::vector<bool> pairedAway_;
+  std::unique_ptr<Kernel> pairedAwayKernel_;  // what a paired-away node "runs"
+  // Per node (empty when none is): node i and i + 1 may be offered to their
+  // backend as a pair (Partition.cpp).
+  std::vector<bool> pairCandidate_;
+
+  // --- Placement and transfers (Partition.cpp). A backend besides the
+  // default one that nodes were placed on. Unless it is host-addressable it
+  // has its own arena, laid out like the host arena (the same plan, so the
+  // same offsets are free at the same time), a view of every tensor in its
+  // memory, and the constants and inputs its nodes read.
   struct Placed {
     Backend *backend = nullptr;
     std::unique_ptr<BackendSession> session;
@@ -194,9 +185,21 @@ class Executor : private SubgraphRunner {
   size_t transfersPerRun_ = 0;
   std::vector<std::string> placementNotes_;
   Status runTransfer(const Transfer &x);
-  // Places the nodes, makes the device backends' memory and the transfers.
+  // Places the nodes, makes the device backends' sessions.
   Status placeNodes(std::string_view device);
+  // Which adjacent nodes may run as one kernel (pairCandidate_).
+  void findPairCandidates();
+  // The device backends' memory and the transfers, once kernels are made.
   Status prepareTransfers();
+
+  // --- Where each tensor's bytes are (Binding.cpp).
+  // Points every tensor at its constant, arena slot or (inputs) nothing yet.
+  void bindTensors(const MappedFile *const mappings[2]);
+  // Node i's (and, when it runs a pair, node i + 1's) tensors as its kernel
+  // sees them, in its backend's memory.
+  void bindNodeIo(size_t i);
+  // Points in-place outputs at their inputs' memory and checks their kernels.
+  Status applyInPlace();
   std::unique_ptr<BackendBuffer> arenaBuffer_;
   // The artifact's and the weights file's bytes in the backend's memory
   // (Backend::mapConstants: the CPU backend wraps the mappings, no copy).
@@ -207,8 +210,6 @@ class Executor : private SubgraphRunner {
   std::vector<bool> inputInPlace_;  // bound to caller memory without a copy
   // Per graph output: the graph input it is computed in place over, or -1.
   std::vector<int64_t> inPlaceInput_;
-  // Points in-place outputs at their inputs' memory and checks their kernels.
-  Status applyInPlace();
   std::vector<TensorBuffer> tensors_;
   // Per node, the pointer arrays KernelContext refers to.
   std::vector<std::vector<const TensorBuffer *>> nodeInputs_;
@@ -220,16 +221,13 @@ class Executor : private SubgraphRunner {
   // Graph outputs that are loop scan outputs: their shape this run.
   std::vector<Shape> runShapes_;     // per graph output; used where hasRunShape_
   std::vector<bool> hasRunShape_;
-  // Kernel::warmUp for every kernel: now, or beside the first run.
-  void startWarmUp(std::vector<Kernel *> kernels);
-  bool warmUpNext();    // warms the next unclaimed kernel; false when none is left
-  void finishWarmUp();  // joins the helper
-  std::vector<Kernel *> warmUpKernels_;  // main graph's nodes, then subgraphs'
-  std::unique_ptr<std::atomic<bool>[]> warmedUp_;
-  std::atomic<size_t> nextWarmUp_{0};
-  bool warmUpPending_ = false;  // until the first run joins the helper
-  std::thread warmUpThread_;
-  std::atomic<bool> stopWarmUp_{false};
+
+  // --- The run loop (Executor.cpp).
+  std::atomic<bool> cancelled_{false};
+  bool profiling_ = false;
+  std::vector<double> nodeMs_;
+  uint64_t profiledRuns_ = 0;
+  KernelWarmUp warmUp_;  // main graph's kernels, then subgraphs'
 };
 
 }  // namespace webnn::rt

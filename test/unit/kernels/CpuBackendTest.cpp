@@ -139,6 +139,55 @@ TEST(CpuBackend, PairedNodesRunAsOneKernel) {
   }
 }
 
+// The same pair in a graph whose rows are dynamic (h <= 56): the executor
+// offers the pair for each shape signature as it meets it (one path for
+// static and dynamic graphs), so a session alternating sizes pairs, or not,
+// per size, and its outputs match the unpaired kernels' at every size.
+TEST(CpuBackend, PairsAreOfferedPerShapeSignature) {
+  if (!haveKernels({"conv2d", "fusedConv2d"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
+  TGraph g = pointwiseDepthwiseGraph(false, false);
+  g.name = "pointwise_depthwise_dynamic";
+  g.dynamicDims = {{"h", 56}};
+  for (uint32_t t : {0u, 2u, 5u}) g.tensors[t].dynamic = {-1, 0, -1, -1};
+  const int64_t W = 56, K = 8, C = 96;
+  auto runAt = [&](Session &session, int64_t h, bool *paired) {
+    std::vector<float> x(size_t(h * W * K));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 3 % 17) - 8) / 9.f;
+    Status s = session.setInput("x", x.data(), x.size() * sizeof(float), Shape{1, h, W, K});
+    EXPECT_TRUE(s.isOk()) << s.message();
+    s = session.run();
+    EXPECT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(session.outputShape(0), (Shape{1, h, W, C}));
+    uint64_t runs = 0;
+    std::vector<Session::NodeProfile> profile = session.profile(&runs);
+    *paired = profile.size() == 2 && profile[1].runBy == 0;
+    const float *y = static_cast<const float *>(session.outputData(0));
+    return std::vector<float>(y, y + size_t(h * W * C));
+  };
+  std::unique_ptr<Model> model;
+  Status s = Model::load(writeArtifact(g, "pair_dynamic"), {}, &model);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::unique_ptr<Session> off, on;
+  bool paired = false;
+  cpu::kernels::setPointwiseDepthwiseEnabled(false);
+  ASSERT_TRUE(Session::create(*model, {1}, &off).isOk());
+  off->enableProfiling(true);
+  std::vector<float> want56 = runAt(*off, 56, &paired), want7 = runAt(*off, 7, &paired);
+  EXPECT_FALSE(paired);
+  cpu::kernels::setPointwiseDepthwiseEnabled(true);
+  ASSERT_TRUE(Session::create(*model, {2}, &on).isOk());
+  on->enableProfiling(true);
+  const bool canPair = cpu::kernels::avx512Available();
+  for (int64_t h : {56, 7, 56, 7}) {
+    std::vector<float> y = runAt(*on, h, &paired);
+    const std::vector<float> &want = h == 56 ? want56 : want7;
+    if (h == 56) EXPECT_EQ(paired, canPair) << "h " << h;
+    ASSERT_EQ(y.size(), want.size());
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "h " << h << " i " << i;
+  }
+}
+
 // The C++ API's promise on the run path: memory refused while a kernel
 // packs on its first run is that run's kOutOfMemory Status naming the node,
 // not an exception or an abort, and the next run packs and answers right.

@@ -1,0 +1,154 @@
+// Shapes to kernels, the one path for every graph: a shape signature is the
+// binding of the graph's dynamic dimensions (a graph without any has exactly
+// one, resolved at session creation; otherwise each run binds one from its
+// inputs' shapes). For a new signature every shape is derived again and each
+// node gets the kernel its backend makes for its operands' shapes, or the
+// one its cache kept for them; a pair candidate is first offered to its
+// backend as one kernel (Backend::makeKernelPair).
+#include <algorithm>
+
+#include "core/Executor.h"
+#include "core/Limits.h"
+#include "core/Log.h"
+
+namespace webnn::rt {
+namespace {
+
+// Stands for the second node of a pair the first node's kernel runs (run()
+// skips it; warm-up and prepacking see a kernel with nothing to do).
+class PairedAwayKernel final : public Kernel {
+ public:
+  Status run(const KernelContext &) override { return Status::ok(); }
+};
+
+// The error for a node no backend of this runtime can run.
+Status noKernel(const std::string &label, const NodeDesc &d, const Backend *asked) {
+  if (!asked) return unsupported(label + ": this runtime was built without backends");
+  std::string why;
+  if (asked->supports(d, &why)) why = "no kernel for op '" + d.op + "'";
+  return unsupported(label + ": backend '" + std::string(asked->name()) + "': " + why);
+}
+
+void appendSignature(const NodeDesc &d, std::vector<Shape> *signature) {
+  for (const OperandDesc *in : d.inputs) signature->push_back(in ? in->shape : Shape{-1});
+  for (const OperandDesc *o : d.outputs) signature->push_back(o->shape);
+}
+
+}  // namespace
+
+Status Executor::checkOps() const {
+  const PreparedGraph &p = *graph_;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    const NodeDesc &d = p.nodes[i];
+    if (isControlFlowOp(d.op) || (!nodeSlot_.empty() && nodeSlot_[i] != 0)) continue;
+    if (!backend_) return noKernel(nodeLabel(i, d), d, nullptr);
+    if (!backend_->hasOp(d.op)) return noKernel(nodeLabel(i, d), d, backend_);
+  }
+  return Status::ok();
+}
+
+Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const std::string &label,
+                                std::unique_ptr<Kernel> *kernel, uint8_t *slot) {
+  if (isControlFlowOp(d.op)) {
+    Status s = makeControlFlowKernel(graph_->graph, ln, this, kernel);
+    return s.isOk() ? s : Status(s.code(), label + ": " + s.message());
+  }
+  if (slot && *slot != 0) {
+    Backend *b = placed_[*slot - 1].backend;
+    std::string why;
+    if (b->supports(d, &why)) {
+      Status s = b->makeKernel(d, kernel);
+      if (s.isOk() && *kernel) return s;
+      why = s.isOk() ? "it made no kernel" : s.message();
+      kernel->reset();
+    }
+    placementNotes_.push_back(label + ": placed on '" + std::string(b->name()) + "', runs on '" +
+                              std::string(backend_->name()) + "': " + why);
+    if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+    *slot = 0;
+  }
+  if (!backend_->hasOp(d.op)) return noKernel(label, d, backend_);
+  Status s = backend_->makeKernel(d, kernel);
+  if (!s.isOk()) return Status(s.code(), label + ": " + s.message());
+  if (!*kernel) return Status(StatusCode::kInternal, label + ": kernel factory returned no kernel");
+  return Status::ok();
+}
+
+Status Executor::resolveShapes() {
+  const LoadedGraph &g = graph_->graph;
+  std::vector<int64_t> sizes;
+  WEBNN_RETURN_IF_ERROR(bindDynamicDimensions(g.dynamicDims, inputNames_, inputDims_, inputShapes_, &sizes));
+  if (resolved_ && sizes == sizes_) return Status::ok();
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const TensorDims &td = g.tensors[t].dims;
+    for (size_t d = 0; d < td.size(); ++d) {
+      int64_t v = td[d].evaluate(sizes);
+      if (v < 0)
+        return invalidArgument("tensor '" + g.tensors[t].name + "' dimension '" + td[d].spelling + "' is " +
+                               std::to_string(v) + " with " + dynamicSizesText(g.dynamicDims, sizes));
+      operands_[t].shape[d] = v;
+    }
+    int64_t count = 0;
+    if (!td.empty() && elementCount(operands_[t].shape, &count) && uint64_t(count) > maxTensorElements_)
+      return limitExceeded(Limit::kTensorElements,
+                           "tensor '" + g.tensors[t].name + "' of shape " + shapeToString(operands_[t].shape) +
+                               " (with " + dynamicSizesText(g.dynamicDims, sizes) + "): its element count",
+                           uint64_t(count), maxTensorElements_);
+  }
+  // An output computed in place over an input has that input's shape (for
+  // groupQueryAttention, ORT's max(past, total) present length).
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    if (inPlaceInput_[k] >= 0) operands_[g.outputs[k]].shape = operands_[g.inputs[size_t(inPlaceInput_[k])]].shape;
+  // Until every kernel is made, nothing counts as resolved: a failure here
+  // must not leave a later run with the same sizes a null kernel.
+  resolved_ = false;
+  const std::string with = g.dynamicDims.empty() ? std::string() : " with " + dynamicSizesText(g.dynamicDims, sizes);
+  const size_t n = nodes_.size();
+  std::vector<bool> away(pairCandidate_.empty() ? 0 : n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const NodeDesc &d = nodes_[i];
+    uint8_t *slot = nodeSlot_.empty() ? nullptr : &nodeSlot_[i];
+    const bool pairable = !pairCandidate_.empty() && pairCandidate_[i] && (!slot || nodeSlot_[i + 1] == *slot);
+    std::vector<Shape> signature;
+    appendSignature(d, &signature);
+    if (pairable) appendSignature(nodes_[i + 1], &signature);
+    std::vector<CachedKernel> &cache = kernelCache_[i];
+    auto hit = std::find_if(cache.begin(), cache.end(), [&](const CachedKernel &c) { return c.signature == signature; });
+    if (hit == cache.end()) {
+      CachedKernel made;
+      made.signature = std::move(signature);
+      if (pairable) {
+        Backend *b = !slot || *slot == 0 ? backend_ : placed_[*slot - 1].backend;
+        Status s = b->makeKernelPair(d, nodes_[i + 1], &made.kernel);
+        if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + with + ": " + s.message());
+        made.paired = made.kernel != nullptr;
+      }
+      if (!made.paired) WEBNN_RETURN_IF_ERROR(makeNodeKernel(d, g.nodes[i], nodeLabel(i, d) + with, &made.kernel, slot));
+      if (cache.size() == 2) cache.erase(cache.begin() + (cache[0].kernel.get() == active_[i] ? 1 : 0));
+      cache.push_back(std::move(made));
+      hit = cache.end() - 1;
+    }
+    active_[i] = hit->kernel.get();
+    if (hit->paired) {
+      if (!pairedAwayKernel_) pairedAwayKernel_ = std::make_unique<PairedAwayKernel>();
+      active_[i + 1] = pairedAwayKernel_.get();
+      away[i + 1] = true;
+      ++i;
+    }
+  }
+  // Which nodes a pair runs (pairedAway_ stays empty until a pair is
+  // made): a node whose pairing changed sees its tensors anew, once they
+  // are bound (at creation that comes after).
+  if (std::find(away.begin(), away.end(), true) != away.end() || !pairedAway_.empty()) {
+    std::vector<bool> was = std::move(pairedAway_);
+    pairedAway_ = std::move(away);
+    if (!nodeInputs_.empty())
+      for (size_t i = 0; i + 1 < n; ++i)
+        if ((i + 1 < was.size() && was[i + 1]) != pairedAway_[i + 1]) bindNodeIo(i);
+  }
+  sizes_ = std::move(sizes);
+  resolved_ = true;
+  return Status::ok();
+}
+
+}  // namespace webnn::rt

@@ -1,0 +1,211 @@
+// Partition: which backend runs each main-graph node (the artifact's
+// placement or the caller's device, the default backend where a backend is
+// missing or will not start), which adjacent nodes may be offered to their
+// backend as one kernel, and the copies between host memory and a device
+// backend's memory that the placement needs.
+#include <algorithm>
+
+#include "core/Executor.h"
+#include "core/Log.h"
+
+namespace webnn::rt {
+
+Status Executor::placeNodes(std::string_view device) {
+  const LoadedGraph &g = graph_->graph;
+  // A graph with dynamic dimensions runs on the default backend: a transfer
+  // copies a tensor's maximum size, not this run's.
+  if (!g.dynamicDims.empty()) return Status::ok();
+  nodeSlot_.assign(g.nodes.size(), 0);
+  bool any = false;
+  std::vector<Backend *> unavailable;  // placed on, but its session would not start
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const std::string &want = device.empty() ? g.nodes[i].backend : std::string(device);
+    if (want.empty() || isControlFlowOp(g.nodes[i].op)) continue;
+    Backend *b = findBackend(want);
+    for (Backend *c : backends())
+      if (!b && c->deviceType() == want) b = c;
+    if (!b) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': this runtime has no backend or device '" + want +
+                                "' (" + backendsText() + ")");
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      continue;
+    }
+    if (b == backend_) continue;
+    if (std::find(unavailable.begin(), unavailable.end(), b) != unavailable.end()) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': the backend could not start");
+      continue;
+    }
+    size_t k = 0;
+    while (k < placed_.size() && placed_[k].backend != b) ++k;
+    if (k == placed_.size()) {
+      if (placed_.size() == 255) return unsupported("more than 255 backends placed");
+      Placed pl;
+      pl.backend = b;
+      Status started = b->createSession(session_->numThreads(), &pl.session);
+      if (!started.isOk()) {
+        // A device the caller asked for is an error; a placement the
+        // artifact carries (compiled for a machine with that device) falls
+        // back to the default backend, as a node the backend refuses does.
+        if (!device.empty()) return started;
+        unavailable.push_back(b);
+        placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                  std::string(backend_->name()) + "': " + started.message());
+        if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+        continue;
+      }
+      pl.state = pl.session->kernelState();
+      placed_.push_back(std::move(pl));
+    }
+    nodeSlot_[i] = uint8_t(k + 1);
+    any = true;
+  }
+  if (!any) nodeSlot_.clear();  // every node on the default backend: no per-node lookups at run
+  return Status::ok();
+}
+
+// For each node on a backend whose memory is not the host's: its arena (the
+// host arena's plan), the constants and graph inputs its nodes read, and the
+// copies: host -> backend before the first of its nodes that reads a tensor
+// made elsewhere (once per run), backend -> host after a node whose output
+// is read elsewhere or is a graph output.
+Status Executor::prepareTransfers() {
+  const LoadedGraph &g = graph_->graph;
+  const PreparedGraph &p = *graph_;
+  auto isDevice = [&](uint8_t slot) { return slot != 0 && !placed_[slot - 1].backend->hostAddressable(); };
+  bool anyDevice = false;
+  for (uint8_t s : nodeSlot_) anyDevice |= isDevice(s);
+  if (!anyDevice) return Status::ok();
+  const size_t numTensors = g.tensors.size(), numNodes = g.nodes.size();
+  // What each kernel reads and writes (a pair: both nodes' inputs but the
+  // intermediate, the second node's outputs).
+  std::vector<std::vector<int32_t>> ins(numNodes), outs(numNodes);
+  for (size_t i = 0; i < numNodes; ++i) {
+    if (pairedAway(i)) continue;
+    ins[i] = g.nodes[i].inputs;
+    outs[i] = g.nodes[i].outputs;
+    if (pairedAway(i + 1)) {
+      for (int32_t t : g.nodes[i + 1].inputs)
+        if (t != g.nodes[i].outputs[0]) ins[i].push_back(t);
+      outs[i] = g.nodes[i + 1].outputs;
+    }
+  }
+  // Slots that read each tensor; 0 stands for the host (also subgraphs and
+  // graph outputs).
+  std::vector<std::vector<uint8_t>> readers(numTensors);
+  auto addReader = [&](int32_t t, uint8_t slot) {
+    if (t < 0) return;
+    uint8_t host = isDevice(slot) ? slot : 0;
+    auto &r = readers[size_t(t)];
+    if (std::find(r.begin(), r.end(), host) == r.end()) r.push_back(host);
+  };
+  for (size_t i = 0; i < numNodes; ++i) {
+    for (int32_t t : ins[i]) addReader(t, nodeSlot_[i]);
+    std::vector<int32_t> sub;
+    for (uint32_t s : g.nodes[i].subgraphs) collectSubgraphReads(g, s, &sub);
+    for (int32_t t : sub) addReader(t, 0);
+  }
+  for (uint32_t o : g.outputs) addReader(int32_t(o), 0);
+
+  for (size_t k = 0; k < placed_.size(); ++k) {
+    Placed &pl = placed_[k];
+    if (pl.backend->hostAddressable()) continue;
+    Status s = pl.backend->allocate(p.arenaBytes, &pl.arena);
+    if (!s.isOk())
+      return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': cannot allocate its " +
+                                  std::to_string(p.arenaBytes) + "-byte arena: " + s.message());
+    pl.tensors = tensors_;
+    for (size_t t = 0; t < numTensors; ++t) {
+      TensorBuffer &v = pl.tensors[t];
+      v.data = nullptr, v.buffer = nullptr, v.offset = 0;
+      if (p.arenaOffset[t] != kNotInArena) v.buffer = pl.arena.get(), v.offset = p.arenaOffset[t];
+    }
+  }
+  before_.assign(numNodes, {});
+  after_.assign(numNodes, {});
+  std::vector<uint8_t> home(numTensors, 0);  // where each tensor is made: a device slot or 0
+  std::vector<std::vector<bool>> sent(placed_.size() + 1, std::vector<bool>(numTensors, false));
+  for (size_t i = 0; i < numNodes; ++i) {
+    const uint8_t slot = nodeSlot_[i];
+    if (!isDevice(slot)) {
+      for (int32_t t : outs[i]) home[size_t(t)] = 0;
+      continue;
+    }
+    Placed &pl = placed_[slot - 1];
+    for (int32_t t : ins[i]) {
+      if (t < 0) continue;
+      const LoadedTensor &lt = g.tensors[size_t(t)];
+      TensorBuffer &v = pl.tensors[size_t(t)];
+      if (lt.role == TensorRole::kConstant) {
+        if (!v.buffer) {  // uploaded once per session
+          pl.owned.emplace_back();
+          Status s = pl.backend->mapConstants(lt.constantData, lt.byteSize, &pl.owned.back());
+          if (!s.isOk())
+            return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': constant '" + lt.name +
+                                        "': " + s.message());
+          v.buffer = pl.owned.back().get();
+        }
+        continue;
+      }
+      if (home[size_t(t)] == slot || sent[slot][size_t(t)]) continue;
+      if (!v.buffer) {  // a graph input: a buffer of its own there
+        pl.owned.emplace_back();
+        Status s = pl.backend->allocate(lt.byteSize, &pl.owned.back());
+        if (!s.isOk())
+          return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': input '" + lt.name + "': " +
+                                      s.message());
+        v.buffer = pl.owned.back().get();
+      }
+      before_[i].push_back({uint32_t(t), slot, true});
+      sent[slot][size_t(t)] = true;
+    }
+    for (int32_t t : outs[i]) {
+      home[size_t(t)] = slot;
+      const auto &r = readers[size_t(t)];
+      if (std::any_of(r.begin(), r.end(), [&](uint8_t s) { return s != slot; }))
+        after_[i].push_back({uint32_t(t), slot, false});
+    }
+  }
+  for (size_t i = 0; i < numNodes; ++i) transfersPerRun_ += before_[i].size() + after_[i].size();
+  return Status::ok();
+}
+
+Status Executor::runTransfer(const Transfer &x) {
+  Placed &pl = placed_[x.slot - 1];
+  const TensorBuffer &host = tensors_[x.tensor];
+  const TensorBuffer &there = pl.tensors[x.tensor];
+  const LoadedTensor &lt = graph_->graph.tensors[x.tensor];
+  Status s = x.toBackend ? pl.backend->copyToBackend(host.data, there.buffer, there.offset, lt.byteSize)
+                         : pl.backend->copyToHost(there.buffer, there.offset, host.data, lt.byteSize);
+  if (s.isOk()) return s;
+  return Status(s.code(), "copying tensor '" + lt.name + "' " + (x.toBackend ? "to" : "from") + " backend '" +
+                              std::string(pl.backend->name()) + "': " + s.message());
+}
+
+const Backend &Executor::nodeBackend(size_t i) const {
+  if (nodeSlot_.empty() || nodeSlot_[i] == 0) return *backend_;
+  return *placed_[nodeSlot_[i] - 1].backend;
+}
+
+
+// A node whose only output only the next node reads, as its first input, on
+// the same backend: the backend may run the two as one kernel (Kernel.h),
+// for whichever shapes it accepts (KernelResolution.cpp asks per signature).
+// Whether the two share a backend is checked then: a refused placement may
+// still move a node to the default backend.
+void Executor::findPairCandidates() {
+  const LoadedGraph &g = graph_->graph;
+  if (g.nodes.size() < 2) return;
+  const std::vector<int64_t> reads = countReads(g);
+  for (size_t i = 0; i + 1 < g.nodes.size(); ++i) {
+    const LoadedNode &a = g.nodes[i], &b = g.nodes[i + 1];
+    if (a.subgraphs.empty() && a.outputs.size() == 1 && reads[a.outputs[0]] == 1 && !b.inputs.empty() &&
+        b.inputs[0] == int32_t(a.outputs[0])) {
+      pairCandidate_.resize(g.nodes.size(), false);
+      pairCandidate_[i] = true;
+    }
+  }
+}
+
+}  // namespace webnn::rt
