@@ -1,15 +1,19 @@
 // matmul (batched, batch dims broadcast) and gemm, both on the shared SGEMM.
 // float16 runs through the float32 kernel via makeFloat16Adapter.
 //
-// With oneDNN (WEBNN_HAVE_ONEDNN), products large enough to pay for it run on
-// oneDNN's matmul instead (onednn/MatMul.cpp), a constant B packed once on the
-// first run; the SGEMM kernels remain for small products and builds without it.
+// matmul's kernel is chosen from one ordered table (KernelCandidates.h: the
+// choice, with each refusal's reason, goes to `webnn-run --verbose`): our
+// packed-B GEMM for a constant B on AVX-512 (PackedSgemm.h), then, with
+// oneDNN (WEBNN_HAVE_ONEDNN), oneDNN's matmul (onednn/MatMul.cpp, a constant
+// B packed once on the first run), then the portable SGEMM kernel, which
+// takes everything left: small products, builds without oneDNN, float16.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 
 #include "runtime/backends/cpu/kernels/Broadcast.h"
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
@@ -66,15 +70,22 @@ std::vector<int64_t> rowMajor(const Shape &dims) {
   return s;
 }
 
-// True (with *out set) when oneDNN takes this product.
+// The kernel when oneDNN takes this product, else null with *why saying why
+// it refused (onednn::MatMul::create's reason).
+std::unique_ptr<Kernel> makeOneDnnMatMul(const NodeDesc &node, onednn::MatMulParams p, KernelFactory portable,
+                                         std::string *why) {
+  if (p.constantB) p.packedB = onednn::packedOperands(node, 1);
+  std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(p, why);
+  if (!mm) return nullptr;
+  return std::make_unique<OneDnnMatMulKernel>(std::move(mm), node, portable);
+}
+
+// True (with *out set) when oneDNN takes this product (gemm).
 bool makeOneDnnMatMul(const NodeDesc &node, onednn::MatMulParams p, KernelFactory portable,
                       std::unique_ptr<Kernel> *out) {
   std::string why;
-  if (p.constantB) p.packedB = onednn::packedOperands(node, 1);
-  std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(p, &why);
-  if (!mm) return false;
-  *out = std::make_unique<OneDnnMatMulKernel>(std::move(mm), node, portable);
-  return true;
+  *out = makeOneDnnMatMul(node, std::move(p), portable, &why);
+  return *out != nullptr;
 }
 #endif
 
@@ -99,14 +110,6 @@ class MatMulKernel final : public Kernel {
   int64_t M_, N_, K_;
   std::vector<int64_t> aOff_, bOff_;
 };
-
-Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out);
-
-Status makeMatMulPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
-  return makeMatMulImpl(node, false, out);
-}
-
-Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) { return makeMatMulImpl(node, true, out); }
 
 // A matmul node's shapes, once checked.
 struct MatMulShapes {
@@ -136,34 +139,16 @@ Status checkMatMulShapes(const NodeDesc &node, MatMulShapes *m) {
   return checkOutput(node, 0, m->output, a.dtype);
 }
 
-Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kernel> *out) {
+// The portable kernel, which takes every valid node: float16 through the
+// float32 kernel (makeFloat16Adapter), float32 on the shared SGEMM. Also
+// what the oneDNN kernel falls back to when its primitive will not build.
+Status makeMatMulPortable(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   MatMulShapes m;
   WEBNN_RETURN_IF_ERROR(checkMatMulShapes(node, &m));
-  const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
+  if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeMatMulPortable, out);
   const int64_t M = m.M, K = m.K, N = m.N;
-  const Shape &batchA = m.batchA, &batchB = m.batchB, &batch = m.batch, &os = m.output;
-  if (tryOneDnn && makePackedMatMul(node, 1.f, Activation::kNone, out)) return Status::ok();
-#if WEBNN_HAVE_ONEDNN
-  if (tryOneDnn) {
-    onednn::MatMulParams p;
-    p.dtype = a.dtype;
-    p.aDims = Shape(batch.size() - batchA.size(), 1);
-    p.aDims.insert(p.aDims.end(), a.shape.begin(), a.shape.end());
-    p.bDims = Shape(batch.size() - batchB.size(), 1);
-    p.bDims.insert(p.bDims.end(), b.shape.begin(), b.shape.end());
-    p.yDims = os;
-    p.aStrides = rowMajor(p.aDims);
-    p.bStrides = rowMajor(p.bDims);
-    p.constantB = b.constantData != nullptr;
-    p.bf16 = node.relaxedPrecision;
-    if (makeOneDnnMatMul(node, p, &makeMatMulPortable, out)) return Status::ok();
-  }
-#else
-  (void)tryOneDnn;
-#endif
-  if (a.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeMatMulPortable, out);
   BroadcastPlan<2> plan;
-  plan.init(batch, {&batchA, &batchB});
+  plan.init(m.batch, {&m.batchA, &m.batchB});
   std::vector<int64_t> aOff, bOff;
   plan.forSegments(0, plan.total(), [&](const std::array<int64_t, 2> &off, int64_t, int64_t len,
                                         const std::array<int64_t, 2> &st) {
@@ -173,6 +158,64 @@ Status makeMatMulImpl(const NodeDesc &node, bool tryOneDnn, std::unique_ptr<Kern
     }
   });
   *out = std::make_unique<MatMulKernel>(M, N, K, std::move(aOff), std::move(bOff));
+  return Status::ok();
+}
+
+struct MatMulRequest {
+  const NodeDesc &node;
+  MatMulShapes m;
+};
+
+std::unique_ptr<Kernel> packedSgemmCandidate(const MatMulRequest &r, std::string *why) {
+  return makePackedMatMul(r.node, 1.f, Activation::kNone, why);
+}
+
+#if WEBNN_HAVE_ONEDNN
+std::unique_ptr<Kernel> oneDnnCandidate(const MatMulRequest &r, std::string *why) {
+  const OperandDesc &a = *r.node.inputs[0], &b = *r.node.inputs[1];
+  onednn::MatMulParams p;
+  p.dtype = a.dtype;
+  p.aDims = Shape(r.m.batch.size() - r.m.batchA.size(), 1);
+  p.aDims.insert(p.aDims.end(), a.shape.begin(), a.shape.end());
+  p.bDims = Shape(r.m.batch.size() - r.m.batchB.size(), 1);
+  p.bDims.insert(p.bDims.end(), b.shape.begin(), b.shape.end());
+  p.yDims = r.m.output;
+  p.aStrides = rowMajor(p.aDims);
+  p.bStrides = rowMajor(p.bDims);
+  p.constantB = b.constantData != nullptr;
+  p.bf16 = r.node.relaxedPrecision;
+  return makeOneDnnMatMul(r.node, std::move(p), &makeMatMulPortable, why);
+}
+#endif
+
+std::unique_ptr<Kernel> portableCandidate(const MatMulRequest &r, std::string *why) {
+  std::unique_ptr<Kernel> k;
+  Status s = makeMatMulPortable(r.node, &k);
+  if (!s.isOk()) {
+    *why = s.message();
+    return nullptr;
+  }
+  if (r.node.inputs[0]->dtype == DataType::kFloat16) *why = "float16 through the float32 kernel";
+  return k;
+}
+
+const KernelCandidate<MatMulRequest> kMatMulCandidates[] = {
+    {"packed-sgemm", &packedSgemmCandidate},
+#if WEBNN_HAVE_ONEDNN
+    {"onednn", &oneDnnCandidate},
+#endif
+    {"portable", &portableCandidate},
+};
+
+Status makeMatMul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  MatMulRequest r{node, {}};
+  WEBNN_RETURN_IF_ERROR(checkMatMulShapes(node, &r.m));
+  KernelChoice choice;
+  choice.op = node.op;
+  choice.node = node.name;
+  *out = chooseKernel(kMatMulCandidates, r, &choice);
+  reportKernelChoice(choice);
+  if (!*out) return nodeError(node, "no matmul kernel takes it: " + choice.describe());
   return Status::ok();
 }
 
@@ -277,23 +320,50 @@ Status checkMatMul(const NodeDesc &node) {
   return checkMatMulShapes(node, &m);
 }
 
-bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out) {
+std::unique_ptr<Kernel> makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::string *why) {
+  std::string refusal = packedSgemmRefusal(node);
+  if (!refusal.empty()) {
+    *why = std::move(refusal);
+    return nullptr;
+  }
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
-  if (!packedSgemmApplies(node) || a.shape.size() < 2 || b.shape.size() < 2) return false;
+  if (a.shape.size() < 2 || b.shape.size() < 2) {
+    *why = "a or b has rank < 2";
+    return nullptr;
+  }
   for (size_t i = 0; i + 2 < b.shape.size(); ++i)
-    if (b.shape[i] != 1) return false;  // a batch of B matrices
+    if (b.shape[i] != 1) {
+      *why = "b is a batch of matrices";
+      return nullptr;
+    }
   PackedProduct p;
   p.K = a.shape.back();
   p.N = b.shape.back();
-  if (b.shape[b.shape.size() - 2] != p.K) return false;
+  if (b.shape[b.shape.size() - 2] != p.K) {
+    *why = "inner dimensions differ";
+    return nullptr;
+  }
   p.M = numElements(a.shape) / std::max<int64_t>(1, p.K);
-  if (numElements(node.outputs[0]->shape) != p.M * p.N || !packedSgemmSuits(p.M, p.K, p.N)) return false;
+  if (numElements(node.outputs[0]->shape) != p.M * p.N) {
+    *why = "a's batch does not fold into rows";
+    return nullptr;
+  }
+  if (!packedSgemmSuits(p.M, p.K, p.N)) {
+    *why = "M " + std::to_string(p.M) + ", K " + std::to_string(p.K) + ", N " + std::to_string(p.N) +
+           ": needs M >= 16, K >= 8, N >= 8";
+    return nullptr;
+  }
   p.bKStride = p.N;
   p.bNStride = 1;
   p.alpha = alpha;
   p.act = act;
-  *out = makePackedSgemmKernel(node, p);
-  return true;
+  return makePackedSgemmKernel(node, p);
+}
+
+bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out) {
+  std::string why;
+  *out = makePackedMatMul(node, alpha, act, &why);
+  return *out != nullptr;
 }
 
 void registerMatMulKernels(KernelTable &t) {

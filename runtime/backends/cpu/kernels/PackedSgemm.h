@@ -100,8 +100,10 @@ struct PackedProduct {
 };
 std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p);
 
-// matmul and fusedMatmul (MatMul.cpp): true with *out set when this kernel
-// takes the node (b constant without a batch, a's batch folded into M).
+// matmul and fusedMatmul (MatMul.cpp): the kernel when it takes the node (b
+// constant without a batch, a's batch folded into M), else null with *why
+// saying which condition failed; the bool form sets *out the same way.
+std::unique_ptr<Kernel> makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::string *why);
 bool makePackedMatMul(const NodeDesc &node, float alpha, Activation act, std::unique_ptr<Kernel> *out);
 
 // matmul's factory checks (arity, types, shapes, output) without building a
