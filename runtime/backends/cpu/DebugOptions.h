@@ -7,8 +7,9 @@
 // (setDepthwiseAvx512Enabled and the other setters stay for them); kernels
 // already made keep the choice they were made with.
 //
-// WEBNN_ONEDNN and WEBNN_BF16 are read by onednn::policy() (onednn/Context.cpp)
-// and switched by tests through onednn::setPolicy.
+// oneDNN's two switches live here too; onednn::policy() (onednn/Context.cpp)
+// reports them and onednn::setPolicy sets them, so tests and the environment
+// change the same values.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_DEBUGOPTIONS_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_DEBUGOPTIONS_H
 
@@ -33,6 +34,12 @@ struct DebugOptions {
   // WEBNN_FUSE_POINTWISE_DEPTHWISE=0: a 1x1 convolution and the depthwise 3x3
   // one it feeds run as two kernels, not as the pair (PointwiseDepthwise.h).
   std::atomic<bool> fusePointwiseDepthwise{true};
+  // WEBNN_ONEDNN=0: no oneDNN; its convolutions and matmuls run on our
+  // kernels (onednn::Policy::enabled).
+  std::atomic<bool> oneDnn{true};
+  // WEBNN_BF16=0: relaxed-precision nodes run in float32, as on a CPU without
+  // AVX512-BF16 (onednn::Policy::bf16).
+  std::atomic<bool> bf16{true};
   // Off unless a test turns it on (no environment variable): kernels that
   // keep a run count for tests (packedSgemmRuns) count only then, so a
   // normal run does no shared atomic increment per kernel.

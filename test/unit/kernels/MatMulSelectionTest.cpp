@@ -1,12 +1,13 @@
 // matmul's candidate table (kernels/MatMul.cpp): which kernel a node gets,
 // and that every candidate before it says why it refused, oneDNN's own
-// reason included.
+// reason included; and oneDNN's switches as debug options (DebugOptions.h).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "KernelChoices.h"
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #if WEBNN_HAVE_ONEDNN
@@ -98,6 +99,33 @@ TEST(MatMulSelection, DebugSwitchIsTheReason) {
   ASSERT_TRUE(s.isOk()) << s.message();
   EXPECT_EQ(choices.last("matmul").whyRefused("packed-sgemm"), "off (WEBNN_PACKED_SGEMM=0)");
 }
+
+#if WEBNN_HAVE_ONEDNN
+// WEBNN_ONEDNN and WEBNN_BF16 are debug options: onednn::setPolicy and the
+// options are one value, either way round.
+TEST(MatMulSelection, OneDnnSwitchesAreDebugOptions) {
+  const onednn::Policy saved = onednn::policy();
+  EXPECT_EQ(saved.enabled, debugOptions().oneDnn.load());
+  EXPECT_EQ(saved.bf16, debugOptions().bf16.load());
+  onednn::Policy p = saved;
+  p.enabled = !saved.enabled;
+  p.bf16 = !saved.bf16;
+  onednn::setPolicy(p);
+  EXPECT_EQ(debugOptions().oneDnn.load(), !saved.enabled);
+  EXPECT_EQ(debugOptions().bf16.load(), !saved.bf16);
+  debugOptions().oneDnn.store(saved.enabled);
+  debugOptions().bf16.store(saved.bf16);
+  EXPECT_EQ(onednn::policy().enabled, saved.enabled);
+  EXPECT_EQ(onednn::policy().bf16, saved.bf16);
+  // A bf16 refusal names the switch.
+  debugOptions().bf16.store(false);
+  std::string why;
+  EXPECT_FALSE(onednn::bf16Available(&why));
+  debugOptions().bf16.store(saved.bf16);
+  EXPECT_NE(why.find("WEBNN_"), std::string::npos) << why;
+  onednn::setPolicy(saved);
+}
+#endif
 
 }  // namespace
 }  // namespace webnn::cpu::test

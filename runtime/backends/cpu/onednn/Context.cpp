@@ -19,21 +19,12 @@
 namespace webnn::cpu::onednn {
 namespace {
 
-Policy initialPolicy() {
-  Policy p;
-  const char *env = std::getenv("WEBNN_ONEDNN");
-  if (env && std::strcmp(env, "0") == 0) p.enabled = false;
-  const char *bf16 = std::getenv("WEBNN_BF16");
-  if (bf16 && std::strcmp(bf16, "0") == 0) p.bf16 = false;
-  return p;
-}
-
 std::mutex &policyMutex() {
   static std::mutex m;
   return m;
 }
 Policy &policyStorage() {
-  static Policy p = initialPolicy();
+  static Policy p;  // enabled and bf16 are DebugOptions' (policy(), setPolicy)
   return p;
 }
 
@@ -77,12 +68,17 @@ bool bf16Available(std::string *why) {
 
 Policy policy() {
   std::lock_guard<std::mutex> lock(policyMutex());
-  return policyStorage();
+  Policy p = policyStorage();
+  p.enabled = debugOptions().oneDnn.load(std::memory_order_relaxed);
+  p.bf16 = debugOptions().bf16.load(std::memory_order_relaxed);
+  return p;
 }
 
 void setPolicy(const Policy &p) {
   std::lock_guard<std::mutex> lock(policyMutex());
   policyStorage() = p;
+  debugOptions().oneDnn.store(p.enabled, std::memory_order_relaxed);
+  debugOptions().bf16.store(p.bf16, std::memory_order_relaxed);
 }
 
 dnnl::engine &cpuEngine() {

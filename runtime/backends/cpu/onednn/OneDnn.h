@@ -37,7 +37,9 @@ class ThreadPool;
 
 namespace webnn::cpu::onednn {
 
-// When oneDNN is used. Process-wide; tests and benchmarks switch it.
+// When oneDNN is used. Process-wide; tests and benchmarks switch it. `enabled`
+// and `bf16` are the debug options WEBNN_ONEDNN and WEBNN_BF16
+// (DebugOptions.h): policy() reads them there and setPolicy writes them.
 struct Policy {
   bool enabled = true;      // false: always the portable kernels (env WEBNN_ONEDNN=0)
   // Below this many FLOPs the portable kernels are as fast: an OpenMP region
