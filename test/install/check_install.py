@@ -9,7 +9,8 @@
   3. examples/embed-c and examples/embed-cpp build against TMP with
      find_package(webnn) (embed-cpp also static, compiling mlp at build time
      with webnn_compile_model()), and embed-c with the
-     documented `cc main.c $(pkg-config --cflags --libs webnn)` line; each
+     documented `cc main.c $(pkg-config --cflags --libs webnn)` line and
+     its static form (libwebnn.a and webnn.pc's Libs.private); each
      runs the artifact and matches examples/mlp/expected.npy (the tolerances
      of examples/run.sh), and reports bad input with the runtime's message.
   4. The installed Python package: `python3 -c "import webnn; ..."` with
@@ -192,6 +193,17 @@ def test(args, tmp):
     run_env = dict(env, LD_LIBRARY_PATH=libdir)
     run([exe, wnn, x_bin, y_bin], env=run_env)
     check_output(np.fromfile(y_bin, dtype=expected.dtype).reshape(expected.shape), "embed-c (pkg-config)")
+    # Static, with the line docs/EMBEDDING.md gives (libwebnn.a plus webnn.pc's Libs.private).
+    static_exe = os.path.join(tmp, "embed-c-pkg-config-static")
+    with open(os.path.join(libdir, "pkgconfig", "webnn.pc")) as f:
+        private = next((l.split(":", 1)[1].strip() for l in f if l.startswith("Libs.private:")), "")
+    check(private == "-ldnnl -lnettle -fopenmp -lpthread -lstdc++ -lm",
+          f"webnn.pc's Libs.private is {private!r}, not the libraries docs/EMBEDDING.md names")
+    run(f"{args.cc} {os.path.join(src, 'examples', 'embed-c', 'main.c')} $({args.pkg_config} --cflags webnn) "
+        f"\"$({args.pkg_config} --variable=libdir webnn)/libwebnn.a\" {private} -o {static_exe}", env=pc_env, shell=True)
+    check("libwebnn.so" not in run(["readelf", "-d", static_exe]).stdout, "the static embed-c links libwebnn.so")
+    run([static_exe, wnn, x_bin, y_bin], env=env)
+    check_output(np.fromfile(y_bin, dtype=expected.dtype).reshape(expected.shape), "embed-c (pkg-config, libwebnn.a)")
 
     # Errors reach the app as the runtime's messages.
     missing = os.path.join(tmp, "missing.wnn")
