@@ -24,14 +24,15 @@ def _run(cmd):
 
 
 def _compile_keywords(flags):
-    """webnnc compile's --shape, --dynamic-dim and --no-optimize as
-    webnn.compile keywords; None for any other flag."""
-    keywords = {"shapes": [], "dynamic_dims": []}
+    """webnnc compile's --shape, --dynamic-dim, --const-input and
+    --no-optimize as webnn.compile keywords; None for any other flag."""
+    lists = {"--shape": "shapes", "--dynamic-dim": "dynamic_dims", "--const-input": "const_inputs"}
+    keywords = {k: [] for k in lists.values()}
     flags = list(flags)
     while flags:
         flag = flags.pop(0)
-        if flag in ("--shape", "--dynamic-dim") and flags:
-            keywords["shapes" if flag == "--shape" else "dynamic_dims"].append(flags.pop(0))
+        if flag in lists and flags:
+            keywords[lists[flag]].append(flags.pop(0))
         elif flag == "--no-optimize":
             keywords["optimize"] = False
         else:

