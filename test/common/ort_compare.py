@@ -85,18 +85,18 @@ def _npy_name(name):
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name) + ".npy"
 
 
-def run_ours(bin_dir, wnn, feeds, out_dir, isolated=False):
-    """Runs the compiled wnn on `feeds` (one session, one thread, as webnn-run
-    does by default) and writes each output to out_dir/NAME.npy. Raises
+def run_ours(bin_dir, wnn, feeds, out_dir, isolated=False, threads=1):
+    """Runs the compiled wnn on `feeds` (one session of `threads` threads, one
+    as webnn-run's default) and writes each output to out_dir/NAME.npy. Raises
     RuntimeError with the runtime's message. `isolated`: in a webnn-run
     process, so that a crash costs one case, not the whole check."""
     webnn = None if isolated else _bindings(bin_dir)
     if webnn is None:
         ours, _ = save_feeds(feeds, os.path.dirname(out_dir) or ".")
-        _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", out_dir] + ours)
+        _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", out_dir, "--threads", str(threads)] + ours)
         return
     try:
-        outputs = webnn.load(wnn).session().run(feeds)
+        outputs = webnn.load(wnn).session(threads=threads).run(feeds)
     except webnn.Error as e:
         raise RuntimeError(f"webnn: {e}") from None
     os.makedirs(out_dir, exist_ok=True)

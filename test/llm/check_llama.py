@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""End to end: the tiny genai-layout Llama (make_llama.py) compiled by webnnc
-and run by webnn-run, against ONNX Runtime (onnxruntime-node) on the same
+"""End to end: the tiny genai-layout Llama (make_llama.py) compiled and run in
+this process through the Python package webnn (webnnc and webnn-run in a
+build without it), against ONNX Runtime (onnxruntime-node) on the same
 inputs. One prefill step per scenario; every output (logits and each
 present.N.key/value) must match to rtol 1e-3 (+ atol 1e-4 for values near 0).
 
@@ -35,7 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ORT_BENCH = os.path.join(ROOT, "bench", "ort_bench.js")
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
 import make_llama  # noqa: E402
+import ort_compare  # noqa: E402
 
 
 def run(cmd, **kw):
@@ -74,17 +77,16 @@ def scenario(args, model_path, cfg, name, past, seq, rng):  # noqa: C901
         shapes += ["--shape", f"past_sequence_length:{past}", "--shape", f"total_sequence_length:{past + seq}"]
     else:
         shapes += ["--dynamic-dim", f"past_sequence_length={seq}", "--dynamic-dim", f"total_sequence_length={seq}"]
+    # Ours in this process through the Python package (webnnc and webnn-run
+    # in a build without it).
     wnn = os.path.join(d, "model.wnn")
-    compile_cmd = [os.path.join(args.bin, "webnnc"), "compile", model_path, "-o", wnn] + shapes
-    r = subprocess.run(compile_cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        return False, f"webnnc: {r.stderr.strip()}"
+    try:
+        ort_compare.compile_model(args.bin, model_path, wnn, shapes)
+    except RuntimeError as e:
+        return False, str(e)
     ours = os.path.join(d, "webnn")
     ort = os.path.join(d, "ort")
-    run_cmd = [os.path.join(args.bin, "webnn-run"), wnn, "--output-dir", ours, "--threads", str(args.threads)]
-    for k, f in files.items():
-        run_cmd += ["--input", f"{k}={f}"]
-    run(run_cmd)
+    ort_compare.run_ours(args.bin, wnn, feeds, ours, threads=args.threads)
     ort_cmd = ["node", ORT_BENCH, model_path, "--bench", "1", "--warmup", "0", "--output-dir", ort,
                "--threads", str(args.threads)]
     for k, f in files.items():
