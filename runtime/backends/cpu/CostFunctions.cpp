@@ -286,9 +286,12 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   WorkPart whole = work(double(g.N), double(g.OH), O);
   NodeCost c = make(family, whole.params, flops, allBytes(n));
   if (constantFilter) c.packedBytes = bytesOf(w);
-  // Which of them run on oneDNN: Winograd and direct layers, and stride-2
-  // depthwise ones (ours takes stride 1 first), above oneDNN's size floor.
-  const bool oneDnn = (family == "conv2d" || family == "conv2d.winograd" || (depthwise && g.sh != 1)) &&
+  // Which of them run on oneDNN: Winograd and direct layers, and the
+  // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
+  // float32 3x3 stride 1), above oneDNN's size floor.
+  const bool ownDepthwise = depthwise && g.nhwc && float32 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 &&
+                            g.dh == 1 && g.dw == 1 && hasAvx512();
+  const bool oneDnn = (family == "conv2d" || family == "conv2d.winograd" || (depthwise && !ownDepthwise)) &&
                       (flops >= kOneDnnMinFlops);
   c.jit = oneDnn || pointwise;
   if (threads > 1 && oneDnn) {
