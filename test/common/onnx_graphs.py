@@ -26,13 +26,23 @@ def make_model(nodes, inputs, outputs, inits=(), opset=17):
 
 
 def save_and_compile(webnnc, directory, model):
-    """Checks `model`, saves it as DIRECTORY/model.onnx and compiles it with
-    `webnnc` to model.wnn beside it. Returns (onnx path, wnn path, the graph's
-    output names, webnnc's error text or None)."""
+    """Checks `model`, saves it as DIRECTORY/model.onnx and compiles it to
+    model.wnn beside it: in this process through the Python package built
+    beside `webnnc` (ort_compare), else with `webnnc`. Returns (onnx path, wnn
+    path, the graph's output names, webnnc's error text or None)."""
+    import ort_compare
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, "model.onnx")
     onnx.checker.check_model(model)
     onnx.save(model, path)
     wnn = os.path.join(directory, "model.wnn")
+    outputs = [o.name for o in model.graph.output]
+    webnn = ort_compare.bindings(os.path.dirname(os.path.abspath(webnnc)))
+    if webnn is not None:
+        try:
+            webnn.compile(path, wnn)
+        except webnn.CompileError as e:
+            return path, wnn, outputs, str(e).strip()
+        return path, wnn, outputs, None
     r = subprocess.run([webnnc, "compile", path, "-o", wnn], capture_output=True, text=True)
-    return path, wnn, [o.name for o in model.graph.output], (r.stderr.strip() if r.returncode else None)
+    return path, wnn, outputs, (r.stderr.strip() if r.returncode else None)

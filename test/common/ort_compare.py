@@ -45,7 +45,7 @@ def compile_model(bin_dir, model, wnn, flags=()):
     --dynamic-dim) does: in this process through webnn.compile when the build
     has the package, else with webnnc. Raises RuntimeError with the last error
     line either way."""
-    webnn = _bindings(bin_dir)
+    webnn = bindings(bin_dir)
     keywords = _compile_keywords(flags) if webnn is not None else None
     if keywords is None:
         _run([os.path.join(bin_dir, "webnnc"), "compile", model, "-o", wnn] + list(flags))
@@ -69,7 +69,7 @@ def save_feeds(feeds, d):
     return ours, ort
 
 
-def _bindings(bin_dir):
+def bindings(bin_dir):
     """The webnn package built beside bin_dir, or None when the build has none."""
     python_dir = os.path.join(os.path.dirname(os.path.abspath(bin_dir)), "python")
     if not os.path.exists(os.path.join(python_dir, "webnn", "__init__.py")):
@@ -90,7 +90,7 @@ def run_ours(bin_dir, wnn, feeds, out_dir, isolated=False, threads=1):
     as webnn-run's default) and writes each output to out_dir/NAME.npy. Raises
     RuntimeError with the runtime's message. `isolated`: in a webnn-run
     process, so that a crash costs one case, not the whole check."""
-    webnn = None if isolated else _bindings(bin_dir)
+    webnn = None if isolated else bindings(bin_dir)
     if webnn is None:
         ours, _ = save_feeds(feeds, os.path.dirname(out_dir) or ".")
         _run([os.path.join(bin_dir, "webnn-run"), wnn, "--output-dir", out_dir, "--threads", str(threads)] + ours)
