@@ -26,6 +26,7 @@ const std::vector<KernelEntry> &registry() {
     registerMatMulNBitsKernels(&entries);
     registerGroupQueryAttentionKernels(&entries);
     registerFusedAttentionKernels(&entries);
+    registerRotaryEmbeddingKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

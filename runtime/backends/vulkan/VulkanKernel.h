@@ -142,6 +142,7 @@ void registerRmsNormalizationKernels(std::vector<KernelEntry> *out);
 void registerMatMulNBitsKernels(std::vector<KernelEntry> *out);
 void registerGroupQueryAttentionKernels(std::vector<KernelEntry> *out);
 void registerFusedAttentionKernels(std::vector<KernelEntry> *out);
+void registerRotaryEmbeddingKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

@@ -132,13 +132,14 @@ rt::OpSupportTable build() {
       {operand("input", kFloat, 1, kFlatRank), operand("mean", kFloat, 1, 1), operand("variance", kFloat, 1, 1),
        operand("scale", kFloat, 1, 1), operand("bias", kFloat, 1, 1)},
       {operand("output", kFloat, 1, kFlatRank)});
-  // RmsNormalization.cpp, MatMulNBits.cpp, GroupQueryAttention.cpp (the
-  // decoder-LLM ops of docs/LLM.md): the leading operand; the others' types
-  // and shapes follow from it and the options.
+  // RmsNormalization.cpp, MatMulNBits.cpp, GroupQueryAttention.cpp,
+  // RotaryEmbedding.cpp (the decoder-LLM ops of docs/LLM.md): the leading
+  // operand; the others' types and shapes follow from it and the options.
   for (const char *op : {"rmsNormalization", "skipRmsNormalization"})
     add(op, {operand("input", kFloat, 1, kFlatRank)}, {operand("output", kFloat, 1, kFlatRank)});
   add("matmulNBits", {operand("input", kFloat, 1, kFlatRank)}, {operand("output", kFloat, 1, kFlatRank)});
   add("groupQueryAttention", {operand("query", kFloat, 3, 3)}, {operand("output", kFloat, 3, 3)});
+  add("rotaryEmbedding", {operand("input", kFloat, 3, 4)}, {operand("output", kFloat, 3, 4)});
   std::sort(t.ops.begin(), t.ops.end(), [](const OpLimits &a, const OpLimits &b) { return a.op < b.op; });
   return t;
 }

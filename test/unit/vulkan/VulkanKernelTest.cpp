@@ -855,6 +855,41 @@ TEST_F(VulkanKernels, FusedAttention) {
   EXPECT_NE(st.message().find("heads (4) must divide 6"), std::string::npos) << st.message();
 }
 
+// rotaryEmbedding: [B, S, hidden] with numHeads and per-token positions
+// (one past the caches: clamped like the CPU kernel), BNSH with one start
+// position and interleaved pairs over part of the head, the head size taken
+// from the caches, float16.
+TEST_F(VulkanKernels, RotaryEmbedding) {
+  uint32_t seed = 1200;
+  for (DataType dt : kFloats) {
+    SCOPED_TRACE(dataTypeName(dt));
+    OpCase a{"rotaryEmbedding",
+             {random(dt, {2, 3, 3 * 10}, -1, 1, seed++), fromDoubles(DataType::kInt64, {2, 3}, {0, 4, 7, 2, 9, 12}),
+              random(dt, {12, 5}, -1, 1, seed++, true), random(dt, {12, 5}, -1, 1, seed++, true)},
+             {outSpec(dt, {2, 3, 30})}};
+    a.attrInt("numHeads", 3);
+    expectMatch(a, dt);
+    OpCase b{"rotaryEmbedding",
+             {random(dt, {2, 3, 5, 14}, -1, 1, seed++), fromDoubles(DataType::kInt64, {1}, {4}),
+              random(dt, {16, 3}, -1, 1, seed++, true), random(dt, {16, 3}, -1, 1, seed++, true)},
+             {outSpec(dt, {2, 3, 5, 14})}};
+    b.attrBool("interleaved", true).attrInt("rotaryEmbeddingDim", 6);
+    expectMatch(b, dt);
+    OpCase c{"rotaryEmbedding",
+             {random(dt, {1, 4, 3 * 8}, -1, 1, seed++), fromDoubles(DataType::kInt64, {1, 4}, {3, 1, 0, 2}),
+              random(dt, {4, 4}, -1, 1, seed++, true), random(dt, {4, 4}, -1, 1, seed++, true)},
+             {outSpec(dt, {1, 4, 24})}};
+    expectMatch(c, dt);
+  }
+  OpCase bad{"rotaryEmbedding",
+             {random(DataType::kFloat32, {1, 2, 8}, -1, 1, seed++), fromDoubles(DataType::kInt32, {1}, {0}),
+              random(DataType::kFloat32, {4, 4}, -1, 1, seed++), random(DataType::kFloat32, {4, 4}, -1, 1, seed++)},
+             {outSpec(DataType::kFloat32, {1, 2, 8})}};
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("positionIds must be int64"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;
