@@ -22,7 +22,9 @@
      webnn::runtime, compiles examples/mlp in memory, runs it and matches
      expected.npy; libwebnn-compiler.so exports no webnn:: name outside
      webnn::compiler; a bad model exits 1 with webnnc's message.
-  5. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF.
+  5. The source tree configures as a subproject with WEBNN_BUILD_TESTS=OFF,
+     and no CMakeLists.txt or .cmake file names /usr/bin/python* or the
+     source or build folder's absolute path.
 """
 import argparse
 import glob
@@ -293,6 +295,17 @@ def test(args, tmp):
     for generated in ["schema/webnn_artifact_generated.h", "include/webnn/version.h"]:
         check(os.path.exists(os.path.join(pbuild, "webnn", generated)), f"subproject: no webnn/{generated}")
     print("subproject: configures without tests, generates into its own build folder")
+
+    # No build file names one machine's interpreter or folders (find_package(Python3)
+    # and paths relative to the source tree instead).
+    for root, dirs, files in os.walk(src):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build")) and d != "node_modules"]
+        for name in files:
+            if name == "CMakeLists.txt" or name.endswith(".cmake"):
+                with open(os.path.join(root, name), errors="replace") as f:
+                    text = f.read()
+                for bad in ("/usr/bin/python", src + "/", os.path.abspath(args.build_dir) + "/"):
+                    check(bad not in text, f"{os.path.join(root, name)} names the absolute path {bad!r}")
 
 
 if __name__ == "__main__":
