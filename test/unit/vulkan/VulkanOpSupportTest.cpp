@@ -137,6 +137,60 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnDataTypes) {
   EXPECT_GT(accepted, float32Accepted);
 }
 
+// The decoder-LLM and attention ops: float32 and float16 leading operands
+// on both sides, every other type refused by both; rms norms at ranks 1 to 8.
+TEST(VulkanOpSupport, AgreesWithTheFactoriesOnTheLlmOps) {
+  auto attrInt = [](TestNode &n, const char *name, int64_t v) {
+    n.node.attributes.set(name, rt::AttributeValue{rt::AttributeValue::Kind::kInt, v, 0, "", {}, {}});
+  };
+  int float32Accepted = 0, accepted = 0;
+  for (int k = 0; k < kNumDataTypes; ++k) {
+    const DataType dt = DataType(k);
+    std::vector<TestNode> nodes;
+    nodes.emplace_back("rmsNormalization", std::vector<OperandDesc>{t(dt, {2, 8}), t(dt, {8})},
+                       std::vector<OperandDesc>{t(dt, {2, 8}), t(DataType::kFloat32, {2, 1})});
+    nodes.emplace_back("skipRmsNormalization", std::vector<OperandDesc>{t(dt, {2, 8}), t(dt, {2, 8}), t(dt, {8})},
+                       std::vector<OperandDesc>{t(dt, {2, 8}), t(DataType::kFloat32, {2, 1}), t(dt, {2, 8})});
+    nodes.emplace_back("matmulNBits",
+                       std::vector<OperandDesc>{t(dt, {3, 32}), t(DataType::kUint8, {5, 1, 16}), t(dt, {5, 1})},
+                       std::vector<OperandDesc>{t(dt, {3, 5})});
+    attrInt(nodes.back(), "K", 32);
+    attrInt(nodes.back(), "N", 5);
+    attrInt(nodes.back(), "blockSize", 32);
+    nodes.emplace_back("groupQueryAttention",
+                       std::vector<OperandDesc>{t(dt, {1, 2, 16}), t(dt, {1, 2, 8}), t(dt, {1, 2, 8}),
+                                                t(dt, {1, 1, 3, 8}), t(dt, {1, 1, 3, 8}), t(DataType::kInt32, {1})},
+                       std::vector<OperandDesc>{t(dt, {1, 2, 16}), t(dt, {1, 1, 5, 8}), t(dt, {1, 1, 5, 8})});
+    attrInt(nodes.back(), "numHeads", 2);
+    attrInt(nodes.back(), "kvNumHeads", 1);
+    nodes.emplace_back("rotaryEmbedding",
+                       std::vector<OperandDesc>{t(dt, {1, 2, 8}), t(DataType::kInt64, {1}), t(dt, {4, 4}), t(dt, {4, 4})},
+                       std::vector<OperandDesc>{t(dt, {1, 2, 8})});
+    nodes.emplace_back("fusedAttention", std::vector<OperandDesc>{t(dt, {1, 2, 8}), t(dt, {1, 3, 8}), t(dt, {1, 3, 8})},
+                       std::vector<OperandDesc>{t(dt, {1, 2, 8})});
+    attrInt(nodes.back(), "heads", 2);
+    for (TestNode &n : nodes) {
+      // The operand pointers must follow the vector's moves.
+      n.node.inputs.clear();
+      n.node.outputs.clear();
+      for (const OperandDesc &o : n.ins) n.node.inputs.push_back(&o);
+      for (const OperandDesc &o : n.outs) n.node.outputs.push_back(&o);
+      bool ok = expectAgree(n);
+      accepted += ok;
+      float32Accepted += ok && dt == DataType::kFloat32;
+    }
+  }
+  EXPECT_EQ(float32Accepted, 6);
+  EXPECT_EQ(accepted, 12);  // float32 and float16
+  for (size_t rank = 0; rank <= 8; ++rank) {
+    Shape s(rank, 2);
+    Shape stat(rank, 1);
+    TestNode n("rmsNormalization", {t(DataType::kFloat32, s), t(DataType::kFloat32, rank ? Shape{2} : Shape{})},
+               {t(DataType::kFloat32, s), t(DataType::kFloat32, stat)});
+    EXPECT_EQ(expectAgree(n), rank >= 1) << rank;
+  }
+}
+
 TEST(VulkanOpSupport, AgreesWithTheFactoriesOnRanks) {
   // Broadcasting binary ops and copies merge dims to fit six (rank 7 of
   // mergeable dims runs); matmul four batch dims; conv and pooling exactly 4-D.
