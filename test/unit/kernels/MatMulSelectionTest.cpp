@@ -51,7 +51,7 @@ TEST(MatMulSelection, EveryRefusalIsRecorded) {
   ASSERT_TRUE(s.isOk()) << s.message();
   const kernels::KernelChoice choice = choices.last("matmul");
   EXPECT_EQ(choice.chosen, "portable") << choice.describe();
-  EXPECT_EQ(choice.whyRefused("packed-sgemm"), kernels::avx512Available() ? "B (the filter) not constant" : "no AVX-512")
+  EXPECT_EQ(choice.whyRefused("packed-sgemm"), kernels::avx512Available() ? "B (the weights) not constant" : "no AVX-512")
       << choice.describe();
 #if WEBNN_HAVE_ONEDNN
   EXPECT_NE(choice.whyRefused("onednn").find("disabled"), std::string::npos) << choice.describe();

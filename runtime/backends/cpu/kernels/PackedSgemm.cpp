@@ -156,7 +156,7 @@ std::string packedSgemmRefusal(const NodeDesc &node) {
   if (relaxedRunsBf16(node)) return "relaxed precision runs in bfloat16";
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1];
   if (a.dtype != DataType::kFloat32 || b.dtype != DataType::kFloat32) return "not float32";
-  if (!b.constantData) return "B (the filter) not constant";
+  if (!b.constantData) return "B (the weights) not constant";
   return {};
 }
 
