@@ -151,11 +151,14 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
   double flops = 2 * out * K;
   bool constantB = isConstant(constant, 1) && b;
   bool packed = packedSgemmTakes(n, constantB, M * batch, K, N);
+  // A b without batch dimensions of its own is shared by every batch.
+  bool shared = b && b->shape.size() >= 2;
+  for (size_t i = 0; shared && i + 2 < b->shape.size(); ++i) shared = b->shape[i] == 1;
   // The work of rows m x columns x batches of it, in its family's terms.
   auto work = [&](double m, double cols, double bat) {
     WorkPart w;
     double aBytes = bytesOf(a) * (m / atLeast1(M)) * (bat / atLeast1(batch));
-    double bBytes = bytesOf(b) * (constantB ? cols / atLeast1(N) : (cols / atLeast1(N)) * (bat / atLeast1(batch)));
+    double bBytes = bytesOf(b) * (cols / atLeast1(N)) * (shared ? 1.0 : bat / atLeast1(batch));
     double yBytes = y ? bytesOf(y) * (m / atLeast1(M)) * (cols / atLeast1(N)) * (bat / atLeast1(batch)) : 0;
     w.flops = 2 * m * cols * bat * K;
     w.bytes = aBytes + bBytes + yBytes;
@@ -173,19 +176,23 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
   if (constantB) c.packedBytes = bytesOf(b);
   c.jit = !packed && flops >= kOneDnnMinFlops;
   // oneDNN's matmul cuts itself into single-threaded pieces (PieceSplit.h).
-  if (threads > 1 && c.jit && y) {
-    MatMulPiecePlan plan = planMatMulPieces(y->shape, int64_t(K), threads);
+  if (threads > 1 && c.jit && y && !y->shape.empty()) {
+    // As onednn/MatMul.cpp: a b shared by every batch folds a's batch into rows.
+    std::vector<int64_t> yDims = y->shape;
+    bool folded = shared && yDims.size() > 2;
+    if (folded) yDims = {int64_t(out / atLeast1(N)), int64_t(N)};
+    MatMulPiecePlan plan = planMatMulPieces(yDims, int64_t(K), threads);
     if (plan.kind == PieceKind::kOneThread) {
       c.threading = Threading::kOneThread;
     } else if (plan.kind == PieceKind::kPieces) {
-      const int r = int(y->shape.size());
-      double per = double(plan.per);
+      const int r = int(yDims.size());
+      const double per = double(plan.per), extent = double(yDims[size_t(plan.axis)]);
       c.threading = Threading::kPieces;
       c.pieces = int(plan.count);
       if (plan.axis == r - 1) c.piece = work(M, std::min(per, N), batch);
+      else if (plan.axis == r - 2 && folded) c.piece = work(std::min(per, extent), N, 1);  // rows of every batch
       else if (plan.axis == r - 2) c.piece = work(std::min(per, M), N, batch);
-      else c.piece = work(M, N, batch * std::min(per, double(y->shape[size_t(plan.axis)])) /
-                                   atLeast1(double(y->shape[size_t(plan.axis)])));
+      else c.piece = work(M, N, batch * std::min(per, extent) / atLeast1(extent));
     }
   }
   if (n.op == "fusedMatmul") {

@@ -287,6 +287,24 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
 }
 
+// A b shared by every batch: oneDNN folds a's batch into rows and cuts rows.
+TEST(CostFunctions, MatMulSharedBFoldsBatchIntoRows) {
+  cpu::OperandDesc a{DataType::kFloat32, {4, 8, 512}, nullptr}, b{DataType::kFloat32, {512, 256}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {4, 8, 256}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "matmul";
+  n.inputs = {&a, &b};
+  n.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("matmul")(n, {false, false}, 2);
+  EXPECT_EQ(c.family, "matmul.batched");
+  ASSERT_EQ(c.threading, cpu::Threading::kPieces);
+  EXPECT_EQ(c.pieces, 2);
+  ASSERT_EQ(c.piece.params.size(), 4u);
+  EXPECT_DOUBLE_EQ(c.piece.params[0], 16);  // 32 rows of the 4 batches: 16 each
+  EXPECT_DOUBLE_EQ(c.piece.flops, c.flops / 2);
+  EXPECT_DOUBLE_EQ(c.piece.bytes, (16 * 512 + 512 * 256 + 16 * 256) * 4.0);  // all of b, half of a and y
+}
+
 // At 2 threads a pieced matmul costs its larger piece on the one-thread
 // grid, times the calibrated slowdown, plus one fork/join; a matmul too
 // narrow to cut runs whole on the calling thread: what it costs on one.
