@@ -6,6 +6,8 @@
 #include "dialects/webnn/WebNNShapeUtils.h"
 #include "llvm/ADT/APSInt.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::webnn;
@@ -229,6 +231,37 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
     if (resultType && resultType.hasStaticShape()) return dense.reshape(resultType);
   return {};
+}
+
+namespace {
+// reshape(weight) where the reshape is the weight's only user becomes the
+// weight with the new shape: the bytes are the same in row-major order, so
+// the blob is shared, not copied, and the constant keeps its name (weightless
+// binding goes by name). Without this a conv1d lowered to conv2d reshaped its
+// filter on every run, and the filter, no longer a constant, was not prepacked.
+struct ReshapeOfWeight : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto constant = op.getInput().getDefiningOp<ConstantOp>();
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    if (!constant || !resultType || !resultType.hasStaticShape() ||
+        !constant.getResult().hasOneUse())
+      return failure();
+    auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+    if (!resource) return failure();
+    auto reshaped = DenseResourceElementsAttr::get(resultType, resource.getRawHandle());
+    rewriter.modifyOpInPlace(constant, [&] {
+      constant.setValueAttr(reshaped);
+      constant.getResult().setType(resultType);
+    });
+    rewriter.replaceOp(op, constant.getResult());
+    return success();
+  }
+};
+}  // namespace
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<ReshapeOfWeight>(context);
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {

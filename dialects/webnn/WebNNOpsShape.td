@@ -40,6 +40,7 @@ def WebNN_ReshapeOp : WebNN_ShapeOp<"reshape"> {
   let arguments = (ins WebNN_TensorOrF64:$input, DenseI64ArrayAttr:$newShape);
   let results = (outs WebNN_TensorOrF64:$output);
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def WebNN_ExpandOp : WebNN_ShapeOp<"expand"> {
