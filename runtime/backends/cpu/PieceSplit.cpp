@@ -37,6 +37,31 @@ ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
       for (int64_t oh0 = 0; oh0 < p.OH; oh0 += per) ranges.push_back({n, 1, oh0, std::min(p.OH, oh0 + per), 0, p.O});
     plan.by = ConvPiecePlan::By::kRows;
   }
+  if (ranges.size() < 2 && p.nhwc && p.N == 1 && p.H == 1 && p.OH == 1 && p.KH == 1 && p.padTop == 0 &&
+      p.OW >= 2) {
+    // One row of one image (a conv1d lowered to conv2d): in nhwc its input
+    // and output columns are contiguous runs, so pieces of output columns,
+    // each reading its own input columns and padding, share the whole filter.
+    const int64_t count = std::min<int64_t>(most, p.OW);
+    const int64_t per = (p.OW + count - 1) / count;
+    const int64_t spanW = (p.KW - 1) * p.dilationW + 1;
+    std::vector<ConvPiece> columns;
+    for (int64_t ow0 = 0; ow0 < p.OW; ow0 += per) {
+      ConvPiece r{0, 1, 0, 1, 0, p.O};
+      r.ow0 = ow0, r.ow1 = std::min(p.OW, ow0 + per);
+      const int64_t first = r.ow0 * p.strideW - p.padLeft;
+      const int64_t last = (r.ow1 - 1) * p.strideW - p.padLeft + spanW - 1;
+      if (std::min<int64_t>(p.W, last + 1) <= std::max<int64_t>(0, first)) {
+        plan.note = "one thread: a piece would read padding only";
+        return plan;
+      }
+      columns.push_back(r);
+    }
+    plan.kind = PieceKind::kPieces;
+    plan.by = ConvPiecePlan::By::kColumns;
+    plan.pieces = std::move(columns);
+    return plan;
+  }
   if (ranges.size() < 2) {
     // One output pixel (a squeeze-excitation or classifier 1x1 layer after a
     // global pool): pieces of output channels, each its own filter rows and

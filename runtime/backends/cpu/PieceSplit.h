@@ -29,8 +29,8 @@ enum class PieceKind {
 
 // ---- convolution.
 struct ConvSplitShape {
-  int64_t N = 1, C = 1, H = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
-  int64_t strideH = 1, dilationH = 1, padTop = 0;
+  int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
   bool nhwc = true;
   bool float16 = false;
   bool constantFilter = true;
@@ -40,16 +40,18 @@ struct ConvPiece {
   int64_t n0 = 0, n = 1;    // images
   int64_t oh0 = 0, oh1 = 0; // output rows
   int64_t o0 = 0, o = 0;    // output channels (pieces of channels; else all of them)
+  int64_t ow0 = 0, ow1 = 0; // output columns (pieces of columns only)
 };
 struct ConvPiecePlan {
   PieceKind kind = PieceKind::kOneThread;
-  enum class By { kNone, kImages, kRows, kChannels } by = By::kNone;
+  enum class By { kNone, kImages, kRows, kColumns, kChannels } by = By::kNone;
   std::vector<ConvPiece> pieces;
   const char *note = "";  // why it is not cut, when it is not
 };
 // The pieces for `threads` threads: images first, then output rows (each
-// piece reading its own input rows and padding), then, for one output pixel,
-// output channels.
+// piece reading its own input rows and padding), then, for one nhwc image of
+// one row (a conv1d), output columns, then, for one output pixel, output
+// channels.
 ConvPiecePlan planConv2dPieces(const ConvSplitShape &s, int threads);
 
 // ---- matmul: y[..., M, N] = a[..., M, K] x b[..., K, N].

@@ -198,6 +198,10 @@ TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
       {false, "oihw", 1, 16, 9, 30, 32, 7, 3, 1, {1, 2}, {2, 1}, {6, 5, 1, 1}, true, true, F32},
       {true, "hwio", 3, 16, 12, 12, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
       {false, "oihw", 3, 32, 20, 20, 64, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
+      // one row of one nhwc image (conv1d as conv2d): pieces of output
+      // columns, with padding at both ends, stride and dilation
+      {true, "oihw", 1, 48, 1, 301, 64, 1, 3, 1, {1, 2}, {1, 1}, {0, 0, 1, 1}, true, true, F32},
+      {true, "ohwi", 1, 32, 1, 97, 48, 1, 5, 1, {1, 1}, {1, 2}, {0, 0, 4, 3}, true, true, F32},
       // one output pixel (squeeze-excitation after a global pool): pieces of
       // output channels, a tail block of 8; nchw and nhwc
       {true, "ohwi", 1, 960, 1, 1, 248, 1, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, true, F32},
@@ -486,6 +490,15 @@ TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
     EXPECT_EQ(threadCount(), before) << "threads started during the runs";
     EXPECT_NE(conv->implementation().find("pieces of output rows"), std::string::npos) << conv->implementation();
     EXPECT_NE(mm->implementation().find("pieces of columns"), std::string::npos) << mm->implementation();
+    onednn::Conv2dParams row = p;  // a conv1d: one row, cut into pieces of output columns
+    row.H = 1, row.OH = 1, row.KH = 1, row.W = 1600, row.OW = 1600, row.padTop = row.padBottom = 0;
+    row.filterStrideO = 3 * 32, row.filterStrideH = 3 * 32;
+    std::unique_ptr<onednn::Conv2d> conv1d = onednn::Conv2d::create(row, &why);
+    ASSERT_TRUE(conv1d) << why;
+    std::vector<float> xr = randomFloats(1600 * 32, 15), yr(1600 * 64);
+    ASSERT_TRUE(conv1d->run(xr.data(), f.data(), nullptr, yr.data(), three).isOk());
+    EXPECT_NE(conv1d->implementation().find("pieces of output columns"), std::string::npos)
+        << conv1d->implementation();
     std::unique_ptr<onednn::Conv2d> conv1 = onednn::Conv2d::create(p, &why);
     std::unique_ptr<onednn::MatMul> mm1 = onednn::MatMul::create(m, &why);
     ASSERT_TRUE(conv1 && mm1) << why;

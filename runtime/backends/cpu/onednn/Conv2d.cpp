@@ -24,6 +24,7 @@
 // Threads: every primitive is built for one thread. With several, the
 // convolution is cut into pieces (ranges of images, else ranges of output
 // rows with the input rows they read and their own padding, else, for one
+// nhwc row (a conv1d), ranges of output columns likewise, else, for one
 // output pixel, ranges of output channels), each a
 // single-threaded primitive of its own, and the session's pool runs them: the
 // pool then is the only team of threads (ThreadPool.h says why). Pieces of one
@@ -354,7 +355,8 @@ void Conv2d::Impl::choosePieces(int threads) {
   ConvSplitShape shape;
   shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
   shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
-  shape.strideH = p.strideH, shape.dilationH = p.dilationH, shape.padTop = p.padTop;
+  shape.W = p.W, shape.strideH = p.strideH, shape.strideW = p.strideW;
+  shape.dilationH = p.dilationH, shape.dilationW = p.dilationW, shape.padTop = p.padTop, shape.padLeft = p.padLeft;
   shape.nhwc = p.nhwc;
   shape.float16 = f16();
   shape.constantFilter = p.constantFilter;
@@ -387,6 +389,34 @@ void Conv2d::Impl::choosePieces(int threads) {
     pieces = std::move(made);
     split = Split::kPieces;
     splitNote = std::to_string(pieces.size()) + " pieces of output channels";
+    return;
+  }
+  if (plan.by == ConvPiecePlan::By::kColumns) {  // nhwc, one image, one row
+    const int64_t spanW = (p.KW - 1) * p.dilationW + 1;
+    for (const ConvPiece &r : plan.pieces) {
+      Conv2dParams q = p;
+      q.OW = r.ow1 - r.ow0;
+      const int64_t first = r.ow0 * p.strideW - p.padLeft;
+      const int64_t last = (r.ow1 - 1) * p.strideW - p.padLeft + spanW - 1;
+      const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.W, last + 1);
+      q.W = in1 - in0;
+      q.padLeft = in0 - first;
+      q.padRight = last + 1 - in1;
+      Piece piece;
+      piece.srcOffset = in0 * p.C;
+      piece.dstOffset = r.ow0 * p.O;
+      std::string why;
+      piece.impl = makePiece(q, &why);
+      if (!piece.impl) {
+        split = Split::kOpenMp;
+        splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
+        return;
+      }
+      made.push_back(std::move(piece));
+    }
+    pieces = std::move(made);
+    split = Split::kPieces;
+    splitNote = std::to_string(pieces.size()) + " pieces of output columns";
     return;
   }
   const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
