@@ -217,7 +217,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
 struct ConvShape {
   bool nhwc = false;
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0, padLeft = 0;
 };
 ConvShape convShape(const NodeDesc &n) {
   ConvShape g;
@@ -241,7 +241,7 @@ ConvShape convShape(const NodeDesc &n) {
   std::vector<int64_t> pad = n.attributes.getInts("padding", {0, 0, 0, 0});
   if (st.size() == 2) g.sh = std::max<int64_t>(st[0], 1), g.sw = std::max<int64_t>(st[1], 1);
   if (dil.size() == 2) g.dh = std::max<int64_t>(dil[0], 1), g.dw = std::max<int64_t>(dil[1], 1);
-  if (pad.size() == 4) g.padTop = std::max<int64_t>(pad[0], 0);
+  if (pad.size() == 4) g.padTop = std::max<int64_t>(pad[0], 0), g.padLeft = std::max<int64_t>(pad[2], 0);
   return g;
 }
 
@@ -272,17 +272,18 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                        : im2col    ? "conv2d.im2col"
                        : winograd  ? "conv2d.winograd"
                                    : "conv2d";
-  // The work of images n x output rows oh x output channels o, reading the
-  // input rows they need.
-  auto work = [&](double imgs, double oh, double o) {
+  // The work of images n x output rows oh x output columns ow x output
+  // channels o, reading the input rows and columns they need.
+  auto work = [&](double imgs, double oh, double ow, double o) {
     WorkPart p;
     p.family = family;
     double inRows = std::min(double(g.H), (oh - 1) * double(g.sh) + double((g.KH - 1) * g.dh + 1));
-    double outCount = imgs * oh * double(g.OW) * o;
+    double inCols = std::min(double(g.W), (ow - 1) * double(g.sw) + double((g.KW - 1) * g.dw + 1));
+    double outCount = imgs * oh * ow * o;
     double filter = o * (C / groups) * window;
     p.flops = 2 * outCount * (C / groups) * window;
-    p.bytes = (imgs * inRows * double(g.W) * C + filter + outCount * (residual ? 2 : 1) + o) * elementBytes;
-    double pixels = imgs * oh * double(g.OW);
+    p.bytes = (imgs * inRows * inCols * C + filter + outCount * (residual ? 2 : 1) + o) * elementBytes;
+    double pixels = imgs * oh * ow;
     if (depthwise) p.params = {atLeast1(outCount), atLeast1(window)};
     else if (pointwise) p.params = {atLeast1(pixels), atLeast1(C), atLeast1(o)};
     else p.params = {atLeast1(pixels), atLeast1(C / groups * window), atLeast1(o / groups)};
@@ -290,7 +291,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   };
   double out = outCount(n);
   double flops = 2 * out * (C / groups) * window;
-  WorkPart whole = work(double(g.N), double(g.OH), O);
+  WorkPart whole = work(double(g.N), double(g.OH), double(g.OW), O);
   NodeCost c = make(family, whole.params, flops, allBytes(n));
   if (constantFilter) c.packedBytes = bytesOf(w);
   // Which of them run on oneDNN: Winograd and direct layers, and the
@@ -303,8 +304,9 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   c.jit = oneDnn || pointwise;
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
-    s.N = g.N, s.C = g.C, s.H = g.H, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;
-    s.groups = g.groups, s.strideH = g.sh, s.dilationH = g.dh, s.padTop = g.padTop;
+    s.N = g.N, s.C = g.C, s.H = g.H, s.W = g.W, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;
+    s.groups = g.groups, s.strideH = g.sh, s.strideW = g.sw, s.dilationH = g.dh, s.dilationW = g.dw;
+    s.padTop = g.padTop, s.padLeft = g.padLeft;
     s.nhwc = g.nhwc;
     s.float16 = x && x->dtype == DataType::kFloat16;
     s.constantFilter = constantFilter;
@@ -317,7 +319,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
       c.pieces = int(plan.pieces.size());
       double best = -1;
       for (const ConvPiece &p : plan.pieces) {
-        WorkPart wp = work(double(p.n), double(p.oh1 - p.oh0), double(p.o));
+        double cols = p.ow1 > p.ow0 ? double(p.ow1 - p.ow0) : double(g.OW);  // pieces of columns, else all
+        WorkPart wp = work(double(p.n), double(p.oh1 - p.oh0), cols, double(p.o));
         if (wp.flops > best) best = wp.flops, c.piece = wp;
       }
     }

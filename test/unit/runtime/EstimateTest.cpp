@@ -287,6 +287,27 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
 }
 
+// A conv1d run as a conv2d with H = 1: pieces of output columns.
+TEST(CostFunctions, Conv1dCutIntoColumns) {
+  cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {1, 1, 199, 512}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "conv2d";
+  n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+  n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+  n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {1, 2}});
+  n.inputs = {&x, &w};
+  n.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("conv2d")(n, {false, true}, 2);
+  EXPECT_EQ(c.family, "conv2d");
+  ASSERT_EQ(c.threading, cpu::Threading::kPieces);
+  EXPECT_EQ(c.pieces, 2);
+  EXPECT_DOUBLE_EQ(c.piece.params[0], 100);  // 199 columns: 100 + 99
+  EXPECT_DOUBLE_EQ(c.piece.flops, c.flops * 100 / 199);
+  // Its input columns: 2 x 99 + 3 of the 400.
+  EXPECT_DOUBLE_EQ(c.piece.bytes, (201 * 512 + 512 * 3 * 512 + 100 * 512 + 512) * 4.0);
+}
+
 // A b shared by every batch: oneDNN folds a's batch into rows and cuts rows.
 TEST(CostFunctions, MatMulSharedBFoldsBatchIntoRows) {
   cpu::OperandDesc a{DataType::kFloat32, {4, 8, 512}, nullptr}, b{DataType::kFloat32, {512, 256}, nullptr};
