@@ -367,7 +367,7 @@ std::vector<std::vector<Case>> grid() {
   return {
       {matmul(128, 768, 768), matmul(1, 1024, 1024), matmul(128, 768, 3072), matmul(16, 256, 256),
        matmul(196, 384, 1536), matmul(1, 2048, 1000), matmul(512, 512, 512), matmul(4, 128, 64),
-       matmul(64, 3072, 768), matmul(1024, 64, 256)},
+       matmul(64, 3072, 768), matmul(1024, 64, 256), matmul(49, 384, 1536)},
       {conv(56, 56, 64, 64, 3, 1, 1), conv(14, 14, 256, 256, 3, 1, 1), conv(112, 112, 3, 32, 3, 2, 1),
        conv(28, 28, 128, 128, 3, 1, 1), conv(7, 7, 512, 512, 3, 1, 1), conv(56, 56, 128, 128, 3, 2, 32),
        conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1), convRect(1, 400, 512, 512, 1, 3, 1, 2),
@@ -394,10 +394,11 @@ std::vector<std::vector<Case>> grid() {
       {softmax(1536, 128), softmax(1, 1000), softmax(512, 64), softmax(2364, 197), softmax(8, 16)},
       {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},
       {pool("maxPool2d", 112, 64, 3, 2), pool("averagePool2d", 7, 2048, 7, 1), pool("maxPool2d", 56, 128, 2, 2),
-       pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1)},
+       pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1), pool("averagePool2d", 112, 32, 112, 1),
+       pool("averagePool2d", 28, 240, 28, 1)},
       {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
       {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4),
-       attention(128, 384, 12), attention(64, 256, 8)},
+       attention(128, 384, 12), attention(64, 256, 8), attention(49, 384, 6)},
   };
 }
 

@@ -98,7 +98,7 @@ struct Model {
   std::map<std::string, double> familyMs;
   double packedBytes = 0;
   int jitNodes = 0;
-  bool coldWeights = false;  // the weights exceed the last-level cache
+  bool coldWeights = false;  // weights and arena exceed the last-level cache
 
   const FamilyGrid *grid(const ThreadProfile &t, const std::string &family) {
     std::string f = family;
@@ -182,8 +182,9 @@ struct Model {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
     }
     for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
-    // Weights larger than the last-level cache come from DRAM at every run:
-    // their streaming bounds the node whatever calibration's hot runs say.
+    // Weights that do not stay in the last-level cache between runs come
+    // from DRAM at every run: their streaming bounds the node whatever
+    // calibration's hot runs say.
     // A node streams no more of them than it reads (a gather, a few rows of
     // its table).
     double weightsMs = 0;
@@ -307,7 +308,10 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   if (!tp1) tp1 = tp;
   Model m{profile, *tp, *tp1, tp->threads, graph, operands, {}, {}, {}, 0, 0, false};
   const rt::LoadedGraph &lg = graph.graph;
-  m.coldWeights = profile.l3Bytes > 0 && lg.weightsSize > profile.l3Bytes;
+  // A run cycles through its weights and its arena: when both together
+  // exceed the last-level cache, each weight has been evicted by the time
+  // the next run reads it again.
+  m.coldWeights = profile.l3Bytes > 0 && lg.weightsSize + graph.arenaBytes > profile.l3Bytes;
   double total = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeEstimate n;
