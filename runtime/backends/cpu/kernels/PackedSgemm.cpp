@@ -71,7 +71,7 @@ class PackedSgemmKernel final : public Kernel {
     ep.hi = p_.hi;
     if (ctx.numInputs > 2 && ctx.inputs[2]) ep.bias = static_cast<const float *>(ctx.inputs[2]->data);
     if (ctx.numInputs > 3 && ctx.inputs[3]) ep.residual = static_cast<const float *>(ctx.inputs[3]->data);
-    const int64_t chunk = PackedSgemmB::kRowChunk, panels = layout_.panels();
+    const int64_t chunk = PackedSgemmB::rowChunk(p_.M), panels = layout_.panels();
     const int64_t chunks = (p_.M + chunk - 1) / chunk;
     parallelFor(ctx, chunks * panels, 1, [&](int64_t t0, int64_t t1) {
       while (t0 < t1) {  // one call per row chunk the range touches

@@ -13,13 +13,14 @@
 // Packed layout: K is cut in blocks of kc rows; within a block, column panels
 // of kPanel (48) columns, each kc x 48 floats row-major, zero-padded past N:
 //   [kBlock][panel][k in block][48].
-// Threads own contiguous ranges of (chunk of up to kRowChunk rows, panel)
+// Threads own contiguous ranges of (chunk of rowChunk(M) rows, panel)
 // tasks; within a chunk a thread walks k-blocks outer, its panels, then
 // 8-row tiles, visiting B's blocks in memory order, so the prefetch of the
 // next one is sequential.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -36,6 +37,15 @@ class PackedSgemmB {
   static constexpr int64_t kPanel = 48;     // columns per panel: 3 zmm
   static constexpr int64_t kTileRows = 8;   // rows per register tile: 24 accumulators
   static constexpr int64_t kRowChunk = 256; // rows of A per pass over B (A chunk stays in L2)
+
+  // Rows per chunk for an M-row product: as few chunks as kRowChunk allows,
+  // of equal size (whole tiles), so that threads given equal numbers of
+  // (chunk, panel) tasks get equal work (784 rows: 4 x 200, not 3 x 256 + 16).
+  static int64_t rowChunk(int64_t M) {
+    const int64_t chunks = (M + kRowChunk - 1) / kRowChunk;
+    const int64_t rows = (M + chunks - 1) / chunks;
+    return std::min(kRowChunk, (rows + kTileRows - 1) / kTileRows * kTileRows);
+  }
 
   PackedSgemmB(int64_t K, int64_t N);
   int64_t K() const { return K_; }

@@ -412,7 +412,7 @@ void InputProjection::pack(bool final) {
 void InputProjection::run(const float *x, const float *bias, float *gx, const KernelContext &ctx) const {
   if (packed_) {
     const size_t perDir = layout_.bytes() / sizeof(float);
-    const int64_t chunk = PackedSgemmB::kRowChunk, panels = layout_.panels();
+    const int64_t chunk = PackedSgemmB::rowChunk(rows_), panels = layout_.panels();
     const int64_t chunks = (rows_ + chunk - 1) / chunk, perDirTasks = chunks * panels;
     parallelFor(ctx, dirs_ * perDirTasks, 1, [&](int64_t t0, int64_t t1) {
       while (t0 < t1) {  // one call per (direction, row chunk) the range touches
