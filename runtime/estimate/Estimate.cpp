@@ -116,6 +116,12 @@ struct Model {
     return nullptr;
   }
 
+  // Whether moving the bytes takes longer than the arithmetic on `t`.
+  bool memoryBound(const ThreadProfile &t, double flops, double bytes, bool bf16) const {
+    double peak = bf16 && t.bf16Gflops > 0 ? t.bf16Gflops : t.peakGflops;
+    return bytes / (bandwidthGBs(profile, t, bytes) * 1e6) > flops / (peak * 1e6);
+  }
+
   // ratio x roofline of one kernel's work on `t`'s grid and peaks.
   double price(const ThreadProfile &t, const std::string &family, const std::vector<double> &params, double flops,
                double bytes, bool bf16, double *roofline = nullptr) {
@@ -177,6 +183,13 @@ struct Model {
                  tp.forkJoinUs * 1e-3;
       e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
+      kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+    } else if (threads > 1 && memoryBound(tp1, c.flops, c.bytes, bf16)) {
+      // Bound by moving bytes, a kernel gains nothing from a second thread
+      // inside a graph: the bytes the previous node's threads left in their
+      // own caches, split another way, cross between the cores (measured on
+      // the fitting models: elementwise, copies, norms and pools ran 0.4-0.9x
+      // as fast at 2 threads as at 1, where kernels timed alone ran ~2x).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
     } else {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);

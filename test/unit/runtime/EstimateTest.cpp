@@ -369,6 +369,15 @@ TEST(Estimate, PiecesPricedOnOneThreadAtTwoThreads) {
   ASSERT_TRUE(est::estimateArtifact(small, p, o1, &small1).isOk());
   ASSERT_TRUE(est::estimateArtifact(small, p, o2, &small2).isOk());
   EXPECT_DOUBLE_EQ(small2.nodes[0].ms, small1.nodes[0].ms);
+  // add and relu move bytes: inside a graph a second thread does not speed
+  // them up, so they cost what they cost on one thread.
+  Estimate relu1, relu2;
+  std::string relu = writeArtifact("est_relu_2t", addReluGraph());
+  ASSERT_TRUE(est::estimateArtifact(relu, p, o1, &relu1).isOk());
+  ASSERT_TRUE(est::estimateArtifact(relu, p, o2, &relu2).isOk());
+  ASSERT_EQ(relu2.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(relu2.nodes[0].ms, relu1.nodes[0].ms);
+  EXPECT_DOUBLE_EQ(relu2.nodes[1].ms, relu1.nodes[1].ms);
 }
 
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
