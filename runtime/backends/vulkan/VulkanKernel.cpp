@@ -27,6 +27,7 @@ const std::vector<KernelEntry> &registry() {
     registerGroupQueryAttentionKernels(&entries);
     registerFusedAttentionKernels(&entries);
     registerRotaryEmbeddingKernels(&entries);
+    registerQuantizedMatmulKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

@@ -143,6 +143,7 @@ void registerMatMulNBitsKernels(std::vector<KernelEntry> *out);
 void registerGroupQueryAttentionKernels(std::vector<KernelEntry> *out);
 void registerFusedAttentionKernels(std::vector<KernelEntry> *out);
 void registerRotaryEmbeddingKernels(std::vector<KernelEntry> *out);
+void registerQuantizedMatmulKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

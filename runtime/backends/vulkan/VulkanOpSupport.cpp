@@ -95,6 +95,10 @@ rt::OpSupportTable build() {
       {operand("input", kQuantized, 0, kStridedRank), operand("scale", kFloat, 0, kStridedRank),
        operand("zeroPoint", kQuantized, 0, kStridedRank)},
       {operand("output", kFloat, 0, kStridedRank)});
+  // QuantizedMatmul.cpp: a float32 or already quantized; the other operands
+  // follow from it (docs/FUSED_OPS.md).
+  add("quantizedMatmul", {operand("a", rt::dataTypes(T::kFloat32, T::kInt8, T::kUint8), 2, kFlatRank)},
+      {operand("output", rt::dataTypeBit(T::kFloat32), 2, kFlatRank)});
   // MatMul.cpp: up to four batch dimensions.
   for (const char *op : {"matmul", "fusedMatmul"})
     add(op, {operand("a", kFloat, 2, 6), operand("b", kFloat, 2, 6)}, {operand("output", kFloat, 2, 6)});

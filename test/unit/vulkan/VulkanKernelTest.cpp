@@ -890,6 +890,57 @@ TEST_F(VulkanKernels, RotaryEmbedding) {
   EXPECT_NE(st.message().find("positionIds must be int64"), std::string::npos) << st.message();
 }
 
+// quantizedMatmul: float32 a quantized on the device (values past the
+// 8-bit range saturate), uint8 and int8 a, per-column and per-tensor b
+// parameters, a batched float32 b, the output round trip and bias; K 70 and
+// 33 (not multiples of the 64-invocation workgroup).
+TEST_F(VulkanKernels, QuantizedMatmul) {
+  uint32_t seed = 1300;
+  const DataType f32 = DataType::kFloat32, u8 = DataType::kUint8, i8 = DataType::kInt8;
+  auto zero = [&](DataType dt, Shape s) { return random(dt, std::move(s), dt == i8 ? -20 : 100, dt == i8 ? 20 : 150, seed++, true); };
+  auto scale = [&](Shape s) { return random(f32, std::move(s), 0.005, 0.03, seed++, true); };
+  {
+    SCOPED_TRACE("float a, int8 b per column, bias");
+    OpCase c{"quantizedMatmul",
+             {random(f32, {2, 3, 70}, -3, 3, seed++), scale({1}), zero(u8, {1}), random(i8, {70, 37}, -128, 127, seed++, true),
+              scale({37}), zero(i8, {1}), std::nullopt, std::nullopt, random(f32, {37}, -1, 1, seed++, true)},
+             {outSpec(f32, {2, 3, 37})}};
+    expectMatch(c, 1e-5, 1e-5);
+  }
+  {
+    SCOPED_TRACE("uint8 a and b, per-column zero points, int8 round trip");
+    OpCase c{"quantizedMatmul",
+             {random(u8, {5, 40}, 0, 255, seed++), scale({1}), zero(u8, {1}), random(u8, {40, 9}, 0, 255, seed++, true),
+              scale({9}), zero(u8, {9}), random(f32, {1}, 0.5, 1.0, seed++, true), zero(i8, {1})},
+             {outSpec(f32, {5, 9})}};
+    expectMatch(c, 1e-5, 1e-5);
+  }
+  {
+    SCOPED_TRACE("float a and batched float b, uint8 round trip, bias");
+    OpCase c{"quantizedMatmul",
+             {random(f32, {2, 4, 33}, -1, 1, seed++), scale({1}), zero(i8, {1}), random(f32, {2, 33, 6}, -1, 1, seed++),
+              scale({1}), zero(i8, {1}), random(f32, {1}, 0.02, 0.05, seed++, true), zero(u8, {1}),
+              random(f32, {6}, -1, 1, seed++, true)},
+             {outSpec(f32, {2, 4, 6})}};
+    expectMatch(c, 1e-5, 1e-5);
+  }
+  {
+    SCOPED_TRACE("int8 a, int8 b per tensor");
+    OpCase c{"quantizedMatmul",
+             {random(i8, {3, 65}, -128, 127, seed++), scale({1}), zero(i8, {1}), random(i8, {65, 4}, -128, 127, seed++, true),
+              scale({1}), zero(i8, {1})},
+             {outSpec(f32, {3, 4})}};
+    expectMatch(c, 1e-5, 1e-5);
+  }
+  OpCase bad{"quantizedMatmul",
+             {random(f32, {2, 8}, -1, 1, seed++), scale({1}), zero(u8, {1}), random(i8, {7, 3}, -9, 9, seed++, true),
+              scale({1}), zero(i8, {1})},
+             {outSpec(f32, {2, 3})}};
+  Status st = runGpuOp(device_, bad);
+  EXPECT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("b must have K = 8 rows"), std::string::npos) << st.message();
+}
+
 TEST_F(VulkanKernels, ForcedStagingPathGivesTheSameResults) {
   Device::Options o = Device::defaultOptions();
   o.validation = true;

@@ -138,7 +138,8 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnDataTypes) {
 }
 
 // The decoder-LLM and attention ops: float32 and float16 leading operands
-// on both sides, every other type refused by both; rms norms at ranks 1 to 8.
+// on both sides, every other type refused by both; rms norms at ranks 1 to 8;
+// quantizedMatmul's float32, int8 and uint8.
 TEST(VulkanOpSupport, AgreesWithTheFactoriesOnTheLlmOps) {
   auto attrInt = [](TestNode &n, const char *name, int64_t v) {
     n.node.attributes.set(name, rt::AttributeValue{rt::AttributeValue::Kind::kInt, v, 0, "", {}, {}});
@@ -182,6 +183,18 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnTheLlmOps) {
   }
   EXPECT_EQ(float32Accepted, 6);
   EXPECT_EQ(accepted, 12);  // float32 and float16
+  // quantizedMatmul: a float32, or int8/uint8 with a zero point of its type.
+  int quantizedAccepted = 0;
+  for (int k = 0; k < kNumDataTypes; ++k) {
+    const DataType dt = DataType(k);
+    const DataType zp = dt == DataType::kInt8 ? DataType::kInt8 : DataType::kUint8;
+    TestNode n("quantizedMatmul",
+               {t(dt, {2, 8}), t(DataType::kFloat32, {1}), t(zp, {1}), t(DataType::kInt8, {8, 3}),
+                t(DataType::kFloat32, {3}), t(DataType::kInt8, {1})},
+               {t(DataType::kFloat32, {2, 3})});
+    quantizedAccepted += expectAgree(n);
+  }
+  EXPECT_EQ(quantizedAccepted, 3);
   for (size_t rank = 0; rank <= 8; ++rank) {
     Shape s(rank, 2);
     Shape stat(rank, 1);

@@ -155,6 +155,17 @@ float erfApprox(float x) {
   return x >= 0.0 ? y : -y;
 }
 
+// x / y as IEEE division rounds it, whatever precision the device's division
+// has: the quotient corrected by its fma residual (quantizing rounds the
+// quotient to an integer, so one ulp decides ties). An infinite or NaN
+// quotient comes back as the division gave it (it has no residual to add).
+float ieeeDivide(float x, float y) {
+  precise float q0 = x / y;
+  precise float r = fma(-q0, y, x);
+  precise float q = q0 + r / y;
+  return isinf(q0) || isnan(q0) || isnan(q) ? q0 : q;
+}
+
 // REAL is the arithmetic type of the shaders built twice (CMakeLists.txt):
 // float, or double in their WEBNN_FLOAT64 variants, which read and write
 // float64 tensors as doubles (needs shaderFloat64). LOAD_REAL / STORE_REAL

@@ -48,18 +48,11 @@ void main() {
   float scale = S_loadf(s);
   ivec2 zp = wide(Z_loadi(s), DT_Z);
   if (QUANTIZE) {
-    float x = X_loadf(i);
-    // x / scale corrected by its residual: the quotient as IEEE division
-    // gives it, whatever precision the device's division has.
-    precise float q0 = x / scale;
-    precise float r = fma(-q0, scale, x);
-    precise float q = q0 + r / scale;
-    if (isnan(q0)) {
+    float q = ieeeDivide(X_loadf(i), scale);
+    if (isnan(q)) {
       Y_storei(i, zp.y);
       return;
     }
-    // An infinite quotient has no residual to add (inf - inf).
-    if (isinf(q0) || isnan(q)) q = q0;
     q = roundEven(q);
     ivec2 lo, hi;
     if (DT_Y == DT_I8) { lo = ivec2(-1, -128); hi = ivec2(0, 127); }
