@@ -185,11 +185,14 @@ struct Model {
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
     } else if (threads > 1 && memoryBound(tp1, c.flops, c.bytes, bf16)) {
-      // Bound by moving bytes, a kernel gains nothing from a second thread
-      // inside a graph: the bytes the previous node's threads left in their
-      // own caches, split another way, cross between the cores (measured on
-      // the fitting models: elementwise, copies, norms and pools ran 0.4-0.9x
-      // as fast at 2 threads as at 1, where kernels timed alone ran ~2x).
+      // Bound by moving bytes, a kernel gains little from a second thread
+      // inside a graph, where the same kernel timed alone runs ~2x: the
+      // fitting models' per-node profiles at 2 threads show elementwise,
+      // copies, norms and pools no faster than at 1 (the bytes the previous
+      // node's threads left in their own caches, split another way, likely
+      // cross between the cores), and their whole-run medians agree (the
+      // audio encoder at 2 threads: -11% priced on the 2-thread grid, -1%
+      // on the one-thread one).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
     } else {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
