@@ -4,6 +4,19 @@
 
 namespace webnn::cpu {
 
+namespace {
+// Up to `most` pieces of whole blocks of output channels, each all of y's
+// pixels (and all of x).
+void channelPieces(const ConvSplitShape &p, int64_t most, ConvPiecePlan *plan) {
+  const int64_t count = std::min<int64_t>(most, p.O / kPieceChannelBlock);
+  const int64_t per = ((p.O + count - 1) / count + kPieceChannelBlock - 1) / kPieceChannelBlock * kPieceChannelBlock;
+  plan->kind = PieceKind::kPieces;
+  plan->by = ConvPiecePlan::By::kChannels;
+  for (int64_t o0 = 0; o0 < p.O; o0 += per)
+    plan->pieces.push_back({0, p.N, 0, p.OH, o0, std::min(per, p.O - o0)});
+}
+}  // namespace
+
 ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
   ConvPiecePlan plan;
   const double flops = 2.0 * double(p.N) * double(p.O) * double(p.OH) * double(p.OW) * double(p.C / p.groups) *
@@ -23,6 +36,10 @@ ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
   if (!p.constantFilter || (!p.nhwc && (p.float16 || p.hasResidual))) {
     plan.kind = PieceKind::kOpenMp;
     plan.note = "OpenMP: this operand form is not split";
+    return plan;
+  }
+  if (p.winograd && p.groups == 1 && p.N < most && p.O / most >= kWinogradPieceChannels) {
+    channelPieces(p, most, &plan);
     return plan;
   }
   std::vector<ConvPiece> ranges;
@@ -67,12 +84,7 @@ ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
     // global pool): pieces of output channels, each its own filter rows and
     // a contiguous run of y.
     if (p.N == 1 && p.OH * p.OW == 1 && p.groups == 1 && p.O >= 2 * kPieceChannelBlock) {
-      const int64_t count = std::min<int64_t>(most, p.O / kPieceChannelBlock);
-      const int64_t per =
-          ((p.O + count - 1) / count + kPieceChannelBlock - 1) / kPieceChannelBlock * kPieceChannelBlock;
-      plan.kind = PieceKind::kPieces;
-      plan.by = ConvPiecePlan::By::kChannels;
-      for (int64_t o0 = 0; o0 < p.O; o0 += per) plan.pieces.push_back({0, 1, 0, p.OH, o0, std::min(per, p.O - o0)});
+      channelPieces(p, most, &plan);
       return plan;
     }
     plan.by = ConvPiecePlan::By::kNone;

@@ -20,6 +20,13 @@ constexpr double kMinPieceFlops = double(1 << 19);
 // widest register block).
 constexpr int64_t kPieceChannelBlock = 16;
 constexpr int64_t kPieceColumnBlock = 64;
+// A Winograd layer is cut by output channels when every piece keeps at least
+// this many: each piece then runs the whole layer's algorithm and tiles (row
+// pieces get other tiles, and padding on one side only, which oneDNN's 2x3
+// kernel refuses: ResNet-50's 14x14 layers ran slower on two threads than
+// on one), at the price of repeating the input transform per piece, which
+// the matrix products of narrower pieces no longer repay (DenseNet's 32).
+constexpr int64_t kWinogradPieceChannels = 64;
 
 enum class PieceKind {
   kOneThread,  // whole on the calling thread (too small to cut)
@@ -35,6 +42,7 @@ struct ConvSplitShape {
   bool float16 = false;
   bool constantFilter = true;
   bool hasResidual = false;
+  bool winograd = false;  // the whole layer runs one of oneDNN's Winograd algorithms
 };
 struct ConvPiece {
   int64_t n0 = 0, n = 1;    // images
@@ -48,10 +56,10 @@ struct ConvPiecePlan {
   std::vector<ConvPiece> pieces;
   const char *note = "";  // why it is not cut, when it is not
 };
-// The pieces for `threads` threads: images first, then output rows (each
-// piece reading its own input rows and padding), then, for one nhwc image of
-// one row (a conv1d), output columns, then, for one output pixel, output
-// channels.
+// The pieces for `threads` threads: images first, then (a wide Winograd
+// layer) output channels, then output rows (each piece reading its own input
+// rows and padding), then, for one nhwc image of one row (a conv1d), output
+// columns, then, for one output pixel, output channels.
 ConvPiecePlan planConv2dPieces(const ConvSplitShape &s, int threads);
 
 // ---- matmul: y[..., M, N] = a[..., M, K] x b[..., K, N].

@@ -198,6 +198,10 @@ TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
       {false, "oihw", 1, 16, 9, 30, 32, 7, 3, 1, {1, 2}, {2, 1}, {6, 5, 1, 1}, true, true, F32},
       {true, "hwio", 3, 16, 12, 12, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
       {false, "oihw", 3, 32, 20, 20, 64, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
+      // Winograd layers with >= 64 output channels per piece: pieces of
+      // output channels over all pixels, y written at its channel stride
+      {true, "ohwi", 1, 64, 14, 14, 128, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      {false, "oihw", 1, 32, 9, 11, 144, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
       // one row of one nhwc image (conv1d as conv2d): pieces of output
       // columns, with padding at both ends, stride and dilation
       {true, "oihw", 1, 48, 1, 301, 64, 1, 3, 1, {1, 2}, {1, 1}, {0, 0, 1, 1}, true, true, F32},
@@ -499,6 +503,36 @@ TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
     ASSERT_TRUE(conv1d->run(xr.data(), f.data(), nullptr, yr.data(), three).isOk());
     EXPECT_NE(conv1d->implementation().find("pieces of output columns"), std::string::npos)
         << conv1d->implementation();
+
+    // A Winograd layer wide enough is cut by output channels; its pieces'
+    // filters, prepacked one after another, are read in place.
+    onednn::Conv2dParams wide = p;
+    wide.C = 64, wide.O = 256, wide.H = wide.W = wide.OH = wide.OW = 14;
+    wide.filterStrideO = 9 * 64, wide.filterStrideH = 3 * 64, wide.filterStrideW = 64, wide.filterStrideI = 1;
+    std::vector<float> xw = randomFloats(14 * 14 * 64, 16), fw = randomFloats(256 * 9 * 64, 17);
+    std::vector<float> yw1(14 * 14 * 256), yw2(yw1.size()), yw3(yw1.size());
+    std::unique_ptr<onednn::Conv2d> w1 = onednn::Conv2d::create(wide, &why), w2 = onednn::Conv2d::create(wide, &why);
+    ASSERT_TRUE(w1 && w2) << why;
+    ASSERT_TRUE(w1->run(xw.data(), fw.data(), nullptr, yw1.data(), one).isOk());
+    ThreadPool two(2);
+    ASSERT_TRUE(w2->run(xw.data(), fw.data(), nullptr, yw2.data(), two).isOk());
+    if (w2->implementation().find("wino") != std::string::npos) {
+      EXPECT_NE(w2->implementation().find("pieces of output channels"), std::string::npos) << w2->implementation();
+      const std::string layout = w2->packedFilterLayout(2);
+      EXPECT_EQ(layout.rfind("pieces|", 0), 0u) << layout;
+      std::vector<uint8_t> packed(w2->packedFilterBytes(2));
+      w2->packFilter(fw.data(), packed.data(), 2);
+      onednn::Conv2dParams pre = wide;
+      pre.packedFilter = {{layout, packed.data(), packed.size()}};
+      std::unique_ptr<onednn::Conv2d> w3 = onednn::Conv2d::create(pre, &why);
+      ASSERT_TRUE(w3) << why;
+      std::vector<float> garbage(fw.size(), 1e9f);  // the prepacked filter is used, not this
+      ASSERT_TRUE(w3->run(xw.data(), garbage.data(), nullptr, yw3.data(), two).isOk());
+      EXPECT_TRUE(w3->usesPrepackedFilter());
+      for (size_t i = 0; i < yw1.size(); ++i)
+        ASSERT_NEAR(yw3[i], yw1[i], 1e-3f * std::max(1.f, std::fabs(yw1[i]))) << i;
+    }
+    for (size_t i = 0; i < yw1.size(); ++i) ASSERT_NEAR(yw2[i], yw1[i], 1e-3f * std::max(1.f, std::fabs(yw1[i]))) << i;
     std::unique_ptr<onednn::Conv2d> conv1 = onednn::Conv2d::create(p, &why);
     std::unique_ptr<onednn::MatMul> mm1 = onednn::MatMul::create(m, &why);
     ASSERT_TRUE(conv1 && mm1) << why;

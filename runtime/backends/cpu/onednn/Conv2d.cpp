@@ -25,7 +25,8 @@
 // convolution is cut into pieces (ranges of images, else ranges of output
 // rows with the input rows they read and their own padding, else, for one
 // nhwc row (a conv1d), ranges of output columns likewise, else, for one
-// output pixel, ranges of output channels), each a
+// output pixel, ranges of output channels; a Winograd layer wide enough, by
+// output channels first: PieceSplit.h), each a
 // single-threaded primitive of its own, and the session's pool runs them: the
 // pool then is the only team of threads (ThreadPool.h says why). Pieces of one
 // layer share the packed filter when their primitives want the same layout.
@@ -83,6 +84,23 @@ struct Conv2d::Impl {
     std::unique_ptr<Impl> impl;
     int64_t srcOffset = 0, dstOffset = 0, filterOffset = 0, biasOffset = 0;  // elements
   };
+  // Pieces of output channels of a layer with many pixels store their
+  // packed filters one after another (64-byte aligned), under one layout
+  // name naming each piece's.
+  static size_t alignedPieceBytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+  bool channelPiecesPacked() const {
+    return split == Split::kPieces && !pieces.empty() && pieces.back().filterOffset != 0 && p.OH * p.OW > 1;
+  }
+  std::string channelPiecesLayout() {
+    std::string name = "pieces";
+    for (Piece &piece : pieces) name += "|" + packedLayoutName(piece.impl->primitiveFor(1)->pd.weights_desc());
+    return name;
+  }
+  size_t channelPiecesBytes() {
+    size_t bytes = 0;
+    for (Piece &piece : pieces) bytes += alignedPieceBytes(piece.impl->primitiveFor(1)->pd.weights_desc().get_size());
+    return bytes;
+  }
   std::mutex piecesMutex;
   int piecesThreads = 0;  // the thread count `split` and `pieces` are for
   Split split = Split::kUnknown;
@@ -361,6 +379,7 @@ void Conv2d::Impl::choosePieces(int threads) {
   shape.float16 = f16();
   shape.constantFilter = p.constantFilter;
   shape.hasResidual = p.hasResidual;
+  shape.winograd = primitiveFor(1)->impl.find("wino") != std::string::npos;
   const ConvPiecePlan plan = planConv2dPieces(shape, threads);
   if (plan.kind != PieceKind::kPieces) {
     split = plan.kind == PieceKind::kOpenMp ? Split::kOpenMp : Split::kOneThread;
@@ -368,15 +387,25 @@ void Conv2d::Impl::choosePieces(int threads) {
     return;
   }
   std::vector<Piece> made;
-  if (plan.by == ConvPiecePlan::By::kChannels) {
-    for (const ConvPiece &r : plan.pieces) {
+  // Each piece all pixels of some output channels: its own filter rows, y's
+  // channels at their stride (one pixel: a contiguous run).
+  auto byChannels = [&](const ConvPiecePlan &channels) {
+    for (const ConvPiece &r : channels.pieces) {
       Conv2dParams q = p;
       q.O = r.o;
       q.packedFilter.clear();  // rows of the filter: not the whole's layout
       Piece piece;
-      piece.dstOffset = r.o0;
       piece.filterOffset = r.o0 * p.filterStrideO;
       piece.biasOffset = r.o0;
+      if (p.OH * p.OW == 1) {
+        piece.dstOffset = r.o0 * (p.nhwc ? 1 : p.OH * p.OW);
+      } else if (p.nhwc) {
+        piece.dstOffset = r.o0;
+        q.dstStrides = {p.OH * p.OW * p.O, 1, p.OW * p.O, p.O};
+      } else {
+        piece.dstOffset = r.o0 * p.OH * p.OW;
+        q.dstStrides = {p.O * p.OH * p.OW, p.OH * p.OW, p.OW, 1};
+      }
       std::string why;
       piece.impl = makePiece(q, &why);
       if (!piece.impl) {
@@ -389,8 +418,19 @@ void Conv2d::Impl::choosePieces(int threads) {
     pieces = std::move(made);
     split = Split::kPieces;
     splitNote = std::to_string(pieces.size()) + " pieces of output channels";
-    return;
-  }
+    // Filters prepacked for these pieces: one run of each piece's layout
+    // (channelPiecesLayout), each piece reading its own.
+    if (!p.constantFilter || p.OH * p.OW == 1) return;
+    const std::string layout = channelPiecesLayout();
+    const uint8_t *packed = static_cast<const uint8_t *>(findPacked(p.packedFilter, layout, channelPiecesBytes()));
+    if (!packed) return;
+    for (Piece &piece : pieces) {
+      const memory::desc wei = piece.impl->primitiveFor(1)->pd.weights_desc();
+      piece.impl->p.packedFilter = {{packedLayoutName(wei), packed, wei.get_size()}};
+      packed += alignedPieceBytes(wei.get_size());
+    }
+  };
+  if (plan.by == ConvPiecePlan::By::kChannels) return byChannels(plan);
   if (plan.by == ConvPiecePlan::By::kColumns) {  // nhwc, one image, one row
     const int64_t spanW = (p.KW - 1) * p.dilationW + 1;
     for (const ConvPiece &r : plan.pieces) {
@@ -553,17 +593,34 @@ Conv2d::Impl &Conv2d::Impl::filterOwner(int numThreads) {
 
 std::string Conv2d::packedFilterLayout(int numThreads) {
   Impl &owner = impl_->filterOwner(numThreads);
+  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) return owner.channelPiecesLayout();
   return packedLayoutName(owner.primitiveFor(1)->pd.weights_desc());
 }
 
 bool Conv2d::usesPrepackedFilter() const { return usesPrepackedWeights(*impl_); }
 
 size_t Conv2d::packedFilterBytes(int numThreads) {
-  return impl_->filterOwner(numThreads).primitiveFor(1)->pd.weights_desc().get_size();
+  Impl &owner = impl_->filterOwner(numThreads);
+  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) return owner.channelPiecesBytes();
+  return owner.primitiveFor(1)->pd.weights_desc().get_size();
 }
 
 void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
   Impl &owner = impl_->filterOwner(numThreads);
+  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) {
+    const size_t elem = owner.f16() ? 2 : 4;
+    uint8_t *at = static_cast<uint8_t *>(packed);
+    for (Impl::Piece &piece : owner.pieces) {
+      Impl &pi = *piece.impl;
+      std::shared_ptr<CachedPrimitive> e = pi.primitiveFor(1);
+      WeightPacker w;
+      HalfStage stage;
+      w.init(pi.userWei, e->pd.weights_desc(), at);
+      w.run(pi.filterF32(static_cast<const uint8_t *>(filter) + size_t(piece.filterOffset) * elem, &stage), nullptr);
+      at += Impl::alignedPieceBytes(e->pd.weights_desc().get_size());
+    }
+    return;
+  }
   std::shared_ptr<CachedPrimitive> e = owner.primitiveFor(1);
   WeightPacker w;
   HalfStage stage;
