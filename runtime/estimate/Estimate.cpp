@@ -29,7 +29,7 @@ constexpr TierBound kTiers[] = {
 const char *fallbackFamily(const std::string &f) {
   if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
     return "gemm";
-  if (f == "conv2d.winograd" || f == "conv2d.im2col") return "conv2d";
+  if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own

@@ -267,9 +267,15 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                       g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision;
+  // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
+  // what our depthwise, pointwise and im2col kernels do not take: a family
+  // of its own, several times slower per FLOP than oneDNN's.
+  const bool portable = !depthwise && !pointwise && !im2col &&
+                        2 * double(g.N * g.OH * g.OW) * O * (C / groups) * window < kOneDnnMinFlops;
   std::string family = depthwise ? "conv2d.depthwise"
                        : pointwise ? "conv2d.pointwise"
                        : im2col    ? "conv2d.im2col"
+                       : portable  ? "conv2d.portable"
                        : winograd  ? "conv2d.winograd"
                                    : "conv2d";
   // The work of images n x output rows oh x output columns ow x output
@@ -500,7 +506,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
       {"pool", 2},     {"attention", 4},      {"matmulNBits", 3},    {"recurrent", 4},
   };
   return families;
