@@ -15,7 +15,9 @@ kernel always computes in float, so the two would differ by that rounding
 (about 2.5e-2 in the logits), not by a kernel fault.
 
 Two steps of fixed shapes: a prefill of 5 tokens after 3 cached positions,
-and a one-token decode after 8.
+and a one-token decode after 8. Each also runs compiled with `--target gpu`
+through a plain `webnn-run` (the executor's per-node Vulkan backend: every
+node placed on the GPU, none may fall back to the CPU).
 
   check_llama_gpu.py --bin BUILD/bin
 """
@@ -53,34 +55,41 @@ def step(name, model, past, seq, rng, args, work):
         f = os.path.join(d, k + ".npy")
         np.save(f, v)
         inputs += ["--input", f"{k}={f}"]
-    art = os.path.join(d, "model.wnn")
-    run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", art, "--shape", "batch_size:1",
-         "--shape", f"sequence_length:{seq}", "--shape", f"past_sequence_length:{past}",
-         "--shape", f"total_sequence_length:{past + seq}"])
+    shapes = ["--shape", "batch_size:1", "--shape", f"sequence_length:{seq}",
+              "--shape", f"past_sequence_length:{past}", "--shape", f"total_sequence_length:{past + seq}"]
+    art, placed = os.path.join(d, "model.wnn"), os.path.join(d, "placed.wnn")
+    run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", art, *shapes])
+    run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", placed, "--target", "gpu", *shapes])
     outs = {}
-    for dev in ("cpu", "gpu"):
-        od = os.path.join(d, dev)
-        cmd = [os.path.join(args.bin, "webnn-run"), art, *inputs, "--output-dir", od]
-        if dev == "gpu":
-            cmd += ["--device", "gpu"]
-        run(cmd)
-        outs[dev] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
-    if len(outs["cpu"]) != 1 + 2 * LAYERS or outs["cpu"].keys() != outs["gpu"].keys():
-        print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} gpu {sorted(outs['gpu'])} -> FAIL")
+    for mode, artifact, flags in (("cpu", art, []), ("gpu", art, ["--device", "gpu"]),
+                                  ("gpu-nodes", placed, ["--verbose"])):
+        od = os.path.join(d, mode)
+        r = subprocess.run([os.path.join(args.bin, "webnn-run"), artifact, *inputs, "--output-dir", od, *flags],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"webnn-run {mode} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+        fallbacks = [line for line in r.stderr.splitlines() if "runs on 'cpu'" in line]
+        if fallbacks:
+            print(f"{name}/{mode}: nodes fell back to the CPU -> FAIL\n  " + "\n  ".join(fallbacks[:3]))
+            return False
+        outs[mode] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
+    if len(outs["cpu"]) != 1 + 2 * LAYERS or any(outs["cpu"].keys() != outs[m].keys() for m in ("gpu", "gpu-nodes")):
+        print(f"{name}: output names differ: " + ", ".join(f"{m} {sorted(o)}" for m, o in outs.items()) + " -> FAIL")
         return False
     ok = True
-    for f, c in outs["cpu"].items():
-        g = outs["gpu"][f]
-        if g.shape != c.shape or g.dtype != c.dtype:
-            print(f"{name}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
-            ok = False
-            continue
-        c64, g64 = c.astype(np.float64), g.astype(np.float64)
-        err = np.abs(g64 - c64)
-        good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
-        print(f"{name}/{f} {list(c.shape)}: max abs err {err.max():.3g} (max |cpu| {np.abs(c64).max():.3g}) "
-              f"-> {'ok' if good else 'FAIL'}")
-        ok = ok and good
+    for mode in ("gpu", "gpu-nodes"):
+        for f, c in outs["cpu"].items():
+            g = outs[mode][f]
+            if g.shape != c.shape or g.dtype != c.dtype:
+                print(f"{name}/{mode}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
+                ok = False
+                continue
+            c64, g64 = c.astype(np.float64), g.astype(np.float64)
+            err = np.abs(g64 - c64)
+            good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
+            print(f"{name}/{mode}/{f} {list(c.shape)}: max abs err {err.max():.3g} "
+                  f"(max |cpu| {np.abs(c64).max():.3g}) -> {'ok' if good else 'FAIL'}")
+            ok = ok and good
     return ok
 
 
