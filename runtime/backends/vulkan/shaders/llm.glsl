@@ -1,5 +1,5 @@
 // Shared by the decoder-LLM shaders (rotary.comp, gqa_present.comp,
-// gqa_attention.comp): ONNX Runtime's rotary embedding and the KV-cache
+// attention.comp): ONNX Runtime's rotary embedding and the KV-cache
 // position rule of GroupQueryAttention, as the CPU kernels apply them.
 
 // Rotary embedding of feature d < rot of one head: it pairs with another
