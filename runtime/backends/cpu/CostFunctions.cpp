@@ -317,6 +317,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     s.float16 = x && x->dtype == DataType::kFloat16;
     s.constantFilter = constantFilter;
     s.hasResidual = residual;
+    s.winograd = family == "conv2d.winograd";  // wide ones are cut by output channels
     ConvPiecePlan plan = planConv2dPieces(s, threads);
     if (plan.kind == PieceKind::kOneThread) {
       c.threading = Threading::kOneThread;

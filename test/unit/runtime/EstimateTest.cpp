@@ -216,6 +216,18 @@ TEST(PieceSplit, ConvolutionImagesRowsChannels) {
   EXPECT_EQ(images.by, cpu::ConvPiecePlan::By::kImages);
   EXPECT_EQ(images.pieces[1].n0, 2);
   EXPECT_EQ(images.pieces[1].n, 2);
+  // A Winograd layer with >= 64 output channels per piece: pieces of output
+  // channels over all rows; a narrower one keeps its rows.
+  s.N = 1, s.H = s.OH = s.OW = 14, s.O = 256, s.C = 256;
+  s.winograd = true;
+  cpu::ConvPiecePlan wide = cpu::planConv2dPieces(s, 2);
+  ASSERT_EQ(wide.by, cpu::ConvPiecePlan::By::kChannels);
+  ASSERT_EQ(wide.pieces.size(), 2u);
+  EXPECT_EQ(wide.pieces[1].o0, 128);
+  EXPECT_EQ(wide.pieces[1].oh1, 14);
+  s.O = 96;
+  EXPECT_EQ(cpu::planConv2dPieces(s, 2).by, cpu::ConvPiecePlan::By::kRows);
+  s.winograd = false, s.O = 512, s.C = 512, s.H = s.OH = s.OW = 7;
   // One output pixel: pieces of whole 16-channel blocks.
   cpu::ConvSplitShape fc;
   fc.C = 2048, fc.O = 1000;
