@@ -76,9 +76,8 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
     const std::vector<NodeDesc> &nodes = p.subgraphs[s].nodes;
     e->subKernels_[s].resize(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i)
-      WEBNN_RETURN_IF_ERROR(e->makeNodeKernel(nodes[i], g.subgraphs[s].nodes[i],
-                                              nodeLabel(i, nodes[i]) + " of subgraph " + std::to_string(s),
-                                              &e->subKernels_[s][i], nullptr));
+      WEBNN_RETURN_IF_ERROR(
+          e->makeNodeKernel(nodes[i], g.subgraphs[s].nodes[i], {i, int64_t(s)}, &e->subKernels_[s][i], nullptr));
   }
   e->bindTensors(mappings);
   // A graph without dynamic dimensions has a single shape signature: its

@@ -127,7 +127,15 @@ class Executor : private SubgraphRunner {
   // One node's kernel on the backend `*slot` names (null: the default one),
   // falling back to the default backend, with a note, where a placed
   // backend refuses the node; control-flow nodes get the executor's own.
-  Status makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const std::string &label,
+  // `where` names the node in messages, built only when one is needed:
+  // "node 4 'conv1' (conv2d)" plus " of subgraph S" or the signature's sizes.
+  struct NodeWhere {
+    size_t index;
+    int64_t subgraph = -1;                        // -1: the main graph
+    const std::vector<int64_t> *sizes = nullptr;  // a dynamic graph's signature
+  };
+  std::string label(const NodeDesc &d, const NodeWhere &where) const;
+  Status makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const NodeWhere &where,
                         std::unique_ptr<Kernel> *kernel, uint8_t *slot);
   // Every non-control-flow node on the default backend has an op there (the
   // error at creation, before any shapes are known).
@@ -143,14 +151,17 @@ class Executor : private SubgraphRunner {
   std::vector<const TensorDims *> inputDims_;
   std::vector<Shape> inputShapes_;
   // Per node, the kernels built for its two most recent signatures (prefill
-  // and decode alternate without rebuilding); a pair candidate's signature
-  // is both nodes', and its kernel may run both (`paired`).
+  // and decode alternate without rebuilding).
   struct CachedKernel {
     std::vector<Shape> signature;
     std::unique_ptr<Kernel> kernel;
-    bool paired = false;
   };
   std::vector<std::vector<CachedKernel>> kernelCache_;
+  // Per pair candidate (empty when there is none), the backend's answer for
+  // the two most recent signatures of both nodes: one kernel for the two, or
+  // null where it made none (the nodes then use kernelCache_, so a node's
+  // own kernel is not rebuilt because its neighbour's shapes changed).
+  std::vector<std::vector<CachedKernel>> pairCache_;
   std::vector<Kernel *> active_;  // per node, the kernel run() calls
   // Per node (empty when no pair was made): node i - 1's kernel runs it
   // (Backend::makeKernelPair), its own kernel does nothing.

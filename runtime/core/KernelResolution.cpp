@@ -4,7 +4,8 @@
 // inputs' shapes). For a new signature every shape is derived again and each
 // node gets the kernel its backend makes for its operands' shapes, or the
 // one its cache kept for them; a pair candidate is first offered to its
-// backend as one kernel (Backend::makeKernelPair).
+// backend as one kernel (Backend::makeKernelPair), the answer cached by both
+// nodes' shapes.
 #include <algorithm>
 
 #include "core/Executor.h"
@@ -29,9 +30,27 @@ Status noKernel(const std::string &label, const NodeDesc &d, const Backend *aske
   return unsupported(label + ": backend '" + std::string(asked->name()) + "': " + why);
 }
 
+// A node's shape signature: its operands' shapes, {-1} for an absent one.
 void appendSignature(const NodeDesc &d, std::vector<Shape> *signature) {
   for (const OperandDesc *in : d.inputs) signature->push_back(in ? in->shape : Shape{-1});
   for (const OperandDesc *o : d.outputs) signature->push_back(o->shape);
+}
+
+// Whether `signature` is d's (then e's, when given), compared in place: a
+// decode step looks up every node's kernel, and most are hits.
+bool isSignature(const std::vector<Shape> &signature, const NodeDesc &d, const NodeDesc *e) {
+  size_t k = 0;
+  auto matches = [&](const NodeDesc &n) {
+    for (const OperandDesc *in : n.inputs) {
+      if (k == signature.size()) return false;
+      const Shape &s = signature[k++];
+      if (in ? s != in->shape : s.size() != 1 || s[0] != -1) return false;
+    }
+    for (const OperandDesc *o : n.outputs)
+      if (k == signature.size() || signature[k++] != o->shape) return false;
+    return true;
+  };
+  return matches(d) && (!e || matches(*e)) && k == signature.size();
 }
 
 }  // namespace
@@ -47,11 +66,18 @@ Status Executor::checkOps() const {
   return Status::ok();
 }
 
-Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const std::string &label,
+std::string Executor::label(const NodeDesc &d, const NodeWhere &where) const {
+  std::string s = nodeLabel(where.index, d);
+  if (where.subgraph >= 0) s += " of subgraph " + std::to_string(where.subgraph);
+  if (where.sizes) s += " with " + dynamicSizesText(graph_->graph.dynamicDims, *where.sizes);
+  return s;
+}
+
+Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const NodeWhere &where,
                                 std::unique_ptr<Kernel> *kernel, uint8_t *slot) {
   if (isControlFlowOp(d.op)) {
     Status s = makeControlFlowKernel(graph_->graph, ln, this, kernel);
-    return s.isOk() ? s : Status(s.code(), label + ": " + s.message());
+    return s.isOk() ? s : Status(s.code(), label(d, where) + ": " + s.message());
   }
   if (slot && *slot != 0) {
     Backend *b = placed_[*slot - 1].backend;
@@ -62,15 +88,15 @@ Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const s
       why = s.isOk() ? "it made no kernel" : s.message();
       kernel->reset();
     }
-    placementNotes_.push_back(label + ": placed on '" + std::string(b->name()) + "', runs on '" +
+    placementNotes_.push_back(label(d, where) + ": placed on '" + std::string(b->name()) + "', runs on '" +
                               std::string(backend_->name()) + "': " + why);
     if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
     *slot = 0;
   }
-  if (!backend_->hasOp(d.op)) return noKernel(label, d, backend_);
+  if (!backend_->hasOp(d.op)) return noKernel(label(d, where), d, backend_);
   Status s = backend_->makeKernel(d, kernel);
-  if (!s.isOk()) return Status(s.code(), label + ": " + s.message());
-  if (!*kernel) return Status(StatusCode::kInternal, label + ": kernel factory returned no kernel");
+  if (!s.isOk()) return Status(s.code(), label(d, where) + ": " + s.message());
+  if (!*kernel) return Status(StatusCode::kInternal, label(d, where) + ": kernel factory returned no kernel");
   return Status::ok();
 }
 
@@ -102,39 +128,50 @@ Status Executor::resolveShapes() {
   // Until every kernel is made, nothing counts as resolved: a failure here
   // must not leave a later run with the same sizes a null kernel.
   resolved_ = false;
-  const std::string with = g.dynamicDims.empty() ? std::string() : " with " + dynamicSizesText(g.dynamicDims, sizes);
+  const std::vector<int64_t> *signatureSizes = g.dynamicDims.empty() ? nullptr : &sizes;
   const size_t n = nodes_.size();
   std::vector<bool> away(pairCandidate_.empty() ? 0 : n, false);
   for (size_t i = 0; i < n; ++i) {
     const NodeDesc &d = nodes_[i];
     uint8_t *slot = nodeSlot_.empty() ? nullptr : &nodeSlot_[i];
-    const bool pairable = !pairCandidate_.empty() && pairCandidate_[i] && (!slot || nodeSlot_[i + 1] == *slot);
-    std::vector<Shape> signature;
-    appendSignature(d, &signature);
-    if (pairable) appendSignature(nodes_[i + 1], &signature);
+    if (!pairCandidate_.empty() && pairCandidate_[i] && (!slot || nodeSlot_[i + 1] == *slot)) {
+      const NodeDesc &next = nodes_[i + 1];
+      std::vector<CachedKernel> &cache = pairCache_[i];
+      auto hit = std::find_if(cache.begin(), cache.end(),
+                              [&](const CachedKernel &c) { return isSignature(c.signature, d, &next); });
+      if (hit == cache.end()) {
+        CachedKernel made;
+        appendSignature(d, &made.signature);
+        appendSignature(next, &made.signature);
+        Backend *b = !slot || *slot == 0 ? backend_ : placed_[*slot - 1].backend;
+        Status s = b->makeKernelPair(d, next, &made.kernel);
+        if (!s.isOk()) return Status(s.code(), label(d, {i, -1, signatureSizes}) + ": " + s.message());
+        if (cache.size() == 2)
+          cache.erase(cache.begin() + (cache[0].kernel && cache[0].kernel.get() == active_[i] ? 1 : 0));
+        cache.push_back(std::move(made));
+        hit = cache.end() - 1;
+      }
+      if (hit->kernel) {
+        if (!pairedAwayKernel_) pairedAwayKernel_ = std::make_unique<PairedAwayKernel>();
+        active_[i] = hit->kernel.get();
+        active_[i + 1] = pairedAwayKernel_.get();
+        away[i + 1] = true;
+        ++i;
+        continue;
+      }
+    }
     std::vector<CachedKernel> &cache = kernelCache_[i];
-    auto hit = std::find_if(cache.begin(), cache.end(), [&](const CachedKernel &c) { return c.signature == signature; });
+    auto hit = std::find_if(cache.begin(), cache.end(),
+                            [&](const CachedKernel &c) { return isSignature(c.signature, d, nullptr); });
     if (hit == cache.end()) {
       CachedKernel made;
-      made.signature = std::move(signature);
-      if (pairable) {
-        Backend *b = !slot || *slot == 0 ? backend_ : placed_[*slot - 1].backend;
-        Status s = b->makeKernelPair(d, nodes_[i + 1], &made.kernel);
-        if (!s.isOk()) return Status(s.code(), nodeLabel(i, d) + with + ": " + s.message());
-        made.paired = made.kernel != nullptr;
-      }
-      if (!made.paired) WEBNN_RETURN_IF_ERROR(makeNodeKernel(d, g.nodes[i], nodeLabel(i, d) + with, &made.kernel, slot));
+      appendSignature(d, &made.signature);
+      WEBNN_RETURN_IF_ERROR(makeNodeKernel(d, g.nodes[i], {i, -1, signatureSizes}, &made.kernel, slot));
       if (cache.size() == 2) cache.erase(cache.begin() + (cache[0].kernel.get() == active_[i] ? 1 : 0));
       cache.push_back(std::move(made));
       hit = cache.end() - 1;
     }
     active_[i] = hit->kernel.get();
-    if (hit->paired) {
-      if (!pairedAwayKernel_) pairedAwayKernel_ = std::make_unique<PairedAwayKernel>();
-      active_[i + 1] = pairedAwayKernel_.get();
-      away[i + 1] = true;
-      ++i;
-    }
   }
   // Which nodes a pair runs (pairedAway_ stays empty until a pair is
   // made): a node whose pairing changed sees its tensors anew, once they

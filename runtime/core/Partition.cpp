@@ -203,6 +203,7 @@ void Executor::findPairCandidates() {
     if (a.subgraphs.empty() && a.outputs.size() == 1 && reads[a.outputs[0]] == 1 && !b.inputs.empty() &&
         b.inputs[0] == int32_t(a.outputs[0])) {
       pairCandidate_.resize(g.nodes.size(), false);
+      pairCache_.resize(g.nodes.size());
       pairCandidate_[i] = true;
     }
   }
