@@ -28,6 +28,7 @@ const std::vector<KernelEntry> &registry() {
     registerFusedAttentionKernels(&entries);
     registerRotaryEmbeddingKernels(&entries);
     registerQuantizedMatmulKernels(&entries);
+    registerRecurrentKernels(&entries);
     std::sort(entries.begin(), entries.end(),
               [](const KernelEntry &a, const KernelEntry &b) { return std::string_view(a.op) < b.op; });
   });

@@ -144,6 +144,7 @@ void registerGroupQueryAttentionKernels(std::vector<KernelEntry> *out);
 void registerFusedAttentionKernels(std::vector<KernelEntry> *out);
 void registerRotaryEmbeddingKernels(std::vector<KernelEntry> *out);
 void registerQuantizedMatmulKernels(std::vector<KernelEntry> *out);
+void registerRecurrentKernels(std::vector<KernelEntry> *out);
 
 }  // namespace webnn::vk
 

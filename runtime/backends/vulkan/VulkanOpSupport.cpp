@@ -144,6 +144,14 @@ rt::OpSupportTable build() {
   add("matmulNBits", {operand("input", kFloat, 1, kFlatRank)}, {operand("output", kFloat, 1, kFlatRank)});
   add("groupQueryAttention", {operand("query", kFloat, 3, 3)}, {operand("output", kFloat, 3, 3)});
   add("rotaryEmbedding", {operand("input", kFloat, 3, 4)}, {operand("output", kFloat, 3, 4)});
+  // Recurrent.cpp: the input's type and rank (2 for the cells, 3 for the
+  // layers); the other operands' shapes follow from hiddenSize. hiddenSize
+  // is bounded by shared memory (16 bytes per hidden unit), which the table
+  // cannot state: the factory refuses a larger one.
+  add("gruCell", {operand("input", kFloat, 2, 2)}, {operand("output", kFloat, 2, 2)});
+  add("lstmCell", {operand("input", kFloat, 2, 2)}, {operand("outputs", kFloat, 2, 2, true)});
+  for (const char *op : {"gru", "lstm"})
+    add(op, {operand("input", kFloat, 3, 3)}, {operand("outputs", kFloat, 3, 4, true)});
   std::sort(t.ops.begin(), t.ops.end(), [](const OpLimits &a, const OpLimits &b) { return a.op < b.op; });
   return t;
 }

@@ -23,7 +23,8 @@ TEST(VulkanBackend, IsRegisteredAsTheGpu) {
   EXPECT_EQ(b->deviceType(), "gpu");
   EXPECT_FALSE(b->hostAddressable());
   EXPECT_TRUE(b->hasOp("conv2d"));
-  EXPECT_FALSE(b->hasOp("lstm"));
+  EXPECT_TRUE(b->hasOp("lstm"));
+  EXPECT_FALSE(b->hasOp("noSuchOp"));
   EXPECT_NE(rt::defaultBackend(), b);  // the CPU stays the default
 }
 

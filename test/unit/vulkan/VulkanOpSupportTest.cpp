@@ -222,15 +222,51 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnRanks) {
   expectAgree(conv);
 }
 
+// The recurrent ops: float32 and float16 inputs on both sides, every other
+// type refused by both (the other operands follow the input's type).
+TEST(VulkanOpSupport, AgreesWithTheFactoriesOnTheRecurrentOps) {
+  int float32Accepted = 0, accepted = 0;
+  for (int k = 0; k < kNumDataTypes; ++k) {
+    const DataType dt = DataType(k);
+    const int64_t H = 3;
+    std::vector<TestNode> nodes;
+    nodes.emplace_back("gruCell", std::vector<OperandDesc>{t(dt, {2, 4}), t(dt, {3 * H, 4}), t(dt, {3 * H, H}), t(dt, {2, H})},
+                       std::vector<OperandDesc>{t(dt, {2, H})});
+    nodes.emplace_back("lstmCell",
+                       std::vector<OperandDesc>{t(dt, {2, 4}), t(dt, {4 * H, 4}), t(dt, {4 * H, H}), t(dt, {2, H}),
+                                                t(dt, {2, H})},
+                       std::vector<OperandDesc>{t(dt, {2, H}), t(dt, {2, H})});
+    nodes.emplace_back("gru", std::vector<OperandDesc>{t(dt, {5, 2, 4}), t(dt, {1, 3 * H, 4}), t(dt, {1, 3 * H, H})},
+                       std::vector<OperandDesc>{t(dt, {1, 2, H})});
+    nodes.emplace_back("lstm", std::vector<OperandDesc>{t(dt, {5, 2, 4}), t(dt, {1, 4 * H, 4}), t(dt, {1, 4 * H, H})},
+                       std::vector<OperandDesc>{t(dt, {1, 2, H}), t(dt, {1, 2, H})});
+    for (TestNode &n : nodes) {
+      n.node.inputs.clear();
+      n.node.outputs.clear();
+      for (const OperandDesc &o : n.ins) n.node.inputs.push_back(&o);
+      for (const OperandDesc &o : n.outs) n.node.outputs.push_back(&o);
+      n.node.attributes.set("hiddenSize", rt::AttributeValue{rt::AttributeValue::Kind::kInt, H, 0, "", {}, {}});
+      if (n.ins[0].shape.size() == 3)
+        n.node.attributes.set("steps", rt::AttributeValue{rt::AttributeValue::Kind::kInt, 5, 0, "", {}, {}});
+      bool ok = expectAgree(n);
+      accepted += ok;
+      float32Accepted += ok && dt == DataType::kFloat32;
+    }
+  }
+  EXPECT_EQ(float32Accepted, 4);
+  EXPECT_EQ(accepted, 8);
+}
+
 TEST(VulkanOpSupport, RefusalNamesTheOperand) {
   TestNode n("conv2d", {t(DataType::kInt8, {1, 2, 5, 5}), t(DataType::kInt8, {3, 2, 3, 3})},
              {t(DataType::kInt8, {1, 3, 3, 3})});
   std::string why;
   EXPECT_FALSE(rt::withinLimits(vulkanOpSupport(), n.node, &why));
   EXPECT_EQ(why, "input 'input' (int8, rank 4): allowed float32, float16 of rank 4");
-  TestNode lstm("lstm", {t(DataType::kFloat32, {1, 2, 3})}, {t(DataType::kFloat32, {1, 2, 3})});
-  EXPECT_FALSE(rt::withinLimits(vulkanOpSupport(), lstm.node, &why));
-  EXPECT_EQ(why, "backend 'vulkan' has no kernel for lstm");
+  // The GPU has a kernel for every op the CPU has: an op of neither.
+  TestNode none("noSuchOp", {t(DataType::kFloat32, {1, 2, 3})}, {t(DataType::kFloat32, {1, 2, 3})});
+  EXPECT_FALSE(rt::withinLimits(vulkanOpSupport(), none.node, &why));
+  EXPECT_EQ(why, "backend 'vulkan' has no kernel for noSuchOp");
 }
 
 TEST(VulkanOpSupport, JsonHasTheSpecShape) {
@@ -240,7 +276,10 @@ TEST(VulkanOpSupport, JsonHasTheSpecShape) {
                    "{\"min\": 4, \"max\": 4}}"),
             std::string::npos)
       << j.substr(0, 400);
-  EXPECT_EQ(j.find("lstm"), std::string::npos);
+  EXPECT_NE(j.find("\"lstm\": {\"input\": {\"dataTypes\": [\"float32\", \"float16\"], \"rankRange\": "
+                   "{\"min\": 3, \"max\": 3}}"),
+            std::string::npos);
+  EXPECT_EQ(j.find("noSuchOp"), std::string::npos);
 }
 
 }  // namespace

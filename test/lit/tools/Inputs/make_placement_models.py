@@ -2,12 +2,13 @@
 """Writes the graph test/lit/tools/placement.test places into DIR.
 
 usage: make_placement_models.py DIR
-gru.webnn: y = sigmoid(gruCell(relu(x), W, R, H, hiddenSize=4)) over x
-f32[2,3]: relu and sigmoid have GPU kernels, gruCell has none, so
+fallback.webnn: y = sigmoid(matmul(A, relu(x))) over x f32[2,3] with A
+f32[1,1,1,1,1,2,2]: relu and sigmoid have GPU kernels, but the GPU's matmul
+takes at most four batch dims (rank 6) and this one has five (rank 7), so
 --target gpu leaves it on the CPU with that reason.
-mixed.webnn: the same with y = sigmoid(gruCell(exp(matmul(x, M)), ...)):
-under --target auto, exp stays on the GPU beside the matmul while sigmoid,
-alone past the gruCell, goes back to the CPU. Also DIR/x.npy.
+mixed.webnn: the same with y = sigmoid(matmul(A, exp(matmul(x, M)))): under
+--target auto, exp stays on the GPU beside the first matmul while sigmoid,
+alone past the rank-7 matmul, goes back to the CPU. Also DIR/x.npy.
 """
 import sys
 from pathlib import Path
@@ -16,12 +17,12 @@ import numpy as np
 
 out = Path(sys.argv[1])
 out.mkdir(parents=True, exist_ok=True)
-(out / "gru.webnn").write_text("""webnn_graph "gru" v1 {
+(out / "fallback.webnn").write_text("""webnn_graph "fallback" v1 {
   inputs { x: f32[2, 3]; }
-  consts { W: f32[12, 3] @scalar(0.1); R: f32[12, 4] @scalar(0.05); H: f32[2, 4] @scalar(0.5); }
+  consts { A: f32[1, 1, 1, 1, 1, 2, 2] @scalar(0.1); }
   nodes {
     r = relu(x);
-    g = gruCell(r, W, R, H, hiddenSize=4);
+    g = matmul(A, r);
     y = sigmoid(g);
   }
   outputs { y; }
@@ -29,11 +30,11 @@ out.mkdir(parents=True, exist_ok=True)
 """)
 (out / "mixed.webnn").write_text("""webnn_graph "mixed" v1 {
   inputs { x: f32[2, 3]; }
-  consts { M: f32[3, 3] @scalar(0.2); W: f32[12, 3] @scalar(0.1); R: f32[12, 4] @scalar(0.05); H: f32[2, 4] @scalar(0.5); }
+  consts { M: f32[3, 3] @scalar(0.2); A: f32[1, 1, 1, 1, 1, 2, 2] @scalar(0.1); }
   nodes {
     m = matmul(x, M);
     e = exp(m);
-    g = gruCell(e, W, R, H, hiddenSize=4);
+    g = matmul(A, e);
     y = sigmoid(g);
   }
   outputs { y; }
