@@ -56,6 +56,8 @@ class GraphLowering {
   LogicalResult normalizeSplit(const dsl::Arg &splitsArg, mlir::Value input,
                                NamedAttrList &attrs);
   LogicalResult checkOpExists(const dsl::Node &n);
+  LogicalResult checkOptionName(const dsl::Node &n, const std::string &option,
+                                const dsl::Value &v, SourcePos pos);
   LogicalResult checkOperandCount(const dsl::Node &n, size_t count);
 
   MLIRContext &ctx_;
@@ -390,6 +392,40 @@ LogicalResult GraphLowering::checkOpExists(const dsl::Node &n) {
   return failure();
 }
 
+// An option must be one the op declares: an attribute of its ODS definition
+// or an operand-valued option. Anything else would otherwise reach the op as
+// a discardable attribute that nothing reads, so a misspelt or newer option
+// name would be dropped without a word.
+LogicalResult GraphLowering::checkOptionName(const dsl::Node &n, const std::string &option,
+                                             const dsl::Value &v, SourcePos pos) {
+  std::optional<RegisteredOperationName> name =
+      RegisteredOperationName::lookup("webnn." + n.op, &ctx_);
+  std::vector<std::string> operandOptions = dsl::operandOptionNames(n.op);
+  if (llvm::is_contained(operandOptions, option)) {
+    if (v.kind == dsl::Value::Kind::Null) return success();  // an absent operand
+    return error(pos) << "option '" << option << "' of '" << n.op
+                      << "' is an operand: give the name of a value (" << option
+                      << "=x), not a literal";
+  }
+  std::vector<std::string> known(operandOptions);
+  for (StringAttr attr : name->getAttributeNames()) {
+    // Segment sizes are bookkeeping that the importer fills in itself.
+    if (attr.getValue() == "operandSegmentSizes" || attr.getValue() == "resultSegmentSizes")
+      continue;
+    if (attr.getValue() == option) return success();
+    known.push_back(attr.getValue().str());
+  }
+  InFlightDiagnostic diag = error(pos) << "'" << n.op << "' has no option '" << option << "'";
+  if (known.empty()) {
+    diag << " (it takes no options)";
+    return failure();
+  }
+  llvm::sort(known);
+  diag << "; its options are:";
+  for (const std::string &k : known) diag << " " << k;
+  return failure();
+}
+
 // Result-type inference runs before the verifier and may index operands
 // blindly, so a fixed operand count (from the op's ODS traits) is checked first.
 LogicalResult GraphLowering::checkOperandCount(const dsl::Node &n, size_t count) {
@@ -426,6 +462,7 @@ LogicalResult GraphLowering::lowerNode(const dsl::Node &n) {
   size_t nextParam = 0;
 
   auto addAttr = [&](const std::string &name, const dsl::Value &v, SourcePos pos) -> LogicalResult {
+    if (failed(checkOptionName(n, name, v, pos))) return failure();
     if (attrs.get(name)) return error(pos) << "option '" << name << "' given twice";
     FailureOr<Attribute> a = convertOption(name, v);
     if (failed(a)) return failure();

@@ -48,6 +48,14 @@ std::optional<OperandSlots> operandSlots(const std::string &op) {
   return OperandSlots{it->second.required, total};
 }
 
+std::vector<std::string> operandOptionNames(const std::string &op) {
+  std::vector<std::string> names;
+  auto it = optionalOperandOps().find(op);
+  if (it != optionalOperandOps().end())
+    for (const auto &entry : it->second.options) names.push_back(entry.first);
+  return names;
+}
+
 const std::vector<std::string> &positionalParameters(const std::string &op) {
   // WebNN builder signatures: softmax(input, axis), concat(inputs, axis),
   // reshape(input, newShape), slice(input, starts, sizes), ...

@@ -1,8 +1,8 @@
 // The little per-op knowledge the DSL needs beyond "op name = WebNN builder
 // name": which options name operands (and which operand slot they fill), which
 // literal parameters may be written positionally, and which option names hold
-// floats or data types. Everything is derived from docs/OPS.md; all other
-// options pass through to the dialect untouched.
+// floats or data types. Everything is derived from docs/OPS.md; the other
+// options must be attributes the op declares and become those attributes.
 #ifndef WEBNN_FRONTENDS_DSL_OPTABLE_H
 #define WEBNN_FRONTENDS_DSL_OPTABLE_H
 
@@ -28,6 +28,10 @@ std::optional<OperandSlots> operandSlots(const std::string &op);
 // order (softmax: axis; slice: starts, sizes). A literal written positionally
 // binds to the next of these; the importer rejects a call missing any of them.
 const std::vector<std::string> &positionalParameters(const std::string &op);
+
+// The option names of `op` that fill operand slots (conv2d: bias), in
+// docs/OPS.md order; empty for ops without optional operands.
+std::vector<std::string> operandOptionNames(const std::string &op);
 
 // Options whose numbers are floats even when written as integers (`alpha=1`).
 bool isFloatOption(const std::string &option);

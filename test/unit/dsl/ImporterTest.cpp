@@ -342,8 +342,8 @@ TEST(DslImport, SemanticErrors) {
       {"x = relu(x);", "e.webnn:4:5: duplicate name 'x' (first defined at 2:12)"},
       {"y = relu(x, 3);",
        "e.webnn:4:17: unexpected positional value for 'relu'; write options as name=value"},
-      {"y = relu(x, a=[x, 1]);",
-       "e.webnn:4:20: identifier 'x' is not allowed here (option values are literals; only "
+      {"y = transpose(x, permutation=[x, 1]);",
+       "e.webnn:4:35: identifier 'x' is not allowed here (option values are literals; only "
        "operand-valued options name values)"},
       {"y = add(x);", "e.webnn:4:9: 'add' takes 2 operands, got 1"},
       {"y = relu(x, x);", "e.webnn:4:9: 'relu' takes 1 operand, got 2"},
