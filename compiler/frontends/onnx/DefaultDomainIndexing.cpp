@@ -105,6 +105,7 @@ class GridSampler {
                          i64Type(c_));
     };
     Value li = c_.emit("add", {c_.emit("mul", {index(yi, h_), c_.scalar(i64Type(c_), w_)}), index(xi, w_)});
+    if (!xi) return Value();  // an earlier emit failed (diagnosed at the node)
     int64_t m = NodeConverter::shapeOf(xi)[1];
     li = c_.emit("expand", {c_.emitReshape(li, {n_, 1, m})}, {c_.i64ArrayAttr("newShape", {n_, ch_, m})});
     Value v = c_.emit("gatherElements", {flat_, li}, {c_.i64Attr("axis", 2)});
@@ -112,7 +113,7 @@ class GridSampler {
     return v;
   }
 
-  Value weight(Value w) { return c_.emitReshape(w, {n_, 1, NodeConverter::shapeOf(w)[1]}); }
+  Value weight(Value w) { return w ? c_.emitReshape(w, {n_, 1, NodeConverter::shapeOf(w)[1]}) : Value(); }
 
   int64_t n_, ch_, h_, w_;
 
@@ -128,6 +129,9 @@ LogicalResult convertGridSample(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), grid = c.requiredInput(1);
   if (failed(x) || failed(grid)) return failure();
   if (NodeConverter::rankOf(*x) != 4) return c.fail("only 4-D inputs are supported");
+  if (!isa<FloatType>(NodeConverter::typeOf(*x).getElementType()) ||
+      !isa<FloatType>(NodeConverter::typeOf(*grid).getElementType()))
+    return c.fail("X and grid must be floating-point tensors");
   ArrayRef<int64_t> gs = NodeConverter::shapeOf(*grid);
   if (gs.size() != 4 || gs[3] != 2 || gs[0] != NodeConverter::shapeOf(*x)[0])
     return c.fail("grid must be [N, H_out, W_out, 2]");

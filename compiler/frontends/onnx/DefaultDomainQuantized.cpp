@@ -156,6 +156,8 @@ LogicalResult convertConvInteger(NodeConverter &c) {
   FailureOr<Value> x = c.requiredInput(0), w = c.requiredInput(1);
   if (failed(x) || failed(w)) return failure();
   if (failed(checkEightBit(c, {*x, *w}))) return failure();
+  if (NodeConverter::rankOf(*x) < 3 || NodeConverter::rankOf(*w) != NodeConverter::rankOf(*x))
+    return c.fail("x and w must have the same rank, at least 3 ([N, C, spatial...] and [M, C/group, kernel...])");
   SmallVector<int64_t> wzShape(NodeConverter::rankOf(*w), 1);
   wzShape[0] = NodeConverter::shapeOf(*w)[0];
   Value xc = centred(c, *x, c.input(2), std::nullopt);
