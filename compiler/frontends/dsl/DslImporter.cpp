@@ -408,6 +408,10 @@ LogicalResult GraphLowering::checkOptionName(const dsl::Node &n, const std::stri
                       << "=x), not a literal";
   }
   std::vector<std::string> known(operandOptions);
+  for (const auto &[alias, attr] : dsl::optionAliases(n.op)) {
+    if (alias == option) return success();
+    known.push_back(alias);
+  }
   for (StringAttr attr : name->getAttributeNames()) {
     // Segment sizes are bookkeeping that the importer fills in itself.
     if (attr.getValue() == "operandSegmentSizes" || attr.getValue() == "resultSegmentSizes")
@@ -461,12 +465,24 @@ LogicalResult GraphLowering::lowerNode(const dsl::Node &n) {
   const std::vector<std::string> &params = dsl::positionalParameters(n.op);
   size_t nextParam = 0;
 
+  // The option name each attribute was given under, to tell a repeated
+  // option from one given under both of its names.
+  llvm::StringMap<std::string> givenAs;
   auto addAttr = [&](const std::string &name, const dsl::Value &v, SourcePos pos) -> LogicalResult {
     if (failed(checkOptionName(n, name, v, pos))) return failure();
-    if (attrs.get(name)) return error(pos) << "option '" << name << "' given twice";
-    FailureOr<Attribute> a = convertOption(name, v);
+    std::string attrName = name;
+    for (const auto &[alias, attr] : dsl::optionAliases(n.op))
+      if (alias == name) attrName = attr;
+    auto [it, first] = givenAs.try_emplace(attrName, name);
+    if (!first && it->second == name) return error(pos) << "option '" << name << "' given twice";
+    if (!first) {
+      std::string current = attrName == name ? it->second : name;
+      return error(pos) << "'" << n.op << "' options '" << current << "' and '" << attrName
+                        << "' are one option (the spec's current and older name): give one";
+    }
+    FailureOr<Attribute> a = convertOption(attrName, v);
     if (failed(a)) return failure();
-    if (*a) attrs.set(name, *a);
+    if (*a) attrs.set(attrName, *a);
     return success();
   };
 

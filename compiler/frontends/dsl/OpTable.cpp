@@ -56,6 +56,17 @@ std::vector<std::string> operandOptionNames(const std::string &op) {
   return names;
 }
 
+const std::vector<std::pair<std::string, std::string>> &optionAliases(const std::string &op) {
+  // The spec renamed pooling's roundingType to outputShapeRounding
+  // (webmachinelearning/webnn#770); WPT's shared cases still write the older
+  // name, which stays accepted as the attribute's own name.
+  static const std::vector<std::pair<std::string, std::string>> pooling = {
+      {"outputShapeRounding", "roundingType"}};
+  static const std::vector<std::pair<std::string, std::string>> none;
+  if (op == "averagePool2d" || op == "l2Pool2d" || op == "maxPool2d") return pooling;
+  return none;
+}
+
 const std::vector<std::string> &positionalParameters(const std::string &op) {
   // WebNN builder signatures: softmax(input, axis), concat(inputs, axis),
   // reshape(input, newShape), slice(input, starts, sizes), ...

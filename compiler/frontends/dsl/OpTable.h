@@ -33,6 +33,12 @@ const std::vector<std::string> &positionalParameters(const std::string &op);
 // docs/OPS.md order; empty for ops without optional operands.
 std::vector<std::string> operandOptionNames(const std::string &op);
 
+// Options the DSL takes under a name other than the dialect attribute they
+// set: the spec's current name for an option the dialect (and the artifact)
+// still store under the older one (pooling's `outputShapeRounding` ->
+// `roundingType`). Pairs of (option, attribute); empty for most ops.
+const std::vector<std::pair<std::string, std::string>> &optionAliases(const std::string &op);
+
 // Options whose numbers are floats even when written as integers (`alpha=1`).
 bool isFloatOption(const std::string &option);
 // List options whose numbers are floats even when written as integers
