@@ -25,8 +25,8 @@ import wpt_to_dsl  # noqa: E402
 # Tolerances, in one place. WPT checks with per-operation ULP or absolute
 # bounds derived from the precision the spec allows (webnn/resources/utils.js);
 # these follow the same classes:
-#  exact:  data movement, comparisons, sign/abs/neg/relu, min/max, rounding,
-#          clamp and every integer result: the spec leaves no freedom.
+#  exact:  data movement, comparisons, sign/abs/neg/relu, min/max, maxPool2d,
+#          rounding, clamp and every integer result: the spec leaves no freedom.
 #  ulp:    a single correctly-rounded float op (add/sub/mul/div, sqrt): WPT
 #          allows 1 ULP; float16 results computed in float32 and rounded once
 #          can differ by 1 more ULP from a reference rounded differently.
@@ -43,7 +43,7 @@ EXACT = {"abs", "neg", "relu", "ceil", "floor", "clamp", "max", "min", "equal", 
          "transpose", "slice", "split", "expand", "gather", "cast", "where", "pad",
          "gatherElements", "gatherND", "scatterElements", "scatterND", "reverse", "tile", "sign",
          "roundEven", "triangular", "isNaN", "isInfinite", "logicalAnd", "logicalOr", "logicalXor", "notEqual",
-         "identity"}
+         "identity", "maxPool2d"}
 ULP = {"add": 1, "sub": 1, "mul": 1, "div": 2, "sqrt": 1, "linear": 2, "leakyRelu": 1,
        "hardSigmoid": 2, "hardSwish": 4, "dequantizeLinear": 1, "prelu": 1,
        # WPT's per-file bounds (get<Op>PrecisionTolerance), not a class's.
