@@ -75,9 +75,14 @@ const std::map<std::string, std::vector<std::string>> kOperandOptions = {
     {"batchNormalization", {"scale", "bias"}},
     {"instanceNormalization", {"scale", "bias"}},
     {"layerNormalization", {"scale", "bias"}},
+    {"gru", {"bias", "recurrentBias", "initialHiddenState"}},
+    {"gruCell", {"bias", "recurrentBias"}},
+    {"lstm", {"bias", "recurrentBias", "peepholeWeight", "initialHiddenState", "initialCellState"}},
+    {"lstmCell", {"bias", "recurrentBias", "peepholeWeight"}},
 };
-const std::set<std::string> kIntAttrs = {"axis", "groups", "diagonal"};
-const std::set<std::string> kBoolAttrs = {"keepDimensions", "aTranspose", "bTranspose", "upper"};
+const std::set<std::string> kIntAttrs = {"axis", "groups", "diagonal", "hiddenSize", "steps"};
+const std::set<std::string> kBoolAttrs = {"keepDimensions", "aTranspose", "bTranspose", "upper", "resetAfter",
+                                          "returnSequence"};
 
 // ---- Tolerances: the one table. Each entry says why.
 struct Tolerance {
@@ -191,7 +196,12 @@ bool parseWptCase(const json &test, const std::function<bool(const std::string &
     if (opOpts != kOperandOptions.end() &&
         std::find(opOpts->second.begin(), opOpts->second.end(), key) != opOpts->second.end())
       continue;
-    if (val.is_array()) c.attrInts(key, val.get<std::vector<int64_t>>());
+    if (val.is_array() && !val.empty() && val[0].is_string()) {
+      // The recurrent ops' activations: the runtime's "a,b,c" form.
+      std::string joined;
+      for (const json &v : val) joined += (joined.empty() ? "" : ",") + v.get<std::string>();
+      c.attrString(key, joined);
+    } else if (val.is_array()) c.attrInts(key, val.get<std::vector<int64_t>>());
     else if (kBoolAttrs.count(key)) c.attrBool(key, val.get<bool>());
     else if (kIntAttrs.count(key)) c.attrInt(key, val.get<int64_t>());
     else if (val.is_string() && (key == "minValue" || key == "maxValue" || key == "value"))
