@@ -468,7 +468,16 @@ LogicalResult GraphLowering::lowerNode(const dsl::Node &n) {
   // The option name each attribute was given under, to tell a repeated
   // option from one given under both of its names.
   llvm::StringMap<std::string> givenAs;
+  // MLOperatorOptions.label, which every op takes: the node's name (in
+  // errors, --verbose and the artifact), not an attribute.
+  std::optional<std::string> label;
   auto addAttr = [&](const std::string &name, const dsl::Value &v, SourcePos pos) -> LogicalResult {
+    if (name == "label") {
+      if (v.kind != dsl::Value::Kind::String) return error(pos) << "option 'label' must be a string";
+      if (label) return error(pos) << "option 'label' given twice";
+      label = v.text;
+      return success();
+    }
     if (failed(checkOptionName(n, name, v, pos))) return failure();
     std::string attrName = name;
     for (const auto &[alias, attr] : dsl::optionAliases(n.op))
@@ -563,7 +572,8 @@ LogicalResult GraphLowering::lowerNode(const dsl::Node &n) {
     if (failed(normalizeSplit(*splitsArg, operands[0], attrs))) return failure();
 
   FailureOr<SmallVector<mlir::Value>> results =
-      builder_->addOp(n.op, operands, attrs.getAttrs(), loc(n.pos));
+      builder_->addOp(n.op, operands, attrs.getAttrs(),
+                      label ? Location(NameLoc::get(StringAttr::get(&ctx_, *label), loc(n.pos))) : loc(n.pos));
   if (failed(results)) return failure();
   if (results->size() != n.results.size())
     return error(n.resultPos[0]) << "'" << n.op << "' produces " << results->size()
