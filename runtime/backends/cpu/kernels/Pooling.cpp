@@ -54,7 +54,7 @@ class PoolKernel final : public Kernel {
   static float finish(float acc, int64_t count) {
     if constexpr (K == PoolKind::kAverage) return count ? acc / float(count) : 0.f;
     else if constexpr (K == PoolKind::kL2) return std::sqrt(acc);
-    else return acc;
+    else return count ? acc : 0.f;  // a window wholly in the padding (ceil rounding): 0, as WPT expects
   }
 
   void plane(const float *x, float *y) const {

@@ -41,6 +41,7 @@ void main() {
     }
   }
   if (KIND == 0) acc = count > 0 ? acc / float(count) : 0.0;
+  if (KIND == 1 && count == 0) acc = 0.0;  // a window wholly in the padding, as on the CPU
   if (KIND == 2) acc = sqrt(acc);
   Y_storef(n * p.ys[0] + c * p.ys[1] + oh * p.ys[2] + ow * p.ys[3], acc);
 }
