@@ -387,6 +387,25 @@ void Conv2d::Impl::choosePieces(int threads) {
     return;
   }
   std::vector<Piece> made;
+  // Builds a piece's primitive; where one has none, the layer is not cut
+  // and runs whole (`fallback`).
+  auto add = [&](const Conv2dParams &q, Piece piece, Split fallback, const char *what) {
+    std::string why;
+    piece.impl = makePiece(q, &why);
+    if (!piece.impl) {
+      split = fallback;
+      splitNote = std::string(fallback == Split::kOpenMp ? "OpenMP: " : "one thread: ") + what +
+                  " has no optimized primitive (" + why + ")";
+      return false;
+    }
+    made.push_back(std::move(piece));
+    return true;
+  };
+  auto cut = [&](const char *by) {
+    pieces = std::move(made);
+    split = Split::kPieces;
+    splitNote = std::to_string(pieces.size()) + " pieces of " + by;
+  };
   // Each piece all pixels of some output channels: its own filter rows, y's
   // channels at their stride (one pixel: a contiguous run).
   auto byChannels = [&](const ConvPiecePlan &channels) {
@@ -406,18 +425,9 @@ void Conv2d::Impl::choosePieces(int threads) {
         piece.dstOffset = r.o0 * p.OH * p.OW;
         q.dstStrides = {p.O * p.OH * p.OW, p.OH * p.OW, p.OW, 1};
       }
-      std::string why;
-      piece.impl = makePiece(q, &why);
-      if (!piece.impl) {
-        split = Split::kOneThread;
-        splitNote = "one thread: a piece of channels has no optimized primitive (" + why + ")";
-        return;
-      }
-      made.push_back(std::move(piece));
+      if (!add(q, std::move(piece), Split::kOneThread, "a piece of channels")) return;
     }
-    pieces = std::move(made);
-    split = Split::kPieces;
-    splitNote = std::to_string(pieces.size()) + " pieces of output channels";
+    cut("output channels");
     // Filters prepacked for these pieces: one run of each piece's layout
     // (channelPiecesLayout), each piece reading its own.
     if (!p.constantFilter || p.OH * p.OW == 1) return;
@@ -445,19 +455,9 @@ void Conv2d::Impl::choosePieces(int threads) {
       Piece piece;
       piece.srcOffset = in0 * p.C;
       piece.dstOffset = r.ow0 * p.O;
-      std::string why;
-      piece.impl = makePiece(q, &why);
-      if (!piece.impl) {
-        split = Split::kOpenMp;
-        splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
-        return;
-      }
-      made.push_back(std::move(piece));
+      if (!add(q, std::move(piece), Split::kOpenMp, "a piece")) return;
     }
-    pieces = std::move(made);
-    split = Split::kPieces;
-    splitNote = std::to_string(pieces.size()) + " pieces of output columns";
-    return;
+    return cut("output columns");
   }
   const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
   for (const ConvPiece &r : plan.pieces) {
@@ -482,19 +482,9 @@ void Conv2d::Impl::choosePieces(int threads) {
         q.dstStrides = {p.O * p.OH * p.OW, p.OH * p.OW, p.OW, 1};
       }
     }
-    std::string why;
-    piece.impl = makePiece(q, &why);
-    if (!piece.impl) {
-      split = Split::kOpenMp;
-      splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
-      return;
-    }
-    made.push_back(std::move(piece));
+    if (!add(q, std::move(piece), Split::kOpenMp, "a piece")) return;
   }
-  pieces = std::move(made);
-  split = Split::kPieces;
-  splitNote = std::to_string(pieces.size()) +
-              (plan.by == ConvPiecePlan::By::kImages ? " pieces of images" : " pieces of output rows");
+  cut(plan.by == ConvPiecePlan::By::kImages ? "images" : "output rows");
 }
 
 Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y, ThreadPool &pool,
