@@ -29,17 +29,13 @@ import tempfile
 
 import numpy as np
 
+from gpu_compare import outputs_match, run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MAKE_LLAMA = os.path.join(ROOT, "test", "llm", "make_llama.py")
 RTOL, ATOL = 1e-3, 1e-4
 LAYERS, KV_HEADS, HEAD, VOCAB = 2, 2, 16, 256  # make_llama.py's "tiny"
 
-
-def run(cmd, env=None):
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout
 
 
 def step(name, model, past, seq, rng, args, work):
@@ -78,18 +74,7 @@ def step(name, model, past, seq, rng, args, work):
         return False
     ok = True
     for mode in ("gpu", "gpu-nodes"):
-        for f, c in outs["cpu"].items():
-            g = outs[mode][f]
-            if g.shape != c.shape or g.dtype != c.dtype:
-                print(f"{name}/{mode}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
-                ok = False
-                continue
-            c64, g64 = c.astype(np.float64), g.astype(np.float64)
-            err = np.abs(g64 - c64)
-            good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
-            print(f"{name}/{mode}/{f} {list(c.shape)}: max abs err {err.max():.3g} "
-                  f"(max |cpu| {np.abs(c64).max():.3g}) -> {'ok' if good else 'FAIL'}")
-            ok = ok and good
+        ok = outputs_match(f"{name}/{mode}", outs["cpu"], outs[mode], RTOL, ATOL) and ok
     return ok
 
 

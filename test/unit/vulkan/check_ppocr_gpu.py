@@ -14,11 +14,12 @@ makes the test skip (exit 77), naming the script that fetches it.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+from gpu_compare import outputs_match, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 MODELS_DIR = os.path.join(ROOT, "bench", ".models", "npm")
@@ -51,12 +52,6 @@ def rec_input(rng, width):
     return np.ascontiguousarray(((img - 0.5) / 0.5).transpose(2, 0, 1)[None], np.float32)
 
 
-def run(cmd, env=None):
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return r.stdout
-
 
 def check(name, onnx_path, shape, x, args, work, flags=()):
     d = os.path.join(work, name)
@@ -76,20 +71,7 @@ def check(name, onnx_path, shape, x, args, work, flags=()):
     if not outs["cpu"] or outs["cpu"].keys() != outs["gpu"].keys():
         print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} gpu {sorted(outs['gpu'])} -> FAIL")
         return False
-    ok = True
-    for f, c in outs["cpu"].items():
-        g = outs["gpu"][f]
-        if g.shape != c.shape or g.dtype != c.dtype:
-            print(f"{name}/{f}: gpu {g.dtype} {list(g.shape)} vs cpu {c.dtype} {list(c.shape)} -> FAIL")
-            ok = False
-            continue
-        c64, g64 = c.astype(np.float64), g.astype(np.float64)
-        err = np.abs(g64 - c64)
-        good = bool(np.all(err <= ATOL + RTOL * np.abs(c64)))
-        print(f"{name}/{f} {list(c.shape)}: max abs err {err.max():.3g} (max |cpu| {np.abs(c64).max():.3g}) "
-              f"-> {'ok' if good else 'FAIL'}")
-        ok = ok and good
-    return ok
+    return outputs_match(name, outs["cpu"], outs["gpu"], RTOL, ATOL)
 
 
 def main():
