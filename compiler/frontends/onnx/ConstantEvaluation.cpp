@@ -135,8 +135,17 @@ std::optional<ElementsAttr> evaluateElementwise(Operation *op, ArrayRef<Constant
     auto argF = [&](size_t j) { return j < in.size() ? in[j].floatAt(at[j]) : 0.0; };
     double fv = 0;
     int64_t iv = 0;
-    if (intMath) iv = i(argI(0), argI(1), argI(2)), fv = static_cast<double>(iv);
-    else fv = f(argF(0), argF(1), argF(2)), iv = static_cast<int64_t>(fv);
+    if (intMath) {
+      iv = i(argI(0), argI(1), argI(2)), fv = static_cast<double>(iv);
+    } else {
+      fv = f(argF(0), argF(1), argF(2));
+      if (!outFloat) {
+        // An integer result out of int64's range (or NaN) is not folded: the
+        // op stays for the runtime, which defines its conversion.
+        if (!(fv >= -9.2e18 && fv <= 9.2e18)) return std::nullopt;
+        iv = static_cast<int64_t>(fv);
+      }
+    }
     if (outFloat) fvs.push_back(fv);
     else ivs.push_back(iv);
   }
