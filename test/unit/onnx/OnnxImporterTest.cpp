@@ -411,6 +411,30 @@ TEST(OnnxImport, NodeWithoutOutputsIsRefused) {
   EXPECT_NE(r.firstError().find("node has no outputs"), std::string::npos) << r.allErrors();
 }
 
+// Found by the fuzz_onnx campaign (their inputs are seeds in fuzz/corpus/onnx):
+// each was undefined behaviour in the importer before it became an error.
+TEST(OnnxImport, ConvIntegerOfLowRankIsRefused) {
+  ModelBuilder m;
+  m.input("x", {1, 2, 5, 5}, onnx::TensorProto::UINT8).input("w", {3}, onnx::TensorProto::UINT8).output("y");
+  m.node("ConvInteger", {"x", "w"}, {"y"}, "conv");
+  Imported r = importFile(m.save("convinteger_rank1.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("x and w must have the same rank, at least 3"), std::string::npos)
+      << r.allErrors();
+}
+
+TEST(OnnxImport, GridSampleOfIntegersIsRefused) {
+  ModelBuilder m(16);  // GridSample's first opset
+  m.input("x", {1, 1, 4, 4}, onnx::TensorProto::INT32)
+      .input("grid", {1, 2, 2, 2}, onnx::TensorProto::INT32)
+      .output("y");
+  m.node("GridSample", {"x", "grid"}, {"y"}, "sample");
+  Imported r = importFile(m.save("gridsample_int.onnx"));
+  EXPECT_FALSE(r);
+  EXPECT_NE(r.firstError().find("X and grid must be floating-point tensors"), std::string::npos)
+      << r.allErrors();
+}
+
 TEST(OnnxImport, InputWhoseByteSizeOverflowsIsRefused) {
   ModelBuilder m;
   m.input("x", {int64_t(1) << 62, 4}).output("y");
