@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/RotaryGeometry.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/GqaAttention.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
@@ -281,24 +282,13 @@ Status makeRotary(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkFloat32Input(node, 3, "sinCache"));
   if (cosC.shape.size() != 2 || cosC.shape != sinC.shape || cosC.shape[0] < 1)
     return nodeError(node, "cosCache/sinCache must be one non-empty 2-D shape");
-  bool bnsh = x.shape.size() == 4;
-  int64_t B = x.shape[0], S = bnsh ? x.shape[2] : x.shape[1];
-  int64_t half = cosC.shape[1];
-  if (rot == 0) rot = 2 * half;
-  int64_t H, D;
-  if (bnsh) {
-    H = x.shape[1];
-    D = x.shape[3];
-  } else {
-    D = numHeads > 0 ? x.shape[2] / numHeads : rot;
-    if (D <= 0 || x.shape[2] % D) return nodeError(node, "hidden size is not a multiple of the head size");
-    H = x.shape[2] / D;
-  }
-  if (rot != 2 * half || rot > D) return nodeError(node, "rotary dimension must be 2 * cosCache.shape[1] <= head size");
+  rt::RotaryGeometry g;
+  if (std::string why = rt::rotaryGeometry(x.shape, cosC.shape[1], numHeads, rot, &g); !why.empty())
+    return nodeError(node, why);
   bool scalarPos = pos.shape == Shape{1};
-  if (!scalarPos && pos.shape != Shape{B, S}) return nodeError(node, "positionIds must be [1] or [B, S]");
+  if (!scalarPos && pos.shape != Shape{g.B, g.S}) return nodeError(node, "positionIds must be [1] or [B, S]");
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, x.shape, x.dtype));
-  *out = std::make_unique<RotaryKernel>(bnsh, B, S, H, D, rot, cosC.shape[0], interleaved, scalarPos);
+  *out = std::make_unique<RotaryKernel>(g.bnsh, g.B, g.S, g.H, g.D, g.rot, cosC.shape[0], interleaved, scalarPos);
   return Status::ok();
 }
 

@@ -4,6 +4,7 @@
 
 #include "Shaders.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "core/RotaryGeometry.h"
 
 namespace webnn::vk {
 namespace {
@@ -26,20 +27,12 @@ Status makeRotary(const NodeDesc &node, const DeviceInfo &, KernelPlan *plan) {
   if (pos.dtype != DataType::kInt64) return nodeUnsupported(node, "positionIds must be int64");
   if (cosC.shape.size() != 2 || cosC.shape != sinC.shape || cosC.shape[0] < 1)
     return nodeUnsupported(node, "cosCache/sinCache must be one non-empty 2-D shape");
-  const bool bnsh = x.shape.size() == 4;
-  const int64_t B = x.shape[0], S = bnsh ? x.shape[2] : x.shape[1], half = cosC.shape[1];
-  if (rot == 0) rot = 2 * half;
-  int64_t H, D;
-  if (bnsh) {
-    H = x.shape[1];
-    D = x.shape[3];
-  } else {
-    D = numHeads > 0 ? x.shape[2] / numHeads : rot;
-    if (D <= 0 || x.shape[2] % D) return nodeUnsupported(node, "hidden size is not a multiple of the head size");
-    H = x.shape[2] / D;
-  }
-  if (rot != 2 * half || rot > D)
-    return nodeUnsupported(node, "rotary dimension must be 2 * cosCache.shape[1] <= head size");
+  rt::RotaryGeometry g;
+  if (std::string why = rt::rotaryGeometry(x.shape, cosC.shape[1], numHeads, rot, &g); !why.empty())
+    return nodeUnsupported(node, why);
+  const bool bnsh = g.bnsh;
+  const int64_t B = g.B, S = g.S, H = g.H, D = g.D;
+  rot = g.rot;
   const bool scalarPos = pos.shape == Shape{1};
   if (!scalarPos && pos.shape != Shape{B, S}) return nodeUnsupported(node, "positionIds must be [1] or [B, S]");
   if (node.outputs[0]->shape != x.shape) return nodeUnsupported(node, "output must have the input's shape");
