@@ -128,7 +128,10 @@ int run(const GpuOptions &opt) {
     // A bool input also takes a uint8 array, as on the CPU path.
     bool uint8ForBool = t.interfaceType == webnn::DataType::kBool && a.dtype == webnn::DataType::kUint8;
     bool float32ForBf16 = t.interfaceType == webnn::DataType::kBfloat16 && a.dtype == webnn::DataType::kFloat32;
-    if ((a.dtype != t.interfaceType && !uint8ForBool && !float32ForBf16) || a.shape != t.shape)
+    // int4/uint4 travel as int8/uint8 .npy, one element a byte (as on the CPU path).
+    bool bytesFor4Bit = (t.interfaceType == webnn::DataType::kInt4 && a.dtype == webnn::DataType::kInt8) ||
+                        (t.interfaceType == webnn::DataType::kUint4 && a.dtype == webnn::DataType::kUint8);
+    if ((a.dtype != t.interfaceType && !uint8ForBool && !float32ForBf16 && !bytesFor4Bit) || a.shape != t.shape)
       throw Failure{1, "input '" + name + "': expected " + std::string(webnn::dataTypeName(t.interfaceType)) + " " +
                            webnn::shapeToString(t.shape) + ", got " + std::string(webnn::dataTypeName(a.dtype)) +
                            " " + webnn::shapeToString(a.shape) + " from " + file};
@@ -139,6 +142,12 @@ int run(const GpuOptions &opt) {
       webnn::convertElements(webnn::DataType::kFloat32, a.data.data(), webnn::DataType::kBfloat16, bf.data(),
                              int64_t(a.data.size() / 4));
       a.data.swap(bf);
+    }
+    if (bytesFor4Bit) {
+      std::vector<uint8_t> packed(t.interfaceByteSize);
+      s = webnn::npy::packInt4(t.interfaceType, a.data.data(), int64_t(a.data.size()), packed.data());
+      if (!s.isOk()) throw Failure{1, "input '" + name + "' from " + file + ": " + s.message()};
+      a.data.swap(packed);
     }
     s = program->setInput(i, a.data.data(), a.data.size());
     if (!s.isOk()) throw Failure{1, s.message()};
@@ -197,13 +206,20 @@ int run(const GpuOptions &opt) {
   if (latencies.empty()) latencies.push_back(firstRunMs);
   device->savePipelineCache();
 
-  // Output i as .npy holds it: bfloat16 widened exactly to float32.
+  // Output i as .npy holds it: bfloat16 widened exactly to float32, int4/uint4
+  // unpacked to int8/uint8.
   auto npyData = [&](size_t i, webnn::DataType *type, std::vector<uint8_t> *widened) -> const void * {
     const rt::LoadedTensor &t = graph.tensors[graph.outputs[i]];
     *type = t.interfaceType;
-    if (*type != webnn::DataType::kBfloat16) return program->outputData(i);
     int64_t count = 0;
     webnn::elementCount(t.shape, &count);
+    if (*type == webnn::DataType::kInt4 || *type == webnn::DataType::kUint4) {
+      widened->resize(size_t(count));
+      webnn::npy::unpackInt4(*type, static_cast<const uint8_t *>(program->outputData(i)), count, widened->data());
+      *type = *type == webnn::DataType::kInt4 ? webnn::DataType::kInt8 : webnn::DataType::kUint8;
+      return widened->data();
+    }
+    if (*type != webnn::DataType::kBfloat16) return program->outputData(i);
     widened->resize(size_t(count) * 4);
     webnn::convertElements(*type, program->outputData(i), webnn::DataType::kFloat32, widened->data(), count);
     *type = webnn::DataType::kFloat32;

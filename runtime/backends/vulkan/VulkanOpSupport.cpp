@@ -85,8 +85,9 @@ rt::OpSupportTable build() {
   // Resample.cpp
   constexpr rt::DataTypeSet kResample = kFloat | rt::dataTypes(T::kInt8, T::kUint8);
   add("resample2d", {operand("input", kResample, 4, 4)}, {operand("output", kResample, 4, 4)});
-  // Quantization.cpp: the float side float32/float16, the integer side 8 or 32 bits.
-  constexpr rt::DataTypeSet kQuantized = rt::dataTypes(T::kInt8, T::kUint8, T::kInt32, T::kUint32);
+  // Quantization.cpp: the float side float32/float16, the integer side 4, 8 or 32 bits.
+  constexpr rt::DataTypeSet kQuantized =
+      rt::dataTypes(T::kInt4, T::kUint4, T::kInt8, T::kUint8, T::kInt32, T::kUint32);
   add("quantizeLinear",
       {operand("input", kFloat, 0, kStridedRank), operand("scale", kFloat, 0, kStridedRank),
        operand("zeroPoint", kQuantized, 0, kStridedRank)},

@@ -26,6 +26,12 @@ std::vector<double> TestTensor::values() const {
       case DataType::kUint64: out[i] = double(as<uint64_t>()[i]); break;
       case DataType::kInt8: out[i] = as<int8_t>()[i]; break;
       case DataType::kUint8: out[i] = as<uint8_t>()[i]; break;
+      case DataType::kInt4:
+      case DataType::kUint4: {  // two per byte, element 2k in the low nibble
+        int v = (bytes[i / 2] >> (i % 2 * 4)) & 15;
+        out[i] = dtype == DataType::kInt4 && v >= 8 ? v - 16 : v;
+        break;
+      }
       default: out[i] = 0; break;
     }
   }

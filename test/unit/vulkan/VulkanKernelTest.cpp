@@ -23,6 +23,22 @@ TestTensor random(DataType dt, Shape shape, double lo, double hi, uint32_t seed,
   return fromDoubles(dt, std::move(shape), v, constant);
 }
 
+// Whole numbers drawn from [lo, hi].
+std::vector<double> randomValues(const Shape &shape, double lo, double hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v(size_t(elementsOf(shape)));
+  for (double &x : v) x = std::round(d(rng));
+  return v;
+}
+
+// An int4/uint4 tensor of `v`, packed two per byte (element 2k in the low nibble).
+TestTensor packed4(DataType dt, Shape shape, const std::vector<double> &v) {
+  TestTensor t{dt, std::move(shape), std::vector<uint8_t>((v.size() + 1) / 2, 0), false};
+  for (size_t i = 0; i < v.size(); ++i) t.bytes[i / 2] |= uint8_t((int(v[i]) & 15) << (i % 2 * 4));
+  return t;
+}
+
 double rtolFor(DataType dt) { return dt == DataType::kFloat16 ? 4e-3 : 2e-5; }
 double atolFor(DataType dt) { return dt == DataType::kFloat16 ? 2e-3 : 2e-6; }
 
@@ -460,6 +476,31 @@ TEST_F(VulkanKernels, Quantization) {
                 {outSpec(DataType::kFloat32, {5})}};
       expectMatch(dq, 1e-7, 0);
     }
+  // int4/uint4, packed two per byte: odd and even element counts (a 4-bit
+  // output is written a byte per invocation; its last high nibble is 0),
+  // per-tensor, per-axis and block-wise zero points, saturation at -8..7 and
+  // 0..15, NaN to the zero point.
+  for (DataType q : {DataType::kInt4, DataType::kUint4}) {
+    bool s = q == DataType::kInt4;
+    for (const Case &c : {Case{{7}, {}}, Case{{2, 3, 4}, {3, 1}}, Case{{3, 6}, {3, 2}}, Case{{5, 3}, {1, 3}}}) {
+      SCOPED_TRACE(std::string(dataTypeName(q)) + " scale " + webnn::shapeToString(c.scale) + " input " +
+                   webnn::shapeToString(c.x));
+      std::vector<double> xs = randomValues(c.x, -12, 12, seed++);
+      if (!xs.empty()) xs[0] = NAN;
+      OpCase qz{"quantizeLinear",
+                {fromDoubles(DataType::kFloat32, c.x, xs), random(DataType::kFloat32, c.scale, 0.4, 1.5, seed++),
+                 packed4(q, c.scale, randomValues(c.scale, s ? -3 : 0, 3, seed++))},
+                {outSpec(q, c.x)}};
+      expectMatch(qz, 0, 0);
+      for (DataType f : kFloats) {
+        OpCase dq{"dequantizeLinear",
+                  {packed4(q, c.x, randomValues(c.x, s ? -8 : 0, s ? 7 : 15, seed++)),
+                   random(f, c.scale, 0.05, 2, seed++), packed4(q, c.scale, randomValues(c.scale, s ? -8 : 0, s ? 7 : 15, seed++))},
+                  {outSpec(f, c.x)}};
+        expectMatch(dq, f);
+      }
+    }
+  }
   // An empty input (no dispatch) and a per-axis scale over an empty dim.
   OpCase e{"dequantizeLinear",
            {fromDoubles(DataType::kUint8, {0, 4}, {}), random(DataType::kFloat32, {4}, 0.5, 1, seed++),

@@ -1,6 +1,8 @@
 // quantizeLinear and dequantizeLinear, per-tensor, per-axis and block-wise
 // (shaders/quantize.comp): scale and zeroPoint of one shape, at most the
 // input's rank, aligned to its trailing dims, each dim dividing the input's.
+// The integer side is int4/uint4 (packed two per byte), int8/uint8 or
+// int32/uint32.
 #include <string>
 
 #include "Shaders.h"
@@ -12,7 +14,15 @@ namespace {
 constexpr size_t kMaxRank = 6;
 
 bool isQuantizedType(DataType t) {
-  return t == DataType::kInt8 || t == DataType::kUint8 || t == DataType::kInt32 || t == DataType::kUint32;
+  return t == DataType::kInt4 || t == DataType::kUint4 || t == DataType::kInt8 || t == DataType::kUint8 ||
+         t == DataType::kInt32 || t == DataType::kUint32;
+}
+// The shader's type code: common.glsl's, and WebNN's 8/9 for the 4-bit types
+// quantize.comp unpacks itself.
+uint32_t quantizeShaderType(DataType t) {
+  uint32_t code = uint32_t(t);
+  if (t != DataType::kInt4 && t != DataType::kUint4) shaderDataType(t, &code);
+  return code;
 }
 bool isFloatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
@@ -45,20 +55,18 @@ Status makeQuantization(const NodeDesc &node, const DeviceInfo &device, KernelPl
   int64_t count = elementsOf(x.shape);
   if (count == 0) return Status::ok();
   std::vector<uint64_t> sstride = contiguousStrides(sdims);
-  uint32_t dtX, dtS, dtZ, dtY;
-  shaderDataType(x.dtype, &dtX);
-  shaderDataType(scale.dtype, &dtS);
-  shaderDataType(zp.dtype, &dtZ);
-  shaderDataType(y.dtype, &dtY);
   Dispatch d;
   d.shader = &shaders::quantize;
-  d.spec = {quantize ? 1u : 0u, dtX, dtS, dtZ, dtY};
+  d.spec = {quantize ? 1u : 0u, quantizeShaderType(x.dtype), quantizeShaderType(scale.dtype),
+            quantizeShaderType(zp.dtype), quantizeShaderType(y.dtype)};
   d.bindings = {in(0), in(1), in(2), out(0)};
   d.pushU(uint32_t(count));
   for (size_t i = 0; i < kMaxRank; ++i) d.pushU(uint32_t(dims[i]));
   for (size_t i = 0; i < kMaxRank; ++i) d.pushU(uint32_t(dims[i] / sdims[i]));
   for (size_t i = 0; i < kMaxRank; ++i) d.pushU(uint32_t(sstride[i]));
-  d.coverElements(uint64_t(count));
+  // A 4-bit output is written a byte (two elements) per invocation.
+  bool packedOut = y.dtype == DataType::kInt4 || y.dtype == DataType::kUint4;
+  d.coverElements(packedOut ? (uint64_t(count) + 1) / 2 : uint64_t(count));
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }
