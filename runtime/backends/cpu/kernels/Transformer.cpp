@@ -50,6 +50,7 @@ WEBNN_AVX512 void softmax512(const float *x, float *y, int64_t rows, int64_t n, 
 WEBNN_AVX512 void erf512(const float *x, float *y, int64_t n) { avx512::simd::erfArray(x, y, n); }
 WEBNN_AVX512 void gelu512(const float *x, float *y, int64_t n) { avx512::simd::geluArray(x, y, n); }
 WEBNN_AVX512 void sigmoid512(const float *x, float *y, int64_t n) { avx512::simd::sigmoidArray(x, y, n); }
+WEBNN_AVX512 void silu512(float *y, int64_t n) { avx512::simd::siluArray(y, n); }
 }  // namespace
 
 void epilogueRows(float *y, int64_t rows, int64_t n, const float *bias, const float *residual, Activation act,
@@ -77,6 +78,10 @@ void geluArray(const float *x, float *y, int64_t n) {
 void sigmoidArray(const float *x, float *y, int64_t n) {
   if (useAvx512()) sigmoid512(x, y, n);
   else avx2::simd::sigmoidArray(x, y, n);
+}
+void siluArray(float *y, int64_t n) {
+  if (useAvx512()) silu512(y, n);
+  else avx2::simd::siluArray(y, n);
 }
 
 namespace {

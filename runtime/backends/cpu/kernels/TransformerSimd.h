@@ -57,6 +57,8 @@ void softmaxRows(const float *x, float *y, int64_t rows, int64_t n, float alpha)
 void erfArray(const float *x, float *y, int64_t n);
 void geluArray(const float *x, float *y, int64_t n);
 void sigmoidArray(const float *x, float *y, int64_t n);
+// SiLU in place: y[i] = y[i] * sigmoid(y[i]).
+void siluArray(float *y, int64_t n);
 
 }  // namespace webnn::cpu::kernels
 

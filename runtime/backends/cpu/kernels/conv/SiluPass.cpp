@@ -3,8 +3,6 @@
 // place over its output in one vectorized pass.
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
-#include <algorithm>
-
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
@@ -18,15 +16,7 @@ class SiluPassKernel final : public Kernel {
   Status run(const KernelContext &ctx) override {
     WEBNN_RETURN_IF_ERROR(conv_->run(ctx));
     float *y = outp<float>(ctx, 0);
-    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
-      constexpr int64_t kChunk = 512;
-      float gate[kChunk];
-      for (int64_t i = b; i < end; i += kChunk) {
-        int64_t n = std::min(kChunk, end - i);
-        sigmoidArray(y + i, gate, n);
-        for (int64_t j = 0; j < n; ++j) y[i + j] *= gate[j];
-      }
-    });
+    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) { siluArray(y + b, end - b); });
     return Status::ok();
   }
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
