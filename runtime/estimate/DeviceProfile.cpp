@@ -264,3 +264,11 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
 }
 
 }  // namespace webnn::est
+
+namespace webnn::est {
+
+std::string profileCacheDirectory() { return cacheDir(); }
+std::string profileKeyHash(const std::string &key) { return keyHash(key); }
+Status makeProfileDirectories(const std::string &dir) { return mkdirs(dir); }
+
+}  // namespace webnn::est

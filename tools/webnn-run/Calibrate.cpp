@@ -25,6 +25,7 @@ int runCalibrate(int argc, char **argv) {
   std::string output;
   std::vector<std::string> add;
   bool json = false, quiet = false;
+  std::string device = "cpu";
   app.add_option("--threads", threads, "Measure 1 .. N threads (default: this machine's cores)")
       ->check(CLI::Range(1, 1024));
   app.add_option("--deadline", deadline, "Wall-time limit in seconds (default and at most 30)")
@@ -32,6 +33,7 @@ int runCalibrate(int argc, char **argv) {
   app.add_option("-o,--output", output, "Profile file (default: the user's cache directory, keyed by CPU, "
                                         "ISA, thread count and library version)");
   app.add_option("--add", add, "Fold a webnn-run --profile --json result into the existing profile (repeatable)");
+  app.add_option("--device", device, "cpu (default), or gpu / gpu:N: a Vulkan device's profile (its kernels' grid)");
   app.add_flag("--json", json, "Print the profile's path and summary as one JSON object");
   app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
@@ -39,6 +41,13 @@ int runCalibrate(int argc, char **argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (device != "cpu") {
+    if (!add.empty()) {
+      std::fprintf(stderr, "webnn-run: error: --add folds runs into CPU profiles only\n");
+      return 2;
+    }
+    return runCalibrateGpu(device, deadline, output, json, quiet);
   }
   std::string path = output.empty() ? webnn::est::defaultProfilePath(threads) : output;
   webnn::est::DeviceProfile profile;

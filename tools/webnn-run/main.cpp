@@ -9,6 +9,9 @@
 #include "Limits.h"
 #include "LimitFlags.h"
 #include "GpuRun.h"
+#if WEBNN_HAVE_VULKAN_BACKEND
+#include "backends/vulkan/VulkanBackend.h"
+#endif
 #include "Calibrate.h"
 #include "Generate.h"
 #include "Profile.h"
@@ -176,6 +179,22 @@ void printLog(webnn::LogLevel level, const char *message, void *) {
   std::fprintf(stderr, "webnn-run: %s: %s\n", kind, message);
 }
 
+
+// The executor's Vulkan backend's process totals (VulkanBackend.h); all
+// zero in a build without it.
+struct GpuCounters {
+  bool deviceCreated = false;
+  uint64_t submits = 0, recordings = 0, dispatchesRecorded = 0;
+  double recordMs = 0;
+};
+GpuCounters gpuCounters() {
+  GpuCounters g;
+#if WEBNN_HAVE_VULKAN_BACKEND
+  webnn::vk::BackendCounters c = webnn::vk::backendCounters();
+  g = {c.deviceCreated, c.submits, c.recordings, c.dispatchesRecorded, c.recordMs};
+#endif
+  return g;
+}
 
 // One .npy file to produce: staged as a temporary file, renamed at the end.
 struct PendingFile {
@@ -359,10 +378,12 @@ int run(const Options &opt) {
     return Failure{timedOut ? webnnrun::kTimedOutExitCode : 1, watchdog.message(st)};
   };
   if (opt.profile && opt.bench == 0) session->enableProfiling(true);
+  GpuCounters gpuAtStart = gpuCounters(), gpuBeforeTimed;
   t0 = Clock::now();
   s = session->run();
   if (!s.isOk()) throw runFailed(s);
   double firstRunMs = msSince(t0);
+  gpuBeforeTimed = gpuCounters();
 
   std::vector<double> latencies;
   if (opt.bench > 0) {
@@ -371,6 +392,7 @@ int run(const Options &opt) {
       if (!s.isOk()) throw runFailed(s);
     }
     if (opt.profile) session->enableProfiling(true);  // the timed runs only
+    gpuBeforeTimed = gpuCounters();
     for (int i = 0; i < opt.bench; ++i) {
       t0 = Clock::now();
       s = session->run();
@@ -439,6 +461,18 @@ int run(const Options &opt) {
     j["outputs"] = outputs;
     if (!references.empty()) j["checks"] = checks;
     if (opt.profile) j["profile"] = webnnrun::profileJson(*session);
+    // Nodes placed on the GPU (the executor's Vulkan backend): its queue
+    // submissions per run over the timed runs (the first run's without
+    // --bench) and the command recording this session did.
+    GpuCounters gpuEnd = gpuCounters();
+    if (gpuEnd.deviceCreated) {
+      uint64_t runs = opt.bench > 0 ? uint64_t(opt.bench) : 1;
+      GpuCounters from = opt.bench > 0 ? gpuBeforeTimed : gpuAtStart, to = opt.bench > 0 ? gpuEnd : gpuBeforeTimed;
+      j["gpu"] = {{"submits_per_run", double(to.submits - from.submits) / double(runs)},
+                  {"record_ms", gpuEnd.recordMs - gpuAtStart.recordMs},
+                  {"command_buffers_recorded", gpuEnd.recordings - gpuAtStart.recordings},
+                  {"dispatches_recorded", gpuEnd.dispatchesRecorded - gpuAtStart.dispatchesRecorded}};
+    }
     std::cout << j.dump() << "\n";
     if (!firstMismatch.empty()) throw Failure{1, firstMismatch};
     return 0;
@@ -469,15 +503,15 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "generate") == 0) return webnnrun::runGenerate(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
   if (argc > 1 && std::strcmp(argv[1], "limits") == 0) return webnnrun::runLimits(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
   // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp);
   // "cpu" (the default) continues below.
   std::string device = webnnrun::deviceArgument(argc, argv);
   if (!device.empty() && device != "cpu") return webnnrun::runGpu(argc, argv);
-  if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
                "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding\n"
-               "  webnn-run calibrate [--threads N]: measure this device for webnnc estimate\n"
+               "  webnn-run calibrate [--threads N] [--device gpu[:N]]: measure this device for webnnc estimate\n"
                "  webnn-run limits [DEVICE] [--json]: each backend's op support limits"};
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();

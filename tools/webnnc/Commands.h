@@ -55,6 +55,7 @@ struct EstimateFlags {
   std::string profile;
   std::string requirement;
   std::vector<std::string> shapes;
+  std::string device = "cpu";
   int threads = 1;
   bool tierOnly = false;
   bool detail = false;

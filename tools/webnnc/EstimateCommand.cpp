@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "Commands.h"
 #include "estimate/Estimate.h"
+#include "estimate/GpuEstimate.h"
 #include "nlohmann/json.hpp"
 
 namespace webnnc {
@@ -18,6 +19,9 @@ void registerEstimateCommand(CLI::App &app, EstimateFlags &flags) {
   CLI::App *cmd = app.add_subcommand("estimate", "Predict an artifact's latency and performance tier on this device");
   cmd->add_option("artifact", flags.artifact, "The .wnn artifact (weightless is enough)")->required();
   cmd->add_option("--threads", flags.threads, "Threads the session would run with")->check(CLI::Range(1, 1024));
+  cmd->add_option("--device", flags.device,
+                  "cpu (default), or gpu / gpu:N: the Vulkan backend's plan, priced with the profile of "
+                  "`webnn-run calibrate --device gpu`");
   cmd->add_option("--shape", flags.shapes, "An input's shape for this estimate (dynamic inputs): NAME=1x128");
   cmd->add_option("--profile", flags.profile,
                   "Device profile (default: this machine's, from `webnn-run calibrate`)");
@@ -87,19 +91,31 @@ int runEstimate(const EstimateFlags &flags) {
                  flags.requirement.c_str());
     return 2;
   }
+  const bool gpu = flags.device != "cpu";
+  if (gpu && !est::isGpuDeviceName(flags.device)) {
+    std::fprintf(stderr, "webnnc: error: --device '%s': expected cpu, gpu or gpu:N\n", flags.device.c_str());
+    return 2;
+  }
   std::string profilePath = flags.profile;
   if (profilePath.empty())
-    if (webnn::Status s = est::findDefaultProfile(flags.threads, &profilePath); !s) {
+    if (webnn::Status s = gpu ? est::findDefaultGpuProfile(flags.device, &profilePath)
+                              : est::findDefaultProfile(flags.threads, &profilePath);
+        !s) {
       std::fprintf(stderr, "webnnc: error: %s\n", s.message().c_str());
       return 1;
     }
   est::DeviceProfile profile;
-  if (webnn::Status s = est::loadProfile(profilePath, &profile); !s) {
+  est::GpuProfile gpuProfile;
+  if (webnn::Status s = gpu ? est::loadGpuProfile(profilePath, &gpuProfile) : est::loadProfile(profilePath, &profile);
+      !s) {
     std::fprintf(stderr, "webnnc: error: %s\n", s.message().c_str());
     return 1;
   }
+  const std::string deviceName = gpu ? gpuProfile.device.name : profile.cpuModel;
   est::Estimate e;
-  if (webnn::Status s = est::estimateArtifact(flags.artifact, profile, options, &e); !s) {
+  if (webnn::Status s = gpu ? est::estimateArtifactGpu(flags.artifact, gpuProfile, options, &e)
+                            : est::estimateArtifact(flags.artifact, profile, options, &e);
+      !s) {
     std::fprintf(stderr, "webnnc: error: %s\n", s.message().c_str());
     return 1;
   }
@@ -109,7 +125,12 @@ int runEstimate(const EstimateFlags &flags) {
     nlohmann::json j;
     j["artifact"] = flags.artifact;
     j["profile"] = profilePath;
-    j["cpu_model"] = profile.cpuModel;
+    if (gpu) {
+      j["device"] = flags.device;
+      j["gpu"] = deviceName;
+    } else {
+      j["cpu_model"] = profile.cpuModel;
+    }
     j["threads"] = e.threads;
     j["profile_threads"] = e.profileThreads;
     j["latency_ms"] = {{"median", e.medianMs}, {"p10", e.p10Ms}, {"p90", e.p90Ms}};
@@ -137,12 +158,22 @@ int runEstimate(const EstimateFlags &flags) {
     std::printf("%s\n", flags.requirement.empty() ? est::tierName(e.tier) : meets ? "meets" : "does-not-meet");
     return 0;
   }
-  std::printf("estimate  %s, %d thread(s), on %s\n", flags.artifact.c_str(), e.threads, profile.cpuModel.c_str());
+  if (gpu)
+    std::printf("estimate  %s, %s, on %s\n", flags.artifact.c_str(), flags.device.c_str(), deviceName.c_str());
+  else
+    std::printf("estimate  %s, %d thread(s), on %s\n", flags.artifact.c_str(), e.threads, deviceName.c_str());
   std::printf("latency   %.3g ms median (p10 %.3g ms, p90 %.3g ms), %.3g GFLOP\n", e.medianMs, e.p10Ms, e.p90Ms,
               e.flops / 1e9);
-  std::printf("cold      %.3g ms first run (first touch of weights and arena, JIT, packing)\n", e.coldMs);
-  std::printf("memory    %s peak (arena %s, weights %s, packed copies %s)\n", mib(e.peakBytes).c_str(),
-              mib(e.arenaBytes).c_str(), mib(e.weightsBytes).c_str(), mib(e.packedBytes).c_str());
+  if (gpu) {
+    std::printf("cold      %.3g ms first run (pipelines created without a cache, constants uploaded)\n", e.coldMs);
+    std::printf("memory    %s peak device memory (arena %s, constants %s, staging %s)\n", mib(e.peakBytes).c_str(),
+                mib(e.arenaBytes).c_str(), mib(e.weightsBytes).c_str(),
+                mib(e.peakBytes - e.arenaBytes - e.weightsBytes).c_str());
+  } else {
+    std::printf("cold      %.3g ms first run (first touch of weights and arena, JIT, packing)\n", e.coldMs);
+    std::printf("memory    %s peak (arena %s, weights %s, packed copies %s)\n", mib(e.peakBytes).c_str(),
+                mib(e.arenaBytes).c_str(), mib(e.weightsBytes).c_str(), mib(e.packedBytes).c_str());
+  }
   std::printf("tier      %s\n", est::tierName(e.tier));
   if (!flags.requirement.empty())
     std::printf("requires  %s: %s (p90 %.3g ms)\n", flags.requirement.c_str(), meets ? "meets" : "does not meet",

@@ -1,0 +1,278 @@
+#include "backends/vulkan/VulkanCost.h"
+
+#include <algorithm>
+#include <set>
+
+#include "Shaders.h"
+
+namespace webnn::vk {
+namespace {
+
+double elements(const OperandDesc *o) {
+  if (!o) return 0;
+  double n = 1;
+  for (int64_t v : o->shape) n *= double(std::max<int64_t>(v, 0));
+  return n;
+}
+
+double bytesOf(const OperandDesc *o) {
+  if (!o) return 0;
+  return elements(o) * dataTypeBits(o->dtype) / 8.0;
+}
+
+double elemBytes(const NodeDesc &node) {
+  const OperandDesc *o = !node.outputs.empty() && node.outputs[0] ? node.outputs[0]
+                         : !node.inputs.empty() && node.inputs[0] ? node.inputs[0]
+                                                                  : nullptr;
+  uint32_t b = o ? elementBytes(o->dtype) : 4;
+  return b ? double(b) : 1.0;
+}
+
+double workgroups(const Dispatch &d) { return double(d.groups[0]) * d.groups[1] * d.groups[2]; }
+double invocations(const Dispatch &d) { return workgroups(d) * d.localSize; }
+double word(const Dispatch &d, size_t i) { return double(d.push[i]); }
+
+// One invocation per element, `streams` tensors of the output's element size
+// read or written per element (copy: 2; binary: 3).
+void perElement(const NodeDesc &node, const Dispatch &d, double streams, double flopsPerElement, DispatchWork *w) {
+  double e = invocations(d);
+  w->params = {e};
+  w->flops = e * flopsPerElement;
+  w->bytes = e * elemBytes(node) * streams;
+}
+
+bool transcendental(const std::string &op) {
+  static const std::set<std::string> ops = {"exp", "log", "sigmoid", "tanh", "erf", "gelu", "elu", "softplus",
+                                            "sin", "cos", "tan", "pow", "softsign"};
+  return ops.count(op) > 0;
+}
+
+using CostFn = void (*)(const NodeDesc &, const Dispatch &, DispatchWork *);
+
+struct ShaderCost {
+  const shaders::Spirv *shader;
+  const char *name;
+  const char *family;
+  CostFn fn;
+};
+
+void binaryCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 3, 1, w); }
+void unaryCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  // Transcendentals are priced on a grid of their own: on a CPU device
+  // (lavapipe) they are compute-bound where relu is not.
+  if (transcendental(n.op)) w->family = "unary.transcendental";
+  perElement(n, d, 2, transcendental(n.op) ? 20 : 1, w);
+}
+void whereCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 3.25, 1, w); }
+// copy.comp, pad.comp, triangular.comp: spec 0 is the element size, push 0 the count.
+void copyCost(const NodeDesc &, const Dispatch &d, DispatchWork *w) {
+  double e = word(d, 0), eb = d.spec.empty() ? 4 : double(std::max<uint32_t>(d.spec[0], 1));
+  w->params = {e};
+  w->flops = 0;
+  w->bytes = 2 * e * eb;
+}
+void gatherCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 2.5, 0, w); }
+void quantizeCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double e = invocations(d);
+  w->params = {e};
+  w->flops = 4 * e;
+  w->bytes = e * (n.inputs.empty() || !n.inputs[0] ? 4 : bytesOf(n.inputs[0]) / std::max(1.0, elements(n.inputs[0]))) +
+             e * elemBytes(n);
+}
+void resampleCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 3, 8, w); }
+void rotaryCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 3, 4, w); }
+void gqaPresentCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 4, 2, w); }
+// Each invocation walks the indices in order (last update wins).
+void scatterCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double e = invocations(d);
+  double updates = n.inputs.size() > 2 ? elements(n.inputs[2]) : e;
+  w->params = {std::max(e, updates)};
+  w->flops = std::max(e, updates);
+  w->bytes = 2 * updates * elemBytes(n) + e * elemBytes(n);
+}
+
+// matmul.comp: push M, N, K; batches in z.
+void matmulCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double M = word(d, 0), N = word(d, 1), K = word(d, 2), batches = d.groups[2];
+  w->params = {M * batches, K, N};
+  w->flops = 2 * M * N * K * batches;
+  w->bytes = batches * (M * K + K * N + M * N) * elemBytes(n);
+}
+// conv2d_gemm.comp and conv2d.comp: push N, C, H, W, O, OH, OW, KH, KW, ...,
+// groups (conv2d.comp, word 15).
+void convGemmCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), O = word(d, 4), OH = word(d, 5),
+         OW = word(d, 6), KH = word(d, 7), KW = word(d, 8);
+  double M = N * OH * OW, K = C * KH * KW;
+  w->params = {M, K, O};
+  w->flops = 2 * M * K * O;
+  w->bytes = (N * C * H * W + O * K + M * O) * elemBytes(n);
+}
+void convDirectCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), O = word(d, 4), OH = word(d, 5),
+         OW = word(d, 6), KH = word(d, 7), KW = word(d, 8), groups = std::max(1.0, word(d, 15));
+  bool transposed = d.spec.size() > 2 && d.spec[2];
+  double outputs = N * O * OH * OW;
+  // A transposed convolution's output gathers over the input channels of its group.
+  double perOutput = (transposed ? C : C / groups) * KH * KW;
+  w->params = {outputs, perOutput};
+  w->flops = 2 * outputs * perOutput;
+  w->bytes = (N * C * H * W + O * (C / groups) * KH * KW + outputs) * elemBytes(n);
+}
+// pool2d.comp: push N, C, H, W, OH, OW, window h, window w.
+void poolCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), OH = word(d, 4), OW = word(d, 5);
+  double window = word(d, 6) * word(d, 7), outputs = N * C * OH * OW;
+  w->params = {outputs, window};
+  w->flops = outputs * window;
+  w->bytes = (N * C * H * W + outputs) * elemBytes(n);
+}
+// reduce.comp: push outputs, reduced elements per output.
+void reduceCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double rows = word(d, 0), len = word(d, 1);
+  double eb = n.inputs.empty() || !n.inputs[0] ? 4 : std::max(1.0, bytesOf(n.inputs[0]) / std::max(1.0, elements(n.inputs[0])));
+  w->params = {rows, len};
+  w->flops = rows * len;
+  w->bytes = rows * len * eb + rows * elemBytes(n);
+}
+// softmax.comp, cumsum.comp: push outer, axis length, inner.
+void softmaxCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double rows = word(d, 0) * word(d, 2), len = word(d, 1);
+  w->params = {rows, len};
+  w->flops = 5 * rows * len;
+  w->bytes = 2 * rows * len * elemBytes(n);
+}
+void cumsumCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  softmaxCost(n, d, w);
+  w->flops /= 5;
+}
+// normalization.comp: push outer, inner; rms_norm.comp: push rows, row length.
+void normCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double rows = word(d, 0), len = word(d, 1);
+  w->params = {rows, len};
+  w->flops = 6 * rows * len;
+  w->bytes = 2 * rows * len * elemBytes(n);
+}
+void rmsNormCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double rows = word(d, 0), len = word(d, 1);
+  bool skip = n.op == "skipRmsNormalization";
+  w->params = {rows, len};
+  w->flops = 4 * rows * len;
+  w->bytes = (skip ? 4 : 2) * rows * len * elemBytes(n);
+}
+void matmulNBitsCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double K = double(n.attributes.getInt("K", 1)), N = double(n.attributes.getInt("N", 1));
+  double bits = double(n.attributes.getInt("bits", 4)), block = double(std::max<int64_t>(1, n.attributes.getInt("blockSize", 32)));
+  double M = std::max(1.0, elements(n.inputs.empty() ? nullptr : n.inputs[0]) / std::max(1.0, K));
+  w->params = {M, K, N};
+  w->flops = 2 * M * K * N;
+  w->bytes = N * K * bits / 8 + N * (K / block) * 4 + (M * K + M * N) * elemBytes(n);
+}
+void quantizedMatmulCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  const OperandDesc *a = n.inputs.empty() ? nullptr : n.inputs[0];
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  double K = a && !a->shape.empty() ? double(a->shape.back()) : 1;
+  double N = y && !y->shape.empty() ? double(y->shape.back()) : 1;
+  double M = std::max(1.0, elements(y) / std::max(1.0, N));
+  w->params = {M, K, N};
+  w->flops = 2 * M * K * N;
+  w->bytes = M * K + K * N + 4 * M * N;
+}
+// attention.comp: one workgroup per (batch, head, query row) over every key.
+void attentionCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  double rows = workgroups(d), T = 1, D = 1, kvRows = 1;
+  if (n.op == "groupQueryAttention" && n.outputs.size() > 1 && n.outputs[1] && n.outputs[1]->shape.size() == 4) {
+    const Shape &p = n.outputs[1]->shape;  // present [B, kvHeads, T, D]
+    T = double(p[2]);
+    D = double(p[3]);
+    kvRows = double(p[0] * p[1]);
+  } else if (n.inputs.size() > 1 && n.inputs[0] && n.inputs[1] && n.inputs[1]->shape.size() == 3) {
+    double heads = double(std::max<int64_t>(1, n.attributes.getInt("heads", 1)));
+    T = double(n.inputs[1]->shape[1]);
+    D = double(n.inputs[0]->shape.back()) / heads;
+    kvRows = double(n.inputs[1]->shape[0]) * heads;
+  }
+  w->params = {rows, T, D};
+  w->flops = 4 * rows * T * D;
+  w->bytes = (2 * rows * D + 2 * kvRows * T * D) * elemBytes(n);
+}
+// recurrent.comp: every step multiplies the input and the state by the gate weights.
+void recurrentCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  double steps = x && x->shape.size() == 3 ? double(x->shape[0]) : 1;
+  double batch = x && x->shape.size() >= 2 ? double(x->shape[x->shape.size() - 2]) : 1;
+  double weights = elements(n.inputs.size() > 1 ? n.inputs[1] : nullptr) +
+                   elements(n.inputs.size() > 2 ? n.inputs[2] : nullptr);
+  double hidden = n.inputs.size() > 2 && n.inputs[2] && !n.inputs[2]->shape.empty() ? double(n.inputs[2]->shape.back()) : 1;
+  w->params = {steps * batch, hidden};
+  w->flops = 2 * steps * batch * weights;
+  w->bytes = steps * weights * elemBytes(n);
+}
+
+const std::vector<ShaderCost> &table() {
+  static const std::vector<ShaderCost> t = {
+      {&shaders::binary, "binary", "binary", binaryCost},
+      {&shaders::binary_f64, "binary_f64", "binary", binaryCost},
+      {&shaders::unary, "unary", "unary", unaryCost},
+      {&shaders::where, "where", "where", whereCost},
+      {&shaders::copy, "copy", "copy", copyCost},
+      {&shaders::pad, "pad", "pad", copyCost},
+      {&shaders::triangular, "triangular", "copy", copyCost},
+      {&shaders::gather, "gather", "gather", gatherCost},
+      {&shaders::gather_nd, "gather_nd", "gather", gatherCost},
+      {&shaders::scatter_nd, "scatter_nd", "scatter", scatterCost},
+      {&shaders::scatter_elements, "scatter_elements", "scatter", scatterCost},
+      {&shaders::resample2d, "resample2d", "resample", resampleCost},
+      {&shaders::quantize, "quantize", "quantize", quantizeCost},
+      {&shaders::rotary, "rotary", "rotary", rotaryCost},
+      {&shaders::gqa_present, "gqa_present", "kvCache", gqaPresentCost},
+      {&shaders::matmul, "matmul", "matmul", matmulCost},
+      {&shaders::conv2d_gemm, "conv2d_gemm", "conv2d.gemm", convGemmCost},
+      {&shaders::conv2d, "conv2d", "conv2d.direct", convDirectCost},
+      {&shaders::pool2d, "pool2d", "pool", poolCost},
+      {&shaders::reduce, "reduce", "reduce", reduceCost},
+      {&shaders::reduce_f64, "reduce_f64", "reduce", reduceCost},
+      {&shaders::softmax, "softmax", "softmax", softmaxCost},
+      {&shaders::cumsum, "cumsum", "cumsum", cumsumCost},
+      {&shaders::cumsum_f64, "cumsum_f64", "cumsum", cumsumCost},
+      {&shaders::normalization, "normalization", "normalization", normCost},
+      {&shaders::rms_norm, "rms_norm", "rmsNorm", rmsNormCost},
+      {&shaders::matmul_nbits, "matmul_nbits", "matmulNBits", matmulNBitsCost},
+      {&shaders::quantized_matmul, "quantized_matmul", "quantizedMatmul", quantizedMatmulCost},
+      {&shaders::attention, "attention", "attention", attentionCost},
+      {&shaders::recurrent, "recurrent", "recurrent", recurrentCost},
+  };
+  return t;
+}
+
+const ShaderCost *find(const shaders::Spirv *s) {
+  for (const ShaderCost &c : table())
+    if (c.shader == s) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+Status dispatchWork(const NodeDesc &node, const Dispatch &d, DispatchWork *out) {
+  const ShaderCost *c = find(d.shader);
+  if (!c) return Status(StatusCode::kInternal, node.op + " '" + node.name + "': its GPU kernel dispatches a shader without a cost function");
+  DispatchWork w;
+  w.shader = c->name;
+  w.family = c->family;
+  c->fn(node, d, &w);
+  *out = std::move(w);
+  return Status::ok();
+}
+
+const char *shaderName(const shaders::Spirv *shader) {
+  const ShaderCost *c = find(shader);
+  return c ? c->name : nullptr;
+}
+
+bool shaderHasCost(std::string_view name) {
+  for (const ShaderCost &c : table())
+    if (name == c.name) return true;
+  return false;
+}
+
+}  // namespace webnn::vk

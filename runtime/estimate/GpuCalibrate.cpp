@@ -1,0 +1,493 @@
+// `webnn-run calibrate --device gpu`: the GPU profile (GpuProfile.h),
+// measured through the Vulkan backend's own kernels and programs: each grid
+// point is a real kernel (its factory, shaders and recording), timed as a
+// program holding the node once and a program holding it 1 + R times, so
+// the difference is R dispatches with their barriers and nothing else (the
+// submit, the wait and the staging copies cancel).
+#include "estimate/GpuEstimate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "webnn/runtime.h"
+
+#if defined(WEBNN_HAVE_VULKAN_BACKEND)
+#include "backends/vulkan/VulkanCost.h"
+#include "backends/vulkan/VulkanDevice.h"
+#include "backends/vulkan/VulkanProgram.h"
+#endif
+
+namespace webnn::est {
+
+#if !defined(WEBNN_HAVE_VULKAN_BACKEND)
+
+Status calibrateGpu(const GpuCalibrateOptions &, GpuProfile *) {
+  return unsupported("this build has no GPU (Vulkan) backend: calibrate --device cpu only");
+}
+
+#else
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+struct CalTensor {
+  DataType dtype = DataType::kFloat32;
+  Shape shape;
+  bool constant = false;
+  std::vector<uint8_t> bytes;
+};
+
+// One calibration node: its op, options, operands.
+struct Case {
+  std::string op;
+  rt::NodeAttributes attrs;
+  std::vector<CalTensor> inputs;
+  std::vector<std::pair<DataType, Shape>> outputs;
+};
+
+CalTensor tensor(Shape s, DataType t = DataType::kFloat32, bool constant = false) {
+  CalTensor c;
+  c.dtype = t;
+  c.shape = std::move(s);
+  c.constant = constant;
+  uint64_t bytes = 0;
+  tensorByteSize(t, c.shape, &bytes);
+  c.bytes.assign(bytes, 0x11);
+  // Small ordinary floats: no denormals or NaNs to slow a CPU device.
+  if (t == DataType::kFloat32) {
+    const float v = 0.25f;
+    for (uint64_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(c.bytes.data() + i, &v, 4);
+  }
+  return c;
+}
+
+rt::AttributeValue ints(std::vector<int64_t> v) {
+  rt::AttributeValue a;
+  a.kind = rt::AttributeValue::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+rt::AttributeValue intValue(int64_t v) {
+  rt::AttributeValue a;
+  a.kind = rt::AttributeValue::Kind::kInt;
+  a.i = v;
+  return a;
+}
+rt::AttributeValue str(std::string v) {
+  rt::AttributeValue a;
+  a.kind = rt::AttributeValue::Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+Case elementwise(const std::string &op, int64_t n, int inputs) {
+  Case c;
+  c.op = op;
+  for (int i = 0; i < inputs; ++i) c.inputs.push_back(tensor({n}));
+  c.outputs.push_back({DataType::kFloat32, {n}});
+  return c;
+}
+
+Case matmul(int64_t M, int64_t K, int64_t N) {
+  Case c;
+  c.op = "matmul";
+  c.inputs = {tensor({M, K}), tensor({K, N}, DataType::kFloat32, true)};
+  c.outputs.push_back({DataType::kFloat32, {M, N}});
+  return c;
+}
+
+// NHWC convolution with an OHWI filter, as webnnc's default pipeline emits.
+Case conv(int64_t hw, int64_t C, int64_t O, int64_t k, int64_t stride, int64_t groups) {
+  Case c;
+  c.op = "conv2d";
+  int64_t pad = k / 2, out = (hw + 2 * pad - k) / stride + 1;
+  c.attrs.set("inputLayout", str("nhwc"));
+  c.attrs.set("filterLayout", str("ohwi"));
+  c.attrs.set("padding", ints({pad, pad, pad, pad}));
+  c.attrs.set("strides", ints({stride, stride}));
+  c.attrs.set("groups", intValue(groups));
+  c.inputs = {tensor({1, hw, hw, C}), tensor({O, k, k, C / groups}, DataType::kFloat32, true),
+              tensor({O}, DataType::kFloat32, true)};
+  c.outputs.push_back({DataType::kFloat32, {1, out, out, O}});
+  return c;
+}
+
+Case pool(const std::string &op, int64_t hw, int64_t C, int64_t window, int64_t stride) {
+  Case c;
+  c.op = op;
+  int64_t out = (hw - window) / stride + 1;
+  c.attrs.set("layout", str("nhwc"));
+  c.attrs.set("windowDimensions", ints({window, window}));
+  c.attrs.set("strides", ints({stride, stride}));
+  c.inputs = {tensor({1, hw, hw, C})};
+  c.outputs.push_back({DataType::kFloat32, {1, out, out, C}});
+  return c;
+}
+
+Case rows(const std::string &op, int64_t r, int64_t len) {
+  Case c;
+  c.op = op;
+  c.inputs = {tensor({r, len})};
+  if (op == "reduceMean") {
+    c.attrs.set("axes", ints({1}));
+    c.outputs.push_back({DataType::kFloat32, {r}});
+    return c;
+  }
+  if (op == "layerNormalization") c.attrs.set("axes", ints({1}));
+  if (op == "rmsNormalization") c.inputs.push_back(tensor({len}, DataType::kFloat32, true));
+  c.outputs.push_back({DataType::kFloat32, {r, len}});
+  return c;
+}
+
+Case attention(int64_t S, int64_t T, int64_t heads, int64_t D) {
+  Case c;
+  c.op = "fusedAttention";
+  c.attrs.set("heads", intValue(heads));
+  c.inputs = {tensor({1, S, heads * D}), tensor({1, T, heads * D}), tensor({1, T, heads * D})};
+  c.outputs.push_back({DataType::kFloat32, {1, S, heads * D}});
+  return c;
+}
+
+Case matmulNBits(int64_t M, int64_t K, int64_t N) {
+  Case c;
+  c.op = "matmulNBits";
+  const int64_t block = 32, blocks = K / block;
+  c.attrs.set("K", intValue(K));
+  c.attrs.set("N", intValue(N));
+  c.attrs.set("bits", intValue(4));
+  c.attrs.set("blockSize", intValue(block));
+  c.inputs = {tensor({M, K}), tensor({N, blocks, block / 2}, DataType::kUint8, true),
+              tensor({N * blocks}, DataType::kFloat32, true)};
+  c.outputs.push_back({DataType::kFloat32, {M, N}});
+  return c;
+}
+
+struct Measured {
+  std::string family, shader;
+  std::vector<double> params;
+  double flops = 0, bytes = 0;
+  double dispatchMs = 0;  // one dispatch with its barrier
+  double programMs = 0;   // the one-node program's run: submit, transfers, dispatch
+  double uploadMs = 0;
+  uint64_t constantBytes = 0;
+  double spread = 0;
+};
+
+class Calibrator {
+ public:
+  explicit Calibrator(std::shared_ptr<vk::Device> d) : device_(std::move(d)) {}
+
+  // A program holding the case's node `reps` times over the same tensors.
+  Status build(Case &c, int reps, std::unique_ptr<vk::Program> *out, std::vector<int32_t> *inputs,
+               vk::DispatchWork *work, size_t *dispatches) {
+    std::vector<vk::ProgramTensor> tensors;
+    std::vector<rt::OperandDesc> operands(c.inputs.size() + c.outputs.size());
+    rt::NodeDesc node;
+    node.op = c.op;
+    node.name = "calibrate";
+    node.attributes = c.attrs;
+    vk::ProgramNode pn;
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      const CalTensor &t = c.inputs[i];
+      operands[i] = {t.dtype, t.shape, t.constant ? t.bytes.data() : nullptr};
+      node.inputs.push_back(&operands[i]);
+      vk::ProgramTensor pt;
+      pt.dtype = t.dtype;
+      pt.shape = t.shape;
+      pt.role = t.constant ? vk::ProgramTensor::Role::kConstant : vk::ProgramTensor::Role::kInput;
+      pt.constantData = t.constant ? t.bytes.data() : nullptr;
+      pn.inputs.push_back(int32_t(tensors.size()));
+      tensors.push_back(pt);
+    }
+    for (size_t i = 0; i < c.outputs.size(); ++i) {
+      rt::OperandDesc &od = operands[c.inputs.size() + i];
+      od = {c.outputs[i].first, c.outputs[i].second, nullptr};
+      node.outputs.push_back(&od);
+      vk::ProgramTensor pt;
+      pt.dtype = od.dtype;
+      pt.shape = od.shape;
+      pt.role = vk::ProgramTensor::Role::kOutput;
+      pn.outputs.push_back(int32_t(tensors.size()));
+      tensors.push_back(pt);
+    }
+    pn.desc = &node;
+    if (work) {
+      vk::KernelPlan plan;
+      vk::VulkanKernelFactory f = vk::findVulkanKernel(c.op);
+      if (!f) return unsupported(c.op + ": no GPU kernel");
+      WEBNN_RETURN_IF_ERROR(f(node, device_->info(), &plan));
+      if (plan.dispatches.empty()) return internalErrorOf(c.op + ": no dispatch");
+      *work = vk::DispatchWork();
+      for (const vk::Dispatch &d : plan.dispatches) {
+        vk::DispatchWork w;
+        WEBNN_RETURN_IF_ERROR(vk::dispatchWork(node, d, &w));
+        if (work->family.empty()) *work = w;
+        else {
+          work->flops += w.flops;
+          work->bytes += w.bytes;
+        }
+      }
+      *dispatches = plan.dispatches.size();
+    }
+    std::vector<vk::ProgramNode> nodes(size_t(reps), pn);
+    WEBNN_RETURN_IF_ERROR(vk::Program::create(device_, tensors, nodes, out));
+    inputs->clear();
+    for (size_t i = 0; i < c.inputs.size(); ++i)
+      if (!c.inputs[i].constant) {
+        WEBNN_RETURN_IF_ERROR((*out)->setInput(pn.inputs[i], c.inputs[i].bytes.data(), c.inputs[i].bytes.size()));
+        inputs->push_back(pn.inputs[i]);
+      }
+    return Status::ok();
+  }
+
+  // Median of `n` runs after one untimed run; `all` gets every time.
+  Status time(vk::Program &p, int n, double *median, std::vector<double> *all = nullptr) {
+    WEBNN_RETURN_IF_ERROR(p.run());
+    std::vector<double> t;
+    for (int i = 0; i < n; ++i) {
+      auto t0 = Clock::now();
+      WEBNN_RETURN_IF_ERROR(p.run());
+      t.push_back(msSince(t0));
+    }
+    std::sort(t.begin(), t.end());
+    *median = t[t.size() / 2];
+    if (all) *all = t;
+    return Status::ok();
+  }
+
+  Status measure(Case &c, Measured *out) {
+    uint64_t pipelines0 = device_->pipelinesCreated();
+    double pipelineMs0 = device_->pipelineMilliseconds();
+    std::unique_ptr<vk::Program> one, many;
+    std::vector<int32_t> inputs;
+    vk::DispatchWork work;
+    size_t dispatches = 1;
+    WEBNN_RETURN_IF_ERROR(build(c, 1, &one, &inputs, &work, &dispatches));
+    uint64_t created = device_->pipelinesCreated() - pipelines0;
+    if (created) {
+      double ms = (device_->pipelineMilliseconds() - pipelineMs0) / double(created);
+      pipelineMs_[work.shader].push_back(ms);
+      allPipelineMs_.push_back(ms);
+    }
+    Measured m;
+    m.family = work.family;
+    m.shader = work.shader;
+    m.params = work.params;
+    for (double &p : m.params) p = std::max(p, 1.0);
+    m.flops = work.flops;
+    m.bytes = work.bytes;
+    m.uploadMs = one->stats().uploadMs;
+    m.constantBytes = one->stats().constantBytes;
+    double tOne = 0;
+    WEBNN_RETURN_IF_ERROR(time(*one, 3, &tOne));
+    // Enough repetitions that they take a few milliseconds: the one-node
+    // run less its submit and its staging copies bounds the dispatch.
+    double io = 0;
+    for (const CalTensor &t : c.inputs)
+      if (!t.constant) io += double(t.bytes.size());
+    for (const auto &[dtype, shape] : c.outputs) {
+      uint64_t b = 0;
+      tensorByteSize(dtype, shape, &b);
+      io += double(b);
+    }
+    double guess = std::max(tOne - submitMs_ - (transferGBs_ > 0 ? io / (transferGBs_ * 1e6) : 0), 0.01);
+    int reps = int(std::clamp(std::ceil(4.0 / guess), 2.0, 48.0));
+    WEBNN_RETURN_IF_ERROR(build(c, 1 + reps, &many, &inputs, nullptr, nullptr));
+    double tMany = 0;
+    std::vector<double> runs;
+    WEBNN_RETURN_IF_ERROR(time(*many, 5, &tMany, &runs));
+    m.programMs = tOne;
+    m.dispatchMs = std::max((tMany - tOne) / double(reps * dispatches), 1e-5);
+    m.spread = std::log(runs.back() / std::max(runs.front(), 1e-6)) / 2.56;
+    *out = std::move(m);
+    return Status::ok();
+  }
+
+  void setSubmitMs(double ms) { submitMs_ = ms; }
+  void setTransferGBs(double v) { transferGBs_ = v; }
+  std::map<std::string, std::vector<double>> pipelineMs_;
+  std::vector<double> allPipelineMs_;
+
+ private:
+  static Status internalErrorOf(const std::string &m) { return Status(StatusCode::kInternal, m); }
+  std::shared_ptr<vk::Device> device_;
+  double submitMs_ = 0, transferGBs_ = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+GpuLimits limitsOf(const vk::DeviceInfo &d) {
+  GpuLimits l;
+  l.name = d.name;
+  l.type = d.type;
+  l.apiVersion = d.apiVersion;
+  l.vendorId = d.vendorId;
+  l.deviceId = d.deviceId;
+  l.driverVersion = d.driverVersion;
+  l.maxStorageBufferRange = d.maxStorageBufferRange;
+  l.minStorageBufferOffsetAlignment = d.minStorageBufferOffsetAlignment;
+  l.maxSharedMemory = d.maxSharedMemory;
+  l.maxWorkGroupInvocations = d.maxWorkGroupInvocations;
+  for (int k = 0; k < 3; ++k) l.maxWorkGroupCount[k] = d.maxWorkGroupCount[k];
+  l.maxPushConstantsSize = d.maxPushConstantsSize;
+  l.subgroupSize = d.subgroupSize;
+  l.deviceLocalBytes = d.deviceLocalBytes;
+  l.unifiedMemory = d.unifiedMemory;
+  l.float64 = d.float64;
+  return l;
+}
+
+}  // namespace
+
+Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
+  auto start = Clock::now();
+  auto elapsed = [&] { return msSince(start) / 1000.0; };
+  auto say = [&](const std::string &s) {
+    if (options.progress) options.progress(s);
+  };
+  int index = -1;
+  if (!vk::parseGpuDeviceName(options.device, &index))
+    return invalidArgument("--device '" + options.device + "': expected gpu or gpu:N");
+  vk::Device::Options o = vk::Device::defaultOptions();
+  o.index = index;
+  // Pipelines created cold: the first run on a fresh machine.
+  o.cacheDir = "none";
+  std::shared_ptr<vk::Device> device;
+  WEBNN_RETURN_IF_ERROR(vk::Device::create(o, &device));
+  GpuProfile p;
+  p.device = limitsOf(device->info());
+  p.libraryVersion = version();
+  Calibrator cal(device);
+  char line[256];
+
+  // The fixed costs: a tiny copy gives the dispatch (by difference) and the
+  // submit (what is left of its one-node run); a large copy the storage
+  // bandwidth and the staging transfers.
+  Case tiny = elementwise("reshape", 64, 1);
+  Measured mt;
+  WEBNN_RETURN_IF_ERROR(cal.measure(tiny, &mt));
+  p.dispatchUs = mt.dispatchMs * 1e3;
+  p.submitUs = std::max(mt.programMs - mt.dispatchMs, 1e-3) * 1e3;
+  cal.setSubmitMs(p.submitUs * 1e-3);
+  std::snprintf(line, sizeof line, "dispatch + barrier %.1f us, submit + wait %.1f us", p.dispatchUs, p.submitUs);
+  say(line);
+  const int64_t bigN = int64_t(1) << 21;  // 8 MiB of float32
+  Case big = elementwise("reshape", bigN, 1);
+  Measured mb;
+  WEBNN_RETURN_IF_ERROR(cal.measure(big, &mb));
+  p.bandwidthGBs = mb.bytes / (std::max(mb.dispatchMs - mt.dispatchMs, 1e-4) * 1e6);
+  p.transferGBs = 2.0 * double(bigN) * 4 / (std::max(mb.programMs - mb.dispatchMs - p.submitUs * 1e-3, 1e-4) * 1e6);
+  std::snprintf(line, sizeof line, "storage-buffer copy %.2f GB/s, staging transfers %.2f GB/s", p.bandwidthGBs,
+                p.transferGBs);
+  say(line);
+  cal.setTransferGBs(p.transferGBs);
+  Case add = elementwise("add", bigN / 2, 2);
+  add.inputs[1].constant = true;
+  Measured ma;
+  WEBNN_RETURN_IF_ERROR(cal.measure(add, &ma));
+  p.uploadGBs = double(ma.constantBytes) / (std::max(ma.uploadMs, 1e-3) * 1e6);
+  Case mm = matmul(128, 256, 256);
+  Measured mm0;
+  WEBNN_RETURN_IF_ERROR(cal.measure(mm, &mm0));
+  p.runSpread = mm0.spread;
+  // The tiny copy is all overhead: not a grid point.
+  std::vector<Measured> points = {mb, ma, mm0};
+  std::snprintf(line, sizeof line, "constant upload %.2f GB/s, matmul 128x256x256 %.3f ms", p.uploadGBs, mm0.dispatchMs);
+  say(line);
+
+  // The grid, per family; measured breadth first so that a deadline leaves
+  // every family some points.
+  using Maker = std::function<Case()>;
+  std::vector<std::vector<Maker>> grid = {
+      {[] { return elementwise("reshape", 4096, 1); }, [] { return elementwise("reshape", 262144, 1); }},
+      {[] { return elementwise("add", 4096, 2); }, [] { return elementwise("add", 262144, 2); },
+       [] { return elementwise("add", 2097152, 2); }},
+      {[] { return elementwise("relu", 4096, 1); }, [] { return elementwise("relu", 262144, 1); },
+       [] { return elementwise("relu", 2097152, 1); }},
+      {[] { return elementwise("sigmoid", 4096, 1); }, [] { return elementwise("sigmoid", 262144, 1); },
+       [] { return elementwise("sigmoid", 1048576, 1); }},
+      {[] { return matmul(1, 512, 512); }, [] { return matmul(16, 64, 64); }, [] { return matmul(256, 512, 256); },
+       [] { return matmul(32, 1024, 128); }, [] { return matmul(512, 64, 512); }, [] { return matmul(4, 256, 1024); }},
+      {[] { return conv(32, 32, 32, 3, 1, 1); }, [] { return conv(56, 16, 32, 1, 1, 1); },
+       [] { return conv(14, 128, 128, 3, 1, 1); }, [] { return conv(64, 3, 16, 3, 2, 1); },
+       [] { return conv(7, 320, 640, 1, 1, 1); }, [] { return conv(28, 64, 64, 3, 1, 1); }},
+      {[] { return conv(56, 32, 32, 3, 1, 32); }, [] { return conv(14, 192, 192, 3, 1, 192); },
+       [] { return conv(28, 96, 96, 3, 2, 96); }, [] { return conv(7, 576, 576, 5, 1, 576); }},
+      {[] { return pool("maxPool2d", 56, 64, 3, 2); }, [] { return pool("averagePool2d", 7, 512, 7, 1); },
+       [] { return pool("averagePool2d", 14, 256, 14, 1); }, [] { return pool("maxPool2d", 28, 32, 2, 2); }},
+      {[] { return rows("reduceMean", 64, 1024); }, [] { return rows("reduceMean", 1024, 64); },
+       [] { return rows("reduceMean", 8, 16384); }},
+      {[] { return rows("softmax", 128, 128); }, [] { return rows("softmax", 8, 1000); },
+       [] { return rows("softmax", 1024, 32); }},
+      {[] { return rows("layerNormalization", 128, 768); }, [] { return rows("layerNormalization", 16, 256); },
+       [] { return rows("layerNormalization", 1024, 64); }},
+      {[] { return rows("rmsNormalization", 1, 1024); }, [] { return rows("rmsNormalization", 128, 768); },
+       [] { return rows("rmsNormalization", 16, 256); }},
+      {[] { return attention(16, 16, 4, 64); }, [] { return attention(128, 128, 2, 32); },
+       [] { return attention(1, 256, 4, 64); }, [] { return attention(64, 64, 12, 64); }},
+      {[] { return matmulNBits(1, 1024, 1024); }, [] { return matmulNBits(1, 256, 256); },
+       [] { return matmulNBits(16, 512, 512); }},
+  };
+  double lastPoint = 0;
+  bool complete = true;
+  for (size_t round = 0; complete; ++round) {
+    bool any = false;
+    for (const auto &family : grid) {
+      if (round >= family.size()) continue;
+      any = true;
+      if (elapsed() + std::max(0.5, 2 * lastPoint) > options.deadlineSeconds) {
+        complete = false;
+        break;
+      }
+      auto t0 = Clock::now();
+      Case c = family[round]();
+      Measured m;
+      if (Status s = cal.measure(c, &m); !s) return Status(s.code(), "calibrating " + c.op + ": " + s.message());
+      lastPoint = msSince(t0) / 1000.0;
+      points.push_back(std::move(m));
+    }
+    if (!any) break;
+  }
+  if (!complete) say("stopped at the deadline: the grid is partial but usable");
+
+  // Ratios against the roofline of the final peaks: the best float32 rate
+  // any matmul or implicit-GEMM convolution reached.
+  for (const Measured &m : points)
+    if (m.family == "matmul" || m.family == "conv2d.gemm")
+      p.peakGflops = std::max(p.peakGflops, m.flops / (std::max(m.dispatchMs - p.dispatchUs * 1e-3, 1e-5) * 1e6));
+  for (const Measured &m : points) {
+    double roof = std::max(m.flops / (p.peakGflops * 1e6), m.bytes / (p.bandwidthGBs * 1e6));
+    if (roof <= 0) continue;
+    GridPoint g;
+    g.params = m.params;
+    g.ms = m.dispatchMs;
+    g.ratio = std::max((m.dispatchMs - p.dispatchUs * 1e-3) / roof, 1e-3);
+    FamilyGrid &fg = p.families[m.family];
+    if (!fg.points.empty() && fg.points[0].params.size() != g.params.size()) continue;
+    fg.points.push_back(std::move(g));
+  }
+  for (const auto &[shader, v] : cal.pipelineMs_) p.shaderPipelineMs[shader] = median(v);
+  p.pipelineMs = median(cal.allPipelineMs_);
+  updateGpuSigmas(&p);
+  p.complete = complete;
+  p.calibrationSeconds = elapsed();
+  std::snprintf(line, sizeof line, "peak %.2f GFLOP/s (matmul / conv2d_gemm), pipeline %.1f ms cold, %.1f s",
+                p.peakGflops, p.pipelineMs, p.calibrationSeconds);
+  say(line);
+  *out = std::move(p);
+  return Status::ok();
+}
+
+#endif
+
+}  // namespace webnn::est

@@ -1,0 +1,225 @@
+#include "estimate/GpuProfile.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "estimate/Estimate.h"
+#include "nlohmann/json.hpp"
+#include "webnn/runtime.h"
+
+namespace webnn::est {
+namespace {
+
+constexpr int kGpuProfileFormat = 1;
+
+struct Reader {
+  const std::string &file;
+  Status status = Status::ok();
+  double num(const nlohmann::json &j, const char *key, const std::string &where, bool required = true) {
+    if (!status) return 0;
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) {
+      if (required) status = invalidArgument(file + ": " + where + key + ": missing or not a number");
+      return 0;
+    }
+    double v = it->get<double>();
+    if (!std::isfinite(v) || v < 0) {
+      status = invalidArgument(file + ": " + where + key + ": must be a finite number >= 0");
+      return 0;
+    }
+    return v;
+  }
+  std::string str(const nlohmann::json &j, const char *key, const std::string &where) {
+    if (!status) return {};
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_string()) {
+      status = invalidArgument(file + ": " + where + key + ": missing or not a string");
+      return {};
+    }
+    return it->get<std::string>();
+  }
+};
+
+}  // namespace
+
+std::string gpuProfileKey(const GpuLimits &d) {
+  return "gpu|" + d.name + "|" + std::to_string(d.vendorId) + ":" + std::to_string(d.deviceId) + "|driver " +
+         std::to_string(d.driverVersion) + "|vulkan " + std::to_string(d.apiVersion) + "|" + version();
+}
+
+std::string defaultGpuProfilePath(const GpuLimits &device) {
+  return profileCacheDirectory() + "/gpu-" + profileKeyHash(gpuProfileKey(device)) + ".json";
+}
+
+void updateGpuSigmas(GpuProfile *p) {
+  for (auto &[name, g] : p->families) {
+    double sum = 0;
+    int n = 0;
+    if (g.points.size() >= 2)
+      for (size_t i = 0; i < g.points.size(); ++i) {
+        double e = std::log(interpolateRatio(g, g.points[i].params, long(i))) - std::log(g.points[i].ratio);
+        sum += e * e;
+        ++n;
+      }
+    g.logSigma = n ? std::sqrt(sum / n) : 0.5;
+  }
+}
+
+Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
+  const GpuLimits &d = p.device;
+  nlohmann::json j;
+  j["format"] = kGpuProfileFormat;
+  j["kind"] = "gpu";
+  j["library_version"] = p.libraryVersion;
+  j["device"] = {{"name", d.name},
+                 {"type", d.type},
+                 {"api_version", d.apiVersion},
+                 {"vendor_id", d.vendorId},
+                 {"device_id", d.deviceId},
+                 {"driver_version", d.driverVersion},
+                 {"max_storage_buffer_range", d.maxStorageBufferRange},
+                 {"min_storage_buffer_offset_alignment", d.minStorageBufferOffsetAlignment},
+                 {"max_shared_memory", d.maxSharedMemory},
+                 {"max_workgroup_invocations", d.maxWorkGroupInvocations},
+                 {"max_workgroup_count", {d.maxWorkGroupCount[0], d.maxWorkGroupCount[1], d.maxWorkGroupCount[2]}},
+                 {"max_push_constants_size", d.maxPushConstantsSize},
+                 {"subgroup_size", d.subgroupSize},
+                 {"device_local_bytes", d.deviceLocalBytes},
+                 {"unified_memory", d.unifiedMemory},
+                 {"float64", d.float64}};
+  j["dispatch_us"] = p.dispatchUs;
+  j["submit_us"] = p.submitUs;
+  j["transfer_gbs"] = p.transferGBs;
+  j["bandwidth_gbs"] = p.bandwidthGBs;
+  j["peak_gflops"] = p.peakGflops;
+  j["upload_gbs"] = p.uploadGBs;
+  j["pipeline_ms"] = p.pipelineMs;
+  j["shader_pipeline_ms"] = p.shaderPipelineMs;
+  j["run_spread"] = p.runSpread;
+  j["calibration_seconds"] = p.calibrationSeconds;
+  j["complete"] = p.complete;
+  j["families"] = nlohmann::json::object();
+  for (const auto &[name, g] : p.families) {
+    nlohmann::json pts = nlohmann::json::array();
+    for (const GridPoint &gp : g.points) pts.push_back({{"params", gp.params}, {"ratio", gp.ratio}, {"ms", gp.ms}});
+    j["families"][name] = {{"log_sigma", g.logSigma}, {"points", pts}};
+  }
+  size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) WEBNN_RETURN_IF_ERROR(makeProfileDirectories(path.substr(0, slash)));
+  // Written beside and renamed, so a reader never sees half a profile.
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out) return Status(StatusCode::kIo, tmp + ": cannot write the GPU profile");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(StatusCode::kIo, path + ": cannot write the GPU profile: " + std::strerror(errno));
+  }
+  return Status::ok();
+}
+
+Status loadGpuProfile(const std::string &path, GpuProfile *out) {
+  std::ifstream in(path);
+  if (!in) return Status(StatusCode::kIo, path + ": cannot open the GPU profile: " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return invalidArgument(path + ": not a JSON object (GPU profile)");
+  if (j.value("kind", std::string()) != "gpu")
+    return invalidArgument(path + ": kind: not a GPU profile (a CPU profile? estimate --device cpu reads those)");
+  Reader r{path};
+  if (r.num(j, "format", "") != kGpuProfileFormat && r.status)
+    return invalidArgument(path + ": format: expected " + std::to_string(kGpuProfileFormat) +
+                           " (a profile of another version: run webnn-run calibrate --device gpu again)");
+  GpuProfile p;
+  p.libraryVersion = r.str(j, "library_version", "");
+  if (!j.contains("device") || !j["device"].is_object()) return invalidArgument(path + ": device: missing or not an object");
+  const nlohmann::json &dj = j["device"];
+  GpuLimits &d = p.device;
+  d.name = r.str(dj, "name", "device.");
+  d.type = r.str(dj, "type", "device.");
+  d.apiVersion = uint32_t(r.num(dj, "api_version", "device."));
+  d.vendorId = uint32_t(r.num(dj, "vendor_id", "device."));
+  d.deviceId = uint32_t(r.num(dj, "device_id", "device."));
+  d.driverVersion = uint32_t(r.num(dj, "driver_version", "device."));
+  d.maxStorageBufferRange = uint64_t(r.num(dj, "max_storage_buffer_range", "device."));
+  d.minStorageBufferOffsetAlignment = uint64_t(r.num(dj, "min_storage_buffer_offset_alignment", "device."));
+  d.maxSharedMemory = uint32_t(r.num(dj, "max_shared_memory", "device."));
+  d.maxWorkGroupInvocations = uint32_t(r.num(dj, "max_workgroup_invocations", "device."));
+  d.maxPushConstantsSize = uint32_t(r.num(dj, "max_push_constants_size", "device."));
+  d.subgroupSize = uint32_t(r.num(dj, "subgroup_size", "device."));
+  d.deviceLocalBytes = uint64_t(r.num(dj, "device_local_bytes", "device."));
+  d.unifiedMemory = dj.value("unified_memory", false);
+  d.float64 = dj.value("float64", false);
+  if (!r.status) return r.status;
+  auto wc = dj.find("max_workgroup_count");
+  if (wc == dj.end() || !wc->is_array() || wc->size() != 3)
+    return invalidArgument(path + ": device.max_workgroup_count: expected 3 numbers");
+  for (size_t k = 0; k < 3; ++k) {
+    if (!(*wc)[k].is_number_unsigned()) return invalidArgument(path + ": device.max_workgroup_count: expected 3 numbers");
+    d.maxWorkGroupCount[k] = (*wc)[k].get<uint32_t>();
+  }
+  p.dispatchUs = r.num(j, "dispatch_us", "");
+  p.submitUs = r.num(j, "submit_us", "");
+  p.transferGBs = r.num(j, "transfer_gbs", "");
+  p.bandwidthGBs = r.num(j, "bandwidth_gbs", "");
+  p.peakGflops = r.num(j, "peak_gflops", "");
+  p.uploadGBs = r.num(j, "upload_gbs", "");
+  p.pipelineMs = r.num(j, "pipeline_ms", "");
+  p.runSpread = r.num(j, "run_spread", "", false);
+  p.calibrationSeconds = r.num(j, "calibration_seconds", "");
+  p.complete = j.value("complete", false);
+  if (!r.status) return r.status;
+  if (p.bandwidthGBs <= 0 || p.peakGflops <= 0 || p.transferGBs <= 0 || p.uploadGBs <= 0 ||
+      d.maxStorageBufferRange == 0 || d.maxWorkGroupCount[0] == 0)
+    return invalidArgument(path + ": bandwidth_gbs, peak_gflops, transfer_gbs, upload_gbs and the device limits "
+                                  "must be > 0 (an unusable profile; calibrate again)");
+  if (auto sp = j.find("shader_pipeline_ms"); sp != j.end() && sp->is_object())
+    for (const auto &[name, v] : sp->items()) {
+      if (!v.is_number() || !(v.get<double>() >= 0))
+        return invalidArgument(path + ": shader_pipeline_ms." + name + ": must be a number >= 0");
+      p.shaderPipelineMs[name] = v.get<double>();
+    }
+  if (!j.contains("families") || !j["families"].is_object())
+    return invalidArgument(path + ": families: missing or not an object");
+  for (const auto &[name, g] : j["families"].items()) {
+    std::string fw = "families." + name;
+    if (!g.is_object() || !g.contains("points") || !g["points"].is_array())
+      return invalidArgument(path + ": " + fw + ": expected {log_sigma, points: [...]}");
+    FamilyGrid grid;
+    grid.logSigma = r.num(g, "log_sigma", fw + ".", false);
+    for (size_t i = 0; i < g["points"].size(); ++i) {
+      const nlohmann::json &pt = g["points"][i];
+      std::string pw = fw + ".points[" + std::to_string(i) + "]";
+      if (!pt.is_object() || !pt.contains("params") || !pt["params"].is_array() || pt["params"].empty() ||
+          pt["params"].size() > 8)
+        return invalidArgument(path + ": " + pw + ": expected params (1-8 numbers) and ratio");
+      GridPoint gp;
+      for (const auto &v : pt["params"]) {
+        if (!v.is_number() || !(v.get<double>() >= 1) || !std::isfinite(v.get<double>()))
+          return invalidArgument(path + ": " + pw + ".params: every entry must be a finite number >= 1");
+        gp.params.push_back(v.get<double>());
+      }
+      gp.ratio = r.num(pt, "ratio", pw + ".");
+      gp.ms = r.num(pt, "ms", pw + ".", false);
+      if (!r.status) return r.status;
+      if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");
+      if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size())
+        return invalidArgument(path + ": " + pw + ".params: not as many as the family's other points");
+      grid.points.push_back(std::move(gp));
+    }
+    p.families[name] = std::move(grid);
+  }
+  *out = std::move(p);
+  return Status::ok();
+}
+
+}  // namespace webnn::est
