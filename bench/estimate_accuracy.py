@@ -40,10 +40,25 @@ import run as benchrun  # noqa: E402  (export, tool lookup, inputs)
 # efficientnet_b0, whose held-out miss led to the per-op transcendental
 # families; audio_encoder, compared node by node when the conv families were
 # split into Winograd / im2col / direct): never counted as held out.
-FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0", "audio_encoder"]
+# The synthetic blocks of bench/models/estimate_synthetic.py (an inception
+# block, dilated convolutions, resampling) were built to find what the model
+# priced wrong in those kernel families: fitting models too.
+SYNTHETIC = ["inception_block", "dilated_convs", "resample_head"]
+FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0", "audio_encoder"] + SYNTHETIC
 HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf",
             "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "bert_base",
             "transformer", "resnext50", "deeplabv3_mbv3", "swin_t", "vit_b16"]
+# The real npm models (bench/fetch_real_models.sh; counted only when their
+# files are present: nothing is downloaded here), with the shapes and frozen
+# inputs test/onnx/check_real_models.py compiles them with.
+REAL_MODELS = ["ppocr-det", "ppocr-rec", "silero-vad", "silero-vad-v5", "melspectrogram"]
+# The int4 Llama of bench/llm.py (test/llm/make_llama.py, 100M, accuracy
+# level 4), one artifact with dynamic sequence dimensions: a prefill of N
+# tokens (empty past) and a decode step after L tokens.
+LLM_PREFILL = [16, 64, 128]
+LLM_DECODE_AT = [64, 256, 1024]
+LLM_CASES = ["llama_prefill_%d" % n for n in LLM_PREFILL] + ["llama_decode_at_%d" % n for n in LLM_DECODE_AT]
+LLM_MAX_SEQ, LLM_MAX_PAST = 256, 1024
 LOCK_PATH = "/tmp/webnn-bench.lock"  # what `flock /tmp/webnn-bench.lock` takes
 TIERS = ["excellent", "good", "fair", "moderate", "slow", "very-slow", "poor"]
 BOUNDS = [16, 100, 1000, 10000, 30000, 60000, float("inf")]
@@ -63,13 +78,122 @@ def run(cmd, timeout=1800):
     return p.stdout
 
 
-def estimate(tools, wnn, threads, profile, requirement=None):
-    cmd = [tools["webnnc"], "estimate", wnn, "--threads", str(threads), "--json"]
+def estimate(tools, wnn, threads, profile, requirement=None, shapes=()):
+    cmd = [tools["webnnc"], "estimate", wnn, "--threads", str(threads), "--json"] + list(shapes)
     if profile:
         cmd += ["--profile", profile]
     if requirement:
         cmd += ["--requirement", requirement]
     return json.loads(run(cmd))
+
+
+def group_of(name):
+    if name in REAL_MODELS:
+        return "npm"
+    if name in LLM_CASES:
+        return "llm"
+    return "suite"
+
+
+def prepare_suite(m, cache_dir, work, tools, stale):
+    """An exported benchmark or synthetic model: (full, light, bindings, estimate args)."""
+    if m in SYNTHETIC:
+        sys.path.insert(0, os.path.join(BENCH, "models"))
+        import estimate_synthetic
+        onnx_path = estimate_synthetic.export(m, cache_dir)
+    else:
+        onnx_path = benchrun.export_model(m, cache_dir)
+    full = os.path.join(work, m + ".wnn")
+    light = os.path.join(work, m + ".graph.wnn")
+    if stale(full):
+        run([tools["webnnc"], "compile", onnx_path, "-o", full])
+    if stale(light):
+        run([tools["webnnc"], "compile", onnx_path, "-o", light, "--weightless", "--weights-out",
+             os.path.join(work, m + ".weights")])
+    in_dir = os.path.join(work, m + "_inputs")
+    os.makedirs(in_dir, exist_ok=True)
+    return [(m, full, light, benchrun.write_inputs(onnx_path, in_dir), [])]
+
+
+def prepare_real(m, work, tools, stale):
+    """A real npm model, compiled as test/onnx/check_real_models.py does; [] when absent."""
+    import numpy as np
+    from onnx import numpy_helper
+    sys.path.insert(0, os.path.join(os.path.dirname(BENCH), "test", "onnx"))
+    import check_real_models as real
+    spec = real.MODELS[m]
+    src = os.path.join(os.environ.get("WEBNN_REAL_MODELS_DIR", os.path.join(BENCH, ".models", "npm")), spec["file"])
+    if not os.path.exists(src):
+        print("%s: %s absent (bench/fetch_real_models.sh): not counted" % (m, src), file=sys.stderr)
+        return []
+    d = os.path.join(work, m + "_inputs")
+    os.makedirs(d, exist_ok=True)
+    inputs = spec["inputs"](np.random.default_rng(0))
+    flags = []
+    for sh in spec["shape"]:
+        flags += ["--shape", sh]
+    for k in spec["frozen"]:
+        pb = os.path.join(d, k + ".pb")
+        with open(pb, "wb") as f:
+            f.write(numpy_helper.from_array(inputs[k], k).SerializeToString())
+        flags += ["--const-input", "%s=%s" % (k, pb)]
+    bindings = []
+    for k, v in inputs.items():
+        if k not in spec["frozen"]:
+            np.save(os.path.join(d, k + ".npy"), v)
+            bindings.append((k, os.path.join(d, k + ".npy")))
+    full = os.path.join(work, m + ".wnn")
+    light = os.path.join(work, m + ".graph.wnn")
+    if stale(full):
+        run([tools["webnnc"], "compile", src, "-o", full] + flags)
+    if stale(light):
+        run([tools["webnnc"], "compile", src, "-o", light, "--weightless", "--weights-out",
+             os.path.join(work, m + ".weights")] + flags)
+    return [(m, full, light, bindings, [])]
+
+
+def prepare_llm(names, cache_dir, work, tools, stale):
+    """The int4 Llama's prefill and decode cases among `names`, one artifact for all."""
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(BENCH), "test", "llm"))
+    import make_llama
+    onnx_path = os.path.join(cache_dir, "llama_100m_acc4.onnx")
+    if not os.path.exists(onnx_path):
+        import onnx
+        onnx.save(make_llama.build(make_llama.SIZES["100m"], 4, 32, 0), onnx_path)
+    cfg = make_llama.SIZES["100m"]
+    full = os.path.join(work, "llama.wnn")
+    light = os.path.join(work, "llama.graph.wnn")
+    dims = ["--shape", "batch_size:1", "--dynamic-dim", "sequence_length=%d" % LLM_MAX_SEQ,
+            "--dynamic-dim", "past_sequence_length=%d" % LLM_MAX_PAST,
+            "--dynamic-dim", "total_sequence_length=%d" % (LLM_MAX_SEQ + LLM_MAX_PAST)]
+    if stale(full):
+        run([tools["webnnc"], "compile", onnx_path, "-o", full] + dims)
+    if stale(light):
+        run([tools["webnnc"], "compile", onnx_path, "-o", light, "--weightless", "--weights-out",
+             os.path.join(work, "llama.weights")] + dims)
+    out = []
+    rng = np.random.default_rng(0)
+    for name in names:
+        prefill = name.startswith("llama_prefill_")
+        n = int(name.rsplit("_", 1)[1])
+        seq, past = (n, 0) if prefill else (1, n)
+        d = os.path.join(work, name + "_inputs")
+        os.makedirs(d, exist_ok=True)
+        arrays = {"input_ids": rng.integers(0, 1000, (1, seq)).astype(np.int64),
+                  "attention_mask": np.ones((1, seq + past), np.int64)}
+        kv = rng.standard_normal((1, cfg["kv_heads"], past, cfg["head"])).astype(np.float32)
+        for layer in range(cfg["layers"]):
+            for part in ("key", "value"):
+                arrays["past_key_values.%d.%s" % (layer, part)] = kv
+        bindings, shapes = [], []
+        for k, v in arrays.items():
+            path = os.path.join(d, k + ".npy")
+            np.save(path, v)
+            bindings.append((k, path))
+            shapes += ["--shape", "%s=%s" % (k, "x".join(str(x) for x in v.shape))]
+        out.append((name, full, light, bindings, shapes))
+    return out
 
 
 def markdown(cases, summary):
@@ -94,6 +218,11 @@ def markdown(cases, summary):
     lines.append("| wall median, all | %d | %s | %s | %d | %.0f%% | %s |" % (
         summary["cases"], pct(summary["within_10pct"]), pct(summary["within_20pct"]), summary["over_2x"],
         summary["median_abs_pct_error"], pct(summary["tier_agreement"])))
+    for g, v in sorted(summary.get("groups", {}).items()):
+        lines.append("| wall median, %s | %d | %s | %s | %d | %.0f%% | %s |" % (
+            {"suite": "benchmark suite", "npm": "real npm models", "llm": "int4 Llama"}.get(g, g), v["cases"],
+            pct(v["within_10pct"]), pct(v["within_20pct"]), v["over_2x"], v["median_abs_pct_error"],
+            pct(v["tier_agreement"])))
     if "one_thread_cpu_time" in summary:
         v = summary["one_thread_cpu_time"]
         lines.append("| 1-thread CPU time per run | %d | %s | %s | | %.0f%% | %s |" % (
@@ -124,7 +253,9 @@ def cpu_per_run(cmd, runs):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="webnnc estimate against measured webnn-run latency")
-    ap.add_argument("--models", default=",".join(HELD_OUT))
+    ap.add_argument("--models", default=",".join(HELD_OUT + REAL_MODELS + LLM_CASES),
+                    help="default: every held-out case (the suite's models, the real npm models present, "
+                         "the LLM's prefill and decode cases)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--cache-dir", default=os.path.join(BENCH, ".models"))
@@ -146,41 +277,34 @@ def main(argv=None):
     work = os.path.join(args.cache_dir, "estimate")
     os.makedirs(work, exist_ok=True)
     # Phase 1, no lock: export, compile (full and weightless), inputs.
+    # Artifacts older than the compiler are compiled again: the plan
+    # estimated and the plan timed are the current compiler's.
+    def stale(path):
+        return not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(tools["webnnc"])
     prepared = []
-    for m in models:
+    llm = [m for m in models if m in LLM_CASES]
+    for m in [m for m in models if m not in LLM_CASES] + (["llama"] if llm else []):
         try:
-            onnx_path = benchrun.export_model(m, args.cache_dir)
-        except Exception as e:  # an exporter torch lacks: reported, not counted
-            print("%s: cannot export: %s" % (m, str(e).splitlines()[-1][:200]), file=sys.stderr)
-            continue
-        full = os.path.join(work, m + ".wnn")
-        light = os.path.join(work, m + ".graph.wnn")
-        # Artifacts older than the compiler are compiled again: the plan
-        # estimated and the plan timed are the current compiler's.
-        def stale(path):
-            return not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(tools["webnnc"])
-        try:
-            if stale(full):
-                run([tools["webnnc"], "compile", onnx_path, "-o", full])
-            if stale(light):
-                run([tools["webnnc"], "compile", onnx_path, "-o", light, "--weightless", "--weights-out",
-                     os.path.join(work, m + ".weights")])
+            if m == "llama":
+                prepared += prepare_llm(llm, args.cache_dir, work, tools, stale)
+            elif m in REAL_MODELS:
+                prepared += prepare_real(m, work, tools, stale)
+            else:
+                prepared += prepare_suite(m, args.cache_dir, work, tools, stale)
         except RuntimeError as e:
             print("%s: cannot compile: %s" % (m, e), file=sys.stderr)
-            continue
-        in_dir = os.path.join(work, m + "_inputs")
-        os.makedirs(in_dir, exist_ok=True)
-        prepared.append((m, full, light, benchrun.write_inputs(onnx_path, in_dir)))
+        except Exception as e:  # an exporter torch lacks: reported, not counted
+            print("%s: cannot export: %s" % (m, str(e).splitlines()[-1][:200]), file=sys.stderr)
     # Phase 2: every timing under one hold of the benchmark lock, so that no
     # other benchmark overlaps and the run is not queued behind each one.
     lock = open(LOCK_PATH, "a")
     print("waiting for %s ..." % LOCK_PATH, flush=True)
     fcntl.flock(lock, fcntl.LOCK_EX)
     cases = []
-    for m, full, light, bindings in prepared:
+    for m, full, light, bindings, shapes in prepared:
         for t in threads:
             t0 = time.time()
-            est = estimate(tools, light, t, args.profile)
+            est = estimate(tools, light, t, args.profile, shapes=shapes)
             est_wall = time.time() - t0
             cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.runs, 3)
             with open("/proc/loadavg") as f:
@@ -194,11 +318,11 @@ def main(argv=None):
             ask = [true_tier] + ([TIERS[TIERS.index(true_tier) - 1]] if true_tier != TIERS[0] else [])
             false_meets, asked = 0, 0
             for req in ask:
-                r = estimate(tools, light, t, args.profile, req)
+                r = estimate(tools, light, t, args.profile, req, shapes)
                 asked += 1
                 if r["meets_requirement"] and TIERS.index(true_tier) > TIERS.index(req):
                     false_meets += 1
-            c = {"model": m, "threads": t, "measured_ms": measured, "predicted_ms": pred,
+            c = {"model": m, "group": group_of(m), "threads": t, "measured_ms": measured, "predicted_ms": pred,
                  "p10_ms": est["latency_ms"]["p10"], "p90_ms": est["latency_ms"]["p90"],
                  "error_pct": 100.0 * (pred - measured) / measured, "tier_measured": true_tier,
                  "tier_predicted": est["tier"], "requirements_asked": asked, "false_meets": false_meets,
@@ -215,22 +339,10 @@ def main(argv=None):
     if not cases:
         print("no cases ran", file=sys.stderr)
         return 1
-    errs = sorted(abs(c["error_pct"]) for c in cases)
-    n = len(cases)
-    summary = {
-        "cases": n,
-        "within_10pct": sum(e <= 10 for e in errs) / n,
-        "within_20pct": sum(e <= 20 for e in errs) / n,
-        "over_2x": sum(max(c["predicted_ms"] / c["measured_ms"], c["measured_ms"] / c["predicted_ms"]) > 2
-                       for c in cases),
-        "median_abs_pct_error": errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2,
-        "tier_agreement": sum(c["tier_measured"] == c["tier_predicted"] for c in cases) / n,
-        "tier_off_by_more_than_one": sum(abs(TIERS.index(c["tier_measured"]) - TIERS.index(c["tier_predicted"])) > 1
-                                         for c in cases),
-        "false_meets": sum(c["false_meets"] for c in cases),
-        "requirements_asked": sum(c["requirements_asked"] for c in cases),
-        "max_estimate_ms": max(c["estimate_ms"] for c in cases),
-    }
+    summary = totals(cases)
+    groups = sorted({c["group"] for c in cases})
+    if len(groups) > 1:
+        summary["groups"] = {g: totals([c for c in cases if c["group"] == g]) for g in groups}
     cpu_errs = sorted(abs(c["cpu_error_pct"]) for c in cases if c["cpu_error_pct"] is not None)
     if cpu_errs:
         summary["one_thread_cpu_time"] = {
@@ -254,6 +366,26 @@ def main(argv=None):
             json.dump({"machine": benchrun.machine_summary(), "fit_models": FIT_MODELS, "cases": cases,
                        "summary": summary, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
     return 0
+
+
+def totals(cases):
+    """The issue's measures over `cases`."""
+    errs = sorted(abs(c["error_pct"]) for c in cases)
+    n = len(cases)
+    return {
+        "cases": n,
+        "within_10pct": sum(e <= 10 for e in errs) / n,
+        "within_20pct": sum(e <= 20 for e in errs) / n,
+        "over_2x": sum(max(c["predicted_ms"] / c["measured_ms"], c["measured_ms"] / c["predicted_ms"]) > 2
+                       for c in cases),
+        "median_abs_pct_error": errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2,
+        "tier_agreement": sum(c["tier_measured"] == c["tier_predicted"] for c in cases) / n,
+        "tier_off_by_more_than_one": sum(abs(TIERS.index(c["tier_measured"]) - TIERS.index(c["tier_predicted"])) > 1
+                                         for c in cases),
+        "false_meets": sum(c["false_meets"] for c in cases),
+        "requirements_asked": sum(c["requirements_asked"] for c in cases),
+        "max_estimate_ms": max(c["estimate_ms"] for c in cases),
+    }
 
 
 if __name__ == "__main__":

@@ -322,6 +322,39 @@ Case convRect(int64_t H, int64_t W, int64_t C, int64_t O, int64_t kh, int64_t kw
                    {"padding", ints({0, 0, 0, 0})}, {"groups", integer(1)}, {"activation", str("relu")}});
   return c;
 }
+// A k x k convolution dilated by d, padded to keep the map's size (the
+// taps outside it skipped by oneDNN's direct kernels); groups == C is depthwise.
+Case convDilated(int64_t H, int64_t C, int64_t O, int64_t k, int64_t d, int64_t groups) {
+  int64_t pad = d * (k - 1) / 2;
+  Case c{"fusedConv2d", {f32({1, H, H, C}), f32({O, k, k, C / groups}, true), f32({O}, true)}, {{1, H, H, O}}, {}};
+  c.attrs = attrs({{"inputLayout", str("nhwc")}, {"filterLayout", str("ohwi")}, {"strides", ints({1, 1})},
+                   {"dilations", ints({d, d})}, {"padding", ints({pad, pad, pad, pad})}, {"groups", integer(groups)},
+                   {"activation", str("relu")}});
+  return c;
+}
+// resample2d of an nchw (axes 2, 3: one element per pixel) or nhwc (axes
+// 1, 2: runs of C) map of H x H to S x S.
+Case resample(const char *mode, bool nhwc, int64_t C, int64_t H, int64_t S) {
+  Shape in = nhwc ? Shape{1, H, H, C} : Shape{1, C, H, H}, out = nhwc ? Shape{1, S, S, C} : Shape{1, C, S, S};
+  Case c{"resample2d", {f32(in)}, {out}, {}};
+  c.attrs = attrs({{"mode", str(mode)}, {"axes", ints(nhwc ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{2, 3})},
+                   {"sizes", ints({S, S})}});
+  return c;
+}
+// matmulNBits as a decoder LLM's int4 layers run it: 4-bit blocks of 32
+// with packed uint8 zero points, at `accuracyLevel` 4 (int8 activations,
+// VNNI) or 0 (float); M rows (1: a decode step, more: a prefill).
+Case matmulNBits(int64_t M, int64_t K, int64_t N, int64_t accuracy) {
+  const int64_t blocks = K / 32;
+  Case c{"matmulNBits",
+         {f32({M, K}), {DataType::kUint8, {N, blocks, 16}, true}, f32({N * blocks}, true),
+          {DataType::kUint8, {N * ((blocks * 4 + 7) / 8)}, true}},
+         {{M, N}},
+         {}};
+  c.attrs = attrs({{"K", integer(K)}, {"N", integer(N)}, {"bits", integer(4)}, {"blockSize", integer(32)},
+                   {"accuracyLevel", integer(accuracy)}});
+  return c;
+}
 Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
 Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
   return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
@@ -373,13 +406,23 @@ std::vector<std::vector<Case>> grid() {
        conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1), convRect(1, 400, 512, 512, 1, 3, 1, 2),
        conv(56, 56, 128, 128, 3, 2, 1), conv(4, 4, 512, 512, 3, 1, 1), convRect(1, 100, 512, 512, 1, 2, 1, 2),
        conv(28, 28, 32, 64, 5, 1, 1), conv(32, 32, 3, 16, 3, 2, 1), conv(14, 14, 16, 32, 3, 1, 1),
-       conv(16, 16, 8, 16, 3, 1, 1), conv(8, 8, 32, 32, 3, 1, 1)},
+       conv(16, 16, 8, 16, 3, 1, 1), conv(8, 8, 32, 32, 3, 1, 1), conv(14, 14, 96, 208, 3, 1, 1),
+       convDilated(64, 64, 64, 3, 2, 1), conv(7, 7, 128, 192, 3, 1, 1), convDilated(32, 256, 256, 3, 8, 1),
+       conv(28, 28, 160, 320, 3, 1, 1), convDilated(16, 320, 128, 3, 12, 1), conv(28, 28, 16, 32, 5, 1, 1),
+       convDilated(16, 320, 128, 3, 24, 1)},
       {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
        conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
-       conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1)},
+       conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1),
+       conv(14, 14, 480, 64, 1, 1, 1), conv(7, 7, 832, 128, 1, 1, 1), conv(28, 28, 192, 16, 1, 1, 1)},
       {conv(112, 112, 32, 32, 3, 1, 32), conv(28, 28, 192, 192, 3, 1, 192), conv(7, 7, 960, 960, 3, 1, 960),
        conv(56, 56, 144, 144, 3, 2, 144), conv(14, 14, 576, 576, 3, 1, 576), conv(14, 14, 480, 480, 5, 1, 480),
-       conv(56, 56, 96, 96, 3, 1, 96)},
+       conv(56, 56, 96, 96, 3, 1, 96), convDilated(64, 64, 64, 3, 2, 64), convDilated(32, 256, 256, 5, 2, 256),
+       conv(28, 28, 240, 240, 5, 1, 240), conv(28, 28, 240, 240, 5, 2, 240), convDilated(32, 128, 128, 3, 4, 128)},
+      {resample("linear", false, 64, 32, 64), resample("nearest-neighbor", false, 64, 32, 64),
+       resample("linear", true, 64, 32, 64), resample("nearest-neighbor", true, 64, 32, 64),
+       resample("linear", false, 16, 32, 128), resample("nearest-neighbor", false, 16, 32, 256),
+       resample("linear", false, 8, 32, 256), resample("linear", true, 16, 64, 128),
+       resample("nearest-neighbor", true, 16, 64, 128)},
       {binary(1 << 16), binary(1 << 10), binary(1 << 20), binary(1 << 13), binary(1 << 18), binary(1 << 22)},
       {unary("relu", 1 << 16), unary("relu", 1 << 10), unary("relu", 1 << 20), unary("relu", 1 << 13),
        unary("relu", 1 << 22)},
@@ -396,7 +439,11 @@ std::vector<std::vector<Case>> grid() {
       {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},
       {pool("maxPool2d", 112, 64, 3, 2), pool("averagePool2d", 7, 2048, 7, 1), pool("maxPool2d", 56, 128, 2, 2),
        pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1), pool("averagePool2d", 112, 32, 112, 1),
-       pool("averagePool2d", 28, 240, 28, 1)},
+       pool("averagePool2d", 28, 240, 28, 1), pool("maxPool2d", 28, 256, 3, 1), pool("maxPool2d", 14, 480, 3, 1)},
+      {matmulNBits(1, 768, 2048, 4), matmulNBits(64, 768, 768, 4), matmulNBits(1, 2048, 768, 4),
+       matmulNBits(256, 768, 2048, 4), matmulNBits(1, 768, 32000, 4), matmulNBits(16, 2048, 768, 4),
+       matmulNBits(4, 1024, 1024, 4), matmulNBits(1, 1024, 1024, 0), matmulNBits(128, 1024, 1024, 0),
+       matmulNBits(8, 4096, 1024, 4)},
       {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
       {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4),
        attention(128, 384, 12), attention(64, 256, 8), attention(49, 384, 6)},
@@ -621,6 +668,34 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   p.calibrationSeconds = secondsSince(start);
   *out = std::move(p);
   return Status::ok();
+}
+
+std::vector<std::string> calibratedFamilies() {
+  std::vector<std::string> families;
+  for (const std::vector<Case> &family : grid())
+    for (const Case &c : family) {
+      // The cost functions read shapes and options only: descriptors without data.
+      std::deque<cpu::OperandDesc> descs;
+      cpu::NodeDesc node;
+      node.op = c.op;
+      node.attributes = c.attrs;
+      std::vector<bool> constant;
+      for (const Operand &o : c.inputs) {
+        descs.push_back({o.dtype, o.shape, nullptr});
+        node.inputs.push_back(&descs.back());
+        constant.push_back(o.constant);
+      }
+      for (const Shape &s : c.outputs) {
+        descs.push_back({c.inputs.empty() ? DataType::kFloat32 : c.inputs[0].dtype, s, nullptr});
+        node.outputs.push_back(&descs.back());
+      }
+      cpu::CostFunction fn = cpu::findCostFunction(c.op);
+      if (!fn) continue;
+      std::string f = fn(node, constant, 1).family;
+      if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+    }
+  std::sort(families.begin(), families.end());
+  return families;
 }
 
 Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int *pointsAdded) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "estimate/DeviceProfile.h"
 #include "webnn/status.h"
@@ -23,6 +24,11 @@ struct CalibrateOptions {
 // first, then the grid breadth first (every family's first sizes before any
 // family's later ones); `complete` says whether the grid finished.
 Status calibrate(const CalibrateOptions &options, DeviceProfile *out);
+
+// The cost-model families the calibration grid measures on this CPU (the
+// families its kernels' cost functions name, at one thread). A family not
+// among them is priced on another family's grid (Estimate.cpp's fallbacks).
+std::vector<std::string> calibratedFamilies();
 
 // Warm refinement: folds a `webnn-run ART --bench N --profile --json` result
 // into `profile`: each node's measured time becomes a grid point of its

@@ -27,8 +27,11 @@ constexpr TierBound kTiers[] = {
 // Where an uncalibrated family borrows its efficiency from: the nearest
 // kernel shape that calibration measures.
 const char *fallbackFamily(const std::string &f) {
+  if (f == "matmulNBits.int8") return "matmulNBits";
   if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
     return "gemm";
+  if (f == "conv2d.depthwise.onednn") return "conv2d.depthwise";
+  if (f == "resample.linear" || f == "resample.nearest") return "copy";
   if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
@@ -184,7 +187,7 @@ struct Model {
       e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
-    } else if (threads > 1 && memoryBound(tp1, c.flops, c.bytes, bf16)) {
+    } else if (threads > 1 && !c.instructionBound && memoryBound(tp1, c.flops, c.bytes, bf16)) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
       // fitting models' per-node profiles at 2 threads show elementwise,

@@ -81,6 +81,26 @@ NodeCost gatherCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double indices = n.op == "slice" || n.inputs.size() < 2 ? 0.0 : bytesOf(n.inputs[1]);
   return make("copy", {e}, 0, 2 * out + indices);
 }
+// resample2d (kernels/Resample.cpp) walks the output as rows and, per
+// output pixel, blends (linear) or copies (nearest) a run of `inner`
+// contiguous elements: nhwc's channels, 1 for nchw, whose pixels then cost
+// a table lookup and a scalar step each. Parameters: output elements, the
+// run. Axes in descending order take the element-wise path (a run of 1).
+NodeCost resampleCost(const NodeDesc &n, const std::vector<bool> &, int) {
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  std::vector<int64_t> axes = n.attributes.getInts("axes", {2, 3});
+  double inner = 1;
+  if (y && y->shape.size() == 4 && axes.size() == 2 && axes[0] < axes[1] && axes[1] >= 0 && axes[1] < 4)
+    for (size_t d = size_t(axes[1]) + 1; d < 4; ++d) inner *= double(std::max<int64_t>(y->shape[d], 1));
+  double out = outCount(n);
+  bool linear = n.attributes.getString("mode", "nearest-neighbor") == "linear";
+  // Linear: four reads, three blends (two multiply-adds each) per element.
+  NodeCost c = make(linear ? "resample.linear" : "resample.nearest", {out, inner}, linear ? 6 * out : 0, allBytes(n));
+  // Runs shorter than a cache line: the per-pixel table walk bounds it
+  // (30-60x its byte roofline in calibration, against 1-3x for nhwc runs).
+  c.instructionBound = inner * double(y ? dataTypeBits(y->dtype) : 32) / 8.0 < 64;
+  return c;
+}
 NodeCost splitCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   return make("copy", {e}, 0, allBytes(n));
@@ -245,6 +265,21 @@ ConvShape convShape(const NodeDesc &n) {
   return g;
 }
 
+// The taps of a window along one axis that land inside the input, summed
+// over the output positions (in doubles: a hostile dilation cannot overflow).
+double axisTapsInside(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dil, int64_t pad) {
+  if (k > 4096) return double(out) * double(k);  // beyond any real filter: nominal
+  double inside = 0;
+  for (int64_t t = 0; t < k; ++t) {
+    // Output o reads input o * stride - pad + t * dil.
+    double lo = double(pad) - double(t) * double(dil), hi = double(in) - 1 + lo;
+    double first = std::max(0.0, std::ceil(lo / double(stride)));
+    double last = std::min(double(out) - 1, std::floor(hi / double(stride)));
+    if (last >= first) inside += last - first + 1;
+  }
+  return inside;
+}
+
 // conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory's
 // table picks our depthwise, 1x1 (pointwise) and few-pixel im2col kernels,
 // oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
@@ -272,12 +307,28 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // of its own, several times slower per FLOP than oneDNN's.
   const bool portable = !depthwise && !pointwise && !im2col &&
                         2 * double(g.N * g.OH * g.OW) * O * (C / groups) * window < kOneDnnMinFlops;
-  std::string family = depthwise ? "conv2d.depthwise"
+  // Our AVX-512 depthwise kernel takes nhwc float32 3x3 stride 1 first;
+  // oneDNN's (jit_dw: 5x5, strided, dilated) the other depthwise layers
+  // above its size floor, a kernel of its own.
+  const bool ownDepthwise = depthwise && g.nhwc && float32 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 &&
+                            g.dh == 1 && g.dw == 1 && hasAvx512();
+  const bool oneDnnDepthwise = depthwise && !ownDepthwise && 2 * double(g.N * g.OH * g.OW) * O * window >= kOneDnnMinFlops;
+  std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
+                       : depthwise ? "conv2d.depthwise"
                        : pointwise ? "conv2d.pointwise"
                        : im2col    ? "conv2d.im2col"
                        : portable  ? "conv2d.portable"
                        : winograd  ? "conv2d.winograd"
                                    : "conv2d";
+  // oneDNN's direct kernels (and jit_dw) skip the taps that fall in the
+  // padding: a large dilation on a small map does a fraction of its nominal
+  // multiply-adds. Winograd, our kernels and the portable im2col compute
+  // every tap. The whole layer's share prices its pieces too.
+  const bool direct = family == "conv2d" || oneDnnDepthwise;
+  const double tapsInside = !direct ? 1.0
+                            : axisTapsInside(g.H, g.OH, g.KH, g.sh, g.dh, g.padTop) *
+                                  axisTapsInside(g.W, g.OW, g.KW, g.sw, g.dw, g.padLeft) /
+                                  std::max(1.0, double(g.OH) * double(g.KH) * double(g.OW) * double(g.KW));
   // The work of images n x output rows oh x output columns ow x output
   // channels o, reading the input rows and columns they need.
   auto work = [&](double imgs, double oh, double ow, double o) {
@@ -287,7 +338,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     double inCols = std::min(double(g.W), (ow - 1) * double(g.sw) + double((g.KW - 1) * g.dw + 1));
     double outCount = imgs * oh * ow * o;
     double filter = o * (C / groups) * window;
-    p.flops = 2 * outCount * (C / groups) * window;
+    p.flops = 2 * outCount * (C / groups) * window * tapsInside;
     p.bytes = (imgs * inRows * inCols * C + filter + outCount * (residual ? 2 : 1) + o) * elementBytes;
     double pixels = imgs * oh * ow;
     if (depthwise) p.params = {atLeast1(outCount), atLeast1(window)};
@@ -296,17 +347,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     return p;
   };
   double out = outCount(n);
-  double flops = 2 * out * (C / groups) * window;
+  double flops = 2 * out * (C / groups) * window * tapsInside;
   WorkPart whole = work(double(g.N), double(g.OH), double(g.OW), O);
   NodeCost c = make(family, whole.params, flops, allBytes(n));
   if (constantFilter) c.packedBytes = bytesOf(w);
   // Which of them run on oneDNN: Winograd and direct layers, and the
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
-  const bool ownDepthwise = depthwise && g.nhwc && float32 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 &&
-                            g.dh == 1 && g.dw == 1 && hasAvx512();
-  const bool oneDnn = (family == "conv2d" || family == "conv2d.winograd" || (depthwise && !ownDepthwise)) &&
-                      (flops >= kOneDnnMinFlops);
+  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
   c.jit = oneDnn || pointwise;
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
@@ -400,7 +448,10 @@ NodeCost matmulNBitsCost(const NodeDesc &n, const std::vector<bool> &constant, i
   double K = double(std::max<int64_t>(n.attributes.getInt("K", 1), 1));
   double N = double(std::max<int64_t>(n.attributes.getInt("N", 1), 1));
   double M = outCount(n) / N;
-  NodeCost c = make("matmulNBits", {M, K, N}, 2 * M * K * N, allBytes(n));
+  // accuracyLevel 4 quantizes the activations to int8 (VNNI paths), the
+  // others dequantize to float: different kernels (kernels/QuantizedMatMul.cpp).
+  bool int8 = n.attributes.getInt("accuracyLevel", 0) == 4;
+  NodeCost c = make(int8 ? "matmulNBits.int8" : "matmulNBits", {M, K, N}, 2 * M * K * N, allBytes(n));
   if (isConstant(constant, 1)) c.packedBytes = bytesOf(n.inputs.size() > 1 ? n.inputs[1] : nullptr);
   return c;
 }
@@ -456,9 +507,9 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
     add({"add", "sub", "mul", "div", "max", "min", "pow", "equal", "notEqual", "greater", "greaterOrEqual", "lesser",
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
-    add({"concat", "expand", "transpose", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND",
-         "resample2d"},
+    add({"concat", "expand", "transpose", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
         &copyCost);
+    add({"resample2d"}, &resampleCost);
     add({"slice", "gather", "gatherElements", "gatherND"}, &gatherCost);
     add({"reshape"}, &reshapeCost);
     add({"split"}, &splitCost);
@@ -506,9 +557,11 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary", 1},    {"unary.exp", 1},  {"unary.log", 1},  {"unary.sqrt", 1}, {"unary.sigmoid", 1},
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1},
+      {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
-      {"pool", 2},     {"attention", 4},      {"matmulNBits", 3},    {"recurrent", 4},
+      {"conv2d.depthwise.onednn", 2},
+      {"pool", 2},     {"attention", 4},      {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
   };
   return families;
 }

@@ -46,6 +46,10 @@ struct NodeCost {
   // With threads > 1: how the main kernel runs, and for kPieces the piece
   // count and the largest piece (the one the others wait for).
   Threading threading = Threading::kPool;
+  // The kernel's own per-element instructions, not its bytes, bound it
+  // (far above its byte roofline), so unlike a kernel bound by moving
+  // bytes it gains from more threads inside a graph.
+  bool instructionBound = false;
   int pieces = 0;
   WorkPart piece;
 };

@@ -85,6 +85,108 @@ TEST(CostFunctions, EveryKernelHasOne) {
   }
 }
 
+// Which families are priced on another family's grid today, each on
+// purpose (Estimate.cpp's fallbacks; docs/ESTIMATE.md lists their ops). A
+// new kernel family must get grid points in Calibrate.cpp or be added here
+// knowingly: it cannot fall outside the calibrated model unnoticed.
+TEST(CostFunctions, EveryFamilyIsCalibratedOrBorrowsOnPurpose) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the grid's families are those of an AVX-512 CPU";
+  const std::vector<std::string> grid = est::calibratedFamilies();
+  const std::vector<std::string> borrowing = {"unary.log", "unary.sin", "unary.cos", "unary.tan",
+                                              "unary.softplus", "unary.elu", "recurrent"};
+  for (const cpu::CostFamily &f : cpu::costFamilies()) {
+    bool measured = std::find(grid.begin(), grid.end(), f.name) != grid.end();
+    bool borrows = std::find(borrowing.begin(), borrowing.end(), f.name) != borrowing.end();
+    EXPECT_TRUE(measured || borrows) << "family " << f.name << " has no calibration grid points (Calibrate.cpp)";
+    EXPECT_FALSE(measured && borrows) << "family " << f.name << " is calibrated now: take it off the list";
+  }
+  // Every op's cost function names a family of costFamilies().
+  for (const std::string &f : grid) {
+    bool known = false;
+    for (const cpu::CostFamily &c : cpu::costFamilies()) known |= c.name == f;
+    EXPECT_TRUE(known) << f;
+  }
+}
+
+// A dilated convolution runs on oneDNN's direct kernel (Winograd takes no
+// dilation), which skips the taps in the padding: a 3x3 dilated by 24 on a
+// 16x16 map reads only its centre tap (and, near the middle, none other).
+TEST(CostFunctions, DilatedConvolutionPricedAsTheDirectKernelItRuns) {
+  auto dilated = [](int64_t d, int64_t groups) {
+    cpu::NodeDesc n;
+    n.op = "fusedConv2d";
+    auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+    auto ints = [](std::vector<int64_t> v) {
+      return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", std::move(v)};
+    };
+    n.attributes.set("inputLayout", str("nhwc"));
+    n.attributes.set("filterLayout", str("ohwi"));
+    n.attributes.set("activation", str("relu"));
+    n.attributes.set("dilations", ints({d, d}));
+    n.attributes.set("padding", ints({d, d, d, d}));
+    n.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, groups, 0, "", {}});
+    return n;
+  };
+  cpu::OperandDesc x{DataType::kFloat32, {1, 16, 16, 320}, nullptr}, w{DataType::kFloat32, {128, 3, 3, 320}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {1, 16, 16, 128}, nullptr};
+  const double nominal = 2.0 * 16 * 16 * 128 * 320 * 9;
+  cpu::NodeDesc d24 = dilated(24, 1);
+  d24.inputs = {&x, &w};
+  d24.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("fusedConv2d")(d24, {false, true}, 1);
+  EXPECT_EQ(c.family, "conv2d");
+  EXPECT_TRUE(c.jit);
+  EXPECT_DOUBLE_EQ(c.flops, nominal / 9);  // every off-centre tap is in the padding
+  cpu::NodeDesc d2 = dilated(2, 1);
+  d2.inputs = {&x, &w};
+  d2.outputs = {&y};
+  c = cpu::findCostFunction("fusedConv2d")(d2, {false, true}, 1);
+  EXPECT_EQ(c.family, "conv2d");
+  EXPECT_DOUBLE_EQ(c.flops, nominal * (44.0 / 48) * (44.0 / 48));  // per axis: 14 + 16 + 14 of 3 x 16 taps
+  // Depthwise and dilated: oneDNN's jit_dw, not our 3x3 kernel.
+  cpu::OperandDesc xd{DataType::kFloat32, {1, 64, 64, 64}, nullptr}, wd{DataType::kFloat32, {64, 3, 3, 1}, nullptr};
+  cpu::OperandDesc yd{DataType::kFloat32, {1, 64, 64, 64}, nullptr};
+  cpu::NodeDesc dw = dilated(2, 64);
+  dw.inputs = {&xd, &wd};
+  dw.outputs = {&yd};
+  c = cpu::findCostFunction("fusedConv2d")(dw, {false, true}, 2);
+  EXPECT_EQ(c.family, "conv2d.depthwise.onednn");
+  EXPECT_TRUE(c.jit);
+  cpu::NodeDesc plain = dilated(1, 64);
+  plain.inputs = {&xd, &wd};
+  plain.outputs = {&yd};
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f"))
+    EXPECT_EQ(cpu::findCostFunction("fusedConv2d")(plain, {false, true}, 1).family, "conv2d.depthwise");
+}
+
+// resample2d: by mode, and by the contiguous run its row walker copies or
+// blends per output pixel (nhwc: the channels; nchw: one element).
+TEST(CostFunctions, ResampleByModeAndRun) {
+  cpu::OperandDesc x{DataType::kFloat32, {1, 16, 32, 32}, nullptr}, y{DataType::kFloat32, {1, 16, 64, 64}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "resample2d";
+  n.attributes.set("mode", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "linear", {}});
+  n.inputs = {&x};
+  n.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("resample2d")(n, {false}, 1);
+  EXPECT_EQ(c.family, "resample.linear");
+  ASSERT_EQ(c.params.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.params[0], 16 * 64 * 64);
+  EXPECT_DOUBLE_EQ(c.params[1], 1);
+  EXPECT_TRUE(c.instructionBound);
+  cpu::OperandDesc xh{DataType::kFloat32, {1, 32, 32, 16}, nullptr}, yh{DataType::kFloat32, {1, 64, 64, 16}, nullptr};
+  n.attributes.set("mode", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nearest-neighbor", {}});
+  n.attributes.set("axes", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {1, 2}});
+  n.inputs = {&xh};
+  n.outputs = {&yh};
+  c = cpu::findCostFunction("resample2d")(n, {false}, 1);
+  EXPECT_EQ(c.family, "resample.nearest");
+  EXPECT_DOUBLE_EQ(c.params[1], 16);
+  EXPECT_FALSE(c.instructionBound);  // 64-byte runs: bound by the bytes
+}
+
 TEST(Tiers, BoundariesAndRequirement) {
   EXPECT_EQ(est::tierOf(15.99), Tier::kExcellent);
   EXPECT_EQ(est::tierOf(16), Tier::kGood);
