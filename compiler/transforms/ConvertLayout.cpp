@@ -278,6 +278,30 @@ struct SinkThroughUnary : RewritePattern {
   LayoutCounters &counters;
 };
 
+// quantizeLinear / dequantizeLinear of transpose(x, p) with one scale and
+// zero point for the whole tensor (an int8 QDQ graph's activations) are
+// element-wise: transpose(op(x), p), so the 8-bit tensors between
+// quantizedConv2d layers stay nhwc.
+template <typename QdqOp>
+struct SinkThroughQdq : OpRewritePattern<QdqOp> {
+  SinkThroughQdq(MLIRContext *ctx, LayoutCounters &counters) : OpRewritePattern<QdqOp>(ctx), counters(counters) {}
+  LogicalResult matchAndRewrite(QdqOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getInput().template getDefiningOp<TransposeOp>();
+    if (!t) return rewriter.notifyMatchFailure(op, "input is not a transpose");
+    for (Value v : {op.getScale(), op.getZeroPoint()})
+      if (cast<RankedTensorType>(v.getType()).getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "not per tensor");
+    SmallVector<int64_t> perm = permutationOf(t);
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(0, t.getInput());
+    clone->getResult(0).setType(permuteType(op.getType(), invert(perm)));
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), clone->getResult(0), perm));
+    ++counters.sunk;
+    return success();
+  }
+  LayoutCounters &counters;
+};
+
 // op(transpose(a, p), transpose(b, p)) -> transpose(op(a, b), p), and
 // op(transpose(a, p), constant) with the constant permuted by p's inverse.
 struct SinkThroughBinary : RewritePattern {
@@ -591,7 +615,8 @@ struct ConvertLayoutPass : impl::WebNNConvertLayoutBase<ConvertLayoutPass> {
              SinkThroughReduce<ReduceLogSumOp>, SinkThroughReduce<ReduceLogSumExpOp>,
              SinkThroughReduce<ReduceMaxOp>, SinkThroughReduce<ReduceMeanOp>,
              SinkThroughReduce<ReduceMinOp>, SinkThroughReduce<ReduceProductOp>,
-             SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceSumSquareOp>>(ctx, counters);
+             SinkThroughReduce<ReduceSumOp>, SinkThroughReduce<ReduceSumSquareOp>,
+             SinkThroughQdq<QuantizeLinearOp>, SinkThroughQdq<DequantizeLinearOp>>(ctx, counters);
     RewritePatternSet reshape(ctx);
     reshape.add<TransposeAsReshape>(ctx, counters);
     // Ops the patterns replace are erased as they go; the driver's own

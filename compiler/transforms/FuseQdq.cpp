@@ -30,7 +30,7 @@ namespace mlir::webnn {
 namespace {
 
 struct QdqCounters {
-  int64_t matmuls = 0, opsReplaced = 0;
+  int64_t matmuls = 0, convs = 0, opsReplaced = 0;
 };
 
 bool isInt8Type(Type t) { return t.isInteger(8); }
@@ -226,24 +226,152 @@ std::optional<SmallVector<float>> evaluateDequantize(DequantizeLinearOp dq) {
   return out;
 }
 
+// The permutation of filter values from `layout` (a WebNN conv2d filter
+// layout) to ohwi, or nullopt for an unknown layout.
+std::optional<SmallVector<int64_t>> filterToOhwi(ArrayRef<int64_t> values, ArrayRef<int64_t> shape, StringRef layout,
+                                                 SmallVector<int64_t> *ohwiShape) {
+  if (layout.size() != 4 || shape.size() != 4) return std::nullopt;
+  int64_t pos[4];  // where o, h, w and i are in `layout`
+  const char letters[4] = {'o', 'h', 'w', 'i'};
+  for (int d = 0; d < 4; ++d) {
+    size_t at = layout.find(letters[d]);
+    if (at == StringRef::npos) return std::nullopt;
+    pos[d] = int64_t(at);
+  }
+  SmallVector<int64_t> strides(4, 1);
+  for (int d = 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t O = shape[pos[0]], KH = shape[pos[1]], KW = shape[pos[2]], I = shape[pos[3]];
+  *ohwiShape = {O, KH, KW, I};
+  SmallVector<int64_t> out;
+  out.reserve(values.size());
+  for (int64_t o = 0; o < O; ++o)
+    for (int64_t h = 0; h < KH; ++h)
+      for (int64_t w = 0; w < KW; ++w)
+        for (int64_t i = 0; i < I; ++i)
+          out.push_back(values[o * strides[pos[0]] + h * strides[pos[1]] + w * strides[pos[2]] + i * strides[pos[3]]]);
+  return out;
+}
+
+// conv2d(dq(xi, s, z), dq(w, sw, 0) [, bias]) [-> q(., so, zo)] ->
+// quantizedConv2d (docs/FUSED_OPS.md), channels-last with transposes of the
+// 8-bit tensors at its boundaries for an nchw conv; --webnn-convert-layout
+// sinks them through the quantize/dequantize ops between layers, where they
+// cancel, so a chain of quantized convolutions hands 8-bit nhwc activations
+// from one to the next.
+struct FuseQdqConv : OpRewritePattern<Conv2dOp> {
+  FuseQdqConv(MLIRContext *ctx, QdqCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(Conv2dOp conv, PatternRewriter &rewriter) const override {
+    auto yType = cast<RankedTensorType>(conv.getType());
+    if (!yType.getElementType().isF32() || !yType.hasStaticShape() || yType.getRank() != 4)
+      return rewriter.notifyMatchFailure(conv, "not a static float32 conv2d");
+    StringRef inputLayout = conv.getInputLayout().value_or("nchw");
+    StringRef filterLayout = conv.getFilterLayout().value_or("oihw");
+    if (inputLayout != "nchw" && inputLayout != "nhwc") return rewriter.notifyMatchFailure(conv, "input layout");
+    auto dqIn = conv.getInput().getDefiningOp<DequantizeLinearOp>();
+    if (!dqIn) return rewriter.notifyMatchFailure(conv, "the input is not a dequantizeLinear");
+    auto xType = cast<RankedTensorType>(dqIn.getInput().getType());
+    if (!isInt8Type(xType.getElementType()) || !xType.hasStaticShape() || !perTensorConstant(dqIn.getScale()) ||
+        !perTensorConstant(dqIn.getZeroPoint()))
+      return rewriter.notifyMatchFailure(conv, "the input is not a per-tensor 8-bit dequantizeLinear");
+    auto dqW = conv.getFilter().getDefiningOp<DequantizeLinearOp>();
+    if (!dqW) return rewriter.notifyMatchFailure(conv, "the filter is not a dequantizeLinear");
+    auto wType = cast<RankedTensorType>(dqW.getInput().getType());
+    if (!wType.getElementType().isSignlessInteger(8) && !wType.getElementType().isSignedInteger(8))
+      return rewriter.notifyMatchFailure(conv, "the filter is not int8");
+    std::optional<SmallVector<int64_t>> w = intConstantValues(dqW.getInput());
+    std::optional<SmallVector<int64_t>> zw = intConstantValues(dqW.getZeroPoint());
+    std::optional<SmallVector<double>> sw = floatConstantValues(dqW.getScale());
+    if (!w || !zw || !sw || llvm::any_of(*zw, [](int64_t z) { return z != 0; }))
+      return rewriter.notifyMatchFailure(conv, "the filter is not a constant with zero points 0");
+    SmallVector<int64_t> ohwiShape;
+    std::optional<SmallVector<int64_t>> ohwi = filterToOhwi(*w, wType.getShape(), filterLayout, &ohwiShape);
+    if (!ohwi) return rewriter.notifyMatchFailure(conv, "filter layout");
+    int64_t O = ohwiShape[0];
+    // One scale, or one per output channel along the filter's o axis.
+    auto sType = cast<RankedTensorType>(dqW.getScale().getType());
+    if (sw->size() != 1) {
+      int64_t oAxis = int64_t(filterLayout.find('o')) - (4 - sType.getRank());
+      if (int64_t(sw->size()) != O || sType.getRank() > 4 || oAxis < 0 || sType.getDimSize(oAxis) != O)
+        return rewriter.notifyMatchFailure(conv, "filter scales are not per output channel");
+    }
+    if (ohwiShape[1] * ohwiShape[2] * ohwiShape[3] > 32768)
+      return rewriter.notifyMatchFailure(conv, "C / groups * KH * KW > 32768: the int32 sum could overflow");
+    std::optional<SmallVector<double>> bias;
+    if (Value b = conv.getBias()) {
+      if (auto dqB = b.getDefiningOp<DequantizeLinearOp>()) {
+        if (std::optional<SmallVector<float>> v = evaluateDequantize(dqB)) bias = SmallVector<double>(v->begin(), v->end());
+      } else {
+        bias = floatConstantValues(b);
+      }
+      if (!bias || int64_t(bias->size()) != O) return rewriter.notifyMatchFailure(conv, "the bias is not a constant");
+    }
+    // The output: quantized by its single user, or float.
+    QuantizeLinearOp q;
+    if (conv->hasOneUse())
+      if (auto user = dyn_cast<QuantizeLinearOp>(*conv->user_begin());
+          user && perTensorConstant(user.getScale()) && perTensorConstant(user.getZeroPoint()) &&
+          isInt8Type(cast<RankedTensorType>(user.getType()).getElementType()))
+        q = user;
+    DominanceInfo dom;
+    if (q && (!dom.properlyDominates(q.getScale(), conv) || !dom.properlyDominates(q.getZeroPoint(), conv)))
+      return rewriter.notifyMatchFailure(conv, "the output's scale is defined after the conv");
+
+    Location loc = conv.getLoc();
+    rewriter.setInsertionPoint(conv);
+    bool nchw = inputLayout == "nchw";
+    Value x = dqIn.getInput();
+    if (nchw)
+      x = TransposeOp::create(rewriter, loc, x, rewriter.getDenseI64ArrayAttr({0, 2, 3, 1})).getResult();
+    Value filter = intConstant(rewriter, loc, ohwiShape, wType.getElementType(), *ohwi);
+    SmallVector<double> scales(*sw);
+    if (scales.size() == 1) scales.assign(O, scales[0]);
+    Value filterScale = floatConstant(rewriter, loc, {O}, rewriter.getF32Type(), scales);
+    Value biasValue = bias ? floatConstant(rewriter, loc, {O}, rewriter.getF32Type(), *bias) : Value();
+    auto m = [&](Value v) { return v ? materialize(rewriter, loc, v) : v; };
+    auto fused = QuantizedConv2dOp::create(
+        rewriter, loc, x, m(dqIn.getScale()), m(dqIn.getZeroPoint()), filter, filterScale, biasValue,
+        q ? m(q.getScale()) : Value(), q ? m(q.getZeroPoint()) : Value(), conv.getPaddingAttr(),
+        conv.getStridesAttr(), conv.getDilationsAttr(), conv.getGroupsAttr());
+    Value result = fused.getResult();
+    if (nchw)
+      result = TransposeOp::create(rewriter, loc, result, rewriter.getDenseI64ArrayAttr({0, 3, 1, 2})).getResult();
+    SmallVector<Operation *> dead{conv, dqIn, dqW};
+    if (Value b = conv.getBias())
+      if (Operation *def = b.getDefiningOp()) dead.push_back(def);
+    if (q) {
+      rewriter.replaceOp(q, result);
+    } else {
+      rewriter.replaceOp(conv, result);
+      dead.erase(dead.begin());
+    }
+    ++counters.convs;
+    counters.opsReplaced += eraseDeadOps(rewriter, dead);
+    return success();
+  }
+
+  QdqCounters &counters;
+};
+
 struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     QdqCounters counters;
     RewritePatternSet patterns(ctx);
-    patterns.add<FuseQdqMatmul>(ctx, counters);
+    patterns.add<FuseQdqMatmul, FuseQdqConv>(ctx, counters);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
-    // Convolutions stay float (no integer convolution kernel yet): their
-    // constant weights and biases are dequantized once here rather than on
-    // every run.
+    // Convolutions the pattern left float, and gemm (a classifier's Gemm):
+    // their constant weights and biases are dequantized once here rather
+    // than on every run.
     int64_t folded = 0;
     SmallVector<DequantizeLinearOp> candidates;
     getOperation().walk([&](DequantizeLinearOp dq) {
       if (!dq->use_empty() && llvm::all_of(dq->getUsers(), [&](Operation *u) {
-            auto conv = dyn_cast<Conv2dOp>(u);
-            return conv && conv.getInput() != dq.getResult();
+            if (auto conv = dyn_cast<Conv2dOp>(u)) return conv.getInput() != dq.getResult();
+            if (auto gemm = dyn_cast<GemmOp>(u)) return gemm.getA() != dq.getResult();
+            return false;
           }))
         candidates.push_back(dq);
     });
@@ -273,8 +401,10 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     numWeightsDequantized += folded;
     recordRewrites(ctx, getArgument(), "conv-weights-dequantized", folded);
     numMatmulsFused += counters.matmuls;
+    numConvsFused += counters.convs;
     numOpsReplaced += counters.opsReplaced;
     recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);
+    recordRewrites(ctx, getArgument(), "convs-fused", counters.convs);
     recordRewrites(ctx, getArgument(), "ops-replaced", counters.opsReplaced);
   }
 };

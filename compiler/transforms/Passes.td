@@ -205,12 +205,17 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     parameters per tensor, b's per tensor or (an integer weight [K, N]) per
     column; absorbs a quantizeLinear of the result whose every user is a
     dequantizeLinear with its parameters, and a following add of a constant
-    bias [N]. Only exact matches fold (see FuseQdq.cpp). Constant
-    dequantizeLinear ops read only by conv2d filters/biases are evaluated at
-    compile time (the convolutions stay float).
+    bias [N]. Forms webnn.quantizedConv2d from conv2d(dq(xi), dq(w) [, bias])
+    [-> q], xi int8/uint8 per tensor, w an int8 constant with zero points 0
+    and one scale or one per output channel (channels-last, transposes of
+    the 8-bit tensors at its boundaries). Only exact matches fold (see
+    FuseQdq.cpp). Other constant dequantizeLinear ops read only by conv2d
+    filters/biases are evaluated at compile time (those convolutions stay
+    float).
   }];
   let statistics = [
     Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
+    Statistic<"numConvsFused", "convs-fused", "QDQ conv2d folded into quantizedConv2d">,
     Statistic<"numWeightsDequantized", "conv-weights-dequantized",
               "constant conv2d filters/biases dequantized at compile time">,
     Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,

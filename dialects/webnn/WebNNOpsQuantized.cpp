@@ -90,3 +90,83 @@ LogicalResult QuantizedMatmulOp::inferReturnTypes(MLIRContext *, std::optional<L
   results.push_back(RankedTensorType::get(shape, Float32Type::get(a.getContext())));
   return success();
 }
+
+namespace {
+
+// A list option of `count` values >= `min` (default `fallback`).
+FailureOr<SmallVector<int64_t>> quantizedConvList(std::optional<Location> loc, StringRef name, StringRef what,
+                                                  std::optional<ArrayRef<int64_t>> values, size_t count,
+                                                  int64_t fallback, int64_t min) {
+  if (!values) return SmallVector<int64_t>(count, fallback);
+  if (values->size() != count)
+    return opError(loc, name, "expected option '", what, "' with ", int64_t(count), " values but got ",
+                   formatList(*values));
+  for (int64_t v : *values)
+    if (v < min) return opError(loc, name, "expected option '", what, "' values >= ", min, " but got ", formatList(*values));
+  return SmallVector<int64_t>(values->begin(), values->end());
+}
+
+}  // namespace
+
+LogicalResult QuantizedConv2dOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                                  Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  FailureOr<RankedTensorType> inT = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> inScaleT = tensorOperand(loc, name, "inputScale", adaptor.getInputScale());
+  FailureOr<RankedTensorType> inZpT = tensorOperand(loc, name, "inputZeroPoint", adaptor.getInputZeroPoint());
+  FailureOr<RankedTensorType> fT = tensorOperand(loc, name, "filter", adaptor.getFilter());
+  FailureOr<RankedTensorType> fScaleT = tensorOperand(loc, name, "filterScale", adaptor.getFilterScale());
+  if (failed(inT) || failed(inScaleT) || failed(inZpT) || failed(fT) || failed(fScaleT)) return failure();
+  RankedTensorType in = *inT, f = *fT;
+  if (!in.hasStaticShape() || !f.hasStaticShape() || in.getRank() != 4 || f.getRank() != 4)
+    return opError(loc, name, "expected operands 'input' (nhwc) and 'filter' (ohwi) of rank 4 and static shapes "
+                   "but got ", formatList(in.getShape()), " and ", formatList(f.getShape()));
+  if (in.getElementType() != inZpT->getElementType())
+    return opError(loc, name, "expected operand 'input' of its zero point's type ", inZpT->getElementType(),
+                   " but got ", in.getElementType());
+  int64_t groups = adaptor.getGroups().value_or(1);
+  int64_t C = in.getDimSize(3), O = f.getDimSize(0), KH = f.getDimSize(1), KW = f.getDimSize(2);
+  if (groups < 1 || C % groups != 0 || O % groups != 0 || f.getDimSize(3) != C / groups)
+    return opError(loc, name, "expected groups (", groups, ") dividing the input channels (", C,
+                   ") and the filter's output channels (", O, "), and filter shape [O, KH, KW, C / groups] but got ",
+                   formatList(f.getShape()));
+  if (C / groups * KH * KW > 32768)
+    return opError(loc, name, "expected C / groups * KH * KW <= 32768 (an exact int32 sum) but got ",
+                   C / groups * KH * KW);
+  if (failed(checkQuantParam(loc, name, "inputScale", *inScaleT, 0)) ||
+      failed(checkQuantParam(loc, name, "inputZeroPoint", *inZpT, 0)) ||
+      failed(checkQuantParam(loc, name, "filterScale", *fScaleT, O)))
+    return failure();
+  if (Value bias = adaptor.getBias()) {
+    FailureOr<RankedTensorType> t = tensorOperand(loc, name, "bias", bias);
+    if (failed(t)) return failure();
+    if (t->getRank() != 1 || t->getDimSize(0) != O)
+      return opError(loc, name, "expected operand 'bias' of shape ", formatList({O}), " but got ",
+                     formatList(t->getShape()));
+  }
+  Value outScale = adaptor.getOutputScale(), outZp = adaptor.getOutputZeroPoint();
+  if (bool(outScale) != bool(outZp))
+    return opError(loc, name, "expected 'outputScale' and 'outputZeroPoint' together or neither");
+  Type outElem = Float32Type::get(context);
+  if (outScale) {
+    FailureOr<RankedTensorType> s = tensorOperand(loc, name, "outputScale", outScale);
+    FailureOr<RankedTensorType> z = tensorOperand(loc, name, "outputZeroPoint", outZp);
+    if (failed(s) || failed(z) || failed(checkQuantParam(loc, name, "outputScale", *s, 0)) ||
+        failed(checkQuantParam(loc, name, "outputZeroPoint", *z, 0)))
+      return failure();
+    outElem = z->getElementType();
+  }
+  FailureOr<SmallVector<int64_t>> pad = quantizedConvList(loc, name, "padding", adaptor.getPadding(), 4, 0, 0);
+  FailureOr<SmallVector<int64_t>> str = quantizedConvList(loc, name, "strides", adaptor.getStrides(), 2, 1, 1);
+  FailureOr<SmallVector<int64_t>> dil = quantizedConvList(loc, name, "dilations", adaptor.getDilations(), 2, 1, 1);
+  if (failed(pad) || failed(str) || failed(dil)) return failure();
+  int64_t spanH = ((*dil)[0]) * (KH - 1) + 1, spanW = ((*dil)[1]) * (KW - 1) + 1;
+  int64_t H = in.getDimSize(1) + (*pad)[0] + (*pad)[1], W = in.getDimSize(2) + (*pad)[2] + (*pad)[3];
+  if (H < spanH || W < spanW)
+    return opError(loc, name, "expected the padded input (", H, " x ", W, ") at least the dilated filter (",
+                   spanH, " x ", spanW, ")");
+  int64_t OH = (H - spanH) / (*str)[0] + 1, OW = (W - spanW) / (*str)[1] + 1;
+  results.push_back(RankedTensorType::get({in.getDimSize(0), OH, OW, O}, outElem));
+  return success();
+}

@@ -38,4 +38,38 @@ def WebNN_QuantizedMatmulOp : WebNN_InferredOp<"quantizedMatmul", [AttrSizedOper
   }];
 }
 
+def WebNN_QuantizedConv2dOp : WebNN_InferredOp<"quantizedConv2d", [AttrSizedOperandSegments]> {
+  let summary = "conv2d of a quantized activation and an int8 filter (beyond the spec)";
+  let description = [{
+    Not a WebNN builder method. `input` (int8/uint8, nhwc [N, H, W, C], of
+    inputZeroPoint's type) stands for dequantizeLinear(input, inputScale,
+    inputZeroPoint), one element each. `filter` (int8, ohwi [O, KH, KW,
+    C / groups]) stands for dequantizeLinear(filter, filterScale, 0), the
+    scale with 1 or O elements (one per output channel). y = conv2d of the
+    dequantized operands with conv2d's padding, strides, dilations and
+    groups, the products summed exactly in 32-bit integers and scaled by
+    inputScale * filterScale[o], + bias[o] (float32 [O]) when given. With
+    outputScale / outputZeroPoint (one element each) the result is
+    quantizeLinear(y, outputScale, outputZeroPoint), of the zero point's
+    type; otherwise y (float32). C / groups * KH * KW <= 32768 (the exact
+    int32 sum).
+  }];
+  let arguments = (ins RankedTensorOf<[I8, UI8]>:$input, RankedTensorOf<[F32]>:$inputScale,
+                       RankedTensorOf<[I8, UI8]>:$inputZeroPoint,
+                       RankedTensorOf<[I8]>:$filter, RankedTensorOf<[F32]>:$filterScale,
+                       Optional<RankedTensorOf<[F32]>>:$bias,
+                       Optional<RankedTensorOf<[F32]>>:$outputScale,
+                       Optional<RankedTensorOf<[I8, UI8]>>:$outputZeroPoint,
+                       OptionalAttr<DenseI64ArrayAttr>:$padding,
+                       OptionalAttr<DenseI64ArrayAttr>:$strides,
+                       OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                       OptionalAttr<I64Attr>:$groups);
+  let results = (outs RankedTensorOf<[F32, I8, UI8]>:$output);
+  let assemblyFormat = [{
+    $input `,` $inputScale `,` $inputZeroPoint `,` $filter `,` $filterScale
+    (`bias` $bias^)? (`outputScale` $outputScale^)? (`outputZeroPoint` $outputZeroPoint^)?
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // WEBNN_OPS_QUANTIZED_TD

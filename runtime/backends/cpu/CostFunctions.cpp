@@ -469,6 +469,22 @@ NodeCost quantizedMatmulCost(const NodeDesc &n, const std::vector<bool> &constan
   if (isConstant(constant, 3)) c.packedBytes = bytesOf(b);
   return c;
 }
+// quantizedConv2d (kernels/conv/QuantizedConv2d.cpp): oneDNN's int8 direct
+// convolution, u8 x s8 on VNNI, so the direct "conv2d" family's float32
+// rate at a quarter of the work (as quantizedMatmul). Operands: the nhwc
+// input, its scale and zero point, then the ohwi filter (inputs[3]).
+NodeCost quantizedConvCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
+  const OperandDesc *w = n.inputs.size() > 3 ? n.inputs[3] : nullptr;
+  const double out = outCount(n), O = double(dim(w, 0));
+  const double perOutput = double(dim(w, 1)) * double(dim(w, 2)) * double(dim(w, 3));  // KH * KW * C / groups
+  const double pixels = out / atLeast1(O);
+  const double groups = double(std::max<int64_t>(n.attributes.getInt("groups", 1), 1));
+  NodeCost c = make("conv2d", {atLeast1(pixels), atLeast1(perOutput), atLeast1(O / groups)},
+                    2 * out * perOutput / 4, allBytes(n));
+  if (isConstant(constant, 3)) c.packedBytes = bytesOf(w);
+  c.jit = true;
+  return c;
+}
 NodeCost quantizeCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("unary", {e}, 2 * e, allBytes(n));
@@ -529,6 +545,7 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
     add({"groupQueryAttention"}, &gqaCost);
     add({"matmulNBits"}, &matmulNBitsCost);
     add({"quantizedMatmul"}, &quantizedMatmulCost);
+    add({"quantizedConv2d"}, &quantizedConvCost);
     add({"quantizeLinear", "dequantizeLinear"}, &quantizeCost);
     add({"gru", "gruCell", "lstm", "lstmCell"}, &recurrentCost);
     add({"rotaryEmbedding"}, &rotaryCost);

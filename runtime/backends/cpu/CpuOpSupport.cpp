@@ -169,6 +169,9 @@ rt::OpSupportTable build() {
   add("matmulNBits", {operand("input", kFloat, 1, kRank)}, {operand("output", kFloat, 1, kRank)});
   add("quantizedMatmul", {operand("a", rt::dataTypes(T::kFloat32, T::kInt8, T::kUint8), 2, kRank)},
       {operand("output", rt::dataTypeBit(T::kFloat32), 2, kRank)});
+  // conv/QuantizedConv2d.cpp: nhwc 8-bit input; float32 or 8-bit output.
+  add("quantizedConv2d", {operand("input", rt::dataTypes(T::kInt8, T::kUint8), 4, 4)},
+      {operand("output", rt::dataTypes(T::kFloat32, T::kInt8, T::kUint8), 4, 4)});
   std::sort(t.ops.begin(), t.ops.end(), [](const OpLimits &a, const OpLimits &b) { return a.op < b.op; });
   return t;
 }

@@ -27,6 +27,7 @@ const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
     kernels::registerResampleKernels(t);
     kernels::registerQuantizationKernels(t);
     kernels::registerQdqKernels(t);
+    kernels::registerQuantizedConvKernels(t);
     kernels::registerRecurrentKernels(t);
     std::sort(t.entries.begin(), t.entries.end(),
               [](const auto &a, const auto &b) { return a.first < b.first; });

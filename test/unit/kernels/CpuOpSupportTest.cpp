@@ -252,6 +252,16 @@ std::map<std::string, OpBuilder> builders() {
       n->out(dt, fourD(r, {1, 3, 3, 3}));
       return true;
     }};
+  // quantizedConv2d: an 8-bit nhwc input with its zero point's type, int8 ohwi filter.
+  b["quantizedConv2d"] = {[fourD](DataType dt, size_t r, DataType, TestNode *n) {
+    n->in(dt, fourD(r, {1, 5, 5, 2}));
+    n->constant(T::kFloat32, {1});
+    n->constant(dt == T::kInt8 ? T::kInt8 : T::kUint8, {1});
+    n->constant(T::kInt8, {3, 3, 3, 2});
+    n->constant(T::kFloat32, {3});
+    n->out(T::kFloat32, fourD(r, {1, 3, 3, 3}));
+    return true;
+  }};
   b["convTranspose2d"] = {[fourD](DataType dt, size_t r, DataType, TestNode *n) {
     n->in(dt, fourD(r, {1, 2, 3, 3}));
     n->in(dt, {2, 3, 3, 3});

@@ -31,6 +31,7 @@ void registerResampleKernels(KernelTable &t);
 void registerQuantizationKernels(KernelTable &t);
 void registerRecurrentKernels(KernelTable &t);
 void registerQdqKernels(KernelTable &t);
+void registerQuantizedConvKernels(KernelTable &t);
 
 // Two-node kernels (Kernel.h, makeCpuKernelPair): the conv2d family's 1x1 +
 // depthwise 3x3 pair (PointwiseDepthwise.h, conv/PointwiseDepthwisePair.cpp;

@@ -185,6 +185,45 @@ class MatMul {
   std::unique_ptr<Impl> impl_;
 };
 
+// ------------------------------------------------ int8 convolution (QDQ)
+// quantizedConv2d (docs/FUSED_OPS.md) on oneDNN's int8 convolution: u8 or
+// s8 nhwc activations, s8 filter, s32 sums. y[o] = scales[o] * (sum + bias[o])
+// per output channel, then + dstZero and saturated for an 8-bit output
+// (round to nearest even), else float32.
+struct QuantizedConv2dParams {
+  int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0, KH = 0, KW = 0, groups = 1;
+  int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  bool srcSigned = false;  // int8 (else uint8) input
+  int32_t srcZero = 0;
+  enum class Output { kFloat32, kUint8, kInt8 } output = Output::kFloat32;
+  int32_t dstZero = 0;
+  std::vector<float> scales;  // O entries
+  std::vector<float> bias;    // O entries in sum units, or empty
+  // Element strides (n, c, h, w) of y when it is not dense nhwc (a piece of
+  // output channels). Empty: dense.
+  std::vector<int64_t> dstStrides;
+};
+
+class QuantizedConv2d {
+ public:
+  // Null (with *why) when oneDNN has no optimized implementation here.
+  static std::unique_ptr<QuantizedConv2d> create(const QuantizedConv2dParams &p, std::string *why);
+  ~QuantizedConv2d();
+  // `filter`: the constant ohwi int8 filter, packed on the first call.
+  // Runs on `pool`'s threads (single-threaded pieces, as Conv2d). Never
+  // throws; an error carries oneDNN's reason.
+  Status run(const void *x, const void *filter, void *y, ThreadPool &pool);
+  void buildPrimitive(int numThreads) noexcept;
+  std::string implementation() const;
+
+  struct Impl;
+
+ private:
+  explicit QuantizedConv2d(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace webnn::cpu::onednn
 
 #endif

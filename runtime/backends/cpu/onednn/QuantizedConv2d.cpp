@@ -1,0 +1,338 @@
+// quantizedConv2d on oneDNN's int8 convolution_forward (inference): u8/s8
+// nhwc source, s8 filter in the primitive's blocked layout (packed once),
+// s32 sums. The per-channel scales are static output scales, the source and
+// destination zero points static attributes, the bias float32 in sum units
+// (oneDNN 2.x adds it before the output scale), so the destination is
+// saturate(roundEven(scale[o] * (sum + bias[o])) + dstZero), as ONNX
+// Runtime's requantization computes it.
+//
+// Threads: as Conv2d.cpp, every primitive is built for one thread and a
+// multi-threaded run is cut into single-threaded pieces (images, output
+// rows with their own padding, or output channels: PieceSplit.h) that the
+// session's pool runs; pieces whose primitives want the whole layer's
+// filter layout share its packed filter.
+#include <cstring>
+#include <mutex>
+
+#include "runtime/backends/cpu/PieceSplit.h"
+#include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/onednn/Context.h"
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+
+namespace webnn::cpu::onednn {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+struct QuantizedConv2d::Impl {
+  QuantizedConv2dParams p;
+  memory::desc userSrc, userDst, userWei;
+  std::function<dnnl::primitive_desc_base()> makePd;
+  std::string keyBase;
+
+  std::mutex mutex;
+  int readyThreads = 0;
+  std::shared_ptr<CachedPrimitive> entry;
+  memory src, wei, bias, dst, scratch;
+  std::unordered_map<int, memory> args;
+  AlignedBuffer weiBuf;
+  const Impl *donor = nullptr;  // the whole layer, when a piece shares its packed filter
+  size_t scratchBytes = 0;
+
+  struct Piece {
+    std::unique_ptr<Impl> impl;
+    int64_t srcOffset = 0, dstOffset = 0, filterOffset = 0;  // elements
+  };
+  std::mutex piecesMutex;
+  int piecesThreads = 0;
+  Split split = Split::kUnknown;
+  std::vector<Piece> pieces;
+  std::string splitNote;
+
+  size_t dstElem() const { return p.output == QuantizedConv2dParams::Output::kFloat32 ? 4 : 1; }
+
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
+    useThreads(threads);
+    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
+  }
+
+  void prepare(const void *filter, int threads) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (readyThreads == threads) return;
+    entry = primitiveFor(threads);
+    const dnnl::primitive_desc_base &pd = entry->pd;
+    dnnl::engine &eng = cpuEngine();
+    src = memory(pd.src_desc(), eng, DNNL_MEMORY_NONE);
+    dst = memory(pd.dst_desc(), eng, DNNL_MEMORY_NONE);
+    memory::desc primWei = pd.weights_desc();
+    if (donor && donor->readyThreads && donor->wei.get_desc() == primWei) {
+      wei = memory(primWei, eng, donor->wei.get_data_handle());
+    } else {
+      weiBuf.resize(primWei.get_size());
+      WeightPacker pack;
+      pack.init(userWei, primWei, weiBuf.data());
+      pack.run(filter, weiBuf.data());
+      wei = memory(primWei, eng, weiBuf.data());
+    }
+    args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+    if (!p.bias.empty()) {
+      bias = memory(memory::desc({p.O}, memory::data_type::f32, Tag::a), eng, p.bias.data());
+      args[DNNL_ARG_BIAS] = bias;
+    }
+    memory::desc sp = pd.scratchpad_desc();
+    scratchBytes = sp.get_size();
+    scratch = memory(sp, eng, DNNL_MEMORY_NONE);
+    args[DNNL_ARG_SCRATCHPAD] = scratch;
+    entry->get();
+    readyThreads = threads;
+  }
+
+  Status execute(const void *x, const void *filter, void *y, int threads) {
+    try {
+      prepare(filter, threads);
+      useThreads(threads);
+      uint8_t *work = threadWorkspace(scratchBytes);
+      scratch.set_data_handle(work);
+      src.set_data_handle(const_cast<void *>(x));
+      dst.set_data_handle(y);
+      entry->get().execute(cpuStream(), args);
+      noteExecution();
+      return Status::ok();
+    } catch (const dnnl::error &e) {
+      return oneDnnStatus(e, "oneDNN int8 convolution");
+    } catch (const std::bad_alloc &) {
+      return Status(StatusCode::kOutOfMemory, "oneDNN int8 convolution: out of memory for its buffers");
+    }
+  }
+
+  void choosePieces(int threads);
+};
+
+namespace {
+
+std::unique_ptr<QuantizedConv2d::Impl> makeImpl(const QuantizedConv2dParams &p, std::string *why) {
+  using Impl = QuantizedConv2d::Impl;
+  if (!policy().enabled) {
+    *why = "oneDNN disabled";
+    return nullptr;
+  }
+  using DT = memory::data_type;
+  DT srcDt = p.srcSigned ? DT::s8 : DT::u8;
+  DT dstDt = p.output == QuantizedConv2dParams::Output::kFloat32 ? DT::f32
+             : p.output == QuantizedConv2dParams::Output::kUint8 ? DT::u8
+                                                                  : DT::s8;
+  memory::dims srcDims{p.N, p.C, p.H, p.W}, dstDims{p.N, p.O, p.OH, p.OW};
+  auto impl = std::make_unique<Impl>();
+  impl->p = p;
+  impl->userSrc = memory::desc(srcDims, srcDt, Tag::nhwc);
+  impl->userDst = p.dstStrides.empty() ? memory::desc(dstDims, dstDt, Tag::nhwc)
+                                       : memory::desc(dstDims, dstDt, memory::dims(p.dstStrides));
+  // The ohwi filter described by strides; groups split the o axis.
+  const int64_t OCg = p.O / p.groups, ICg = p.C / p.groups;
+  const int64_t sO = p.KH * p.KW * ICg, sH = p.KW * ICg, sW = ICg;
+  memory::dims weiDims, weiStrides;
+  if (p.groups == 1) {
+    weiDims = {p.O, ICg, p.KH, p.KW};
+    weiStrides = {sO, 1, sH, sW};
+  } else {
+    weiDims = {p.groups, OCg, ICg, p.KH, p.KW};
+    weiStrides = {OCg * sO, sO, 1, sH, sW};
+  }
+  impl->userWei = memory::desc(weiDims, DT::s8, weiStrides);
+  memory::desc wei(weiDims, DT::s8, Tag::any);
+  memory::desc bias = p.bias.empty() ? memory::desc() : memory::desc({p.O}, DT::f32, Tag::a);
+  dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                    impl->userSrc, wei, bias, impl->userDst, {p.strideH, p.strideW},
+                                    {p.dilationH - 1, p.dilationW - 1}, {p.padTop, p.padLeft},
+                                    {p.padBottom, p.padRight});
+  impl->makePd = [d, p]() -> dnnl::primitive_desc_base {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_output_scales(1 << 1, p.scales);
+    if (p.srcZero != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {p.srcZero});
+    if (p.dstZero != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {p.dstZero});
+    return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
+  };
+  // Layers with equal shapes and parameters share one primitive.
+  std::string key = "qconv|" + std::to_string(int(srcDt)) + "," + std::to_string(int(dstDt));
+  for (int64_t x : {p.N, p.C, p.H, p.W, p.O, p.OH, p.OW, p.KH, p.KW, p.groups, p.strideH, p.strideW, p.dilationH,
+                    p.dilationW, p.padTop, p.padBottom, p.padLeft, p.padRight, int64_t(p.srcZero),
+                    int64_t(p.dstZero), int64_t(p.bias.size())})
+    key += "," + std::to_string(x);
+  for (int64_t x : p.dstStrides) key += ",s" + std::to_string(x);
+  key += "|";
+  std::string bits(p.scales.size() * sizeof(float), '\0');
+  std::memcpy(bits.data(), p.scales.data(), bits.size());
+  key += bits;
+  impl->keyBase = key;
+  try {
+    std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
+    if (isReferenceImpl(e->impl)) {
+      *why = "no optimized oneDNN int8 implementation (" + e->impl + ")";
+      return nullptr;
+    }
+  } catch (const dnnl::error &e) {
+    *why = std::string("oneDNN int8 convolution: ") + e.what();
+    return nullptr;
+  }
+  return impl;
+}
+
+}  // namespace
+
+void QuantizedConv2d::Impl::choosePieces(int threads) {
+  piecesThreads = threads;
+  pieces.clear();
+  ConvSplitShape shape;
+  shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.W = p.W, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
+  shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
+  shape.strideH = p.strideH, shape.strideW = p.strideW, shape.dilationH = p.dilationH, shape.dilationW = p.dilationW;
+  shape.padTop = p.padTop, shape.padLeft = p.padLeft;
+  shape.nhwc = true;
+  // The plan's thresholds are in float32 FLOPs; int8 pieces do the same
+  // multiply-adds.
+  const ConvPiecePlan plan = planConv2dPieces(shape, threads);
+  if (plan.kind != PieceKind::kPieces) {
+    split = plan.kind == PieceKind::kOpenMp ? Split::kOpenMp : Split::kOneThread;
+    splitNote = plan.note;
+    return;
+  }
+  std::vector<Piece> made;
+  auto add = [&](const QuantizedConv2dParams &q, Piece piece) {
+    std::string why;
+    piece.impl = makeImpl(q, &why);
+    if (!piece.impl) {
+      split = Split::kOneThread;
+      splitNote = "one thread: a piece has no optimized primitive (" + why + ")";
+      return false;
+    }
+    if (piece.filterOffset == 0 && q.O == p.O) piece.impl->donor = this;
+    made.push_back(std::move(piece));
+    return true;
+  };
+  const char *by = "output rows";
+  if (plan.by == ConvPiecePlan::By::kChannels) {
+    if (p.groups != 1) {
+      split = Split::kOneThread;
+      splitNote = "one thread: grouped layers are not cut by channels";
+      return;
+    }
+    for (const ConvPiece &r : plan.pieces) {
+      QuantizedConv2dParams q = p;
+      q.O = r.o;
+      q.scales.assign(p.scales.begin() + r.o0, p.scales.begin() + r.o0 + r.o);
+      if (!p.bias.empty()) q.bias.assign(p.bias.begin() + r.o0, p.bias.begin() + r.o0 + r.o);
+      q.dstStrides = {p.OH * p.OW * p.O, 1, p.OW * p.O, p.O};
+      Piece piece;
+      piece.filterOffset = r.o0 * p.KH * p.KW * (p.C / p.groups);
+      piece.dstOffset = r.o0;
+      if (!add(q, std::move(piece))) return;
+    }
+    by = "output channels";
+  } else if (plan.by == ConvPiecePlan::By::kImages || plan.by == ConvPiecePlan::By::kRows) {
+    const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
+    for (const ConvPiece &r : plan.pieces) {
+      QuantizedConv2dParams q = p;
+      q.N = r.n;
+      q.OH = r.oh1 - r.oh0;
+      const int64_t first = r.oh0 * p.strideH - p.padTop;
+      const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;
+      const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.H, last + 1);
+      q.H = in1 - in0;
+      q.padTop = in0 - first;
+      q.padBottom = last + 1 - in1;
+      Piece piece;
+      piece.srcOffset = (r.n0 * p.H + in0) * p.W * p.C;
+      piece.dstOffset = (r.n0 * p.OH + r.oh0) * p.OW * p.O;
+      if (!add(q, std::move(piece))) return;
+    }
+    if (plan.by == ConvPiecePlan::By::kImages) by = "images";
+  } else {
+    split = Split::kOneThread;
+    splitNote = "one thread: not cut by columns";
+    return;
+  }
+  pieces = std::move(made);
+  split = Split::kPieces;
+  splitNote = std::to_string(pieces.size()) + " pieces of " + by;
+}
+
+QuantizedConv2d::QuantizedConv2d(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+QuantizedConv2d::~QuantizedConv2d() = default;
+
+std::unique_ptr<QuantizedConv2d> QuantizedConv2d::create(const QuantizedConv2dParams &p, std::string *why) {
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = makeImpl(p, why);
+  } catch (const dnnl::error &e) {
+    *why = e.what();
+  }
+  if (!impl) return nullptr;
+  return std::unique_ptr<QuantizedConv2d>(new QuantizedConv2d(std::move(impl)));
+}
+
+Status QuantizedConv2d::run(const void *x, const void *filter, void *y, ThreadPool &pool) {
+  Impl &s = *impl_;
+  const int threads = pool.numThreads();
+  if (threads == 1) return s.execute(x, filter, y, 1);
+  {
+    std::lock_guard<std::mutex> lock(s.piecesMutex);
+    if (s.piecesThreads != threads) {
+      try {
+        s.choosePieces(threads);
+      } catch (const dnnl::error &e) {
+        return oneDnnStatus(e, "oneDNN int8 convolution");
+      }
+      // The whole layer's filter first: pieces that want its layout share it.
+      if (s.split == Split::kPieces) {
+        try {
+          s.prepare(filter, 1);
+        } catch (const dnnl::error &e) {
+          return oneDnnStatus(e, "oneDNN int8 convolution");
+        } catch (const std::bad_alloc &) {
+          return Status(StatusCode::kOutOfMemory, "oneDNN int8 convolution: out of memory for its filter");
+        }
+      }
+    }
+  }
+  switch (s.split) {
+    case Split::kPieces: break;
+    case Split::kOneThread: return s.execute(x, filter, y, 1);
+    default: return s.execute(x, filter, y, threads);
+  }
+  const size_t de = s.dstElem();
+  const int8_t *f = static_cast<const int8_t *>(filter);
+  return runPieces(pool, s.pieces.size(), [&](size_t i) {
+    const Impl::Piece &piece = s.pieces[i];
+    return piece.impl->execute(static_cast<const uint8_t *>(x) + piece.srcOffset, f + piece.filterOffset,
+                               static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * de, 1);
+  });
+}
+
+void QuantizedConv2d::buildPrimitive(int numThreads) noexcept {
+  try {
+    if (numThreads == 1) {
+      impl_->primitiveFor(1)->get();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(impl_->piecesMutex);
+    if (impl_->piecesThreads != numThreads) impl_->choosePieces(numThreads);
+    if (impl_->split == Split::kPieces)
+      for (Impl::Piece &piece : impl_->pieces) piece.impl->primitiveFor(1)->get();
+    else
+      impl_->primitiveFor(impl_->split == Split::kOpenMp ? numThreads : 1)->get();
+  } catch (...) {
+    // Left for run() to meet.
+  }
+}
+
+std::string QuantizedConv2d::implementation() const {
+  Impl &s = *impl_;
+  if (s.split == Split::kPieces && !s.pieces.empty()) {
+    Impl &piece = *s.pieces.front().impl;
+    return piece.primitiveFor(1)->impl + " (int8; " + s.splitNote + ")";
+  }
+  return s.primitiveFor(1)->impl + " (int8" + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
+}
+
+}  // namespace webnn::cpu::onednn
