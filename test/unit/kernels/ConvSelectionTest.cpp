@@ -60,7 +60,7 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   // In table order, the chosen one after every refusal.
   ASSERT_GE(choice.refused.size(), 5u);
   EXPECT_EQ(choice.refused.front().first, "depthwise-avx512");
-  EXPECT_EQ(choice.refused.back().first, "silu-after-depthwise-avx512");
+  EXPECT_EQ(choice.refused.back().first, "depthwise-avx512-after-onednn");
   const std::string text = choice.describe();
   EXPECT_NE(text.find("conv2d '"), std::string::npos) << text;
   EXPECT_NE(text.find(": portable (refused: depthwise-avx512: "), std::string::npos) << text;
@@ -110,6 +110,20 @@ TEST(ConvSelection, SiluPassNamesItsKernel) {
   EXPECT_EQ(choice.chosen, "silu-after-own-kernel") << choice.describe();
   EXPECT_EQ(choice.detail, "pointwise-narrow") << choice.describe();
   EXPECT_EQ(choice.whyRefused("pointwise-narrow"), "activation is not none, relu or clamp");
+}
+
+// fusedConv2d "silu" on a depthwise 3x3: the depthwise kernel applies SiLU
+// itself (row blocks), so no pass after it and no oneDNN swish.
+TEST(ConvSelection, DepthwiseTakesSiluItself) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the depthwise kernel needs AVX-512";
+  OpCase c = conv2d(9, 9, 32, 32, 3, 32, 1);
+  c.op = "fusedConv2d";
+  c.attrString("activation", "silu");
+  ScopedKernelChoices choices;
+  ASSERT_TRUE(runOp(c).isOk());
+  const kernels::KernelChoice choice = choices.last("fusedConv2d");
+  EXPECT_EQ(choice.chosen, "depthwise-avx512") << choice.describe();
+  EXPECT_TRUE(choice.refused.empty()) << choice.describe();
 }
 
 }  // namespace

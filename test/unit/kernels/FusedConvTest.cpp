@@ -508,8 +508,9 @@ TEST(FusedConv2d, SigmoidNoBias) {
   runCase(c);
 }
 
-// SiLU: our kernels run without activation and a pass applies it after them;
-// oneDNN takes it as its swish post-op; every path against the reference.
+// SiLU: our kernels run without activation and a pass applies it after them
+// (the depthwise kernel row block by row block); oneDNN takes it as its
+// swish post-op; every path against the reference.
 TEST(FusedConv2d, SiluOnEveryPath) {
   FusedCase c;
   c.activation = "silu", c.residual = false;
@@ -525,6 +526,11 @@ TEST(FusedConv2d, SiluOnEveryPath) {
   runCase(d);
   d.name = "depthwise 3x3 s2 nhwc silu";
   d.stride = 2;
+  runCase(d);
+  // Rows in blocks with SiLU after each (two 1392-float rows per block here,
+  // an odd row count leaving a block of one).
+  d.name = "depthwise 3x3 nhwc silu, row blocks";
+  d.stride = 1, d.H = 37, d.W = 29, d.C = d.O = d.groups = 48;
   runCase(d);
   FusedCase p;
   p.activation = "silu", p.residual = false;

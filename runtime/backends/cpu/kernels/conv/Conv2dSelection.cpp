@@ -6,7 +6,8 @@
 //   brdgmm_dw), after oneDNN at stride 2 (brdgmm_dw measured 5-25% faster);
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
 //   oneDNN (each file says which and by how much);
-// - fusedConv2d "silu" on those kernels without activation, SiLU after;
+// - fusedConv2d "silu" on those kernels without activation, SiLU after
+//   (the depthwise kernel applies it itself, row by row);
 // - oneDNN for the rest of what it optimizes (residual and activation as
 //   post-ops), when built with it;
 // - the portable kernel (im2col + SGEMM, direct depthwise) for everything
@@ -48,8 +49,10 @@ int64_t outputCount(const ConvRequest &r) { return numElements(outputShape(r.g))
 
 std::unique_ptr<Kernel> depthwiseAvx512(const ConvRequest &r, std::string *why) {
   if (r.e.hasResidual) return refuse(why, "has a residual");
-  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
-  return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, r.lo, r.hi, why);
+  bool silu = r.e.activation == ConvActivation::kSilu;
+  if (!r.clampEpilogue && !silu) return refuse(why, "activation is not none, relu, clamp or silu");
+  if (silu) return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, -INFINITY, INFINITY, true, why);
+  return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, r.lo, r.hi, false, why);
 }
 
 std::unique_ptr<Kernel> depthwiseAvx512Stride1(const ConvRequest &r, std::string *why) {
@@ -104,14 +107,6 @@ std::unique_ptr<Kernel> oneDnn(const ConvRequest &r, std::string *why) {
 }
 #endif
 
-std::unique_ptr<Kernel> siluAfterDepthwiseAvx512(const ConvRequest &r, std::string *why) {
-  if (r.e.activation != ConvActivation::kSilu) return refuse(why, "activation is not silu");
-  std::unique_ptr<Kernel> conv = depthwiseAvx512(withoutActivation(r), why);
-  if (!conv) return nullptr;
-  *why = "depthwise-avx512";
-  return makeSiluPass(std::move(conv), outputCount(r));
-}
-
 std::unique_ptr<Kernel> portable(const ConvRequest &r, std::string *why) {
   std::unique_ptr<Kernel> k;
   Status s = r.fused ? makeFusedConv2dPortable(r.node, &k) : makeConv2dPortable(r.node, &k);
@@ -129,7 +124,6 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"onednn", &oneDnn},
 #endif
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
-    {"silu-after-depthwise-avx512", &siluAfterDepthwiseAvx512},
     {"portable", &portable},
 };
 

@@ -78,9 +78,10 @@ inline std::unique_ptr<Kernel> refuse(std::string *why, std::string reason) {
 }
 
 // DepthwiseAvx512Conv.cpp: depthwise 3x3, nhwc, float32 on AVX-512, bias and
-// a clamp [lo, hi] in the same pass.
+// a clamp [lo, hi] in the same pass; with `silu`, SiLU after the clamp over
+// each few rows as they are written.
 std::unique_ptr<Kernel> makeDepthwiseAvx512Conv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
-                                                float lo, float hi, std::string *why);
+                                                float lo, float hi, bool silu, std::string *why);
 // PointwiseNarrowConv.cpp: plain 1x1 nhwc layers with few output channels,
 // or short ones with a residual, as register-tiled rows.
 std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
