@@ -355,6 +355,19 @@ Case matmulNBits(int64_t M, int64_t K, int64_t N, int64_t accuracy) {
                    {"accuracyLevel", integer(accuracy)}});
   return c;
 }
+// lstm / gru over `steps` steps, forward: per step the gates' GEMV/GEMM
+// of the input and the hidden state (kernels/LstmLayer.cpp, GruLayer.cpp).
+Case recurrent(const char *op, int64_t steps, int64_t batch, int64_t input, int64_t hidden) {
+  const int64_t gates = std::string(op) == "lstm" ? 4 : 3;
+  Case c{op,
+         {f32({steps, batch, input}), f32({1, gates * hidden, input}, true), f32({1, gates * hidden, hidden}, true),
+          f32({1, gates * hidden}, true)},
+         {},
+         {}};
+  for (int64_t i = 0; i < gates - 2; ++i) c.outputs.push_back({1, batch, hidden});  // lstm: hidden and cell state
+  c.attrs = attrs({{"steps", integer(steps)}, {"hiddenSize", integer(hidden)}});
+  return c;
+}
 Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
 Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
   return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
@@ -432,6 +445,15 @@ std::vector<std::vector<Case>> grid() {
       {unary("erf", 1 << 16), unary("erf", 1 << 10), unary("erf", 1 << 20)},
       {unary("gelu", 1 << 16), unary("gelu", 1 << 10), unary("gelu", 1 << 20)},
       {unary("sqrt", 1 << 16), unary("sqrt", 1 << 10)},
+      {unary("log", 1 << 16), unary("log", 1 << 10), unary("log", 1 << 20)},
+      {unary("sin", 1 << 16), unary("sin", 1 << 10)},
+      {unary("cos", 1 << 16), unary("cos", 1 << 10)},
+      {unary("tan", 1 << 16), unary("tan", 1 << 10)},
+      {unary("softplus", 1 << 16), unary("softplus", 1 << 10)},
+      {unary("elu", 1 << 16), unary("elu", 1 << 10)},
+      {recurrent("lstm", 64, 1, 128, 256), recurrent("gru", 64, 1, 80, 256), recurrent("lstm", 1, 1, 64, 64),
+       recurrent("gru", 1, 1, 128, 128), recurrent("lstm", 8, 4, 128, 128), recurrent("gru", 16, 1, 64, 64),
+       recurrent("lstm", 200, 1, 80, 128)},
       {transpose(1, 128, 12, 64), transpose(1, 8, 4, 16), transpose(1, 512, 16, 64), transpose(1, 32, 32, 32),
        transpose(1, 1024, 32, 64)},
       {reduce(128, 768), reduce(1, 1000), reduce(2048, 49), reduce(16, 64), reduce(4096, 512)},
