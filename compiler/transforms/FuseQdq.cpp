@@ -30,7 +30,7 @@ namespace mlir::webnn {
 namespace {
 
 struct QdqCounters {
-  int64_t matmuls = 0, convs = 0, opsReplaced = 0;
+  int64_t matmuls = 0, convs = 0, gemms = 0, opsReplaced = 0;
 };
 
 bool isInt8Type(Type t) { return t.isInteger(8); }
@@ -353,12 +353,82 @@ struct FuseQdqConv : OpRewritePattern<Conv2dOp> {
   QdqCounters &counters;
 };
 
+// gemm(dq(x) per tensor, dq(w) with w an 8-bit constant [N, K] (bTranspose)
+// or [K, N], one scale/zero point or one per output column) [+ c] ->
+// quantizedMatmul(x, w^T) [+ c]: a QDQ classifier's Gemm on integers. The
+// bias stays a float add before the output's quantizeLinear, as in the
+// graph (quantizedMatmul's own bias comes after its output round trip).
+struct FuseQdqGemm : OpRewritePattern<GemmOp> {
+  FuseQdqGemm(MLIRContext *ctx, QdqCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(GemmOp gemm, PatternRewriter &rewriter) const override {
+    auto yType = cast<RankedTensorType>(gemm.getType());
+    if (!yType.getElementType().isF32() || !yType.hasStaticShape() || yType.getRank() != 2 ||
+        gemm.getATranspose().value_or(false) || gemm.getAlpha().value_or(APFloat(1.0)).convertToDouble() != 1.0 ||
+        gemm.getBeta().value_or(APFloat(1.0)).convertToDouble() != 1.0)
+      return rewriter.notifyMatchFailure(gemm, "not a plain static float32 gemm");
+    std::optional<QuantOperand> a = matchOperand(gemm.getA(), false);
+    if (!a) return rewriter.notifyMatchFailure(gemm, "a is not a per-tensor dequantizeLinear");
+    auto dqW = gemm.getB().getDefiningOp<DequantizeLinearOp>();
+    if (!dqW) return rewriter.notifyMatchFailure(gemm, "b is not a dequantizeLinear");
+    auto wType = cast<RankedTensorType>(dqW.getInput().getType());
+    std::optional<SmallVector<int64_t>> w = intConstantValues(dqW.getInput());
+    std::optional<SmallVector<int64_t>> zw = intConstantValues(dqW.getZeroPoint());
+    std::optional<SmallVector<double>> sw = floatConstantValues(dqW.getScale());
+    if (!isInt8Type(wType.getElementType()) || wType.getRank() != 2 || !w || !zw || !sw)
+      return rewriter.notifyMatchFailure(gemm, "b is not a dequantized 8-bit constant");
+    bool bT = gemm.getBTranspose().value_or(false);
+    int64_t K = wType.getDimSize(bT ? 1 : 0), N = wType.getDimSize(bT ? 0 : 1);
+    if (K > 32768) return rewriter.notifyMatchFailure(gemm, "K > 32768: the int32 sum could overflow");
+    // One parameter, or one per output column along w's N axis.
+    auto perN = [&](Value v, size_t count) {
+      if (count == 1) return true;
+      auto t = cast<RankedTensorType>(v.getType());
+      return int64_t(count) == N && t.getRank() <= 2 && t.getShape()[bT ? 0 : t.getRank() - 1] == N;
+    };
+    if (!perN(dqW.getScale(), sw->size()) || !perN(dqW.getZeroPoint(), zw->size()))
+      return rewriter.notifyMatchFailure(gemm, "b's parameters are not per tensor or per column");
+    std::optional<SmallVector<double>> bias;
+    if (Value c = gemm.getC()) {
+      if (auto dqC = c.getDefiningOp<DequantizeLinearOp>()) {
+        if (std::optional<SmallVector<float>> v = evaluateDequantize(dqC)) bias = SmallVector<double>(v->begin(), v->end());
+      } else {
+        bias = floatConstantValues(c);
+      }
+      if (!bias || int64_t(bias->size()) != N) return rewriter.notifyMatchFailure(gemm, "c is not a constant [N]");
+    }
+    Location loc = gemm.getLoc();
+    rewriter.setInsertionPoint(gemm);
+    SmallVector<int64_t> wt(w->size());
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) wt[k * N + n] = bT ? (*w)[n * K + k] : (*w)[k * N + n];
+    Value b = intConstant(rewriter, loc, {K, N}, wType.getElementType(), wt);
+    Value bScale = floatConstant(rewriter, loc, {1, int64_t(sw->size())}, rewriter.getF32Type(), *sw);
+    Value bZp = intConstant(rewriter, loc, {1, int64_t(zw->size())}, wType.getElementType(), *zw);
+    auto m = [&](Value v) { return materialize(rewriter, loc, v); };
+    Value y = QuantizedMatmulOp::create(rewriter, loc, a->x, m(a->scale), m(a->zeroPoint), b, bScale, bZp, Value(),
+                                        Value(), Value())
+                  .getResult();
+    if (bias) y = AddOp::create(rewriter, loc, y, floatConstant(rewriter, loc, {1, N}, rewriter.getF32Type(), *bias));
+    SmallVector<Operation *> dead{dqW};
+    dead.append(a->ops);
+    if (Value c = gemm.getC())
+      if (Operation *def = c.getDefiningOp()) dead.push_back(def);
+    rewriter.replaceOp(gemm, y);
+    ++counters.gemms;
+    counters.opsReplaced += eraseDeadOps(rewriter, dead);
+    return success();
+  }
+
+  QdqCounters &counters;
+};
+
 struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     QdqCounters counters;
     RewritePatternSet patterns(ctx);
-    patterns.add<FuseQdqMatmul, FuseQdqConv>(ctx, counters);
+    patterns.add<FuseQdqMatmul, FuseQdqConv, FuseQdqGemm>(ctx, counters);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
@@ -402,9 +472,11 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     recordRewrites(ctx, getArgument(), "conv-weights-dequantized", folded);
     numMatmulsFused += counters.matmuls;
     numConvsFused += counters.convs;
+    numGemmsFused += counters.gemms;
     numOpsReplaced += counters.opsReplaced;
     recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);
     recordRewrites(ctx, getArgument(), "convs-fused", counters.convs);
+    recordRewrites(ctx, getArgument(), "gemms-fused", counters.gemms);
     recordRewrites(ctx, getArgument(), "ops-replaced", counters.opsReplaced);
   }
 };

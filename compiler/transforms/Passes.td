@@ -208,14 +208,16 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     bias [N]. Forms webnn.quantizedConv2d from conv2d(dq(xi), dq(w) [, bias])
     [-> q], xi int8/uint8 per tensor, w an int8 constant with zero points 0
     and one scale or one per output channel (channels-last, transposes of
-    the 8-bit tensors at its boundaries). Only exact matches fold (see
-    FuseQdq.cpp). Other constant dequantizeLinear ops read only by conv2d
-    filters/biases are evaluated at compile time (those convolutions stay
-    float).
+    the 8-bit tensors at its boundaries), and quantizedMatmul from a gemm of
+    a per-tensor dq and a constant 8-bit dq (its c a float add after). Only
+    exact matches fold (see FuseQdq.cpp). Other constant dequantizeLinear
+    ops read only by conv2d filters/biases or gemm operands b/c are
+    evaluated at compile time (those convolutions and gemms stay float).
   }];
   let statistics = [
     Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
     Statistic<"numConvsFused", "convs-fused", "QDQ conv2d folded into quantizedConv2d">,
+    Statistic<"numGemmsFused", "gemms-fused", "QDQ gemm with a constant 8-bit b folded into quantizedMatmul">,
     Statistic<"numWeightsDequantized", "conv-weights-dequantized",
               "constant conv2d filters/biases dequantized at compile time">,
     Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,

@@ -106,3 +106,37 @@ func.func @not_fused() -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) attributes 
   %b = webnn.conv2d %xdc, %wd0 : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
   return %a, %b : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// A classifier's Gemm (bTranspose, per-row int8 weight, int32 bias, output
+// quantized and dequantized): quantizedMatmul on the transposed weight with
+// per-column parameters, the bias a float add before the output's q/dq.
+// CHECK-LABEL: func.func @gemm
+// CHECK-DAG: %[[B:.+]] = webnn.constant dense<{{\[\[}}1, 3], [2, 4]]> : tensor<2x2xi8>
+// CHECK-DAG: %[[SB:.+]] = webnn.constant dense<{{\[\[}}1.000000e-01, 2.000000e-01]]> : tensor<1x2xf32>
+// CHECK-DAG: %[[C:.+]] = webnn.constant dense<{{\[\[}}5.000000e-01, -2.500000e-01]]> : tensor<1x2xf32>
+// CHECK: %[[M:.+]] = webnn.quantizedMatmul %{{.+}}, %{{.+}}, %{{.+}}, %[[B]], %[[SB]], %{{.+}} : {{.+}} -> tensor<1x2xf32>
+// CHECK: %[[Y:.+]] = webnn.add %[[M]], %[[C]]
+// CHECK: webnn.quantizeLinear %[[Y]]
+// CHECK-NOT: webnn.gemm
+func.func @gemm() -> tensor<1x2xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2xui8>
+  %sx = webnn.constant dense<0.5> : tensor<1x1xf32>
+  %zx = webnn.constant dense<128> : tensor<1x1xui8>
+  %w = webnn.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %sw = webnn.constant dense<[[0.1], [0.2]]> : tensor<2x1xf32>
+  %zw = webnn.constant dense<0> : tensor<2x1xi8>
+  %b = webnn.constant dense<[2, -1]> : tensor<2xi32>
+  %sb = webnn.constant dense<0.25> : tensor<1xf32>
+  %zb = webnn.constant dense<0> : tensor<1xi32>
+  %so = webnn.constant dense<0.05> : tensor<1x1xf32>
+  %zo = webnn.constant dense<3> : tensor<1x1xui8>
+  %xd = webnn.dequantizeLinear %x, %sx, %zx : (tensor<1x2xui8>, tensor<1x1xf32>, tensor<1x1xui8>) -> tensor<1x2xf32>
+  %wd = webnn.dequantizeLinear %w, %sw, %zw : (tensor<2x2xi8>, tensor<2x1xf32>, tensor<2x1xi8>) -> tensor<2x2xf32>
+  %bd = webnn.dequantizeLinear %b, %sb, %zb : (tensor<2xi32>, tensor<1xf32>, tensor<1xi32>) -> tensor<2xf32>
+  %g = webnn.gemm %xd, %wd c %bd {bTranspose = true} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %q = webnn.quantizeLinear %g, %so, %zo : (tensor<1x2xf32>, tensor<1x1xf32>, tensor<1x1xui8>) -> tensor<1x2xui8>
+  %y = webnn.dequantizeLinear %q, %so, %zo : (tensor<1x2xui8>, tensor<1x1xf32>, tensor<1x1xui8>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
