@@ -3,6 +3,7 @@
 #include "webnn/webnn_c.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -15,6 +16,7 @@
 #include "core/Log.h"
 #include "core/OpSupport.h"
 #include "estimate/Estimate.h"
+#include "estimate/GpuEstimate.h"
 #include "webnn/runtime.h"
 #include "webnn/version.h"
 
@@ -423,20 +425,32 @@ webnn_status webnn_estimate(const char *artifact_path, const webnn_estimate_opti
     if (options) {
       if (options->struct_size < offsetof(webnn_estimate_options, profile_path) + sizeof(const char *))
         return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate: options.struct_size is too small (call _init)");
-      o = *options;
+      // A caller built against an older header passes a shorter struct.
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
     }
     webnn::est::EstimateOptions eo;
     eo.threads = o.threads;
+    std::string device = o.device ? o.device : "cpu";
+    const bool gpu = device != "cpu";
+    if (gpu && !webnn::est::isGpuDeviceName(device))
+      return fail(WEBNN_INVALID_ARGUMENT, "webnn_estimate: device '" + device + "': expected cpu, gpu or gpu:N");
     std::string profilePath = o.profile_path ? o.profile_path : "";
     if (profilePath.empty()) {
-      webnn::Status s = webnn::est::findDefaultProfile(o.threads, &profilePath);
+      webnn::Status s = gpu ? webnn::est::findDefaultGpuProfile(device, &profilePath)
+                            : webnn::est::findDefaultProfile(o.threads, &profilePath);
       if (!s.isOk()) return fromStatus(s);
     }
-    webnn::est::DeviceProfile profile;
-    webnn::Status s = webnn::est::loadProfile(profilePath, &profile);
-    if (!s.isOk()) return fromStatus(s);
     webnn::est::Estimate e;
-    s = webnn::est::estimateArtifact(artifact_path, profile, eo, &e);
+    webnn::Status s;
+    if (gpu) {
+      webnn::est::GpuProfile profile;
+      s = webnn::est::loadGpuProfile(profilePath, &profile);
+      if (s.isOk()) s = webnn::est::estimateArtifactGpu(artifact_path, profile, eo, &e);
+    } else {
+      webnn::est::DeviceProfile profile;
+      s = webnn::est::loadProfile(profilePath, &profile);
+      if (s.isOk()) s = webnn::est::estimateArtifact(artifact_path, profile, eo, &e);
+    }
     if (!s.isOk()) return fromStatus(s);
     report->median_ms = e.medianMs;
     report->p10_ms = e.p10Ms;

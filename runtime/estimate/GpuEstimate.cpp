@@ -19,7 +19,13 @@
 
 namespace webnn::est {
 
-bool isGpuDeviceName(const std::string &device) { return device == "gpu" || device.rfind("gpu:", 0) == 0; }
+bool isGpuDeviceName(const std::string &device) {
+  if (device == "gpu") return true;
+  if (device.rfind("gpu:", 0) != 0 || device.size() == 4 || device.size() > 8) return false;
+  for (size_t i = 4; i < device.size(); ++i)
+    if (device[i] < '0' || device[i] > '9') return false;
+  return true;
+}
 
 #if !defined(WEBNN_HAVE_VULKAN_BACKEND)
 

@@ -16,7 +16,7 @@
 
 namespace webnn::est {
 
-// Whether the device names a GPU ("gpu", "gpu:N").
+// Whether the device names a GPU: "gpu" or "gpu:N" (N up to 4 digits).
 bool isGpuDeviceName(const std::string &device);
 
 // The default profile path of `device` ("gpu" or "gpu:N", chosen as

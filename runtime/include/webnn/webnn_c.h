@@ -285,6 +285,8 @@ typedef struct webnn_estimate_options {
   size_t struct_size;       /* sizeof(webnn_estimate_options), set by _init */
   int threads;              /* the session's thread count (1) */
   const char *profile_path; /* NULL: this machine's profile in the user's cache directory */
+  const char *device;       /* NULL or "cpu": the CPU backend; "gpu" / "gpu:N": the Vulkan backend's
+                               plan, priced with `webnn-run calibrate --device gpu`'s profile */
 } webnn_estimate_options;
 void webnn_estimate_options_init(webnn_estimate_options *options);
 typedef struct webnn_estimate_report {

@@ -1,0 +1,183 @@
+// The GPU estimate (estimate/GpuEstimate.h) on a synthetic GPU profile: the
+// arithmetic of a dispatch's price, the run's fixed costs, cold start and
+// device memory; the profile's JSON round trip and its refusals; the C API's
+// device option. No device: an estimate needs the profile alone.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "TestArtifact.h"
+#include "estimate/GpuEstimate.h"
+#include "estimate/GpuProfile.h"
+#include "webnn/webnn_c.h"
+
+namespace webnn::test {
+namespace {
+
+est::GpuProfile syntheticGpuProfile() {
+  est::GpuProfile p;
+  p.device.name = "synthetic";
+  p.device.type = "discrete";
+  p.device.maxStorageBufferRange = uint64_t(1) << 30;
+  p.device.minStorageBufferOffsetAlignment = 256;
+  p.device.maxSharedMemory = 49152;
+  p.device.maxWorkGroupInvocations = 1024;
+  p.device.maxWorkGroupCount[0] = p.device.maxWorkGroupCount[1] = p.device.maxWorkGroupCount[2] = 65535;
+  p.device.maxPushConstantsSize = 128;
+  p.device.subgroupSize = 32;
+  p.libraryVersion = "test";
+  p.dispatchUs = 10;
+  p.submitUs = 100;
+  p.transferGBs = 1;
+  p.bandwidthGBs = 1;
+  p.peakGflops = 1;
+  p.uploadGBs = 1;
+  p.pipelineMs = 5;
+  p.shaderPipelineMs["unary"] = 7;
+  p.complete = true;
+  return p;
+}
+
+std::string writeArtifact(const std::string &tag, const TGraph &g, bool weightless) {
+  std::string dir = tempDir(tag);
+  writeFile(dir + "/model.wnn", buildArtifact(g, weightless).artifact);
+  return dir + "/model.wnn";
+}
+
+TEST(GpuEstimate, PricesEachDispatchOnItsFamily) {
+  est::GpuProfile p = syntheticGpuProfile();
+  std::string art = writeArtifact("gpu_est_addrelu", addReluGraph(), /*weightless=*/true);
+  est::Estimate e;
+  Status s = est::estimateArtifactGpu(art, p, {}, &e);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(e.nodes.size(), 2u);
+  EXPECT_EQ(e.nodes[0].family, "binary");
+  EXPECT_EQ(e.nodes[1].family, "unary");
+  // No grid point: every family is priced at its roofline, said in notes.
+  double sum = 0;
+  for (const est::NodeEstimate &n : e.nodes) {
+    EXPECT_GT(n.bytes, 0);
+    EXPECT_NEAR(n.rooflineMs, std::max(n.flops / 1e6, n.bytes / 1e6), 1e-12);
+    EXPECT_NEAR(n.ms, 0.010 + n.rooflineMs, 1e-12);
+    sum += n.ms;
+  }
+  EXPECT_FALSE(e.notes.empty());
+  // The run: one submit (0.1 ms) and the input and output through staging
+  // (24 bytes each at 1 GB/s).
+  EXPECT_NEAR(e.medianMs, sum + 0.1 + 48 / 1e6, 1e-9);
+  EXPECT_LE(e.p10Ms, e.medianMs);
+  EXPECT_GE(e.p90Ms, e.medianMs);
+  EXPECT_EQ(e.tier, est::tierOf(e.medianMs));
+  // Cold: two pipelines (binary at the mean 5 ms, unary at its own 7 ms) and
+  // the constant buffer uploaded.
+  EXPECT_NEAR(e.coldMs, e.medianMs + 12 + double(e.weightsBytes) / 1e6, 1e-9);
+  EXPECT_GE(e.weightsBytes, 24u);
+  EXPECT_EQ(e.peakBytes % 256, 0u);
+  EXPECT_GT(e.peakBytes, e.arenaBytes + e.weightsBytes);
+
+  // A grid point twice its roofline doubles that part of the node.
+  est::GridPoint gp;
+  gp.params = {64};
+  gp.ratio = 2;
+  p.families["binary"].points.push_back(gp);
+  est::Estimate e2;
+  ASSERT_TRUE(est::estimateArtifactGpu(art, p, {}, &e2).isOk());
+  EXPECT_NEAR(e2.nodes[0].ms, 0.010 + 2 * e2.nodes[0].rooflineMs, 1e-12);
+  // The unary family borrows binary's grid (Estimate notes say so).
+  EXPECT_NEAR(e2.nodes[1].ms, 0.010 + 2 * e2.nodes[1].rooflineMs, 1e-12);
+  bool borrowed = false;
+  for (const std::string &n : e2.notes) borrowed |= n.find("unary (as binary)") != std::string::npos;
+  EXPECT_TRUE(borrowed);
+}
+
+TEST(GpuEstimate, RefusesWhatTheGpuProgramRefuses) {
+  est::GpuProfile p = syntheticGpuProfile();
+  std::string art = writeArtifact("gpu_est_dyn", dynamicReluGraph(), true);
+  est::Estimate e;
+  Status s = est::estimateArtifactGpu(art, p, {}, &e);
+  EXPECT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("dynamic dimensions"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("model.wnn"), std::string::npos) << s.message();
+}
+
+TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
+  est::GpuProfile p = syntheticGpuProfile();
+  est::GridPoint gp;
+  gp.params = {16, 64, 64};
+  gp.ratio = 1.5;
+  gp.ms = 0.25;
+  p.families["matmul"].points.push_back(gp);
+  std::string dir = tempDir("gpu_profile");
+  std::string path = dir + "/p.json";
+  ASSERT_TRUE(est::saveGpuProfile(p, path).isOk());
+  est::GpuProfile q;
+  Status s = est::loadGpuProfile(path, &q);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(q.device.name, "synthetic");
+  EXPECT_EQ(q.device.maxWorkGroupCount[2], 65535u);
+  EXPECT_EQ(q.device.minStorageBufferOffsetAlignment, 256u);
+  EXPECT_DOUBLE_EQ(q.submitUs, 100);
+  EXPECT_DOUBLE_EQ(q.shaderPipelineMs["unary"], 7);
+  ASSERT_EQ(q.families["matmul"].points.size(), 1u);
+  EXPECT_DOUBLE_EQ(q.families["matmul"].points[0].ratio, 1.5);
+  EXPECT_EQ(est::defaultGpuProfilePath(p.device).find("/gpu-"), est::defaultGpuProfilePath(p.device).rfind("/"));
+
+  auto refused = [&](const std::string &json, const std::string &want) {
+    std::string bad = dir + "/bad.json";
+    std::ofstream(bad) << json;
+    est::GpuProfile r;
+    Status st = est::loadGpuProfile(bad, &r);
+    EXPECT_FALSE(st.isOk()) << json;
+    EXPECT_NE(st.message().find(want), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("bad.json"), std::string::npos) << st.message();
+  };
+  refused("[1, 2]", "not a JSON object");
+  refused(R"({"format": 2, "cpu_model": "x"})", "not a GPU profile");
+  refused(R"({"kind": "gpu", "format": 9})", "format");
+  std::ifstream in(path);
+  std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string noPeak = good;
+  noPeak.replace(noPeak.find("\"peak_gflops\""), 13, "\"peak_gflopz\"");
+  refused(noPeak, "peak_gflops");
+  std::string badRatio = good;
+  badRatio.replace(badRatio.find("\"ratio\": 1.5"), 12, "\"ratio\": -1.5");
+  refused(badRatio, "ratio");
+}
+
+TEST(GpuEstimate, CApiDeviceOption) {
+  est::GpuProfile p = syntheticGpuProfile();
+  std::string profile = tempDir("gpu_capi") + "/gpu.json";
+  ASSERT_TRUE(est::saveGpuProfile(p, profile).isOk());
+  std::string art = writeArtifact("gpu_capi_art", addReluGraph(), true);
+  webnn_estimate_options o;
+  webnn_estimate_options_init(&o);
+  EXPECT_EQ(o.device, nullptr);
+  o.profile_path = profile.c_str();
+  o.device = "gpu";
+  webnn_estimate_report r{};
+  ASSERT_EQ(webnn_estimate(art.c_str(), &o, &r), WEBNN_OK) << webnn_last_error();
+  est::Estimate e;
+  ASSERT_TRUE(est::estimateArtifactGpu(art, p, {}, &e).isOk());
+  EXPECT_DOUBLE_EQ(r.median_ms, e.medianMs);
+  EXPECT_DOUBLE_EQ(r.cold_ms, e.coldMs);
+  EXPECT_EQ(r.peak_bytes, e.peakBytes);
+  EXPECT_STREQ(r.tier, "excellent");
+  int meets = -1;
+  ASSERT_EQ(webnn_estimate_meets(art.c_str(), &o, "excellent", &meets), WEBNN_OK);
+  EXPECT_EQ(meets, 1);
+  // The GPU profile is not a CPU one, and the reverse.
+  o.device = "cpu";
+  EXPECT_NE(webnn_estimate(art.c_str(), &o, &r), WEBNN_OK);
+  o.device = "npu";
+  EXPECT_EQ(webnn_estimate(art.c_str(), &o, &r), WEBNN_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(webnn_last_error()).find("npu"), std::string::npos);
+  // A caller built before `device` existed: a shorter struct is the CPU.
+  o.device = "gpu";
+  o.struct_size = offsetof(webnn_estimate_options, device);
+  EXPECT_NE(webnn_estimate(art.c_str(), &o, &r), WEBNN_OK);  // the GPU profile read as a CPU one
+  EXPECT_NE(std::string(webnn_last_error()).find("format"), std::string::npos) << webnn_last_error();
+}
+
+}  // namespace
+}  // namespace webnn::test
