@@ -263,6 +263,8 @@ def main(argv=None):
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown", help="write the per-case table and totals here (docs/ESTIMATE.md's form)")
+    ap.add_argument("--prepare-only", action="store_true",
+                    help="export, compile and write inputs, then stop (no timing): a later run starts timing at once")
     ap.add_argument("--fit", action="store_true",
                     help="allow FIT_MODELS (for looking at the cost model; not a held-out result)")
     args = ap.parse_args(argv)
@@ -295,6 +297,9 @@ def main(argv=None):
             print("%s: cannot compile: %s" % (m, e), file=sys.stderr)
         except Exception as e:  # an exporter torch lacks: reported, not counted
             print("%s: cannot export: %s" % (m, str(e).splitlines()[-1][:200]), file=sys.stderr)
+    if args.prepare_only:
+        print("prepared %d case(s) in %s" % (len(prepared), work))
+        return 0
     # Phase 2: every timing under one hold of the benchmark lock, so that no
     # other benchmark overlaps and the run is not queued behind each one.
     lock = open(LOCK_PATH, "a")
