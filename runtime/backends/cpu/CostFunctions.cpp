@@ -380,8 +380,9 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
       }
     }
   }
-  // Sigmoid and SiLU are computed per element, after our kernels (the SiLU
-  // pass) or in oneDNN's post-op: priced as the sigmoid family's pass.
+  // Sigmoid and SiLU are computed per element: SiLU by the SiLU pass after
+  // the convolution (oneDNN's too), sigmoid after our kernels or in oneDNN's
+  // post-op; both priced as the sigmoid family's pass.
   std::string act = n.attributes.getString("activation", "none");
   if (n.op == "fusedConv2d" && (act == "sigmoid" || act == "silu"))
     c.after.push_back({"unary.sigmoid", {atLeast1(out)}, 10 * out, 2 * (y ? bytesOf(y) : 0)});
