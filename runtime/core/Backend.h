@@ -99,6 +99,23 @@ class Backend {
     return Status::ok();
   }
 
+  // A partition as one kernel: `nodes` are two or more consecutive
+  // main-graph nodes of a static graph, all placed on this backend, none a
+  // control-flow node or half of a pair, each already accepted by
+  // makeKernel. The kernel's run() gets every node's inputs, node after node
+  // (an absent optional operand: null), then as outputs every node's
+  // outputs, node after node; a tensor made and read inside the partition is
+  // in the backend's memory like any other (its arena, the same plan). The
+  // executor makes the copies the nodes need before the first node and after
+  // the last, so a device backend can run the whole partition as one
+  // submission. *out stays null where the backend runs the nodes one by one
+  // (the default); an error is logged and the nodes run one by one.
+  virtual Status makePartitionKernel(const std::vector<const NodeDesc *> &nodes, std::unique_ptr<Kernel> *out) {
+    (void)nodes;
+    out->reset();
+    return Status::ok();
+  }
+
   // Per-session state for `numThreads` host threads (1 or more).
   virtual Status createSession(int numThreads, std::unique_ptr<BackendSession> *out) = 0;
   // A zero-filled-or-not, 64-byte aligned allocation of `bytes` (at least one

@@ -88,6 +88,7 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->nodeInputs_.resize(g.nodes.size());
   e->nodeOutputs_.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) e->bindNodeIo(i);
+  if (e->resolved_) e->makePartitions();
   e->subInputs_.resize(g.subgraphs.size());
   e->subOutputs_.resize(g.subgraphs.size());
   for (size_t s = 0; s < g.subgraphs.size(); ++s) {
@@ -132,6 +133,12 @@ Status Executor::run() {
         for (Placed &pl : placed_) (void)pl.session->synchronize();  // no device work outlives the run
         return Status(StatusCode::kCancelled,
                       "run cancelled at " + nodeLabel(i, nodes_[i]));
+      }
+      if (!partitionAt_.empty() && partitionAt_[i] >= 0) {
+        Partition &part = partitions_[size_t(partitionAt_[i])];
+        WEBNN_RETURN_IF_ERROR(runPartition(part));
+        i = part.last;
+        continue;
       }
       const uint8_t slot = nodeSlot_.empty() ? 0 : nodeSlot_[i];
       KernelContext ctx{nodeInputs_[i].data(), nodeInputs_[i].size(), nodeOutputs_[i].data(), nodeOutputs_[i].size(),

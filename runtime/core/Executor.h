@@ -52,6 +52,8 @@ class Executor : private SubgraphRunner {
   const std::vector<std::string> &placementNotes() const { return placementNotes_; }
   // Copies between host memory and other backends' memory per run.
   size_t transfersPerRun() const { return transfersPerRun_; }
+  // Partitions run as one kernel each (Backend::makePartitionKernel).
+  size_t numPartitions() const { return partitions_.size(); }
 
   // Binds graph input `index` (position in graph().graph.inputs) to caller
   // memory of exactly the tensor's byte size; the binding holds for later runs
@@ -196,6 +198,21 @@ class Executor : private SubgraphRunner {
   size_t transfersPerRun_ = 0;
   std::vector<std::string> placementNotes_;
   Status runTransfer(const Transfer &x);
+  // Runs of consecutive nodes on one placed backend that the backend took
+  // as one kernel (Backend::makePartitionKernel): run() runs the copies of
+  // all its nodes before and after it, and the nodes inside are skipped.
+  struct Partition {
+    size_t first = 0, last = 0;
+    std::unique_ptr<Kernel> kernel;
+    std::vector<const TensorBuffer *> inputs;  // every node's, in order (filled at each run)
+    std::vector<TensorBuffer *> outputs;
+  };
+  std::vector<Partition> partitions_;
+  std::vector<int32_t> partitionAt_;  // per node: the partition it starts, else -1; empty when none
+  // Offers each run of two or more consecutive nodes on a placed backend to
+  // it as one kernel (static graphs, once their kernels are made).
+  void makePartitions();
+  Status runPartition(Partition &p);
   // Places the nodes, makes the device backends' sessions.
   Status placeNodes(std::string_view device);
   // Which adjacent nodes may run as one kernel (pairCandidate_).

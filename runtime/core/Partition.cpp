@@ -1,9 +1,11 @@
 // Partition: which backend runs each main-graph node (the artifact's
 // placement or the caller's device, the default backend where a backend is
 // missing or will not start), which adjacent nodes may be offered to their
-// backend as one kernel, and the copies between host memory and a device
-// backend's memory that the placement needs.
+// backend as one kernel, which runs of consecutive nodes a placed backend
+// takes as one kernel (a partition), and the copies between host memory and
+// a device backend's memory that the placement needs.
 #include <algorithm>
+#include <chrono>
 
 #include "core/Executor.h"
 #include "core/Log.h"
@@ -181,6 +183,78 @@ Status Executor::runTransfer(const Transfer &x) {
   if (s.isOk()) return s;
   return Status(s.code(), "copying tensor '" + lt.name + "' " + (x.toBackend ? "to" : "from") + " backend '" +
                               std::string(pl.backend->name()) + "': " + s.message());
+}
+
+void Executor::makePartitions() {
+  const LoadedGraph &g = graph_->graph;
+  if (nodeSlot_.empty() || !g.dynamicDims.empty()) return;
+  auto eligible = [&](size_t i) {
+    return nodeSlot_[i] != 0 && !isControlFlowOp(g.nodes[i].op) && !pairedAway(i) && !pairedAway(i + 1);
+  };
+  for (size_t i = 0; i < g.nodes.size();) {
+    size_t last = i;
+    if (eligible(i))
+      while (last + 1 < g.nodes.size() && eligible(last + 1) && nodeSlot_[last + 1] == nodeSlot_[i]) ++last;
+    if (last == i) {
+      ++i;
+      continue;
+    }
+    Backend *b = placed_[nodeSlot_[i] - 1].backend;
+    std::vector<const NodeDesc *> nodes;
+    for (size_t k = i; k <= last; ++k) nodes.push_back(&nodes_[k]);
+    Partition part;
+    part.first = i, part.last = last;
+    Status s = b->makePartitionKernel(nodes, &part.kernel);
+    if (!s.isOk()) {
+      placementNotes_.push_back("nodes " + std::to_string(i) + " to " + std::to_string(last) + " on '" +
+                                std::string(b->name()) + "' run one by one: " + s.message());
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+    } else if (part.kernel) {
+      if (partitionAt_.empty()) partitionAt_.assign(g.nodes.size(), -1);
+      partitionAt_[i] = int32_t(partitions_.size());
+      partitions_.push_back(std::move(part));
+    }
+    i = last + 1;
+  }
+}
+
+Status Executor::runPartition(Partition &p) {
+  auto failed = [&](const Status &s) {
+    return Status(s.code(), "partition of nodes " + std::to_string(p.first) + " to " + std::to_string(p.last) + " (" +
+                                nodeLabel(p.first, nodes_[p.first]) + " ...): " + s.message());
+  };
+  if (!before_.empty())
+    for (size_t i = p.first; i <= p.last; ++i)
+      for (const Transfer &x : before_[i]) {
+        Status s = runTransfer(x);
+        if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
+      }
+  // The nodes' views, bound anew at every run (bindNodeIo may have changed
+  // them); the vectors keep their capacity.
+  p.inputs.clear();
+  p.outputs.clear();
+  for (size_t i = p.first; i <= p.last; ++i) {
+    p.inputs.insert(p.inputs.end(), nodeInputs_[i].begin(), nodeInputs_[i].end());
+    p.outputs.insert(p.outputs.end(), nodeOutputs_[i].begin(), nodeOutputs_[i].end());
+  }
+  KernelContext ctx{p.inputs.data(), p.inputs.size(), p.outputs.data(), p.outputs.size(),
+                    placed_[nodeSlot_[p.first] - 1].state};
+  Status s;
+  if (!profiling_) {
+    s = p.kernel->run(ctx);
+  } else {  // the partition's time is its first node's
+    auto t0 = std::chrono::steady_clock::now();
+    s = p.kernel->run(ctx);
+    nodeMs_[p.first] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  if (!s.isOk()) return failed(s);
+  if (!after_.empty())
+    for (size_t i = p.first; i <= p.last; ++i)
+      for (const Transfer &x : after_[i]) {
+        s = runTransfer(x);
+        if (!s.isOk()) return Status(s.code(), nodeLabel(i, graph_->nodes[i]) + ": " + s.message());
+      }
+  return Status::ok();
 }
 
 const Backend &Executor::nodeBackend(size_t i) const {

@@ -9,6 +9,9 @@
 #include "Limits.h"
 #include "LimitFlags.h"
 #include "GpuRun.h"
+#if WEBNN_HAVE_VULKAN_BACKEND
+#include "backends/vulkan/VulkanBackend.h"
+#endif
 #include "Calibrate.h"
 #include "Generate.h"
 #include "Profile.h"
@@ -176,6 +179,22 @@ void printLog(webnn::LogLevel level, const char *message, void *) {
   std::fprintf(stderr, "webnn-run: %s: %s\n", kind, message);
 }
 
+
+// The executor's Vulkan backend's process totals (VulkanBackend.h); all
+// zero in a build without it.
+struct GpuCounters {
+  bool deviceCreated = false;
+  uint64_t submits = 0, copySubmits = 0, recordings = 0, dispatchesRecorded = 0;
+  double recordMs = 0, pipelineMs = 0;
+};
+GpuCounters gpuCounters() {
+  GpuCounters g;
+#if WEBNN_HAVE_VULKAN_BACKEND
+  webnn::vk::BackendCounters c = webnn::vk::backendCounters();
+  g = {c.deviceCreated, c.submits, c.copySubmits, c.recordings, c.dispatchesRecorded, c.recordMs, c.pipelineMs};
+#endif
+  return g;
+}
 
 // One .npy file to produce: staged as a temporary file, renamed at the end.
 struct PendingFile {
@@ -359,10 +378,12 @@ int run(const Options &opt) {
     return Failure{timedOut ? webnnrun::kTimedOutExitCode : 1, watchdog.message(st)};
   };
   if (opt.profile && opt.bench == 0) session->enableProfiling(true);
+  GpuCounters gpuAtStart = gpuCounters(), gpuBeforeTimed;
   t0 = Clock::now();
   s = session->run();
   if (!s.isOk()) throw runFailed(s);
   double firstRunMs = msSince(t0);
+  gpuBeforeTimed = gpuCounters();
 
   std::vector<double> latencies;
   if (opt.bench > 0) {
@@ -371,6 +392,7 @@ int run(const Options &opt) {
       if (!s.isOk()) throw runFailed(s);
     }
     if (opt.profile) session->enableProfiling(true);  // the timed runs only
+    gpuBeforeTimed = gpuCounters();
     for (int i = 0; i < opt.bench; ++i) {
       t0 = Clock::now();
       s = session->run();
@@ -439,6 +461,20 @@ int run(const Options &opt) {
     j["outputs"] = outputs;
     if (!references.empty()) j["checks"] = checks;
     if (opt.profile) j["profile"] = webnnrun::profileJson(*session);
+    // Nodes placed on the GPU (the executor's Vulkan backend): its queue
+    // submissions per run over the timed runs (the first run's without
+    // --bench) and the command recording this session did.
+    GpuCounters gpuEnd = gpuCounters();
+    if (gpuEnd.deviceCreated) {
+      uint64_t runs = opt.bench > 0 ? uint64_t(opt.bench) : 1;
+      GpuCounters from = opt.bench > 0 ? gpuBeforeTimed : gpuAtStart, to = opt.bench > 0 ? gpuEnd : gpuBeforeTimed;
+      j["gpu"] = {{"submits_per_run", double(to.submits - from.submits) / double(runs)},
+                  {"copy_submits_per_run", double(to.copySubmits - from.copySubmits) / double(runs)},
+                  {"record_ms", gpuEnd.recordMs - gpuAtStart.recordMs},
+                  {"pipeline_ms", gpuEnd.pipelineMs - gpuAtStart.pipelineMs},
+                  {"command_buffers_recorded", gpuEnd.recordings - gpuAtStart.recordings},
+                  {"dispatches_recorded", gpuEnd.dispatchesRecorded - gpuAtStart.dispatchesRecorded}};
+    }
     std::cout << j.dump() << "\n";
     if (!firstMismatch.empty()) throw Failure{1, firstMismatch};
     return 0;

@@ -1,14 +1,18 @@
 // The Vulkan backend behind the core's Backend interface (core/Backend.h,
 // docs/BACKENDS.md): nodes the executor places on "gpu"/"vulkan" run here,
 // its memory is device memory (not host-addressable: the executor copies
-// across with copyToBackend/copyToHost), and each node's kernel records its
-// dispatches once per binding signature into a command buffer of its own,
-// replayed at every run (one submit per node; a whole graph placed here
-// can instead run as one program, VulkanGraph.h, with one submit per run).
+// across with copyToBackend/copyToHost). A partition (consecutive nodes
+// placed here, Backend::makePartitionKernel) is one kernel: every node's
+// dispatches, with a barrier after each, recorded once per binding signature
+// into one command buffer and replayed at every run, one submit and one wait;
+// its intermediate tensors stay in the session's device arena. A node alone
+// between CPU nodes is such a kernel of its own.
 //
 // The device is created on first need, not when the runtime lists its
 // backends: a process that never asks for the GPU never opens libvulkan.
 // $WEBNN_VULKAN_DEVICE picks device N (default: the first discrete GPU).
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -18,10 +22,25 @@
 #include "backends/vulkan/VulkanKernel.h"
 #include "backends/vulkan/VulkanOpSupport.h"
 #include "backends/vulkan/VulkanProgram.h"
+#include "backends/vulkan/VulkanBackend.h"
 #include "core/Backend.h"
 
 namespace webnn::vk {
 namespace {
+
+// What the backend's kernels and copies did in this process (VulkanBackend.h).
+std::atomic<uint64_t> gSubmits{0}, gCopySubmits{0}, gRecordings{0}, gDispatchesRecorded{0}, gRecordNs{0}, gPipelineNs{0};
+
+uint64_t nsSince(std::chrono::steady_clock::time_point start) {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+std::atomic<bool> gDeviceCreated{false};
+
+Status countedSubmit(Device &device, VkCommandBuffer cmd) {
+  gSubmits.fetch_add(1, std::memory_order_relaxed);
+  return device.submitAndWait(cmd);
+}
 
 Status vkFail(const char *what, VkResult r) {
   return Status(r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY ? StatusCode::kOutOfMemory
@@ -39,6 +58,7 @@ Status backendDevice(std::shared_ptr<Device> **out) {
     const char *n = std::getenv("WEBNN_VULKAN_DEVICE");
     if (n && *n) o.index = std::atoi(n);
     status = Device::create(o, &device);
+    gDeviceCreated.store(status.isOk());
   });
   *out = &device;
   return status;
@@ -98,7 +118,8 @@ Status copyBuffer(Device &device, const DeviceBuffer &b, uint64_t offset, void *
   VkBufferCopy region = toDevice ? VkBufferCopy{0, offset, bytes} : VkBufferCopy{offset, 0, bytes};
   fn.vkCmdCopyBuffer(cmd, toDevice ? staging.buffer : b.buffer, toDevice ? b.buffer : staging.buffer, 1, &region);
   fn.vkEndCommandBuffer(cmd);
-  Status s = device.submitAndWait(cmd);
+  gCopySubmits.fetch_add(1, std::memory_order_relaxed);
+  Status s = countedSubmit(device, cmd);
   fn.vkFreeCommandBuffers(device.device(), device.commandPool(), 1, &cmd);
   if (s.isOk() && !toDevice) {
     device.invalidate(staging);
@@ -137,7 +158,7 @@ class VulkanNodeKernel final : public rt::Kernel {
       WEBNN_RETURN_IF_ERROR(record(ctx));
       signature_ = std::move(signature);
     }
-    WEBNN_RETURN_IF_ERROR(device_->submitAndWait(commands_));
+    WEBNN_RETURN_IF_ERROR(countedSubmit(*device_, commands_));
     std::vector<std::string> messages = device_->takeValidationMessages();
     if (!messages.empty()) return Status(StatusCode::kInternal, "Vulkan validation: " + messages.front());
     return Status::ok();
@@ -146,8 +167,8 @@ class VulkanNodeKernel final : public rt::Kernel {
  private:
   Status record(const rt::KernelContext &ctx) {
     const VulkanFunctions &fn = device_->fn();
-    VkDevice dev = device_->device();
-    if (pipelines_.empty())
+    if (pipelines_.empty()) {
+      auto start = std::chrono::steady_clock::now();
       for (const Dispatch &d : plan_.dispatches) {
         std::vector<uint32_t> spec = {d.localSize};
         spec.insert(spec.end(), d.spec.begin(), d.spec.end());
@@ -155,6 +176,27 @@ class VulkanNodeKernel final : public rt::Kernel {
         WEBNN_RETURN_IF_ERROR(device_->pipeline(d.shader->words, d.shader->count, spec, uint32_t(d.bindings.size()), &p));
         pipelines_.push_back(p);
       }
+      gPipelineNs.fetch_add(nsSince(start), std::memory_order_relaxed);
+    }
+    auto start = std::chrono::steady_clock::now();
+    Status s = recordCommands(ctx);
+    if (!s.isOk()) {
+      // Not replayable: a later run records again.
+      if (commands_) fn.vkFreeCommandBuffers(device_->device(), device_->commandPool(), 1, &commands_);
+      commands_ = VK_NULL_HANDLE;
+      return s;
+    }
+    gRecordings.fetch_add(1, std::memory_order_relaxed);
+    gDispatchesRecorded.fetch_add(plan_.dispatches.size(), std::memory_order_relaxed);
+    gRecordNs.fetch_add(nsSince(start), std::memory_order_relaxed);
+    return s;
+  }
+
+  // A descriptor set per dispatch and the command buffer, for the bindings
+  // `ctx` holds.
+  Status recordCommands(const rt::KernelContext &ctx) {
+    const VulkanFunctions &fn = device_->fn();
+    VkDevice dev = device_->device();
     if (pool_) fn.vkDestroyDescriptorPool(dev, pool_, nullptr), pool_ = VK_NULL_HANDLE;
     uint32_t descriptors = 0;
     for (const Dispatch &d : plan_.dispatches) descriptors += uint32_t(d.bindings.size());
@@ -267,6 +309,39 @@ class VulkanBackend final : public rt::Backend {
     return Status::ok();
   }
 
+  // Every node's dispatches in one plan, their bindings renumbered into the
+  // partition's operand lists (each node's inputs after the previous
+  // nodes', likewise the outputs): one command buffer, one submit per run.
+  Status makePartitionKernel(const std::vector<const NodeDesc *> &nodes,
+                             std::unique_ptr<rt::Kernel> *out) override {
+    out->reset();
+    // WEBNN_VULKAN_PARTITIONS=0: node by node, a submit each (to compare, or
+    // to find which node of a partition fails).
+    const char *env = std::getenv("WEBNN_VULKAN_PARTITIONS");
+    if (env && std::strcmp(env, "0") == 0) return Status::ok();
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    KernelPlan merged;
+    uint32_t inputBase = 0, outputBase = 0;
+    for (const NodeDesc *node : nodes) {
+      VulkanKernelFactory f = findVulkanKernel(node->op);
+      if (!f) return unsupported("no GPU kernel for " + node->op);
+      KernelPlan plan;
+      Status s = f(*node, (*device)->info(), &plan);
+      if (!s.isOk()) return Status(s.code(), node->op + " '" + node->name + "': " + s.message());
+      for (Dispatch &d : plan.dispatches) {
+        for (BindingRef &ref : d.bindings) ref.index += ref.kind == BindingRef::Kind::kInput ? inputBase : outputBase;
+        merged.dispatches.push_back(std::move(d));
+      }
+      inputBase += uint32_t(node->inputs.size());
+      outputBase += uint32_t(node->outputs.size());
+    }
+    std::string label = "partition of " + std::to_string(nodes.size()) + " nodes from " + nodes.front()->op + " '" +
+                        nodes.front()->name + "' to " + nodes.back()->op + " '" + nodes.back()->name + "'";
+    *out = std::make_unique<VulkanNodeKernel>(*device, std::move(label), std::move(merged));
+    return Status::ok();
+  }
+
   Status createSession(int numThreads, std::unique_ptr<rt::BackendSession> *out) override {
     (void)numThreads;
     std::shared_ptr<Device> *device;
@@ -311,6 +386,19 @@ class VulkanBackend final : public rt::Backend {
 };
 
 }  // namespace
+
+BackendCounters backendCounters() {
+  BackendCounters c;
+  c.deviceCreated = gDeviceCreated.load();
+  c.submits = gSubmits.load();
+  c.copySubmits = gCopySubmits.load();
+  c.recordings = gRecordings.load();
+  c.dispatchesRecorded = gDispatchesRecorded.load();
+  c.recordMs = double(gRecordNs.load()) / 1e6;
+  c.pipelineMs = double(gPipelineNs.load()) / 1e6;
+  return c;
+}
+
 }  // namespace webnn::vk
 
 namespace webnn::rt {

@@ -98,6 +98,8 @@ TEST(Placement, MixedPlacementRunsWithTransfers) {
   EXPECT_EQ(counters.toDevice.load(), 4u);
   EXPECT_EQ(counters.toHost.load(), 4u);
   EXPECT_EQ(counters.kernelRuns.load(), 4u);
+  EXPECT_EQ(e->numPartitions(), 0u);  // no two test nodes are adjacent
+  EXPECT_EQ(counters.partitionRuns.load(), 0u);
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(m[i], wantM[i]) << i;
     EXPECT_NEAR(y[i], wantY[i], 1e-6) << i;
@@ -117,15 +119,21 @@ TEST(Placement, MixedPlacementRunsWithTransfers) {
   EXPECT_EQ(y2, y);
 
   // Everything overridden onto the test backend: relu0 moves there too, so a
-  // stays on the device (no copy of a, none of b).
+  // stays on the device (no copy of a, none of b), and add0, relu0, mul0 run
+  // as one partition kernel: one partition run per run, m copied back after
+  // it (sigmoid0 stays on the CPU).
   counters.reset();
   std::unique_ptr<rt::Executor> dev;
   ASSERT_TRUE(rt::Executor::create(p, 2, &dev, true, "test").isOk());
   EXPECT_EQ(dev->nodeBackend(1).name(), "test");
   EXPECT_EQ(dev->transfersPerRun(), 2u);  // x up, m down
+  EXPECT_EQ(dev->numPartitions(), 1u);
   std::vector<float> y3, m3;
   runTwice(*dev, &y3, &m3);
   EXPECT_EQ(counters.kernelRuns.load(), 6u);
+  EXPECT_EQ(counters.partitionRuns.load(), 2u);
+  EXPECT_EQ(counters.toDevice.load(), 2u);
+  EXPECT_EQ(counters.toHost.load(), 2u);
   EXPECT_EQ(m3, m);
   EXPECT_EQ(y3, y);
 }

@@ -1,6 +1,7 @@
 #include "TestBackend.h"
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -53,6 +54,34 @@ class EltwiseKernel final : public rt::Kernel {
   int64_t n_;
 };
 
+// A partition: each node's kernel in turn on its slice of the partition's
+// operand lists (each node's inputs after the previous nodes', likewise the
+// outputs), as one run.
+class PartitionKernel final : public rt::Kernel {
+ public:
+  struct Step {
+    std::unique_ptr<rt::Kernel> kernel;
+    size_t numInputs, numOutputs;
+  };
+  explicit PartitionKernel(std::vector<Step> steps) : steps_(std::move(steps)) {}
+  Status run(const rt::KernelContext &ctx) override {
+    size_t in = 0, out = 0;
+    for (Step &s : steps_) {
+      if (in + s.numInputs > ctx.numInputs || out + s.numOutputs > ctx.numOutputs)
+        return Status(StatusCode::kInternal, "partition operands missing");
+      rt::KernelContext sub{ctx.inputs + in, s.numInputs, ctx.outputs + out, s.numOutputs, ctx.backendState};
+      WEBNN_RETURN_IF_ERROR(s.kernel->run(sub));
+      in += s.numInputs, out += s.numOutputs;
+    }
+    if (in != ctx.numInputs || out != ctx.numOutputs) return Status(StatusCode::kInternal, "partition operands left over");
+    ++gCounters.partitionRuns;
+    return Status::ok();
+  }
+
+ private:
+  std::vector<Step> steps_;
+};
+
 class TestSession final : public rt::BackendSession {};
 
 class TestBackend final : public rt::Backend {
@@ -78,6 +107,17 @@ class TestBackend final : public rt::Backend {
     std::string why;
     if (!supports(node, &why)) return unsupported(why);
     out->reset(new EltwiseKernel(node.op == "add" ? '+' : node.op == "mul" ? '*' : 'r', count(node.outputs[0]->shape)));
+    return Status::ok();
+  }
+  Status makePartitionKernel(const std::vector<const rt::NodeDesc *> &nodes,
+                             std::unique_ptr<rt::Kernel> *out) override {
+    std::vector<PartitionKernel::Step> steps;
+    for (const rt::NodeDesc *n : nodes) {
+      PartitionKernel::Step st{nullptr, n->inputs.size(), n->outputs.size()};
+      WEBNN_RETURN_IF_ERROR(makeKernel(*n, &st.kernel));
+      steps.push_back(std::move(st));
+    }
+    out->reset(new PartitionKernel(std::move(steps)));
     return Status::ok();
   }
   Status createSession(int, std::unique_ptr<rt::BackendSession> *out) override {

@@ -1,7 +1,9 @@
 // A small backend for tests (docs/BACKENDS.md): "test", device type "test".
 // It keeps its tensors in its own "device" memory (buffers with no host
 // address, reached only through its copy functions and kernels), supports
-// float32 add, mul and relu on equal shapes, and counts what crosses.
+// float32 add, mul and relu on equal shapes, runs consecutive nodes placed
+// on it as one partition kernel (Backend::makePartitionKernel), and counts
+// what crosses and how many partitions ran.
 #ifndef WEBNN_TEST_UNIT_RUNTIME_TESTBACKEND_H
 #define WEBNN_TEST_UNIT_RUNTIME_TESTBACKEND_H
 
@@ -13,8 +15,8 @@
 namespace webnn::test {
 
 struct TestBackendCounters {
-  std::atomic<uint64_t> toDevice{0}, toHost{0}, uploads{0}, kernelRuns{0};
-  void reset() { toDevice = 0, toHost = 0, uploads = 0, kernelRuns = 0; }
+  std::atomic<uint64_t> toDevice{0}, toHost{0}, uploads{0}, kernelRuns{0}, partitionRuns{0};
+  void reset() { toDevice = 0, toHost = 0, uploads = 0, kernelRuns = 0, partitionRuns = 0; }
 };
 
 // Registers the backend once per process (later calls return the same

@@ -16,12 +16,15 @@ kernel always computes in float, so the two would differ by that rounding
 
 Two steps of fixed shapes: a prefill of 5 tokens after 3 cached positions,
 and a one-token decode after 8. Each also runs compiled with `--target gpu`
-through a plain `webnn-run` (the executor's per-node Vulkan backend: every
-node placed on the GPU, none may fall back to the CPU).
+through a plain `webnn-run` (the executor's Vulkan backend: every node
+placed on the GPU, none may fall back to the CPU), where the whole graph is
+one partition: `--json` must report one submit per run
+(gpu.submits_per_run, staged copies excluded).
 
   check_llama_gpu.py --bin BUILD/bin
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -58,7 +61,7 @@ def step(name, model, past, seq, rng, args, work):
     run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", placed, "--target", "gpu", *shapes])
     outs = {}
     for mode, artifact, flags in (("cpu", art, []), ("gpu", art, ["--device", "gpu"]),
-                                  ("gpu-nodes", placed, ["--verbose"])):
+                                  ("gpu-nodes", placed, ["--verbose", "--json", "--bench", "2"])):
         od = os.path.join(d, mode)
         r = subprocess.run([os.path.join(args.bin, "webnn-run"), artifact, *inputs, "--output-dir", od, *flags],
                            capture_output=True, text=True)
@@ -68,6 +71,14 @@ def step(name, model, past, seq, rng, args, work):
         if fallbacks:
             print(f"{name}/{mode}: nodes fell back to the CPU -> FAIL\n  " + "\n  ".join(fallbacks[:3]))
             return False
+        if mode == "gpu-nodes":
+            g = json.loads(r.stdout)["gpu"]
+            kernels = g["submits_per_run"] - g["copy_submits_per_run"]
+            print(f"{name}/{mode}: {kernels:g} kernel submit(s) per run, {g['dispatches_recorded']} dispatches in "
+                  f"{g['command_buffers_recorded']} command buffer(s), recorded in {g['record_ms']:.3f} ms")
+            if kernels != 1 or g["command_buffers_recorded"] != 1:
+                print(f"{name}/{mode}: expected the whole graph as one partition, one submit per run: {g} -> FAIL")
+                return False
         outs[mode] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
     if len(outs["cpu"]) != 1 + 2 * LAYERS or any(outs["cpu"].keys() != outs[m].keys() for m in ("gpu", "gpu-nodes")):
         print(f"{name}: output names differ: " + ", ".join(f"{m} {sorted(o)}" for m, o in outs.items()) + " -> FAIL")

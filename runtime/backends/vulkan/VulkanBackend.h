@@ -1,0 +1,26 @@
+// What the Vulkan backend behind the executor (VulkanBackend.cpp) did in
+// this process: webnn-run's `--json` reports it for artifacts placed on the
+// GPU, and tests check one submit per partition with it.
+#ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANBACKEND_H
+#define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANBACKEND_H
+
+#include <cstdint>
+
+namespace webnn::vk {
+
+struct BackendCounters {
+  bool deviceCreated = false;      // the backend opened its device
+  uint64_t submits = 0;            // queue submissions: kernels' and staged copies'
+  uint64_t copySubmits = 0;        // of which staged copies (memory the host cannot map)
+  uint64_t recordings = 0;         // command buffers recorded (once per kernel and binding signature)
+  uint64_t dispatchesRecorded = 0; // dispatches in them
+  double recordMs = 0;             // time spent recording them (descriptor sets and commands)
+  double pipelineMs = 0;           // time kernels spent getting their pipelines (created or cached)
+};
+
+// Totals since the process started (all sessions).
+BackendCounters backendCounters();
+
+}  // namespace webnn::vk
+
+#endif
