@@ -252,6 +252,14 @@ def cpu_per_run(cmd, runs):
 
 
 def main(argv=None):
+    # --device gpu[:N]: the Vulkan backend's estimate against webnn-run
+    # --device gpu (bench/estimate_accuracy_gpu.py).
+    argv = sys.argv[1:] if argv is None else list(argv)
+    device = next((argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--device"), "cpu")
+    if device != "cpu":
+        import estimate_accuracy_gpu
+        return estimate_accuracy_gpu.main(argv)
+    argv = [a for i, a in enumerate(argv) if a != "--device" and (i == 0 or argv[i - 1] != "--device")]
     ap = argparse.ArgumentParser(description="webnnc estimate against measured webnn-run latency")
     ap.add_argument("--models", default=",".join(HELD_OUT + REAL_MODELS + LLM_CASES),
                     help="default: every held-out case (the suite's models, the real npm models present, "
@@ -263,6 +271,9 @@ def main(argv=None):
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown", help="write the per-case table and totals here (docs/ESTIMATE.md's form)")
+    ap.add_argument("--no-lock", action="store_true",
+                    help="time without taking /tmp/webnn-bench.lock: only when every other process is paused "
+                         "(a paused holder of the lock would stall the run)")
     ap.add_argument("--prepare-only", action="store_true",
                     help="export, compile and write inputs, then stop (no timing): a later run starts timing at once")
     ap.add_argument("--fit", action="store_true",
@@ -302,9 +313,11 @@ def main(argv=None):
         return 0
     # Phase 2: every timing under one hold of the benchmark lock, so that no
     # other benchmark overlaps and the run is not queued behind each one.
-    lock = open(LOCK_PATH, "a")
-    print("waiting for %s ..." % LOCK_PATH, flush=True)
-    fcntl.flock(lock, fcntl.LOCK_EX)
+    lock = None
+    if not args.no_lock:
+        lock = open(LOCK_PATH, "a")
+        print("waiting for %s ..." % LOCK_PATH, flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
     cases = []
     for m, full, light, bindings, shapes in prepared:
         for t in threads:
@@ -340,7 +353,8 @@ def main(argv=None):
             print("%-18s t=%d measured %9.3f ms  predicted %9.3f ms (p10 %.3g, p90 %.3g)  %+6.1f%%  tier %s/%s  "
                   "load %s%s" % (m, t, measured, pred, c["p10_ms"], c["p90_ms"], c["error_pct"], true_tier,
                                  est["tier"], c["loadavg"], cpu_text), flush=True)
-    fcntl.flock(lock, fcntl.LOCK_UN)
+    if lock:
+        fcntl.flock(lock, fcntl.LOCK_UN)
     if not cases:
         print("no cases ran", file=sys.stderr)
         return 1
