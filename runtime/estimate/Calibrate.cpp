@@ -211,6 +211,7 @@ struct Operand {
   DataType dtype = DataType::kFloat32;
   Shape shape;
   bool constant = false;
+  int32_t fill = 0;  // int32 operands: every element (lengths a kernel reads at run time)
 };
 struct Case {
   std::string op;
@@ -241,7 +242,7 @@ struct Probe {
     node.op = c.op;
     node.name = "calibration " + c.op;
     node.attributes = c.attrs;
-    auto add = [&](DataType dt, const Shape &s, bool isConst, bool output) {
+    auto add = [&](DataType dt, const Shape &s, bool isConst, bool output, int32_t fill = 0) {
       uint64_t n = elements(s);
       buffers.push_back(allocate(n * uint64_t(dataTypeBits(dt)) / 8 + 64));
       uint8_t *data = buffers.back().get();
@@ -250,13 +251,15 @@ struct Probe {
         for (uint64_t i = 0; i < n; ++i) f[i] = output ? 0.f : dist(rng);
       } else {
         std::memset(data, 0, n * uint64_t(dataTypeBits(dt)) / 8 + 64);
+        if (dt == DataType::kInt32)
+          for (uint64_t i = 0; i < n; ++i) reinterpret_cast<int32_t *>(data)[i] = fill;
       }
       descs.push_back({dt, s, isConst ? data : nullptr});
       tensors.push_back({dt, &descs.back().shape, data});
       return std::make_pair(&descs.back(), &tensors.back());
     };
     for (const Operand &o : c.inputs) {
-      auto [d, t] = add(o.dtype, o.shape, o.constant, false);
+      auto [d, t] = add(o.dtype, o.shape, o.constant, false, o.fill);
       node.inputs.push_back(d);
       ins.push_back(t);
       constant.push_back(o.constant);
@@ -368,6 +371,20 @@ Case recurrent(const char *op, int64_t steps, int64_t batch, int64_t input, int6
   c.attrs = attrs({{"steps", integer(steps)}, {"hiddenSize", integer(hidden)}});
   return c;
 }
+// groupQueryAttention as a decoder LLM runs it (kernels/GqaAttention*):
+// S new rows after `past` cached ones, H query heads sharing kvH key/value
+// heads of size D; seqlensK and the total length say how many rows it reads.
+Case gqa(int64_t S, int64_t past, int64_t H, int64_t kvH, int64_t D) {
+  const int64_t T = past + S;
+  Case c{"groupQueryAttention",
+         {f32({1, S, H * D}), f32({1, S, kvH * D}), f32({1, S, kvH * D}), f32({1, kvH, past, D}),
+          f32({1, kvH, past, D}), {DataType::kInt32, {1}, false, int32_t(T - 1)},
+          {DataType::kInt32, {1}, false, int32_t(T)}},
+         {{1, S, H * D}, {1, kvH, T, D}, {1, kvH, T, D}},
+         {}};
+  c.attrs = attrs({{"numHeads", integer(H)}, {"kvNumHeads", integer(kvH)}});
+  return c;
+}
 Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
 Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
   return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
@@ -466,6 +483,8 @@ std::vector<std::vector<Case>> grid() {
        matmulNBits(256, 768, 2048, 4), matmulNBits(1, 768, 32000, 4), matmulNBits(16, 2048, 768, 4),
        matmulNBits(4, 1024, 1024, 4), matmulNBits(1, 1024, 1024, 0), matmulNBits(128, 1024, 1024, 0),
        matmulNBits(8, 4096, 1024, 4)},
+      {gqa(1, 256, 12, 4, 64), gqa(64, 0, 12, 4, 64), gqa(1, 1024, 12, 4, 64), gqa(16, 0, 32, 8, 128),
+       gqa(1, 64, 32, 8, 128), gqa(128, 0, 12, 4, 64), gqa(1, 2048, 12, 4, 64), gqa(8, 512, 12, 4, 64)},
       {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
       {attention(128, 768, 12), attention(64, 512, 8), attention(197, 768, 12), attention(16, 256, 4),
        attention(128, 384, 12), attention(64, 256, 8), attention(49, 384, 6)},

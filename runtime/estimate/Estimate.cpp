@@ -28,6 +28,7 @@ constexpr TierBound kTiers[] = {
 // kernel shape that calibration measures.
 const char *fallbackFamily(const std::string &f) {
   if (f == "matmulNBits.int8") return "matmulNBits";
+  if (f == "attention.gqa") return "attention";
   if (f == "conv2d.pointwise" || f == "matmul.batched" || f == "attention" || f == "recurrent" || f == "matmulNBits")
     return "gemm";
   if (f == "conv2d.depthwise.onednn") return "conv2d.depthwise";

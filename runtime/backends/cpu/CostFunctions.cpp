@@ -437,11 +437,14 @@ NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &, int) {
   bool packedQkv = n.inputs.size() < 2 || !n.inputs[1];
   double B = double(dim(q, 0)), S = double(dim(q, 1));
   double D = double(dim(q, 2)) / (packedQkv ? H + 2 * KvH : H);
-  // The cache holds past and new rows; attention reads up to its length.
-  double T = std::max(double(dim(pk, 2)), S);
+  // The present cache holds past and new rows (or, shared, as many as the
+  // past); attention reads up to its length.
+  const OperandDesc *present = n.outputs.size() > 1 ? n.outputs[1] : nullptr;
+  double T = std::max(present && present->shape.size() == 4 ? double(dim(present, 2)) : double(dim(pk, 2)), S);
   double flops = 4 * B * H * S * T * D;
   double bytes = bytesOf(q) + 2 * B * KvH * T * D * 4 + (n.outputs.empty() ? 0 : bytesOf(n.outputs[0]));
-  return make("attention", {S, T, H, D}, flops, bytes);
+  // Its own kernel (per-row decode loops, grouped heads): not fusedAttention's grid.
+  return make("attention.gqa", {S, T, H, D}, flops, bytes);
 }
 
 // ---- quantized (kernels/QuantizedMatMul*): bound by the packed weights.
@@ -579,7 +582,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
       {"conv2d.depthwise.onednn", 2},
-      {"pool", 2},     {"attention", 4},      {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
+      {"pool", 2},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
   };
   return families;
 }
