@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -49,8 +50,16 @@ struct Reader {
 }  // namespace
 
 std::string gpuProfileKey(const GpuLimits &d) {
-  return "gpu|" + d.name + "|" + std::to_string(d.vendorId) + ":" + std::to_string(d.deviceId) + "|driver " +
-         std::to_string(d.driverVersion) + "|vulkan " + std::to_string(d.apiVersion) + "|" + version();
+  std::string key = "gpu|" + d.name + "|" + std::to_string(d.vendorId) + ":" + std::to_string(d.deviceId) +
+                    "|driver " + std::to_string(d.driverVersion) + "|vulkan " + std::to_string(d.apiVersion) + "|" +
+                    version();
+  // A Vulkan device on the CPU (lavapipe) runs at the thread count its
+  // driver is given: a different device for the cost model.
+  if (d.type == "cpu") {
+    const char *lp = std::getenv("LP_NUM_THREADS");
+    key += std::string("|LP_NUM_THREADS=") + (lp ? lp : "");
+  }
+  return key;
 }
 
 std::string defaultGpuProfilePath(const GpuLimits &device) {

@@ -48,7 +48,8 @@ struct GpuProfile {
 
 // "<cache>/webnn/gpu-<hash of the key>.json".
 std::string defaultGpuProfilePath(const GpuLimits &device);
-// The key: device name, ids, driver and Vulkan versions, library version.
+// The key: device name, ids, driver and Vulkan versions, library version;
+// for a device on the CPU (lavapipe) also $LP_NUM_THREADS.
 std::string gpuProfileKey(const GpuLimits &device);
 
 Status saveGpuProfile(const GpuProfile &p, const std::string &path);

@@ -91,60 +91,108 @@ void scatterCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
   w->bytes = 2 * updates * elemBytes(n) + e * elemBytes(n);
 }
 
-// matmul.comp: push M, N, K; batches in z.
-void matmulCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double M = word(d, 0), N = word(d, 1), K = word(d, 2), batches = d.groups[2];
+// matmul.comp (matmul, fusedMatmul, gemm): from the node's shapes, so a
+// change of the shader's push constants cannot skew the price.
+void matmulCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  const OperandDesc *a = n.inputs.empty() ? nullptr : n.inputs[0];
+  const OperandDesc *b = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  if (!a || !b || !y || y->shape.size() < 2 || a->shape.size() < 2) {
+    w->params = {1, 1, 1};
+    w->bytes = bytesOf(y) + bytesOf(a) + bytesOf(b);
+    return;
+  }
+  double M = double(y->shape[y->shape.size() - 2]), N = double(y->shape.back());
+  bool aT = n.op == "gemm" && n.attributes.getBool("aTranspose", false);
+  double K = double(aT ? a->shape[a->shape.size() - 2] : a->shape.back());
+  double batches = elements(y) / std::max(1.0, M * N);
   w->params = {M * batches, K, N};
   w->flops = 2 * M * N * K * batches;
-  w->bytes = batches * (M * K + K * N + M * N) * elemBytes(n);
+  w->bytes = bytesOf(a) + bytesOf(b) + bytesOf(y);
 }
-// conv2d_gemm.comp and conv2d.comp: push N, C, H, W, O, OH, OW, KH, KW, ...,
-// groups (conv2d.comp, word 15).
-void convGemmCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), O = word(d, 4), OH = word(d, 5),
-         OW = word(d, 6), KH = word(d, 7), KW = word(d, 8);
-  double M = N * OH * OW, K = C * KH * KW;
-  w->params = {M, K, O};
-  w->flops = 2 * M * K * O;
-  w->bytes = (N * C * H * W + O * K + M * O) * elemBytes(n);
+// A convolution's output count and its multiply-adds per output, from the
+// node: the filter holds O x (C / groups) x KH x KW whatever its layout.
+void convShape(const NodeDesc &n, double *outputs, double *perOutput, double *channels, double *bytes) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  const OperandDesc *f = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  bool nhwc = n.attributes.getString("inputLayout", "nchw") == "nhwc";
+  *outputs = elements(y);
+  *channels = y && y->shape.size() == 4 ? double(nhwc ? y->shape[3] : y->shape[1]) : 1;
+  double filter = elements(f);
+  if (n.op == "convTranspose2d") {
+    // Each input element scatters over a filter window of its group's
+    // output channels: the same multiply-adds, gathered per output.
+    *perOutput = elements(x) * filter / std::max(1.0, *outputs * (x && x->shape.size() == 4
+                                                                       ? double(nhwc ? x->shape[3] : x->shape[1])
+                                                                       : 1.0));
+  } else {
+    *perOutput = filter / std::max(1.0, *channels);
+  }
+  *bytes = bytesOf(x) + bytesOf(f) + bytesOf(y);
 }
-void convDirectCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), O = word(d, 4), OH = word(d, 5),
-         OW = word(d, 6), KH = word(d, 7), KW = word(d, 8), groups = std::max(1.0, word(d, 15));
-  bool transposed = d.spec.size() > 2 && d.spec[2];
-  double outputs = N * O * OH * OW;
-  // A transposed convolution's output gathers over the input channels of its group.
-  double perOutput = (transposed ? C : C / groups) * KH * KW;
+void convGemmCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double outputs, perOutput, O, bytes;
+  convShape(n, &outputs, &perOutput, &O, &bytes);
+  w->params = {outputs / std::max(1.0, O), perOutput, O};
+  w->flops = 2 * outputs * perOutput;
+  w->bytes = bytes;
+}
+void convDirectCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double outputs, perOutput, O, bytes;
+  convShape(n, &outputs, &perOutput, &O, &bytes);
   w->params = {outputs, perOutput};
   w->flops = 2 * outputs * perOutput;
-  w->bytes = (N * C * H * W + O * (C / groups) * KH * KW + outputs) * elemBytes(n);
+  w->bytes = bytes;
 }
-// pool2d.comp: push N, C, H, W, OH, OW, window h, window w.
-void poolCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double N = word(d, 0), C = word(d, 1), H = word(d, 2), W = word(d, 3), OH = word(d, 4), OW = word(d, 5);
-  double window = word(d, 6) * word(d, 7), outputs = N * C * OH * OW;
-  w->params = {outputs, window};
-  w->flops = outputs * window;
-  w->bytes = (N * C * H * W + outputs) * elemBytes(n);
+// pool2d.comp: every output reads its window.
+void poolCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  bool nhwc = n.attributes.getString("layout", "nchw") == "nhwc";
+  int64_t H = 1, W = 1;
+  if (x && x->shape.size() == 4) {
+    H = nhwc ? x->shape[1] : x->shape[2];
+    W = nhwc ? x->shape[2] : x->shape[3];
+  }
+  std::vector<int64_t> window = n.attributes.getInts("windowDimensions", {H, W});
+  double win = window.size() == 2 ? double(window[0]) * double(window[1]) : double(H * W);
+  double outputs = elements(y);
+  w->params = {outputs, win};
+  w->flops = outputs * win;
+  w->bytes = bytesOf(x) + bytesOf(y);
 }
-// reduce.comp: push outputs, reduced elements per output.
-void reduceCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double rows = word(d, 0), len = word(d, 1);
-  double eb = n.inputs.empty() || !n.inputs[0] ? 4 : std::max(1.0, bytesOf(n.inputs[0]) / std::max(1.0, elements(n.inputs[0])));
+// reduce.comp: one invocation per output over its reduced elements.
+void reduceCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  double rows = std::max(1.0, elements(n.outputs.empty() ? nullptr : n.outputs[0]));
+  double len = std::max(1.0, elements(x) / rows);
   w->params = {rows, len};
   w->flops = rows * len;
-  w->bytes = rows * len * eb + rows * elemBytes(n);
+  w->bytes = bytesOf(x) + rows * elemBytes(n);
 }
-// softmax.comp, cumsum.comp: push outer, axis length, inner.
-void softmaxCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double rows = word(d, 0) * word(d, 2), len = word(d, 1);
+// softmax.comp, cumsum.comp: one invocation per row along `axis`.
+void rowsAlongAxis(const NodeDesc &n, int64_t defaultAxisFromEnd, double *rows, double *len) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  int64_t rank = x ? int64_t(x->shape.size()) : 0;
+  int64_t axis = n.attributes.getInt("axis", defaultAxisFromEnd < 0 ? rank + defaultAxisFromEnd : 0);
+  if (axis < 0) axis += rank;
+  *len = x && axis >= 0 && axis < rank ? double(std::max<int64_t>(x->shape[size_t(axis)], 1)) : 1;
+  *rows = std::max(1.0, elements(x) / *len);
+}
+void softmaxCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double rows, len;
+  rowsAlongAxis(n, -1, &rows, &len);
   w->params = {rows, len};
   w->flops = 5 * rows * len;
   w->bytes = 2 * rows * len * elemBytes(n);
 }
-void cumsumCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  softmaxCost(n, d, w);
-  w->flops /= 5;
+void cumsumCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double rows, len;
+  rowsAlongAxis(n, 0, &rows, &len);
+  w->params = {rows, len};
+  w->flops = rows * len;
+  w->bytes = 2 * rows * len * elemBytes(n);
 }
 // normalization.comp: push outer, inner; rms_norm.comp: push rows, row length.
 void normCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
