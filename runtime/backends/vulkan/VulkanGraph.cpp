@@ -32,6 +32,7 @@ Status GraphProgram::create(std::shared_ptr<Device> device, std::shared_ptr<cons
     nodes[i].outputs = g.nodes[i].outputs;
   }
   std::unique_ptr<GraphProgram> p(new GraphProgram());
+  fuseElementwiseChains(device->info(), tensors, &nodes, &p->fused_);
   p->graph_ = std::move(graph);
   WEBNN_RETURN_IF_ERROR(Program::create(std::move(device), std::move(tensors), nodes, &p->program_));
   p->converted_.resize(g.outputs.size());

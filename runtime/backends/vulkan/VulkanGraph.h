@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "backends/vulkan/ChainFusion.h"
 #include "backends/vulkan/VulkanProgram.h"
 #include "core/Executor.h"
 
@@ -29,6 +30,7 @@ class GraphProgram {
 
  private:
   std::shared_ptr<const rt::PreparedGraph> graph_;
+  FusedChains fused_;  // fused nodes' descriptions, used by program_'s creation
   std::unique_ptr<Program> program_;
   std::vector<std::vector<uint8_t>> converted_;  // per output in an interface type, else empty
 };

@@ -120,6 +120,9 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
   uint64_t constantBytes = 0, stagingBytes = 0;
   for (size_t t = 0; t < n; ++t) {
     const ProgramTensor &pt = tensors_[t];
+    // An intermediate no node touches (a caller's rewrite fused it away)
+    // needs no memory.
+    if (pt.role == ProgramTensor::Role::kIntermediate && first[t] == INT64_MAX && last[t] < 0) continue;
     if (pt.role == ProgramTensor::Role::kConstant) {
       offset_[t] = constantBytes;
       constantBytes = alignUp(constantBytes + bytes_[t], align);

@@ -8,6 +8,7 @@
 
 #include "Shaders.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/kernels/ElementwiseChain.h"
 
 namespace webnn::vk {
 namespace {
@@ -132,6 +133,16 @@ const std::map<std::string, UnaryOp, std::less<>> kUnaryOps = {
     {"softplus", {23, 0, 0}}, {"softsign", {24, 0, 0}}, {"sign", {25, 0, 0}}, {"roundEven", {26, 0, 0}},
     {"tan", {27, 0, 0}}, {"cast", {0, 0, 0}}, {"isNaN", {28, 0, 0}}, {"isInfinite", {29, 0, 0}}};
 
+// unary.comp's alpha and beta push constants for `node`.
+void unaryParameters(const NodeDesc &node, const UnaryOp &op, float *alpha, float *beta) {
+  *alpha = float(node.attributes.getFloat("alpha", op.alphaDefault));
+  *beta = float(node.attributes.getFloat("beta", op.betaDefault));
+  if (node.op == "clamp") {
+    *alpha = float(node.attributes.getFloat("minValue", -std::numeric_limits<double>::infinity()));
+    *beta = float(node.attributes.getFloat("maxValue", std::numeric_limits<double>::infinity()));
+  }
+}
+
 Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1 || !node.inputs[0])
     return nodeUnsupported(node, "expects one input and one output");
@@ -154,12 +165,8 @@ Status makeUnary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
       node.op != "isInfinite")
     return nodeUnsupported(node, "output type differs from the input's");
   const UnaryOp &op = kUnaryOps.find(node.op)->second;
-  float alpha = float(node.attributes.getFloat("alpha", op.alphaDefault));
-  float beta = float(node.attributes.getFloat("beta", op.betaDefault));
-  if (node.op == "clamp") {
-    alpha = float(node.attributes.getFloat("minValue", -std::numeric_limits<double>::infinity()));
-    beta = float(node.attributes.getFloat("maxValue", std::numeric_limits<double>::infinity()));
-  }
+  float alpha, beta;
+  unaryParameters(node, op, &alpha, &beta);
   WEBNN_RETURN_IF_ERROR(node.attributes.status());
   int64_t count = elementsOf(y.shape);
   if (count == 0) return Status::ok();
@@ -223,6 +230,28 @@ Status makeWhere(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pla
 }
 
 }  // namespace
+
+bool chainStepOf(const NodeDesc &node, ChainStep *out) {
+  auto isF32 = [](const OperandDesc *o) { return o && o->dtype == DataType::kFloat32; };
+  if (node.outputs.size() != 1 || !isF32(node.outputs[0])) return false;
+  if (node.inputs.size() == 2) {
+    static const char *const kChainable[] = {"add", "sub", "mul", "div", "max", "min", "prelu"};
+    if (std::find(std::begin(kChainable), std::end(kChainable), node.op) == std::end(kChainable)) return false;
+    if (!isF32(node.inputs[0]) || !isF32(node.inputs[1])) return false;
+    out->code = kChainBinary + kBinaryOps.find(node.op)->second;
+    out->alpha = out->beta = 0;
+    return true;
+  }
+  if (node.inputs.size() != 1 || !isF32(node.inputs[0])) return false;
+  auto it = kUnaryOps.find(node.op);
+  if (it == kUnaryOps.end() || node.op == "cast" || node.op == "logicalNot" || node.op == "isNaN" ||
+      node.op == "isInfinite")
+    return false;
+  unaryParameters(node, it->second, &out->alpha, &out->beta);
+  if (!node.attributes.status().isOk()) return false;
+  out->code = it->second.code;
+  return true;
+}
 
 void registerElementwiseKernels(std::vector<KernelEntry> *out) {
   for (const auto &[name, code] : kBinaryOps) out->push_back({name.c_str(), makeBinary});

@@ -1,0 +1,33 @@
+// Elementwise chains fused into one dispatch: in a GPU program's node list,
+// each run of float32 unary/binary nodes where every intermediate result has
+// that one consumer (and is not a graph output) becomes one chain node
+// (kernels/ElementwiseChain.h), so x * sigmoid(x), add + relu or a
+// decomposed gelu read their operands once and write only the last value.
+// The nodes are rewritten before the program plans its memory, so fused
+// intermediates get none.
+#ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_CHAINFUSION_H
+#define WEBNN_RUNTIME_BACKENDS_VULKAN_CHAINFUSION_H
+
+#include <memory>
+#include <vector>
+
+#include "backends/vulkan/VulkanProgram.h"
+
+namespace webnn::vk {
+
+// The chain nodes' descriptions (their operands point into the original
+// nodes' descriptions, which must outlive them).
+struct FusedChains {
+  std::vector<std::unique_ptr<NodeDesc>> descs;
+  size_t nodesFused = 0;  // original nodes now inside a chain
+};
+
+// Rewrites `nodes` (execution order, tensors indexing `tensors`) in place;
+// a chain is cut where chain.comp's limits (8 steps, 5 inputs, rank 6 after
+// merging dims) would be passed. WEBNN_VULKAN_CHAIN_FUSION=0 turns it off.
+void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
+                           std::vector<ProgramNode> *nodes, FusedChains *fused);
+
+}  // namespace webnn::vk
+
+#endif
