@@ -4,14 +4,18 @@
     /usr/bin/python3 bench/estimate_accuracy.py [--models a,b] [--threads 1,2] [--runs 20]
                                                 [--cache-dir DIR] [--profile FILE] [--json OUT]
 
-For each held-out model (bench/models/export_models.py, exported as
-bench/run.py does; never one of FIT_MODELS, on which the model's constants
-were looked at) it compiles a full artifact and a weightless one, estimates
+For each held-out case (never one of FIT_MODELS, on which the model's
+constants were looked at): the benchmark suite's models (HELD_OUT,
+bench/models/export_models.py, exported as bench/run.py does), the real npm
+models (REAL_MODELS, when bench/fetch_real_models.sh has put them in
+bench/.models/npm) and the int4 Llama's prefills and decode steps
+(LLM_CASES, one artifact with dynamic dimensions, `--shape` per input), it
+compiles a full artifact and a weightless one, estimates
 the weightless one (`webnnc estimate --json`, default device profile or
 --profile), then measures the full one: `webnn-run --bench N --warmup 3`, the median of
 N >= 20 runs, every timing under one hold of /tmp/webnn-bench.lock (the
-lock `flock /tmp/webnn-bench.lock` takes: no other benchmark overlaps). Per case (model, threads) and in
-total it reports: the error of the predicted median, the share within
+lock `flock /tmp/webnn-bench.lock` takes: no other benchmark overlaps). Per case (model, threads), per group
+(suite, npm, llm) and in total it reports: the error of the predicted median, the share within
 +-10% and +-20%, the median absolute percentage error, tier agreement, and
 false "meets" answers: `--requirement` asked for the measured tier and the
 next faster one, counted wrong when it says "meets" and the measured median
