@@ -118,6 +118,7 @@ Status Executor::run() {
   // The same signature as the last run (always, for a graph without dynamic
   // dimensions) keeps every kernel.
   WEBNN_RETURN_IF_ERROR(resolveShapes());
+  if (dynamic() && !nodeSlot_.empty()) makePartitions();  // this signature's
   WEBNN_RETURN_IF_ERROR(applyInPlace());
   cancelled_.store(false, std::memory_order_relaxed);
   loopIterations_ = 0;
@@ -134,8 +135,8 @@ Status Executor::run() {
         return Status(StatusCode::kCancelled,
                       "run cancelled at " + nodeLabel(i, nodes_[i]));
       }
-      if (!partitionAt_.empty() && partitionAt_[i] >= 0) {
-        Partition &part = partitions_[size_t(partitionAt_[i])];
+      if (partitions_ && partitions_->at[i] >= 0) {
+        Partition &part = partitions_->partitions[size_t(partitions_->at[i])];
         WEBNN_RETURN_IF_ERROR(runPartition(part));
         i = part.last;
         continue;

@@ -44,16 +44,15 @@ class Executor : private SubgraphRunner {
   // The backend that runs this session's nodes, and its state for them.
   Backend &backend() const { return *backend_; }
   BackendSession &backendSession() const { return *session_; }
-  // The backend main-graph node `i` runs on (static graphs: its placement,
-  // or the default backend where that was refused; dynamic graphs: the
-  // default backend), and one line per node that runs elsewhere than its
-  // placement asked, saying why.
+  // The backend main-graph node `i` runs on (its placement, or the default
+  // backend where that was refused), and one line per node that runs
+  // elsewhere than its placement asked, saying why.
   const Backend &nodeBackend(size_t i) const;
   const std::vector<std::string> &placementNotes() const { return placementNotes_; }
   // Copies between host memory and other backends' memory per run.
   size_t transfersPerRun() const { return transfersPerRun_; }
   // Partitions run as one kernel each (Backend::makePartitionKernel).
-  size_t numPartitions() const { return partitions_.size(); }
+  size_t numPartitions() const { return partitions_ ? partitions_->partitions.size() : 0; }
 
   // Binds graph input `index` (position in graph().graph.inputs) to caller
   // memory of exactly the tensor's byte size; the binding holds for later runs
@@ -207,11 +206,23 @@ class Executor : private SubgraphRunner {
     std::vector<const TensorBuffer *> inputs;  // every node's, in order (filled at each run)
     std::vector<TensorBuffer *> outputs;
   };
-  std::vector<Partition> partitions_;
-  std::vector<int32_t> partitionAt_;  // per node: the partition it starts, else -1; empty when none
+  // One shape signature's partitions (a static graph has one signature; a
+  // dynamic one keeps its two most recent, like the nodes' kernels).
+  struct PartitionSet {
+    std::vector<int64_t> sizes;  // the signature: the dynamic dimensions' sizes
+    std::vector<Partition> partitions;
+    std::vector<int32_t> at;  // per node: the partition it starts, else -1
+  };
+  std::vector<std::unique_ptr<PartitionSet>> partitionSets_;
+  PartitionSet *partitions_ = nullptr;  // the current signature's; null when none
   // Offers each run of two or more consecutive nodes on a placed backend to
-  // it as one kernel (static graphs, once their kernels are made).
+  // it as one kernel, for the current signature once its kernels are made
+  // (or takes the set made for it before).
   void makePartitions();
+  // Set once the device backends' memory and copies are laid out: a placed
+  // node refused for a later shape signature is then an error, not a move
+  // to the default backend.
+  bool placementFixed_ = false;
   Status runPartition(Partition &p);
   // Places the nodes, makes the device backends' sessions.
   Status placeNodes(std::string_view device);

@@ -88,6 +88,11 @@ Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const N
       why = s.isOk() ? "it made no kernel" : s.message();
       kernel->reset();
     }
+    // Its memory and copies were laid out for it (a dynamic graph's later
+    // signature): it cannot move now.
+    if (placementFixed_)
+      return unsupported(label(d, where) + ": placed on '" + std::string(b->name()) +
+                         "', which refuses this shape signature: " + why);
     placementNotes_.push_back(label(d, where) + ": placed on '" + std::string(b->name()) + "', runs on '" +
                               std::string(backend_->name()) + "': " + why);
     if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());

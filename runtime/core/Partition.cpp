@@ -14,9 +14,6 @@ namespace webnn::rt {
 
 Status Executor::placeNodes(std::string_view device) {
   const LoadedGraph &g = graph_->graph;
-  // A graph with dynamic dimensions runs on the default backend: a transfer
-  // copies a tensor's maximum size, not this run's.
-  if (!g.dynamicDims.empty()) return Status::ok();
   nodeSlot_.assign(g.nodes.size(), 0);
   bool any = false;
   std::vector<Backend *> unavailable;  // placed on, but its session would not start
@@ -34,6 +31,17 @@ Status Executor::placeNodes(std::string_view device) {
       continue;
     }
     if (b == backend_) continue;
+    // A graph with dynamic dimensions lays out its device memory and copies
+    // once, before any signature's kernels: a node the backend refuses at
+    // its largest shapes stays on the default backend from the start (a
+    // refusal for a later signature is an error, makeNodeKernel).
+    std::string why;
+    if (!g.dynamicDims.empty() && !b->supports(graph_->nodes[i], &why)) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': " + why);
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      continue;
+    }
     if (std::find(unavailable.begin(), unavailable.end(), b) != unavailable.end()) {
       placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
                                 std::string(backend_->name()) + "': the backend could not start");
@@ -170,6 +178,7 @@ Status Executor::prepareTransfers() {
     }
   }
   for (size_t i = 0; i < numNodes; ++i) transfersPerRun_ += before_[i].size() + after_[i].size();
+  placementFixed_ = true;
   return Status::ok();
 }
 
@@ -178,8 +187,12 @@ Status Executor::runTransfer(const Transfer &x) {
   const TensorBuffer &host = tensors_[x.tensor];
   const TensorBuffer &there = pl.tensors[x.tensor];
   const LoadedTensor &lt = graph_->graph.tensors[x.tensor];
-  Status s = x.toBackend ? pl.backend->copyToBackend(host.data, there.buffer, there.offset, lt.byteSize)
-                         : pl.backend->copyToHost(there.buffer, there.offset, host.data, lt.byteSize);
+  // This signature's bytes (a tensor with dynamic dimensions is planned at
+  // its largest).
+  uint64_t bytes = lt.byteSize;
+  if (!lt.dims.empty()) tensorByteSize(lt.dtype, operands_[x.tensor].shape, &bytes);
+  Status s = x.toBackend ? pl.backend->copyToBackend(host.data, there.buffer, there.offset, bytes)
+                         : pl.backend->copyToHost(there.buffer, there.offset, host.data, bytes);
   if (s.isOk()) return s;
   return Status(s.code(), "copying tensor '" + lt.name + "' " + (x.toBackend ? "to" : "from") + " backend '" +
                               std::string(pl.backend->name()) + "': " + s.message());
@@ -187,7 +200,19 @@ Status Executor::runTransfer(const Transfer &x) {
 
 void Executor::makePartitions() {
   const LoadedGraph &g = graph_->graph;
-  if (nodeSlot_.empty() || !g.dynamicDims.empty()) return;
+  if (nodeSlot_.empty()) return;
+  for (auto &set : partitionSets_)
+    if (set->sizes == sizes_) {
+      partitions_ = set.get();
+      return;
+    }
+  if (partitionSets_.size() == 2)
+    partitionSets_.erase(partitionSets_.begin() + (partitionSets_[0].get() == partitions_ ? 1 : 0));
+  partitionSets_.push_back(std::make_unique<PartitionSet>());
+  PartitionSet &set = *partitionSets_.back();
+  set.sizes = sizes_;
+  set.at.assign(g.nodes.size(), -1);
+  partitions_ = &set;
   auto eligible = [&](size_t i) {
     return nodeSlot_[i] != 0 && !isControlFlowOp(g.nodes[i].op) && !pairedAway(i) && !pairedAway(i + 1);
   };
@@ -210,9 +235,8 @@ void Executor::makePartitions() {
                                 std::string(b->name()) + "' run one by one: " + s.message());
       if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
     } else if (part.kernel) {
-      if (partitionAt_.empty()) partitionAt_.assign(g.nodes.size(), -1);
-      partitionAt_[i] = int32_t(partitions_.size());
-      partitions_.push_back(std::move(part));
+      set.at[i] = int32_t(set.partitions.size());
+      set.partitions.push_back(std::move(part));
     }
     i = last + 1;
   }
