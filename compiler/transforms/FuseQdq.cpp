@@ -30,7 +30,7 @@ namespace mlir::webnn {
 namespace {
 
 struct QdqCounters {
-  int64_t matmuls = 0, convs = 0, gemms = 0, opsReplaced = 0;
+  int64_t matmuls = 0, convs = 0, gemms = 0, residuals = 0, opsReplaced = 0;
 };
 
 bool isInt8Type(Type t) { return t.isInteger(8); }
@@ -331,8 +331,9 @@ struct FuseQdqConv : OpRewritePattern<Conv2dOp> {
     auto m = [&](Value v) { return v ? materialize(rewriter, loc, v) : v; };
     auto fused = QuantizedConv2dOp::create(
         rewriter, loc, x, m(dqIn.getScale()), m(dqIn.getZeroPoint()), filter, filterScale, biasValue,
-        q ? m(q.getScale()) : Value(), q ? m(q.getZeroPoint()) : Value(), conv.getPaddingAttr(),
-        conv.getStridesAttr(), conv.getDilationsAttr(), conv.getGroupsAttr());
+        q ? m(q.getScale()) : Value(), q ? m(q.getZeroPoint()) : Value(), Value(), Value(), Value(), Value(),
+        Value(), conv.getPaddingAttr(), conv.getStridesAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
+        StringAttr());
     Value result = fused.getResult();
     if (nchw)
       result = TransposeOp::create(rewriter, loc, result, rewriter.getDenseI64ArrayAttr({0, 3, 1, 2})).getResult();
@@ -348,6 +349,97 @@ struct FuseQdqConv : OpRewritePattern<Conv2dOp> {
     ++counters.convs;
     counters.opsReplaced += eraseDeadOps(rewriter, dead);
     return success();
+  }
+
+  QdqCounters &counters;
+};
+
+// A residual block's join: q([relu](dq(conv) + dq(r))) where conv is a
+// quantizedConv2d's 8-bit output (through the nhwc -> nchw transpose an
+// nchw graph has) read by that dq alone, and r any 8-bit tensor of the
+// output's type, per-tensor parameters throughout -> one quantizedConv2d
+// with the residual, its conv's own q/dq parameters, the relu, and the
+// final q's parameters. The fused op sits where the add was, so r is
+// defined before it whichever branch is longer.
+struct FuseQdqResidual : OpRewritePattern<AddOp> {
+  FuseQdqResidual(MLIRContext *ctx, QdqCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+
+  // The quantizedConv2d an operand of the add dequantizes, or null.
+  static QuantizedConv2dOp convSide(Value v, bool *viaTranspose, DequantizeLinearOp *dqOut) {
+    auto dq = v.getDefiningOp<DequantizeLinearOp>();
+    if (!dq || !dq->hasOneUse()) return nullptr;
+    Value x = dq.getInput();
+    *viaTranspose = false;
+    if (auto t = x.getDefiningOp<TransposeOp>()) {
+      if (!hasPermutation(t, {0, 3, 1, 2}) || !t->hasOneUse()) return nullptr;
+      x = t.getInput();
+      *viaTranspose = true;
+    }
+    auto conv = x.getDefiningOp<QuantizedConv2dOp>();
+    if (!conv || !conv->hasOneUse() || !conv.getOutputScale() || conv.getResidual() ||
+        conv.getActivation().value_or("none") != "none" || !sameConstant(dq.getScale(), conv.getOutputScale()) ||
+        !sameConstant(dq.getZeroPoint(), conv.getOutputZeroPoint()))
+      return nullptr;
+    *dqOut = dq;
+    return conv;
+  }
+
+  LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
+    auto yType = cast<RankedTensorType>(add.getType());
+    if (!yType.getElementType().isF32() || !yType.hasStaticShape() || yType.getRank() != 4 || !add->hasOneUse())
+      return rewriter.notifyMatchFailure(add, "not a float32 4-D add with one user");
+    // The add's user: relu (then q) or q.
+    Operation *user = *add->user_begin();
+    ReluOp relu = dyn_cast<ReluOp>(user);
+    if (relu) {
+      if (!relu->hasOneUse()) return rewriter.notifyMatchFailure(add, "the relu has several users");
+      user = *relu->user_begin();
+    }
+    auto q = dyn_cast<QuantizeLinearOp>(user);
+    if (!q || !perTensorConstant(q.getScale()) || !perTensorConstant(q.getZeroPoint()) ||
+        !isInt8Type(cast<RankedTensorType>(q.getType()).getElementType()))
+      return rewriter.notifyMatchFailure(add, "the result is not quantized per tensor");
+    for (int side = 0; side < 2; ++side) {
+      bool viaTranspose = false;
+      DequantizeLinearOp dqConv;
+      QuantizedConv2dOp conv = convSide(add->getOperand(side), &viaTranspose, &dqConv);
+      if (!conv) continue;
+      auto dqRes = add->getOperand(1 - side).getDefiningOp<DequantizeLinearOp>();
+      if (!dqRes || !perTensorConstant(dqRes.getScale()) || !perTensorConstant(dqRes.getZeroPoint()) ||
+          !isInt8Type(cast<RankedTensorType>(dqRes.getInput().getType()).getElementType()))
+        continue;
+      Value r = dqRes.getInput();
+      auto rType = cast<RankedTensorType>(r.getType());
+      auto convType = cast<RankedTensorType>(conv.getType());
+      Type outElem = cast<RankedTensorType>(q.getType()).getElementType();
+      // oneDNN sums the residual in the destination's type.
+      if (rType.getElementType() != outElem || convType.getElementType() != outElem) continue;
+      DominanceInfo dom;
+      if (!dom.properlyDominates(q.getScale(), add) || !dom.properlyDominates(q.getZeroPoint(), add)) continue;
+      Location loc = add.getLoc();
+      rewriter.setInsertionPoint(add);
+      if (viaTranspose)
+        r = TransposeOp::create(rewriter, loc, r, rewriter.getDenseI64ArrayAttr({0, 2, 3, 1})).getResult();
+      if (cast<RankedTensorType>(r.getType()).getShape() != convType.getShape()) continue;
+      auto m = [&](Value v) { return materialize(rewriter, loc, v); };
+      auto fused = QuantizedConv2dOp::create(
+          rewriter, loc, conv.getInput(), conv.getInputScale(), conv.getInputZeroPoint(), conv.getFilter(),
+          conv.getFilterScale(), conv.getBias(), m(q.getScale()), m(q.getZeroPoint()), r, m(dqRes.getScale()),
+          m(dqRes.getZeroPoint()), conv.getOutputScale(), conv.getOutputZeroPoint(), conv.getPaddingAttr(),
+          conv.getStridesAttr(), conv.getDilationsAttr(), conv.getGroupsAttr(),
+          relu ? rewriter.getStringAttr("relu") : StringAttr());
+      Value result = fused.getResult();
+      if (viaTranspose)
+        result = TransposeOp::create(rewriter, loc, result, rewriter.getDenseI64ArrayAttr({0, 3, 1, 2})).getResult();
+      SmallVector<Operation *> dead{add, dqConv, dqRes, conv};
+      if (relu) dead.push_back(relu);
+      if (viaTranspose) dead.push_back(dqConv.getInput().getDefiningOp());
+      rewriter.replaceOp(q, result);
+      ++counters.residuals;
+      counters.opsReplaced += eraseDeadOps(rewriter, dead);
+      return success();
+    }
+    return rewriter.notifyMatchFailure(add, "no quantizedConv2d operand with a quantized residual");
   }
 
   QdqCounters &counters;
@@ -432,6 +524,10 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
+    // Residual joins, once their convolutions are quantizedConv2d.
+    RewritePatternSet joins(ctx);
+    joins.add<FuseQdqResidual>(ctx, counters);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(joins), config))) return signalPassFailure();
     // Convolutions the pattern left float, and gemm (a classifier's Gemm):
     // their constant weights and biases are dequantized once here rather
     // than on every run.
@@ -473,10 +569,12 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     numMatmulsFused += counters.matmuls;
     numConvsFused += counters.convs;
     numGemmsFused += counters.gemms;
+    numResidualsFused += counters.residuals;
     numOpsReplaced += counters.opsReplaced;
     recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);
     recordRewrites(ctx, getArgument(), "convs-fused", counters.convs);
     recordRewrites(ctx, getArgument(), "gemms-fused", counters.gemms);
+    recordRewrites(ctx, getArgument(), "residuals-fused", counters.residuals);
     recordRewrites(ctx, getArgument(), "ops-replaced", counters.opsReplaced);
   }
 };

@@ -208,7 +208,8 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     bias [N]. Forms webnn.quantizedConv2d from conv2d(dq(xi), dq(w) [, bias])
     [-> q], xi int8/uint8 per tensor, w an int8 constant with zero points 0
     and one scale or one per output channel (channels-last, transposes of
-    the 8-bit tensors at its boundaries), and quantizedMatmul from a gemm of
+    the 8-bit tensors at its boundaries), then absorbs a residual block's
+    q([relu](dq(conv) + dq(r))) into it, and quantizedMatmul from a gemm of
     a per-tensor dq and a constant 8-bit dq (its c a float add after). Only
     exact matches fold (see FuseQdq.cpp). Other constant dequantizeLinear
     ops read only by conv2d filters/biases or gemm operands b/c are
@@ -218,6 +219,7 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
     Statistic<"numConvsFused", "convs-fused", "QDQ conv2d folded into quantizedConv2d">,
     Statistic<"numGemmsFused", "gemms-fused", "QDQ gemm with a constant 8-bit b folded into quantizedMatmul">,
+    Statistic<"numResidualsFused", "residuals-fused", "quantized residual adds (and relu) folded into quantizedConv2d">,
     Statistic<"numWeightsDequantized", "conv-weights-dequantized",
               "constant conv2d filters/biases dequantized at compile time">,
     Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,

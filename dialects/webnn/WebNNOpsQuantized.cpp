@@ -167,6 +167,30 @@ LogicalResult QuantizedConv2dOp::inferReturnTypes(MLIRContext *context, std::opt
     return opError(loc, name, "expected the padded input (", H, " x ", W, ") at least the dilated filter (",
                    spanH, " x ", spanW, ")");
   int64_t OH = (H - spanH) / (*str)[0] + 1, OW = (W - spanW) / (*str)[1] + 1;
-  results.push_back(RankedTensorType::get({in.getDimSize(0), OH, OW, O}, outElem));
+  auto outType = RankedTensorType::get({in.getDimSize(0), OH, OW, O}, outElem);
+  StringRef activation = adaptor.getActivation().value_or("none");
+  if (activation != "none" && activation != "relu")
+    return opError(loc, name, "expected activation \"none\" or \"relu\" but got \"", activation, "\"");
+  Value residual = adaptor.getResidual();
+  Value rs = adaptor.getResidualScale(), rz = adaptor.getResidualZeroPoint();
+  Value cs = adaptor.getConvScale(), cz = adaptor.getConvZeroPoint();
+  if (bool(residual) != bool(rs) || bool(residual) != bool(rz) || bool(residual) != bool(cs) ||
+      bool(residual) != bool(cz))
+    return opError(loc, name, "expected 'residual' with 'residualScale', 'residualZeroPoint', 'convScale' and "
+                   "'convZeroPoint', or none of them");
+  if (residual) {
+    FailureOr<RankedTensorType> r = tensorOperand(loc, name, "residual", residual);
+    if (failed(r)) return failure();
+    if (!outScale || *r != outType)
+      return opError(loc, name, "expected operand 'residual' of the 8-bit output's type ", outType, " but got ", *r);
+    for (auto [what, v] : {std::pair<StringRef, Value>{"residualScale", rs}, {"residualZeroPoint", rz},
+                           {"convScale", cs}, {"convZeroPoint", cz}}) {
+      FailureOr<RankedTensorType> t = tensorOperand(loc, name, what, v);
+      if (failed(t) || failed(checkQuantParam(loc, name, what, *t, 0))) return failure();
+    }
+    if (cast<RankedTensorType>(rz.getType()).getElementType() != r->getElementType())
+      return opError(loc, name, "expected operand 'residualZeroPoint' of the residual's type");
+  }
+  results.push_back(outType);
   return success();
 }

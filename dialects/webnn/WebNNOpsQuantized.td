@@ -51,8 +51,14 @@ def WebNN_QuantizedConv2dOp : WebNN_InferredOp<"quantizedConv2d", [AttrSizedOper
     inputScale * filterScale[o], + bias[o] (float32 [O]) when given. With
     outputScale / outputZeroPoint (one element each) the result is
     quantizeLinear(y, outputScale, outputZeroPoint), of the zero point's
-    type; otherwise y (float32). C / groups * KH * KW <= 32768 (the exact
-    int32 sum).
+    type; otherwise y (float32). With `residual` (of the 8-bit output's
+    shape and type, with residualScale / residualZeroPoint and convScale /
+    convZeroPoint, one element each), y is first replaced by
+    dequantizeLinear(quantizeLinear(y, convScale, convZeroPoint), ...) +
+    dequantizeLinear(residual, residualScale, residualZeroPoint): a residual
+    block's add of two quantized tensors. `activation` "relu" then takes
+    max(y, 0) before the output's quantization. C / groups * KH * KW <=
+    32768 (the exact int32 sum).
   }];
   let arguments = (ins RankedTensorOf<[I8, UI8]>:$input, RankedTensorOf<[F32]>:$inputScale,
                        RankedTensorOf<[I8, UI8]>:$inputZeroPoint,
@@ -60,14 +66,22 @@ def WebNN_QuantizedConv2dOp : WebNN_InferredOp<"quantizedConv2d", [AttrSizedOper
                        Optional<RankedTensorOf<[F32]>>:$bias,
                        Optional<RankedTensorOf<[F32]>>:$outputScale,
                        Optional<RankedTensorOf<[I8, UI8]>>:$outputZeroPoint,
+                       Optional<RankedTensorOf<[I8, UI8]>>:$residual,
+                       Optional<RankedTensorOf<[F32]>>:$residualScale,
+                       Optional<RankedTensorOf<[I8, UI8]>>:$residualZeroPoint,
+                       Optional<RankedTensorOf<[F32]>>:$convScale,
+                       Optional<RankedTensorOf<[I8, UI8]>>:$convZeroPoint,
                        OptionalAttr<DenseI64ArrayAttr>:$padding,
                        OptionalAttr<DenseI64ArrayAttr>:$strides,
                        OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                       OptionalAttr<I64Attr>:$groups);
+                       OptionalAttr<I64Attr>:$groups,
+                       OptionalAttr<StrAttr>:$activation);
   let results = (outs RankedTensorOf<[F32, I8, UI8]>:$output);
   let assemblyFormat = [{
     $input `,` $inputScale `,` $inputZeroPoint `,` $filter `,` $filterScale
     (`bias` $bias^)? (`outputScale` $outputScale^)? (`outputZeroPoint` $outputZeroPoint^)?
+    (`residual` $residual^)? (`residualScale` $residualScale^)? (`residualZeroPoint` $residualZeroPoint^)?
+    (`convScale` $convScale^)? (`convZeroPoint` $convZeroPoint^)?
     attr-dict `:` functional-type(operands, results)
   }];
 }

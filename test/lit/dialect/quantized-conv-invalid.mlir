@@ -70,3 +70,40 @@ func.func @sum_too_long(%x: tensor<1x3x3x4096xui8>, %s: tensor<f32>, %z: tensor<
   %0 = webnn.quantizedConv2d %x, %s, %z, %w, %s : (tensor<1x3x3x4096xui8>, tensor<f32>, tensor<ui8>, tensor<2x3x3x4096xi8>, tensor<f32>) -> tensor<1x1x1x2xf32>
   return
 }
+
+// -----
+
+func.func @residual_valid(%x: tensor<1x5x5x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<6x1x1x4xi8>,
+                          %r: tensor<1x5x5x6xui8>) {
+  %0 = webnn.quantizedConv2d %x, %s, %z, %w, %s outputScale %s outputZeroPoint %z residual %r residualScale %s residualZeroPoint %z convScale %s convZeroPoint %z {activation = "relu"} : (tensor<1x5x5x4xui8>, tensor<f32>, tensor<ui8>, tensor<6x1x1x4xi8>, tensor<f32>, tensor<f32>, tensor<ui8>, tensor<1x5x5x6xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x5x5x6xui8>
+  return
+}
+
+// -----
+
+func.func @residual_parameters(%x: tensor<1x5x5x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<6x1x1x4xi8>,
+                               %r: tensor<1x5x5x6xui8>) {
+  // expected-error @+2 {{'webnn.quantizedConv2d' op expected 'residual' with 'residualScale', 'residualZeroPoint', 'convScale' and 'convZeroPoint', or none of them}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.quantizedConv2d %x, %s, %z, %w, %s outputScale %s outputZeroPoint %z residual %r residualScale %s residualZeroPoint %z : (tensor<1x5x5x4xui8>, tensor<f32>, tensor<ui8>, tensor<6x1x1x4xi8>, tensor<f32>, tensor<f32>, tensor<ui8>, tensor<1x5x5x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x5x5x6xui8>
+  return
+}
+
+// -----
+
+func.func @residual_type(%x: tensor<1x5x5x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<6x1x1x4xi8>,
+                         %r: tensor<1x5x5x6xui8>) {
+  // expected-error @+2 {{'webnn.quantizedConv2d' op expected operand 'residual' of the 8-bit output's type 'tensor<1x5x5x6xf32>' but got 'tensor<1x5x5x6xui8>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.quantizedConv2d %x, %s, %z, %w, %s residual %r residualScale %s residualZeroPoint %z convScale %s convZeroPoint %z : (tensor<1x5x5x4xui8>, tensor<f32>, tensor<ui8>, tensor<6x1x1x4xi8>, tensor<f32>, tensor<1x5x5x6xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x5x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @activation(%x: tensor<1x5x5x4xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<6x1x1x4xi8>) {
+  // expected-error @+2 {{'webnn.quantizedConv2d' op expected activation "none" or "relu" but got "sigmoid"}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.quantizedConv2d %x, %s, %z, %w, %s {activation = "sigmoid"} : (tensor<1x5x5x4xui8>, tensor<f32>, tensor<ui8>, tensor<6x1x1x4xi8>, tensor<f32>) -> tensor<1x5x5x6xf32>
+  return
+}

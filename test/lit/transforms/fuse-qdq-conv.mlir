@@ -140,3 +140,52 @@ func.func @gemm() -> tensor<1x2xf32> attributes {webnn.output_names = ["y"]} {
   %y = webnn.dequantizeLinear %q, %so, %zo : (tensor<1x2xui8>, tensor<1x1xf32>, tensor<1x1xui8>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
 }
+
+// -----
+
+// A residual block's join: q(relu(dq(q(conv)) + dq(skip))) becomes one
+// quantizedConv2d with the skip as its residual (transposed to nhwc), the
+// conv's own q parameters, relu and the final q's parameters; after
+// convert-layout no transpose is left between the skip's producer and it.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[SKIP:.+]] = webnn.transpose %{{.+}} {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x3x3x2xui8>) -> tensor<1x2x3x3xui8>
+// CHECK: webnn.transpose %[[SKIP]] {permutation = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[R:.+]] = webnn.transpose %[[SKIP]] {permutation = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[Y:.+]] = webnn.quantizedConv2d {{.+}} outputScale %{{.+}} outputZeroPoint %{{.+}} residual %[[R]] residualScale %{{.+}} residualZeroPoint %{{.+}} convScale %{{.+}} convZeroPoint %{{.+}} {activation = "relu"{{.*}}} : {{.+}} -> tensor<1x3x3x2xui8>
+// CHECK: webnn.transpose %[[Y]] {permutation = array<i64: 0, 3, 1, 2>}
+// CHECK-NOT: webnn.add
+// CHECK-NOT: webnn.relu
+// LAYOUT-LABEL: func.func @residual
+// LAYOUT: %[[C:.+]] = webnn.quantizedConv2d
+// LAYOUT-NEXT: webnn.quantizedConv2d %[[C]], {{.+}} residual %[[C]]
+// LAYOUT-NEXT: webnn.dequantizeLinear
+// LAYOUT-NEXT: webnn.transpose
+func.func @residual() -> tensor<1x2x3x3xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x3x3xui8>
+  %sx = webnn.constant dense<0.5> : tensor<1x1x1x1xf32>
+  %zx = webnn.constant dense<128> : tensor<1x1x1x1xui8>
+  %s1 = webnn.constant dense<0.25> : tensor<1x1x1x1xf32>
+  %z1 = webnn.constant dense<3> : tensor<1x1x1x1xui8>
+  %s2 = webnn.constant dense<0.125> : tensor<1x1x1x1xf32>
+  %z2 = webnn.constant dense<7> : tensor<1x1x1x1xui8>
+  %so = webnn.constant dense<0.05> : tensor<1x1x1x1xf32>
+  %zo = webnn.constant dense<0> : tensor<1x1x1x1xui8>
+  %w = webnn.constant dense<[[[[1]], [[2]]], [[[-3]], [[-4]]]]> : tensor<2x2x1x1xi8>
+  %sw = webnn.constant dense<0.1> : tensor<1xf32>
+  %zw = webnn.constant dense<0> : tensor<1xi8>
+  %xd = webnn.dequantizeLinear %x, %sx, %zx : (tensor<1x2x3x3xui8>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xf32>
+  %wd = webnn.dequantizeLinear %w, %sw, %zw : (tensor<2x2x1x1xi8>, tensor<1xf32>, tensor<1xi8>) -> tensor<2x2x1x1xf32>
+  // The first conv's output is the skip.
+  %c1 = webnn.conv2d %xd, %wd : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %q1 = webnn.quantizeLinear %c1, %s1, %z1 : (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xui8>
+  %d1 = webnn.dequantizeLinear %q1, %s1, %z1 : (tensor<1x2x3x3xui8>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xf32>
+  %d1b = webnn.dequantizeLinear %q1, %s1, %z1 : (tensor<1x2x3x3xui8>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xf32>
+  %c2 = webnn.conv2d %d1, %wd : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %q2 = webnn.quantizeLinear %c2, %s2, %z2 : (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xui8>
+  %d2 = webnn.dequantizeLinear %q2, %s2, %z2 : (tensor<1x2x3x3xui8>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xf32>
+  %a = webnn.add %d2, %d1b : (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %r = webnn.relu %a : tensor<1x2x3x3xf32>
+  %q3 = webnn.quantizeLinear %r, %so, %zo : (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xui8>
+  %y = webnn.dequantizeLinear %q3, %so, %zo : (tensor<1x2x3x3xui8>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}

@@ -6,8 +6,9 @@
 // rounding of a half step may land one step away: at most one step, on at
 // most one element in a thousand. Shapes: 3x3 with padding, depthwise
 // stride 2, 1x1 with int8 input and float output, the 7x7 stride-2 stem,
-// dilation with asymmetric padding; 1 and 2 threads (pieces of rows and of
-// channels); oneDNN against the portable loop.
+// dilation with asymmetric padding; residual joins (the conv's own
+// quantization, the residual's dequantization, relu); 1 and 2 threads
+// (pieces of rows and of channels); oneDNN against the portable loop.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,6 +28,8 @@ struct QConvCase {
   DataType out;              // kFloat32, kUint8 or kInt8
   int32_t zo;
   bool bias;
+  bool residual = false;  // a residual join: the conv quantized (scale cs, zero point zc), plus r
+  bool relu = false;
 };
 
 struct Result {
@@ -48,6 +51,12 @@ Result runCase(const QConvCase &c, int threads, uint32_t seed) {
   const float sx = 0.02f, so = c.out == DataType::kFloat32 ? 1.f : 0.05f * float(c.KH * c.KW) * std::sqrt(float(Cg));
   for (double &b : bias) b = c.bias ? double(int(rng() % 2001) - 1000) * 0.001 : 0.0;
   std::vector<float> biasF(bias.begin(), bias.end());
+  // The residual (of the output's type) and the conv's own parameters.
+  const bool outSigned = c.out == DataType::kInt8;
+  std::vector<double> res(size_t(c.N * OH * OW * c.O));
+  for (double &v : res) v = double(int(rng() % 256) - (outSigned ? 128 : 0));
+  const float cs = so * 0.7313f, sr = so * 1.2377f;  // ratios far from ties
+  const int32_t zc = outSigned ? 4 : 120, zr = outSigned ? -9 : 131;
 
   Result r;
   r.want.resize(size_t(c.N * OH * OW * c.O));
@@ -69,11 +78,18 @@ Result runCase(const QConvCase &c, int threads, uint32_t seed) {
               }
             }
           double y = acc + double(biasF[size_t(o)]);
+          const size_t at = size_t(((n * OH + oh) * OW + ow) * c.O + o);
+          if (c.residual) {
+            const double lo = outSigned ? -128 : 0, hi = outSigned ? 127 : 255;
+            const double t = std::min(hi, std::max(lo, std::nearbyint(y / double(cs)) + zc));
+            y = (t - zc) * double(cs) + (res[at] - zr) * double(sr);
+          }
+          if (c.relu) y = std::max(y, 0.0);
           if (c.out != DataType::kFloat32) {
             const double lo = c.out == DataType::kInt8 ? -128 : 0, hi = c.out == DataType::kInt8 ? 127 : 255;
             y = std::min(hi, std::max(lo, std::nearbyint(y / double(so)) + c.zo));
           }
-          r.want[size_t(((n * OH + oh) * OW + ow) * c.O + o)] = y;
+          r.want[at] = y;
         }
 
   OpCase op;
@@ -89,6 +105,14 @@ Result runCase(const QConvCase &c, int threads, uint32_t seed) {
     op.inputs.push_back(f32({1}, {so}, true));
     op.inputs.push_back(fromDoubles(c.out, {1}, {double(c.zo)}, true));
   }
+  if (c.residual) {
+    op.inputs.push_back(fromDoubles(c.out, {c.N, OH, OW, c.O}, res));
+    op.inputs.push_back(f32({1}, {sr}, true));
+    op.inputs.push_back(fromDoubles(c.out, {1}, {double(zr)}, true));
+    op.inputs.push_back(f32({1}, {cs}, true));
+    op.inputs.push_back(fromDoubles(c.out, {1}, {double(zc)}, true));
+  }
+  if (c.relu) op.attrString("activation", "relu");
   op.attrInts("padding", c.pad).attrInts("strides", {c.stride, c.stride}).attrInts("dilations", {c.dilation, c.dilation});
   op.attrInt("groups", c.groups);
   op.outputs.push_back(outSpec(c.out, {c.N, OH, OW, c.O}));
@@ -131,6 +155,13 @@ const std::vector<QConvCase> &cases() {
       {1, 17, 19, 32, 32, 3, 3, 2, 1, 2, {2, 1, 0, 2}, DataType::kUint8, 17, DataType::kUint8, 128, true},
       // One output pixel, many channels (cut by channels on two threads).
       {1, 1, 1, 1024, 512, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 128, DataType::kUint8, 120, true},
+      // Residual joins: ResNet's 1x1 expansion + add + relu, uint8.
+      {1, 28, 28, 64, 256, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 0, DataType::kUint8, 0, true, true, true},
+      // MobileNetV2's projection + add (no relu), and a 3x3 one, int8.
+      {1, 14, 14, 96, 32, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 3, DataType::kUint8, 128, true, true},
+      {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kInt8, -2, DataType::kInt8, 5, false, true, true},
+      // relu without a residual.
+      {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 9, DataType::kUint8, 60, true, false, true},
   };
   return all;
 }

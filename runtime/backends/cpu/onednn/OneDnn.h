@@ -187,8 +187,10 @@ class MatMul {
 
 // ------------------------------------------------ int8 convolution (QDQ)
 // quantizedConv2d (docs/FUSED_OPS.md) on oneDNN's int8 convolution: u8 or
-// s8 nhwc activations, s8 filter, s32 sums. y[o] = scales[o] * (sum + bias[o])
-// per output channel, then + dstZero and saturated for an 8-bit output
+// s8 nhwc activations, s8 filter, s32 sums. v[o] = scales[o] * (sum + bias[o])
+// per output channel; with a residual, v = convToOut * (saturate(round(v) +
+// convZero) - convZero) + residualScale * (residual - residualZero); then
+// max(v, 0) with relu; then + dstZero and saturated for an 8-bit output
 // (round to nearest even), else float32.
 struct QuantizedConv2dParams {
   int64_t N = 0, C = 0, H = 0, W = 0, O = 0, OH = 0, OW = 0, KH = 0, KW = 0, groups = 1;
@@ -200,6 +202,11 @@ struct QuantizedConv2dParams {
   int32_t dstZero = 0;
   std::vector<float> scales;  // O entries
   std::vector<float> bias;    // O entries in sum units, or empty
+  bool relu = false;
+  bool hasResidual = false;   // of the output's type and layout
+  int32_t convZero = 0;
+  float convMin = 0.f, convMax = 255.f, convToOut = 1.f, residualScale = 1.f;
+  int32_t residualZero = 0;
   // Element strides (n, c, h, w) of y when it is not dense nhwc (a piece of
   // output channels). Empty: dense.
   std::vector<int64_t> dstStrides;
@@ -213,7 +220,7 @@ class QuantizedConv2d {
   // `filter`: the constant ohwi int8 filter, packed on the first call.
   // Runs on `pool`'s threads (single-threaded pieces, as Conv2d). Never
   // throws; an error carries oneDNN's reason.
-  Status run(const void *x, const void *filter, void *y, ThreadPool &pool);
+  Status run(const void *x, const void *filter, const void *residual, void *y, ThreadPool &pool);
   void buildPrimitive(int numThreads) noexcept;
   std::string implementation() const;
 

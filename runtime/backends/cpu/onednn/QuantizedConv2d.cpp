@@ -4,7 +4,11 @@
 // destination zero points static attributes, the bias float32 in sum units
 // (oneDNN 2.x adds it before the output scale), so the destination is
 // saturate(roundEven(scale[o] * (sum + bias[o])) + dstZero), as ONNX
-// Runtime's requantization computes it.
+// Runtime's requantization computes it. A residual block's join is more
+// post-ops: the conv's own quantizeLinear (its zero point added with the
+// bias, round, clip), its rescaling into the output's units, and a sum of
+// the residual (copied into the destination first) with its scale and zero
+// point, then relu.
 //
 // Threads: as Conv2d.cpp, every primitive is built for one thread and a
 // multi-threaded run is cut into single-threaded pieces (images, output
@@ -29,6 +33,7 @@ struct QuantizedConv2d::Impl {
   memory::desc userSrc, userDst, userWei;
   std::function<dnnl::primitive_desc_base()> makePd;
   std::string keyBase;
+  std::vector<float> sumBias;  // the primitive's bias (p.bias, plus convZero / scale with a residual)
 
   std::mutex mutex;
   int readyThreads = 0;
@@ -75,8 +80,8 @@ struct QuantizedConv2d::Impl {
       wei = memory(primWei, eng, weiBuf.data());
     }
     args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-    if (!p.bias.empty()) {
-      bias = memory(memory::desc({p.O}, memory::data_type::f32, Tag::a), eng, p.bias.data());
+    if (!sumBias.empty()) {
+      bias = memory(memory::desc({p.O}, memory::data_type::f32, Tag::a), eng, sumBias.data());
       args[DNNL_ARG_BIAS] = bias;
     }
     memory::desc sp = pd.scratchpad_desc();
@@ -140,7 +145,16 @@ std::unique_ptr<QuantizedConv2d::Impl> makeImpl(const QuantizedConv2dParams &p, 
   }
   impl->userWei = memory::desc(weiDims, DT::s8, weiStrides);
   memory::desc wei(weiDims, DT::s8, Tag::any);
-  memory::desc bias = p.bias.empty() ? memory::desc() : memory::desc({p.O}, DT::f32, Tag::a);
+  // With a residual the conv's zero point joins the bias (in sum units): a
+  // second eltwise_linear in one post-op chain computes wrong values in
+  // oneDNN 2.6's int8 kernels (linear, round, clip, linear gave 19 for 15).
+  impl->sumBias = p.bias;
+  if (p.hasResidual) {
+    impl->sumBias.resize(size_t(p.O), 0.f);
+    for (int64_t o = 0; o < p.O; ++o)
+      if (p.scales[size_t(o)] != 0.f) impl->sumBias[size_t(o)] += float(p.convZero) / p.scales[size_t(o)];
+  }
+  memory::desc bias = impl->sumBias.empty() ? memory::desc() : memory::desc({p.O}, DT::f32, Tag::a);
   dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                     impl->userSrc, wei, bias, impl->userDst, {p.strideH, p.strideW},
                                     {p.dilationH - 1, p.dilationW - 1}, {p.padTop, p.padLeft},
@@ -151,19 +165,37 @@ std::unique_ptr<QuantizedConv2d::Impl> makeImpl(const QuantizedConv2dParams &p, 
     attr.set_output_scales(1 << 1, p.scales);
     if (p.srcZero != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {p.srcZero});
     if (p.dstZero != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {p.dstZero});
+    dnnl::post_ops ops;
+    if (p.hasResidual) {
+      // The conv's own quantizeLinear (round, saturate), its dequantization
+      // into output units, then the residual's.
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, p.convMin, p.convMax);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, p.convToOut, -float(p.convZero) * p.convToOut);
+      ops.append_sum(p.residualScale, p.residualZero);
+    }
+    if (p.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    attr.set_post_ops(ops);
     return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
   };
   // Layers with equal shapes and parameters share one primitive.
   std::string key = "qconv|" + std::to_string(int(srcDt)) + "," + std::to_string(int(dstDt));
   for (int64_t x : {p.N, p.C, p.H, p.W, p.O, p.OH, p.OW, p.KH, p.KW, p.groups, p.strideH, p.strideW, p.dilationH,
                     p.dilationW, p.padTop, p.padBottom, p.padLeft, p.padRight, int64_t(p.srcZero),
-                    int64_t(p.dstZero), int64_t(p.bias.size())})
+                    int64_t(p.dstZero), int64_t(impl->sumBias.size()), int64_t(p.relu), int64_t(p.hasResidual),
+                    int64_t(p.convZero), int64_t(p.residualZero)})
     key += "," + std::to_string(x);
   for (int64_t x : p.dstStrides) key += ",s" + std::to_string(x);
   key += "|";
   std::string bits(p.scales.size() * sizeof(float), '\0');
   std::memcpy(bits.data(), p.scales.data(), bits.size());
   key += bits;
+  if (p.hasResidual)
+    for (float f : {p.convMin, p.convMax, p.convToOut, p.residualScale}) {
+      char b[sizeof(float)];
+      std::memcpy(b, &f, sizeof f);
+      key.append(b, sizeof f);
+    }
   impl->keyBase = key;
   try {
     std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
@@ -271,9 +303,13 @@ std::unique_ptr<QuantizedConv2d> QuantizedConv2d::create(const QuantizedConv2dPa
   return std::unique_ptr<QuantizedConv2d>(new QuantizedConv2d(std::move(impl)));
 }
 
-Status QuantizedConv2d::run(const void *x, const void *filter, void *y, ThreadPool &pool) {
+Status QuantizedConv2d::run(const void *x, const void *filter, const void *residual, void *y, ThreadPool &pool) {
   Impl &s = *impl_;
   const int threads = pool.numThreads();
+  // The sum post-op adds what the destination holds (the memory planner
+  // never gives an output an input's bytes).
+  if (s.p.hasResidual && residual != y)
+    std::memcpy(y, residual, size_t(s.p.N * s.p.OH * s.p.OW * s.p.O) * s.dstElem());
   if (threads == 1) return s.execute(x, filter, y, 1);
   {
     std::lock_guard<std::mutex> lock(s.piecesMutex);

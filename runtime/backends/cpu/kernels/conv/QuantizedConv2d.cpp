@@ -6,7 +6,10 @@
 //   v   = scale[o] * (acc + bias[o] / (sx * sw[o])),  scale[o] = sx * sw[o] [/ so]
 //   y   = saturate(roundEven(v) + zo)  or  v     (8-bit or float32 output)
 // which is ONNX Runtime's requantization (sum and integer bias times one
-// float multiplier per channel).
+// float multiplier per channel). A residual join (scale[o] then puts v in
+// the conv's own quantization units) continues
+//   v   = convToOut * (saturate(roundEven(v) + zc) - zc) + (sr / so) * (r - zr)
+// then relu, then the output's zero point and saturation.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -32,7 +35,16 @@ struct QConvShape {
   DataType out = DataType::kFloat32;
   int32_t dstZero = 0;
   std::vector<float> scales, bias;  // per output channel; bias in sum units (may be empty)
+  bool relu = false;
+  bool hasResidual = false;
+  DataType convType = DataType::kUint8;
+  int32_t convZero = 0, residualZero = 0;
+  float convToOut = 1.f, residualScale = 1.f;
 };
+
+float saturateTo(DataType t, float q) {
+  return t == DataType::kUint8 ? std::min(255.f, std::max(0.f, q)) : std::min(127.f, std::max(-128.f, q));
+}
 
 // The portable kernel: nhwc input, ohwi filter.
 class PortableQuantizedConv2d final : public Kernel {
@@ -43,15 +55,16 @@ class PortableQuantizedConv2d final : public Kernel {
     const void *x = ctx.inputs[0]->data;
     const int8_t *w = static_cast<const int8_t *>(ctx.inputs[3]->data);
     void *y = ctx.outputs[0]->data;
+    const void *res = s_.hasResidual ? ctx.inputs[8]->data : nullptr;
     const QConvShape &s = s_;
     parallelFor(ctx, s.N * s.OH, 1, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) rowOf(x, w, y, r / s.OH, r % s.OH);
+      for (int64_t r = r0; r < r1; ++r) rowOf(x, w, res, y, r / s.OH, r % s.OH);
     });
     return Status::ok();
   }
 
  private:
-  void rowOf(const void *x, const int8_t *w, void *y, int64_t n, int64_t oh) const {
+  void rowOf(const void *x, const int8_t *w, const void *res, void *y, int64_t n, int64_t oh) const {
     const QConvShape &s = s_;
     const int64_t Cg = s.C / s.groups, Og = s.O / s.groups;
     auto xAt = [&](int64_t h, int64_t ww, int64_t c) -> int32_t {
@@ -74,15 +87,22 @@ class PortableQuantizedConv2d final : public Kernel {
         }
         float v = s.scales[o] * (float(acc) + (s.bias.empty() ? 0.f : s.bias[o]));
         const int64_t at = ((n * s.OH + oh) * s.OW + ow) * s.O + o;
+        if (s.hasResidual) {
+          const float t = saturateTo(s.convType, std::nearbyint(v + float(s.convZero)));
+          const int32_t r = s.out == DataType::kUint8 ? int32_t(static_cast<const uint8_t *>(res)[at])
+                                                      : int32_t(static_cast<const int8_t *>(res)[at]);
+          v = s.convToOut * (t - float(s.convZero)) + s.residualScale * float(r - s.residualZero);
+        }
+        if (s.relu) v = std::max(v, 0.f);
         if (s.out == DataType::kFloat32) {
           static_cast<float *>(y)[at] = v;
           continue;
         }
-        float q = std::nearbyint(v) + float(s.dstZero);
+        const float q = saturateTo(s.out, std::nearbyint(v) + float(s.dstZero));
         if (s.out == DataType::kUint8)
-          static_cast<uint8_t *>(y)[at] = uint8_t(std::min(255.f, std::max(0.f, q)));
+          static_cast<uint8_t *>(y)[at] = uint8_t(q);
         else
-          static_cast<int8_t *>(y)[at] = int8_t(std::min(127.f, std::max(-128.f, q)));
+          static_cast<int8_t *>(y)[at] = int8_t(q);
       }
   }
 
@@ -98,7 +118,8 @@ class OneDnnQuantizedConv2d final : public Kernel {
 
   Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
-      Status s = conv_->run(ctx.inputs[0]->data, ctx.inputs[3]->data, ctx.outputs[0]->data, threadPool(ctx));
+      const void *residual = ctx.numInputs > 8 && ctx.inputs[8] ? ctx.inputs[8]->data : nullptr;
+      Status s = conv_->run(ctx.inputs[0]->data, ctx.inputs[3]->data, residual, ctx.outputs[0]->data, threadPool(ctx));
       if (s.isOk()) return s;
       useFallback_ = true;
     }
@@ -120,10 +141,19 @@ int32_t zeroOf(const OperandDesc &z) {
                                     : int32_t(*static_cast<const uint8_t *>(z.constantData));
 }
 
+// A one-element float32 / 8-bit constant pair (a scale and zero point).
+bool scalarPair(const NodeDesc &node, size_t s, size_t z) {
+  if (!present(node, s) || !present(node, z)) return false;
+  const OperandDesc &sd = *node.inputs[s], &zd = *node.inputs[z];
+  return sd.dtype == DataType::kFloat32 && isInt8(zd.dtype) && numElements(sd.shape) == 1 &&
+         numElements(zd.shape) == 1 && sd.constantData && zd.constantData;
+}
+
 // Operands: input, inputScale, inputZeroPoint, filter, filterScale, bias?,
-// outputScale?, outputZeroPoint?.
+// outputScale?, outputZeroPoint?, residual?, residualScale?,
+// residualZeroPoint?, convScale?, convZeroPoint?.
 Status makeQuantizedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
-  WEBNN_RETURN_IF_ERROR(checkArity(node, 5, 8, 1));
+  WEBNN_RETURN_IF_ERROR(checkArity(node, 5, 13, 1));
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
   const OperandDesc &x = *node.inputs[0], &xs = *node.inputs[1], &xz = *node.inputs[2];
   const OperandDesc &f = *node.inputs[3], &fs = *node.inputs[4];
@@ -178,12 +208,35 @@ Status makeQuantizedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       return nodeError(node, "bias must be a float32 constant [" + std::to_string(s.O) + "]");
     biasData = static_cast<const float *>(b.constantData);
   }
+  const std::string activation = node.attributes.getString("activation", "none");
+  if (activation != "none" && activation != "relu") return nodeError(node, "activation must be \"none\" or \"relu\"");
+  s.relu = activation == "relu";
+  float cs = 0.f;
+  if (present(node, 8)) {
+    const OperandDesc &r = *node.inputs[8];
+    if (s.out == DataType::kFloat32 || r.dtype != s.out)
+      return nodeError(node, "residual must be of the 8-bit output's type");
+    if (!scalarPair(node, 9, 10) || !scalarPair(node, 11, 12) || node.inputs[10]->dtype != r.dtype)
+      return nodeError(node, "residual needs one-element constant residualScale / residualZeroPoint (of its type) and "
+                             "convScale / convZeroPoint");
+    s.hasResidual = true;
+    s.residualScale = *static_cast<const float *>(node.inputs[9]->constantData) / so;
+    s.residualZero = zeroOf(*node.inputs[10]);
+    cs = *static_cast<const float *>(node.inputs[11]->constantData);
+    s.convType = node.inputs[12]->dtype;
+    s.convZero = zeroOf(*node.inputs[12]);
+    s.convToOut = cs / so;
+  } else if (node.inputs.size() > 9 && (present(node, 9) || present(node, 10) || present(node, 11) || present(node, 12))) {
+    return nodeError(node, "residualScale, residualZeroPoint, convScale and convZeroPoint need a residual");
+  }
   for (int64_t o = 0; o < s.O; ++o) {
     const float sw = static_cast<const float *>(fs.constantData)[nfs == 1 ? 0 : o];
     const float sxw = sx * sw;
-    s.scales.push_back(s.out == DataType::kFloat32 ? sxw : sxw / so);
+    s.scales.push_back(s.hasResidual ? sxw / cs : s.out == DataType::kFloat32 ? sxw : sxw / so);
     if (biasData) s.bias.push_back(sxw != 0.f ? biasData[o] / sxw : 0.f);
   }
+  if (s.hasResidual)
+    WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, node.inputs[8]->shape, s.out));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, Shape{s.N, s.OH, s.OW, s.O}, s.out));
 #if WEBNN_HAVE_ONEDNN
   onednn::QuantizedConv2dParams p;
@@ -196,6 +249,14 @@ Status makeQuantizedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
                                           : onednn::QuantizedConv2dParams::Output::kInt8;
   p.scales = s.scales;
   p.bias = s.bias;
+  p.relu = s.relu;
+  p.hasResidual = s.hasResidual;
+  p.convZero = s.convZero;
+  p.convMin = s.convType == DataType::kUint8 ? 0.f : -128.f;
+  p.convMax = s.convType == DataType::kUint8 ? 255.f : 127.f;
+  p.convToOut = s.convToOut;
+  p.residualScale = s.residualScale;
+  p.residualZero = s.residualZero;
   std::string why;
   if (std::unique_ptr<onednn::QuantizedConv2d> conv = onednn::QuantizedConv2d::create(p, &why)) {
     *out = std::make_unique<OneDnnQuantizedConv2d>(std::move(conv), std::move(s));
