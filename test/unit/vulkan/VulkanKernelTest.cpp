@@ -633,6 +633,57 @@ TEST_F(VulkanKernels, Convolutions) {
   }
 }
 
+// Depthwise convolutions (shaders/depthwise_conv2d.comp up to 7x7 windows,
+// conv2d.comp beyond): channel counts with and without 4 channels per
+// invocation, output widths that leave a partial column group, strides,
+// dilations, asymmetric padding, every filter layout, batch, and the
+// fused epilogue.
+TEST_F(VulkanKernels, DepthwiseConvolutions) {
+  uint32_t seed = 650;
+  struct Conv {
+    const char *inputLayout, *filterLayout;
+    int64_t n, c, h, w, kh, kw;
+    std::vector<int64_t> padding, strides, dilations;
+  };
+  const Conv convs[] = {
+      {"nhwc", "ohwi", 1, 8, 9, 7, 3, 3, {1, 1, 1, 1}, {1, 1}, {1, 1}},
+      {"nhwc", "ohwi", 2, 6, 10, 11, 3, 3, {0, 1, 0, 1}, {2, 2}, {1, 1}},
+      {"nhwc", "hwio", 1, 12, 8, 9, 5, 5, {2, 2, 2, 2}, {1, 2}, {1, 1}},
+      {"nhwc", "ihwo", 1, 4, 13, 13, 3, 3, {2, 2, 2, 2}, {1, 1}, {2, 2}},
+      {"nchw", "oihw", 1, 5, 11, 12, 5, 5, {2, 2, 2, 2}, {1, 1}, {2, 1}},
+      {"nchw", "oihw", 2, 3, 9, 10, 7, 7, {3, 3, 3, 3}, {2, 2}, {1, 1}},
+      {"nhwc", "ohwi", 1, 16, 5, 6, 1, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"nhwc", "ohwi", 1, 8, 12, 12, 9, 9, {4, 4, 4, 4}, {1, 1}, {1, 1}},  // conv2d.comp
+  };
+  auto filterShape = [](const std::string &layout, int64_t c, int64_t kh, int64_t kw) {
+    Shape s(4);
+    for (size_t d = 0; d < 4; ++d) s[d] = layout[d] == 'o' ? c : layout[d] == 'i' ? 1 : layout[d] == 'h' ? kh : kw;
+    return s;
+  };
+  for (DataType dt : kFloats)
+    for (const Conv &cv : convs) {
+      SCOPED_TRACE(std::string(cv.inputLayout) + "/" + cv.filterLayout + " c " + std::to_string(cv.c) + " " +
+                   std::to_string(cv.kh) + "x" + std::to_string(cv.kw) + " " + std::string(dataTypeName(dt)));
+      bool nhwc = std::string(cv.inputLayout) == "nhwc";
+      int64_t oh = (cv.h + cv.padding[0] + cv.padding[1] - cv.dilations[0] * (cv.kh - 1) - 1) / cv.strides[0] + 1;
+      int64_t ow = (cv.w + cv.padding[2] + cv.padding[3] - cv.dilations[1] * (cv.kw - 1) - 1) / cv.strides[1] + 1;
+      Shape x = nhwc ? Shape{cv.n, cv.h, cv.w, cv.c} : Shape{cv.n, cv.c, cv.h, cv.w};
+      Shape y = nhwc ? Shape{cv.n, oh, ow, cv.c} : Shape{cv.n, cv.c, oh, ow};
+      for (bool fused : {false, true}) {
+        std::vector<std::optional<TestTensor>> inputs = {
+            random(dt, x, -1, 1, seed++), random(dt, filterShape(cv.filterLayout, cv.c, cv.kh, cv.kw), -1, 1, seed++, true),
+            random(dt, {cv.c}, -1, 1, seed++, true)};
+        if (fused) inputs.push_back(random(dt, y, -1, 1, seed++));
+        OpCase c{fused ? "fusedConv2d" : "conv2d", inputs, {outSpec(dt, y)}};
+        c.attrString("inputLayout", cv.inputLayout).attrString("filterLayout", cv.filterLayout);
+        c.attrInt("groups", cv.c).attrInts("padding", cv.padding).attrInts("strides", cv.strides);
+        c.attrInts("dilations", cv.dilations);
+        if (fused) c.attrString("activation", "clamp").attrFloat("activationMinValue", 0).attrFloat("activationMaxValue", 1.5);
+        expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-5, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
+      }
+    }
+}
+
 TEST_F(VulkanKernels, Pooling) {
   uint32_t seed = 700;
   for (DataType dt : kFloats)

@@ -1,6 +1,7 @@
 // conv2d, fusedConv2d and convTranspose2d: shaders/conv2d_gemm.comp (groups =
-// 1) and shaders/conv2d.comp, any input and filter layout through per-dim
-// strides.
+// 1), shaders/depthwise_conv2d.comp (depthwise, windows up to 7x7) and
+// shaders/conv2d.comp (the rest), any input and filter layout through
+// per-dim strides.
 #include <cmath>
 #include <string>
 
@@ -11,6 +12,7 @@ namespace webnn::vk {
 namespace {
 
 constexpr uint32_t kTile = 16;
+constexpr int64_t kMaxDepthwiseWindow = 7;
 
 Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, bool transposed) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
@@ -71,6 +73,27 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   Dispatch d;
   uint32_t dt;
   shaderDataType(x.dtype, &dt);
+  // Depthwise with a window of at most 7x7 (the unrolled shader's size):
+  // shaders/depthwise_conv2d.comp.
+  if (!transposed && groups > 1 && groups == C && O == C && KH <= kMaxDepthwiseWindow && KW <= kMaxDepthwiseWindow &&
+      strides[1] <= 4 && dil[1] <= 4) {
+    // nhwc: 4 channels x 2 columns per invocation (contiguous channel
+    // loads); nchw: 1 channel x 4 columns (contiguous column loads).
+    uint32_t cpi = nhwc && C % 4 == 0 ? 4 : 1, opi = nhwc && cpi == 4 ? 2 : 4;
+    d.shader = &shaders::depthwise_conv2d;
+    d.spec = {dt, bias ? 1u : 0u, residual ? 1u : 0u, act, uint32_t(KH), uint32_t(KW), uint32_t(strides[1]),
+              uint32_t(dil[1]), cpi, opi};
+    d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
+    uint64_t channelGroups = uint64_t(C) / cpi, columnGroups = (uint64_t(OW) + opi - 1) / opi;
+    for (int64_t v : {x.shape[0], C, H, W, OH, OW, strides[0], dil[0]}) d.pushU(uint32_t(v));
+    d.pushU(uint32_t(int32_t(padding[0]))).pushU(uint32_t(int32_t(padding[2])));
+    d.pushU(uint32_t(channelGroups)).pushU(uint32_t(columnGroups));
+    for (uint64_t v : {xn, xc, xh, xw, yn, yc, yh, yw, fo, fh, fw}) d.pushU(uint32_t(v));
+    d.pushF(actMin).pushF(actMax);
+    d.coverElements(uint64_t(x.shape[0]) * uint64_t(OH) * columnGroups * channelGroups);
+    plan->dispatches.push_back(std::move(d));
+    return Status::ok();
+  }
   // groups = 1: implicit GEMM with shared-memory tiles; grouped (depthwise)
   // and transposed convolutions: one invocation per output element.
   bool gemm = groups == 1 && !transposed;
