@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """PP-OCRv4 detector and recognizer (the real models of
 test/onnx/check_real_models.py, fetched by bench/fetch_real_models.sh) through
-`webnn-run --device gpu` against the CPU backend on the same artifact and
-inputs, elementwise within |gpu - cpu| <= atol + rtol * |cpu| (rtol 1e-3,
+`webnn-run --device gpu`, and compiled `--target gpu` through a plain
+`webnn-run` (the executor's Vulkan backend: every node on the GPU, one
+partition, one kernel submit per run by `--json`), against the CPU backend
+on the same inputs, elementwise within |gpu - cpu| <= atol + rtol * |cpu| (rtol 1e-3,
 atol 1e-5: the real-model suite's tolerance). Run with the validation layers
 on (the ctest environment): any validation message fails the GPU run.
 
@@ -13,7 +15,9 @@ holds rmsNormalization and fusedMatmul). Inputs are smaller than the suite's
 makes the test skip (exit 77), naming the script that fetches it.
 """
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -58,20 +62,42 @@ def check(name, onnx_path, shape, x, args, work, flags=()):
     os.makedirs(d)
     xf = os.path.join(d, "x.npy")
     np.save(xf, x)
-    art = os.path.join(d, "model.wnn")
+    art, placed = os.path.join(d, "model.wnn"), os.path.join(d, "placed.wnn")
     run([os.path.join(args.bin, "webnnc"), "compile", onnx_path, "-o", art, "--shape", f"x={shape}", *flags])
+    run([os.path.join(args.bin, "webnnc"), "compile", onnx_path, "-o", placed, "--shape", f"x={shape}",
+         "--target", "gpu", *flags])
     outs = {}
-    for dev in ("cpu", "gpu"):
-        od = os.path.join(d, dev)
-        cmd = [os.path.join(args.bin, "webnn-run"), art, "--input", f"x={xf}", "--output-dir", od]
-        if dev == "gpu":
-            cmd += ["--device", "gpu"]
-        run(cmd)
-        outs[dev] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
-    if not outs["cpu"] or outs["cpu"].keys() != outs["gpu"].keys():
-        print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} gpu {sorted(outs['gpu'])} -> FAIL")
-        return False
-    return outputs_match(name, outs["cpu"], outs["gpu"], RTOL, ATOL)
+    # cpu; the whole-graph program (--device gpu); the artifact compiled
+    # --target gpu through a plain webnn-run: the executor's Vulkan backend,
+    # every node on the GPU as one partition, so one kernel submit per run.
+    for mode, artifact, extra in (("cpu", art, []), ("gpu", art, ["--device", "gpu"]),
+                                  ("gpu-partition", placed, ["--json", "--verbose"])):
+        od = os.path.join(d, mode)
+        cmd = [os.path.join(args.bin, "webnn-run"), artifact, "--input", f"x={xf}", "--output-dir", od, *extra]
+        if mode == "gpu-partition":
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+            notes = [line for line in r.stderr.splitlines() if "runs on" in line or "one by one" in line]
+            g = json.loads(r.stdout)["gpu"]
+            kernels = g["submits_per_run"] - g["copy_submits_per_run"]
+            print(f"{name}/{mode}: {kernels:g} kernel submit(s) per run, {g['dispatches_recorded']} dispatches in "
+                  f"{g['command_buffers_recorded']} command buffer(s)")
+            if notes or kernels != 1:
+                print(f"{name}/{mode}: expected every node on the GPU in one partition: {g}\n  " +
+                      "\n  ".join(notes[:3]) + "\n-> FAIL")
+                return False
+        else:
+            run(cmd)
+        outs[mode] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od)) if f.endswith(".npy")}
+    ok = True
+    for mode in ("gpu", "gpu-partition"):
+        if not outs["cpu"] or outs["cpu"].keys() != outs[mode].keys():
+            print(f"{name}: outputs differ: cpu {sorted(outs['cpu'])} {mode} {sorted(outs[mode])} -> FAIL")
+            ok = False
+            continue
+        ok = outputs_match(f"{name}/{mode}", outs["cpu"], outs[mode], RTOL, ATOL) and ok
+    return ok
 
 
 def main():
