@@ -177,13 +177,16 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::importModel(mlir::MLIRContext &ct
 // layouts and fusions see constants, run channels-last (oneDNN's direct
 // convolutions reach 97-100% of peak on nhwc, shared/notes/cpu-kernels.md),
 // fuse conv chains into oneDNN post-ops, then fold the constants the
-// rewrites created (permuted bias adds) and CSE.
-void buildCpuPipeline(mlir::PassManager &pm) {
+// rewrites created (permuted bias adds) and CSE. `quantizedConvs`: form
+// quantizedConv2d, which only the CPU backend runs (not for GPU targets).
+void buildCpuPipeline(mlir::PassManager &pm, bool quantizedConvs) {
   mlir::OpPassManager &graph = pm.nest<mlir::func::FuncOp>();
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   // int8 QDQ graphs: the quantize/dequantize pairs around each matmul into
   // one integer op, before any other fusion takes the matmul or its bias.
-  graph.addPass(mlir::webnn::createWebNNFuseQdq());
+  mlir::webnn::WebNNFuseQdqOptions qdq;
+  qdq.convs = quantizedConvs;
+  graph.addPass(mlir::webnn::createWebNNFuseQdq(qdq));
   // Decoder LLMs (docs/LLM.md), on the graph as exported: before layout
   // conversion sinks the head-split transposes through the rotary multiplies,
   // and before the transformer fusions take the scales and residual adds.
@@ -498,7 +501,7 @@ int Compilation::run(const std::string_view *bytes) {
 
   if (options_.optimize) {
     mlir::PassManager pm(&ctx);
-    buildCpuPipeline(pm);
+    buildCpuPipeline(pm, options_.target == "cpu");
     VerifyEachPass *verifyEach = nullptr;
     if (options_.verifyEach) {
       auto instrumentation = std::make_unique<VerifyEachPass>(*this);

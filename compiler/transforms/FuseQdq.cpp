@@ -516,11 +516,13 @@ struct FuseQdqGemm : OpRewritePattern<GemmOp> {
 };
 
 struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     QdqCounters counters;
     RewritePatternSet patterns(ctx);
-    patterns.add<FuseQdqMatmul, FuseQdqConv, FuseQdqGemm>(ctx, counters);
+    patterns.add<FuseQdqMatmul, FuseQdqGemm>(ctx, counters);
+    if (convs) patterns.add<FuseQdqConv>(ctx, counters);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();

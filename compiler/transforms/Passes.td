@@ -215,6 +215,11 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     ops read only by conv2d filters/biases or gemm operands b/c are
     evaluated at compile time (those convolutions and gemms stay float).
   }];
+  let options = [
+    Option<"convs", "convs", "bool", /*default=*/"true",
+           "Form quantizedConv2d (a CPU kernel only: off for GPU targets, whose "
+           "convolutions then stay float)">,
+  ];
   let statistics = [
     Statistic<"numMatmulsFused", "matmuls-fused", "QDQ matmuls folded into quantizedMatmul">,
     Statistic<"numConvsFused", "convs-fused", "QDQ conv2d folded into quantizedConv2d">,

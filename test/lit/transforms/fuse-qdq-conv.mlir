@@ -1,5 +1,6 @@
 // RUN: webnn-opt --webnn-fuse-qdq -split-input-file %s | FileCheck %s
 // RUN: webnn-opt --webnn-fuse-qdq --webnn-convert-layout -split-input-file %s | FileCheck %s --check-prefix=LAYOUT
+// RUN: webnn-opt --webnn-fuse-qdq="convs=false" -split-input-file %s | FileCheck %s --check-prefix=NOCONV
 
 // dq(x) -> conv2d(dq(w) per output channel, dq(int32 bias)) -> q becomes one
 // quantizedConv2d: channels-last with transposes of the uint8 tensors, the
@@ -15,6 +16,12 @@
 // CHECK: webnn.dequantizeLinear %[[YT]]
 // CHECK-NOT: webnn.conv2d
 // CHECK-NOT: webnn.quantizeLinear
+// convs=false (GPU targets, where no kernel runs quantizedConv2d): float.
+// NOCONV-LABEL: func.func @conv_q
+// NOCONV-NOT: webnn.quantizedConv2d
+// NOCONV: webnn.conv2d
+// NOCONV-NOT: webnn.quantizedConv2d
+// NOCONV-LABEL: func.func @chain
 func.func @conv_q() -> tensor<1x2x3x3xf32> attributes {webnn.output_names = ["y"]} {
   %x = webnn.input "x" : tensor<1x2x3x3xui8>
   %sx = webnn.constant dense<0.5> : tensor<1x1x1x1xf32>
