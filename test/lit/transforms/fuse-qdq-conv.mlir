@@ -23,9 +23,10 @@
 // NOCONV-NOT: webnn.quantizedConv2d
 // NOCONV-LABEL: func.func @chain
 func.func @conv_q() -> tensor<1x2x3x3xf32> attributes {webnn.output_names = ["y"]} {
-  %x = webnn.input "x" : tensor<1x2x3x3xui8>
+  %x0 = webnn.input "x" : tensor<1x2x3x3xf32>
   %sx = webnn.constant dense<0.5> : tensor<1x1x1x1xf32>
   %zx = webnn.constant dense<128> : tensor<1x1x1x1xui8>
+  %x = webnn.quantizeLinear %x0, %sx, %zx : (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xui8>
   %w = webnn.constant dense<[[[[1]], [[2]]], [[[-3]], [[-4]]]]> : tensor<2x2x1x1xi8>
   %sw = webnn.constant dense<[[[[0.1]]], [[[0.2]]]]> : tensor<2x1x1x1xf32>
   %zw = webnn.constant dense<0> : tensor<2x1x1x1xi8>
@@ -128,9 +129,10 @@ func.func @not_fused() -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) attributes 
 // CHECK: webnn.quantizeLinear %[[Y]]
 // CHECK-NOT: webnn.gemm
 func.func @gemm() -> tensor<1x2xf32> attributes {webnn.output_names = ["y"]} {
-  %x = webnn.input "x" : tensor<1x2xui8>
+  %x0 = webnn.input "x" : tensor<1x2xf32>
   %sx = webnn.constant dense<0.5> : tensor<1x1xf32>
   %zx = webnn.constant dense<128> : tensor<1x1xui8>
+  %x = webnn.quantizeLinear %x0, %sx, %zx : (tensor<1x2xf32>, tensor<1x1xf32>, tensor<1x1xui8>) -> tensor<1x2xui8>
   %w = webnn.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
   %sw = webnn.constant dense<[[0.1], [0.2]]> : tensor<2x1xf32>
   %zw = webnn.constant dense<0> : tensor<2x1xi8>
@@ -168,9 +170,10 @@ func.func @gemm() -> tensor<1x2xf32> attributes {webnn.output_names = ["y"]} {
 // LAYOUT-NEXT: webnn.dequantizeLinear
 // LAYOUT-NEXT: webnn.transpose
 func.func @residual() -> tensor<1x2x3x3xf32> attributes {webnn.output_names = ["y"]} {
-  %x = webnn.input "x" : tensor<1x2x3x3xui8>
+  %x0 = webnn.input "x" : tensor<1x2x3x3xf32>
   %sx = webnn.constant dense<0.5> : tensor<1x1x1x1xf32>
   %zx = webnn.constant dense<128> : tensor<1x1x1x1xui8>
+  %x = webnn.quantizeLinear %x0, %sx, %zx : (tensor<1x2x3x3xf32>, tensor<1x1x1x1xf32>, tensor<1x1x1x1xui8>) -> tensor<1x2x3x3xui8>
   %s1 = webnn.constant dense<0.25> : tensor<1x1x1x1xf32>
   %z1 = webnn.constant dense<3> : tensor<1x1x1x1xui8>
   %s2 = webnn.constant dense<0.125> : tensor<1x1x1x1xf32>
