@@ -697,6 +697,19 @@ TEST_F(VulkanKernels, Pooling) {
         c.attrInts("padding", {1, 1, 1, 0});
         expectMatch(c, dt);
       }
+  // Global pooling over 64 positions and more: a workgroup per output
+  // (pool2d.comp's GLOBAL), and a map just below that (one invocation each).
+  for (DataType dt : kFloats)
+    for (const char *op : {"averagePool2d", "maxPool2d", "l2Pool2d"})
+      for (const char *layout : {"nchw", "nhwc"})
+        for (int64_t hw : {7, 8, 23}) {
+          SCOPED_TRACE(std::string(op) + " global " + layout + " " + std::to_string(hw));
+          bool nhwc = std::string(layout) == "nhwc";
+          OpCase c{op, {random(dt, nhwc ? Shape{2, hw, hw + 1, 5} : Shape{2, 5, hw, hw + 1}, -2, 2, seed++)},
+                   {outSpec(dt, nhwc ? Shape{2, 1, 1, 5} : Shape{2, 5, 1, 1})}};
+          c.attrString("layout", layout).attrInts("windowDimensions", {hw, hw + 1});
+          expectMatch(c, dt);
+        }
 }
 
 TEST_F(VulkanKernels, ReductionsAndSoftmax) {
@@ -738,6 +751,53 @@ TEST_F(VulkanKernels, ReductionsAndSoftmax) {
       s.attrInt("axis", axis);
       expectMatch(s, dt);
     }
+  // Rows of 64 and more: softmax.comp's workgroup per row (a last axis, an
+  // inner axis, a length that is not a multiple of the workgroup, one
+  // large logit per row).
+  for (DataType dt : kFloats)
+    for (const auto &[shape, axis] : std::vector<std::pair<Shape, int64_t>>{
+             {{2, 5, 200}, 2}, {{3, 64, 7}, 1}, {{129, 2}, 0}, {{4, 1000}, 1}}) {
+      TestTensor x = random(dt, shape, -8, 8, seed++);
+      if (dt == DataType::kFloat32) const_cast<float *>(x.as<float>())[3] = 60.0f;
+      OpCase s{"softmax", {x}, {outSpec(dt, shape)}};
+      s.attrInt("axis", axis);
+      expectMatch(s, dt);
+    }
+}
+
+// The row kernels' variant choice (kernels/RowPlan.h): the tests above
+// reach softmax.comp's, normalization.comp's and pool2d.comp's workgroup
+// variants only if few-row shapes take them on this device.
+TEST_F(VulkanKernels, RowVariantChoice) {
+  auto plan = [&](const char *op, Shape x, Shape y, std::vector<std::pair<const char *, std::vector<int64_t>>> ints) {
+    cpu::OperandDesc in{DataType::kFloat32, std::move(x), nullptr}, out{DataType::kFloat32, std::move(y), nullptr};
+    cpu::NodeDesc n;
+    n.op = op;
+    n.name = "t";
+    n.inputs = {&in};
+    n.outputs = {&out};
+    for (auto &[k, v] : ints) {
+      rt::AttributeValue a;
+      a.kind = rt::AttributeValue::Kind::kInts;
+      a.ints = v;
+      n.attributes.set(k, a);
+    }
+    KernelPlan p;
+    Status s = findVulkanKernel(op)(n, device_->info(), &p);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return p.dispatches.empty() ? 0u : p.dispatches[0].localSize * 1000 + p.dispatches[0].spec.back();
+  };
+  // 4 rows of 1000: a workgroup per row on every device.
+  EXPECT_EQ(plan("softmax", {4, 1000}, {4, 1000}, {}), 64001u);
+  EXPECT_EQ(plan("layerNormalization", {4, 1000}, {4, 1000}, {{"axes", {1}}}), 64001u);
+  EXPECT_EQ(plan("averagePool2d", {1, 8, 9, 10}, {1, 8, 1, 1}, {{"windowDimensions", {9, 10}}}), 64001u);
+  // Rows shorter than a workgroup: one invocation per row.
+  EXPECT_EQ(plan("softmax", {4, 63}, {4, 63}, {}), 64000u);
+  // Many long rows: a workgroup per row on a GPU, one invocation per row on
+  // a CPU device (lavapipe).
+  uint32_t manyRows = device_->info().type == "cpu" ? 64000u : 64001u;
+  EXPECT_EQ(plan("softmax", {1536, 128}, {1536, 128}, {}), manyRows);
+  EXPECT_EQ(plan("layerNormalization", {128, 384}, {128, 384}, {{"axes", {1}}}), manyRows);
 }
 
 TEST_F(VulkanKernels, Normalizations) {
@@ -769,6 +829,28 @@ TEST_F(VulkanKernels, Normalizations) {
               random(dt, {3}, 0.5, 2, seed++, true), random(dt, {3}, -1, 1, seed++), random(dt, {3}, -1, 1, seed++)},
              {outSpec(dt, {2, 3, 4, 5})}};
     expectMatch(b, rtol, atol);
+    // Groups of 64 elements and more: a workgroup per group
+    // (normalization.comp's GROUP_PER_ROW): a transformer row, axes that
+    // are not trailing, a mean far from zero, and instance norm per channel.
+    OpCase big{"layerNormalization",
+               {random(dt, {5, 384}, 3, 7, seed++), random(dt, {384}, -1, 1, seed++, true),
+                random(dt, {384}, -1, 1, seed++, true)},
+               {outSpec(dt, {5, 384})}};
+    big.attrInts("axes", {1});
+    expectMatch(big, rtol, atol);
+    OpCase inner{"layerNormalization", {random(dt, {9, 3, 10}, -2, 2, seed++), random(dt, {10, 9}, -1, 1, seed++)},
+                 {outSpec(dt, {9, 3, 10})}};
+    inner.attrInts("axes", {2, 0});
+    expectMatch(inner, rtol, atol);
+    for (const char *layout : {"nchw", "nhwc"}) {
+      bool nhwc = std::string(layout) == "nhwc";
+      Shape x = nhwc ? Shape{2, 11, 13, 3} : Shape{2, 3, 11, 13};
+      OpCase in{"instanceNormalization",
+                {random(dt, x, -2, 2, seed++), random(dt, {3}, -1, 1, seed++), random(dt, {3}, -1, 1, seed++)},
+                {outSpec(dt, x)}};
+      in.attrString("layout", layout);
+      expectMatch(in, rtol, atol);
+    }
   }
 }
 

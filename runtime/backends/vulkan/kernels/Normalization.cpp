@@ -1,9 +1,11 @@
 // layerNormalization, instanceNormalization, batchNormalization:
 // shaders/normalization.comp.
+#include <cstdint>
 #include <string>
 
 #include "Shaders.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/kernels/RowPlan.h"
 
 namespace webnn::vk {
 namespace {
@@ -27,7 +29,9 @@ Status emit(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, ui
   d.shader = &shaders::normalization;
   uint32_t dt;
   shaderDataType(x.dtype, &dt);
-  d.spec = {dt, mode, present(scaleInput) ? 1u : 0u, present(biasInput) ? 1u : 0u};
+  // normalization.comp's GROUP_PER_ROW: a workgroup per normalized group.
+  bool groupPerRow = mode == 0 && workgroupPerRow(device, outerCount, innerCount);
+  d.spec = {dt, mode, present(scaleInput) ? 1u : 0u, present(biasInput) ? 1u : 0u, groupPerRow ? 1u : 0u};
   auto bind = [&](int i) { return present(i) ? in(uint32_t(i)) : in(0); };
   d.bindings = {in(0), bind(scaleInput), bind(biasInput), bind(meanInput), bind(varInput), out(0)};
   d.pushU(uint32_t(outerCount)).pushU(uint32_t(innerCount));
@@ -42,7 +46,12 @@ Status emit(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan, ui
   pad(g.paramOuter, 0);
   pad(g.paramInner, 0);
   d.pushF(eps);
-  d.coverElements(outerCount);
+  if (groupPerRow) {
+    d.localSize = kRowGroup;
+    d.coverElements(outerCount * kRowGroup);
+  } else {
+    d.coverElements(outerCount);
+  }
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }

@@ -1,9 +1,12 @@
-// averagePool2d, maxPool2d, l2Pool2d: shaders/pool2d.comp. The output size
-// (floor/ceil rounding, outputSizes) is the node's output shape.
+// averagePool2d, maxPool2d, l2Pool2d: shaders/pool2d.comp (global pooling
+// as a workgroup per output). The output size (floor/ceil rounding,
+// outputSizes) is the node's output shape.
+#include <cstdint>
 #include <string>
 
 #include "Shaders.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/kernels/RowPlan.h"
 
 namespace webnn::vk {
 namespace {
@@ -35,7 +38,12 @@ Status makePool(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   d.shader = &shaders::pool2d;
   uint32_t dt;
   shaderDataType(x.dtype, &dt);
-  d.spec = {dt, Kind};
+  // A window over the whole unpadded input (global pooling): a workgroup
+  // per output (pool2d.comp's GLOBAL).
+  bool global = OH == 1 && OW == 1 && window[0] == H && window[1] == W && dil[0] == 1 && dil[1] == 1 &&
+                padding == std::vector<int64_t>{0, 0, 0, 0} &&
+                workgroupPerRow(device, uint64_t(x.shape[0] * C), uint64_t(H * W));
+  d.spec = {dt, Kind, global ? 1u : 0u};
   d.bindings = {in(0), out(0)};
   for (int64_t v : {x.shape[0], C, H, W, OH, OW, window[0], window[1], strides[0], strides[1], dil[0], dil[1]})
     d.pushU(uint32_t(v));
@@ -46,7 +54,12 @@ Status makePool(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   };
   pushStrides(xs);
   pushStrides(ys);
-  d.coverElements(uint64_t(elementsOf(y.shape)));
+  if (global) {
+    d.localSize = kRowGroup;
+    d.coverElements(uint64_t(elementsOf(y.shape)) * kRowGroup);
+  } else {
+    d.coverElements(uint64_t(elementsOf(y.shape)));
+  }
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }

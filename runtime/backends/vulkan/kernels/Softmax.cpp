@@ -1,8 +1,10 @@
 // softmax and cumulativeSum along one axis: shaders/softmax.comp, cumsum.comp.
+#include <cstdint>
 #include <string>
 
 #include "Shaders.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "backends/vulkan/kernels/RowPlan.h"
 
 namespace webnn::vk {
 namespace {
@@ -26,10 +28,18 @@ Status makeSoftmax(const NodeDesc &node, const DeviceInfo &device, KernelPlan *p
   d.shader = &shaders::softmax;
   uint32_t dt;
   shaderDataType(x.dtype, &dt);
-  d.spec = {dt};
+  int64_t length = x.shape[size_t(axis)];
+  uint64_t rows = uint64_t(outer * inner);
+  bool rowPerGroup = workgroupPerRow(device, rows, uint64_t(length));
+  d.spec = {dt, rowPerGroup ? 1u : 0u};
   d.bindings = {in(0), out(0)};
-  d.pushU(uint32_t(outer)).pushU(uint32_t(x.shape[size_t(axis)])).pushU(uint32_t(inner));
-  d.coverElements(uint64_t(outer * inner));
+  d.pushU(uint32_t(outer)).pushU(uint32_t(length)).pushU(uint32_t(inner));
+  if (rowPerGroup) {
+    d.localSize = kRowGroup;
+    d.coverElements(rows * kRowGroup);
+  } else {
+    d.coverElements(rows);
+  }
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }

@@ -4,6 +4,9 @@
 // group's mean and variance; MODE 1 (batch) reads them per outer index.
 // Scale, bias, mean and variance are indexed by strides over the outer and
 // inner indices, which covers per-channel and per-normalized-element shapes.
+// GROUP_PER_ROW (MODE 0, large groups): one workgroup per group instead,
+// each invocation taking every gl_WorkGroupSize.x-th element, the sums as
+// shared-memory trees.
 #version 450
 #include "common.glsl"
 
@@ -11,6 +14,7 @@ layout(constant_id = 1) const int DT = DT_F32;
 layout(constant_id = 2) const int MODE = 0;
 layout(constant_id = 3) const bool HAS_SCALE = false;
 layout(constant_id = 4) const bool HAS_BIAS = false;
+layout(constant_id = 5) const bool GROUP_PER_ROW = false;
 
 TENSOR_IN(0, X, DT)
 TENSOR_IN(1, Scale, DT)
@@ -30,7 +34,68 @@ layout(push_constant) uniform Params {
   float epsilon;
 } p;
 
+shared float partial[gl_WorkGroupSize.x];
+
+// Inner element j's offset from the group's base, and its parameters'.
+uint innerOffset(uint j) {
+  uint off = 0;
+  for (int d = 3; d >= 0; --d) { off += (j % p.innerDims[d]) * p.innerStride[d]; j /= p.innerDims[d]; }
+  return off;
+}
+uint paramOffset(uint j) {
+  uint off = 0;
+  for (int d = 3; d >= 0; --d) { off += (j % p.innerDims[d]) * p.paramInnerStride[d]; j /= p.innerDims[d]; }
+  return off;
+}
+
+// The workgroup's sum of `v` (every lane gets it).
+float groupSum(float v) {
+  uint lane = gl_LocalInvocationID.x;
+  barrier();  // earlier readers of partial are done
+  partial[lane] = v;
+  barrier();
+  for (uint half_ = gl_WorkGroupSize.x / 2; half_ > 0; half_ >>= 1) {
+    if (lane < half_) partial[lane] += partial[lane + half_];
+    barrier();
+  }
+  return partial[0];
+}
+
+void normalizeGroupPerRow() {
+  // Uniform per workgroup: the early return never splits a barrier.
+  uint i = flatIndex() / gl_WorkGroupSize.x;
+  if (i >= p.outerCount) return;
+  uint lane = gl_LocalInvocationID.x, step = gl_WorkGroupSize.x;
+  uint base = 0, pbase = 0, rest = i;
+  for (int d = 3; d >= 0; --d) {
+    uint idx = rest % p.outerDims[d];
+    rest /= p.outerDims[d];
+    base += idx * p.outerStride[d];
+    pbase += idx * p.paramOuterStride[d];
+  }
+  float s = 0.0;
+  for (uint j = lane; j < p.innerCount; j += step) s += X_loadf(base + innerOffset(j));
+  float mean = groupSum(s) / float(p.innerCount);
+  float v = 0.0;
+  for (uint j = lane; j < p.innerCount; j += step) {
+    float dx = X_loadf(base + innerOffset(j)) - mean;
+    v += dx * dx;
+  }
+  float inv = 1.0 / sqrt(groupSum(v) / float(p.innerCount) + p.epsilon);
+  for (uint j = lane; j < p.innerCount; j += step) {
+    uint off = innerOffset(j), poff = pbase + paramOffset(j);
+    float y = (X_loadf(base + off) - mean) * inv;
+    if (HAS_SCALE) y *= Scale_loadf(poff);
+    if (HAS_BIAS) y += Bias_loadf(poff);
+    Y_storef(base + off, y);
+  }
+}
+
 void main() {
+  if (GROUP_PER_ROW) {
+    normalizeGroupPerRow();
+    return;
+  }
   uint i = flatIndex();
   if (i >= p.outerCount) return;
   uint base = 0, pbase = 0, rest = i;
