@@ -31,17 +31,6 @@ Status Executor::placeNodes(std::string_view device) {
       continue;
     }
     if (b == backend_) continue;
-    // A graph with dynamic dimensions lays out its device memory and copies
-    // once, before any signature's kernels: a node the backend refuses at
-    // its largest shapes stays on the default backend from the start (a
-    // refusal for a later signature is an error, makeNodeKernel).
-    std::string why;
-    if (!g.dynamicDims.empty() && !b->supports(graph_->nodes[i], &why)) {
-      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
-                                std::string(backend_->name()) + "': " + why);
-      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
-      continue;
-    }
     if (std::find(unavailable.begin(), unavailable.end(), b) != unavailable.end()) {
       placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
                                 std::string(backend_->name()) + "': the backend could not start");
@@ -67,6 +56,17 @@ Status Executor::placeNodes(std::string_view device) {
       }
       pl.state = pl.session->kernelState();
       placed_.push_back(std::move(pl));
+    }
+    // A graph with dynamic dimensions lays out its device memory and copies
+    // once, before any signature's kernels: a node the backend refuses at
+    // its largest shapes stays on the default backend from the start (a
+    // refusal for a later signature is an error, makeNodeKernel).
+    std::string why;
+    if (!g.dynamicDims.empty() && !b->supports(graph_->nodes[i], &why)) {
+      placementNotes_.push_back(nodeLabel(i, graph_->nodes[i]) + ": placed on '" + want + "', runs on '" +
+                                std::string(backend_->name()) + "': " + why);
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      continue;
     }
     nodeSlot_[i] = uint8_t(k + 1);
     any = true;

@@ -97,6 +97,7 @@ int run(const GpuOptions &opt) {
   if (!s.isOk()) throw Failure{1, s.message()};
   double loadMs = msSince(t0);
   const rt::LoadedGraph &graph = prepared->graph;
+  if (!graph.dynamicDims.empty()) return kRunOnExecutor;
 
   t0 = Clock::now();
   vk::Device::Options dopt = vk::Device::defaultOptions();

@@ -11,7 +11,11 @@ namespace webnnrun {
 // The device named by --device/--device= in argv, or "" when absent.
 std::string deviceArgument(int argc, char **argv);
 // Runs with the same exit codes as webnn-run: 0, 1 (bad input or a GPU
-// error, one "webnn-run: error:" line), 2 (usage).
+// error, one "webnn-run: error:" line), 2 (usage); kRunOnExecutor, having
+// printed nothing, for a graph with dynamic dimensions: the whole-graph
+// program takes none, the executor's Vulkan backend runs it instead (a
+// command buffer per shape signature, docs/GPU.md).
+constexpr int kRunOnExecutor = -1;
 int runGpu(int argc, char **argv);
 
 }  // namespace webnnrun

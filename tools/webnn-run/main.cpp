@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
 #include <unistd.h>
 
 #include "webnn/npy.h"
@@ -362,6 +363,11 @@ int run(const Options &opt) {
   so.threads = opt.threads;
   so.threadWait = opt.wait;
   so.device = opt.device;
+  // gpu:N (a dynamic graph from --device gpu:N): the Vulkan backend's device N.
+  if (opt.device.rfind("gpu:", 0) == 0) {
+    so.device = "gpu";
+    setenv("WEBNN_VULKAN_DEVICE", opt.device.c_str() + 4, 1);
+  }
   so.limits = opt.limits;
   s = webnn::Session::create(*model, so, &session);
   if (!s.isOk()) throw Failure{1, s.message()};
@@ -506,10 +512,14 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
   if (argc > 1 && std::strcmp(argv[1], "limits") == 0) return webnnrun::runLimits(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
-  // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp);
-  // "cpu" (the default) continues below.
+  // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp),
+  // except a graph with dynamic dimensions, which continues below with
+  // every node placed on the GPU; "cpu" (the default) continues below.
   std::string device = webnnrun::deviceArgument(argc, argv);
-  if (!device.empty() && device != "cpu") return webnnrun::runGpu(argc, argv);
+  if (!device.empty() && device != "cpu") {
+    int rc = webnnrun::runGpu(argc, argv);
+    if (rc != webnnrun::kRunOnExecutor) return rc;
+  }
   Options opt;
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
                "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding\n"

@@ -9,6 +9,11 @@ copies) and two command buffers, where `WEBNN_VULKAN_PARTITIONS=0` (node by
 node) reports four; the outputs (the GPU-made `b` the CPU matmul reads, and
 `y`) match the CPU backend's within rtol 1e-5 / atol 1e-6 either way.
 
+Then a dynamic-batch graph (relu -> mul -> add over x [batch, 4], compiled
+`--dynamic-dim batch=8`) through `webnn-run --device gpu`, which hands a
+graph with dynamic dimensions to the executor's Vulkan backend: batch 3 and
+6, one partition, one kernel submit per run, outputs as the CPU's.
+
   check_gpu_partitions.py --bin BUILD/bin
 """
 import argparse
@@ -87,8 +92,50 @@ def main():
                 ok = False
                 continue
             ok = outputs_match(mode, outs["cpu"], outs[mode], RTOL, ATOL) and ok
+        ok = check_dynamic(args, work, rng) and ok
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
+
+
+def check_dynamic(args, work, rng):
+    consts = [numpy_helper.from_array(rng.standard_normal((4,)).astype(np.float32), "c"),
+              numpy_helper.from_array(rng.standard_normal((4,)).astype(np.float32), "d")]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Mul", ["a", "c"], ["b"]),
+             helper.make_node("Add", ["b", "d"], ["y"])]
+    g = helper.make_graph(nodes, "dynamic", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])], consts)
+    model, art = os.path.join(work, "dynamic.onnx"), os.path.join(work, "dynamic.wnn")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), model)
+    r = subprocess.run([os.path.join(args.bin, "webnnc"), "compile", model, "-o", art, "--dynamic-dim", "batch=8"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"compiling the dynamic graph failed:\n{r.stderr}\nFAIL")
+        return False
+    ok = True
+    for batch in (3, 6):
+        x = os.path.join(work, f"xd{batch}.npy")
+        np.save(x, rng.standard_normal((batch, 4)).astype(np.float32))
+        outs = {}
+        for mode, flags in (("cpu", ["--device", "cpu"]), ("gpu", ["--device", "gpu", "--json"])):
+            od = os.path.join(work, f"dynamic{batch}-{mode}")
+            p = subprocess.run([os.path.join(args.bin, "webnn-run"), art, "--input", f"x={x}", "--output-dir", od,
+                                *flags], capture_output=True, text=True)
+            if p.returncode != 0:
+                print(f"webnn-run dynamic {mode} batch {batch} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+                return False
+            if mode == "gpu":
+                gpu = json.loads(p.stdout).get("gpu")
+                kernels = gpu["submits_per_run"] - gpu["copy_submits_per_run"] if gpu else None
+                print(f"dynamic batch {batch}: {kernels} kernel submits per run")
+                if kernels != 1:
+                    print(f"dynamic batch {batch}: expected one partition on the GPU, got {gpu} -> FAIL")
+                    ok = False
+            outs[mode] = {f: np.load(os.path.join(od, f)) for f in sorted(os.listdir(od))}
+        if outs["gpu"]["y.npy"].shape != (batch, 4):
+            print(f"dynamic batch {batch}: y has shape {outs['gpu']['y.npy'].shape} -> FAIL")
+            ok = False
+        ok = outputs_match(f"dynamic batch {batch}", outs["cpu"], outs["gpu"], RTOL, ATOL) and ok
+    return ok
 
 
 if __name__ == "__main__":
