@@ -12,6 +12,7 @@
 #include "core/MemoryPlanner.h"
 
 #if defined(WEBNN_HAVE_VULKAN_BACKEND)
+#include "backends/vulkan/ChainFusion.h"
 #include "backends/vulkan/VulkanCost.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanKernel.h"
@@ -58,8 +59,10 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "matmulNBits" || f == "attention") return "matmul";
   if (f == "conv2d.gemm") return "matmul";
   if (f == "matmul") return "conv2d.gemm";
-  if (f == "pool") return "conv2d.direct";
-  if (f == "conv2d.direct") return "pool";
+  if (f == "chain.transcendental") return "unary.transcendental";
+  if (f == "chain") return "binary";
+  if (f == "conv2d.direct") return "conv2d.depthwise";
+  if (f == "conv2d.depthwise" || f == "pool") return "conv2d.direct";
   return nullptr;
 }
 
@@ -143,41 +146,39 @@ struct Model {
   }
 };
 
-// The arena the whole-graph program lays out (VulkanProgram.cpp's rule:
-// intermediates by lifetime, inputs from before the first node, outputs
-// past the last; constants in a buffer of their own).
-Status planBytes(const rt::PreparedGraph &graph, uint64_t align, uint64_t *arena, uint64_t *constants,
-                 uint64_t *staging) {
-  const rt::LoadedGraph &g = graph.graph;
-  const size_t n = g.tensors.size();
+// The arena the whole-graph program lays out (VulkanProgram.cpp's rule over
+// the program's node list: intermediates by lifetime, inputs from before the
+// first node, outputs past the last; constants in a buffer of their own).
+Status planBytes(const std::vector<vk::ProgramTensor> &tensors, const std::vector<vk::ProgramNode> &nodes,
+                 uint64_t align, uint64_t *arena, uint64_t *constants, uint64_t *staging) {
+  using Role = vk::ProgramTensor::Role;
+  const size_t n = tensors.size();
   std::vector<int64_t> first(n, INT64_MAX), last(n, -1);
-  std::vector<int> role(n, 0);  // 0 intermediate, 1 input, 2 output, 3 constant
-  for (size_t t = 0; t < n; ++t)
-    if (g.tensors[t].role == rt::TensorRole::kConstant) role[t] = 3;
-  for (uint32_t t : g.inputs) role[t] = 1;
-  for (uint32_t t : g.outputs) role[t] = 2;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    for (int32_t t : g.nodes[i].outputs)
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (int32_t t : nodes[i].outputs)
       if (t >= 0) first[size_t(t)] = std::min<int64_t>(first[size_t(t)], int64_t(i));
-    for (int32_t t : g.nodes[i].inputs)
+    for (int32_t t : nodes[i].inputs)
       if (t >= 0) last[size_t(t)] = std::max<int64_t>(last[size_t(t)], int64_t(i));
   }
   auto alignUp = [](uint64_t v, uint64_t a) { return (v + a - 1) / a * a; };
   uint64_t c = 0, s = 0;
   std::vector<rt::BufferRequest> requests;
-  const int64_t nodes = int64_t(g.nodes.size());
+  const int64_t count = int64_t(nodes.size());
   for (size_t t = 0; t < n; ++t) {
-    uint64_t bytes = g.tensors[t].byteSize;
-    if (role[t] == 3) {
+    uint64_t bytes = 0;
+    if (!tensorByteSize(tensors[t].dtype, tensors[t].shape, &bytes)) return invalidArgument("a tensor is too large");
+    if (tensors[t].role == Role::kConstant) {
       c = alignUp(c + bytes, align);
       continue;
     }
+    // Fused away (neither written nor read by the program): no memory.
+    if (tensors[t].role == Role::kIntermediate && first[t] == INT64_MAX && last[t] < 0) continue;
     rt::BufferRequest r;
     r.bytes = bytes;
-    r.firstUse = role[t] == 1 ? -1 : std::min<int64_t>(first[t], nodes);
-    r.lastUse = role[t] == 2 ? nodes : std::max<int64_t>(last[t], r.firstUse);
+    r.firstUse = tensors[t].role == Role::kInput ? -1 : std::min<int64_t>(first[t], count);
+    r.lastUse = tensors[t].role == Role::kOutput ? count : std::max<int64_t>(last[t], r.firstUse);
     requests.push_back(r);
-    if (role[t] == 1 || role[t] == 2) s = alignUp(s + bytes, align);
+    if (tensors[t].role == Role::kInput || tensors[t].role == Role::kOutput) s = alignUp(s + bytes, align);
   }
   rt::ArenaPlan plan;
   WEBNN_RETURN_IF_ERROR(rt::planArena(requests, align, &plan));
@@ -233,8 +234,29 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
   // Pipelines are created once per (shader, specialization constants).
   std::set<std::pair<std::string, std::vector<uint32_t>>> pipelines;
   double pipelineMs = 0;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const rt::NodeDesc &d = graph.nodes[i];
+  // The program's node list as GraphProgram makes it: the graph's nodes,
+  // elementwise chains fused into one node each.
+  std::vector<vk::ProgramTensor> tensors(lg.tensors.size());
+  for (size_t t = 0; t < lg.tensors.size(); ++t) {
+    tensors[t].dtype = lg.tensors[t].dtype;
+    tensors[t].shape = lg.tensors[t].shape;
+    if (lg.tensors[t].role == rt::TensorRole::kConstant) tensors[t].role = vk::ProgramTensor::Role::kConstant;
+  }
+  for (uint32_t t : lg.inputs) tensors[t].role = vk::ProgramTensor::Role::kInput;
+  for (uint32_t t : lg.outputs) tensors[t].role = vk::ProgramTensor::Role::kOutput;
+  std::vector<vk::ProgramNode> nodes(lg.nodes.size());
+  for (size_t i = 0; i < lg.nodes.size(); ++i) {
+    nodes[i].desc = &graph.nodes[i];
+    nodes[i].inputs = lg.nodes[i].inputs;
+    nodes[i].outputs = lg.nodes[i].outputs;
+  }
+  vk::FusedChains fused;
+  vk::fuseElementwiseChains(info, tensors, &nodes, &fused);
+  if (fused.nodesFused)
+    e.notes.push_back(std::to_string(fused.nodesFused) + " elementwise nodes fused into " +
+                      std::to_string(fused.descs.size()) + " chain dispatch(es), as the GPU program runs them");
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const rt::NodeDesc &d = *nodes[i].desc;
     vk::VulkanKernelFactory factory = vk::findVulkanKernel(d.op);
     if (!factory) return unsupported(d.op + " '" + d.name + "': no GPU kernel for this op");
     vk::KernelPlan plan;
@@ -244,9 +266,11 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
     n.op = d.op;
     n.name = d.name;
     std::map<std::string, double> byFamily;
-    for (const vk::Dispatch &dispatch : plan.dispatches) {
-      vk::DispatchWork w;
-      WEBNN_RETURN_IF_ERROR(vk::dispatchWork(d, dispatch, &w));
+    std::vector<vk::DispatchWork> works;
+    WEBNN_RETURN_IF_ERROR(vk::planWork(d, plan, &works));
+    for (size_t k = 0; k < works.size(); ++k) {
+      const vk::Dispatch &dispatch = plan.dispatches[k];
+      const vk::DispatchWork &w = works[k];
       double roof = 0;
       double ms = m.price(w, &roof);
       n.ms += ms;
@@ -294,7 +318,7 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
   e.tier = tierOf(total);
   uint64_t align = std::max<uint64_t>(64, profile.device.minStorageBufferOffsetAlignment);
   uint64_t arena = 0, constants = 0, staging = 0;
-  WEBNN_RETURN_IF_ERROR(planBytes(graph, align, &arena, &constants, &staging));
+  WEBNN_RETURN_IF_ERROR(planBytes(tensors, nodes, align, &arena, &constants, &staging));
   // Device memory: the arena, the constants and the host-visible staging
   // buffer for inputs and outputs (weightsBytes: the constant buffer).
   e.arenaBytes = arena;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "Shaders.h"
+#include "backends/vulkan/kernels/ElementwiseChain.h"
 
 namespace webnn::vk {
 namespace {
@@ -54,6 +55,9 @@ struct ShaderCost {
   const char *name;
   const char *family;
   CostFn fn;
+  // The function prices the node's whole work (from its operands), not
+  // this dispatch's: a plan's dispatches of the shader share it.
+  bool perNode = false;
 };
 
 void binaryCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 3, 1, w); }
@@ -91,6 +95,20 @@ void scatterCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
   w->bytes = 2 * updates * elemBytes(n) + e * elemBytes(n);
 }
 
+// chain.comp (ChainFusion.h): one invocation per element through every
+// step; transcendental steps weigh like the unary ones.
+void chainCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
+  // unary.comp's codes of exp, log, sigmoid, tanh, erf, gelu, elu, sin, cos, softplus, tan.
+  static const std::set<int64_t> heavy = {4, 5, 8, 10, 11, 12, 13, 21, 22, 23, 27};
+  std::vector<int64_t> codes = n.attributes.getInts("chainCodes", {});
+  double e = invocations(d), perElement = 0;
+  for (int64_t c : codes) perElement += c < int64_t(kChainBinary) && heavy.count(c) ? 20 : 1;
+  if (std::any_of(codes.begin(), codes.end(), [](int64_t c) { return c < int64_t(kChainBinary) && heavy.count(c); }))
+    w->family = "chain.transcendental";
+  w->params = {e};
+  w->flops = e * std::max(1.0, perElement);
+  w->bytes = e * elemBytes(n) * double(n.inputs.size() + 1);
+}
 // matmul.comp (matmul, fusedMatmul, gemm): from the node's shapes, so a
 // change of the shader's push constants cannot skew the price.
 void matmulCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
@@ -194,15 +212,40 @@ void cumsumCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
   w->flops = rows * len;
   w->bytes = 2 * rows * len * elemBytes(n);
 }
-// normalization.comp: push outer, inner; rms_norm.comp: push rows, row length.
-void normCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double rows = word(d, 0), len = word(d, 1);
+// normalization.comp and rms_norm.comp: rows of the normalized length, from
+// the node's options.
+void normRows(const NodeDesc &n, double *rows, double *len) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  const int64_t rank = x ? int64_t(x->shape.size()) : 0;
+  auto dim = [&](int64_t a) { return a >= 0 && a < rank ? double(std::max<int64_t>(x->shape[size_t(a)], 1)) : 1.0; };
+  *len = 1;
+  if (n.op == "layerNormalization") {
+    std::vector<int64_t> all;
+    for (int64_t a = 1; a < rank; ++a) all.push_back(a);
+    for (int64_t a : n.attributes.getInts("axes", all)) *len *= dim(a < 0 ? a + rank : a);
+  } else if (n.op == "instanceNormalization") {
+    bool nhwc = n.attributes.getString("layout", "nchw") == "nhwc";
+    *len = nhwc ? dim(1) * dim(2) : dim(2) * dim(3);
+  } else if (n.op == "batchNormalization") {
+    int64_t axis = n.attributes.getInt("axis", 1);
+    *len = elements(x) / dim(axis < 0 ? axis + rank : axis);
+  } else {  // rmsNormalization (over dims axis..rank-1), skipRmsNormalization (the last)
+    int64_t axis = n.op == "rmsNormalization" ? n.attributes.getInt("axis", rank - 1) : rank - 1;
+    for (int64_t a = axis < 0 ? axis + rank : axis; a < rank; ++a) *len *= dim(a);
+  }
+  *len = std::max(1.0, *len);
+  *rows = std::max(1.0, elements(x) / *len);
+}
+void normCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double rows, len;
+  normRows(n, &rows, &len);
   w->params = {rows, len};
   w->flops = 6 * rows * len;
   w->bytes = 2 * rows * len * elemBytes(n);
 }
-void rmsNormCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double rows = word(d, 0), len = word(d, 1);
+void rmsNormCost(const NodeDesc &n, const Dispatch &, DispatchWork *w) {
+  double rows, len;
+  normRows(n, &rows, &len);
   bool skip = n.op == "skipRmsNormalization";
   w->params = {rows, len};
   w->flops = 4 * rows * len;
@@ -274,21 +317,23 @@ const std::vector<ShaderCost> &table() {
       {&shaders::quantize, "quantize", "quantize", quantizeCost},
       {&shaders::rotary, "rotary", "rotary", rotaryCost},
       {&shaders::gqa_present, "gqa_present", "kvCache", gqaPresentCost},
-      {&shaders::matmul, "matmul", "matmul", matmulCost},
-      {&shaders::conv2d_gemm, "conv2d_gemm", "conv2d.gemm", convGemmCost},
-      {&shaders::conv2d, "conv2d", "conv2d.direct", convDirectCost},
-      {&shaders::pool2d, "pool2d", "pool", poolCost},
-      {&shaders::reduce, "reduce", "reduce", reduceCost},
-      {&shaders::reduce_f64, "reduce_f64", "reduce", reduceCost},
-      {&shaders::softmax, "softmax", "softmax", softmaxCost},
-      {&shaders::cumsum, "cumsum", "cumsum", cumsumCost},
-      {&shaders::cumsum_f64, "cumsum_f64", "cumsum", cumsumCost},
-      {&shaders::normalization, "normalization", "normalization", normCost},
-      {&shaders::rms_norm, "rms_norm", "rmsNorm", rmsNormCost},
-      {&shaders::matmul_nbits, "matmul_nbits", "matmulNBits", matmulNBitsCost},
-      {&shaders::quantized_matmul, "quantized_matmul", "quantizedMatmul", quantizedMatmulCost},
+      {&shaders::matmul, "matmul", "matmul", matmulCost, true},
+      {&shaders::conv2d_gemm, "conv2d_gemm", "conv2d.gemm", convGemmCost, true},
+      {&shaders::conv2d, "conv2d", "conv2d.direct", convDirectCost, true},
+      {&shaders::depthwise_conv2d, "depthwise_conv2d", "conv2d.depthwise", convDirectCost, true},
+      {&shaders::chain, "chain", "chain", chainCost},
+      {&shaders::pool2d, "pool2d", "pool", poolCost, true},
+      {&shaders::reduce, "reduce", "reduce", reduceCost, true},
+      {&shaders::reduce_f64, "reduce_f64", "reduce", reduceCost, true},
+      {&shaders::softmax, "softmax", "softmax", softmaxCost, true},
+      {&shaders::cumsum, "cumsum", "cumsum", cumsumCost, true},
+      {&shaders::cumsum_f64, "cumsum_f64", "cumsum", cumsumCost, true},
+      {&shaders::normalization, "normalization", "normalization", normCost, true},
+      {&shaders::rms_norm, "rms_norm", "rmsNorm", rmsNormCost, true},
+      {&shaders::matmul_nbits, "matmul_nbits", "matmulNBits", matmulNBitsCost, true},
+      {&shaders::quantized_matmul, "quantized_matmul", "quantizedMatmul", quantizedMatmulCost, true},
       {&shaders::attention, "attention", "attention", attentionCost},
-      {&shaders::recurrent, "recurrent", "recurrent", recurrentCost},
+      {&shaders::recurrent, "recurrent", "recurrent", recurrentCost, true},
   };
   return t;
 }
@@ -309,6 +354,25 @@ Status dispatchWork(const NodeDesc &node, const Dispatch &d, DispatchWork *out) 
   w.family = c->family;
   c->fn(node, d, &w);
   *out = std::move(w);
+  return Status::ok();
+}
+
+Status planWork(const NodeDesc &node, const KernelPlan &plan, std::vector<DispatchWork> *out) {
+  out->clear();
+  std::vector<const ShaderCost *> costs;
+  for (const Dispatch &d : plan.dispatches) {
+    DispatchWork w;
+    WEBNN_RETURN_IF_ERROR(dispatchWork(node, d, &w));
+    out->push_back(std::move(w));
+    costs.push_back(find(d.shader));
+  }
+  for (size_t i = 0; i < out->size(); ++i) {
+    if (!costs[i]->perNode) continue;
+    double same = 0;
+    for (const ShaderCost *c : costs) same += c == costs[i];
+    (*out)[i].flops /= same;
+    (*out)[i].bytes /= same;
+  }
   return Status::ok();
 }
 

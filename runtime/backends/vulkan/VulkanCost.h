@@ -29,9 +29,13 @@ struct DispatchWork {
   double flops = 0, bytes = 0;
 };
 
-// The work of dispatch `d` of `node`'s plan; an error for a shader without
-// a cost function.
+// The work of dispatch `d` of `node`'s plan alone; an error for a shader
+// without a cost function.
 Status dispatchWork(const NodeDesc &node, const Dispatch &d, DispatchWork *out);
+// The work of every dispatch of `node`'s plan: a shader whose cost function
+// prices the node's whole work (a convolution from its operands) shares it
+// among the plan's dispatches of that shader.
+Status planWork(const NodeDesc &node, const KernelPlan &plan, std::vector<DispatchWork> *out);
 // The name of a shader (null when it is not one of Shaders.h's).
 const char *shaderName(const shaders::Spirv *shader);
 // Whether shader `name` (Shaders.h's symbol) has a cost function.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "TestArtifact.h"
@@ -46,6 +47,8 @@ std::string writeArtifact(const std::string &tag, const TGraph &g, bool weightle
 }
 
 TEST(GpuEstimate, PricesEachDispatchOnItsFamily) {
+  // Node by node: add and relu not fused into one chain dispatch.
+  ::setenv("WEBNN_VULKAN_CHAIN_FUSION", "0", 1);
   est::GpuProfile p = syntheticGpuProfile();
   std::string art = writeArtifact("gpu_est_addrelu", addReluGraph(), /*weightless=*/true);
   est::Estimate e;
@@ -89,6 +92,7 @@ TEST(GpuEstimate, PricesEachDispatchOnItsFamily) {
   bool borrowed = false;
   for (const std::string &n : e2.notes) borrowed |= n.find("unary (as binary)") != std::string::npos;
   EXPECT_TRUE(borrowed);
+  ::unsetenv("WEBNN_VULKAN_CHAIN_FUSION");
 }
 
 TEST(GpuEstimate, RefusesWhatTheGpuProgramRefuses) {
