@@ -269,6 +269,20 @@ TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
   t.outputs = {outSpec(DataType::kFloat32, {1, 1, 5, 5})};
   s = runOp(t);
   EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
+  // split sizes whose sum overflows int64 (fuzz_artifact campaign), and an
+  // ordinary wrong sum.
+  OpCase sp;
+  sp.op = "split";
+  sp.attrInt("axis", 1).attrInts("splits", {7021786328131960836, 7219952378493035879});
+  sp.inputs = {f32({1, 3}, {1, 2, 3})};
+  sp.outputs = {outSpec(DataType::kFloat32, {1, 1}), outSpec(DataType::kFloat32, {1, 2})};
+  s = runOp(sp);
+  EXPECT_NE(s.message().find("splits sum past the axis size 3"), std::string::npos) << s.message();
+  sp.attrInts("splits", {1, 1});
+  s = runOp(sp);
+  EXPECT_NE(s.message().find("splits sum to 2 but the axis has size 3"), std::string::npos) << s.message();
+  sp.attrInts("splits", {1, 2});
+  EXPECT_TRUE(runOp(sp).isOk());
 }
 
 TEST(PoolingKernels, AverageExcludesPaddingMaxAndL2WithCeil) {

@@ -587,7 +587,9 @@ Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       if (int64_t(i) != axis && x->shape[i] != x0.shape[i])
         return nodeError(node, "input shapes " + shapeToString(x0.shape) + " and " + shapeToString(x->shape) +
                                    " differ outside the concat axis");
-    os[axis] += x->shape[axis];
+    // Each size is bounded by the loader, their sum over many inputs is not.
+    if (__builtin_add_overflow(os[axis], x->shape[axis], &os[axis]))
+      return nodeError(node, "the inputs' sizes along the concat axis overflow int64");
   }
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x0.dtype));
   int64_t outer = 1, inner = int64_t(elementBytes(x0.dtype));
@@ -638,6 +640,9 @@ Status makeSplit(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   int64_t sum = 0;
   for (int64_t s : splits) {
     if (s < 0) return nodeError(node, "splits must be non-negative");
+    // sum <= the axis size here, so the difference cannot overflow.
+    if (s > x.shape[axis] - sum)
+      return nodeError(node, "splits sum past the axis size " + std::to_string(x.shape[axis]));
     sum += s;
   }
   if (sum != x.shape[axis])
