@@ -46,7 +46,7 @@ Status splitBinary(const NodeDesc &node, const DeviceInfo &device, const shaders
     };
     Dispatch d;
     d.shader = shader;
-    d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
+    d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second, 1};
     d.bindings = {slice(0, a), slice(1, b), out(0, start * ec, n * ec)};
     d.pushU(uint32_t(n));
     for (int i = 0; i < kMaxRank; ++i) d.pushU(i == kMaxRank - 1 ? uint32_t(n) : 1);
@@ -78,12 +78,15 @@ Status makeBinary(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   if (largest > device.maxStorageBufferRange) return splitBinary(node, device, shader, dtIn, dtOut, plan);
   Dispatch d;
   d.shader = shader;
-  d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second};
   d.bindings = {in(0), in(1), out(0)};
   Shape dims = c.shape;
   std::vector<uint64_t> sa = vk::broadcastStrides(a.shape, dims.size()), sb = vk::broadcastStrides(b.shape, dims.size());
   coalesceDims(&dims, {&sa, &sb});
   if (dims.size() > kMaxRank) return nodeUnsupported(node, "rank above 6 after merging dims");
+  // Operands of the output's shape or of one element merge to one dim
+  // (stride 1 or 0): binary.comp's FLAT skips decomposing the index.
+  bool flat = dims.size() == 1;
+  d.spec = {dtIn, dtOut, kBinaryOps.find(node.op)->second, flat ? 1u : 0u};
   d.pushU(uint32_t(count));
   size_t off = kMaxRank - dims.size();
   for (size_t i = 0; i < kMaxRank; ++i) d.pushU(i < off ? 1 : uint32_t(dims[i - off]));

@@ -8,6 +8,9 @@
 layout(constant_id = 1) const int DT_IN = DT_F32;
 layout(constant_id = 2) const int DT_OUT = DT_F32;
 layout(constant_id = 3) const int OP = 0;
+// Set when neither operand needs the output index decomposed over the dims:
+// each is the output's shape (read at i) or one element (read at 0).
+layout(constant_id = 4) const bool FLAT = false;
 
 #define OP_ADD 0
 #define OP_SUB 1
@@ -65,12 +68,20 @@ bool comparei(int a, int b) {
 void main() {
   uint i = flatIndex();
   if (i >= p.count) return;
-  uint ia = 0, ib = 0, rest = i;
-  for (int d = 5; d >= 0; --d) {
-    uint idx = rest % p.dims[d];
-    rest /= p.dims[d];
-    ia += idx * p.aStride[d];
-    ib += idx * p.bStride[d];
+  uint ia = 0, ib = 0;
+  if (FLAT) {
+    // aStride[5] / bStride[5]: 1 for an operand of the output's shape, 0
+    // for a single element.
+    ia = i * p.aStride[5];
+    ib = i * p.bStride[5];
+  } else {
+    uint rest = i;
+    for (int d = 5; d >= 0; --d) {
+      uint idx = rest % p.dims[d];
+      rest /= p.dims[d];
+      ia += idx * p.aStride[d];
+      ib += idx * p.bStride[d];
+    }
   }
   if (isFloatType(DT_IN)) {
     REAL a = LOAD_REAL(A, DT_IN, ia), b = LOAD_REAL(B, DT_IN, ib);
