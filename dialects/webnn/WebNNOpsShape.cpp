@@ -36,8 +36,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                      "' to match the shape of 'inputs[0]' ", formatList(first->getShape()),
                      " except along axis ", axis, " but got ", formatList(type->getShape()));
     int64_t size = type->getDimSize(axis);
-    shape[axis] = isDynamic(shape[axis]) || isDynamic(size) ? ShapedType::kDynamic
-                                                            : shape[axis] + size;
+    if (isDynamic(shape[axis]) || isDynamic(size)) shape[axis] = ShapedType::kDynamic;
+    else if (__builtin_add_overflow(shape[axis], size, &shape[axis]))
+      return opError(loc, name, "expected the inputs' sizes along axis ", axis,
+                     " to sum to a size but their sum overflows int64");
   }
   results.push_back(RankedTensorType::get(shape, first->getElementType()));
   return success();
@@ -60,7 +62,9 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     if (size <= 0)
       return opError(loc, name, "expected every splits value to be > 0 but got ",
                      formatList(splits));
-    sum += size;
+    if (__builtin_add_overflow(sum, size, &sum))
+      return opError(loc, name, "expected splits ", formatList(splits),
+                     " to sum to a size but their sum overflows int64");
   }
   int64_t dim = input->getDimSize(axis);
   if (!isDynamic(dim) && sum != dim)

@@ -36,6 +36,24 @@ func.func @split_sum(%x: tensor<10x4xf32>) {
 
 // -----
 
+func.func @concat_size_overflow(%a: tensor<4611686018427387904x1xf32>) {
+  // expected-error @+2 {{'webnn.concat' op expected the inputs' sizes along axis 0 to sum to a size but their sum overflows int64}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = webnn.concat %a, %a, %a {axis = 0 : i64} : (tensor<4611686018427387904x1xf32>, tensor<4611686018427387904x1xf32>, tensor<4611686018427387904x1xf32>) -> tensor<?x1xf32>
+  return
+}
+
+// -----
+
+func.func @split_sum_overflow(%x: tensor<?x4xf32>) {
+  // expected-error @+2 {{'webnn.split' op expected splits [9223372036854775807, 1] to sum to a size but their sum overflows int64}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = webnn.split %x {splits = array<i64: 9223372036854775807, 1>} : (tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<1x4xf32>)
+  return
+}
+
+// -----
+
 func.func @split_zero(%x: tensor<10x4xf32>) {
   // expected-error @+2 {{'webnn.split' op expected every splits value to be > 0 but got [10, 0]}}
   // expected-error @+1 {{failed to infer returned types}}
