@@ -96,32 +96,32 @@ TEST(ConvSelection, FirstCandidateTakesDepthwise) {
   EXPECT_TRUE(choice.refused.empty()) << choice.describe();
 }
 
+// The kernel choice of `c` run as fusedConv2d "silu".
+kernels::KernelChoice siluChoice(OpCase c) {
+  c.op = "fusedConv2d";
+  c.attrString("activation", "silu");
+  ScopedKernelChoices choices;
+  Status s = runOp(c);
+  EXPECT_TRUE(s.isOk()) << s.message();
+  return choices.last("fusedConv2d");
+}
+
 // fusedConv2d "silu" on a narrow 1x1: our kernel without activation, SiLU
 // after it; the choice names the kernel inside and why the clamp-epilogue
 // candidates refused.
 TEST(ConvSelection, SiluPassNamesItsKernel) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
-  OpCase c = conv2d(8, 8, 16, 24, 1, 1, 0);
-  c.op = "fusedConv2d";
-  c.attrString("activation", "silu");
-  ScopedKernelChoices choices;
-  ASSERT_TRUE(runOp(c).isOk());
-  const kernels::KernelChoice choice = choices.last("fusedConv2d");
+  const kernels::KernelChoice choice = siluChoice(conv2d(8, 8, 16, 24, 1, 1, 0));
   EXPECT_EQ(choice.chosen, "silu-after-own-kernel") << choice.describe();
   EXPECT_EQ(choice.detail, "pointwise-narrow") << choice.describe();
   EXPECT_EQ(choice.whyRefused("pointwise-narrow"), "activation is not none, relu or clamp");
 }
 
 // fusedConv2d "silu" on a depthwise 3x3: the depthwise kernel applies SiLU
-// itself (row blocks), so no pass after it and no oneDNN swish.
+// itself (row blocks), so no pass after it and no oneDNN.
 TEST(ConvSelection, DepthwiseTakesSiluItself) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the depthwise kernel needs AVX-512";
-  OpCase c = conv2d(9, 9, 32, 32, 3, 32, 1);
-  c.op = "fusedConv2d";
-  c.attrString("activation", "silu");
-  ScopedKernelChoices choices;
-  ASSERT_TRUE(runOp(c).isOk());
-  const kernels::KernelChoice choice = choices.last("fusedConv2d");
+  const kernels::KernelChoice choice = siluChoice(conv2d(9, 9, 32, 32, 3, 32, 1));
   EXPECT_EQ(choice.chosen, "depthwise-avx512") << choice.describe();
   EXPECT_TRUE(choice.refused.empty()) << choice.describe();
 }
