@@ -307,10 +307,17 @@ Status QuantizedConv2d::run(const void *x, const void *filter, const void *resid
   Impl &s = *impl_;
   const int threads = pool.numThreads();
   // The sum post-op adds what the destination holds (the memory planner
-  // never gives an output an input's bytes).
-  if (s.p.hasResidual && residual != y)
-    std::memcpy(y, residual, size_t(s.p.N * s.p.OH * s.p.OW * s.p.O) * s.dstElem());
-  if (threads == 1) return s.execute(x, filter, y, 1);
+  // never gives an output an input's bytes): the residual is copied there
+  // first, by each piece of rows for its own rows, else whole.
+  const size_t de = s.dstElem();
+  const bool copyResidual = s.p.hasResidual && residual != y;
+  auto copyAll = [&] {
+    if (copyResidual) std::memcpy(y, residual, size_t(s.p.N * s.p.OH * s.p.OW * s.p.O) * de);
+  };
+  if (threads == 1) {
+    copyAll();
+    return s.execute(x, filter, y, 1);
+  }
   {
     std::lock_guard<std::mutex> lock(s.piecesMutex);
     if (s.piecesThreads != threads) {
@@ -333,15 +340,20 @@ Status QuantizedConv2d::run(const void *x, const void *filter, const void *resid
   }
   switch (s.split) {
     case Split::kPieces: break;
-    case Split::kOneThread: return s.execute(x, filter, y, 1);
-    default: return s.execute(x, filter, y, threads);
+    case Split::kOneThread: copyAll(); return s.execute(x, filter, y, 1);
+    default: copyAll(); return s.execute(x, filter, y, threads);
   }
-  const size_t de = s.dstElem();
+  const bool rowPieces = s.pieces.front().impl->p.dstStrides.empty();  // dense rows (not channel pieces)
+  if (!rowPieces) copyAll();
   const int8_t *f = static_cast<const int8_t *>(filter);
   return runPieces(pool, s.pieces.size(), [&](size_t i) {
     const Impl::Piece &piece = s.pieces[i];
-    return piece.impl->execute(static_cast<const uint8_t *>(x) + piece.srcOffset, f + piece.filterOffset,
-                               static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * de, 1);
+    const QuantizedConv2dParams &q = piece.impl->p;
+    uint8_t *out = static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * de;
+    if (copyResidual && rowPieces)
+      std::memcpy(out, static_cast<const uint8_t *>(residual) + size_t(piece.dstOffset) * de,
+                  size_t(q.N * q.OH * q.OW * q.O) * de);
+    return piece.impl->execute(static_cast<const uint8_t *>(x) + piece.srcOffset, f + piece.filterOffset, out, 1);
   });
 }
 
