@@ -103,6 +103,10 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   }
   if (warmUp && e->resolved_) {
     std::vector<Kernel *> all(e->active_);
+    // A partition's kernel is warmed in its first node's place (that node
+    // and the rest of the partition never run on their own).
+    if (e->partitions_)
+      for (const Partition &part : e->partitions_->partitions) all[part.first] = part.kernel.get();
     for (const auto &sub : e->subKernels_)
       for (const auto &k : sub) all.push_back(k.get());
     e->warmUp_.start(std::move(all), *e->session_);

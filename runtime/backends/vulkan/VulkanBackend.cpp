@@ -139,8 +139,17 @@ class VulkanNodeKernel final : public rt::Kernel {
     if (pool_) fn.vkDestroyDescriptorPool(device_->device(), pool_, nullptr);
   }
 
+  // Session creation: the pipelines (a driver's shader compile), so they
+  // leave the first run. A failure is left for run() to meet.
+  void warmUp(int numThreads) override {
+    (void)numThreads;
+    std::lock_guard<std::mutex> lock(mutex_);
+    (void)ensurePipelines();
+  }
+
   Status run(const rt::KernelContext &ctx) override {
     if (plan_.dispatches.empty()) return Status::ok();
+    std::lock_guard<std::mutex> lock(mutex_);  // uncontended but for a warm-up in flight
     // The (buffer, offset) of every binding: the command buffer recorded for
     // them is replayed while they stay the same.
     std::vector<uint64_t> signature;
@@ -167,17 +176,7 @@ class VulkanNodeKernel final : public rt::Kernel {
  private:
   Status record(const rt::KernelContext &ctx) {
     const VulkanFunctions &fn = device_->fn();
-    if (pipelines_.empty()) {
-      auto start = std::chrono::steady_clock::now();
-      for (const Dispatch &d : plan_.dispatches) {
-        std::vector<uint32_t> spec = {d.localSize};
-        spec.insert(spec.end(), d.spec.begin(), d.spec.end());
-        const Pipeline *p = nullptr;
-        WEBNN_RETURN_IF_ERROR(device_->pipeline(d.shader->words, d.shader->count, spec, uint32_t(d.bindings.size()), &p));
-        pipelines_.push_back(p);
-      }
-      gPipelineNs.fetch_add(nsSince(start), std::memory_order_relaxed);
-    }
+    WEBNN_RETURN_IF_ERROR(ensurePipelines());
     auto start = std::chrono::steady_clock::now();
     Status s = recordCommands(ctx);
     if (!s.isOk()) {
@@ -190,6 +189,24 @@ class VulkanNodeKernel final : public rt::Kernel {
     gDispatchesRecorded.fetch_add(plan_.dispatches.size(), std::memory_order_relaxed);
     gRecordNs.fetch_add(nsSince(start), std::memory_order_relaxed);
     return s;
+  }
+
+  // Every dispatch's pipeline, made once (from the device's map where
+  // another kernel made it already).
+  Status ensurePipelines() {
+    if (pipelines_.size() == plan_.dispatches.size()) return Status::ok();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<const Pipeline *> made;
+    for (const Dispatch &d : plan_.dispatches) {
+      std::vector<uint32_t> spec = {d.localSize};
+      spec.insert(spec.end(), d.spec.begin(), d.spec.end());
+      const Pipeline *p = nullptr;
+      WEBNN_RETURN_IF_ERROR(device_->pipeline(d.shader->words, d.shader->count, spec, uint32_t(d.bindings.size()), &p));
+      made.push_back(p);
+    }
+    pipelines_ = std::move(made);
+    gPipelineNs.fetch_add(nsSince(start), std::memory_order_relaxed);
+    return Status::ok();
   }
 
   // A descriptor set per dispatch and the command buffer, for the bindings
@@ -248,6 +265,7 @@ class VulkanNodeKernel final : public rt::Kernel {
   std::shared_ptr<Device> device_;
   std::string label_;
   KernelPlan plan_;
+  std::mutex mutex_;  // warmUp against run
   std::vector<const Pipeline *> pipelines_;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer commands_ = VK_NULL_HANDLE;
