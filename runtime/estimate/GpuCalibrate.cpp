@@ -30,6 +30,7 @@ namespace webnn::est {
 Status calibrateGpu(const GpuCalibrateOptions &, GpuProfile *) {
   return unsupported("this build has no GPU (Vulkan) backend: calibrate --device cpu only");
 }
+std::vector<std::string> gpuGridFamilies() { return {}; }
 
 #else
 
@@ -195,20 +196,28 @@ struct Measured {
   double spread = 0;
 };
 
-class Calibrator {
- public:
-  explicit Calibrator(std::shared_ptr<vk::Device> d) : device_(std::move(d)) {}
+// A case as the whole-graph program would hold it (a chain's steps fused
+// into one node), and the work its kernel plans: what calibration times and
+// what its grid point is keyed by. Needs no device.
+struct CaseGraph {
+  std::vector<vk::ProgramTensor> tensors;
+  std::vector<rt::OperandDesc> operands, stepOperands;
+  rt::NodeDesc node;
+  std::vector<rt::NodeDesc> stepNodes;
+  vk::FusedChains fused;
+  vk::ProgramNode pn;
+  vk::DispatchWork work;
+  size_t dispatches = 1;
 
-  // A program holding the case's node `reps` times over the same tensors.
-  Status build(Case &c, int reps, std::unique_ptr<vk::Program> *out, std::vector<int32_t> *inputs,
-               vk::DispatchWork *work, size_t *dispatches) {
-    std::vector<vk::ProgramTensor> tensors;
-    std::vector<rt::OperandDesc> operands(c.inputs.size() + c.outputs.size());
-    rt::NodeDesc node;
+  CaseGraph() = default;
+  CaseGraph(const CaseGraph &) = delete;
+  CaseGraph &operator=(const CaseGraph &) = delete;
+
+  Status make(Case &c, const vk::DeviceInfo &info) {
+    operands.resize(c.inputs.size() + c.outputs.size());
     node.op = c.op;
     node.name = "calibrate";
     node.attributes = c.attrs;
-    vk::ProgramNode pn;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
       const CalTensor &t = c.inputs[i];
       operands[i] = {t.dtype, t.shape, t.constant ? t.bytes.data() : nullptr};
@@ -235,9 +244,6 @@ class Calibrator {
     pn.desc = &node;
     // A chain case: its steps as nodes over intermediates, fused as the
     // whole-graph program fuses them.
-    std::vector<rt::OperandDesc> stepOperands;
-    std::vector<rt::NodeDesc> stepNodes;
-    vk::FusedChains fused;
     if (!c.chain.empty()) {
       const size_t n = c.chain.size();
       stepOperands.reserve(n);
@@ -276,29 +282,47 @@ class Calibrator {
         sp.desc = &stepNodes.back();
         steps.push_back(sp);
       }
-      vk::fuseElementwiseChains(device_->info(), tensors, &steps, &fused);
-      if (steps.size() != 1) return internalErrorOf("calibration chain was not fused into one dispatch");
+      vk::fuseElementwiseChains(info, tensors, &steps, &fused);
+      if (steps.size() != 1) return Status(StatusCode::kInternal, "calibration chain was not fused into one dispatch");
       pn = steps[0];
     }
     const rt::NodeDesc &desc = *pn.desc;
-    if (work) {
+    {
       vk::KernelPlan plan;
       vk::VulkanKernelFactory f = vk::findVulkanKernel(desc.op);
       if (!f) return unsupported(desc.op + ": no GPU kernel");
-      WEBNN_RETURN_IF_ERROR(f(desc, device_->info(), &plan));
-      if (plan.dispatches.empty()) return internalErrorOf(c.op + ": no dispatch");
+      WEBNN_RETURN_IF_ERROR(f(desc, info, &plan));
+      if (plan.dispatches.empty()) return Status(StatusCode::kInternal, c.op + ": no dispatch");
       // The family and parameters of the plan's first dispatch, the work of all.
       std::vector<vk::DispatchWork> works;
       WEBNN_RETURN_IF_ERROR(vk::planWork(desc, plan, &works));
-      *work = works[0];
+      work = works[0];
       for (size_t k = 1; k < works.size(); ++k) {
-        work->flops += works[k].flops;
-        work->bytes += works[k].bytes;
+        work.flops += works[k].flops;
+        work.bytes += works[k].bytes;
       }
-      *dispatches = plan.dispatches.size();
+      dispatches = plan.dispatches.size();
     }
+    return Status::ok();
+  }
+};
+
+class Calibrator {
+ public:
+  explicit Calibrator(std::shared_ptr<vk::Device> d) : device_(std::move(d)) {}
+
+  // A program holding the case's node `reps` times over the same tensors.
+  Status build(Case &c, int reps, std::unique_ptr<vk::Program> *out, std::vector<int32_t> *inputs,
+               vk::DispatchWork *work, size_t *dispatches) {
+    CaseGraph g;
+    WEBNN_RETURN_IF_ERROR(g.make(c, device_->info()));
+    if (work) {
+      *work = g.work;
+      *dispatches = g.dispatches;
+    }
+    const vk::ProgramNode &pn = g.pn;
     std::vector<vk::ProgramNode> nodes(size_t(reps), pn);
-    WEBNN_RETURN_IF_ERROR(vk::Program::create(device_, tensors, nodes, out));
+    WEBNN_RETURN_IF_ERROR(vk::Program::create(device_, g.tensors, nodes, out));
     inputs->clear();
     for (size_t i = 0; i < c.inputs.size(); ++i)
       if (!c.inputs[i].constant) {
@@ -413,6 +437,48 @@ GpuLimits limitsOf(const vk::DeviceInfo &d) {
   return l;
 }
 
+using Maker = std::function<Case()>;
+
+// The grid's cases, per family.
+std::vector<std::vector<Maker>> gridCases() {
+  return {
+      {[] { return elementwise("reshape", 4096, 1); }, [] { return elementwise("reshape", 262144, 1); }},
+      {[] { return elementwise("add", 4096, 2); }, [] { return elementwise("add", 262144, 2); },
+       [] { return elementwise("add", 2097152, 2); }},
+      {[] { return elementwise("relu", 4096, 1); }, [] { return elementwise("relu", 262144, 1); },
+       [] { return elementwise("relu", 2097152, 1); }},
+      {[] { return elementwise("sigmoid", 4096, 1); }, [] { return elementwise("sigmoid", 262144, 1); },
+       [] { return elementwise("sigmoid", 1048576, 1); }},
+      {[] { return chain({"add", "relu"}, 262144); }, [] { return chain({"add", "relu"}, 4096); },
+       [] { return chain({"mul", "add", "max"}, 1048576); }},
+      {[] { return chain({"sigmoid", "mul"}, 262144); }, [] { return chain({"sigmoid", "mul"}, 4096); },
+       [] { return chain({"tanh", "mul", "add"}, 1048576); }},
+      {[] { return matmul(1, 512, 512); }, [] { return matmul(16, 64, 64); }, [] { return matmul(128, 512, 128); },
+       [] { return matmul(32, 1024, 128); }, [] { return matmul(512, 64, 512); }, [] { return matmul(4, 256, 1024); },
+       [] { return matmul(1, 64, 64); }},
+      {[] { return conv(32, 32, 32, 3, 1, 1); }, [] { return conv(56, 16, 32, 1, 1, 1); },
+       [] { return conv(14, 64, 64, 3, 1, 1); }, [] { return conv(64, 3, 16, 3, 2, 1); },
+       [] { return conv(7, 160, 320, 1, 1, 1); }, [] { return conv(28, 32, 96, 1, 1, 1); },
+       [] { return conv(112, 16, 16, 1, 1, 1); }},
+      {[] { return conv(56, 32, 32, 3, 1, 32); }, [] { return conv(14, 192, 192, 3, 1, 192); },
+       [] { return conv(28, 96, 96, 3, 2, 96); }, [] { return conv(7, 576, 576, 5, 1, 576); }},
+      {[] { return pool("maxPool2d", 56, 64, 3, 2); }, [] { return pool("averagePool2d", 7, 512, 7, 1); },
+       [] { return pool("averagePool2d", 14, 256, 14, 1); }, [] { return pool("maxPool2d", 28, 32, 2, 2); }},
+      {[] { return rows("reduceMean", 64, 1024); }, [] { return rows("reduceMean", 1024, 64); },
+       [] { return rows("reduceMean", 8, 16384); }},
+      {[] { return rows("softmax", 128, 128); }, [] { return rows("softmax", 8, 1000); },
+       [] { return rows("softmax", 1024, 32); }},
+      {[] { return rows("layerNormalization", 128, 768); }, [] { return rows("layerNormalization", 16, 256); },
+       [] { return rows("layerNormalization", 1024, 64); }},
+      {[] { return rows("rmsNormalization", 1, 1024); }, [] { return rows("rmsNormalization", 128, 768); },
+       [] { return rows("rmsNormalization", 16, 256); }},
+      {[] { return attention(16, 16, 4, 64); }, [] { return attention(128, 128, 2, 32); },
+       [] { return attention(1, 256, 4, 64); }, [] { return attention(64, 64, 12, 64); }},
+      {[] { return matmulNBits(1, 1024, 1024); }, [] { return matmulNBits(1, 256, 256); },
+       [] { return matmulNBits(16, 512, 512); }},
+  };
+}
+
 }  // namespace
 
 Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
@@ -473,43 +539,7 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
 
   // The grid, per family; measured breadth first so that a deadline leaves
   // every family some points.
-  using Maker = std::function<Case()>;
-  std::vector<std::vector<Maker>> grid = {
-      {[] { return elementwise("reshape", 4096, 1); }, [] { return elementwise("reshape", 262144, 1); }},
-      {[] { return elementwise("add", 4096, 2); }, [] { return elementwise("add", 262144, 2); },
-       [] { return elementwise("add", 2097152, 2); }},
-      {[] { return elementwise("relu", 4096, 1); }, [] { return elementwise("relu", 262144, 1); },
-       [] { return elementwise("relu", 2097152, 1); }},
-      {[] { return elementwise("sigmoid", 4096, 1); }, [] { return elementwise("sigmoid", 262144, 1); },
-       [] { return elementwise("sigmoid", 1048576, 1); }},
-      {[] { return chain({"add", "relu"}, 262144); }, [] { return chain({"add", "relu"}, 4096); },
-       [] { return chain({"mul", "add", "max"}, 1048576); }},
-      {[] { return chain({"sigmoid", "mul"}, 262144); }, [] { return chain({"sigmoid", "mul"}, 4096); },
-       [] { return chain({"tanh", "mul", "add"}, 1048576); }},
-      {[] { return matmul(1, 512, 512); }, [] { return matmul(16, 64, 64); }, [] { return matmul(128, 512, 128); },
-       [] { return matmul(32, 1024, 128); }, [] { return matmul(512, 64, 512); }, [] { return matmul(4, 256, 1024); },
-       [] { return matmul(1, 64, 64); }},
-      {[] { return conv(32, 32, 32, 3, 1, 1); }, [] { return conv(56, 16, 32, 1, 1, 1); },
-       [] { return conv(14, 64, 64, 3, 1, 1); }, [] { return conv(64, 3, 16, 3, 2, 1); },
-       [] { return conv(7, 160, 320, 1, 1, 1); }, [] { return conv(28, 32, 96, 1, 1, 1); },
-       [] { return conv(112, 16, 16, 1, 1, 1); }},
-      {[] { return conv(56, 32, 32, 3, 1, 32); }, [] { return conv(14, 192, 192, 3, 1, 192); },
-       [] { return conv(28, 96, 96, 3, 2, 96); }, [] { return conv(7, 576, 576, 5, 1, 576); }},
-      {[] { return pool("maxPool2d", 56, 64, 3, 2); }, [] { return pool("averagePool2d", 7, 512, 7, 1); },
-       [] { return pool("averagePool2d", 14, 256, 14, 1); }, [] { return pool("maxPool2d", 28, 32, 2, 2); }},
-      {[] { return rows("reduceMean", 64, 1024); }, [] { return rows("reduceMean", 1024, 64); },
-       [] { return rows("reduceMean", 8, 16384); }},
-      {[] { return rows("softmax", 128, 128); }, [] { return rows("softmax", 8, 1000); },
-       [] { return rows("softmax", 1024, 32); }},
-      {[] { return rows("layerNormalization", 128, 768); }, [] { return rows("layerNormalization", 16, 256); },
-       [] { return rows("layerNormalization", 1024, 64); }},
-      {[] { return rows("rmsNormalization", 1, 1024); }, [] { return rows("rmsNormalization", 128, 768); },
-       [] { return rows("rmsNormalization", 16, 256); }},
-      {[] { return attention(16, 16, 4, 64); }, [] { return attention(128, 128, 2, 32); },
-       [] { return attention(1, 256, 4, 64); }, [] { return attention(64, 64, 12, 64); }},
-      {[] { return matmulNBits(1, 1024, 1024); }, [] { return matmulNBits(1, 256, 256); },
-       [] { return matmulNBits(16, 512, 512); }},
-  };
+  std::vector<std::vector<Maker>> grid = gridCases();
   double lastPoint = 0;
   bool complete = true;
   for (size_t round = 0; complete; ++round) {
@@ -559,6 +589,26 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   say(line);
   *out = std::move(p);
   return Status::ok();
+}
+
+std::vector<std::string> gpuGridFamilies() {
+  vk::DeviceInfo info;
+  info.maxStorageBufferRange = uint64_t(1) << 32;
+  info.minStorageBufferOffsetAlignment = 64;
+  info.maxSharedMemory = 32768;
+  info.maxWorkGroupInvocations = 1024;
+  info.maxWorkGroupCount[0] = info.maxWorkGroupCount[1] = info.maxWorkGroupCount[2] = 65535;
+  info.maxPushConstantsSize = 128;
+  info.subgroupSize = 32;
+  info.usable = true;
+  std::set<std::string> families;
+  for (const auto &family : gridCases())
+    for (const Maker &make : family) {
+      Case c = make();
+      CaseGraph g;
+      if (g.make(c, info).isOk()) families.insert(g.work.family);
+    }
+  return {families.begin(), families.end()};
 }
 
 #endif

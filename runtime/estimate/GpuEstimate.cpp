@@ -35,6 +35,7 @@ Status noBackend() { return unsupported("this build has no GPU (Vulkan) backend:
 }  // namespace
 
 Status findDefaultGpuProfile(const std::string &, std::string *) { return noBackend(); }
+const char *gpuFallbackFamily(const std::string &) { return nullptr; }
 Status estimateGraphGpu(const rt::PreparedGraph &, const GpuProfile &, const EstimateOptions &, Estimate *) {
   return noBackend();
 }
@@ -189,6 +190,8 @@ Status planBytes(const std::vector<vk::ProgramTensor> &tensors, const std::vecto
 }
 
 }  // namespace
+
+const char *gpuFallbackFamily(const std::string &family) { return fallbackFamily(family); }
 
 Status findDefaultGpuProfile(const std::string &device, std::string *path) {
   int index = -1;

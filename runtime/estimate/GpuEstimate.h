@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "estimate/Estimate.h"
 #include "estimate/GpuProfile.h"
@@ -41,6 +42,11 @@ struct GpuCalibrateOptions {
 // Stopping at the deadline still gives a usable profile (the overheads,
 // bandwidths and one matmul first, then the grid breadth first).
 Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out);
+// The kernel families calibrateGpu's grid measures (from its cases' kernel
+// plans; no device needed).
+std::vector<std::string> gpuGridFamilies();
+// The family whose grid a family without points borrows (null: none).
+const char *gpuFallbackFamily(const std::string &family);
 
 }  // namespace webnn::est
 

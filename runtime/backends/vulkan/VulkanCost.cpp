@@ -381,6 +381,13 @@ const char *shaderName(const shaders::Spirv *shader) {
   return c ? c->name : nullptr;
 }
 
+std::vector<std::string> costFamilies() {
+  // The table's, and those a cost function picks by the node (unaryCost, chainCost).
+  std::set<std::string> f = {"unary.transcendental", "chain.transcendental"};
+  for (const ShaderCost &c : table()) f.insert(c.family);
+  return {f.begin(), f.end()};
+}
+
 bool shaderHasCost(std::string_view name) {
   for (const ShaderCost &c : table())
     if (name == c.name) return true;

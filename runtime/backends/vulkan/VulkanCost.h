@@ -38,6 +38,8 @@ Status dispatchWork(const NodeDesc &node, const Dispatch &d, DispatchWork *out);
 Status planWork(const NodeDesc &node, const KernelPlan &plan, std::vector<DispatchWork> *out);
 // The name of a shader (null when it is not one of Shaders.h's).
 const char *shaderName(const shaders::Spirv *shader);
+// Every family a cost function can name.
+std::vector<std::string> costFamilies();
 // Whether shader `name` (Shaders.h's symbol) has a cost function.
 bool shaderHasCost(std::string_view name);
 

@@ -5,6 +5,7 @@
 // desktop-like limits, as an estimate does from a profile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "WptCase.h"
 #include "backends/vulkan/VulkanCost.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "estimate/GpuEstimate.h"
 
 namespace webnn::vk::test {
 namespace {
@@ -105,6 +107,34 @@ TEST(VulkanCost, WptCasesPrice) {
   // The shared WPT set covers most of the GPU's ops.
   EXPECT_GT(ops.size(), 50u);
   EXPECT_GT(dispatches, 1000);
+}
+
+// Every family a cost function can name has grid points of its own, or is
+// listed here knowingly as priced on another family's grid (GpuEstimate.cpp's
+// fallbacks): a new kernel family cannot fall outside the calibrated model
+// unnoticed.
+TEST(VulkanCost, EveryFamilyIsCalibratedOrBorrowsOnPurpose) {
+  const std::vector<std::string> grid = est::gpuGridFamilies();
+  const std::set<std::string> borrowing = {"where",   "pad",           "gather", "scatter",         "resample",
+                                           "quantize", "rotary",       "kvCache", "conv2d.direct", "cumsum",
+                                           "quantizedMatmul", "recurrent"};
+  EXPECT_GT(grid.size(), 10u);
+  for (const std::string &f : costFamilies()) {
+    bool measured = std::find(grid.begin(), grid.end(), f) != grid.end();
+    if (measured) {
+      EXPECT_EQ(borrowing.count(f), 0u) << f << " has grid points now: take it off the borrowing list";
+      continue;
+    }
+    EXPECT_EQ(borrowing.count(f), 1u) << "family " << f << " has no calibration grid points (GpuCalibrate.cpp)";
+    // Its borrowing reaches a measured family.
+    std::string g = f;
+    for (int hops = 0; hops < 4 && std::find(grid.begin(), grid.end(), g) == grid.end(); ++hops) {
+      const char *next = est::gpuFallbackFamily(g);
+      if (!next) break;
+      g = next;
+    }
+    EXPECT_NE(std::find(grid.begin(), grid.end(), g), grid.end()) << f << " borrows no measured family";
+  }
 }
 
 }  // namespace
