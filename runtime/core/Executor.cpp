@@ -141,6 +141,7 @@ Status Executor::run() {
       }
       if (partitions_ && partitions_->at[i] >= 0) {
         Partition &part = partitions_->partitions[size_t(partitions_->at[i])];
+        if (warmUp_.pending()) warmUp_.ensure(i);  // the partition's kernel stands in node i's place
         WEBNN_RETURN_IF_ERROR(runPartition(part));
         i = part.last;
         continue;
