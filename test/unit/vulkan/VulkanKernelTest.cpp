@@ -596,6 +596,10 @@ TEST_F(VulkanKernels, Convolutions) {
       // Several shared-memory tiles in every GEMM dimension (M 2x100, N 24, K 144).
       {"nchw", "oihw", {2, 16, 12, 12}, {24, 16, 3, 3}, {2, 24, 10, 10}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
       {"nhwc", "ohwi", {1, 13, 11, 20}, {33, 3, 3, 20}, {1, 7, 6, 33}, 1, {1, 1, 1, 1}, {2, 2}, {1, 1}},
+      // 4 x 4 outputs per invocation (64 x 64 blocks), both dimensions
+      // leaving a partial block; a 1x1 conv over many pixels.
+      {"nhwc", "ohwi", {2, 10, 11, 9}, {70, 3, 3, 9}, {2, 8, 9, 70}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
+      {"nchw", "oihw", {1, 24, 17, 19}, {130, 24, 1, 1}, {1, 130, 17, 19}, 1, {0, 0, 0, 0}, {1, 1}, {1, 1}},
   };
   for (DataType dt : kFloats)
     for (const Conv &cv : convs) {
@@ -624,6 +628,15 @@ TEST_F(VulkanKernels, Convolutions) {
         if (std::string(act) == "clamp") c.attrFloat("activationMinValue", -0.5).attrFloat("activationMaxValue", 0.5);
         expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
       }
+  // The fused epilogue on 4 x 4 register blocks.
+  for (DataType dt : kFloats) {
+    OpCase c{"fusedConv2d",
+             {random(dt, {1, 9, 10, 16}, -1, 1, seed++), random(dt, {72, 1, 1, 16}, -1, 1, seed++, true),
+              random(dt, {72}, -1, 1, seed++, true), random(dt, {1, 9, 10, 72}, -1, 1, seed++)},
+             {outSpec(dt, {1, 9, 10, 72})}};
+    c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "silu");
+    expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
+  }
   for (DataType dt : kFloats) {
     OpCase t{"convTranspose2d",
              {random(dt, {1, 3, 4, 5}, -1, 1, seed++), random(dt, {3, 2, 3, 3}, -1, 1, seed++, true)},

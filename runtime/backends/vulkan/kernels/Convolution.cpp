@@ -97,9 +97,20 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   // groups = 1: implicit GEMM with shared-memory tiles; grouped (depthwise)
   // and transposed convolutions: one invocation per output element.
   bool gemm = groups == 1 && !transposed;
+  uint64_t M = uint64_t(x.shape[0]) * uint64_t(OH) * uint64_t(OW);
+  uint32_t tm = 1, tn = 1;
   if (gemm) {
+    // Register blocking: 4 x 4 outputs per invocation (64 x 64 blocks)
+    // where both dimensions fill a block, fewer along a short one; the
+    // blocks' shared memory must fit the device.
+    tm = M >= 4 * kTile ? 4 : M >= 2 * kTile ? 2 : 1;
+    tn = uint64_t(O) >= 4 * kTile ? 4 : uint64_t(O) >= 2 * kTile ? 2 : 1;
+    while ((tm + tn) * kTile * kTile * 4 > device.maxSharedMemory && (tm > 1 || tn > 1)) {
+      if (tm >= tn) tm /= 2;
+      else tn /= 2;
+    }
     d.shader = &shaders::conv2d_gemm;
-    d.spec = {dt, kTile, bias ? 1u : 0u, residual ? 1u : 0u, act};
+    d.spec = {dt, kTile, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn};
     d.localSize = kTile * kTile;
   } else {
     d.shader = &shaders::conv2d;
@@ -113,9 +124,8 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   for (uint64_t v : {xn, xc, xh, xw, yn, yc, yh, yw, fo, fi, fh, fw}) d.pushU(uint32_t(v));
   d.pushF(actMin).pushF(actMax);
   if (gemm) {
-    uint64_t M = uint64_t(x.shape[0]) * uint64_t(OH) * uint64_t(OW);
-    d.groups[0] = uint32_t((uint64_t(O) + kTile - 1) / kTile);
-    d.groups[1] = uint32_t((M + kTile - 1) / kTile);
+    d.groups[0] = uint32_t((uint64_t(O) + kTile * tn - 1) / (kTile * tn));
+    d.groups[1] = uint32_t((M + kTile * tm - 1) / (kTile * tm));
     if (d.groups[1] > device.maxWorkGroupCount[1]) return nodeUnsupported(node, "too many output pixels");
   } else {
     d.coverElements(uint64_t(elementsOf(y.shape)));

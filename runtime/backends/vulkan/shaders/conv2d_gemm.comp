@@ -1,8 +1,11 @@
 // conv2d (groups = 1) as an implicit GEMM: rows are output pixels (n, oh,
 // ow), columns output channels, the reduction runs over (c, kh, kw). Input
 // patches (the im2col matrix, never stored) and filter tiles are staged in
-// shared memory TILE x TILE at a time, as in matmul.comp. Epilogue: bias,
-// residual (fusedConv2d) and activation in registers.
+// shared memory, TILE deep. A workgroup of TILE x TILE invocations computes
+// a (TILE * TM) x (TILE * TN) block, each invocation TM x TN outputs held in
+// registers (rows ly + i * TILE, columns lx + j * TILE), so each value read
+// from shared memory feeds TM or TN multiply-adds. Epilogue: bias, residual
+// (fusedConv2d) and activation in registers.
 #version 450
 #include "common.glsl"
 
@@ -11,6 +14,8 @@ layout(constant_id = 2) const int TILE = 16;
 layout(constant_id = 3) const bool HAS_BIAS = false;
 layout(constant_id = 4) const bool HAS_RESIDUAL = false;
 layout(constant_id = 5) const int ACT = 0;  // 0 none, 1 relu, 2 clamp, 3 sigmoid, 4 silu
+layout(constant_id = 6) const int TM = 1;  // output rows per invocation
+layout(constant_id = 7) const int TN = 1;  // output columns per invocation
 
 TENSOR_IN(0, X, DT)
 TENSOR_IN(1, F, DT)
@@ -28,8 +33,9 @@ layout(push_constant) uniform Params {
   float actMin, actMax;
 } p;
 
-shared float tileA[TILE * TILE];
-shared float tileB[TILE * TILE];
+// A block [TILE * TM][TILE] (pixel, k) and B block [TILE][TILE * TN] (k, channel).
+shared float tileA[TILE * TM * TILE];
+shared float tileB[TILE * TILE * TN];
 
 float activate(float v) {
   if (ACT == 1) return max(v, 0.0);
@@ -42,39 +48,61 @@ float activate(float v) {
 void main() {
   uint lx = gl_LocalInvocationIndex % TILE, ly = gl_LocalInvocationIndex / TILE;
   uint M = p.N * p.OH * p.OW, K = p.C * p.KH * p.KW, KHW = p.KH * p.KW;
-  uint col = gl_WorkGroupID.x * TILE + lx;  // output channel
-  uint row = gl_WorkGroupID.y * TILE + ly;  // output pixel
-  // The pixel this invocation loads A rows for (row ly of the tile).
-  uint am = gl_WorkGroupID.y * TILE + ly;
-  uint an = am / (p.OH * p.OW), ar = am % (p.OH * p.OW);
-  int ih0 = int((ar / p.OW) * p.strideH) - p.padTop, iw0 = int((ar % p.OW) * p.strideW) - p.padLeft;
-  uint bo = gl_WorkGroupID.x * TILE + lx;
-  float acc = 0.0;
+  uint rowBase = gl_WorkGroupID.y * TILE * TM, colBase = gl_WorkGroupID.x * TILE * TN;
+  // The pixels this invocation loads A rows for: rows ly + i * TILE of the
+  // block, columns (k) lx.
+  int ih0[TM], iw0[TM];
+  uint an[TM];
+  for (int i = 0; i < TM; ++i) {
+    uint am = rowBase + ly + uint(i) * TILE;
+    uint ar = am % (p.OH * p.OW);
+    an[i] = am < M ? am / (p.OH * p.OW) : 0xffffffffu;
+    ih0[i] = int((ar / p.OW) * p.strideH) - p.padTop;
+    iw0[i] = int((ar % p.OW) * p.strideW) - p.padLeft;
+  }
+  float acc[TM * TN];
+  for (int k = 0; k < TM * TN; ++k) acc[k] = 0.0;
   for (uint k0 = 0; k0 < K; k0 += TILE) {
     uint ak = k0 + lx;
-    float av = 0.0;
-    if (am < M && ak < K) {
-      uint c = ak / KHW, r = ak % KHW;
-      int ih = ih0 + int((r / p.KW) * p.dilationH), iw = iw0 + int((r % p.KW) * p.dilationW);
-      if (ih >= 0 && ih < int(p.H) && iw >= 0 && iw < int(p.W))
-        av = X_loadf(an * p.xs[0] + c * p.xs[1] + uint(ih) * p.xs[2] + uint(iw) * p.xs[3]);
+    uint ac = ak / KHW, ar = ak % KHW;
+    int dh = int((ar / p.KW) * p.dilationH), dw = int((ar % p.KW) * p.dilationW);
+    for (int i = 0; i < TM; ++i) {
+      float av = 0.0;
+      int ih = ih0[i] + dh, iw = iw0[i] + dw;
+      if (an[i] != 0xffffffffu && ak < K && ih >= 0 && ih < int(p.H) && iw >= 0 && iw < int(p.W))
+        av = X_loadf(an[i] * p.xs[0] + ac * p.xs[1] + uint(ih) * p.xs[2] + uint(iw) * p.xs[3]);
+      tileA[(ly + uint(i) * TILE) * TILE + lx] = av;
     }
-    tileA[ly * TILE + lx] = av;
     uint bk = k0 + ly;
-    float bv = 0.0;
-    if (bk < K && bo < p.O) {
-      uint c = bk / KHW, r = bk % KHW;
-      bv = F_loadf(bo * p.fs[0] + c * p.fs[1] + (r / p.KW) * p.fs[2] + (r % p.KW) * p.fs[3]);
+    uint bc = bk / KHW, br = bk % KHW;
+    uint bOff = bc * p.fs[1] + (br / p.KW) * p.fs[2] + (br % p.KW) * p.fs[3];
+    for (int j = 0; j < TN; ++j) {
+      uint bo = colBase + lx + uint(j) * TILE;
+      tileB[ly * TILE * TN + lx + uint(j) * TILE] = bk < K && bo < p.O ? F_loadf(bo * p.fs[0] + bOff) : 0.0;
     }
-    tileB[ly * TILE + lx] = bv;
     barrier();
-    for (uint k = 0; k < TILE; ++k) acc += tileA[ly * TILE + k] * tileB[k * TILE + lx];
+    for (uint k = 0; k < TILE; ++k) {
+      float a[TM], b[TN];
+      for (int i = 0; i < TM; ++i) a[i] = tileA[(ly + uint(i) * TILE) * TILE + k];
+      for (int j = 0; j < TN; ++j) b[j] = tileB[k * TILE * TN + lx + uint(j) * TILE];
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j) acc[i * TN + j] += a[i] * b[j];
+    }
     barrier();
   }
-  if (row >= M || col >= p.O) return;
-  uint n = row / (p.OH * p.OW), rr = row % (p.OH * p.OW);
-  uint dst = n * p.ys[0] + col * p.ys[1] + (rr / p.OW) * p.ys[2] + (rr % p.OW) * p.ys[3];
-  if (HAS_BIAS) acc += Bias_loadf(col);
-  if (HAS_RESIDUAL) acc += Residual_loadf(dst);
-  Y_storef(dst, activate(acc));
+  for (int i = 0; i < TM; ++i) {
+    uint row = rowBase + ly + uint(i) * TILE;
+    if (row >= M) break;
+    uint n = row / (p.OH * p.OW), rr = row % (p.OH * p.OW);
+    uint pixel = n * p.ys[0] + (rr / p.OW) * p.ys[2] + (rr % p.OW) * p.ys[3];
+    for (int j = 0; j < TN; ++j) {
+      uint col = colBase + lx + uint(j) * TILE;
+      if (col >= p.O) break;
+      float v = acc[i * TN + j];
+      uint dst = pixel + col * p.ys[1];
+      if (HAS_BIAS) v += Bias_loadf(col);
+      if (HAS_RESIDUAL) v += Residual_loadf(dst);
+      Y_storef(dst, activate(v));
+    }
+  }
 }
