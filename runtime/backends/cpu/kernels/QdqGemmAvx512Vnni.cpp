@@ -1,7 +1,8 @@
 // AVX512-VNNI loops of quantizedMatmul (QdqGemm.h): the integer GEMM on
 // vpdpbusd and the row quantization of a float A. Compiled for AVX-512 +
 // VNNI by the pragma below (as QuantizedMatMulAvx512.cpp); called only where
-// avx512Available() says the CPU has them.
+// avx512Available() says the CPU has them. The 8-row x 32-column tile's K
+// loop is inline assembly (GCC and Clang syntax), the rest intrinsics.
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni")
 
@@ -15,11 +16,12 @@
 namespace webnn::cpu::kernels {
 namespace {
 
-// MR rows x NP panels (16 columns each) over all of K: MR * NP int32
-// accumulators, each step one broadcast of 4 A bytes per row and one 64-byte
-// load per panel, MR * NP vpdpbusd.
+// The rows left after the 8-row tiles (MR < 8) x NP panels: MR * NP int32
+// accumulators in intrinsics (few enough that GCC keeps them in registers),
+// each step one broadcast of 4 A bytes per row and one 64-byte load per
+// panel.
 template <int MR, int NP>
-void tile(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
+void tileSmall(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
           int64_t m, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
   __m512i acc[MR][NP];
   for (int r = 0; r < MR; ++r)
@@ -62,20 +64,142 @@ void tile(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB
   }
 }
 
+// The integer sums of 8 rows x 2 panels (32 columns) over all of K into
+// acc[16][16] (row r, panel j at acc[2r + j]): 16 int32 accumulators in
+// zmm0-15, per 4 k two 64-byte B loads, one 4-byte broadcast of A per row and
+// 16 vpdpbusd. Written in assembly because GCC, given the accumulators as an
+// array of intrinsics, copies them between registers (and spills some to the
+// stack) on every step, which halves the rate. b1 may equal b0
+// (an odd last panel; its sums are ignored).
+void sums8x2(const uint8_t *a[8], const int8_t *b0, const int8_t *b1, int64_t K4, int32_t *acc) {
+  const uint8_t *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5], *a6 = a[6], *a7 = a[7];
+  asm volatile(
+      "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"
+      "vmovdqa64 %%zmm0, %%zmm1\n\t"
+      "vmovdqa64 %%zmm0, %%zmm2\n\t"
+      "vmovdqa64 %%zmm0, %%zmm3\n\t"
+      "vmovdqa64 %%zmm0, %%zmm4\n\t"
+      "vmovdqa64 %%zmm0, %%zmm5\n\t"
+      "vmovdqa64 %%zmm0, %%zmm6\n\t"
+      "vmovdqa64 %%zmm0, %%zmm7\n\t"
+      "vmovdqa64 %%zmm0, %%zmm8\n\t"
+      "vmovdqa64 %%zmm0, %%zmm9\n\t"
+      "vmovdqa64 %%zmm0, %%zmm10\n\t"
+      "vmovdqa64 %%zmm0, %%zmm11\n\t"
+      "vmovdqa64 %%zmm0, %%zmm12\n\t"
+      "vmovdqa64 %%zmm0, %%zmm13\n\t"
+      "vmovdqa64 %%zmm0, %%zmm14\n\t"
+      "vmovdqa64 %%zmm0, %%zmm15\n\t"
+      "xorl %%eax, %%eax\n\t"
+      "testq %[k4], %[k4]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqa64 (%[b0]), %%zmm16\n\t"
+      "vmovdqa64 (%[b1]), %%zmm17\n\t"
+      "vpbroadcastd (%[a0],%%rax), %%zmm18\n\t"
+      "vpbroadcastd (%[a1],%%rax), %%zmm19\n\t"
+      "vpdpbusd %%zmm16, %%zmm18, %%zmm0\n\t"
+      "vpdpbusd %%zmm17, %%zmm18, %%zmm1\n\t"
+      "vpbroadcastd (%[a2],%%rax), %%zmm20\n\t"
+      "vpdpbusd %%zmm16, %%zmm19, %%zmm2\n\t"
+      "vpdpbusd %%zmm17, %%zmm19, %%zmm3\n\t"
+      "vpbroadcastd (%[a3],%%rax), %%zmm21\n\t"
+      "vpdpbusd %%zmm16, %%zmm20, %%zmm4\n\t"
+      "vpdpbusd %%zmm17, %%zmm20, %%zmm5\n\t"
+      "vpbroadcastd (%[a4],%%rax), %%zmm22\n\t"
+      "vpdpbusd %%zmm16, %%zmm21, %%zmm6\n\t"
+      "vpdpbusd %%zmm17, %%zmm21, %%zmm7\n\t"
+      "vpbroadcastd (%[a5],%%rax), %%zmm23\n\t"
+      "vpdpbusd %%zmm16, %%zmm22, %%zmm8\n\t"
+      "vpdpbusd %%zmm17, %%zmm22, %%zmm9\n\t"
+      "vpbroadcastd (%[a6],%%rax), %%zmm24\n\t"
+      "vpdpbusd %%zmm16, %%zmm23, %%zmm10\n\t"
+      "vpdpbusd %%zmm17, %%zmm23, %%zmm11\n\t"
+      "vpbroadcastd (%[a7],%%rax), %%zmm25\n\t"
+      "vpdpbusd %%zmm16, %%zmm24, %%zmm12\n\t"
+      "vpdpbusd %%zmm17, %%zmm24, %%zmm13\n\t"
+      "vpdpbusd %%zmm16, %%zmm25, %%zmm14\n\t"
+      "vpdpbusd %%zmm17, %%zmm25, %%zmm15\n\t"
+      "addq $64, %[b0]\n\t"
+      "addq $64, %[b1]\n\t"
+      "addq $4, %%rax\n\t"
+      "decq %[k4]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      "vmovdqu32 %%zmm0, 0(%[acc])\n\t"
+      "vmovdqu32 %%zmm1, 64(%[acc])\n\t"
+      "vmovdqu32 %%zmm2, 128(%[acc])\n\t"
+      "vmovdqu32 %%zmm3, 192(%[acc])\n\t"
+      "vmovdqu32 %%zmm4, 256(%[acc])\n\t"
+      "vmovdqu32 %%zmm5, 320(%[acc])\n\t"
+      "vmovdqu32 %%zmm6, 384(%[acc])\n\t"
+      "vmovdqu32 %%zmm7, 448(%[acc])\n\t"
+      "vmovdqu32 %%zmm8, 512(%[acc])\n\t"
+      "vmovdqu32 %%zmm9, 576(%[acc])\n\t"
+      "vmovdqu32 %%zmm10, 640(%[acc])\n\t"
+      "vmovdqu32 %%zmm11, 704(%[acc])\n\t"
+      "vmovdqu32 %%zmm12, 768(%[acc])\n\t"
+      "vmovdqu32 %%zmm13, 832(%[acc])\n\t"
+      "vmovdqu32 %%zmm14, 896(%[acc])\n\t"
+      "vmovdqu32 %%zmm15, 960(%[acc])\n\t"
+      : [b0] "+r"(b0), [b1] "+r"(b1), [k4] "+r"(K4)
+      : [a0] "r"(a0), [a1] "r"(a1), [a2] "r"(a2), [a3] "r"(a3), [a4] "r"(a4), [a5] "r"(a5), [a6] "r"(a6),
+        [a7] "r"(a7), [acc] "r"(acc)
+      : "rax", "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
+        "xmm21", "xmm22", "xmm23", "xmm24", "xmm25");
+}
+
+// Rows [m, m + 8) x panels p, p + 1 (np = 1 or 2) of Y: the sums, then per
+// element the zero point terms, the scale and the epilogue.
+void tile8(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
+           int64_t m, int64_t p, int np, float *Y, int64_t ldy, const QdqEpilogue &e) {
+  constexpr int rows = 8;
+  alignas(64) int32_t acc[16][16];
+  const uint8_t *a[rows];
+  for (int r = 0; r < rows; ++r) a[r] = A + (m + r) * lda;
+  const int64_t panelBytes = K4 * kQdqPanel * 4;
+  const int8_t *b0 = B.panels + p * panelBytes;
+  sums8x2(a, b0, np == 2 ? b0 + panelBytes : b0, K4, &acc[0][0]);
+  const __m512 outScale = _mm512_set1_ps(e.outScale), outZp = _mm512_set1_ps(e.outZp);
+  const __m512 qmin = _mm512_set1_ps(e.qmin), qmax = _mm512_set1_ps(e.qmax);
+  for (int j = 0; j < np; ++j) {
+    const int64_t n0 = (p + j) * kQdqPanel;
+    const int64_t cols = std::min<int64_t>(kQdqPanel, N - n0);
+    const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+    const __m512i colTerm = _mm512_load_si512(B.colTerm + n0);
+    const __m512i zb = _mm512_load_si512(B.zb + n0);
+    const __m512 scale = _mm512_load_ps(B.scale + n0);
+    const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(mask, e.bias + n0) : _mm512_setzero_ps();
+    for (int r = 0; r < rows; ++r) {
+      __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc[2 * r + j]), colTerm);
+      sum = _mm512_sub_epi32(sum, _mm512_mullo_epi32(zb, _mm512_set1_epi32(rowSum[m + r])));
+      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale);
+      if (e.roundTrip) {
+        __m512 q = _mm512_roundscale_ps(_mm512_div_ps(y, outScale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, outZp), qmin), qmax);
+        y = _mm512_mul_ps(_mm512_sub_ps(q, outZp), outScale);
+      }
+      if (e.bias) y = _mm512_add_ps(y, bias);
+      _mm512_mask_storeu_ps(Y + (m + r) * ldy + n0, mask, y);
+    }
+  }
+}
+
+// Rows [m0, m1) x panels p, p + 1 (np = 1 or 2).
 template <int NP>
 void rows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
           int64_t m0, int64_t m1, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
-  constexpr int MR = 8;
   int64_t m = m0;
-  for (; m + MR <= m1; m += MR) tile<MR, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e);
+  for (; m + 8 <= m1; m += 8) tile8(A, lda, rowSum, B, K4, N, m, p, NP, Y, ldy, e);
   switch (m1 - m) {
-    case 7: tile<7, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 6: tile<6, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 5: tile<5, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 4: tile<4, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 3: tile<3, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 2: tile<2, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
-    case 1: tile<1, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 7: tileSmall<7, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 6: tileSmall<6, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 5: tileSmall<5, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 4: tileSmall<4, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 3: tileSmall<3, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 2: tileSmall<2, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
+    case 1: tileSmall<1, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
     default: break;
   }
 }
