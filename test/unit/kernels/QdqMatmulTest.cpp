@@ -205,6 +205,33 @@ TEST(QdqMatmul, VnniMatchesPortable) {
   vnniMatchesPortable(24, 3073, 96, false, 2);
 }
 
+// The AVX-512 packing (run-time B, every run) writes the portable packing's
+// bytes: K and N tails, per-column and one-for-all zero points and scales,
+// a row stride wider than N.
+TEST(QdqMatmul, PackBAvx512MatchesPortable) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX512-VNNI";
+  std::mt19937 rng(9);
+  for (int64_t K : {1, 3, 4, 5, 64, 131})
+    for (int64_t N : {1, 15, 16, 17, 64, 70})
+      for (int perColumn = 0; perColumn < 2; ++perColumn) {
+        const int64_t ldb = N + perColumn * 3;
+        std::vector<int8_t> B(size_t(K * ldb));
+        for (int8_t &x : B) x = int8_t(rng());
+        std::vector<int32_t> zb(static_cast<size_t>(N));
+        std::vector<float> scale(static_cast<size_t>(N));
+        for (int64_t n = 0; n < N; ++n) {
+          zb[size_t(n)] = int32_t(rng() % 256) - 128;
+          scale[size_t(n)] = 1e-3f * float(n + 1);
+        }
+        const int32_t za = int32_t(rng() % 256);
+        const size_t bytes = size_t(kernels::qdqPackedBytes(K, N));
+        std::vector<uint8_t> want(bytes), got(bytes, uint8_t(0xAB));
+        kernels::qdqPackB(B.data(), ldb, K, N, za, zb.data(), perColumn, scale.data(), perColumn, want.data());
+        kernels::qdqPackBAvx512(B.data(), ldb, K, N, za, zb.data(), perColumn, scale.data(), perColumn, got.data());
+        ASSERT_EQ(want, got) << "K " << K << " N " << N << " per column " << perColumn;
+      }
+}
+
 // quantizeLinear / dequantizeLinear with one scale (the QDQ activations
 // left beside the fused matmuls) take an 8-wide path: the same values as the
 // rule, ties to even, saturation and NaN included, over a length with a tail.

@@ -55,6 +55,10 @@ struct QdqEpilogue {
 // (zbStride / scaleStride 0: one value for all columns).
 void qdqPackB(const int8_t *b, int64_t ldb, int64_t K, int64_t N, int32_t za, const int32_t *zb,
               int64_t zbStride, const float *scale, int64_t scaleStride, uint8_t *out);
+// The same bytes on AVX-512 (QdqGemmAvx512Vnni.cpp; only where
+// avx512Available()): the run-time B of attention is packed on every run.
+void qdqPackBAvx512(const int8_t *b, int64_t ldb, int64_t K, int64_t N, int32_t za, const int32_t *zb,
+                    int64_t zbStride, const float *scale, int64_t scaleStride, uint8_t *out);
 QdqPackedB qdqPackedView(const uint8_t *packed, int64_t K, int64_t N);
 
 // Rows [m0, m1) x panels [p0, p1) of Y (row stride ldy): A rows of `lda`

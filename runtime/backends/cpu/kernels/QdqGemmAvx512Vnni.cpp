@@ -215,6 +215,45 @@ void qdqGemmAvx512Vnni(const uint8_t *A, int64_t lda, const int32_t *rowSum, con
   if (p < p1) rows<1>(A, lda, rowSum, B, K4, N, m0, m1, p, Y, ldy, e);
 }
 
+void qdqPackBAvx512(const int8_t *b, int64_t ldb, int64_t K, int64_t N, int32_t za, const int32_t *zb,
+                    int64_t zbStride, const float *scale, int64_t scaleStride, uint8_t *out) {
+  const int64_t K4 = qdqK4(K), panels = qdqPanels(N);
+  const QdqPackedB view = qdqPackedView(out, K, N);
+  int8_t *dst = reinterpret_cast<int8_t *>(out);
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i kza = _mm512_set1_epi32(int32_t(uint32_t(K) * uint32_t(za))), zaV = _mm512_set1_epi32(za);
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t n0 = p * kQdqPanel, cols = std::min<int64_t>(kQdqPanel, N - n0);
+    const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+    __m512i colSum = _mm512_setzero_si512();
+    int8_t *pd = dst + p * K4 * kQdqPanel * 4;
+    for (int64_t k4 = 0; k4 < K4; ++k4) {
+      // Four rows of 16 columns interleaved to [16][4]; rows past K and
+      // columns past N are zeros.
+      __m128i r[4];
+      for (int t = 0; t < 4; ++t) {
+        const int64_t k = k4 * 4 + t;
+        r[t] = k < K ? _mm_maskz_loadu_epi8(mask, b + k * ldb + n0) : _mm_setzero_si128();
+      }
+      const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]), t1 = _mm_unpackhi_epi8(r[0], r[1]);
+      const __m128i t2 = _mm_unpacklo_epi8(r[2], r[3]), t3 = _mm_unpackhi_epi8(r[2], r[3]);
+      __m512i v = _mm512_castsi128_si512(_mm_unpacklo_epi16(t0, t2));
+      v = _mm512_inserti32x4(v, _mm_unpackhi_epi16(t0, t2), 1);
+      v = _mm512_inserti32x4(v, _mm_unpacklo_epi16(t1, t3), 2);
+      v = _mm512_inserti32x4(v, _mm_unpackhi_epi16(t1, t3), 3);
+      _mm512_storeu_si512(pd + k4 * 64, v);
+      colSum = _mm512_dpbusd_epi32(colSum, ones, v);  // 1 x each byte: the column sums
+    }
+    const __m512i z = zbStride ? _mm512_maskz_loadu_epi32(mask, zb + n0) : _mm512_maskz_set1_epi32(mask, zb[0]);
+    const __m512 sc = scaleStride ? _mm512_maskz_loadu_ps(mask, scale + n0) : _mm512_maskz_mov_ps(mask, _mm512_set1_ps(scale[0]));
+    // Wrapping, as qdqPackB: K za zb[n] - za colsum[n].
+    const __m512i term = _mm512_sub_epi32(_mm512_mullo_epi32(kza, z), _mm512_mullo_epi32(zaV, colSum));
+    _mm512_storeu_si512(const_cast<int32_t *>(view.colTerm) + n0, _mm512_maskz_mov_epi32(mask, term));
+    _mm512_storeu_si512(const_cast<int32_t *>(view.zb) + n0, z);
+    _mm512_storeu_ps(const_cast<float *>(view.scale) + n0, sc);
+  }
+}
+
 void qdqQuantizeRowsAvx512(const float *x, int64_t rows, int64_t K, float scale, float zp, float qmin,
                            float qmax, int32_t shift, uint8_t *out, int64_t lda, int32_t *rowSum) {
   const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zp);
@@ -250,6 +289,10 @@ void qdqGemmAvx512Vnni(const uint8_t *A, int64_t lda, const int32_t *rowSum, con
                        int64_t N, int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy,
                        const QdqEpilogue &e) {
   qdqGemmPortable(A, lda, rowSum, B, K, N, m0, m1, p0, p1, Y, ldy, e);
+}
+void qdqPackBAvx512(const int8_t *b, int64_t ldb, int64_t K, int64_t N, int32_t za, const int32_t *zb,
+                    int64_t zbStride, const float *scale, int64_t scaleStride, uint8_t *out) {
+  qdqPackB(b, ldb, K, N, za, zb, zbStride, scale, scaleStride, out);
 }
 void qdqQuantizeRowsAvx512(const float *x, int64_t rows, int64_t K, float scale, float zp, float qmin,
                            float qmax, int32_t shift, uint8_t *out, int64_t lda, int32_t *rowSum) {

@@ -142,7 +142,11 @@ class QdqMatmulKernel final : public Kernel {
   QdqMatmulKernel(int64_t batches, int64_t M, int64_t K, int64_t N, bool bBatched, QuantParams a, QuantParams b,
                   QdqEpilogue e, bool constantB)
       : batches_(batches), M_(M), K_(K), N_(N), lda_(qdqK4(K) * 4), bBatched_(bBatched), a_(std::move(a)),
-        b_(std::move(b)), e_(e), constantB_(constantB), vnni_(avx512Available()) {}
+        b_(std::move(b)), e_(e), constantB_(constantB), vnni_(avx512Available()) {
+    // B's packing terms: zero points shifted to signed bytes, scales sa * sb.
+    for (int32_t z : b_.zero) packZb_.push_back(z - (b_.isSigned ? 0 : 128));
+    for (float s : b_.scale) packScale_.push_back(a_.scale[0] * s);
+  }
 
   bool sizeScratch() {
     try {
@@ -207,18 +211,20 @@ class QdqMatmulKernel final : public Kernel {
   void packConstant(const void *b, uint8_t *out) const {
     std::vector<int8_t> shifted;
     const int8_t *src = static_cast<const int8_t *>(b);
-    std::vector<int32_t> zb(b_.zero);
     if (!b_.isSigned) {
       shifted.resize(size_t(K_ * N_));
       const uint8_t *u = static_cast<const uint8_t *>(b);
       for (size_t i = 0; i < shifted.size(); ++i) shifted[i] = int8_t(int32_t(u[i]) - 128);
-      for (int32_t &z : zb) z -= 128;
       src = shifted.data();
     }
-    std::vector<float> scale(b_.scale.size());
-    for (size_t i = 0; i < scale.size(); ++i) scale[i] = a_.scale[0] * b_.scale[i];
-    qdqPackB(src, N_, K_, N_, aZeroShifted(), zb.data(), zb.size() > 1 ? 1 : 0, scale.data(),
-             scale.size() > 1 ? 1 : 0, out);
+    pack(src, out);
+  }
+
+  // Packs signed bytes [K, N] with B's terms (the same bytes either way).
+  void pack(const int8_t *src, uint8_t *out) const {
+    auto fn = vnni_ ? &qdqPackBAvx512 : &qdqPackB;
+    fn(src, N_, K_, N_, aZeroShifted(), packZb_.data(), packZb_.size() > 1 ? 1 : 0, packScale_.data(),
+       packScale_.size() > 1 ? 1 : 0, out);
   }
 
   void packB(const KernelContext &ctx) {
@@ -231,10 +237,6 @@ class QdqMatmulKernel final : public Kernel {
     }
     // A run-time B: quantize (a float B, per-tensor parameters) to signed
     // bytes, then pack each batch.
-    std::vector<int32_t> zb(b_.zero);
-    for (int32_t &z : zb) z -= b_.isSigned ? 0 : 128;
-    std::vector<float> scale(b_.scale);
-    for (float &s : scale) s *= a_.scale[0];
     parallelFor(ctx, packs, 1, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         int8_t *dst = bInt_.data() + i * K_ * N_;
@@ -251,8 +253,7 @@ class QdqMatmulKernel final : public Kernel {
           const uint8_t *u = static_cast<const uint8_t *>(b) + i * n;
           for (int64_t j = 0; j < n; ++j) dst[j] = int8_t(int32_t(u[j]) - 128);
         }
-        qdqPackB(dst, N_, K_, N_, aZeroShifted(), zb.data(), zb.size() > 1 ? 1 : 0, scale.data(),
-                 scale.size() > 1 ? 1 : 0, packedB_.get() + i * bytesB);
+        pack(dst, packedB_.get() + i * bytesB);
       }
     });
   }
@@ -299,6 +300,8 @@ class QdqMatmulKernel final : public Kernel {
   std::vector<int32_t> rowSum_;
   std::vector<int8_t> bInt_;
   std::vector<int32_t> bRowSum_;  // written by the row quantizer, unused
+  std::vector<int32_t> packZb_;    // 1 or N
+  std::vector<float> packScale_;   // 1 or N
   std::unique_ptr<uint8_t[], AlignedDelete> packedB_;
 };
 
