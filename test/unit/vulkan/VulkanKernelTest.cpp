@@ -576,6 +576,24 @@ TEST_F(VulkanKernels, MatMulAndGemm) {
       f.attrFloat("alpha", 0.5).attrString("activation", act);
       expectMatch(f, rtol, atol);
     }
+    // Register blocks (matmul.comp's TM x TN): 4 x 4 with partial blocks
+    // in both dimensions and a batch, 4 x 2, and transposed gemm operands
+    // with a per-row bias on 4 x 4 blocks.
+    OpCase big{"matmul", {random(dt, {2, 70, 45}, -1, 1, seed++), random(dt, {2, 45, 131}, -1, 1, seed++)},
+               {outSpec(dt, {2, 70, 131})}};
+    expectMatch(big, rtol, atol);
+    OpCase mid{"fusedMatmul",
+               {random(dt, {100, 30}, -1, 1, seed++), random(dt, {30, 40}, -1, 1, seed++, true),
+                random(dt, {40}, -1, 1, seed++, true), random(dt, {100, 40}, -1, 1, seed++)},
+               {outSpec(dt, {100, 40})}};
+    mid.attrString("activation", "gelu");
+    expectMatch(mid, rtol, atol);
+    OpCase gt{"gemm",
+              {random(dt, {33, 66}, -1, 1, seed++), random(dt, {67, 33}, -1, 1, seed++, true),
+               random(dt, {66, 1}, -1, 1, seed++, true)},
+              {outSpec(dt, {66, 67})}};
+    gt.attrBool("aTranspose", true).attrBool("bTranspose", true).attrFloat("beta", 0.5);
+    expectMatch(gt, rtol, atol);
   }
 }
 

@@ -10,6 +10,18 @@ namespace {
 
 constexpr uint32_t kTile = 16;
 
+// Outputs per invocation (matmul.comp's TM x TN): 4 x 4 (64 x 64 blocks)
+// where both dimensions fill a block, fewer along a short one; halved until
+// the blocks fit the device's shared memory.
+void registerBlock(const DeviceInfo &device, uint64_t M, uint64_t N, uint32_t *tm, uint32_t *tn) {
+  *tm = M >= 4 * kTile ? 4 : M >= 2 * kTile ? 2 : 1;
+  *tn = N >= 4 * kTile ? 4 : N >= 2 * kTile ? 2 : 1;
+  while ((*tm + *tn) * kTile * kTile * 4 > device.maxSharedMemory && (*tm > 1 || *tn > 1)) {
+    if (*tm >= *tn) *tm /= 2;
+    else *tn /= 2;
+  }
+}
+
 bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
 Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
@@ -45,7 +57,9 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   d.shader = &shaders::matmul;
   uint32_t dt;
   shaderDataType(a.dtype, &dt);
-  d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act};
+  uint32_t tm, tn;
+  registerBlock(device, M, N, &tm, &tn);
+  d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn};
   d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   d.pushU(M).pushU(N).pushU(K);
@@ -68,8 +82,8 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   for (uint32_t v : sa) d.pushU(v);
   for (uint32_t v : sb) d.pushU(v);
   d.pushF(alpha).pushF(1.0f).pushU(0).pushU(bias ? 1 : 0);
-  d.groups[0] = (N + kTile - 1) / kTile;
-  d.groups[1] = (M + kTile - 1) / kTile;
+  d.groups[0] = (N + kTile * tn - 1) / (kTile * tn);
+  d.groups[1] = (M + kTile * tm - 1) / (kTile * tm);
   d.groups[2] = uint32_t(batches);
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
@@ -94,7 +108,9 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   d.shader = &shaders::matmul;
   uint32_t dt;
   shaderDataType(a.dtype, &dt);
-  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0};
+  uint32_t tm, tn;
+  registerBlock(device, M, N, &tm, &tn);
+  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn};
   d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
   d.pushU(M).pushU(N).pushU(K);
@@ -107,8 +123,8 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     colStride = uint32_t(st[1]);
   }
   d.pushF(alpha).pushF(beta).pushU(rowStride).pushU(colStride);
-  d.groups[0] = (N + kTile - 1) / kTile;
-  d.groups[1] = (M + kTile - 1) / kTile;
+  d.groups[0] = (N + kTile * tn - 1) / (kTile * tn);
+  d.groups[1] = (M + kTile * tm - 1) / (kTile * tm);
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }
