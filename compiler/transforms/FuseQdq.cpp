@@ -16,7 +16,20 @@
 // beyond a rank-2 b shared by every batch, K <= 32768 (products summed
 // exactly in int32). The op quantizes a float operand itself with the same
 // rule as quantizeLinear, so the fused graph computes what the QDQ graph
-// does, but for the float matmul's summation order.
+// does, but for the float matmul's summation order. A QDQ gemm with a
+// constant 8-bit weight (a classifier) becomes a quantizedMatmul too.
+//
+// Convolutions (docs/FUSED_OPS.md, "quantizedConv2d"; off with convs=false,
+// for GPU targets):
+//
+//   y = conv2d(dequantizeLinear(xi, s, z), dequantizeLinear(w, sw, 0) [, bias])
+//   [q = quantizeLinear(y, so, zo)]                     (its single user)
+//
+// becomes one channels-last quantizedConv2d on the 8-bit xi, 8-bit out when
+// q follows, so q(conv) -> dq -> conv chains hand uint8 from layer to layer;
+// then a residual block's q([relu](dq(conv) + dq(r))) joins the conv before
+// it. The kernel sums exactly in int32; the result differs from the float
+// QDQ graph only where a value sits within float rounding of a half step.
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
