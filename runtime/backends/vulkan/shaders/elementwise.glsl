@@ -1,5 +1,6 @@
-// Float elementwise ops with the op code as an argument, for shaders that
-// apply a sequence of them chosen by specialization constants (chain.comp).
+// Float elementwise ops with the op code as an argument: unary.comp applies
+// one (its OP constant), chain.comp a sequence chosen by specialization
+// constants.
 // Codes: unary ops as unary.comp numbers them (below CHAIN_BINARY), binary
 // ops as CHAIN_BINARY + binary.comp's number.
 
@@ -11,7 +12,8 @@ float tanhStable(float x) {
   return tanh(x);
 }
 
-// unary.comp's float ops: alpha/beta as that shader's push constants.
+// unary.comp's float ops (its OP_* numbering): alpha/beta as that shader's
+// push constants.
 float unaryf(int op, float x, float alpha, float beta) {
   switch (op) {
     case 0: return x;
@@ -33,6 +35,7 @@ float unaryf(int op, float x, float alpha, float beta) {
     case 16: return x >= 0.0 ? x : alpha * x;
     case 17: return alpha * x + beta;
     case 18: return min(max(x, alpha), beta);
+    case 19: return x == 0.0 ? 1.0 : 0.0;
     case 20: return 1.0 / x;
     case 21: return sin(x);
     case 22: return cos(x);

@@ -2,6 +2,7 @@
 // identity op with DT_OUT != DT_IN (float -> int truncates toward zero).
 #version 450
 #include "common.glsl"
+#include "elementwise.glsl"
 
 layout(constant_id = 1) const int DT_IN = DT_F32;
 layout(constant_id = 2) const int DT_OUT = DT_F32;
@@ -58,42 +59,8 @@ bool less64(uvec2 a, uvec2 b, bool signed64) {
   return a.x < b.x;
 }
 
-float tanhStable(float x) {
-  // GLSL's tanh may overflow exp() for |x| > ~44 on some drivers.
-  if (abs(x) > 15.0) return sign(x);
-  return tanh(x);
-}
-
-float applyf(float x) {
-  if (OP == OP_IDENTITY) return x;
-  if (OP == OP_ABS) return abs(x);
-  if (OP == OP_CEIL) return ceil(x);
-  if (OP == OP_FLOOR) return floor(x);
-  if (OP == OP_EXP) return exp(x);
-  if (OP == OP_LOG) return log(x);
-  if (OP == OP_NEG) return -x;
-  if (OP == OP_RELU) return max(x, 0.0);
-  if (OP == OP_SIGMOID) return 1.0 / (1.0 + exp(-x));
-  if (OP == OP_SQRT) return sqrt(x);
-  if (OP == OP_TANH) return tanhStable(x);
-  if (OP == OP_ERF) return erfApprox(x);
-  if (OP == OP_GELU) return 0.5 * x * (1.0 + erfApprox(x * 0.70710678118654752));
-  if (OP == OP_ELU) return x >= 0.0 ? x : p.alpha * (exp(x) - 1.0);
-  if (OP == OP_HARD_SIGMOID) return clamp(p.alpha * x + p.beta, 0.0, 1.0);
-  if (OP == OP_HARD_SWISH) return x * clamp(x / 6.0 + 0.5, 0.0, 1.0);
-  if (OP == OP_LEAKY_RELU) return x >= 0.0 ? x : p.alpha * x;
-  if (OP == OP_LINEAR) return p.alpha * x + p.beta;
-  if (OP == OP_CLAMP) return min(max(x, p.alpha), p.beta);
-  if (OP == OP_LOGICAL_NOT) return x == 0.0 ? 1.0 : 0.0;
-  if (OP == OP_RECIPROCAL) return 1.0 / x;
-  if (OP == OP_SIN) return sin(x);
-  if (OP == OP_COS) return cos(x);
-  if (OP == OP_SOFTPLUS) return x > 20.0 ? x : log(1.0 + exp(x));
-  if (OP == OP_SOFTSIGN) return x / (1.0 + abs(x));
-  if (OP == OP_SIGN) return sign(x);
-  if (OP == OP_ROUND_EVEN) return roundEven(x);
-  return tan(x);
-}
+// The float ops are elementwise.glsl's, shared with chain.comp.
+float applyf(float x) { return unaryf(OP, x, p.alpha, p.beta); }
 
 int applyi(int x) {
   if (OP == OP_ABS) return abs(x);
