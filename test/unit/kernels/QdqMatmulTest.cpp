@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <utility>
 
 #include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/QdqGemm.h"
@@ -324,6 +325,23 @@ TEST(QdqMatmul, DISABLED_VnniRate) {
   vnniRate(128, 768, 768);
   vnniRate(128, 64, 128);
   vnniRate(128, 128, 64);
+  // Packing one head's run-time B, portable and AVX-512.
+  for (auto [K, N] : {std::pair<int64_t, int64_t>{64, 128}, {128, 64}}) {
+    std::vector<int8_t> B(size_t(K * N), 3);
+    std::vector<int32_t> zb(1, -5);
+    std::vector<float> scale(1, 1e-3f);
+    std::vector<uint8_t> out(size_t(kernels::qdqPackedBytes(K, N)));
+    double best[2] = {1e9, 1e9};
+    for (int rep = 0; rep < 300; ++rep)
+      for (int v = 0; v < 2; ++v) {
+        auto t0 = std::chrono::steady_clock::now();
+        (v ? kernels::qdqPackBAvx512 : kernels::qdqPackB)(B.data(), N, K, N, 128, zb.data(), 0, scale.data(), 0,
+                                                        out.data());
+        best[v] = std::min(best[v], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    std::printf("qdq pack B %lldx%lld: portable %.2f us, AVX-512 %.2f us\n", (long long)K, (long long)N,
+                best[0] * 1e6, best[1] * 1e6);
+  }
 }
 }  // namespace
 }  // namespace webnn::cpu::test
