@@ -227,6 +227,15 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
   if (!lg.dynamicDims.empty()) return unsupported("the GPU backend does not run graphs with dynamic dimensions yet");
   if (!lg.subgraphs.empty()) return unsupported("the GPU backend does not run control flow (if/loop) yet");
   if (!options.shapes.empty()) return invalidArgument("--shape: the graph's inputs are static on the GPU");
+  // A tensor larger than the device's memory cannot be allocated by the
+  // program; refused before any factory plans it (a kernel splitting a huge
+  // tensor over binding-sized slices would plan one dispatch per slice).
+  const uint64_t deviceBytes = profile.device.deviceLocalBytes ? profile.device.deviceLocalBytes : uint64_t(1) << 40;
+  for (const rt::LoadedTensor &t : lg.tensors)
+    if (t.byteSize > deviceBytes)
+      return unsupported("tensor '" + t.name + "' (" + std::to_string(t.byteSize) +
+                         " bytes) exceeds the GPU's largest device-local heap (" + std::to_string(deviceBytes) +
+                         " bytes): the GPU program could not allocate it");
   const vk::DeviceInfo info = deviceInfo(profile.device);
   Model m{profile, {}, {}};
   Estimate e;

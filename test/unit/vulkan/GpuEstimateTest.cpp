@@ -4,6 +4,7 @@
 // device option. No device: an estimate needs the profile alone.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -103,6 +104,28 @@ TEST(GpuEstimate, RefusesWhatTheGpuProgramRefuses) {
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("dynamic dimensions"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("model.wnn"), std::string::npos) << s.message();
+}
+
+// A graph claiming 64 TB tensors: refused from the shapes alone (no tensor
+// allocated, no dispatch per binding-sized slice planned), at once.
+TEST(GpuEstimate, HostileShapesAreRefusedWithoutPlanning) {
+  TGraph g;
+  g.name = "hostile";
+  const int64_t n = int64_t(1) << 22;
+  g.tensors = {{"x", DataType::kFloat32, {n, n}}, {"y", DataType::kFloat32, {n, n}}};
+  g.nodes = {{"relu", {0}, {1}, "r"}};
+  g.inputs = {0};
+  g.outputs = {1};
+  std::string art = writeArtifact("gpu_est_hostile", g, true);
+  est::GpuProfile p = syntheticGpuProfile();
+  p.device.deviceLocalBytes = uint64_t(16) << 30;
+  auto t0 = std::chrono::steady_clock::now();
+  est::Estimate e;
+  Status s = est::estimateArtifactGpu(art, p, {}, &e);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("tensor 'x'"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("device-local heap"), std::string::npos) << s.message();
 }
 
 TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
