@@ -47,8 +47,15 @@ import run as benchrun  # noqa: E402  (export, tool lookup, inputs)
 # The synthetic blocks of bench/models/estimate_synthetic.py (an inception
 # block, dilated convolutions, resampling) were built to find what the model
 # priced wrong in those kernel families: fitting models too.
-SYNTHETIC = ["inception_block", "dilated_convs", "resample_head"]
-FIT_MODELS = ["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0", "audio_encoder"] + SYNTHETIC
+SYNTHETIC = ["inception_block", "dilated_convs", "resample_head", "strided_block", "tiny_audio"]
+# A decoder of make_llama.py's layout at sizes of its own (not the held-out
+# Llama's): 6 layers, hidden 1024, 16 heads over 4 KV heads, FFN 2816, vocab
+# 16000, int4 at accuracy level 4; its working set (~70 MB) exceeds the L3,
+# so it checks the pricing of weights and KV cache streamed from DRAM.
+FIT_DECODER = dict(layers=6, hidden=1024, heads=16, kv_heads=4, head=64, ffn=2816, vocab=16000, max_pos=2048)
+FIT_DECODER_CASES = ["decoder_fit_prefill_32", "decoder_fit_decode_at_128", "decoder_fit_decode_at_768"]
+FIT_MODELS = (["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0", "audio_encoder"] + SYNTHETIC +
+              FIT_DECODER_CASES)
 HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf",
             "mobilenetv3_large", "googlenet", "densenet121", "convnext_tiny", "bert_base",
             "transformer", "resnext50", "deeplabv3_mbv3", "swin_t", "vit_b16"]
@@ -96,6 +103,8 @@ def group_of(name):
         return "npm"
     if name in LLM_CASES:
         return "llm"
+    if name in FIT_DECODER_CASES:
+        return "fit decoder"
     return "suite"
 
 
@@ -156,18 +165,20 @@ def prepare_real(m, work, tools, stale):
     return [(m, full, light, bindings, [])]
 
 
-def prepare_llm(names, cache_dir, work, tools, stale):
-    """The int4 Llama's prefill and decode cases among `names`, one artifact for all."""
+def prepare_llm(names, cache_dir, work, tools, stale, fit=False):
+    """The int4 Llama's prefill and decode cases among `names`, one artifact for all
+    (fit: the fitting decoder's, FIT_DECODER)."""
     import numpy as np
     sys.path.insert(0, os.path.join(os.path.dirname(BENCH), "test", "llm"))
     import make_llama
-    onnx_path = os.path.join(cache_dir, "llama_100m_acc4.onnx")
+    cfg = FIT_DECODER if fit else make_llama.SIZES["100m"]
+    stem = "decoder_fit" if fit else "llama"
+    onnx_path = os.path.join(cache_dir, "decoder_fit_acc4.onnx" if fit else "llama_100m_acc4.onnx")
     if not os.path.exists(onnx_path):
         import onnx
-        onnx.save(make_llama.build(make_llama.SIZES["100m"], 4, 32, 0), onnx_path)
-    cfg = make_llama.SIZES["100m"]
-    full = os.path.join(work, "llama.wnn")
-    light = os.path.join(work, "llama.graph.wnn")
+        onnx.save(make_llama.build(cfg, 4, 32, 0), onnx_path)
+    full = os.path.join(work, stem + ".wnn")
+    light = os.path.join(work, stem + ".graph.wnn")
     dims = ["--shape", "batch_size:1", "--dynamic-dim", "sequence_length=%d" % LLM_MAX_SEQ,
             "--dynamic-dim", "past_sequence_length=%d" % LLM_MAX_PAST,
             "--dynamic-dim", "total_sequence_length=%d" % (LLM_MAX_SEQ + LLM_MAX_PAST)]
@@ -175,11 +186,11 @@ def prepare_llm(names, cache_dir, work, tools, stale):
         run([tools["webnnc"], "compile", onnx_path, "-o", full] + dims)
     if stale(light):
         run([tools["webnnc"], "compile", onnx_path, "-o", light, "--weightless", "--weights-out",
-             os.path.join(work, "llama.weights")] + dims)
+             os.path.join(work, stem + ".weights")] + dims)
     out = []
     rng = np.random.default_rng(0)
     for name in names:
-        prefill = name.startswith("llama_prefill_")
+        prefill = "_prefill_" in name
         n = int(name.rsplit("_", 1)[1])
         seq, past = (n, 0) if prefill else (1, n)
         d = os.path.join(work, name + "_inputs")
@@ -300,10 +311,14 @@ def main(argv=None):
         return not os.path.exists(path) or os.path.getmtime(path) < os.path.getmtime(tools["webnnc"])
     prepared = []
     llm = [m for m in models if m in LLM_CASES]
-    for m in [m for m in models if m not in LLM_CASES] + (["llama"] if llm else []):
+    fit_llm = [m for m in models if m in FIT_DECODER_CASES]
+    for m in ([m for m in models if m not in LLM_CASES and m not in FIT_DECODER_CASES] +
+              (["llama"] if llm else []) + (["decoder_fit"] if fit_llm else [])):
         try:
             if m == "llama":
                 prepared += prepare_llm(llm, args.cache_dir, work, tools, stale)
+            elif m == "decoder_fit":
+                prepared += prepare_llm(fit_llm, args.cache_dir, work, tools, stale, fit=True)
             elif m in REAL_MODELS:
                 prepared += prepare_real(m, work, tools, stale)
             else:

@@ -13,6 +13,16 @@ model prices wrong is found on them and not on the held-out models.
                    padding
   resample_head    bilinear and nearest upsampling (x2, x4, x8 and to a
                    fixed size) of 8..64-channel maps, input [1,64,32,32]
+  strided_block    a stem, 3x3 stride-2 max pools and stride-2 depthwise
+                   3x3 layers between 1x1 convolutions (40..320 channels,
+                   160x160 down to 10x10), input [1,3,320,320]: strided
+                   layers whose input reads per output differ from the
+                   stride-1 ones of the same size
+  tiny_audio       a model of a few dozen nodes of microseconds each (a
+                   framed 1-D convolution as an STFT over 800 samples,
+                   magnitude, a 40-band filter bank, log, a GRU of 48 over
+                   the frames, a sigmoid head), input [1,1,800]: what a
+                   graph of tiny nodes costs beyond its kernels
 
 Weights are random with fixed seeds; exported as bench/models/export_models.py
 exports (opset 17, static shapes).
@@ -97,10 +107,46 @@ class ResampleHead(nn.Module):
         return y + n, z, w, m
 
 
+class StridedBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        def dw(c, stride):
+            return nn.Sequential(nn.Conv2d(c, c, 3, stride, 1, groups=c), nn.ReLU())
+        self.stem = conv_relu(3, 40, 3, stride=2)                          # 160x160
+        self.pool1 = nn.MaxPool2d(3, 2, 1)                                 # 80x80
+        self.a = nn.Sequential(conv_relu(40, 80, 1), dw(80, 2), conv_relu(80, 80, 1))      # 40x40
+        self.pool2 = nn.MaxPool2d(3, 2, ceil_mode=True)                    # 20x20
+        self.b = nn.Sequential(conv_relu(80, 160, 1), dw(160, 1), dw(160, 2), conv_relu(160, 320, 1))  # 10x10
+        self.c = nn.Sequential(dw(320, 1), conv_relu(320, 320, 1))
+
+    def forward(self, x):
+        x = self.a(self.pool1(self.stem(x)))
+        return self.c(self.b(self.pool2(x)))
+
+
+class TinyAudio(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stft = nn.Conv1d(1, 2 * 65, 128, stride=64, bias=False)      # 12 frames, 65 bins x (re, im)
+        self.mel = nn.Linear(65, 40, bias=False)
+        self.gru = nn.GRU(40, 48, batch_first=True)
+        self.head = nn.Linear(48, 1)
+
+    def forward(self, x):
+        s = self.stft(x)                                                   # [1, 130, 12]
+        re, im = s[:, :65], s[:, 65:]
+        mag = torch.sqrt(re * re + im * im + 1e-6).transpose(1, 2)        # [1, 12, 65]
+        feats = torch.log(self.mel(mag) + 1e-3)                           # [1, 12, 40]
+        h, _ = self.gru(feats)
+        return torch.sigmoid(self.head(h[:, -1]))
+
+
 MODELS = {
     "inception_block": (InceptionBlock, [1, 192, 28, 28], ["y"]),
     "dilated_convs": (DilatedConvs, [1, 64, 64, 64], ["y"]),
     "resample_head": (ResampleHead, [1, 64, 32, 32], ["a", "b", "c", "d"]),
+    "strided_block": (StridedBlock, [1, 3, 320, 320], ["y"]),
+    "tiny_audio": (TinyAudio, [1, 1, 800], ["y"]),
 }
 
 

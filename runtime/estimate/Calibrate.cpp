@@ -33,14 +33,30 @@ double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>
 // time, so that other processes on a shared machine (time slices taken from
 // this thread) do not enter the device profile; several threads: wall time,
 // since their waits for each other are part of what the kernels cost.
+// Reading the thread's CPU clock is a system call (about half a
+// microsecond, where the monotonic clock's vDSO read takes 20 ns), and a
+// part of it lands inside the interval it closes: `readSeconds` is what an
+// empty interval measures, taken off every interval (a kernel of a
+// microsecond would otherwise be timed at half again its time).
 struct Stopwatch {
   bool cpu;
-  explicit Stopwatch(int threads) : cpu(threads == 1) {}
+  double readSeconds = 0;
+  explicit Stopwatch(int threads) : cpu(threads == 1) {
+    std::vector<double> empty;
+    for (int k = 0; k < 31; ++k) {
+      double t0 = now();
+      empty.push_back(now() - t0);
+    }
+    std::sort(empty.begin(), empty.end());
+    readSeconds = empty[empty.size() / 2];
+  }
   double now() const {
     timespec ts{};
     clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
   }
+  // Seconds since `t0` (a now()), less the clock's own share.
+  double since(double t0) const { return std::max(0.0, now() - t0 - readSeconds); }
 };
 
 // ---- peaks: independent FMA chains, enough to cover the FMA latency.
@@ -129,6 +145,25 @@ __attribute__((target("avx2"))) void streamCopy(const float *src, float *dst, in
   for (; i < n; ++i) dst[i] = src[i] + 1.0f;
 }
 
+// Read-only streaming, as a kernel reads weights: no write-allocate and no
+// write-back, so DRAM delivers more than to a copy.
+__attribute__((target("avx2"))) float streamRead(const float *src, int64_t n) {
+  __m256 a = _mm256_setzero_ps(), b = a, c = a, d = a;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a = _mm256_add_ps(a, _mm256_load_ps(src + i));
+    b = _mm256_add_ps(b, _mm256_load_ps(src + i + 8));
+    c = _mm256_add_ps(c, _mm256_load_ps(src + i + 16));
+    d = _mm256_add_ps(d, _mm256_load_ps(src + i + 24));
+  }
+  alignas(32) float out[8];
+  _mm256_store_ps(out, _mm256_add_ps(_mm256_add_ps(a, b), _mm256_add_ps(c, d)));
+  float sum = 0;
+  for (float v : out) sum += v;
+  for (; i < n; ++i) sum += src[i];
+  return sum;
+}
+
 struct Aligned {
   void operator()(void *p) const { std::free(p); }
 };
@@ -165,6 +200,33 @@ double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
     for (int r = 0; r < reps; ++r) pass();
     double s = clock.now() - t0;
     best = std::max(best, double(T) * double(n) * 8.0 * reps / s / 1e9);
+  }
+  return best;
+}
+
+// GB/s of reading `perThread` bytes on every thread.
+double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
+  int T = pool.numThreads();
+  int64_t n = int64_t(perThread / 4 / 64 * 64);
+  std::vector<Buffer> src;
+  for (int t = 0; t < T; ++t) {
+    src.push_back(allocate(uint64_t(n) * 4));
+    std::memset(src.back().get(), 0, size_t(n) * 4);
+  }
+  auto pass = [&] {
+    pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) gSink = streamRead(reinterpret_cast<const float *>(src[size_t(t)].get()), n);
+    });
+  };
+  pass();
+  double best = 0;
+  auto start = Clock::now();
+  Stopwatch clock(T);
+  while (secondsSince(start) < seconds) {
+    double t0 = clock.now();
+    pass();
+    double s = clock.now() - t0;
+    best = std::max(best, double(T) * double(n) * 4.0 / s / 1e9);
   }
   return best;
 }
@@ -212,6 +274,9 @@ struct Operand {
   Shape shape;
   bool constant = false;
   int32_t fill = 0;  // int32 operands: every element (lengths a kernel reads at run time)
+  // A buffer the caller holds across runs (a decoder's past KV cache), not
+  // an arena tensor a previous node just wrote: cold with the weights.
+  bool caller = false;
 };
 struct Case {
   std::string op;
@@ -263,6 +328,8 @@ struct Probe {
       node.inputs.push_back(d);
       ins.push_back(t);
       constant.push_back(o.constant);
+      if (o.constant || o.caller) coldBytes += double(elements(o.shape)) * dataTypeBits(o.dtype) / 8;
+      else arenaInputs.push_back({t->data, elements(o.shape) * uint64_t(dataTypeBits(o.dtype)) / 8});
     }
     for (const Shape &s : c.outputs) {
       auto [d, t] = add(c.inputs.empty() ? DataType::kFloat32 : c.inputs[0].dtype, s, false, true);
@@ -273,6 +340,16 @@ struct Probe {
     if (!f) return unsupported("no CPU kernel for " + c.op);
     return f(node, &kernel);
   }
+  // Reads the inputs a previous node would have just written, bringing them
+  // back into the caches after an eviction of the L3.
+  void touchArenaInputs() const {
+    for (const auto &[data, bytes] : arenaInputs) {
+      const volatile uint8_t *p = static_cast<const uint8_t *>(data);
+      for (uint64_t o = 0; o < bytes; o += 64) (void)p[o];
+    }
+  }
+  double coldBytes = 0;  // weights and caller buffers
+  std::vector<std::pair<const void *, uint64_t>> arenaInputs;
   // The first failure of run() is kept: a probe that failed is not timed.
   void run(cpu::ThreadPool &pool) {
     cpu::KernelContext ctx{ins.data(), ins.size(), outs.data(), outs.size(), &pool};
@@ -377,8 +454,8 @@ Case recurrent(const char *op, int64_t steps, int64_t batch, int64_t input, int6
 Case gqa(int64_t S, int64_t past, int64_t H, int64_t kvH, int64_t D) {
   const int64_t T = past + S;
   Case c{"groupQueryAttention",
-         {f32({1, S, H * D}), f32({1, S, kvH * D}), f32({1, S, kvH * D}), f32({1, kvH, past, D}),
-          f32({1, kvH, past, D}), {DataType::kInt32, {1}, false, int32_t(T - 1)},
+         {f32({1, S, H * D}), f32({1, S, kvH * D}), f32({1, S, kvH * D}), {DataType::kFloat32, {1, kvH, past, D}, false, 0, true},
+          {DataType::kFloat32, {1, kvH, past, D}, false, 0, true}, {DataType::kInt32, {1}, false, int32_t(T - 1)},
           {DataType::kInt32, {1}, false, int32_t(T)}},
          {{1, S, H * D}, {1, kvH, T, D}, {1, kvH, T, D}},
          {}};
@@ -391,6 +468,11 @@ Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
 }
 Case unary(const char *op, int64_t n) { return {op, {f32({n})}, {{n}}, {}}; }
 Case binary(int64_t n) { return {"add", {f32({n}), f32({n})}, {{n}}, {}}; }
+Case reshape(int64_t n) {
+  Case r{"reshape", {f32({n})}, {{n / 16, 16}}, {}};
+  r.attrs = attrs({{"newShape", ints({n / 16, 16})}});
+  return r;
+}
 Case transpose(int64_t a, int64_t b, int64_t c, int64_t d) {
   Case t{"transpose", {f32({a, b, c, d})}, {{a, c, b, d}}, {}};
   t.attrs = attrs({{"permutation", ints({0, 2, 1, 3})}});
@@ -447,7 +529,8 @@ std::vector<std::vector<Case>> grid() {
       {conv(112, 112, 32, 32, 3, 1, 32), conv(28, 28, 192, 192, 3, 1, 192), conv(7, 7, 960, 960, 3, 1, 960),
        conv(56, 56, 144, 144, 3, 2, 144), conv(14, 14, 576, 576, 3, 1, 576), conv(14, 14, 480, 480, 5, 1, 480),
        conv(56, 56, 96, 96, 3, 1, 96), convDilated(64, 64, 64, 3, 2, 64), convDilated(32, 256, 256, 5, 2, 256),
-       conv(28, 28, 240, 240, 5, 1, 240), conv(28, 28, 240, 240, 5, 2, 240), convDilated(32, 128, 128, 3, 4, 128)},
+       conv(28, 28, 240, 240, 5, 1, 240), conv(28, 28, 240, 240, 5, 2, 240), convDilated(32, 128, 128, 3, 4, 128),
+       conv(80, 80, 48, 48, 3, 2, 48), conv(48, 48, 128, 128, 3, 2, 128), conv(32, 32, 256, 256, 3, 2, 256)},
       {resample("linear", false, 64, 32, 64), resample("nearest-neighbor", false, 64, 32, 64),
        resample("linear", true, 64, 32, 64), resample("nearest-neighbor", true, 64, 32, 64),
        resample("linear", false, 16, 32, 128), resample("nearest-neighbor", false, 16, 32, 256),
@@ -471,6 +554,7 @@ std::vector<std::vector<Case>> grid() {
       {recurrent("lstm", 64, 1, 128, 256), recurrent("gru", 64, 1, 80, 256), recurrent("lstm", 1, 1, 64, 64),
        recurrent("gru", 1, 1, 128, 128), recurrent("lstm", 8, 4, 128, 128), recurrent("gru", 16, 1, 64, 64),
        recurrent("lstm", 200, 1, 80, 128)},
+      {reshape(1 << 12), reshape(1 << 8), reshape(1 << 16), reshape(1 << 20)},
       {transpose(1, 128, 12, 64), transpose(1, 8, 4, 16), transpose(1, 512, 16, 64), transpose(1, 32, 32, 32),
        transpose(1, 1024, 32, 64)},
       {reduce(128, 768), reduce(1, 1000), reduce(2048, 49), reduce(16, 64), reduce(4096, 512)},
@@ -478,11 +562,13 @@ std::vector<std::vector<Case>> grid() {
       {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},
       {pool("maxPool2d", 112, 64, 3, 2), pool("averagePool2d", 7, 2048, 7, 1), pool("maxPool2d", 56, 128, 2, 2),
        pool("averagePool2d", 14, 256, 2, 2), pool("averagePool2d", 7, 64, 7, 1), pool("averagePool2d", 112, 32, 112, 1),
-       pool("averagePool2d", 28, 240, 28, 1), pool("maxPool2d", 28, 256, 3, 1), pool("maxPool2d", 14, 480, 3, 1)},
+       pool("averagePool2d", 28, 240, 28, 1), pool("maxPool2d", 28, 256, 3, 1), pool("maxPool2d", 14, 480, 3, 1),
+       pool("maxPool2d", 80, 48, 3, 2), pool("maxPool2d", 40, 160, 3, 2)},
       {matmulNBits(1, 768, 2048, 4), matmulNBits(64, 768, 768, 4), matmulNBits(1, 2048, 768, 4),
        matmulNBits(256, 768, 2048, 4), matmulNBits(1, 768, 32000, 4), matmulNBits(16, 2048, 768, 4),
        matmulNBits(4, 1024, 1024, 4), matmulNBits(1, 1024, 1024, 0), matmulNBits(128, 1024, 1024, 0),
-       matmulNBits(8, 4096, 1024, 4)},
+       matmulNBits(8, 4096, 1024, 4), matmulNBits(32, 1536, 4096, 4), matmulNBits(96, 2048, 2048, 4),
+       matmulNBits(8, 1280, 6144, 4)},
       {gqa(1, 256, 12, 4, 64), gqa(64, 0, 12, 4, 64), gqa(1, 1024, 12, 4, 64), gqa(16, 0, 32, 8, 128),
        gqa(1, 64, 32, 8, 128), gqa(128, 0, 12, 4, 64), gqa(1, 2048, 12, 4, 64), gqa(8, 512, 12, 4, 64)},
       {bmm(12, 128, 64, 128), bmm(12, 128, 128, 64), bmm(8, 64, 64, 64), bmm(1, 256, 256, 256), bmm(6, 197, 64, 197)},
@@ -493,6 +579,8 @@ std::vector<std::vector<Case>> grid() {
 
 struct Timed {
   double ms = 0;  // one thread: the median; several: the fastest fifth's bound
+  double hotMs = 0;  // the same, rerun without evicting (hot > 0 only)
+  double coldMs = 0;  // the same with weights and caller buffers evicted from the L3 (cold only)
   double spread = 0;  // log(p90/p10) / 2.56
   double firstMs = 0;
   double warmUpMs = 0;
@@ -504,11 +592,25 @@ struct Timed {
 struct Evictor {
   std::vector<Buffer> scratch;
   uint64_t bytes = 0;
+  Buffer large;  // twice the L3, allocated on first use
+  uint64_t largeBytes = 0;
   Evictor(int threads, uint64_t l2) : bytes(std::max<uint64_t>(2 * l2, 1 << 20)) {
     for (int t = 0; t < threads; ++t) {
       scratch.push_back(allocate(bytes));
       std::memset(scratch.back().get(), 1, bytes);
     }
+  }
+  // Pushes everything out of the L3 too, as a run whose working set
+  // exceeds it has by the time it reads a weight again. By reading: the
+  // lines left behind are clean, as a run's streamed weights leave them
+  // (dirty ones would make the timed kernel pay their write-back).
+  void runL3(uint64_t l3) {
+    if (!large) {
+      largeBytes = std::max<uint64_t>(2 * l3, 8 << 20);
+      large = allocate(largeBytes);
+      std::memset(large.get(), 1, largeBytes);
+    }
+    gSink = streamRead(reinterpret_cast<const float *>(large.get()), int64_t(largeBytes / 4));
   }
   void run(cpu::ThreadPool &pool) {
     pool.parallelFor(pool.numThreads(), 1, [&](int64_t b, int64_t e) {
@@ -520,8 +622,12 @@ struct Evictor {
   }
 };
 
-// Runs the probe until `budget` seconds or 40 runs (at least 5 after the first).
-Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget) {
+// Runs the probe until `budget` seconds or 40 runs (at least 5 after the
+// first); with `hot`, then as many again back to back, caches left warm.
+// With `l3` > 0, also 5 runs after evicting the L3 (weights and caller
+// buffers cold, the inputs a previous node wrote read back in).
+Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, bool hot = false,
+                uint64_t l3 = 0) {
   Timed r;
   Stopwatch clock(pool.numThreads());
   double w0 = clock.now();
@@ -531,13 +637,21 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget) 
   p.run(pool);
   r.firstMs = (clock.now() - f0) * 1e3;
   p.run(pool);
+  // A kernel of microseconds is timed by the wall clock even on one thread:
+  // the CPU clock's system call before it leaves the core's branch and
+  // micro-op state cold (kernel-entry mitigations), so such kernels measured
+  // 2-4x slower than between the nodes of a graph. A time slice taken by
+  // another process is rare in so short a run, and the median ignores it.
+  const bool fine = clock.cpu && r.firstMs < 0.05;
+  Stopwatch wall(2);
+  const Stopwatch &timer = fine ? wall : clock;
   std::vector<double> v;
   auto start = Clock::now();
   while (v.size() < 40 && (v.size() < 5 || secondsSince(start) < budget)) {
     evict.run(pool);
-    double t0 = clock.now();
+    double t0 = timer.now();
     p.run(pool);
-    v.push_back((clock.now() - t0) * 1e3);
+    v.push_back(timer.since(t0) * 1e3);
   }
   std::sort(v.begin(), v.end());
   // Several threads are timed by the wall clock, where another process
@@ -545,6 +659,32 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget) 
   // fifth of the runs is what the device does on its own.
   r.ms = clock.cpu ? v[v.size() / 2] : v[v.size() / 5];
   if (v.size() >= 8) r.spread = std::log(v[v.size() * 9 / 10] / std::max(v[v.size() / 10], 1e-6)) / 2.5631;
+  if (hot) {
+    // Back-to-back batches of >= ~50 us, so that the clock's cost (and its
+    // noise) is spread over many runs of a microsecond kernel.
+    int batch = int(std::clamp(0.05 / std::max(r.ms, 1e-5), 1.0, 2000.0));
+    std::vector<double> h;
+    for (int k = 0; k < 7; ++k) {
+      double t0 = timer.now();
+      for (int b = 0; b < batch; ++b) p.run(pool);
+      h.push_back(timer.since(t0) * 1e3 / batch);
+    }
+    std::sort(h.begin(), h.end());
+    r.hotMs = clock.cpu ? h[h.size() / 2] : h[h.size() / 5];
+  }
+  if (l3 > 0) {
+    std::vector<double> c;
+    for (int k = 0; k < 5; ++k) {
+      evict.runL3(l3);
+      p.touchArenaInputs();
+      evict.run(pool);
+      double t0 = timer.now();
+      p.run(pool);
+      c.push_back(timer.since(t0) * 1e3);
+    }
+    std::sort(c.begin(), c.end());
+    r.coldMs = clock.cpu ? c[c.size() / 2] : c[1];
+  }
   return r;
 }
 
@@ -559,6 +699,54 @@ double nodeOverheadUs(cpu::ThreadPool &pool) {
     double t0 = clock.now();
     for (int k = 0; k < 1000; ++k) p.run(pool);
     v.push_back((clock.now() - t0) / 1000 * 1e6);
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A graph of `nodes` relu nodes in a chain over 16 floats, built in memory
+// as the loader would hand it over, for timing the executor itself.
+Status reluChain(int nodes, std::shared_ptr<rt::PreparedGraph> *out) {
+  rt::LoadedGraph g;
+  g.name = "calibration chain";
+  for (int i = 0; i <= nodes; ++i) {
+    rt::LoadedTensor t;
+    t.name = "t" + std::to_string(i);
+    t.shape = {16};
+    t.byteSize = t.interfaceByteSize = 64;
+    t.role = i == 0 ? rt::TensorRole::kInput : rt::TensorRole::kIntermediate;
+    t.producer = i - 1;
+    g.tensors.push_back(std::move(t));
+  }
+  for (int i = 0; i < nodes; ++i) {
+    rt::LoadedNode n;
+    n.op = "relu";
+    n.name = "relu" + std::to_string(i);
+    n.inputs = {i};
+    n.outputs = {i + 1};
+    g.nodes.push_back(std::move(n));
+  }
+  g.inputs = {0};
+  g.outputs = {uint32_t(nodes)};
+  return rt::prepareGraph(std::move(g), out);
+}
+
+// Microseconds per Executor::run of a `nodes`-long relu chain on `threads`:
+// the median of batches of back-to-back runs, as a benchmark loop runs them.
+double chainRunUs(int nodes, int threads) {
+  std::shared_ptr<rt::PreparedGraph> g;
+  if (!reluChain(nodes, &g)) return -1;
+  std::unique_ptr<rt::Executor> ex;
+  if (!rt::Executor::create(g, threads, &ex)) return -1;
+  alignas(64) float input[16] = {};
+  if (!ex->setInput(0, input, sizeof input) || !ex->run()) return -1;
+  std::vector<double> v;
+  Stopwatch clock(threads);
+  for (int rep = 0; rep < 7; ++rep) {
+    double t0 = clock.now();
+    for (int k = 0; k < 200; ++k)
+      if (!ex->run()) return -1;
+    v.push_back((clock.now() - t0) / 200 * 1e6);
   }
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -603,15 +791,25 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds);
     t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds);
     t.dramGBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes * 4 / uint64_t(T), 64 << 20), bwSeconds * 2);
+    t.dramReadGBs = readBandwidth(pool, std::max<uint64_t>(p.l3Bytes * 4 / uint64_t(T), 64 << 20), bwSeconds * 2);
     t.forkJoinUs = forkJoinUs(pool);
     t.nodeOverheadUs = nodeOverheadUs(pool);
+    // The executor's own costs: what one more node adds inside a graph
+    // (dispatch, the profiling and cancellation checks, a 16-float kernel)
+    // and a run's fixed entry and exit (arena, bindings, the node loop's
+    // set-up), from chains of 1 and 33 tiny nodes.
+    double one = chainRunUs(1, T), many = chainRunUs(33, T);
+    if (one > 0 && many > one) {
+      t.nodeOverheadUs = std::max(t.nodeOverheadUs, (many - one) / 32);
+      t.runOverheadUs = std::max(0.0, one - t.nodeOverheadUs);
+    }
     char line[256];
     std::snprintf(line, sizeof line,
-                  "threads %d: fp32 FMA %.1f GFLOP/s%s%s, copy GB/s L1 %.0f L2 %.0f L3 %.0f DRAM %.1f, "
-                  "fork/join %.2f us, node %.2f us",
+                  "threads %d: fp32 FMA %.1f GFLOP/s%s%s, copy GB/s L1 %.0f L2 %.0f L3 %.0f DRAM %.1f (read %.1f), "
+                  "fork/join %.2f us, node %.2f us, run %.2f us",
                   T, t.peakGflops, vnni ? (", VNNI " + std::to_string(int(t.vnniGops)) + " GOP/s").c_str() : "",
                   bf16 ? (", BF16 " + std::to_string(int(t.bf16Gflops)) + " GFLOP/s").c_str() : "", t.l1GBs,
-                  t.l2GBs, t.l3GBs, t.dramGBs, t.forkJoinUs, t.nodeOverheadUs);
+                  t.l2GBs, t.l3GBs, t.dramGBs, t.dramReadGBs, t.forkJoinUs, t.nodeOverheadUs, t.runOverheadUs);
     say(line);
     p.threads.push_back(std::move(t));
   }
@@ -651,8 +849,14 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         if (!fn) continue;
         cpu::NodeCost cost = fn(probe.node, probe.constant, T);
         ThreadProfile &t = p.threads[size_t(T - 1)];
+        // Kernels that fit the L2 are also timed hot, for graphs that fit it whole.
+        bool small = p.l2Bytes > 0 && cost.bytes <= double(p.l2Bytes);
+        // Kernels reading >= 256 KB of weights (or of a caller's KV cache)
+        // are also timed with those cold, for graphs whose working set
+        // exceeds the L3: their weights then come from DRAM at each run.
+        bool cold = p.l3Bytes > 0 && probe.coldBytes >= 256 * 1024;
         Timed m = timeProbe(probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)],
-                            std::min(0.08, std::max(0.01, left() / 200)));
+                            std::min(0.08, std::max(0.01, left() / 200)), small, cold ? p.l3Bytes : 0);
         if (!probe.runStatus.isOk()) {
           say("skipped " + c.op + ": " + probe.runStatus.message());
           continue;
@@ -662,6 +866,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         gp.params = cost.params;
         gp.ms = m.ms;
         gp.ratio = std::max(0.05, (m.ms - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+        if (small) gp.hotRatio = std::max(0.05, (m.hotMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+        if (cold) gp.coldRatio = std::max(0.05, (m.coldMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
         t.families[cost.family].points.push_back(gp);
         if (T > 1 && cost.threading == cpu::Threading::kPieces) pieced.push_back({T, cost, m.ms});
         if (cost.jit) jit.push_back(m.warmUpMs + std::max(0.0, m.firstMs - m.ms));

@@ -66,6 +66,8 @@ nlohmann::json gridJson(const FamilyGrid &g) {
   for (const GridPoint &p : g.points) {
     nlohmann::json e{{"params", p.params}, {"ratio", p.ratio}, {"ms", p.ms}};
     if (p.warm) e["warm"] = true;
+    if (p.hotRatio > 0) e["hot_ratio"] = p.hotRatio;
+    if (p.coldRatio > 0) e["cold_ratio"] = p.coldRatio;
     pts.push_back(std::move(e));
   }
   return {{"log_sigma", g.logSigma}, {"points", pts}};
@@ -153,8 +155,8 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
   for (const ThreadProfile &t : p.threads) {
     nlohmann::json e{{"threads", t.threads},       {"peak_gflops", t.peakGflops},   {"vnni_gops", t.vnniGops},
                      {"bf16_gflops", t.bf16Gflops}, {"l1_gbs", t.l1GBs},           {"l2_gbs", t.l2GBs},
-                     {"l3_gbs", t.l3GBs},           {"dram_gbs", t.dramGBs},       {"fork_join_us", t.forkJoinUs},
-                     {"node_overhead_us", t.nodeOverheadUs}, {"run_spread", t.runSpread},
+                     {"l3_gbs", t.l3GBs},           {"dram_gbs", t.dramGBs}, {"dram_read_gbs", t.dramReadGBs},       {"fork_join_us", t.forkJoinUs},
+                     {"node_overhead_us", t.nodeOverheadUs}, {"run_overhead_us", t.runOverheadUs}, {"run_spread", t.runSpread},
                      {"piece_slowdown", t.pieceSlowdown}};
     e["families"] = nlohmann::json::object();
     for (const auto &[name, g] : t.families) e["families"][name] = gridJson(g);
@@ -217,8 +219,10 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
     t.l2GBs = r.num(e, "l2_gbs", w);
     t.l3GBs = r.num(e, "l3_gbs", w);
     t.dramGBs = r.num(e, "dram_gbs", w);
+    t.dramReadGBs = r.num(e, "dram_read_gbs", w, false);
     t.forkJoinUs = r.num(e, "fork_join_us", w);
     t.nodeOverheadUs = r.num(e, "node_overhead_us", w);
+    t.runOverheadUs = r.num(e, "run_overhead_us", w, false);  // absent from older profiles
     t.runSpread = r.num(e, "run_spread", w, false);
     // Profiles written before pieces were priced: a piece runs as fast as alone.
     if (e.contains("piece_slowdown")) t.pieceSlowdown = r.num(e, "piece_slowdown", w);
@@ -247,6 +251,8 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
           }
           gp.ratio = r.num(pt, "ratio", pw);
           gp.ms = r.num(pt, "ms", pw, false);
+          gp.hotRatio = r.num(pt, "hot_ratio", pw, false);
+          gp.coldRatio = r.num(pt, "cold_ratio", pw, false);
           gp.warm = pt.value("warm", false);
           if (!r.status) return r.status;
           if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");

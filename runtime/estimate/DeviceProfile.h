@@ -18,6 +18,14 @@ namespace webnn::est {
 struct GridPoint {
   std::vector<double> params;
   double ratio = 1;
+  // The same kernel rerun with its operands left in L1/L2 (measured for
+  // kernels that fit the L2; 0: not measured): a graph whose whole working
+  // set fits the L2 runs its nodes that way.
+  double hotRatio = 0;
+  // With its weights (and a caller's KV cache) evicted from the L3 first
+  // (measured for kernels reading >= 256 KB of them; 0: not measured): a
+  // graph whose working set exceeds the L3 reads them from DRAM every run.
+  double coldRatio = 0;
   double ms = 0;
   bool warm = false;  // folded in from a real run (calibrate --add)
 };
@@ -36,8 +44,10 @@ struct ThreadProfile {
   double vnniGops = 0;       // int8 dot products (0: not on this CPU)
   double bf16Gflops = 0;     // bfloat16 dot products (0: not on this CPU)
   double l1GBs = 0, l2GBs = 0, l3GBs = 0, dramGBs = 0;  // copy bandwidth, read + write
+  double dramReadGBs = 0;  // reading alone (weights, a KV cache) from DRAM; 0 in older profiles
   double forkJoinUs = 0;     // one empty ThreadPool::parallelFor
   double nodeOverheadUs = 0; // a tiny node's run(), dispatch included
+  double runOverheadUs = 0;  // an executor run's fixed entry and exit, once per run
   double runSpread = 0;      // log(p90 / p10) / 2.56 of repeated runs: run-to-run noise
   // A single-threaded piece of a oneDNN convolution or matmul running beside
   // the others on this many threads, against the same piece alone on one

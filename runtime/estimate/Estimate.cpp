@@ -37,7 +37,7 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own
-  if (f == "unary" || f == "binary" || f == "pool" || f == "reduce") return "copy";
+  if (f == "unary" || f == "binary" || f == "pool" || f == "reduce" || f == "copy.contiguous") return "copy";
   return nullptr;
 }
 
@@ -102,7 +102,18 @@ struct Model {
   std::map<std::string, double> familyMs;
   double packedBytes = 0;
   int jitNodes = 0;
-  bool coldWeights = false;  // weights and arena exceed the last-level cache
+  // The run's working set (weights, arena, graph inputs and outputs)
+  // exceeds the last-level cache: what a run reads from outside its arena
+  // has been evicted by the next run.
+  bool coldWeights = false;
+  // Of the bytes that are not the run's own intermediates, the share that
+  // comes from DRAM: a run cycling through a working set W larger than the
+  // L3 finds about L3 / W of it still cached (1 - L3 / W from DRAM).
+  double dramShare = 0;
+  // The whole working set fits one core's L2: no node evicts another's
+  // operands, so nodes run as calibration's reruns on hot caches did.
+  bool hotCaches = false;
+  std::vector<bool> graphOutput;  // per tensor
 
   const FamilyGrid *grid(const ThreadProfile &t, const std::string &family) {
     std::string f = family;
@@ -133,7 +144,17 @@ struct Model {
     if (roofline) *roofline = roof;
     const FamilyGrid *g = grid(t, family);
     double ratio = 1;
-    if (g && g->points[0].params.size() == params.size()) ratio = interpolateRatio(*g, params);
+    if (g && g->points[0].params.size() == params.size()) {
+      if (hotCaches) {
+        ratio = interpolateRatio(*g, params, -1, CacheState::kHot);
+      } else {
+        ratio = interpolateRatio(*g, params, -1, CacheState::kL3);
+        // The part of the run's weights still in the L3 reads as calibration's
+        // L3 runs did, the rest as its runs after evicting the L3.
+        if (coldWeights)
+          ratio = (1 - dramShare) * ratio + dramShare * interpolateRatio(*g, params, -1, CacheState::kCold);
+      }
+    }
     return ratio * roof;
   }
 
@@ -202,23 +223,45 @@ struct Model {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
     }
     for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
-    // Weights that do not stay in the last-level cache between runs come
-    // from DRAM at every run: their streaming bounds the node whatever
-    // calibration's hot runs say.
-    // A node streams no more of them than it reads (a gather, a few rows of
-    // its table).
-    double weightsMs = 0;
+    // Bytes that do not stay in the last-level cache between runs come from
+    // DRAM at every run: the weights and what the caller's buffers hold
+    // (graph inputs such as a decoder's past KV cache, and the outputs it
+    // writes, such as the present one). Calibration timed each kernel with
+    // its operands in the L3; streaming them from DRAM bounds the node from
+    // below (the fitting decoder's int4 GEMVs run at DRAM's read rate, their
+    // dequantization hidden under it: adding the two priced its decode steps
+    // 30-60% high). Reads are priced at DRAM's read bandwidth, writes of
+    // cold outputs at its copy bandwidth (a write first fetches the line).
+    // A node streams no more of them than it moves (a gather reads a few
+    // rows of its table).
     if (coldWeights) {
-      double weightBytes = 0;
-      for (size_t k = 0; k < local.inputs.size(); ++k)
-        if (k < constant.size() && constant[k] && local.inputs[k]) {
-          double n = 1;
-          for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
-          weightBytes += n * dataTypeBits(local.inputs[k]->dtype) / 8.0;
-        }
-      weightsMs = std::min(weightBytes, c.bytes) / (tp.dramGBs * 1e6);
+      auto bytesOf = [](const cpu::OperandDesc *o) {
+        double n = 1;
+        for (int64_t v : o->shape) n *= double(std::max<int64_t>(v, 0));
+        return n * dataTypeBits(o->dtype) / 8.0;
+      };
+      double readBytes = 0, writeBytes = 0;
+      for (size_t k = 0; k < local.inputs.size() && k < ln.inputs.size(); ++k) {
+        int32_t t = ln.inputs[k];
+        if (!local.inputs[k] || t < 0) continue;
+        rt::TensorRole role = graph.graph.tensors[size_t(t)].role;
+        if (role == rt::TensorRole::kConstant || role == rt::TensorRole::kInput) readBytes += bytesOf(local.inputs[k]);
+      }
+      for (size_t k = 0; k < local.outputs.size() && k < ln.outputs.size(); ++k) {
+        int32_t t = ln.outputs[k];
+        if (local.outputs[k] && t >= 0 && size_t(t) < graphOutput.size() && graphOutput[size_t(t)])
+          writeBytes += bytesOf(local.outputs[k]);
+      }
+      readBytes = std::min(readBytes, c.bytes);
+      writeBytes = std::min(writeBytes, c.bytes - readBytes);
+      e.dramBytes = readBytes + writeBytes;
+      // The thread count whose bandwidth the kernel's memory traffic sees.
+      const ThreadProfile &moving = threads > 1 && c.threading == cpu::Threading::kOneThread ? tp1 : tp;
+      double readGBs = moving.dramReadGBs > 0 ? moving.dramReadGBs : moving.dramGBs;
+      double streamMs = dramShare * (readBytes / (readGBs * 1e6) + writeBytes / (moving.dramGBs * 1e6));
+      kernelMs = std::max(kernelMs, streamMs);
     }
-    e.ms = tp.nodeOverheadUs * 1e-3 + std::max(kernelMs, weightsMs);
+    e.ms = tp.nodeOverheadUs * 1e-3 + kernelMs;
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
     jitNodes += c.jit;
@@ -260,7 +303,7 @@ Tier tierOf(double ms) {
 
 bool meetsRequirement(const Estimate &e, Tier requirement) { return int(tierOf(e.p90Ms)) <= int(requirement); }
 
-double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &params, long skip) {
+double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &params, long skip, CacheState state) {
   // The three nearest points in log space, weighted by 1 / distance^2.
   struct Near {
     double d2;
@@ -276,7 +319,10 @@ double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &param
       double d = std::log(std::max(params[k], 1.0)) - std::log(std::max(p.params[k], 1.0));
       d2 += d * d;
     }
-    Near n{d2, std::log(std::max(p.ratio, 1e-6))};
+    double r = state == CacheState::kHot && p.hotRatio > 0    ? p.hotRatio
+               : state == CacheState::kCold && p.coldRatio > 0 ? p.coldRatio
+                                                               : p.ratio;
+    Near n{d2, std::log(std::max(r, 1e-6))};
     for (Near &b : best)
       if (n.d2 < b.d2) std::swap(n, b);
   }
@@ -331,8 +377,50 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   // A run cycles through its weights and its arena: when both together
   // exceed the last-level cache, each weight has been evicted by the time
   // the next run reads it again.
-  m.coldWeights = profile.l3Bytes > 0 && lg.weightsSize + graph.arenaBytes > profile.l3Bytes;
-  double total = 0;
+  double callerBytes = 0;
+  m.graphOutput.assign(lg.tensors.size(), false);
+  for (uint32_t idx : lg.outputs)
+    if (idx < lg.tensors.size()) m.graphOutput[idx] = true;
+  for (const auto *list : {&lg.inputs, &lg.outputs})
+    for (uint32_t idx : *list)
+      if (idx < operands.size()) {
+        double n = 1;
+        for (int64_t v : operands[idx].shape) n *= double(std::max<int64_t>(v, 0));
+        callerBytes += n * dataTypeBits(operands[idx].dtype) / 8.0;
+      }
+  // What a run touches: the weights less the tables only gathered from (a
+  // few rows each), the arena scaled to this estimate's shapes (a dynamic
+  // graph's is planned for its largest), the caller's inputs and outputs.
+  auto bytesOfOperand = [](const cpu::OperandDesc &o) {
+    double n = 1;
+    for (int64_t v : o.shape) n *= double(std::max<int64_t>(v, 0));
+    return n * dataTypeBits(o.dtype) / 8.0;
+  };
+  double weightsTouched = double(lg.weightsSize);
+  std::vector<bool> gatheredOnly(lg.tensors.size(), false), readOtherwise(lg.tensors.size(), false);
+  for (const rt::LoadedNode &ln : lg.nodes)
+    for (size_t k = 0; k < ln.inputs.size(); ++k) {
+      int32_t t = ln.inputs[k];
+      if (t < 0 || size_t(t) >= lg.tensors.size() || lg.tensors[size_t(t)].role != rt::TensorRole::kConstant) continue;
+      if (ln.op == "gather" && k == 0) gatheredOnly[size_t(t)] = true;
+      else readOtherwise[size_t(t)] = true;
+    }
+  for (size_t t = 0; t < lg.tensors.size(); ++t)
+    if (gatheredOnly[t] && !readOtherwise[t]) weightsTouched -= double(lg.tensors[t].byteSize);
+  double maxIntermediates = 0, intermediates = 0;
+  for (size_t t = 0; t < lg.tensors.size() && t < operands.size(); ++t)
+    if (lg.tensors[t].role == rt::TensorRole::kIntermediate) {
+      maxIntermediates += bytesOfOperand(graph.operands[t]);
+      intermediates += bytesOfOperand(operands[t]);
+    }
+  double arenaTouched = double(graph.arenaBytes) * (maxIntermediates > 0 ? std::min(1.0, intermediates / maxIntermediates) : 1.0);
+  double workingSet = std::max(0.0, weightsTouched) + arenaTouched + callerBytes;
+  m.coldWeights = profile.l3Bytes > 0 && workingSet > double(profile.l3Bytes);
+  if (m.coldWeights) m.dramShare = 1 - double(profile.l3Bytes) / workingSet;
+  m.hotCaches = profile.l2Bytes > 0 && workingSet <= double(profile.l2Bytes);
+  // A run's fixed entry and exit, once (calibrated on graphs of tiny nodes).
+  double total = tp->runOverheadUs * 1e-3;
+  e.runOverheadMs = total;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeEstimate n;
     const rt::LoadedNode &ln = lg.nodes[i];

@@ -42,11 +42,13 @@ struct NodeEstimate {
   double flops = 0, bytes = 0;
   double rooflineMs = 0;  // the bound from the measured peaks
   double ms = 0;          // predicted
+  double dramBytes = 0;   // of its bytes, those priced from DRAM (not cache-resident across runs)
 };
 
 struct Estimate {
   double medianMs = 0, p10Ms = 0, p90Ms = 0;
   double coldMs = 0;       // first run of a fresh process: first touch, JIT, packing
+  double runOverheadMs = 0;  // of the median: the executor's fixed cost per run
   uint64_t peakBytes = 0;  // arena + weights + packed copies + inputs
   uint64_t arenaBytes = 0, weightsBytes = 0, packedBytes = 0;
   double flops = 0;
@@ -71,7 +73,12 @@ Status estimateArtifact(const std::string &path, const DeviceProfile &profile, c
 
 // Log-space interpolation of a family's ratio at `params` (inverse-distance
 // weighting over the grid). `skip` leaves one point out (leave-one-out error).
-double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &params, long skip = -1);
+// Which of a grid point's ratios: operands in the L3 (every point has
+// it), in L1/L2 (hot) or weights from DRAM (cold); a point without the one
+// asked for gives its L3 ratio.
+enum class CacheState { kL3, kHot, kCold };
+double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &params, long skip = -1,
+                       CacheState state = CacheState::kL3);
 // The roofline bound of `flops` and `bytes` with `t`'s peaks: the bandwidth
 // of the cache level the bytes fit in; bf16 dot products where `bf16`.
 double rooflineMs(const DeviceProfile &p, const ThreadProfile &t, double flops, double bytes, bool bf16 = false);

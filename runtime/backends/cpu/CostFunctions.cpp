@@ -70,9 +70,15 @@ NodeCost copyCost(const NodeDesc &n, const std::vector<bool> &, int) {
   for (const OperandDesc *o : n.outputs) e = std::max(e, o ? count(o->shape) : 0.0);
   return make("copy", {e}, 0, allBytes(n));
 }
-// reshape moves its bytes only when the executor cannot alias them; cost it
-// as a copy (the planner gives it an arena slot of its own).
-NodeCost reshapeCost(const NodeDesc &n, const std::vector<bool> &c, int t) { return copyCost(n, c, t); }
+// reshape moves its bytes only when the executor cannot alias them (the
+// planner gives it an arena slot of its own): one memcpy, a family of its
+// own (the copy grid's transposes gather with strides, 10-70x slower per
+// byte on small tensors).
+NodeCost reshapeCost(const NodeDesc &n, const std::vector<bool> &c, int t) {
+  NodeCost k = copyCost(n, c, t);
+  k.family = "copy.contiguous";
+  return k;
+}
 // gather and slice read only what they write (and the indices), not the
 // whole source: an embedding table is mostly never touched.
 NodeCost gatherCost(const NodeDesc &n, const std::vector<bool> &, int) {
@@ -341,7 +347,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     p.flops = 2 * outCount * (C / groups) * window * tapsInside;
     p.bytes = (imgs * inRows * inCols * C + filter + outCount * (residual ? 2 : 1) + o) * elementBytes;
     double pixels = imgs * oh * ow;
-    if (depthwise) p.params = {atLeast1(outCount), atLeast1(window)};
+    // Depthwise layers stream their input once: how many input elements
+    // each output reads from memory (about the stride's area) sets their
+    // rate as much as the window does, so strided and stride-1 layers of
+    // one size sit apart on the grid.
+    if (depthwise) p.params = {atLeast1(outCount), atLeast1(window), atLeast1(inRows * inCols / atLeast1(oh * ow))};
     else if (pointwise) p.params = {atLeast1(pixels), atLeast1(C), atLeast1(o)};
     else p.params = {atLeast1(pixels), atLeast1(C / groups * window), atLeast1(o / groups)};
     return p;
@@ -412,7 +422,12 @@ NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double window = 1;
   for (int64_t v : win) window *= double(std::max<int64_t>(v, 1));
   double out = outCount(n);
-  return make("pool", {out, window}, out * window, allBytes(n));
+  // The input elements per output (1 at stride 1, 4 at stride 2, the window
+  // for a global pool): a pool's bytes are mostly its input, its time its
+  // window reads, so without it a stride-1 pool's ratio to its byte roofline
+  // (2.5x a stride-2 one's) is lent to strided pools of the same size.
+  double in = x ? count(x->shape) : out;
+  return make("pool", {out, window, atLeast1(in / atLeast1(out))}, out * window, allBytes(n));
 }
 
 // ---- attention (kernels/Transformer.cpp, GqaAttention*): QK^T and PV.
@@ -577,12 +592,12 @@ const std::vector<CostFamily> &costFamilies() {
   static const std::vector<CostFamily> families = {
       {"unary", 1},    {"unary.exp", 1},  {"unary.log", 1},  {"unary.sqrt", 1}, {"unary.sigmoid", 1},
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
-      {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1},
+      {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1}, {"copy.contiguous", 1},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 2},
-      {"conv2d.depthwise.onednn", 2},
-      {"pool", 2},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
+      {"conv2d.depthwise.onednn", 3},
+      {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
   };
   return families;
 }

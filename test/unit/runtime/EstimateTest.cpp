@@ -186,6 +186,126 @@ TEST(CostFunctions, ResampleByModeAndRun) {
   EXPECT_FALSE(c.instructionBound);  // 64-byte runs: bound by the bytes
 }
 
+// A pool's third parameter, input elements per output, sets strided pools
+// apart from stride-1 ones of the same output size (and depthwise layers).
+TEST(CostFunctions, StridedPoolsAndDepthwiseApartFromStrideOne) {
+  auto poolParams = [](int64_t H, int64_t stride) {
+    int64_t OH = (H - 3) / stride + 1;
+    cpu::OperandDesc x{DataType::kFloat32, {1, H, H, 64}, nullptr}, y{DataType::kFloat32, {1, OH, OH, 64}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "maxPool2d";
+    n.attributes.set("layout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("windowDimensions", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {3, 3}});
+    n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {stride, stride}});
+    n.inputs = {&x};
+    n.outputs = {&y};
+    return cpu::findCostFunction("maxPool2d")(n, {false}, 1).params;
+  };
+  std::vector<double> s1 = poolParams(30, 1), s2 = poolParams(57, 2);
+  ASSERT_EQ(s1.size(), 3u);
+  EXPECT_DOUBLE_EQ(s1[0], s2[0]);  // 28 x 28 x 64 outputs both
+  EXPECT_NEAR(s1[2], 30.0 * 30 / (28 * 28), 1e-9);
+  EXPECT_NEAR(s2[2], 57.0 * 57 / (28 * 28), 1e-9);
+  // A depthwise 3x3 stride 2 (oneDNN's jit_dw) reads about 4 inputs per output.
+  cpu::OperandDesc x{DataType::kFloat32, {1, 56, 56, 96}, nullptr}, w{DataType::kFloat32, {96, 3, 3, 1}, nullptr},
+      b{DataType::kFloat32, {96}, nullptr}, y{DataType::kFloat32, {1, 28, 28, 96}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "conv2d";
+  n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+  n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+  n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {2, 2}});
+  n.attributes.set("padding", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {0, 1, 0, 1}});
+  cpu::AttributeValue groups;
+  groups.i = 96;
+  n.attributes.set("groups", groups);
+  n.inputs = {&x, &w, &b};
+  n.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("conv2d")(n, {false, true, true}, 1);
+  EXPECT_EQ(c.family.rfind("conv2d.depthwise", 0), 0u) << c.family;
+  ASSERT_EQ(c.params.size(), 3u);
+  EXPECT_NEAR(c.params[2], 56.0 * 56 / (28 * 28), 0.2);
+}
+
+// Four matmuls over 8 MB weights each: one fits the profile's 16 MB L3 and is
+// priced on the grid alone; four exceed it together, so the share of their
+// weights the L3 cannot keep streams from DRAM at the read bandwidth every
+// run, a floor under each (a decode step's GEMVs); measured cold ratios
+// blend in by the same share. The executor's fixed cost counts once per run.
+TEST(Estimate, WeightsBeyondTheL3PricedAtDramBandwidth) {
+  DeviceProfile p = syntheticProfile();
+  p.threads[0].dramReadGBs = 4;
+  auto chain = [](int layers) {
+    TGraph g;
+    g.name = "gemv chain";
+    g.tensors.push_back({"x", DataType::kFloat32, {1, 2048}});
+    for (int l = 0; l < layers; ++l) {
+      int64_t K = l % 2 ? 1024 : 2048, N = l % 2 ? 2048 : 1024;
+      g.tensors.push_back({"w" + std::to_string(l), DataType::kFloat32, {K, N}});
+      g.tensors.push_back({l + 1 == layers ? "y" : "h" + std::to_string(l), DataType::kFloat32, {1, N}});
+      uint32_t wi = uint32_t(g.tensors.size() - 2);
+      g.constants.push_back({wi, std::vector<uint8_t>(64, 0), "w" + std::to_string(l), std::nullopt,
+                             uint64_t(K * N * 4)});
+      g.nodes.push_back({"matmul", {int32_t(wi) - (l == 0 ? int32_t(wi) : 1), int32_t(wi)}, {int32_t(wi) + 1},
+                         "mm" + std::to_string(l)});
+    }
+    g.inputs = {0};
+    g.outputs = {uint32_t(g.tensors.size() - 1)};
+    g.segmentSize = uint64_t(layers) * (8u << 20);
+    return g;
+  };
+  const double weightBytes = 8.0 * (1 << 20);
+  Estimate one, four;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv1", chain(1), true), p, {}, &one).isOk());
+  Status s = est::estimateArtifact(writeArtifact("est_gemv4", chain(4), true), p, {}, &four);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(one.nodes.size(), 1u);
+  ASSERT_EQ(four.nodes.size(), 4u);
+  EXPECT_EQ(four.nodes[0].family, "gemm");
+  double roof = est::rooflineMs(p, p.threads[0], one.nodes[0].flops, one.nodes[0].bytes);
+  EXPECT_NEAR(one.nodes[0].ms, 1e-3 + 2 * roof, 1e-9);  // in the L3: ratio 2 x roofline
+  EXPECT_DOUBLE_EQ(one.nodes[0].dramBytes, 0);
+  // Working set: the weights, the arena, the input and the output.
+  double ws = double(four.weightsBytes) + double(four.arenaBytes) + (2048 + 2048) * 4.0;
+  double share = 1 - double(p.l3Bytes) / ws;
+  ASSERT_GT(share, 0.4);
+  for (const est::NodeEstimate &n : four.nodes) {
+    EXPECT_GE(n.dramBytes, weightBytes);
+    // The last node also writes the caller's output (8 KB), at the copy bandwidth.
+    double written = n.name == "mm3" ? 2048 * 4.0 : 0;
+    double stream = share * ((n.dramBytes - written) / (4 * 1e6) + written / (10 * 1e6));
+    EXPECT_GT(stream, 2 * roof);
+    EXPECT_NEAR(n.ms, 1e-3 + stream, 1e-9) << n.name;
+  }
+  // Cold ratios measured (weights evicted from the L3 first) blend in.
+  DeviceProfile cold = p;
+  for (est::GridPoint &g : cold.threads[0].families["gemm"].points) g.coldRatio = 20;
+  Estimate blended;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv4c", chain(4), true), cold, {}, &blended).isOk());
+  double r = (1 - share) * 2 + share * 20;
+  EXPECT_NEAR(blended.nodes[1].ms, 1e-3 + std::max(r * roof, share * blended.nodes[1].dramBytes / 4e6), 1e-9);
+  // The per-run fixed cost, once whatever the node count.
+  p.threads[0].runOverheadUs = 7;
+  Estimate withRun;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv4r", chain(4), true), p, {}, &withRun).isOk());
+  EXPECT_DOUBLE_EQ(withRun.runOverheadMs, 7e-3);
+  EXPECT_NEAR(withRun.medianMs, four.medianMs + 7e-3, 1e-12);
+}
+
+// A graph whose whole working set fits the L2 is priced on the hot reruns'
+// ratios (nothing evicts a tiny model's tensors between its nodes).
+TEST(Estimate, TinyGraphPricedOnHotRatios) {
+  DeviceProfile p = syntheticProfile();
+  Estimate l3, hot;
+  std::string path = writeArtifact("est_hot", addReluGraph());
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &l3).isOk());
+  for (auto &[name, g] : p.threads[0].families)
+    for (est::GridPoint &pt : g.points) pt.hotRatio = 0.5;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &hot).isOk());
+  ASSERT_EQ(hot.nodes.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    EXPECT_NEAR(hot.nodes[i].ms - 1e-3, (l3.nodes[i].ms - 1e-3) / 4, 1e-12);  // ratio 0.5 where 2
+}
+
 TEST(Tiers, BoundariesAndRequirement) {
   EXPECT_EQ(est::tierOf(15.99), Tier::kExcellent);
   EXPECT_EQ(est::tierOf(16), Tier::kGood);
@@ -505,6 +625,8 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_GT(p.threads[0].peakGflops, 1);
   EXPECT_GT(p.threads[0].dramGBs, 0.5);
+  EXPECT_GT(p.threads[0].dramReadGBs, 0.5);
+  EXPECT_GE(p.threads[0].runOverheadUs, 0);
   EXPECT_FALSE(p.threads[0].families.empty());
   std::string path = tempDir("est_profile") + "/profile.json";
   ASSERT_TRUE(est::saveProfile(p, path).isOk());
@@ -512,6 +634,8 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   Status s = est::loadProfile(path, &back);
   ASSERT_TRUE(s.isOk()) << s.message();
   EXPECT_EQ(back.cpuModel, p.cpuModel);
+  EXPECT_DOUBLE_EQ(back.threads[0].dramReadGBs, p.threads[0].dramReadGBs);
+  EXPECT_DOUBLE_EQ(back.threads[0].runOverheadUs, p.threads[0].runOverheadUs);
   EXPECT_EQ(back.threads[0].families.size(), p.threads[0].families.size());
   Estimate e;
   s = est::estimateArtifact(writeArtifact("est_cal", addReluGraph()), back, {}, &e);
