@@ -187,11 +187,24 @@ void tile8(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPacked
 }
 
 // Rows [m0, m1) x panels p, p + 1 (np = 1 or 2).
+// A weight B comes from memory on every run (BERT-base's do not fit the
+// cache), and the first tile of a panel pair would wait on it: each 8-row
+// tile also prefetches its share of the next pair into L2, so that pair is
+// there when its rows start.
 template <int NP>
 void rows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
           int64_t m0, int64_t m1, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
-  int64_t m = m0;
-  for (; m + 8 <= m1; m += 8) tile8(A, lda, rowSum, B, K4, N, m, p, NP, Y, ldy, e);
+  const int64_t panelBytes = K4 * kQdqPanel * 4;
+  const int64_t nextBytes = std::max<int64_t>(0, std::min<int64_t>(2, qdqPanels(N) - (p + NP))) * panelBytes;
+  const char *next = reinterpret_cast<const char *>(B.panels + (p + NP) * panelBytes);
+  const int64_t tiles = std::max<int64_t>(1, (m1 - m0) / 8);
+  const int64_t share = (nextBytes / tiles + 63) / 64 * 64;
+  int64_t m = m0, ahead = 0;
+  for (; m + 8 <= m1; m += 8) {
+    for (const int64_t end = std::min(nextBytes, ahead + share); ahead < end; ahead += 64)
+      _mm_prefetch(next + ahead, _MM_HINT_T1);
+    tile8(A, lda, rowSum, B, K4, N, m, p, NP, Y, ldy, e);
+  }
   switch (m1 - m) {
     case 7: tileSmall<7, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
     case 6: tileSmall<6, NP>(A, lda, rowSum, B, K4, N, m, p, Y, ldy, e); break;
