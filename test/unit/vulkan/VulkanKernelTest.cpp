@@ -3,6 +3,7 @@
 // and layout variants. Validation layers are on; any message fails.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -775,6 +776,22 @@ TEST_F(VulkanKernels, ReductionsAndSoftmax) {
         OpCase c{"cumulativeSum", {random(dt, {3, 6, 4}, -5, 5, seed++)}, {outSpec(dt, {3, 6, 4})}};
         c.attrInt("axis", 1).attrBool("exclusive", exclusive).attrBool("reversed", reversed);
         expectMatch(c, dt);
+      }
+  // Few outputs over 64 and more elements each, trailing and non-trailing
+  // axes.
+  for (DataType dt : kFloats)
+    for (const char *op : {"reduceSum", "reduceMean", "reduceMax", "reduceMin", "reduceProduct", "reduceL1",
+                           "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceSumSquare"})
+      for (const auto &[shape, axes] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
+               {{3, 10, 20}, {1, 2}}, {{40, 3, 5}, {0, 2}}}) {
+        SCOPED_TRACE(std::string(op) + " long rows");
+        bool positive = std::string(op) == "reduceLogSum" || std::string(op) == "reduceProduct";
+        Shape out;
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (std::find(axes.begin(), axes.end(), int64_t(d)) == axes.end()) out.push_back(shape[d]);
+        OpCase a{op, {random(dt, shape, positive ? 0.9 : -2, positive ? 1.1 : 2, seed++)}, {outSpec(dt, out)}};
+        a.attrInts("axes", axes);
+        expectMatch(a, dt == DataType::kFloat16 ? 1e-2 : 1e-5, dt == DataType::kFloat16 ? 1e-2 : 1e-5);
       }
   for (DataType dt : kFloats)
     for (int64_t axis : {0, 1, 2}) {
