@@ -190,12 +190,15 @@ void tile8(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPacked
 // A weight B comes from memory on every run (BERT-base's do not fit the
 // cache), and the first tile of a panel pair would wait on it: each 8-row
 // tile also prefetches its share of the next pair into L2, so that pair is
-// there when its rows start.
+// there when its rows start. Only for panels of up to 16 KB (K <= 1024):
+// longer ones are streams the hardware prefetcher follows, and prefetching
+// them too measured slower (K 3072).
 template <int NP>
 void rows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
           int64_t m0, int64_t m1, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
   const int64_t panelBytes = K4 * kQdqPanel * 4;
-  const int64_t nextBytes = std::max<int64_t>(0, std::min<int64_t>(2, qdqPanels(N) - (p + NP))) * panelBytes;
+  const int64_t nextPanels = std::max<int64_t>(0, std::min<int64_t>(2, qdqPanels(N) - (p + NP)));
+  const int64_t nextBytes = panelBytes <= 16384 ? nextPanels * panelBytes : 0;
   const char *next = reinterpret_cast<const char *>(B.panels + (p + NP) * panelBytes);
   const int64_t tiles = std::max<int64_t>(1, (m1 - m0) / 8);
   const int64_t share = (nextBytes / tiles + 63) / 64 * 64;
