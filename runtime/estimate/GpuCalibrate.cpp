@@ -374,6 +374,8 @@ class Calibrator {
     m.constantBytes = one->stats().constantBytes;
     double tOne = 0;
     WEBNN_RETURN_IF_ERROR(time(*one, 3, &tOne));
+    // Short programs: more runs, so that one disturbed run is not the median.
+    if (tOne < 2) WEBNN_RETURN_IF_ERROR(time(*one, 15, &tOne));
     // Enough repetitions that they take a few milliseconds: the one-node
     // run less its submit and its staging copies bounds the dispatch.
     double io = 0;
@@ -396,7 +398,7 @@ class Calibrator {
     const double floorMs = 0.5 * dispatchMs_ * double(dispatches);
     for (int attempt = 0; attempt < 2; ++attempt) {
       WEBNN_RETURN_IF_ERROR(build(c, 1 + reps, &many, &inputs, nullptr, nullptr));
-      WEBNN_RETURN_IF_ERROR(time(*many, longKernel ? 3 : 5, &tMany, &runs));
+      WEBNN_RETURN_IF_ERROR(time(*many, longKernel ? 3 : tOne < 2 ? 15 : 5, &tMany, &runs));
       if ((tMany - tOne) / double(reps) > floorMs) break;
       reps *= 4;
     }
@@ -518,11 +520,18 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   // The fixed costs: a tiny copy gives the dispatch (by difference) and the
   // submit (what is left of its one-node run); a large copy the storage
   // bandwidth and the staging transfers.
-  Case tiny = elementwise("reshape", 64, 1);
+  // Three times, the median of each: every later ratio rests on them.
   Measured mt;
-  WEBNN_RETURN_IF_ERROR(cal.measure(tiny, &mt));
+  std::vector<double> dispatchMs, submitMs;
+  for (int k = 0; k < 3; ++k) {
+    Case tiny = elementwise("reshape", 64, 1);
+    WEBNN_RETURN_IF_ERROR(cal.measure(tiny, &mt));
+    dispatchMs.push_back(mt.dispatchMs);
+    submitMs.push_back(std::max(mt.programMs - mt.dispatchMs, 1e-6));
+  }
+  mt.dispatchMs = median(dispatchMs);
   p.dispatchUs = mt.dispatchMs * 1e3;
-  p.submitUs = std::max(mt.programMs - mt.dispatchMs, 1e-3) * 1e3;
+  p.submitUs = median(submitMs) * 1e3;
   cal.setSubmitMs(p.submitUs * 1e-3);
   cal.setDispatchMs(mt.dispatchMs);
   std::snprintf(line, sizeof line, "dispatch + barrier %.1f us, submit + wait %.1f us", p.dispatchUs, p.submitUs);
