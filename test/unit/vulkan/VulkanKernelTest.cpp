@@ -579,7 +579,9 @@ TEST_F(VulkanKernels, MatMulAndGemm) {
     }
     // Register blocks (matmul.comp's TM x TN): 4 x 4 with partial blocks
     // in both dimensions and a batch, 4 x 2, and transposed gemm operands
-    // with a per-row bias on 4 x 4 blocks.
+    // with a per-row bias on 4 x 4 blocks (float32: float16 differs only in
+    // loads and stores, covered above; lavapipe's pipeline builds are slow).
+    if (dt == DataType::kFloat16) continue;
     OpCase big{"matmul", {random(dt, {2, 70, 45}, -1, 1, seed++), random(dt, {2, 45, 131}, -1, 1, seed++)},
                {outSpec(dt, {2, 70, 131})}};
     expectMatch(big, rtol, atol);
@@ -648,7 +650,7 @@ TEST_F(VulkanKernels, Convolutions) {
         expectMatch(c, dt == DataType::kFloat16 ? 1e-2 : 1e-4, dt == DataType::kFloat16 ? 1e-2 : 1e-4);
       }
   // The fused epilogue on 4 x 4 register blocks.
-  for (DataType dt : kFloats) {
+  for (DataType dt : {DataType::kFloat32}) {
     OpCase c{"fusedConv2d",
              {random(dt, {1, 9, 10, 16}, -1, 1, seed++), random(dt, {72, 1, 1, 16}, -1, 1, seed++, true),
               random(dt, {72}, -1, 1, seed++, true), random(dt, {1, 9, 10, 72}, -1, 1, seed++)},
@@ -702,6 +704,7 @@ TEST_F(VulkanKernels, DepthwiseConvolutions) {
       Shape x = nhwc ? Shape{cv.n, cv.h, cv.w, cv.c} : Shape{cv.n, cv.c, cv.h, cv.w};
       Shape y = nhwc ? Shape{cv.n, oh, ow, cv.c} : Shape{cv.n, cv.c, oh, ow};
       for (bool fused : {false, true}) {
+        if (fused && dt == DataType::kFloat16) continue;  // the epilogue is type-independent
         std::vector<std::optional<TestTensor>> inputs = {
             random(dt, x, -1, 1, seed++), random(dt, filterShape(cv.filterLayout, cv.c, cv.kh, cv.kw), -1, 1, seed++, true),
             random(dt, {cv.c}, -1, 1, seed++, true)};
@@ -779,7 +782,7 @@ TEST_F(VulkanKernels, ReductionsAndSoftmax) {
       }
   // Few outputs over 64 and more elements each, trailing and non-trailing
   // axes.
-  for (DataType dt : kFloats)
+  for (DataType dt : {DataType::kFloat32})
     for (const char *op : {"reduceSum", "reduceMean", "reduceMax", "reduceMin", "reduceProduct", "reduceL1",
                            "reduceL2", "reduceLogSum", "reduceLogSumExp", "reduceSumSquare"})
       for (const auto &[shape, axes] : std::vector<std::pair<Shape, std::vector<int64_t>>>{
