@@ -22,7 +22,7 @@ namespace {
 // panel.
 template <int MR, int NP>
 void tileSmall(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K4, int64_t N,
-          int64_t m, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
+               int64_t m, int64_t p, float *Y, int64_t ldy, const QdqEpilogue &e) {
   __m512i acc[MR][NP];
   for (int r = 0; r < MR; ++r)
     for (int j = 0; j < NP; ++j) acc[r][j] = _mm512_setzero_si512();
@@ -69,8 +69,8 @@ void tileSmall(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPa
 // zmm0-15, per 4 k two 64-byte B loads, one 4-byte broadcast of A per row and
 // 16 vpdpbusd. Written in assembly because GCC, given the accumulators as an
 // array of intrinsics, copies them between registers (and spills some to the
-// stack) on every step, which halves the rate. b1 may equal b0
-// (an odd last panel; its sums are ignored).
+// stack) on every step: ~0.74x this loop's rate. b1 may equal b0 (an odd
+// last panel; those sums are ignored). B is 64-byte aligned, as packed.
 void sums8x2(const uint8_t *a[8], const int8_t *b0, const int8_t *b1, int64_t K4, int32_t *acc) {
   const uint8_t *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5], *a6 = a[6], *a7 = a[7];
   asm volatile(
@@ -186,8 +186,7 @@ void tile8(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPacked
   }
 }
 
-// Rows [m0, m1) x panels p, p + 1 (np = 1 or 2).
-// A weight B comes from memory on every run (BERT-base's do not fit the
+// Rows [m0, m1) x panels p .. p + NP - 1. A weight B comes from memory on every run (BERT-base's do not fit the
 // cache), and the first tile of a panel pair would wait on it: each 8-row
 // tile also prefetches its share of the next pair into L2, so that pair is
 // there when its rows start. Only for panels of up to 16 KB (K <= 1024):
