@@ -21,6 +21,7 @@
 #include "backends/vulkan/VulkanCost.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanProgram.h"
+#include "estimate/GpuDeviceLimits.h"
 #endif
 
 namespace webnn::est {
@@ -427,27 +428,6 @@ double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-GpuLimits limitsOf(const vk::DeviceInfo &d) {
-  GpuLimits l;
-  l.name = d.name;
-  l.type = d.type;
-  l.apiVersion = d.apiVersion;
-  l.vendorId = d.vendorId;
-  l.deviceId = d.deviceId;
-  l.driverVersion = d.driverVersion;
-  l.maxStorageBufferRange = d.maxStorageBufferRange;
-  l.minStorageBufferOffsetAlignment = d.minStorageBufferOffsetAlignment;
-  l.maxSharedMemory = d.maxSharedMemory;
-  l.maxWorkGroupInvocations = d.maxWorkGroupInvocations;
-  for (int k = 0; k < 3; ++k) l.maxWorkGroupCount[k] = d.maxWorkGroupCount[k];
-  l.maxPushConstantsSize = d.maxPushConstantsSize;
-  l.subgroupSize = d.subgroupSize;
-  l.deviceLocalBytes = d.deviceLocalBytes;
-  l.unifiedMemory = d.unifiedMemory;
-  l.float64 = d.float64;
-  return l;
 }
 
 using Maker = std::function<Case()>;

@@ -16,6 +16,7 @@
 #include "backends/vulkan/VulkanCost.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanKernel.h"
+#include "estimate/GpuDeviceLimits.h"
 #endif
 
 namespace webnn::est {
@@ -67,48 +68,6 @@ const char *fallbackFamily(const std::string &f) {
   return nullptr;
 }
 
-vk::DeviceInfo deviceInfo(const GpuLimits &l) {
-  vk::DeviceInfo d;
-  d.name = l.name;
-  d.type = l.type;
-  d.apiVersion = l.apiVersion;
-  d.vendorId = l.vendorId;
-  d.deviceId = l.deviceId;
-  d.driverVersion = l.driverVersion;
-  d.maxStorageBufferRange = l.maxStorageBufferRange;
-  d.minStorageBufferOffsetAlignment = l.minStorageBufferOffsetAlignment;
-  d.maxSharedMemory = l.maxSharedMemory;
-  d.maxWorkGroupInvocations = l.maxWorkGroupInvocations;
-  for (int k = 0; k < 3; ++k) d.maxWorkGroupCount[k] = l.maxWorkGroupCount[k];
-  d.maxPushConstantsSize = l.maxPushConstantsSize;
-  d.subgroupSize = l.subgroupSize;
-  d.deviceLocalBytes = l.deviceLocalBytes;
-  d.unifiedMemory = l.unifiedMemory;
-  d.float64 = l.float64;
-  d.usable = true;
-  return d;
-}
-
-GpuLimits limitsOf(const vk::DeviceInfo &d) {
-  GpuLimits l;
-  l.name = d.name;
-  l.type = d.type;
-  l.apiVersion = d.apiVersion;
-  l.vendorId = d.vendorId;
-  l.deviceId = d.deviceId;
-  l.driverVersion = d.driverVersion;
-  l.maxStorageBufferRange = d.maxStorageBufferRange;
-  l.minStorageBufferOffsetAlignment = d.minStorageBufferOffsetAlignment;
-  l.maxSharedMemory = d.maxSharedMemory;
-  l.maxWorkGroupInvocations = d.maxWorkGroupInvocations;
-  for (int k = 0; k < 3; ++k) l.maxWorkGroupCount[k] = d.maxWorkGroupCount[k];
-  l.maxPushConstantsSize = d.maxPushConstantsSize;
-  l.subgroupSize = d.subgroupSize;
-  l.deviceLocalBytes = d.deviceLocalBytes;
-  l.unifiedMemory = d.unifiedMemory;
-  l.float64 = d.float64;
-  return l;
-}
 
 struct Model {
   const GpuProfile &profile;
@@ -191,6 +150,49 @@ Status planBytes(const std::vector<vk::ProgramTensor> &tensors, const std::vecto
 
 }  // namespace
 
+vk::DeviceInfo deviceInfoOf(const GpuLimits &l) {
+  vk::DeviceInfo d;
+  d.name = l.name;
+  d.type = l.type;
+  d.apiVersion = l.apiVersion;
+  d.vendorId = l.vendorId;
+  d.deviceId = l.deviceId;
+  d.driverVersion = l.driverVersion;
+  d.maxStorageBufferRange = l.maxStorageBufferRange;
+  d.minStorageBufferOffsetAlignment = l.minStorageBufferOffsetAlignment;
+  d.maxSharedMemory = l.maxSharedMemory;
+  d.maxWorkGroupInvocations = l.maxWorkGroupInvocations;
+  for (int k = 0; k < 3; ++k) d.maxWorkGroupCount[k] = l.maxWorkGroupCount[k];
+  d.maxPushConstantsSize = l.maxPushConstantsSize;
+  d.subgroupSize = l.subgroupSize;
+  d.deviceLocalBytes = l.deviceLocalBytes;
+  d.unifiedMemory = l.unifiedMemory;
+  d.float64 = l.float64;
+  d.usable = true;
+  return d;
+}
+
+GpuLimits limitsOf(const vk::DeviceInfo &d) {
+  GpuLimits l;
+  l.name = d.name;
+  l.type = d.type;
+  l.apiVersion = d.apiVersion;
+  l.vendorId = d.vendorId;
+  l.deviceId = d.deviceId;
+  l.driverVersion = d.driverVersion;
+  l.maxStorageBufferRange = d.maxStorageBufferRange;
+  l.minStorageBufferOffsetAlignment = d.minStorageBufferOffsetAlignment;
+  l.maxSharedMemory = d.maxSharedMemory;
+  l.maxWorkGroupInvocations = d.maxWorkGroupInvocations;
+  for (int k = 0; k < 3; ++k) l.maxWorkGroupCount[k] = d.maxWorkGroupCount[k];
+  l.maxPushConstantsSize = d.maxPushConstantsSize;
+  l.subgroupSize = d.subgroupSize;
+  l.deviceLocalBytes = d.deviceLocalBytes;
+  l.unifiedMemory = d.unifiedMemory;
+  l.float64 = d.float64;
+  return l;
+}
+
 const char *gpuFallbackFamily(const std::string &family) { return fallbackFamily(family); }
 
 Status findDefaultGpuProfile(const std::string &device, std::string *path) {
@@ -236,7 +238,7 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
       return unsupported("tensor '" + t.name + "' (" + std::to_string(t.byteSize) +
                          " bytes) exceeds the GPU's largest device-local heap (" + std::to_string(deviceBytes) +
                          " bytes): the GPU program could not allocate it");
-  const vk::DeviceInfo info = deviceInfo(profile.device);
+  const vk::DeviceInfo info = deviceInfoOf(profile.device);
   Model m{profile, {}, {}};
   Estimate e;
   e.threads = 1;
