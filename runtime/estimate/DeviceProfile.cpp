@@ -1,4 +1,5 @@
 #include "estimate/DeviceProfile.h"
+#include "estimate/ProfileJson.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,36 +74,58 @@ nlohmann::json gridJson(const FamilyGrid &g) {
   return {{"log_sigma", g.logSigma}, {"points", pts}};
 }
 
-// Reads a number field, failing with the file and the field's path.
-struct Reader {
-  const std::string &file;
-  Status status;
-  double num(const nlohmann::json &j, const char *key, const std::string &where, bool required = true) {
-    if (!status) return 0;
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) {
-      if (required) status = invalidArgument(file + ": " + where + "." + key + ": missing or not a number");
-      return 0;
-    }
-    double v = it->get<double>();
-    if (!std::isfinite(v) || v < 0) {
-      status = invalidArgument(file + ": " + where + "." + key + ": must be a finite number >= 0");
-      return 0;
-    }
-    return v;
-  }
-  std::string str(const nlohmann::json &j, const char *key) {
-    if (!status) return {};
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) {
-      status = invalidArgument(file + ": " + key + ": missing or not a string");
-      return {};
-    }
-    return it->get<std::string>();
-  }
-};
-
 }  // namespace
+
+double ProfileReader::num(const nlohmann::json &j, const char *key, const std::string &where, bool required) {
+  if (!status) return 0;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) {
+    if (required) status = invalidArgument(file + ": " + where + key + ": missing or not a number");
+    return 0;
+  }
+  double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0) {
+    status = invalidArgument(file + ": " + where + key + ": must be a finite number >= 0");
+    return 0;
+  }
+  return v;
+}
+
+std::string ProfileReader::str(const nlohmann::json &j, const char *key, const std::string &where) {
+  if (!status) return {};
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) {
+    status = invalidArgument(file + ": " + where + key + ": missing or not a string");
+    return {};
+  }
+  return it->get<std::string>();
+}
+
+Status readProfileJson(const std::string &path, const std::string &what, nlohmann::json *out) {
+  std::ifstream in(path);
+  if (!in) return Status(StatusCode::kIo, path + ": cannot open the " + what + ": " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded() || !out->is_object()) return invalidArgument(path + ": not a JSON object (" + what + ")");
+  return Status::ok();
+}
+
+Status writeProfileJson(const nlohmann::json &j, const std::string &path, const std::string &what) {
+  size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) WEBNN_RETURN_IF_ERROR(mkdirs(path.substr(0, slash)));
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out) return Status(StatusCode::kIo, tmp + ": cannot write the " + what);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status(StatusCode::kIo, path + ": cannot write the " + what + ": " + std::strerror(errno));
+  }
+  return Status::ok();
+}
 
 const ThreadProfile *DeviceProfile::forThreads(int n) const {
   const ThreadProfile *best = nullptr;
@@ -162,30 +185,13 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
     for (const auto &[name, g] : t.families) e["families"][name] = gridJson(g);
     j["threads"].push_back(std::move(e));
   }
-  size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) WEBNN_RETURN_IF_ERROR(mkdirs(path.substr(0, slash)));
-  // Written beside and renamed, so a reader never sees half a profile.
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << j.dump(1) << "\n";
-    if (!out) return Status(StatusCode::kIo, tmp + ": cannot write the device profile");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status(StatusCode::kIo, path + ": cannot write the device profile: " + std::strerror(errno));
-  }
-  return Status::ok();
+  return writeProfileJson(j, path, "device profile");
 }
 
 Status loadProfile(const std::string &path, DeviceProfile *out) {
-  std::ifstream in(path);
-  if (!in) return Status(StatusCode::kIo, path + ": cannot open the device profile: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return invalidArgument(path + ": not a JSON object (device profile)");
-  Reader r{path, Status::ok()};
+  nlohmann::json j;
+  WEBNN_RETURN_IF_ERROR(readProfileJson(path, "device profile", &j));
+  ProfileReader r{path};
   if (r.num(j, "format", "") != kProfileFormat && r.status)
     return invalidArgument(path + ": format: expected " + std::to_string(kProfileFormat) +
                            " (a profile of another version: run webnn-run calibrate again)");
@@ -196,9 +202,9 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
   p.maxThreads = int(r.num(j, "max_threads", ""));
   if (!j.contains("cache_bytes") || !j["cache_bytes"].is_object())
     return invalidArgument(path + ": cache_bytes: missing or not an object");
-  p.l1Bytes = uint64_t(r.num(j["cache_bytes"], "l1", "cache_bytes"));
-  p.l2Bytes = uint64_t(r.num(j["cache_bytes"], "l2", "cache_bytes"));
-  p.l3Bytes = uint64_t(r.num(j["cache_bytes"], "l3", "cache_bytes"));
+  p.l1Bytes = uint64_t(r.num(j["cache_bytes"], "l1", "cache_bytes."));
+  p.l2Bytes = uint64_t(r.num(j["cache_bytes"], "l2", "cache_bytes."));
+  p.l3Bytes = uint64_t(r.num(j["cache_bytes"], "l3", "cache_bytes."));
   p.firstTouchGBs = r.num(j, "first_touch_gbs", "");
   p.jitMs = r.num(j, "jit_ms", "");
   p.calibrationSeconds = r.num(j, "calibration_seconds", "");
@@ -211,21 +217,21 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
     std::string w = "threads[" + std::to_string(k) + "]";
     if (!e.is_object()) return invalidArgument(path + ": " + w + ": not an object");
     ThreadProfile t;
-    t.threads = int(r.num(e, "threads", w));
-    t.peakGflops = r.num(e, "peak_gflops", w);
-    t.vnniGops = r.num(e, "vnni_gops", w, false);
-    t.bf16Gflops = r.num(e, "bf16_gflops", w, false);
-    t.l1GBs = r.num(e, "l1_gbs", w);
-    t.l2GBs = r.num(e, "l2_gbs", w);
-    t.l3GBs = r.num(e, "l3_gbs", w);
-    t.dramGBs = r.num(e, "dram_gbs", w);
-    t.dramReadGBs = r.num(e, "dram_read_gbs", w, false);
-    t.forkJoinUs = r.num(e, "fork_join_us", w);
-    t.nodeOverheadUs = r.num(e, "node_overhead_us", w);
-    t.runOverheadUs = r.num(e, "run_overhead_us", w, false);  // absent from older profiles
-    t.runSpread = r.num(e, "run_spread", w, false);
+    t.threads = int(r.num(e, "threads", w + "."));
+    t.peakGflops = r.num(e, "peak_gflops", w + ".");
+    t.vnniGops = r.num(e, "vnni_gops", w + ".", false);
+    t.bf16Gflops = r.num(e, "bf16_gflops", w + ".", false);
+    t.l1GBs = r.num(e, "l1_gbs", w + ".");
+    t.l2GBs = r.num(e, "l2_gbs", w + ".");
+    t.l3GBs = r.num(e, "l3_gbs", w + ".");
+    t.dramGBs = r.num(e, "dram_gbs", w + ".");
+    t.dramReadGBs = r.num(e, "dram_read_gbs", w + ".", false);
+    t.forkJoinUs = r.num(e, "fork_join_us", w + ".");
+    t.nodeOverheadUs = r.num(e, "node_overhead_us", w + ".");
+    t.runOverheadUs = r.num(e, "run_overhead_us", w + ".", false);  // absent from older profiles
+    t.runSpread = r.num(e, "run_spread", w + ".", false);
     // Profiles written before pieces were priced: a piece runs as fast as alone.
-    if (e.contains("piece_slowdown")) t.pieceSlowdown = r.num(e, "piece_slowdown", w);
+    if (e.contains("piece_slowdown")) t.pieceSlowdown = r.num(e, "piece_slowdown", w + ".");
     if (!r.status) return r.status;
     if (t.threads < 1 || t.peakGflops <= 0 || t.dramGBs <= 0 || t.l2GBs <= 0 || t.l3GBs <= 0)
       return invalidArgument(path + ": " + w + ": threads, peak_gflops and bandwidths must be > 0");
@@ -236,7 +242,7 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
         if (!g.is_object() || !g.contains("points") || !g["points"].is_array())
           return invalidArgument(path + ": " + fw + ": expected {log_sigma, points: [...]}");
         FamilyGrid grid;
-        grid.logSigma = r.num(g, "log_sigma", fw, false);
+        grid.logSigma = r.num(g, "log_sigma", fw + ".", false);
         for (size_t i = 0; i < g["points"].size(); ++i) {
           const nlohmann::json &pt = g["points"][i];
           std::string pw = fw + ".points[" + std::to_string(i) + "]";
@@ -249,10 +255,10 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
               return invalidArgument(path + ": " + pw + ".params: every entry must be a finite number >= 1");
             gp.params.push_back(v.get<double>());
           }
-          gp.ratio = r.num(pt, "ratio", pw);
-          gp.ms = r.num(pt, "ms", pw, false);
-          gp.hotRatio = r.num(pt, "hot_ratio", pw, false);
-          gp.coldRatio = r.num(pt, "cold_ratio", pw, false);
+          gp.ratio = r.num(pt, "ratio", pw + ".");
+          gp.ms = r.num(pt, "ms", pw + ".", false);
+          gp.hotRatio = r.num(pt, "hot_ratio", pw + ".", false);
+          gp.coldRatio = r.num(pt, "cold_ratio", pw + ".", false);
           gp.warm = pt.value("warm", false);
           if (!r.status) return r.status;
           if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");
@@ -275,6 +281,5 @@ namespace webnn::est {
 
 std::string profileCacheDirectory() { return cacheDir(); }
 std::string profileKeyHash(const std::string &key) { return keyHash(key); }
-Status makeProfileDirectories(const std::string &dir) { return mkdirs(dir); }
 
 }  // namespace webnn::est

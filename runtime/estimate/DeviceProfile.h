@@ -81,11 +81,10 @@ std::string defaultProfilePath(int threads);
 // count, else for any larger count this machine was calibrated with.
 Status findDefaultProfile(int threads, std::string *path);
 
-// Shared with the GPU profiles (GpuProfile.h): the cache folder, a stable
-// file-name hash of a key, and creating a profile's folder.
+// Shared with the GPU profiles (GpuProfile.h): the cache folder and a stable
+// file-name hash of a key (ProfileJson.h has the file reading and writing).
 std::string profileCacheDirectory();
 std::string profileKeyHash(const std::string &key);
-Status makeProfileDirectories(const std::string &dir);
 
 Status saveProfile(const DeviceProfile &p, const std::string &path);
 // Checks the JSON's shape and values; the message names the file and field.

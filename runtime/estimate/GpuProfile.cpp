@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "estimate/Estimate.h"
+#include "estimate/ProfileJson.h"
 #include "nlohmann/json.hpp"
 #include "webnn/runtime.h"
 
@@ -18,34 +19,6 @@ namespace webnn::est {
 namespace {
 
 constexpr int kGpuProfileFormat = 1;
-
-struct Reader {
-  const std::string &file;
-  Status status = Status::ok();
-  double num(const nlohmann::json &j, const char *key, const std::string &where, bool required = true) {
-    if (!status) return 0;
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) {
-      if (required) status = invalidArgument(file + ": " + where + key + ": missing or not a number");
-      return 0;
-    }
-    double v = it->get<double>();
-    if (!std::isfinite(v) || v < 0) {
-      status = invalidArgument(file + ": " + where + key + ": must be a finite number >= 0");
-      return 0;
-    }
-    return v;
-  }
-  std::string str(const nlohmann::json &j, const char *key, const std::string &where) {
-    if (!status) return {};
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_string()) {
-      status = invalidArgument(file + ": " + where + key + ": missing or not a string");
-      return {};
-    }
-    return it->get<std::string>();
-  }
-};
 
 }  // namespace
 
@@ -119,32 +92,15 @@ Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
     for (const GridPoint &gp : g.points) pts.push_back({{"params", gp.params}, {"ratio", gp.ratio}, {"ms", gp.ms}});
     j["families"][name] = {{"log_sigma", g.logSigma}, {"points", pts}};
   }
-  size_t slash = path.rfind('/');
-  if (slash != std::string::npos && slash > 0) WEBNN_RETURN_IF_ERROR(makeProfileDirectories(path.substr(0, slash)));
-  // Written beside and renamed, so a reader never sees half a profile.
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    out << j.dump(1) << "\n";
-    if (!out) return Status(StatusCode::kIo, tmp + ": cannot write the GPU profile");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status(StatusCode::kIo, path + ": cannot write the GPU profile: " + std::strerror(errno));
-  }
-  return Status::ok();
+  return writeProfileJson(j, path, "GPU profile");
 }
 
 Status loadGpuProfile(const std::string &path, GpuProfile *out) {
-  std::ifstream in(path);
-  if (!in) return Status(StatusCode::kIo, path + ": cannot open the GPU profile: " + std::strerror(errno));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return invalidArgument(path + ": not a JSON object (GPU profile)");
+  nlohmann::json j;
+  WEBNN_RETURN_IF_ERROR(readProfileJson(path, "GPU profile", &j));
   if (j.value("kind", std::string()) != "gpu")
     return invalidArgument(path + ": kind: not a GPU profile (a CPU profile? estimate --device cpu reads those)");
-  Reader r{path};
+  ProfileReader r{path};
   if (r.num(j, "format", "") != kGpuProfileFormat && r.status)
     return invalidArgument(path + ": format: expected " + std::to_string(kGpuProfileFormat) +
                            " (a profile of another version: run webnn-run calibrate --device gpu again)");
