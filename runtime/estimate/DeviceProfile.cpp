@@ -101,6 +101,39 @@ std::string ProfileReader::str(const nlohmann::json &j, const char *key, const s
   return it->get<std::string>();
 }
 
+Status readFamilyGrid(ProfileReader &r, const nlohmann::json &g, const std::string &fw, FamilyGrid *out) {
+  const std::string &path = r.file;
+  if (!g.is_object() || !g.contains("points") || !g["points"].is_array())
+    return invalidArgument(path + ": " + fw + ": expected {log_sigma, points: [...]}");
+  FamilyGrid grid;
+  grid.logSigma = r.num(g, "log_sigma", fw + ".", false);
+  for (size_t i = 0; i < g["points"].size(); ++i) {
+    const nlohmann::json &pt = g["points"][i];
+    std::string pw = fw + ".points[" + std::to_string(i) + "]";
+    if (!pt.is_object() || !pt.contains("params") || !pt["params"].is_array() || pt["params"].empty() ||
+        pt["params"].size() > 8)
+      return invalidArgument(path + ": " + pw + ": expected params (1-8 numbers) and ratio");
+    GridPoint gp;
+    for (const auto &v : pt["params"]) {
+      if (!v.is_number() || !(v.get<double>() >= 1) || !std::isfinite(v.get<double>()))
+        return invalidArgument(path + ": " + pw + ".params: every entry must be a finite number >= 1");
+      gp.params.push_back(v.get<double>());
+    }
+    gp.ratio = r.num(pt, "ratio", pw + ".");
+    gp.ms = r.num(pt, "ms", pw + ".", false);
+    gp.hotRatio = r.num(pt, "hot_ratio", pw + ".", false);
+    gp.coldRatio = r.num(pt, "cold_ratio", pw + ".", false);
+    gp.warm = pt.value("warm", false);
+    if (!r.status) return r.status;
+    if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");
+    if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size())
+      return invalidArgument(path + ": " + pw + ".params: not as many as the family's other points");
+    grid.points.push_back(std::move(gp));
+  }
+  *out = std::move(grid);
+  return Status::ok();
+}
+
 Status readProfileJson(const std::string &path, const std::string &what, nlohmann::json *out) {
   std::ifstream in(path);
   if (!in) return Status(StatusCode::kIo, path + ": cannot open the " + what + ": " + std::strerror(errno));
@@ -239,33 +272,8 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
       if (!e["families"].is_object()) return invalidArgument(path + ": " + w + ".families: not an object");
       for (const auto &[name, g] : e["families"].items()) {
         std::string fw = w + ".families." + name;
-        if (!g.is_object() || !g.contains("points") || !g["points"].is_array())
-          return invalidArgument(path + ": " + fw + ": expected {log_sigma, points: [...]}");
         FamilyGrid grid;
-        grid.logSigma = r.num(g, "log_sigma", fw + ".", false);
-        for (size_t i = 0; i < g["points"].size(); ++i) {
-          const nlohmann::json &pt = g["points"][i];
-          std::string pw = fw + ".points[" + std::to_string(i) + "]";
-          if (!pt.is_object() || !pt.contains("params") || !pt["params"].is_array() || pt["params"].empty() ||
-              pt["params"].size() > 8)
-            return invalidArgument(path + ": " + pw + ": expected params (1-8 numbers) and ratio");
-          GridPoint gp;
-          for (const auto &v : pt["params"]) {
-            if (!v.is_number() || !(v.get<double>() >= 1) || !std::isfinite(v.get<double>()))
-              return invalidArgument(path + ": " + pw + ".params: every entry must be a finite number >= 1");
-            gp.params.push_back(v.get<double>());
-          }
-          gp.ratio = r.num(pt, "ratio", pw + ".");
-          gp.ms = r.num(pt, "ms", pw + ".", false);
-          gp.hotRatio = r.num(pt, "hot_ratio", pw + ".", false);
-          gp.coldRatio = r.num(pt, "cold_ratio", pw + ".", false);
-          gp.warm = pt.value("warm", false);
-          if (!r.status) return r.status;
-          if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");
-          if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size())
-            return invalidArgument(path + ": " + pw + ".params: not as many as the family's other points");
-          grid.points.push_back(std::move(gp));
-        }
+        WEBNN_RETURN_IF_ERROR(readFamilyGrid(r, g, fw, &grid));
         t.families[name] = std::move(grid);
       }
     }

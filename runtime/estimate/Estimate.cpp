@@ -342,8 +342,8 @@ double rooflineMs(const DeviceProfile &p, const ThreadProfile &t, double flops, 
   return std::max(flops / (peak * 1e6), bytes / (bandwidthGBs(p, t, bytes) * 1e6));
 }
 
-void updateSigmas(ThreadProfile *t) {
-  for (auto &[name, g] : t->families) {
+void updateFamilySigmas(std::map<std::string, FamilyGrid> *families) {
+  for (auto &[name, g] : *families) {
     double sum = 0;
     int n = 0;
     if (g.points.size() >= 2)
@@ -357,6 +357,8 @@ void updateSigmas(ThreadProfile *t) {
     g.logSigma = n ? std::sqrt(sum / n) : 0.5;
   }
 }
+
+void updateSigmas(ThreadProfile *t) { updateFamilySigmas(&t->families); }
 
 Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profile, const EstimateOptions &options,
                      Estimate *out) {

@@ -84,6 +84,8 @@ double interpolateRatio(const FamilyGrid &grid, const std::vector<double> &param
 double rooflineMs(const DeviceProfile &p, const ThreadProfile &t, double flops, double bytes, bool bf16 = false);
 // Recomputes each family's logSigma from its points.
 void updateSigmas(ThreadProfile *t);
+// The same over any family map (a GPU profile's too).
+void updateFamilySigmas(std::map<std::string, FamilyGrid> *families);
 
 }  // namespace webnn::est
 

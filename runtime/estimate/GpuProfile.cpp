@@ -39,19 +39,7 @@ std::string defaultGpuProfilePath(const GpuLimits &device) {
   return profileCacheDirectory() + "/gpu-" + profileKeyHash(gpuProfileKey(device)) + ".json";
 }
 
-void updateGpuSigmas(GpuProfile *p) {
-  for (auto &[name, g] : p->families) {
-    double sum = 0;
-    int n = 0;
-    if (g.points.size() >= 2)
-      for (size_t i = 0; i < g.points.size(); ++i) {
-        double e = std::log(interpolateRatio(g, g.points[i].params, long(i))) - std::log(g.points[i].ratio);
-        sum += e * e;
-        ++n;
-      }
-    g.logSigma = n ? std::sqrt(sum / n) : 0.5;
-  }
-}
+void updateGpuSigmas(GpuProfile *p) { updateFamilySigmas(&p->families); }
 
 Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
   const GpuLimits &d = p.device;
@@ -157,30 +145,8 @@ Status loadGpuProfile(const std::string &path, GpuProfile *out) {
     return invalidArgument(path + ": families: missing or not an object");
   for (const auto &[name, g] : j["families"].items()) {
     std::string fw = "families." + name;
-    if (!g.is_object() || !g.contains("points") || !g["points"].is_array())
-      return invalidArgument(path + ": " + fw + ": expected {log_sigma, points: [...]}");
     FamilyGrid grid;
-    grid.logSigma = r.num(g, "log_sigma", fw + ".", false);
-    for (size_t i = 0; i < g["points"].size(); ++i) {
-      const nlohmann::json &pt = g["points"][i];
-      std::string pw = fw + ".points[" + std::to_string(i) + "]";
-      if (!pt.is_object() || !pt.contains("params") || !pt["params"].is_array() || pt["params"].empty() ||
-          pt["params"].size() > 8)
-        return invalidArgument(path + ": " + pw + ": expected params (1-8 numbers) and ratio");
-      GridPoint gp;
-      for (const auto &v : pt["params"]) {
-        if (!v.is_number() || !(v.get<double>() >= 1) || !std::isfinite(v.get<double>()))
-          return invalidArgument(path + ": " + pw + ".params: every entry must be a finite number >= 1");
-        gp.params.push_back(v.get<double>());
-      }
-      gp.ratio = r.num(pt, "ratio", pw + ".");
-      gp.ms = r.num(pt, "ms", pw + ".", false);
-      if (!r.status) return r.status;
-      if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");
-      if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size())
-        return invalidArgument(path + ": " + pw + ".params: not as many as the family's other points");
-      grid.points.push_back(std::move(gp));
-    }
+    WEBNN_RETURN_IF_ERROR(readFamilyGrid(r, g, fw, &grid));
     p.families[name] = std::move(grid);
   }
   *out = std::move(p);

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "estimate/DeviceProfile.h"
 #include "nlohmann/json.hpp"
 #include "webnn/runtime.h"
 
@@ -21,6 +22,11 @@ struct ProfileReader {
   double num(const nlohmann::json &j, const char *key, const std::string &where, bool required = true);
   std::string str(const nlohmann::json &j, const char *key, const std::string &where = "");
 };
+
+// One kernel family's grid `g` at field path `fw` ("families.NAME"): every
+// point's params (1-8 numbers >= 1, as many as the family's other points)
+// and ratio > 0, its optional ms / hot / cold ratios and warm flag.
+Status readFamilyGrid(ProfileReader &r, const nlohmann::json &g, const std::string &fw, FamilyGrid *out);
 
 // The file as a JSON object; `what` names the kind of file in errors.
 Status readProfileJson(const std::string &path, const std::string &what, nlohmann::json *out);
