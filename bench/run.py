@@ -241,7 +241,11 @@ def export_model(name, cache_dir):
 
 
 def _dims(vi):
-    return [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
+    """Dims of a value (None for a symbolic one); None when its rank is unknown."""
+    t = vi.type.tensor_type
+    if not t.HasField("shape"):
+        return None
+    return [d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim]
 
 
 def count_flops(onnx_path):
@@ -251,11 +255,16 @@ def count_flops(onnx_path):
     models and is not counted: GFLOP/s here means matrix-unit work."""
     import onnx
     model = onnx.load(onnx_path, load_external_data=False)
-    model = onnx.shape_inference.infer_shapes(model)
+    # data_prop follows constant shape arithmetic (Shape -> Gather -> Concat ->
+    # Reshape, as torch exports of conv1d stacks have), without which those
+    # convolutions' outputs have no shape.
+    model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     g = model.graph
     shapes = {}
     for vi in list(g.input) + list(g.value_info) + list(g.output):
-        shapes[vi.name] = _dims(vi)
+        dims = _dims(vi)
+        if dims is not None:
+            shapes[vi.name] = dims
     for t in g.initializer:
         shapes[t.name] = list(t.dims)
     macs = 0
@@ -306,8 +315,8 @@ def graph_inputs(onnx_path):
         if vi.name in inits:
             continue
         dims = _dims(vi)
-        if None in dims:
-            raise RuntimeError("%s: input '%s' has a dynamic shape %s" % (onnx_path, vi.name, dims))
+        if dims is None or None in dims:
+            raise RuntimeError("%s: input '%s' has a dynamic or unknown shape %s" % (onnx_path, vi.name, dims))
         result.append((vi.name, np_type[vi.type.tensor_type.elem_type], dims))
     return result
 
