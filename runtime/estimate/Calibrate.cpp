@@ -478,6 +478,27 @@ Case transpose(int64_t a, int64_t b, int64_t c, int64_t d) {
   t.attrs = attrs({{"permutation", ints({0, 2, 1, 3})}});
   return t;
 }
+// NCHW <-> NHWC as the compiler's layout conversion emits them around
+// layers it keeps in NCHW: the tiled (or, with a side <= 4, narrow) kernel.
+Case toNhwc(int64_t C, int64_t H, int64_t W) {
+  Case t{"transpose", {f32({1, C, H, W})}, {{1, H, W, C}}, {}};
+  t.attrs = attrs({{"permutation", ints({0, 2, 3, 1})}});
+  return t;
+}
+Case toNchw(int64_t H, int64_t W, int64_t C) {
+  Case t{"transpose", {f32({1, H, W, C})}, {{1, C, H, W}}, {}};
+  t.attrs = attrs({{"permutation", ints({0, 3, 1, 2})}});
+  return t;
+}
+// convTranspose2d, NHWC with an OHWI filter as compiled CNNs run it (a
+// segmentation or detection head's upsampling): k x k, stride s, padding p.
+Case convTranspose(int64_t H, int64_t C, int64_t O, int64_t k, int64_t s, int64_t p) {
+  int64_t OH = (H - 1) * s + k - 2 * p;
+  Case c{"convTranspose2d", {f32({1, H, H, C}), f32({O, k, k, C}, true)}, {{1, OH, OH, O}}, {}};
+  c.attrs = attrs({{"inputLayout", str("nhwc")}, {"filterLayout", str("ohwi")}, {"strides", ints({s, s})},
+                   {"padding", ints({p, p, p, p})}});
+  return c;
+}
 Case reduce(int64_t rows, int64_t cols) {
   Case c{"reduceMean", {f32({rows, cols})}, {{rows}}, {}};
   c.attrs = attrs({{"axes", ints({1})}});
@@ -557,6 +578,11 @@ std::vector<std::vector<Case>> grid() {
       {reshape(1 << 12), reshape(1 << 8), reshape(1 << 16), reshape(1 << 20)},
       {transpose(1, 128, 12, 64), transpose(1, 8, 4, 16), transpose(1, 512, 16, 64), transpose(1, 32, 32, 32),
        transpose(1, 1024, 32, 64)},
+      {toNhwc(64, 56, 56), toNchw(28, 28, 128), toNhwc(3, 224, 224), toNhwc(256, 14, 14), toNchw(112, 112, 16),
+       toNhwc(16, 32, 32), toNchw(64, 64, 2)},
+      {convTranspose(64, 32, 32, 2, 2, 0), convTranspose(16, 256, 128, 2, 2, 0), convTranspose(128, 16, 1, 2, 2, 0),
+       convTranspose(14, 64, 32, 4, 2, 1), convTranspose(32, 64, 32, 2, 2, 0), convTranspose(28, 32, 16, 3, 2, 1),
+       convTranspose(8, 128, 64, 2, 2, 0)},
       {reduce(128, 768), reduce(1, 1000), reduce(2048, 49), reduce(16, 64), reduce(4096, 512)},
       {softmax(1536, 128), softmax(1, 1000), softmax(512, 64), softmax(2364, 197), softmax(8, 16)},
       {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},

@@ -70,6 +70,53 @@ NodeCost copyCost(const NodeDesc &n, const std::vector<bool> &, int) {
   for (const OperandDesc *o : n.outputs) e = std::max(e, o ? count(o->shape) : 0.0);
   return make("copy", {e}, 0, allBytes(n));
 }
+// transpose (kernels/Shape.cpp's makeTranspose): once the dims that stay
+// adjacent are merged, a swap of the two inner ones of [batch, rows, cols]
+// (NCHW <-> NHWC) runs the tiled transpose kernel, scalar element by element
+// (a side of at most 4 elements: the narrow loops), not the index-map
+// kernel's row copies that the copy grid's transposes measure (runs of a
+// head's 64 floats). Family "copy.transpose", parameters (elements, the
+// shorter side). The merge restates asBatchedTranspose there.
+bool batchedTransposeShape(const Shape &shape, const std::vector<int64_t> &perm, double *rows, double *cols) {
+  if (perm.size() != shape.size()) return false;
+  std::vector<int64_t> start, size;
+  for (int64_t p : perm) {
+    if (p < 0 || size_t(p) >= shape.size()) return false;
+    if (shape[size_t(p)] == 1) continue;
+    if (!start.empty() && p == start.back() + size.back()) {
+      ++size.back();
+      continue;
+    }
+    start.push_back(p);
+    size.push_back(1);
+  }
+  auto extent = [&](size_t g) {
+    double e = 1;
+    for (int64_t d = start[g]; d < start[g] + size[g]; ++d) e *= double(shape[size_t(d)]);
+    return e;
+  };
+  if (start.size() == 2 && start[0] > start[1]) {
+    *rows = extent(1), *cols = extent(0);
+  } else if (start.size() == 3 && start[0] < start[2] && start[2] < start[1]) {
+    *rows = extent(2), *cols = extent(1);
+  } else {
+    return false;
+  }
+  return *rows >= 2 && *cols >= 2;
+}
+NodeCost transposeCost(const NodeDesc &n, const std::vector<bool> &c, int t) {
+  NodeCost k = copyCost(n, c, t);
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  if (!x) return k;
+  std::vector<int64_t> perm(x->shape.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = int64_t(perm.size() - 1 - i);
+  perm = n.attributes.getInts("permutation", perm);
+  double rows = 0, cols = 0;
+  if (!batchedTransposeShape(x->shape, perm, &rows, &cols)) return k;
+  k.family = "copy.transpose";
+  k.params = {k.params[0], std::min(rows, cols)};
+  return k;
+}
 // reshape moves its bytes only when the executor cannot alias them (the
 // planner gives it an arena slot of its own): one memcpy, a family of its
 // own (the copy grid's transposes gather with strides, 10-70x slower per
@@ -398,6 +445,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     c.after.push_back({"unary.sigmoid", {atLeast1(out)}, 10 * out, 2 * (y ? bytesOf(y) : 0)});
   return c;
 }
+// convTranspose2d runs our own kernel (kernels/conv/ConvTranspose2d.cpp),
+// not oneDNN's: an SGEMM of the input against the reordered filter into a
+// column buffer of (input pixels, O/groups x kh x kw) per group, then a
+// gather-form col2im that visits every tap of every output element and
+// keeps those the stride lets land (a scalar loop, so it, not the GEMM,
+// usually sets the time). A family of its own, parameters (output
+// elements, taps kh x kw, input channels per group); work: the GEMM's
+// multiply-adds, the operands and the column buffer written and read back.
 NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
@@ -407,9 +462,16 @@ NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant,
   double in = inCount(n, 0), filter = w ? count(w->shape) : 0.0;
   double pixels = in / atLeast1(C);
   double perPixel = filter / atLeast1(C);  // (O / groups) * kh * kw
-  NodeCost c = make("conv2d", {pixels, C / double(groups), perPixel}, 2 * in * perPixel, allBytes(n));
+  std::string fl = n.attributes.getString("filterLayout", "iohw");
+  // Taps kh x kw: the filter's spatial dims in its layout (iohw: 2, 3; hwoi: 0, 1; ohwi: 1, 2).
+  size_t h = fl == "hwoi" ? 0 : fl == "ohwi" ? 1 : 2;
+  double taps = w && w->shape.size() == 4 ? double(std::max<int64_t>(w->shape[h], 1)) *
+                                                double(std::max<int64_t>(w->shape[h + 1], 1))
+                                          : 1.0;
+  double colBytes = pixels * perPixel * double(groups) * 4;
+  NodeCost c = make("conv2d.transpose", {outCount(n), taps, C / double(groups)}, 2 * in * perPixel,
+                    allBytes(n) + 2 * colBytes);
   if (isConstant(constant, 1)) c.packedBytes = bytesOf(w);
-  c.jit = true;
   return c;
 }
 
@@ -542,7 +604,8 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
     add({"add", "sub", "mul", "div", "max", "min", "pow", "equal", "notEqual", "greater", "greaterOrEqual", "lesser",
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
-    add({"concat", "expand", "transpose", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
+    add({"transpose"}, &transposeCost);
+    add({"concat", "expand", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
         &copyCost);
     add({"resample2d"}, &resampleCost);
     add({"slice", "gather", "gatherElements", "gatherND"}, &gatherCost);
@@ -593,10 +656,11 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary", 1},    {"unary.exp", 1},  {"unary.log", 1},  {"unary.sqrt", 1}, {"unary.sigmoid", 1},
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1}, {"copy.contiguous", 1},
+      {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
-      {"conv2d.depthwise.onednn", 3},
+      {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
   };
   return families;

@@ -520,6 +520,69 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
 }
 
+// convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
+// its own keyed by (output elements, taps, input channels per group), the
+// column buffer among its bytes, and no JIT in the cold run.
+TEST(CostFunctions, ConvTransposeOnItsOwnFamily) {
+  cpu::OperandDesc x{DataType::kFloat32, {1, 40, 40, 24}, nullptr}, w{DataType::kFloat32, {16, 2, 2, 24}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {1, 80, 80, 16}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "convTranspose2d";
+  n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+  n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+  n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {2, 2}});
+  n.inputs = {&x, &w};
+  n.outputs = {&y};
+  cpu::NodeCost c = cpu::findCostFunction("convTranspose2d")(n, {false, true}, 1);
+  EXPECT_EQ(c.family, "conv2d.transpose");
+  ASSERT_EQ(c.params.size(), 3u);
+  EXPECT_DOUBLE_EQ(c.params[0], 80 * 80 * 16);
+  EXPECT_DOUBLE_EQ(c.params[1], 4);
+  EXPECT_DOUBLE_EQ(c.params[2], 24);
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * 40 * 40 * 24 * 16 * 4);
+  double colBytes = 40.0 * 40 * 16 * 4 * 4;
+  EXPECT_DOUBLE_EQ(c.bytes, (40.0 * 40 * 24 + 16 * 4 * 24 + 80 * 80 * 16) * 4 + 2 * colBytes);
+  EXPECT_FALSE(c.jit);
+  EXPECT_DOUBLE_EQ(c.packedBytes, 16 * 4 * 24 * 4);
+}
+
+// NCHW <-> NHWC transposes run the tiled kernel, a family apart from the
+// index-map kernel's row copies (a {0, 2, 1, 3} swap of heads keeps rows of
+// 64 contiguous floats: the copy family).
+TEST(CostFunctions, LayoutTransposesApartFromRowCopies) {
+  auto transpose = [](Shape in, std::vector<int64_t> perm) {
+    Shape out(in.size());
+    for (size_t i = 0; i < in.size(); ++i) out[i] = in[size_t(perm[i])];
+    cpu::OperandDesc x{DataType::kFloat32, in, nullptr}, y{DataType::kFloat32, out, nullptr};
+    cpu::NodeDesc n;
+    n.op = "transpose";
+    n.attributes.set("permutation", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", perm});
+    n.inputs = {&x};
+    n.outputs = {&y};
+    return cpu::findCostFunction("transpose")(n, {false}, 1);
+  };
+  cpu::NodeCost toNhwc = transpose({1, 96, 20, 20}, {0, 2, 3, 1});
+  EXPECT_EQ(toNhwc.family, "copy.transpose");
+  ASSERT_EQ(toNhwc.params.size(), 2u);
+  EXPECT_DOUBLE_EQ(toNhwc.params[0], 96 * 400);
+  EXPECT_DOUBLE_EQ(toNhwc.params[1], 96);  // [C, HW] = [96, 400]: the shorter side
+  cpu::NodeCost image = transpose({1, 3, 224, 224}, {0, 2, 3, 1});
+  EXPECT_EQ(image.family, "copy.transpose");
+  EXPECT_DOUBLE_EQ(image.params[1], 3);  // the narrow loops
+  cpu::NodeCost heads = transpose({1, 128, 12, 64}, {0, 2, 1, 3});
+  EXPECT_EQ(heads.family, "copy");
+  EXPECT_EQ(heads.params.size(), 1u);
+  // A size-1 dim moves freely: [1, C, 1, W] to [1, 1, W, C] is still a swap.
+  EXPECT_EQ(transpose({1, 8, 1, 50}, {0, 2, 3, 1}).family, "copy.transpose");
+  // A 2-D transpose is the swap without a batch; a rotation of three dims of
+  // more than one element each is not a swap: the index-map kernel.
+  EXPECT_EQ(transpose({4, 5}, {1, 0}).family, "copy.transpose");
+  EXPECT_EQ(transpose({4, 5, 6}, {1, 2, 0}).family, "copy.transpose");
+  EXPECT_EQ(transpose({4, 5, 6}, {2, 0, 1}).family, "copy.transpose");
+  EXPECT_EQ(transpose({4, 5, 6}, {0, 2, 1}).family, "copy.transpose");
+  EXPECT_EQ(transpose({4, 5, 6}, {1, 0, 2}).family, "copy");
+}
+
 // A conv1d run as a conv2d with H = 1: pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
