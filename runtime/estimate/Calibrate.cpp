@@ -273,7 +273,9 @@ struct Operand {
   DataType dtype = DataType::kFloat32;
   Shape shape;
   bool constant = false;
-  int32_t fill = 0;  // int32 operands: every element (lengths a kernel reads at run time)
+  // Every element, where nonzero: an int32 operand's lengths a kernel reads
+  // at run time, a float32 operand's value (pow's exponent).
+  int32_t fill = 0;
   // A buffer the caller holds across runs (a decoder's past KV cache), not
   // an arena tensor a previous node just wrote: cold with the weights.
   bool caller = false;
@@ -313,7 +315,7 @@ struct Probe {
       uint8_t *data = buffers.back().get();
       if (dt == DataType::kFloat32) {
         float *f = reinterpret_cast<float *>(data);
-        for (uint64_t i = 0; i < n; ++i) f[i] = output ? 0.f : dist(rng);
+        for (uint64_t i = 0; i < n; ++i) f[i] = output ? 0.f : fill ? float(fill) : dist(rng);
       } else {
         std::memset(data, 0, n * uint64_t(dataTypeBits(dt)) / 8 + 64);
         if (dt == DataType::kInt32)
@@ -468,6 +470,11 @@ Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
 }
 Case unary(const char *op, int64_t n) { return {op, {f32({n})}, {{n}}, {}}; }
 Case binary(int64_t n) { return {"add", {f32({n}), f32({n})}, {{n}}, {}}; }
+// Squaring by pow (a spectrum's power, a norm): x ^ 2 with a constant exponent.
+Case powSquare(int64_t n) {
+  Operand two{DataType::kFloat32, {1}, true, 2};
+  return {"pow", {f32({n}), two}, {{n}}, {}};
+}
 Case reshape(int64_t n) {
   Case r{"reshape", {f32({n})}, {{n / 16, 16}}, {}};
   r.attrs = attrs({{"newShape", ints({n / 16, 16})}});
@@ -558,6 +565,7 @@ std::vector<std::vector<Case>> grid() {
        resample("linear", false, 8, 32, 256), resample("linear", true, 16, 64, 128),
        resample("nearest-neighbor", true, 16, 64, 128)},
       {binary(1 << 16), binary(1 << 10), binary(1 << 20), binary(1 << 13), binary(1 << 18), binary(1 << 22)},
+      {powSquare(1 << 12), powSquare(1 << 8), powSquare(1 << 16)},
       {unary("relu", 1 << 16), unary("relu", 1 << 10), unary("relu", 1 << 20), unary("relu", 1 << 13),
        unary("relu", 1 << 22)},
       {unary("sigmoid", 1 << 16), unary("sigmoid", 1 << 10), unary("sigmoid", 1 << 20)},

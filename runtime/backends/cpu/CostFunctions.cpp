@@ -63,6 +63,18 @@ NodeCost binaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
   return make("binary", {e}, e, allBytes(n));
 }
+// Floating-point pow calls std::pow per element (Binary.cpp's Pow), a
+// scalar libm call 50-100x an add's time per element: a family of its own,
+// as the transcendental unary ops are.
+NodeCost powCost(const NodeDesc &n, const std::vector<bool> &c, int t) {
+  NodeCost k = binaryCost(n, c, t);
+  const OperandDesc *a = n.inputs.empty() ? nullptr : n.inputs[0];
+  if (a && (a->dtype == DataType::kFloat32 || a->dtype == DataType::kFloat16)) {
+    k.family = "binary.pow";
+    k.flops = 10 * k.params[0];
+  }
+  return k;
+}
 
 // ---- data movement (kernels/Shape.cpp, Indexing.cpp, Resample.cpp).
 NodeCost copyCost(const NodeDesc &n, const std::vector<bool> &, int) {
@@ -601,7 +613,8 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
          "hardSigmoid", "hardSwish", "logicalNot", "cast", "isNaN", "isInfinite", "softsign", "reciprocal"},
         &unaryCost);
     add({"exp", "log", "sqrt", "sigmoid", "tanh", "erf", "sin", "cos", "tan", "softplus", "gelu", "elu"}, &mathCost);
-    add({"add", "sub", "mul", "div", "max", "min", "pow", "equal", "notEqual", "greater", "greaterOrEqual", "lesser",
+    add({"pow"}, &powCost);
+    add({"add", "sub", "mul", "div", "max", "min", "equal", "notEqual", "greater", "greaterOrEqual", "lesser",
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
     add({"transpose"}, &transposeCost);
@@ -655,7 +668,7 @@ const std::vector<CostFamily> &costFamilies() {
   static const std::vector<CostFamily> families = {
       {"unary", 1},    {"unary.exp", 1},  {"unary.log", 1},  {"unary.sqrt", 1}, {"unary.sigmoid", 1},
       {"unary.tanh", 1}, {"unary.erf", 1}, {"unary.sin", 1},  {"unary.cos", 1},  {"unary.tan", 1},
-      {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"copy", 1}, {"copy.contiguous", 1},
+      {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"binary.pow", 1}, {"copy", 1}, {"copy.contiguous", 1},
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},

@@ -583,6 +583,27 @@ TEST(CostFunctions, LayoutTransposesApartFromRowCopies) {
   EXPECT_EQ(transpose({4, 5, 6}, {1, 0, 2}).family, "copy");
 }
 
+// Floating-point pow is a libm call per element, priced on its own grid
+// (a spectrum's power by x ^ 2 had been priced as an add, 50x low); an
+// integer pow's repeated squaring stays binary.
+TEST(CostFunctions, FloatPowOnItsOwnFamily) {
+  cpu::OperandDesc x{DataType::kFloat32, {1, 5, 257}, nullptr}, two{DataType::kFloat32, {1}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "pow";
+  n.inputs = {&x, &two};
+  n.outputs = {&x};
+  cpu::NodeCost c = cpu::findCostFunction("pow")(n, {false, true}, 1);
+  EXPECT_EQ(c.family, "binary.pow");
+  ASSERT_EQ(c.params.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.params[0], 5 * 257);
+  EXPECT_DOUBLE_EQ(c.flops, 10 * 5 * 257);
+  cpu::OperandDesc xi{DataType::kInt32, {1, 5, 257}, nullptr}, ti{DataType::kInt32, {1}, nullptr};
+  n.inputs = {&xi, &ti};
+  n.outputs = {&xi};
+  EXPECT_EQ(cpu::findCostFunction("pow")(n, {false, true}, 1).family, "binary");
+  EXPECT_EQ(cpu::findCostFunction("add")(n, {false, true}, 1).family, "binary");
+}
+
 // A conv1d run as a conv2d with H = 1: pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
