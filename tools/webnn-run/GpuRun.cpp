@@ -111,6 +111,13 @@ int run(const GpuOptions &opt) {
   s = vk::GraphProgram::create(device, prepared, &program);
   if (!s.isOk()) throw Failure{1, opt.artifact + ": " + s.message()};
   double sessionMs = msSince(t0);
+  // A relaxed artifact whose dot products keep float32 weights here: say so
+  // once, as the CPU path does for bf16.
+  const vk::ProgramStats &created = program->program().stats();
+  if (created.relaxedFloat32Nodes)
+    std::cerr << "webnn-run: note: " << opt.artifact << " was compiled with --precision relaxed, but "
+              << created.relaxedFloat32Nodes << " of its dot products keep float32 weights on the GPU (first: "
+              << created.relaxedFloat32Note << ")\n";
 
   // Inputs: every graph input once, dtype and shape as compiled.
   std::vector<bool> given(graph.inputs.size(), false);
@@ -263,6 +270,7 @@ int run(const GpuOptions &opt) {
     j["artifact"] = opt.artifact;
     j["device"] = device->info().name;
     j["nodes"] = graph.nodes.size();
+    j["precision"] = graph.relaxedPrecision ? "relaxed" : "exact";
     j["load_ms"] = loadMs;
     j["device_ms"] = deviceMs;
     j["session_ms"] = sessionMs;
@@ -277,6 +285,9 @@ int run(const GpuOptions &opt) {
                 {"submits_per_run", st.submitsPerRun},
                 {"arena_bytes", st.arenaBytes},
                 {"constant_bytes", st.constantBytes},
+                {"fp16_nodes", st.fp16Nodes},
+                {"fp16_weight_bytes", st.fp16WeightBytes},
+                {"relaxed_float32_nodes", st.relaxedFloat32Nodes},
                 {"pipeline_cache", device->pipelineCachePath()}};
     if (!references.empty()) j["checks"] = checks;
     std::cout << j.dump() << "\n";

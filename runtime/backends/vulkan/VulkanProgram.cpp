@@ -1,9 +1,14 @@
 #include "backends/vulkan/VulkanProgram.h"
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "Shaders.h"
+#include "backends/cpu/kernels/Float16.h"
+#include "core/Log.h"
 #include "core/MemoryPlanner.h"
 
 namespace webnn::vk {
@@ -19,6 +24,117 @@ Status vkFail(const char *what, VkResult r) {
 }
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// The operand a relaxed-precision node may hold as float16 when it is a
+// constant: the filter of conv2d/fusedConv2d, B of matmul/fusedMatmul/gemm
+// (the dot products docs/ARTIFACT.md "Precision" lets round their
+// operands), under float32 data; else -1.
+int relaxedWeightOperand(const NodeDesc &d) {
+  if (!d.relaxedPrecision || d.inputs.size() < 2 || !d.inputs[0] || !d.inputs[1] ||
+      d.inputs[0]->dtype != DataType::kFloat32)
+    return -1;
+  if (d.op == "conv2d" || d.op == "fusedConv2d" || d.op == "matmul" || d.op == "fusedMatmul" || d.op == "gemm")
+    return 1;
+  return -1;
+}
+
+// Whether every value of a float32 tensor keeps its magnitude as float16: a
+// finite value from 65520 up would round to infinity (NaN and infinities
+// stay what they are).
+bool fitsFloat16(const void *data, uint64_t count) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  for (uint64_t i = 0; i < count; ++i) {
+    float a;
+    std::memcpy(&a, bytes + 4 * i, 4);  // constants need not be 4-byte aligned
+    a = std::fabs(a);
+    if (std::isfinite(a) && a >= 65520.0f) return false;
+  }
+  return true;
+}
+
+// WEBNN_VULKAN_FP16=0 keeps relaxed nodes' weights float32 (to compare, or
+// to rule the rounding out).
+bool relaxedFloat16Enabled() {
+  const char *env = std::getenv("WEBNN_VULKAN_FP16");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+// The node descriptions the kernels see: nodes[i].desc, or for a relaxed
+// node whose weight is float16 on the device a copy with that operand
+// retyped.
+struct KernelDescs {
+  std::vector<NodeDesc> copies;
+  std::vector<OperandDesc> weights;
+  std::vector<const NodeDesc *> of;
+};
+
+// Relaxed precision: a float32 constant becomes float16 on the device when
+// every node reading it is a relaxed dot product reading it as its weight
+// and every value fits float16 (*halved marks it, its tensor retyped). The
+// products and sums stay float32; only the weights are rounded, once, at
+// upload. Counts the nodes each way into *stats.
+void chooseFloat16Weights(const std::vector<ProgramNode> &nodes, std::vector<ProgramTensor> *tensors,
+                          std::vector<bool> *halved, ProgramStats *stats, KernelDescs *descs) {
+  const size_t n = tensors->size();
+  halved->assign(n, false);
+  std::vector<bool> halfUse(n, false), otherUse(n, false);
+  for (const ProgramNode &pn : nodes) {
+    int w = relaxedWeightOperand(*pn.desc);
+    for (size_t k = 0; k < pn.inputs.size(); ++k) {
+      if (pn.inputs[k] < 0) continue;
+      (int(k) == w ? halfUse : otherUse)[size_t(pn.inputs[k])] = true;
+    }
+    for (int32_t t : pn.outputs)
+      if (t >= 0) otherUse[size_t(t)] = true;
+  }
+  const bool fp16 = relaxedFloat16Enabled();
+  for (size_t t = 0; t < n; ++t) {
+    ProgramTensor &pt = (*tensors)[t];
+    if (!fp16 || !halfUse[t] || otherUse[t] || pt.role != ProgramTensor::Role::kConstant ||
+        pt.dtype != DataType::kFloat32 || !pt.constantData)
+      continue;
+    int64_t count = 0;
+    if (!elementCount(pt.shape, &count) || !fitsFloat16(pt.constantData, uint64_t(count))) continue;
+    (*halved)[t] = true;
+    pt.dtype = DataType::kFloat16;
+  }
+  descs->copies.resize(nodes.size());
+  descs->weights.resize(nodes.size());
+  descs->of.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeDesc &d = *nodes[i].desc;
+    descs->of[i] = &d;
+    int w = relaxedWeightOperand(d);
+    if (w < 0) continue;
+    int32_t t = size_t(w) < nodes[i].inputs.size() ? nodes[i].inputs[size_t(w)] : -1;
+    if (t >= 0 && (*halved)[size_t(t)]) {
+      descs->weights[i] = *d.inputs[size_t(w)];
+      descs->weights[i].dtype = DataType::kFloat16;
+      descs->weights[i].constantData = nullptr;  // the host bytes are float32
+      descs->copies[i] = d;
+      descs->copies[i].inputs[size_t(w)] = &descs->weights[i];
+      descs->of[i] = &descs->copies[i];
+      ++stats->fp16Nodes;
+      continue;
+    }
+    if (stats->relaxedFloat32Nodes++ == 0) {
+      const ProgramTensor *pt = t >= 0 ? &(*tensors)[size_t(t)] : nullptr;
+      std::string why = !fp16 ? "WEBNN_VULKAN_FP16=0"
+                        : !pt || pt->role != ProgramTensor::Role::kConstant ? "its weight is not a constant"
+                        : otherUse[size_t(t)]                                ? "its weight is also read by another op"
+                        : pt->dtype != DataType::kFloat32                    ? "its weight is not float32"
+                                                                             : "its weight exceeds float16's range";
+      stats->relaxedFloat32Note = d.op + " '" + d.name + "': " + why;
+    }
+  }
+  if (!fp16 && stats->relaxedFloat32Nodes) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      rt::log(LogLevel::kWarning,
+              "WEBNN_VULKAN_FP16=0: relaxed-precision dot products keep float32 weights on the GPU");
+    });
+  }
+}
 
 void memoryBarrier(const VulkanFunctions &fn, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess,
                    VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
@@ -91,6 +207,10 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
   bytes_.assign(n, 0);
   offset_.assign(n, 0);
   stagingOffset_.assign(n, UINT64_MAX);
+
+  KernelDescs descs;
+  chooseFloat16Weights(nodes, &tensors_, &halved_, &stats_, &descs);
+
   for (size_t t = 0; t < n; ++t) {
     if (!tensorByteSize(tensors_[t].dtype, tensors_[t].shape, &bytes_[t]))
       return invalidArgument("tensor " + std::to_string(t) + " is too large");
@@ -100,7 +220,7 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
   // memory is allocated.
   std::vector<KernelPlan> plans(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const NodeDesc &d = *nodes[i].desc;
+    const NodeDesc &d = *descs.of[i];
     VulkanKernelFactory f = findVulkanKernel(d.op);
     if (!f) return unsupported(d.op + " '" + d.name + "': no GPU kernel for this op");
     WEBNN_RETURN_IF_ERROR(f(d, info, &plans[i]));
@@ -124,6 +244,7 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
     // needs no memory.
     if (pt.role == ProgramTensor::Role::kIntermediate && first[t] == INT64_MAX && last[t] < 0) continue;
     if (pt.role == ProgramTensor::Role::kConstant) {
+      if (halved_[t]) stats_.fp16WeightBytes += bytes_[t];
       offset_[t] = constantBytes;
       constantBytes = alignUp(constantBytes + bytes_[t], align);
       continue;
@@ -164,9 +285,22 @@ Status Program::uploadConstants() {
     WEBNN_RETURN_IF_ERROR(device_->createBuffer(total, Device::Memory::kHostVisible, &staging));
     dst = static_cast<uint8_t *>(staging.mapped);
   }
-  for (size_t t = 0; t < tensors_.size(); ++t)
-    if (tensors_[t].role == ProgramTensor::Role::kConstant && bytes_[t] && tensors_[t].constantData)
+  for (size_t t = 0; t < tensors_.size(); ++t) {
+    if (tensors_[t].role != ProgramTensor::Role::kConstant || !bytes_[t] || !tensors_[t].constantData) continue;
+    if (!halved_[t]) {
       std::memcpy(dst + offset_[t], tensors_[t].constantData, bytes_[t]);
+      continue;
+    }
+    // Round to nearest even, as the CPU's float16 kernels do.
+    const auto *from = static_cast<const uint8_t *>(tensors_[t].constantData);
+    uint8_t *to = dst + offset_[t];
+    for (uint64_t e = 0; e < bytes_[t] / 2; ++e) {
+      float f;
+      std::memcpy(&f, from + 4 * e, 4);
+      uint16_t h = cpu::kernels::floatToHalf(f);
+      std::memcpy(to + 2 * e, &h, 2);
+    }
+  }
   Status s = Status::ok();
   if (staging.buffer) {
     device_->flush(staging);

@@ -1,6 +1,8 @@
 // A graph (or a part of one) placed on the GPU: every tensor in one
 // device-local arena laid out by the runtime's memory planner
-// (core/MemoryPlanner.h), constants in one buffer uploaded once, and one
+// (core/MemoryPlanner.h), constants in one buffer uploaded once (a relaxed-
+// precision conv2d/matmul/gemm's float32 weights converted to float16 on
+// the way, where nothing else reads them and they fit float16), and one
 // command buffer recorded at creation that a run replays: copy the inputs
 // in, every kernel's dispatches with a barrier between them, copy the
 // outputs out; one submit and one wait per run.
@@ -12,6 +14,7 @@
 #define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANPROGRAM_H
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backends/vulkan/VulkanDevice.h"
@@ -41,6 +44,14 @@ struct ProgramStats {
   double uploadMs = 0;            // constants to the device
   uint64_t arenaBytes = 0, constantBytes = 0, stagingBytes = 0;
   uint32_t submitsPerRun = 1;
+  // Relaxed precision (docs/GPU.md): dot-product nodes whose constant
+  // weights are float16 on the device, those weights' bytes there, and the
+  // relaxed dot-product nodes left in float32, the first of them named with
+  // why in relaxedFloat32Note.
+  uint32_t fp16Nodes = 0;
+  uint64_t fp16WeightBytes = 0;
+  uint32_t relaxedFloat32Nodes = 0;
+  std::string relaxedFloat32Note;
 };
 
 // Records dispatch `d` into `cmd`: a descriptor set from `pool` binding
@@ -80,6 +91,7 @@ class Program {
   std::vector<uint64_t> bytes_;        // per tensor
   std::vector<uint64_t> offset_;       // in the arena or the constant buffer
   std::vector<uint64_t> stagingOffset_;  // inputs and outputs: in staging_, else UINT64_MAX
+  std::vector<bool> halved_;             // float32 constants stored as float16 (relaxed weights)
   DeviceBuffer arena_, constants_, staging_;
   VkDescriptorPool descriptorPool_ = VK_NULL_HANDLE;
   VkCommandBuffer commands_ = VK_NULL_HANDLE;

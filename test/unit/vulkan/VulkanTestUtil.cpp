@@ -25,6 +25,7 @@ Status runGpuOp(const std::shared_ptr<Device> &device, OpCase &c, ProgramStats *
   node.op = c.op;
   node.name = "test";
   node.attributes = c.attrs;
+  node.relaxedPrecision = c.relaxed;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {
       node.inputs.push_back(nullptr);

@@ -19,7 +19,11 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     return nodeUnsupported(node, "expects input, filter and one output");
   const OperandDesc &x = *node.inputs[0], &f = *node.inputs[1], &y = *node.outputs[0];
   const OperandDesc *bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
-  if ((x.dtype != DataType::kFloat32 && x.dtype != DataType::kFloat16) || f.dtype != x.dtype ||
+  // A relaxed-precision node's constant filter may be stored as float16
+  // under float32 data (VulkanProgram's relaxed weights; docs/GPU.md).
+  bool halfFilter = node.relaxedPrecision && !transposed && x.dtype == DataType::kFloat32 &&
+                    f.dtype == DataType::kFloat16;
+  if ((x.dtype != DataType::kFloat32 && x.dtype != DataType::kFloat16) || (f.dtype != x.dtype && !halfFilter) ||
       (bias && bias->dtype != x.dtype))
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(x.dtype)));
   if (x.shape.size() != 4 || f.shape.size() != 4 || y.shape.size() != 4)
@@ -71,8 +75,9 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   else return nodeUnsupported(node, "unknown activation '" + activation + "'");
   if (elementsOf(y.shape) == 0) return Status::ok();
   Dispatch d;
-  uint32_t dt;
+  uint32_t dt, fdt;
   shaderDataType(x.dtype, &dt);
+  shaderDataType(f.dtype, &fdt);
   // Depthwise with a window of at most 7x7 (the unrolled shader's size):
   // shaders/depthwise_conv2d.comp.
   if (!transposed && groups > 1 && groups == C && O == C && KH <= kMaxDepthwiseWindow && KW <= kMaxDepthwiseWindow &&
@@ -82,7 +87,7 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     uint32_t cpi = nhwc && C % 4 == 0 ? 4 : 1, opi = nhwc && cpi == 4 ? 2 : 4;
     d.shader = &shaders::depthwise_conv2d;
     d.spec = {dt, bias ? 1u : 0u, residual ? 1u : 0u, act, uint32_t(KH), uint32_t(KW), uint32_t(strides[1]),
-              uint32_t(dil[1]), cpi, opi};
+              uint32_t(dil[1]), cpi, opi, fdt};
     d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
     uint64_t channelGroups = uint64_t(C) / cpi, columnGroups = (uint64_t(OW) + opi - 1) / opi;
     for (int64_t v : {x.shape[0], C, H, W, OH, OW, strides[0], dil[0]}) d.pushU(uint32_t(v));
@@ -110,11 +115,11 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
       else tn /= 2;
     }
     d.shader = &shaders::conv2d_gemm;
-    d.spec = {dt, kTile, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn};
+    d.spec = {dt, kTile, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn, fdt};
     d.localSize = kTile * kTile;
   } else {
     d.shader = &shaders::conv2d;
-    d.spec = {dt, bias ? 1u : 0u, transposed ? 1u : 0u, residual ? 1u : 0u, act};
+    d.spec = {dt, bias ? 1u : 0u, transposed ? 1u : 0u, residual ? 1u : 0u, act, fdt};
   }
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   for (int64_t v : {x.shape[0], C, H, W, O, OH, OW, KH, KW, strides[0], strides[1], dil[0], dil[1]})

@@ -24,11 +24,17 @@ void registerBlock(const DeviceInfo &device, uint64_t M, uint64_t N, uint32_t *t
 
 bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
+// B's type as the shader reads it: a's, or float16 under float32 data for a
+// relaxed-precision node's constant B (VulkanProgram's relaxed weights).
+bool bTypeAccepted(const NodeDesc &node, DataType a, DataType b) {
+  return b == a || (node.relaxedPrecision && a == DataType::kFloat32 && b == DataType::kFloat16);
+}
+
 Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan) {
   if (node.inputs.size() < 2 || !node.inputs[0] || !node.inputs[1] || node.outputs.size() != 1)
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
-  if (!floatType(a.dtype) || a.dtype != b.dtype)
+  if (!floatType(a.dtype) || !bTypeAccepted(node, a.dtype, b.dtype))
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
   if (a.shape.size() < 2 || b.shape.size() < 2 || c.shape.size() < 2)
     return nodeUnsupported(node, "operands of rank below 2");
@@ -55,11 +61,12 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
     return nodeUnsupported(node, "residual differs from the output in shape or type");
   Dispatch d;
   d.shader = &shaders::matmul;
-  uint32_t dt;
+  uint32_t dt, bdt;
   shaderDataType(a.dtype, &dt);
+  shaderDataType(b.dtype, &bdt);
   uint32_t tm, tn;
   registerBlock(device, M, N, &tm, &tn);
-  d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn};
+  d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn, bdt};
   d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   d.pushU(M).pushU(N).pushU(K);
@@ -94,7 +101,7 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     return nodeUnsupported(node, "expects two inputs and one output");
   const OperandDesc &a = *node.inputs[0], &b = *node.inputs[1], &c = *node.outputs[0];
   const OperandDesc *bias = node.inputs.size() > 2 ? node.inputs[2] : nullptr;
-  if (!floatType(a.dtype) || a.dtype != b.dtype || (bias && bias->dtype != a.dtype))
+  if (!floatType(a.dtype) || !bTypeAccepted(node, a.dtype, b.dtype) || (bias && bias->dtype != a.dtype))
     return nodeUnsupported(node, "data type " + std::string(dataTypeName(a.dtype)));
   if (a.shape.size() != 2 || b.shape.size() != 2 || c.shape.size() != 2 || (bias && bias->shape.size() > 2))
     return nodeUnsupported(node, "gemm needs 2-D operands");
@@ -106,11 +113,12 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   if (M == 0 || N == 0) return Status::ok();
   Dispatch d;
   d.shader = &shaders::matmul;
-  uint32_t dt;
+  uint32_t dt, bdt;
   shaderDataType(a.dtype, &dt);
+  shaderDataType(b.dtype, &bdt);
   uint32_t tm, tn;
   registerBlock(device, M, N, &tm, &tn);
-  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn};
+  d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn, bdt};
   d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
   d.pushU(M).pushU(N).pushU(K);

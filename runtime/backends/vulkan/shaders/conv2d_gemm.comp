@@ -16,9 +16,12 @@ layout(constant_id = 4) const bool HAS_RESIDUAL = false;
 layout(constant_id = 5) const int ACT = 0;  // 0 none, 1 relu, 2 clamp, 3 sigmoid, 4 silu
 layout(constant_id = 6) const int TM = 1;  // output rows per invocation
 layout(constant_id = 7) const int TN = 1;  // output columns per invocation
+// The filter's storage type: DT, or float16 for a relaxed-precision node's
+// constant filter (widened on load; the products and sums stay float32).
+layout(constant_id = 8) const int FILTER_DT = DT_F32;
 
 TENSOR_IN(0, X, DT)
-TENSOR_IN(1, F, DT)
+TENSOR_IN(1, F, FILTER_DT)
 TENSOR_OUT(2, Y, DT)
 TENSOR_IN(3, Bias, DT)
 TENSOR_IN(4, Residual, DT)

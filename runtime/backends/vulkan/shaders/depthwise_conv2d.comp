@@ -18,9 +18,12 @@ layout(constant_id = 7) const int SW = 1;  // column stride
 layout(constant_id = 8) const int DW = 1;  // column dilation
 layout(constant_id = 9) const int CPI = 4;  // channels per invocation (divides C)
 layout(constant_id = 10) const int OPI = 4;  // output columns per invocation
+// The filter's storage type: DT, or float16 for a relaxed-precision node's
+// constant filter (widened on load; the products and sums stay float32).
+layout(constant_id = 11) const int FILTER_DT = DT_F32;
 
 TENSOR_IN(0, X, DT)
-TENSOR_IN(1, F, DT)
+TENSOR_IN(1, F, FILTER_DT)
 TENSOR_OUT(2, Y, DT)
 TENSOR_IN(3, Bias, DT)
 TENSOR_IN(4, Residual, DT)

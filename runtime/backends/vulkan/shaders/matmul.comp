@@ -18,9 +18,12 @@ layout(constant_id = 6) const bool HAS_RESIDUAL = false;
 layout(constant_id = 7) const int ACT = 0;  // fusedMatmul: 0 none, 1 relu, 2 gelu
 layout(constant_id = 8) const int TM = 1;  // output rows per invocation
 layout(constant_id = 9) const int TN = 1;  // output columns per invocation
+// B's storage type: DT, or float16 for a relaxed-precision node's constant
+// B (widened on load; the products and sums stay float32).
+layout(constant_id = 10) const int B_DT = DT_F32;
 
 TENSOR_IN(0, A, DT)
-TENSOR_IN(1, B, DT)
+TENSOR_IN(1, B, B_DT)
 TENSOR_OUT(2, C, DT)
 TENSOR_IN(3, Bias, DT)
 TENSOR_IN(4, Residual, DT)
