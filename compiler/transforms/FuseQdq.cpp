@@ -30,6 +30,17 @@
 // then a residual block's q([relu](dq(conv) + dq(r))) joins the conv before
 // it. The kernel sums exactly in int32; the result differs from the float
 // QDQ graph only where a value sits within float rounding of a half step.
+//
+// Max pools between them (with convs):
+//
+//   q(maxPool2d(dq(xi, s, z)), s, z)  ->  maxPool2d(xi)        (s > 0)
+//
+// max commutes with the increasing dequantization, and q undoes dq exactly,
+// so the 8-bit pool is bit-identical; only windows that each hold a real
+// element fold (dilation 1, floor rounding, padding smaller than the window),
+// since an empty window's 0 would not be dq's 0.
+#include <cmath>
+
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
@@ -43,7 +54,7 @@ namespace mlir::webnn {
 namespace {
 
 struct QdqCounters {
-  int64_t matmuls = 0, convs = 0, gemms = 0, residuals = 0, opsReplaced = 0;
+  int64_t matmuls = 0, convs = 0, gemms = 0, residuals = 0, pools = 0, opsReplaced = 0;
 };
 
 bool isInt8Type(Type t) { return t.isInteger(8); }
@@ -458,6 +469,52 @@ struct FuseQdqResidual : OpRewritePattern<AddOp> {
   QdqCounters &counters;
 };
 
+// q(maxPool2d(dq(xi, s, z)), s, z) -> maxPool2d(xi): the pool on the 8-bit
+// tensor, of q's type, where q was; dq stays for any other user.
+struct FoldQdqMaxPool : OpRewritePattern<MaxPool2dOp> {
+  FoldQdqMaxPool(MLIRContext *ctx, QdqCounters &counters) : OpRewritePattern(ctx), counters(counters) {}
+
+  LogicalResult matchAndRewrite(MaxPool2dOp pool, PatternRewriter &rewriter) const override {
+    auto yType = cast<RankedTensorType>(pool.getType());
+    if (!yType.getElementType().isF32() || !yType.hasStaticShape() || yType.getRank() != 4 || !pool->hasOneUse())
+      return rewriter.notifyMatchFailure(pool, "not a static float32 pool with one user");
+    auto q = dyn_cast<QuantizeLinearOp>(*pool->user_begin());
+    auto dq = pool.getInput().getDefiningOp<DequantizeLinearOp>();
+    if (!q || !dq) return rewriter.notifyMatchFailure(pool, "not between a dequantizeLinear and a quantizeLinear");
+    auto xType = cast<RankedTensorType>(dq.getInput().getType());
+    auto qType = cast<RankedTensorType>(q.getType());
+    if (!isInt8Type(xType.getElementType()) || xType.getElementType() != qType.getElementType() ||
+        !perTensorConstant(dq.getScale()) || !perTensorConstant(dq.getZeroPoint()) ||
+        !sameConstant(dq.getScale(), q.getScale()) || !sameConstant(dq.getZeroPoint(), q.getZeroPoint()))
+      return rewriter.notifyMatchFailure(pool, "the pool's dequantizeLinear and quantizeLinear differ");
+    std::optional<SmallVector<double>> scale = floatConstantValues(dq.getScale());
+    if (!scale || scale->size() != 1 || !((*scale)[0] > 0) || !std::isfinite((*scale)[0]))
+      return rewriter.notifyMatchFailure(pool, "the scale is not a positive finite number");
+    // Every window holds a real element: dilation 1, floor rounding, each
+    // padding smaller than the window along its axis.
+    bool nhwc = pool.getLayout().value_or("nchw") == "nhwc";
+    auto xShape = xType.getShape();
+    SmallVector<int64_t> window(pool.getWindowDimensions().value_or(
+        ArrayRef<int64_t>{nhwc ? xShape[1] : xShape[2], nhwc ? xShape[2] : xShape[3]}));
+    SmallVector<int64_t> padding(pool.getPadding().value_or(ArrayRef<int64_t>{0, 0, 0, 0}));
+    SmallVector<int64_t> dilations(pool.getDilations().value_or(ArrayRef<int64_t>{1, 1}));
+    if (window.size() != 2 || padding.size() != 4 || llvm::any_of(dilations, [](int64_t d) { return d != 1; }) ||
+        pool.getRoundingType().value_or("floor") != "floor" || pool.getOutputSizes() ||
+        padding[0] >= window[0] || padding[1] >= window[0] || padding[2] >= window[1] || padding[3] >= window[1])
+      return rewriter.notifyMatchFailure(pool, "a window could lie wholly in the padding");
+    rewriter.setInsertionPoint(pool);
+    auto type = RankedTensorType::get(yType.getShape(), xType.getElementType());
+    auto fused = MaxPool2dOp::create(rewriter, pool.getLoc(), TypeRange{type}, ValueRange{dq.getInput()},
+                                     pool->getAttrs());
+    rewriter.replaceOp(q, fused.getResult());
+    ++counters.pools;
+    counters.opsReplaced += eraseDeadOps(rewriter, {pool, dq});
+    return success();
+  }
+
+  QdqCounters &counters;
+};
+
 // gemm(dq(x) per tensor, dq(w) with w an 8-bit constant [N, K] (bTranspose)
 // or [K, N], one scale/zero point or one per output column) [+ c] ->
 // quantizedMatmul(x, w^T) [+ c]: a QDQ classifier's Gemm on integers. The
@@ -535,7 +592,7 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     QdqCounters counters;
     RewritePatternSet patterns(ctx);
     patterns.add<FuseQdqMatmul, FuseQdqGemm>(ctx, counters);
-    if (convs) patterns.add<FuseQdqConv>(ctx, counters);
+    if (convs) patterns.add<FuseQdqConv, FoldQdqMaxPool>(ctx, counters);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();
@@ -585,11 +642,13 @@ struct FuseQdqPass : impl::WebNNFuseQdqBase<FuseQdqPass> {
     numConvsFused += counters.convs;
     numGemmsFused += counters.gemms;
     numResidualsFused += counters.residuals;
+    numPoolsFolded += counters.pools;
     numOpsReplaced += counters.opsReplaced;
     recordRewrites(ctx, getArgument(), "matmuls-fused", counters.matmuls);
     recordRewrites(ctx, getArgument(), "convs-fused", counters.convs);
     recordRewrites(ctx, getArgument(), "gemms-fused", counters.gemms);
     recordRewrites(ctx, getArgument(), "residuals-fused", counters.residuals);
+    recordRewrites(ctx, getArgument(), "max-pools-8bit", counters.pools);
     recordRewrites(ctx, getArgument(), "ops-replaced", counters.opsReplaced);
   }
 };

@@ -210,7 +210,9 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     and one scale or one per output channel (channels-last, transposes of
     the 8-bit tensors at its boundaries), then absorbs a residual block's
     q([relu](dq(conv) + dq(r))) into it, and quantizedMatmul from a gemm of
-    a per-tensor dq and a constant 8-bit dq (its c a float add after). Only
+    a per-tensor dq and a constant 8-bit dq (its c a float add after), and
+    turns q(maxPool2d(dq(xi))) with one positive scale and zero point into a
+    maxPool2d of xi (every window holding a real element). Only
     exact matches fold (see FuseQdq.cpp). Other constant dequantizeLinear
     ops read only by conv2d filters/biases or gemm operands b/c are
     evaluated at compile time (those convolutions and gemms stay float).
@@ -225,6 +227,7 @@ def WebNNFuseQdq : Pass<"webnn-fuse-qdq", "func::FuncOp"> {
     Statistic<"numConvsFused", "convs-fused", "QDQ conv2d folded into quantizedConv2d">,
     Statistic<"numGemmsFused", "gemms-fused", "QDQ gemm with a constant 8-bit b folded into quantizedMatmul">,
     Statistic<"numResidualsFused", "residuals-fused", "quantized residual adds (and relu) folded into quantizedConv2d">,
+    Statistic<"numPoolsFolded", "max-pools-8bit", "q(maxPool2d(dq(x))) folded into a maxPool2d of the 8-bit x">,
     Statistic<"numWeightsDequantized", "conv-weights-dequantized",
               "constant conv2d filters/biases dequantized at compile time">,
     Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,

@@ -9,8 +9,8 @@ MobileNetV2 inverted residuals with depthwise 3x3 layers, a classifier
 Gemm) is exported by torch, quantized by bench/quantize_qdq.py (per-channel
 int8 weights, uint8 activations with zero points), compiled by webnnc and
 run by webnn-run at 1 and 2 threads and by ONNX Runtime (bench/ort_bench.js).
-Checks: every Conv became a quantizedConv2d and the residual joins followed
-by a quantizeLinear were absorbed (webnnc --report); the output agrees with ORT's int8 output within
+Checks: every Conv became a quantizedConv2d, the residual joins followed
+by a quantizeLinear were absorbed and the stem's max pool runs on uint8 (webnnc --report); the output agrees with ORT's int8 output within
 bench/run.py's INT8_ATOL of its largest magnitude (one quantization step
 moves everything downstream, so elementwise bounds mean nothing); 1 and 2
 threads give identical outputs. Prints the figures; exit 1 on a failure,
@@ -135,6 +135,9 @@ def main(argv):
         # after it, as in ResNet-50) and stays an add.
         if counts.get("residuals-fused", 0) != 4:
             failures.append("expected 4 residual joins absorbed, got %d" % counts.get("residuals-fused", 0))
+        # The stem's max pool between its dq and q runs on the uint8 tensor.
+        if counts.get("max-pools-8bit", 0) != 1:
+            failures.append("expected the stem's max pool on uint8, got %d" % counts.get("max-pools-8bit", 0))
         rng = np.random.default_rng(3)
         worst = 0.0
         for i in range(3):

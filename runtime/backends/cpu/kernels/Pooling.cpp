@@ -4,25 +4,21 @@
 // Padding elements are not part of any window: average divides by the number
 // of real input elements the window covers, l2 sums their squares, max
 // ignores them. nchw walks one plane per task; nhwc walks one output row per
-// task with the channel loop innermost (contiguous, vectorized).
+// task with the channel loop innermost (contiguous, vectorized). maxPool2d on
+// int8/uint8 runs MaxPool2d8Bit.cpp's kernel with the geometry checked here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Pooling.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 
 namespace webnn::cpu::kernels {
 namespace {
 
 enum class PoolKind { kAverage, kMax, kL2 };
-
-struct PoolGeometry {
-  bool nhwc = false;
-  int64_t N, C, H, W, OH, OW, KH, KW;
-  int64_t padTop, padLeft, sh, sw, dh, dw;
-};
 
 template <PoolKind K>
 class PoolKernel final : public Kernel {
@@ -104,7 +100,11 @@ template <PoolKind K>
 Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkArity(node, 1, 1, 1));
   const OperandDesc &x = *node.inputs[0];
-  WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
+  if (K == PoolKind::kMax)
+    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input",
+                                        {DataType::kFloat32, DataType::kFloat16, DataType::kInt8, DataType::kUint8}));
+  else
+    WEBNN_RETURN_IF_ERROR(checkDataType(node, x, "input", kFloatTypes));
   if (x.shape.size() != 4) return nodeError(node, "input must be 4-D, got " + shapeToString(x.shape));
   std::string layout = node.attributes.getString("layout", "nchw");
   if (layout != "nchw" && layout != "nhwc") return nodeError(node, "unknown layout '" + layout + "'");
@@ -166,6 +166,10 @@ Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   Shape os = g.nhwc ? Shape{g.N, g.OH, g.OW, g.C} : Shape{g.N, g.C, g.OH, g.OW};
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makePool<K>, out);
+  if (x.dtype == DataType::kInt8 || x.dtype == DataType::kUint8) {
+    *out = makeMaxPool2d8Bit(g, x.dtype);
+    return Status::ok();
+  }
   *out = std::make_unique<PoolKernel<K>>(g);
   return Status::ok();
 }
