@@ -439,11 +439,14 @@ Case matmulNBits(int64_t M, int64_t K, int64_t N, int64_t accuracy) {
 }
 // lstm / gru over `steps` steps, forward: per step the gates' GEMV/GEMM
 // of the input and the hidden state (kernels/LstmLayer.cpp, GruLayer.cpp).
-Case recurrent(const char *op, int64_t steps, int64_t batch, int64_t input, int64_t hidden) {
+// With `constWeights` false the weights are a previous node's output, packed
+// on every run.
+Case recurrent(const char *op, int64_t steps, int64_t batch, int64_t input, int64_t hidden,
+               bool constWeights = true) {
   const int64_t gates = std::string(op) == "lstm" ? 4 : 3;
   Case c{op,
-         {f32({steps, batch, input}), f32({1, gates * hidden, input}, true), f32({1, gates * hidden, hidden}, true),
-          f32({1, gates * hidden}, true)},
+         {f32({steps, batch, input}), f32({1, gates * hidden, input}, constWeights),
+          f32({1, gates * hidden, hidden}, constWeights), f32({1, gates * hidden}, true)},
          {},
          {}};
   for (int64_t i = 0; i < gates - 2; ++i) c.outputs.push_back({1, batch, hidden});  // lstm: hidden and cell state
@@ -583,6 +586,9 @@ std::vector<std::vector<Case>> grid() {
       {recurrent("lstm", 64, 1, 128, 256), recurrent("gru", 64, 1, 80, 256), recurrent("lstm", 1, 1, 64, 64),
        recurrent("gru", 1, 1, 128, 128), recurrent("lstm", 8, 4, 128, 128), recurrent("gru", 16, 1, 64, 64),
        recurrent("lstm", 200, 1, 80, 128)},
+      {recurrent("lstm", 1, 1, 128, 128, false), recurrent("gru", 1, 1, 64, 64, false),
+       recurrent("lstm", 16, 1, 64, 64, false), recurrent("gru", 8, 1, 256, 256, false),
+       recurrent("lstm", 1, 2, 32, 96, false)},
       {reshape(1 << 12), reshape(1 << 8), reshape(1 << 16), reshape(1 << 20)},
       {transpose(1, 128, 12, 64), transpose(1, 8, 4, 16), transpose(1, 512, 16, 64), transpose(1, 32, 32, 32),
        transpose(1, 1024, 32, 64)},

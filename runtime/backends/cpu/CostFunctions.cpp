@@ -584,7 +584,11 @@ NodeCost quantizeCost(const NodeDesc &n, const std::vector<bool> &, int) {
 }
 
 // ---- recurrent (kernels/Recurrent.cpp): per step a GEMV/GEMM of the gates.
-NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &, int) {
+// lstm and gru layers (LstmLayer.cpp, GruLayer.cpp) pack their weights into
+// panels once when they are constants, but on every run when the graph
+// computes them (a model that slices and concatenates its own weights):
+// a family of its own, with the packed copy written and read back.
+NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &constant, int) {
   const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
   bool cell = n.op == "gruCell" || n.op == "lstmCell";
   double steps = cell ? 1 : double(dim(x, 0));
@@ -595,6 +599,12 @@ NodeCost recurrentCost(const NodeDesc &n, const std::vector<bool> &, int) {
   std::string dir = n.attributes.getString("direction", "forward");
   double dirs = dir == "both" ? 2 : 1;
   double flops = 2 * dirs * steps * batch * gates * hidden * (input + hidden);
+  bool layer = n.op == "lstm" || n.op == "gru";
+  if (layer && !(isConstant(constant, 1) && isConstant(constant, 2))) {
+    double weights = bytesOf(n.inputs.size() > 1 ? n.inputs[1] : nullptr) +
+                     bytesOf(n.inputs.size() > 2 ? n.inputs[2] : nullptr);
+    return make("recurrent.repacked", {steps * dirs, batch, hidden, input}, flops, allBytes(n) + 2 * weights);
+  }
   return make("recurrent", {steps * dirs, batch, hidden, input}, flops, allBytes(n));
 }
 
@@ -675,6 +685,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
+      {"recurrent.repacked", 4},
   };
   return families;
 }

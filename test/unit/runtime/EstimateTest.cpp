@@ -604,6 +604,29 @@ TEST(CostFunctions, FloatPowOnItsOwnFamily) {
   EXPECT_EQ(cpu::findCostFunction("add")(n, {false, true}, 1).family, "binary");
 }
 
+// An lstm or gru layer whose weights a previous node computes packs them
+// on every run: priced on the grid of such layers, the packed copy among
+// its bytes; with constant weights (packed once) the recurrent family.
+TEST(CostFunctions, RecurrentWeightsPackedEveryRunApart) {
+  cpu::OperandDesc x{DataType::kFloat32, {1, 1, 128}, nullptr}, w{DataType::kFloat32, {1, 512, 128}, nullptr},
+      r{DataType::kFloat32, {1, 512, 128}, nullptr}, h{DataType::kFloat32, {1, 1, 128}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "lstm";
+  n.attributes.set("hiddenSize", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, 128, 0, "", {}});
+  n.inputs = {&x, &w, &r};
+  n.outputs = {&h, &h};
+  cpu::NodeCost packedOnce = cpu::findCostFunction("lstm")(n, {false, true, true}, 1);
+  cpu::NodeCost everyRun = cpu::findCostFunction("lstm")(n, {false, false, false}, 1);
+  EXPECT_EQ(packedOnce.family, "recurrent");
+  EXPECT_EQ(everyRun.family, "recurrent.repacked");
+  EXPECT_EQ(everyRun.params, packedOnce.params);
+  EXPECT_DOUBLE_EQ(everyRun.flops, packedOnce.flops);
+  EXPECT_DOUBLE_EQ(everyRun.bytes - packedOnce.bytes, 2.0 * 2 * 512 * 128 * 4);
+  // The cells run Recurrent.cpp's kernels, which pack nothing.
+  n.op = "lstmCell";
+  EXPECT_EQ(cpu::findCostFunction("lstmCell")(n, {false, false, false}, 1).family, "recurrent");
+}
+
 // A conv1d run as a conv2d with H = 1: pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
