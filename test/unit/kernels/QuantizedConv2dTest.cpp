@@ -162,6 +162,10 @@ const std::vector<QConvCase> &cases() {
       {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kInt8, -2, DataType::kInt8, 5, false, true, true},
       // relu without a residual.
       {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 9, DataType::kUint8, 60, true, false, true},
+      // relu before an output whose zero point is the type's lowest value
+      // (the kernel leaves it to the saturation): int8 at -128, and uint8
+      // at 0 in the residual case above.
+      {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 9, DataType::kInt8, -128, true, false, true},
   };
   return all;
 }

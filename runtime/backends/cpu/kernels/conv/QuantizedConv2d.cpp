@@ -235,6 +235,11 @@ Status makeQuantizedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     s.scales.push_back(s.hasResidual ? sxw / cs : s.out == DataType::kFloat32 ? sxw : sxw / so);
     if (biasData) s.bias.push_back(sxw != 0.f ? biasData[o] / sxw : 0.f);
   }
+  // relu before an 8-bit output whose zero point is the type's lowest value
+  // changes nothing (the saturation clips the negatives to it): one post-op
+  // less per element (ResNet-50's residual joins).
+  if (s.relu && ((s.out == DataType::kUint8 && s.dstZero == 0) || (s.out == DataType::kInt8 && s.dstZero == -128)))
+    s.relu = false;
   if (s.hasResidual)
     WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, node.inputs[8]->shape, s.out));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, Shape{s.N, s.OH, s.OW, s.O}, s.out));
