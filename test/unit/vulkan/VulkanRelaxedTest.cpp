@@ -188,5 +188,53 @@ TEST_F(VulkanRelaxed, Float32FallbacksMatchExactAndSayWhy) {
   EXPECT_EQ(g.relaxedStats.relaxedFloat32Note, "conv2d 'test': WEBNN_VULKAN_FP16=0");
 }
 
+// A weight two relaxed matmuls share is stored float16 once; one that an
+// add also reads stays float32 for the matmul too (the add needs float32).
+TEST_F(VulkanRelaxed, SharedWeightsFollowEveryReader) {
+  const Shape sq = {8, 8};
+  TestTensor a = random(sq, 90), w = random(sq, 91, true);
+  for (const char *second : {"matmul", "add"}) {
+    SCOPED_TRACE(second);
+    std::vector<OperandDesc> ops = {{DataType::kFloat32, sq, nullptr}, {DataType::kFloat32, sq, w.bytes.data()},
+                                    {DataType::kFloat32, sq, nullptr}, {DataType::kFloat32, sq, nullptr}};
+    // Tensors: 0 a (input), 1 w (constant), 2 first output, 3 second output.
+    std::vector<ProgramTensor> tensors(4);
+    for (size_t t = 0; t < 4; ++t) tensors[t].shape = sq;
+    tensors[0].role = ProgramTensor::Role::kInput;
+    tensors[1].role = ProgramTensor::Role::kConstant;
+    tensors[1].constantData = w.bytes.data();
+    tensors[2].role = tensors[3].role = ProgramTensor::Role::kOutput;
+    NodeDesc first, other;
+    first.op = "matmul";
+    first.name = "first";
+    first.inputs = {&ops[0], &ops[1]};
+    first.outputs = {&ops[2]};
+    other.op = second;
+    other.name = "second";
+    other.inputs = {&ops[0], &ops[1]};
+    other.outputs = {&ops[3]};
+    first.relaxedPrecision = other.relaxedPrecision = true;
+    std::vector<ProgramNode> nodes(2);
+    nodes[0] = {&first, {0, 1}, {2}};
+    nodes[1] = {&other, {0, 1}, {3}};
+    std::unique_ptr<Program> program;
+    Status s = Program::create(device_, tensors, nodes, &program);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    ASSERT_TRUE(program->setInput(0, a.bytes.data(), a.bytes.size()).isOk());
+    ASSERT_TRUE(program->run().isOk());
+    const ProgramStats &st = program->stats();
+    bool shared = std::string(second) == "matmul";
+    EXPECT_EQ(st.fp16Nodes, shared ? 2u : 0u);
+    EXPECT_EQ(st.fp16WeightBytes, shared ? 64u * 2 : 0u);
+    EXPECT_EQ(st.relaxedFloat32Nodes, shared ? 0u : 1u);
+    if (!shared) {
+      EXPECT_EQ(st.relaxedFloat32Note, "matmul 'first': its weight is also read by another op");
+      // The add read the weight as float32, exactly.
+      const float *z = static_cast<const float *>(program->outputData(3));
+      for (int i = 0; i < 64; ++i) EXPECT_EQ(z[i], a.as<float>()[i] + w.as<float>()[i]) << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace webnn::vk::test
