@@ -552,7 +552,13 @@ std::vector<std::vector<Case>> grid() {
        conv(16, 16, 8, 16, 3, 1, 1), conv(8, 8, 32, 32, 3, 1, 1), conv(14, 14, 96, 208, 3, 1, 1),
        convDilated(64, 64, 64, 3, 2, 1), conv(7, 7, 128, 192, 3, 1, 1), convDilated(32, 256, 256, 3, 8, 1),
        conv(28, 28, 160, 320, 3, 1, 1), convDilated(16, 320, 128, 3, 12, 1), conv(28, 28, 16, 32, 5, 1, 1),
-       convDilated(16, 320, 128, 3, 24, 1), conv(16, 16, 3, 8, 3, 1, 1), conv(24, 24, 8, 16, 3, 2, 1)},
+       convDilated(16, 320, 128, 3, 24, 1), conv(16, 16, 3, 8, 3, 1, 1), conv(24, 24, 8, 16, 3, 2, 1),
+       // Framed single-channel conv1d (an STFT front end: a long window, a
+       // hop, few frames) on oneDNN's direct kernel; 3x3 layers narrowing
+       // to few output channels (a detection head's) on Winograd.
+       convRect(1, 2048, 1, 201, 1, 400, 1, 160), conv(64, 64, 96, 24, 3, 1, 1),
+       convRect(1, 4096, 1, 129, 1, 256, 1, 128), conv(40, 40, 64, 32, 3, 1, 1),
+       convRect(1, 1536, 1, 321, 1, 640, 1, 224)},
       {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
        conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
        conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1),
