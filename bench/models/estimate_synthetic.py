@@ -23,6 +23,10 @@ model prices wrong is found on them and not on the held-out models.
                    magnitude, a 40-band filter bank, log, a GRU of 48 over
                    the frames, a sigmoid head), input [1,1,800]: what a
                    graph of tiny nodes costs beyond its kernels
+  upsample_head    transposed convolutions as a detection or segmentation
+                   head upsamples (2x2 stride 2, 4x4 stride 2 padding 1, down
+                   to one output channel) from 20x20 to 160x160, input
+                   [1,96,20,20]: our SGEMM + col2im kernel
 
 Weights are random with fixed seeds; exported as bench/models/export_models.py
 exports (opset 17, static shapes).
@@ -141,12 +145,26 @@ class TinyAudio(nn.Module):
         return torch.sigmoid(self.head(h[:, -1]))
 
 
+class UpsampleHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.reduce = conv_relu(96, 48, 1)
+        self.up1 = nn.ConvTranspose2d(48, 32, 2, stride=2)                 # 40x40
+        self.up2 = nn.ConvTranspose2d(32, 16, 4, stride=2, padding=1)      # 80x80
+        self.up3 = nn.ConvTranspose2d(16, 1, 2, stride=2)                  # 160x160
+
+    def forward(self, x):
+        x = F.relu(self.up1(self.reduce(x)))
+        return torch.sigmoid(self.up3(F.relu(self.up2(x))))
+
+
 MODELS = {
     "inception_block": (InceptionBlock, [1, 192, 28, 28], ["y"]),
     "dilated_convs": (DilatedConvs, [1, 64, 64, 64], ["y"]),
     "resample_head": (ResampleHead, [1, 64, 32, 32], ["a", "b", "c", "d"]),
     "strided_block": (StridedBlock, [1, 3, 320, 320], ["y"]),
     "tiny_audio": (TinyAudio, [1, 1, 800], ["y"]),
+    "upsample_head": (UpsampleHead, [1, 96, 20, 20], ["y"]),
 }
 
 

@@ -602,7 +602,7 @@ std::vector<std::vector<Case>> grid() {
        toNhwc(16, 32, 32), toNchw(64, 64, 2)},
       {convTranspose(64, 32, 32, 2, 2, 0), convTranspose(16, 256, 128, 2, 2, 0), convTranspose(128, 16, 1, 2, 2, 0),
        convTranspose(14, 64, 32, 4, 2, 1), convTranspose(32, 64, 32, 2, 2, 0), convTranspose(28, 32, 16, 3, 2, 1),
-       convTranspose(8, 128, 64, 2, 2, 0)},
+       convTranspose(8, 128, 64, 2, 2, 0), convTranspose(56, 24, 16, 4, 2, 1)},
       {reduce(128, 768), reduce(1, 1000), reduce(2048, 49), reduce(16, 64), reduce(4096, 512)},
       {softmax(1536, 128), softmax(1, 1000), softmax(512, 64), softmax(2364, 197), softmax(8, 16)},
       {layerNorm(128, 768), layerNorm(1, 768), layerNorm(197, 768), layerNorm(16, 64), layerNorm(3136, 96)},
