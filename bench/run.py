@@ -680,10 +680,11 @@ def git_commit():
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="webnnc vs ONNX Runtime benchmark")
-    ap.add_argument("--models", default=",".join(ALL_MODELS),
-                    help="comma-separated: resnet50, mobilenetv2, bert_base, minilm, tiny_cnn")
+    ap.add_argument("--models",
+                    help="comma-separated: resnet50, mobilenetv2, bert_base, minilm, tiny_cnn (the default: %s); "
+                         "with --suite, the suite's models to keep" % ",".join(ALL_MODELS))
     ap.add_argument("--suite", choices=sorted(SUITES),
-                    help="a model list instead of --models: " + "; ".join(
+                    help="a model list (--models keeps some of it): " + "; ".join(
                         "%s: %s" % (k, ",".join(v)) for k, v in sorted(SUITES.items())))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
@@ -722,7 +723,15 @@ def main(argv=None):
         args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
         args.startup_runs = 1
     try:
-        models = SUITES[args.suite] if args.suite else [m for m in args.models.split(",") if m]
+        named = [m for m in (args.models or "").split(",") if m]
+        if args.suite:
+            models = [m for m in SUITES[args.suite] if not named or m in named]
+            if named and len(models) != len(named):
+                ap.error("--models %s: not in suite %s (%s)" % (
+                    ",".join(m for m in named if m not in SUITES[args.suite]), args.suite,
+                    ",".join(SUITES[args.suite])))
+        else:
+            models = named or list(ALL_MODELS)
         threads = [int(t) for t in args.threads.split(",") if t]
     except ValueError:
         ap.error("--threads expects integers")
