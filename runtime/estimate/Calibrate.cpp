@@ -231,10 +231,10 @@ double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) 
   return best;
 }
 
-double firstTouchGBs() {
+double firstTouchGBs(int reps) {
   const size_t bytes = size_t(64) << 20;
   double best = 0;
-  for (int rep = 0; rep < 3; ++rep) {
+  for (int rep = 0; rep < reps; ++rep) {
     void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return 0;
     auto t0 = Clock::now();
@@ -833,6 +833,14 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   bool bf16 = avx512 && __builtin_cpu_supports("avx512bf16");
   std::vector<std::unique_ptr<cpu::ThreadPool>> pools;
   std::vector<std::unique_ptr<Evictor>> evictors;
+  // The DRAM buffers are first touched (page faults) before they are timed:
+  // with 4x the L3 that is most of the time before the grid, which under a
+  // short deadline on a loaded machine left no time for any grid point.
+  // A short deadline streams 2x the L3 (no less a DRAM measurement: each
+  // pass evicts what the previous one left) and faults one first-touch
+  // buffer, not three.
+  const bool shortDeadline = deadline < 10;
+  const uint64_t dramTimesL3 = shortDeadline ? 2 : 4;
   // Peaks and bandwidths first: with them alone the model has its roofline.
   for (int T = 1; T <= maxThreads; ++T) {
     pools.push_back(std::make_unique<cpu::ThreadPool>(T));
@@ -851,8 +859,9 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds);
     t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds);
     t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds);
-    t.dramGBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes * 4 / uint64_t(T), 64 << 20), bwSeconds * 2);
-    t.dramReadGBs = readBandwidth(pool, std::max<uint64_t>(p.l3Bytes * 4 / uint64_t(T), 64 << 20), bwSeconds * 2);
+    const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
+    t.dramGBs = bandwidth(pool, dramBytes, bwSeconds * 2);
+    t.dramReadGBs = readBandwidth(pool, dramBytes, bwSeconds * 2);
     t.forkJoinUs = forkJoinUs(pool);
     t.nodeOverheadUs = nodeOverheadUs(pool);
     // The executor's own costs: what one more node adds inside a graph
@@ -874,7 +883,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     say(line);
     p.threads.push_back(std::move(t));
   }
-  p.firstTouchGBs = firstTouchGBs();
+  p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
+  // Time kept back from the grid for the point under way to finish (its
+  // probe times at least 5 runs): half a second, a tenth of a short deadline.
+  const double reserve = std::min(0.5, deadline / 10);
   // The grid, breadth first over families, every thread count per point.
   std::vector<std::vector<Case>> cases = grid();
   size_t rounds = 0;
@@ -890,13 +902,13 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   for (size_t r = 0; r < rounds && complete; ++r)
     for (size_t f = 0; f < cases.size() && complete; ++f) {
       if (r >= cases[f].size()) continue;
-      if (left() < 0.5) {
+      if (left() < reserve) {
         complete = false;
         break;
       }
       const Case &c = cases[f][r];
       for (int T = 1; T <= maxThreads; ++T) {
-        if (left() < 0.3) {
+        if (left() < 0.6 * reserve) {
           complete = false;
           break;
         }
