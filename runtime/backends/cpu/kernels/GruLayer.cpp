@@ -7,8 +7,7 @@
 // candidate's product: a step is a pass over z/r panels, then one over the
 // candidate's panels.
 #include <algorithm>
-#include <cstring>
-#include <mutex>
+#include <array>
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/RecurrentLayer.h"
@@ -28,17 +27,12 @@ using rnn::VF;
 
 constexpr int kSlots = 3;  // z, r, n
 
-struct GruDirection {
-  // resetAfter: [blocks][hidden][3][W]. Otherwise z/r panels
-  // [blocks][hidden][2][W] followed by candidate panels [blocks][hidden][W].
-  const float *panels;
-  const float *gx;    // [steps][batch][kSlots][paddedHidden]; biases included but rbn under resetAfter
-  const float *rbn;   // [paddedHidden]: the candidate's recurrent bias (resetAfter)
-  float *h[2];        // [batch][paddedHidden] each; h[1] holds the initial state
-  float *z, *rh;      // [batch][paddedHidden] scratch (not resetAfter)
-  float *seq;         // this direction's slice of [steps][dirs][batch][hidden], or null
-  int64_t seqStride;  // dirs * batch * hidden
-  bool backward;
+// panels: resetAfter, [blocks][hidden][3][W]; otherwise z/r panels
+// [blocks][hidden][2][W] followed by candidate panels [blocks][hidden][W].
+// gx holds the biases, but for rbn under resetAfter.
+struct GruDirection : rnn::DirectionBuffers {
+  const float *rbn;  // [paddedHidden]: the candidate's recurrent bias (resetAfter)
+  float *z, *rh;     // [batch][paddedHidden] scratch (not resetAfter)
 };
 
 // Step t over blocks [block0, block1) (resetAfter).
@@ -129,32 +123,23 @@ __attribute__((target("avx2,fma"))) void gruRecurrence256(const GruConfig &c, in
   gruRecurrence<8>(c, steps, d, split);
 }
 
-class GruLayerKernel final : public Kernel {
+class GruLayerKernel final : public rnn::LayerKernel {
  public:
   GruLayerKernel(const NodeDesc &node, const GruConfig &c, const SequenceConfig &s)
-      : c_(c), s_(s), width_(useAvx512() ? 16 : 8), hp_((c.hidden + width_ - 1) / width_ * width_),
-        proj_(s.dirs, s.steps * c.batch, c.inputSize, kSlots * hp_), gateRow_{c.z, c.r, c.n} {
-    w_ = static_cast<const float *>(node.inputs[1]->constantData);
-    r_ = static_cast<const float *>(node.inputs[2]->constantData);
-    const int64_t D = s.dirs, B = c.batch, H = c.hidden;
-    allocated_ = panels_.resize(size_t(D * hp_ * H * kSlots)) && allocated_;
-    allocated_ = gx_.resize(size_t(D * s.steps * B * kSlots * hp_)) && allocated_;
-    allocated_ = bias_.resize(size_t(D * kSlots * hp_)) && allocated_;
-    allocated_ = rbn_.resize(size_t(D * hp_)) && allocated_;
+      : LayerKernel(node, s, c.batch, c.inputSize, c.hidden, kSlots, std::array<int, kSlots>{c.z, c.r, c.n}.data()),
+        c_(c) {
+    allocated_ = rbn_.resize(size_t(s.dirs * hp_)) && allocated_;
     // Per direction: h[0], h[1] (initial), z, rh, each [B][hp_].
-    allocated_ = state_.resize(size_t(D * 4 * B * hp_)) && allocated_;
+    allocated_ = state_.resize(size_t(s.dirs * 4 * c.batch * hp_)) && allocated_;
   }
 
   Status run(const KernelContext &ctx) override {
-    if (!allocated_ || !proj_.allocated())
+    if (!buffersAllocated())
       return Status(StatusCode::kOutOfMemory, "gru: cannot allocate the layer's packed weights and buffers");
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
-    if (w_ && r_) {
-      std::call_once(packOnce_, [&] { pack(w_, r_, true); });
-    } else {
-      pack(in<float>(ctx, 1), in<float>(ctx, 2), false);
-    }
-    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *h0 = optionalInput(ctx, 5);
+    packWeights(ctx);
+    const float *bias = rnn::optionalInput(ctx, 3), *rbias = rnn::optionalInput(ctx, 4);
+    const float *h0 = rnn::optionalInput(ctx, 5);
     std::fill(bias_.data(), bias_.data() + bias_.size(), 0.f);
     std::fill(rbn_.data(), rbn_.data() + rbn_.size(), 0.f);
     for (int64_t d = 0; d < D; ++d)
@@ -170,89 +155,44 @@ class GruLayerKernel final : public Kernel {
     std::fill(state_.data(), state_.data() + state_.size(), 0.f);
     if (h0)
       for (int64_t d = 0; d < D; ++d)
-        for (int64_t b = 0; b < B; ++b)
-          std::memcpy(state_.data() + (d * 4 * B + B + b) * hp_, h0 + d * BH + b * H, size_t(H) * sizeof(float));
+        rnn::copyToPaddedRows(h0 + d * BH, B, H, hp_, state_.data() + (d * 4 + 1) * B * hp_);
     proj_.run(in<float>(ctx, 0), bias_.data(), gx_.data(), ctx);
     float *seq = s_.returnSequence ? outp<float>(ctx, 1) : nullptr;
     float *last = outp<float>(ctx, 0);
     auto direction = [&](int64_t d) {
       float *st = state_.data() + d * 4 * B * hp_;
       GruDirection dir;
-      dir.panels = panels_.data() + d * hp_ * H * kSlots;
-      dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
+      fillDirection(d, st, seq, &dir);
       dir.rbn = rbn_.data() + d * hp_;
-      dir.h[0] = st;
-      dir.h[1] = st + B * hp_;
       dir.z = st + 2 * B * hp_;
       dir.rh = st + 3 * B * hp_;
-      dir.seq = seq ? seq + d * BH : nullptr;
-      dir.seqStride = D * BH;
-      dir.backward = s_.backwardOnly || d == 1;
       return dir;
     };
     auto recur = [&](const GruDirection &dir, rnn::StepSplit *split) {
       if (width_ == 16) gruRecurrence512(c_, s_.steps, dir, split);
       else gruRecurrence256(c_, s_.steps, dir, split);
     };
-    const int64_t parts = D == 1 && c_.resetAfter ? rnn::stepParts(ctx, hp_ / width_) : 1;
-    if (parts > 1) {
-      const GruDirection dir = direction(0);
-      rnn::StepSplit split;
-      split.parts = parts;
-      parallelFor(ctx, parts, 1, [&](int64_t, int64_t) { recur(dir, &split); });
-    } else {
-      parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
-        for (int64_t d = d0; d < d1; ++d) recur(direction(d), nullptr);
-      });
-    }
+    rnn::runDirections(ctx, D, D == 1 && c_.resetAfter ? rnn::stepParts(ctx, hp_ / width_) : 1, direction, recur);
     for (int64_t d = 0; d < D; ++d) {
       const float *hLast = state_.data() + d * 4 * B * hp_ + ((s_.steps - 1) & 1) * B * hp_;
-      for (int64_t b = 0; b < B; ++b)
-        std::memcpy(last + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
+      rnn::copyFromPaddedRows(hLast, B, H, hp_, last + d * BH);
     }
     return Status::ok();
   }
 
-  void warmUp(int numThreads) override {
-    (void)numThreads;
-    if (w_ && r_ && allocated_ && proj_.allocated()) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
-  }
-
  private:
-  static const float *optionalInput(const KernelContext &ctx, size_t i) {
-    return i < ctx.numInputs && ctx.inputs[i] ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
-  }
-
-  void pack(const float *w, const float *r, bool constant) {
-    const int64_t D = s_.dirs, H = c_.hidden, I = c_.inputSize;
-    for (int64_t d = 0; d < D; ++d) {
-      rnn::padGateRows(w + d * kSlots * H * I, H, hp_, I, gateRow_, kSlots, proj_.staged(d));
-      const float *rd = r + d * kSlots * H * H;
-      float *dst = panels_.data() + d * hp_ * H * kSlots;
-      if (c_.resetAfter) {
-        rnn::packRecurrentPanels(rd, H, H, gateRow_, kSlots, width_, dst);
-      } else {
-        rnn::packRecurrentPanels(rd, H, H, gateRow_, 2, width_, dst);
-        rnn::packRecurrentPanels(rd, H, H, gateRow_ + 2, 1, width_, dst + hp_ * H * 2);
-      }
-    }
-    proj_.pack(constant);
-    if (constant) {
-      releasePackedSource(w, size_t(D * kSlots * H * I) * sizeof(float));
-      releasePackedSource(r, size_t(D * kSlots * H * H) * sizeof(float));
+  void packRecurrent(const float *rd, float *dst) override {
+    const int64_t H = c_.hidden;
+    if (c_.resetAfter) {
+      rnn::packRecurrentPanels(rd, H, H, gateRow_, kSlots, width_, dst);
+    } else {
+      rnn::packRecurrentPanels(rd, H, H, gateRow_, 2, width_, dst);
+      rnn::packRecurrentPanels(rd, H, H, gateRow_ + 2, 1, width_, dst + hp_ * H * 2);
     }
   }
 
   GruConfig c_;
-  SequenceConfig s_;
-  int width_;
-  int64_t hp_;
-  rnn::InputProjection proj_;
-  int gateRow_[kSlots];
-  const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
-  bool allocated_ = true;  // every buffer below was allocated
-  std::once_flag packOnce_;
-  AlignedFloats panels_, gx_, bias_, rbn_, state_;
+  AlignedFloats rbn_, state_;
 };
 
 }  // namespace

@@ -2,8 +2,7 @@
 // order i, f, g, o whatever the weight layout: the packed panels, the input
 // projection's columns and the biases are all reordered when packed.
 #include <algorithm>
-#include <cstring>
-#include <mutex>
+#include <array>
 
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/RecurrentLayer.h"
@@ -24,16 +23,11 @@ using rnn::VF;
 
 constexpr int kSlots = 4;  // i, f, g, o
 
-// One direction's recurrence over its buffers.
-struct LstmDirection {
-  const float *panels;  // [blocks][hidden][kSlots][W]
-  const float *gx;      // [steps][batch][kSlots][paddedHidden], biases included
-  const float *peep;    // [3][paddedHidden] (i, o, f), or null
-  float *h[2];          // [batch][paddedHidden] each; h[1] holds the initial state
-  float *c;             // [batch][paddedHidden], the initial state on entry
-  float *seq;           // this direction's slice of [steps][dirs][batch][hidden], or null
-  int64_t seqStride;    // dirs * batch * hidden
-  bool backward;
+// One direction's recurrence over its buffers: panels [blocks][hidden]
+// [kSlots][W], gx with the biases included.
+struct LstmDirection : rnn::DirectionBuffers {
+  const float *peep;  // [3][paddedHidden] (i, o, f), or null
+  float *c;           // [batch][paddedHidden], the initial state on entry
 };
 
 // Step t over blocks [block0, block1).
@@ -94,32 +88,25 @@ __attribute__((target("avx2,fma"))) void lstmRecurrence256(const LstmConfig &c, 
   lstmRecurrence<8>(c, steps, d, split);
 }
 
-class LstmLayerKernel final : public Kernel {
+class LstmLayerKernel final : public rnn::LayerKernel {
  public:
   LstmLayerKernel(const NodeDesc &node, const LstmConfig &c, const SequenceConfig &s)
-      : c_(c), s_(s), width_(useAvx512() ? 16 : 8), hp_((c.hidden + width_ - 1) / width_ * width_),
-        proj_(s.dirs, s.steps * c.batch, c.inputSize, kSlots * hp_), gateRow_{c.i, c.f, c.g, c.o} {
-    w_ = static_cast<const float *>(node.inputs[1]->constantData);
-    r_ = static_cast<const float *>(node.inputs[2]->constantData);
-    const int64_t D = s.dirs, B = c.batch, H = c.hidden;
-    allocated_ = panels_.resize(size_t(D * hp_ * H * kSlots)) && allocated_;
-    allocated_ = gx_.resize(size_t(D * s.steps * B * kSlots * hp_)) && allocated_;
-    allocated_ = bias_.resize(size_t(D * kSlots * hp_)) && allocated_;
+      : LayerKernel(node, s, c.batch, c.inputSize, c.hidden, kSlots,
+                    std::array<int, kSlots>{c.i, c.f, c.g, c.o}.data()),
+        c_(c) {
+    const int64_t D = s.dirs;
     if (node.inputs.size() > 5 && node.inputs[5]) allocated_ = peep_.resize(size_t(D * 3 * hp_)) && allocated_;
-    allocated_ = state_.resize(size_t(D * 3 * B * hp_)) && allocated_;
+    allocated_ = state_.resize(size_t(D * 3 * c.batch * hp_)) && allocated_;
   }
 
   Status run(const KernelContext &ctx) override {
-    if (!allocated_ || !proj_.allocated())
+    if (!buffersAllocated())
       return Status(StatusCode::kOutOfMemory, "lstm: cannot allocate the layer's packed weights and buffers");
     const int64_t D = s_.dirs, B = c_.batch, H = c_.hidden, BH = B * H;
-    if (w_ && r_) {
-      std::call_once(packOnce_, [&] { pack(w_, r_, true); });
-    } else {
-      pack(in<float>(ctx, 1), in<float>(ctx, 2), false);
-    }
-    const float *bias = optionalInput(ctx, 3), *rbias = optionalInput(ctx, 4), *peep = optionalInput(ctx, 5);
-    const float *h0 = optionalInput(ctx, 6), *c0 = optionalInput(ctx, 7);
+    packWeights(ctx);
+    const float *bias = rnn::optionalInput(ctx, 3), *rbias = rnn::optionalInput(ctx, 4);
+    const float *peep = rnn::optionalInput(ctx, 5);
+    const float *h0 = rnn::optionalInput(ctx, 6), *c0 = rnn::optionalInput(ctx, 7);
     std::fill(bias_.data(), bias_.data() + bias_.size(), 0.f);
     for (int64_t d = 0; d < D; ++d)
       for (int s = 0; s < kSlots; ++s)
@@ -129,93 +116,46 @@ class LstmLayerKernel final : public Kernel {
         }
     if (peep) {
       std::fill(peep_.data(), peep_.data() + peep_.size(), 0.f);
-      for (int64_t q = 0; q < 3 * D; ++q) std::memcpy(peep_.data() + q * hp_, peep + q * H, size_t(H) * sizeof(float));
+      rnn::copyToPaddedRows(peep, 3 * D, H, hp_, peep_.data());
     }
     // States: per direction h[0], h[1] (initial), c, each [B][hp_].
     std::fill(state_.data(), state_.data() + state_.size(), 0.f);
-    for (int64_t d = 0; d < D; ++d)
-      for (int64_t b = 0; b < B; ++b) {
-        float *st = state_.data() + d * 3 * B * hp_;
-        if (h0) std::memcpy(st + (B + b) * hp_, h0 + d * BH + b * H, size_t(H) * sizeof(float));
-        if (c0) std::memcpy(st + (2 * B + b) * hp_, c0 + d * BH + b * H, size_t(H) * sizeof(float));
-      }
+    for (int64_t d = 0; d < D; ++d) {
+      float *st = state_.data() + d * 3 * B * hp_;
+      if (h0) rnn::copyToPaddedRows(h0 + d * BH, B, H, hp_, st + B * hp_);
+      if (c0) rnn::copyToPaddedRows(c0 + d * BH, B, H, hp_, st + 2 * B * hp_);
+    }
     proj_.run(in<float>(ctx, 0), bias_.data(), gx_.data(), ctx);
     float *seq = s_.returnSequence ? outp<float>(ctx, 2) : nullptr;
     float *lastH = outp<float>(ctx, 0), *lastC = outp<float>(ctx, 1);
     auto direction = [&](int64_t d) {
       float *st = state_.data() + d * 3 * B * hp_;
       LstmDirection dir;
-      dir.panels = panels_.data() + d * hp_ * H * kSlots;
-      dir.gx = gx_.data() + d * s_.steps * B * kSlots * hp_;
+      fillDirection(d, st, seq, &dir);
       dir.peep = peep ? peep_.data() + d * 3 * hp_ : nullptr;
-      dir.h[0] = st;
-      dir.h[1] = st + B * hp_;
       dir.c = st + 2 * B * hp_;
-      dir.seq = seq ? seq + d * BH : nullptr;
-      dir.seqStride = D * BH;
-      dir.backward = s_.backwardOnly || d == 1;
       return dir;
     };
     auto recur = [&](const LstmDirection &dir, rnn::StepSplit *split) {
       if (width_ == 16) lstmRecurrence512(c_, s_.steps, dir, split);
       else lstmRecurrence256(c_, s_.steps, dir, split);
     };
-    const int64_t parts = D == 1 ? rnn::stepParts(ctx, hp_ / width_) : 1;
-    if (parts > 1) {
-      const LstmDirection dir = direction(0);
-      rnn::StepSplit split;
-      split.parts = parts;
-      parallelFor(ctx, parts, 1, [&](int64_t, int64_t) { recur(dir, &split); });
-    } else {
-      parallelFor(ctx, D, 1, [&](int64_t d0, int64_t d1) {
-        for (int64_t d = d0; d < d1; ++d) recur(direction(d), nullptr);
-      });
-    }
+    rnn::runDirections(ctx, D, D == 1 ? rnn::stepParts(ctx, hp_ / width_) : 1, direction, recur);
     for (int64_t d = 0; d < D; ++d) {
       const float *st = state_.data() + d * 3 * B * hp_;
-      const float *hLast = st + ((s_.steps - 1) & 1) * B * hp_, *cLast = st + 2 * B * hp_;
-      for (int64_t b = 0; b < B; ++b) {
-        std::memcpy(lastH + d * BH + b * H, hLast + b * hp_, size_t(H) * sizeof(float));
-        std::memcpy(lastC + d * BH + b * H, cLast + b * hp_, size_t(H) * sizeof(float));
-      }
+      rnn::copyFromPaddedRows(st + ((s_.steps - 1) & 1) * B * hp_, B, H, hp_, lastH + d * BH);
+      rnn::copyFromPaddedRows(st + 2 * B * hp_, B, H, hp_, lastC + d * BH);
     }
     return Status::ok();
   }
 
-  void warmUp(int numThreads) override {
-    (void)numThreads;
-    if (w_ && r_ && allocated_ && proj_.allocated()) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
-  }
-
  private:
-  static const float *optionalInput(const KernelContext &ctx, size_t i) {
-    return i < ctx.numInputs && ctx.inputs[i] ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
-  }
-
-  void pack(const float *w, const float *r, bool constant) {
-    const int64_t D = s_.dirs, H = c_.hidden, I = c_.inputSize;
-    for (int64_t d = 0; d < D; ++d) {
-      rnn::padGateRows(w + d * kSlots * H * I, H, hp_, I, gateRow_, kSlots, proj_.staged(d));
-      rnn::packRecurrentPanels(r + d * kSlots * H * H, H, H, gateRow_, kSlots, width_,
-                               panels_.data() + d * hp_ * H * kSlots);
-    }
-    proj_.pack(constant);
-    if (constant) {
-      releasePackedSource(w, size_t(D * kSlots * H * I) * sizeof(float));
-      releasePackedSource(r, size_t(D * kSlots * H * H) * sizeof(float));
-    }
+  void packRecurrent(const float *rd, float *dst) override {
+    rnn::packRecurrentPanels(rd, c_.hidden, c_.hidden, gateRow_, kSlots, width_, dst);
   }
 
   LstmConfig c_;
-  SequenceConfig s_;
-  int width_;
-  int64_t hp_;
-  rnn::InputProjection proj_;
-  int gateRow_[kSlots];
-  const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
-  bool allocated_ = true;  // every buffer below was allocated
-  std::once_flag packOnce_;
-  AlignedFloats panels_, gx_, bias_, peep_, state_;
+  AlignedFloats peep_, state_;
 };
 
 }  // namespace

@@ -390,6 +390,62 @@ void padGateRows(const float *w, int64_t hidden, int64_t paddedHidden, int64_t k
     }
 }
 
+void copyToPaddedRows(const float *src, int64_t rows, int64_t n, int64_t paddedN, float *dst) {
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * paddedN, src + r * n, size_t(n) * sizeof(float));
+}
+
+void copyFromPaddedRows(const float *src, int64_t rows, int64_t n, int64_t paddedN, float *dst) {
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * n, src + r * paddedN, size_t(n) * sizeof(float));
+}
+
+LayerKernel::LayerKernel(const NodeDesc &node, const SequenceConfig &s, int64_t batch, int64_t inputSize,
+                         int64_t hidden, int slots, const int *gateRow)
+    : s_(s), width_(useAvx512() ? 16 : 8), batch_(batch), inputSize_(inputSize), hidden_(hidden),
+      hp_((hidden + width_ - 1) / width_ * width_), slots_(slots), gateRow_{},
+      proj_(s.dirs, s.steps * batch, inputSize, slots * hp_) {
+  std::copy(gateRow, gateRow + slots, gateRow_);
+  w_ = static_cast<const float *>(node.inputs[1]->constantData);
+  r_ = static_cast<const float *>(node.inputs[2]->constantData);
+  const int64_t D = s.dirs;
+  allocated_ = panels_.resize(size_t(D * hp_ * hidden * slots)) && allocated_;
+  allocated_ = gx_.resize(size_t(D * s.steps * batch * slots * hp_)) && allocated_;
+  allocated_ = bias_.resize(size_t(D * slots * hp_)) && allocated_;
+}
+
+void LayerKernel::fillDirection(int64_t d, float *state, float *seq, DirectionBuffers *dir) const {
+  const int64_t BH = batch_ * hidden_;
+  dir->panels = panels_.data() + d * hp_ * hidden_ * slots_;
+  dir->gx = gx_.data() + d * s_.steps * batch_ * slots_ * hp_;
+  dir->h[0] = state;
+  dir->h[1] = state + batch_ * hp_;
+  dir->seq = seq ? seq + d * BH : nullptr;
+  dir->seqStride = s_.dirs * BH;
+  dir->backward = s_.backwardOnly || d == 1;
+}
+
+void LayerKernel::warmUp(int numThreads) {
+  (void)numThreads;
+  if (w_ && r_ && buffersAllocated()) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+}
+
+void LayerKernel::packWeights(const KernelContext &ctx) {
+  if (w_ && r_) std::call_once(packOnce_, [&] { pack(w_, r_, true); });
+  else pack(in<float>(ctx, 1), in<float>(ctx, 2), false);
+}
+
+void LayerKernel::pack(const float *w, const float *r, bool constant) {
+  const int64_t D = s_.dirs, H = hidden_, I = inputSize_;
+  for (int64_t d = 0; d < D; ++d) {
+    padGateRows(w + d * slots_ * H * I, H, hp_, I, gateRow_, slots_, proj_.staged(d));
+    packRecurrent(r + d * slots_ * H * H, panels_.data() + d * hp_ * H * slots_);
+  }
+  proj_.pack(constant);
+  if (constant) {
+    releasePackedSource(w, size_t(D * slots_ * H * I) * sizeof(float));
+    releasePackedSource(r, size_t(D * slots_ * H * H) * sizeof(float));
+  }
+}
+
 int64_t stepParts(const KernelContext &ctx, int64_t blocks) {
   return std::max<int64_t>(1, std::min<int64_t>(threadPool(ctx).numThreads(), blocks / 4));
 }

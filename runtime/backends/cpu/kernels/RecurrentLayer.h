@@ -13,9 +13,10 @@
 // a one-direction layer on several threads splits each step's panels
 // between them (StepSplit).
 //
-// Shared here: the checked configuration and the vector helpers both layers
+// Shared here: the checked configuration, the vector helpers both layers
 // use (GCC vector extensions, instantiated for AVX2 and, when the CPU has it,
-// AVX-512).
+// AVX-512), and their common kernel plumbing (LayerKernel: weight packing,
+// the input projection, running the directions).
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_RECURRENTLAYER_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_RECURRENTLAYER_H
 
@@ -23,11 +24,13 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/Memory.h"
+#include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
@@ -243,6 +246,91 @@ class InputProjection {
   bool packed_, allocated_;
   AlignedFloats staged_, packedB_;
   PackedSgemmB layout_;
+};
+
+// Runs every direction's recurrence, recur(direction(d), split): with
+// parts > 1, the one direction split over `parts` threads (StepSplit), else
+// each direction on a thread of its own when there are two.
+template <typename DirectionFn, typename RecurFn>
+void runDirections(const KernelContext &ctx, int64_t dirs, int64_t parts, DirectionFn &&direction,
+                   RecurFn &&recur) {
+  if (parts > 1) {
+    const auto dir = direction(int64_t(0));
+    StepSplit split;
+    split.parts = parts;
+    parallelFor(ctx, parts, 1, [&](int64_t, int64_t) { recur(dir, &split); });
+    return;
+  }
+  parallelFor(ctx, dirs, 1, [&](int64_t d0, int64_t d1) {
+    for (int64_t d = d0; d < d1; ++d) recur(direction(d), nullptr);
+  });
+}
+
+// The optional float32 input i, or null when the node leaves it out.
+inline const float *optionalInput(const KernelContext &ctx, size_t i) {
+  return i < ctx.numInputs && ctx.inputs[i] ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
+}
+
+// Copies `rows` rows of n floats from src (rows n apart) to dst (rows
+// `paddedN` apart), and back: states live in rows padded to the vector width.
+void copyToPaddedRows(const float *src, int64_t rows, int64_t n, int64_t paddedN, float *dst);
+void copyFromPaddedRows(const float *src, int64_t rows, int64_t n, int64_t paddedN, float *dst);
+
+// One direction's buffers as both layers' steps read them; each layer's
+// direction adds its own.
+struct DirectionBuffers {
+  const float *panels;  // packed recurrent weights (packRecurrent)
+  const float *gx;      // [steps][batch][slots][paddedHidden]: the input projection
+  float *h[2];          // [batch][paddedHidden] each; h[1] holds the initial state
+  float *seq;           // this direction's slice of [steps][dirs][batch][hidden], or null
+  int64_t seqStride;    // dirs * batch * hidden
+  bool backward;
+};
+
+// What the gru and lstm layer kernels share: the hidden size padded to the
+// vector width, the input projection, and the weights (input 1, [dirs][slots
+// * hidden][inputSize]; recurrent input 2, [dirs][slots * hidden][hidden])
+// packed once when they are constants, else on every run. Each layer packs
+// its own recurrent panels (packRecurrent) and owns its state buffers.
+class LayerKernel : public Kernel {
+ public:
+  void warmUp(int numThreads) override;
+
+ protected:
+  // `gateRow[slot]`: the weights' gate position of each of `slots` (<= 4)
+  // gates, in the order the layer's gate math wants them.
+  LayerKernel(const NodeDesc &node, const SequenceConfig &s, int64_t batch, int64_t inputSize, int64_t hidden,
+              int slots, const int *gateRow);
+
+  // Whether every buffer, the layer's own included (allocated_), was
+  // allocated.
+  bool buffersAllocated() const { return allocated_ && proj_.allocated(); }
+  // The constant weights packed once, or ctx's inputs 1 and 2 packed now.
+  void packWeights(const KernelContext &ctx);
+  // Packs one direction's recurrent weight rd ([slots * hidden][hidden])
+  // into its panels at dst (hp_ * hidden * slots floats).
+  virtual void packRecurrent(const float *rd, float *dst) = 0;
+
+  // Fills direction d's buffers: its panels and input projection, its hidden
+  // states at `state` (two [batch][hp_] rows), its slice of the sequence
+  // output `seq` (or null).
+  void fillDirection(int64_t d, float *state, float *seq, DirectionBuffers *dir) const;
+
+  SequenceConfig s_;
+  int width_;
+  int64_t batch_, inputSize_, hidden_, hp_;
+  int slots_;
+  int gateRow_[4];
+  InputProjection proj_;
+  bool allocated_ = true;  // every buffer was allocated
+  // bias_: [dirs][slots][hp_], the projection's epilogue, filled per run.
+  AlignedFloats panels_, gx_, bias_;
+
+ private:
+  void pack(const float *w, const float *r, bool constant);
+
+  const float *w_ = nullptr, *r_ = nullptr;  // constant weights, else null
+  std::once_flag packOnce_;
 };
 
 }  // namespace rnn
