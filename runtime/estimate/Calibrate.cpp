@@ -572,7 +572,12 @@ std::vector<std::vector<Case>> grid() {
        resample("linear", true, 64, 32, 64), resample("nearest-neighbor", true, 64, 32, 64),
        resample("linear", false, 16, 32, 128), resample("nearest-neighbor", false, 16, 32, 256),
        resample("linear", false, 8, 32, 256), resample("linear", true, 16, 64, 128),
-       resample("nearest-neighbor", true, 16, 64, 128)},
+       resample("nearest-neighbor", true, 16, 64, 128),
+       // nchw maps whose input and output fit the L2: their byte roofline
+       // is the L2's, half the L3 one of the points above, while the
+       // per-pixel walk that bounds them costs the same.
+       resample("nearest-neighbor", false, 32, 16, 32), resample("nearest-neighbor", false, 16, 40, 80),
+       resample("linear", false, 16, 40, 80)},
       {binary(1 << 16), binary(1 << 10), binary(1 << 20), binary(1 << 13), binary(1 << 18), binary(1 << 22)},
       {powSquare(1 << 12), powSquare(1 << 8), powSquare(1 << 16)},
       {unary("relu", 1 << 16), unary("relu", 1 << 10), unary("relu", 1 << 20), unary("relu", 1 << 13),
