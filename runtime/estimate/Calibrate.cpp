@@ -468,6 +468,17 @@ Case gqa(int64_t S, int64_t past, int64_t H, int64_t kvH, int64_t D) {
   return c;
 }
 Case matmul(int64_t M, int64_t K, int64_t N) { return {"matmul", {f32({M, K}), f32({K, N}, true)}, {{M, N}}, {}}; }
+// gemm as ONNX Gemm (a CNN's classifier, a Linear layer) compiles: B
+// transposed ([N, K], as stored), a bias C; oneDNN, or the portable SGEMM
+// under its size floor.
+Case gemmBt(int64_t M, int64_t K, int64_t N) {
+  Case c{"gemm", {f32({M, K}), f32({N, K}, true), f32({N}, true)}, {{M, N}}, {}};
+  cpu::AttributeValue yes;
+  yes.kind = cpu::AttributeValue::Kind::kBool;
+  yes.i = 1;
+  c.attrs = attrs({{"bTranspose", yes}});
+  return c;
+}
 Case bmm(int64_t B, int64_t M, int64_t K, int64_t N) {
   return {"matmul", {f32({B, M, K}), f32({B, K, N})}, {{B, M, N}}, {}};
 }
@@ -543,7 +554,9 @@ std::vector<std::vector<Case>> grid() {
   return {
       {matmul(128, 768, 768), matmul(1, 1024, 1024), matmul(128, 768, 3072), matmul(16, 256, 256),
        matmul(196, 384, 1536), matmul(1, 2048, 1000), matmul(512, 512, 512), matmul(4, 128, 64),
-       matmul(64, 3072, 768), matmul(1024, 64, 256), matmul(49, 384, 1536), matmul(1, 64, 10), matmul(1, 256, 32)},
+       matmul(64, 3072, 768), matmul(1024, 64, 256), matmul(49, 384, 1536), matmul(1, 64, 10), matmul(1, 256, 32),
+       gemmBt(1, 1536, 1000), gemmBt(1, 1024, 1280)},
+      {gemmBt(1, 512, 1000), gemmBt(1, 128, 256), gemmBt(8, 256, 128), gemmBt(1, 320, 1000)},
       {conv(56, 56, 64, 64, 3, 1, 1), conv(14, 14, 256, 256, 3, 1, 1), conv(112, 112, 3, 32, 3, 2, 1),
        conv(28, 28, 128, 128, 3, 1, 1), conv(7, 7, 512, 512, 3, 1, 1), conv(56, 56, 128, 128, 3, 2, 32),
        conv(224, 224, 3, 64, 7, 2, 1), conv(28, 28, 96, 96, 3, 1, 1), convRect(1, 400, 512, 512, 1, 3, 1, 2),

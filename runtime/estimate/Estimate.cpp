@@ -36,6 +36,7 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "copy.transpose") return "copy";
   if (f == "binary.pow") return "unary.exp";
   if (f == "recurrent.repacked") return "recurrent";
+  if (f == "gemm.portable") return "gemm";
   if (f == "resample.linear" || f == "resample.nearest") return "copy";
   if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";

@@ -236,6 +236,11 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
   double flops = 2 * out * K;
   bool constantB = isConstant(constant, 1) && b;
   bool packed = packedSgemmTakes(n, constantB, M * batch, K, N);
+  // gemm (ONNX Gemm: classifiers, Linear layers) under oneDNN's size floor
+  // runs the portable SGEMM (MatMul.cpp's GemmKernel), which packs B from
+  // its strided view on every call: a family of its own (a 1 x 512 x 1000
+  // classifier ran 7x the oneDNN GEMV's ratio).
+  bool portableGemm = gemm && flops < kOneDnnMinFlops;
   // A b without batch dimensions of its own is shared by every batch.
   bool shared = b && b->shape.size() >= 2;
   for (size_t i = 0; shared && i + 2 < b->shape.size(); ++i) shared = b->shape[i] == 1;
@@ -248,7 +253,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
     w.flops = 2 * m * cols * bat * K;
     w.bytes = aBytes + bBytes + yBytes;
     if (constantB) {
-      w.family = "gemm";
+      w.family = portableGemm ? "gemm.portable" : "gemm";
       w.params = {atLeast1(m * bat), atLeast1(K), atLeast1(cols)};
     } else {
       w.family = "matmul.batched";
@@ -681,7 +686,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"binary.pow", 1}, {"copy", 1}, {"copy.contiguous", 1},
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
-      {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3},
+      {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3}, {"gemm.portable", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},

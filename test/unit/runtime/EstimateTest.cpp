@@ -627,6 +627,34 @@ TEST(CostFunctions, RecurrentWeightsPackedEveryRunApart) {
   EXPECT_EQ(cpu::findCostFunction("lstmCell")(n, {false, false, false}, 1).family, "recurrent");
 }
 
+// gemm (ONNX Gemm) under oneDNN's 1 MFLOP floor runs the portable SGEMM,
+// which packs its strided B on every call: a family apart from the oneDNN
+// and packed-SGEMM products of the gemm family (matmul under the floor too).
+TEST(CostFunctions, SmallGemmOnThePortableFamily) {
+  auto gemm = [](const char *op, int64_t K, int64_t N) {
+    cpu::OperandDesc a{DataType::kFloat32, {1, K}, nullptr}, b{DataType::kFloat32, {N, K}, nullptr},
+        bm{DataType::kFloat32, {K, N}, nullptr}, c{DataType::kFloat32, {N}, nullptr},
+        y{DataType::kFloat32, {1, N}, nullptr};
+    cpu::NodeDesc n;
+    n.op = op;
+    if (std::string(op) == "gemm") {
+      n.attributes.set("bTranspose", cpu::AttributeValue{cpu::AttributeValue::Kind::kBool, 1, 0, "", {}});
+      n.inputs = {&a, &b, &c};
+    } else {
+      n.inputs = {&a, &bm};
+    }
+    n.outputs = {&y};
+    return cpu::findCostFunction(op)(n, {false, true, true}, 1);
+  };
+  cpu::NodeCost small = gemm("gemm", 440, 1000);  // 0.88 MFLOP
+  EXPECT_EQ(small.family, "gemm.portable");
+  EXPECT_EQ(small.params, (std::vector<double>{1, 440, 1000}));
+  EXPECT_FALSE(small.jit);
+  EXPECT_EQ(gemm("gemm", 1280, 1000).family, "gemm");  // 2.6 MFLOP: oneDNN
+  EXPECT_TRUE(gemm("gemm", 1280, 1000).jit);
+  EXPECT_EQ(gemm("matmul", 440, 1000).family, "gemm");
+}
+
 // A conv1d run as a conv2d with H = 1: pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
