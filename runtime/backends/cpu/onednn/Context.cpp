@@ -175,6 +175,20 @@ std::shared_ptr<CachedPrimitive> cachedPrimitive(const std::string &key,
   return cache->emplace(key, entry).first->second;
 }
 
+std::shared_ptr<CachedPrimitive> primitiveForThreads(const std::string &keyBase,
+                                                     const std::function<dnnl::primitive_desc_base()> &makePd,
+                                                     int threads) {
+  useThreads(threads);
+  return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
+}
+
+void packWeightsInto(const dnnl::memory::desc &from, const dnnl::memory::desc &to, const void *weights,
+                     void *packed) {
+  WeightPacker w;
+  w.init(from, to, packed);
+  w.run(weights, nullptr);
+}
+
 bool isReferenceImpl(const std::string &impl) {
   return impl.rfind("ref", 0) == 0 || impl.find(":ref") != std::string::npos ||
          impl.find("ref:") != std::string::npos;

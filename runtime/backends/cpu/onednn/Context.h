@@ -8,9 +8,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/backends/cpu/Memory.h"
+#include "runtime/backends/cpu/PieceSplit.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <functional>
@@ -143,6 +145,48 @@ std::shared_ptr<CachedPrimitive> cachedPrimitive(const std::string &key,
 // oneDNN's reference implementations are correct but slower than ours.
 bool isReferenceImpl(const std::string &impl);
 
+// The primitive makePd describes, built for `threads` threads: keyBase plus
+// the count is its cache key (oneDNN sizes its work split when the
+// descriptor is created).
+std::shared_ptr<CachedPrimitive> primitiveForThreads(const std::string &keyBase,
+                                                     const std::function<dnnl::primitive_desc_base()> &makePd,
+                                                     int threads);
+
+// Whether the one-thread primitive of a variant (`s`, a Conv2d::Impl or
+// MatMul::Impl) is an optimized one: false when oneDNN refuses the shape or
+// offers only its reference code. *lastImpl names what it built, for the
+// message when no variant has one.
+template <typename Impl>
+bool hasOptimizedPrimitive(Impl &s, std::string *lastImpl) {
+  try {
+    std::shared_ptr<CachedPrimitive> e = s.primitiveFor(1);
+    *lastImpl = e->impl;
+    return !isReferenceImpl(e->impl);
+  } catch (const dnnl::error &) {
+    return false;  // this algorithm/layout is not implemented for the shape
+  }
+}
+
+// implementation() of a Conv2d or MatMul: the primitive run (a piece's when
+// the run is cut into pieces), the variant chosen (variantName(impl)) and
+// how it is split.
+template <typename Impl, typename VariantName>
+std::string describeImplementation(Impl &s, VariantName variantName) {
+  if (s.split == Split::kPieces && !s.pieces.empty()) {
+    Impl &piece = *s.pieces.front().impl;
+    std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
+    return impl + " (" + variantName(piece) + "; " + s.splitNote + ")";
+  }
+  std::string impl = s.entry ? s.entry->impl : s.primitiveFor(1)->impl;
+  return impl + " (" + variantName(s) + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
+}
+
+// A piece's operand: `base` advanced by `offset` elements of `elem` bytes,
+// or null for an absent operand.
+inline const void *pieceOperand(const void *base, int64_t offset, size_t elem) {
+  return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
+}
+
 // 64-byte aligned, uninitialized (so allocating it does not touch the pages).
 class AlignedBuffer {
  public:
@@ -237,6 +281,38 @@ struct WeightPacker {
   void init(const dnnl::memory::desc &from, const dnnl::memory::desc &to, void *toData);
   void run(const void *fromData, void *toData);
 };
+
+// Packs float32 weights laid out as `from` into `packed` in layout `to` (a
+// constant packed for an artifact).
+void packWeightsInto(const dnnl::memory::desc &from, const dnnl::memory::desc &to, const void *weights,
+                     void *packed);
+
+// The geometry PieceSplit.h plans a convolution's pieces from, out of
+// Conv2dParams or QuantizedConv2dParams (their geometry fields share names);
+// the caller sets the rest.
+template <typename Params>
+ConvSplitShape convSplitShape(const Params &p) {
+  ConvSplitShape shape;
+  shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.W = p.W, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
+  shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
+  shape.strideH = p.strideH, shape.strideW = p.strideW, shape.dilationH = p.dilationH, shape.dilationW = p.dilationW;
+  shape.padTop = p.padTop, shape.padLeft = p.padLeft;
+  return shape;
+}
+
+// Along one axis, the input a piece computing outputs [out0, out1) reads:
+// [in0, in1) of the `size` inputs, and the padding it needs before and
+// after them (its window may start and end in the layer's padding).
+struct PieceInput {
+  int64_t in0, in1, padBefore, padAfter;
+};
+inline PieceInput pieceInput(int64_t out0, int64_t out1, int64_t stride, int64_t padBefore, int64_t kernel,
+                             int64_t dilation, int64_t size) {
+  const int64_t first = out0 * stride - padBefore;  // first input read (may be padding)
+  const int64_t last = (out1 - 1) * stride - padBefore + (kernel - 1) * dilation;  // last one
+  const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(size, last + 1);
+  return {in0, in1, in0 - first, last + 1 - in1};
+}
 
 }  // namespace webnn::cpu::onednn
 

@@ -117,10 +117,7 @@ struct Conv2d::Impl {
     return stage->in(filter);
   }
 
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
-    useThreads(threads);
-    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
-  }
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   void prepare(const void *filter, int threads) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -342,13 +339,7 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
                       p.dilationW, p.padTop, p.padBottom, p.padLeft, p.padRight, int64_t(p.hasBias)})
       key += "," + std::to_string(x);
     impl->keyBase = key;
-    try {
-      std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
-      lastImpl = e->impl;
-      if (isReferenceImpl(e->impl)) continue;
-    } catch (const dnnl::error &) {
-      continue;  // this algorithm/layout is not implemented for the shape
-    }
+    if (!hasOptimizedPrimitive(*impl, &lastImpl)) continue;
     impl->v = v;
     return impl;
   }
@@ -370,11 +361,7 @@ void Conv2d::Impl::choosePieces(int threads) {
   piecesThreads = threads;
   pieces.clear();
   piecesPrepared = false;
-  ConvSplitShape shape;
-  shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
-  shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
-  shape.W = p.W, shape.strideH = p.strideH, shape.strideW = p.strideW;
-  shape.dilationH = p.dilationH, shape.dilationW = p.dilationW, shape.padTop = p.padTop, shape.padLeft = p.padLeft;
+  ConvSplitShape shape = convSplitShape(p);
   shape.nhwc = p.nhwc;
   shape.float16 = f16();
   shape.constantFilter = p.constantFilter;
@@ -442,34 +429,29 @@ void Conv2d::Impl::choosePieces(int threads) {
   };
   if (plan.by == ConvPiecePlan::By::kChannels) return byChannels(plan);
   if (plan.by == ConvPiecePlan::By::kColumns) {  // nhwc, one image, one row
-    const int64_t spanW = (p.KW - 1) * p.dilationW + 1;
     for (const ConvPiece &r : plan.pieces) {
       Conv2dParams q = p;
       q.OW = r.ow1 - r.ow0;
-      const int64_t first = r.ow0 * p.strideW - p.padLeft;
-      const int64_t last = (r.ow1 - 1) * p.strideW - p.padLeft + spanW - 1;
-      const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.W, last + 1);
-      q.W = in1 - in0;
-      q.padLeft = in0 - first;
-      q.padRight = last + 1 - in1;
+      const PieceInput cols = pieceInput(r.ow0, r.ow1, p.strideW, p.padLeft, p.KW, p.dilationW, p.W);
+      q.W = cols.in1 - cols.in0;
+      q.padLeft = cols.padBefore;
+      q.padRight = cols.padAfter;
       Piece piece;
-      piece.srcOffset = in0 * p.C;
+      piece.srcOffset = cols.in0 * p.C;
       piece.dstOffset = r.ow0 * p.O;
       if (!add(q, std::move(piece), Split::kOpenMp, "a piece")) return;
     }
     return cut("output columns");
   }
-  const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
   for (const ConvPiece &r : plan.pieces) {
     Conv2dParams q = p;
     q.N = r.n;
     q.OH = r.oh1 - r.oh0;
-    const int64_t first = r.oh0 * p.strideH - p.padTop;           // first input row read (may be padding)
-    const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;  // last one
-    const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.H, last + 1);
-    q.H = in1 - in0;  // > 0: the plan leaves layers with padding-only pieces whole
-    q.padTop = in0 - first;
-    q.padBottom = last + 1 - in1;
+    const PieceInput rows = pieceInput(r.oh0, r.oh1, p.strideH, p.padTop, p.KH, p.dilationH, p.H);
+    const int64_t in0 = rows.in0;
+    q.H = rows.in1 - in0;  // > 0: the plan leaves layers with padding-only pieces whole
+    q.padTop = rows.padBefore;
+    q.padBottom = rows.padAfter;
     Piece piece;
     if (p.nhwc) {
       piece.srcOffset = (r.n0 * p.H + in0) * p.W * p.C;
@@ -504,9 +486,7 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
     case Split::kOneThread: return s.execute(x, filter, bias, y, 1, residual);
     default: return s.execute(x, filter, bias, y, threads, residual);
   }
-  auto at = [elem](const void *base, int64_t offset) {
-    return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
-  };
+  auto at = [elem](const void *base, int64_t offset) { return pieceOperand(base, offset, elem); };
   return runPieces(pool, s.pieces.size(), [&](size_t i) {
     const Impl::Piece &piece = s.pieces[i];
     return piece.impl->execute(at(x, piece.srcOffset), at(filter, piece.filterOffset), at(bias, piece.biasOffset),
@@ -603,30 +583,19 @@ void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
     for (Impl::Piece &piece : owner.pieces) {
       Impl &pi = *piece.impl;
       std::shared_ptr<CachedPrimitive> e = pi.primitiveFor(1);
-      WeightPacker w;
       HalfStage stage;
-      w.init(pi.userWei, e->pd.weights_desc(), at);
-      w.run(pi.filterF32(static_cast<const uint8_t *>(filter) + size_t(piece.filterOffset) * elem, &stage), nullptr);
+      packWeightsInto(pi.userWei, e->pd.weights_desc(),
+                      pi.filterF32(pieceOperand(filter, piece.filterOffset, elem), &stage), at);
       at += Impl::alignedPieceBytes(e->pd.weights_desc().get_size());
     }
     return;
   }
-  std::shared_ptr<CachedPrimitive> e = owner.primitiveFor(1);
-  WeightPacker w;
   HalfStage stage;
-  w.init(owner.userWei, e->pd.weights_desc(), packed);
-  w.run(owner.filterF32(filter, &stage), nullptr);
+  packWeightsInto(owner.userWei, owner.primitiveFor(1)->pd.weights_desc(), owner.filterF32(filter, &stage), packed);
 }
 
 std::string Conv2d::implementation() const {
-  Impl &s = *impl_;
-  if (s.split == Split::kPieces && !s.pieces.empty()) {
-    Impl &piece = *s.pieces.front().impl;
-    std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
-    return impl + " (" + piece.v.name + "; " + s.splitNote + ")";
-  }
-  std::string impl = s.entry ? s.entry->impl : s.primitiveFor(1)->impl;
-  return impl + " (" + s.v.name + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
+  return describeImplementation(*impl_, [](const Impl &s) { return std::string(s.v.name); });
 }
 
 }  // namespace webnn::cpu::onednn

@@ -89,10 +89,7 @@ struct MatMul::Impl {
     return stage->in(b);
   }
 
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
-    useThreads(threads);
-    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
-  }
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   // A constant b is copied once into the primitive's layout `primB` when that
   // differs from the caller's, or to convert float16.
@@ -320,13 +317,7 @@ std::unique_ptr<MatMul::Impl> makeImpl(const MatMulParams &p, std::string *why, 
     }
     key += "|" + std::to_string(alpha) + "|" + std::to_string(beta);
     impl->keyBase = key;
-    try {
-      std::shared_ptr<CachedPrimitive> e = impl->primitiveFor(1);
-      lastImpl = e->impl;
-      if (isReferenceImpl(e->impl)) continue;
-    } catch (const dnnl::error &) {
-      continue;
-    }
+    if (!hasOptimizedPrimitive(*impl, &lastImpl)) continue;
     impl->variant = v.name;
     return impl;
   }
@@ -425,9 +416,7 @@ Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadP
     case Split::kOneThread: return s.execute(a, b, c, y, 1);
     default: return s.execute(a, b, c, y, threads);
   }
-  auto at = [elem](const void *base, int64_t offset) {
-    return base ? static_cast<const uint8_t *>(base) + size_t(offset) * elem : nullptr;
-  };
+  auto at = [elem](const void *base, int64_t offset) { return pieceOperand(base, offset, elem); };
   return runPieces(pool, s.pieces.size(), [&](size_t i) {
     const Impl::Piece &piece = s.pieces[i];
     return piece.impl->execute(at(a, piece.aOffset), at(b, piece.bOffset), at(c, piece.cOffset),
@@ -507,22 +496,12 @@ size_t MatMul::packedBBytes(int numThreads) {
 
 void MatMul::packB(const void *b, void *packed, int numThreads) {
   Impl &owner = impl_->bOwner(numThreads);
-  std::shared_ptr<CachedPrimitive> e = owner.primitiveFor(1);
-  WeightPacker w;
   HalfStage stage;
-  w.init(owner.userB, e->pd.weights_desc(), packed);
-  w.run(owner.bF32(b, &stage), nullptr);
+  packWeightsInto(owner.userB, owner.primitiveFor(1)->pd.weights_desc(), owner.bF32(b, &stage), packed);
 }
 
 std::string MatMul::implementation() const {
-  Impl &s = *impl_;
-  if (s.split == Split::kPieces && !s.pieces.empty()) {
-    Impl &piece = *s.pieces.front().impl;
-    std::string impl = piece.entry ? piece.entry->impl : piece.primitiveFor(1)->impl;
-    return impl + " (" + piece.variant + "; " + s.splitNote + ")";
-  }
-  std::string impl = s.entry ? s.entry->impl : s.primitiveFor(1)->impl;
-  return impl + " (" + s.variant + (s.splitNote.empty() ? "" : "; " + s.splitNote) + ")";
+  return describeImplementation(*impl_, [](const Impl &s) { return s.variant; });
 }
 
 }  // namespace webnn::cpu::onednn

@@ -56,10 +56,7 @@ struct QuantizedConv2d::Impl {
 
   size_t dstElem() const { return p.output == QuantizedConv2dParams::Output::kFloat32 ? 4 : 1; }
 
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
-    useThreads(threads);
-    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
-  }
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   void prepare(const void *filter, int threads) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -215,11 +212,7 @@ std::unique_ptr<QuantizedConv2d::Impl> makeImpl(const QuantizedConv2dParams &p, 
 void QuantizedConv2d::Impl::choosePieces(int threads) {
   piecesThreads = threads;
   pieces.clear();
-  ConvSplitShape shape;
-  shape.N = p.N, shape.C = p.C, shape.H = p.H, shape.W = p.W, shape.O = p.O, shape.OH = p.OH, shape.OW = p.OW;
-  shape.KH = p.KH, shape.KW = p.KW, shape.groups = p.groups;
-  shape.strideH = p.strideH, shape.strideW = p.strideW, shape.dilationH = p.dilationH, shape.dilationW = p.dilationW;
-  shape.padTop = p.padTop, shape.padLeft = p.padLeft;
+  ConvSplitShape shape = convSplitShape(p);
   shape.nhwc = true;
   // The plan's thresholds are in float32 FLOPs; int8 pieces do the same
   // multiply-adds.
@@ -262,19 +255,16 @@ void QuantizedConv2d::Impl::choosePieces(int threads) {
     }
     by = "output channels";
   } else if (plan.by == ConvPiecePlan::By::kImages || plan.by == ConvPiecePlan::By::kRows) {
-    const int64_t spanH = (p.KH - 1) * p.dilationH + 1;
     for (const ConvPiece &r : plan.pieces) {
       QuantizedConv2dParams q = p;
       q.N = r.n;
       q.OH = r.oh1 - r.oh0;
-      const int64_t first = r.oh0 * p.strideH - p.padTop;
-      const int64_t last = (r.oh1 - 1) * p.strideH - p.padTop + spanH - 1;
-      const int64_t in0 = std::max<int64_t>(0, first), in1 = std::min<int64_t>(p.H, last + 1);
-      q.H = in1 - in0;
-      q.padTop = in0 - first;
-      q.padBottom = last + 1 - in1;
+      const PieceInput rows = pieceInput(r.oh0, r.oh1, p.strideH, p.padTop, p.KH, p.dilationH, p.H);
+      q.H = rows.in1 - rows.in0;
+      q.padTop = rows.padBefore;
+      q.padBottom = rows.padAfter;
       Piece piece;
-      piece.srcOffset = (r.n0 * p.H + in0) * p.W * p.C;
+      piece.srcOffset = (r.n0 * p.H + rows.in0) * p.W * p.C;
       piece.dstOffset = (r.n0 * p.OH + r.oh0) * p.OW * p.O;
       if (!add(q, std::move(piece))) return;
     }
