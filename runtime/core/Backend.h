@@ -125,6 +125,27 @@ class Backend {
   // `host` without copying (it stays valid for the model's life); a device
   // backend uploads them.
   virtual Status mapConstants(const void *host, uint64_t bytes, std::unique_ptr<BackendBuffer> *out) = 0;
+  // A device backend may keep a constant in a narrower type than the
+  // artifact's where every node of its that reads the constant lets it round
+  // (a relaxed-precision dot product's float32 weight held as float16): the
+  // constant then takes fewer bytes of its memory. Before making kernels the
+  // executor asks, for each constant and each node placed here that reads it
+  // as input `operand`, the type the backend would keep it in; where every
+  // such reader answers the same type other than the constant's own, it
+  // uploads the constant with mapConstantAs, and those nodes' descriptions
+  // (supports, makeKernel, makeKernelPair, makePartitionKernel) and their
+  // views of it at run time carry that type, the operand's constantData null
+  // (the host bytes are in the artifact's type). A node that falls back to
+  // the default backend reads the artifact's bytes as they are.
+  virtual DataType constantStorageType(const NodeDesc &node, size_t operand) const {
+    return node.inputs[operand]->dtype;
+  }
+  // `constant` (its constantData the artifact's bytes) converted to
+  // `storage`, an answer of constantStorageType, in the backend's memory.
+  virtual Status mapConstantAs(const OperandDesc &constant, DataType storage, std::unique_ptr<BackendBuffer> *out) {
+    (void)constant, (void)storage, (void)out;
+    return unsupported(std::string(name()) + " keeps constants in their own type");
+  }
   // Copies between host memory and (buffer, offset). Synchronous: the bytes
   // are in place when they return.
   virtual Status copyToBackend(const void *host, BackendBuffer *dst, uint64_t offset, uint64_t bytes) = 0;

@@ -68,6 +68,7 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
 
   WEBNN_RETURN_IF_ERROR(e->placeNodes(device));
   WEBNN_RETURN_IF_ERROR(e->checkOps());
+  e->chooseConstantStorage();
   e->findPairCandidates();
   // Control-flow nodes' subgraphs: static shapes only (the loader refuses
   // subgraphs in a graph with dynamic dimensions), on the default backend.

@@ -184,8 +184,18 @@ class Executor : private SubgraphRunner {
     std::unique_ptr<BackendBuffer> arena;
     std::vector<TensorBuffer> tensors;  // device views; empty when host-addressable
     std::vector<std::unique_ptr<BackendBuffer>> owned;
+    // Per tensor (empty when none): the constant as this backend keeps it,
+    // where that is another type than the artifact's
+    // (Backend::constantStorageType); null: as it is.
+    std::vector<std::unique_ptr<OperandDesc>> storedAs;
   };
   std::vector<Placed> placed_;
+  // Per main-graph node (empty when none): the node as its placed backend
+  // sees it, a constant it reads in that backend's storage type; null: nodes_[i].
+  std::vector<std::unique_ptr<NodeDesc>> placedDescs_;
+  const NodeDesc &placedDesc(size_t i) const {
+    return placedDescs_.empty() || !placedDescs_[i] ? nodes_[i] : *placedDescs_[i];
+  }
   std::vector<uint8_t> nodeSlot_;  // per main-graph node: 0 = backend_, k = placed_[k - 1]
   // A copy between a tensor's host view and its view in placed_[slot - 1].
   struct Transfer {
@@ -226,6 +236,10 @@ class Executor : private SubgraphRunner {
   Status runPartition(Partition &p);
   // Places the nodes, makes the device backends' sessions.
   Status placeNodes(std::string_view device);
+  // The constants a device backend keeps in another type (Placed::storedAs)
+  // and its readers' descriptions with that type (placedDescs_), before
+  // any kernel is made.
+  void chooseConstantStorage();
   // Which adjacent nodes may run as one kernel (pairCandidate_).
   void findPairCandidates();
   // The device backends' memory and the transfers, once kernels are made.

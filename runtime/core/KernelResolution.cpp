@@ -81,9 +81,12 @@ Status Executor::makeNodeKernel(const NodeDesc &d, const LoadedNode &ln, const N
   }
   if (slot && *slot != 0) {
     Backend *b = placed_[*slot - 1].backend;
+    // Placed nodes are main-graph nodes; a constant may be in the backend's
+    // storage type there (chooseConstantStorage).
+    const NodeDesc &pd = where.subgraph < 0 ? placedDesc(where.index) : d;
     std::string why;
-    if (b->supports(d, &why)) {
-      Status s = b->makeKernel(d, kernel);
+    if (b->supports(pd, &why)) {
+      Status s = b->makeKernel(pd, kernel);
       if (s.isOk() && *kernel) return s;
       why = s.isOk() ? "it made no kernel" : s.message();
       kernel->reset();
@@ -148,8 +151,10 @@ Status Executor::resolveShapes() {
         CachedKernel made;
         appendSignature(d, &made.signature);
         appendSignature(next, &made.signature);
-        Backend *b = !slot || *slot == 0 ? backend_ : placed_[*slot - 1].backend;
-        Status s = b->makeKernelPair(d, next, &made.kernel);
+        const bool placed = slot && *slot != 0;
+        Backend *b = placed ? placed_[*slot - 1].backend : backend_;
+        Status s = placed ? b->makeKernelPair(placedDesc(i), placedDesc(i + 1), &made.kernel)
+                          : b->makeKernelPair(d, next, &made.kernel);
         if (!s.isOk()) return Status(s.code(), label(d, {i, -1, signatureSizes}) + ": " + s.message());
         if (cache.size() == 2)
           cache.erase(cache.begin() + (cache[0].kernel && cache[0].kernel.get() == active_[i] ? 1 : 0));

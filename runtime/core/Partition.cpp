@@ -75,6 +75,48 @@ Status Executor::placeNodes(std::string_view device) {
   return Status::ok();
 }
 
+void Executor::chooseConstantStorage() {
+  if (nodeSlot_.empty()) return;
+  const LoadedGraph &g = graph_->graph;
+  constexpr int kNone = -1, kMixed = -2;
+  for (size_t k = 0; k < placed_.size(); ++k) {
+    Placed &pl = placed_[k];
+    if (pl.backend->hostAddressable()) continue;
+    const uint8_t slot = uint8_t(k + 1);
+    // Per constant, the type every reader here answered, kMixed where
+    // two differ.
+    std::vector<int> answer(g.tensors.size(), kNone);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (nodeSlot_[i] != slot) continue;
+      const std::vector<int32_t> &ins = g.nodes[i].inputs;
+      for (size_t j = 0; j < ins.size(); ++j) {
+        if (ins[j] < 0 || g.tensors[size_t(ins[j])].role != TensorRole::kConstant || !nodes_[i].inputs[j]) continue;
+        int a = int(pl.backend->constantStorageType(nodes_[i], j));
+        int &t = answer[size_t(ins[j])];
+        t = t == kNone || t == a ? a : kMixed;
+      }
+    }
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+      if (answer[t] < 0 || DataType(answer[t]) == operands_[t].dtype) continue;
+      if (pl.storedAs.empty()) pl.storedAs.resize(g.tensors.size());
+      pl.storedAs[t] = std::make_unique<OperandDesc>(operands_[t]);
+      pl.storedAs[t]->dtype = DataType(answer[t]);
+      pl.storedAs[t]->constantData = nullptr;  // the host bytes are the artifact's type
+    }
+    if (pl.storedAs.empty()) continue;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (nodeSlot_[i] != slot) continue;
+      const std::vector<int32_t> &ins = g.nodes[i].inputs;
+      for (size_t j = 0; j < ins.size(); ++j) {
+        if (ins[j] < 0 || !pl.storedAs[size_t(ins[j])]) continue;
+        if (placedDescs_.empty()) placedDescs_.resize(g.nodes.size());
+        if (!placedDescs_[i]) placedDescs_[i] = std::make_unique<NodeDesc>(nodes_[i]);
+        placedDescs_[i]->inputs[j] = pl.storedAs[size_t(ins[j])].get();
+      }
+    }
+  }
+}
+
 // For each node on a backend whose memory is not the host's: its arena (the
 // host arena's plan), the constants and graph inputs its nodes read, and the
 // copies: host -> backend before the first of its nodes that reads a tensor
@@ -150,7 +192,10 @@ Status Executor::prepareTransfers() {
       if (lt.role == TensorRole::kConstant) {
         if (!v.buffer) {  // uploaded once per session
           pl.owned.emplace_back();
-          Status s = pl.backend->mapConstants(lt.constantData, lt.byteSize, &pl.owned.back());
+          const OperandDesc *stored = pl.storedAs.empty() ? nullptr : pl.storedAs[size_t(t)].get();
+          Status s = stored ? pl.backend->mapConstantAs(operands_[size_t(t)], stored->dtype, &pl.owned.back())
+                            : pl.backend->mapConstants(lt.constantData, lt.byteSize, &pl.owned.back());
+          if (stored) v.dtype = stored->dtype;
           if (!s.isOk())
             return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': constant '" + lt.name +
                                         "': " + s.message());
@@ -226,7 +271,7 @@ void Executor::makePartitions() {
     }
     Backend *b = placed_[nodeSlot_[i] - 1].backend;
     std::vector<const NodeDesc *> nodes;
-    for (size_t k = i; k <= last; ++k) nodes.push_back(&nodes_[k]);
+    for (size_t k = i; k <= last; ++k) nodes.push_back(&placedDesc(k));
     Partition part;
     part.first = i, part.last = last;
     Status s = b->makePartitionKernel(nodes, &part.kernel);

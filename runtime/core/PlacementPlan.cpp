@@ -63,6 +63,31 @@ Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_vie
   }
   for (uint32_t o : g.outputs) addReader(int32_t(o), nullptr);
 
+  // A constant's bytes on device backend b: in the type every node there
+  // that reads it asks for (Backend::constantStorageType), as a session
+  // uploads it.
+  std::vector<std::vector<std::pair<size_t, size_t>>> constantReads(numTensors);  // (node, operand)
+  for (size_t i = 0; i < numNodes; ++i)
+    for (size_t j = 0; j < g.nodes[i].inputs.size(); ++j) {
+      int32_t t = g.nodes[i].inputs[j];
+      if (t >= 0 && g.tensors[size_t(t)].role == TensorRole::kConstant && p.nodes[i].inputs[j])
+        constantReads[size_t(t)].push_back({i, j});
+    }
+  auto constantBytesOn = [&](size_t t, Backend *b) {
+    const LoadedTensor &lt = g.tensors[t];
+    int stored = -1;
+    for (auto [i, j] : constantReads[t]) {
+      if (where[i] != b) continue;
+      int a = int(b->constantStorageType(p.nodes[i], j));
+      if (stored >= 0 && a != stored) return lt.byteSize;
+      stored = a;
+    }
+    uint64_t bytes = lt.byteSize;
+    if (stored >= 0 && DataType(stored) != lt.dtype && !tensorByteSize(DataType(stored), lt.shape, &bytes))
+      return lt.byteSize;
+    return bytes;
+  };
+
   out->memory.push_back({std::string(host->name()), p.arenaBytes, 0, 0});
   auto memoryOf = [&](Backend *b) -> BackendMemory & {
     for (BackendMemory &m : out->memory)
@@ -85,7 +110,8 @@ Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_vie
       if (t < 0) continue;
       const LoadedTensor &lt = g.tensors[size_t(t)];
       if (lt.role == TensorRole::kConstant) {
-        if (!contains(uploadedTo[size_t(t)], b)) uploadedTo[size_t(t)].push_back(b), mem.constantBytes += lt.byteSize;
+        if (!contains(uploadedTo[size_t(t)], b))
+          uploadedTo[size_t(t)].push_back(b), mem.constantBytes += constantBytesOn(size_t(t), b);
         continue;
       }
       if (home[size_t(t)] == b || contains(sentTo[size_t(t)], b)) continue;

@@ -187,12 +187,16 @@ struct GpuCounters {
   bool deviceCreated = false;
   uint64_t submits = 0, copySubmits = 0, recordings = 0, dispatchesRecorded = 0;
   double recordMs = 0, pipelineMs = 0;
+  uint64_t constantBytes = 0, fp16WeightBytes = 0, fp16Nodes = 0, relaxedFloat32Nodes = 0;
+  std::string relaxedFloat32Note;
 };
 GpuCounters gpuCounters() {
   GpuCounters g;
 #if WEBNN_HAVE_VULKAN_BACKEND
   webnn::vk::BackendCounters c = webnn::vk::backendCounters();
-  g = {c.deviceCreated, c.submits, c.copySubmits, c.recordings, c.dispatchesRecorded, c.recordMs, c.pipelineMs};
+  g = {c.deviceCreated, c.submits,         c.copySubmits,     c.recordings, c.dispatchesRecorded, c.recordMs,
+       c.pipelineMs,    c.constantBytes,   c.fp16WeightBytes, c.fp16Nodes,  c.relaxedFloat32Nodes,
+       c.relaxedFloat32Note};
 #endif
   return g;
 }
@@ -390,6 +394,13 @@ int run(const Options &opt) {
   s = session->run();
   if (!s.isOk()) throw runFailed(s);
   double firstRunMs = msSince(t0);
+  // A relaxed artifact whose GPU-placed dot products keep float32 weights
+  // (their kernels are made by now, a dynamic graph's at its first run):
+  // say so once, as for --device gpu and the CPU's bf16.
+  if (GpuCounters made = gpuCounters(); made.relaxedFloat32Nodes > gpuBeforeSession.relaxedFloat32Nodes)
+    std::cerr << "webnn-run: note: " << opt.artifact << " was compiled with --precision relaxed, but "
+              << made.relaxedFloat32Nodes - gpuBeforeSession.relaxedFloat32Nodes
+              << " of its dot products on the GPU keep float32 weights (first: " << made.relaxedFloat32Note << ")\n";
   gpuBeforeTimed = gpuCounters();
 
   std::vector<double> latencies;
@@ -480,7 +491,11 @@ int run(const Options &opt) {
                   {"record_ms", gpuEnd.recordMs - gpuBeforeSession.recordMs},
                   {"pipeline_ms", gpuEnd.pipelineMs - gpuBeforeSession.pipelineMs},
                   {"command_buffers_recorded", gpuEnd.recordings - gpuBeforeSession.recordings},
-                  {"dispatches_recorded", gpuEnd.dispatchesRecorded - gpuBeforeSession.dispatchesRecorded}};
+                  {"dispatches_recorded", gpuEnd.dispatchesRecorded - gpuBeforeSession.dispatchesRecorded},
+                  {"constant_bytes", gpuEnd.constantBytes - gpuBeforeSession.constantBytes},
+                  {"fp16_nodes", gpuEnd.fp16Nodes - gpuBeforeSession.fp16Nodes},
+                  {"fp16_weight_bytes", gpuEnd.fp16WeightBytes - gpuBeforeSession.fp16WeightBytes},
+                  {"relaxed_float32_nodes", gpuEnd.relaxedFloat32Nodes - gpuBeforeSession.relaxedFloat32Nodes}};
     }
     std::cout << j.dump() << "\n";
     if (!firstMismatch.empty()) throw Failure{1, firstMismatch};

@@ -30,6 +30,26 @@ namespace {
 
 // What the backend's kernels and copies did in this process (VulkanBackend.h).
 std::atomic<uint64_t> gSubmits{0}, gCopySubmits{0}, gRecordings{0}, gDispatchesRecorded{0}, gRecordNs{0}, gPipelineNs{0};
+std::atomic<uint64_t> gConstantBytes{0}, gFp16WeightBytes{0}, gFp16Nodes{0}, gRelaxedFloat32Nodes{0};
+std::mutex gNoteMutex;
+std::string gRelaxedFloat32Note;  // guarded by gNoteMutex
+
+// A kernel made for a relaxed-precision dot product: counted by whether
+// its weight reaches it as float16 (the executor asked constantStorageType
+// of every node here reading it) or stays float32, and why.
+void countRelaxedKernel(const NodeDesc &node) {
+  int w = relaxedWeightOperand(node);
+  if (w < 0) return;
+  if (node.inputs[size_t(w)]->dtype == DataType::kFloat16) {
+    gFp16Nodes.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  gRelaxedFloat32Nodes.fetch_add(1, std::memory_order_relaxed);
+  relaxedFloat16Enabled(/*warn=*/true);
+  std::lock_guard<std::mutex> lock(gNoteMutex);
+  if (gRelaxedFloat32Note.empty())
+    gRelaxedFloat32Note = node.op + " '" + node.name + "': " + relaxedFloat32Reason(node, w);
+}
 
 uint64_t nsSince(std::chrono::steady_clock::time_point start) {
   return uint64_t(
@@ -324,6 +344,46 @@ class VulkanBackend final : public rt::Backend {
     KernelPlan plan;
     WEBNN_RETURN_IF_ERROR(f(node, (*device)->info(), &plan));
     *out = std::make_unique<VulkanNodeKernel>(*device, node.op + " '" + node.name + "'", std::move(plan));
+    countRelaxedKernel(node);
+    return Status::ok();
+  }
+
+  // Relaxed precision (docs/GPU.md): a relaxed conv2d/matmul/gemm's
+  // constant float32 weight as float16 where every value fits; its kernel
+  // then reads float16 (FILTER_DT / B_DT) and the products stay float32.
+  // The executor keeps it float32 where another node here reads it otherwise.
+  DataType constantStorageType(const NodeDesc &node, size_t operand) const override {
+    const OperandDesc &o = *node.inputs[operand];
+    int64_t count = 0;
+    if (relaxedWeightOperand(node) != int(operand) || o.dtype != DataType::kFloat32 || !o.constantData ||
+        !relaxedFloat16Enabled() || !elementCount(o.shape, &count) || !fitsFloat16(o.constantData, uint64_t(count)))
+      return o.dtype;
+    return DataType::kFloat16;
+  }
+
+  Status mapConstantAs(const OperandDesc &constant, DataType storage,
+                       std::unique_ptr<rt::BackendBuffer> *out) override {
+    int64_t count = 0;
+    if (storage != DataType::kFloat16 || constant.dtype != DataType::kFloat32 || !constant.constantData ||
+        !elementCount(constant.shape, &count))
+      return invalidArgument("the GPU keeps only float32 constants as float16");
+    const uint64_t bytes = uint64_t(count) * 2;
+    WEBNN_RETURN_IF_ERROR(allocate(bytes, out));
+    std::shared_ptr<Device> *device;
+    WEBNN_RETURN_IF_ERROR(backendDevice(&device));
+    const DeviceBuffer &b = static_cast<VulkanBuffer *>(out->get())->buffer();
+    // Converted in place where the memory is host-visible, else through a
+    // host copy and the staging path.
+    if (b.mapped) {
+      convertToFloat16(constant.constantData, uint64_t(count), b.mapped);
+      (*device)->flush(b);
+    } else {
+      std::vector<uint8_t> half(bytes);
+      convertToFloat16(constant.constantData, uint64_t(count), half.data());
+      WEBNN_RETURN_IF_ERROR(copyBuffer(**device, b, 0, half.data(), bytes, true));
+    }
+    gConstantBytes.fetch_add(bytes, std::memory_order_relaxed);
+    gFp16WeightBytes.fetch_add(bytes, std::memory_order_relaxed);
     return Status::ok();
   }
 
@@ -383,7 +443,9 @@ class VulkanBackend final : public rt::Backend {
     std::shared_ptr<Device> *device;
     WEBNN_RETURN_IF_ERROR(backendDevice(&device));
     auto *vb = static_cast<VulkanBuffer *>(out->get());
-    return copyBuffer(**device, vb->buffer(), 0, const_cast<void *>(host), bytes, true);
+    WEBNN_RETURN_IF_ERROR(copyBuffer(**device, vb->buffer(), 0, const_cast<void *>(host), bytes, true));
+    gConstantBytes.fetch_add(bytes, std::memory_order_relaxed);
+    return Status::ok();
   }
 
   Status copyToBackend(const void *host, rt::BackendBuffer *dst, uint64_t offset, uint64_t bytes) override {
@@ -414,6 +476,12 @@ BackendCounters backendCounters() {
   c.dispatchesRecorded = gDispatchesRecorded.load();
   c.recordMs = double(gRecordNs.load()) / 1e6;
   c.pipelineMs = double(gPipelineNs.load()) / 1e6;
+  c.constantBytes = gConstantBytes.load();
+  c.fp16WeightBytes = gFp16WeightBytes.load();
+  c.fp16Nodes = gFp16Nodes.load();
+  c.relaxedFloat32Nodes = gRelaxedFloat32Nodes.load();
+  std::lock_guard<std::mutex> lock(gNoteMutex);
+  c.relaxedFloat32Note = gRelaxedFloat32Note;
   return c;
 }
 

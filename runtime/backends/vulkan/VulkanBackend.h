@@ -5,6 +5,7 @@
 #define WEBNN_RUNTIME_BACKENDS_VULKAN_VULKANBACKEND_H
 
 #include <cstdint>
+#include <string>
 
 namespace webnn::vk {
 
@@ -16,6 +17,14 @@ struct BackendCounters {
   uint64_t dispatchesRecorded = 0; // dispatches in them
   double recordMs = 0;             // time spent recording them (descriptor sets and commands)
   double pipelineMs = 0;           // time kernels spent getting their pipelines (created or cached)
+  // Constants uploaded for kernels (Backend::mapConstants/mapConstantAs):
+  // their device bytes, of which float16 copies of relaxed float32 weights.
+  uint64_t constantBytes = 0, fp16WeightBytes = 0;
+  // Kernels made for relaxed-precision dot products (docs/GPU.md "Relaxed
+  // precision"): reading float16 weights, or float32 ones, the first of
+  // those named with why ("matmul 'mm': its weight is not a constant").
+  uint64_t fp16Nodes = 0, relaxedFloat32Nodes = 0;
+  std::string relaxedFloat32Note;
 };
 
 // Totals since the process started (all sessions).

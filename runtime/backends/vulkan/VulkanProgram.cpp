@@ -7,11 +7,95 @@
 #include <mutex>
 
 #include "Shaders.h"
-#include "backends/cpu/kernels/Float16.h"
 #include "core/Log.h"
 #include "core/MemoryPlanner.h"
 
 namespace webnn::vk {
+
+int relaxedWeightOperand(const NodeDesc &d) {
+  if (!d.relaxedPrecision || d.inputs.size() < 2 || !d.inputs[0] || !d.inputs[1] ||
+      d.inputs[0]->dtype != DataType::kFloat32)
+    return -1;
+  if (d.op == "conv2d" || d.op == "fusedConv2d" || d.op == "matmul" || d.op == "fusedMatmul" || d.op == "gemm")
+    return 1;
+  return -1;
+}
+
+bool fitsFloat16(const void *data, uint64_t count) {
+  const auto *bytes = static_cast<const uint8_t *>(data);
+  for (uint64_t i = 0; i < count; ++i) {
+    float a;
+    std::memcpy(&a, bytes + 4 * i, 4);  // constants need not be 4-byte aligned
+    a = std::fabs(a);
+    if (std::isfinite(a) && a >= 65520.0f) return false;
+  }
+  return true;
+}
+
+bool relaxedFloat16Enabled(bool warn) {
+  const char *env = std::getenv("WEBNN_VULKAN_FP16");
+  const bool on = !(env && std::strcmp(env, "0") == 0);
+  if (!on && warn) {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      rt::log(LogLevel::kWarning,
+              "WEBNN_VULKAN_FP16=0: relaxed-precision dot products keep float32 weights on the GPU");
+    });
+  }
+  return on;
+}
+
+namespace {
+
+// float32 bits to float16 bits, round to nearest even (as IEEE 754 and the
+// CPU's float16 kernels round); past float16's range: infinity; NaN stays a
+// (quiet) NaN.
+uint16_t float16Bits(uint32_t u) {
+  const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
+  const uint32_t mag = u & 0x7fffffffu;
+  if (mag > 0x7f800000u) return sign | 0x7e00u;
+  const int32_t exp = int32_t(mag >> 23) - 127;
+  if (exp > 15) return sign | 0x7c00u;
+  if (exp < -25) return sign;  // below half the smallest subnormal
+  uint32_t mant = mag & 0x7fffffu, h, rest, half;
+  if (exp >= -14) {  // a normal float16: drop 13 mantissa bits
+    h = (uint32_t(exp + 15) << 10) | (mant >> 13);
+    rest = mant & 0x1fffu, half = 0x1000u;
+  } else {  // a subnormal one: the value in steps of 2^-24
+    mant |= 0x800000u;
+    const uint32_t shift = uint32_t(-(exp + 1));
+    h = mant >> shift;
+    rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+  }
+  // A carry out of the mantissa moves to the next exponent (or infinity).
+  if (rest > half || (rest == half && (h & 1))) ++h;
+  return sign | uint16_t(h);
+}
+
+}  // namespace
+
+void convertToFloat16(const void *from, uint64_t count, void *to) {
+  const auto *src = static_cast<const uint8_t *>(from);
+  auto *dst = static_cast<uint8_t *>(to);
+  for (uint64_t e = 0; e < count; ++e) {
+    uint32_t u;
+    std::memcpy(&u, src + 4 * e, 4);
+    const uint16_t h = float16Bits(u);
+    std::memcpy(dst + 2 * e, &h, 2);
+  }
+}
+
+std::string relaxedFloat32Reason(const NodeDesc &d, int w) {
+  const OperandDesc *o = w >= 0 && size_t(w) < d.inputs.size() ? d.inputs[size_t(w)] : nullptr;
+  int64_t count = 0;
+  if (!relaxedFloat16Enabled()) return "WEBNN_VULKAN_FP16=0";
+  if (!o || !o->constantData) return "its weight is not a constant";
+  if (o->dtype != DataType::kFloat32) return "its weight is not float32";
+  if (!elementCount(o->shape, &count) || !fitsFloat16(o->constantData, uint64_t(count)))
+    return "its weight exceeds float16's range";
+  return "its weight is also read by another op";
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -24,40 +108,6 @@ Status vkFail(const char *what, VkResult r) {
 }
 
 uint64_t alignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-// The operand a relaxed-precision node may hold as float16 when it is a
-// constant: the filter of conv2d/fusedConv2d, B of matmul/fusedMatmul/gemm
-// (the dot products docs/ARTIFACT.md "Precision" lets round their
-// operands), under float32 data; else -1.
-int relaxedWeightOperand(const NodeDesc &d) {
-  if (!d.relaxedPrecision || d.inputs.size() < 2 || !d.inputs[0] || !d.inputs[1] ||
-      d.inputs[0]->dtype != DataType::kFloat32)
-    return -1;
-  if (d.op == "conv2d" || d.op == "fusedConv2d" || d.op == "matmul" || d.op == "fusedMatmul" || d.op == "gemm")
-    return 1;
-  return -1;
-}
-
-// Whether every value of a float32 tensor keeps its magnitude as float16: a
-// finite value from 65520 up would round to infinity (NaN and infinities
-// stay what they are).
-bool fitsFloat16(const void *data, uint64_t count) {
-  const auto *bytes = static_cast<const uint8_t *>(data);
-  for (uint64_t i = 0; i < count; ++i) {
-    float a;
-    std::memcpy(&a, bytes + 4 * i, 4);  // constants need not be 4-byte aligned
-    a = std::fabs(a);
-    if (std::isfinite(a) && a >= 65520.0f) return false;
-  }
-  return true;
-}
-
-// WEBNN_VULKAN_FP16=0 keeps relaxed nodes' weights float32 (to compare, or
-// to rule the rounding out).
-bool relaxedFloat16Enabled() {
-  const char *env = std::getenv("WEBNN_VULKAN_FP16");
-  return !(env && std::strcmp(env, "0") == 0);
-}
 
 // The node descriptions the kernels see: nodes[i].desc, or for a relaxed
 // node whose weight is float16 on the device a copy with that operand
@@ -127,13 +177,7 @@ void chooseFloat16Weights(const std::vector<ProgramNode> &nodes, std::vector<Pro
       stats->relaxedFloat32Note = d.op + " '" + d.name + "': " + why;
     }
   }
-  if (!fp16 && stats->relaxedFloat32Nodes) {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      rt::log(LogLevel::kWarning,
-              "WEBNN_VULKAN_FP16=0: relaxed-precision dot products keep float32 weights on the GPU");
-    });
-  }
+  if (!fp16 && stats->relaxedFloat32Nodes) relaxedFloat16Enabled(/*warn=*/true);
 }
 
 void memoryBarrier(const VulkanFunctions &fn, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags srcAccess,
@@ -291,15 +335,7 @@ Status Program::uploadConstants() {
       std::memcpy(dst + offset_[t], tensors_[t].constantData, bytes_[t]);
       continue;
     }
-    // Round to nearest even, as the CPU's float16 kernels do.
-    const auto *from = static_cast<const uint8_t *>(tensors_[t].constantData);
-    uint8_t *to = dst + offset_[t];
-    for (uint64_t e = 0; e < bytes_[t] / 2; ++e) {
-      float f;
-      std::memcpy(&f, from + 4 * e, 4);
-      uint16_t h = cpu::kernels::floatToHalf(f);
-      std::memcpy(to + 2 * e, &h, 2);
-    }
+    convertToFloat16(tensors_[t].constantData, bytes_[t] / 2, dst + offset_[t]);
   }
   Status s = Status::ok();
   if (staging.buffer) {

@@ -54,6 +54,24 @@ struct ProgramStats {
   std::string relaxedFloat32Note;
 };
 
+// Relaxed precision (docs/GPU.md), shared by the program and the
+// executor's backend (VulkanBackend.cpp). The operand a relaxed-precision
+// node may hold as float16 when it is a constant (the filter of
+// conv2d/fusedConv2d, B of matmul/fusedMatmul/gemm, under float32 data),
+// else -1.
+int relaxedWeightOperand(const NodeDesc &d);
+// Whether every value of `count` float32 values keeps its magnitude as
+// float16 (a finite value from 65520 up would become infinity).
+bool fitsFloat16(const void *data, uint64_t count);
+// False under WEBNN_VULKAN_FP16=0 (relaxed weights stay float32); then,
+// when `warn`, logs that once per process.
+bool relaxedFloat16Enabled(bool warn = false);
+// `count` float32 values (any alignment) to float16, round to nearest even.
+void convertToFloat16(const void *from, uint64_t count, void *to);
+// Why relaxed node `d`'s weight operand `w` (as the kernel sees it) is not
+// float16: "its weight is not a constant", ...
+std::string relaxedFloat32Reason(const NodeDesc &d, int w);
+
 // Records dispatch `d` into `cmd`: a descriptor set from `pool` binding
 // `buffers` in order (binding b = buffers[b]), the pipeline, the push
 // constants, the dispatch, and a barrier after it so that later dispatches,

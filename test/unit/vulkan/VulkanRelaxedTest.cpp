@@ -13,7 +13,12 @@
 #include <cstdlib>
 #include <random>
 
+#include "TestArtifact.h"
 #include "VulkanTestUtil.h"
+#include "backends/vulkan/VulkanBackend.h"
+#include "core/Backend.h"
+#include "core/Executor.h"
+#include "core/PlacementPlan.h"
 
 namespace webnn::vk::test {
 namespace {
@@ -234,6 +239,149 @@ TEST_F(VulkanRelaxed, SharedWeightsFollowEveryReader) {
       for (int i = 0; i < 64; ++i) EXPECT_EQ(z[i], a.as<float>()[i] + w.as<float>()[i]) << i;
     }
   }
+}
+
+// The executor's path (an artifact compiled --target gpu): nodes placed on
+// the GPU next to CPU nodes, the Vulkan backend behind Backend. Graph:
+//   mm1 (gpu) h = x W1        W1 also read by neg (cpu): still float16 there
+//   relu (cpu) r = relu(h)
+//   neg (cpu) z = -W1         the CPU reads the artifact's float32 bytes
+//   mm2 (gpu) y = r W2        a partition of three with mm3 and mm33
+//   mm3 (gpu) y3 = y W3       W3 is also mm33's A: float32 for both
+//   mm33 (gpu) y5 = W3 W3
+// Relaxed: mm1 and mm2 get float16 weights (the constants' device bytes
+// shrink by W1's and W2's halves), mm3 and mm33 stay float32 with the
+// reason counted; y is within float16's rounding of the weights of a
+// float64 reference and differs from the exact artifact's; y5 and z are
+// the exact artifact's bit for bit. Under WEBNN_VULKAN_FP16=0 the
+// relaxed artifact's outputs are the exact one's bit for bit.
+struct PlacedRun {
+  std::vector<std::vector<float>> outputs;  // y, y3, y5, z
+  BackendCounters made;                     // the session's and first run's counts
+  size_t partitions = 0;
+  std::vector<std::string> backends;
+  uint64_t plannedConstantBytes = 0;  // webnnc inspect --plan's figure for the GPU
+};
+
+std::vector<float> values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(n);
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+void runPlaced(bool relaxed, PlacedRun *out) {
+  using webnn::test::floatBytes;
+  webnn::test::TGraph g;
+  g.name = relaxed ? "placed_relaxed" : "placed_exact";
+  g.precision = relaxed ? 1 : 0;
+  const DataType f = DataType::kFloat32;
+  g.tensors = {{"x", f, {16, 32}}, {"w1", f, {32, 32}}, {"h", f, {16, 32}}, {"r", f, {16, 32}},
+               {"z", f, {32, 32}}, {"w2", f, {32, 8}},  {"y", f, {16, 8}},  {"w3", f, {8, 8}},
+               {"y3", f, {16, 8}}, {"y5", f, {8, 8}}};
+  g.constants = {{1, floatBytes(values(32 * 32, 11)), "w1"},
+                 {5, floatBytes(values(32 * 8, 12)), "w2"},
+                 {7, floatBytes(values(8 * 8, 13)), "w3"}};
+  g.nodes = {{"matmul", {0, 1}, {2}, "mm1", {}, {}, "gpu"}, {"relu", {2}, {3}, "relu"},
+             {"neg", {1}, {4}, "neg"},                      {"matmul", {3, 5}, {6}, "mm2", {}, {}, "gpu"},
+             {"matmul", {6, 7}, {8}, "mm3", {}, {}, "gpu"}, {"matmul", {7, 7}, {9}, "mm33", {}, {}, "gpu"}};
+  g.inputs = {0};
+  g.outputs = {6, 8, 9, 4};
+  std::string path = webnn::test::tempDir("vulkan_relaxed_placed") + "/" + g.name + ".wnn";
+  webnn::test::writeFile(path, webnn::test::buildArtifact(g).artifact);
+  rt::LoaderOptions lo;
+  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
+  rt::LoadedGraph lg;
+  Status s = rt::loadArtifact(path, lo, &lg);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  std::shared_ptr<rt::PreparedGraph> p;
+  ASSERT_TRUE(rt::prepareGraph(std::move(lg), &p).isOk());
+  rt::PlacementPlan plan;
+  ASSERT_TRUE(rt::planPlacement(*p, &plan).isOk());
+  for (const rt::BackendMemory &m : plan.memory)
+    if (m.backend == "vulkan") out->plannedConstantBytes = m.constantBytes;
+  BackendCounters before = backendCounters();
+  std::unique_ptr<rt::Executor> e;
+  s = rt::Executor::create(p, 1, &e, true, "");
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const std::vector<float> x = values(16 * 32, 10);
+  ASSERT_TRUE(e->setInput(0, x.data(), x.size() * sizeof(float), true).isOk());
+  s = e->run();
+  ASSERT_TRUE(s.isOk()) << s.message();
+  BackendCounters after = backendCounters();
+  out->made = after;
+  out->made.constantBytes = after.constantBytes - before.constantBytes;
+  out->made.fp16WeightBytes = after.fp16WeightBytes - before.fp16WeightBytes;
+  out->made.fp16Nodes = after.fp16Nodes - before.fp16Nodes;
+  out->made.relaxedFloat32Nodes = after.relaxedFloat32Nodes - before.relaxedFloat32Nodes;
+  out->partitions = e->numPartitions();
+  for (size_t i = 0; i < 6; ++i) out->backends.emplace_back(e->nodeBackend(i).name());
+  const size_t counts[] = {16 * 8, 16 * 8, 8 * 8, 32 * 32};
+  for (size_t k = 0; k < 4; ++k) {
+    const float *o = static_cast<const float *>(e->outputData(k));
+    out->outputs.emplace_back(o, o + counts[k]);
+  }
+}
+
+TEST_F(VulkanRelaxed, ExecutorPartitionsUseFloat16Weights) {
+  PlacedRun relaxed, exact, off;
+  ASSERT_NO_FATAL_FAILURE(runPlaced(true, &relaxed));
+  ASSERT_NO_FATAL_FAILURE(runPlaced(false, &exact));
+  {
+    ScopedFp16Env env("0");
+    ASSERT_NO_FATAL_FAILURE(runPlaced(true, &off));
+  }
+  const std::vector<std::string> where = {"vulkan", "cpu", "cpu", "vulkan", "vulkan", "vulkan"};
+  EXPECT_EQ(relaxed.backends, where);
+  EXPECT_EQ(relaxed.partitions, 1u);  // mm2, mm3, mm33; mm1 alone between CPU nodes
+  const uint64_t w1 = 32 * 32, w2 = 32 * 8, w3 = 8 * 8;
+  EXPECT_EQ(relaxed.made.fp16Nodes, 2u);
+  EXPECT_EQ(relaxed.made.fp16WeightBytes, (w1 + w2) * 2);
+  EXPECT_EQ(relaxed.made.constantBytes, (w1 + w2) * 2 + w3 * 4);
+  EXPECT_EQ(relaxed.made.relaxedFloat32Nodes, 2u);
+  EXPECT_EQ(exact.made.constantBytes, (w1 + w2 + w3) * 4);
+  EXPECT_EQ(exact.made.fp16Nodes + exact.made.fp16WeightBytes + exact.made.relaxedFloat32Nodes, 0u);
+  EXPECT_EQ(off.made.fp16Nodes, 0u);
+  EXPECT_EQ(off.made.relaxedFloat32Nodes, 4u);
+  EXPECT_EQ(off.made.constantBytes, exact.made.constantBytes);
+  // The plan (webnnc inspect --plan) counts what the session uploaded.
+  EXPECT_EQ(relaxed.plannedConstantBytes, relaxed.made.constantBytes);
+  EXPECT_EQ(exact.plannedConstantBytes, exact.made.constantBytes);
+  EXPECT_EQ(off.plannedConstantBytes, off.made.constantBytes);
+  // The first relaxed float32 kernel of the process is mm3's (the relaxed
+  // run came first): W3 is also mm33's A.
+  EXPECT_EQ(relaxed.made.relaxedFloat32Note, "matmul 'mm3': its weight is also read by another op");
+
+  // y against float64: |relaxed - ref| <= 2^-10 (sum |r||w2| + sum (sum |x||w1|) |w2|) + 1e-5,
+  // the weights of both layers rounded to 11 significant bits.
+  const std::vector<float> x = values(16 * 32, 10), v1 = values(32 * 32, 11), v2 = values(32 * 8, 12);
+  double maxErr = 0, maxDiffExact = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double ref = 0, bound = 0;
+      for (int k = 0; k < 32; ++k) {
+        double h = 0, habs = 0;
+        for (int m = 0; m < 32; ++m) {
+          h += double(x[i * 32 + m]) * v1[m * 32 + k];
+          habs += std::fabs(double(x[i * 32 + m]) * v1[m * 32 + k]);
+        }
+        ref += std::max(h, 0.0) * v2[k * 8 + j];
+        bound += (std::max(h, 0.0) + habs) * std::fabs(v2[k * 8 + j]);
+      }
+      double got = relaxed.outputs[0][size_t(i * 8 + j)];
+      EXPECT_LE(std::fabs(got - ref), std::ldexp(bound, -10) + 1e-5) << i << "," << j;
+      maxErr = std::max(maxErr, std::fabs(got - ref));
+      maxDiffExact = std::max(maxDiffExact, std::fabs(got - double(exact.outputs[0][size_t(i * 8 + j)])));
+    }
+  EXPECT_GT(maxDiffExact, 0.0);  // the rounding is really there
+  std::printf("executor path: y max |relaxed - float64| %.3g, max |relaxed - exact| %.3g\n", maxErr, maxDiffExact);
+  // mm33 and the CPU's neg read the exact bytes.
+  EXPECT_EQ(relaxed.outputs[2], exact.outputs[2]);
+  EXPECT_EQ(relaxed.outputs[3], exact.outputs[3]);
+  for (size_t k = 0; k < 32 * 32; ++k) ASSERT_EQ(relaxed.outputs[3][k], -v1[k]) << k;
+  // WEBNN_VULKAN_FP16=0: every output the exact artifact's, bit for bit.
+  for (size_t o = 0; o < 4; ++o) EXPECT_EQ(off.outputs[o], exact.outputs[o]) << o;
 }
 
 }  // namespace

@@ -18,6 +18,15 @@ compared with the exact artifact on the CPU backend (float32):
   logits bit-identical to the exact artifact's on the GPU, and webnn-run
   says so in one note line on stderr.
 
+The same again through the executor's partitions: the model compiled
+`--target gpu` (with and without `--precision relaxed`) and run by a plain
+`webnn-run --json`: every dot-product node on the GPU reads float16 weights
+(`gpu.fp16_nodes`), the constants uploaded to the device
+(`gpu.constant_bytes`) shrink by the float16 weights' bytes, the logits are
+within the same tolerance of the CPU's float32 and differ from the exact
+artifact's; with WEBNN_VULKAN_FP16=0 they are the exact artifact's bit for
+bit, with one note.
+
 --keep DIR writes the artifacts and outputs there (for measurements).
 """
 import argparse
@@ -137,6 +146,52 @@ def main():
             failures.append("WEBNN_VULKAN_FP16=0: logits differ from the exact artifact's on the GPU")
         if sr["stderr"].strip():
             failures.append(f"relaxed run printed {sr['stderr']!r}")
+
+        # The executor's partitions (--target gpu, a plain webnn-run).
+        placed_exact, placed_relaxed = os.path.join(work, "exact_gpu.wnn"), os.path.join(work, "relaxed_gpu.wnn")
+        run([webnnc, "compile", onnx_path, "--target", "gpu", "-o", placed_exact])
+        run([webnnc, "compile", onnx_path, "--target", "gpu", "--precision", "relaxed", "-o", placed_relaxed])
+        pinfo = json.loads(run([webnnc, "inspect", placed_relaxed, "--json"]))
+        placed_dots = sum(n for op, n in pinfo.get("ops", {}).items()
+                          if op in ("conv2d", "fusedConv2d", "matmul", "fusedMatmul", "gemm"))
+        pe_out, pe = go(placed_exact, "placed_exact", False)
+        pr_out, pr = go(placed_relaxed, "placed_relaxed", False)
+        po_out, po = go(placed_relaxed, "placed_relaxed_fp16_off", False, dict(os.environ, WEBNN_VULKAN_FP16="0"))
+        pge, pgr = pe["gpu"], pr["gpu"]
+        p_err = float(np.abs(pr_out.astype(np.float64) - cpu).max())
+        p_diff = float(np.abs(pr_out.astype(np.float64) - pe_out).max())
+        print(f"--target gpu exact: constants on the GPU {pge['constant_bytes']} B, fp16 nodes {pge['fp16_nodes']}, "
+              f"submits per run {pge['submits_per_run']}")
+        print(f"--target gpu relaxed: constants on the GPU {pgr['constant_bytes']} B, fp16 nodes {pgr['fp16_nodes']} "
+              f"of {placed_dots}, fp16 weights {pgr['fp16_weight_bytes']} B, submits per run {pgr['submits_per_run']}; "
+              f"vs CPU float32 max abs err {p_err:.3g} (bound {TOLERANCE * scale:.3g}), vs exact {p_diff:.3g}")
+        if pge["fp16_nodes"] != 0 or pge["fp16_weight_bytes"] != 0 or pge["relaxed_float32_nodes"] != 0:
+            failures.append("--target gpu: the exact artifact used float16 weights")
+        if placed_dots == 0 or pgr["fp16_nodes"] != placed_dots or pgr["relaxed_float32_nodes"] != 0:
+            failures.append(f"--target gpu: fp16 nodes {pgr['fp16_nodes']}, float32 relaxed nodes "
+                            f"{pgr['relaxed_float32_nodes']}, expected {placed_dots} and 0")
+        # Each halved weight is half its float32 bytes; the buffers' 64-byte
+        # slack is the same either way.
+        placed_saved = pge["constant_bytes"] - pgr["constant_bytes"]
+        if not (pgr["fp16_weight_bytes"] > 0 and placed_saved == pgr["fp16_weight_bytes"]):
+            failures.append(f"--target gpu: constants shrank by {placed_saved} B, expected the fp16 weights' "
+                            f"{pgr['fp16_weight_bytes']} B")
+        if not p_err <= TOLERANCE * scale:
+            failures.append("--target gpu: relaxed logits outside the tolerance")
+        if int(pr_out.argmax()) != int(cpu.argmax()):
+            failures.append("--target gpu: top-1 differs from the CPU's")
+        if not p_diff > 0:
+            failures.append("--target gpu: relaxed logits equal the exact artifact's: no float16 rounding happened")
+        pnotes = [l for l in po["stderr"].splitlines() if "keep float32 weights" in l]
+        if po["gpu"]["fp16_nodes"] != 0 or po["gpu"]["relaxed_float32_nodes"] != placed_dots or len(pnotes) != 1:
+            failures.append("--target gpu, WEBNN_VULKAN_FP16=0: expected no fp16 node and one note, got "
+                            f"{po['gpu']['fp16_nodes']} and {po['stderr']!r}")
+        if po["gpu"]["constant_bytes"] != pge["constant_bytes"]:
+            failures.append("--target gpu, WEBNN_VULKAN_FP16=0: constants differ from the exact artifact's")
+        if not np.array_equal(po_out, pe_out):
+            failures.append("--target gpu, WEBNN_VULKAN_FP16=0: logits differ from the exact artifact's")
+        if any("keep float32 weights" in l for l in pr["stderr"].splitlines()):
+            failures.append(f"--target gpu relaxed run printed {pr['stderr']!r}")
         for f in failures:
             print("FAIL:", f)
         return 1 if failures else 0
