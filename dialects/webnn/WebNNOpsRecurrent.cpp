@@ -13,6 +13,15 @@ using namespace mlir::webnn;
 
 namespace {
 
+// What tells the gru ops from the lstm ops in the checks they share.
+struct Family {
+  int64_t hiddenFactor;  // hiddenSize * this must be a valid dimension
+  StringRef defaultLayout, otherLayout;
+  size_t activations;  // how many names `activations` lists
+};
+const Family kGru{6, "zrn", "rzn", 2};
+const Family kLstm{8, "iofg", "ifgo", 3};
+
 struct RecurrentChecker {
   std::optional<Location> loc;
   StringRef name;
@@ -41,6 +50,33 @@ struct RecurrentChecker {
     return failure(failed(operand(operandName, value, expected)));
   }
 
+  // weight [dirs..., gateRows, inputSize] and recurrentWeight [dirs...,
+  // gateRows, hiddenSize]; `dirs` is empty for the cells.
+  template <typename AdaptorT>
+  LogicalResult weights(AdaptorT &adaptor, ArrayRef<int64_t> dirs, int64_t gateRows, int64_t inputSize,
+                        int64_t hiddenSize) const {
+    if (failed(operand("weight", adaptor.getWeight(), withDirs(dirs, {gateRows, inputSize}))) ||
+        failed(operand("recurrentWeight", adaptor.getRecurrentWeight(),
+                       withDirs(dirs, {gateRows, hiddenSize}))))
+      return failure();
+    return success();
+  }
+
+  // The optional bias and recurrentBias, [dirs..., gateRows] each.
+  template <typename AdaptorT>
+  LogicalResult biases(AdaptorT &adaptor, ArrayRef<int64_t> dirs, int64_t gateRows) const {
+    if (failed(optional("bias", adaptor.getBias(), withDirs(dirs, {gateRows}))) ||
+        failed(optional("recurrentBias", adaptor.getRecurrentBias(), withDirs(dirs, {gateRows}))))
+      return failure();
+    return success();
+  }
+
+  static SmallVector<int64_t, 3> withDirs(ArrayRef<int64_t> dirs, ArrayRef<int64_t> shape) {
+    SmallVector<int64_t, 3> out(dirs.begin(), dirs.end());
+    out.append(shape.begin(), shape.end());
+    return out;
+  }
+
   // `hiddenSize * gates` must be a valid dimension (the spec checks 6x for
   // GRU and 8x for LSTM: some platforms concatenate both biases).
   LogicalResult hiddenSize(int64_t size, int64_t factor) const {
@@ -56,6 +92,30 @@ struct RecurrentChecker {
     for (StringRef a : allowed) list += (list.empty() ? "\"" : ", \"") + a.str() + "\"";
     return opError(loc, name, "expected ", option, " to be one of ", list, " but got \"", value,
                    "\"");
+  }
+
+  // The adaptor, then 'input' (every op's first operand): its element type
+  // becomes the one every other operand must have.
+  template <typename AdaptorT>
+  FailureOr<RankedTensorType> input(AdaptorT &adaptor) {
+    if (failed(verifyAdaptor(loc, adaptor))) return failure();
+    FailureOr<RankedTensorType> type = tensorOperand(loc, name, "input", adaptor.getInput());
+    if (succeeded(type)) elementType = type->getElementType();
+    return type;
+  }
+
+  // The options after the input's shape: hiddenSize, the direction (the
+  // sequence ops'), the layout and the activations.
+  template <typename AdaptorT>
+  LogicalResult options(const Family &f, AdaptorT &adaptor,
+                        std::optional<StringRef> direction) const {
+    if (failed(hiddenSize(adaptor.getHiddenSize(), f.hiddenFactor)) ||
+        (direction && failed(oneOf("direction", *direction, {"forward", "backward", "both"}))) ||
+        failed(oneOf("layout", adaptor.getLayout().value_or(f.defaultLayout),
+                     {f.defaultLayout, f.otherLayout})) ||
+        failed(activations(adaptor.getActivations(), f.activations)))
+      return failure();
+    return success();
   }
 
   // "sigmoid,tanh": exactly `count` names of MLRecurrentNetworkActivation.
@@ -102,23 +162,16 @@ LogicalResult checkCellInput(const RecurrentChecker &c, RankedTensorType input,
 
 LogicalResult GruOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = c.input(adaptor);
   if (failed(input)) return failure();
-  c.elementType = input->getElementType();
   int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
   StringRef direction = adaptor.getDirection().value_or("forward");
-  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) || failed(c.hiddenSize(h, 6)) ||
-      failed(c.oneOf("direction", direction, {"forward", "backward", "both"})) ||
-      failed(c.oneOf("layout", adaptor.getLayout().value_or("zrn"), {"zrn", "rzn"})) ||
-      failed(c.activations(adaptor.getActivations(), 2)))
+  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) ||
+      failed(c.options(kGru, adaptor, direction)))
     return failure();
   int64_t dirs = direction == "both" ? 2 : 1;
-  if (failed(c.operand("weight", adaptor.getWeight(), {dirs, 3 * h, inputSize})) ||
-      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {dirs, 3 * h, h})) ||
-      failed(c.optional("bias", adaptor.getBias(), {dirs, 3 * h})) ||
-      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {dirs, 3 * h})) ||
+  if (failed(c.weights(adaptor, dirs, 3 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 3 * h)) ||
       failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})))
     return failure();
   results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
@@ -129,20 +182,15 @@ LogicalResult GruOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 
 LogicalResult GruCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = c.input(adaptor);
   if (failed(input)) return failure();
-  c.elementType = input->getElementType();
   int64_t h = adaptor.getHiddenSize(), batch, inputSize;
-  if (failed(checkCellInput(c, *input, batch, inputSize)) || failed(c.hiddenSize(h, 6)) ||
-      failed(c.oneOf("layout", adaptor.getLayout().value_or("zrn"), {"zrn", "rzn"})) ||
-      failed(c.activations(adaptor.getActivations(), 2)) ||
-      failed(c.operand("weight", adaptor.getWeight(), {3 * h, inputSize})) ||
-      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {3 * h, h})) ||
+  if (failed(checkCellInput(c, *input, batch, inputSize)) ||
+      failed(c.options(kGru, adaptor, std::nullopt)) ||
+      failed(c.weights(adaptor, {}, 3 * h, inputSize, h)) ||
       failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
-      failed(c.optional("bias", adaptor.getBias(), {3 * h})) ||
-      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {3 * h})))
+      failed(c.biases(adaptor, {}, 3 * h)))
     return failure();
   results.push_back(RankedTensorType::get({batch, h}, c.elementType));
   return success();
@@ -150,23 +198,16 @@ LogicalResult GruCellOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult LstmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = c.input(adaptor);
   if (failed(input)) return failure();
-  c.elementType = input->getElementType();
   int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
   StringRef direction = adaptor.getDirection().value_or("forward");
-  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) || failed(c.hiddenSize(h, 8)) ||
-      failed(c.oneOf("direction", direction, {"forward", "backward", "both"})) ||
-      failed(c.oneOf("layout", adaptor.getLayout().value_or("iofg"), {"iofg", "ifgo"})) ||
-      failed(c.activations(adaptor.getActivations(), 3)))
+  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) ||
+      failed(c.options(kLstm, adaptor, direction)))
     return failure();
   int64_t dirs = direction == "both" ? 2 : 1;
-  if (failed(c.operand("weight", adaptor.getWeight(), {dirs, 4 * h, inputSize})) ||
-      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {dirs, 4 * h, h})) ||
-      failed(c.optional("bias", adaptor.getBias(), {dirs, 4 * h})) ||
-      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {dirs, 4 * h})) ||
+  if (failed(c.weights(adaptor, dirs, 4 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 4 * h)) ||
       failed(c.optional("peepholeWeight", adaptor.getPeepholeWeight(), {dirs, 3 * h})) ||
       failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})) ||
       failed(c.optional("initialCellState", adaptor.getInitialCellState(), {dirs, batch, h})))
@@ -180,21 +221,16 @@ LogicalResult LstmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 LogicalResult LstmCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = tensorOperand(loc, c.name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = c.input(adaptor);
   if (failed(input)) return failure();
-  c.elementType = input->getElementType();
   int64_t h = adaptor.getHiddenSize(), batch, inputSize;
-  if (failed(checkCellInput(c, *input, batch, inputSize)) || failed(c.hiddenSize(h, 8)) ||
-      failed(c.oneOf("layout", adaptor.getLayout().value_or("iofg"), {"iofg", "ifgo"})) ||
-      failed(c.activations(adaptor.getActivations(), 3)) ||
-      failed(c.operand("weight", adaptor.getWeight(), {4 * h, inputSize})) ||
-      failed(c.operand("recurrentWeight", adaptor.getRecurrentWeight(), {4 * h, h})) ||
+  if (failed(checkCellInput(c, *input, batch, inputSize)) ||
+      failed(c.options(kLstm, adaptor, std::nullopt)) ||
+      failed(c.weights(adaptor, {}, 4 * h, inputSize, h)) ||
       failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
       failed(c.operand("cellState", adaptor.getCellState(), {batch, h})) ||
-      failed(c.optional("bias", adaptor.getBias(), {4 * h})) ||
-      failed(c.optional("recurrentBias", adaptor.getRecurrentBias(), {4 * h})) ||
+      failed(c.biases(adaptor, {}, 4 * h)) ||
       failed(c.optional("peepholeWeight", adaptor.getPeepholeWeight(), {3 * h})))
     return failure();
   results.push_back(RankedTensorType::get({batch, h}, c.elementType));
