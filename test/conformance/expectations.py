@@ -19,6 +19,17 @@ def load(path):
     return out
 
 
+def within_budget(listed, base, percent, what):
+    """False (after printing why) when `listed` expected failures exceed
+    `percent`% of `base` cases: a list may excuse only that many."""
+    limit = base * percent / 100.0
+    if listed > limit:
+        print(f"FAIL {what}: {listed} listed, more than {percent:g}% of {base} ({limit:.1f})")
+        return False
+    print(f"{what}: {listed} listed, within {percent:g}% of {base} ({limit:.1f})")
+    return True
+
+
 def report(results, expected, list_path, write_path=None, keep_listed_reasons=True):
     """Prints the unexpected failures and passes of `results` ({case id: None
     or problem}) against `expected`, optionally writes every failing case in

@@ -5,6 +5,15 @@ Every case goes DSL -> `webnnc compile` -> .wnn -> `webnn-run` -> .npy and is
 compared with the WPT expected output. The run fails when a case outside
 wpt_expected_failures.txt fails, and when a listed case passes (so the list
 stays true). Prints the pass rate.
+
+--compile-arg / --run-arg add arguments to every webnnc compile / webnn-run
+(e.g. `--compile-arg=--target=gpu`: the executor's Vulkan partitions).
+--gpu-check: a `--target gpu` artifact runs wherever the executor can, so a
+missing Vulkan device or validation layer would quietly move every case to
+the CPU. One case runs first on `--device gpu` (no fallback): if it cannot,
+the run stops with webnn-run's own message. Each case's run reports through
+`webnn-run --json` whether it made GPU dispatches; the cases that ran wholly
+on the CPU are counted and named.
 """
 import argparse
 import concurrent.futures
@@ -156,42 +165,62 @@ def compare(actual, expected, ops, case=None):
     return None
 
 
-def run_case(case_id, case, args, workdir):
+def gpu_dispatches(stdout):
+    """GPU dispatches webnn-run --json recorded; 0 when it made no device."""
+    try:
+        return int(json.loads(stdout.strip().splitlines()[-1]).get("gpu", {}).get("dispatches_recorded", 0))
+    except (ValueError, IndexError, AttributeError):
+        return -1
+
+
+def run_case(case_id, case, args, workdir, extra_run_args=(), gpu_check=None):
+    """(case id, None or the problem, where it ran: 'gpu', 'cpu' or '')."""
+    gpu_check = args.gpu_check if gpu_check is None else gpu_check
     d = workdir / re.sub(r"[^A-Za-z0-9_.-]", "_", case_id)[:150]
     d.mkdir(parents=True, exist_ok=True)
     try:
         feeds, expected = wpt_to_dsl.convert(case, d)
     except Exception as e:  # an unconvertible case is a harness failure, reported as such
-        return case_id, f"harness: cannot convert: {e}"
+        return case_id, f"harness: cannot convert: {e}", ""
     art = d / "graph.wnn"
     try:
-        r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)],
+        r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)] + args.compile_arg,
                            capture_output=True, text=True, timeout=120)
     except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
-        return case_id, f"harness: cannot run webnnc: {e}"
+        return case_id, f"harness: cannot run webnnc: {e}", ""
     if r.returncode != 0:
-        return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
+        return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0], ""
     outdir = d / "out"
-    cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)]
+    cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)] + args.run_arg + list(extra_run_args)
+    if gpu_check:
+        cmd.append("--json")
     for name, path in feeds.items():
         cmd += ["--input", f"{name}={path}"]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
     except OSError as e:
-        return case_id, f"harness: cannot run webnn-run: {e}"
+        return case_id, f"harness: cannot run webnn-run: {e}", ""
+    except subprocess.TimeoutExpired:
+        return case_id, f"run: no result within {args.timeout} s", ""
     if r.returncode != 0:
-        return case_id, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0]
+        return case_id, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0], ""
+    where = ""
+    if gpu_check:
+        dispatches = gpu_dispatches(r.stdout)
+        if dispatches < 0:
+            return case_id, "run: webnn-run --json printed no JSON object", ""
+        where = "gpu" if dispatches > 0 else "cpu"
     ops = [op["name"] for op in case["graph"]["operators"]]
     for name, (_, exp) in expected.items():
         f = outdir / (re.sub(r"[^A-Za-z0-9._-]", "_", name) + ".npy")
         if not f.exists():
-            return case_id, f"output {name} missing"
+            return case_id, f"output {name} missing", where
         problem = compare(np.load(f), exp, ops, case)
         if problem:
-            return case_id, f"output {name}: {problem}"
+            return case_id, f"output {name}: {problem}", where
     if not args.keep:
         shutil.rmtree(d, ignore_errors=True)
-    return case_id, None
+    return case_id, None, where
 
 
 def main():
@@ -204,6 +233,16 @@ def main():
     p.add_argument("-j", "--jobs", type=int, default=2)
     p.add_argument("--keep", action="store_true", help="keep the generated files")
     p.add_argument("--write-failures", help="write the failing cases in list format here")
+    p.add_argument("--compile-arg", action="append", default=[],
+                   help="an argument for every webnnc compile (repeatable; --compile-arg=--target=gpu)")
+    p.add_argument("--run-arg", action="append", default=[],
+                   help="an argument for every webnn-run (repeatable; --run-arg=--device=gpu)")
+    p.add_argument("--gpu-check", action="store_true",
+                   help="stop first if a case cannot run on --device gpu; count the cases "
+                        "that made GPU dispatches (webnn-run --json)")
+    p.add_argument("--max-listed-percent", type=float,
+                   help="fail when the expected failures listed exceed this share of the cases")
+    p.add_argument("--timeout", type=int, default=120, help="seconds per webnn-run")
     args = p.parse_args()
 
     cases = []
@@ -219,10 +258,19 @@ def main():
     expected_fail = expectations.load(args.expected_failures)
 
     workdir = Path(tempfile.mkdtemp(prefix="wpt-"))
-    results = {}
+    if args.gpu_check:
+        # A missing device or validation layer would otherwise only show as
+        # cases quietly run on the CPU: --device gpu says which it is.
+        case_id, problem, _ = run_case(cases[0][0], cases[0][1], args, workdir, ["--device", "gpu"], False)
+        if problem:
+            print(f"error: the GPU cannot run {case_id} (--device gpu): {problem}")
+            shutil.rmtree(workdir, ignore_errors=True)
+            return 1
+    results, where = {}, {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for case_id, problem in pool.map(lambda c: run_case(c[0], c[1], args, workdir), cases):
+        for case_id, problem, ran in pool.map(lambda c: run_case(c[0], c[1], args, workdir), cases):
             results[case_id] = problem
+            where[case_id] = ran
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -233,7 +281,16 @@ def main():
     print(f"WebNN conformance: {passed}/{total} passed ({100.0 * passed / max(total, 1):.1f}%), "
           f"{len(expected_fail)} expected failures listed, {len(unexpected_fail)} unexpected "
           f"failures, {len(unexpected_pass)} unexpected passes")
-    return 1 if unexpected_fail or unexpected_pass else 0
+    if args.gpu_check:
+        on_cpu = sorted(c for c, w in where.items() if w == "cpu")
+        print(f"{sum(1 for w in where.values() if w == 'gpu')} cases ran GPU dispatches, "
+              f"{len(on_cpu)} ran wholly on the CPU" + (f": {', '.join(on_cpu[:12])}"
+                                                        f"{', ...' if len(on_cpu) > 12 else ''}" if on_cpu else ""))
+    within = True
+    if args.max_listed_percent is not None:
+        within = expectations.within_budget(len(expected_fail), total, args.max_listed_percent,
+                                            "expected failures")
+    return 1 if unexpected_fail or unexpected_pass or not within else 0
 
 
 if __name__ == "__main__":
