@@ -199,7 +199,9 @@ double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
     double t0 = clock.now();
     for (int r = 0; r < reps; ++r) pass();
     double s = clock.now() - t0;
-    best = std::max(best, double(T) * double(n) * 8.0 * reps / s / 1e9);
+    // A pass the clock did not see advance (a thread's CPU clock on a
+    // loaded machine) says nothing; it would store an infinite bandwidth.
+    if (s > 0) best = std::max(best, double(T) * double(n) * 8.0 * reps / s / 1e9);
   }
   return best;
 }
@@ -226,7 +228,7 @@ double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) 
     double t0 = clock.now();
     pass();
     double s = clock.now() - t0;
-    best = std::max(best, double(T) * double(n) * 4.0 / s / 1e9);
+    if (s > 0) best = std::max(best, double(T) * double(n) * 4.0 / s / 1e9);
   }
   return best;
 }
