@@ -34,38 +34,37 @@ LogicalResult checkQuantizationParams(std::optional<Location> loc, StringRef nam
   return success();
 }
 
+// The result has the input's shape. quantizeLinear: zeroPoint's element
+// type, scale the input's; dequantizeLinear: scale's, zeroPoint the input's.
+template <typename AdaptorT>
+LogicalResult inferQuantizationTypes(std::optional<Location> loc, StringRef name, AdaptorT &adaptor,
+                                     bool quantize, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  auto types = tensorOperands(loc, name,
+                              {{"input", adaptor.getInput()},
+                               {"scale", adaptor.getScale()},
+                               {"zeroPoint", adaptor.getZeroPoint()}});
+  if (failed(types)) return failure();
+  auto [input, scale, zeroPoint] = *types;
+  RankedTensorType inputTyped = quantize ? scale : zeroPoint, result = quantize ? zeroPoint : scale;
+  if (failed(checkSameElementType(loc, name, quantize ? "scale" : "zeroPoint", inputTyped, "input",
+                                  input)) ||
+      failed(checkQuantizationParams(loc, name, input, scale, zeroPoint)))
+    return failure();
+  results.push_back(RankedTensorType::get(input.getShape(), result.getElementType()));
+  return success();
+}
+
 }  // namespace
 
 LogicalResult QuantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
-  StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> scale = tensorOperand(loc, name, "scale", adaptor.getScale());
-  FailureOr<RankedTensorType> zeroPoint =
-      tensorOperand(loc, name, "zeroPoint", adaptor.getZeroPoint());
-  if (failed(input) || failed(scale) || failed(zeroPoint)) return failure();
-  if (failed(checkSameElementType(loc, name, "scale", *scale, "input", *input)) ||
-      failed(checkQuantizationParams(loc, name, *input, *scale, *zeroPoint)))
-    return failure();
-  results.push_back(RankedTensorType::get(input->getShape(), zeroPoint->getElementType()));
-  return success();
+  return inferQuantizationTypes(loc, getOperationName(), adaptor, /*quantize=*/true, results);
 }
 
 LogicalResult DequantizeLinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                    Adaptor adaptor,
                                                    SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
-  StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> scale = tensorOperand(loc, name, "scale", adaptor.getScale());
-  FailureOr<RankedTensorType> zeroPoint =
-      tensorOperand(loc, name, "zeroPoint", adaptor.getZeroPoint());
-  if (failed(input) || failed(scale) || failed(zeroPoint)) return failure();
-  if (failed(checkSameElementType(loc, name, "zeroPoint", *zeroPoint, "input", *input)) ||
-      failed(checkQuantizationParams(loc, name, *input, *scale, *zeroPoint)))
-    return failure();
-  results.push_back(RankedTensorType::get(input->getShape(), scale->getElementType()));
-  return success();
+  return inferQuantizationTypes(loc, getOperationName(), adaptor, /*quantize=*/false, results);
 }

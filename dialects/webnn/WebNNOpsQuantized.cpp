@@ -21,21 +21,50 @@ LogicalResult checkQuantParam(std::optional<Location> loc, StringRef name, Strin
                  formatList(t.getShape()));
 }
 
+// The optional outputScale and outputZeroPoint: both or neither, one element
+// each. *outElem (if asked for) becomes the zero point's element type when
+// they are given.
+LogicalResult checkOutputQuantization(std::optional<Location> loc, StringRef name, Value outScale,
+                                      Value outZp, Type *outElem) {
+  if (bool(outScale) != bool(outZp))
+    return opError(loc, name, "expected 'outputScale' and 'outputZeroPoint' together or neither");
+  if (!outScale) return success();
+  auto types = tensorOperands(loc, name, {{"outputScale", outScale}, {"outputZeroPoint", outZp}});
+  if (failed(types)) return failure();
+  auto [scale, zeroPoint] = *types;
+  if (failed(checkQuantParam(loc, name, "outputScale", scale, 0)) ||
+      failed(checkQuantParam(loc, name, "outputZeroPoint", zeroPoint, 0)))
+    return failure();
+  if (outElem) *outElem = zeroPoint.getElementType();
+  return success();
+}
+
+// The optional float32 bias, one value per output column or channel.
+LogicalResult checkBias(std::optional<Location> loc, StringRef name, Value bias, int64_t count) {
+  if (!bias) return success();
+  FailureOr<RankedTensorType> t = tensorOperand(loc, name, "bias", bias);
+  if (failed(t)) return failure();
+  if (t->getRank() != 1 || t->getDimSize(0) != count)
+    return opError(loc, name, "expected operand 'bias' of shape ", formatList({count}), " but got ",
+                   formatList(t->getShape()));
+  return success();
+}
+
 }  // namespace
 
 LogicalResult QuantizedMatmulOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> aT = tensorOperand(loc, name, "a", adaptor.getA());
-  FailureOr<RankedTensorType> bT = tensorOperand(loc, name, "b", adaptor.getB());
-  FailureOr<RankedTensorType> aScaleT = tensorOperand(loc, name, "aScale", adaptor.getAScale());
-  FailureOr<RankedTensorType> aZpT = tensorOperand(loc, name, "aZeroPoint", adaptor.getAZeroPoint());
-  FailureOr<RankedTensorType> bScaleT = tensorOperand(loc, name, "bScale", adaptor.getBScale());
-  FailureOr<RankedTensorType> bZpT = tensorOperand(loc, name, "bZeroPoint", adaptor.getBZeroPoint());
-  if (failed(aT) || failed(bT) || failed(aScaleT) || failed(aZpT) || failed(bScaleT) || failed(bZpT))
-    return failure();
-  RankedTensorType a = *aT, b = *bT, aZp = *aZpT, bZp = *bZpT, bScale = *bScaleT;
+  auto types = tensorOperands(loc, name,
+                              {{"a", adaptor.getA()},
+                               {"b", adaptor.getB()},
+                               {"aScale", adaptor.getAScale()},
+                               {"aZeroPoint", adaptor.getAZeroPoint()},
+                               {"bScale", adaptor.getBScale()},
+                               {"bZeroPoint", adaptor.getBZeroPoint()}});
+  if (failed(types)) return failure();
+  auto [a, b, aScale, aZp, bScale, bZp] = *types;
   if (!a.hasStaticShape() || !b.hasStaticShape())
     return opError(loc, name, "expected operands 'a' and 'b' of static shapes");
   if (a.getRank() < 2 || b.getRank() < 2)
@@ -60,7 +89,7 @@ LogicalResult QuantizedMatmulOp::inferReturnTypes(MLIRContext *, std::optional<L
                    formatList(a.getShape().drop_back(2)), " but got shape ", formatList(b.getShape()));
   // Per-column parameters only for an integer weight [K, N].
   int64_t perColumn = (b.getRank() == 2 && !b.getElementType().isF32()) ? N : 0;
-  if (failed(checkQuantParam(loc, name, "aScale", *aScaleT, 0)) ||
+  if (failed(checkQuantParam(loc, name, "aScale", aScale, 0)) ||
       failed(checkQuantParam(loc, name, "aZeroPoint", aZp, 0)) ||
       failed(checkQuantParam(loc, name, "bScale", bScale, perColumn)) ||
       failed(checkQuantParam(loc, name, "bZeroPoint", bZp, perColumn)))
@@ -68,23 +97,10 @@ LogicalResult QuantizedMatmulOp::inferReturnTypes(MLIRContext *, std::optional<L
   if (elementCount(bZp.getShape()) != elementCount(bScale.getShape()) && elementCount(bZp.getShape()) != 1)
     return opError(loc, name, "expected operand 'bZeroPoint' with 1 element or as many as 'bScale' (",
                    elementCount(bScale.getShape()), ") but got shape ", formatList(bZp.getShape()));
-  Value outScale = adaptor.getOutputScale(), outZp = adaptor.getOutputZeroPoint();
-  if (bool(outScale) != bool(outZp))
-    return opError(loc, name, "expected 'outputScale' and 'outputZeroPoint' together or neither");
-  if (outScale) {
-    FailureOr<RankedTensorType> s = tensorOperand(loc, name, "outputScale", outScale);
-    FailureOr<RankedTensorType> z = tensorOperand(loc, name, "outputZeroPoint", outZp);
-    if (failed(s) || failed(z) || failed(checkQuantParam(loc, name, "outputScale", *s, 0)) ||
-        failed(checkQuantParam(loc, name, "outputZeroPoint", *z, 0)))
-      return failure();
-  }
-  if (Value bias = adaptor.getBias()) {
-    FailureOr<RankedTensorType> t = tensorOperand(loc, name, "bias", bias);
-    if (failed(t)) return failure();
-    if (t->getRank() != 1 || t->getDimSize(0) != N)
-      return opError(loc, name, "expected operand 'bias' of shape ", formatList({N}), " but got ",
-                     formatList(t->getShape()));
-  }
+  if (failed(checkOutputQuantization(loc, name, adaptor.getOutputScale(), adaptor.getOutputZeroPoint(),
+                                     nullptr)) ||
+      failed(checkBias(loc, name, adaptor.getBias(), N)))
+    return failure();
   SmallVector<int64_t> shape(a.getShape());
   shape.back() = N;
   results.push_back(RankedTensorType::get(shape, Float32Type::get(a.getContext())));
@@ -112,18 +128,19 @@ LogicalResult QuantizedConv2dOp::inferReturnTypes(MLIRContext *context, std::opt
                                                   Adaptor adaptor, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> inT = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> inScaleT = tensorOperand(loc, name, "inputScale", adaptor.getInputScale());
-  FailureOr<RankedTensorType> inZpT = tensorOperand(loc, name, "inputZeroPoint", adaptor.getInputZeroPoint());
-  FailureOr<RankedTensorType> fT = tensorOperand(loc, name, "filter", adaptor.getFilter());
-  FailureOr<RankedTensorType> fScaleT = tensorOperand(loc, name, "filterScale", adaptor.getFilterScale());
-  if (failed(inT) || failed(inScaleT) || failed(inZpT) || failed(fT) || failed(fScaleT)) return failure();
-  RankedTensorType in = *inT, f = *fT;
+  auto types = tensorOperands(loc, name,
+                              {{"input", adaptor.getInput()},
+                               {"inputScale", adaptor.getInputScale()},
+                               {"inputZeroPoint", adaptor.getInputZeroPoint()},
+                               {"filter", adaptor.getFilter()},
+                               {"filterScale", adaptor.getFilterScale()}});
+  if (failed(types)) return failure();
+  auto [in, inScale, inZp, f, fScale] = *types;
   if (!in.hasStaticShape() || !f.hasStaticShape() || in.getRank() != 4 || f.getRank() != 4)
     return opError(loc, name, "expected operands 'input' (nhwc) and 'filter' (ohwi) of rank 4 and static shapes "
                    "but got ", formatList(in.getShape()), " and ", formatList(f.getShape()));
-  if (in.getElementType() != inZpT->getElementType())
-    return opError(loc, name, "expected operand 'input' of its zero point's type ", inZpT->getElementType(),
+  if (in.getElementType() != inZp.getElementType())
+    return opError(loc, name, "expected operand 'input' of its zero point's type ", inZp.getElementType(),
                    " but got ", in.getElementType());
   int64_t groups = adaptor.getGroups().value_or(1);
   int64_t C = in.getDimSize(3), O = f.getDimSize(0), KH = f.getDimSize(1), KW = f.getDimSize(2);
@@ -134,29 +151,15 @@ LogicalResult QuantizedConv2dOp::inferReturnTypes(MLIRContext *context, std::opt
   if (C / groups * KH * KW > 32768)
     return opError(loc, name, "expected C / groups * KH * KW <= 32768 (an exact int32 sum) but got ",
                    C / groups * KH * KW);
-  if (failed(checkQuantParam(loc, name, "inputScale", *inScaleT, 0)) ||
-      failed(checkQuantParam(loc, name, "inputZeroPoint", *inZpT, 0)) ||
-      failed(checkQuantParam(loc, name, "filterScale", *fScaleT, O)))
+  if (failed(checkQuantParam(loc, name, "inputScale", inScale, 0)) ||
+      failed(checkQuantParam(loc, name, "inputZeroPoint", inZp, 0)) ||
+      failed(checkQuantParam(loc, name, "filterScale", fScale, O)) ||
+      failed(checkBias(loc, name, adaptor.getBias(), O)))
     return failure();
-  if (Value bias = adaptor.getBias()) {
-    FailureOr<RankedTensorType> t = tensorOperand(loc, name, "bias", bias);
-    if (failed(t)) return failure();
-    if (t->getRank() != 1 || t->getDimSize(0) != O)
-      return opError(loc, name, "expected operand 'bias' of shape ", formatList({O}), " but got ",
-                     formatList(t->getShape()));
-  }
-  Value outScale = adaptor.getOutputScale(), outZp = adaptor.getOutputZeroPoint();
-  if (bool(outScale) != bool(outZp))
-    return opError(loc, name, "expected 'outputScale' and 'outputZeroPoint' together or neither");
+  Value outScale = adaptor.getOutputScale();
   Type outElem = Float32Type::get(context);
-  if (outScale) {
-    FailureOr<RankedTensorType> s = tensorOperand(loc, name, "outputScale", outScale);
-    FailureOr<RankedTensorType> z = tensorOperand(loc, name, "outputZeroPoint", outZp);
-    if (failed(s) || failed(z) || failed(checkQuantParam(loc, name, "outputScale", *s, 0)) ||
-        failed(checkQuantParam(loc, name, "outputZeroPoint", *z, 0)))
-      return failure();
-    outElem = z->getElementType();
-  }
+  if (failed(checkOutputQuantization(loc, name, outScale, adaptor.getOutputZeroPoint(), &outElem)))
+    return failure();
   FailureOr<SmallVector<int64_t>> pad = quantizedConvList(loc, name, "padding", adaptor.getPadding(), 4, 0, 0);
   FailureOr<SmallVector<int64_t>> str = quantizedConvList(loc, name, "strides", adaptor.getStrides(), 2, 1, 1);
   FailureOr<SmallVector<int64_t>> dil = quantizedConvList(loc, name, "dilations", adaptor.getDilations(), 2, 1, 1);

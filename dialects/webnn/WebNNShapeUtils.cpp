@@ -79,6 +79,14 @@ bool isWebNNElementType(Type type) {
   }
 }
 
+LogicalResult checkAxisInRange(std::optional<Location> loc, StringRef opName, int64_t axis,
+                               int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return opError(loc, opName, "expected axis in [0, ", rank, ") for an input of rank ", rank,
+                   " but got ", axis);
+  return success();
+}
+
 int64_t elementCount(ArrayRef<int64_t> shape) {
   int64_t count = 1;
   for (int64_t d : shape) {

@@ -5,8 +5,10 @@
 #ifndef WEBNN_SHAPE_UTILS_H
 #define WEBNN_SHAPE_UTILS_H
 
+#include <array>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -54,6 +56,38 @@ int64_t elementCount(ArrayRef<int64_t> shape);
 // The operand's ranked tensor type, or a diagnostic naming the operand.
 FailureOr<RankedTensorType> tensorOperand(std::optional<Location> loc, StringRef opName,
                                           StringRef operandName, Value value);
+
+// The usual start of an inference: the adaptor's invariants, then operand
+// 'input'.
+template <typename AdaptorT>
+FailureOr<RankedTensorType> verifiedInput(std::optional<Location> loc, StringRef opName,
+                                          AdaptorT &adaptor) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  return tensorOperand(loc, opName, "input", adaptor.getInput());
+}
+
+// Requires 0 <= axis < rank, the rank of the input the axis indexes.
+LogicalResult checkAxisInRange(std::optional<Location> loc, StringRef opName, int64_t axis,
+                               int64_t rank);
+
+// tensorOperand for several operands at once: each bad one gets its
+// diagnostic, and the result fails if any was bad. Unpack it with
+// `auto [a, b] = *types;`.
+template <size_t N>
+FailureOr<std::array<RankedTensorType, N>>
+tensorOperands(std::optional<Location> loc, StringRef opName,
+               const std::pair<StringRef, Value> (&operands)[N]) {
+  std::array<RankedTensorType, N> types;
+  bool ok = true;
+  for (size_t i = 0; i < N; ++i) {
+    FailureOr<RankedTensorType> type =
+        tensorOperand(loc, opName, operands[i].first, operands[i].second);
+    if (failed(type)) ok = false;
+    else types[i] = *type;
+  }
+  if (!ok) return failure();
+  return types;
+}
 
 // Requires `actual` to have `expected`'s element type ("same type as" in the
 // spec's tensor limits tables).
