@@ -47,14 +47,11 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t axis = adaptor.getAxis().value_or(0);
-  if (axis < 0 || axis >= input->getRank())
-    return opError(loc, name, "expected axis in [0, ", input->getRank(),
-                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  if (failed(checkAxisInRange(loc, name, axis, input->getRank()))) return failure();
   ArrayRef<int64_t> splits = adaptor.getSplits();
   if (splits.empty()) return opError(loc, name, "expected at least one value in splits");
   int64_t sum = 0;
@@ -80,9 +77,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   ArrayRef<int64_t> newShape = adaptor.getNewShape();
   // Beyond the spec, for graphs with dynamic dimensions (docs/OPS.md): one
@@ -143,9 +139,8 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 
 LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   ArrayRef<int64_t> newShape = adaptor.getNewShape();
   // Beyond the spec, for dynamic dimensions (docs/OPS.md): a newShape value
@@ -171,9 +166,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
 
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t rank = input->getRank();
   SmallVector<int64_t> permutation;
@@ -194,9 +188,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
 
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t rank = input->getRank();
   ArrayRef<int64_t> starts = adaptor.getStarts(), sizes = adaptor.getSizes();
@@ -237,36 +230,51 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
+namespace {
+
+// The gathers' and scatters' operands, after the adaptor's invariants:
+// input and indices, and for the scatters (N = 3) updates.
+template <size_t N, typename AdaptorT>
+FailureOr<std::array<RankedTensorType, N>> indexedOperands(std::optional<Location> loc,
+                                                           StringRef name, AdaptorT &adaptor) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  if constexpr (N == 2)
+    return tensorOperands(loc, name,
+                          {{"input", adaptor.getInput()}, {"indices", adaptor.getIndices()}});
+  else
+    return tensorOperands(loc, name,
+                          {{"input", adaptor.getInput()},
+                           {"indices", adaptor.getIndices()},
+                           {"updates", adaptor.getUpdates()}});
+}
+
+}  // namespace
+
 LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> indices =
-      tensorOperand(loc, name, "indices", adaptor.getIndices());
-  if (failed(input) || failed(indices)) return failure();
-  Type indexType = indices->getElementType();
+  auto types = indexedOperands<2>(loc, name, adaptor);
+  if (failed(types)) return failure();
+  auto [input, indices] = *types;
+  Type indexType = indices.getElementType();
   if (!indexType.isSignlessInteger(32) && !indexType.isUnsignedInteger(32) &&
       !indexType.isSignlessInteger(64))
     return opError(loc, name, "expected operand 'indices' of data type i32, ui32 or i64 but got ",
                    indexType);
   int64_t axis = adaptor.getAxis().value_or(0);
-  if (axis < 0 || axis >= input->getRank())
-    return opError(loc, name, "expected axis in [0, ", input->getRank(),
-                   ") for an input of rank ", input->getRank(), " but got ", axis);
-  ArrayRef<int64_t> inputShape = input->getShape();
+  if (failed(checkAxisInRange(loc, name, axis, input.getRank()))) return failure();
+  ArrayRef<int64_t> inputShape = input.getShape();
   SmallVector<int64_t> shape(inputShape.take_front(axis));
-  llvm::append_range(shape, indices->getShape());
+  llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, inputShape.drop_front(axis + 1));
-  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t rank = input->getRank();
   ArrayRef<int64_t> begin = adaptor.getBeginningPadding(), end = adaptor.getEndingPadding();
@@ -295,9 +303,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 
 LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   ArrayRef<int64_t> repetitions = adaptor.getRepetitions();
   if (static_cast<int64_t>(repetitions.size()) != input->getRank())
@@ -316,9 +323,8 @@ LogicalResult TileOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 
 LogicalResult TriangularOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   if (input->getRank() < 2)
     return opError(loc, name, "expected operand 'input' of rank >= 2 but got rank ",
@@ -353,9 +359,7 @@ LogicalResult checkElementsIndices(std::optional<Location> loc, StringRef name,
   if (failed(checkIndexType(loc, name, indices))) return failure();
   if (input.getRank() < 1)
     return opError(loc, name, "expected operand 'input' of rank >= 1 but got rank 0");
-  if (axis < 0 || axis >= input.getRank())
-    return opError(loc, name, "expected axis in [0, ", input.getRank(),
-                   ") for an input of rank ", input.getRank(), " but got ", axis);
+  if (failed(checkAxisInRange(loc, name, axis, input.getRank()))) return failure();
   if (indices.getRank() != input.getRank())
     return opError(loc, name, "expected operand 'indices' of rank ", input.getRank(),
                    " (the input's rank) but got rank ", indices.getRank());
@@ -391,81 +395,68 @@ FailureOr<SmallVector<int64_t>> ndSliceShape(std::optional<Location> loc, String
 LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> indices =
-      tensorOperand(loc, name, "indices", adaptor.getIndices());
-  if (failed(input) || failed(indices)) return failure();
-  if (failed(checkElementsIndices(loc, name, *input, *indices, adaptor.getAxis().value_or(0))))
+  auto types = indexedOperands<2>(loc, name, adaptor);
+  if (failed(types)) return failure();
+  auto [input, indices] = *types;
+  if (failed(checkElementsIndices(loc, name, input, indices, adaptor.getAxis().value_or(0))))
     return failure();
-  results.push_back(RankedTensorType::get(indices->getShape(), input->getElementType()));
+  results.push_back(RankedTensorType::get(indices.getShape(), input.getElementType()));
   return success();
 }
 
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> indices =
-      tensorOperand(loc, name, "indices", adaptor.getIndices());
-  if (failed(input) || failed(indices)) return failure();
-  FailureOr<SmallVector<int64_t>> shape = ndSliceShape(loc, name, *input, *indices);
+  auto types = indexedOperands<2>(loc, name, adaptor);
+  if (failed(types)) return failure();
+  auto [input, indices] = *types;
+  FailureOr<SmallVector<int64_t>> shape = ndSliceShape(loc, name, input, indices);
   if (failed(shape)) return failure();
-  results.push_back(RankedTensorType::get(*shape, input->getElementType()));
+  results.push_back(RankedTensorType::get(*shape, input.getElementType()));
   return success();
 }
 
 LogicalResult ScatterElementsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> indices =
-      tensorOperand(loc, name, "indices", adaptor.getIndices());
-  FailureOr<RankedTensorType> updates =
-      tensorOperand(loc, name, "updates", adaptor.getUpdates());
-  if (failed(input) || failed(indices) || failed(updates)) return failure();
-  if (failed(checkSameElementType(loc, name, "updates", *updates, "input", *input)) ||
-      failed(checkElementsIndices(loc, name, *input, *indices, adaptor.getAxis().value_or(0))))
+  auto types = indexedOperands<3>(loc, name, adaptor);
+  if (failed(types)) return failure();
+  auto [input, indices, updates] = *types;
+  if (failed(checkSameElementType(loc, name, "updates", updates, "input", input)) ||
+      failed(checkElementsIndices(loc, name, input, indices, adaptor.getAxis().value_or(0))))
     return failure();
-  if (!sameShape(updates->getShape(), indices->getShape()))
+  if (!sameShape(updates.getShape(), indices.getShape()))
     return opError(loc, name, "expected operand 'updates' of shape ",
-                   formatList(indices->getShape()), " (the indices' shape) but got ",
-                   formatList(updates->getShape()));
-  results.push_back(*input);
+                   formatList(indices.getShape()), " (the indices' shape) but got ",
+                   formatList(updates.getShape()));
+  results.push_back(input);
   return success();
 }
 
 LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                             Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> indices =
-      tensorOperand(loc, name, "indices", adaptor.getIndices());
-  FailureOr<RankedTensorType> updates =
-      tensorOperand(loc, name, "updates", adaptor.getUpdates());
-  if (failed(input) || failed(indices) || failed(updates)) return failure();
-  if (failed(checkSameElementType(loc, name, "updates", *updates, "input", *input)))
+  auto types = indexedOperands<3>(loc, name, adaptor);
+  if (failed(types)) return failure();
+  auto [input, indices, updates] = *types;
+  if (failed(checkSameElementType(loc, name, "updates", updates, "input", input)))
     return failure();
-  FailureOr<SmallVector<int64_t>> expected = ndSliceShape(loc, name, *input, *indices);
+  FailureOr<SmallVector<int64_t>> expected = ndSliceShape(loc, name, input, indices);
   if (failed(expected)) return failure();
-  if (!sameShape(updates->getShape(), *expected))
+  if (!sameShape(updates.getShape(), *expected))
     return opError(loc, name, "expected operand 'updates' of shape ", formatList(*expected),
                    " (indices.shape[:-1] + input.shape[indices.shape[-1]:]) but got ",
-                   formatList(updates->getShape()));
-  results.push_back(*input);
+                   formatList(updates.getShape()));
+  results.push_back(input);
   return success();
 }
 
 LogicalResult ReverseOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   if (std::optional<ArrayRef<int64_t>> axes = adaptor.getAxes())
     if (failed(checkAxes(loc, name, "axes", *axes, input->getRank()))) return failure();
