@@ -352,9 +352,8 @@ WEBNN_INFER_POOL(MaxPool2dOp)
 
 LogicalResult Resample2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                              Adaptor adaptor, SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   if (input->getRank() != 4)
     return opError(loc, name, "expected a 4-D operand 'input' but got rank ", input->getRank());

@@ -27,25 +27,32 @@ LogicalResult checkChannelParam(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
+// checkChannelParam for each of `params`, in order.
+LogicalResult checkChannelParams(std::optional<Location> loc, StringRef opName,
+                                 RankedTensorType input, int64_t channels,
+                                 std::initializer_list<std::pair<StringRef, Value>> params) {
+  for (auto [paramName, param] : params)
+    if (failed(checkChannelParam(loc, opName, paramName, param, input, channels))) return failure();
+  return success();
+}
+
 }  // namespace
 
 LogicalResult BatchNormalizationOp::inferReturnTypes(MLIRContext *,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t axis = adaptor.getAxis().value_or(1);
-  if (axis < 0 || axis >= input->getRank())
-    return opError(loc, name, "expected axis in [0, ", input->getRank(),
-                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  if (failed(checkAxisInRange(loc, name, axis, input->getRank()))) return failure();
   int64_t channels = input->getDimSize(axis);
-  if (failed(checkChannelParam(loc, name, "mean", adaptor.getMean(), *input, channels)) ||
-      failed(checkChannelParam(loc, name, "variance", adaptor.getVariance(), *input, channels)) ||
-      failed(checkChannelParam(loc, name, "scale", adaptor.getScale(), *input, channels)) ||
-      failed(checkChannelParam(loc, name, "bias", adaptor.getBias(), *input, channels)))
+  if (failed(checkChannelParams(loc, name, *input, channels,
+                                {{"mean", adaptor.getMean()},
+                                 {"variance", adaptor.getVariance()},
+                                 {"scale", adaptor.getScale()},
+                                 {"bias", adaptor.getBias()}})))
     return failure();
   results.push_back(*input);
   return success();
@@ -55,9 +62,8 @@ LogicalResult InstanceNormalizationOp::inferReturnTypes(MLIRContext *,
                                                         std::optional<Location> loc,
                                                         Adaptor adaptor,
                                                         SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   if (input->getRank() != 4)
     return opError(loc, name, "expected operand 'input' of rank 4 but got rank ",
@@ -66,8 +72,8 @@ LogicalResult InstanceNormalizationOp::inferReturnTypes(MLIRContext *,
   if (layout != "nchw" && layout != "nhwc")
     return opError(loc, name, "expected layout \"nchw\" or \"nhwc\" but got \"", layout, "\"");
   int64_t channels = input->getDimSize(layout == "nchw" ? 1 : 3);
-  if (failed(checkChannelParam(loc, name, "scale", adaptor.getScale(), *input, channels)) ||
-      failed(checkChannelParam(loc, name, "bias", adaptor.getBias(), *input, channels)))
+  if (failed(checkChannelParams(loc, name, *input, channels,
+                                {{"scale", adaptor.getScale()}, {"bias", adaptor.getBias()}})))
     return failure();
   results.push_back(*input);
   return success();
@@ -77,9 +83,8 @@ LogicalResult LayerNormalizationOp::inferReturnTypes(MLIRContext *,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t rank = input->getRank();
   SmallVector<int64_t> axes;

@@ -108,14 +108,11 @@ LogicalResult ArgMinOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locatio
 LogicalResult CumulativeSumOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                 Adaptor adaptor,
                                                 SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
+  FailureOr<RankedTensorType> input = verifiedInput(loc, name, adaptor);
   if (failed(input)) return failure();
   int64_t axis = adaptor.getAxis();
-  if (axis < 0 || axis >= input->getRank())
-    return opError(loc, name, "expected axis in [0, ", input->getRank(),
-                   ") for an input of rank ", input->getRank(), " but got ", axis);
+  if (failed(checkAxisInRange(loc, name, axis, input->getRank()))) return failure();
   results.push_back(*input);
   return success();
 }
