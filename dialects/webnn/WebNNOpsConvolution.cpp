@@ -161,26 +161,45 @@ LogicalResult checkConvOperands(std::optional<Location> loc, StringRef opName,
   return success();
 }
 
-}  // namespace
+// What conv2d and convTranspose2d read first, in this order: the adaptor,
+// input and filter (checkConvOperands), the window options and the input
+// layout.
+struct ConvOperands {
+  RankedTensorType input, filter;
+  WindowOptions window;
+  bool channelsLast;
+};
 
-LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+template <typename AdaptorT>
+FailureOr<ConvOperands> readConvOperands(std::optional<Location> loc, StringRef name,
+                                         AdaptorT &adaptor) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
-  StringRef name = getOperationName();
   FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> filterType = tensorOperand(loc, name, "filter", adaptor.getFilter());
-  if (failed(checkConvOperands(loc, name, input, filterType, adaptor.getGroups())))
-    return failure();
+  FailureOr<RankedTensorType> filter = tensorOperand(loc, name, "filter", adaptor.getFilter());
+  if (failed(checkConvOperands(loc, name, input, filter, adaptor.getGroups()))) return failure();
   FailureOr<WindowOptions> window = readWindowOptions(
       loc, name, adaptor.getPadding(), adaptor.getStrides(), adaptor.getDilations());
   FailureOr<bool> channelsLast =
       parseChannelsLast(loc, name, "inputLayout", adaptor.getInputLayout());
   if (failed(window) || failed(channelsLast)) return failure();
+  return ConvOperands{*input, *filter, *window, *channelsLast};
+}
+
+}  // namespace
+
+LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  StringRef name = getOperationName();
+  FailureOr<ConvOperands> conv = readConvOperands(loc, name, adaptor);
+  if (failed(conv)) return failure();
+  RankedTensorType input = conv->input, filterType = conv->filter;
+  const WindowOptions &w = conv->window;
+  bool channelsLast = conv->channelsLast;
   FailureOr<Filter> filter =
-      readFilter(loc, name, filterType->getShape(), adaptor.getFilterLayout().value_or("oihw"),
+      readFilter(loc, name, filterType.getShape(), adaptor.getFilterLayout().value_or("oihw"),
                  {"oihw", "hwio", "ohwi", "ihwo"});
   if (failed(filter)) return failure();
-  Activation in = readActivation(input->getShape(), *channelsLast);
+  Activation in = readActivation(input.getShape(), channelsLast);
   int64_t groups = adaptor.getGroups().value_or(1);
   if (!isDynamic(in.channels) && !isDynamic(filter->inputChannels) &&
       (in.channels % groups != 0 || in.channels / groups != filter->inputChannels))
@@ -191,9 +210,8 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (!isDynamic(filter->outputChannels) && filter->outputChannels % groups != 0)
     return opError(loc, name, "expected the filter's output channels (", filter->outputChannels,
                    ") to be divisible by groups (", groups, ")");
-  if (failed(checkBias(loc, name, adaptor.getBias(), *input, filter->outputChannels)))
+  if (failed(checkBias(loc, name, adaptor.getBias(), input, filter->outputChannels)))
     return failure();
-  const WindowOptions &w = *window;
   Activation out = in;
   out.channels = filter->outputChannels;
   out.height = convExtent(in.height, filter->height, w.padding[0], w.padding[1], w.strides[0],
@@ -202,25 +220,19 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                          w.dilations[1]).floorSize();
   if (failed(checkOutputSizes(loc, name, out.height, out.width))) return failure();
   results.push_back(
-      RankedTensorType::get(writeActivation(out, *channelsLast), input->getElementType()));
+      RankedTensorType::get(writeActivation(out, channelsLast), input.getElementType()));
   return success();
 }
 
 LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                                   Adaptor adaptor,
                                                   SmallVectorImpl<Type> &results) {
-  if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> filterType = tensorOperand(loc, name, "filter", adaptor.getFilter());
-  if (failed(checkConvOperands(loc, name, input, filterType, adaptor.getGroups())))
-    return failure();
-  FailureOr<WindowOptions> window = readWindowOptions(
-      loc, name, adaptor.getPadding(), adaptor.getStrides(), adaptor.getDilations());
-  FailureOr<bool> channelsLast =
-      parseChannelsLast(loc, name, "inputLayout", adaptor.getInputLayout());
-  if (failed(window) || failed(channelsLast)) return failure();
-  const WindowOptions &w = *window;
+  FailureOr<ConvOperands> conv = readConvOperands(loc, name, adaptor);
+  if (failed(conv)) return failure();
+  RankedTensorType input = conv->input, filterType = conv->filter;
+  const WindowOptions &w = conv->window;
+  bool channelsLast = conv->channelsLast;
   FailureOr<SmallVector<int64_t>> outputPadding =
       listOption(loc, name, "outputPadding", adaptor.getOutputPadding(), {0, 0}, 0);
   if (failed(outputPadding)) return failure();
@@ -234,10 +246,10 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<L
                    "matching stride but got outputPadding ", formatList(*outputPadding),
                    " and strides ", formatList(w.strides));
   FailureOr<Filter> filter =
-      readFilter(loc, name, filterType->getShape(), adaptor.getFilterLayout().value_or("iohw"),
+      readFilter(loc, name, filterType.getShape(), adaptor.getFilterLayout().value_or("iohw"),
                  {"iohw", "hwoi", "ohwi"});
   if (failed(filter)) return failure();
-  Activation in = readActivation(input->getShape(), *channelsLast);
+  Activation in = readActivation(input.getShape(), channelsLast);
   int64_t groups = adaptor.getGroups().value_or(1);
   if (!isDynamic(in.channels) && !isDynamic(filter->inputChannels) &&
       in.channels != filter->inputChannels)
@@ -246,7 +258,7 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<L
   Activation out = in;
   out.channels = isDynamic(filter->outputChannels) ? ShapedType::kDynamic
                                                    : filter->outputChannels * groups;
-  if (failed(checkBias(loc, name, adaptor.getBias(), *input, out.channels))) return failure();
+  if (failed(checkBias(loc, name, adaptor.getBias(), input, out.channels))) return failure();
 
   // Spec "calculate convtranspose output size".
   auto transposedSize = [](int64_t inputSize, int64_t filterSize, int64_t padBegin,
@@ -278,7 +290,7 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<L
   out.height = height;
   out.width = width;
   results.push_back(
-      RankedTensorType::get(writeActivation(out, *channelsLast), input->getElementType()));
+      RankedTensorType::get(writeActivation(out, channelsLast), input.getElementType()));
   return success();
 }
 
