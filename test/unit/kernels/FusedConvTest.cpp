@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 
 #include "KernelChoices.h"
 #include "KernelTestUtil.h"
@@ -27,24 +26,6 @@
 
 namespace webnn::cpu::test {
 namespace {
-
-std::vector<float> randomFloats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
-std::vector<float> roundFor(DataType dt, std::vector<float> v) {
-  if (dt == DataType::kFloat16)
-    for (float &x : v) x = kernels::halfToFloat(kernels::floatToHalf(x));
-  return v;
-}
-
-TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant = false) {
-  return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
-}
 
 struct FusedCase {
   std::string name;
@@ -146,8 +127,8 @@ void runCase(const FusedCase &c) {
   Shape xs = act(c, c.C, c.H, c.W), ys = act(c, c.O, OH, OW);
   Shape fs = c.nhwc ? Shape{c.O, c.KH, c.KW, c.C / c.groups} : Shape{c.O, c.C / c.groups, c.KH, c.KW};
   int64_t xn = c.N * c.C * c.H * c.W, yn = c.N * c.O * OH * OW, fn = c.O * (c.C / c.groups) * c.KH * c.KW;
-  std::vector<float> x = roundFor(c.dtype, randomFloats(xn, 1)), f = roundFor(c.dtype, randomFloats(fn, 2)),
-                     b = roundFor(c.dtype, randomFloats(c.O, 3)), r = roundFor(c.dtype, randomFloats(yn, 4));
+  std::vector<float> x = roundFor(c.dtype, uniformFloats(xn, 1)), f = roundFor(c.dtype, uniformFloats(fn, 2)),
+                     b = roundFor(c.dtype, uniformFloats(c.O, 3)), r = roundFor(c.dtype, uniformFloats(yn, 4));
 
   // Reference: conv2d through the spec kernel (portable path), then the
   // residual add and activation in a plain loop.
@@ -375,7 +356,7 @@ TEST(FusedConv2d, PointwiseNarrowShapes) {
 TEST(FusedConv2d, PointwiseNarrowUsesPrepackedFilter) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
   const int64_t H = 9, W = 7, C = 40, O = 24;
-  std::vector<float> x = randomFloats(H * W * C, 21), f = randomFloats(O * C, 22), b = randomFloats(O, 23);
+  std::vector<float> x = uniformFloats(H * W * C, 21), f = uniformFloats(O * C, 22), b = uniformFloats(O, 23);
   OpCase ref{"conv2d", {f32({1, H, W, C}, x), f32({O, 1, 1, C}, f, true), f32({O}, b, true)},
              {outSpec(DataType::kFloat32, {1, H, W, O})}};
   ref.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
@@ -416,8 +397,8 @@ void runPairCase(const PairCase &c) {
                            " " + c.pointwiseActivation + "/" + c.depthwiseActivation;
   const int64_t OH = (c.H + c.padding[0] + c.padding[1] - 3) / c.stride + 1;
   const int64_t OW = (c.W + c.padding[2] + c.padding[3] - 3) / c.stride + 1;
-  std::vector<float> x = randomFloats(c.N * c.H * c.W * c.K, 11), pw = randomFloats(c.C * c.K, 12),
-                     pb = randomFloats(c.C, 13), dw = randomFloats(9 * c.C, 14), db = randomFloats(c.C, 15);
+  std::vector<float> x = uniformFloats(c.N * c.H * c.W * c.K, 11), pw = uniformFloats(c.C * c.K, 12),
+                     pb = uniformFloats(c.C, 13), dw = uniformFloats(9 * c.C, 14), db = uniformFloats(c.C, 15);
   auto pointwise = [&](std::optional<TestTensor> input) {
     OpCase op{"fusedConv2d",
               {std::move(input), f32({c.C, 1, 1, c.K}, pw, true),

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <random>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/ThreadPool.h"
@@ -221,6 +222,24 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
   WEBNN_RETURN_IF_ERROR(k->run(ctx));
   WEBNN_RETURN_IF_ERROR(checkOutputs(producer));
   return checkOutputs(consumer);
+}
+
+std::vector<float> uniformFloats(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+std::vector<float> roundFor(DataType dt, std::vector<float> v) {
+  if (dt == DataType::kFloat16)
+    for (float &x : v) x = kernels::halfToFloat(kernels::floatToHalf(x));
+  return v;
+}
+
+TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant) {
+  return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
 }
 
 }  // namespace webnn::cpu::test

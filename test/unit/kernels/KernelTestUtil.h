@@ -45,6 +45,14 @@ TestTensor f16(Shape s, const std::vector<float> &v, bool c = false);
 TestTensor fromDoubles(DataType dt, Shape s, const std::vector<double> &v, bool c = false);
 inline TestTensor outSpec(DataType dt, Shape s) { return TestTensor{dt, std::move(s), {}, false}; }
 
+// n floats uniform in [-1, 1), the same for the same seed.
+std::vector<float> uniformFloats(int64_t n, uint32_t seed);
+// v rounded through float16 when dt is float16, so a reference computed
+// from it sees exactly the operands the kernel sees.
+std::vector<float> roundFor(DataType dt, std::vector<float> v);
+// A float32 or float16 tensor of v.
+TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant = false);
+
 struct OpCase {
   std::string op;
   std::vector<std::optional<TestTensor>> inputs;

@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <random>
 #include <thread>
 
 #include "KernelTestUtil.h"
@@ -24,26 +23,6 @@
 
 namespace webnn::cpu::test {
 namespace {
-
-std::vector<float> randomFloats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
-// Rounds through float16 when the case runs in float16, so the reference
-// sees exactly the operands the kernel sees.
-std::vector<float> roundFor(DataType dt, std::vector<float> v) {
-  if (dt == DataType::kFloat16)
-    for (float &x : v) x = kernels::halfToFloat(kernels::floatToHalf(x));
-  return v;
-}
-
-TestTensor makeTensor(DataType dt, Shape s, const std::vector<float> &v, bool constant) {
-  return dt == DataType::kFloat16 ? f16(std::move(s), v, constant) : f32(std::move(s), v, constant);
-}
 
 // Runs `c` with oneDNN on and off, 1 to 3 threads (oneDNN's pieces: even and
 // uneven splits of images, rows or columns), and checks every result;
@@ -112,9 +91,9 @@ void checkConv(const ConvCase &k, uint32_t seed) {
   int64_t OH = (k.H + k.padding[0] + k.padding[1] - effH) / k.strides[0] + 1;
   int64_t OW = (k.W + k.padding[2] + k.padding[3] - effW) / k.strides[1] + 1;
   // Logical x[n][c][h][w], f[o][i][kh][kw]; stored in the case's layouts.
-  std::vector<float> x = roundFor(k.dtype, randomFloats(k.N * k.C * k.H * k.W, seed));
-  std::vector<float> f = roundFor(k.dtype, randomFloats(k.O * ICg * k.KH * k.KW, seed + 1));
-  std::vector<float> b = roundFor(k.dtype, randomFloats(k.O, seed + 2));
+  std::vector<float> x = roundFor(k.dtype, uniformFloats(k.N * k.C * k.H * k.W, seed));
+  std::vector<float> f = roundFor(k.dtype, uniformFloats(k.O * ICg * k.KH * k.KW, seed + 1));
+  std::vector<float> b = roundFor(k.dtype, uniformFloats(k.O, seed + 2));
   std::vector<float> xs(x.size()), fs(f.size());
   for (int64_t n = 0; n < k.N; ++n)
     for (int64_t c = 0; c < k.C; ++c)
@@ -237,7 +216,7 @@ void checkMatMul(const MatMulCase &k, uint32_t seed) {
   int64_t na = 1, nb = 1;
   for (int64_t d : k.a) na *= d;
   for (int64_t d : k.b) nb *= d;
-  std::vector<float> a = roundFor(k.dtype, randomFloats(na, seed)), b = roundFor(k.dtype, randomFloats(nb, seed + 1));
+  std::vector<float> a = roundFor(k.dtype, uniformFloats(na, seed)), b = roundFor(k.dtype, uniformFloats(nb, seed + 1));
   size_t r = k.out.size();
   int64_t M = k.out[r - 2], N = k.out[r - 1];
   int64_t K = k.op == "gemm" ? (k.aT ? k.a[0] : k.a[1]) : k.a.back();
@@ -249,7 +228,7 @@ void checkMatMul(const MatMulCase &k, uint32_t seed) {
   if (k.c) {
     int64_t nc = 1;
     for (int64_t d : *k.c) nc *= d;
-    cv = roundFor(k.dtype, randomFloats(nc, seed + 2));
+    cv = roundFor(k.dtype, uniformFloats(nc, seed + 2));
     Shape cs = *k.c;
     while (cs.size() < 2) cs.insert(cs.begin(), 1);
     crs = cs[0] == 1 ? 0 : cs[1];
@@ -328,8 +307,8 @@ TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
     p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
     p.filterStrideO = 16 * 9, p.filterStrideI = 9, p.filterStrideH = 3, p.filterStrideW = 1;
     p.constantFilter = true;
-    std::vector<float> x = randomFloats(16 * 32 * 32, 1), filterA = randomFloats(32 * 16 * 9, 2),
-                       filterB = randomFloats(32 * 16 * 9, 3);
+    std::vector<float> x = uniformFloats(16 * 32 * 32, 1), filterA = uniformFloats(32 * 16 * 9, 2),
+                       filterB = uniformFloats(32 * 16 * 9, 3);
     size_t ySize = size_t(32 * p.OH * p.OW);
     std::string why;
     auto runWith = [&](const onednn::Conv2dParams &params, const std::vector<float> &filter, bool *prepacked) {
@@ -367,7 +346,7 @@ TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
   m.aDims = {64, 256}, m.bDims = {256, 128}, m.yDims = {64, 128};
   m.aStrides = {256, 1}, m.bStrides = {128, 1};
   m.constantB = true;
-  std::vector<float> a = randomFloats(64 * 256, 4), bA = randomFloats(256 * 128, 5), bB = randomFloats(256 * 128, 6);
+  std::vector<float> a = uniformFloats(64 * 256, 4), bA = uniformFloats(256 * 128, 5), bB = uniformFloats(256 * 128, 6);
   std::string why;
   auto runWith = [&](const onednn::MatMulParams &params, const std::vector<float> &b, bool *prepacked) {
     std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(params, &why);
@@ -410,7 +389,7 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
     p.constantFilter = true;
     p.padRight += threads - 1;  // one entry per thread count (the key has it anyway)
     p.OW = (p.W + p.padLeft + p.padRight - 3) / 2 + 1;
-    std::vector<float> x = randomFloats(24 * 18 * 18, 7), f = randomFloats(40 * 24 * 9, 8);
+    std::vector<float> x = uniformFloats(24 * 18 * 18, 7), f = uniformFloats(40 * 24 * 9, 8);
     std::string why;
     std::unique_ptr<onednn::Conv2d> warm = onednn::Conv2d::create(p, &why), cold = onednn::Conv2d::create(p, &why);
     ASSERT_TRUE(warm && cold) << why;
@@ -432,7 +411,7 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
   onednn::MatMulParams m;
   m.aDims = {40, 200}, m.bDims = {200, 72}, m.yDims = {40, 72};
   m.aStrides = {200, 1}, m.bStrides = {72, 1};
-  std::vector<float> a = randomFloats(40 * 200, 9), b = randomFloats(200 * 72, 10);
+  std::vector<float> a = uniformFloats(40 * 200, 9), b = uniformFloats(200 * 72, 10);
   std::string why;
   std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(m, &why);
   ASSERT_TRUE(mm) << why;
@@ -482,8 +461,8 @@ TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
     ASSERT_TRUE(conv) << why;
     std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(m, &why);
     ASSERT_TRUE(mm) << why;
-    std::vector<float> x = randomFloats(40 * 40 * 32, 11), f = randomFloats(64 * 9 * 32, 12);
-    std::vector<float> a = randomFloats(1024, 13), b = randomFloats(1024 * 512, 14);
+    std::vector<float> x = uniformFloats(40 * 40 * 32, 11), f = uniformFloats(64 * 9 * 32, 12);
+    std::vector<float> a = uniformFloats(1024, 13), b = uniformFloats(1024 * 512, 14);
     std::vector<float> y1(40 * 40 * 64), y3(y1.size()), z1(512), z3(512);
     ThreadPool one(1), three(3);
     const int before = threadCount();
@@ -499,7 +478,7 @@ TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
     row.filterStrideO = 3 * 32, row.filterStrideH = 3 * 32;
     std::unique_ptr<onednn::Conv2d> conv1d = onednn::Conv2d::create(row, &why);
     ASSERT_TRUE(conv1d) << why;
-    std::vector<float> xr = randomFloats(1600 * 32, 15), yr(1600 * 64);
+    std::vector<float> xr = uniformFloats(1600 * 32, 15), yr(1600 * 64);
     ASSERT_TRUE(conv1d->run(xr.data(), f.data(), nullptr, yr.data(), three).isOk());
     EXPECT_NE(conv1d->implementation().find("pieces of output columns"), std::string::npos)
         << conv1d->implementation();
@@ -509,7 +488,7 @@ TEST(OneDnnKernels, SeveralThreadsRunOnThePoolNotOpenMp) {
     onednn::Conv2dParams wide = p;
     wide.C = 64, wide.O = 256, wide.H = wide.W = wide.OH = wide.OW = 14;
     wide.filterStrideO = 9 * 64, wide.filterStrideH = 3 * 64, wide.filterStrideW = 64, wide.filterStrideI = 1;
-    std::vector<float> xw = randomFloats(14 * 14 * 64, 16), fw = randomFloats(256 * 9 * 64, 17);
+    std::vector<float> xw = uniformFloats(14 * 14 * 64, 16), fw = uniformFloats(256 * 9 * 64, 17);
     std::vector<float> yw1(14 * 14 * 256), yw2(yw1.size()), yw3(yw1.size());
     std::unique_ptr<onednn::Conv2d> w1 = onednn::Conv2d::create(wide, &why), w2 = onednn::Conv2d::create(wide, &why);
     ASSERT_TRUE(w1 && w2) << why;
