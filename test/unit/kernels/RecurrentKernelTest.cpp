@@ -282,6 +282,51 @@ Status runOnPath(OpCase &c, const LayerPath &path) {
   return s;
 }
 
+// One case of a layer test: the variant-th cycles through the directions
+// and activation lists, and 3 in 5 cases give initial states.
+struct LayerVariant {
+  std::string direction, acts;
+  bool withStates;
+  int64_t dirs;
+};
+LayerVariant layerVariant(int variant, const char *const *directions, const char *const *activations) {
+  LayerVariant v{directions[variant % 3], activations[variant / 3 % 3], variant % 5 < 3, 0};
+  v.dirs = v.direction == "both" ? 2 : 1;
+  return v;
+}
+
+// The operands both layers take, random, for `gates` gates: x [S, B, I],
+// W [D, gates * H, I], R [D, gates * H, H] (scaled down, so relu
+// activations stay bounded), biases [D, gates * H].
+struct LayerOperands {
+  Vec x, W, R, b, rb;
+};
+LayerOperands randomLayerOperands(std::mt19937 &rng, int64_t S, int64_t B, int64_t I, int64_t H, int64_t D,
+                                  int64_t gates) {
+  LayerOperands o;
+  o.x = randomVec(S * B * I, rng);
+  o.W = randomVec(D * gates * H * I, rng);
+  o.R = randomVec(D * gates * H * H, rng);
+  for (double &v : o.R) v *= 0.3;
+  o.b = randomVec(D * gates * H, rng);
+  o.rb = randomVec(D * gates * H, rng);
+  return o;
+}
+
+// c's first `count` inputs: x, W and R (constant on a constant path), the
+// biases when asked for, the rest absent.
+void setLayerInputs(OpCase &c, const LayerPath &path, const LayerOperands &o, int64_t S, int64_t B, int64_t I,
+                    int64_t H, int64_t D, int64_t gates, bool withBias, size_t count) {
+  c.inputs.assign(count, std::nullopt);
+  c.inputs[0] = f32({S, B, I}, toFloat(o.x));
+  c.inputs[1] = f32({D, gates * H, I}, toFloat(o.W), path.constant);
+  c.inputs[2] = f32({D, gates * H, H}, toFloat(o.R), path.constant);
+  if (withBias) {
+    c.inputs[3] = f32({D, gates * H}, toFloat(o.b), path.constant);
+    c.inputs[4] = f32({D, gates * H}, toFloat(o.rb));
+  }
+}
+
 TEST(RecurrentKernels, GruLayerPathsMatchReference) {
   std::mt19937 rng(17);
   const int64_t S = 7, B = 2, I = 11, H = 37;  // 37: two full AVX-512 panels and a partial one
@@ -294,13 +339,13 @@ TEST(RecurrentKernels, GruLayerPathsMatchReference) {
     for (const char *layout : {"zrn", "rzn"})
       for (bool resetAfter : {true, false})
         for (bool withBias : {true, false}) {
-          ++variant;
-          const std::string direction = directions[variant % 3], acts = activations[variant / 3 % 3];
-          const bool withH0 = variant % 5 < 3;
-          const int64_t D = direction == "both" ? 2 : 1;
-          Vec x = randomVec(S * B * I, rng), W = randomVec(D * 3 * H * I, rng), R = randomVec(D * 3 * H * H, rng);
-          for (double &v : R) v *= 0.3;  // keeps relu candidates from growing without bound
-          Vec b = randomVec(D * 3 * H, rng), rb = randomVec(D * 3 * H, rng), h0 = randomVec(D * B * H, rng);
+          const LayerVariant v = layerVariant(++variant, directions, activations);
+          const std::string &direction = v.direction, &acts = v.acts;
+          const bool withH0 = v.withStates;
+          const int64_t D = v.dirs;
+          const LayerOperands o = randomLayerOperands(rng, S, B, I, H, D, 3);
+          const Vec &x = o.x, &W = o.W, &R = o.R, &b = o.b, &rb = o.rb;
+          Vec h0 = randomVec(D * B * H, rng);
           GruRef ref{B, I, H, resetAfter, layout, acts.substr(0, acts.find(',')), acts.substr(acts.find(',') + 1)};
           Vec last(size_t(D * B * H)), seq(size_t(S * D * B * H));
           for (int64_t d = 0; d < D; ++d) {
@@ -317,12 +362,7 @@ TEST(RecurrentKernels, GruLayerPathsMatchReference) {
           }
           OpCase c;
           c.op = "gru";
-          c.inputs = {f32({S, B, I}, toFloat(x)), f32({D, 3 * H, I}, toFloat(W), path.constant),
-                      f32({D, 3 * H, H}, toFloat(R), path.constant), std::nullopt, std::nullopt, std::nullopt};
-          if (withBias) {
-            c.inputs[3] = f32({D, 3 * H}, toFloat(b), path.constant);
-            c.inputs[4] = f32({D, 3 * H}, toFloat(rb));
-          }
+          setLayerInputs(c, path, o, S, B, I, H, D, 3, withBias, 6);
           if (withH0) c.inputs[5] = f32({D, B, H}, toFloat(h0));
           c.outputs = {outSpec(DataType::kFloat32, {D, B, H}), outSpec(DataType::kFloat32, {S, D, B, H})};
           c.attrInt("steps", S).attrInt("hiddenSize", H).attrString("direction", direction.c_str());
@@ -346,13 +386,13 @@ TEST(RecurrentKernels, LstmLayerPathsMatchReference) {
     for (const char *layout : {"iofg", "ifgo"})
       for (bool peephole : {false, true})
         for (bool withBias : {true, false}) {
-          ++variant;
-          const std::string direction = directions[variant % 3], acts = activations[variant / 3 % 3];
-          const bool withStates = variant % 5 < 3;
-          const int64_t D = direction == "both" ? 2 : 1;
-          Vec x = randomVec(S * B * I, rng), W = randomVec(D * 4 * H * I, rng), R = randomVec(D * 4 * H * H, rng);
-          for (double &v : R) v *= 0.3;
-          Vec b = randomVec(D * 4 * H, rng), rb = randomVec(D * 4 * H, rng), p = randomVec(D * 3 * H, rng);
+          const LayerVariant v = layerVariant(++variant, directions, activations);
+          const std::string &direction = v.direction, &acts = v.acts;
+          const bool withStates = v.withStates;
+          const int64_t D = v.dirs;
+          const LayerOperands o = randomLayerOperands(rng, S, B, I, H, D, 4);
+          const Vec &x = o.x, &W = o.W, &R = o.R, &b = o.b, &rb = o.rb;
+          Vec p = randomVec(D * 3 * H, rng);
           Vec h0 = randomVec(D * B * H, rng), c0 = randomVec(D * B * H, rng);
           std::vector<std::string> a;
           for (size_t from = 0;;) {
@@ -382,13 +422,7 @@ TEST(RecurrentKernels, LstmLayerPathsMatchReference) {
           }
           OpCase c;
           c.op = "lstm";
-          c.inputs = {f32({S, B, I}, toFloat(x)), f32({D, 4 * H, I}, toFloat(W), path.constant),
-                      f32({D, 4 * H, H}, toFloat(R), path.constant), std::nullopt, std::nullopt, std::nullopt,
-                      std::nullopt, std::nullopt};
-          if (withBias) {
-            c.inputs[3] = f32({D, 4 * H}, toFloat(b), path.constant);
-            c.inputs[4] = f32({D, 4 * H}, toFloat(rb));
-          }
+          setLayerInputs(c, path, o, S, B, I, H, D, 4, withBias, 8);
           if (peephole) c.inputs[5] = f32({D, 3 * H}, toFloat(p), path.constant);
           if (withStates) {
             c.inputs[6] = f32({D, B, H}, toFloat(h0));
