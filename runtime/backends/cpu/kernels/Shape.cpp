@@ -541,21 +541,27 @@ Status makeReshape(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   return Status::ok();
 }
 
-// ---- concat / split: [outer, axisLen * inner] blocks.
-class ConcatKernel final : public Kernel {
+// ---- concat / split: [outer, axisLen * inner] blocks. Row o of the joined
+// tensor (concat's output, split's input) is row o of each part, one after
+// another; concat copies the parts in (kJoin), split copies them out.
+template <bool kJoin>
+class BlockCopyKernel final : public Kernel {
  public:
-  ConcatKernel(int64_t outer, std::vector<int64_t> blockBytes)
-      : outer_(outer), block_(std::move(blockBytes)) {
+  BlockCopyKernel(int64_t outer, std::vector<int64_t> blockBytes) : outer_(outer), block_(std::move(blockBytes)) {
     for (int64_t b : block_) rowBytes_ += b;
   }
   Status run(const KernelContext &ctx) override {
-    uint8_t *y = outp<uint8_t>(ctx, 0);
+    uint8_t *y = kJoin ? outp<uint8_t>(ctx, 0) : nullptr;
+    const uint8_t *x = kJoin ? nullptr : in<uint8_t>(ctx, 0);
     parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
-        uint8_t *dst = y + o * rowBytes_;
+        int64_t at = o * rowBytes_;  // the part's place in the joined row
         for (size_t i = 0; i < block_.size(); ++i) {
-          if (block_[i]) std::memcpy(dst, in<uint8_t>(ctx, i) + o * block_[i], size_t(block_[i]));
-          dst += block_[i];
+          if (block_[i]) {
+            if constexpr (kJoin) std::memcpy(y + at, in<uint8_t>(ctx, i) + o * block_[i], size_t(block_[i]));
+            else std::memcpy(outp<uint8_t>(ctx, i) + o * block_[i], x + at, size_t(block_[i]));
+          }
+          at += block_[i];
         }
       }
     });
@@ -597,34 +603,9 @@ Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   for (size_t i = axis + 1; i < os.size(); ++i) inner *= os[i];
   std::vector<int64_t> blocks;
   for (const OperandDesc *x : node.inputs) blocks.push_back(x->shape[axis] * inner);
-  *out = std::make_unique<ConcatKernel>(outer, std::move(blocks));
+  *out = std::make_unique<BlockCopyKernel<true>>(outer, std::move(blocks));
   return Status::ok();
 }
-
-class SplitKernel final : public Kernel {
- public:
-  SplitKernel(int64_t outer, std::vector<int64_t> blockBytes) : outer_(outer), block_(std::move(blockBytes)) {
-    for (int64_t b : block_) rowBytes_ += b;
-  }
-  Status run(const KernelContext &ctx) override {
-    const uint8_t *x = in<uint8_t>(ctx, 0);
-    parallelFor(ctx, outer_, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, rowBytes_)), [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) {
-        const uint8_t *src = x + o * rowBytes_;
-        for (size_t i = 0; i < block_.size(); ++i) {
-          if (block_[i]) std::memcpy(outp<uint8_t>(ctx, i) + o * block_[i], src, size_t(block_[i]));
-          src += block_[i];
-        }
-      }
-    });
-    return Status::ok();
-  }
-
- private:
-  int64_t outer_;
-  std::vector<int64_t> block_;
-  int64_t rowBytes_ = 0;
-};
 
 Status makeSplit(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (node.inputs.size() != 1 || !node.inputs[0]) return nodeError(node, "expected 1 operand");
@@ -658,7 +639,7 @@ Status makeSplit(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     WEBNN_RETURN_IF_ERROR(checkOutput(node, i, s, x.dtype));
     blocks.push_back(splits[i] * inner);
   }
-  *out = std::make_unique<SplitKernel>(outer, std::move(blocks));
+  *out = std::make_unique<BlockCopyKernel<false>>(outer, std::move(blocks));
   return Status::ok();
 }
 
