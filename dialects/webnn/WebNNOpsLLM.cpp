@@ -41,10 +41,12 @@ LogicalResult MatMulNBitsOp::inferReturnTypes(MLIRContext *, std::optional<Locat
                                               Adaptor adaptor, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> weight = tensorOperand(loc, name, "weight", adaptor.getWeight());
-  FailureOr<RankedTensorType> scales = tensorOperand(loc, name, "scales", adaptor.getScales());
-  if (failed(input) || failed(weight) || failed(scales)) return failure();
+  auto types = tensorOperands(loc, name,
+                              {{"input", adaptor.getInput()},
+                               {"weight", adaptor.getWeight()},
+                               {"scales", adaptor.getScales()}});
+  if (failed(types)) return failure();
+  auto [input, weight, scales] = *types;
   int64_t K = adaptor.getK(), N = adaptor.getN(), blockSize = adaptor.getBlockSize();
   int64_t bits = adaptor.getBits().value_or(4);
   int64_t accuracy = adaptor.getAccuracyLevel().value_or(0);
@@ -55,20 +57,20 @@ LogicalResult MatMulNBitsOp::inferReturnTypes(MLIRContext *, std::optional<Locat
     return opError(loc, name, "expected blockSize a power of 2 >= 16 but got ", blockSize);
   if (accuracy < 0 || accuracy > 4)
     return opError(loc, name, "expected accuracyLevel in [0, 4] but got ", accuracy);
-  if (input->getRank() < 1)
+  if (input.getRank() < 1)
     return opError(loc, name, "expected operand 'input' of rank >= 1 but got rank 0");
-  int64_t inK = input->getDimSize(input->getRank() - 1);
+  int64_t inK = input.getDimSize(input.getRank() - 1);
   if (known(inK) && inK != K)
     return opError(loc, name, "expected operand 'input' with last dimension K = ", K,
-                   " but got shape ", formatList(input->getShape()));
+                   " but got shape ", formatList(input.getShape()));
   int64_t kBlocks = (K + blockSize - 1) / blockSize, blob = blockSize * bits / 8;
   SmallVector<int64_t> wantWeight{N, kBlocks, blob};
-  if (weight->getShape() != ArrayRef<int64_t>(wantWeight))
+  if (weight.getShape() != ArrayRef<int64_t>(wantWeight))
     return opError(loc, name, "expected operand 'weight' of shape ", formatList(wantWeight),
                    " (N, ceil(K / blockSize), blockSize * bits / 8) but got ",
-                   formatList(weight->getShape()));
-  if (failed(checkSameElementType(loc, name, "scales", *scales, "input", *input)) ||
-      failed(checkCount(loc, name, "scales", *scales, N * kBlocks)))
+                   formatList(weight.getShape()));
+  if (failed(checkSameElementType(loc, name, "scales", scales, "input", input)) ||
+      failed(checkCount(loc, name, "scales", scales, N * kBlocks)))
     return failure();
   if (Value zpValue = adaptor.getZeroPoints()) {
     FailureOr<RankedTensorType> zp = tensorOperand(loc, name, "zeroPoints", zpValue);
@@ -76,18 +78,18 @@ LogicalResult MatMulNBitsOp::inferReturnTypes(MLIRContext *, std::optional<Locat
     if (zp->getElementType().isUnsignedInteger(8)) {
       int64_t perRow = (kBlocks * bits + 7) / 8;
       if (failed(checkCount(loc, name, "zeroPoints", *zp, N * perRow))) return failure();
-    } else if (zp->getElementType() == input->getElementType()) {
+    } else if (zp->getElementType() == input.getElementType()) {
       if (failed(checkCount(loc, name, "zeroPoints", *zp, N * kBlocks))) return failure();
     } else {
       return opError(loc, name, "expected operand 'zeroPoints' of type ui8 (packed) or the "
-                     "input's type ", input->getElementType(), " but got ", zp->getElementType());
+                     "input's type ", input.getElementType(), " but got ", zp->getElementType());
     }
   }
-  if (failed(checkVectorOperand(loc, name, "bias", adaptor.getBias(), *input, N)))
+  if (failed(checkVectorOperand(loc, name, "bias", adaptor.getBias(), input, N)))
     return failure();
-  SmallVector<int64_t> shape(input->getShape());
+  SmallVector<int64_t> shape(input.getShape());
   shape.back() = N;
-  results.push_back(RankedTensorType::get(shape, input->getElementType()));
+  results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
 }
 
@@ -160,36 +162,38 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<L
                                                   SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> input = tensorOperand(loc, name, "input", adaptor.getInput());
-  FailureOr<RankedTensorType> pos = tensorOperand(loc, name, "positionIds", adaptor.getPositionIds());
-  FailureOr<RankedTensorType> cosT = tensorOperand(loc, name, "cosCache", adaptor.getCosCache());
-  FailureOr<RankedTensorType> sinT = tensorOperand(loc, name, "sinCache", adaptor.getSinCache());
-  if (failed(input) || failed(pos) || failed(cosT) || failed(sinT)) return failure();
-  if (input->getRank() != 3 && input->getRank() != 4)
+  auto types = tensorOperands(loc, name,
+                              {{"input", adaptor.getInput()},
+                               {"positionIds", adaptor.getPositionIds()},
+                               {"cosCache", adaptor.getCosCache()},
+                               {"sinCache", adaptor.getSinCache()}});
+  if (failed(types)) return failure();
+  auto [input, pos, cosT, sinT] = *types;
+  if (input.getRank() != 3 && input.getRank() != 4)
     return opError(loc, name, "expected operand 'input' of rank 3 [B, S, N*D] or 4 [B, N, S, D] but got rank ",
-                   input->getRank());
-  if (failed(checkSameElementType(loc, name, "cosCache", *cosT, "input", *input)) ||
-      failed(checkSameElementType(loc, name, "sinCache", *sinT, "input", *input)))
+                   input.getRank());
+  if (failed(checkSameElementType(loc, name, "cosCache", cosT, "input", input)) ||
+      failed(checkSameElementType(loc, name, "sinCache", sinT, "input", input)))
     return failure();
-  if (cosT->getRank() != 2 || cosT->getShape() != sinT->getShape())
+  if (cosT.getRank() != 2 || cosT.getShape() != sinT.getShape())
     return opError(loc, name, "expected operands 'cosCache' and 'sinCache' of one 2-D shape "
-                   "[maxSeq, rotaryDim / 2] but got ", formatList(cosT->getShape()), " and ",
-                   formatList(sinT->getShape()));
-  int64_t B = input->getDimSize(0);
-  int64_t S = input->getRank() == 3 ? input->getDimSize(1) : input->getDimSize(2);
-  bool posOk = (pos->getRank() == 1 && pos->getDimSize(0) == 1) ||
-               (pos->getRank() == 2 && pos->getDimSize(0) == B && pos->getDimSize(1) == S);
+                   "[maxSeq, rotaryDim / 2] but got ", formatList(cosT.getShape()), " and ",
+                   formatList(sinT.getShape()));
+  int64_t B = input.getDimSize(0);
+  int64_t S = input.getRank() == 3 ? input.getDimSize(1) : input.getDimSize(2);
+  bool posOk = (pos.getRank() == 1 && pos.getDimSize(0) == 1) ||
+               (pos.getRank() == 2 && pos.getDimSize(0) == B && pos.getDimSize(1) == S);
   if (!posOk)
     return opError(loc, name, "expected operand 'positionIds' of shape [1] or ",
-                   formatList({B, S}), " but got ", formatList(pos->getShape()));
+                   formatList({B, S}), " but got ", formatList(pos.getShape()));
   int64_t rotaryDim = adaptor.getRotaryEmbeddingDim().value_or(0);
   int64_t numHeads = adaptor.getNumHeads().value_or(0);
-  int64_t half = cosT->getDimSize(1);
+  int64_t half = cosT.getDimSize(1);
   int64_t headSize;
-  if (input->getRank() == 4) {
-    headSize = input->getDimSize(3);
+  if (input.getRank() == 4) {
+    headSize = input.getDimSize(3);
   } else if (numHeads > 0) {
-    int64_t hidden = input->getDimSize(2);
+    int64_t hidden = input.getDimSize(2);
     if (known(hidden) && hidden % numHeads != 0)
       return opError(loc, name, "expected the input's hidden size ", hidden,
                      " to be a multiple of numHeads ", numHeads);
@@ -198,7 +202,7 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<L
     if (rotaryDim > 0)
       return opError(loc, name, "expected numHeads with rotaryEmbeddingDim for a 3-D input");
     headSize = 2 * half;  // ORT: head_size = rotary dim = 2 * cos_cache.shape[1]
-    int64_t hidden = input->getDimSize(2);
+    int64_t hidden = input.getDimSize(2);
     if (known(hidden) && known(headSize) && hidden % headSize != 0)
       return opError(loc, name, "expected the input's hidden size ", hidden,
                      " to be a multiple of the head size 2 * cosCache.shape[1] = ", headSize);
@@ -210,7 +214,7 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<L
   if (known(headSize) && (rotaryDim > headSize || rotaryDim % 2 != 0))
     return opError(loc, name, "expected an even rotary dimension <= head size ", headSize,
                    " but got ", rotaryDim);
-  results.push_back(*input);
+  results.push_back(input);
   return success();
 }
 
@@ -220,19 +224,21 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
                                                       SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  FailureOr<RankedTensorType> query = tensorOperand(loc, name, "query", adaptor.getQuery());
-  FailureOr<RankedTensorType> pastKey = tensorOperand(loc, name, "pastKey", adaptor.getPastKey());
-  FailureOr<RankedTensorType> pastValue = tensorOperand(loc, name, "pastValue", adaptor.getPastValue());
-  FailureOr<RankedTensorType> seqlens = tensorOperand(loc, name, "seqlensK", adaptor.getSeqlensK());
-  if (failed(query) || failed(pastKey) || failed(pastValue) || failed(seqlens)) return failure();
+  auto types = tensorOperands(loc, name,
+                              {{"query", adaptor.getQuery()},
+                               {"pastKey", adaptor.getPastKey()},
+                               {"pastValue", adaptor.getPastValue()},
+                               {"seqlensK", adaptor.getSeqlensK()}});
+  if (failed(types)) return failure();
+  auto [query, pastKey, pastValue, seqlens] = *types;
   int64_t numHeads = adaptor.getNumHeads(), kvHeads = adaptor.getKvNumHeads();
   if (numHeads < 1 || kvHeads < 1 || numHeads % kvHeads != 0)
     return opError(loc, name, "expected numHeads a positive multiple of kvNumHeads but got ",
                    numHeads, " and ", kvHeads);
-  if (query->getRank() != 3)
+  if (query.getRank() != 3)
     return opError(loc, name, "expected operand 'query' of rank 3 [B, S, hidden] but got ",
-                   formatList(query->getShape()));
-  int64_t B = query->getDimSize(0), S = query->getDimSize(1), qHidden = query->getDimSize(2);
+                   formatList(query.getShape()));
+  int64_t B = query.getDimSize(0), S = query.getDimSize(1), qHidden = query.getDimSize(2);
   Value keyV = adaptor.getKey(), valueV = adaptor.getValue();
   if (bool(keyV) != bool(valueV))
     return opError(loc, name, "expected operands 'key' and 'value' both present or both absent");
@@ -251,25 +257,25 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
     SmallVector<int64_t> kvShape{B, S, kvHeads * headSize};
     for (auto [what, v] : {std::pair<StringRef, Value>{"key", keyV}, {"value", valueV}}) {
       FailureOr<RankedTensorType> t = tensorOperand(loc, name, what, v);
-      if (failed(t) || failed(checkSameElementType(loc, name, what, *t, "query", *query)))
+      if (failed(t) || failed(checkSameElementType(loc, name, what, *t, "query", query)))
         return failure();
       if (t->getShape() != ArrayRef<int64_t>(kvShape))
         return opError(loc, name, "expected operand '", what, "' of shape ", formatList(kvShape),
                        " but got ", formatList(t->getShape()));
     }
   }
-  if (failed(checkSameElementType(loc, name, "pastKey", *pastKey, "query", *query)) ||
-      failed(checkSameElementType(loc, name, "pastValue", *pastValue, "query", *query)))
+  if (failed(checkSameElementType(loc, name, "pastKey", pastKey, "query", query)) ||
+      failed(checkSameElementType(loc, name, "pastValue", pastValue, "query", query)))
     return failure();
-  if (pastKey->getRank() != 4 || pastKey->getShape() != pastValue->getShape() ||
-      pastKey->getDimSize(0) != B || pastKey->getDimSize(1) != kvHeads ||
-      pastKey->getDimSize(3) != headSize)
+  if (pastKey.getRank() != 4 || pastKey.getShape() != pastValue.getShape() ||
+      pastKey.getDimSize(0) != B || pastKey.getDimSize(1) != kvHeads ||
+      pastKey.getDimSize(3) != headSize)
     return opError(loc, name, "expected operands 'pastKey' and 'pastValue' of one shape [",
                    B, ", ", kvHeads, ", P, ", headSize, "] (BNSH) but got ",
-                   formatList(pastKey->getShape()), " and ", formatList(pastValue->getShape()));
-  if (seqlens->getRank() != 1 || seqlens->getDimSize(0) != B)
+                   formatList(pastKey.getShape()), " and ", formatList(pastValue.getShape()));
+  if (seqlens.getRank() != 1 || seqlens.getDimSize(0) != B)
     return opError(loc, name, "expected operand 'seqlensK' of shape [", B, "] but got ",
-                   formatList(seqlens->getShape()));
+                   formatList(seqlens.getShape()));
   if (Value totalV = adaptor.getTotalSequenceLength()) {
     FailureOr<RankedTensorType> total = tensorOperand(loc, name, "totalSequenceLength", totalV);
     if (failed(total)) return failure();
@@ -286,8 +292,8 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
     FailureOr<RankedTensorType> c = tensorOperand(loc, name, "cosCache", cosV);
     FailureOr<RankedTensorType> s = tensorOperand(loc, name, "sinCache", sinV);
     if (failed(c) || failed(s) ||
-        failed(checkSameElementType(loc, name, "cosCache", *c, "query", *query)) ||
-        failed(checkSameElementType(loc, name, "sinCache", *s, "query", *query)))
+        failed(checkSameElementType(loc, name, "cosCache", *c, "query", query)) ||
+        failed(checkSameElementType(loc, name, "sinCache", *s, "query", query)))
       return failure();
     if (c->getRank() != 2 || c->getShape() != s->getShape() ||
         (known(c->getDimSize(1)) && (2 * c->getDimSize(1) > headSize)))
@@ -297,9 +303,9 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
   }
   if (adaptor.getSoftcap() && adaptor.getSoftcap()->convertToDouble() < 0)
     return opError(loc, name, "expected softcap >= 0 but got ", adaptor.getSoftcap()->convertToDouble());
-  int64_t past = pastKey->getDimSize(2);
+  int64_t past = pastKey.getDimSize(2);
   int64_t present = known(past) && known(S) ? past + S : ShapedType::kDynamic;
-  auto elem = query->getElementType();
+  auto elem = query.getElementType();
   results.push_back(RankedTensorType::get({B, S, numHeads * headSize}, elem));
   auto presentType = RankedTensorType::get({B, kvHeads, present, headSize}, elem);
   results.push_back(presentType);
