@@ -192,9 +192,7 @@ LogicalResult Conv2dOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   StringRef name = getOperationName();
   FailureOr<ConvOperands> conv = readConvOperands(loc, name, adaptor);
   if (failed(conv)) return failure();
-  RankedTensorType input = conv->input, filterType = conv->filter;
-  const WindowOptions &w = conv->window;
-  bool channelsLast = conv->channelsLast;
+  const auto &[input, filterType, w, channelsLast] = *conv;
   FailureOr<Filter> filter =
       readFilter(loc, name, filterType.getShape(), adaptor.getFilterLayout().value_or("oihw"),
                  {"oihw", "hwio", "ohwi", "ihwo"});
@@ -230,9 +228,7 @@ LogicalResult ConvTranspose2dOp::inferReturnTypes(MLIRContext *, std::optional<L
   StringRef name = getOperationName();
   FailureOr<ConvOperands> conv = readConvOperands(loc, name, adaptor);
   if (failed(conv)) return failure();
-  RankedTensorType input = conv->input, filterType = conv->filter;
-  const WindowOptions &w = conv->window;
-  bool channelsLast = conv->channelsLast;
+  const auto &[input, filterType, w, channelsLast] = *conv;
   FailureOr<SmallVector<int64_t>> outputPadding =
       listOption(loc, name, "outputPadding", adaptor.getOutputPadding(), {0, 0}, 0);
   if (failed(outputPadding)) return failure();

@@ -41,10 +41,8 @@ LogicalResult MatMulNBitsOp::inferReturnTypes(MLIRContext *, std::optional<Locat
                                               Adaptor adaptor, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  auto types = tensorOperands(loc, name,
-                              {{"input", adaptor.getInput()},
-                               {"weight", adaptor.getWeight()},
-                               {"scales", adaptor.getScales()}});
+  auto types = tensorOperands(loc, name, {{"input", adaptor.getInput()}, {"weight", adaptor.getWeight()},
+                                          {"scales", adaptor.getScales()}});
   if (failed(types)) return failure();
   auto [input, weight, scales] = *types;
   int64_t K = adaptor.getK(), N = adaptor.getN(), blockSize = adaptor.getBlockSize();
@@ -162,11 +160,8 @@ LogicalResult RotaryEmbeddingOp::inferReturnTypes(MLIRContext *, std::optional<L
                                                   SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  auto types = tensorOperands(loc, name,
-                              {{"input", adaptor.getInput()},
-                               {"positionIds", adaptor.getPositionIds()},
-                               {"cosCache", adaptor.getCosCache()},
-                               {"sinCache", adaptor.getSinCache()}});
+  auto types = tensorOperands(loc, name, {{"input", adaptor.getInput()}, {"positionIds", adaptor.getPositionIds()},
+                                          {"cosCache", adaptor.getCosCache()}, {"sinCache", adaptor.getSinCache()}});
   if (failed(types)) return failure();
   auto [input, pos, cosT, sinT] = *types;
   if (input.getRank() != 3 && input.getRank() != 4)
@@ -224,11 +219,8 @@ LogicalResult GroupQueryAttentionOp::inferReturnTypes(MLIRContext *, std::option
                                                       SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
   StringRef name = getOperationName();
-  auto types = tensorOperands(loc, name,
-                              {{"query", adaptor.getQuery()},
-                               {"pastKey", adaptor.getPastKey()},
-                               {"pastValue", adaptor.getPastValue()},
-                               {"seqlensK", adaptor.getSeqlensK()}});
+  auto types = tensorOperands(loc, name, {{"query", adaptor.getQuery()}, {"pastKey", adaptor.getPastKey()},
+                                          {"pastValue", adaptor.getPastValue()}, {"seqlensK", adaptor.getSeqlensK()}});
   if (failed(types)) return failure();
   auto [query, pastKey, pastValue, seqlens] = *types;
   int64_t numHeads = adaptor.getNumHeads(), kvHeads = adaptor.getKvNumHeads();

@@ -40,10 +40,8 @@ template <typename AdaptorT>
 LogicalResult inferQuantizationTypes(std::optional<Location> loc, StringRef name, AdaptorT &adaptor,
                                      bool quantize, SmallVectorImpl<Type> &results) {
   if (failed(verifyAdaptor(loc, adaptor))) return failure();
-  auto types = tensorOperands(loc, name,
-                              {{"input", adaptor.getInput()},
-                               {"scale", adaptor.getScale()},
-                               {"zeroPoint", adaptor.getZeroPoint()}});
+  auto types = tensorOperands(loc, name, {{"input", adaptor.getInput()}, {"scale", adaptor.getScale()},
+                                          {"zeroPoint", adaptor.getZeroPoint()}});
   if (failed(types)) return failure();
   auto [input, scale, zeroPoint] = *types;
   RankedTensorType inputTyped = quantize ? scale : zeroPoint, result = quantize ? zeroPoint : scale;
