@@ -6,20 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <random>
 
 #include "KernelTestUtil.h"
 
 namespace webnn::cpu::test {
 namespace {
-
-std::vector<float> randomFloats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float &x : v) x = d(rng);
-  return v;
-}
 
 void expectClose(const std::vector<double> &got, const std::vector<double> &want, double tol, const std::string &what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -41,7 +32,7 @@ TEST(MatMulKernels, BatchBroadcastOddSizes) {
     for (int64_t d : cs.b) nb *= d;
     OpCase c;
     c.op = "matmul";
-    c.inputs = {f32(cs.a, randomFloats(na, seed++)), f32(cs.b, randomFloats(nb, seed++), true)};
+    c.inputs = {f32(cs.a, uniformFloats(na, seed++)), f32(cs.b, uniformFloats(nb, seed++), true)};
     c.outputs = {outSpec(DataType::kFloat32, cs.out)};
     for (int threads : {1, 2}) {
       ASSERT_TRUE(runOp(c, threads).isOk());
@@ -77,8 +68,8 @@ TEST(MatMulKernels, GemmTransposesAlphaBetaAndBroadcastC) {
         OpCase c;
         c.op = "gemm";
         c.attrBool("aTranspose", aT).attrBool("bTranspose", bT).attrFloat("alpha", 0.5).attrFloat("beta", 2.0);
-        c.inputs = {f32(aT ? Shape{K, M} : Shape{M, K}, randomFloats(M * K, 1)),
-                    f32(bT ? Shape{N, K} : Shape{K, N}, randomFloats(K * N, 2)), f32(cshape, randomFloats(cn, 3))};
+        c.inputs = {f32(aT ? Shape{K, M} : Shape{M, K}, uniformFloats(M * K, 1)),
+                    f32(bT ? Shape{N, K} : Shape{K, N}, uniformFloats(K * N, 2)), f32(cshape, uniformFloats(cn, 3))};
         c.outputs = {outSpec(DataType::kFloat32, {M, N})};
         ASSERT_TRUE(runOp(c, 2).isOk());
         const float *a = c.inputs[0]->as<float>(), *b = c.inputs[1]->as<float>(), *cc = c.inputs[2]->as<float>();
@@ -155,9 +146,9 @@ TEST(ConvolutionKernels, Conv2dAllLayoutsGroupsDilationsPadding) {
     int64_t OH = (k.H + k.pad[0] + k.pad[1] - (k.dh * (k.KH - 1) + 1)) / k.sh + 1;
     int64_t OW = (k.W + k.pad[2] + k.pad[3] - (k.dw * (k.KW - 1) + 1)) / k.sw + 1;
     Shape xs{k.N, k.C, k.H, k.W}, ws{k.O, k.C / k.g, k.KH, k.KW};
-    auto x = randomFloats(k.N * k.C * k.H * k.W, seed++);
-    auto w = randomFloats(k.O * (k.C / k.g) * k.KH * k.KW, seed++);
-    auto b = randomFloats(k.O, seed++);
+    auto x = uniformFloats(k.N * k.C * k.H * k.W, seed++);
+    auto w = uniformFloats(k.O * (k.C / k.g) * k.KH * k.KW, seed++);
+    auto b = uniformFloats(k.O, seed++);
     auto want = convRef(x, w, b, k.N, k.C, k.H, k.W, k.O, k.KH, k.KW, k.g, k.pad, k.sh, k.sw, k.dh, k.dw, OH, OW);
     for (bool nhwc : {false, true})
       for (const auto &[fl, perm] : filterLayouts)
@@ -193,9 +184,9 @@ TEST(ConvolutionKernels, ConvTranspose2dMatchesScatterReference) {
   int64_t OH = (H - 1) * sh + (KH - 1) * dh + 1 - pad[0] - pad[1] + outPadH;
   int64_t OW = (W - 1) * sw + (KW - 1) * dw + 1 - pad[2] - pad[3] + outPadW;
   int64_t O = OCg * g, ICg = C / g;
-  auto x = randomFloats(N * C * H * W, 5);
-  auto w = randomFloats(C * OCg * KH * KW, 6);  // iohw
-  auto b = randomFloats(O, 7);
+  auto x = uniformFloats(N * C * H * W, 5);
+  auto w = uniformFloats(C * OCg * KH * KW, 6);  // iohw
+  auto b = uniformFloats(O, 7);
   std::vector<double> want(size_t(N * O * OH * OW));
   for (int64_t o = 0; o < O; ++o)
     for (int64_t p = 0; p < OH * OW; ++p) want[size_t(o * OH * OW + p)] = b[size_t(o)];
@@ -248,7 +239,7 @@ TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
   OpCase c;
   c.op = "conv2d";
   c.attrInts("dilations", {big, 1}).attrInts("padding", {0, 0, 0, 0});
-  c.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 1)), f32({1, 1, 3, 3}, randomFloats(9, 2))};
+  c.inputs = {f32({1, 1, 3, 3}, uniformFloats(9, 1)), f32({1, 1, 3, 3}, uniformFloats(9, 2))};
   c.outputs = {outSpec(DataType::kFloat32, {1, 1, 1, 1})};
   Status s = runOp(c);
   EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
@@ -258,14 +249,14 @@ TEST(PoolingKernels, OverflowingWindowOrPaddingIsRefused) {
   OpCase p;
   p.op = "maxPool2d";
   p.attrInts("windowDimensions", {3, 3}).attrInts("dilations", {big, 1});
-  p.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 3))};
+  p.inputs = {f32({1, 1, 3, 3}, uniformFloats(9, 3))};
   p.outputs = {outSpec(DataType::kFloat32, {1, 1, 1, 1})};
   s = runOp(p);
   EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
   OpCase t;
   t.op = "convTranspose2d";
   t.attrInts("strides", {big, 1});
-  t.inputs = {f32({1, 1, 3, 3}, randomFloats(9, 4)), f32({1, 1, 3, 3}, randomFloats(9, 5))};
+  t.inputs = {f32({1, 1, 3, 3}, uniformFloats(9, 4)), f32({1, 1, 3, 3}, uniformFloats(9, 5))};
   t.outputs = {outSpec(DataType::kFloat32, {1, 1, 5, 5})};
   s = runOp(t);
   EXPECT_NE(s.message().find("overflows int64"), std::string::npos) << s.message();
@@ -306,8 +297,8 @@ TEST(PoolingKernels, AverageExcludesPaddingMaxAndL2WithCeil) {
 
 TEST(NormalizationKernels, LayerNormOverNonTrailingAxesAndSoftmaxMiddleAxis) {
   Shape s{2, 3, 4};
-  auto x = randomFloats(24, 9);
-  auto scale = randomFloats(8, 10);  // axes [2, 0] -> scale shape [4, 2]
+  auto x = uniformFloats(24, 9);
+  auto scale = uniformFloats(8, 10);  // axes [2, 0] -> scale shape [4, 2]
   OpCase c;
   c.op = "layerNormalization";
   c.attrInts("axes", {2, 0}).attrFloat("epsilon", 1e-3);
@@ -388,7 +379,7 @@ TEST(ShapeKernels, PadModesTileTriangularGather) {
 
 TEST(ShapeKernels, TransposeSliceStridesExpandOnLargeOddShapes) {
   Shape s{5, 17, 33};
-  auto x = randomFloats(5 * 17 * 33, 4);
+  auto x = uniformFloats(5 * 17 * 33, 4);
   OpCase t;
   t.op = "transpose";
   t.attrInts("permutation", {2, 0, 1});
@@ -519,7 +510,7 @@ TEST(MatMulKernels, ReportsSgemmThroughput) {
   int64_t n = 512;
   OpCase c;
   c.op = "matmul";
-  c.inputs = {f32({n, n}, randomFloats(n * n, 1)), f32({n, n}, randomFloats(n * n, 2), true)};
+  c.inputs = {f32({n, n}, uniformFloats(n * n, 1)), f32({n, n}, uniformFloats(n * n, 2), true)};
   c.outputs = {outSpec(DataType::kFloat32, {n, n})};
   ASSERT_TRUE(runOp(c, 1).isOk());
   auto t0 = std::chrono::steady_clock::now();

@@ -340,11 +340,9 @@ TEST(RecurrentKernels, GruLayerPathsMatchReference) {
       for (bool resetAfter : {true, false})
         for (bool withBias : {true, false}) {
           const LayerVariant v = layerVariant(++variant, directions, activations);
-          const std::string &direction = v.direction, &acts = v.acts;
-          const bool withH0 = v.withStates;
-          const int64_t D = v.dirs;
+          const auto &[direction, acts, withH0, D] = v;
           const LayerOperands o = randomLayerOperands(rng, S, B, I, H, D, 3);
-          const Vec &x = o.x, &W = o.W, &R = o.R, &b = o.b, &rb = o.rb;
+          const auto &[x, W, R, b, rb] = o;
           Vec h0 = randomVec(D * B * H, rng);
           GruRef ref{B, I, H, resetAfter, layout, acts.substr(0, acts.find(',')), acts.substr(acts.find(',') + 1)};
           Vec last(size_t(D * B * H)), seq(size_t(S * D * B * H));
@@ -387,11 +385,9 @@ TEST(RecurrentKernels, LstmLayerPathsMatchReference) {
       for (bool peephole : {false, true})
         for (bool withBias : {true, false}) {
           const LayerVariant v = layerVariant(++variant, directions, activations);
-          const std::string &direction = v.direction, &acts = v.acts;
-          const bool withStates = v.withStates;
-          const int64_t D = v.dirs;
+          const auto &[direction, acts, withStates, D] = v;
           const LayerOperands o = randomLayerOperands(rng, S, B, I, H, D, 4);
-          const Vec &x = o.x, &W = o.W, &R = o.R, &b = o.b, &rb = o.rb;
+          const auto &[x, W, R, b, rb] = o;
           Vec p = randomVec(D * 3 * H, rng);
           Vec h0 = randomVec(D * B * H, rng), c0 = randomVec(D * B * H, rng);
           std::vector<std::string> a;

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "KernelTestUtil.h"
 #if WEBNN_HAVE_ONEDNN
@@ -18,14 +17,6 @@ namespace webnn::cpu::test {
 namespace {
 
 #if WEBNN_HAVE_ONEDNN
-std::vector<float> randomFloats(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
 int64_t count(const Shape &s) {
   int64_t n = 1;
   for (int64_t d : s) n *= d;
@@ -84,10 +75,10 @@ OpCase convCase(const std::string &op, bool nhwc, int64_t C, int64_t H, int64_t 
   Shape xs = nhwc ? Shape{1, H, H, C} : Shape{1, C, H, H}, ys = nhwc ? Shape{1, OH, OH, O} : Shape{1, O, OH, OH};
   Shape fs = nhwc ? Shape{O, K, K, C} : Shape{O, C, K, K};
   OpCase c{op,
-           {f32(xs, randomFloats(count(xs), seed)), f32(fs, randomFloats(count(fs), seed + 1), true),
-            f32({O}, randomFloats(O, seed + 2), true)},
+           {f32(xs, uniformFloats(count(xs), seed)), f32(fs, uniformFloats(count(fs), seed + 1), true),
+            f32({O}, uniformFloats(O, seed + 2), true)},
            {outSpec(DataType::kFloat32, ys)}};
-  if (residual) c.inputs.push_back(f32(ys, randomFloats(count(ys), seed + 3)));
+  if (residual) c.inputs.push_back(f32(ys, uniformFloats(count(ys), seed + 3)));
   c.attrString("inputLayout", nhwc ? "nhwc" : "nchw")
       .attrString("filterLayout", nhwc ? "ohwi" : "oihw")
       .attrInts("strides", {stride, stride})
@@ -107,27 +98,27 @@ TEST(RelaxedPrecision, Conv2dAndFusedConv2d) {
 
 TEST(RelaxedPrecision, MatMulGemmFusedMatmul) {
   {  // constant b, a's batch folded into M
-    OpCase c{"matmul", {f32({3, 64, 96}, randomFloats(3 * 64 * 96, 1)), f32({96, 80}, randomFloats(96 * 80, 2), true)},
+    OpCase c{"matmul", {f32({3, 64, 96}, uniformFloats(3 * 64 * 96, 1)), f32({96, 80}, uniformFloats(96 * 80, 2), true)},
              {outSpec(DataType::kFloat32, {3, 64, 80})}};
     checkRelaxed(c, "matmul const b");
   }
   {  // run-time b, converted per call
-    OpCase c{"matmul", {f32({4, 33, 128}, randomFloats(4 * 33 * 128, 3)), f32({4, 128, 65}, randomFloats(4 * 128 * 65, 4))},
+    OpCase c{"matmul", {f32({4, 33, 128}, uniformFloats(4 * 33 * 128, 3)), f32({4, 128, 65}, uniformFloats(4 * 128 * 65, 4))},
              {outSpec(DataType::kFloat32, {4, 33, 65})}};
     checkRelaxed(c, "matmul run-time b");
   }
   {  // gemm: transposes, alpha as output scale, beta * c as sum post-op
     OpCase c{"gemm",
-             {f32({200, 70}, randomFloats(200 * 70, 5)), f32({90, 200}, randomFloats(90 * 200, 6), true),
-              f32({90}, randomFloats(90, 7), true)},
+             {f32({200, 70}, uniformFloats(200 * 70, 5)), f32({90, 200}, uniformFloats(90 * 200, 6), true),
+              f32({90}, uniformFloats(90, 7), true)},
              {outSpec(DataType::kFloat32, {70, 90})}};
     c.attrBool("aTranspose", true).attrBool("bTranspose", true).attrFloat("alpha", 0.5).attrFloat("beta", 2.0);
     checkRelaxed(c, "gemm aT bT alpha beta c");
   }
   {  // fusedMatmul: the product in bf16, bias + gelu + residual in float32
     OpCase c{"fusedMatmul",
-             {f32({1, 128, 256}, randomFloats(128 * 256, 8)), f32({256, 192}, randomFloats(256 * 192, 9), true),
-              f32({192}, randomFloats(192, 10), true), f32({1, 128, 192}, randomFloats(128 * 192, 11))},
+             {f32({1, 128, 256}, uniformFloats(128 * 256, 8)), f32({256, 192}, uniformFloats(256 * 192, 9), true),
+              f32({192}, uniformFloats(192, 10), true), f32({1, 128, 192}, uniformFloats(128 * 192, 11))},
              {outSpec(DataType::kFloat32, {1, 128, 192})}};
     c.attrString("activation", "gelu");
     checkRelaxed(c, "fusedMatmul bias gelu residual");
@@ -140,8 +131,8 @@ TEST(RelaxedPrecision, FusedAttention) {
   for (double scale : {0.125, -0.25}) {
     const int64_t B = 2, S = 48, T = 40, D = 256;
     OpCase c{"fusedAttention",
-             {f32({B, S, D}, randomFloats(B * S * D, 20)), f32({B, T, D}, randomFloats(B * T * D, 21)),
-              f32({B, T, D}, randomFloats(B * T * D, 22))},
+             {f32({B, S, D}, uniformFloats(B * S * D, 20)), f32({B, T, D}, uniformFloats(B * T * D, 21)),
+              f32({B, T, D}, uniformFloats(B * T * D, 22))},
              {outSpec(DataType::kFloat32, {B, S, D})}};
     c.attrInt("heads", 4).attrFloat("scale", scale);
     checkRelaxed(c, "fusedAttention scale " + std::to_string(scale));
