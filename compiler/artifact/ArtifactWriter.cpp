@@ -432,8 +432,13 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
         addTensorOfType(value.getType(), name, ret.getLoc(), value, interface);
     if (failed(index)) return failure();
     std::vector<int32_t> in{tensorIndex_.lookup(value)}, out{*index};
+    // The placement pass saw these identities too (it places the unplaced
+    // artifact), so they take their backend like any other node.
+    flatbuffers::Offset<flatbuffers::String> backend;
+    if (nodes_.size() < nodeBackends_.size() && !nodeBackends_[nodes_.size()].empty())
+      backend = fbb_.CreateString(nodeBackends_[nodes_.size()]);
     nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString("identity"), fbb_.CreateVector(in),
-                                    fbb_.CreateVector(out), 0, fbb_.CreateString(name.str())));
+                                    fbb_.CreateVector(out), 0, fbb_.CreateString(name.str()), 0, backend));
     outputs_.push_back(*index);
   }
 

@@ -40,5 +40,15 @@ out.mkdir(parents=True, exist_ok=True)
   outputs { y; }
 }
 """)
+# A no-op reshape folds away: the output is the input itself, written as an
+# identity node the artifact writer adds after placement ran.
+(out / "noop.webnn").write_text("""webnn_graph "noop" v1 {
+  inputs { x: f32[2, 3]; }
+  nodes {
+    y = reshape(x, newShape=[2, 3]);
+  }
+  outputs { y; }
+}
+""")
 rng = np.random.default_rng(3)
 np.save(out / "x.npy", rng.standard_normal((2, 3), dtype=np.float32))
