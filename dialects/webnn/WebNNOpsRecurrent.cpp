@@ -158,36 +158,65 @@ LogicalResult checkCellInput(const RecurrentChecker &c, RankedTensorType input,
   return success();
 }
 
+// A sequence op's start: the adaptor, input [steps, batchSize, inputSize]
+// (sets batchSize and inputSize) and the options; dirs from the direction.
+template <typename AdaptorT>
+LogicalResult checkSequenceStart(RecurrentChecker &c, const Family &f, AdaptorT &adaptor, int64_t &dirs,
+                                 int64_t &batchSize, int64_t &inputSize) {
+  FailureOr<RankedTensorType> input = c.input(adaptor);
+  if (failed(input)) return failure();
+  StringRef direction = adaptor.getDirection().value_or("forward");
+  if (failed(checkSequenceInput(c, *input, adaptor.getSteps(), batchSize, inputSize)) ||
+      failed(c.options(f, adaptor, direction)))
+    return failure();
+  dirs = direction == "both" ? 2 : 1;
+  return success();
+}
+
+// A cell's start: the adaptor, input [batchSize, inputSize] (sets both) and
+// the options.
+template <typename AdaptorT>
+LogicalResult checkCellStart(RecurrentChecker &c, const Family &f, AdaptorT &adaptor, int64_t &batchSize,
+                             int64_t &inputSize) {
+  FailureOr<RankedTensorType> input = c.input(adaptor);
+  if (failed(input) || failed(checkCellInput(c, *input, batchSize, inputSize)) ||
+      failed(c.options(f, adaptor, std::nullopt)))
+    return failure();
+  return success();
+}
+
+// A sequence op's results: `states` [dirs, batchSize, hiddenSize] tensors
+// (the last hidden state, and for lstm the cell state), then with
+// returnSequence the [steps, dirs, batchSize, hiddenSize] sequence.
+template <typename AdaptorT>
+void sequenceResults(const RecurrentChecker &c, AdaptorT &adaptor, int states, int64_t dirs, int64_t batchSize,
+                     int64_t hiddenSize, SmallVectorImpl<Type> &results) {
+  for (int i = 0; i < states; ++i)
+    results.push_back(RankedTensorType::get({dirs, batchSize, hiddenSize}, c.elementType));
+  if (adaptor.getReturnSequence().value_or(false))
+    results.push_back(
+        RankedTensorType::get({int64_t(adaptor.getSteps()), dirs, batchSize, hiddenSize}, c.elementType));
+}
+
 }  // namespace
 
 LogicalResult GruOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = c.input(adaptor);
-  if (failed(input)) return failure();
-  int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
-  StringRef direction = adaptor.getDirection().value_or("forward");
-  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) ||
-      failed(c.options(kGru, adaptor, direction)))
-    return failure();
-  int64_t dirs = direction == "both" ? 2 : 1;
-  if (failed(c.weights(adaptor, dirs, 3 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 3 * h)) ||
+  int64_t h = adaptor.getHiddenSize(), dirs, batch, inputSize;
+  if (failed(checkSequenceStart(c, kGru, adaptor, dirs, batch, inputSize)) ||
+      failed(c.weights(adaptor, dirs, 3 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 3 * h)) ||
       failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})))
     return failure();
-  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
-  if (adaptor.getReturnSequence().value_or(false))
-    results.push_back(RankedTensorType::get({steps, dirs, batch, h}, c.elementType));
+  sequenceResults(c, adaptor, 1, dirs, batch, h, results);
   return success();
 }
 
 LogicalResult GruCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor, SmallVectorImpl<Type> &results) {
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = c.input(adaptor);
-  if (failed(input)) return failure();
   int64_t h = adaptor.getHiddenSize(), batch, inputSize;
-  if (failed(checkCellInput(c, *input, batch, inputSize)) ||
-      failed(c.options(kGru, adaptor, std::nullopt)) ||
+  if (failed(checkCellStart(c, kGru, adaptor, batch, inputSize)) ||
       failed(c.weights(adaptor, {}, 3 * h, inputSize, h)) ||
       failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
       failed(c.biases(adaptor, {}, 3 * h)))
@@ -199,34 +228,22 @@ LogicalResult GruCellOp::inferReturnTypes(MLIRContext *, std::optional<Location>
 LogicalResult LstmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor, SmallVectorImpl<Type> &results) {
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = c.input(adaptor);
-  if (failed(input)) return failure();
-  int64_t steps = adaptor.getSteps(), h = adaptor.getHiddenSize(), batch, inputSize;
-  StringRef direction = adaptor.getDirection().value_or("forward");
-  if (failed(checkSequenceInput(c, *input, steps, batch, inputSize)) ||
-      failed(c.options(kLstm, adaptor, direction)))
-    return failure();
-  int64_t dirs = direction == "both" ? 2 : 1;
-  if (failed(c.weights(adaptor, dirs, 4 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 4 * h)) ||
+  int64_t h = adaptor.getHiddenSize(), dirs, batch, inputSize;
+  if (failed(checkSequenceStart(c, kLstm, adaptor, dirs, batch, inputSize)) ||
+      failed(c.weights(adaptor, dirs, 4 * h, inputSize, h)) || failed(c.biases(adaptor, dirs, 4 * h)) ||
       failed(c.optional("peepholeWeight", adaptor.getPeepholeWeight(), {dirs, 3 * h})) ||
       failed(c.optional("initialHiddenState", adaptor.getInitialHiddenState(), {dirs, batch, h})) ||
       failed(c.optional("initialCellState", adaptor.getInitialCellState(), {dirs, batch, h})))
     return failure();
-  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
-  results.push_back(RankedTensorType::get({dirs, batch, h}, c.elementType));
-  if (adaptor.getReturnSequence().value_or(false))
-    results.push_back(RankedTensorType::get({steps, dirs, batch, h}, c.elementType));
+  sequenceResults(c, adaptor, 2, dirs, batch, h, results);
   return success();
 }
 
 LogicalResult LstmCellOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                            Adaptor adaptor, SmallVectorImpl<Type> &results) {
   RecurrentChecker c{loc, getOperationName(), Type()};
-  FailureOr<RankedTensorType> input = c.input(adaptor);
-  if (failed(input)) return failure();
   int64_t h = adaptor.getHiddenSize(), batch, inputSize;
-  if (failed(checkCellInput(c, *input, batch, inputSize)) ||
-      failed(c.options(kLstm, adaptor, std::nullopt)) ||
+  if (failed(checkCellStart(c, kLstm, adaptor, batch, inputSize)) ||
       failed(c.weights(adaptor, {}, 4 * h, inputSize, h)) ||
       failed(c.operand("hiddenState", adaptor.getHiddenState(), {batch, h})) ||
       failed(c.operand("cellState", adaptor.getCellState(), {batch, h})) ||
