@@ -175,13 +175,6 @@ std::shared_ptr<CachedPrimitive> cachedPrimitive(const std::string &key,
   return cache->emplace(key, entry).first->second;
 }
 
-std::shared_ptr<CachedPrimitive> primitiveForThreads(const std::string &keyBase,
-                                                     const std::function<dnnl::primitive_desc_base()> &makePd,
-                                                     int threads) {
-  useThreads(threads);
-  return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
-}
-
 void packWeightsInto(const dnnl::memory::desc &from, const dnnl::memory::desc &to, const void *weights,
                      void *packed) {
   WeightPacker w;

@@ -145,12 +145,23 @@ std::shared_ptr<CachedPrimitive> cachedPrimitive(const std::string &key,
 // oneDNN's reference implementations are correct but slower than ours.
 bool isReferenceImpl(const std::string &impl);
 
-// The primitive makePd describes, built for `threads` threads: keyBase plus
-// the count is its cache key (oneDNN sizes its work split when the
-// descriptor is created).
-std::shared_ptr<CachedPrimitive> primitiveForThreads(const std::string &keyBase,
-                                                     const std::function<dnnl::primitive_desc_base()> &makePd,
-                                                     int threads);
+// What the Impl of each wrapper (Conv2d, MatMul, QuantizedConv2d) keeps of
+// its primitive: how to build it, its cache key, and the one prepared for
+// `readyThreads` threads (set up under `mutex`).
+struct PrimitiveState {
+  std::function<dnnl::primitive_desc_base()> makePd;  // builds with the current OpenMP thread count
+  std::string keyBase;
+  std::mutex mutex;
+  int readyThreads = 0;  // thread count the prepared state was built for
+  std::shared_ptr<CachedPrimitive> entry;
+
+  // The primitive built for `threads` threads: keyBase plus the count is its
+  // cache key (oneDNN sizes its work split when the descriptor is created).
+  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) {
+    useThreads(threads);
+    return cachedPrimitive(keyBase + "|t" + std::to_string(threads), makePd);
+  }
+};
 
 // Whether the one-thread primitive of a variant (`s`, a Conv2d::Impl or
 // MatMul::Impl) is an optimized one: false when oneDNN refuses the shape or

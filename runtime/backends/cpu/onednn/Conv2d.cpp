@@ -54,16 +54,12 @@ struct Variant {
 
 }  // namespace
 
-struct Conv2d::Impl {
+struct Conv2d::Impl : PrimitiveState {
   Conv2dParams p;
   Variant v;
   memory::desc userSrc, userDst, userWei, userBias;
-  std::function<dnnl::primitive_desc_base()> makePd;  // builds with the current OpenMP thread count
-  std::string keyBase;
 
-  std::mutex mutex;
-  int readyThreads = 0;  // thread count the state below was built for
-  std::shared_ptr<CachedPrimitive> entry;
+  // Prepared for readyThreads (PrimitiveState):
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   bool reorderSrc = false, reorderDst = false, reorderBias = false, weightsPacked = false;
@@ -116,8 +112,6 @@ struct Conv2d::Impl {
     stage->init(filterCount());
     return stage->in(filter);
   }
-
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   void prepare(const void *filter, int threads) {
     std::lock_guard<std::mutex> lock(mutex);

@@ -43,16 +43,13 @@ memory::dims contiguous(const memory::dims &d) {
 
 }  // namespace
 
-struct MatMul::Impl {
+struct MatMul::Impl : PrimitiveState {
   MatMulParams p;
   int64_t M = 0, N = 0;  // of the (possibly folded) problem, for c
   memory::desc userA, userB, userY;
-  std::function<dnnl::primitive_desc_base()> makePd;
-  std::string keyBase, variant;
+  std::string variant;
 
-  std::mutex mutex;
-  int readyThreads = 0;
-  std::shared_ptr<CachedPrimitive> entry;
+  // Prepared for readyThreads (PrimitiveState):
   memory a, b, y, scratch;
   std::unordered_map<int, memory> args;
   bool reorderA = false, reorderB = false, reorderY = false, bPacked = false;
@@ -88,8 +85,6 @@ struct MatMul::Impl {
     stage->init(bCount);
     return stage->in(b);
   }
-
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   // A constant b is copied once into the primitive's layout `primB` when that
   // differs from the caller's, or to convert float16.

@@ -28,16 +28,12 @@ namespace webnn::cpu::onednn {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-struct QuantizedConv2d::Impl {
+struct QuantizedConv2d::Impl : PrimitiveState {
   QuantizedConv2dParams p;
   memory::desc userSrc, userDst, userWei;
-  std::function<dnnl::primitive_desc_base()> makePd;
-  std::string keyBase;
   std::vector<float> sumBias;  // the primitive's bias (p.bias, plus convZero / scale with a residual)
 
-  std::mutex mutex;
-  int readyThreads = 0;
-  std::shared_ptr<CachedPrimitive> entry;
+  // Prepared for readyThreads (PrimitiveState):
   memory src, wei, bias, dst, scratch;
   std::unordered_map<int, memory> args;
   AlignedBuffer weiBuf;
@@ -55,8 +51,6 @@ struct QuantizedConv2d::Impl {
   std::string splitNote;
 
   size_t dstElem() const { return p.output == QuantizedConv2dParams::Output::kFloat32 ? 4 : 1; }
-
-  std::shared_ptr<CachedPrimitive> primitiveFor(int threads) { return primitiveForThreads(keyBase, makePd, threads); }
 
   void prepare(const void *filter, int threads) {
     std::lock_guard<std::mutex> lock(mutex);
