@@ -36,15 +36,8 @@ TGraph mixedGraph(const std::string &sigmoidBackend = "test") {
 }
 
 std::shared_ptr<rt::PreparedGraph> prepare(const TGraph &g, const std::string &tag) {
-  std::string path = tempDir(tag) + "/" + tag + ".wnn";
-  writeFile(path, buildArtifact(g).artifact);
-  rt::LoaderOptions lo;
-  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
-  rt::LoadedGraph lg;
-  Status s = rt::loadArtifact(path, lo, &lg);
-  EXPECT_TRUE(s.isOk()) << s.message();
   std::shared_ptr<rt::PreparedGraph> p;
-  s = rt::prepareGraph(std::move(lg), &p);
+  Status s = writeAndPrepare(g, tag, &p);
   EXPECT_TRUE(s.isOk()) << s.message();
   return p;
 }

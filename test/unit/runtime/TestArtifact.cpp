@@ -8,6 +8,9 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/ArtifactLoader.h"
+#include "core/Backend.h"
+#include "core/ExecutionPlan.h"
 #include "core/Sha256.h"
 #include "webnn_artifact_format.h"
 #include "webnn_artifact_generated.h"
@@ -235,6 +238,16 @@ TGraph swapLoopGraph() {
   g.inputs = {0, 1, 2};
   g.outputs = {9, 10};
   return g;
+}
+
+Status writeAndPrepare(const TGraph &g, const std::string &tag, std::shared_ptr<rt::PreparedGraph> *out) {
+  std::string path = tempDir(tag) + "/" + g.name + ".wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  rt::LoaderOptions lo;
+  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
+  rt::LoadedGraph lg;
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, lo, &lg));
+  return rt::prepareGraph(std::move(lg), out);
 }
 
 }  // namespace webnn::test

@@ -4,11 +4,17 @@
 #define WEBNN_TEST_UNIT_RUNTIME_TESTARTIFACT_H
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "webnn/status.h"
 #include "webnn/types.h"
+
+namespace webnn::rt {
+struct PreparedGraph;
+}
 
 namespace webnn::test {
 
@@ -93,6 +99,9 @@ std::vector<uint8_t> floatBytes(const std::vector<float> &v);
 // A fresh directory under the test temp dir.
 std::string tempDir(const std::string &tag);
 void writeFile(const std::string &path, const std::vector<uint8_t> &bytes);
+// Writes g as tempDir(tag)/NAME.wnn, loads it knowing every registered
+// backend's ops and prepares it: where placement and executor tests start.
+Status writeAndPrepare(const TGraph &g, const std::string &tag, std::shared_ptr<rt::PreparedGraph> *out);
 
 // Small graphs shared by tests and the artifact generator.
 // y = relu(x + c), x: float32 [2,3], c: constant [2,3] = {-3,-2,-1,1,2,3}

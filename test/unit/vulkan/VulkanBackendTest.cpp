@@ -32,16 +32,9 @@ TEST(VulkanBackend, IsRegisteredAsTheGpu) {
 }
 
 TEST(VulkanBackend, ExecutorRunsNodesPlacedOnTheGpu) {
-  std::string dir = tempDir("vulkan_backend");
-  std::string path = dir + "/add_relu.wnn";
-  writeFile(path, buildArtifact(addReluGraph()).artifact);
-  rt::LoaderOptions lo;
-  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
-  rt::LoadedGraph lg;
-  Status s = rt::loadArtifact(path, lo, &lg);
-  ASSERT_TRUE(s.isOk()) << s.message();
   std::shared_ptr<rt::PreparedGraph> p;
-  ASSERT_TRUE(rt::prepareGraph(std::move(lg), &p).isOk());
+  Status s = writeAndPrepare(addReluGraph(), "vulkan_backend", &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
   std::unique_ptr<rt::Executor> e;
   s = rt::Executor::create(p, 1, &e, true, "gpu");
   ASSERT_TRUE(s.isOk()) << s.message();
@@ -74,15 +67,9 @@ TEST(VulkanBackend, DynamicBatchRunsAsOnePartitionPerSignature) {
   g.nodes = {{"relu", {0}, {2}, "relu0"}, {"mul", {2, 0}, {3}, "mul0"}, {"add", {3, 1}, {4}, "add0"}};
   g.inputs = {0};
   g.outputs = {4};
-  std::string path = tempDir("vulkan_dynamic") + "/dynamic_batch.wnn";
-  writeFile(path, buildArtifact(g).artifact);
-  rt::LoaderOptions lo;
-  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
-  rt::LoadedGraph lg;
-  Status s = rt::loadArtifact(path, lo, &lg);
-  ASSERT_TRUE(s.isOk()) << s.message();
   std::shared_ptr<rt::PreparedGraph> p;
-  ASSERT_TRUE(rt::prepareGraph(std::move(lg), &p).isOk());
+  Status s = writeAndPrepare(g, "vulkan_dynamic", &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
   std::unique_ptr<rt::Executor> e;
   s = rt::Executor::create(p, 1, &e, true, "gpu");
   ASSERT_TRUE(s.isOk()) << s.message();

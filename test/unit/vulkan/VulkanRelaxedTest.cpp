@@ -288,15 +288,9 @@ void runPlaced(bool relaxed, PlacedRun *out) {
              {"matmul", {6, 7}, {8}, "mm3", {}, {}, "gpu"}, {"matmul", {7, 7}, {9}, "mm33", {}, {}, "gpu"}};
   g.inputs = {0};
   g.outputs = {6, 8, 9, 4};
-  std::string path = webnn::test::tempDir("vulkan_relaxed_placed") + "/" + g.name + ".wnn";
-  webnn::test::writeFile(path, webnn::test::buildArtifact(g).artifact);
-  rt::LoaderOptions lo;
-  lo.hasKernel = [](std::string_view op) { return rt::findBackendForOp(op) != nullptr; };
-  rt::LoadedGraph lg;
-  Status s = rt::loadArtifact(path, lo, &lg);
-  ASSERT_TRUE(s.isOk()) << s.message();
   std::shared_ptr<rt::PreparedGraph> p;
-  ASSERT_TRUE(rt::prepareGraph(std::move(lg), &p).isOk());
+  Status s = webnn::test::writeAndPrepare(g, "vulkan_relaxed_placed", &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
   rt::PlacementPlan plan;
   ASSERT_TRUE(rt::planPlacement(*p, &plan).isOk());
   for (const rt::BackendMemory &m : plan.memory)
