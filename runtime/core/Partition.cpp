@@ -9,6 +9,7 @@
 
 #include "core/Executor.h"
 #include "core/Log.h"
+#include "core/PlacementPlan.h"
 
 namespace webnn::rt {
 
@@ -78,29 +79,17 @@ Status Executor::placeNodes(std::string_view device) {
 void Executor::chooseConstantStorage() {
   if (nodeSlot_.empty()) return;
   const LoadedGraph &g = graph_->graph;
-  constexpr int kNone = -1, kMixed = -2;
   for (size_t k = 0; k < placed_.size(); ++k) {
     Placed &pl = placed_[k];
     if (pl.backend->hostAddressable()) continue;
     const uint8_t slot = uint8_t(k + 1);
-    // Per constant, the type every reader here answered, kMixed where
-    // two differ.
-    std::vector<int> answer(g.tensors.size(), kNone);
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      if (nodeSlot_[i] != slot) continue;
-      const std::vector<int32_t> &ins = g.nodes[i].inputs;
-      for (size_t j = 0; j < ins.size(); ++j) {
-        if (ins[j] < 0 || g.tensors[size_t(ins[j])].role != TensorRole::kConstant || !nodes_[i].inputs[j]) continue;
-        int a = int(pl.backend->constantStorageType(nodes_[i], j));
-        int &t = answer[size_t(ins[j])];
-        t = t == kNone || t == a ? a : kMixed;
-      }
-    }
+    const std::vector<std::optional<DataType>> narrowed =
+        narrowedConstants(g, nodes_, *pl.backend, [&](size_t i) { return nodeSlot_[i] == slot; });
     for (size_t t = 0; t < g.tensors.size(); ++t) {
-      if (answer[t] < 0 || DataType(answer[t]) == operands_[t].dtype) continue;
+      if (!narrowed[t]) continue;
       if (pl.storedAs.empty()) pl.storedAs.resize(g.tensors.size());
       pl.storedAs[t] = std::make_unique<OperandDesc>(operands_[t]);
-      pl.storedAs[t]->dtype = DataType(answer[t]);
+      pl.storedAs[t]->dtype = *narrowed[t];
       pl.storedAs[t]->constantData = nullptr;  // the host bytes are the artifact's type
     }
     if (pl.storedAs.empty()) continue;

@@ -19,6 +19,26 @@ void addSubgraphReads(const LoadedGraph &g, uint32_t s, std::vector<int32_t> *ou
 
 }  // namespace
 
+std::vector<std::optional<DataType>> narrowedConstants(const LoadedGraph &g, const std::vector<NodeDesc> &nodes,
+                                                       const Backend &b, const std::function<bool(size_t)> &onB) {
+  constexpr int kNone = -1, kMixed = -2;
+  std::vector<int> answer(g.tensors.size(), kNone);  // the type every reader answered, kMixed where two differ
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!onB(i)) continue;
+    const std::vector<int32_t> &ins = g.nodes[i].inputs;
+    for (size_t j = 0; j < ins.size(); ++j) {
+      if (ins[j] < 0 || g.tensors[size_t(ins[j])].role != TensorRole::kConstant || !nodes[i].inputs[j]) continue;
+      const int a = int(b.constantStorageType(nodes[i], j));
+      int &t = answer[size_t(ins[j])];
+      t = t == kNone || t == a ? a : kMixed;
+    }
+  }
+  std::vector<std::optional<DataType>> out(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (answer[t] >= 0 && DataType(answer[t]) != g.tensors[t].dtype) out[t] = DataType(answer[t]);
+  return out;
+}
+
 Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_view device) {
   const LoadedGraph &g = p.graph;
   *out = PlacementPlan();
@@ -63,28 +83,18 @@ Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_vie
   }
   for (uint32_t o : g.outputs) addReader(int32_t(o), nullptr);
 
-  // A constant's bytes on device backend b: in the type every node there
-  // that reads it asks for (Backend::constantStorageType), as a session
-  // uploads it.
-  std::vector<std::vector<std::pair<size_t, size_t>>> constantReads(numTensors);  // (node, operand)
-  for (size_t i = 0; i < numNodes; ++i)
-    for (size_t j = 0; j < g.nodes[i].inputs.size(); ++j) {
-      int32_t t = g.nodes[i].inputs[j];
-      if (t >= 0 && g.tensors[size_t(t)].role == TensorRole::kConstant && p.nodes[i].inputs[j])
-        constantReads[size_t(t)].push_back({i, j});
-    }
+  // A constant's bytes on device backend b: in the type it keeps it in
+  // (narrowedConstants), as a session uploads it.
+  std::vector<std::pair<Backend *, std::vector<std::optional<DataType>>>> narrowed;  // per device backend
   auto constantBytesOn = [&](size_t t, Backend *b) {
-    const LoadedTensor &lt = g.tensors[t];
-    int stored = -1;
-    for (auto [i, j] : constantReads[t]) {
-      if (where[i] != b) continue;
-      int a = int(b->constantStorageType(p.nodes[i], j));
-      if (stored >= 0 && a != stored) return lt.byteSize;
-      stored = a;
+    auto it = std::find_if(narrowed.begin(), narrowed.end(), [&](const auto &n) { return n.first == b; });
+    if (it == narrowed.end()) {
+      narrowed.emplace_back(b, narrowedConstants(g, p.nodes, *b, [&](size_t i) { return where[i] == b; }));
+      it = narrowed.end() - 1;
     }
+    const LoadedTensor &lt = g.tensors[t];
     uint64_t bytes = lt.byteSize;
-    if (stored >= 0 && DataType(stored) != lt.dtype && !tensorByteSize(DataType(stored), lt.shape, &bytes))
-      return lt.byteSize;
+    if (it->second[t] && !tensorByteSize(*it->second[t], lt.shape, &bytes)) return lt.byteSize;
     return bytes;
   };
 

@@ -12,6 +12,8 @@
 #define WEBNN_RUNTIME_CORE_PLACEMENTPLAN_H
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,15 @@ struct PlacementPlan {
   // line per node, as the executor would note them.
   std::vector<std::string> notes;
 };
+
+// Per tensor of `g`: the type device backend `b` keeps that constant in
+// (Backend::constantStorageType), where every main-graph node placed on it
+// (`onB(i)`) that reads the constant answers one type other than its own;
+// nullopt elsewhere. `nodes` are the descriptions b is asked with. The
+// executor uploads constants so (Executor::chooseConstantStorage) and
+// planPlacement counts their bytes so.
+std::vector<std::optional<DataType>> narrowedConstants(const LoadedGraph &g, const std::vector<NodeDesc> &nodes,
+                                                       const Backend &b, const std::function<bool(size_t)> &onB);
 
 // `device` overrides every node's placement, as SessionOptions::device does.
 Status planPlacement(const PreparedGraph &graph, PlacementPlan *out, std::string_view device = {});
