@@ -354,9 +354,8 @@ class VulkanBackend final : public rt::Backend {
   // The executor keeps it float32 where another node here reads it otherwise.
   DataType constantStorageType(const NodeDesc &node, size_t operand) const override {
     const OperandDesc &o = *node.inputs[operand];
-    int64_t count = 0;
-    if (relaxedWeightOperand(node) != int(operand) || o.dtype != DataType::kFloat32 || !o.constantData ||
-        !relaxedFloat16Enabled() || !elementCount(o.shape, &count) || !fitsFloat16(o.constantData, uint64_t(count)))
+    if (relaxedWeightOperand(node) != int(operand) || !relaxedFloat16Enabled() ||
+        !storableAsFloat16(o.dtype, o.constantData, o.shape))
       return o.dtype;
     return DataType::kFloat16;
   }

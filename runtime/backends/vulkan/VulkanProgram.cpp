@@ -21,9 +21,11 @@ int relaxedWeightOperand(const NodeDesc &d) {
   return -1;
 }
 
-bool fitsFloat16(const void *data, uint64_t count) {
-  const auto *bytes = static_cast<const uint8_t *>(data);
-  for (uint64_t i = 0; i < count; ++i) {
+bool storableAsFloat16(DataType dtype, const void *constantData, const Shape &shape) {
+  int64_t count = 0;
+  if (dtype != DataType::kFloat32 || !constantData || !elementCount(shape, &count)) return false;
+  const auto *bytes = static_cast<const uint8_t *>(constantData);
+  for (int64_t i = 0; i < count; ++i) {
     float a;
     std::memcpy(&a, bytes + 4 * i, 4);  // constants need not be 4-byte aligned
     a = std::fabs(a);
@@ -85,14 +87,13 @@ void convertToFloat16(const void *from, uint64_t count, void *to) {
   }
 }
 
-std::string relaxedFloat32Reason(const NodeDesc &d, int w) {
+std::string relaxedFloat32Reason(const NodeDesc &d, int w, bool readElsewhere) {
   const OperandDesc *o = w >= 0 && size_t(w) < d.inputs.size() ? d.inputs[size_t(w)] : nullptr;
-  int64_t count = 0;
   if (!relaxedFloat16Enabled()) return "WEBNN_VULKAN_FP16=0";
   if (!o || !o->constantData) return "its weight is not a constant";
+  if (readElsewhere) return "its weight is also read by another op";
   if (o->dtype != DataType::kFloat32) return "its weight is not float32";
-  if (!elementCount(o->shape, &count) || !fitsFloat16(o->constantData, uint64_t(count)))
-    return "its weight exceeds float16's range";
+  if (!storableAsFloat16(o->dtype, o->constantData, o->shape)) return "its weight exceeds float16's range";
   return "its weight is also read by another op";
 }
 
@@ -141,10 +142,8 @@ void chooseFloat16Weights(const std::vector<ProgramNode> &nodes, std::vector<Pro
   for (size_t t = 0; t < n; ++t) {
     ProgramTensor &pt = (*tensors)[t];
     if (!fp16 || !halfUse[t] || otherUse[t] || pt.role != ProgramTensor::Role::kConstant ||
-        pt.dtype != DataType::kFloat32 || !pt.constantData)
+        !storableAsFloat16(pt.dtype, pt.constantData, pt.shape))
       continue;
-    int64_t count = 0;
-    if (!elementCount(pt.shape, &count) || !fitsFloat16(pt.constantData, uint64_t(count))) continue;
     (*halved)[t] = true;
     pt.dtype = DataType::kFloat16;
   }
@@ -167,15 +166,8 @@ void chooseFloat16Weights(const std::vector<ProgramNode> &nodes, std::vector<Pro
       ++stats->fp16Nodes;
       continue;
     }
-    if (stats->relaxedFloat32Nodes++ == 0) {
-      const ProgramTensor *pt = t >= 0 ? &(*tensors)[size_t(t)] : nullptr;
-      std::string why = !fp16 ? "WEBNN_VULKAN_FP16=0"
-                        : !pt || pt->role != ProgramTensor::Role::kConstant ? "its weight is not a constant"
-                        : otherUse[size_t(t)]                                ? "its weight is also read by another op"
-                        : pt->dtype != DataType::kFloat32                    ? "its weight is not float32"
-                                                                             : "its weight exceeds float16's range";
-      stats->relaxedFloat32Note = d.op + " '" + d.name + "': " + why;
-    }
+    if (stats->relaxedFloat32Nodes++ == 0)
+      stats->relaxedFloat32Note = d.op + " '" + d.name + "': " + relaxedFloat32Reason(d, w, t >= 0 && otherUse[size_t(t)]);
   }
   if (!fp16 && stats->relaxedFloat32Nodes) relaxedFloat16Enabled(/*warn=*/true);
 }

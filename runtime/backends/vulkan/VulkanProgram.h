@@ -60,17 +60,20 @@ struct ProgramStats {
 // conv2d/fusedConv2d, B of matmul/fusedMatmul/gemm, under float32 data),
 // else -1.
 int relaxedWeightOperand(const NodeDesc &d);
-// Whether every value of `count` float32 values keeps its magnitude as
-// float16 (a finite value from 65520 up would become infinity).
-bool fitsFloat16(const void *data, uint64_t count);
+// Whether a constant can be held as float16: float32 bytes (`constantData`
+// non-null) of `shape` whose every value keeps its magnitude as float16 (a
+// finite value from 65520 up would become infinity).
+bool storableAsFloat16(DataType dtype, const void *constantData, const Shape &shape);
 // False under WEBNN_VULKAN_FP16=0 (relaxed weights stay float32); then,
 // when `warn`, logs that once per process.
 bool relaxedFloat16Enabled(bool warn = false);
 // `count` float32 values (any alignment) to float16, round to nearest even.
 void convertToFloat16(const void *from, uint64_t count, void *to);
 // Why relaxed node `d`'s weight operand `w` (as the kernel sees it) is not
-// float16: "its weight is not a constant", ...
-std::string relaxedFloat32Reason(const NodeDesc &d, int w);
+// float16: "its weight is not a constant", ...; `readElsewhere`: another
+// node is known to read the weight otherwise (said before type and range),
+// else that is the reason left when nothing else is.
+std::string relaxedFloat32Reason(const NodeDesc &d, int w, bool readElsewhere = false);
 
 // Records dispatch `d` into `cmd`: a descriptor set from `pool` binding
 // `buffers` in order (binding b = buffers[b]), the pipeline, the push
