@@ -115,6 +115,12 @@ class GraphSerializer {
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors_;
   std::vector<flatbuffers::Offset<fb::Node>> nodes_;
   std::vector<std::string> nodeBackends_;  // ArtifactOptions::nodeBackends
+  // Node.backend of the next main-graph node: absent when empty, so an
+  // artifact placed all on the default backend keeps its bytes.
+  flatbuffers::Offset<flatbuffers::String> nextNodeBackend() {
+    if (nodes_.size() >= nodeBackends_.size() || nodeBackends_[nodes_.size()].empty()) return {};
+    return fbb_.CreateString(nodeBackends_[nodes_.size()]);
+  }
   std::vector<flatbuffers::Offset<fb::Subgraph>> subgraphs_;
   std::vector<uint32_t> inputs_, outputs_;
   std::vector<std::unique_ptr<PendingConstant>> constants_;
@@ -352,11 +358,9 @@ LogicalResult GraphSerializer::addNode(Operation *op,
   // Absent when empty, so graphs without control flow keep their bytes.
   flatbuffers::Offset<flatbuffers::Vector<uint32_t>> subgraphVector;
   if (!subgraphs.empty()) subgraphVector = fbb_.CreateVector(subgraphs);
-  // Node.backend: main-graph nodes only, absent when empty (an artifact
-  // placed all on the default backend keeps its bytes).
+  // Node.backend: main-graph nodes only.
   flatbuffers::Offset<flatbuffers::String> backend;
-  if (&into == &nodes_ && nodes_.size() < nodeBackends_.size() && !nodeBackends_[nodes_.size()].empty())
-    backend = fbb_.CreateString(nodeBackends_[nodes_.size()]);
+  if (&into == &nodes_) backend = nextNodeBackend();
   into.push_back(fb::CreateNode(fbb_, fbb_.CreateString(opName.str()),
                                 fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
                                 fbb_.CreateVectorOfSortedTables(&attrs),
@@ -434,9 +438,7 @@ LogicalResult GraphSerializer::run(const ArtifactOptions &options) {
     std::vector<int32_t> in{tensorIndex_.lookup(value)}, out{*index};
     // The placement pass saw these identities too (it places the unplaced
     // artifact), so they take their backend like any other node.
-    flatbuffers::Offset<flatbuffers::String> backend;
-    if (nodes_.size() < nodeBackends_.size() && !nodeBackends_[nodes_.size()].empty())
-      backend = fbb_.CreateString(nodeBackends_[nodes_.size()]);
+    flatbuffers::Offset<flatbuffers::String> backend = nextNodeBackend();
     nodes_.push_back(fb::CreateNode(fbb_, fbb_.CreateString("identity"), fbb_.CreateVector(in),
                                     fbb_.CreateVector(out), 0, fbb_.CreateString(name.str()), 0, backend));
     outputs_.push_back(*index);
