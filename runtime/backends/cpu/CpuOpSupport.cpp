@@ -120,9 +120,9 @@ rt::OpSupportTable build() {
   for (const char *op : {"conv2d", "fusedConv2d", "convTranspose2d"})
     add(op, {operand("input", kFloat, 4, 4), operand("filter", kFloat, 4, 4), operand("bias", kFloat, 1, 1)},
         {operand("output", kFloat, 4, 4)});
-  // Pooling.cpp (8-bit max: MaxPool2d8Bit.cpp), Resample.cpp
+  // Pooling.cpp (maxPool2d also on 8-bit data), Resample.cpp
   for (const char *op : {"averagePool2d", "l2Pool2d"}) unary(op, kFloat, kFloat, 4, 4);
-  constexpr rt::DataTypeSet kMaxPool = kFloat | rt::dataTypes(T::kInt8, T::kUint8);  // MaxPool2d8Bit.cpp
+  constexpr rt::DataTypeSet kMaxPool = kFloat | rt::dataTypes(T::kInt8, T::kUint8);
   unary("maxPool2d", kMaxPool, kMaxPool, 4, 4);
   constexpr rt::DataTypeSet kResample = kFloat | rt::dataTypes(T::kInt8, T::kUint8);
   add("resample2d", {operand("input", kResample, 4, 4)}, {operand("output", kResample, 4, 4)});

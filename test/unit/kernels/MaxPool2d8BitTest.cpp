@@ -1,5 +1,5 @@
-// maxPool2d on int8/uint8 (kernels/MaxPool2d8Bit.cpp, reached through
-// Pooling.cpp's factory) against a reference loop: nchw and nhwc, padding,
+// maxPool2d on int8/uint8 (kernels/Pooling.cpp's max kernel on 8-bit data,
+// reached through its factory) against a reference loop: nchw and nhwc, padding,
 // strides, dilations, ceil rounding with a window wholly in the padding (0),
 // 1 and 2 threads; and the premise of --webnn-fuse-qdq's fold: the 8-bit
 // pool equals quantizeLinear(float maxPool2d(dequantizeLinear(x))) with one

@@ -4,15 +4,20 @@
 // Padding elements are not part of any window: average divides by the number
 // of real input elements the window covers, l2 sums their squares, max
 // ignores them. nchw walks one plane per task; nhwc walks one output row per
-// task with the channel loop innermost (contiguous, vectorized). maxPool2d on
-// int8/uint8 runs MaxPool2d8Bit.cpp's kernel with the geometry checked here.
+// task with the channel loop innermost (contiguous, vectorized).
+//
+// maxPool2d also runs on int8/uint8: what --webnn-fuse-qdq leaves of a QDQ
+// graph's dequantizeLinear -> maxPool2d -> quantizeLinear with one scale and
+// zero point (max commutes with the monotonic (de)quantization), so the pool
+// reads and writes the 8-bit activations the quantized convolutions around
+// it hand over.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
-#include "runtime/backends/cpu/kernels/Pooling.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 
 namespace webnn::cpu::kernels {
@@ -20,14 +25,23 @@ namespace {
 
 enum class PoolKind { kAverage, kMax, kL2 };
 
-template <PoolKind K>
+struct PoolGeometry {
+  bool nhwc = false;
+  int64_t N, C, H, W, OH, OW, KH, KW;
+  int64_t padTop, padLeft, sh, sw, dh, dw;
+};
+
+// T: float, or int8_t/uint8_t for kMax.
+template <PoolKind K, typename T = float>
 class PoolKernel final : public Kernel {
+  static_assert(std::is_same_v<T, float> || K == PoolKind::kMax, "8-bit pooling is max only");
+
  public:
   explicit PoolKernel(PoolGeometry g) : g_(g) {}
 
   Status run(const KernelContext &ctx) override {
-    const float *x = in<float>(ctx, 0);
-    float *y = outp<float>(ctx, 0);
+    const T *x = in<T>(ctx, 0);
+    T *y = outp<T>(ctx, 0);
     if (!g_.nhwc) {
       parallelFor(ctx, g_.N * g_.C, 1, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) plane(x + t * g_.H * g_.W, y + t * g_.OH * g_.OW);
@@ -41,22 +55,26 @@ class PoolKernel final : public Kernel {
   }
 
  private:
-  static float init() { return K == PoolKind::kMax ? -std::numeric_limits<float>::infinity() : 0.f; }
-  static float step(float acc, float v) {
+  static T init() {
+    if constexpr (K != PoolKind::kMax) return 0.f;
+    else if constexpr (std::is_same_v<T, float>) return -std::numeric_limits<float>::infinity();
+    else return std::numeric_limits<T>::lowest();
+  }
+  static T step(T acc, T v) {
     if constexpr (K == PoolKind::kMax) return v > acc ? v : acc;
     else if constexpr (K == PoolKind::kL2) return acc + v * v;
     else return acc + v;
   }
-  static float finish(float acc, int64_t count) {
+  static T finish(T acc, int64_t count) {
     if constexpr (K == PoolKind::kAverage) return count ? acc / float(count) : 0.f;
     else if constexpr (K == PoolKind::kL2) return std::sqrt(acc);
-    else return count ? acc : 0.f;  // a window wholly in the padding (ceil rounding): 0, as WPT expects
+    else return count ? acc : T(0);  // a window wholly in the padding (ceil rounding): 0, as WPT expects
   }
 
-  void plane(const float *x, float *y) const {
+  void plane(const T *x, T *y) const {
     for (int64_t oh = 0; oh < g_.OH; ++oh)
       for (int64_t ow = 0; ow < g_.OW; ++ow) {
-        float acc = init();
+        T acc = init();
         int64_t count = 0;
         for (int64_t kh = 0; kh < g_.KH; ++kh) {
           int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
@@ -72,10 +90,10 @@ class PoolKernel final : public Kernel {
       }
   }
 
-  void rowNhwc(const float *x, float *y, int64_t n, int64_t oh) const {
+  void rowNhwc(const T *x, T *y, int64_t n, int64_t oh) const {
     int64_t C = g_.C;
     for (int64_t ow = 0; ow < g_.OW; ++ow) {
-      float *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
+      T *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
       for (int64_t c = 0; c < C; ++c) out[c] = init();
       int64_t count = 0;
       for (int64_t kh = 0; kh < g_.KH; ++kh) {
@@ -84,7 +102,7 @@ class PoolKernel final : public Kernel {
         for (int64_t kw = 0; kw < g_.KW; ++kw) {
           int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
           if (iw < 0 || iw >= g_.W) continue;
-          const float *xi = x + ((n * g_.H + ih) * g_.W + iw) * C;
+          const T *xi = x + ((n * g_.H + ih) * g_.W + iw) * C;
           for (int64_t c = 0; c < C; ++c) out[c] = step(out[c], xi[c]);
           ++count;
         }
@@ -166,9 +184,15 @@ Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   Shape os = g.nhwc ? Shape{g.N, g.OH, g.OW, g.C} : Shape{g.N, g.C, g.OH, g.OW};
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makePool<K>, out);
-  if (x.dtype == DataType::kInt8 || x.dtype == DataType::kUint8) {
-    *out = makeMaxPool2d8Bit(g, x.dtype);
-    return Status::ok();
+  if constexpr (K == PoolKind::kMax) {
+    if (x.dtype == DataType::kInt8) {
+      *out = std::make_unique<PoolKernel<K, int8_t>>(g);
+      return Status::ok();
+    }
+    if (x.dtype == DataType::kUint8) {
+      *out = std::make_unique<PoolKernel<K, uint8_t>>(g);
+      return Status::ok();
+    }
   }
   *out = std::make_unique<PoolKernel<K>>(g);
   return Status::ok();
