@@ -75,14 +75,8 @@ rt::NodeAttributes floats(std::initializer_list<std::pair<const char *, double>>
   return a;
 }
 
-class VulkanChains : public ::testing::Test {
+class VulkanChains : public VulkanDeviceFixture {
  protected:
-  void SetUp() override {
-    std::string why;
-    device_ = sharedDevice(&why);
-    ASSERT_TRUE(device_) << why;
-  }
-
   // Runs `g` on the CPU node by node and on the GPU as one fused program;
   // expects `dispatches` dispatches and outputs within rtol/atol.
   void expectFused(Graph g, uint32_t dispatches, double rtol = 2e-6, double atol = 1e-6) {
@@ -146,7 +140,6 @@ class VulkanChains : public ::testing::Test {
       }
     }
   }
-  std::shared_ptr<Device> device_;
 };
 
 // hardSwish as PP-OCR's ONNX export spells it: x * clip(x + 3, 0, 6) / 6.

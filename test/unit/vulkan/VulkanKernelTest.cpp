@@ -43,19 +43,13 @@ TestTensor packed4(DataType dt, Shape shape, const std::vector<double> &v) {
 double rtolFor(DataType dt) { return dt == DataType::kFloat16 ? 4e-3 : 2e-5; }
 double atolFor(DataType dt) { return dt == DataType::kFloat16 ? 2e-3 : 2e-6; }
 
-class VulkanKernels : public ::testing::Test {
+class VulkanKernels : public VulkanDeviceFixture {
  protected:
-  void SetUp() override {
-    std::string why;
-    device_ = sharedDevice(&why);
-    ASSERT_TRUE(device_) << why;
-  }
   void expectMatch(const OpCase &c, double rtol, double atol) {
     std::string diff = compareWithCpu(device_, c, rtol, atol);
     EXPECT_TRUE(diff.empty()) << diff;
   }
   void expectMatch(const OpCase &c, DataType dt) { expectMatch(c, rtolFor(dt), atolFor(dt)); }
-  std::shared_ptr<Device> device_;
 };
 
 const DataType kFloats[] = {DataType::kFloat32, DataType::kFloat16};

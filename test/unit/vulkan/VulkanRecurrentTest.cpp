@@ -26,18 +26,12 @@ TestTensor random(DataType dt, Shape shape, uint32_t seed, bool constant = false
 double rtolFor(DataType dt) { return dt == DataType::kFloat16 ? 4e-3 : 1e-4; }
 double atolFor(DataType dt) { return dt == DataType::kFloat16 ? 2e-3 : 1e-5; }
 
-class VulkanRecurrent : public ::testing::Test {
+class VulkanRecurrent : public VulkanDeviceFixture {
  protected:
-  void SetUp() override {
-    std::string why;
-    device_ = sharedDevice(&why);
-    ASSERT_TRUE(device_) << why;
-  }
   void expectMatch(const OpCase &c, DataType dt, const std::string &what) {
     std::string diff = compareWithCpu(device_, c, rtolFor(dt), atolFor(dt));
     EXPECT_TRUE(diff.empty()) << what << ": " << diff;
   }
-  std::shared_ptr<Device> device_;
 };
 
 // Which optional operands a case passes (bit i: the i-th optional one).

@@ -48,14 +48,8 @@ class ScopedFp16Env {
   ~ScopedFp16Env() { unsetenv("WEBNN_VULKAN_FP16"); }
 };
 
-class VulkanRelaxed : public ::testing::Test {
+class VulkanRelaxed : public VulkanDeviceFixture {
  protected:
-  void SetUp() override {
-    std::string why;
-    device_ = sharedDevice(&why);
-    ASSERT_TRUE(device_) << why;
-  }
-
   struct Runs {
     std::vector<double> relaxed, exact;
     ProgramStats relaxedStats, exactStats;
@@ -110,8 +104,6 @@ class VulkanRelaxed : public ::testing::Test {
     EXPECT_NEAR(double(saved), double(weightElements * 2), 256.0);
     EXPECT_EQ(g.relaxedStats.dispatches, g.exactStats.dispatches);
   }
-
-  std::shared_ptr<Device> device_;
 };
 
 OpCase conv(Shape x, Shape f, Shape y, const char *layout, const char *filterLayout, int64_t groups,
