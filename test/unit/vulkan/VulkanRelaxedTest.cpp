@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <random>
 
 #include "TestArtifact.h"
 #include "VulkanTestUtil.h"
@@ -25,12 +24,10 @@ namespace {
 
 using cpu::test::f32;
 using cpu::test::outSpec;
+using cpu::test::uniformFloats;
 
 TestTensor random(Shape shape, uint32_t seed, bool constant = false) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(size_t(elementsOf(shape)));
-  for (float &x : v) x = d(rng);
+  std::vector<float> v = uniformFloats(elementsOf(shape), seed);
   return f32(std::move(shape), v, constant);
 }
 
@@ -255,14 +252,6 @@ struct PlacedRun {
   uint64_t plannedConstantBytes = 0;  // webnnc inspect --plan's figure for the GPU
 };
 
-std::vector<float> values(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v) x = d(rng);
-  return v;
-}
-
 void runPlaced(bool relaxed, PlacedRun *out) {
   using webnn::test::floatBytes;
   webnn::test::TGraph g;
@@ -272,9 +261,9 @@ void runPlaced(bool relaxed, PlacedRun *out) {
   g.tensors = {{"x", f, {16, 32}}, {"w1", f, {32, 32}}, {"h", f, {16, 32}}, {"r", f, {16, 32}},
                {"z", f, {32, 32}}, {"w2", f, {32, 8}},  {"y", f, {16, 8}},  {"w3", f, {8, 8}},
                {"y3", f, {16, 8}}, {"y5", f, {8, 8}}};
-  g.constants = {{1, floatBytes(values(32 * 32, 11)), "w1"},
-                 {5, floatBytes(values(32 * 8, 12)), "w2"},
-                 {7, floatBytes(values(8 * 8, 13)), "w3"}};
+  g.constants = {{1, floatBytes(uniformFloats(32 * 32, 11)), "w1"},
+                 {5, floatBytes(uniformFloats(32 * 8, 12)), "w2"},
+                 {7, floatBytes(uniformFloats(8 * 8, 13)), "w3"}};
   g.nodes = {{"matmul", {0, 1}, {2}, "mm1", {}, {}, "gpu"}, {"relu", {2}, {3}, "relu"},
              {"neg", {1}, {4}, "neg"},                      {"matmul", {3, 5}, {6}, "mm2", {}, {}, "gpu"},
              {"matmul", {6, 7}, {8}, "mm3", {}, {}, "gpu"}, {"matmul", {7, 7}, {9}, "mm33", {}, {}, "gpu"}};
@@ -291,7 +280,7 @@ void runPlaced(bool relaxed, PlacedRun *out) {
   std::unique_ptr<rt::Executor> e;
   s = rt::Executor::create(p, 1, &e, true, "");
   ASSERT_TRUE(s.isOk()) << s.message();
-  const std::vector<float> x = values(16 * 32, 10);
+  const std::vector<float> x = uniformFloats(16 * 32, 10);
   ASSERT_TRUE(e->setInput(0, x.data(), x.size() * sizeof(float), true).isOk());
   s = e->run();
   ASSERT_TRUE(s.isOk()) << s.message();
@@ -341,7 +330,7 @@ TEST_F(VulkanRelaxed, ExecutorPartitionsUseFloat16Weights) {
 
   // y against float64: |relaxed - ref| <= 2^-10 (sum |r||w2| + sum (sum |x||w1|) |w2|) + 1e-5,
   // the weights of both layers rounded to 11 significant bits.
-  const std::vector<float> x = values(16 * 32, 10), v1 = values(32 * 32, 11), v2 = values(32 * 8, 12);
+  const std::vector<float> x = uniformFloats(16 * 32, 10), v1 = uniformFloats(32 * 32, 11), v2 = uniformFloats(32 * 8, 12);
   double maxErr = 0, maxDiffExact = 0;
   for (int i = 0; i < 16; ++i)
     for (int j = 0; j < 8; ++j) {
