@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How well `webnnc estimate` predicts webnn-run's latency on this machine.
 
-    /usr/bin/python3 bench/estimate_accuracy.py [--models a,b] [--threads 1,2] [--runs 20]
+    /usr/bin/python3 bench/estimate_accuracy.py [--models a,b] [--threads 1,2] [--blocks 4] [--block-runs 8]
                                                 [--cache-dir DIR] [--profile FILE] [--json OUT]
 
 For each held-out case (never one of FIT_MODELS, on which the model's
@@ -12,9 +12,13 @@ bench/.models/npm) and the int4 Llama's prefills and decode steps
 (LLM_CASES, one artifact with dynamic dimensions, `--shape` per input), it
 compiles a full artifact and a weightless one, estimates
 the weightless one (`webnnc estimate --json`, default device profile or
---profile), then measures the full one: `webnn-run --bench N --warmup 3`, the median of
-N >= 20 runs, every timing under one hold of /tmp/webnn-bench.lock (the
-lock `flock /tmp/webnn-bench.lock` takes: no other benchmark overlaps). Per case (model, threads), per group
+--profile), then measures the full one as a user would see it over time: in
+--blocks passes over all cases, each case once per pass as `webnn-run --bench
+--block-runs --warmup 3` (4 blocks of 8 runs by default), the median of
+every run of its blocks (>= 20 runs, none dropped), with each block's median
+and their spread reported; every timing under one hold of
+/tmp/webnn-bench.lock (the lock `flock /tmp/webnn-bench.lock` takes: no
+other benchmark overlaps). Per case (model, threads), per group
 (suite, npm, llm) and in total it reports: the error of the predicted median, the share within
 +-10% and +-20%, the median absolute percentage error, tier agreement, and
 false "meets" answers: `--requirement` asked for the measured tier and the
@@ -214,14 +218,16 @@ def prepare_llm(names, cache_dir, work, tools, stale, fit=False):
 def markdown(cases, summary):
     pct = lambda v: "%.0f%%" % (100 * v)
     lines = ["| model | threads | measured ms (wall median) | predicted ms [p10, p90] | error | "
-             "1-thread CPU ms/run | error vs CPU | tier measured / predicted | false meets | load |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "block medians ms (spread) | 1-thread CPU ms/run | error vs CPU | tier measured / predicted | "
+             "false meets | load |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in cases:
         cpu = "-" if c["cpu_ms_per_run"] is None else "%.2f" % c["cpu_ms_per_run"]
         cpu_err = "-" if c["cpu_error_pct"] is None else "%+.0f%%" % c["cpu_error_pct"]
-        lines.append("| %s | %d | %.2f | %.2f [%.2f, %.2f] | %+.0f%% | %s | %s | %s / %s | %d of %d | %s |" % (
+        spread = "%s (%.0f%%)" % (" / ".join("%.2f" % v for v in c["block_medians_ms"]), c["block_spread_pct"])
+        lines.append("| %s | %d | %.2f | %.2f [%.2f, %.2f] | %+.0f%% | %s | %s | %s | %s / %s | %d of %d | %s |" % (
             c["model"], c["threads"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"],
-            c["error_pct"], cpu, cpu_err, c["tier_measured"], c["tier_predicted"], c["false_meets"],
+            c["error_pct"], spread, cpu, cpu_err, c["tier_measured"], c["tier_predicted"], c["false_meets"],
             c["requirements_asked"], c["loadavg"]))
     lines.append("")
     lines.append("| against | cases | within +-10% | within +-20% | > 2x off | median abs error | tier agreement |")
@@ -243,11 +249,37 @@ def markdown(cases, summary):
         lines.append("| 1-thread CPU time per run | %d | %s | %s | | %.0f%% | %s |" % (
             v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"],
             pct(v["tier_agreement"])))
+    worst = max(cases, key=lambda c: c["block_spread_pct"])
     lines.append("")
+    lines.append("Blocks: %d runs per case; the spread of a case's block medians (largest - smallest, over its "
+                 "median): median %.0f%%, largest %.0f%% (%s, %d thread(s))." % (
+                     min(c["runs"] for c in cases), median([c["block_spread_pct"] for c in cases]),
+                     worst["block_spread_pct"], worst["model"], worst["threads"]))
     lines.append("False \"meets\": %d of %d `--requirement` answers; tiers off by more than one: %d; slowest "
                  "estimate %.1f ms." % (summary["false_meets"], summary["requirements_asked"],
                                          summary["tier_off_by_more_than_one"], summary["max_estimate_ms"]))
     return "\n".join(lines) + "\n"
+
+
+CPU_RUNS = 20  # the 1-thread CPU time: runs of CPU_RUNS and 3 * CPU_RUNS, differenced
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def pooled_median(blocks):
+    """The median of every timed run of every block (webnn-run's own median rule)."""
+    return median([x for blk in blocks for x in blk["runs"]])
+
+
+def block_schedule(keys, passes):
+    """The order of the timing blocks: `passes` passes, each over every case
+    once in the same order, so that two blocks of one case are always a whole
+    pass apart (a reversed pass would time the last case twice in a row)."""
+    return [list(keys) for _ in range(passes)]
 
 
 def cpu_per_run(cmd, runs):
@@ -280,7 +312,10 @@ def main(argv=None):
                     help="default: every held-out case (the suite's models, the real npm models present, "
                          "the LLM's prefill and decode cases)")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--blocks", type=int, default=4,
+                    help="timing blocks per case, one per interleaved pass over all cases (default 4)")
+    ap.add_argument("--block-runs", type=int, default=8,
+                    help="timed runs per block, after 3 warm-up runs (default 8)")
     ap.add_argument("--cache-dir", default=os.path.join(BENCH, ".models"))
     ap.add_argument("--build-dir")
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
@@ -294,8 +329,8 @@ def main(argv=None):
     ap.add_argument("--fit", action="store_true",
                     help="allow FIT_MODELS (for looking at the cost model; not a held-out result)")
     args = ap.parse_args(argv)
-    if args.runs < 20:
-        ap.error("--runs must be >= 20")
+    if args.blocks < 1 or args.block_runs < 1 or args.blocks * args.block_runs < 20:
+        ap.error("--blocks x --block-runs must be >= 20 runs (each >= 1)")
     models = [m for m in args.models.split(",") if m]
     for m in models:
         if m in FIT_MODELS and not args.fit:
@@ -330,48 +365,73 @@ def main(argv=None):
     if args.prepare_only:
         print("prepared %d case(s) in %s" % (len(prepared), work))
         return 0
-    # Phase 2: every timing under one hold of the benchmark lock, so that no
-    # other benchmark overlaps and the run is not queued behind each one.
+    # Phase 2: every estimate first (nothing runs beside them), then the
+    # timings, all under one hold of the benchmark lock, so that no other
+    # benchmark overlaps and the run is not queued behind each one.
+    keys = [(p, t) for p in prepared for t in threads]
+    estimates = {}
+    for (m, full, light, bindings, shapes), t in keys:
+        t0 = time.time()
+        est = estimate(tools, light, t, args.profile, shapes=shapes)
+        estimates[(m, t)] = (est, time.time() - t0)
     lock = None
     if not args.no_lock:
         lock = open(LOCK_PATH, "a")
         print("waiting for %s ..." % LOCK_PATH, flush=True)
         fcntl.flock(lock, fcntl.LOCK_EX)
+    # Each case is timed in args.blocks blocks of args.block_runs runs (each
+    # block its own webnn-run process with its warm-up), in interleaved passes
+    # over every case: a burst in which the second vCPU gives nothing (tens of
+    # seconds here) lands on one block of a case, not on all of its runs. The
+    # measured latency is the median of every run of every block, none dropped.
+    blocks = {k: [] for k in estimates}
+    started = time.time()
+    for b, order in enumerate(block_schedule([k for k in estimates], args.blocks)):
+        for m, t in order:
+            full, bindings = next((p[1], p[3]) for p in prepared if p[0] == m)
+            cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.block_runs, 3)
+            with open("/proc/loadavg") as f:
+                load = float(f.read().split()[0])
+            runs = json.loads(run(cmd))["latency_ms"]["runs"]
+            blocks[(m, t)].append({"pass": b, "start_s": time.time() - started, "load": load, "runs": runs})
+        print("pass %d of %d done at %.0f s" % (b + 1, args.blocks, time.time() - started), flush=True)
     cases = []
-    for m, full, light, bindings, shapes in prepared:
-        for t in threads:
-            t0 = time.time()
-            est = estimate(tools, light, t, args.profile, shapes=shapes)
-            est_wall = time.time() - t0
-            cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.runs, 3)
-            with open("/proc/loadavg") as f:
-                load_before = f.read().split()[0]
-            measured = json.loads(run(cmd))["latency_ms"]["median"]
-            with open("/proc/loadavg") as f:
-                load_after = f.read().split()[0]
-            cpu_ms = cpu_per_run(cmd, args.runs) if t == 1 else None
-            pred = est["latency_ms"]["median"]
-            true_tier = tier_of(measured)
-            ask = [true_tier] + ([TIERS[TIERS.index(true_tier) - 1]] if true_tier != TIERS[0] else [])
-            false_meets, asked = 0, 0
-            for req in ask:
-                r = estimate(tools, light, t, args.profile, req, shapes)
-                asked += 1
-                if r["meets_requirement"] and TIERS.index(true_tier) > TIERS.index(req):
-                    false_meets += 1
-            c = {"model": m, "group": group_of(m), "threads": t, "measured_ms": measured, "predicted_ms": pred,
-                 "p10_ms": est["latency_ms"]["p10"], "p90_ms": est["latency_ms"]["p90"],
-                 "error_pct": 100.0 * (pred - measured) / measured, "tier_measured": true_tier,
-                 "tier_predicted": est["tier"], "requirements_asked": asked, "false_meets": false_meets,
-                 "estimate_wall_ms": est_wall * 1e3, "estimate_ms": est["estimate_ms"],
-                 "cpu_ms_per_run": cpu_ms,
-                 "cpu_error_pct": None if cpu_ms is None else 100.0 * (pred - cpu_ms) / cpu_ms,
-                 "loadavg": "%s -> %s" % (load_before, load_after)}
-            cases.append(c)
-            cpu_text = "" if cpu_ms is None else "  cpu/run %.3f ms (%+.1f%%)" % (cpu_ms, c["cpu_error_pct"])
-            print("%-18s t=%d measured %9.3f ms  predicted %9.3f ms (p10 %.3g, p90 %.3g)  %+6.1f%%  tier %s/%s  "
-                  "load %s%s" % (m, t, measured, pred, c["p10_ms"], c["p90_ms"], c["error_pct"], true_tier,
-                                 est["tier"], c["loadavg"], cpu_text), flush=True)
+    for (m, full, light, bindings, shapes), t in keys:
+        est, est_wall = estimates[(m, t)]
+        bl = blocks[(m, t)]
+        pooled = pooled_median(bl)
+        block_medians = [median([x for x in blk["runs"]]) for blk in bl]
+        loads = [blk["load"] for blk in bl]
+        # One thread's CPU time per run: apart from the wall-time blocks.
+        cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, 3)
+        cpu_ms = cpu_per_run(cmd, CPU_RUNS) if t == 1 else None
+        measured = pooled
+        pred = est["latency_ms"]["median"]
+        true_tier = tier_of(measured)
+        ask = [true_tier] + ([TIERS[TIERS.index(true_tier) - 1]] if true_tier != TIERS[0] else [])
+        false_meets, asked = 0, 0
+        for req in ask:
+            r = estimate(tools, light, t, args.profile, req, shapes)
+            asked += 1
+            if r["meets_requirement"] and TIERS.index(true_tier) > TIERS.index(req):
+                false_meets += 1
+        c = {"model": m, "group": group_of(m), "threads": t, "measured_ms": measured, "predicted_ms": pred,
+             "p10_ms": est["latency_ms"]["p10"], "p90_ms": est["latency_ms"]["p90"],
+             "error_pct": 100.0 * (pred - measured) / measured, "tier_measured": true_tier,
+             "tier_predicted": est["tier"], "requirements_asked": asked, "false_meets": false_meets,
+             "estimate_wall_ms": est_wall * 1e3, "estimate_ms": est["estimate_ms"],
+             "cpu_ms_per_run": cpu_ms,
+             "cpu_error_pct": None if cpu_ms is None else 100.0 * (pred - cpu_ms) / cpu_ms,
+             "runs": sum(len(blk["runs"]) for blk in bl), "block_medians_ms": block_medians,
+             "block_spread_pct": 100.0 * (max(block_medians) - min(block_medians)) / measured,
+             "blocks": bl, "loadavg": "%.2f..%.2f" % (min(loads), max(loads))}
+        cases.append(c)
+        cpu_text = "" if cpu_ms is None else "  cpu/run %.3f ms (%+.1f%%)" % (cpu_ms, c["cpu_error_pct"])
+        print("%-18s t=%d measured %9.3f ms  predicted %9.3f ms (p10 %.3g, p90 %.3g)  %+6.1f%%  tier %s/%s  "
+              "blocks %s (spread %.0f%%)  load %s%s" % (
+                  m, t, measured, pred, c["p10_ms"], c["p90_ms"], c["error_pct"], true_tier, est["tier"],
+                  "/".join("%.3g" % v for v in block_medians), c["block_spread_pct"], c["loadavg"], cpu_text),
+              flush=True)
     if lock:
         fcntl.flock(lock, fcntl.LOCK_UN)
     if not cases:

@@ -470,7 +470,8 @@ int run(const Options &opt) {
     j["iterations"] = opt.bench > 0 ? opt.bench : 1;
     j["warmup"] = opt.bench > 0 ? opt.warmup : 0;
     j["latency_ms"] = {{"median", median}, {"min", sorted.front()}, {"mean", mean}, {"max", sorted.back()},
-                       {"p90", sorted[std::min(n - 1, static_cast<size_t>(std::ceil(0.9 * n)) - 1)]}};
+                       {"p90", sorted[std::min(n - 1, static_cast<size_t>(std::ceil(0.9 * n)) - 1)]},
+                       {"runs", latencies}};
     nlohmann::json outputs = nlohmann::json::array();
     for (size_t i = 0; i < outs.size(); ++i)
       outputs.push_back({{"name", outs[i].name},

@@ -101,6 +101,30 @@ def main():
     r = run([args.webnn_run, "calibrate", "--threads", "1", "--add", os.path.join(tmp, "absent.json")], env)
     check(r.returncode == 1 and "absent.json" in r.stderr, "--add missing file: %r" % r.stderr)
 
+    # What bench/estimate_accuracy.py measures with: webnn-run's per-run
+    # latencies (latency_ms.runs), pooled over blocks timed in interleaved
+    # passes, every run kept.
+    import numpy as np
+    np.save(os.path.join(tmp, "x.npy"), np.ones((2, 3), np.float32))
+    r = run([args.webnn_run, os.path.join(args.artifacts, "add_relu.wnn"), "-i",
+             "x=" + os.path.join(tmp, "x.npy"), "--bench", "5", "--warmup", "1", "--json"], env)
+    check(r.returncode == 0, "webnn-run --bench 5 --json: %s" % r.stderr)
+    if r.returncode == 0:
+        lat = json.loads(r.stdout)["latency_ms"]
+        runs = lat.get("runs", [])
+        check(len(runs) == 5 and min(runs) == lat["min"] and max(runs) == lat["max"]
+              and sorted(runs)[2] == lat["median"], "latency_ms.runs: %s" % lat)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench"))
+    import estimate_accuracy as acc
+    cases = [("a", 1), ("a", 2), ("b", 1)]
+    order = acc.block_schedule(cases, 4)
+    check(len(order) == 4 and all(p == cases for p in order), "4 passes, each over every case once: %s" % order)
+    blocks = [{"runs": [1.0, 9.0, 2.0]}, {"runs": [3.0, 4.0]}, {"runs": [50.0, 60.0, 70.0]}]
+    # All 8 runs: 1 2 3 4 9 50 60 70 -> (4 + 9) / 2; the slow block is kept, not dropped.
+    check(acc.pooled_median(blocks) == 6.5, "pooled median: %s" % acc.pooled_median(blocks))
+    r = run([sys.executable, acc.__file__, "--blocks", "2", "--block-runs", "8"], env)
+    check(r.returncode == 2 and ">= 20 runs" in r.stderr, "2 blocks of 8 refused: exit %d %r" % (r.returncode, r.stderr))
+
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 
