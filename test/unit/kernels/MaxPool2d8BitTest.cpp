@@ -67,6 +67,8 @@ const std::vector<PoolCase> &cases() {
   static const std::vector<PoolCase> all = {
       // ResNet's stem pool: 3x3 stride 2, padding 1, nhwc, 64 channels.
       {1, 64, 20, 20, 3, 3, 2, 1, {1, 1, 1, 1}, true, false, DataType::kUint8},
+      // 300 channels: a full 256-byte block of the nhwc walk and a tail.
+      {1, 300, 7, 6, 3, 3, 2, 1, {1, 0, 1, 1}, true, true, DataType::kUint8},
       // Channels not a multiple of the vector width, int8, nhwc, batch 2.
       {2, 19, 9, 11, 3, 2, 1, 1, {1, 0, 0, 1}, true, false, DataType::kInt8},
       // nchw, dilation 2, asymmetric padding.

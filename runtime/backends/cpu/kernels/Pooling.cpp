@@ -90,25 +90,59 @@ class PoolKernel final : public Kernel {
       }
   }
 
+  // One output row in nhwc. Per output pixel, the window's real taps form
+  // a rectangle (padding only trims its edges), and the channels go in
+  // blocks of kBlock whose accumulators stay in registers over all taps
+  // instead of storing and reloading the output pixel once per tap.
+  static constexpr int64_t kBlock = 256 / int64_t(sizeof(T));
+
   void rowNhwc(const T *x, T *y, int64_t n, int64_t oh) const {
-    int64_t C = g_.C;
+    const int64_t C = g_.C;
+    const int64_t ih0 = oh * g_.sh - g_.padTop;
+    const int64_t kh0 = firstTap(ih0, g_.dh), kh1 = endTap(ih0, g_.dh, g_.KH, g_.H);
     for (int64_t ow = 0; ow < g_.OW; ++ow) {
       T *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
-      for (int64_t c = 0; c < C; ++c) out[c] = init();
-      int64_t count = 0;
-      for (int64_t kh = 0; kh < g_.KH; ++kh) {
-        int64_t ih = oh * g_.sh - g_.padTop + kh * g_.dh;
-        if (ih < 0 || ih >= g_.H) continue;
-        for (int64_t kw = 0; kw < g_.KW; ++kw) {
-          int64_t iw = ow * g_.sw - g_.padLeft + kw * g_.dw;
-          if (iw < 0 || iw >= g_.W) continue;
-          const T *xi = x + ((n * g_.H + ih) * g_.W + iw) * C;
-          for (int64_t c = 0; c < C; ++c) out[c] = step(out[c], xi[c]);
-          ++count;
-        }
-      }
-      for (int64_t c = 0; c < C; ++c) out[c] = finish(out[c], count);
+      const int64_t iw0 = ow * g_.sw - g_.padLeft;
+      const int64_t kw0 = firstTap(iw0, g_.dw), kw1 = endTap(iw0, g_.dw, g_.KW, g_.W);
+      const int64_t count = std::max<int64_t>(0, kh1 - kh0) * std::max<int64_t>(0, kw1 - kw0);
+      // Tap (kh, kw) of channel block c0 reads x[base + kh * rowStep + kw * colStep + c0]
+      // (base itself may lie before x where the window starts in the padding).
+      const Taps taps{((n * g_.H + ih0) * g_.W + iw0) * C, g_.dh * g_.W * C, g_.dw * C, kh0, kh1, kw0, kw1};
+      int64_t c0 = 0;
+      for (; c0 + kBlock <= C; c0 += kBlock) windowBlock<kBlock>(x, taps, c0, count, out + c0, kBlock);
+      if (c0 < C) windowBlock<kBlock>(x, taps, c0, count, out + c0, C - c0);
     }
+  }
+
+  // The first tap index whose position start + k * step is >= 0, and one past
+  // the last whose position is < size (at most `taps`).
+  static int64_t firstTap(int64_t start, int64_t step) { return start >= 0 ? 0 : (-start + step - 1) / step; }
+  static int64_t endTap(int64_t start, int64_t step, int64_t taps, int64_t size) {
+    if (start >= size) return 0;
+    return std::min(taps, (size - 1 - start) / step + 1);
+  }
+
+  // One output pixel's real taps: element offsets into x and the tap ranges.
+  struct Taps {
+    int64_t base, rowStep, colStep, kh0, kh1, kw0, kw1;
+  };
+
+  // `width` (<= B) channels from c0 of one output pixel; a full block has a
+  // constant trip count, so the compiler keeps acc in vector registers.
+  template <int64_t B>
+  static void windowBlock(const T *x, const Taps &t, int64_t c0, int64_t count, T *out, int64_t width) {
+    T acc[B];
+    auto walk = [&](auto w) {
+      for (int64_t c = 0; c < w; ++c) acc[c] = init();
+      for (int64_t kh = t.kh0; kh < t.kh1; ++kh)
+        for (int64_t kw = t.kw0; kw < t.kw1; ++kw) {
+          const T *xi = x + (t.base + kh * t.rowStep + kw * t.colStep + c0);
+          for (int64_t c = 0; c < w; ++c) acc[c] = step(acc[c], xi[c]);
+        }
+      for (int64_t c = 0; c < w; ++c) out[c] = finish(acc[c], count);
+    };
+    if (width == B) walk(std::integral_constant<int64_t, B>{});
+    else walk(width);
   }
 
   PoolGeometry g_;

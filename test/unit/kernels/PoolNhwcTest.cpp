@@ -1,0 +1,87 @@
+// The nhwc walk of averagePool2d, maxPool2d and l2Pool2d (kernels/Pooling.cpp:
+// channel blocks with their accumulators in registers, the window's real
+// taps precomputed) against the nchw walk of the same kernel on the
+// transposed input: channel counts with full blocks and a tail, padding that
+// trims windows on every side, dilation, strides, ceil rounding with windows
+// wholly in the padding, batch 2, 1 and 2 threads. Both walks visit a
+// window's taps in the same order, so the results are bit-identical.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "KernelTestUtil.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+struct NhwcCase {
+  int64_t N, C, H, W, KH, KW, sh, sw, dh, dw;
+  std::vector<int64_t> pad;  // top, bottom, left, right
+  bool ceil;
+};
+
+int64_t outSize(int64_t in, int64_t k, int64_t d, int64_t s, int64_t p0, int64_t p1, bool ceil) {
+  int64_t span = in + p0 + p1 - (k - 1) * d - 1;
+  return span / s + 1 + (ceil && span % s != 0 ? 1 : 0);
+}
+
+OpCase poolOp(const std::string &op, const NhwcCase &c, bool nhwc, TestTensor x, int64_t OH, int64_t OW) {
+  OpCase p;
+  p.op = op;
+  p.attrInts("windowDimensions", {c.KH, c.KW}).attrInts("padding", c.pad);
+  p.attrInts("strides", {c.sh, c.sw}).attrInts("dilations", {c.dh, c.dw});
+  p.attrString("layout", nhwc ? "nhwc" : "nchw");
+  if (c.ceil) p.attrString("roundingType", "ceil");
+  p.inputs.push_back(std::move(x));
+  p.outputs.push_back(outSpec(DataType::kFloat32, nhwc ? Shape{c.N, OH, OW, c.C} : Shape{c.N, c.C, OH, OW}));
+  return p;
+}
+
+TEST(PoolNhwc, MatchesTheNchwWalk) {
+  const std::vector<NhwcCase> cases = {
+      // GoogLeNet / SqueezeNet's 3x3 stride-2 pool, ceil rounding: 150 channels
+      // are two full float blocks and a tail.
+      {1, 150, 13, 13, 3, 3, 2, 2, 1, 1, {0, 0, 0, 0}, true},
+      // Padding on every side, 64 channels (exactly one block), batch 2.
+      {2, 64, 9, 8, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, false},
+      // Asymmetric window, strides and dilation; padding wider than a dilated tap.
+      {1, 70, 11, 12, 2, 3, 1, 2, 2, 2, {2, 0, 3, 1}, false},
+      // Ceil rounding with padding as large as the window: windows wholly in
+      // the padding.
+      {1, 5, 5, 5, 2, 2, 2, 2, 1, 1, {2, 1, 2, 1}, true},
+      // A window larger than the image.
+      {1, 17, 3, 4, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, false},
+  };
+  for (const char *op : {"maxPool2d", "averagePool2d", "l2Pool2d"}) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const NhwcCase &c = cases[k];
+      const int64_t OH = outSize(c.H, c.KH, c.dh, c.sh, c.pad[0], c.pad[1], c.ceil);
+      const int64_t OW = outSize(c.W, c.KW, c.dw, c.sw, c.pad[2], c.pad[3], c.ceil);
+      const std::vector<float> nchw = uniformFloats(c.N * c.C * c.H * c.W, uint32_t(31 + k));
+      std::vector<float> nhwc(nchw.size());
+      for (int64_t n = 0; n < c.N; ++n)
+        for (int64_t ch = 0; ch < c.C; ++ch)
+          for (int64_t p = 0; p < c.H * c.W; ++p)
+            nhwc[size_t((n * c.H * c.W + p) * c.C + ch)] = nchw[size_t((n * c.C + ch) * c.H * c.W + p)];
+      OpCase ref = poolOp(op, c, false, f32({c.N, c.C, c.H, c.W}, nchw), OH, OW);
+      ASSERT_TRUE(runOp(ref, 1).isOk()) << op << " case " << k;
+      const float *want = ref.outputs[0].as<float>();
+      for (int threads : {1, 2}) {
+        OpCase got = poolOp(op, c, true, f32({c.N, c.H, c.W, c.C}, nhwc), OH, OW);
+        Status s = runOp(got, threads);
+        ASSERT_TRUE(s.isOk()) << op << " case " << k << ": " << s.message();
+        const float *y = got.outputs[0].as<float>();
+        int64_t mismatches = 0;
+        for (int64_t n = 0; n < c.N; ++n)
+          for (int64_t ch = 0; ch < c.C; ++ch)
+            for (int64_t p = 0; p < OH * OW; ++p)
+              mismatches += y[(n * OH * OW + p) * c.C + ch] != want[(n * c.C + ch) * OH * OW + p];
+        EXPECT_EQ(mismatches, 0) << op << " case " << k << ", " << threads << " thread(s)";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
