@@ -49,6 +49,35 @@ void computeLastUse(const LoadedGraph &g, const std::vector<LoadedNode> &nodes, 
   }
 }
 
+// The input whose bytes a node's output 0 may take over (the contract of
+// BufferRequest::placedIn), by op: quantizedConv2d's residual
+// (docs/FUSED_OPS.md), whose every implementation reads each residual element
+// just before writing the same output element. -1 for every other op.
+int64_t accumulatesInto(const LoadedNode &n) {
+  if (n.op == "quantizedConv2d" && n.outputs.size() == 1 && n.inputs.size() > 8 && n.inputs[8] >= 0) return 8;
+  return -1;
+}
+
+// Asks the planner to write each such output over its input: both planned
+// here (`requestOf`: tensor -> request, -1 for inputs, constants and other
+// scopes), of one type and size, the input read by no other operand of the
+// node. The planner keeps the input's later readers safe (it refuses unless
+// the input dies at this node).
+void proposeInPlace(const LoadedGraph &g, const std::vector<LoadedNode> &nodes, const std::vector<int64_t> &requestOf,
+                    std::vector<BufferRequest> *requests) {
+  for (const LoadedNode &n : nodes) {
+    const int64_t k = accumulatesInto(n);
+    if (k < 0) continue;
+    const int32_t in = n.inputs[size_t(k)], out = n.outputs[0];
+    if (in < 0 || out < 0 || requestOf[size_t(in)] < 0 || requestOf[size_t(out)] < 0) continue;
+    const LoadedTensor &a = g.tensors[size_t(in)], &b = g.tensors[size_t(out)];
+    if (a.dtype != b.dtype || a.byteSize != b.byteSize || !n.subgraphs.empty() ||
+        std::count(n.inputs.begin(), n.inputs.end(), in) != 1)
+      continue;
+    (*requests)[size_t(requestOf[size_t(out)])].placedIn = requestOf[size_t(in)];
+  }
+}
+
 NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<OperandDesc> &operands) {
   NodeDesc d;
   d.op = ln.op;
@@ -59,6 +88,15 @@ NodeDesc describeNode(const LoadedNode &ln, bool relaxed, std::vector<OperandDes
   for (int32_t in : ln.inputs) d.inputs.push_back(in < 0 ? nullptr : &operands[in]);
   for (int32_t o : ln.outputs) d.outputs.push_back(&operands[o]);
   return d;
+}
+
+// " over 'x'" where request r took over x's bytes (planArena honoured its
+// placedIn), else "".
+std::string inPlaceText(const std::vector<BufferRequest> &requests, const std::vector<size_t> &tensorOf,
+                        const ArenaPlan &plan, size_t r, const LoadedGraph &g) {
+  const int64_t k = requests[r].placedIn;
+  if (k < 0 || requests[r].bytes == 0 || plan.offsets[size_t(k)] != plan.offsets[r]) return "";
+  return " over '" + g.tensors[tensorOf[size_t(k)]].name + "'";
 }
 
 }  // namespace
@@ -91,12 +129,15 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
 
   std::vector<BufferRequest> requests;
   std::vector<size_t> requestTensor;  // tensor index, or numTensors + k for output copy k
+  std::vector<int64_t> requestOf(numTensors, -1);
   for (size_t t = 0; t < numTensors; ++t) {
     const LoadedTensor &lt = g.tensors[t];
     if (lt.role != TensorRole::kIntermediate || lt.producer < 0 || lt.scope >= 0) continue;
+    requestOf[t] = int64_t(requests.size());
     requests.push_back({lt.byteSize, lt.producer, std::max<int64_t>(lastUse[t], lt.producer)});
     requestTensor.push_back(t);
   }
+  proposeInPlace(g, g.nodes, requestOf, &requests);
   // An output that is a graph input or a constant is copied into the arena at
   // the end of a run, so every output is session-owned memory.
   for (size_t k = 0; k < g.outputs.size(); ++k) {
@@ -122,7 +163,8 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     const LoadedTensor &lt = g.tensors[copy ? g.outputs[t - numTensors] : t];
     text << "  offset " << plan.offsets[r] << " bytes " << requests[r].bytes << " live [" << requests[r].firstUse
          << ", " << requests[r].lastUse << "] " << (copy ? "output copy of " : "") << "'" << lt.name << "' "
-         << dataTypeName(lt.dtype) << " " << shapeToString(lt.shape) << "\n";
+         << dataTypeName(lt.dtype) << " " << shapeToString(lt.shape) << inPlaceText(requests, requestTensor, plan, r, g)
+         << "\n";
   }
   size_t planned = requests.size();
 
@@ -137,12 +179,15 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     for (uint32_t o : sub.outputs) subLastUse[o] = subNodes;  // copied out after the last node
     std::vector<BufferRequest> subRequests;
     std::vector<size_t> subTensor;
+    std::vector<int64_t> subRequestOf(numTensors, -1);
     for (size_t t = 0; t < numTensors; ++t) {
       const LoadedTensor &lt = g.tensors[t];
       if (lt.role != TensorRole::kIntermediate || lt.scope != static_cast<int32_t>(s)) continue;
+      subRequestOf[t] = int64_t(subRequests.size());
       subRequests.push_back({lt.byteSize, lt.producer, std::max<int64_t>(subLastUse[t], lt.producer)});
       subTensor.push_back(t);
     }
+    proposeInPlace(g, sub.nodes, subRequestOf, &subRequests);
     ArenaPlan subPlan;
     WEBNN_RETURN_IF_ERROR(planArena(subRequests, kArenaAlignment, &subPlan));
     const uint64_t base = p->arenaBytes;
@@ -155,7 +200,8 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
       naive += (subRequests[r].bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
       text << "    offset " << p->arenaOffset[t] << " bytes " << subRequests[r].bytes << " live ["
            << subRequests[r].firstUse << ", " << subRequests[r].lastUse << "] '" << g.tensors[t].name << "' "
-           << dataTypeName(g.tensors[t].dtype) << " " << shapeToString(g.tensors[t].shape) << "\n";
+           << dataTypeName(g.tensors[t].dtype) << " " << shapeToString(g.tensors[t].shape)
+           << inPlaceText(subRequests, subTensor, subPlan, r, g) << "\n";
     }
     planned += subRequests.size();
   }

@@ -77,8 +77,32 @@ Status planArena(const std::vector<BufferRequest> &requests, uint64_t alignment,
       return Status(StatusCode::kOutOfMemory, "tensor of " + std::to_string(requests[i].bytes) + " bytes is too large");
     sizes[i] = (requests[i].bytes + alignment - 1) / alignment * alignment;
   }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
+  // In-place requests join the tensor they are written over: `root` is the
+  // first tensor of each such chain, placed once, live over all of its
+  // members (`spans`). Walking by first use settles a tensor's root before
+  // any request that takes it over.
+  std::vector<size_t> root(n), byFirst(n);
+  std::iota(root.begin(), root.end(), 0);
+  std::iota(byFirst.begin(), byFirst.end(), 0);
+  std::stable_sort(byFirst.begin(), byFirst.end(),
+                   [&](size_t a, size_t b) { return requests[a].firstUse < requests[b].firstUse; });
+  std::vector<BufferRequest> spans(requests);
+  std::vector<bool> takenOver(n, false);
+  for (size_t r : byFirst) {
+    const int64_t k = requests[r].placedIn;
+    if (k < 0 || uint64_t(k) >= n || size_t(k) == r || takenOver[size_t(k)]) continue;
+    const BufferRequest &over = requests[size_t(k)];
+    if (over.lastUse != requests[r].firstUse || over.firstUse >= requests[r].firstUse || sizes[r] == 0 ||
+        sizes[r] > sizes[size_t(k)])
+      continue;
+    takenOver[size_t(k)] = true;
+    root[r] = root[size_t(k)];
+    spans[root[r]].lastUse = std::max(spans[root[r]].lastUse, requests[r].lastUse);
+  }
+
+  std::vector<size_t> order;
+  for (size_t r = 0; r < n; ++r)
+    if (root[r] == r) order.push_back(r);
   // Largest first; ties by first use keep the plan deterministic.
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
@@ -87,12 +111,12 @@ Status planArena(const std::vector<BufferRequest> &requests, uint64_t alignment,
 
   plan->offsets.assign(n, 0);
   plan->arenaBytes = 0;
-  LiveIndex live(requests);
+  LiveIndex live(spans);
   std::vector<size_t> overlapping;
   for (size_t r : order) {
     if (sizes[r] == 0) continue;  // empty tensors need no bytes; offset 0
     overlapping.clear();
-    live.overlapping(requests[r].firstUse, requests[r].lastUse, &overlapping);
+    live.overlapping(spans[r].firstUse, spans[r].lastUse, &overlapping);
     // Tensors live at the same time never share bytes, so their offsets differ.
     std::sort(overlapping.begin(), overlapping.end(),
               [&](size_t a, size_t b) { return plan->offsets[a] < plan->offsets[b]; });
@@ -114,6 +138,7 @@ Status planArena(const std::vector<BufferRequest> &requests, uint64_t alignment,
     plan->arenaBytes = std::max(plan->arenaBytes, best + sizes[r]);
     live.place(r);
   }
+  for (size_t r = 0; r < n; ++r) plan->offsets[r] = plan->offsets[root[r]];
   return Status::ok();
 }
 

@@ -7,6 +7,11 @@
 // "GreedyBySize"): near-optimal on real networks. The tensors live beside
 // each candidate are found through an index over lifetimes, so planning costs
 // O(n log n) plus the overlaps, not O(n^2) (100k-node graphs load quickly).
+//
+// In place: a request may name an earlier one whose bytes it takes over
+// (`placedIn`), for a node that writes its output over an input that dies
+// there (an "accumulate into" op). The two then have one offset and are
+// placed as one tensor, live over both lifetimes.
 #ifndef WEBNN_RUNTIME_CORE_MEMORYPLANNER_H
 #define WEBNN_RUNTIME_CORE_MEMORYPLANNER_H
 
@@ -21,6 +26,14 @@ struct BufferRequest {
   uint64_t bytes = 0;
   int64_t firstUse = 0;  // inclusive node positions
   int64_t lastUse = 0;
+  // Index of a request this one is written over, or -1. The contract: the
+  // node at `firstUse` reads each element of that tensor before it writes
+  // the same element of this one, and reads it through no other input.
+  // Honoured only where it is safe: that tensor's lastUse is this firstUse
+  // (nothing reads it later), its firstUse is earlier (made by another
+  // node), its bytes are at least this one's, neither is empty, and no other
+  // request took it over first (by firstUse); else this one is planned apart.
+  int64_t placedIn = -1;
 };
 
 struct ArenaPlan {

@@ -177,6 +177,7 @@ void bind(OpCase &c, BoundOp *b) {
     tensorByteSize(o.dtype, o.shape, &bytes);
     o.bytes.assign(size_t(bytes) + 1, 0xA5);
     b->outBufs[i] = TensorBuffer{o.dtype, &o.shape, o.bytes.data()};
+    if (i == 0 && c.outputOverInput >= 0) b->outBufs[i].data = c.inputs[size_t(c.outputOverInput)]->bytes.data();
     b->outPtrs.push_back(&b->outBufs[i]);
   }
 }
@@ -185,6 +186,12 @@ Status checkOutputs(OpCase &c) {
   for (TestTensor &o : c.outputs) {
     if (o.bytes.back() != 0xA5) return Status(StatusCode::kInternal, "kernel wrote past the end of its output");
     o.bytes.pop_back();
+  }
+  if (c.outputOverInput >= 0) {
+    const std::vector<uint8_t> &over = c.inputs[size_t(c.outputOverInput)]->bytes;
+    if (over.size() != c.outputs[0].bytes.size())
+      return Status(StatusCode::kInternal, "an in-place output must have its input's size");
+    c.outputs[0].bytes = over;
   }
   return Status::ok();
 }

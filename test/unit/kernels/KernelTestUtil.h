@@ -60,6 +60,10 @@ struct OpCase {
   NodeAttributes attrs;
   bool relaxed = false;  // NodeDesc::relaxedPrecision (artifact compiled with --precision relaxed)
   std::vector<PackedOperand> packed;  // NodeDesc::packed (an artifact's prepacked constants)
+  // Output 0 written over this input's bytes, as the memory planner places an
+  // in-place output (the input's bytes then hold the result; runOp copies it
+  // into outputs[0]), or -1.
+  int outputOverInput = -1;
 
   OpCase &attrInt(const std::string &n, int64_t v);
   OpCase &attrFloat(const std::string &n, double v);

@@ -8,7 +8,9 @@
 // stride 2, 1x1 with int8 input and float output, the 7x7 stride-2 stem,
 // dilation with asymmetric padding; residual joins (the conv's own
 // quantization, the residual's dequantization, relu); 1 and 2 threads
-// (pieces of rows and of channels); oneDNN against the portable loop.
+// (pieces of rows and of channels); oneDNN against the portable loop; the
+// output written over the residual's bytes (the memory planner's in-place
+// placement) against a separate output.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,7 +39,8 @@ struct Result {
   TestTensor got;
 };
 
-Result runCase(const QConvCase &c, int threads, uint32_t seed) {
+// `inPlace`: the output over the residual's bytes (a residual case).
+Result runCase(const QConvCase &c, int threads, uint32_t seed, bool inPlace = false) {
   std::mt19937 rng(seed);
   const int64_t Cg = c.C / c.groups, Og = c.O / c.groups;
   const int64_t OH = (c.H + c.pad[0] + c.pad[1] - (c.KH - 1) * c.dilation - 1) / c.stride + 1;
@@ -116,6 +119,7 @@ Result runCase(const QConvCase &c, int threads, uint32_t seed) {
   op.attrInts("padding", c.pad).attrInts("strides", {c.stride, c.stride}).attrInts("dilations", {c.dilation, c.dilation});
   op.attrInt("groups", c.groups);
   op.outputs.push_back(outSpec(c.out, {c.N, OH, OW, c.O}));
+  if (inPlace) op.outputOverInput = 8;
   Status s = runOp(op, threads);
   EXPECT_TRUE(s.isOk()) << s.message();
   r.got = op.outputs[0];
@@ -160,6 +164,8 @@ const std::vector<QConvCase> &cases() {
       // MobileNetV2's projection + add (no relu), and a 3x3 one, int8.
       {1, 14, 14, 96, 32, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 3, DataType::kUint8, 128, true, true},
       {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kInt8, -2, DataType::kInt8, 5, false, true, true},
+      // A join of one output pixel (cut by channels on two threads).
+      {1, 1, 1, 1024, 512, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 128, DataType::kUint8, 7, true, true, true},
       // relu without a residual.
       {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 9, DataType::kUint8, 60, true, false, true},
       // relu before an output whose zero point is the type's lowest value
@@ -200,6 +206,36 @@ TEST(QuantizedConv2d, PortableMatchesOneDnn) {
   }
 }
 #endif
+
+// The output over the residual's bytes (the planner's placement where the
+// residual dies at the join): the same bytes as a separate output, on one
+// thread and on pieces of rows and of channels, oneDNN and portable.
+TEST(QuantizedConv2d, OutputOverTheResidual) {
+  uint32_t seed = 200;
+  for (const QConvCase &c : cases()) {
+    if (!c.residual) continue;
+    for (int threads : {1, 2}) {
+      for (bool oneDnn : {true, false}) {
+#if WEBNN_HAVE_ONEDNN
+        onednn::Policy saved = onednn::policy(), off = saved;
+        off.enabled = oneDnn;
+        onednn::setPolicy(off);
+#else
+        if (oneDnn) continue;
+#endif
+        Result separate = runCase(c, threads, seed);
+        Result over = runCase(c, threads, seed, true);
+#if WEBNN_HAVE_ONEDNN
+        onednn::setPolicy(saved);
+#endif
+        const char *what = oneDnn ? "oneDNN in place" : "portable in place";
+        expectClose(c, over.want, over.got, what);
+        EXPECT_EQ(over.got.bytes, separate.got.bytes) << what << ", " << threads << " thread(s)";
+      }
+      ++seed;
+    }
+  }
+}
 
 // Bad operands: one error naming the problem, no kernel.
 TEST(QuantizedConv2d, RefusesMalformedNodes) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <random>
 
+#include "TestArtifact.h"
+#include "core/ArtifactLoader.h"
+#include "core/ExecutionPlan.h"
 #include "core/MemoryPlanner.h"
 
 namespace webnn::rt {
@@ -152,5 +155,184 @@ TEST(Planner, HugeRequestFailsCleanly) {
   EXPECT_EQ(s.code(), StatusCode::kOutOfMemory);
 }
 
+// In place (BufferRequest::placedIn): tensors alive at the same time share
+// no bytes, but for a request and the one it was written over.
+void expectNoLiveOverlapButInPlace(const std::vector<BufferRequest> &r, const ArenaPlan &p) {
+  for (size_t a = 0; a < r.size(); ++a) {
+    EXPECT_EQ(p.offsets[a] % 64, 0u);
+    EXPECT_LE(p.offsets[a] + r[a].bytes, p.arenaBytes);
+    for (size_t b = a + 1; b < r.size(); ++b) {
+      bool live = r[a].firstUse <= r[b].lastUse && r[b].firstUse <= r[a].lastUse;
+      bool mem = r[a].bytes && r[b].bytes && p.offsets[a] < p.offsets[b] + r[b].bytes &&
+                 p.offsets[b] < p.offsets[a] + r[a].bytes;
+      bool over = (r[b].placedIn == int64_t(a) || r[a].placedIn == int64_t(b)) && p.offsets[a] == p.offsets[b];
+      EXPECT_FALSE(live && mem && !over) << "requests " << a << " and " << b;
+    }
+  }
+}
+
+TEST(Planner, InPlaceTakesOverATensorThatDiesThere) {
+  // A residual block: r (made at 0, read at 1 and 2), h = f(r) (read at 2),
+  // y = conv(h) + r at 2, written over r; y read at 3.
+  std::vector<BufferRequest> r = {{1000, 0, 2}, {1000, 1, 2}, {1000, 2, 3, 0}};
+  ArenaPlan p;
+  ASSERT_TRUE(planArena(r, 64, &p).isOk());
+  expectNoLiveOverlapButInPlace(r, p);
+  EXPECT_EQ(p.offsets[2], p.offsets[0]);
+  EXPECT_EQ(p.arenaBytes, 2 * 1024u);  // three slots without it
+  r[2].placedIn = -1;
+  ASSERT_TRUE(planArena(r, 64, &p).isOk());
+  EXPECT_EQ(p.arenaBytes, 3 * 1024u);
+}
+
+TEST(Planner, InPlaceRefusedWhereUnsafe) {
+  struct Case {
+    const char *why;
+    std::vector<BufferRequest> r;
+  };
+  const Case cases[] = {
+      {"read after the node", {{1000, 0, 3}, {1000, 2, 4, 0}}},
+      {"made by the same node", {{1000, 2, 2}, {1000, 2, 4, 0}}},
+      {"smaller than the output", {{512, 0, 2}, {1000, 2, 4, 0}}},
+      {"an empty output", {{1000, 0, 2}, {0, 2, 4, 0}}},
+      {"itself", {{1000, 0, 2}, {1000, 2, 4, 1}}},
+      {"no such request", {{1000, 0, 2}, {1000, 2, 4, 7}}},
+  };
+  for (const Case &c : cases) {
+    ArenaPlan p;
+    ASSERT_TRUE(planArena(c.r, 64, &p).isOk()) << c.why;
+    expectNoLiveOverlap(c.r, p);
+    if (c.r[1].bytes) EXPECT_NE(p.offsets[0], p.offsets[1]) << c.why;
+  }
+}
+
+TEST(Planner, InPlaceOneTakerPerTensorAndChains) {
+  // Two requests name r0 (both made at 2): the first in request order wins.
+  std::vector<BufferRequest> r = {{1000, 0, 2}, {1000, 2, 5, 0}, {1000, 2, 5, 0}};
+  ArenaPlan p;
+  ASSERT_TRUE(planArena(r, 64, &p).isOk());
+  expectNoLiveOverlapButInPlace(r, p);
+  EXPECT_EQ(p.offsets[1], p.offsets[0]);
+  EXPECT_NE(p.offsets[2], p.offsets[0]);
+  // ResNet's identity blocks: each join written over the one before, one
+  // slot for the chain, live from the first to the last.
+  r = {{2048, 0, 2}, {1024, 1, 2}, {2048, 2, 4, 0}, {1024, 3, 4}, {2048, 4, 6, 2}, {4096, 5, 6}};
+  ASSERT_TRUE(planArena(r, 64, &p).isOk());
+  expectNoLiveOverlapButInPlace(r, p);
+  EXPECT_EQ(p.offsets[2], p.offsets[0]);
+  EXPECT_EQ(p.offsets[4], p.offsets[0]);
+  EXPECT_EQ(p.arenaBytes, 4096u + 2048u);
+}
+
+TEST(Planner, InPlaceRandomGraphsKeepInvariant) {
+  std::mt19937 rng(11);
+  int takenOver = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    int n = 2 + rng() % 40;
+    std::vector<BufferRequest> r(n);
+    for (auto &q : r) {
+      q.bytes = (rng() % 8 == 0) ? 0 : rng() % 5000;
+      q.firstUse = rng() % 30;
+      q.lastUse = q.firstUse + rng() % 6;
+    }
+    // Hints to any request, safe or not (the planner keeps the unsafe
+    // apart), half of them to one that dies where the hinting one is made.
+    for (auto &q : r) {
+      if (rng() % 2) q.placedIn = int64_t(rng() % (n + 1)) - (rng() % 4 == 0 ? int64_t(n) : 0);
+      if (rng() % 2)
+        for (int k = 0; k < n; ++k)
+          if (r[size_t(k)].lastUse == q.firstUse && r[size_t(k)].firstUse < q.firstUse) q.placedIn = k;
+    }
+    ArenaPlan p;
+    ASSERT_TRUE(planArena(r, 64, &p).isOk());
+    expectNoLiveOverlapButInPlace(r, p);
+    for (size_t i = 0; i < r.size(); ++i) {
+      const int64_t k = r[i].placedIn;
+      if (k < 0 || k >= n || r[i].bytes == 0 || p.offsets[size_t(k)] != p.offsets[i] || size_t(k) == i) continue;
+      const BufferRequest &a = r[size_t(k)];
+      if (a.bytes == 0 || a.lastUse < r[i].firstUse || r[i].lastUse < a.firstUse) continue;  // apart in time
+      if (a.placedIn == int64_t(i) && r[i].lastUse == a.firstUse) continue;  // k took over i: checked from k
+      // Taken over: the tensor dies where this one is made, and is no smaller.
+      EXPECT_EQ(r[size_t(k)].lastUse, r[i].firstUse);
+      EXPECT_LT(r[size_t(k)].firstUse, r[i].firstUse);
+      EXPECT_GE((r[size_t(k)].bytes + 63) / 64, (r[i].bytes + 63) / 64);
+      ++takenOver;
+    }
+  }
+  EXPECT_GT(takenOver, 100);  // the safe hints among the random ones were honoured
+}
+
 }  // namespace
 }  // namespace webnn::rt
+
+// The executor's plan (ExecutionPlan.cpp): a quantizedConv2d's output goes
+// over its residual (input 8) only where that residual dies at the node, is
+// an intermediate, and is no other operand of it.
+namespace webnn::test {
+namespace {
+
+struct Join {
+  int32_t residual = 1, convInput = 2;  // tensor indices
+  bool laterReader = false;             // one more relu of r after the conv
+  bool residualIsOutput = false;
+  DataType yType = DataType::kUint8;
+};
+
+// x (input) -> relu -> r -> relu -> h; y = quantizedConv2d(h, ..., residual
+// r) -> relu -> z (output), with one thing changed by `j`.
+Status planJoin(const std::string &tag, const Join &j, std::shared_ptr<rt::PreparedGraph> *p) {
+  TGraph g;
+  g.tensors = {{"x", DataType::kUint8, {1, 4, 4, 64}}, {"r", DataType::kUint8, {1, 4, 4, 64}},
+               {"h", DataType::kUint8, {1, 4, 4, 64}}, {"y", j.yType, {1, 4, 4, 64}},
+               {"z", j.yType, {1, 4, 4, 64}}};
+  std::vector<int32_t> in(13, -1);
+  in[0] = j.convInput;
+  in[8] = j.residual;
+  g.nodes = {{"relu", {0}, {1}}, {"relu", {1}, {2}}, {"quantizedConv2d", in, {3}, "join"}, {"relu", {3}, {4}}};
+  g.inputs = {0};
+  g.outputs = {4};
+  if (j.laterReader) {
+    g.tensors.push_back({"w", DataType::kUint8, {1, 4, 4, 64}});
+    g.nodes.push_back({"relu", {1}, {5}});
+    g.outputs.push_back(5);
+  }
+  if (j.residualIsOutput) g.outputs.push_back(1);
+  rt::LoadedGraph lg;
+  std::string path = tempDir(tag) + "/p.wnn";
+  writeFile(path, buildArtifact(g).artifact);
+  WEBNN_RETURN_IF_ERROR(rt::loadArtifact(path, {}, &lg));
+  return rt::prepareGraph(std::move(lg), p);
+}
+
+TEST(Planner, QuantizedConv2dWritesOverADyingResidual) {
+  std::shared_ptr<rt::PreparedGraph> p;
+  Status s = planJoin("join_dies", Join{}, &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(p->arenaOffset[3], p->arenaOffset[1]);
+  EXPECT_NE(p->planText.find("'y' uint8 [1,4,4,64] over 'r'"), std::string::npos) << p->planText;
+}
+
+TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
+  struct Case {
+    const char *tag;
+    Join j;
+  };
+  Join later, self, input, output, type;
+  later.laterReader = true;      // r read again after the conv
+  self.convInput = 1;            // r is the conv's input too (read at every filter tap)
+  input.residual = 0;            // a graph input: not the arena's to give
+  output.residualIsOutput = true;  // a graph output: must survive the run
+  type.yType = DataType::kInt8;  // another type
+  for (const Case &c : {Case{"join_later", later}, Case{"join_self", self}, Case{"join_input", input},
+                        Case{"join_output", output}, Case{"join_type", type}}) {
+    std::shared_ptr<rt::PreparedGraph> p;
+    Status s = planJoin(c.tag, c.j, &p);
+    ASSERT_TRUE(s.isOk()) << c.tag << ": " << s.message();
+    EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << c.tag;
+    EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
+    EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
+  }
+}
+
+}  // namespace
+}  // namespace webnn::test

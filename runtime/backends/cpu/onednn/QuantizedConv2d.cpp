@@ -7,8 +7,8 @@
 // Runtime's requantization computes it. A residual block's join is more
 // post-ops: the conv's own quantizeLinear (its zero point added with the
 // bias, round, clip), its rescaling into the output's units, and a sum of
-// the residual (copied into the destination first) with its scale and zero
-// point, then relu.
+// the residual (which oneDNN reads from the destination) with its scale and
+// zero point, then relu.
 //
 // Threads: as Conv2d.cpp, every primitive is built for one thread and a
 // multi-threaded run is cut into single-threaded pieces (images, output
@@ -290,9 +290,10 @@ std::unique_ptr<QuantizedConv2d> QuantizedConv2d::create(const QuantizedConv2dPa
 Status QuantizedConv2d::run(const void *x, const void *filter, const void *residual, void *y, ThreadPool &pool) {
   Impl &s = *impl_;
   const int threads = pool.numThreads();
-  // The sum post-op adds what the destination holds (the memory planner
-  // never gives an output an input's bytes): the residual is copied there
-  // first, by each piece of rows for its own rows, else whole.
+  // The sum post-op adds what the destination holds. The memory planner
+  // places the output over a residual that dies here (ExecutionPlan's
+  // accumulatesInto); else the residual is copied there first, by each piece
+  // of rows for its own rows, else whole.
   const size_t de = s.dstElem();
   const bool copyResidual = s.p.hasResidual && residual != y;
   auto copyAll = [&] {

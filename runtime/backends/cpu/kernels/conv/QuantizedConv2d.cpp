@@ -9,7 +9,10 @@
 // float multiplier per channel). A residual join (scale[o] then puts v in
 // the conv's own quantization units) continues
 //   v   = convToOut * (saturate(roundEven(v) + zc) - zc) + (sr / so) * (r - zr)
-// then relu, then the output's zero point and saturation.
+// then relu, then the output's zero point and saturation. The output may
+// share the residual's bytes (the memory planner places it there when the
+// residual dies at this node): both paths read each residual element before
+// writing that output element.
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -50,6 +53,7 @@ float saturateTo(DataType t, float q) {
 class PortableQuantizedConv2d final : public Kernel {
  public:
   explicit PortableQuantizedConv2d(QConvShape s) : s_(std::move(s)) {}
+  bool allowsInPlace(size_t output, size_t input) const override { return output == 0 && input == 8; }
 
   Status run(const KernelContext &ctx) override {
     const void *x = ctx.inputs[0]->data;
@@ -126,6 +130,7 @@ class OneDnnQuantizedConv2d final : public Kernel {
     return portable_.run(ctx);
   }
   void warmUp(int numThreads) override { conv_->buildPrimitive(numThreads); }
+  bool allowsInPlace(size_t output, size_t input) const override { return output == 0 && input == 8; }
 
  private:
   std::unique_ptr<onednn::QuantizedConv2d> conv_;
