@@ -99,19 +99,42 @@ class Backend {
     return Status::ok();
   }
 
+  // Steps that span several of a partition's nodes, such as an elementwise
+  // chain run as one GPU dispatch, asked of a backend that is not
+  // host-addressable before its arena is laid out (static graphs only: a
+  // dynamic graph's memory is laid out before its signatures' kernels).
+  // `nodes` as for makePartitionKernel; `readOutside[k]`: an output of
+  // nodes[k] is read by a node outside `nodes`, by a subgraph, or is a graph
+  // output. Each group: two or more ascending indices into `nodes`, disjoint
+  // from the other groups, run as one step in the place of its last node;
+  // every output of its other nodes is read by the group's later nodes
+  // alone, so it is never written and gets no memory (the executor drops a
+  // group that breaks this). The backend's arena is then planned for the
+  // groups: what a group reads stays live until its step.
+  virtual void groupPartitionNodes(const std::vector<const NodeDesc *> &nodes, const std::vector<bool> &readOutside,
+                                   std::vector<std::vector<uint32_t>> *groups) const {
+    (void)nodes, (void)readOutside;
+    groups->clear();
+  }
+
   // A partition as one kernel: `nodes` are two or more consecutive
   // main-graph nodes of a static graph, all placed on this backend, none a
   // control-flow node or half of a pair, each already accepted by
-  // makeKernel. The kernel's run() gets every node's inputs, node after node
-  // (an absent optional operand: null), then as outputs every node's
-  // outputs, node after node; a tensor made and read inside the partition is
-  // in the backend's memory like any other (its arena, the same plan). The
-  // executor makes the copies the nodes need before the first node and after
-  // the last, so a device backend can run the whole partition as one
-  // submission. *out stays null where the backend runs the nodes one by one
-  // (the default); an error is logged and the nodes run one by one.
-  virtual Status makePartitionKernel(const std::vector<const NodeDesc *> &nodes, std::unique_ptr<Kernel> *out) {
-    (void)nodes;
+  // makeKernel; `groups` are the groupPartitionNodes answers the executor
+  // kept (empty for a dynamic graph), each to run as one step. The kernel's
+  // run() gets every node's inputs, node after node (an absent optional
+  // operand: null), then as outputs every node's outputs, node after node; a
+  // tensor made and read inside the partition is in the backend's memory
+  // like any other (its arena), but one made and read inside a group has no
+  // memory (its view's buffer is null). The executor makes the copies the
+  // nodes need before the first node and after the last, so a device backend
+  // can run the whole partition as one submission. *out stays null where the
+  // backend runs the nodes one by one (the default); an error is logged and
+  // the nodes run one by one (with groups: the partition is offered again
+  // without them first).
+  virtual Status makePartitionKernel(const std::vector<const NodeDesc *> &nodes,
+                                     const std::vector<std::vector<uint32_t>> &groups, std::unique_ptr<Kernel> *out) {
+    (void)nodes, (void)groups;
     out->reset();
     return Status::ok();
   }

@@ -85,11 +85,12 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   // kernels are made now. Any other graph's are made by the runs, for the
   // signatures their inputs bind.
   if (g.dynamicDims.empty()) WEBNN_RETURN_IF_ERROR(e->resolveShapes());
+  // Partitions before the device memory: it is planned for their groups.
+  if (e->resolved_) e->makePartitions();
   WEBNN_RETURN_IF_ERROR(e->prepareTransfers());
   e->nodeInputs_.resize(g.nodes.size());
   e->nodeOutputs_.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) e->bindNodeIo(i);
-  if (e->resolved_) e->makePartitions();
   e->subInputs_.resize(g.subgraphs.size());
   e->subOutputs_.resize(g.subgraphs.size());
   for (size_t s = 0; s < g.subgraphs.size(); ++s) {

@@ -174,9 +174,9 @@ class Executor : private SubgraphRunner {
 
   // --- Placement and transfers (Partition.cpp). A backend besides the
   // default one that nodes were placed on. Unless it is host-addressable it
-  // has its own arena, laid out like the host arena (the same plan, so the
-  // same offsets are free at the same time), a view of every tensor in its
-  // memory, and the constants and inputs its nodes read.
+  // has its own arena, planned for the tensors its nodes make and read
+  // (planBackendArena), a view of every tensor in its memory (null where it
+  // has none), and the constants and inputs its nodes read.
   struct Placed {
     Backend *backend = nullptr;
     std::unique_ptr<BackendSession> session;
@@ -213,6 +213,9 @@ class Executor : private SubgraphRunner {
   struct Partition {
     size_t first = 0, last = 0;
     std::unique_ptr<Kernel> kernel;
+    // The backend's steps over several of its nodes that the kernel was made
+    // with (Backend::groupPartitionNodes): indices from `first`.
+    std::vector<std::vector<uint32_t>> groups;
     std::vector<const TensorBuffer *> inputs;  // every node's, in order (filled at each run)
     std::vector<TensorBuffer *> outputs;
   };
@@ -227,8 +230,17 @@ class Executor : private SubgraphRunner {
   PartitionSet *partitions_ = nullptr;  // the current signature's; null when none
   // Offers each run of two or more consecutive nodes on a placed backend to
   // it as one kernel, for the current signature once its kernels are made
-  // (or takes the set made for it before).
+  // (or takes the set made for it before). Before the device memory is laid
+  // out (a static graph's only signature), with the groups the backend
+  // proposes and the executor can honour (nodeGroups).
   void makePartitions();
+  std::vector<std::vector<uint32_t>> nodeGroups(const Backend &b, size_t first, size_t last,
+                                                const std::vector<int64_t> &reads);
+  // The arena of device backend placed_[slot - 1]: an offset per tensor
+  // (kNotInArena where it has none) and its bytes.
+  Status planBackendArena(uint8_t slot, const std::vector<std::vector<int32_t>> &ins,
+                          const std::vector<std::vector<int32_t>> &outs, std::vector<uint64_t> *offsets,
+                          uint64_t *bytes) const;
   // Set once the device backends' memory and copies are laid out: a placed
   // node refused for a later shape signature is then an error, not a move
   // to the default backend.

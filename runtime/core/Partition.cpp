@@ -9,6 +9,7 @@
 
 #include "core/Executor.h"
 #include "core/Log.h"
+#include "core/MemoryPlanner.h"
 #include "core/PlacementPlan.h"
 
 namespace webnn::rt {
@@ -106,14 +107,71 @@ void Executor::chooseConstantStorage() {
   }
 }
 
-// For each node on a backend whose memory is not the host's: its arena (the
-// host arena's plan), the constants and graph inputs its nodes read, and the
+// A device backend's arena: the main graph's intermediates its nodes make
+// or read, each live from its producer to its last reader (graph outputs to
+// the end, a value a subgraph captures until its owner runs), where a node
+// inside a partition's group counts as the group's last node (the step that
+// runs it: what the group reads stays live until then) and a tensor made and
+// read inside a group gets no memory. Planned apart from the host arena,
+// whose plan is made for the nodes one by one.
+Status Executor::planBackendArena(uint8_t slot, const std::vector<std::vector<int32_t>> &ins,
+                                  const std::vector<std::vector<int32_t>> &outs, std::vector<uint64_t> *offsets,
+                                  uint64_t *bytes) const {
+  const LoadedGraph &g = graph_->graph;
+  const size_t numTensors = g.tensors.size(), numNodes = g.nodes.size();
+  std::vector<int64_t> pos(numNodes);
+  for (size_t i = 0; i < numNodes; ++i) pos[i] = int64_t(i);
+  std::vector<bool> inside(numTensors, false);
+  if (partitions_)
+    for (const Partition &part : partitions_->partitions)
+      for (const std::vector<uint32_t> &group : part.groups) {
+        const size_t last = part.first + group.back();
+        for (uint32_t k : group) {
+          pos[part.first + k] = int64_t(last);
+          if (part.first + k != last)
+            for (int32_t t : g.nodes[part.first + k].outputs) inside[size_t(t)] = true;
+        }
+      }
+  std::vector<bool> touched(numTensors, false);
+  for (size_t i = 0; i < numNodes; ++i) {
+    if (nodeSlot_[i] != slot) continue;
+    for (int32_t t : ins[i])
+      if (t >= 0) touched[size_t(t)] = true;
+    for (int32_t t : outs[i]) touched[size_t(t)] = true;
+  }
+  std::vector<int64_t> lastUse(numTensors, -1);
+  for (size_t i = 0; i < numNodes; ++i) {
+    std::vector<int32_t> reads(g.nodes[i].inputs);
+    for (uint32_t s : g.nodes[i].subgraphs) collectSubgraphReads(g, s, &reads);
+    for (int32_t t : reads)
+      if (t >= 0) lastUse[size_t(t)] = std::max(lastUse[size_t(t)], pos[i]);
+  }
+  for (uint32_t o : g.outputs) lastUse[o] = int64_t(numNodes);
+  std::vector<BufferRequest> requests;
+  std::vector<size_t> requestTensor;
+  for (size_t t = 0; t < numTensors; ++t) {
+    const LoadedTensor &lt = g.tensors[t];
+    if (!touched[t] || inside[t] || lt.role != TensorRole::kIntermediate || lt.producer < 0 || lt.scope >= 0)
+      continue;
+    const int64_t first = pos[size_t(lt.producer)];
+    requests.push_back({lt.byteSize, first, std::max(lastUse[t], first)});
+    requestTensor.push_back(t);
+  }
+  ArenaPlan plan;
+  WEBNN_RETURN_IF_ERROR(planArena(requests, kArenaAlignment, &plan));
+  offsets->assign(numTensors, kNotInArena);
+  for (size_t r = 0; r < requests.size(); ++r) (*offsets)[requestTensor[r]] = plan.offsets[r];
+  *bytes = plan.arenaBytes;
+  return Status::ok();
+}
+
+// For each node on a backend whose memory is not the host's: its arena
+// (planBackendArena), the constants and graph inputs its nodes read, and the
 // copies: host -> backend before the first of its nodes that reads a tensor
 // made elsewhere (once per run), backend -> host after a node whose output
 // is read elsewhere or is a graph output.
 Status Executor::prepareTransfers() {
   const LoadedGraph &g = graph_->graph;
-  const PreparedGraph &p = *graph_;
   auto isDevice = [&](uint8_t slot) { return slot != 0 && !placed_[slot - 1].backend->hostAddressable(); };
   bool anyDevice = false;
   for (uint8_t s : nodeSlot_) anyDevice |= isDevice(s);
@@ -152,15 +210,18 @@ Status Executor::prepareTransfers() {
   for (size_t k = 0; k < placed_.size(); ++k) {
     Placed &pl = placed_[k];
     if (pl.backend->hostAddressable()) continue;
-    Status s = pl.backend->allocate(p.arenaBytes, &pl.arena);
+    std::vector<uint64_t> offsets;
+    uint64_t arenaBytes = 0;
+    WEBNN_RETURN_IF_ERROR(planBackendArena(uint8_t(k + 1), ins, outs, &offsets, &arenaBytes));
+    Status s = pl.backend->allocate(arenaBytes, &pl.arena);
     if (!s.isOk())
       return Status(s.code(), "backend '" + std::string(pl.backend->name()) + "': cannot allocate its " +
-                                  std::to_string(p.arenaBytes) + "-byte arena: " + s.message());
+                                  std::to_string(arenaBytes) + "-byte arena: " + s.message());
     pl.tensors = tensors_;
     for (size_t t = 0; t < numTensors; ++t) {
       TensorBuffer &v = pl.tensors[t];
       v.data = nullptr, v.buffer = nullptr, v.offset = 0;
-      if (p.arenaOffset[t] != kNotInArena) v.buffer = pl.arena.get(), v.offset = p.arenaOffset[t];
+      if (offsets[t] != kNotInArena) v.buffer = pl.arena.get(), v.offset = offsets[t];
     }
   }
   before_.assign(numNodes, {});
@@ -250,6 +311,7 @@ void Executor::makePartitions() {
   auto eligible = [&](size_t i) {
     return nodeSlot_[i] != 0 && !isControlFlowOp(g.nodes[i].op) && !pairedAway(i) && !pairedAway(i + 1);
   };
+  std::vector<int64_t> reads;  // countReads, once a backend is asked for groups
   for (size_t i = 0; i < g.nodes.size();) {
     size_t last = i;
     if (eligible(i))
@@ -263,7 +325,19 @@ void Executor::makePartitions() {
     for (size_t k = i; k <= last; ++k) nodes.push_back(&placedDesc(k));
     Partition part;
     part.first = i, part.last = last;
-    Status s = b->makePartitionKernel(nodes, &part.kernel);
+    // Groups only while the device memory can still be planned for them.
+    if (!placementFixed_ && !b->hostAddressable()) {
+      if (reads.empty()) reads = countReads(g);
+      part.groups = nodeGroups(*b, i, last, reads);
+    }
+    Status s = b->makePartitionKernel(nodes, part.groups, &part.kernel);
+    if (!s.isOk() && !part.groups.empty()) {
+      placementNotes_.push_back("nodes " + std::to_string(i) + " to " + std::to_string(last) + " on '" +
+                                std::string(b->name()) + "' without grouped steps: " + s.message());
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      part.groups.clear();
+      s = b->makePartitionKernel(nodes, part.groups, &part.kernel);
+    }
     if (!s.isOk()) {
       placementNotes_.push_back("nodes " + std::to_string(i) + " to " + std::to_string(last) + " on '" +
                                 std::string(b->name()) + "' run one by one: " + s.message());
@@ -274,6 +348,61 @@ void Executor::makePartitions() {
     }
     i = last + 1;
   }
+}
+
+// The backend's groups for nodes first..last that keep the contract
+// (Backend::groupPartitionNodes); a group that does not is dropped with a
+// note, the partition's other groups kept.
+std::vector<std::vector<uint32_t>> Executor::nodeGroups(const Backend &b, size_t first, size_t last,
+                                                        const std::vector<int64_t> &reads) {
+  const LoadedGraph &g = graph_->graph;
+  const size_t n = last - first + 1;
+  std::vector<const NodeDesc *> nodes;
+  std::vector<int64_t> readsInside(g.tensors.size(), 0);
+  for (size_t k = first; k <= last; ++k) {
+    nodes.push_back(&placedDesc(k));
+    for (int32_t t : g.nodes[k].inputs)
+      if (t >= 0) ++readsInside[size_t(t)];
+  }
+  std::vector<bool> readOutside(n, false);
+  for (size_t k = 0; k < n; ++k)
+    for (int32_t t : g.nodes[first + k].outputs)
+      if (reads[size_t(t)] > readsInside[size_t(t)]) readOutside[k] = true;
+  std::vector<std::vector<uint32_t>> proposed, kept;
+  b.groupPartitionNodes(nodes, readOutside, &proposed);
+  std::vector<bool> taken(n, false);
+  std::vector<int64_t> readsInGroup(g.tensors.size(), 0);
+  for (std::vector<uint32_t> &group : proposed) {
+    std::string why;
+    bool ordered = group.size() >= 2;
+    for (size_t j = 0; j < group.size() && ordered; ++j)
+      ordered = group[j] < n && !taken[group[j]] && (j == 0 || group[j] > group[j - 1]);
+    if (!ordered) why = "not two or more ascending indices of the partition's free nodes";
+    if (why.empty()) {
+      for (uint32_t k : group)
+        for (int32_t t : g.nodes[first + k].inputs)
+          if (t >= 0) ++readsInGroup[size_t(t)];
+      for (size_t j = 0; j + 1 < group.size() && why.empty(); ++j)
+        for (int32_t t : g.nodes[first + group[j]].outputs)
+          if (reads[size_t(t)] != readsInGroup[size_t(t)]) {
+            why = "tensor '" + g.tensors[size_t(t)].name + "' is read outside the group";
+            break;
+          }
+      for (uint32_t k : group)
+        for (int32_t t : g.nodes[first + k].inputs)
+          if (t >= 0) readsInGroup[size_t(t)] = 0;
+    }
+    if (!why.empty()) {
+      placementNotes_.push_back("nodes " + std::to_string(first) + " to " + std::to_string(last) + " on '" +
+                                std::string(b.name()) + "': a proposed group of " + std::to_string(group.size()) +
+                                " nodes is not run as one step: " + why);
+      if (logEnabled(LogLevel::kInfo)) log(LogLevel::kInfo, placementNotes_.back());
+      continue;
+    }
+    for (uint32_t k : group) taken[k] = true;
+    kept.push_back(std::move(group));
+  }
+  return kept;
 }
 
 Status Executor::runPartition(Partition &p) {

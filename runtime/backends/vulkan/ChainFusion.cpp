@@ -76,16 +76,17 @@ std::unique_ptr<NodeDesc> buildChain(const DeviceInfo &device, const std::vector
 
 }  // namespace
 
-void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
-                           std::vector<ProgramNode> *nodes, FusedChains *fused) {
+std::vector<ElementwiseChain> findElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
+                                                    const std::vector<ProgramNode> &nodes) {
+  std::vector<ElementwiseChain> found;
   const char *env = std::getenv("WEBNN_VULKAN_CHAIN_FUSION");
-  if (env && std::string(env) == "0") return;
-  const size_t n = nodes->size();
+  if (env && std::string(env) == "0") return found;
+  const size_t n = nodes.size();
   std::vector<ChainStep> steps(n);
   std::vector<bool> chainable(n, false);
   std::vector<int> uses(tensors.size(), 0), producer(tensors.size(), -1);
   for (size_t i = 0; i < n; ++i) {
-    const ProgramNode &pn = (*nodes)[i];
+    const ProgramNode &pn = nodes[i];
     for (int32_t t : pn.inputs)
       if (t >= 0) ++uses[size_t(t)];
     for (int32_t t : pn.outputs)
@@ -100,7 +101,7 @@ void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTe
   std::vector<int> next(n, -1), prev(n, -1), valuePos(n, -1);
   for (size_t j = 0; j < n; ++j) {
     if (!chainable[j]) continue;
-    const ProgramNode &pn = (*nodes)[j];
+    const ProgramNode &pn = nodes[j];
     int best = -1;
     for (size_t p = 0; p < pn.inputs.size(); ++p) {
       size_t t = size_t(pn.inputs[p]);
@@ -116,8 +117,6 @@ void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTe
     valuePos[j] = best;
   }
 
-  std::vector<bool> removed(n, false);
-  std::vector<std::unique_ptr<ProgramNode>> replacement(n);
   for (size_t i = 0; i < n; ++i) {
     if (prev[i] >= 0 || next[i] < 0) continue;
     std::vector<ChainNode> whole;
@@ -133,24 +132,83 @@ void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTe
         std::vector<ChainNode> grown = seg;
         grown.push_back(whole[e]);
         std::vector<int32_t> grownInputs;
-        std::unique_ptr<NodeDesc> d = buildChain(device, *nodes, steps, grown, &grownInputs);
+        std::unique_ptr<NodeDesc> d = buildChain(device, nodes, steps, grown, &grownInputs);
         if (!d) break;
         seg = std::move(grown);
         desc = std::move(d);
         inputs = std::move(grownInputs);
       }
       if (desc) {
-        auto pn = std::make_unique<ProgramNode>();
-        pn->desc = desc.get();
-        pn->inputs = inputs;
-        pn->outputs = (*nodes)[seg.back().node].outputs;
-        for (const ChainNode &c : seg) removed[c.node] = true;
-        replacement[seg.back().node] = std::move(pn);
-        fused->nodesFused += seg.size();
-        fused->descs.push_back(std::move(desc));
+        ElementwiseChain c;
+        for (const ChainNode &cn : seg) c.nodes.push_back(cn.node);
+        c.desc = std::move(desc);
+        c.inputs = std::move(inputs);
+        found.push_back(std::move(c));
       }
       s = e;
     }
+  }
+  return found;
+}
+
+Status elementwiseChainOf(const DeviceInfo &device, const std::vector<ProgramNode> &nodes,
+                          const std::vector<size_t> &chain, ElementwiseChain *out) {
+  if (chain.size() < 2 || chain.size() > size_t(kChainMaxSteps))
+    return invalidArgument("an elementwise chain of " + std::to_string(chain.size()) + " nodes");
+  std::vector<ChainStep> steps(nodes.size());
+  std::vector<ChainNode> links;
+  std::vector<int32_t> made;  // values made inside the chain
+  for (size_t c = 0; c < chain.size(); ++c) {
+    if (chain[c] >= nodes.size()) return invalidArgument("an elementwise chain past the node list");
+    const ProgramNode &pn = nodes[chain[c]];
+    const std::string label = pn.desc->op + " '" + pn.desc->name + "'";
+    bool present = pn.outputs.size() == 1 && pn.outputs[0] >= 0 && !pn.inputs.empty();
+    for (int32_t t : pn.inputs) present = present && t >= 0;
+    if (!present || !chainStepOf(*pn.desc, &steps[chain[c]]))
+      return unsupported(label + " is not a float32 elementwise op the chain shader runs");
+    int valuePos = -1;
+    if (c > 0) {
+      for (size_t p = 0; p < pn.inputs.size(); ++p) {
+        if (pn.inputs[p] != made.back()) continue;
+        if (valuePos >= 0) return unsupported(label + " reads the previous op's value twice");
+        valuePos = int(p);
+      }
+      if (valuePos < 0) return unsupported(label + " does not read the previous op's value");
+    }
+    links.push_back({chain[c], valuePos});
+    made.push_back(pn.outputs[0]);
+  }
+  std::vector<int32_t> inputs;
+  std::unique_ptr<NodeDesc> desc = buildChain(device, nodes, steps, links, &inputs);
+  if (!desc) return unsupported("the chain shader cannot run these " + std::to_string(chain.size()) + " ops as one");
+  for (int32_t t : inputs)
+    for (size_t c = 0; c < made.size(); ++c)
+      if (t == made[c]) {
+        const NodeDesc &d = *nodes[chain[c]].desc;
+        return unsupported(d.op + " '" + d.name + "': its value is read again further down the chain");
+      }
+  out->nodes = chain;
+  out->desc = std::move(desc);
+  out->inputs = std::move(inputs);
+  return Status::ok();
+}
+
+void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
+                           std::vector<ProgramNode> *nodes, FusedChains *fused) {
+  std::vector<ElementwiseChain> chains = findElementwiseChains(device, tensors, *nodes);
+  if (chains.empty()) return;
+  const size_t n = nodes->size();
+  std::vector<bool> removed(n, false);
+  std::vector<std::unique_ptr<ProgramNode>> replacement(n);
+  for (ElementwiseChain &c : chains) {
+    auto pn = std::make_unique<ProgramNode>();
+    pn->desc = c.desc.get();
+    pn->inputs = c.inputs;
+    pn->outputs = (*nodes)[c.nodes.back()].outputs;
+    for (size_t k : c.nodes) removed[k] = true;
+    replacement[c.nodes.back()] = std::move(pn);
+    fused->nodesFused += c.nodes.size();
+    fused->descs.push_back(std::move(c.desc));
   }
   std::vector<ProgramNode> out;
   for (size_t i = 0; i < n; ++i) {

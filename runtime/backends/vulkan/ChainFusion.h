@@ -28,6 +28,27 @@ struct FusedChains {
 void fuseElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
                            std::vector<ProgramNode> *nodes, FusedChains *fused);
 
+// One chain in a node list: the nodes it runs (indices, execution order),
+// the chain node, and that node's inputs as tensor indices.
+struct ElementwiseChain {
+  std::vector<size_t> nodes;
+  std::unique_ptr<NodeDesc> desc;
+  std::vector<int32_t> inputs;
+};
+
+// The chains fuseElementwiseChains would make of `nodes` (none under
+// WEBNN_VULKAN_CHAIN_FUSION=0): how the executor's partitions group their
+// nodes before their memory is planned (VulkanBackend.cpp).
+std::vector<ElementwiseChain> findElementwiseChains(const DeviceInfo &device, const std::vector<ProgramTensor> &tensors,
+                                                    const std::vector<ProgramNode> &nodes);
+
+// The chain node of nodes[chain[0]], nodes[chain[1]], ... given again (a
+// chain findElementwiseChains found): each node after the first reads the
+// previous one's output through exactly one input, and no chain operand is
+// a value made inside the chain; else an error saying which node breaks it.
+Status elementwiseChainOf(const DeviceInfo &device, const std::vector<ProgramNode> &nodes,
+                          const std::vector<size_t> &chain, ElementwiseChain *out);
+
 }  // namespace webnn::vk
 
 #endif

@@ -16,12 +16,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 #include "Shaders.h"
+#include "backends/vulkan/ChainFusion.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanKernel.h"
 #include "backends/vulkan/VulkanOpSupport.h"
 #include "backends/vulkan/VulkanProgram.h"
+#include "backends/vulkan/kernels/ElementwiseChain.h"
 #include "backends/vulkan/VulkanBackend.h"
 #include "core/Backend.h"
 
@@ -300,6 +303,45 @@ class VulkanSession final : public rt::BackendSession {
   std::shared_ptr<Device> device_;
 };
 
+// WEBNN_VULKAN_PARTITIONS=0: the executor's nodes one by one, a submit each
+// (to compare, or to find which node of a partition fails).
+bool partitionsEnabled() {
+  const char *env = std::getenv("WEBNN_VULKAN_PARTITIONS");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+// A partition's nodes as a program's node list for ChainFusion: a tensor
+// per distinct operand; one a node makes is an intermediate unless
+// readOutside says its node's outputs are read after the partition.
+std::vector<ProgramNode> programNodes(const std::vector<const NodeDesc *> &nodes,
+                                      const std::vector<bool> &readOutside, std::vector<ProgramTensor> *tensors) {
+  std::unordered_map<const OperandDesc *, int32_t> index;
+  auto tensorOf = [&](const OperandDesc *o, ProgramTensor::Role role) -> int32_t {
+    if (!o) return -1;
+    auto [it, added] = index.emplace(o, int32_t(tensors->size()));
+    if (added) {
+      ProgramTensor t;
+      t.dtype = o->dtype;
+      t.shape = o->shape;
+      t.role = o->constantData ? ProgramTensor::Role::kConstant : role;
+      t.constantData = o->constantData;
+      tensors->push_back(std::move(t));
+    }
+    return it->second;
+  };
+  std::vector<ProgramNode> program(nodes.size());
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    program[k].desc = nodes[k];
+    for (const OperandDesc *o : nodes[k]->inputs) program[k].inputs.push_back(tensorOf(o, ProgramTensor::Role::kInput));
+    for (const OperandDesc *o : nodes[k]->outputs) {
+      int32_t t = tensorOf(o, ProgramTensor::Role::kIntermediate);
+      (*tensors)[size_t(t)].role = readOutside[k] ? ProgramTensor::Role::kOutput : ProgramTensor::Role::kIntermediate;
+      program[k].outputs.push_back(t);
+    }
+  }
+  return program;
+}
+
 class VulkanBackend final : public rt::Backend {
  public:
   std::string_view name() const override { return "vulkan"; }
@@ -386,32 +428,82 @@ class VulkanBackend final : public rt::Backend {
     return Status::ok();
   }
 
+  // The partition's elementwise chains (ChainFusion.cpp), each to run as
+  // one dispatch: found as the whole-graph program finds them, a value read
+  // outside the partition counting as a program output (never fused away).
+  void groupPartitionNodes(const std::vector<const NodeDesc *> &nodes, const std::vector<bool> &readOutside,
+                           std::vector<std::vector<uint32_t>> *groups) const override {
+    groups->clear();
+    if (!partitionsEnabled()) return;
+    std::shared_ptr<Device> *device;
+    if (!backendDevice(&device).isOk()) return;
+    std::vector<ProgramTensor> tensors;
+    std::vector<ProgramNode> program = programNodes(nodes, readOutside, &tensors);
+    for (const ElementwiseChain &c : findElementwiseChains((*device)->info(), tensors, program))
+      groups->emplace_back(c.nodes.begin(), c.nodes.end());
+  }
+
   // Every node's dispatches in one plan, their bindings renumbered into the
   // partition's operand lists (each node's inputs after the previous
   // nodes', likewise the outputs): one command buffer, one submit per run.
+  // A group is its chain node's dispatch in its last node's place, bound to
+  // the operands its nodes read (the values inside it have no memory).
   Status makePartitionKernel(const std::vector<const NodeDesc *> &nodes,
+                             const std::vector<std::vector<uint32_t>> &groups,
                              std::unique_ptr<rt::Kernel> *out) override {
     out->reset();
-    // WEBNN_VULKAN_PARTITIONS=0: node by node, a submit each (to compare, or
-    // to find which node of a partition fails).
-    const char *env = std::getenv("WEBNN_VULKAN_PARTITIONS");
-    if (env && std::strcmp(env, "0") == 0) return Status::ok();
+    if (!partitionsEnabled()) return Status::ok();
     std::shared_ptr<Device> *device;
     WEBNN_RETURN_IF_ERROR(backendDevice(&device));
-    KernelPlan merged;
-    uint32_t inputBase = 0, outputBase = 0;
-    for (const NodeDesc *node : nodes) {
-      VulkanKernelFactory f = findVulkanKernel(node->op);
-      if (!f) return unsupported("no GPU kernel for " + node->op);
-      KernelPlan plan;
-      Status s = f(*node, (*device)->info(), &plan);
-      if (!s.isOk()) return Status(s.code(), node->op + " '" + node->name + "': " + s.message());
-      for (Dispatch &d : plan.dispatches) {
-        for (BindingRef &ref : d.bindings) ref.index += ref.kind == BindingRef::Kind::kInput ? inputBase : outputBase;
-        merged.dispatches.push_back(std::move(d));
+    std::vector<uint32_t> inputBase(nodes.size() + 1, 0), outputBase(nodes.size() + 1, 0);
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      inputBase[k + 1] = inputBase[k] + uint32_t(nodes[k]->inputs.size());
+      outputBase[k + 1] = outputBase[k] + uint32_t(nodes[k]->outputs.size());
+    }
+    // Per node: the group it ends, or -2 inside a group (run by its last
+    // node), -1 alone.
+    std::vector<int> groupAt(nodes.size(), -1);
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      for (uint32_t k : groups[gi]) {
+        if (k >= nodes.size()) return invalidArgument("a node group past the partition");
+        groupAt[k] = k == groups[gi].back() ? int(gi) : -2;
       }
-      inputBase += uint32_t(node->inputs.size());
-      outputBase += uint32_t(node->outputs.size());
+    std::vector<ProgramTensor> tensors;
+    std::vector<ProgramNode> program;
+    if (!groups.empty()) program = programNodes(nodes, std::vector<bool>(nodes.size(), true), &tensors);
+    KernelPlan merged;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      if (groupAt[k] == -2) continue;
+      KernelPlan plan;
+      if (groupAt[k] >= 0) {
+        const std::vector<uint32_t> &group = groups[size_t(groupAt[k])];
+        ElementwiseChain chain;
+        WEBNN_RETURN_IF_ERROR(elementwiseChainOf((*device)->info(), program,
+                                                 std::vector<size_t>(group.begin(), group.end()), &chain));
+        WEBNN_RETURN_IF_ERROR(makeElementwiseChain(*chain.desc, (*device)->info(), &plan));
+        // The chain node's input m is the first read of its tensor among
+        // the group's nodes; its output is the last node's.
+        std::vector<uint32_t> inputAt(chain.inputs.size(), UINT32_MAX);
+        for (size_t m = 0; m < chain.inputs.size(); ++m)
+          for (size_t j = 0; j < group.size() && inputAt[m] == UINT32_MAX; ++j) {
+            const std::vector<int32_t> &ins = program[group[j]].inputs;
+            for (size_t p = 0; p < ins.size() && inputAt[m] == UINT32_MAX; ++p)
+              if (ins[p] == chain.inputs[m]) inputAt[m] = inputBase[group[j]] + uint32_t(p);
+          }
+        for (Dispatch &d : plan.dispatches)
+          for (BindingRef &ref : d.bindings)
+            ref.index = ref.kind == BindingRef::Kind::kInput ? inputAt.at(ref.index) : outputBase[k] + ref.index;
+      } else {
+        const NodeDesc *node = nodes[k];
+        VulkanKernelFactory f = findVulkanKernel(node->op);
+        if (!f) return unsupported("no GPU kernel for " + node->op);
+        Status s = f(*node, (*device)->info(), &plan);
+        if (!s.isOk()) return Status(s.code(), node->op + " '" + node->name + "': " + s.message());
+        for (Dispatch &d : plan.dispatches)
+          for (BindingRef &ref : d.bindings)
+            ref.index += ref.kind == BindingRef::Kind::kInput ? inputBase[k] : outputBase[k];
+      }
+      for (Dispatch &d : plan.dispatches) merged.dispatches.push_back(std::move(d));
     }
     std::string label = "partition of " + std::to_string(nodes.size()) + " nodes from " + nodes.front()->op + " '" +
                         nodes.front()->name + "' to " + nodes.back()->op + " '" + nodes.back()->name + "'";

@@ -110,7 +110,9 @@ class TestBackend final : public rt::Backend {
     return Status::ok();
   }
   Status makePartitionKernel(const std::vector<const rt::NodeDesc *> &nodes,
+                             const std::vector<std::vector<uint32_t>> &groups,
                              std::unique_ptr<rt::Kernel> *out) override {
+    (void)groups;  // proposes none
     std::vector<PartitionKernel::Step> steps;
     for (const rt::NodeDesc *n : nodes) {
       PartitionKernel::Step st{nullptr, n->inputs.size(), n->outputs.size()};

@@ -1,22 +1,35 @@
 // Elementwise chains fused into one dispatch (ChainFusion.cpp,
 // kernels/ElementwiseChain.cpp, shaders/chain.comp): small graphs run as one
-// GPU program against the CPU kernels run node by node, with the number of
-// dispatches the fusion should leave. Validation layers are on.
+// GPU program, and as an artifact whose nodes the executor places on the
+// GPU (one partition, its chains grouped before its memory is planned:
+// Backend::groupPartitionNodes), against the CPU kernels run node by node,
+// with the number of dispatches the fusion should leave. Validation layers
+// are on.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <random>
 
+#include "TestArtifact.h"
 #include "VulkanTestUtil.h"
 #include "backends/vulkan/ChainFusion.h"
+#include "backends/vulkan/VulkanBackend.h"
 #include "backends/vulkan/kernels/ElementwiseChain.h"
+#include "core/Executor.h"
 
 namespace webnn::vk::test {
 namespace {
 
 using cpu::test::fromDoubles;
 using Role = ProgramTensor::Role;
+// Node attributes: float-valued, or integer-valued where `integer`.
+struct Attr {
+  std::string name;
+  double value;
+  bool integer = false;
+};
+using Attrs = std::vector<Attr>;
 
 // A graph of elementwise nodes over float32 tensors.
 struct Graph {
@@ -28,7 +41,7 @@ struct Graph {
     std::string op;
     std::vector<int> inputs;
     int output;
-    rt::NodeAttributes attrs;
+    Attrs attrs;
   };
   std::vector<Tensor> tensors;
   std::vector<Node> nodes;
@@ -47,7 +60,7 @@ struct Graph {
     return int(tensors.size() - 1);
   }
   // A node whose output has the broadcast shape of its inputs.
-  int op(const std::string &name, std::vector<int> in, rt::NodeAttributes attrs = {}) {
+  int op(const std::string &name, std::vector<int> in, Attrs attrs = {}) {
     Shape shape;
     for (int t : in) {
       const Shape &s = tensors[size_t(t)].value.shape;
@@ -64,15 +77,58 @@ struct Graph {
   void output(int t) { tensors[size_t(t)].role = Role::kOutput; }
 };
 
-rt::NodeAttributes floats(std::initializer_list<std::pair<const char *, double>> kv) {
+Attrs floats(std::initializer_list<std::pair<const char *, double>> kv) {
+  Attrs a;
+  for (const auto &[k, v] : kv) a.push_back({k, v});
+  return a;
+}
+
+rt::NodeAttributes nodeAttributes(const Attrs &attrs) {
   rt::NodeAttributes a;
-  for (const auto &[k, v] : kv) {
+  for (const Attr &at : attrs) {
     rt::AttributeValue av;
-    av.kind = rt::AttributeValue::Kind::kFloat;
-    av.f = v;
-    a.set(k, av);
+    av.kind = at.integer ? rt::AttributeValue::Kind::kInt : rt::AttributeValue::Kind::kFloat;
+    av.i = int64_t(at.value);
+    av.f = at.value;
+    a.set(at.name, av);
   }
   return a;
+}
+
+// `g` as an artifact (tensor t named "t<t>"), every node unplaced: a
+// session on "gpu" puts them all on the Vulkan backend.
+webnn::test::TGraph artifactOf(const Graph &g) {
+  webnn::test::TGraph a;
+  a.name = "chain";
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    a.tensors.push_back({"t" + std::to_string(t), DataType::kFloat32, g.tensors[t].value.shape});
+    if (g.tensors[t].role == Role::kInput) a.inputs.push_back(uint32_t(t));
+    if (g.tensors[t].role == Role::kOutput) a.outputs.push_back(uint32_t(t));
+    if (g.tensors[t].role == Role::kConstant)
+      a.constants.push_back({uint32_t(t), g.tensors[t].value.bytes, "t" + std::to_string(t)});
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    webnn::test::TNode n{g.nodes[i].op, {}, {int32_t(g.nodes[i].output)}, "n" + std::to_string(i)};
+    for (int t : g.nodes[i].inputs) n.inputs.push_back(int32_t(t));
+    // AttributeKind Int = 0, Float = 1 (schema/webnn.fbs).
+    for (const Attr &at : g.nodes[i].attrs)
+      n.attributes.push_back({at.name, at.integer ? 0 : 1, int64_t(at.value), at.value});
+    a.nodes.push_back(std::move(n));
+  }
+  return a;
+}
+
+void expectClose(const TestTensor &want, const void *data, double rtol, double atol, const std::string &what) {
+  std::vector<double> w = want.values();
+  TestTensor got = want;
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  got.bytes.assign(p, p + got.bytes.size());
+  std::vector<double> have = got.values();
+  int bad = 0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    bool same = std::isnan(w[i]) ? std::isnan(have[i]) : std::abs(have[i] - w[i]) <= atol + rtol * std::abs(w[i]);
+    if (!same && bad++ < 3) ADD_FAILURE() << what << "[" << i << "]: GPU " << have[i] << " CPU " << w[i];
+  }
 }
 
 class VulkanChains : public VulkanDeviceFixture {
@@ -85,7 +141,7 @@ class VulkanChains : public VulkanDeviceFixture {
       c.op = n.op;
       for (int t : n.inputs) c.inputs.push_back(g.tensors[size_t(t)].value);
       c.outputs.push_back(g.tensors[size_t(n.output)].value);
-      c.attrs = n.attrs;
+      c.attrs = nodeAttributes(n.attrs);
       ASSERT_TRUE(cpu::test::runOp(c).isOk()) << n.op;
       g.tensors[size_t(n.output)].value.bytes = c.outputs[0].bytes;
     }
@@ -104,7 +160,7 @@ class VulkanChains : public VulkanDeviceFixture {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       descs[i].op = g.nodes[i].op;
       descs[i].name = "n" + std::to_string(i);
-      descs[i].attributes = g.nodes[i].attrs;
+      descs[i].attributes = nodeAttributes(g.nodes[i].attrs);
       for (int t : g.nodes[i].inputs) {
         descs[i].inputs.push_back(&operands[size_t(t)]);
         nodes[i].inputs.push_back(t);
@@ -126,18 +182,39 @@ class VulkanChains : public VulkanDeviceFixture {
       }
     s = program->run();
     ASSERT_TRUE(s.isOk()) << s.message();
-    for (size_t t = 0; t < g.tensors.size(); ++t) {
-      if (g.tensors[t].role != Role::kOutput) continue;
-      std::vector<double> want = g.tensors[t].value.values();
-      TestTensor got = g.tensors[t].value;
-      const uint8_t *p = static_cast<const uint8_t *>(program->outputData(int32_t(t)));
-      got.bytes.assign(p, p + got.bytes.size());
-      std::vector<double> have = got.values();
-      int bad = 0;
-      for (size_t i = 0; i < want.size(); ++i) {
-        bool same = std::isnan(want[i]) ? std::isnan(have[i]) : std::abs(have[i] - want[i]) <= atol + rtol * std::abs(want[i]);
-        if (!same && bad++ < 3) ADD_FAILURE() << "output " << t << "[" << i << "]: GPU " << have[i] << " CPU " << want[i];
+    for (size_t t = 0; t < g.tensors.size(); ++t)
+      if (g.tensors[t].role == Role::kOutput)
+        expectClose(g.tensors[t].value, program->outputData(int32_t(t)), rtol, atol, "output " + std::to_string(t));
+    expectFusedInPartition(g, dispatches, rtol, atol);
+  }
+
+  // `g` (its values filled by the CPU run) as an artifact on the executor's
+  // Vulkan backend: one partition of every node, `dispatches` dispatches in
+  // its command buffer, outputs within rtol/atol of the CPU's, two runs.
+  void expectFusedInPartition(const Graph &g, uint32_t dispatches, double rtol, double atol) {
+    SCOPED_TRACE("executor partition");
+    std::shared_ptr<rt::PreparedGraph> p;
+    Status s = webnn::test::writeAndPrepare(artifactOf(g), "vulkan_chain", &p);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    std::unique_ptr<rt::Executor> e;
+    s = rt::Executor::create(p, 1, &e, true, "gpu");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_TRUE(e->placementNotes().empty()) << e->placementNotes().front();
+    EXPECT_EQ(e->numPartitions(), g.nodes.size() > 1 ? 1u : 0u);
+    for (int run = 0; run < 2; ++run) {
+      for (size_t k = 0; k < p->graph.inputs.size(); ++k) {
+        const auto &b = g.tensors[p->graph.inputs[k]].value.bytes;
+        ASSERT_TRUE(e->setInput(k, b.data(), b.size(), true).isOk());
       }
+      BackendCounters before = backendCounters();
+      s = e->run();
+      ASSERT_TRUE(s.isOk()) << s.message();
+      BackendCounters after = backendCounters();
+      // Recorded at the first run, replayed after.
+      EXPECT_EQ(after.dispatchesRecorded - before.dispatchesRecorded, run == 0 ? dispatches : 0u);
+      for (size_t k = 0; k < p->graph.outputs.size(); ++k)
+        expectClose(g.tensors[p->graph.outputs[k]].value, e->outputData(k), rtol, atol,
+                    "output " + std::to_string(p->graph.outputs[k]));
     }
   }
 };
@@ -191,7 +268,7 @@ TEST_F(VulkanChains, EveryChainableUnaryOp) {
     int v = g.input({4, 37}, uint32_t(10 + start), -1.2, 1.2);
     size_t end = std::min(n, start + 7);
     for (size_t k = start; k < end; ++k) {
-      rt::NodeAttributes attrs;
+      Attrs attrs;
       if (std::string(ops[k]) == "clamp") attrs = floats({{"minValue", -0.5}, {"maxValue", 0.75}});
       if (std::string(ops[k]) == "linear") attrs = floats({{"alpha", 0.5}, {"beta", -0.125}});
       v = g.op(ops[k], {v}, attrs);
@@ -218,6 +295,22 @@ TEST_F(VulkanChains, SharedOrOutputIntermediatesStayMaterialized) {
   g.output(r);
   g.output(g.op("neg", {r}));
   // sigmoid; mul+add+relu; neg.
+  expectFused(std::move(g), 3);
+}
+
+// A chain input that only the chain's first op reads (y), and a node
+// between the chain's ops (z = softmax, not chainable): the fused dispatch
+// reads y at the chain's last op, so y must stay live until then. Planned
+// for the nodes one by one, z would take y's bytes (y dies at the add) and
+// the partition's fused dispatch would read z for y.
+TEST_F(VulkanChains, ChainInputsLiveUntilTheFusedDispatch) {
+  Graph g;
+  int y = g.op("softmax", {g.input({4, 33}, 30)}, {{"axis", 1, true}});
+  int a = g.op("add", {y, g.constant({}, 0.5)});  // y's only reader
+  int z = g.op("softmax", {g.input({4, 33}, 31)}, {{"axis", 1, true}});
+  int m = g.op("mul", {a, z});
+  g.output(g.op("sub", {m, g.input({33}, 32)}));
+  // softmax, softmax, add+mul+sub.
   expectFused(std::move(g), 3);
 }
 
