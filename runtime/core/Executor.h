@@ -28,6 +28,18 @@ namespace webnn::rt {
 
 struct NodePackedBytes;  // core/Prepack.h
 
+// A device backend's arena (Executor::prepareTransfers, planPlacement): the
+// main graph's intermediates `touched` marks (those its nodes make or read),
+// each live from its producer to its last reader (graph outputs to the end,
+// a value a subgraph captures until its owner runs), positions mapped by
+// `position` (per node: the step that runs it, a node inside a group its
+// group's last node, so what the group reads stays live until then), those
+// `inside` marks (made and read inside a group; may be empty) left out.
+// Planned apart from the host arena, whose plan is made for the nodes one by
+// one. An offset per tensor (kNotInArena where it has none) and the bytes.
+Status planDeviceArena(const LoadedGraph &g, const std::vector<bool> &touched, const std::vector<int64_t> &position,
+                       const std::vector<bool> &inside, std::vector<uint64_t> *offsets, uint64_t *bytes);
+
 // One session's execution state. Not thread-safe: one run at a time.
 class Executor : private SubgraphRunner {
  public:
@@ -236,8 +248,8 @@ class Executor : private SubgraphRunner {
   void makePartitions();
   std::vector<std::vector<uint32_t>> nodeGroups(const Backend &b, size_t first, size_t last,
                                                 const std::vector<int64_t> &reads);
-  // The arena of device backend placed_[slot - 1]: an offset per tensor
-  // (kNotInArena where it has none) and its bytes.
+  // The arena of device backend placed_[slot - 1] (planDeviceArena over its
+  // nodes and the current partitions' groups).
   Status planBackendArena(uint8_t slot, const std::vector<std::vector<int32_t>> &ins,
                           const std::vector<std::vector<int32_t>> &outs, std::vector<uint64_t> *offsets,
                           uint64_t *bytes) const;

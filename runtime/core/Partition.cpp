@@ -107,27 +107,52 @@ void Executor::chooseConstantStorage() {
   }
 }
 
-// A device backend's arena: the main graph's intermediates its nodes make
-// or read, each live from its producer to its last reader (graph outputs to
-// the end, a value a subgraph captures until its owner runs), where a node
-// inside a partition's group counts as the group's last node (the step that
-// runs it: what the group reads stays live until then) and a tensor made and
-// read inside a group gets no memory. Planned apart from the host arena,
-// whose plan is made for the nodes one by one.
+Status planDeviceArena(const LoadedGraph &g, const std::vector<bool> &touched, const std::vector<int64_t> &position,
+                       const std::vector<bool> &inside, std::vector<uint64_t> *offsets, uint64_t *bytes) {
+  const size_t numTensors = g.tensors.size(), numNodes = g.nodes.size();
+  std::vector<int64_t> lastUse(numTensors, -1);
+  for (size_t i = 0; i < numNodes; ++i) {
+    std::vector<int32_t> reads(g.nodes[i].inputs);
+    for (uint32_t s : g.nodes[i].subgraphs) collectSubgraphReads(g, s, &reads);
+    for (int32_t t : reads)
+      if (t >= 0) lastUse[size_t(t)] = std::max(lastUse[size_t(t)], position[i]);
+  }
+  for (uint32_t o : g.outputs) lastUse[o] = int64_t(numNodes);
+  std::vector<BufferRequest> requests;
+  std::vector<size_t> requestTensor;
+  for (size_t t = 0; t < numTensors; ++t) {
+    const LoadedTensor &lt = g.tensors[t];
+    if (!touched[t] || (!inside.empty() && inside[t]) || lt.role != TensorRole::kIntermediate || lt.producer < 0 ||
+        lt.scope >= 0)
+      continue;
+    const int64_t first = position[size_t(lt.producer)];
+    requests.push_back({lt.byteSize, first, std::max(lastUse[t], first)});
+    requestTensor.push_back(t);
+  }
+  ArenaPlan plan;
+  WEBNN_RETURN_IF_ERROR(planArena(requests, kArenaAlignment, &plan));
+  offsets->assign(numTensors, kNotInArena);
+  for (size_t r = 0; r < requests.size(); ++r) (*offsets)[requestTensor[r]] = plan.offsets[r];
+  *bytes = plan.arenaBytes;
+  return Status::ok();
+}
+
+// Nodes inside a partition's group run at the group's last node; the values
+// made and read inside a group get no memory.
 Status Executor::planBackendArena(uint8_t slot, const std::vector<std::vector<int32_t>> &ins,
                                   const std::vector<std::vector<int32_t>> &outs, std::vector<uint64_t> *offsets,
                                   uint64_t *bytes) const {
   const LoadedGraph &g = graph_->graph;
   const size_t numTensors = g.tensors.size(), numNodes = g.nodes.size();
-  std::vector<int64_t> pos(numNodes);
-  for (size_t i = 0; i < numNodes; ++i) pos[i] = int64_t(i);
+  std::vector<int64_t> position(numNodes);
+  for (size_t i = 0; i < numNodes; ++i) position[i] = int64_t(i);
   std::vector<bool> inside(numTensors, false);
   if (partitions_)
     for (const Partition &part : partitions_->partitions)
       for (const std::vector<uint32_t> &group : part.groups) {
         const size_t last = part.first + group.back();
         for (uint32_t k : group) {
-          pos[part.first + k] = int64_t(last);
+          position[part.first + k] = int64_t(last);
           if (part.first + k != last)
             for (int32_t t : g.nodes[part.first + k].outputs) inside[size_t(t)] = true;
         }
@@ -139,30 +164,7 @@ Status Executor::planBackendArena(uint8_t slot, const std::vector<std::vector<in
       if (t >= 0) touched[size_t(t)] = true;
     for (int32_t t : outs[i]) touched[size_t(t)] = true;
   }
-  std::vector<int64_t> lastUse(numTensors, -1);
-  for (size_t i = 0; i < numNodes; ++i) {
-    std::vector<int32_t> reads(g.nodes[i].inputs);
-    for (uint32_t s : g.nodes[i].subgraphs) collectSubgraphReads(g, s, &reads);
-    for (int32_t t : reads)
-      if (t >= 0) lastUse[size_t(t)] = std::max(lastUse[size_t(t)], pos[i]);
-  }
-  for (uint32_t o : g.outputs) lastUse[o] = int64_t(numNodes);
-  std::vector<BufferRequest> requests;
-  std::vector<size_t> requestTensor;
-  for (size_t t = 0; t < numTensors; ++t) {
-    const LoadedTensor &lt = g.tensors[t];
-    if (!touched[t] || inside[t] || lt.role != TensorRole::kIntermediate || lt.producer < 0 || lt.scope >= 0)
-      continue;
-    const int64_t first = pos[size_t(lt.producer)];
-    requests.push_back({lt.byteSize, first, std::max(lastUse[t], first)});
-    requestTensor.push_back(t);
-  }
-  ArenaPlan plan;
-  WEBNN_RETURN_IF_ERROR(planArena(requests, kArenaAlignment, &plan));
-  offsets->assign(numTensors, kNotInArena);
-  for (size_t r = 0; r < requests.size(); ++r) (*offsets)[requestTensor[r]] = plan.offsets[r];
-  *bytes = plan.arenaBytes;
-  return Status::ok();
+  return planDeviceArena(g, touched, position, inside, offsets, bytes);
 }
 
 // For each node on a backend whose memory is not the host's: its arena

@@ -102,7 +102,23 @@ Status planPlacement(const PreparedGraph &p, PlacementPlan *out, std::string_vie
   auto memoryOf = [&](Backend *b) -> BackendMemory & {
     for (BackendMemory &m : out->memory)
       if (m.backend == b->name()) return m;
-    out->memory.push_back({std::string(b->name()), b->hostAddressable() ? 0 : p.arenaBytes, 0, 0});
+    uint64_t arena = 0;
+    if (!b->hostAddressable()) {
+      // The tensors its nodes make and read, planned for the nodes one by
+      // one (a session whose backend groups nodes plans for the groups).
+      std::vector<bool> touched(numTensors, false);
+      for (size_t i = 0; i < numNodes; ++i) {
+        if (where[i] != b) continue;
+        for (int32_t t : g.nodes[i].inputs)
+          if (t >= 0) touched[size_t(t)] = true;
+        for (int32_t t : g.nodes[i].outputs) touched[size_t(t)] = true;
+      }
+      std::vector<int64_t> position(numNodes);
+      for (size_t i = 0; i < numNodes; ++i) position[i] = int64_t(i);
+      std::vector<uint64_t> offsets;
+      if (!planDeviceArena(g, touched, position, {}, &offsets, &arena).isOk()) arena = p.arenaBytes;
+    }
+    out->memory.push_back({std::string(b->name()), arena, 0, 0});
     return out->memory.back();
   };
   std::vector<Backend *> home(numTensors, nullptr);  // the device a tensor is made on, null: host

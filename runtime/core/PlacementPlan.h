@@ -31,7 +31,10 @@ struct PlannedTransfer {
 
 struct BackendMemory {
   std::string backend;
-  uint64_t arenaBytes = 0;     // intermediates (a device backend: the host arena's plan, in its memory)
+  // Intermediates; a device backend: those its nodes make and read, planned
+  // apart (planDeviceArena) for the nodes one by one; a session plans for
+  // the groups its backend runs as one step (Backend::groupPartitionNodes).
+  uint64_t arenaBytes = 0;
   uint64_t constantBytes = 0;  // constants uploaded to it (0 for a host backend: mapped in place)
   uint64_t inputBytes = 0;     // a buffer per graph input its nodes read
 };

@@ -131,6 +131,73 @@ TEST(Placement, MixedPlacementRunsWithTransfers) {
   EXPECT_EQ(y3, y);
 }
 
+// x -> p = mul(x, c) -> a = add(p, c) -> q = mul(x, x) -> r = relu(a)
+// -> y = add(r, q), every node on the test backend, which runs add0 and
+// relu0 as one step in relu0's place (groupAddRelu). Planned for the nodes
+// one by one, q would take p's bytes (p dies at add0); planned for the
+// group, p stays live until the step reads it. `sumIsOutput` makes a a
+// graph output too: then the group is dropped.
+TGraph groupGraph(bool sumIsOutput) {
+  TGraph g;
+  g.name = "grouped";
+  for (const char *name : {"x", "c", "p", "a", "q", "r", "y"}) g.tensors.push_back({name, DataType::kFloat32, {2, 3}});
+  g.constants = {{1, floatBytes({-3, -2, -1, 1, 2, 3}), "c"}};
+  g.nodes = {{"mul", {0, 1}, {2}, "mul0"},
+             {"add", {2, 1}, {3}, "add0"},
+             {"mul", {0, 0}, {4}, "mul1"},
+             {"relu", {3}, {5}, "relu0"},
+             {"add", {5, 4}, {6}, "add1"}};
+  g.inputs = {0};
+  g.outputs = {6};
+  if (sumIsOutput) g.outputs.push_back(3);
+  return g;
+}
+
+TEST(Placement, GroupedNodesRunAsOneStepWithTheirInputsLive) {
+  TestBackendCounters &counters = registerTestBackend();
+  const std::vector<float> c = {-3, -2, -1, 1, 2, 3};
+  std::vector<float> want(6), wantSum(6);
+  for (size_t i = 0; i < 6; ++i) {
+    wantSum[i] = kX[i] * c[i] + c[i];
+    want[i] = (wantSum[i] > 0 ? wantSum[i] : 0) + kX[i] * kX[i];
+  }
+  for (bool sumIsOutput : {false, true}) {
+    SCOPED_TRACE(sumIsOutput ? "the sum is a graph output" : "the sum is read by relu0 alone");
+    std::shared_ptr<rt::PreparedGraph> p = prepare(groupGraph(sumIsOutput), "placement_group");
+    ASSERT_TRUE(p);
+    counters.reset();
+    counters.groupAddRelu = true;
+    std::unique_ptr<rt::Executor> e;
+    Status s = rt::Executor::create(p, 1, &e, true, "test");
+    ASSERT_TRUE(s.isOk()) << s.message();
+    EXPECT_EQ(e->numPartitions(), 1u);
+    if (sumIsOutput) {
+      ASSERT_EQ(e->placementNotes().size(), 1u);
+      EXPECT_NE(e->placementNotes()[0].find("nodes 0 to 4 on 'test': a proposed group of 2 nodes is not run as one "
+                                            "step: tensor 'a' is read outside the group"),
+                std::string::npos)
+          << e->placementNotes()[0];
+    } else {
+      EXPECT_TRUE(e->placementNotes().empty()) << e->placementNotes().front();
+    }
+    for (int run = 0; run < 2; ++run) {
+      ASSERT_TRUE(e->setInput(0, kX.data(), kX.size() * sizeof(float), /*copy=*/true).isOk());
+      s = e->run();
+      ASSERT_TRUE(s.isOk()) << s.message();
+    }
+    EXPECT_EQ(counters.partitionRuns.load(), 2u);
+    EXPECT_EQ(counters.groupRuns.load(), sumIsOutput ? 0u : 2u);
+    EXPECT_EQ(counters.kernelRuns.load(), sumIsOutput ? 10u : 6u);
+    const float *y = static_cast<const float *>(e->outputData(0));
+    for (size_t i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(y[i], want[i]) << i;
+    if (sumIsOutput) {
+      const float *a = static_cast<const float *>(e->outputData(1));
+      for (size_t i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(a[i], wantSum[i]) << i;
+    }
+  }
+  counters.reset();
+}
+
 TEST(Placement, UnknownBackendFallsBackToTheDefault) {
   registerTestBackend();
   TGraph g = mixedGraph();

@@ -54,32 +54,54 @@ class EltwiseKernel final : public rt::Kernel {
   int64_t n_;
 };
 
-// A partition: each node's kernel in turn on its slice of the partition's
-// operand lists (each node's inputs after the previous nodes', likewise the
-// outputs), as one run.
+// A grouped add and relu: inputs a, b and the sum (not computed, no
+// memory), outputs y = relu(a + b) and the sum again.
+class AddReluKernel final : public rt::Kernel {
+ public:
+  explicit AddReluKernel(int64_t n) : n_(n) {}
+  Status run(const rt::KernelContext &ctx) override {
+    if (ctx.inputs[2]->buffer || ctx.outputs[1]->buffer)
+      return Status(StatusCode::kInternal, "a value inside a group has memory");
+    const float *a = at(ctx.inputs[0]), *b = at(ctx.inputs[1]);
+    float *y = at(ctx.outputs[0]);
+    for (int64_t i = 0; i < n_; ++i) y[i] = a[i] + b[i] > 0 ? a[i] + b[i] : 0;
+    ++gCounters.groupRuns;
+    return Status::ok();
+  }
+
+ private:
+  int64_t n_;
+};
+
+// A partition: its steps in turn, each a node's kernel (or a group's) on
+// its operands' positions in the partition's lists (each node's inputs
+// after the previous nodes', likewise the outputs), as one run.
 class PartitionKernel final : public rt::Kernel {
  public:
   struct Step {
     std::unique_ptr<rt::Kernel> kernel;
-    size_t numInputs, numOutputs;
+    std::vector<size_t> inputs, outputs;
   };
-  explicit PartitionKernel(std::vector<Step> steps) : steps_(std::move(steps)) {}
+  PartitionKernel(std::vector<Step> steps, size_t numInputs, size_t numOutputs)
+      : steps_(std::move(steps)), numInputs_(numInputs), numOutputs_(numOutputs) {}
   Status run(const rt::KernelContext &ctx) override {
-    size_t in = 0, out = 0;
+    if (ctx.numInputs != numInputs_ || ctx.numOutputs != numOutputs_)
+      return Status(StatusCode::kInternal, "partition operands differ from its nodes'");
     for (Step &s : steps_) {
-      if (in + s.numInputs > ctx.numInputs || out + s.numOutputs > ctx.numOutputs)
-        return Status(StatusCode::kInternal, "partition operands missing");
-      rt::KernelContext sub{ctx.inputs + in, s.numInputs, ctx.outputs + out, s.numOutputs, ctx.backendState};
+      std::vector<const rt::TensorBuffer *> ins;
+      std::vector<rt::TensorBuffer *> outs;
+      for (size_t i : s.inputs) ins.push_back(ctx.inputs[i]);
+      for (size_t o : s.outputs) outs.push_back(ctx.outputs[o]);
+      rt::KernelContext sub{ins.data(), ins.size(), outs.data(), outs.size(), ctx.backendState};
       WEBNN_RETURN_IF_ERROR(s.kernel->run(sub));
-      in += s.numInputs, out += s.numOutputs;
     }
-    if (in != ctx.numInputs || out != ctx.numOutputs) return Status(StatusCode::kInternal, "partition operands left over");
     ++gCounters.partitionRuns;
     return Status::ok();
   }
 
  private:
   std::vector<Step> steps_;
+  size_t numInputs_, numOutputs_;
 };
 
 class TestSession final : public rt::BackendSession {};
@@ -109,17 +131,51 @@ class TestBackend final : public rt::Backend {
     out->reset(new EltwiseKernel(node.op == "add" ? '+' : node.op == "mul" ? '*' : 'r', count(node.outputs[0]->shape)));
     return Status::ok();
   }
+  void groupPartitionNodes(const std::vector<const rt::NodeDesc *> &nodes, const std::vector<bool> &readOutside,
+                           std::vector<std::vector<uint32_t>> *groups) const override {
+    (void)readOutside;  // proposed regardless: the executor must drop what it cannot honour
+    groups->clear();
+    if (!gCounters.groupAddRelu) return;
+    for (uint32_t k = 0; k < nodes.size(); ++k)
+      for (uint32_t j = k + 1; j < nodes.size(); ++j)
+        if (nodes[k]->op == "add" && nodes[j]->op == "relu" && nodes[j]->inputs[0] == nodes[k]->outputs[0])
+          groups->push_back({k, j});
+  }
   Status makePartitionKernel(const std::vector<const rt::NodeDesc *> &nodes,
                              const std::vector<std::vector<uint32_t>> &groups,
                              std::unique_ptr<rt::Kernel> *out) override {
-    (void)groups;  // proposes none
+    std::vector<size_t> inputBase(nodes.size() + 1, 0), outputBase(nodes.size() + 1, 0);
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      inputBase[k + 1] = inputBase[k] + nodes[k]->inputs.size();
+      outputBase[k + 1] = outputBase[k] + nodes[k]->outputs.size();
+    }
+    std::vector<int> groupEnding(nodes.size(), -1);
+    std::vector<bool> grouped(nodes.size(), false);
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+      const std::vector<uint32_t> &g = groups[gi];
+      if (g.size() != 2 || nodes[g[0]]->op != "add" || nodes[g[1]]->op != "relu")
+        return invalidArgument("the test backend groups an add and a relu only");
+      grouped[g[0]] = grouped[g[1]] = true;
+      groupEnding[g[1]] = int(gi);
+    }
     std::vector<PartitionKernel::Step> steps;
-    for (const rt::NodeDesc *n : nodes) {
-      PartitionKernel::Step st{nullptr, n->inputs.size(), n->outputs.size()};
-      WEBNN_RETURN_IF_ERROR(makeKernel(*n, &st.kernel));
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      PartitionKernel::Step st;
+      if (groupEnding[k] >= 0) {
+        const size_t add = groups[size_t(groupEnding[k])][0];
+        st.kernel.reset(new AddReluKernel(count(nodes[k]->outputs[0]->shape)));
+        st.inputs = {inputBase[add], inputBase[add] + 1, inputBase[k]};
+        st.outputs = {outputBase[k], outputBase[add]};
+      } else if (grouped[k]) {
+        continue;  // run by its group's step
+      } else {
+        WEBNN_RETURN_IF_ERROR(makeKernel(*nodes[k], &st.kernel));
+        for (size_t i = inputBase[k]; i < inputBase[k + 1]; ++i) st.inputs.push_back(i);
+        for (size_t o = outputBase[k]; o < outputBase[k + 1]; ++o) st.outputs.push_back(o);
+      }
       steps.push_back(std::move(st));
     }
-    out->reset(new PartitionKernel(std::move(steps)));
+    out->reset(new PartitionKernel(std::move(steps), inputBase.back(), outputBase.back()));
     return Status::ok();
   }
   Status createSession(int, std::unique_ptr<rt::BackendSession> *out) override {
