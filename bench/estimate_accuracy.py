@@ -57,7 +57,7 @@ SYNTHETIC = ["inception_block", "dilated_convs", "resample_head", "strided_block
 # 16000, int4 at accuracy level 4; its working set (~70 MB) exceeds the L3,
 # so it checks the pricing of weights and KV cache streamed from DRAM.
 FIT_DECODER = dict(layers=6, hidden=1024, heads=16, kv_heads=4, head=64, ffn=2816, vocab=16000, max_pos=2048)
-FIT_DECODER_CASES = ["decoder_fit_prefill_32", "decoder_fit_decode_at_128", "decoder_fit_decode_at_768"]
+FIT_DECODER_CASES = ["decoder_fit_prefill_16", "decoder_fit_prefill_32", "decoder_fit_decode_at_128", "decoder_fit_decode_at_768"]
 FIT_MODELS = (["tiny_cnn", "mobilenetv2", "minilm", "efficientnet_b0", "audio_encoder"] + SYNTHETIC +
               FIT_DECODER_CASES)
 HELD_OUT = ["resnet50", "squeezenet", "shufflenetv2", "mnasnet", "regnety_400mf",

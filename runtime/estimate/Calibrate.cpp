@@ -577,7 +577,14 @@ std::vector<std::vector<Case>> grid() {
       {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
        conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
        conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1),
-       conv(14, 14, 480, 64, 1, 1, 1), conv(7, 7, 832, 128, 1, 1, 1), conv(28, 28, 192, 16, 1, 1, 1)},
+       conv(14, 14, 480, 64, 1, 1, 1), conv(7, 7, 832, 128, 1, 1, 1), conv(28, 28, 192, 16, 1, 1, 1),
+       // Squeeze-and-excitation layers on a pooled 1x1 map (EfficientNet-B0's
+       // squeezes and expands): calls of microseconds, mostly the kernel's
+       // fixed cost, which the ratios of the points above do not carry. The
+       // wide ones (the expands, a squeeze of over 1024 channels) run the
+       // portable kernel, so their points are conv2d.portable's.
+       conv(1, 1, 480, 20, 1, 1, 1), conv(1, 1, 20, 480, 1, 1, 1), conv(1, 1, 1152, 48, 1, 1, 1),
+       conv(1, 1, 48, 1152, 1, 1, 1), conv(1, 1, 96, 4, 1, 1, 1), conv(1, 1, 4, 96, 1, 1, 1)},
       {conv(112, 112, 32, 32, 3, 1, 32), conv(28, 28, 192, 192, 3, 1, 192), conv(7, 7, 960, 960, 3, 1, 960),
        conv(56, 56, 144, 144, 3, 2, 144), conv(14, 14, 576, 576, 3, 1, 576), conv(14, 14, 480, 480, 5, 1, 480),
        conv(56, 56, 96, 96, 3, 1, 96), convDilated(64, 64, 64, 3, 2, 64), convDilated(32, 256, 256, 5, 2, 256),

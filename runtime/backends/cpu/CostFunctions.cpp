@@ -372,11 +372,25 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                       g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision;
+  // Our 1x1 kernels (kernels/conv/Pointwise{Narrow,Packed}Conv.cpp) take
+  // plain nhwc float32 layers with a constant filter whose activation is a
+  // clamp (none, relu, clamp) or SiLU: the narrow one up to 32 output
+  // channels (or a short residual block end), the packed SGEMM from 512 on
+  // few pixels. Sigmoid (a squeeze-and-excitation expand) and the widths
+  // between go to oneDNN, and under its floor to the portable kernel.
+  const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
+  const bool ownEpilogue = act != "sigmoid";
+  const double outPixels = double(g.N * g.OH * g.OW);
+  const bool plain1x1 = pointwise && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padLeft == 0 && g.nhwc &&
+                        float32 && constantFilter && !n.relaxedPrecision && hasAvx512() && ownEpilogue;
+  const bool ownPointwise =
+      plain1x1 && ((g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784))) ||
+                   (outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8));
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
   // of its own, several times slower per FLOP than oneDNN's.
-  const bool portable = !depthwise && !pointwise && !im2col &&
-                        2 * double(g.N * g.OH * g.OW) * O * (C / groups) * window < kOneDnnMinFlops;
+  const bool portable = !depthwise && !ownPointwise && !im2col &&
+                        2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops;
   // Our AVX-512 depthwise kernel takes nhwc float32 3x3 stride 1 first;
   // oneDNN's (jit_dw: 5x5, strided, dilated) the other depthwise layers
   // above its size floor, a kernel of its own.
@@ -385,9 +399,9 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool oneDnnDepthwise = depthwise && !ownDepthwise && 2 * double(g.N * g.OH * g.OW) * O * window >= kOneDnnMinFlops;
   std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
                        : depthwise ? "conv2d.depthwise"
+                       : portable  ? "conv2d.portable"
                        : pointwise ? "conv2d.pointwise"
                        : im2col    ? "conv2d.im2col"
-                       : portable  ? "conv2d.portable"
                        : winograd  ? "conv2d.winograd"
                                    : "conv2d";
   // oneDNN's direct kernels (and jit_dw) skip the taps that fall in the
@@ -429,7 +443,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
   const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
-  c.jit = oneDnn || pointwise;
+  c.jit = oneDnn || (pointwise && !portable);
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
     s.N = g.N, s.C = g.C, s.H = g.H, s.W = g.W, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;
@@ -455,11 +469,12 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     }
   }
   // Sigmoid and SiLU are computed per element: SiLU by the SiLU pass after
-  // the convolution (oneDNN's too), sigmoid after our kernels or in oneDNN's
-  // post-op; both priced as the sigmoid family's pass.
-  std::string act = n.attributes.getString("activation", "none");
-  if (n.op == "fusedConv2d" && (act == "sigmoid" || act == "silu"))
-    c.after.push_back({"unary.sigmoid", {atLeast1(out)}, 10 * out, 2 * (y ? bytesOf(y) : 0)});
+  // the convolution (oneDNN's too), sigmoid in oneDNN's post-op, both priced
+  // as the sigmoid family's pass; the portable kernel's epilogue pass calls
+  // std::exp per element, as the exp kernel does: priced on its family.
+  if (act == "sigmoid" || act == "silu")
+    c.after.push_back({portable ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
+                       2 * (y ? bytesOf(y) : 0)});
   return c;
 }
 // convTranspose2d runs our own kernel (kernels/conv/ConvTranspose2d.cpp),
@@ -633,7 +648,7 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
     add({"transpose"}, &transposeCost);
-    add({"concat", "expand", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
+    add({"concat", "channelShuffle", "expand", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
         &copyCost);
     add({"resample2d"}, &resampleCost);
     add({"slice", "gather", "gatherElements", "gatherND"}, &gatherCost);

@@ -520,6 +520,46 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
 }
 
+// 1x1 layers go where Conv2dSelection.cpp sends them: a squeeze-and-
+// excitation squeeze (few output channels) to our narrow pointwise kernel,
+// its sigmoid expand (wide, under oneDNN's floor) to the portable kernel,
+// whose epilogue calls std::exp per element (the exp family's pass), a
+// wide 1x1 above the floor to oneDNN, still the pointwise family.
+TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "our pointwise kernels need AVX-512";
+  auto conv1x1 = [](const char *act) {
+    cpu::NodeDesc n;
+    n.op = "fusedConv2d";
+    n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+    n.attributes.set("activation", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, act, {}});
+    return n;
+  };
+  auto cost = [&](int64_t hw, int64_t C, int64_t O, const char *act) {
+    cpu::OperandDesc x{DataType::kFloat32, {1, hw, hw, C}, nullptr}, w{DataType::kFloat32, {O, 1, 1, C}, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, {1, hw, hw, O}, nullptr};
+    cpu::NodeDesc n = conv1x1(act);
+    n.inputs = {&x, &w};
+    n.outputs = {&y};
+    return cpu::findCostFunction("fusedConv2d")(n, {false, true}, 1);
+  };
+  cpu::NodeCost squeeze = cost(1, 480, 20, "silu");
+  EXPECT_EQ(squeeze.family, "conv2d.pointwise");
+  ASSERT_EQ(squeeze.after.size(), 1u);
+  EXPECT_EQ(squeeze.after[0].family, "unary.sigmoid");
+  cpu::NodeCost expand = cost(1, 20, 480, "sigmoid");
+  EXPECT_EQ(expand.family, "conv2d.portable");
+  EXPECT_FALSE(expand.jit);
+  ASSERT_EQ(expand.after.size(), 1u);
+  EXPECT_EQ(expand.after[0].family, "unary.exp");
+  EXPECT_DOUBLE_EQ(expand.after[0].params[0], 480);
+  EXPECT_EQ(cost(1, 20, 480, "relu").family, "conv2d.portable");  // 33..511 channels: not ours
+  EXPECT_EQ(cost(1, 20, 512, "relu").family, "conv2d.portable");  // the packed SGEMM wants >= 16 pixels
+  EXPECT_EQ(cost(4, 64, 512, "relu").family, "conv2d.pointwise");  // the packed SGEMM's
+  EXPECT_EQ(cost(56, 64, 256, "sigmoid").family, "conv2d.pointwise");  // oneDNN, above its floor
+  EXPECT_EQ(cost(56, 64, 256, "sigmoid").after[0].family, "unary.sigmoid");
+}
+
 // convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
 // its own keyed by (output elements, taps, input channels per group), the
 // column buffer among its bytes, and no JIT in the cold run.
