@@ -167,6 +167,15 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
          << "\n";
   }
   size_t planned = requests.size();
+  p->outputOverInput.assign(g.nodes.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const LoadedNode &n = g.nodes[i];
+    const int64_t k = accumulatesInto(n);
+    if (k < 0 || n.outputs[0] < 0) continue;
+    const size_t in = size_t(n.inputs[size_t(k)]), out = size_t(n.outputs[0]);
+    if (p->arenaOffset[in] != kNotInArena && p->arenaOffset[in] == p->arenaOffset[out] && g.tensors[out].byteSize)
+      p->outputOverInput[i] = int32_t(k);
+  }
 
   // Each subgraph's intermediates: planned over its own node order, in a
   // region of their own after the main graph's (a subgraph runs while its

@@ -39,6 +39,10 @@ struct PreparedGraph {
   // Per graph output that is an input or constant (not produced by a node):
   // the arena slot it is copied into at the end of a run, else kNotInArena.
   std::vector<uint64_t> outputCopyOffset;
+  // Per main-graph node: the input whose arena bytes its output 0 took over
+  // (an "accumulate into" op whose input dies there: MemoryPlanner.h's
+  // placedIn), or -1. Its kernel must allow that (Kernel::allowsInPlace).
+  std::vector<int32_t> outputOverInput;
   uint64_t arenaBytes = 0;
   // Human-readable plan for `webnn-run --print-plan`.
   std::string planText;

@@ -161,6 +161,9 @@ Status Executor::resolveShapes() {
         cache.push_back(std::move(made));
         hit = cache.end() - 1;
       }
+      if (hit->kernel && (graph_->outputOverInput[i] >= 0 || graph_->outputOverInput[i + 1] >= 0))
+        return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
+                                                 ": a node of this pair has its output planned over an input");
       if (hit->kernel) {
         if (!pairedAwayKernel_) pairedAwayKernel_ = std::make_unique<PairedAwayKernel>();
         active_[i] = hit->kernel.get();
@@ -182,6 +185,14 @@ Status Executor::resolveShapes() {
       hit = cache.end() - 1;
     }
     active_[i] = hit->kernel.get();
+    // The arena plan wrote this output over a dying input, by the op's
+    // contract (ExecutionPlan.cpp's accumulatesInto): a kernel that does not
+    // keep it (another backend's) would read its input through its writes.
+    const int32_t over = graph_->outputOverInput[i];
+    if (over >= 0 && !active_[i]->allowsInPlace(0, size_t(over)))
+      return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
+                                               ": its output is planned over input " + std::to_string(over) +
+                                               ", which its kernel does not allow");
   }
   // Which nodes a pair runs (pairedAway_ stays empty until a pair is
   // made): a node whose pairing changed sees its tensors anew, once they

@@ -10,7 +10,8 @@ Gemm) is exported by torch, quantized by bench/quantize_qdq.py (per-channel
 int8 weights, uint8 activations with zero points), compiled by webnnc and
 run by webnn-run at 1 and 2 threads and by ONNX Runtime (bench/ort_bench.js).
 Checks: every Conv became a quantizedConv2d, the residual joins followed
-by a quantizeLinear were absorbed and the stem's max pool runs on uint8 (webnnc --report); the output agrees with ORT's int8 output within
+by a quantizeLinear were absorbed and the stem's max pool runs on uint8 (webnnc --report), the joins
+write over their residuals (webnn-run --print-plan); the output agrees with ORT's int8 output within
 bench/run.py's INT8_ATOL of its largest magnitude (one quantization step
 moves everything downstream, so elementwise bounds mean nothing); 1 and 2
 threads give identical outputs. Prints the figures; exit 1 on a failure,
@@ -138,6 +139,13 @@ def main(argv):
         # The stem's max pool between its dq and q runs on the uint8 tensor.
         if counts.get("max-pools-8bit", 0) != 1:
             failures.append("expected the stem's max pool on uint8, got %d" % counts.get("max-pools-8bit", 0))
+        # Each join is its residual's last reader: the memory planner writes
+        # the join's output over the residual (docs/FUSED_OPS.md, "In place"),
+        # so the runs below compute the joins in place.
+        plan = run([os.path.join(a.bin, "webnn-run"), art, "--print-plan"]).stdout
+        in_place = len(re.findall(r" over '", plan))
+        if in_place != 4:
+            failures.append("expected the 4 joins written over their residuals, the plan has %d" % in_place)
         rng = np.random.default_rng(3)
         worst = 0.0
         for i in range(3):

@@ -310,6 +310,7 @@ TEST(Planner, QuantizedConv2dWritesOverADyingResidual) {
   ASSERT_TRUE(s.isOk()) << s.message();
   EXPECT_EQ(p->arenaOffset[3], p->arenaOffset[1]);
   EXPECT_NE(p->planText.find("'y' uint8 [1,4,4,64] over 'r'"), std::string::npos) << p->planText;
+  EXPECT_EQ(p->outputOverInput, (std::vector<int32_t>{-1, -1, 8, -1}));  // what the executor checks its kernel for
 }
 
 TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
@@ -331,6 +332,7 @@ TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
     EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << c.tag;
     EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
     EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
+    EXPECT_EQ(p->outputOverInput[2], -1) << c.tag;
   }
 }
 
