@@ -106,15 +106,24 @@ kernels::KernelChoice siluChoice(OpCase c) {
   return choices.last("fusedConv2d");
 }
 
-// fusedConv2d "silu" on a narrow 1x1: our kernel without activation, SiLU
-// after it; the choice names the kernel inside and why the clamp-epilogue
-// candidates refused.
-TEST(ConvSelection, SiluPassNamesItsKernel) {
+// fusedConv2d "silu" on a narrow 1x1: the pointwise tiles apply SiLU
+// themselves (row blocks), no pass after them.
+TEST(ConvSelection, PointwiseNarrowTakesSiluItself) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
   const kernels::KernelChoice choice = siluChoice(conv2d(8, 8, 16, 24, 1, 1, 0));
+  EXPECT_EQ(choice.chosen, "pointwise-narrow") << choice.describe();
+  EXPECT_EQ(choice.whyRefused("depthwise-avx512"), "not depthwise") << choice.describe();
+}
+
+// fusedConv2d "silu" on a wide 1x1 over few pixels: the packed SGEMM
+// without activation, SiLU after it; the choice names the kernel inside and
+// why the clamp-epilogue candidates refused.
+TEST(ConvSelection, SiluPassNamesItsKernel) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  const kernels::KernelChoice choice = siluChoice(conv2d(8, 8, 256, 512, 1, 1, 0));
   EXPECT_EQ(choice.chosen, "silu-after-own-kernel") << choice.describe();
-  EXPECT_EQ(choice.detail, "pointwise-narrow") << choice.describe();
-  EXPECT_EQ(choice.whyRefused("pointwise-narrow"), "activation is not none, relu or clamp");
+  EXPECT_EQ(choice.detail, "pointwise-packed-sgemm") << choice.describe();
+  EXPECT_EQ(choice.whyRefused("pointwise-packed-sgemm"), "activation is not none, relu or clamp");
 }
 
 // fusedConv2d "silu" on a depthwise 3x3: the depthwise kernel applies SiLU

@@ -20,6 +20,7 @@
 #include "runtime/backends/cpu/kernels/Pointwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -466,13 +467,29 @@ TEST(FusedConv2d, PointwiseDepthwisePair) {
     c.padding = {1, 1, 0, 0};
     runPairCase(c);
   }
+  // SiLU on both halves (EfficientNet-B0's features.2.0 and features.2.1),
+  // and on one only with odd sizes.
+  {
+    PairCase c{.H = 112, .W = 112, .K = 16, .C = 96, .stride = 2};
+    c.pointwiseActivation = c.depthwiseActivation = "silu";
+    runPairCase(c);
+    c = PairCase{.H = 56, .W = 56, .K = 24, .C = 144, .stride = 1};
+    c.pointwiseActivation = c.depthwiseActivation = "silu";
+    runPairCase(c);
+    c = PairCase{.N = 2, .H = 45, .W = 61, .K = 20, .C = 100, .stride = 2};
+    c.pointwiseActivation = "silu", c.depthwiseActivation = "none";
+    runPairCase(c);
+    c = PairCase{.H = 64, .W = 45, .K = 7, .C = 120, .stride = 1};
+    c.pointwiseActivation = "relu", c.depthwiseActivation = "silu";
+    runPairCase(c);
+  }
   // Not paired: a long 1x1 (K > 32), an expanded tensor under 1 MiB, a
   // sigmoid, and with the switch off.
   runPairCase({.H = 56, .W = 56, .K = 64, .C = 96, .expectFused = false});
   runPairCase({.H = 28, .W = 28, .K = 32, .C = 192, .expectFused = false});
-  for (const char *activation : {"sigmoid", "silu"}) {
+  {
     PairCase c;
-    c.depthwiseActivation = activation;
+    c.depthwiseActivation = "sigmoid";
     c.expectFused = false;
     runPairCase(c);
   }
@@ -524,9 +541,39 @@ TEST(FusedConv2d, SiluOnEveryPath) {
   p.name = "1x1 nhwc 12x12x64->24 silu";
   p.H = p.W = 12, p.O = 24;
   runCase(p);
+  // The narrow tiles with SiLU after a residual, a row tail and a masked panel.
+  p.name = "1x1 nhwc 29x31x100->270 residual silu";
+  p.H = 29, p.W = 31, p.C = 100, p.O = 270, p.residual = true;
+  runCase(p);
+  p.residual = false;
   p.name = "3x3 nhwc 7x7x40->260 silu";
   p.KH = p.KW = 3, p.pad = 1, p.H = p.W = 7, p.C = 40, p.O = 260;
   runCase(p);
+}
+
+// The conv epilogues' SiLU (Silu.h) against the formula in double, every
+// tail length, and its ends: below -88 exactly 0, NaN stays NaN, +-inf.
+TEST(FusedConv2d, SiluEpilogueValues) {
+  std::vector<float> x = uniformFloats(4096, 41);
+  for (size_t i = 0; i < x.size(); ++i) x[i] *= 40.f;  // [-40, 40]
+  const float ends[] = {-1e30f, -200.f, -88.5f, -88.f, -87.5f, -20.f, -1e-30f, -0.f, 0.f, 1e-30f, 20.f,
+                        88.f,   100.f,  1e30f};
+  x.insert(x.begin(), std::begin(ends), std::end(ends));
+  auto want = [](float v) { return double(v) / (1.0 + std::exp(-double(v))); };
+  for (int64_t n : {int64_t(1), int64_t(15), int64_t(16), int64_t(17), int64_t(33), int64_t(x.size())}) {
+    std::vector<float> y(x.begin(), x.begin() + n);
+    kernels::siluInPlace(y.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const double w = x[size_t(i)] < -88.f ? 0.0 : want(x[size_t(i)]);
+      ASSERT_NEAR(y[size_t(i)], w, 1e-6 * std::fabs(w) + 1e-37) << "x = " << x[size_t(i)] << ", n = " << n;
+    }
+  }
+  float special[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                     -std::numeric_limits<float>::infinity()};
+  kernels::siluInPlace(special, 3);
+  EXPECT_TRUE(std::isnan(special[0]));
+  EXPECT_EQ(special[1], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(special[2], 0.f);
 }
 
 TEST(FusedConv2d, Float16ResidualRelu) {

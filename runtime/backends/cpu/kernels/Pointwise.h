@@ -23,6 +23,10 @@ struct PointwiseProduct {
   const float *filter = nullptr;  // [K][N]
   const float *bias = nullptr;    // [N] or null
   float lo = -__builtin_inff(), hi = __builtin_inff();
+  // SiLU (x * sigmoid(x)) after the clamp, over each block of rows while
+  // it is in L1: an expand layer's output is not read back from L2/L3 for
+  // a pass of its own.
+  bool silu = false;
 };
 
 // Rows [0, M) of y from x; residual (same layout as y) or null.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "runtime/backends/cpu/kernels/Silu.h"
+
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
@@ -92,10 +94,10 @@ void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, f
     const float *rb = residual ? residual + m0 * N : nullptr;
     int64_t n0 = 0;
     for (; n0 + 48 <= N; n0 += 48) columns<8, 3, true>(p, xb, rows, yb, rb, n0, 0xFFFF);
-    if (rest == 0) continue;
     if (rest > 32) full ? columns<8, 3, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 3, false>(p, xb, rows, yb, rb, n0, last);
     else if (rest > 16) full ? columns<8, 2, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 2, false>(p, xb, rows, yb, rb, n0, last);
-    else full ? columns<8, 1, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 1, false>(p, xb, rows, yb, rb, n0, last);
+    else if (rest > 0) full ? columns<8, 1, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 1, false>(p, xb, rows, yb, rb, n0, last);
+    if (p.silu) siluAvx512(yb, rows * N);
   }
 }
 

@@ -25,8 +25,10 @@ struct PointwiseDepthwise {
   // The 1x1 convolution: K input channels, N = dw.C output channels.
   PointwiseProduct pointwise;
   // The depthwise step: its input is the expanded tensor ([H][W][C]), its
-  // epilogue dw.lo/dw.hi.
+  // epilogue dw.lo/dw.hi, then SiLU over each output row when `silu`.
+  // (The expand's SiLU is pointwise.silu, over its rows in the ring.)
   Depthwise3x3 dw;
+  bool silu = false;
 };
 
 // Floats of the per-thread ring the kernel below needs.

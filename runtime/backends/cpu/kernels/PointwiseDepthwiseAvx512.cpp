@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
 
 namespace webnn::cpu::kernels {
 
@@ -24,7 +25,9 @@ void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float
       const int64_t ih = top + k;
       rows[k] = ih >= 0 && ih < d.H ? ring + (ih % 4) * rowFloats : nullptr;
     }
-    depthwise3x3Avx512Row(d, rows, y + oh * d.OW * d.C);
+    float *yrow = y + oh * d.OW * d.C;
+    depthwise3x3Avx512Row(d, rows, yrow);
+    if (p.silu) siluAvx512(yrow, d.OW * d.C);
   }
 }
 

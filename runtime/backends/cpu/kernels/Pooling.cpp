@@ -4,7 +4,11 @@
 // Padding elements are not part of any window: average divides by the number
 // of real input elements the window covers, l2 sums their squares, max
 // ignores them. nchw walks one plane per task; nhwc walks one output row per
-// task with the channel loop innermost (contiguous, vectorized).
+// task with the channel loop innermost (contiguous, vectorized), except a
+// float global average pool in nhwc (squeeze-excitation's, after every
+// EfficientNet / MobileNetV3 depthwise layer): one output row, so it walks
+// 16-channel blocks over all pixels instead, the sums in registers, and
+// threads take blocks.
 //
 // maxPool2d also runs on int8/uint8: what --webnn-fuse-qdq leaves of a QDQ
 // graph's dequantizeLinear -> maxPool2d -> quantizeLinear with one scale and
@@ -42,6 +46,20 @@ class PoolKernel final : public Kernel {
   Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
     T *y = outp<T>(ctx, 0);
+    if constexpr (K == PoolKind::kAverage) {
+      if (globalNhwc()) {
+        const int64_t blocks = (g_.C + 15) / 16, pixels = g_.H * g_.W;
+        // ~32k floats read per thread's share at least: a hand-off costs microseconds.
+        const int64_t grain = std::max<int64_t>(1, 32768 / (16 * pixels));
+        parallelFor(ctx, g_.N * blocks, grain, [&](int64_t b, int64_t e) {
+          for (int64_t t = b; t < e; ++t) {
+            const int64_t n = t / blocks, c0 = t % blocks * 16;
+            globalAverageBlock(x + n * pixels * g_.C + c0, pixels, std::min<int64_t>(16, g_.C - c0), y + n * g_.C + c0);
+          }
+        });
+        return Status::ok();
+      }
+    }
     if (!g_.nhwc) {
       parallelFor(ctx, g_.N * g_.C, 1, [&](int64_t b, int64_t e) {
         for (int64_t t = b; t < e; ++t) plane(x + t * g_.H * g_.W, y + t * g_.OH * g_.OW);
@@ -88,6 +106,45 @@ class PoolKernel final : public Kernel {
         }
         y[oh * g_.OW + ow] = finish(acc, count);
       }
+  }
+
+  // One window over the whole unpadded image, nhwc.
+  bool globalNhwc() const {
+    return g_.nhwc && g_.OH == 1 && g_.OW == 1 && g_.KH == g_.H && g_.KW == g_.W && g_.padTop == 0 &&
+           g_.padLeft == 0 && g_.dh == 1 && g_.dw == 1;
+  }
+
+  // Mean over `pixels` pixels (stride C) of `width` <= 16 channels from x:
+  // four partial sums per channel (pixels mod 4) keep the adds' latency off
+  // the critical path.
+  void globalAverageBlock(const float *x, int64_t pixels, int64_t width, float *y) const {
+    typedef float V8 __attribute__((vector_size(32)));
+    auto load = [](const float *a) {
+      V8 v;
+      __builtin_memcpy(&v, a, sizeof v);
+      return v;
+    };
+    const int64_t C = g_.C;
+    if (width == 16) {
+      V8 a[4][2] = {};
+      int64_t p = 0;
+      for (; p + 4 <= pixels; p += 4)
+        for (int u = 0; u < 4; ++u) {
+          a[u][0] += load(x + (p + u) * C);
+          a[u][1] += load(x + (p + u) * C + 8);
+        }
+      for (; p < pixels; ++p) {
+        a[0][0] += load(x + p * C);
+        a[0][1] += load(x + p * C + 8);
+      }
+      const V8 s0 = (a[0][0] + a[1][0]) + (a[2][0] + a[3][0]), s1 = (a[0][1] + a[1][1]) + (a[2][1] + a[3][1]);
+      for (int c = 0; c < 8; ++c) y[c] = s0[c] / float(pixels), y[c + 8] = s1[c] / float(pixels);
+      return;
+    }
+    float acc[16] = {};
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int64_t c = 0; c < width; ++c) acc[c] += x[p * C + c];
+    for (int64_t c = 0; c < width; ++c) y[c] = acc[c] / float(pixels);
   }
 
   // One output row in nhwc. Per output pixel, the window's real taps form

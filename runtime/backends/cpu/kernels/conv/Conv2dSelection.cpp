@@ -61,8 +61,10 @@ std::unique_ptr<Kernel> depthwiseAvx512Stride1(const ConvRequest &r, std::string
 }
 
 std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) {
-  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
-  return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, r.lo, r.hi, why);
+  bool silu = r.e.activation == ConvActivation::kSilu;
+  if (!r.clampEpilogue && !silu) return refuse(why, "activation is not none, relu, clamp or silu");
+  if (silu) return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, -INFINITY, INFINITY, true, why);
+  return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, r.lo, r.hi, false, why);
 }
 
 std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {

@@ -85,7 +85,7 @@ std::unique_ptr<Kernel> makeDepthwiseAvx512Conv(const NodeDesc &node, const Conv
 // PointwiseNarrowConv.cpp: plain 1x1 nhwc layers with few output channels,
 // or short ones with a residual, as register-tiled rows.
 std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
-                                                bool hasResidual, float lo, float hi, std::string *why);
+                                                bool hasResidual, float lo, float hi, bool silu, std::string *why);
 // PointwisePackedConv.cpp: plain 1x1 nhwc layers as one packed-B GEMM.
 std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                                 float lo, float hi, std::string *why);

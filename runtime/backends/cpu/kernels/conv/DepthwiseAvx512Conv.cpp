@@ -13,7 +13,7 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
-#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -71,7 +71,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
         // Only layers under 8 rows per thread take this path: small enough
         // to stay in cache for a pass of their own.
         if (silu_)
-          parallelFor(ctx, g_.OH * rowSize, 16384, [&](int64_t b, int64_t e) { siluArray(yn + b, e - b); });
+          parallelFor(ctx, g_.OH * rowSize, 16384, [&](int64_t b, int64_t e) { siluAvx512(yn + b, e - b); });
       } else if (silu_) {
         // SiLU over every ~16 KB of output rows just written, before they
         // leave L1/L2, instead of a pass over the whole output after.
@@ -80,7 +80,7 @@ class DepthwiseAvx512Kernel final : public Kernel {
           for (int64_t r = b; r < e; r += step) {
             int64_t r1 = std::min(e, r + step);
             depthwise3x3Avx512(p, xn, yn, r, r1);
-            siluArray(yn + r * rowSize, (r1 - r) * rowSize);
+            siluAvx512(yn + r * rowSize, (r1 - r) * rowSize);
           }
         });
       } else {

@@ -84,20 +84,20 @@ class PointwiseDepthwiseKernel final : public Kernel {
   AlignedFloats pointwise_, depthwise_;
 };
 
-// A conv2d / fusedConv2d node's geometry and clamp when it can be half of a
-// pair: float32, nhwc, constant filter and bias, no residual, activation
-// none, relu or clamp.
-bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
+// A conv2d / fusedConv2d node's geometry and epilogue (a clamp, or SiLU)
+// when it can be half of a pair: float32, nhwc, constant filter and bias,
+// no residual, activation none, relu, clamp or silu.
+bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi, bool *silu) {
   if ((node.op != "conv2d" && node.op != "fusedConv2d") || relaxedRunsBf16(node)) return false;
   if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
   if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
   if (node.inputs.size() > 2 && node.inputs[2] && !node.inputs[2]->constantData) return false;
   *lo = -INFINITY, *hi = INFINITY;
+  *silu = false;
   if (node.op == "conv2d") return true;
   Epilogue e;
-  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == ConvActivation::kSigmoid ||
-      e.activation == ConvActivation::kSilu)
-    return false;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == ConvActivation::kSigmoid) return false;
+  *silu = e.activation == ConvActivation::kSilu;
   if (e.activation == ConvActivation::kRelu) *lo = 0.f;
   if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
   return true;
@@ -107,8 +107,9 @@ constexpr const char *kPairCandidate = "pointwise-depthwise pair";
 
 // The pair kernel for these halves, or null with *why.
 std::unique_ptr<Kernel> makePair(const NodeDesc &producer, const NodeDesc &consumer, const ConvGeometry &pw,
-                                 const FilterIndexer &pwFi, float pwLo, float pwHi, const ConvGeometry &dw,
-                                 const FilterIndexer &dwFi, float lo, float hi, std::string *why) {
+                                 const FilterIndexer &pwFi, float pwLo, float pwHi, bool pwSilu,
+                                 const ConvGeometry &dw, const FilterIndexer &dwFi, float lo, float hi, bool silu,
+                                 std::string *why) {
   if (!pointwiseDepthwiseEnabled()) return refuse(why, "off (WEBNN_FUSE_POINTWISE_DEPTHWISE=0)");
   if (!depthwiseAvx512Enabled()) return refuse(why, "off (WEBNN_DEPTHWISE_AVX512=0)");
   if (!avx512Available()) return refuse(why, "no AVX-512");
@@ -127,9 +128,11 @@ std::unique_ptr<Kernel> makePair(const NodeDesc &producer, const NodeDesc &consu
   PointwiseDepthwise p;
   p.pointwise.K = pw.C, p.pointwise.N = pw.O;
   p.pointwise.lo = pwLo, p.pointwise.hi = pwHi;
+  p.pointwise.silu = pwSilu;
   p.dw.H = dw.H, p.dw.W = dw.W, p.dw.C = dw.C, p.dw.OH = dw.OH, p.dw.OW = dw.OW;
   p.dw.stride = dw.sh, p.dw.padTop = dw.padTop, p.dw.padLeft = dw.padLeft;
   p.dw.lo = lo, p.dw.hi = hi;
+  p.silu = silu;
   return std::make_unique<PointwiseDepthwiseKernel>(pw, pwFi, hasBiasInput(producer), dw, dwFi, hasBiasInput(consumer),
                                                     producer.inputs.size(), p);
 }
@@ -147,13 +150,15 @@ Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, s
   ConvGeometry pw, dw;
   FilterIndexer pwFi, dwFi;
   float pwLo, pwHi, lo, hi;
+  bool pwSilu, silu;
   // Most adjacent nodes are not two convolutions: no report for those.
-  if (!pairHalf(producer, &pw, &pwFi, &pwLo, &pwHi) || !pairHalf(consumer, &dw, &dwFi, &lo, &hi)) return Status::ok();
+  if (!pairHalf(producer, &pw, &pwFi, &pwLo, &pwHi, &pwSilu) || !pairHalf(consumer, &dw, &dwFi, &lo, &hi, &silu))
+    return Status::ok();
   KernelChoice choice;
   choice.op = producer.op + " + " + consumer.op;
   choice.node = producer.name + "' + '" + consumer.name;
   std::string why;
-  *out = makePair(producer, consumer, pw, pwFi, pwLo, pwHi, dw, dwFi, lo, hi, &why);
+  *out = makePair(producer, consumer, pw, pwFi, pwLo, pwHi, pwSilu, dw, dwFi, lo, hi, silu, &why);
   if (*out) choice.chosen = kPairCandidate;
   else choice.refused.emplace_back(kPairCandidate, why);
   reportKernelChoice(choice);

@@ -25,8 +25,8 @@ namespace {
 class PointwiseNarrowKernel final : public Kernel {
  public:
   PointwiseNarrowKernel(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi, bool hasBias,
-                        bool hasResidual, float lo, float hi)
-      : g_(g), fi_(fi), hasBias_(hasBias), hasResidual_(hasResidual), lo_(lo), hi_(hi),
+                        bool hasResidual, float lo, float hi, bool silu)
+      : g_(g), fi_(fi), hasBias_(hasBias), hasResidual_(hasResidual), silu_(silu), lo_(lo), hi_(hi),
         w_(static_cast<const float *>(node.inputs[1]->constantData)) {
     for (const PackedOperand &po : node.packed)
       if (po.input == 1 && po.layout == layoutName() && po.bytes == uint64_t(g_.C * g_.O) * sizeof(float))
@@ -68,6 +68,7 @@ class PointwiseNarrowKernel final : public Kernel {
     p.filter = filter;
     p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     p.lo = lo_, p.hi = hi_;
+    p.silu = silu_;
     const float *x = in<float>(ctx, 0);
     const float *r = hasResidual_ ? in<float>(ctx, 3) : nullptr;
     float *y = outp<float>(ctx, 0);
@@ -84,7 +85,7 @@ class PointwiseNarrowKernel final : public Kernel {
  private:
   ConvGeometry g_;
   FilterIndexer fi_;
-  bool hasBias_, hasResidual_;
+  bool hasBias_, hasResidual_, silu_;
   float lo_, hi_;
   const float *w_;
   const float *prepacked_ = nullptr;
@@ -101,7 +102,7 @@ void setPointwiseNarrowEnabled(bool enabled) {
 }
 
 std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
-                                                bool hasResidual, float lo, float hi, std::string *why) {
+                                                bool hasResidual, float lo, float hi, bool silu, std::string *why) {
   if (!pointwiseNarrowEnabled()) return refuse(why, "off (WEBNN_POINTWISE_NARROW=0)");
   if (!avx512Available()) return refuse(why, "no AVX-512");
   if (!g.nhwc) return refuse(why, "not nhwc");
@@ -115,7 +116,7 @@ std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const Conv
   if (g.O > 32 && !(hasResidual && g.C <= 128 && M >= 784))
     return refuse(why,
                   "more than 32 output channels, and not a residual block end (<= 128 input channels, >= 784 pixels)");
-  return std::make_unique<PointwiseNarrowKernel>(node, g, fi, hasBiasInput(node), hasResidual, lo, hi);
+  return std::make_unique<PointwiseNarrowKernel>(node, g, fi, hasBiasInput(node), hasResidual, lo, hi, silu);
 }
 
 }  // namespace webnn::cpu::kernels

@@ -4,7 +4,7 @@
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
 #include "runtime/backends/cpu/kernels/Common.h"
-#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -16,7 +16,7 @@ class SiluPassKernel final : public Kernel {
   Status run(const KernelContext &ctx) override {
     WEBNN_RETURN_IF_ERROR(conv_->run(ctx));
     float *y = outp<float>(ctx, 0);
-    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) { siluArray(y + b, end - b); });
+    parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) { siluInPlace(y + b, end - b); });
     return Status::ok();
   }
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
