@@ -383,9 +383,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const double outPixels = double(g.N * g.OH * g.OW);
   const bool plain1x1 = pointwise && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padLeft == 0 && g.nhwc &&
                         float32 && constantFilter && !n.relaxedPrecision && hasAvx512() && ownEpilogue;
-  const bool ownPointwise =
-      plain1x1 && ((g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784))) ||
-                   (outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8));
+  const bool narrow1x1 = plain1x1 && g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784));
+  const bool ownPointwise = narrow1x1 || (plain1x1 && outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8);
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
   // of its own, several times slower per FLOP than oneDNN's.
@@ -469,10 +468,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     }
   }
   // Sigmoid and SiLU are computed per element: SiLU by the SiLU pass after
-  // the convolution (oneDNN's too), sigmoid in oneDNN's post-op, both priced
-  // as the sigmoid family's pass; the portable kernel's epilogue pass calls
-  // std::exp per element, as the exp kernel does: priced on its family.
-  if (act == "sigmoid" || act == "silu")
+  // the convolution (oneDNN's, the packed SGEMM's), sigmoid in oneDNN's
+  // post-op, both priced as the sigmoid family's pass; the portable
+  // kernel's epilogue pass calls std::exp per element, as the exp kernel
+  // does: priced on its family. The narrow 1x1 and the depthwise kernels
+  // apply SiLU to each block of rows while it is in cache: no pass of its
+  // own (their grids' points, with relu, leave out its few instructions).
+  const bool inlineSilu = narrow1x1 || (ownDepthwise && !residual);
+  if (act == "sigmoid" || (act == "silu" && !inlineSilu))
     c.after.push_back({portable ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
                        2 * (y ? bytesOf(y) : 0)});
   return c;

@@ -518,6 +518,15 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   ASSERT_EQ(direct.after.size(), 1u);
   EXPECT_EQ(direct.after[0].family, "unary.sigmoid");
   EXPECT_DOUBLE_EQ(direct.after[0].params[0], 7 * 7 * 64);
+  // Our depthwise 3x3 kernel applies SiLU row block by row block: no pass.
+  cpu::NodeDesc dw = conv(15, 64, 64, 3, 1, "silu");
+  dw.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, 64, 0, "", {}});
+  cpu::OperandDesc wdw{DataType::kFloat32, {64, 3, 3, 1}, nullptr};
+  dw.inputs = {&x, &wdw};
+  dw.outputs = {&y};
+  cpu::NodeCost depthwise = cpu::findCostFunction("fusedConv2d")(dw, {false, true}, 1);
+  EXPECT_EQ(depthwise.family, "conv2d.depthwise");
+  EXPECT_EQ(depthwise.after.size(), __builtin_cpu_supports("avx512f") ? 0u : 1u);
 }
 
 // 1x1 layers go where Conv2dSelection.cpp sends them: a squeeze-and-
@@ -545,8 +554,10 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
   };
   cpu::NodeCost squeeze = cost(1, 480, 20, "silu");
   EXPECT_EQ(squeeze.family, "conv2d.pointwise");
-  ASSERT_EQ(squeeze.after.size(), 1u);
-  EXPECT_EQ(squeeze.after[0].family, "unary.sigmoid");
+  EXPECT_TRUE(squeeze.after.empty());  // the narrow kernel applies SiLU in its tiles
+  cpu::NodeCost wide = cost(4, 64, 512, "silu");  // the packed SGEMM, then the SiLU pass
+  ASSERT_EQ(wide.after.size(), 1u);
+  EXPECT_EQ(wide.after[0].family, "unary.sigmoid");
   cpu::NodeCost expand = cost(1, 20, 480, "sigmoid");
   EXPECT_EQ(expand.family, "conv2d.portable");
   EXPECT_FALSE(expand.jit);
