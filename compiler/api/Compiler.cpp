@@ -177,15 +177,16 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::importModel(mlir::MLIRContext &ct
 // layouts and fusions see constants, run channels-last (oneDNN's direct
 // convolutions reach 97-100% of peak on nhwc, shared/notes/cpu-kernels.md),
 // fuse conv chains into oneDNN post-ops, then fold the constants the
-// rewrites created (permuted bias adds) and CSE. `quantizedConvs`: form
-// quantizedConv2d, which only the CPU backend runs (not for GPU targets).
-void buildCpuPipeline(mlir::PassManager &pm, bool quantizedConvs) {
+// rewrites created (permuted bias adds) and CSE. `cpuTarget`: also form
+// the ops only the CPU backend runs (quantizedConv2d, channelShuffle), not
+// for GPU targets.
+void buildCpuPipeline(mlir::PassManager &pm, bool cpuTarget) {
   mlir::OpPassManager &graph = pm.nest<mlir::func::FuncOp>();
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   // int8 QDQ graphs: the quantize/dequantize pairs around each matmul into
   // one integer op, before any other fusion takes the matmul or its bias.
   mlir::webnn::WebNNFuseQdqOptions qdq;
-  qdq.convs = quantizedConvs;
+  qdq.convs = cpuTarget;
   graph.addPass(mlir::webnn::createWebNNFuseQdq(qdq));
   // Decoder LLMs (docs/LLM.md), on the graph as exported: before layout
   // conversion sinks the head-split transposes through the rotary multiplies,
@@ -198,6 +199,7 @@ void buildCpuPipeline(mlir::PassManager &pm, bool quantizedConvs) {
   graph.addPass(mlir::webnn::createWebNNMergeMatmulNBits());  // q/k/v, gate/up: one GEMV each
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFuseConv());
+  if (cpuTarget) graph.addPass(mlir::webnn::createWebNNFuseChannelShuffle());  // ShuffleNet: one copy per unit
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place
   graph.addPass(mlir::webnn::createWebNNFuseMatmul());     // matmul + scale/bias/residual/gelu epilogues
   graph.addPass(mlir::webnn::createWebNNFoldConstants());

@@ -97,11 +97,48 @@ struct DecomposeFusedAttention : CountedExpansion<FusedAttentionOp> {
   }
 };
 
+// channelShuffle -> [concat] -> reshape -> transpose -> reshape -> [slice per result].
+struct DecomposeChannelShuffle : CountedExpansion<ChannelShuffleOp> {
+  using CountedExpansion::CountedExpansion;
+  LogicalResult matchAndRewrite(ChannelShuffleOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const int64_t axis = op.getAxis(), groups = op.getGroups();
+    Value x = op.getInputs()[0];
+    if (op.getInputs().size() > 1) x = ConcatOp::create(rewriter, loc, op.getInputs(), axis).getResult();
+    auto type = cast<RankedTensorType>(x.getType());
+    const int64_t rank = type.getRank(), channels = type.getDimSize(axis);
+    SmallVector<int64_t> factors(type.getShape());
+    factors[axis] = channels / groups;
+    factors.insert(factors.begin() + axis, groups);
+    SmallVector<int64_t> swapped(factors), perm;
+    std::swap(swapped[axis], swapped[axis + 1]);
+    for (int64_t d = 0; d <= rank; ++d) perm.push_back(d == axis ? axis + 1 : d == axis + 1 ? axis : d);
+    Type elem = type.getElementType();
+    Value split = ReshapeOp::create(rewriter, loc, RankedTensorType::get(factors, elem), x,
+                                    rewriter.getDenseI64ArrayAttr(factors)).getResult();
+    Value moved = TransposeOp::create(rewriter, loc, RankedTensorType::get(swapped, elem), split,
+                                      rewriter.getDenseI64ArrayAttr(perm)).getResult();
+    Value y = ReshapeOp::create(rewriter, loc, type, moved, rewriter.getDenseI64ArrayAttr(type.getShape())).getResult();
+    if (op.getSplits().size() == 1) return expandTo(rewriter, op, y);
+    SmallVector<Value> pieces;
+    SmallVector<int64_t> starts(rank, 0);
+    for (auto [k, result] : llvm::enumerate(op.getOutputs())) {
+      auto pieceType = cast<RankedTensorType>(result.getType());
+      pieces.push_back(SliceOp::create(rewriter, loc, pieceType, y, rewriter.getDenseI64ArrayAttr(starts),
+                                       rewriter.getDenseI64ArrayAttr(pieceType.getShape()), DenseI64ArrayAttr())
+                           .getResult());
+      starts[axis] += pieceType.getDimSize(axis);
+    }
+    return expandTo(rewriter, op, pieces);
+  }
+};
+
 struct DecomposeFusedPass : impl::WebNNDecomposeFusedBase<DecomposeFusedPass> {
   void runOnOperation() override {
     int64_t count = 0;
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeFusedConv2d, DecomposeFusedMatmul, DecomposeFusedAttention>(&getContext(), count);
+    patterns.add<DecomposeFusedConv2d, DecomposeFusedMatmul, DecomposeFusedAttention, DecomposeChannelShuffle>(
+        &getContext(), count);
     populateDecomposeLLMPatterns(patterns, count);
     GreedyRewriteConfig config;
     config.enableFolding(false);

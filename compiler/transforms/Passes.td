@@ -57,6 +57,22 @@ def WebNNFuseConv : Pass<"webnn-fuse-conv", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNFuseChannelShuffle : Pass<"webnn-fuse-channel-shuffle", "func::FuncOp"> {
+  let summary = "Fuse a channel shuffle with the concat before it and the split after it";
+  let description = [{
+    Forms webnn.channelShuffle (docs/FUSED_OPS.md) from reshape (one axis
+    into [g, C/g]) -> transpose (the two factors swapped) -> reshape (back),
+    absorbing a concat along that axis whose result nothing else reads and
+    the slices that cut the result along it into consecutive pieces: one
+    copy of the channels instead of up to five.
+  }];
+  let statistics = [
+    Statistic<"numShufflesFused", "shuffles-fused", "channel shuffles fused">,
+    Statistic<"numOpsReplaced", "ops-replaced", "ops the fused ops replaced">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNDecomposeFused : Pass<"webnn-decompose-fused", "func::FuncOp"> {
   let summary = "Turn fused macro ops back into WebNN spec ops";
   let description = [{

@@ -1,6 +1,7 @@
 // Shape inference and validation for the fused macro ops (docs/FUSED_OPS.md).
 // fusedConv2d reuses conv2d's shape rules by asking webnn.conv2d's inference
-// with the same operands and options, so the two can never disagree.
+// with the same operands and options, so the two can never disagree;
+// channelShuffle asks webnn.concat's the same way.
 #include "dialects/webnn/WebNNOps.h"
 #include "dialects/webnn/WebNNShapeUtils.h"
 
@@ -50,5 +51,45 @@ LogicalResult FusedConv2dOp::inferReturnTypes(MLIRContext *context, std::optiona
                      convResults[0], " but got ", *residual);
   }
   results.push_back(convResults[0]);
+  return success();
+}
+
+LogicalResult ChannelShuffleOp::inferReturnTypes(MLIRContext *context, std::optional<Location> loc,
+                                                 Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  if (failed(verifyAdaptor(loc, adaptor))) return failure();
+  StringRef name = getOperationName();
+  // concat's rules on the inputs and axis.
+  ConcatOp::Properties concat;
+  concat.axis = adaptor.getAxisAttr();
+  SmallVector<Type, 1> joined;
+  if (failed(ConcatOp::inferReturnTypes(context, loc, adaptor.getInputs(), DictionaryAttr(),
+                                        OpaqueProperties(&concat), RegionRange(), joined)))
+    return failure();
+  auto type = cast<RankedTensorType>(joined[0]);
+  const int64_t axis = adaptor.getAxis(), groups = adaptor.getGroups();
+  const int64_t channels = type.getDimSize(axis);
+  if (groups < 1) return opError(loc, name, "expected groups >= 1 but got ", groups);
+  if (isDynamic(channels))
+    return opError(loc, name, "expected a static size along axis ", axis, " but got ", formatList(type.getShape()));
+  if (channels % groups != 0)
+    return opError(loc, name, "expected the size along axis ", axis, " (", channels,
+                   ") to be divisible by groups ", groups);
+  ArrayRef<int64_t> splits = adaptor.getSplits();
+  if (splits.empty()) return opError(loc, name, "expected at least one value in splits");
+  int64_t sum = 0;
+  for (int64_t size : splits) {
+    if (size <= 0) return opError(loc, name, "expected every splits value to be > 0 but got ", formatList(splits));
+    if (__builtin_add_overflow(sum, size, &sum))
+      return opError(loc, name, "expected splits ", formatList(splits),
+                     " to sum to a size but their sum overflows int64");
+  }
+  if (sum != channels)
+    return opError(loc, name, "expected splits ", formatList(splits), " to sum to ", channels,
+                   " (the inputs' total size along axis ", axis, ") but they sum to ", sum);
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t size : splits) {
+    shape[axis] = size;
+    results.push_back(RankedTensorType::get(shape, type.getElementType()));
+  }
   return success();
 }

@@ -35,4 +35,22 @@ def WebNN_FusedConv2dOp : WebNN_InferredOp<"fusedConv2d", [AttrSizedOperandSegme
   }];
 }
 
+def WebNN_ChannelShuffleOp : WebNN_InferredOp<"channelShuffle"> {
+  let summary = "concat + channel shuffle + split (beyond the spec)";
+  let description = [{
+    Not a WebNN builder method: x = concat(inputs, axis) with C = x's size
+    along `axis`, C divisible by `groups`; y = x with that axis viewed as
+    [groups, C / groups], the two factors swapped and merged back (output
+    channel j * groups + i is input channel i * (C / groups) + j: the
+    ShuffleNet channel shuffle); the results are y cut along `axis` into
+    consecutive pieces of the sizes in `splits` (which add up to C).
+    Decomposes into webnn.concat (one input: none), reshape, transpose,
+    reshape and one webnn.slice per result (one result: none).
+  }];
+  let arguments = (ins Variadic<WebNN_TensorOrF64>:$inputs, I64Attr:$axis, I64Attr:$groups,
+                       DenseI64ArrayAttr:$splits);
+  let results = (outs Variadic<WebNN_TensorOrF64>:$outputs);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // WEBNN_OPS_FUSED_TD

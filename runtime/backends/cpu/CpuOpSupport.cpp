@@ -92,6 +92,7 @@ rt::OpSupportTable build() {
   unary("triangular", kAllF64, kAllF64, 2);
   add("concat", {operand("inputs", kAllF64, 1, kRank, true)}, {operand("output", kAllF64, 1, kRank)});
   add("split", {operand("input", kAllF64, 1, kRank)}, {operand("outputs", kAllF64, 1, kRank, true)});
+  add("channelShuffle", {operand("inputs", kAllF64, 1, kRank, true)}, {operand("outputs", kAllF64, 1, kRank, true)});
   add("gather", {operand("input", kAllF64, 1, kRank), operand("indices", kIndex, 0, kRank)},
       {operand("output", kAllF64, 0, kRank)});
   // Indexing.cpp

@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string_view, KernelFactory>> &table() {
     kernels::registerBinaryKernels(t);
     kernels::registerReductionKernels(t);
     kernels::registerShapeKernels(t);
+    kernels::registerChannelShuffleKernels(t);
     kernels::registerMatMulKernels(t);
     kernels::registerConvolutionKernels(t);
     kernels::registerPoolingKernels(t);

@@ -180,6 +180,16 @@ std::map<std::string, OpBuilder> builders() {
     n->integer("axis", 0);
     return true;
   }};
+  b["channelShuffle"] = {[](DataType dt, size_t r, DataType, TestNode *n) {
+    n->in(dt, dims(r));
+    n->in(dt, dims(r));
+    n->out(dt, dims(r));
+    n->out(dt, dims(r));
+    n->integer("axis", 0);
+    n->integer("groups", 2);
+    n->ints("splits", {2, 2});
+    return true;
+  }};
   b["split"] = {[](DataType dt, size_t r, DataType, TestNode *n) {
     Shape o = dims(r);
     if (r) o[0] = 1;

@@ -20,6 +20,7 @@ void registerElementwiseKernels(KernelTable &t);
 void registerBinaryKernels(KernelTable &t);
 void registerReductionKernels(KernelTable &t);
 void registerShapeKernels(KernelTable &t);
+void registerChannelShuffleKernels(KernelTable &t);
 void registerMatMulKernels(KernelTable &t);
 void registerConvolutionKernels(KernelTable &t);
 void registerPoolingKernels(KernelTable &t);
