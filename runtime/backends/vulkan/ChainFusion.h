@@ -4,7 +4,9 @@
 // (kernels/ElementwiseChain.h), so x * sigmoid(x), add + relu or a
 // decomposed gelu read their operands once and write only the last value.
 // The nodes are rewritten before the program plans its memory, so fused
-// intermediates get none.
+// intermediates get none; in the executor's partitions the same chains are
+// node groups (VulkanBackend.cpp, Backend::groupPartitionNodes), proposed
+// before the core plans the device arena.
 #ifndef WEBNN_RUNTIME_BACKENDS_VULKAN_CHAINFUSION_H
 #define WEBNN_RUNTIME_BACKENDS_VULKAN_CHAINFUSION_H
 
