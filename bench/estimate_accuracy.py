@@ -282,20 +282,22 @@ def block_schedule(keys, passes):
     return [list(keys) for _ in range(passes)]
 
 
-def cpu_per_run(cmd, runs):
-    """One thread's CPU time per run: the CPU time of the same command with
-    3 * runs and with runs runs, differenced (load, warm-up and start-up
-    cancel), over 2 * runs. On a machine shared with other work this is what
-    the run would take alone; wall time also counts the slices others take."""
-    def child_cpu(c):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        run(c)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def child_cpu(cmd):
+    """The CPU time (user + system) the child `cmd` took, in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def cpu_run_commands(cmd, runs):
+    """One thread's CPU time per run is the CPU time of `cmd` with 3 * runs
+    and with runs runs, differenced (load, warm-up and start-up cancel), over
+    2 * runs: the two commands. On a machine shared with other work this is
+    what the run would take alone; wall time also counts the slices others
+    take."""
     i = cmd.index("--bench")
-    short = child_cpu(cmd)
-    longer = child_cpu(cmd[:i + 1] + [str(3 * runs)] + cmd[i + 2:])
-    return max(0.0, longer - short) / (2 * runs) * 1e3
+    return cmd[:i + 1] + [str(runs)] + cmd[i + 2:], cmd[:i + 1] + [str(3 * runs)] + cmd[i + 2:]
 
 
 def main(argv=None):
@@ -384,7 +386,10 @@ def main(argv=None):
     # over every case: a burst in which the second vCPU gives nothing (tens of
     # seconds here) lands on one block of a case, not on all of its runs. The
     # measured latency is the median of every run of every block, none dropped.
+    # At one thread the CPU time per run's two longer runs go into the
+    # second and third passes, which pulls a case's blocks further apart.
     blocks = {k: [] for k in estimates}
+    cpu_seconds = {}
     started = time.time()
     for b, order in enumerate(block_schedule([k for k in estimates], args.blocks)):
         for m, t in order:
@@ -394,6 +399,13 @@ def main(argv=None):
                 load = float(f.read().split()[0])
             runs = json.loads(run(cmd))["latency_ms"]["runs"]
             blocks[(m, t)].append({"pass": b, "start_s": time.time() - started, "load": load, "runs": runs})
+            if t == 1:
+                short, longer = cpu_run_commands(
+                    benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, 3), CPU_RUNS)
+                if b == min(1, args.blocks - 1):
+                    cpu_seconds[(m, "short")] = child_cpu(short)
+                if b == min(2, args.blocks - 1):
+                    cpu_seconds[(m, "long")] = child_cpu(longer)
         print("pass %d of %d done at %.0f s" % (b + 1, args.blocks, time.time() - started), flush=True)
     cases = []
     for (m, full, light, bindings, shapes), t in keys:
@@ -402,9 +414,8 @@ def main(argv=None):
         pooled = pooled_median(bl)
         block_medians = [median([x for x in blk["runs"]]) for blk in bl]
         loads = [blk["load"] for blk in bl]
-        # One thread's CPU time per run: apart from the wall-time blocks.
-        cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, 3)
-        cpu_ms = cpu_per_run(cmd, CPU_RUNS) if t == 1 else None
+        cpu_ms = (max(0.0, cpu_seconds[(m, "long")] - cpu_seconds[(m, "short")]) / (2 * CPU_RUNS) * 1e3
+                  if t == 1 else None)
         measured = pooled
         pred = est["latency_ms"]["median"]
         true_tier = tier_of(measured)
