@@ -176,9 +176,13 @@ void runCase(const FusedCase &c) {
   if (pointwiseNarrowCase(c)) paths.push_back(kNarrow);
   for (Path path : paths) {
 #if WEBNN_HAVE_ONEDNN
-    // Stride 1 takes our depthwise kernel before oneDNN; stride 2 only when
-    // oneDNN does not take it, so oneDNN is off for that path then.
-    OneDnnScope scope(path == kOneDnn || (path == kDepthwise && c.stride == 1));
+    // Stride 1 takes our depthwise kernel before oneDNN (5x5 from 14 output
+    // columns); the rest only when oneDNN does not take it, so oneDNN is off
+    // for that path then.
+    const std::vector<int64_t> p = pads(c);
+    const int64_t OW = (c.W + p[2] + p[3] - c.KW) / c.stride + 1;
+    const bool depthwiseFirst = c.stride == 1 && (c.KH != 5 || OW >= 14);
+    OneDnnScope scope(path == kOneDnn || (path == kDepthwise && depthwiseFirst));
 #endif
     DepthwiseScope dw(path == kDepthwise);
     ScopedPackedSgemm packed(path == kPacked);
@@ -319,6 +323,35 @@ TEST(FusedConv2d, DepthwiseAvx512Shapes) {
     c.name = "depthwise " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + "x" + std::to_string(sh.C) + " s" +
              std::to_string(sh.stride) + " " + c.activation + (c.bias ? "" : " no bias");
     runCase(c);
+    ++i;
+  }
+  EXPECT_EQ(gDepthwiseChosen > 0, kernels::avx512Available());
+}
+
+// The same kernel with 5x5 filters (EfficientNet, MnasNet, MobileNetV3):
+// 8/4/2/1-pixel tiles, a masked channel tail, padding 0 to 2 on each side,
+// both strides, SiLU among the epilogues; EfficientNet-B0's shapes among them.
+TEST(FusedConv2d, DepthwiseAvx512Shapes5x5) {
+  struct Shape3 { int64_t H, W, C, stride; };
+  const Shape3 shapes[] = {{1, 1, 16, 1}, {3, 2, 5, 2},    {5, 7, 40, 1},  {7, 7, 96, 2},  {9, 11, 17, 1},
+                           {14, 14, 64, 1}, {10, 23, 48, 2}, {28, 28, 240, 1}, {56, 56, 144, 2}, {7, 7, 1152, 1},
+                           {6, 13, 70, 1}};
+  int i = 0;
+  for (const Shape3 &sh : shapes) {
+    FusedCase c;
+    c.nhwc = true, c.H = sh.H, c.W = sh.W, c.C = c.O = c.groups = sh.C, c.stride = sh.stride;
+    c.KH = c.KW = 5, c.pad = 2;
+    c.residual = false;
+    c.N = i % 3 == 2 ? 2 : 1;
+    c.bias = i % 4 != 1;
+    const char *acts[] = {"silu", "clamp", "relu", "none"};
+    c.activation = acts[i % 4];
+    c.lo = -0.5, c.hi = 0.75;
+    if (i % 5 == 3) c.padding = {1, 2, 2, 1};
+    if (i % 5 == 4) c.padding = {2, 0, 0, 1};
+    c.name = "depthwise 5x5 " + std::to_string(sh.H) + "x" + std::to_string(sh.W) + "x" + std::to_string(sh.C) +
+             " s" + std::to_string(sh.stride) + " " + c.activation + (c.bias ? "" : " no bias");
+    if (sh.H + 4 >= 5 && sh.W + 4 >= 5) runCase(c);
     ++i;
   }
   EXPECT_EQ(gDepthwiseChosen > 0, kernels::avx512Available());

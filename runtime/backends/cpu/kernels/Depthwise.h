@@ -1,5 +1,5 @@
-// Depthwise 3x3 convolution in nhwc (groups == input channels == output
-// channels, float32) with bias and a ReLU/clamp epilogue, in AVX-512.
+// Depthwise 3x3 and 5x5 convolution in nhwc (groups == input channels ==
+// output channels, float32) with bias and a ReLU/clamp epilogue, in AVX-512.
 //
 // Why our own: MobileNetV2's 17 depthwise layers took ~0.8 ms of its ~4 ms
 // at 1 thread. Those below oneDNN's size threshold (the 7x7 and 14x14
@@ -9,8 +9,11 @@
 // vectors of independent accumulators, channel chunks sized for L1 on small
 // layers) measured 1.1-1.3x brdgmm_dw at stride 1 and 0.75-0.95x at stride
 // 2, so the factories use it for stride 1 and for layers oneDNN does not
-// take (docs/PERFORMANCE.md). AVX-512 code in DepthwiseAvx512.cpp, used
-// only when avx512Available() (QuantizedMatMul.h).
+// take (docs/PERFORMANCE.md). The same tiles with 5x5 filters measured
+// 1.25-1.35x oneDNN's jit_dw on 28x28 and 14x14 stride-1 layers (MnasNet,
+// MobileNetV3, EfficientNet) but 0.75x on 7x7 ones, so 5x5 is taken first
+// from 14 output columns up (conv/Conv2dSelection.cpp). AVX-512 code in
+// DepthwiseAvx512.cpp, used only when avx512Available() (QuantizedMatMul.h).
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
 
@@ -20,15 +23,16 @@ namespace webnn::cpu::kernels {
 
 struct Depthwise3x3 {
   int64_t H = 0, W = 0, C = 0, OH = 0, OW = 0;  // one image; batches loop outside
+  int64_t ks = 3;                              // the filter is ks x ks: 3 or 5
   int64_t stride = 1;                          // 1 or 2, both axes
-  int64_t padTop = 0, padLeft = 0;             // 0 or 1 (bottom/right follow from OH/OW)
-  // Filter as [3][3][C] (channels contiguous), bias [C] or null.
+  int64_t padTop = 0, padLeft = 0;             // 0 to (ks - 1) / 2 (bottom/right follow from OH/OW)
+  // Filter as [ks][ks][C] (channels contiguous), bias [C] or null.
   const float *filter = nullptr, *bias = nullptr;
   float lo = -__builtin_inff(), hi = __builtin_inff();  // epilogue clamp (ReLU: lo 0)
 };
 
-// Whether depthwise3x3Avx512 handles this shape: 3x3, stride 1 or 2,
-// dilation 1, padding 0 or 1 on each side, any channel count.
+// Whether depthwise3x3Avx512 handles this shape: 3x3 or 5x5, stride 1 or
+// 2, dilation 1, padding 0 to (size - 1) / 2 on each side, any channel count.
 bool depthwise3x3Supported(int64_t KH, int64_t KW, int64_t strideH, int64_t strideW, int64_t dilationH,
                            int64_t dilationW, int64_t padTop, int64_t padBottom, int64_t padLeft, int64_t padRight);
 
@@ -43,7 +47,7 @@ void setDepthwiseAvx512Enabled(bool enabled);
 void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0 = 0,
                         int64_t c1 = -1);
 
-// One output row `yrow` ([OW][C]) from the three input rows its 3x3 window
+// 3x3 only: one output row `yrow` ([OW][C]) from the three input rows its 3x3 window
 // covers (rows[k] = input row oh * stride - padTop + k, [W][C]; null for a
 // padding row), channels [c0, c1) (c1 < 0: C). For callers that produce
 // input rows on the fly (the fused pointwise + depthwise kernel).

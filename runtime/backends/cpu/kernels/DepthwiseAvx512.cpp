@@ -1,4 +1,4 @@
-// AVX-512 depthwise 3x3 convolution (Depthwise.h). Compiled for AVX-512F by
+// AVX-512 depthwise 3x3 and 5x5 convolution (Depthwise.h). Compiled for AVX-512F by
 // the pragma; runs only when avx512Available() said so.
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
@@ -14,23 +14,25 @@ namespace webnn::cpu::kernels {
 
 bool depthwise3x3Supported(int64_t KH, int64_t KW, int64_t strideH, int64_t strideW, int64_t dilationH,
                            int64_t dilationW, int64_t padTop, int64_t padBottom, int64_t padLeft, int64_t padRight) {
-  auto pad01 = [](int64_t p) { return p == 0 || p == 1; };
-  return KH == 3 && KW == 3 && strideH == strideW && (strideH == 1 || strideH == 2) && dilationH == 1 &&
-         dilationW == 1 && pad01(padTop) && pad01(padBottom) && pad01(padLeft) && pad01(padRight);
+  const int64_t maxPad = (KH - 1) / 2;
+  auto padOk = [&](int64_t p) { return p >= 0 && p <= maxPad; };
+  return (KH == 3 || KH == 5) && KW == KH && strideH == strideW && (strideH == 1 || strideH == 2) &&
+         dilationH == 1 && dilationW == 1 && padOk(padTop) && padOk(padBottom) && padOk(padLeft) && padOk(padRight);
 }
 
 namespace {
 
 // Output pixels [ow0, ow0 + T) of one row, channels [c0, c0 + 16 V) (lanes
-// past the mask `m` untouched; V is 1 when masked). `rows[k]` is input row
-// oh * S - padTop + k, or a row of zeros when it is padding (a branch there
-// made GCC keep the accumulators on the stack). Each input vector the
-// tile needs is loaded once per row into a register (a zero vector for a
-// padding column). T x V independent accumulators hide the FMA latency (one
-// pixel's 9 FMAs form a chain: short rows take V channel vectors at once).
-template <int S, int T, int V, bool Full>
-__attribute__((always_inline)) inline void tile(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
-                 __mmask16 m) {
+// past the mask `m` untouched; V is 1 when masked), for a KS x KS filter.
+// `rows[k]` is input row oh * S - padTop + k, or a row of zeros when it is
+// padding (a branch there made GCC keep the accumulators on the stack).
+// Each input vector the tile needs is loaded once per row into a register
+// (a zero vector for a padding column). T x V independent accumulators hide
+// the FMA latency (one pixel's KS^2 FMAs form a chain: short rows take V
+// channel vectors at once).
+template <int KS, int S, int T, int V, bool Full>
+__attribute__((always_inline)) inline void tile(const Depthwise3x3 &p, const float *const *rows, float *yrow,
+                                                int64_t ow0, int64_t c0, __mmask16 m) {
   const int64_t C = p.C;
   auto load = [&](const float *a) { return Full ? _mm512_loadu_ps(a) : _mm512_maskz_loadu_ps(m, a); };
   __m512 acc[T][V];
@@ -38,17 +40,17 @@ __attribute__((always_inline)) inline void tile(const Depthwise3x3 &p, const flo
     const __m512 b = p.bias ? load(p.bias + c0 + 16 * v) : _mm512_setzero_ps();
     for (int t = 0; t < T; ++t) acc[t][v] = b;
   }
-  constexpr int kIn = (T - 1) * S + 3;  // input columns the tile reads
+  constexpr int kIn = (T - 1) * S + KS;  // input columns the tile reads
   const int64_t iw0 = ow0 * S - p.padLeft;
   const bool inside = iw0 >= 0 && iw0 + kIn <= p.W;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < KS; ++k) {
     for (int v = 0; v < V; ++v) {
       const float *r = rows[k] + iw0 * C + c0 + 16 * v;
-      __m512 w[3], xin[kIn];
-      for (int j = 0; j < 3; ++j) w[j] = load(p.filter + (k * 3 + j) * C + c0 + 16 * v);
+      __m512 w[KS], xin[kIn];
+      for (int j = 0; j < KS; ++j) w[j] = load(p.filter + (k * KS + j) * C + c0 + 16 * v);
       for (int i = 0; i < kIn; ++i)
         xin[i] = inside || (iw0 + i >= 0 && iw0 + i < p.W) ? load(r + i * C) : _mm512_setzero_ps();
-      for (int j = 0; j < 3; ++j)
+      for (int j = 0; j < KS; ++j)
         for (int t = 0; t < T; ++t) acc[t][v] = _mm512_fmadd_ps(xin[t * S + j], w[j], acc[t][v]);
     }
   }
@@ -64,26 +66,27 @@ __attribute__((always_inline)) inline void tile(const Depthwise3x3 &p, const flo
 
 // Pixels [ow0, ow0 + T), channels [c0, c1): V vectors at a time, then
 // single vectors, then the masked tail.
-template <int S, int T, int V>
-inline void pixels(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t ow0, int64_t c0,
+template <int KS, int S, int T, int V>
+inline void pixels(const Depthwise3x3 &p, const float *const *rows, float *yrow, int64_t ow0, int64_t c0,
                    int64_t c1) {
-  for (; c0 + 16 * V <= c1; c0 += 16 * V) tile<S, T, V, true>(p, rows, yrow, ow0, c0, 0xFFFF);
+  for (; c0 + 16 * V <= c1; c0 += 16 * V) tile<KS, S, T, V, true>(p, rows, yrow, ow0, c0, 0xFFFF);
   if (V > 1)
-    for (; c0 + 16 <= c1; c0 += 16) tile<S, T, 1, true>(p, rows, yrow, ow0, c0, 0xFFFF);
-  if (c0 < c1) tile<S, T, 1, false>(p, rows, yrow, ow0, c0, __mmask16((1u << (c1 - c0)) - 1));
+    for (; c0 + 16 <= c1; c0 += 16) tile<KS, S, T, 1, true>(p, rows, yrow, ow0, c0, 0xFFFF);
+  if (c0 < c1) tile<KS, S, T, 1, false>(p, rows, yrow, ow0, c0, __mmask16((1u << (c1 - c0)) - 1));
 }
 
-// One output row from its three input rows, channels [c0, c1).
-template <int S>
-void rowImpl(const Depthwise3x3 &p, const float *const rows[3], float *yrow, int64_t c0, int64_t c1) {
-  // Stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17 for 8,
-  // more registers than are free, so it tiles 4 pixels x 2 vectors.
+// One output row from its KS input rows, channels [c0, c1).
+template <int KS, int S>
+void rowImpl(const Depthwise3x3 &p, const float *const *rows, float *yrow, int64_t c0, int64_t c1) {
+  // 3x3: stride 1 reads 10 input vectors for 8 pixels; stride 2 needs 17
+  // for 8, more registers than are free, so it tiles 4 pixels x 2 vectors.
+  // 5x5: 12 and 11 input vectors, 5 filter vectors, 8 accumulators.
   constexpr int T = S == 1 ? 8 : 4, TV = S == 1 ? 1 : 2;
   int64_t ow = 0;
-  for (; ow + T <= p.OW; ow += T) pixels<S, T, TV>(p, rows, yrow, ow, c0, c1);
-  if (T > 4 && ow + 4 <= p.OW) pixels<S, 4, 2>(p, rows, yrow, ow, c0, c1), ow += 4;
-  if (ow + 2 <= p.OW) pixels<S, 2, 2>(p, rows, yrow, ow, c0, c1), ow += 2;
-  if (ow < p.OW) pixels<S, 1, 4>(p, rows, yrow, ow, c0, c1);
+  for (; ow + T <= p.OW; ow += T) pixels<KS, S, T, TV>(p, rows, yrow, ow, c0, c1);
+  if (T > 4 && ow + 4 <= p.OW) pixels<KS, S, 4, 2>(p, rows, yrow, ow, c0, c1), ow += 4;
+  if (ow + 2 <= p.OW) pixels<KS, S, 2, 2>(p, rows, yrow, ow, c0, c1), ow += 2;
+  if (ow < p.OW) pixels<KS, S, 1, 4>(p, rows, yrow, ow, c0, c1);
 }
 
 const float *zeroRow(int64_t floats) {
@@ -92,28 +95,30 @@ const float *zeroRow(int64_t floats) {
   return zeros.data();
 }
 
-template <int S>
+template <int KS, int S>
 void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t cBegin,
               int64_t cEnd) {
   const int64_t C = p.C;
   // Padding rows read zeros (one row per thread, grown as needed).
   const float *zeros = zeroRow(p.W * C);
-  // An input that fits in L2 is done in channel chunks whose 3 input rows
+  // An input that fits in L2 is done in channel chunks whose KS input rows
   // fit in ~24 KB of L1, so the rows one output row reads are still there
   // for the next: deep, narrow layers (7x7x960) would otherwise re-read
-  // every input row from L2 three times. A larger input is read in one
+  // every input row from L2 KS times. A larger input is read in one
   // pass over all channels (a second pass would stream it from L3 again).
-  const bool l2Resident = p.H * p.W * C * 4 <= (512 << 10);
-  const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (12 * p.W)) / 16 * 16)) : C;
+  // 5x5 reads each input row five times: chunked up to 1 MiB (EfficientNet's
+  // 28x28x240 0.111 -> 0.089 ms; 3x3 layers keep the measured 512 KiB).
+  const bool l2Resident = p.H * p.W * C * 4 <= ((KS == 5 ? 1024 : 512) << 10);
+  const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (4 * KS * p.W)) / 16 * 16)) : C;
   for (int64_t c0 = cBegin; c0 < cEnd; c0 += chunk) {
     const int64_t c1 = std::min(cEnd, c0 + chunk);
     for (int64_t oh = oh0; oh < oh1; ++oh) {
-      const float *rows[3];
-      for (int k = 0; k < 3; ++k) {
+      const float *rows[KS];
+      for (int k = 0; k < KS; ++k) {
         int64_t ih = oh * S - p.padTop + k;
         rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : zeros;
       }
-      rowImpl<S>(p, rows, y + oh * p.OW * C, c0, c1);
+      rowImpl<KS, S>(p, rows, y + oh * p.OW * C, c0, c1);
     }
   }
 }
@@ -124,15 +129,21 @@ void depthwise3x3Avx512Row(const Depthwise3x3 &p, const float *const rows[3], fl
   if (c1 < 0) c1 = p.C;
   const float *padded[3];
   for (int k = 0; k < 3; ++k) padded[k] = rows[k] ? rows[k] : zeroRow(p.W * p.C);
-  if (p.stride == 1) rowImpl<1>(p, padded, yrow, c0, c1);
-  else rowImpl<2>(p, padded, yrow, c0, c1);
+  if (p.stride == 1) rowImpl<3, 1>(p, padded, yrow, c0, c1);
+  else rowImpl<3, 2>(p, padded, yrow, c0, c1);
 }
 
 void depthwise3x3Avx512(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int64_t oh1, int64_t c0,
                         int64_t c1) {
   if (c1 < 0) c1 = p.C;
-  if (p.stride == 1) rowsImpl<1>(p, x, y, oh0, oh1, c0, c1);
-  else rowsImpl<2>(p, x, y, oh0, oh1, c0, c1);
+  if (p.ks == 5) {
+    if (p.stride == 1) rowsImpl<5, 1>(p, x, y, oh0, oh1, c0, c1);
+    else rowsImpl<5, 2>(p, x, y, oh0, oh1, c0, c1);
+  } else if (p.stride == 1) {
+    rowsImpl<3, 1>(p, x, y, oh0, oh1, c0, c1);
+  } else {
+    rowsImpl<3, 2>(p, x, y, oh0, oh1, c0, c1);
+  }
 }
 
 }  // namespace webnn::cpu::kernels

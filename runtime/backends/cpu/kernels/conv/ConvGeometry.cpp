@@ -102,10 +102,10 @@ Status checkConv2d(const NodeDesc &node, ConvGeometry *geometry, FilterIndexer *
   return Status::ok();
 }
 
-void reorderDepthwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, float *hwc) {
+void reorderDepthwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, int64_t ks, float *hwc) {
   for (int64_t c = 0; c < C; ++c)
-    for (int64_t h = 0; h < 3; ++h)
-      for (int64_t w = 0; w < 3; ++w) hwc[(h * 3 + w) * C + c] = src[fi.at(c, 0, h, w)];
+    for (int64_t h = 0; h < ks; ++h)
+      for (int64_t w = 0; w < ks; ++w) hwc[(h * ks + w) * C + c] = src[fi.at(c, 0, h, w)];
 }
 
 void reorderPointwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, int64_t O, float *kn) {

@@ -52,8 +52,8 @@ inline bool plainPointwise(const ConvGeometry &g) {
 }
 inline bool hasBiasInput(const NodeDesc &node) { return node.inputs.size() > 2 && node.inputs[2]; }
 
-// A depthwise 3x3 filter as [3][3][C] (Depthwise.h's layout).
-void reorderDepthwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, float *hwc);
+// A depthwise ks x ks filter as [ks][ks][C] (Depthwise.h's layout).
+void reorderDepthwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, int64_t ks, float *hwc);
 // A 1x1 filter as [C][O] (Pointwise.h's layout).
 void reorderPointwiseFilter(const float *src, const FilterIndexer &fi, int64_t C, int64_t O, float *kn);
 

@@ -1,4 +1,4 @@
-// Depthwise 3x3 float32 nhwc convolutions on our AVX-512 kernel
+// Depthwise 3x3 and 5x5 float32 nhwc convolutions on our AVX-512 kernel
 // (Depthwise.h), bias and a ReLU/clamp in the same pass, or SiLU over each
 // few rows while they are still in cache. The table tries it
 // before oneDNN for stride 1 (faster than oneDNN's brdgmm_dw) and after it
@@ -26,29 +26,30 @@ class DepthwiseAvx512Kernel final : public Kernel {
                         bool silu)
       : g_(g), fi_(fi), constantFilter_(constantFilter), hasBias_(hasBias), silu_(silu) {
     p_.H = g.H, p_.W = g.W, p_.C = g.C, p_.OH = g.OH, p_.OW = g.OW;
+    p_.ks = g.KH;
     p_.stride = g.sh, p_.padTop = g.padTop, p_.padLeft = g.padLeft;
     p_.lo = lo, p_.hi = hi;
   }
 
   Status run(const KernelContext &ctx) override {
-    // The filter as [3][3][C], made on the first run (loading must not touch
+    // The filter as [ks][ks][C], made on the first run (loading must not touch
     // the mmapped weights), on every run when it is not constant. A run that
     // cannot get its memory fails, and the next one tries again; runs are
     // one at a time.
     if (!prepared_) {
-      if (!filter_.resize(size_t(9 * g_.C)))
+      if (!filter_.resize(size_t(g_.KH * g_.KW * g_.C)))
         return Status(StatusCode::kOutOfMemory, "depthwise conv2d: cannot allocate the reordered filter");
-      if (constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
+      if (constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, g_.KH, filter_.data());
       prepared_ = true;
     }
-    if (!constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, filter_.data());
+    if (!constantFilter_) reorderDepthwiseFilter(in<float>(ctx, 1), fi_, g_.C, g_.KH, filter_.data());
     Depthwise3x3 p = p_;
     p.filter = filter_.data();
     p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
-    int64_t rowFlops = std::max<int64_t>(1, 18 * g_.OW * g_.C);
+    int64_t rowFlops = std::max<int64_t>(1, 2 * g_.KH * g_.KW * g_.OW * g_.C);
     int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
     // Stride-1 layers with under 8 rows per thread (14x14 and below at 2
     // threads) split their channels instead, in 16-channel blocks over 4
@@ -115,7 +116,7 @@ std::unique_ptr<Kernel> makeDepthwiseAvx512Conv(const NodeDesc &node, const Conv
   if (node.inputs[0]->dtype != DataType::kFloat32) return refuse(why, "not float32");
   if (!(g.groups == g.C && g.O == g.C)) return refuse(why, "not depthwise");
   if (!depthwise3x3Supported(g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.padTop, g.padBottom, g.padLeft, g.padRight))
-    return refuse(why, "not 3x3, stride 1 or 2, dilation 1, padding 0 or 1");
+    return refuse(why, "not 3x3 or 5x5, stride 1 or 2, dilation 1, padding up to half the filter");
   return std::make_unique<DepthwiseAvx512Kernel>(g, fi, node.inputs[1]->constantData != nullptr, hasBiasInput(node),
                                                  lo, hi, silu);
 }

@@ -37,7 +37,7 @@ class PointwiseDepthwiseKernel final : public Kernel {
       if (!pointwise_.resize(size_t(pw_.C * pw_.O)) || !depthwise_.resize(size_t(9 * dw_.C)))
         return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate the packed filters");
       reorderPointwiseFilter(in<float>(ctx, 1), pwFilter_, pw_.C, pw_.O, pointwise_.data());
-      reorderDepthwiseFilter(in<float>(ctx, dwInputs_ + 1), dwFilter_, dw_.C, depthwise_.data());
+      reorderDepthwiseFilter(in<float>(ctx, dwInputs_ + 1), dwFilter_, dw_.C, 3, depthwise_.data());
       prepared_ = true;
     }
     PointwiseDepthwise p = p_;
@@ -116,8 +116,8 @@ std::unique_ptr<Kernel> makePair(const NodeDesc &producer, const NodeDesc &consu
   if (!plainPointwise(pw) || pw.groups != 1) return refuse(why, "the producer is not an ungrouped plain 1x1");
   if (!(dw.groups == dw.C && dw.O == dw.C && dw.C == pw.O && dw.H == pw.OH && dw.W == pw.OW && dw.N == pw.N))
     return refuse(why, "the consumer is not a depthwise convolution of the producer's output");
-  if (!depthwise3x3Supported(dw.KH, dw.KW, dw.sh, dw.sw, dw.dh, dw.dw, dw.padTop, dw.padBottom, dw.padLeft,
-                             dw.padRight))
+  if (dw.KH != 3 || !depthwise3x3Supported(dw.KH, dw.KW, dw.sh, dw.sw, dw.dh, dw.dw, dw.padTop, dw.padBottom,
+                                            dw.padLeft, dw.padRight))
     return refuse(why, "the depthwise filter is not 3x3, stride 1 or 2, dilation 1, padding 0 or 1");
   // Where it pays (PointwiseDepthwise.h): a short 1x1 (its filter rows in
   // L1, the tile at 160-195 GFLOP/s) and an expanded tensor of 1 MiB or
