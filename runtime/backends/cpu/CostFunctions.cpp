@@ -390,11 +390,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // of its own, several times slower per FLOP than oneDNN's.
   const bool portable = !depthwise && !ownPointwise && !im2col &&
                         2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops;
-  // Our AVX-512 depthwise kernel takes nhwc float32 3x3 stride 1 first;
-  // oneDNN's (jit_dw: 5x5, strided, dilated) the other depthwise layers
-  // above its size floor, a kernel of its own.
-  const bool ownDepthwise = depthwise && g.nhwc && float32 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 &&
-                            g.dh == 1 && g.dw == 1 && hasAvx512();
+  // Our AVX-512 depthwise kernel takes nhwc float32 stride-1 layers first:
+  // 3x3, and 5x5 from 14 output columns up (padding up to half the filter);
+  // oneDNN's (jit_dw: smaller 5x5, strided, dilated) the other depthwise
+  // layers above its size floor, a kernel of its own.
+  const bool ownDepthwise = depthwise && g.nhwc && float32 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
+                            hasAvx512() &&
+                            ((g.KH == 3 && g.KW == 3 && g.padTop <= 1 && g.padLeft <= 1) ||
+                             (g.KH == 5 && g.KW == 5 && g.padTop <= 2 && g.padLeft <= 2 && g.OW >= 14));
   const bool oneDnnDepthwise = depthwise && !ownDepthwise && 2 * double(g.N * g.OH * g.OW) * O * window >= kOneDnnMinFlops;
   std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
                        : depthwise ? "conv2d.depthwise"

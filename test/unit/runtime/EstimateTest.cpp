@@ -527,6 +527,19 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   cpu::NodeCost depthwise = cpu::findCostFunction("fusedConv2d")(dw, {false, true}, 1);
   EXPECT_EQ(depthwise.family, "conv2d.depthwise");
   EXPECT_EQ(depthwise.after.size(), __builtin_cpu_supports("avx512f") ? 0u : 1u);
+  // 5x5 depthwise: ours from 14 output columns up, oneDNN's jit_dw below.
+  auto dw5 = [&](int64_t hw, int64_t ch) {
+    cpu::NodeDesc d = conv(hw, ch, ch, 5, 1, "relu");
+    d.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, ch, 0, "", {}});
+    d.attributes.set("padding", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {2, 2, 2, 2}});
+    cpu::OperandDesc in{DataType::kFloat32, {1, hw, hw, ch}, nullptr}, f{DataType::kFloat32, {ch, 5, 5, 1}, nullptr};
+    cpu::OperandDesc out{DataType::kFloat32, {1, hw, hw, ch}, nullptr};
+    d.inputs = {&in, &f};
+    d.outputs = {&out};
+    return cpu::findCostFunction("fusedConv2d")(d, {false, true}, 1).family;
+  };
+  if (__builtin_cpu_supports("avx512f")) EXPECT_EQ(dw5(28, 240), "conv2d.depthwise");
+  EXPECT_EQ(dw5(7, 1152), "conv2d.depthwise.onednn");
 }
 
 // 1x1 layers go where Conv2dSelection.cpp sends them: a squeeze-and-
