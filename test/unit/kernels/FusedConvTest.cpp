@@ -535,6 +535,81 @@ TEST(FusedConv2d, PointwiseDepthwisePair) {
   }
 }
 
+// A squeeze-excitation channel scale (mul by [N or 1, 1, 1, C]) and the
+// narrow 1x1 after it, as the pair kernel (the filter scaled per run) and
+// as the two nodes' own kernels: equal outputs, and the pair made exactly
+// where it should be.
+struct ScaleCase {
+  int64_t N = 1, H = 56, W = 56, C = 96, O = 24;
+  bool scaleFirst = false, perImage = false, bias = true, residual = false;
+  std::string activation = "none";
+  bool expectFused = true;
+};
+
+void runScaleCase(const ScaleCase &c) {
+  const std::string name = std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) + "x" +
+                           std::to_string(c.C) + " -> " + std::to_string(c.O) + " " + c.activation +
+                           (c.residual ? " residual" : "") + (c.scaleFirst ? " scale first" : "") +
+                           (c.perImage ? " per image" : "");
+  const int64_t SN = c.perImage ? c.N : 1;
+  std::vector<float> x = uniformFloats(c.N * c.H * c.W * c.C, 51), sc = uniformFloats(SN * c.C, 52),
+                     w = uniformFloats(c.O * c.C, 53), b = uniformFloats(c.O, 54),
+                     r = uniformFloats(c.N * c.H * c.W * c.O, 55);
+  auto mul = [&]() {
+    TestTensor xt = f32({c.N, c.H, c.W, c.C}, x), st = f32({SN, 1, 1, c.C}, sc);
+    OpCase op{"mul", {}, {outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C})}};
+    op.inputs.push_back(c.scaleFirst ? st : xt);
+    op.inputs.push_back(c.scaleFirst ? xt : st);
+    return op;
+  };
+  auto conv = [&](std::optional<TestTensor> input) {
+    OpCase op{c.residual || c.activation != "none" ? "fusedConv2d" : "conv2d",
+              {std::move(input), f32({c.O, 1, 1, c.C}, w, true),
+               c.bias ? std::optional<TestTensor>(f32({c.O}, b, true)) : std::nullopt},
+              {outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.O})}};
+    if (c.residual) op.inputs.push_back(f32({c.N, c.H, c.W, c.O}, r));
+    op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+    if (op.op == "fusedConv2d") op.attrString("activation", c.activation);
+    return op;
+  };
+  OpCase first = mul();
+  ASSERT_TRUE(runOp(first).isOk()) << name;
+  OpCase second = conv(first.outputs[0]);
+  ASSERT_TRUE(runOp(second).isOk()) << name;
+  const std::vector<double> want = second.outputs[0].values();
+  for (int threads : {1, 2}) {
+    OpCase a = mul();
+    OpCase bb = conv(outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C}));
+    bool fused = false;
+    Status s = runPair(a, bb, threads, &fused);
+    ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
+    ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
+    if (!fused) continue;
+    const std::vector<double> got = bb.outputs[0].values();
+    ASSERT_EQ(got.size(), want.size()) << name;
+    int bad = 0;
+    for (size_t i = 0; i < want.size() && bad < 5; ++i)
+      if (std::fabs(got[i] - want[i]) > 1e-4 * (1.0 + std::fabs(want[i]))) {
+        ADD_FAILURE() << name << " threads=" << threads << ": element " << i << " got " << got[i] << " want "
+                      << want[i];
+        ++bad;
+      }
+  }
+}
+
+TEST(FusedConv2d, ScaledPointwisePair) {
+  runScaleCase({});                                                  // EfficientNet-B0's features.2.0
+  runScaleCase({.H = 112, .W = 112, .C = 32, .O = 16, .scaleFirst = true});  // features.1.0
+  runScaleCase({.C = 144, .residual = true, .activation = "none"});  // features.2.1's residual join
+  runScaleCase({.N = 2, .H = 9, .W = 13, .C = 40, .O = 20, .perImage = true, .bias = false, .activation = "silu"});
+  runScaleCase({.N = 2, .H = 7, .W = 11, .C = 24, .O = 5, .activation = "relu"});  // one scale for both images
+  // Not paired: a wide 1x1 the narrow tiles do not take, a sigmoid, a filter
+  // larger than the product.
+  runScaleCase({.H = 28, .W = 28, .C = 240, .O = 40, .expectFused = false});
+  runScaleCase({.activation = "sigmoid", .expectFused = false});
+  runScaleCase({.H = 2, .W = 2, .C = 64, .O = 16, .expectFused = false});
+}
+
 TEST(FusedConv2d, SigmoidNoBias) {
   FusedCase c;
   c.name = "3x3 nchw sigmoid no bias";

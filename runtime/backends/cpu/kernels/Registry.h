@@ -35,8 +35,9 @@ void registerQdqKernels(KernelTable &t);
 void registerQuantizedConvKernels(KernelTable &t);
 
 // Two-node kernels (Kernel.h, makeCpuKernelPair): the conv2d family's 1x1 +
-// depthwise 3x3 pair (PointwiseDepthwise.h, conv/PointwiseDepthwisePair.cpp;
-// its decision is reported as a KernelChoice). WEBNN_FUSE_POINTWISE_DEPTHWISE=0
+// depthwise 3x3 pair (PointwiseDepthwise.h, conv/PointwiseDepthwisePair.cpp)
+// and a channel-scale mul + narrow 1x1 (conv/ScaledPointwisePair.cpp); each
+// decision is reported as a KernelChoice. WEBNN_FUSE_POINTWISE_DEPTHWISE=0
 // turns it off (DebugOptions.h); tests switch it with setPointwiseDepthwiseEnabled.
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
 bool pointwiseDepthwiseEnabled();

@@ -99,6 +99,11 @@ std::unique_ptr<Kernel> makeIm2colPackedConv(const NodeDesc &node, const ConvGeo
 std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                        const Epilogue *epilogue, KernelFactory portable, std::string *why);
 #endif
+// ScaledPointwisePair.cpp: a mul by one value per channel and the narrow
+// 1x1 convolution that alone reads its product, as one kernel (the filter
+// scaled per run); reports its decision like a table's.
+std::unique_ptr<Kernel> makeScaledPointwisePair(const NodeDesc &mul, const NodeDesc &conv, std::string *why);
+Status makeScaledPointwisePairChoice(const NodeDesc &mul, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
 // SiluPass.cpp: `conv` (no activation of its own), then SiLU in place over
 // its `count` outputs.
 std::unique_ptr<Kernel> makeSiluPass(std::unique_ptr<Kernel> conv, int64_t count);

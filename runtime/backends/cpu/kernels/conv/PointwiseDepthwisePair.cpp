@@ -147,6 +147,8 @@ void setPointwiseDepthwiseEnabled(bool enabled) {
 
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
   out->reset();
+  if (producer.op == "mul" && (consumer.op == "conv2d" || consumer.op == "fusedConv2d"))
+    return makeScaledPointwisePairChoice(producer, consumer, out);
   ConvGeometry pw, dw;
   FilterIndexer pwFi, dwFi;
   float pwLo, pwHi, lo, hi;
