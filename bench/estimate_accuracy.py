@@ -51,7 +51,8 @@ import run as benchrun  # noqa: E402  (export, tool lookup, inputs)
 # The synthetic blocks of bench/models/estimate_synthetic.py (an inception
 # block, dilated convolutions, resampling) were built to find what the model
 # priced wrong in those kernel families: fitting models too.
-SYNTHETIC = ["inception_block", "dilated_convs", "resample_head", "strided_block", "tiny_audio", "upsample_head"]
+SYNTHETIC = ["inception_block", "dilated_convs", "resample_head", "strided_block", "tiny_audio", "upsample_head",
+             "se_grouped_block"]
 # A decoder of make_llama.py's layout at sizes of its own (not the held-out
 # Llama's): 6 layers, hidden 1024, 16 heads over 4 KV heads, FFN 2816, vocab
 # 16000, int4 at accuracy level 4; its working set (~70 MB) exceeds the L3,

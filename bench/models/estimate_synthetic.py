@@ -27,6 +27,13 @@ model prices wrong is found on them and not on the held-out models.
                    head upsamples (2x2 stride 2, 4x4 stride 2 padding 1, down
                    to one output channel) from 20x20 to 160x160, input
                    [1,96,20,20]: our SGEMM + col2im kernel
+  se_grouped_block residual blocks of a 1x1, a grouped 3x3 (16 channels per
+                   group, stride 2 at each stage's start) and a 1x1, each
+                   with a squeeze-and-excitation gate (sigmoid in two stages,
+                   hardsigmoid in the other two) and hardswish activations,
+                   64..512 channels from 56x56 to 7x7, input [1,32,112,112]:
+                   grouped convolutions, gates on 1x1 maps and their
+                   per-channel scaling
 
 Weights are random with fixed seeds; exported as bench/models/export_models.py
 exports (opset 17, static shapes).
@@ -158,6 +165,50 @@ class UpsampleHead(nn.Module):
         return torch.sigmoid(self.up3(F.relu(self.up2(x))))
 
 
+class SqueezeExcite(nn.Module):
+    def __init__(self, c, squeeze, hard):
+        super().__init__()
+        self.down = nn.Conv2d(c, squeeze, 1)
+        self.up = nn.Conv2d(squeeze, c, 1)
+        self.gate = nn.Hardsigmoid() if hard else nn.Sigmoid()
+
+    def forward(self, x):
+        s = F.adaptive_avg_pool2d(x, 1)
+        return x * self.gate(self.up(F.relu(self.down(s))))
+
+
+class GroupedSEBlock(nn.Module):
+    def __init__(self, cin, cout, stride, hard):
+        super().__init__()
+        act = nn.Hardswish if hard else nn.ReLU
+        self.a = nn.Sequential(nn.Conv2d(cin, cout, 1), act())
+        self.b = nn.Sequential(nn.Conv2d(cout, cout, 3, stride, 1, groups=cout // 16), act())
+        self.se = SqueezeExcite(cout, max(8, cin // 4), hard)
+        self.c = nn.Conv2d(cout, cout, 1)
+        self.skip = None if stride == 1 and cin == cout else nn.Conv2d(cin, cout, 1, stride)
+
+    def forward(self, x):
+        y = self.c(self.se(self.b(self.a(x))))
+        return F.relu(y + (x if self.skip is None else self.skip(x)))
+
+
+class SEGroupedBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = conv_relu(32, 32, 3, stride=2)                         # 56x56
+        blocks = []
+        # (in, out, blocks, hard-swish/-sigmoid), each stage's first block at stride 2 after the first stage
+        cin = 32
+        for i, (cout, n, hard) in enumerate([(64, 1, False), (128, 2, True), (256, 2, False), (512, 1, True)]):
+            for j in range(n):
+                blocks.append(GroupedSEBlock(cin, cout, 2 if (j == 0 and i > 0) else 1, hard))
+                cin = cout
+        self.blocks = nn.Sequential(*blocks)                                # 56x56 -> 7x7
+
+    def forward(self, x):
+        return self.blocks(self.stem(x))
+
+
 MODELS = {
     "inception_block": (InceptionBlock, [1, 192, 28, 28], ["y"]),
     "dilated_convs": (DilatedConvs, [1, 64, 64, 64], ["y"]),
@@ -165,6 +216,7 @@ MODELS = {
     "strided_block": (StridedBlock, [1, 3, 320, 320], ["y"]),
     "tiny_audio": (TinyAudio, [1, 1, 800], ["y"]),
     "upsample_head": (UpsampleHead, [1, 96, 20, 20], ["y"]),
+    "se_grouped_block": (SEGroupedBlock, [1, 32, 112, 112], ["y"]),
 }
 
 
