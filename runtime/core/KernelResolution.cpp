@@ -188,8 +188,11 @@ Status Executor::resolveShapes() {
     // The arena plan wrote this output over a dying input, by the op's
     // contract (ExecutionPlan.cpp's accumulatesInto): a kernel that does not
     // keep it (another backend's) would read its input through its writes.
+    // A device backend's tensors are in its own arena, planned without
+    // in-place outputs: there the host plan only says where copies land.
     const int32_t over = graph_->outputOverInput[i];
-    if (over >= 0 && !active_[i]->allowsInPlace(0, size_t(over)))
+    const bool hostTensors = !slot || *slot == 0 || placed_[*slot - 1].backend->hostAddressable();
+    if (over >= 0 && hostTensors && !active_[i]->allowsInPlace(0, size_t(over)))
       return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
                                                ": its output is planned over input " + std::to_string(over) +
                                                ", which its kernel does not allow");

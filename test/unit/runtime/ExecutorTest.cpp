@@ -600,3 +600,50 @@ TEST(Executor, InPlaceBindingIsChecked) {
 
 }  // namespace
 }  // namespace webnn::test
+
+// A reshape planned over its dying input (ExecutionPlan.cpp) runs without a
+// copy and gives the same values as one that copies (its input read later).
+namespace webnn::test {
+namespace {
+
+TEST(Executor, ReshapeOverItsInputEndToEnd) {
+  if (!haveKernels({"relu", "reshape", "neg"})) GTEST_SKIP() << "CPU backend lacks relu/reshape/neg";
+  for (bool laterReader : {false, true}) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {2, 6}}, {"r", DataType::kFloat32, {2, 6}},
+                 {"s", DataType::kFloat32, {3, 4}}, {"z", DataType::kFloat32, {3, 4}}};
+    TAttribute shape;
+    shape.name = "newShape";
+    shape.kind = 4;  // Ints
+    shape.ints = {3, 4};
+    g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {"neg", {2}, {3}}};
+    g.inputs = {0};
+    g.outputs = {3};
+    if (laterReader) {
+      g.tensors.push_back({"w", DataType::kFloat32, {2, 6}});
+      g.nodes.push_back({"neg", {1}, {4}});
+      g.outputs.push_back(4);
+    }
+    for (int threads : {1, 2}) {
+      std::unique_ptr<Model> model;
+      Status s = Model::load(writeArtifact(g, laterReader ? "reshape_copy" : "reshape_inplace"), {}, &model);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      std::unique_ptr<Session> session;
+      s = Session::create(*model, {threads}, &session);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      float x[12], z[12] = {}, w[12] = {};
+      for (int i = 0; i < 12; ++i) x[i] = float(i - 5);
+      std::vector<OutputBinding> outs = {{"z", z, sizeof z}};
+      if (laterReader) outs.push_back({"w", w, sizeof w});
+      s = session->run({{"x", x, sizeof x}}, outs);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      for (int i = 0; i < 12; ++i) {
+        EXPECT_EQ(z[i], -std::max(x[i], 0.f)) << i;
+        if (laterReader) EXPECT_EQ(w[i], -std::max(x[i], 0.f)) << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace webnn::test

@@ -338,3 +338,47 @@ TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
 
 }  // namespace
 }  // namespace webnn::test
+
+// A reshape's output goes over its input where that input dies at the
+// reshape and is an intermediate: the same bytes in the same order.
+namespace webnn::test {
+namespace {
+
+// x (input) -> relu -> r [2,6] -> reshape -> s [3,4] -> relu -> z (output),
+// plus relu(r) -> w (output) when `laterReader`.
+TGraph reshapeChain(bool laterReader) {
+  TGraph g;
+  g.tensors = {{"x", DataType::kFloat32, {2, 6}}, {"r", DataType::kFloat32, {2, 6}},
+               {"s", DataType::kFloat32, {3, 4}}, {"z", DataType::kFloat32, {3, 4}}};
+  TAttribute shape;
+  shape.name = "newShape";
+  shape.kind = 4;  // Ints
+  shape.ints = {3, 4};
+  g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {"relu", {2}, {3}}};
+  g.inputs = {0};
+  g.outputs = {3};
+  if (laterReader) {
+    g.tensors.push_back({"w", DataType::kFloat32, {2, 6}});
+    g.nodes.push_back({"relu", {1}, {4}});
+    g.outputs.push_back(4);
+  }
+  return g;
+}
+
+TEST(Planner, ReshapeTakesOverADyingInput) {
+  std::shared_ptr<rt::PreparedGraph> p;
+  Status s = writeAndPrepare(reshapeChain(false), "reshape_dies", &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(p->arenaOffset[2], p->arenaOffset[1]);
+  EXPECT_NE(p->planText.find("'s' float32 [3,4] over 'r'"), std::string::npos) << p->planText;
+  EXPECT_EQ(p->outputOverInput, (std::vector<int32_t>{-1, 0, -1}));
+
+  s = writeAndPrepare(reshapeChain(true), "reshape_read_later", &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_NE(p->arenaOffset[2], p->arenaOffset[1]);
+  EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << p->planText;
+  EXPECT_EQ(p->outputOverInput[1], -1);
+}
+
+}  // namespace
+}  // namespace webnn::test
