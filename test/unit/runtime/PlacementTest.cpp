@@ -198,6 +198,39 @@ TEST(Placement, GroupedNodesRunAsOneStepWithTheirInputsLive) {
   counters.reset();
 }
 
+// A backend whose partition kernel refuses the groups it proposed: the
+// partition is made again without them (a note says why), its nodes one by
+// one inside it, and the device memory planned for no groups.
+TEST(Placement, RefusedGroupsLeaveThePartitionUngrouped) {
+  TestBackendCounters &counters = registerTestBackend();
+  std::shared_ptr<rt::PreparedGraph> p = prepare(groupGraph(false), "placement_group_refused");
+  ASSERT_TRUE(p);
+  counters.reset();
+  counters.groupAddRelu = true;
+  counters.refuseGroups = true;
+  std::unique_ptr<rt::Executor> e;
+  Status s = rt::Executor::create(p, 1, &e, true, "test");
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(e->numPartitions(), 1u);
+  ASSERT_EQ(e->placementNotes().size(), 1u);
+  EXPECT_NE(e->placementNotes()[0].find("nodes 0 to 4 on 'test' without grouped steps: the test backend refuses "
+                                        "its groups"),
+            std::string::npos)
+      << e->placementNotes()[0];
+  ASSERT_TRUE(e->setInput(0, kX.data(), kX.size() * sizeof(float), /*copy=*/true).isOk());
+  s = e->run();
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(counters.groupRuns.load(), 0u);
+  EXPECT_EQ(counters.kernelRuns.load(), 5u);
+  const std::vector<float> c = {-3, -2, -1, 1, 2, 3};
+  const float *y = static_cast<const float *>(e->outputData(0));
+  for (size_t i = 0; i < 6; ++i) {
+    float sum = kX[i] * c[i] + c[i];
+    EXPECT_FLOAT_EQ(y[i], (sum > 0 ? sum : 0) + kX[i] * kX[i]) << i;
+  }
+  counters.reset();
+}
+
 TEST(Placement, UnknownBackendFallsBackToTheDefault) {
   registerTestBackend();
   TGraph g = mixedGraph();

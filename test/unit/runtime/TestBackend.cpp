@@ -144,6 +144,7 @@ class TestBackend final : public rt::Backend {
   Status makePartitionKernel(const std::vector<const rt::NodeDesc *> &nodes,
                              const std::vector<std::vector<uint32_t>> &groups,
                              std::unique_ptr<rt::Kernel> *out) override {
+    if (gCounters.refuseGroups && !groups.empty()) return unsupported("the test backend refuses its groups");
     std::vector<size_t> inputBase(nodes.size() + 1, 0), outputBase(nodes.size() + 1, 0);
     for (size_t k = 0; k < nodes.size(); ++k) {
       inputBase[k + 1] = inputBase[k] + nodes[k]->inputs.size();

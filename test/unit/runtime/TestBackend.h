@@ -23,9 +23,12 @@ struct TestBackendCounters {
   // honour. A kept group runs as one step, relu(a + b), which fails if the
   // sum has memory.
   std::atomic<bool> groupAddRelu{false};
+  // While set, makePartitionKernel refuses any groups (a backend whose
+  // proposal its kernel then cannot run).
+  std::atomic<bool> refuseGroups{false};
   void reset() {
     toDevice = 0, toHost = 0, uploads = 0, kernelRuns = 0, partitionRuns = 0, groupRuns = 0;
-    groupAddRelu = false;
+    groupAddRelu = false, refuseGroups = false;
   }
 };
 
