@@ -141,9 +141,11 @@ def main(argv):
             failures.append("expected the stem's max pool on uint8, got %d" % counts.get("max-pools-8bit", 0))
         # Each join is its residual's last reader: the memory planner writes
         # the join's output over the residual (docs/FUSED_OPS.md, "In place"),
-        # so the runs below compute the joins in place.
+        # so the runs below compute the joins in place. (The joins' outputs
+        # are the plan's 8-bit lines "... uint8 [1,16,16,64] over 'r'"; the
+        # classifier's float reshape may be in place too.)
         plan = run([os.path.join(a.bin, "webnn-run"), art, "--print-plan"]).stdout
-        in_place = len(re.findall(r" over '", plan))
+        in_place = len(re.findall(r"int8 \[[0-9,]*\] over '", plan))
         if in_place != 4:
             failures.append("expected the 4 joins written over their residuals, the plan has %d" % in_place)
         rng = np.random.default_rng(3)
