@@ -584,6 +584,41 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
   EXPECT_EQ(cost(56, 64, 256, "sigmoid").after[0].family, "unary.sigmoid");
 }
 
+// A reshape whose output the arena plan put over its dying input copies
+// nothing: its node costs the executor's per-node overhead alone. Read
+// again later, its input keeps its bytes and the reshape is a copy.
+TEST(Estimate, ReshapeOverItsDyingInputCopiesNothing) {
+  auto chain = [](bool laterReader) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {64, 96}}, {"r", DataType::kFloat32, {64, 96}},
+                 {"s", DataType::kFloat32, {96, 64}}, {"z", DataType::kFloat32, {96, 64}}};
+    TAttribute shape;
+    shape.name = "newShape";
+    shape.kind = 4;  // Ints
+    shape.ints = {96, 64};
+    g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {"relu", {2}, {3}}};
+    g.inputs = {0};
+    g.outputs = {3};
+    if (laterReader) {
+      g.tensors.push_back({"w", DataType::kFloat32, {64, 96}});
+      g.nodes.push_back({"relu", {1}, {4}});
+      g.outputs.push_back(4);
+    }
+    return g;
+  };
+  DeviceProfile p = syntheticProfile();
+  Estimate over, copied;
+  Status s = est::estimateArtifact(writeArtifact("est_reshape_over", chain(false)), p, {}, &over);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  s = est::estimateArtifact(writeArtifact("est_reshape_copy", chain(true)), p, {}, &copied);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(over.nodes.size(), 3u);
+  ASSERT_EQ(copied.nodes.size(), 4u);
+  EXPECT_EQ(over.nodes[1].op, "reshape");
+  EXPECT_DOUBLE_EQ(over.nodes[1].ms, p.threads[0].nodeOverheadUs * 1e-3);
+  EXPECT_GT(copied.nodes[1].ms, 2 * p.threads[0].nodeOverheadUs * 1e-3);  // 24 KB moved at 30-100 GB/s, ratio 2
+}
+
 // convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
 // its own keyed by (output elements, taps, input channels per group), the
 // column buffer among its bytes, and no JIT in the cold run.
