@@ -33,6 +33,7 @@ DebugOptions &debugOptions() {
     o->depthwiseAvx512 = notZero("WEBNN_DEPTHWISE_AVX512");
     o->pointwiseNarrow = notZero("WEBNN_POINTWISE_NARROW");
     o->fusePointwiseDepthwise = notZero("WEBNN_FUSE_POINTWISE_DEPTHWISE");
+    o->resampleSeparable = notZero("WEBNN_RESAMPLE_SEPARABLE");
     o->oneDnn = notZero("WEBNN_ONEDNN");
     o->bf16 = notZero("WEBNN_BF16");
     return o;

@@ -34,6 +34,9 @@ struct DebugOptions {
   // WEBNN_FUSE_POINTWISE_DEPTHWISE=0: a 1x1 convolution and the depthwise 3x3
   // one it feeds run as two kernels, not as the pair (PointwiseDepthwise.h).
   std::atomic<bool> fusePointwiseDepthwise{true};
+  // WEBNN_RESAMPLE_SEPARABLE=0: linear resample2d without the separable
+  // kernel (Resample.h); the row walk instead.
+  std::atomic<bool> resampleSeparable{true};
   // WEBNN_ONEDNN=0: no oneDNN; its convolutions and matmuls run on our
   // kernels (onednn::Policy::enabled).
   std::atomic<bool> oneDnn{true};

@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "KernelChoices.h"
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/Resample.h"
 
 namespace webnn::cpu::test {
 namespace {
@@ -105,6 +107,69 @@ TEST(ResampleKernels, MatchesReferenceForModesAxesAndTypes) {
       }
     }
   }
+}
+
+// The separable bilinear kernel against the row walk it replaces for float32
+// linear resampling of adjacent axes: nchw and nhwc, up and down, integer and
+// odd scales, several planes, chunks split over threads.
+TEST(ResampleKernels, SeparableLinearMatchesRowWalk) {
+  struct Case {
+    Shape in, out;
+    std::vector<int64_t> axes;
+  };
+  std::vector<Case> cases = {{{1, 21, 16, 16}, {1, 21, 256, 256}, {2, 3}},  // DeepLabV3's final resize
+                             {{2, 3, 7, 5}, {2, 3, 19, 13}, {2, 3}},
+                             {{1, 2, 9, 11}, {1, 2, 4, 3}, {2, 3}},
+                             {{1, 1, 1, 6}, {1, 1, 5, 1}, {2, 3}},
+                             {{1, 3, 5, 2}, {1, 3, 3, 9}, {2, 3}},
+                             {{2, 7, 5, 3}, {2, 15, 11, 3}, {1, 2}},
+                             {{1, 6, 6, 17}, {1, 3, 4, 17}, {1, 2}},
+                             {{3, 5, 4, 2}, {7, 9, 4, 2}, {0, 1}}};
+  for (const Case &k : cases) {
+    for (int threads : {1, 3}) {
+      int64_t n = 1;
+      for (int64_t d : k.in) n *= d;
+      std::vector<double> xv(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) xv[size_t(i)] = double((i * 37) % 101) * 0.37 - 17.0;
+      std::vector<double> got[2];
+      for (bool separable : {true, false}) {
+        kernels::setResampleSeparableEnabled(separable);
+        ScopedKernelChoices choices;
+        OpCase c;
+        c.op = "resample2d";
+        c.inputs = {fromDoubles(DataType::kFloat32, k.in, xv)};
+        c.outputs = {outSpec(DataType::kFloat32, k.out)};
+        c.attrString("mode", "linear").attrInts("axes", k.axes);
+        ASSERT_TRUE(runOp(c, threads).isOk());
+        EXPECT_EQ(choices.last("resample2d").chosen, separable ? "separable-linear" : "rows");
+        got[separable ? 0 : 1] = c.outputs[0].values();
+      }
+      kernels::setResampleSeparableEnabled(true);
+      ASSERT_EQ(got[0].size(), got[1].size());
+      for (size_t i = 0; i < got[0].size(); ++i)
+        ASSERT_NEAR(got[0][i], got[1][i], 4e-6 * std::max(1.0, std::fabs(got[1][i])))
+            << shapeToString(k.in) << " -> " << shapeToString(k.out) << " threads " << threads << " element " << i;
+    }
+  }
+}
+
+// Nearest-neighbor, integer types and non-adjacent axes keep the row walk.
+TEST(ResampleKernels, SeparableOnlyForFloatLinearAdjacentAxes) {
+  ScopedKernelChoices choices;
+  auto chosen = [&](DataType dt, const char *mode, std::vector<int64_t> axes, Shape out) {
+    OpCase c;
+    c.op = "resample2d";
+    c.inputs = {fromDoubles(dt, {1, 2, 3, 4}, std::vector<double>(24, 1.0))};
+    c.outputs = {outSpec(dt, out)};
+    c.attrString("mode", mode).attrInts("axes", axes);
+    EXPECT_TRUE(runOp(c).isOk());
+    return choices.last("resample2d").chosen;
+  };
+  EXPECT_EQ(chosen(DataType::kFloat32, "linear", {2, 3}, {1, 2, 6, 8}), "separable-linear");
+  EXPECT_EQ(chosen(DataType::kFloat32, "nearest-neighbor", {2, 3}, {1, 2, 6, 8}), "rows");
+  EXPECT_EQ(chosen(DataType::kUint8, "linear", {2, 3}, {1, 2, 6, 8}), "rows");
+  EXPECT_EQ(chosen(DataType::kFloat32, "linear", {1, 3}, {1, 4, 3, 8}), "rows");
+  EXPECT_EQ(chosen(DataType::kFloat32, "linear", {3, 2}, {1, 2, 6, 8}), "elementwise");
 }
 
 TEST(ResampleKernels, RejectsBadOptions) {

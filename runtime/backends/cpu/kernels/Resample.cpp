@@ -11,7 +11,9 @@
 // is walked as [outer, outH, mid, outW, inner] rows: the two source rows and
 // the vertical weight are found once per row, the horizontal indices come from
 // the table, and `inner` (nhwc's channels) is a contiguous, vectorizable run.
-// Descending axes take the element-wise path.
+// Descending axes take the element-wise path. Float32 linear resampling of
+// two adjacent ascending axes goes to the separable kernel instead
+// (ResampleSeparable.cpp), which interpolates each source row once.
 //
 // float16 runs through the float32 kernel (shared adapter); int8/uint8 are
 // interpolated in float and rounded half to even, saturating, which equals the
@@ -23,15 +25,14 @@
 #include <type_traits>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Resample.h"
 
 namespace webnn::cpu::kernels {
 namespace {
 
-struct AxisTable {
-  std::vector<int64_t> lo, hi;  // source indices
-  std::vector<float> t;         // weight of `hi`
-};
+using AxisTable = ResampleAxisTable;
 
 AxisTable buildTable(int64_t inSize, int64_t outSize, bool linear) {
   AxisTable a;
@@ -185,6 +186,20 @@ Status makeResample2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   AxisTable t0 = buildTable(x.shape[size_t(axes[0])], expected[size_t(axes[0])], linear);
   AxisTable t1 = buildTable(x.shape[size_t(axes[1])], expected[size_t(axes[1])], linear);
   std::array<int64_t, 2> ax = {axes[0], axes[1]};
+  KernelChoice choice;
+  choice.op = node.op;
+  choice.node = node.name;
+  if (x.dtype == DataType::kFloat32 && linear && ax[1] == ax[0] + 1) {
+    *out = makeSeparableLinearResample(x.shape, expected, ax[0], t0, t1);
+    if (*out) {
+      choice.chosen = "separable-linear";
+      reportKernelChoice(choice);
+      return Status::ok();
+    }
+    choice.refused.emplace_back("separable-linear", "off (WEBNN_RESAMPLE_SEPARABLE=0)");
+  }
+  choice.chosen = ax[0] < ax[1] ? "rows" : "elementwise";
+  reportKernelChoice(choice);
   switch (x.dtype) {
     case DataType::kFloat32:
       *out = std::make_unique<Resample2dKernel<float>>(x.shape, expected, ax, std::move(t0), std::move(t1));
