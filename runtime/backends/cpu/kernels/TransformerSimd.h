@@ -11,6 +11,8 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_TRANSFORMERSIMD_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_TRANSFORMERSIMD_H
 
+#include <immintrin.h>
+
 #include <cstdint>
 
 namespace webnn::cpu::kernels {
