@@ -69,7 +69,21 @@ class IndexMapKernel final : public Kernel {
       const E *xs = reinterpret_cast<const E *>(x);
       E *ys = reinterpret_cast<E *>(y);
       parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / rowLen_), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) copyRow(xs, ys + r * rowLen_, r, pad);
+        // The row's index in each outer dimension, split from b once and
+        // then counted up: a division per dimension per row cost more than
+        // copying a short row (Swin's head transposes move rows of 32 floats).
+        std::vector<int64_t> digit(maps_.size() - 1);
+        for (size_t d = digit.size(), rest = size_t(b); d-- > 0;) {
+          digit[d] = int64_t(rest % maps_[d].size());
+          rest /= maps_[d].size();
+        }
+        for (int64_t r = b; r < e; ++r) {
+          copyRow(xs, ys + r * rowLen_, digit, pad);
+          for (size_t d = digit.size(); d-- > 0;) {
+            if (size_t(++digit[d]) < maps_[d].size()) break;
+            digit[d] = 0;
+          }
+        }
       });
     });
     return Status::ok();
@@ -77,13 +91,11 @@ class IndexMapKernel final : public Kernel {
 
  private:
   template <typename E>
-  void copyRow(const E *x, E *y, int64_t row, E pad) const {
+  void copyRow(const E *x, E *y, const std::vector<int64_t> &digit, E pad) const {
     int64_t base = 0;
     bool padded = false;
-    for (size_t d = maps_.size() - 1; d-- > 0;) {
-      int64_t n = int64_t(maps_[d].size());
-      int64_t v = maps_[d][row % n];
-      row /= n;
+    for (size_t d = 0; d < digit.size(); ++d) {
+      const int64_t v = maps_[d][size_t(digit[d])];
       if (v == kPadded) padded = true;
       else base += v;
     }
