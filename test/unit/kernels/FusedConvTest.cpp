@@ -21,6 +21,7 @@
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Silu.h"
+#include "runtime/backends/cpu/ThreadPool.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -597,12 +598,122 @@ void runScaleCase(const ScaleCase &c) {
   }
 }
 
+// A pair kernel whose output the arena plan put over the producer's first
+// input (it dies at the producer; the plan knows nothing of pairs): the
+// consumer's output written into x's own bytes, the intermediate in a
+// buffer of its own, as the executor binds them. *fused: a pair was made.
+Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::vector<float> *out, bool *fused) {
+  std::vector<OperandDesc> pIn(producer.inputs.size()), cIn(consumer.inputs.size());
+  OperandDesc mid{}, y{};
+  mid.dtype = y.dtype = DataType::kFloat32;
+  mid.shape = producer.outputs[0].shape, y.shape = consumer.outputs[0].shape;
+  NodeDesc a, b;
+  a.op = producer.op, b.op = consumer.op;
+  a.name = b.name = "test";
+  a.attributes = producer.attrs, b.attributes = consumer.attrs;
+  auto describe = [](const std::optional<TestTensor> &t, OperandDesc *d) -> const OperandDesc * {
+    if (!t) return nullptr;
+    d->dtype = t->dtype, d->shape = t->shape, d->constantData = t->constant ? t->bytes.data() : nullptr;
+    return d;
+  };
+  for (size_t i = 0; i < producer.inputs.size(); ++i) a.inputs.push_back(describe(producer.inputs[i], &pIn[i]));
+  a.outputs.push_back(&mid);
+  b.inputs.push_back(&mid);
+  for (size_t i = 1; i < consumer.inputs.size(); ++i) b.inputs.push_back(describe(consumer.inputs[i], &cIn[i]));
+  b.outputs.push_back(&y);
+  std::unique_ptr<Kernel> k;
+  WEBNN_RETURN_IF_ERROR(makeCpuKernelPair(a, b, &k));
+  *fused = k != nullptr;
+  if (!k) return Status::ok();
+  const int64_t xCount = producer.inputs[0]->count(), yCount = consumer.outputs[0].count();
+  std::vector<float> shared(size_t(std::max(xCount, yCount)), 0.f), midBytes(size_t(producer.outputs[0].count()));
+  std::copy_n(producer.inputs[0]->as<float>(), xCount, shared.begin());
+  std::vector<TensorBuffer> bufs;
+  bufs.reserve(producer.inputs.size() + consumer.inputs.size() + 1);
+  std::vector<const TensorBuffer *> ins;
+  auto bind = [&](const std::optional<TestTensor> &t, void *data) {
+    if (!t) return ins.push_back(nullptr);
+    bufs.push_back(TensorBuffer{t->dtype, &t->shape, data});
+    ins.push_back(&bufs.back());
+  };
+  bind(producer.inputs[0], shared.data());
+  for (size_t i = 1; i < producer.inputs.size(); ++i)
+    bind(producer.inputs[i], const_cast<uint8_t *>(producer.inputs[i]->bytes.data()));
+  bufs.push_back(TensorBuffer{DataType::kFloat32, &mid.shape, midBytes.data()});
+  ins.push_back(&bufs.back());
+  for (size_t i = 1; i < consumer.inputs.size(); ++i)
+    bind(consumer.inputs[i], const_cast<uint8_t *>(consumer.inputs[i]->bytes.data()));
+  TensorBuffer yBuf{DataType::kFloat32, &y.shape, shared.data()};
+  TensorBuffer *outs[] = {&yBuf};
+  ThreadPool pool(threads);
+  KernelContext ctx{ins.data(), ins.size(), outs, 1, &pool};
+  WEBNN_RETURN_IF_ERROR(k->run(ctx));
+  out->assign(shared.begin(), shared.begin() + yCount);
+  return Status::ok();
+}
+
+TEST(FusedConv2d, PairOutputOverInput) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the pair kernels need AVX-512";
+  // The SE scale + narrow 1x1 (RegNetY-400MF's block2 placed its output over x).
+  for (bool residual : {false, true}) {
+    const int64_t H = 28, W = 28, C = 104, O = residual ? 104 : 24;
+    std::vector<float> x = uniformFloats(H * W * C, 61), sc = uniformFloats(C, 62), w = uniformFloats(O * C, 63),
+                       r = uniformFloats(H * W * O, 64);
+    OpCase mul{"mul", {f32({1, H, W, C}, x), f32({1, 1, 1, C}, sc)}, {outSpec(DataType::kFloat32, {1, H, W, C})}};
+    OpCase conv{"fusedConv2d",
+                {outSpec(DataType::kFloat32, {1, H, W, C}), f32({O, 1, 1, C}, w, true), std::nullopt},
+                {outSpec(DataType::kFloat32, {1, H, W, O})}};
+    if (residual) conv.inputs.push_back(f32({1, H, W, O}, r));
+    conv.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "relu");
+    OpCase m1 = mul;
+    ASSERT_TRUE(runOp(m1).isOk());
+    OpCase c1 = conv;
+    c1.inputs[0] = m1.outputs[0];
+    ASSERT_TRUE(runOp(c1).isOk());
+    const std::vector<double> want = c1.outputs[0].values();
+    for (int threads : {1, 2}) {
+      std::vector<float> got;
+      bool fused = false;
+      ASSERT_TRUE(runPairOverInput(mul, conv, threads, &got, &fused).isOk());
+      ASSERT_TRUE(fused);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "SE pair, residual " << residual << ", " << i;
+    }
+  }
+  // The expand + depthwise pair (EfficientNet-B0's features.2.0 shape, SiLU on both).
+  {
+    const int64_t H = 112, W = 112, K = 16, C = 96;
+    std::vector<float> x = uniformFloats(H * W * K, 65), pw = uniformFloats(C * K, 66), dw = uniformFloats(9 * C, 67);
+    OpCase a{"fusedConv2d", {f32({1, H, W, K}, x), f32({C, 1, 1, K}, pw, true)}, {outSpec(DataType::kFloat32, {1, H, W, C})}};
+    a.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "silu");
+    OpCase b{"fusedConv2d", {outSpec(DataType::kFloat32, {1, H, W, C}), f32({C, 3, 3, 1}, dw, true)},
+             {outSpec(DataType::kFloat32, {1, 56, 56, C})}};
+    b.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", C);
+    b.attrInts("padding", {0, 1, 0, 1}).attrInts("strides", {2, 2}).attrString("activation", "silu");
+    OpCase a1 = a;
+    ASSERT_TRUE(runOp(a1).isOk());
+    OpCase b1 = b;
+    b1.inputs[0] = a1.outputs[0];
+    ASSERT_TRUE(runOp(b1).isOk());
+    const std::vector<double> want = b1.outputs[0].values();
+    for (int threads : {1, 2}) {
+      std::vector<float> got;
+      bool fused = false;
+      ASSERT_TRUE(runPairOverInput(a, b, threads, &got, &fused).isOk());
+      ASSERT_TRUE(fused);
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "expand + depthwise pair, " << i;
+    }
+  }
+}
+
 TEST(FusedConv2d, ScaledPointwisePair) {
   runScaleCase({});                                                  // EfficientNet-B0's features.2.0
   runScaleCase({.H = 112, .W = 112, .C = 32, .O = 16, .scaleFirst = true});  // features.1.0
   runScaleCase({.C = 144, .residual = true, .activation = "none"});  // features.2.1's residual join
   runScaleCase({.N = 2, .H = 9, .W = 13, .C = 40, .O = 20, .perImage = true, .bias = false, .activation = "silu"});
   runScaleCase({.N = 2, .H = 7, .W = 11, .C = 24, .O = 5, .activation = "relu"});  // one scale for both images
+  runScaleCase({.H = 28, .W = 28, .C = 104, .O = 104, .residual = true, .activation = "relu"});  // RegNetY-400MF
   // Not paired: a wide 1x1 the narrow tiles do not take, a sigmoid, a filter
   // larger than the product.
   runScaleCase({.H = 28, .W = 28, .C = 240, .O = 40, .expectFused = false});

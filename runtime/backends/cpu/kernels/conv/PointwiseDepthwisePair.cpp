@@ -3,10 +3,17 @@
 // few rows of a per-thread ring. The executor offers adjacent nodes
 // (makeCpuKernelPair); where both are conv2d family nodes the decision is
 // reported like a table's (KernelCandidates.h).
+//
+// The arena plan knows nothing of pairs: the 1x1's input dies at the 1x1,
+// so the depthwise output may be placed over its bytes. Then the kernel
+// runs the two steps apart, the expanded tensor in the intermediate's own
+// arena bytes (live at both nodes, so apart from either).
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
@@ -16,6 +23,7 @@
 #include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -47,6 +55,10 @@ class PointwiseDepthwiseKernel final : public Kernel {
     p.dw.bias = dwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
+    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
+    const uintptr_t xEnd = xb + uintptr_t(pw_.N * pw_.H * pw_.W * pw_.C) * sizeof(float);
+    const uintptr_t yEnd = yb + uintptr_t(dw_.N * dw_.OH * dw_.OW * dw_.C) * sizeof(float);
+    if (xb < yEnd && yb < xEnd) return runApart(ctx, p, x, y);
     const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
     std::atomic<bool> noRing{false};
     for (int64_t n = 0; n < pw_.N; ++n) {
@@ -67,6 +79,29 @@ class PointwiseDepthwiseKernel final : public Kernel {
   }
 
  private:
+  // The 1x1 into the intermediate's bytes, then the depthwise step from them.
+  Status runApart(const KernelContext &ctx, const PointwiseDepthwise &p, const float *x, float *y) {
+    const TensorBuffer *t = ctx.inputs[dwInputs_];
+    if (!t || !t->data)
+      return Status(StatusCode::kInternal,
+                    "conv2d pair: the output overlaps the input and the intermediate has no buffer");
+    float *mid = static_cast<float *>(t->data);
+    const int64_t M = pw_.H * pw_.W, rowFloats = dw_.OW * dw_.C;
+    for (int64_t n = 0; n < pw_.N; ++n) {
+      const float *xn = x + n * M * pw_.C;
+      float *mn = mid + n * M * pw_.O, *yn = y + n * dw_.OH * rowFloats;
+      parallelFor(ctx, (M + 7) / 8, std::max<int64_t>(1, 100000 / (16 * pw_.C * pw_.O)), [&](int64_t b, int64_t e) {
+        const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
+        pointwiseRowsAvx512(p.pointwise, xn + m0 * pw_.C, m1 - m0, mn + m0 * pw_.O);
+      });
+      parallelFor(ctx, dw_.OH, 2, [&](int64_t b, int64_t e) {
+        depthwise3x3Avx512(p.dw, mn, yn, b, e);
+        if (p.silu) siluAvx512(yn + b * rowFloats, (e - b) * rowFloats);
+      });
+    }
+    return Status::ok();
+  }
+
   // One ring per thread, kept across runs (grown on a thread's first run);
   // null when that memory is refused.
   static float *threadRing(int64_t floats) {

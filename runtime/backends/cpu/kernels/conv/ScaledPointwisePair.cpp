@@ -9,9 +9,16 @@
 // Why: EfficientNet-B0's SE muls before its narrow projections (112x112x32,
 // 56x56x96, 56x56x144) took 0.045 + 2 x 0.035 ms at 1 thread, the filter
 // scaling 0.5-3.5k multiplies each.
+//
+// The arena plan knows nothing of pairs: x dies at the mul, so the 1x1's
+// output may be placed over x's bytes (RegNetY-400MF's block2 does). Then
+// the kernel runs the two steps apart, the product in the intermediate's
+// own arena bytes (live at both nodes, so apart from the output).
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "runtime/backends/cpu/Memory.h"
 #include "runtime/backends/cpu/kernels/Common.h"
@@ -39,31 +46,56 @@ class ScaledPointwiseKernel final : public Kernel {
 
   Status run(const KernelContext &ctx) override {
     const size_t n = size_t(g_.C * g_.O);
+    const int64_t M = g_.H * g_.W, scales = perImageScale_ ? g_.N : 1;
     // The [C][O] filter (prepacked, or reordered on the first run: loading
     // must not touch the mmapped weights) and the buffer for its scaled
     // copy. A run refused the memory fails, the next retries; runs are one
     // at a time.
     if (!prepared_) {
-      if (!scaled_.resize(n) || (!prepacked_ && !filter_.resize(n)))
+      if (!scaled_.resize(n) || !scale_.resize(size_t(scales * g_.C)) || (!prepacked_ && !filter_.resize(n)))
         return Status(StatusCode::kOutOfMemory, "scaled 1x1 conv2d: cannot allocate the filter copies");
       if (!prepacked_) reorderPointwiseFilter(in<float>(ctx, convInputs_ + 1), fi_, g_.C, g_.O, filter_.data());
       prepared_ = true;
     }
     const float *filter = prepacked_ ? prepacked_ : filter_.data();
-    const float *x = in<float>(ctx, xInput_), *s = in<float>(ctx, 1 - xInput_);
+    const float *x = in<float>(ctx, xInput_);
     const float *r = hasResidual_ ? in<float>(ctx, convInputs_ + 3) : nullptr;
     float *y = outp<float>(ctx, 0);
+    // s may share bytes with y too (it dies at the mul): read it first.
+    std::memcpy(scale_.data(), in<float>(ctx, 1 - xInput_), size_t(scales * g_.C) * sizeof(float));
+    const float *s = scale_.data();
+    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
+    const uintptr_t xEnd = xb + uintptr_t(g_.N * M * g_.C) * sizeof(float);
+    const uintptr_t yEnd = yb + uintptr_t(g_.N * M * g_.O) * sizeof(float);
+    float *product = nullptr;
+    if (xb < yEnd && yb < xEnd) {
+      const TensorBuffer *t = ctx.inputs[convInputs_];
+      if (!t || !t->data)
+        return Status(StatusCode::kInternal, "scaled 1x1 conv2d: the output overlaps x and the product has no buffer");
+      product = static_cast<float *>(t->data);
+    }
     PointwiseProduct p;
     p.K = g_.C, p.N = g_.O;
-    p.filter = scaled_.data();
+    p.filter = product ? filter : scaled_.data();
     p.bias = hasBias_ ? in<float>(ctx, convInputs_ + 2) : nullptr;
     p.lo = lo_, p.hi = hi_;
     p.silu = silu_;
-    const int64_t M = g_.H * g_.W, tiles = (M + 7) / 8;
+    const int64_t tiles = (M + 7) / 8;
     // At least ~100k FLOPs per thread's share: a hand-off costs microseconds.
     const int64_t grain = std::max<int64_t>(1, 100000 / (16 * g_.C * g_.O));
+    if (product) {
+      // The two steps apart: x * s into the product's bytes (over x itself
+      // where the plan put it there: element for element), then the 1x1.
+      parallelFor(ctx, g_.N * M, std::max<int64_t>(1, 16384 / g_.C), [&](int64_t b, int64_t e) {
+        for (int64_t m = b; m < e; ++m) {
+          const float *si = s + (perImageScale_ ? m / M * g_.C : 0);
+          for (int64_t c = 0; c < g_.C; ++c) product[m * g_.C + c] = x[m * g_.C + c] * si[c];
+        }
+      });
+      x = product;
+    }
     for (int64_t img = 0; img < g_.N; ++img) {
-      if (img == 0 || perImageScale_) {
+      if (!product && (img == 0 || perImageScale_)) {
         const float *si = s + (perImageScale_ ? img * g_.C : 0);
         for (int64_t k = 0; k < g_.C; ++k)
           for (int64_t o = 0; o < g_.O; ++o) scaled_.data()[k * g_.O + o] = filter[k * g_.O + o] * si[k];
@@ -90,7 +122,7 @@ class ScaledPointwiseKernel final : public Kernel {
   bool silu_;
   const float *prepacked_ = nullptr;
   bool prepared_ = false;
-  AlignedFloats filter_, scaled_;
+  AlignedFloats filter_, scaled_, scale_;
 };
 
 constexpr const char *kCandidate = "scaled-pointwise pair";
