@@ -149,8 +149,12 @@ NodeCost gatherCost(const NodeDesc &n, const std::vector<bool> &, int) {
 // resample2d (kernels/Resample.cpp) walks the output as rows and, per
 // output pixel, blends (linear) or copies (nearest) a run of `inner`
 // contiguous elements: nhwc's channels, 1 for nchw, whose pixels then cost
-// a table lookup and a scalar step each. Parameters: output elements, the
-// run. Axes in descending order take the element-wise path (a run of 1).
+// a table lookup and a scalar step each. Float32 linear resampling of two
+// adjacent axes runs the separable kernel (ResampleSeparable.cpp: each
+// source row gathered along W once, then contiguous blends), on the same
+// family's grid, whose linear points all take it. Parameters: output
+// elements, the run. Axes in descending order take the element-wise path
+// (a run of 1).
 NodeCost resampleCost(const NodeDesc &n, const std::vector<bool> &, int) {
   const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
   std::vector<int64_t> axes = n.attributes.getInts("axes", {2, 3});
@@ -161,8 +165,9 @@ NodeCost resampleCost(const NodeDesc &n, const std::vector<bool> &, int) {
   bool linear = n.attributes.getString("mode", "nearest-neighbor") == "linear";
   // Linear: four reads, three blends (two multiply-adds each) per element.
   NodeCost c = make(linear ? "resample.linear" : "resample.nearest", {out, inner}, linear ? 6 * out : 0, allBytes(n));
-  // Runs shorter than a cache line: the per-pixel table walk bounds it
-  // (30-60x its byte roofline in calibration, against 1-3x for nhwc runs).
+  // Runs shorter than a cache line: the per-pixel table walk (nearest), or
+  // the separable linear kernel's per-source-row gather along W, bounds it
+  // (4-75x its byte roofline in calibration, against 1-3x for nhwc runs).
   c.instructionBound = inner * double(y ? dataTypeBits(y->dtype) : 32) / 8.0 < 64;
   return c;
 }
