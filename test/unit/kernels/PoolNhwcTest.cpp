@@ -91,7 +91,8 @@ TEST(PoolNhwc, GlobalAverage) {
   struct Global {
     int64_t N, C, H, W;
   };
-  for (const Global &c : {Global{1, 96, 56, 56}, Global{2, 37, 7, 7}, Global{1, 1152, 7, 7}, Global{1, 16, 1, 3}}) {
+  for (const Global &c : {Global{1, 96, 56, 56}, Global{2, 37, 7, 7}, Global{1, 1152, 7, 7}, Global{1, 16, 1, 3},
+                          Global{1, 104, 28, 28}, Global{2, 27, 5, 3}}) {
     const std::vector<float> x = uniformFloats(c.N * c.H * c.W * c.C, 47);
     NhwcCase pc{c.N, c.C, c.H, c.W, c.H, c.W, 1, 1, 1, 1, {0, 0, 0, 0}, false};
     for (int threads : {1, 2}) {

@@ -115,8 +115,8 @@ class PoolKernel final : public Kernel {
   }
 
   // Mean over `pixels` pixels (stride C) of `width` <= 16 channels from x:
-  // four partial sums per channel (pixels mod 4) keep the adds' latency off
-  // the critical path.
+  // 8-channel vectors with four partial sums each (pixels mod 4) keep the
+  // adds' latency off the critical path; a tail under 8 channels scalar.
   void globalAverageBlock(const float *x, int64_t pixels, int64_t width, float *y) const {
     typedef float V8 __attribute__((vector_size(32)));
     auto load = [](const float *a) {
@@ -141,10 +141,21 @@ class PoolKernel final : public Kernel {
       for (int c = 0; c < 8; ++c) y[c] = s0[c] / float(pixels), y[c + 8] = s1[c] / float(pixels);
       return;
     }
-    float acc[16] = {};
+    int64_t c0 = 0;
+    if (width >= 8) {
+      V8 a[4] = {};
+      int64_t p = 0;
+      for (; p + 4 <= pixels; p += 4)
+        for (int u = 0; u < 4; ++u) a[u] += load(x + (p + u) * C);
+      for (; p < pixels; ++p) a[0] += load(x + p * C);
+      const V8 s0 = (a[0] + a[1]) + (a[2] + a[3]);
+      for (int c = 0; c < 8; ++c) y[c] = s0[c] / float(pixels);
+      c0 = 8;
+    }
+    float acc[8] = {};
     for (int64_t p = 0; p < pixels; ++p)
-      for (int64_t c = 0; c < width; ++c) acc[c] += x[p * C + c];
-    for (int64_t c = 0; c < width; ++c) y[c] = acc[c] / float(pixels);
+      for (int64_t c = c0; c < width; ++c) acc[c - c0] += x[p * C + c];
+    for (int64_t c = c0; c < width; ++c) y[c] = acc[c - c0] / float(pixels);
   }
 
   // One output row in nhwc. Per output pixel, the window's real taps form
