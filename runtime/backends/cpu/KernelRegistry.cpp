@@ -46,6 +46,8 @@ KernelFactory findCpuKernel(std::string_view op) {
 }
 
 Status makeCpuKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
+  if (producer.op == "batchNormalization" && consumer.op == "relu")
+    return kernels::makeBatchNormReluPair(producer, consumer, out);
   return kernels::makeConvolutionPair(producer, consumer, out);
 }
 

@@ -40,6 +40,8 @@ void registerQuantizedConvKernels(KernelTable &t);
 // decision is reported as a KernelChoice. WEBNN_FUSE_POINTWISE_DEPTHWISE=0
 // turns it off (DebugOptions.h); tests switch it with setPointwiseDepthwiseEnabled.
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
+// batchNormalization + the relu that alone reads it (BatchNormReluPair.cpp).
+Status makeBatchNormReluPair(const NodeDesc &bn, const NodeDesc &relu, std::unique_ptr<Kernel> *out);
 bool pointwiseDepthwiseEnabled();
 void setPointwiseDepthwiseEnabled(bool enabled);
 
