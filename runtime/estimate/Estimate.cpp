@@ -428,10 +428,45 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   // A run's fixed entry and exit, once (calibrated on graphs of tiny nodes).
   double total = tp->runOverheadUs * 1e-3;
   e.runOverheadMs = total;
+  // Adjacent nodes the executor offers the backend as one kernel (the
+  // producer's only output read only by the next node, as its first input,
+  // rt::Executor::findPairCandidates) and that the backend takes
+  // (cpu::runsWithProducer): the consumer runs nothing of its own.
+  const std::vector<int64_t> reads = rt::countReads(lg);
+  std::vector<bool> pairedAway(graph.nodes.size(), false);
+  for (size_t i = 0; i + 1 < graph.nodes.size() && i + 1 < lg.nodes.size(); ++i) {
+    const rt::LoadedNode &a = lg.nodes[i], &b = lg.nodes[i + 1];
+    if (pairedAway[i] || !a.subgraphs.empty() || !b.subgraphs.empty() || a.outputs.size() != 1 || a.outputs[0] < 0 ||
+        size_t(a.outputs[0]) >= reads.size() || reads[size_t(a.outputs[0])] != 1 || b.inputs.empty() ||
+        b.inputs[0] != int32_t(a.outputs[0]))
+      continue;
+    if (i + 1 < graph.outputOverInput.size() && (graph.outputOverInput[i] >= 0 || graph.outputOverInput[i + 1] >= 0))
+      continue;
+    // The two nodes with this estimate's shapes.
+    auto bound = [&](const cpu::OperandDesc *o) -> const cpu::OperandDesc * {
+      if (!o) return nullptr;
+      ptrdiff_t k = o - graph.operands.data();
+      return k >= 0 && size_t(k) < operands.size() ? &operands[size_t(k)] : o;
+    };
+    cpu::NodeDesc pa, pb;
+    for (auto [desc, local] : {std::pair{&graph.nodes[i], &pa}, std::pair{&graph.nodes[i + 1], &pb}}) {
+      local->op = desc->op;
+      local->attributes = desc->attributes;
+      for (const cpu::OperandDesc *o : desc->inputs) local->inputs.push_back(bound(o));
+      for (const cpu::OperandDesc *o : desc->outputs) local->outputs.push_back(bound(o));
+    }
+    if (cpu::runsWithProducer(pa, pb)) pairedAway[i + 1] = true;
+  }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeEstimate n;
     const rt::LoadedNode &ln = lg.nodes[i];
-    if (!ln.subgraphs.empty()) {
+    if (pairedAway[i]) {
+      n.index = i;
+      n.op = ln.op;
+      n.name = ln.name;
+      n.family = "paired";
+      n.ms = tp->nodeOverheadUs * 1e-3;
+    } else if (!ln.subgraphs.empty()) {
       n.index = i;
       n.op = ln.op;
       n.name = ln.name;

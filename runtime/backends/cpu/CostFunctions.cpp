@@ -693,6 +693,33 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
 
 }  // namespace
 
+// kernels/BatchNormReluPair.cpp: a float32 batchNormalization whose
+// per-channel operands are vectors of its axis's length, and a relu of the
+// same shape, in one pass.
+bool runsWithProducer(const NodeDesc &producer, const NodeDesc &consumer) {
+  if (producer.op != "batchNormalization" || consumer.op != "relu") return false;
+  if (producer.inputs.size() < 3 || producer.inputs.size() > 5 || producer.outputs.size() != 1 ||
+      !producer.inputs[0] || !producer.outputs[0] || consumer.inputs.size() != 1 || consumer.outputs.size() != 1 ||
+      !consumer.outputs[0])
+    return false;
+  const OperandDesc &x = *producer.inputs[0], &y = *consumer.outputs[0];
+  if (x.dtype != DataType::kFloat32 || y.dtype != DataType::kFloat32 || y.shape != x.shape ||
+      producer.outputs[0]->shape != x.shape || producer.outputs[0]->dtype != x.dtype)
+    return false;
+  int64_t axis = producer.attributes.getInt("axis", 1), rank = int64_t(x.shape.size());
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return false;
+  for (size_t i = 1; i < producer.inputs.size(); ++i) {
+    const OperandDesc *v = producer.inputs[i];
+    if (!v) {
+      if (i < 3) return false;
+      continue;
+    }
+    if (v->dtype != DataType::kFloat32 || v->shape != Shape{x.shape[size_t(axis)]}) return false;
+  }
+  return true;
+}
+
 CostFunction findCostFunction(std::string_view op) {
   const auto &t = table();
   auto it = std::lower_bound(t.begin(), t.end(), op, [](const auto &e, std::string_view k) { return e.first < k; });

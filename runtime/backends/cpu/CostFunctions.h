@@ -61,6 +61,14 @@ using CostFunction = NodeCost (*)(const NodeDesc &node, const std::vector<bool> 
 
 // Null when `op` has none (a new kernel whose family was not added).
 CostFunction findCostFunction(std::string_view op);
+
+// Whether the backend runs `consumer` inside `producer`'s kernel
+// (makeCpuKernelPair) when the executor offers the two as a pair (the
+// producer's one output read only by the consumer, as its first input): the
+// consumer then costs nothing of its own. Shapes and types only: pairs whose
+// factory needs constant data (the 1x1 + depthwise convolution pair) are
+// not seen in a weightless graph and are priced apart.
+bool runsWithProducer(const NodeDesc &producer, const NodeDesc &consumer);
 std::vector<std::string_view> costFunctionNames();
 
 // The families a node can be put in, with the number of parameters of each

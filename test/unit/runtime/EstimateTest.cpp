@@ -619,6 +619,42 @@ TEST(Estimate, ReshapeOverItsDyingInputCopiesNothing) {
   EXPECT_GT(copied.nodes[1].ms, 2 * p.threads[0].nodeOverheadUs * 1e-3);  // 24 KB moved at 30-100 GB/s, ratio 2
 }
 
+// batchNormalization + relu run as one kernel (BatchNormReluPair.cpp) when
+// the relu alone reads the normalized tensor: the relu costs the per-node
+// overhead alone. With a second reader the two run apart.
+TEST(Estimate, BatchNormReluPairCostsOnePass) {
+  auto graph = [](bool secondReader) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {1, 16, 32, 32}}, {"mean", DataType::kFloat32, {16}},
+                 {"var", DataType::kFloat32, {16}},          {"scale", DataType::kFloat32, {16}},
+                 {"bias", DataType::kFloat32, {16}},         {"t", DataType::kFloat32, {1, 16, 32, 32}},
+                 {"y", DataType::kFloat32, {1, 16, 32, 32}}};
+    std::vector<float> ones(16, 1.f);
+    for (uint32_t c = 1; c <= 4; ++c) g.constants.push_back({c, floatBytes(ones), g.tensors[c].name});
+    g.nodes = {{"batchNormalization", {0, 1, 2, 3, 4}, {5}, "bn"}, {"relu", {5}, {6}, "relu"}};
+    g.inputs = {0};
+    g.outputs = {6};
+    if (secondReader) {
+      g.tensors.push_back({"w", DataType::kFloat32, {1, 16, 32, 32}});
+      g.nodes.push_back({"relu", {5}, {7}, "relu2"});
+      g.outputs.push_back(7);
+    }
+    return g;
+  };
+  DeviceProfile p = syntheticProfile();
+  Estimate paired, apart;
+  Status s = est::estimateArtifact(writeArtifact("est_bn_relu", graph(false), true), p, {}, &paired);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  s = est::estimateArtifact(writeArtifact("est_bn_relu_apart", graph(true), true), p, {}, &apart);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(paired.nodes.size(), 2u);
+  EXPECT_EQ(paired.nodes[1].family, "paired");
+  EXPECT_DOUBLE_EQ(paired.nodes[1].ms, p.threads[0].nodeOverheadUs * 1e-3);
+  ASSERT_EQ(apart.nodes.size(), 3u);
+  EXPECT_EQ(apart.nodes[1].family, "unary");
+  EXPECT_GT(apart.nodes[1].ms, 2 * p.threads[0].nodeOverheadUs * 1e-3);
+}
+
 // convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
 // its own keyed by (output elements, taps, input channels per group), the
 // column buffer among its bytes, and no JIT in the cold run.
