@@ -14,6 +14,7 @@ const std::vector<KernelEntry> &registry() {
   std::call_once(once, [] {
     registerElementwiseKernels(&entries);
     registerCopyKernels(&entries);
+    registerChannelShuffleKernels(&entries);
     registerMatMulKernels(&entries);
     registerConvolutionKernels(&entries);
     registerPoolingKernels(&entries);

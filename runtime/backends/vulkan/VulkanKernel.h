@@ -128,6 +128,7 @@ struct KernelEntry {
 };
 void registerElementwiseKernels(std::vector<KernelEntry> *out);
 void registerCopyKernels(std::vector<KernelEntry> *out);
+void registerChannelShuffleKernels(std::vector<KernelEntry> *out);
 void registerMatMulKernels(std::vector<KernelEntry> *out);
 void registerConvolutionKernels(std::vector<KernelEntry> *out);
 void registerPoolingKernels(std::vector<KernelEntry> *out);

@@ -70,6 +70,9 @@ rt::OpSupportTable build() {
   add("concat", {operand("inputs", kBytes, 1, kMergedRank, true)}, {operand("output", kBytes, 1, kMergedRank)});
   add("split", {operand("input", kBytes, 1, kMergedRank)}, {operand("outputs", kBytes, 1, kMergedRank, true)});
   add("triangular", {operand("input", kBytes, 2, kFlatRank)}, {operand("output", kBytes, 2, kFlatRank)});
+  // ChannelShuffle.cpp: strided copies over [outer, j, g, inner], any rank.
+  add("channelShuffle", {operand("inputs", kBytes, 1, kFlatRank, true)},
+      {operand("outputs", kBytes, 1, kFlatRank, true)});
   // Gather.cpp
   for (const char *op : {"gather", "gatherElements"})
     add(op, {operand("input", kBytes, 1, kFlatRank), operand("indices", kIndex, 0, kFlatRank)},

@@ -257,6 +257,28 @@ TEST(VulkanOpSupport, AgreesWithTheFactoriesOnTheRecurrentOps) {
   EXPECT_EQ(accepted, 8);
 }
 
+// channelShuffle: every byte-sized type (float64 too) at ranks 1 to 8 on
+// both sides, rank 0 and the 4-bit types refused by both.
+TEST(VulkanOpSupport, AgreesWithTheFactoryOnChannelShuffle) {
+  int accepted = 0;
+  for (int k = 0; k < kNumDataTypes; ++k) {
+    const DataType dt = DataType(k);
+    for (size_t rank = 0; rank <= 8; ++rank) {
+      Shape in(rank, 2), out(rank, 2);
+      if (rank) in.back() = 3;
+      TestNode n("channelShuffle", {t(dt, in), t(dt, in)}, {t(dt, out), t(dt, out), t(dt, out)});
+      using K = rt::AttributeValue::Kind;
+      n.node.attributes.set("axis", rt::AttributeValue{K::kInt, int64_t(rank) - 1, 0, "", {}, {}});
+      n.node.attributes.set("groups", rt::AttributeValue{K::kInt, 3, 0, "", {}, {}});
+      n.node.attributes.set("splits", rt::AttributeValue{K::kInts, 0, 0, "", {2, 2, 2}, {}});
+      bool ok = expectAgree(n);
+      accepted += ok;
+      EXPECT_EQ(ok, rank >= 1 && elementBytes(dt) != 0) << dataTypeName(dt) << " rank " << rank;
+    }
+  }
+  EXPECT_EQ(accepted, 9 * 8);  // float32..uint8 and float64, ranks 1-8
+}
+
 TEST(VulkanOpSupport, RefusalNamesTheOperand) {
   TestNode n("conv2d", {t(DataType::kInt8, {1, 2, 5, 5}), t(DataType::kInt8, {3, 2, 3, 3})},
              {t(DataType::kInt8, {1, 3, 3, 3})});
