@@ -74,6 +74,34 @@ TEST(BatchNormReluPair, EqualsTheTwoKernels) {
   }
 }
 
+// The arena plan may put the relu's output over x (x dies at the
+// batchNormalization): exactly over it, or (tensors of other sizes around
+// them) partly, starting before or after x. Each must give the two kernels'
+// output bit for bit.
+TEST(BatchNormReluPair, OutputOverX) {
+  const BnCase k{{1, 28, 28, 128}, 3, true, true};  // DenseNet's first block
+  const int64_t n = 28 * 28 * 128;
+  std::vector<float> x = uniformFloats(n, 1);
+  OpCase bn = batchNorm(k, f32(k.shape, x));
+  ASSERT_TRUE(runOp(bn).isOk());
+  OpCase relu{"relu", {bn.outputs[0]}, {outSpec(DataType::kFloat32, k.shape)}};
+  ASSERT_TRUE(runOp(relu).isOk());
+  const std::vector<double> want = relu.outputs[0].values();
+  for (int64_t offset : {int64_t(0), int64_t(16), int64_t(-16), n / 2, -n / 2})
+    for (int threads : {1, 2}) {
+      OpCase a = batchNorm(k, f32(k.shape, x));
+      OpCase b{"relu", {outSpec(DataType::kFloat32, k.shape)}, {outSpec(DataType::kFloat32, k.shape)}};
+      std::vector<float> got;
+      bool fused = false;
+      Status s = runPairOverInput(a, b, threads, &got, &fused, offset);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      ASSERT_TRUE(fused);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(double(got[size_t(i)]), want[size_t(i)])
+            << "y at x + " << offset << ", threads " << threads << ", element " << i;
+    }
+}
+
 TEST(BatchNormReluPair, LeavesOtherPairsApart) {
   const BnCase k{{1, 2, 2, 8}, 3, true, true};
   std::vector<float> x = uniformFloats(32, 1);

@@ -1,5 +1,6 @@
 #include "KernelTestUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -229,6 +230,59 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
   WEBNN_RETURN_IF_ERROR(k->run(ctx));
   WEBNN_RETURN_IF_ERROR(checkOutputs(producer));
   return checkOutputs(consumer);
+}
+
+Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::vector<float> *out, bool *fused,
+                        int64_t yOffset) {
+  std::vector<OperandDesc> pIn(producer.inputs.size()), cIn(consumer.inputs.size());
+  OperandDesc mid{}, y{};
+  mid.dtype = y.dtype = DataType::kFloat32;
+  mid.shape = producer.outputs[0].shape, y.shape = consumer.outputs[0].shape;
+  NodeDesc a, b;
+  a.op = producer.op, b.op = consumer.op;
+  a.name = b.name = "test";
+  a.attributes = producer.attrs, b.attributes = consumer.attrs;
+  auto describe = [](const std::optional<TestTensor> &t, OperandDesc *d) -> const OperandDesc * {
+    if (!t) return nullptr;
+    d->dtype = t->dtype, d->shape = t->shape, d->constantData = t->constant ? t->bytes.data() : nullptr;
+    return d;
+  };
+  for (size_t i = 0; i < producer.inputs.size(); ++i) a.inputs.push_back(describe(producer.inputs[i], &pIn[i]));
+  a.outputs.push_back(&mid);
+  b.inputs.push_back(&mid);
+  for (size_t i = 1; i < consumer.inputs.size(); ++i) b.inputs.push_back(describe(consumer.inputs[i], &cIn[i]));
+  b.outputs.push_back(&y);
+  std::unique_ptr<Kernel> k;
+  WEBNN_RETURN_IF_ERROR(makeCpuKernelPair(a, b, &k));
+  *fused = k != nullptr;
+  if (!k) return Status::ok();
+  const int64_t xCount = producer.inputs[0]->count(), yCount = consumer.outputs[0].count();
+  const int64_t xAt = std::max<int64_t>(0, -yOffset), yAt = xAt + yOffset;
+  std::vector<float> shared(size_t(std::max(xAt + xCount, yAt + yCount)), 0.f),
+      midBytes(size_t(producer.outputs[0].count()));
+  std::copy_n(producer.inputs[0]->as<float>(), xCount, shared.begin() + xAt);
+  std::vector<TensorBuffer> bufs;
+  bufs.reserve(producer.inputs.size() + consumer.inputs.size() + 1);
+  std::vector<const TensorBuffer *> ins;
+  auto bind = [&](const std::optional<TestTensor> &t, void *data) {
+    if (!t) return ins.push_back(nullptr);
+    bufs.push_back(TensorBuffer{t->dtype, &t->shape, data});
+    ins.push_back(&bufs.back());
+  };
+  bind(producer.inputs[0], shared.data() + xAt);
+  for (size_t i = 1; i < producer.inputs.size(); ++i)
+    bind(producer.inputs[i], const_cast<uint8_t *>(producer.inputs[i]->bytes.data()));
+  bufs.push_back(TensorBuffer{DataType::kFloat32, &mid.shape, midBytes.data()});
+  ins.push_back(&bufs.back());
+  for (size_t i = 1; i < consumer.inputs.size(); ++i)
+    bind(consumer.inputs[i], const_cast<uint8_t *>(consumer.inputs[i]->bytes.data()));
+  TensorBuffer yBuf{DataType::kFloat32, &y.shape, shared.data() + yAt};
+  TensorBuffer *outs[] = {&yBuf};
+  ThreadPool pool(threads);
+  KernelContext ctx{ins.data(), ins.size(), outs, 1, &pool};
+  WEBNN_RETURN_IF_ERROR(k->run(ctx));
+  out->assign(shared.begin() + yAt, shared.begin() + yAt + yCount);
+  return Status::ok();
 }
 
 std::vector<float> uniformFloats(int64_t n, uint32_t seed) {

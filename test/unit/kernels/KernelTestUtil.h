@@ -107,6 +107,13 @@ Status runOp(OpCase &c, int threads = 1);
 // the consumer's outputs; *fused says whether the backend made one (when
 // not, nothing ran).
 Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused);
+// The same pair with its output where the arena plan may put it: over the
+// producer's first input, which dies at the producer (the plan knows nothing
+// of pairs). y starts `yOffset` floats after x (0: x's own bytes; either
+// sign: a partial overlap); the intermediate gets a buffer of its own, as
+// the executor binds it. Float32 x and y; *out is y.
+Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::vector<float> *out, bool *fused,
+                        int64_t yOffset = 0);
 // Index into `in` (right-aligned broadcast) for output element `o` of `out`.
 int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o);
 

@@ -9,8 +9,16 @@
 // bias - mean * mul, so the pair's output is the two kernels' bit for bit.
 // Float32 only; anything else it does not take (the nodes then run apart and
 // their own factories check them).
+//
+// The arena plan knows nothing of pairs: x dies at the batchNormalization,
+// so the relu's output may be placed over x's bytes. Exactly over them is
+// safe (each element is read before it is written, by the same thread); a
+// partial overlap is not (one row's store lands on a row another thread has
+// yet to read), so then the two steps run apart through the normalized
+// tensor's own arena bytes (live at both nodes, so apart from x and y).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
@@ -39,6 +47,26 @@ class BatchNormReluKernel final : public Kernel {
       mul_[size_t(c)] = m;
       add_[size_t(c)] = (bias ? bias[c] : 0.f) - mean[c] * m;
     }
+    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
+    const uintptr_t bytes = uintptr_t(outer_ * c_ * inner_) * sizeof(float);
+    if (xb != yb && xb < yb + bytes && yb < xb + bytes) {
+      const TensorBuffer *t = ctx.inputs[bnInputs_];
+      if (!t || !t->data)
+        return Status(StatusCode::kInternal,
+                      "batchNormalization + relu: the output overlaps x and the normalized tensor has no buffer");
+      float *normalized = static_cast<float *>(t->data);
+      apply(ctx, x, normalized, [](float v) { return v; });
+      apply(ctx, normalized, y, [](float v) { return relu(v); }, /*identity=*/true);
+      return Status::ok();
+    }
+    apply(ctx, x, y, [](float v) { return relu(v); });
+    return Status::ok();
+  }
+
+ private:
+  // out = f(in * mul[c] + add[c]), or out = f(in) with `identity`.
+  template <typename F>
+  void apply(const KernelContext &ctx, const float *x, float *y, F f, bool identity = false) const {
     const float *mul = mul_.data(), *add = add_.data();
     if (inner_ == 1) {
       // Channels last: one contiguous row of c_ values per position.
@@ -46,24 +74,28 @@ class BatchNormReluKernel final : public Kernel {
         for (int64_t t = b; t < e; ++t) {
           const float *xs = x + t * c_;
           float *ys = y + t * c_;
-          for (int64_t c = 0; c < c_; ++c) ys[c] = relu(xs[c] * mul[c] + add[c]);
+          if (identity)
+            for (int64_t c = 0; c < c_; ++c) ys[c] = f(xs[c]);
+          else
+            for (int64_t c = 0; c < c_; ++c) ys[c] = f(xs[c] * mul[c] + add[c]);
         }
       });
-      return Status::ok();
+      return;
     }
     parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         int64_t c = t % c_;
         const float *xs = x + t * inner_;
         float *ys = y + t * inner_;
-        float m = mul[c], a = add[c];
-        for (int64_t i = 0; i < inner_; ++i) ys[i] = relu(xs[i] * m + a);
+        float m = identity ? 1.f : mul[c], a = identity ? 0.f : add[c];
+        if (identity)
+          for (int64_t i = 0; i < inner_; ++i) ys[i] = f(xs[i]);
+        else
+          for (int64_t i = 0; i < inner_; ++i) ys[i] = f(xs[i] * m + a);
       }
     });
-    return Status::ok();
   }
 
- private:
   const float *input(const KernelContext &ctx, size_t i) const {
     return (i < bnInputs_ && ctx.inputs[i]) ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
   }
