@@ -431,12 +431,12 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   // Adjacent nodes the executor offers the backend as one kernel (the
   // producer's only output read only by the next node, as its first input,
   // rt::Executor::findPairCandidates) and that the backend takes
-  // (cpu::runsWithProducer): the consumer runs nothing of its own.
+  // (cpu::pairedAway): one of the two runs nothing of its own.
   const std::vector<int64_t> reads = rt::countReads(lg);
   std::vector<bool> pairedAway(graph.nodes.size(), false);
   for (size_t i = 0; i + 1 < graph.nodes.size() && i + 1 < lg.nodes.size(); ++i) {
     const rt::LoadedNode &a = lg.nodes[i], &b = lg.nodes[i + 1];
-    if (pairedAway[i] || !a.subgraphs.empty() || !b.subgraphs.empty() || a.outputs.size() != 1 || a.outputs[0] < 0 ||
+    if (!a.subgraphs.empty() || !b.subgraphs.empty() || a.outputs.size() != 1 || a.outputs[0] < 0 ||
         size_t(a.outputs[0]) >= reads.size() || reads[size_t(a.outputs[0])] != 1 || b.inputs.empty() ||
         b.inputs[0] != int32_t(a.outputs[0]))
       continue;
@@ -455,7 +455,14 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       for (const cpu::OperandDesc *o : desc->inputs) local->inputs.push_back(bound(o));
       for (const cpu::OperandDesc *o : desc->outputs) local->outputs.push_back(bound(o));
     }
-    if (cpu::runsWithProducer(pa, pb)) pairedAway[i + 1] = true;
+    std::vector<bool> constant;
+    for (int32_t in : b.inputs)
+      constant.push_back(in >= 0 && size_t(in) < lg.tensors.size() &&
+                         lg.tensors[size_t(in)].role == rt::TensorRole::kConstant);
+    cpu::PairedAway away = cpu::pairedAway(pa, pb, constant);
+    if (away == cpu::PairedAway::kConsumer) pairedAway[i + 1] = true;
+    if (away == cpu::PairedAway::kProducer) pairedAway[i] = true;
+    if (away != cpu::PairedAway::kNone) ++i;  // a node is in one pair at most
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     NodeEstimate n;

@@ -355,6 +355,28 @@ double axisTapsInside(int64_t in, int64_t out, int64_t k, int64_t stride, int64_
   return inside;
 }
 
+// Our 1x1 kernels (kernels/conv/Pointwise{Narrow,Packed}Conv.cpp) take
+// plain nhwc float32 layers with a constant filter whose activation is a
+// clamp (none, relu, clamp) or SiLU: the narrow one up to 32 output
+// channels (or a short residual block end), the packed SGEMM from 512 on
+// few pixels. Sigmoid (a squeeze-and-excitation expand) and the widths
+// between go to oneDNN, and under its floor to the portable kernel.
+enum class OwnPointwise { kNone, kNarrow, kPacked };
+OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) {
+  const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
+  const ConvShape g = convShape(n);
+  const bool residual = n.op == "fusedConv2d" && n.inputs.size() > 3 && n.inputs[3];
+  const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
+  const double outPixels = double(g.N * g.OH * g.OW);
+  const bool plain1x1 = g.KH == 1 && g.KW == 1 && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.padTop == 0 &&
+                        g.padLeft == 0 && g.nhwc && x && x->dtype == DataType::kFloat32 && isConstant(constant, 1) &&
+                        !n.relaxedPrecision && hasAvx512() && act != "sigmoid";
+  if (plain1x1 && g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784)))
+    return OwnPointwise::kNarrow;
+  if (plain1x1 && outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8) return OwnPointwise::kPacked;
+  return OwnPointwise::kNone;
+}
+
 // conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory's
 // table picks our depthwise, 1x1 (pointwise) and few-pixel im2col kernels,
 // oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
@@ -377,19 +399,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                       g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision;
-  // Our 1x1 kernels (kernels/conv/Pointwise{Narrow,Packed}Conv.cpp) take
-  // plain nhwc float32 layers with a constant filter whose activation is a
-  // clamp (none, relu, clamp) or SiLU: the narrow one up to 32 output
-  // channels (or a short residual block end), the packed SGEMM from 512 on
-  // few pixels. Sigmoid (a squeeze-and-excitation expand) and the widths
-  // between go to oneDNN, and under its floor to the portable kernel.
   const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
-  const bool ownEpilogue = act != "sigmoid";
   const double outPixels = double(g.N * g.OH * g.OW);
-  const bool plain1x1 = pointwise && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padLeft == 0 && g.nhwc &&
-                        float32 && constantFilter && !n.relaxedPrecision && hasAvx512() && ownEpilogue;
-  const bool narrow1x1 = plain1x1 && g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784));
-  const bool ownPointwise = narrow1x1 || (plain1x1 && outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8);
+  const OwnPointwise own1x1 = ownPointwise(n, constant);
+  const bool narrow1x1 = own1x1 == OwnPointwise::kNarrow;
+  const bool ownPointwise = own1x1 != OwnPointwise::kNone;
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
   // of its own, several times slower per FLOP than oneDNN's.
@@ -693,10 +707,11 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
 
 }  // namespace
 
+namespace {
 // kernels/BatchNormReluPair.cpp: a float32 batchNormalization whose
 // per-channel operands are vectors of its axis's length, and a relu of the
 // same shape, in one pass.
-bool runsWithProducer(const NodeDesc &producer, const NodeDesc &consumer) {
+bool batchNormRelu(const NodeDesc &producer, const NodeDesc &consumer) {
   if (producer.op != "batchNormalization" || consumer.op != "relu") return false;
   if (producer.inputs.size() < 3 || producer.inputs.size() > 5 || producer.outputs.size() != 1 ||
       !producer.inputs[0] || !producer.outputs[0] || consumer.inputs.size() != 1 || consumer.outputs.size() != 1 ||
@@ -718,6 +733,34 @@ bool runsWithProducer(const NodeDesc &producer, const NodeDesc &consumer) {
     if (v->dtype != DataType::kFloat32 || v->shape != Shape{x.shape[size_t(axis)]}) return false;
   }
   return true;
+}
+
+// kernels/conv/ScaledPointwisePair.cpp: a float32 mul of the conv's nhwc
+// input by one value per channel ([N or 1, 1, 1, C]), into a 1x1 the
+// narrow tiles take (bias constant or absent), whose filter is no larger
+// than the map it would scale.
+bool scaledPointwise(const NodeDesc &mul, const NodeDesc &conv, const std::vector<bool> &constant) {
+  if (mul.op != "mul" || (conv.op != "conv2d" && conv.op != "fusedConv2d")) return false;
+  if (mul.inputs.size() != 2 || !mul.inputs[0] || !mul.inputs[1] || mul.outputs.size() != 1 || !mul.outputs[0])
+    return false;
+  if (ownPointwise(conv, constant) != OwnPointwise::kNarrow) return false;
+  const ConvShape g = convShape(conv);
+  const Shape x = {g.N, g.H, g.W, g.C};
+  const OperandDesc &a = *mul.inputs[0], &b = *mul.inputs[1];
+  const OperandDesc &xs = a.shape == x ? a : b, &ss = a.shape == x ? b : a;
+  if (xs.shape != x || mul.outputs[0]->shape != x || xs.dtype != DataType::kFloat32 ||
+      ss.dtype != DataType::kFloat32)
+    return false;
+  if (ss.shape != Shape{g.N, 1, 1, g.C} && ss.shape != Shape{1, 1, 1, g.C}) return false;
+  if (conv.inputs.size() > 2 && conv.inputs[2] && !isConstant(constant, 2)) return false;
+  return g.C * g.O <= g.H * g.W * g.C;
+}
+}  // namespace
+
+PairedAway pairedAway(const NodeDesc &producer, const NodeDesc &consumer, const std::vector<bool> &consumerConstant) {
+  if (batchNormRelu(producer, consumer)) return PairedAway::kConsumer;
+  if (scaledPointwise(producer, consumer, consumerConstant)) return PairedAway::kProducer;
+  return PairedAway::kNone;
 }
 
 CostFunction findCostFunction(std::string_view op) {

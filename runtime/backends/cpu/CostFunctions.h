@@ -62,13 +62,18 @@ using CostFunction = NodeCost (*)(const NodeDesc &node, const std::vector<bool> 
 // Null when `op` has none (a new kernel whose family was not added).
 CostFunction findCostFunction(std::string_view op);
 
-// Whether the backend runs `consumer` inside `producer`'s kernel
-// (makeCpuKernelPair) when the executor offers the two as a pair (the
-// producer's one output read only by the consumer, as its first input): the
-// consumer then costs nothing of its own. Shapes and types only: pairs whose
-// factory needs constant data (the 1x1 + depthwise convolution pair) are
-// not seen in a weightless graph and are priced apart.
-bool runsWithProducer(const NodeDesc &producer, const NodeDesc &consumer);
+// Which of two adjacent nodes the backend runs inside the other's kernel
+// (makeCpuKernelPair) when the executor offers them as a pair (the
+// producer's one output read only by the consumer, as its first input):
+// that node costs nothing of its own. batchNormalization + relu runs the
+// relu in the normalization's pass; a squeeze-excitation channel scale
+// (mul) + the narrow 1x1 it feeds scales the filter instead of the map.
+// `consumerConstant[k]`: whether the consumer's input k is a constant.
+// Shapes, types and roles only: the 1x1 + depthwise convolution pair, whose
+// factory reads the filters' bytes, is not seen in a weightless graph and
+// is priced as two nodes.
+enum class PairedAway { kNone, kConsumer, kProducer };
+PairedAway pairedAway(const NodeDesc &producer, const NodeDesc &consumer, const std::vector<bool> &consumerConstant);
 std::vector<std::string_view> costFunctionNames();
 
 // The families a node can be put in, with the number of parameters of each

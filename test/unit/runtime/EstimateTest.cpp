@@ -655,6 +655,39 @@ TEST(Estimate, BatchNormReluPairCostsOnePass) {
   EXPECT_GT(apart.nodes[1].ms, 2 * p.threads[0].nodeOverheadUs * 1e-3);
 }
 
+// A squeeze-excitation channel scale (mul by [1,1,1,C]) feeding a 1x1 the
+// narrow tiles take runs as one kernel (ScaledPointwisePair.cpp): the mul
+// costs the per-node overhead alone, the 1x1 its own price.
+TEST(Estimate, ScaledPointwisePairDropsTheMul) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the narrow 1x1 kernel needs AVX-512";
+  auto graph = [](int64_t O) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {1, 28, 28, 32}}, {"s", DataType::kFloat32, {1, 1, 1, 32}},
+                 {"m", DataType::kFloat32, {1, 28, 28, 32}}, {"w", DataType::kFloat32, {O, 1, 1, 32}},
+                 {"b", DataType::kFloat32, {O}},             {"y", DataType::kFloat32, {1, 28, 28, O}}};
+    g.constants = {{3, floatBytes(std::vector<float>(size_t(O * 32), 0.5f)), "w"},
+                   {4, floatBytes(std::vector<float>(size_t(O), 0.f)), "b"}};
+    TAttribute in{"inputLayout", 3, 0, 0, "nhwc", {}}, fl{"filterLayout", 3, 0, 0, "ohwi", {}};
+    g.nodes = {{"mul", {0, 1}, {2}, "scale"}, {"conv2d", {2, 3, 4}, {5}, "project", {in, fl}}};
+    g.inputs = {0, 1};
+    g.outputs = {5};
+    return g;
+  };
+  DeviceProfile p = syntheticProfile();
+  Estimate narrow, wide;
+  Status s = est::estimateArtifact(writeArtifact("est_se_pair", graph(16), true), p, {}, &narrow);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  s = est::estimateArtifact(writeArtifact("est_se_wide", graph(64), true), p, {}, &wide);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(narrow.nodes.size(), 2u);
+  EXPECT_EQ(narrow.nodes[0].family, "paired");
+  EXPECT_DOUBLE_EQ(narrow.nodes[0].ms, p.threads[0].nodeOverheadUs * 1e-3);
+  EXPECT_EQ(narrow.nodes[1].family, "conv2d.pointwise");
+  // 64 output channels: the narrow tiles refuse it, so the two run apart.
+  ASSERT_EQ(wide.nodes.size(), 2u);
+  EXPECT_EQ(wide.nodes[0].family, "binary");
+}
+
 // convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
 // its own keyed by (output elements, taps, input channels per group), the
 // column buffer among its bytes, and no JIT in the cold run.
