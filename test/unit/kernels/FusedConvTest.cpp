@@ -426,6 +426,19 @@ struct PairCase {
   bool expectFused = true;
 };
 
+// A pair kernel's output against the two nodes run apart: within 1e-4
+// relative, the first five misses reported.
+void expectPairNear(const std::vector<double> &got, const std::vector<double> &want, const std::string &name,
+                    int threads) {
+  ASSERT_EQ(got.size(), want.size()) << name;
+  int bad = 0;
+  for (size_t i = 0; i < want.size() && bad < 5; ++i)
+    if (std::fabs(got[i] - want[i]) > 1e-4 * (1.0 + std::fabs(want[i]))) {
+      ADD_FAILURE() << name << " threads=" << threads << ": element " << i << " got " << got[i] << " want " << want[i];
+      ++bad;
+    }
+}
+
 void runPairCase(const PairCase &c) {
   const std::string name = std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) + "x" +
                            std::to_string(c.K) + " -> " + std::to_string(c.C) + " s" + std::to_string(c.stride) +
@@ -472,15 +485,7 @@ void runPairCase(const PairCase &c) {
     ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
     ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
     if (!fused) continue;
-    const std::vector<double> got = b.outputs[0].values();
-    ASSERT_EQ(got.size(), want.size()) << name;
-    int bad = 0;
-    for (size_t i = 0; i < want.size() && bad < 5; ++i)
-      if (std::fabs(got[i] - want[i]) > 1e-4 * (1.0 + std::fabs(want[i]))) {
-        ADD_FAILURE() << name << " threads=" << threads << ": element " << i << " got " << got[i] << " want "
-                      << want[i];
-        ++bad;
-      }
+    expectPairNear(b.outputs[0].values(), want, name, threads);
   }
 }
 
@@ -586,15 +591,7 @@ void runScaleCase(const ScaleCase &c) {
     ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
     ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
     if (!fused) continue;
-    const std::vector<double> got = bb.outputs[0].values();
-    ASSERT_EQ(got.size(), want.size()) << name;
-    int bad = 0;
-    for (size_t i = 0; i < want.size() && bad < 5; ++i)
-      if (std::fabs(got[i] - want[i]) > 1e-4 * (1.0 + std::fabs(want[i]))) {
-        ADD_FAILURE() << name << " threads=" << threads << ": element " << i << " got " << got[i] << " want "
-                      << want[i];
-        ++bad;
-      }
+    expectPairNear(bb.outputs[0].values(), want, name, threads);
   }
 }
 

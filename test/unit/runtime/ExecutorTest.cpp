@@ -609,21 +609,7 @@ namespace {
 TEST(Executor, ReshapeOverItsInputEndToEnd) {
   if (!haveKernels({"relu", "reshape", "neg"})) GTEST_SKIP() << "CPU backend lacks relu/reshape/neg";
   for (bool laterReader : {false, true}) {
-    TGraph g;
-    g.tensors = {{"x", DataType::kFloat32, {2, 6}}, {"r", DataType::kFloat32, {2, 6}},
-                 {"s", DataType::kFloat32, {3, 4}}, {"z", DataType::kFloat32, {3, 4}}};
-    TAttribute shape;
-    shape.name = "newShape";
-    shape.kind = 4;  // Ints
-    shape.ints = {3, 4};
-    g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {"neg", {2}, {3}}};
-    g.inputs = {0};
-    g.outputs = {3};
-    if (laterReader) {
-      g.tensors.push_back({"w", DataType::kFloat32, {2, 6}});
-      g.nodes.push_back({"neg", {1}, {4}});
-      g.outputs.push_back(4);
-    }
+    TGraph g = reshapeChainGraph(laterReader, "neg");
     for (int threads : {1, 2}) {
       std::unique_ptr<Model> model;
       Status s = Model::load(writeArtifact(g, laterReader ? "reshape_copy" : "reshape_inplace"), {}, &model);

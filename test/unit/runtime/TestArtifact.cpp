@@ -224,6 +224,25 @@ TGraph passthroughGraph() {
   return g;
 }
 
+TGraph reshapeChainGraph(bool laterReader, const std::string &after) {
+  TGraph g;
+  g.tensors = {{"x", DataType::kFloat32, {2, 6}}, {"r", DataType::kFloat32, {2, 6}},
+               {"s", DataType::kFloat32, {3, 4}}, {"z", DataType::kFloat32, {3, 4}}};
+  TAttribute shape;
+  shape.name = "newShape";
+  shape.kind = 4;  // Ints
+  shape.ints = {3, 4};
+  g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {after, {2}, {3}}};
+  g.inputs = {0};
+  g.outputs = {3};
+  if (laterReader) {
+    g.tensors.push_back({"w", DataType::kFloat32, {2, 6}});
+    g.nodes.push_back({after, {1}, {4}});
+    g.outputs.push_back(4);
+  }
+  return g;
+}
+
 TGraph swapLoopGraph() {
   TGraph g;
   g.tensors = {{"m", DataType::kInt64, {}},        {"a", DataType::kFloat32, {2}},
