@@ -4,9 +4,8 @@
 // pre-activation blocks (concat -> batchNormalization -> relu -> 1x1 conv)
 // have 62 such pairs.
 //
-// The per-channel mul/add fold is batchNormalization's own
-// (Normalization.cpp): scale / sqrt(variance + epsilon) and
-// bias - mean * mul, so the pair's output is the two kernels' bit for bit.
+// The per-channel fold and the pass are batchNormalization's own
+// (BatchNorm.h), so the pair's output is the two kernels' bit for bit.
 // Float32 only; anything else it does not take (the nodes then run apart and
 // their own factories check them).
 //
@@ -21,15 +20,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/backends/cpu/kernels/BatchNorm.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 
 namespace webnn::cpu::kernels {
 namespace {
-
-// The relu kernel's own form (Elementwise.cpp): NaN and -0 give 0.
-inline float relu(float v) { return v > 0.f ? v : 0.f; }
 
 // Run-time inputs: the batchNormalization's (x, mean, variance, scale?,
 // bias?; `bnInputs` of them), then the relu's (the normalized tensor, unused).
@@ -39,14 +36,10 @@ class BatchNormReluKernel final : public Kernel {
       : bnInputs_(bnInputs), outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
 
   Status run(const KernelContext &ctx) override {
-    const float *x = in<float>(ctx, 0), *mean = in<float>(ctx, 1), *var = in<float>(ctx, 2);
-    const float *scale = input(ctx, 3), *bias = input(ctx, 4);
+    const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
-    for (int64_t c = 0; c < c_; ++c) {
-      float m = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps_);
-      mul_[size_t(c)] = m;
-      add_[size_t(c)] = (bias ? bias[c] : 0.f) - mean[c] * m;
-    }
+    foldBatchNorm(in<float>(ctx, 1), in<float>(ctx, 2), input(ctx, 3), input(ctx, 4), eps_, c_, mul_.data(),
+                  add_.data());
     const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
     const uintptr_t bytes = uintptr_t(outer_ * c_ * inner_) * sizeof(float);
     if (xb != yb && xb < yb + bytes && yb < xb + bytes) {
@@ -55,47 +48,18 @@ class BatchNormReluKernel final : public Kernel {
         return Status(StatusCode::kInternal,
                       "batchNormalization + relu: the output overlaps x and the normalized tensor has no buffer");
       float *normalized = static_cast<float *>(t->data);
-      apply(ctx, x, normalized, [](float v) { return v; });
-      apply(ctx, normalized, y, [](float v) { return relu(v); }, /*identity=*/true);
+      applyBatchNorm(ctx, x, normalized, mul_.data(), add_.data(), outer_, c_, inner_, /*relu=*/false);
+      const int64_t n = outer_ * c_ * inner_;
+      parallelFor(ctx, n, 16384, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) y[i] = normalized[i] > 0.f ? normalized[i] : 0.f;
+      });
       return Status::ok();
     }
-    apply(ctx, x, y, [](float v) { return relu(v); });
+    applyBatchNorm(ctx, x, y, mul_.data(), add_.data(), outer_, c_, inner_, /*relu=*/true);
     return Status::ok();
   }
 
  private:
-  // out = f(in * mul[c] + add[c]), or out = f(in) with `identity`.
-  template <typename F>
-  void apply(const KernelContext &ctx, const float *x, float *y, F f, bool identity = false) const {
-    const float *mul = mul_.data(), *add = add_.data();
-    if (inner_ == 1) {
-      // Channels last: one contiguous row of c_ values per position.
-      parallelFor(ctx, outer_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c_)), [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          const float *xs = x + t * c_;
-          float *ys = y + t * c_;
-          if (identity)
-            for (int64_t c = 0; c < c_; ++c) ys[c] = f(xs[c]);
-          else
-            for (int64_t c = 0; c < c_; ++c) ys[c] = f(xs[c] * mul[c] + add[c]);
-        }
-      });
-      return;
-    }
-    parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        int64_t c = t % c_;
-        const float *xs = x + t * inner_;
-        float *ys = y + t * inner_;
-        float m = identity ? 1.f : mul[c], a = identity ? 0.f : add[c];
-        if (identity)
-          for (int64_t i = 0; i < inner_; ++i) ys[i] = f(xs[i]);
-        else
-          for (int64_t i = 0; i < inner_; ++i) ys[i] = f(xs[i] * m + a);
-      }
-    });
-  }
-
   const float *input(const KernelContext &ctx, size_t i) const {
     return (i < bnInputs_ && ctx.inputs[i]) ? static_cast<const float *>(ctx.inputs[i]->data) : nullptr;
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/backends/cpu/kernels/BatchNorm.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -33,36 +34,10 @@ class BatchNormKernel final : public Kernel {
   BatchNormKernel(int64_t outer, int64_t c, int64_t inner, float eps)
       : outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
   Status run(const KernelContext &ctx) override {
-    const float *x = in<float>(ctx, 0), *mean = in<float>(ctx, 1), *var = in<float>(ctx, 2);
-    const float *scale = optionalInput(ctx, 3), *bias = optionalInput(ctx, 4);
-    float *y = outp<float>(ctx, 0);
-    for (int64_t c = 0; c < c_; ++c) {
-      float m = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps_);
-      mul_[c] = m;
-      add_[c] = (bias ? bias[c] : 0.f) - mean[c] * m;
-    }
-    if (inner_ == 1) {
-      // Channels last (nhwc after convert-layout): each outer position is one
-      // contiguous row of c_ values, a vectorizable multiply-add per row.
-      const float *mul = mul_.data(), *add = add_.data();
-      parallelFor(ctx, outer_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c_)), [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          const float *xs = x + t * c_;
-          float *ys = y + t * c_;
-          for (int64_t c = 0; c < c_; ++c) ys[c] = xs[c] * mul[c] + add[c];
-        }
-      });
-      return Status::ok();
-    }
-    parallelFor(ctx, outer_ * c_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner_)), [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        int64_t c = t % c_;
-        const float *xs = x + t * inner_;
-        float *ys = y + t * inner_;
-        float m = mul_[c], a = add_[c];
-        for (int64_t i = 0; i < inner_; ++i) ys[i] = xs[i] * m + a;
-      }
-    });
+    foldBatchNorm(in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 3), optionalInput(ctx, 4), eps_, c_,
+                  mul_.data(), add_.data());
+    applyBatchNorm(ctx, in<float>(ctx, 0), outp<float>(ctx, 0), mul_.data(), add_.data(), outer_, c_, inner_,
+                   /*relu=*/false);
     return Status::ok();
   }
 
@@ -321,6 +296,59 @@ void registerNormalizationKernels(KernelTable &t) {
   t.add("batchNormalization", &makeBatchNorm);
   t.add("instanceNormalization", &makeInstanceNorm);
   t.add("layerNormalization", &makeLayerNorm);
+}
+
+void foldBatchNorm(const float *mean, const float *var, const float *scale, const float *bias, float eps, int64_t C,
+                   float *mul, float *add) {
+  for (int64_t c = 0; c < C; ++c) {
+    float m = (scale ? scale[c] : 1.f) / std::sqrt(var[c] + eps);
+    mul[c] = m;
+    add[c] = (bias ? bias[c] : 0.f) - mean[c] * m;
+  }
+}
+
+namespace {
+
+// The relu kernel's own form (Elementwise.cpp): NaN and -0 give 0.
+template <bool Relu>
+inline float batchNormOut(float v) {
+  return !Relu || v > 0.f ? v : 0.f;
+}
+
+template <bool Relu>
+void applyBatchNormAs(const KernelContext &ctx, const float *x, float *y, const float *mul, const float *add,
+                      int64_t outer, int64_t C, int64_t inner) {
+  if (inner == 1) {
+    // Channels last (nhwc after convert-layout): each outer position is one
+    // contiguous row of C values, a vectorizable multiply-add per row.
+    parallelFor(ctx, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, C)), [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const float *xs = x + t * C;
+        float *ys = y + t * C;
+        for (int64_t c = 0; c < C; ++c) ys[c] = batchNormOut<Relu>(xs[c] * mul[c] + add[c]);
+      }
+    });
+    return;
+  }
+  parallelFor(ctx, outer * C, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner)), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t c = t % C;
+      const float *xs = x + t * inner;
+      float *ys = y + t * inner;
+      float m = mul[c], a = add[c];
+      for (int64_t i = 0; i < inner; ++i) ys[i] = batchNormOut<Relu>(xs[i] * m + a);
+    }
+  });
+}
+
+}  // namespace
+
+void applyBatchNorm(const KernelContext &ctx, const float *x, float *y, const float *mul, const float *add,
+                    int64_t outer, int64_t C, int64_t inner, bool relu) {
+  if (relu)
+    applyBatchNormAs<true>(ctx, x, y, mul, add, outer, C, inner);
+  else
+    applyBatchNormAs<false>(ctx, x, y, mul, add, outer, C, inner);
 }
 
 }  // namespace webnn::cpu::kernels
