@@ -171,6 +171,25 @@ NodeCost resampleCost(const NodeDesc &n, const std::vector<bool> &, int) {
   c.instructionBound = inner * double(y ? dataTypeBits(y->dtype) : 32) / 8.0 < 64;
   return c;
 }
+// channelShuffle (kernels/ChannelShuffle.cpp): the concat of its inputs,
+// the interleave of `groups` runs along `axis` and the split into its
+// outputs in one pass, each element read once and written once. With few
+// elements after the axis (nhwc channels: one) it interleaves elements,
+// `groups` at a time: a transpose whose shorter side is the group count,
+// on copy.transpose's grid; runs of a cache line or more are row copies.
+NodeCost channelShuffleCost(const NodeDesc &n, const std::vector<bool> &, int) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  double elements = 0;
+  for (const OperandDesc *o : n.inputs) elements += o ? count(o->shape) : 0.0;
+  int64_t rank = x ? int64_t(x->shape.size()) : 0, axis = n.attributes.getInt("axis", 0);
+  if (axis < 0) axis += rank;
+  double inner = 1;
+  for (int64_t d = axis + 1; x && d >= 1 && d < rank; ++d) inner *= double(std::max<int64_t>(x->shape[size_t(d)], 1));
+  const double groups = double(std::max<int64_t>(n.attributes.getInt("groups", 1), 1));
+  const double elementBytes = x ? double(dataTypeBits(x->dtype)) / 8.0 : 4.0;
+  if (inner * elementBytes >= 64) return make("copy.contiguous", {atLeast1(elements)}, 0, allBytes(n));
+  return make("copy.transpose", {atLeast1(elements), std::max(2.0, groups)}, 0, allBytes(n));
+}
 NodeCost splitCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = inCount(n, 0);
   return make("copy", {e}, 0, allBytes(n));
@@ -673,8 +692,8 @@ const std::vector<std::pair<std::string_view, CostFunction>> &table() {
          "lesserOrEqual", "logicalAnd", "logicalOr", "logicalXor", "prelu", "where"},
         &binaryCost);
     add({"transpose"}, &transposeCost);
-    add({"concat", "channelShuffle", "expand", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"},
-        &copyCost);
+    add({"concat", "expand", "pad", "tile", "reverse", "triangular", "scatterElements", "scatterND"}, &copyCost);
+    add({"channelShuffle"}, &channelShuffleCost);
     add({"resample2d"}, &resampleCost);
     add({"slice", "gather", "gatherElements", "gatherND"}, &gatherCost);
     add({"reshape"}, &reshapeCost);

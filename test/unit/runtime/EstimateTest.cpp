@@ -688,6 +688,31 @@ TEST(Estimate, ScaledPointwisePairDropsTheMul) {
   EXPECT_EQ(wide.nodes[0].family, "binary");
 }
 
+// channelShuffle interleaves single elements `groups` at a time when its
+// axis is innermost (a transpose with a side of `groups`), and copies rows
+// when the runs after the axis are a cache line or longer.
+TEST(CostFunctions, ChannelShuffleByItsRuns) {
+  auto cost = [](Shape in, int64_t axis) {
+    cpu::OperandDesc a{DataType::kFloat32, in, nullptr}, b{DataType::kFloat32, in, nullptr};
+    Shape joined = in;
+    joined[size_t(axis)] *= 2;
+    cpu::OperandDesc y{DataType::kFloat32, joined, nullptr};
+    cpu::NodeDesc n;
+    n.op = "channelShuffle";
+    n.attributes.set("axis", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, axis, 0, "", {}});
+    n.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, 2, 0, "", {}});
+    n.inputs = {&a, &b};
+    n.outputs = {&y};
+    return cpu::findCostFunction("channelShuffle")(n, {false, false}, 1);
+  };
+  cpu::NodeCost nhwc = cost({1, 28, 28, 58}, 3);
+  EXPECT_EQ(nhwc.family, "copy.transpose");
+  EXPECT_DOUBLE_EQ(nhwc.params[0], 2 * 28 * 28 * 58);
+  EXPECT_DOUBLE_EQ(nhwc.params[1], 2);
+  EXPECT_DOUBLE_EQ(nhwc.bytes, 4.0 * 4 * 28 * 28 * 58);  // read once, written once
+  EXPECT_EQ(cost({1, 58, 28, 28}, 1).family, "copy.contiguous");
+}
+
 // convTranspose2d runs our SGEMM + col2im kernel, not oneDNN: a family of
 // its own keyed by (output elements, taps, input channels per group), the
 // column buffer among its bytes, and no JIT in the cold run.
