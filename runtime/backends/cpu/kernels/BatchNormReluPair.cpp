@@ -98,11 +98,7 @@ Status makeBatchNormReluPair(const NodeDesc &bn, const NodeDesc &relu, std::uniq
   for (int64_t i = 0; i < axis; ++i) outer *= x.shape[size_t(i)];
   for (size_t i = size_t(axis) + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
   *out = std::make_unique<BatchNormReluKernel>(bn.inputs.size(), outer, C, inner, eps);
-  KernelChoice choice;
-  choice.op = bn.op + " + " + relu.op;
-  choice.node = bn.name + "' + '" + relu.name;
-  choice.chosen = "batchnorm-relu";
-  reportKernelChoice(choice);
+  reportPairChoice(bn, relu, "batchnorm-relu", /*made=*/true, "");
   return Status::ok();
 }
 

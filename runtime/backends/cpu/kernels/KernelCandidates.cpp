@@ -44,6 +44,18 @@ void reportKernelChoice(const KernelChoice &choice) {
   if (KernelChoiceLog log = gLog.load(std::memory_order_acquire)) log(choice);
 }
 
+void reportPairChoice(const NodeDesc &producer, const NodeDesc &consumer, const char *candidate, bool made,
+                      const std::string &why) {
+  KernelChoice choice;
+  choice.op = producer.op + " + " + consumer.op;
+  choice.node = producer.name + "' + '" + consumer.name;
+  if (made)
+    choice.chosen = candidate;
+  else
+    choice.refused.emplace_back(candidate, why);
+  reportKernelChoice(choice);
+}
+
 void setKernelChoiceLog(KernelChoiceLog log) { gLog.store(log, std::memory_order_release); }
 
 void setKernelChoiceObserver(KernelChoiceObserver observer) {

@@ -58,6 +58,11 @@ std::unique_ptr<Kernel> chooseKernel(const KernelCandidate<Request> (&table)[N],
 // Sends a finished choice to the observer and the log, where they are set.
 void reportKernelChoice(const KernelChoice &choice);
 
+// The choice for a pair kernel (makeCpuKernelPair) of `producer` and
+// `consumer`: `candidate` chosen where `made`, else refused for `why`.
+void reportPairChoice(const NodeDesc &producer, const NodeDesc &consumer, const char *candidate, bool made,
+                      const std::string &why);
+
 // Where choices are logged: set by the CPU backend to the runtime log (the
 // kernels alone, as the kernel tests link them, have no log). The function
 // checks the log level itself.

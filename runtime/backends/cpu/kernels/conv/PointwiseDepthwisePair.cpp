@@ -191,14 +191,9 @@ Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, s
   // Most adjacent nodes are not two convolutions: no report for those.
   if (!pairHalf(producer, &pw, &pwFi, &pwLo, &pwHi, &pwSilu) || !pairHalf(consumer, &dw, &dwFi, &lo, &hi, &silu))
     return Status::ok();
-  KernelChoice choice;
-  choice.op = producer.op + " + " + consumer.op;
-  choice.node = producer.name + "' + '" + consumer.name;
   std::string why;
   *out = makePair(producer, consumer, pw, pwFi, pwLo, pwHi, pwSilu, dw, dwFi, lo, hi, silu, &why);
-  if (*out) choice.chosen = kPairCandidate;
-  else choice.refused.emplace_back(kPairCandidate, why);
-  reportKernelChoice(choice);
+  reportPairChoice(producer, consumer, kPairCandidate, *out != nullptr, why);
   return Status::ok();
 }
 

@@ -166,14 +166,9 @@ std::unique_ptr<Kernel> makeScaledPointwisePair(const NodeDesc &mul, const NodeD
 }
 
 Status makeScaledPointwisePairChoice(const NodeDesc &mul, const NodeDesc &conv, std::unique_ptr<Kernel> *out) {
-  KernelChoice choice;
-  choice.op = mul.op + " + " + conv.op;
-  choice.node = mul.name + "' + '" + conv.name;
   std::string why;
   *out = makeScaledPointwisePair(mul, conv, &why);
-  if (*out) choice.chosen = kCandidate;
-  else choice.refused.emplace_back(kCandidate, why);
-  reportKernelChoice(choice);
+  reportPairChoice(mul, conv, kCandidate, *out != nullptr, why);
   return Status::ok();
 }
 
