@@ -17,7 +17,6 @@
 // tensor's own arena bytes (live at both nodes, so apart from x and y).
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/BatchNorm.h"
@@ -40,14 +39,10 @@ class BatchNormReluKernel final : public Kernel {
     float *y = outp<float>(ctx, 0);
     foldBatchNorm(in<float>(ctx, 1), in<float>(ctx, 2), input(ctx, 3), input(ctx, 4), eps_, c_, mul_.data(),
                   add_.data());
-    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
-    const uintptr_t bytes = uintptr_t(outer_ * c_ * inner_) * sizeof(float);
-    if (xb != yb && xb < yb + bytes && yb < xb + bytes) {
-      const TensorBuffer *t = ctx.inputs[bnInputs_];
-      if (!t || !t->data)
-        return Status(StatusCode::kInternal,
-                      "batchNormalization + relu: the output overlaps x and the normalized tensor has no buffer");
-      float *normalized = static_cast<float *>(t->data);
+    const size_t bytes = size_t(outer_ * c_ * inner_) * sizeof(float);
+    if (static_cast<const void *>(x) != y && pairOutputOverlaps(x, bytes, y, bytes)) {
+      float *normalized;
+      WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, bnInputs_, "batchNormalization + relu", &normalized));
       applyBatchNorm(ctx, x, normalized, mul_.data(), add_.data(), outer_, c_, inner_, /*relu=*/false);
       const int64_t n = outer_ * c_ * inner_;
       parallelFor(ctx, n, 16384, [&](int64_t b, int64_t e) {

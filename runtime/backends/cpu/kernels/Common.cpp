@@ -1,6 +1,8 @@
 #include "runtime/backends/cpu/kernels/Common.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
 
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -77,6 +79,20 @@ std::vector<int64_t> contiguousStrides(const Shape &shape) {
 }
 
 bool isFloat(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
+
+bool pairOutputOverlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
+  const uintptr_t ab = reinterpret_cast<uintptr_t>(a), bb = reinterpret_cast<uintptr_t>(b);
+  return aBytes && bBytes && ab < bb + bBytes && bb < ab + aBytes;
+}
+
+Status pairIntermediate(const KernelContext &ctx, size_t i, const char *what, float **out) {
+  const TensorBuffer *t = i < ctx.numInputs ? ctx.inputs[i] : nullptr;
+  if (!t || !t->data)
+    return Status(StatusCode::kInternal,
+                  std::string(what) + ": the output overlaps the input and the intermediate has no buffer");
+  *out = static_cast<float *>(t->data);
+  return Status::ok();
+}
 
 bool normalizeAxis(int64_t axis, size_t rank, int64_t *out) {
   int64_t r = int64_t(rank);

@@ -98,6 +98,16 @@ bool relaxedRunsBf16(const NodeDesc &node);
 Status makeFloat16Adapter(const NodeDesc &node, KernelFactory f32Factory, std::unique_ptr<Kernel> *out);
 bool anyFloat16(const NodeDesc &node);
 
+// Pair kernels (makeCpuKernelPair) run two nodes as one, but the arena plan
+// knows nothing of pairs: the producer's input dies at the producer, so the
+// pair's output may be placed over it. pairOutputOverlaps says whether the
+// byte ranges [a, a + aBytes) and [b, b + bBytes) share a byte; then the pair
+// runs its steps apart through pairIntermediate, the intermediate's own arena
+// bytes (input `i`: live at both nodes, so apart from both), an internal
+// error naming `what` if it has none.
+bool pairOutputOverlaps(const void *a, size_t aBytes, const void *b, size_t bBytes);
+Status pairIntermediate(const KernelContext &ctx, size_t i, const char *what, float **out);
+
 // Pointer helpers.
 template <typename T>
 inline const T *in(const KernelContext &ctx, size_t i) {

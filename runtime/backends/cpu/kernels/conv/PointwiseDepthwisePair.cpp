@@ -55,10 +55,9 @@ class PointwiseDepthwiseKernel final : public Kernel {
     p.dw.bias = dwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
-    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
-    const uintptr_t xEnd = xb + uintptr_t(pw_.N * pw_.H * pw_.W * pw_.C) * sizeof(float);
-    const uintptr_t yEnd = yb + uintptr_t(dw_.N * dw_.OH * dw_.OW * dw_.C) * sizeof(float);
-    if (xb < yEnd && yb < xEnd) return runApart(ctx, p, x, y);
+    if (pairOutputOverlaps(x, size_t(pw_.N * pw_.H * pw_.W * pw_.C) * sizeof(float), y,
+                           size_t(dw_.N * dw_.OH * dw_.OW * dw_.C) * sizeof(float)))
+      return runApart(ctx, p, x, y);
     const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
     std::atomic<bool> noRing{false};
     for (int64_t n = 0; n < pw_.N; ++n) {
@@ -81,11 +80,8 @@ class PointwiseDepthwiseKernel final : public Kernel {
  private:
   // The 1x1 into the intermediate's bytes, then the depthwise step from them.
   Status runApart(const KernelContext &ctx, const PointwiseDepthwise &p, const float *x, float *y) {
-    const TensorBuffer *t = ctx.inputs[dwInputs_];
-    if (!t || !t->data)
-      return Status(StatusCode::kInternal,
-                    "conv2d pair: the output overlaps the input and the intermediate has no buffer");
-    float *mid = static_cast<float *>(t->data);
+    float *mid;
+    WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, dwInputs_, "conv2d pair", &mid));
     const int64_t M = pw_.H * pw_.W, rowFloats = dw_.OW * dw_.C;
     for (int64_t n = 0; n < pw_.N; ++n) {
       const float *xn = x + n * M * pw_.C;

@@ -64,16 +64,9 @@ class ScaledPointwiseKernel final : public Kernel {
     // s may share bytes with y too (it dies at the mul): read it first.
     std::memcpy(scale_.data(), in<float>(ctx, 1 - xInput_), size_t(scales * g_.C) * sizeof(float));
     const float *s = scale_.data();
-    const uintptr_t xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y);
-    const uintptr_t xEnd = xb + uintptr_t(g_.N * M * g_.C) * sizeof(float);
-    const uintptr_t yEnd = yb + uintptr_t(g_.N * M * g_.O) * sizeof(float);
     float *product = nullptr;
-    if (xb < yEnd && yb < xEnd) {
-      const TensorBuffer *t = ctx.inputs[convInputs_];
-      if (!t || !t->data)
-        return Status(StatusCode::kInternal, "scaled 1x1 conv2d: the output overlaps x and the product has no buffer");
-      product = static_cast<float *>(t->data);
-    }
+    if (pairOutputOverlaps(x, size_t(g_.N * M * g_.C) * sizeof(float), y, size_t(g_.N * M * g_.O) * sizeof(float)))
+      WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, convInputs_, "scaled 1x1 conv2d", &product));
     PointwiseProduct p;
     p.K = g_.C, p.N = g_.O;
     p.filter = product ? filter : scaled_.data();
