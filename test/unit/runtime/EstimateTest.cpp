@@ -588,24 +588,7 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
 // nothing: its node costs the executor's per-node overhead alone. Read
 // again later, its input keeps its bytes and the reshape is a copy.
 TEST(Estimate, ReshapeOverItsDyingInputCopiesNothing) {
-  auto chain = [](bool laterReader) {
-    TGraph g;
-    g.tensors = {{"x", DataType::kFloat32, {64, 96}}, {"r", DataType::kFloat32, {64, 96}},
-                 {"s", DataType::kFloat32, {96, 64}}, {"z", DataType::kFloat32, {96, 64}}};
-    TAttribute shape;
-    shape.name = "newShape";
-    shape.kind = 4;  // Ints
-    shape.ints = {96, 64};
-    g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {"relu", {2}, {3}}};
-    g.inputs = {0};
-    g.outputs = {3};
-    if (laterReader) {
-      g.tensors.push_back({"w", DataType::kFloat32, {64, 96}});
-      g.nodes.push_back({"relu", {1}, {4}});
-      g.outputs.push_back(4);
-    }
-    return g;
-  };
+  auto chain = [](bool laterReader) { return reshapeChainGraph(laterReader, "relu", {64, 96}, {96, 64}); };
   DeviceProfile p = syntheticProfile();
   Estimate over, copied;
   Status s = est::estimateArtifact(writeArtifact("est_reshape_over", chain(false)), p, {}, &over);

@@ -224,19 +224,20 @@ TGraph passthroughGraph() {
   return g;
 }
 
-TGraph reshapeChainGraph(bool laterReader, const std::string &after) {
+TGraph reshapeChainGraph(bool laterReader, const std::string &after, const std::vector<int64_t> &from,
+                         const std::vector<int64_t> &to) {
   TGraph g;
-  g.tensors = {{"x", DataType::kFloat32, {2, 6}}, {"r", DataType::kFloat32, {2, 6}},
-               {"s", DataType::kFloat32, {3, 4}}, {"z", DataType::kFloat32, {3, 4}}};
+  g.tensors = {{"x", DataType::kFloat32, from}, {"r", DataType::kFloat32, from}, {"s", DataType::kFloat32, to},
+               {"z", DataType::kFloat32, to}};
   TAttribute shape;
   shape.name = "newShape";
   shape.kind = 4;  // Ints
-  shape.ints = {3, 4};
+  shape.ints = to;
   g.nodes = {{"relu", {0}, {1}}, {"reshape", {1}, {2}, "view", {shape}}, {after, {2}, {3}}};
   g.inputs = {0};
   g.outputs = {3};
   if (laterReader) {
-    g.tensors.push_back({"w", DataType::kFloat32, {2, 6}});
+    g.tensors.push_back({"w", DataType::kFloat32, from});
     g.nodes.push_back({after, {1}, {4}});
     g.outputs.push_back(4);
   }

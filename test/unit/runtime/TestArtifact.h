@@ -123,10 +123,11 @@ TGraph gqaCacheGraph(DataType f = DataType::kFloat32);
 // first one (copying yields in place would lose it). Node 0 loop(m, -1, a, b) ->
 // outputs 9 "x", 10 "y".
 TGraph swapLoopGraph();
-// x float32 [2,6] (input) -> relu -> r -> reshape -> s [3,4] -> `after` -> z
+// x float32 `from` (input) -> relu -> r -> reshape -> s `to` -> `after` -> z
 // (output), plus `after`(r) -> w (output) when `laterReader`: a reshape
 // whose input dies at it, or is read later.
-TGraph reshapeChainGraph(bool laterReader, const std::string &after);
+TGraph reshapeChainGraph(bool laterReader, const std::string &after, const std::vector<int64_t> &from = {2, 6},
+                         const std::vector<int64_t> &to = {3, 4});
 
 }  // namespace webnn::test
 
