@@ -595,6 +595,27 @@ void runScaleCase(const ScaleCase &c) {
   }
 }
 
+// The pair of `producer` and `consumer`, its output over the producer's
+// input (runPairOverInput), against the two nodes run apart: made, and within
+// 1e-4 relative at 1 and 2 threads.
+void expectPairOverInputMatches(const OpCase &producer, const OpCase &consumer, const std::string &name) {
+  OpCase first = producer;
+  ASSERT_TRUE(runOp(first).isOk()) << name;
+  OpCase second = consumer;
+  second.inputs[0] = first.outputs[0];
+  ASSERT_TRUE(runOp(second).isOk()) << name;
+  const std::vector<double> want = second.outputs[0].values();
+  for (int threads : {1, 2}) {
+    OpCase a = producer, b = consumer;
+    std::vector<float> got;
+    bool fused = false;
+    ASSERT_TRUE(runPairOverInput(a, b, threads, &got, &fused).isOk()) << name;
+    ASSERT_TRUE(fused) << name;
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << name << ", " << i;
+  }
+}
+
 TEST(FusedConv2d, PairOutputOverInput) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the pair kernels need AVX-512";
   // The SE scale + narrow 1x1 (RegNetY-400MF's block2 placed its output over x).
@@ -608,20 +629,7 @@ TEST(FusedConv2d, PairOutputOverInput) {
                 {outSpec(DataType::kFloat32, {1, H, W, O})}};
     if (residual) conv.inputs.push_back(f32({1, H, W, O}, r));
     conv.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "relu");
-    OpCase m1 = mul;
-    ASSERT_TRUE(runOp(m1).isOk());
-    OpCase c1 = conv;
-    c1.inputs[0] = m1.outputs[0];
-    ASSERT_TRUE(runOp(c1).isOk());
-    const std::vector<double> want = c1.outputs[0].values();
-    for (int threads : {1, 2}) {
-      std::vector<float> got;
-      bool fused = false;
-      ASSERT_TRUE(runPairOverInput(mul, conv, threads, &got, &fused).isOk());
-      ASSERT_TRUE(fused);
-      for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "SE pair, residual " << residual << ", " << i;
-    }
+    expectPairOverInputMatches(mul, conv, "SE pair, residual " + std::to_string(residual));
   }
   // The expand + depthwise pair (EfficientNet-B0's features.2.0 shape, SiLU on both).
   {
@@ -633,20 +641,7 @@ TEST(FusedConv2d, PairOutputOverInput) {
              {outSpec(DataType::kFloat32, {1, 56, 56, C})}};
     b.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", C);
     b.attrInts("padding", {0, 1, 0, 1}).attrInts("strides", {2, 2}).attrString("activation", "silu");
-    OpCase a1 = a;
-    ASSERT_TRUE(runOp(a1).isOk());
-    OpCase b1 = b;
-    b1.inputs[0] = a1.outputs[0];
-    ASSERT_TRUE(runOp(b1).isOk());
-    const std::vector<double> want = b1.outputs[0].values();
-    for (int threads : {1, 2}) {
-      std::vector<float> got;
-      bool fused = false;
-      ASSERT_TRUE(runPairOverInput(a, b, threads, &got, &fused).isOk());
-      ASSERT_TRUE(fused);
-      for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "expand + depthwise pair, " << i;
-    }
+    expectPairOverInputMatches(a, b, "expand + depthwise pair");
   }
 }
 
