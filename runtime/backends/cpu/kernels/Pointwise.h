@@ -16,6 +16,8 @@
 
 #include <cstdint>
 
+#include "runtime/backends/cpu/Kernel.h"
+
 namespace webnn::cpu::kernels {
 
 struct PointwiseProduct {
@@ -32,6 +34,12 @@ struct PointwiseProduct {
 // Rows [0, M) of y from x; residual (same layout as y) or null.
 void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, float *y,
                          const float *residual = nullptr);
+
+// The same over ctx's pool, in tiles of 8 rows, each thread's share at least
+// ~100k FLOPs (a hand-off costs microseconds). Defined beside the narrow
+// 1x1 kernel (conv/PointwiseNarrowConv.cpp).
+void pointwiseRowsParallel(const KernelContext &ctx, const PointwiseProduct &p, const float *x, int64_t M, float *y,
+                           const float *residual = nullptr);
 
 // Whether the conv2d family's table gives 1x1 layers with at most 32
 // output channels, or short ones with a residual, to these tiles

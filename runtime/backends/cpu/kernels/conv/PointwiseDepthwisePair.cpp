@@ -86,10 +86,7 @@ class PointwiseDepthwiseKernel final : public Kernel {
     for (int64_t n = 0; n < pw_.N; ++n) {
       const float *xn = x + n * M * pw_.C;
       float *mn = mid + n * M * pw_.O, *yn = y + n * dw_.OH * rowFloats;
-      parallelFor(ctx, (M + 7) / 8, std::max<int64_t>(1, 100000 / (16 * pw_.C * pw_.O)), [&](int64_t b, int64_t e) {
-        const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
-        pointwiseRowsAvx512(p.pointwise, xn + m0 * pw_.C, m1 - m0, mn + m0 * pw_.O);
-      });
+      pointwiseRowsParallel(ctx, p.pointwise, xn, M, mn);
       parallelFor(ctx, dw_.OH, 2, [&](int64_t b, int64_t e) {
         depthwise3x3Avx512(p.dw, mn, yn, b, e);
         if (p.silu) siluAvx512(yn + b * rowFloats, (e - b) * rowFloats);

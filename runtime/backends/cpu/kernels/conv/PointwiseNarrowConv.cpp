@@ -72,13 +72,7 @@ class PointwiseNarrowKernel final : public Kernel {
     const float *x = in<float>(ctx, 0);
     const float *r = hasResidual_ ? in<float>(ctx, 3) : nullptr;
     float *y = outp<float>(ctx, 0);
-    const int64_t M = g_.N * g_.H * g_.W, tiles = (M + 7) / 8;
-    // At least ~100k FLOPs per thread's share: a hand-off costs microseconds.
-    const int64_t grain = std::max<int64_t>(1, 100000 / (16 * g_.C * g_.O));
-    parallelFor(ctx, tiles, grain, [&](int64_t b, int64_t e) {
-      const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
-      pointwiseRowsAvx512(p, x + m0 * g_.C, m1 - m0, y + m0 * g_.O, r ? r + m0 * g_.O : nullptr);
-    });
+    pointwiseRowsParallel(ctx, p, x, g_.N * g_.H * g_.W, y, r);
     return Status::ok();
   }
 
@@ -117,6 +111,15 @@ std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const Conv
     return refuse(why,
                   "more than 32 output channels, and not a residual block end (<= 128 input channels, >= 784 pixels)");
   return std::make_unique<PointwiseNarrowKernel>(node, g, fi, hasBiasInput(node), hasResidual, lo, hi, silu);
+}
+
+void pointwiseRowsParallel(const KernelContext &ctx, const PointwiseProduct &p, const float *x, int64_t M, float *y,
+                           const float *residual) {
+  const int64_t grain = std::max<int64_t>(1, 100000 / (16 * p.K * p.N));
+  parallelFor(ctx, (M + 7) / 8, grain, [&](int64_t b, int64_t e) {
+    const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
+    pointwiseRowsAvx512(p, x + m0 * p.K, m1 - m0, y + m0 * p.N, residual ? residual + m0 * p.N : nullptr);
+  });
 }
 
 }  // namespace webnn::cpu::kernels

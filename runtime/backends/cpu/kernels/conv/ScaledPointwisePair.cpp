@@ -73,9 +73,6 @@ class ScaledPointwiseKernel final : public Kernel {
     p.bias = hasBias_ ? in<float>(ctx, convInputs_ + 2) : nullptr;
     p.lo = lo_, p.hi = hi_;
     p.silu = silu_;
-    const int64_t tiles = (M + 7) / 8;
-    // At least ~100k FLOPs per thread's share: a hand-off costs microseconds.
-    const int64_t grain = std::max<int64_t>(1, 100000 / (16 * g_.C * g_.O));
     if (product) {
       // The two steps apart: x * s into the product's bytes (over x itself
       // where the plan put it there: element for element), then the 1x1.
@@ -93,13 +90,7 @@ class ScaledPointwiseKernel final : public Kernel {
         for (int64_t k = 0; k < g_.C; ++k)
           for (int64_t o = 0; o < g_.O; ++o) scaled_.data()[k * g_.O + o] = filter[k * g_.O + o] * si[k];
       }
-      const float *xi = x + img * M * g_.C;
-      float *yi = y + img * M * g_.O;
-      const float *ri = r ? r + img * M * g_.O : nullptr;
-      parallelFor(ctx, tiles, grain, [&](int64_t b, int64_t e) {
-        const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
-        pointwiseRowsAvx512(p, xi + m0 * g_.C, m1 - m0, yi + m0 * g_.O, ri ? ri + m0 * g_.O : nullptr);
-      });
+      pointwiseRowsParallel(ctx, p, x + img * M * g_.C, M, y + img * M * g_.O, r ? r + img * M * g_.O : nullptr);
     }
     return Status::ok();
   }
