@@ -106,8 +106,8 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
   // for the next: deep, narrow layers (7x7x960) would otherwise re-read
   // every input row from L2 KS times. A larger input is read in one
   // pass over all channels (a second pass would stream it from L3 again).
-  // 5x5 reads each input row five times: chunked up to 1 MiB (EfficientNet's
-  // 28x28x240 0.111 -> 0.089 ms; 3x3 layers keep the measured 512 KiB).
+  // 5x5 reads each input row five times, so it is chunked up to 1 MiB; 3x3
+  // layers keep 512 KiB (both measured: docs/PERFORMANCE.md, mobile nets).
   const bool l2Resident = p.H * p.W * C * 4 <= ((KS == 5 ? 1024 : 512) << 10);
   const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (4 * KS * p.W)) / 16 * 16)) : C;
   for (int64_t c0 = cBegin; c0 < cEnd; c0 += chunk) {

@@ -2,9 +2,9 @@
 // convolutions that take fusedConv2d "silu" (EfficientNet's 49 layers).
 //
 // Why not siluArray (TransformerSimd.h): at one thread SiLU over
-// EfficientNet-B0's expanded tensors costs as much as the convolutions that
-// make them (112x112x96: ~0.23 ms against ~0.2 for the 1x1), and it is
-// bound by arithmetic, not memory (11.4 cycles per 16 floats from L2). The
+// EfficientNet-B0's expanded tensors costs about as much as the 1x1
+// convolutions that make them, and it is bound by arithmetic, not memory
+// (11.4 cycles per 16 floats from L2). The
 // AVX-512 loop here computes x / (1 + 2^n p(r)) with a degree-5 polynomial
 // (relative error of exp 1.7e-7 on the reduced range), roundscale for n and
 // scalef for 2^n: 6.2 cycles per 16 floats, results within 3e-7 relative

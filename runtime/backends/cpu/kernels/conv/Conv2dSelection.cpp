@@ -58,9 +58,8 @@ std::unique_ptr<Kernel> depthwiseAvx512(const ConvRequest &r, std::string *why) 
 
 std::unique_ptr<Kernel> depthwiseAvx512Stride1(const ConvRequest &r, std::string *why) {
   if (r.g.sh != 1) return refuse(why, "stride is not 1 (tried after oneDNN)");
-  // 5x5 below 14 output columns: oneDNN's jit_dw measured faster (7x7x1152
-  // 0.039 against 0.053 ms; 14x14x672 and 28x28x240 0.078 / 0.089 against
-  // 0.079 / 0.111).
+  // 5x5 below 14 output columns: oneDNN's jit_dw measured faster there
+  // (docs/PERFORMANCE.md, mobile nets).
   if (r.g.KH == 5 && r.g.OW < 14) return refuse(why, "5x5 with fewer than 14 output columns (tried after oneDNN)");
   return depthwiseAvx512(r, why);
 }

@@ -7,8 +7,8 @@
 // channel (per image), whose product only the 1x1 reads.
 //
 // Why: EfficientNet-B0's SE muls before its narrow projections (112x112x32,
-// 56x56x96, 56x56x144) took 0.045 + 2 x 0.035 ms at 1 thread, the filter
-// scaling 0.5-3.5k multiplies each.
+// 56x56x96, 56x56x144) each read and write the whole map, where scaling the
+// filter is 0.5-3.5k multiplies.
 //
 // The arena plan knows nothing of pairs: x dies at the mul, so the 1x1's
 // output may be placed over x's bytes (RegNetY-400MF's block2 does). Then
