@@ -29,6 +29,7 @@ int runListDevices() {
                 static_cast<unsigned long long>(d.maxStorageBufferRange >> 20), d.maxSharedMemory >> 10,
                 d.subgroupSize, static_cast<unsigned long long>(d.deviceLocalBytes >> 20),
                 d.unifiedMemory ? " (host-visible)" : "");
+    if (!d.coopmatNote.empty()) std::printf("         coopmat %s\n", d.coopmatNote.c_str());
   }
 #else
   std::printf("gpu      none: this webnn-run was built without the Vulkan backend\n");

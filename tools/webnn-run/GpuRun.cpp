@@ -288,6 +288,7 @@ int run(const GpuOptions &opt) {
                 {"fp16_nodes", st.fp16Nodes},
                 {"fp16_weight_bytes", st.fp16WeightBytes},
                 {"relaxed_float32_nodes", st.relaxedFloat32Nodes},
+                {"coopmat_nodes", st.coopmatNodes},
                 {"pipeline_cache", device->pipelineCachePath()}};
     if (!references.empty()) j["checks"] = checks;
     std::cout << j.dump() << "\n";

@@ -189,6 +189,7 @@ struct GpuCounters {
   double recordMs = 0, pipelineMs = 0;
   uint64_t constantBytes = 0, fp16WeightBytes = 0, fp16Nodes = 0, relaxedFloat32Nodes = 0;
   std::string relaxedFloat32Note;
+  uint64_t coopmatNodes = 0;
 };
 GpuCounters gpuCounters() {
   GpuCounters g;
@@ -196,7 +197,7 @@ GpuCounters gpuCounters() {
   webnn::vk::BackendCounters c = webnn::vk::backendCounters();
   g = {c.deviceCreated, c.submits,         c.copySubmits,     c.recordings, c.dispatchesRecorded, c.recordMs,
        c.pipelineMs,    c.constantBytes,   c.fp16WeightBytes, c.fp16Nodes,  c.relaxedFloat32Nodes,
-       c.relaxedFloat32Note};
+       c.relaxedFloat32Note, c.coopmatNodes};
 #endif
   return g;
 }
@@ -496,7 +497,8 @@ int run(const Options &opt) {
                   {"constant_bytes", gpuEnd.constantBytes - gpuBeforeSession.constantBytes},
                   {"fp16_nodes", gpuEnd.fp16Nodes - gpuBeforeSession.fp16Nodes},
                   {"fp16_weight_bytes", gpuEnd.fp16WeightBytes - gpuBeforeSession.fp16WeightBytes},
-                  {"relaxed_float32_nodes", gpuEnd.relaxedFloat32Nodes - gpuBeforeSession.relaxedFloat32Nodes}};
+                  {"relaxed_float32_nodes", gpuEnd.relaxedFloat32Nodes - gpuBeforeSession.relaxedFloat32Nodes},
+                  {"coopmat_nodes", gpuEnd.coopmatNodes - gpuBeforeSession.coopmatNodes}};
     }
     std::cout << j.dump() << "\n";
     if (!firstMismatch.empty()) throw Failure{1, firstMismatch};

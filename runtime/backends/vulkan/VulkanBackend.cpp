@@ -34,6 +34,7 @@ namespace {
 // What the backend's kernels and copies did in this process (VulkanBackend.h).
 std::atomic<uint64_t> gSubmits{0}, gCopySubmits{0}, gRecordings{0}, gDispatchesRecorded{0}, gRecordNs{0}, gPipelineNs{0};
 std::atomic<uint64_t> gConstantBytes{0}, gFp16WeightBytes{0}, gFp16Nodes{0}, gRelaxedFloat32Nodes{0};
+std::atomic<uint64_t> gCoopmatNodes{0};
 std::mutex gNoteMutex;
 std::string gRelaxedFloat32Note;  // guarded by gNoteMutex
 
@@ -385,6 +386,7 @@ class VulkanBackend final : public rt::Backend {
     WEBNN_RETURN_IF_ERROR(backendDevice(&device));
     KernelPlan plan;
     WEBNN_RETURN_IF_ERROR(f(node, (*device)->info(), &plan));
+    if (usesCoopmat(plan)) gCoopmatNodes.fetch_add(1, std::memory_order_relaxed);
     *out = std::make_unique<VulkanNodeKernel>(*device, node.op + " '" + node.name + "'", std::move(plan));
     countRelaxedKernel(node);
     return Status::ok();
@@ -499,6 +501,7 @@ class VulkanBackend final : public rt::Backend {
         if (!f) return unsupported("no GPU kernel for " + node->op);
         Status s = f(*node, (*device)->info(), &plan);
         if (!s.isOk()) return Status(s.code(), node->op + " '" + node->name + "': " + s.message());
+        if (usesCoopmat(plan)) gCoopmatNodes.fetch_add(1, std::memory_order_relaxed);
         for (Dispatch &d : plan.dispatches)
           for (BindingRef &ref : d.bindings)
             ref.index += ref.kind == BindingRef::Kind::kInput ? inputBase[k] : outputBase[k];
@@ -571,6 +574,7 @@ BackendCounters backendCounters() {
   c.fp16WeightBytes = gFp16WeightBytes.load();
   c.fp16Nodes = gFp16Nodes.load();
   c.relaxedFloat32Nodes = gRelaxedFloat32Nodes.load();
+  c.coopmatNodes = gCoopmatNodes.load();
   std::lock_guard<std::mutex> lock(gNoteMutex);
   c.relaxedFloat32Note = gRelaxedFloat32Note;
   return c;

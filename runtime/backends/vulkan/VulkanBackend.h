@@ -25,6 +25,8 @@ struct BackendCounters {
   // those named with why ("matmul 'mm': its weight is not a constant").
   uint64_t fp16Nodes = 0, relaxedFloat32Nodes = 0;
   std::string relaxedFloat32Note;
+  // Kernels running matmul_coopmat.comp (tensor cores; docs/GPU.md).
+  uint64_t coopmatNodes = 0;
 };
 
 // Totals since the process started (all sessions).

@@ -83,6 +83,46 @@ Status createInstance(VulkanFunctions *fn, bool validation, VkInstance *out) {
   return s;
 }
 
+// Whether matmul_coopmat.comp can run (DeviceInfo::coopmat) and the note
+// --list-devices prints.
+void describeCoopmat(const VulkanFunctions &fn, VkPhysicalDevice pd, const VkPhysicalDeviceSubgroupProperties &subgroup,
+                     bool cooperativeMatrix, bool float16, bool memoryModel, DeviceInfo *info) {
+  info->coopmat = false;
+  if (!cooperativeMatrix || !fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+    info->coopmatNote = "";  // no VK_NV_cooperative_matrix: nothing to say
+    return;
+  }
+  uint32_t n = 0;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes;
+  if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, nullptr) == VK_SUCCESS) {
+    shapes.assign(n, VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+    if (fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, shapes.data()) != VK_SUCCESS) n = 0;
+    shapes.resize(n);
+  }
+  bool shape = false;
+  for (const auto &s : shapes)
+    if (s.MSize == 16 && s.NSize == 16 && s.KSize == 16 && s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        s.BType == VK_COMPONENT_TYPE_FLOAT16_NV && s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV)
+      shape = true;
+  const bool subgroupIds = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                           (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) && subgroup.subgroupSize > 0;
+  if (!shape)
+    info->coopmatNote = "nv, without the 16x16x16 f16->f32 subgroup shape (unused)";
+  else if (!float16)
+    info->coopmatNote = "nv 16x16x16 f16->f32, unused: no shaderFloat16";
+  else if (!memoryModel)
+    info->coopmatNote = "nv 16x16x16 f16->f32, unused: no vulkanMemoryModel";
+  else if (!subgroupIds)
+    info->coopmatNote = "nv 16x16x16 f16->f32, unused: no basic subgroup operations in compute shaders";
+  else if (const char *env = std::getenv("WEBNN_VULKAN_COOPMAT"); env && std::strcmp(env, "0") == 0)
+    info->coopmatNote = "nv 16x16x16 f16->f32, off: WEBNN_VULKAN_COOPMAT=0";
+  else {
+    info->coopmat = true;
+    info->coopmatNote = "nv 16x16x16 f16->f32";
+  }
+}
+
 // Fills `info` and says whether the device is usable; *family = its compute queue family.
 DeviceInfo describe(const VulkanFunctions &fn, VkPhysicalDevice pd, uint32_t index, uint32_t *family) {
   DeviceInfo info;
@@ -131,9 +171,11 @@ DeviceInfo describe(const VulkanFunctions &fn, VkPhysicalDevice pd, uint32_t ind
   VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &s16;
-  bool has8bit = false, hasInt8 = false;
+  bool has8bit = false, hasInt8 = false, hasCoopmat = false, hasMemoryModel = false;
   {
     uint32_t ne = 0;
     fn.vkEnumerateDeviceExtensionProperties(pd, nullptr, &ne, nullptr);
@@ -142,14 +184,20 @@ DeviceInfo describe(const VulkanFunctions &fn, VkPhysicalDevice pd, uint32_t ind
     for (const auto &e : exts) {
       if (std::strcmp(e.extensionName, VK_KHR_8BIT_STORAGE_EXTENSION_NAME) == 0) has8bit = true;
       if (std::strcmp(e.extensionName, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME) == 0) hasInt8 = true;
+      if (std::strcmp(e.extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) hasCoopmat = true;
+      if (std::strcmp(e.extensionName, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME) == 0) hasMemoryModel = true;
     }
   }
   // Only chain the structures of extensions the device has.
   void **next = &s16.pNext;
   if (has8bit) *next = &s8, next = &s8.pNext;
-  if (hasInt8) *next = &i8;
+  if (hasInt8) *next = &i8, next = &i8.pNext;
+  if (hasCoopmat) *next = &cm, next = &cm.pNext;
+  if (hasMemoryModel) *next = &mm, next = &mm.pNext;
   fn.vkGetPhysicalDeviceFeatures2(pd, &features);
   info.float64 = features.features.shaderFloat64 == VK_TRUE;
+  describeCoopmat(fn, pd, subgroup, hasCoopmat && cm.cooperativeMatrix, hasInt8 && i8.shaderFloat16,
+                  hasMemoryModel && mm.vulkanMemoryModel, &info);
 
   if (compute < 0)
     info.whyUnusable = "no compute queue";
@@ -298,13 +346,26 @@ Status Device::init(const Options &options) {
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &s16;
   features.features.shaderFloat64 = info_.float64 ? VK_TRUE : VK_FALSE;
-  const char *exts[] = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME};
+  std::vector<const char *> exts = {VK_KHR_8BIT_STORAGE_EXTENSION_NAME, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME};
+  // matmul_coopmat.comp declares CooperativeMatrixNV, Float16 and the
+  // Vulkan memory model: enabled only where describe() found all three.
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceVulkanMemoryModelFeatures mm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  if (info_.coopmat) {
+    i8.shaderFloat16 = VK_TRUE;
+    cm.cooperativeMatrix = VK_TRUE;
+    mm.vulkanMemoryModel = VK_TRUE;
+    i8.pNext = &cm;
+    cm.pNext = &mm;
+    exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    exts.push_back(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  }
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   di.pNext = &features;
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
-  di.enabledExtensionCount = 2;
-  di.ppEnabledExtensionNames = exts;
+  di.enabledExtensionCount = uint32_t(exts.size());
+  di.ppEnabledExtensionNames = exts.data();
   WEBNN_VK_CHECK(fn_.vkCreateDevice(physical_, &di, nullptr, &device_), "vkCreateDevice");
   WEBNN_RETURN_IF_ERROR(loadDeviceFunctions(device_, &fn_));
   fn_.vkGetDeviceQueue(device_, queueFamily_, 0, &queue_);

@@ -40,6 +40,14 @@ struct DeviceInfo {
   uint64_t deviceLocalBytes = 0;  // the largest device-local heap
   bool unifiedMemory = false;     // a device-local memory type is also host-visible
   bool float64 = false;           // shaderFloat64: the *_f64 shader variants can run
+  // Tensor cores for relaxed-precision matmul/gemm (matmul_coopmat.comp,
+  // docs/GPU.md "Cooperative matrices"): VK_NV_cooperative_matrix with the
+  // 16x16x16 float16 x float16 -> float32 subgroup shape, shaderFloat16, the
+  // Vulkan memory model and subgroup ids in compute shaders. False as well
+  // under WEBNN_VULKAN_COOPMAT=0. coopmatNote says what the device reports
+  // ("nv 16x16x16 f16->f32", "off: WEBNN_VULKAN_COOPMAT=0", or what it lacks).
+  bool coopmat = false;
+  std::string coopmatNote;
   bool usable = false;
   std::string whyUnusable;
 };

@@ -121,6 +121,27 @@ Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan,
                DataType dtype, const Shape &dims, const std::vector<uint64_t> &inStride,
                const std::vector<uint64_t> &outStride, uint64_t inOffset, uint64_t outOffset);
 
+// Which kernel a matmul/fusedMatmul/gemm node gets (kernels/MatMul.cpp):
+// matmul_coopmat.comp (tensor cores, float16 operands, float32 sums) when
+// the device has cooperative matrices (DeviceInfo::coopmat), the artifact's
+// precision is relaxed, A is float32 or float16 with B of its type or
+// float16, and the product is large enough (K >= kCoopmatMinK, M and N >= 32,
+// M * N >= kCoopmatMinOutputs); matmul.comp otherwise. subgroupsM x
+// subgroupsN is the coopmat workgroup's grid of subgroups (32 x 32 outputs
+// each): the largest that fits the device and still makes
+// kCoopmatFullGroups workgroups, else the smallest that fits.
+constexpr uint64_t kCoopmatMinK = 64;
+constexpr uint64_t kCoopmatMinOutputs = 64 * 64;
+constexpr uint64_t kCoopmatFullGroups = 256;
+struct MatmulKernelChoice {
+  bool coopmat = false;
+  uint32_t subgroupsM = 0, subgroupsN = 0;
+};
+MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrecision, DataType a, DataType b,
+                                      uint64_t M, uint64_t N, uint64_t K, uint64_t batches);
+// Whether a kernel runs matmul_coopmat.comp (the coopmat_nodes counts).
+bool usesCoopmat(const KernelPlan &plan);
+
 // Registration, one call per kernel file (VulkanKernel.cpp).
 struct KernelEntry {
   const char *op;

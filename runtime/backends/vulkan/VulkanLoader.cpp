@@ -62,6 +62,9 @@ Status loadInstanceFunctions(VkInstance instance, VulkanFunctions *fns) {
       fns->vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"));
   fns->vkDestroyDebugUtilsMessengerEXT = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
       fns->vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
+  fns->vkGetPhysicalDeviceCooperativeMatrixPropertiesNV =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+          fns->vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
   return Status::ok();
 }
 

@@ -92,6 +92,9 @@ struct VulkanFunctions {
   // VK_EXT_debug_utils, present only with validation on.
   PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT = nullptr;
   PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT = nullptr;
+  // VK_NV_cooperative_matrix (a physical-device query): null where the
+  // loader does not know it; only called for a device reporting the extension.
+  PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV vkGetPhysicalDeviceCooperativeMatrixPropertiesNV = nullptr;
 };
 
 // Opens the loader once per process (later calls return the first result)

@@ -260,6 +260,7 @@ Status Program::build(const std::vector<ProgramNode> &nodes) {
     VulkanKernelFactory f = findVulkanKernel(d.op);
     if (!f) return unsupported(d.op + " '" + d.name + "': no GPU kernel for this op");
     WEBNN_RETURN_IF_ERROR(f(d, info, &plans[i]));
+    if (usesCoopmat(plans[i])) ++stats_.coopmatNodes;
   }
 
   // Lifetimes over node positions: inputs from before the first node,

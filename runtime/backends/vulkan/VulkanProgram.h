@@ -52,6 +52,8 @@ struct ProgramStats {
   uint64_t fp16WeightBytes = 0;
   uint32_t relaxedFloat32Nodes = 0;
   std::string relaxedFloat32Note;
+  // Nodes running matmul_coopmat.comp (tensor cores; docs/GPU.md).
+  uint32_t coopmatNodes = 0;
 };
 
 // Relaxed precision (docs/GPU.md), shared by the program and the

@@ -24,6 +24,34 @@ void registerBlock(const DeviceInfo &device, uint64_t M, uint64_t N, uint32_t *t
 
 bool floatType(DataType t) { return t == DataType::kFloat32 || t == DataType::kFloat16; }
 
+// matmul_coopmat.comp's shared memory for a grid of sgM x sgN subgroups
+// (its tileA, tileB and scratch arrays; WM = WN = 2, BK = 32).
+uint64_t coopmatSharedBytes(uint32_t sgM, uint32_t sgN) {
+  const uint64_t bm = sgM * 32, bn = sgN * 32, bk = 32;
+  return bm * (bk + 8) * 2 + bk * (bn + 8) * 2 + uint64_t(sgM) * sgN * 256 * 4;
+}
+
+// The spec constants and groups of either shader: matmul.comp's
+// (TM x TN outputs per invocation) or matmul_coopmat.comp's (TM x TN
+// subgroups per workgroup).
+void setShader(const MatmulKernelChoice &choice, const DeviceInfo &device, uint64_t M, uint64_t N, Dispatch *d,
+               uint32_t *tm, uint32_t *tn, uint32_t *blockM, uint32_t *blockN) {
+  if (choice.coopmat) {
+    d->shader = &shaders::matmul_coopmat;
+    *tm = choice.subgroupsM;
+    *tn = choice.subgroupsN;
+    d->localSize = *tm * *tn * device.subgroupSize;
+    *blockM = *tm * 32;
+    *blockN = *tn * 32;
+    return;
+  }
+  d->shader = &shaders::matmul;
+  registerBlock(device, M, N, tm, tn);
+  d->localSize = kTile * kTile;
+  *blockM = kTile * *tm;
+  *blockN = kTile * *tn;
+}
+
 // B's type as the shader reads it: a's, or float16 under float32 data for a
 // relaxed-precision node's constant B (VulkanProgram's relaxed weights).
 bool bTypeAccepted(const NodeDesc &node, DataType a, DataType b) {
@@ -60,14 +88,13 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   if (residual && (residual->dtype != c.dtype || residual->shape != c.shape))
     return nodeUnsupported(node, "residual differs from the output in shape or type");
   Dispatch d;
-  d.shader = &shaders::matmul;
   uint32_t dt, bdt;
   shaderDataType(a.dtype, &dt);
   shaderDataType(b.dtype, &bdt);
-  uint32_t tm, tn;
-  registerBlock(device, M, N, &tm, &tn);
+  uint32_t tm, tn, blockM, blockN;
+  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, batches), device, M, N,
+            &d, &tm, &tn, &blockM, &blockN);
   d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn, bdt};
-  d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   d.pushU(M).pushU(N).pushU(K);
   // Batch strides in elements, 0 where an operand broadcasts.
@@ -89,8 +116,8 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   for (uint32_t v : sa) d.pushU(v);
   for (uint32_t v : sb) d.pushU(v);
   d.pushF(alpha).pushF(1.0f).pushU(0).pushU(bias ? 1 : 0);
-  d.groups[0] = (N + kTile * tn - 1) / (kTile * tn);
-  d.groups[1] = (M + kTile * tm - 1) / (kTile * tm);
+  d.groups[0] = (N + blockN - 1) / blockN;
+  d.groups[1] = (M + blockM - 1) / blockM;
   d.groups[2] = uint32_t(batches);
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
@@ -112,14 +139,13 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   uint32_t K = uint32_t(aT ? a.shape[0] : a.shape[1]);
   if (M == 0 || N == 0) return Status::ok();
   Dispatch d;
-  d.shader = &shaders::matmul;
   uint32_t dt, bdt;
   shaderDataType(a.dtype, &dt);
   shaderDataType(b.dtype, &bdt);
-  uint32_t tm, tn;
-  registerBlock(device, M, N, &tm, &tn);
+  uint32_t tm, tn, blockM, blockN;
+  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, 1), device, M, N, &d, &tm,
+            &tn, &blockM, &blockN);
   d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn, bdt};
-  d.localSize = kTile * kTile;
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
   d.pushU(M).pushU(N).pushU(K);
   for (int i = 0; i < 4; ++i) d.pushU(1);
@@ -131,13 +157,47 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
     colStride = uint32_t(st[1]);
   }
   d.pushF(alpha).pushF(beta).pushU(rowStride).pushU(colStride);
-  d.groups[0] = (N + kTile * tn - 1) / (kTile * tn);
-  d.groups[1] = (M + kTile * tm - 1) / (kTile * tm);
+  d.groups[0] = (N + blockN - 1) / blockN;
+  d.groups[1] = (M + blockM - 1) / blockM;
   plan->dispatches.push_back(std::move(d));
   return Status::ok();
 }
 
 }  // namespace
+
+MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrecision, DataType a, DataType b,
+                                      uint64_t M, uint64_t N, uint64_t K, uint64_t batches) {
+  MatmulKernelChoice c;
+  // Rounding the operands to float16 is what relaxed precision allows;
+  // exact artifacts keep matmul.comp's float32 arithmetic bit for bit.
+  if (!device.coopmat || !relaxedPrecision || device.subgroupSize == 0) return c;
+  if (!floatType(a) || !(b == a || b == DataType::kFloat16)) return c;
+  // Below these sizes the 16 x 16 tiles are mostly padding and the float32
+  // kernel is as fast.
+  if (K < kCoopmatMinK || M < 32 || N < 32 || M * N < kCoopmatMinOutputs) return c;
+  // The largest block (subgroups along M x N) that still gives the device
+  // enough workgroups to fill it; the smallest otherwise.
+  static constexpr uint32_t kGrids[][2] = {{4, 2}, {2, 2}, {1, 1}};
+  for (const auto &g : kGrids) {
+    // A block past both ends of M or N only pads (1 x 1 never does: M, N >= 32).
+    if (g[0] * 32 > M || g[1] * 32 > N) continue;
+    const uint64_t threads = uint64_t(g[0]) * g[1] * device.subgroupSize;
+    if (threads > device.maxWorkGroupInvocations || coopmatSharedBytes(g[0], g[1]) > device.maxSharedMemory) continue;
+    const uint64_t gx = (N + g[1] * 32 - 1) / (g[1] * 32), gy = (M + g[0] * 32 - 1) / (g[0] * 32);
+    if (gx > device.maxWorkGroupCount[0] || gy > device.maxWorkGroupCount[1]) continue;
+    c.coopmat = true;
+    c.subgroupsM = g[0];
+    c.subgroupsN = g[1];
+    if (gx * gy * batches >= kCoopmatFullGroups) break;
+  }
+  return c;
+}
+
+bool usesCoopmat(const KernelPlan &plan) {
+  for (const Dispatch &d : plan.dispatches)
+    if (d.shader == &shaders::matmul_coopmat) return true;
+  return false;
+}
 
 void registerMatMulKernels(std::vector<KernelEntry> *out) {
   out->push_back({"matmul", makeMatMul});
