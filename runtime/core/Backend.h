@@ -84,6 +84,11 @@ class Backend {
   // opSupportLimits), or null for a backend that publishes none: then only
   // supports() and opNames() answer.
   virtual const OpSupportTable *opSupportLimits() const { return nullptr; }
+  // Whether every kernel it makes (makeKernel, makeKernelPair) for a node
+  // with a strided operand (OperandDesc::rowPitch) honours the pitch
+  // (Kernel::honoursRowPitch), wrapping one that does not: then a session
+  // whose every node runs here may use the concat-view plan.
+  virtual bool takesRowPitch() const { return false; }
   // A kernel for one node. Errors name the problem; the executor prefixes the
   // node.
   virtual Status makeKernel(const NodeDesc &node, std::unique_ptr<Kernel> *out) = 0;

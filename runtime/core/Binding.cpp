@@ -12,7 +12,6 @@ namespace webnn::rt {
 
 void Executor::bindTensors(const MappedFile *const mappings[2]) {
   const LoadedGraph &g = graph_->graph;
-  const PreparedGraph &p = *graph_;
   tensors_.resize(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     TensorBuffer &b = tensors_[t];
@@ -26,8 +25,8 @@ void Executor::bindTensors(const MappedFile *const mappings[2]) {
           b.buffer = constantBuffers_[m].get(), b.offset = uint64_t(static_cast<uint8_t *>(b.data) - base);
       }
     }
-    else if (p.arenaOffset[t] != kNotInArena)
-      b.data = arena_ + p.arenaOffset[t], b.buffer = arenaBuffer_.get(), b.offset = p.arenaOffset[t];
+    else if (arenaOffset(t) != kNotInArena)
+      b.data = arena_ + arenaOffset(t), b.buffer = arenaBuffer_.get(), b.offset = arenaOffset(t);
     else
       b.data = nullptr;  // graph input, bound by setInput
   }
@@ -127,15 +126,15 @@ Status Executor::bindOutput(size_t index, void *data, uint64_t capacity) {
   if (index >= g.outputs.size()) return invalidArgument("output index " + std::to_string(index) + " out of range");
   const uint32_t t = g.outputs[index];
   const LoadedTensor &lt = g.tensors[t];
-  if (graph_->outputCopyOffset[index] != kNotInArena || graph_->arenaOffset[t] == kNotInArena)
+  if (outputCopyOffset(index) != kNotInArena || arenaOffset(t) == kNotInArena)
     return invalidArgument("output '" + lt.name + "' is not computed by a node and cannot be bound");
   if (inPlaceInput_[index] >= 0) {
     inPlaceInput_[index] = -1;
     resolved_ = false;  // the output's shape is its own again
   }
   if (!data) {
-    tensors_[t].data = arena_ + graph_->arenaOffset[t];
-    tensors_[t].buffer = arenaBuffer_.get(), tensors_[t].offset = graph_->arenaOffset[t];
+    tensors_[t].data = arena_ + arenaOffset(t);
+    tensors_[t].buffer = arenaBuffer_.get(), tensors_[t].offset = arenaOffset(t);
     return Status::ok();
   }
   if (reinterpret_cast<uintptr_t>(data) % kArenaAlignment != 0)
@@ -156,7 +155,7 @@ Status Executor::bindOutputInPlace(size_t output, size_t input) {
   auto refuse = [&](const std::string &why) {
     return invalidArgument("output '" + o.name + "' cannot be computed in place over input '" + in.name + "': " + why);
   };
-  if (graph_->outputCopyOffset[output] != kNotInArena || o.role != TensorRole::kIntermediate || o.producer < 0 ||
+  if (outputCopyOffset(output) != kNotInArena || o.role != TensorRole::kIntermediate || o.producer < 0 ||
       o.scope != -1)
     return refuse("it is not computed by a node of the main graph");
   if (std::find(g.outputs.begin(), g.outputs.end(), it) != g.outputs.end()) return refuse("the input is also an output");
@@ -218,7 +217,7 @@ Status Executor::applyInPlace() {
 const void *Executor::outputData(size_t index) const {
   const LoadedGraph &g = graph_->graph;
   if (index >= g.outputs.size()) return nullptr;
-  uint64_t off = graph_->outputCopyOffset[index];
+  uint64_t off = outputCopyOffset(index);
   if (off != kNotInArena) return arena_ + off;
   return tensors_[g.outputs[index]].data;
 }

@@ -103,6 +103,196 @@ std::string inPlaceText(const std::vector<BufferRequest> &requests, const std::v
   return " over '" + g.tensors[tensorOf[size_t(k)]].name + "'";
 }
 
+// ---- concat elimination (ConcatViewPlan)
+
+// Ops whose CPU kernels write their output at a row pitch (the CPU backend
+// wraps any of their kernels that cannot, copying its dense result in):
+// the producers a concat input may be placed for.
+bool writesRowPitch(const std::string &op) {
+  return op == "conv2d" || op == "fusedConv2d" || op == "maxPool2d" || op == "averagePool2d" || op == "concat";
+}
+
+// Ops whose kernels read a strided input without a copy: the other readers
+// a placed tensor may have (any other reader keeps it dense, copied into the
+// concat as before).
+bool readsRowPitch(const std::string &op) { return op == "concat" || op == "batchNormalization"; }
+
+// Where a placed tensor lives: inside `root`'s bytes at `byteOffset`, its
+// last-axis rows `pitch` elements apart (0: dense).
+struct ViewSlot {
+  int64_t root = -1;
+  uint64_t byteOffset = 0;
+  int64_t pitch = 0;
+};
+
+// The concats of the main graph, latest first (so a concat whose output
+// another concat takes is placed after, inside that one), place their
+// inputs: see ConcatViewPlan. Returns one slot per tensor.
+std::vector<ViewSlot> placeConcatInputs(const LoadedGraph &g, const std::vector<BufferRequest> &requests,
+                                        const std::vector<int64_t> &requestOf) {
+  const size_t numTensors = g.tensors.size();
+  std::vector<ViewSlot> slot(numTensors);
+  std::vector<std::vector<int32_t>> readers(numTensors);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int32_t in : g.nodes[i].inputs)
+      if (in >= 0) readers[size_t(in)].push_back(int32_t(i));
+  std::vector<bool> isOutput(numTensors, false), inPlace(numTensors, false), hasMembers(numTensors, false);
+  for (uint32_t o : g.outputs) isOutput[o] = true;
+  std::vector<size_t> tensorOf(requests.size(), SIZE_MAX);
+  for (size_t t = 0; t < numTensors; ++t)
+    if (requestOf[t] >= 0) tensorOf[size_t(requestOf[t])] = t;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    const int64_t k = requests[r].placedIn;
+    if (k < 0 || size_t(k) >= requests.size()) continue;
+    if (tensorOf[r] != SIZE_MAX) inPlace[tensorOf[r]] = true;
+    if (tensorOf[size_t(k)] != SIZE_MAX) inPlace[tensorOf[size_t(k)]] = true;
+  }
+  // A tensor that may live inside another: planned here, not an output or
+  // taken over in place, made by a node that writes rows at a pitch and
+  // read only by nodes that read them.
+  auto placeable = [&](int32_t t) {
+    const LoadedTensor &lt = g.tensors[size_t(t)];
+    if (requestOf[size_t(t)] < 0 || isOutput[size_t(t)] || inPlace[size_t(t)] || lt.byteSize == 0 || lt.producer < 0)
+      return false;
+    const LoadedNode &p = g.nodes[size_t(lt.producer)];
+    if (p.outputs.size() != 1 || !p.subgraphs.empty() || !writesRowPitch(p.op)) return false;
+    for (int32_t r : readers[size_t(t)])
+      if (!readsRowPitch(g.nodes[size_t(r)].op)) return false;
+    return true;
+  };
+  auto aligned = [](uint64_t bytes) { return bytes % kArenaAlignment == 0; };
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    const LoadedNode &n = g.nodes[i];
+    if (n.op != "concat" || n.outputs.size() != 1 || n.inputs.empty() || !n.subgraphs.empty()) continue;
+    const int32_t y = n.outputs[0];
+    const LoadedTensor &yt = g.tensors[size_t(y)];
+    const size_t rank = yt.shape.size();
+    uint64_t col0 = 0;
+    if (requestOf[size_t(y)] < 0 || rank == 0 || !yt.dims.empty()) continue;
+    int64_t axis = n.attributes.getInt("axis", -1);
+    if (axis < 0) axis += int64_t(rank);
+    if (axis < 0 || axis >= int64_t(rank)) continue;
+    // Whole bytes per element (int4 packs two a byte: not placed).
+    uint64_t esize = 0;
+    if (!tensorByteSize(yt.dtype, Shape{1}, &esize) || !tensorByteSize(yt.dtype, Shape{2}, &col0) ||
+        col0 != 2 * esize || esize == 0)
+      continue;
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= yt.shape[size_t(d)];
+    for (size_t d = size_t(axis) + 1; d < rank; ++d) inner *= yt.shape[d];
+    const ViewSlot ys = slot[size_t(y)].root >= 0 ? slot[size_t(y)] : ViewSlot{y, 0, 0};
+    // Rows: one (a contiguous block per input), or the last axis's (each
+    // input a column slice, rows at the output's pitch); else not placed.
+    const bool oneRow = outer == 1 && ys.pitch == 0;
+    if (!oneRow && inner != 1) continue;
+    const int64_t pitch = oneRow ? 0 : (ys.pitch ? ys.pitch : yt.shape[rank - 1]);
+    if (!aligned(uint64_t(pitch) * esize)) continue;
+    // Each input's byte offset in the output's first row.
+    std::vector<uint64_t> at(n.inputs.size());
+    uint64_t col = 0;
+    bool sameType = true;
+    for (size_t j = 0; j < n.inputs.size(); ++j) {
+      at[j] = ys.byteOffset + col;
+      const int32_t x = n.inputs[j];
+      if (x < 0 || g.tensors[size_t(x)].dtype != yt.dtype || g.tensors[size_t(x)].shape.size() != rank) {
+        sameType = false;
+        break;
+      }
+      col += uint64_t(g.tensors[size_t(x)].shape[size_t(axis)] * inner) * esize;
+    }
+    if (!sameType) continue;
+    // An output not yet placed whose inputs all already lie, in order, in one
+    // buffer (an earlier concat of a later one's first inputs): a view there.
+    if (slot[size_t(y)].root < 0 && placeable(y)) {
+      // Strided inputs: a last-axis concat (its rows theirs); dense ones: one row.
+      const ViewSlot &first = slot[size_t(n.inputs[0])];
+      bool prefix = first.root >= 0 && (first.pitch ? inner == 1 : outer == 1);
+      for (size_t j = 0; prefix && j < n.inputs.size(); ++j) {
+        const ViewSlot &xs = slot[size_t(n.inputs[j])];
+        prefix = xs.root == first.root && xs.byteOffset == first.byteOffset + (at[j] - at[0]) &&
+                 xs.pitch == first.pitch;
+      }
+      if (prefix) {
+        slot[size_t(y)] = {first.root, first.byteOffset, first.pitch};
+        hasMembers[size_t(first.root)] = true;
+        continue;
+      }
+    }
+    for (size_t j = 0; j < n.inputs.size(); ++j) {
+      const int32_t x = n.inputs[j];
+      if (x == y || slot[size_t(x)].root >= 0 || !placeable(x) || !aligned(at[j]) ||
+          std::count(n.inputs.begin(), n.inputs.end(), x) != 1)
+        continue;
+      if (hasMembers[size_t(x)]) continue;  // a buffer others were placed in already
+      slot[size_t(x)] = {ys.root, at[j], oneRow ? 0 : pitch};
+      hasMembers[size_t(ys.root)] = true;
+    }
+  }
+  return slot;
+}
+
+// The plan with each placed tensor's bytes inside its root's: the root
+// live over all of its members' lifetimes, the members planned no bytes of
+// their own. Null where nothing was placed.
+Status planConcatViews(const LoadedGraph &g, const std::vector<BufferRequest> &requests,
+                       const std::vector<size_t> &requestTensor, const std::vector<int64_t> &requestOf,
+                       std::shared_ptr<const ConcatViewPlan> *out) {
+  out->reset();
+  if (!g.dynamicDims.empty() || !g.subgraphs.empty()) return Status::ok();
+  const std::vector<ViewSlot> slot = placeConcatInputs(g, requests, requestOf);
+  size_t views = 0;
+  for (const ViewSlot &v : slot) views += v.root >= 0;
+  if (views == 0) return Status::ok();
+  std::vector<BufferRequest> viewRequests(requests);
+  for (size_t t = 0; t < slot.size(); ++t) {
+    if (slot[t].root < 0) continue;
+    BufferRequest &member = viewRequests[size_t(requestOf[t])];
+    BufferRequest &root = viewRequests[size_t(requestOf[size_t(slot[t].root)])];
+    root.firstUse = std::min(root.firstUse, member.firstUse);
+    root.lastUse = std::max(root.lastUse, member.lastUse);
+    member.bytes = 0;
+    root.placedIn = -1;
+  }
+  // Members are never in place (placeable refuses them); nor is a root: its
+  // bytes hold its members' while a node that takes it over would run.
+  std::vector<bool> isRoot(slot.size(), false);
+  for (const ViewSlot &v : slot)
+    if (v.root >= 0) isRoot[size_t(v.root)] = true;
+  for (BufferRequest &r : viewRequests)
+    if (r.placedIn >= 0 && size_t(r.placedIn) < requests.size() && requestTensor[size_t(r.placedIn)] < slot.size() &&
+        isRoot[requestTensor[size_t(r.placedIn)]])
+      r.placedIn = -1;
+  auto plan = std::make_shared<ConcatViewPlan>();
+  ArenaPlan arena;
+  WEBNN_RETURN_IF_ERROR(planArena(viewRequests, kArenaAlignment, &arena));
+  const size_t numTensors = g.tensors.size();
+  plan->arenaOffset.assign(numTensors, kNotInArena);
+  plan->outputCopyOffset.assign(g.outputs.size(), kNotInArena);
+  plan->rowPitch.assign(numTensors, 0);
+  plan->arenaBytes = arena.arenaBytes;
+  plan->views = views;
+  for (size_t r = 0; r < viewRequests.size(); ++r) {
+    const size_t t = requestTensor[r];
+    if (t >= numTensors) plan->outputCopyOffset[t - numTensors] = arena.offsets[r];
+    else plan->arenaOffset[t] = arena.offsets[r];
+  }
+  std::ostringstream text;
+  text << "concat views (sessions running every node on the CPU): arena " << plan->arenaBytes << " bytes, " << views
+       << " tensors inside another\n";
+  for (size_t t = 0; t < numTensors; ++t) {
+    if (slot[t].root < 0) continue;
+    plan->arenaOffset[t] = plan->arenaOffset[size_t(slot[t].root)] + slot[t].byteOffset;
+    plan->rowPitch[t] = slot[t].pitch;
+    text << "  '" << g.tensors[t].name << "' " << shapeToString(g.tensors[t].shape) << " in '"
+         << g.tensors[size_t(slot[t].root)].name << "' at byte " << slot[t].byteOffset;
+    if (slot[t].pitch) text << ", rows " << slot[t].pitch << " elements apart";
+    text << "\n";
+  }
+  plan->planText = text.str();
+  *out = std::move(plan);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
@@ -153,6 +343,7 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
 
   ArenaPlan plan;
   WEBNN_RETURN_IF_ERROR(planArena(requests, kArenaAlignment, &plan));
+  WEBNN_RETURN_IF_ERROR(planConcatViews(g, requests, requestTensor, requestOf, &p->concatViews));
   p->arenaBytes = plan.arenaBytes;
   p->arenaOffset.assign(numTensors, kNotInArena);
   p->outputCopyOffset.assign(g.outputs.size(), kNotInArena);
@@ -219,7 +410,8 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     planned += subRequests.size();
   }
   p->planText = "arena " + std::to_string(p->arenaBytes) + " bytes for " + std::to_string(planned) +
-                " tensors (" + std::to_string(naive) + " bytes without reuse, 64-byte aligned)\n" + text.str();
+                " tensors (" + std::to_string(naive) + " bytes without reuse, 64-byte aligned)\n" + text.str() +
+                (p->concatViews ? p->concatViews->planText : "");
   *out = std::move(p);
   return Status::ok();
 }

@@ -26,6 +26,24 @@ struct PreparedSubgraph {
   std::vector<NodeDesc> nodes;  // point into PreparedGraph::operands
 };
 
+// The main graph's arena plan with concat elimination: a concat input whose
+// producer and readers are plain nodes lives inside the concat's output, at
+// its slice (the rows of a last-axis concat, rowPitch elements apart; a
+// contiguous block where there is one row), so its producer writes there and
+// the concat finds it in place. Concats that take the same inputs in the
+// same order (DenseNet's) share the last one's buffer, each earlier output a
+// view of its first channels. Only for static graphs without subgraphs, and
+// used by a session whose every node runs on a backend that takes row
+// pitches (Backend::takesRowPitch); others use the plain plan.
+struct ConcatViewPlan {
+  std::vector<uint64_t> arenaOffset;       // like PreparedGraph::arenaOffset
+  std::vector<uint64_t> outputCopyOffset;  // like PreparedGraph::outputCopyOffset
+  std::vector<int64_t> rowPitch;           // per tensor: OperandDesc::rowPitch
+  uint64_t arenaBytes = 0;
+  size_t views = 0;  // tensors placed inside another
+  std::string planText;
+};
+
 // The model-level, read-only part: built once at load.
 struct PreparedGraph {
   LoadedGraph graph;
@@ -46,6 +64,8 @@ struct PreparedGraph {
   uint64_t arenaBytes = 0;
   // Human-readable plan for `webnn-run --print-plan`.
   std::string planText;
+  // Absent where no concat input could be placed in its concat's output.
+  std::shared_ptr<const ConcatViewPlan> concatViews;
 };
 
 // Builds operand descriptions and plans the arena. `g` must come from

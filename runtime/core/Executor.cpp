@@ -29,14 +29,6 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
         return unsupported(nodeLabel(i, p.nodes[i]) + ": this runtime was built without backends");
     return unsupported("this runtime was built without backends");
   }
-  Status s = e->backend_->allocate(p.arenaBytes, &e->arenaBuffer_);
-  if (!s.isOk())
-    return Status(s.code(), "cannot allocate the " + std::to_string(p.arenaBytes) +
-                                "-byte arena for intermediate tensors: " + s.message());
-  e->arena_ = static_cast<uint8_t *>(e->arenaBuffer_->hostPointer());
-  // The executor binds, copies and runs control flow through host addresses.
-  if (!e->arena_)
-    return unsupported("backend '" + std::string(e->backend_->name()) + "': its memory is not host-addressable");
   WEBNN_RETURN_IF_ERROR(e->backend_->createSession(numThreads, &e->session_));
   e->backendState_ = e->session_->kernelState();
   const MappedFile *mappings[2] = {&g.artifact, &g.weights};
@@ -67,6 +59,21 @@ Status Executor::create(std::shared_ptr<const PreparedGraph> graph, int numThrea
   e->inPlaceInput_.assign(g.outputs.size(), -1);
 
   WEBNN_RETURN_IF_ERROR(e->placeNodes(device));
+  // Strided operands only where every node's kernel comes from a backend
+  // that honours them (the default one; control flow has no subgraphs here).
+  if (p.concatViews && e->placed_.empty() && e->backend_->takesRowPitch()) {
+    e->views_ = p.concatViews.get();
+    for (size_t t = 0; t < e->operands_.size(); ++t) e->operands_[t].rowPitch = e->views_->rowPitch[t];
+  }
+  const uint64_t arenaBytes = e->arenaBytes();
+  Status s = e->backend_->allocate(arenaBytes, &e->arenaBuffer_);
+  if (!s.isOk())
+    return Status(s.code(), "cannot allocate the " + std::to_string(arenaBytes) +
+                                "-byte arena for intermediate tensors: " + s.message());
+  e->arena_ = static_cast<uint8_t *>(e->arenaBuffer_->hostPointer());
+  // The executor binds, copies and runs control flow through host addresses.
+  if (!e->arena_)
+    return unsupported("backend '" + std::string(e->backend_->name()) + "': its memory is not host-addressable");
   WEBNN_RETURN_IF_ERROR(e->checkOps());
   e->chooseConstantStorage();
   e->findPairCandidates();
@@ -179,7 +186,7 @@ Status Executor::run() {
   if (profiling_) ++profiledRuns_;
   warmUp_.finish();
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    uint64_t off = graph_->outputCopyOffset[k];
+    uint64_t off = outputCopyOffset(k);
     if (off == kNotInArena) continue;
     if (uint64_t bytes = outputBytes(k)) std::memcpy(arena_ + off, tensors_[g.outputs[k]].data, bytes);
   }

@@ -52,6 +52,9 @@ class Executor : private SubgraphRunner {
   ~Executor() override;
 
   const PreparedGraph &graph() const { return *graph_; }
+  // The bytes of this session's arena: the concat-view plan's where it
+  // uses that (ConcatViewPlan), else the graph's.
+  uint64_t arenaBytes() const { return views_ ? views_->arenaBytes : graph_->arenaBytes; }
   int numThreads() const { return session_->numThreads(); }
   // The backend that runs this session's nodes, and its state for them.
   Backend &backend() const { return *backend_; }
@@ -277,6 +280,13 @@ class Executor : private SubgraphRunner {
   void bindNodeIo(size_t i);
   // Points in-place outputs at their inputs' memory and checks their kernels.
   Status applyInPlace();
+  // The concat-view plan, where this session uses it (every node on the
+  // default backend, which takes row pitches), else null: the plain plan.
+  const ConcatViewPlan *views_ = nullptr;
+  uint64_t arenaOffset(size_t t) const { return views_ ? views_->arenaOffset[t] : graph_->arenaOffset[t]; }
+  uint64_t outputCopyOffset(size_t k) const {
+    return views_ ? views_->outputCopyOffset[k] : graph_->outputCopyOffset[k];
+  }
   std::unique_ptr<BackendBuffer> arenaBuffer_;
   // The artifact's and the weights file's bytes in the backend's memory
   // (Backend::mapConstants: the CPU backend wraps the mappings, no copy).

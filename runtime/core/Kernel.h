@@ -32,6 +32,11 @@ struct OperandDesc {
   Shape shape;
   // Host bytes of a constant operand (mapped from the artifact), else null.
   const void *constantData = nullptr;
+  // Elements between the starts of consecutive rows of the last axis, where
+  // the operand is a slice of a wider tensor's rows (concat elimination,
+  // ExecutionPlan.h's ConcatViewPlan); 0: dense. Only a kernel that says it
+  // honours it (Kernel::honoursRowPitch) is given such an operand.
+  int64_t rowPitch = 0;
 };
 
 // One option of a node, as stored in the artifact (see docs/OPS.md).
@@ -134,6 +139,11 @@ class Kernel {
     (void)input;
     return false;
   }
+  // Whether run() reads and writes every operand at the rowPitch its
+  // OperandDesc had when the kernel was made. A backend that lets the
+  // executor plan strided operands (Backend::takesRowPitch) must make only
+  // such kernels for nodes that have one.
+  virtual bool honoursRowPitch() const { return false; }
   // Compile-time prepacking: appends each constant operand this kernel
   // repacks before use, in the layout it would use with `numThreads`
   // threads (none by default). Offline work: may JIT and allocate.

@@ -22,6 +22,15 @@ class PairedAwayKernel final : public Kernel {
   Status run(const KernelContext &) override { return Status::ok(); }
 };
 
+// Whether a node has an operand that is a strided view (concat-view plan).
+bool hasRowPitch(const NodeDesc &d) {
+  for (const OperandDesc *in : d.inputs)
+    if (in && in->rowPitch) return true;
+  for (const OperandDesc *o : d.outputs)
+    if (o->rowPitch) return true;
+  return false;
+}
+
 // The error for a node no backend of this runtime can run.
 Status noKernel(const std::string &label, const NodeDesc &d, const Backend *asked) {
   if (!asked) return unsupported(label + ": this runtime was built without backends");
@@ -164,6 +173,9 @@ Status Executor::resolveShapes() {
       if (hit->kernel && (graph_->outputOverInput[i] >= 0 || graph_->outputOverInput[i + 1] >= 0))
         return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
                                                  ": a node of this pair has its output planned over an input");
+      if (hit->kernel && (hasRowPitch(d) || hasRowPitch(next)) && !hit->kernel->honoursRowPitch())
+        return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
+                                                 ": its pair's kernel does not honour a strided operand");
       if (hit->kernel) {
         if (!pairedAwayKernel_) pairedAwayKernel_ = std::make_unique<PairedAwayKernel>();
         active_[i] = hit->kernel.get();
@@ -185,6 +197,12 @@ Status Executor::resolveShapes() {
       hit = cache.end() - 1;
     }
     active_[i] = hit->kernel.get();
+    // The concat-view plan gave it a strided operand (only where its backend
+    // takes them): a kernel that wrote it dense would overwrite its
+    // neighbours' slices.
+    if (hasRowPitch(d) && !active_[i]->honoursRowPitch())
+      return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
+                                               ": its kernel does not honour a strided operand");
     // The arena plan wrote this output over a dying input, by the op's
     // contract (ExecutionPlan.cpp's accumulatesInto): a kernel that does not
     // keep it (another backend's) would read its input through its writes.

@@ -470,6 +470,6 @@ std::vector<Session::NodeProfile> Session::profile(uint64_t *runs) const {
 
 int Session::threads() const { return executor_->numThreads(); }
 ThreadWait Session::threadWait() const { return executor_->backendSession().threadWait(); }
-uint64_t Session::arenaBytes() const { return executor_->graph().arenaBytes; }
+uint64_t Session::arenaBytes() const { return executor_->arenaBytes(); }
 
 }  // namespace webnn

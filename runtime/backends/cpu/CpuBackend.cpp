@@ -10,6 +10,7 @@
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/backends/cpu/kernels/RowPitch.h"
 #include "runtime/core/Log.h"
 
 namespace webnn::cpu {
@@ -79,13 +80,22 @@ class CpuBackend final : public rt::Backend {
     *why = "no CPU kernel for op '" + node.op + "'";
     return false;
   }
+  // Strided operands (the concat-view plan): a kernel that does not honour
+  // them runs on dense copies (kernels/RowPitch.h); a pair that does not
+  // leaves its two nodes apart.
+  bool takesRowPitch() const override { return true; }
   Status makeKernel(const NodeDesc &node, std::unique_ptr<Kernel> *out) override {
     KernelFactory factory = findCpuKernel(node.op);
     if (!factory) return unsupported("no kernel for op '" + node.op + "' in backend 'cpu'");
-    return factory(node, out);
+    WEBNN_RETURN_IF_ERROR(factory(node, out));
+    *out = kernels::adaptRowPitch(node, std::move(*out));
+    return Status::ok();
   }
   Status makeKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) override {
-    return makeCpuKernelPair(producer, consumer, out);
+    WEBNN_RETURN_IF_ERROR(makeCpuKernelPair(producer, consumer, out));
+    if (*out && !(*out)->honoursRowPitch() && (kernels::hasRowPitch(producer) || kernels::hasRowPitch(consumer)))
+      out->reset();
+    return Status::ok();
   }
   Status createSession(int numThreads, std::unique_ptr<rt::BackendSession> *out) override {
     out->reset(new CpuSession(numThreads));

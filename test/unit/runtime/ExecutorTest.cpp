@@ -633,3 +633,113 @@ TEST(Executor, ReshapeOverItsInputEndToEnd) {
 
 }  // namespace
 }  // namespace webnn::test
+
+// Concat elimination end to end on the CPU backend: the conv and the pool
+// write their slices of the concat's output (the pool, the conv through
+// their own kernels or the dense-copy adapter), the concat copies nothing,
+// batchNormalization reads the conv's strided slice beside it, and in the
+// wider graph the first concat is a strided view of the second. Every
+// output equals a plain loop's, at 1 and 2 threads; so do those of a graph
+// whose concat keeps its copies (a 20-channel conv: slices off the 64-byte
+// grid).
+namespace webnn::test {
+namespace {
+
+float ramp(int64_t i, float base, float step) { return base + step * float((i * 7) % 11); }
+
+// The graph's outputs by plain loops (ConcatSlice's values).
+struct SliceReference {
+  std::vector<float> a, p, q;
+  int64_t ca;
+  explicit SliceReference(const std::vector<float> &x, int64_t aChannels) : ca(aChannels) {
+    const int64_t H = 6, W = 5, C = 16;
+    a.assign(size_t(H * W * ca), 0.f);
+    p.assign(size_t(H * W * C), 0.f);
+    for (int64_t i = 0; i < H * W; ++i)
+      for (int64_t o = 0; o < ca; ++o) {
+        double s = 0;
+        for (int64_t c = 0; c < C; ++c) s += double(x[size_t(i * C + c)]) * ramp(o * C + c, -0.5f, 0.1f);
+        a[size_t(i * ca + o)] = float(s);
+      }
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < W; ++w)
+        for (int64_t c = 0; c < C; ++c) {
+          float m = -INFINITY;
+          for (int64_t dh = -1; dh <= 1; ++dh)
+            for (int64_t dw = -1; dw <= 1; ++dw)
+              if (h + dh >= 0 && h + dh < H && w + dw >= 0 && w + dw < W)
+                m = std::max(m, x[size_t(((h + dh) * W + w + dw) * C + c)]);
+          p[size_t((h * W + w) * C + c)] = m;
+        }
+    q = p;  // the wider graph's q pools x too
+  }
+  // batchNormalization over the concat of `parts` (a, p or q), ramps `mean`/`var`.
+  std::vector<float> normalized(const std::vector<const std::vector<float> *> &parts, float m0, float ms, float v0,
+                                float vs) const {
+    std::vector<float> out;
+    for (int64_t i = 0; i < 30; ++i) {
+      int64_t c = 0;
+      for (const std::vector<float> *part : parts) {
+        const int64_t n = int64_t(part->size()) / 30;
+        for (int64_t k = 0; k < n; ++k, ++c)
+          out.push_back(float(((*part)[size_t(i * n + k)] - ramp(c, m0, ms)) / std::sqrt(ramp(c, v0, vs) + 1e-5f)));
+      }
+    }
+    return out;
+  }
+};
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4f * std::max(1.f, std::fabs(want[i]))) << what << " at " << i;
+}
+
+TEST(Executor, ConcatInputsWrittenInTheirSlices) {
+  if (!haveKernels({"conv2d", "maxPool2d", "concat", "batchNormalization"}))
+    GTEST_SKIP() << "CPU backend lacks conv2d/maxPool2d/concat/batchNormalization";
+  const std::vector<float> x = pseudoRandom(6 * 5 * 16, 7);
+  for (bool wider : {false, true}) {
+    ConcatSlice k;
+    k.bnReadsA = true;
+    k.widerConcat = wider;
+    const std::string tag = wider ? "slices_wider" : "slices";
+    std::unique_ptr<Model> model;
+    Status s = Model::load(writeArtifact(concatSliceGraph(k), tag), {}, &model);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    ASSERT_NE(model->planText().find("concat views"), std::string::npos) << model->planText();
+    const SliceReference ref(x, 16);
+    for (int threads : {1, 2}) {
+      std::unique_ptr<Session> session;
+      s = Session::create(*model, {threads}, &session);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      std::vector<float> z(30 * 32), b(30 * 16), z2(30 * 48);
+      std::vector<OutputBinding> outs = {{"z", z.data(), z.size() * 4}, {"b", b.data(), b.size() * 4}};
+      if (wider) outs.push_back({"z2", z2.data(), z2.size() * 4});
+      s = session->run({{"x", x.data(), x.size() * 4}}, outs);
+      ASSERT_TRUE(s.isOk()) << s.message();
+      const std::string at = tag + " at " + std::to_string(threads) + " thread(s)";
+      expectNear(z, ref.normalized({&ref.a, &ref.p}, 0.1f, -0.03f, 0.7f, 0.2f), "z " + at);
+      expectNear(b, ref.normalized({&ref.a}, -0.2f, 0.05f, 0.5f, 0.1f), "b " + at);
+      if (wider) expectNear(z2, ref.normalized({&ref.a, &ref.p, &ref.q}, 0.2f, -0.02f, 0.9f, 0.1f), "z2 " + at);
+    }
+  }
+  // No views where a slice is off the grid: the same loops, through copies.
+  ConcatSlice odd;
+  odd.aChannels = 20;
+  odd.bnReadsA = true;
+  std::unique_ptr<Model> model;
+  ASSERT_TRUE(Model::load(writeArtifact(concatSliceGraph(odd), "slices_copied"), {}, &model).isOk());
+  EXPECT_EQ(model->planText().find("concat views"), std::string::npos);
+  std::unique_ptr<Session> session;
+  ASSERT_TRUE(Session::create(*model, {2}, &session).isOk());
+  std::vector<float> z(30 * 36), b(30 * 20);
+  Status s = session->run({{"x", x.data(), x.size() * 4}}, {{"z", z.data(), z.size() * 4}, {"b", b.data(), b.size() * 4}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  const SliceReference ref(x, 20);
+  expectNear(z, ref.normalized({&ref.a, &ref.p}, 0.1f, -0.03f, 0.7f, 0.2f), "z copied");
+  expectNear(b, ref.normalized({&ref.a}, -0.2f, 0.05f, 0.5f, 0.1f), "b copied");
+}
+
+}  // namespace
+}  // namespace webnn::test

@@ -349,3 +349,101 @@ TEST(Planner, ReshapeTakesOverADyingInput) {
 
 }  // namespace
 }  // namespace webnn::test
+
+// Concat elimination (ConcatViewPlan): which concat inputs the plan places
+// inside the concat's output, and where.
+namespace webnn::test {
+namespace {
+
+std::shared_ptr<const rt::ConcatViewPlan> concatViews(const ConcatSlice &k, const std::string &tag) {
+  std::shared_ptr<rt::PreparedGraph> p;
+  Status s = writeAndPrepare(concatSliceGraph(k), tag, &p);
+  EXPECT_TRUE(s.isOk()) << tag << ": " << s.message();
+  return p ? p->concatViews : nullptr;
+}
+
+// Tensor t lies in root at `byte`, rows `pitch` elements apart.
+void expectPlaced(const rt::ConcatViewPlan &v, size_t t, size_t root, uint64_t byte, int64_t pitch,
+                  const std::string &tag) {
+  ASSERT_NE(v.arenaOffset[root], rt::kNotInArena) << tag;
+  EXPECT_EQ(v.arenaOffset[t], v.arenaOffset[root] + byte) << tag << ": tensor " << t;
+  EXPECT_EQ(v.rowPitch[t], pitch) << tag << ": tensor " << t;
+}
+
+TEST(Planner, ConcatInputsLiveInTheirSlices) {
+  auto v = concatViews({}, "concat_views");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->views, 2u);
+  expectPlaced(*v, 2, 4, 0, 32, "a");       // a: channels [0, 16) of y's 32
+  expectPlaced(*v, 3, 4, 16 * 4, 32, "p");  // p: channels [16, 32)
+  EXPECT_EQ(v->rowPitch[4], 0);             // y itself is dense
+  EXPECT_NE(v->planText.find("'a' [1,6,5,16] in 'y' at byte 0, rows 32 elements apart"), std::string::npos)
+      << v->planText;
+
+  // A reader that reads strided rows (batchNormalization) keeps a placed.
+  ConcatSlice bn;
+  bn.bnReadsA = true;
+  v = concatViews(bn, "concat_bn_reader");
+  ASSERT_TRUE(v);
+  expectPlaced(*v, 2, 4, 0, 32, "bn reader");
+}
+
+TEST(Planner, ConcatInputsThatKeepTheirOwnBytes) {
+  struct Case {
+    const char *tag;
+    ConcatSlice k;
+    size_t placed;  // p is placed in each; a in none
+  };
+  ConcatSlice relu, twice, output, producer;
+  relu.reluReadsA = true;   // a reader that needs a dense a
+  twice.order = "apa";      // a in two slices: it can live in one
+  output.aIsOutput = true;  // the caller reads a dense a
+  producer.aByRelu = true;  // made by an op whose kernels write no row pitch
+  for (const Case &c : {Case{"concat_relu_reader", relu, 1}, Case{"concat_twice", twice, 1},
+                        Case{"concat_a_output", output, 1}, Case{"concat_relu_producer", producer, 1}}) {
+    auto v = concatViews(c.k, c.tag);
+    ASSERT_TRUE(v) << c.tag;
+    EXPECT_EQ(v->views, c.placed) << c.tag;
+    EXPECT_EQ(v->rowPitch[2], 0) << c.tag;
+    EXPECT_EQ(v->planText.find("'a' "), std::string::npos) << c.tag << ": " << v->planText;
+    EXPECT_NE(v->rowPitch[3], 0) << c.tag;
+  }
+  // A graph input is not the arena's to place: a and p are, x is copied.
+  ConcatSlice input;
+  input.order = "apx";
+  auto v = concatViews(input, "concat_graph_input");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->views, 2u);
+  EXPECT_EQ(v->arenaOffset[0], rt::kNotInArena);
+  // A slice off the 64-byte grid (a of 20 channels: p at byte 80) is not
+  // placed, so kernels keep their aligned rows; nor anything, as y's rows
+  // of 36 floats are off it too.
+  ConcatSlice odd;
+  odd.aChannels = 20;
+  std::shared_ptr<rt::PreparedGraph> p;
+  ASSERT_TRUE(writeAndPrepare(concatSliceGraph(odd), "concat_unaligned", &p).isOk());
+  EXPECT_FALSE(p->concatViews);
+}
+
+// DenseNet's concats: an earlier concat of a later one's first inputs is a
+// view of that one's first channels, so neither copies.
+TEST(Planner, EarlierConcatOfTheSameInputsIsAView) {
+  ConcatSlice wider;
+  wider.widerConcat = true;
+  auto v = concatViews(wider, "concat_prefix");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->views, 4u);                 // a, p, q and y in y2
+  expectPlaced(*v, 2, 9, 0, 48, "a");      // y2: a 16, p 16, q 16 channels
+  expectPlaced(*v, 3, 9, 64, 48, "p");
+  expectPlaced(*v, 8, 9, 128, 48, "q");
+  expectPlaced(*v, 4, 9, 0, 48, "y");      // y = y2's first 32 channels
+  // The plain plan, for sessions that cannot use views, is untouched: y is
+  // its own tensor there, written while a and p are live.
+  std::shared_ptr<rt::PreparedGraph> p;
+  ASSERT_TRUE(writeAndPrepare(concatSliceGraph(wider), "concat_prefix_plain", &p).isOk());
+  EXPECT_NE(p->arenaOffset[4], p->arenaOffset[2]);
+  EXPECT_NE(p->arenaOffset[4], p->arenaOffset[3]);
+}
+
+}  // namespace
+}  // namespace webnn::test

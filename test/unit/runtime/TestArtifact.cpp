@@ -260,6 +260,73 @@ TGraph swapLoopGraph() {
   return g;
 }
 
+TGraph concatSliceGraph(const ConcatSlice &k) {
+  const int64_t ca = k.aChannels, pc = 16;
+  int64_t yc = 0;
+  for (char l : k.order) yc += l == 'a' ? ca : pc;
+  const int64_t y2c = ca + 2 * pc;
+  auto f = [](const std::string &name, Shape s) { return TTensor{name, DataType::kFloat32, std::move(s)}; };
+  TGraph g;
+  g.tensors = {f("x", {1, 6, 5, pc}),     f("w", {ca, 1, 1, pc}),  f("a", {1, 6, 5, ca}),  f("p", {1, 6, 5, pc}),
+               f("y", {1, 6, 5, yc}),     f("z", {1, 6, 5, yc}),   f("b", {1, 6, 5, ca}),  f("r", {1, 6, 5, ca}),
+               f("q", {1, 6, 5, pc}),     f("y2", {1, 6, 5, y2c}), f("z2", {1, 6, 5, y2c}), f("ma", {ca}),
+               f("va", {ca}),             f("my", {yc}),           f("vy", {yc}),          f("my2", {y2c}),
+               f("vy2", {y2c})};
+  if (k.aByRelu) g.tensors[2].shape = {1, 6, 5, pc};
+  auto ramp = [](int64_t n, float base, float step) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = base + step * float((i * 7) % 11);
+    return v;
+  };
+  g.constants = {{1, floatBytes(ramp(ca * pc, -0.5f, 0.1f)), "w"},
+                 {11, floatBytes(ramp(ca, -0.2f, 0.05f)), "ma"},   {12, floatBytes(ramp(ca, 0.5f, 0.1f)), "va"},
+                 {13, floatBytes(ramp(yc, 0.1f, -0.03f)), "my"},   {14, floatBytes(ramp(yc, 0.7f, 0.2f)), "vy"},
+                 {15, floatBytes(ramp(y2c, 0.2f, -0.02f)), "my2"}, {16, floatBytes(ramp(y2c, 0.9f, 0.1f)), "vy2"}};
+  auto ints = [](const char *name, std::vector<int64_t> v) {
+    TAttribute a;
+    a.name = name, a.kind = 4, a.ints = std::move(v);
+    return a;
+  };
+  auto text = [](const char *name, const char *v) {
+    TAttribute a;
+    a.name = name, a.kind = 3, a.s = v;
+    return a;
+  };
+  auto integer = [](const char *name, int64_t v) {
+    TAttribute a;
+    a.name = name, a.kind = 0, a.i = v;
+    return a;
+  };
+  const std::vector<TAttribute> pool = {ints("windowDimensions", {3, 3}), ints("padding", {1, 1, 1, 1}),
+                                        text("layout", "nhwc")};
+  const std::vector<TAttribute> bn = {integer("axis", 3)};
+  std::vector<int32_t> parts;
+  for (char l : k.order) parts.push_back(l == 'a' ? 2 : l == 'p' ? 3 : 0);
+  g.nodes = {k.aByRelu ? TNode{"relu", {0}, {2}, "a"}
+                       : TNode{"conv2d", {0, 1}, {2}, "a", {text("inputLayout", "nhwc"), text("filterLayout", "ohwi")}},
+             {"maxPool2d", {0}, {3}, "p", pool},
+             {"concat", parts, {4}, "y", {integer("axis", 3)}},
+             {"batchNormalization", {4, 13, 14}, {5}, "z", bn}};
+  g.inputs = {0};
+  g.outputs = {5};
+  if (k.bnReadsA) {
+    g.nodes.push_back({"batchNormalization", {2, 11, 12}, {6}, "b", bn});
+    g.outputs.push_back(6);
+  }
+  if (k.reluReadsA) {
+    g.nodes.push_back({"relu", {2}, {7}, "r"});
+    g.outputs.push_back(7);
+  }
+  if (k.aIsOutput) g.outputs.push_back(2);
+  if (k.widerConcat) {
+    g.nodes.push_back({"maxPool2d", {0}, {8}, "q", pool});
+    g.nodes.push_back({"concat", {2, 3, 8}, {9}, "y2", {integer("axis", 3)}});
+    g.nodes.push_back({"batchNormalization", {9, 15, 16}, {10}, "z2", bn});
+    g.outputs.push_back(10);
+  }
+  return g;
+}
+
 Status writeAndPrepare(const TGraph &g, const std::string &tag, std::shared_ptr<rt::PreparedGraph> *out) {
   std::string path = tempDir(tag) + "/" + g.name + ".wnn";
   writeFile(path, buildArtifact(g).artifact);

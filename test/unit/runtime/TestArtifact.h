@@ -129,6 +129,22 @@ TGraph swapLoopGraph();
 TGraph reshapeChainGraph(bool laterReader, const std::string &after, const std::vector<int64_t> &from = {2, 6},
                          const std::vector<int64_t> &to = {3, 4});
 
+// Concat elimination (ExecutionPlan.h's ConcatViewPlan), nhwc float32:
+// x [1,6,5,16] (input) -> conv2d 1x1 -> a [1,6,5,aChannels] and
+// maxPool2d 3x3 -> p [1,6,5,16]; y = concat(`order` of a, p, x; last axis)
+// -> batchNormalization -> z (output). Knobs add one thing each.
+struct ConcatSlice {
+  int64_t aChannels = 16;
+  std::string order = "ap";    // letters a, p, x: the concat's inputs
+  bool aByRelu = false;        // a = relu(x): a producer that is not listed
+  bool bnReadsA = false;       // batchNormalization(a) -> b (output)
+  bool reluReadsA = false;     // relu(a) -> r (output)
+  bool aIsOutput = false;      // a is a graph output too
+  bool widerConcat = false;    // then q = maxPool2d(x), y2 = concat(a, p, q) -> batchNormalization -> z2
+};
+// Tensor indices: x 0, a 2, p 3, y 4, z 5, b 6, r 7, q 8, y2 9, z2 10.
+TGraph concatSliceGraph(const ConcatSlice &k);
+
 }  // namespace webnn::test
 
 #endif

@@ -17,8 +17,10 @@ void foldBatchNorm(const float *mean, const float *var, const float *scale, cons
 
 // y = x * mul[c] + add[c] (then max(., 0) with `relu`: NaN and -0 give 0, as
 // the relu kernel), x of shape [outer, C, inner]; threaded on ctx's pool.
+// With inner 1, x's rows may be `xPitch` elements apart (a strided operand,
+// OperandDesc::rowPitch; 0: C).
 void applyBatchNorm(const KernelContext &ctx, const float *x, float *y, const float *mul, const float *add,
-                    int64_t outer, int64_t C, int64_t inner, bool relu);
+                    int64_t outer, int64_t C, int64_t inner, bool relu, int64_t xPitch = 0);
 
 }  // namespace webnn::cpu::kernels
 

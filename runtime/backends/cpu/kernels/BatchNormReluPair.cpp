@@ -31,14 +31,22 @@ namespace {
 // bias?; `bnInputs` of them), then the relu's (the normalized tensor, unused).
 class BatchNormReluKernel final : public Kernel {
  public:
-  BatchNormReluKernel(size_t bnInputs, int64_t outer, int64_t c, int64_t inner, float eps)
-      : bnInputs_(bnInputs), outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
+  // xPitch: x's row pitch where it is strided (inner 1), else 0.
+  BatchNormReluKernel(size_t bnInputs, int64_t outer, int64_t c, int64_t inner, float eps, int64_t xPitch)
+      : bnInputs_(bnInputs), outer_(outer), c_(c), inner_(inner), xPitch_(xPitch), eps_(eps), mul_(size_t(c)),
+        add_(size_t(c)) {}
 
   Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     foldBatchNorm(in<float>(ctx, 1), in<float>(ctx, 2), input(ctx, 3), input(ctx, 4), eps_, c_, mul_.data(),
                   add_.data());
+    // A strided x is a slice of a concat buffer that stays live past this
+    // pair, so y is never placed over it: one pass reads it in place.
+    if (xPitch_) {
+      applyBatchNorm(ctx, x, y, mul_.data(), add_.data(), outer_, c_, inner_, /*relu=*/true, xPitch_);
+      return Status::ok();
+    }
     const size_t bytes = size_t(outer_ * c_ * inner_) * sizeof(float);
     if (static_cast<const void *>(x) != y && pairOutputOverlaps(x, bytes, y, bytes)) {
       float *normalized;
@@ -53,6 +61,7 @@ class BatchNormReluKernel final : public Kernel {
     applyBatchNorm(ctx, x, y, mul_.data(), add_.data(), outer_, c_, inner_, /*relu=*/true);
     return Status::ok();
   }
+  bool honoursRowPitch() const override { return true; }  // its factory takes no other strided operand
 
  private:
   const float *input(const KernelContext &ctx, size_t i) const {
@@ -60,7 +69,7 @@ class BatchNormReluKernel final : public Kernel {
   }
 
   size_t bnInputs_;
-  int64_t outer_, c_, inner_;
+  int64_t outer_, c_, inner_, xPitch_;
   float eps_;
   std::vector<float> mul_, add_;
 };
@@ -92,7 +101,10 @@ Status makeBatchNormReluPair(const NodeDesc &bn, const NodeDesc &relu, std::uniq
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= x.shape[size_t(i)];
   for (size_t i = size_t(axis) + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  *out = std::make_unique<BatchNormReluKernel>(bn.inputs.size(), outer, C, inner, eps);
+  // A strided x along its last axis (a concat slice) is read in place; a
+  // strided intermediate or output is not taken (the nodes run apart).
+  if (bn.outputs[0]->rowPitch || y.rowPitch || (x.rowPitch && inner != 1)) return Status::ok();
+  *out = std::make_unique<BatchNormReluKernel>(bn.inputs.size(), outer, C, inner, eps, x.rowPitch);
   reportPairChoice(bn, relu, "batchnorm-relu", /*made=*/true, "");
   return Status::ok();
 }

@@ -9,6 +9,7 @@
 #include "runtime/backends/cpu/kernels/BatchNorm.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/RowPitch.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::kernels {
@@ -31,18 +32,23 @@ Status checkVector(const NodeDesc &node, size_t i, const char *what, int64_t siz
 // ---- batchNormalization: y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c]
 class BatchNormKernel final : public Kernel {
  public:
-  BatchNormKernel(int64_t outer, int64_t c, int64_t inner, float eps)
-      : outer_(outer), c_(c), inner_(inner), eps_(eps), mul_(size_t(c)), add_(size_t(c)) {}
+  // xPitch: x's row pitch (OperandDesc::rowPitch) where the axis is the
+  // last (inner 1), else 0.
+  BatchNormKernel(int64_t outer, int64_t c, int64_t inner, float eps, int64_t xPitch, bool honours)
+      : outer_(outer), c_(c), inner_(inner), xPitch_(xPitch), honours_(honours), eps_(eps), mul_(size_t(c)),
+        add_(size_t(c)) {}
   Status run(const KernelContext &ctx) override {
     foldBatchNorm(in<float>(ctx, 1), in<float>(ctx, 2), optionalInput(ctx, 3), optionalInput(ctx, 4), eps_, c_,
                   mul_.data(), add_.data());
     applyBatchNorm(ctx, in<float>(ctx, 0), outp<float>(ctx, 0), mul_.data(), add_.data(), outer_, c_, inner_,
-                   /*relu=*/false);
+                   /*relu=*/false, xPitch_);
     return Status::ok();
   }
+  bool honoursRowPitch() const override { return honours_; }
 
  private:
-  int64_t outer_, c_, inner_;
+  int64_t outer_, c_, inner_, xPitch_;
+  bool honours_;
   float eps_;
   std::vector<float> mul_, add_;  // folded per-channel affine transform
 };
@@ -66,7 +72,12 @@ Status makeBatchNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i];
   for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i];
-  *out = std::make_unique<BatchNormKernel>(outer, C, inner, float(eps));
+  // A strided x along its last axis is read in place; any other strided
+  // operand goes through the CPU backend's dense copies (the kernel then
+  // says it does not honour the pitch).
+  const bool stridedX = x.rowPitch && inner == 1 && !node.outputs[0]->rowPitch;
+  *out = std::make_unique<BatchNormKernel>(outer, C, inner, float(eps), stridedX ? x.rowPitch : 0,
+                                           stridedX || !hasRowPitch(node));
   return Status::ok();
 }
 
@@ -317,13 +328,14 @@ inline float batchNormOut(float v) {
 
 template <bool Relu>
 void applyBatchNormAs(const KernelContext &ctx, const float *x, float *y, const float *mul, const float *add,
-                      int64_t outer, int64_t C, int64_t inner) {
+                      int64_t outer, int64_t C, int64_t inner, int64_t xPitch) {
   if (inner == 1) {
     // Channels last (nhwc after convert-layout): each outer position is one
     // contiguous row of C values, a vectorizable multiply-add per row.
+    const int64_t pitch = xPitch ? xPitch : C;
     parallelFor(ctx, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, C)), [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
-        const float *xs = x + t * C;
+        const float *xs = x + t * pitch;
         float *ys = y + t * C;
         for (int64_t c = 0; c < C; ++c) ys[c] = batchNormOut<Relu>(xs[c] * mul[c] + add[c]);
       }
@@ -344,11 +356,11 @@ void applyBatchNormAs(const KernelContext &ctx, const float *x, float *y, const 
 }  // namespace
 
 void applyBatchNorm(const KernelContext &ctx, const float *x, float *y, const float *mul, const float *add,
-                    int64_t outer, int64_t C, int64_t inner, bool relu) {
+                    int64_t outer, int64_t C, int64_t inner, bool relu, int64_t xPitch) {
   if (relu)
-    applyBatchNormAs<true>(ctx, x, y, mul, add, outer, C, inner);
+    applyBatchNormAs<true>(ctx, x, y, mul, add, outer, C, inner, xPitch);
   else
-    applyBatchNormAs<false>(ctx, x, y, mul, add, outer, C, inner);
+    applyBatchNormAs<false>(ctx, x, y, mul, add, outer, C, inner, xPitch);
 }
 
 }  // namespace webnn::cpu::kernels

@@ -15,6 +15,7 @@
 #include "runtime/backends/cpu/kernels/Broadcast.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/RowPitch.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -588,6 +589,35 @@ class BlockCopyKernel final : public Kernel {
   int64_t rowBytes_ = 0;
 };
 
+// concat over strided operands or one row (the concat-view plan): each
+// input's rows at their own pitch into its slice of the output's; an input
+// the plan placed there already (the same bytes, the output's pitch) is not
+// copied. A placed input's producer wrote it in place, so a concat all of
+// whose inputs were placed does nothing.
+class SliceConcatKernel final : public Kernel {
+ public:
+  // Bytes: each input's row and pitch, the output's pitch; `rows` rows.
+  SliceConcatKernel(int64_t rows, std::vector<int64_t> rowBytes, std::vector<int64_t> inPitch, int64_t outPitch)
+      : rows_(rows), rowBytes_(std::move(rowBytes)), inPitch_(std::move(inPitch)), outPitch_(outPitch) {}
+  Status run(const KernelContext &ctx) override {
+    uint8_t *y = outp<uint8_t>(ctx, 0);
+    int64_t at = 0;
+    for (size_t i = 0; i < rowBytes_.size(); ++i) {
+      const uint8_t *x = in<uint8_t>(ctx, i);
+      const bool inPlace = x == y + at && (rows_ == 1 || inPitch_[i] == outPitch_);
+      if (!inPlace) copyRows(ctx, x, inPitch_[i], y + at, outPitch_, rows_, rowBytes_[i]);
+      at += rowBytes_[i];
+    }
+    return Status::ok();
+  }
+  bool honoursRowPitch() const override { return true; }
+
+ private:
+  int64_t rows_;
+  std::vector<int64_t> rowBytes_, inPitch_;
+  int64_t outPitch_;
+};
+
 Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (node.inputs.empty()) return nodeError(node, "needs at least one input");
   WEBNN_RETURN_IF_ERROR(checkArity(node, node.inputs.size(), node.inputs.size(), 1));
@@ -617,6 +647,19 @@ Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   for (size_t i = axis + 1; i < os.size(); ++i) inner *= os[i];
   std::vector<int64_t> blocks;
   for (const OperandDesc *x : node.inputs) blocks.push_back(x->shape[axis] * inner);
+  // Strided operands exist only along the last axis (RowPitch.h); one row
+  // is where a placed input is a contiguous block of the output.
+  const int64_t esize = int64_t(elementBytes(x0.dtype));
+  if (outer == 1 || (hasRowPitch(node) && inner == esize)) {
+    std::vector<int64_t> inPitch;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      inPitch.push_back(node.inputs[i]->rowPitch ? node.inputs[i]->rowPitch * esize : blocks[i]);
+    int64_t outPitch = node.outputs[0]->rowPitch * esize;
+    if (!outPitch)
+      for (int64_t b : blocks) outPitch += b;
+    *out = std::make_unique<SliceConcatKernel>(outer, std::move(blocks), std::move(inPitch), outPitch);
+    return Status::ok();
+  }
   *out = std::make_unique<BlockCopyKernel<true>>(outer, std::move(blocks));
   return Status::ok();
 }
