@@ -34,6 +34,8 @@ struct DecomposeFusedConv2d : CountedExpansion<FusedConv2dOp> {
     } else if (activation == "silu") {
       Value gate = SigmoidOp::create(rewriter, loc, type, result).getResult();
       result = MulOp::create(rewriter, loc, type, result, gate).getResult();
+    } else if (activation == "hardSwish") {
+      result = HardSwishOp::create(rewriter, loc, type, result).getResult();
     } else if (activation == "clamp") {
       result = ClampOp::create(rewriter, loc, type, result, op.getActivationMinValueAttr(),
                                op.getActivationMaxValueAttr())

@@ -1,6 +1,7 @@
 // --webnn-fuse-conv: conv2d -> [bias add] -> [residual add] -> [activation]
 // chains into one webnn.fusedConv2d (docs/FUSED_OPS.md). SiLU, which ONNX
-// exports as mul(x, sigmoid(x)), is the activation "silu".
+// exports as mul(x, sigmoid(x)), is the activation "silu"; MobileNetV3's
+// hardSwish is "hardSwish".
 //
 // Every step requires the intermediate result to have a single use: a value
 // another op still reads must be materialized anyway, and fusing would then
@@ -99,7 +100,7 @@ struct FuseResidualAdd : OpRewritePattern<AddOp> {
   FusionCounters &counters;
 };
 
-// relu | clamp | sigmoid of a single-use conv2d or fusedConv2d (activation
+// relu | clamp | sigmoid | hardSwish of a single-use conv2d or fusedConv2d (activation
 // "none") -> fusedConv2d with that activation.
 struct FuseActivation : RewritePattern {
   FuseActivation(MLIRContext *ctx, FusionCounters &counters)
@@ -111,12 +112,14 @@ struct FuseActivation : RewritePattern {
       activation = rewriter.getStringAttr("relu");
     } else if (isa<SigmoidOp>(op)) {
       activation = rewriter.getStringAttr("sigmoid");
+    } else if (isa<HardSwishOp>(op)) {
+      activation = rewriter.getStringAttr("hardSwish");
     } else if (auto clamp = dyn_cast<ClampOp>(op)) {
       activation = rewriter.getStringAttr("clamp");
       minValue = clamp.getMinValueAttr();
       maxValue = clamp.getMaxValueAttr();
     } else {
-      return rewriter.notifyMatchFailure(op, "not relu, clamp or sigmoid");
+      return rewriter.notifyMatchFailure(op, "not relu, clamp, sigmoid or hardSwish");
     }
     Value source = op->getOperand(0);
     if (!source.hasOneUse() || source.getType() != op->getResult(0).getType())

@@ -14,9 +14,9 @@ LogicalResult FusedConv2dOp::inferReturnTypes(MLIRContext *context, std::optiona
   StringRef name = getOperationName();
   StringRef activation = adaptor.getActivation().value_or("none");
   if (activation != "none" && activation != "relu" && activation != "clamp" &&
-      activation != "sigmoid" && activation != "silu")
-    return opError(loc, name, "expected activation \"none\", \"relu\", \"clamp\", \"sigmoid\" or "
-                   "\"silu\" but got \"", activation, "\"");
+      activation != "sigmoid" && activation != "silu" && activation != "hardSwish")
+    return opError(loc, name, "expected activation \"none\", \"relu\", \"clamp\", \"sigmoid\", "
+                   "\"silu\" or \"hardSwish\" but got \"", activation, "\"");
   bool hasBounds = adaptor.getActivationMinValue() || adaptor.getActivationMaxValue();
   if (hasBounds && activation != "clamp")
     return opError(loc, name, "activationMinValue/activationMaxValue apply to activation "

@@ -13,7 +13,8 @@ def WebNN_FusedConv2dOp : WebNN_InferredOp<"fusedConv2d", [AttrSizedOperandSegme
     bias) + residual), with conv2d's operands, options and shape rules. The
     optional `residual` has the output's type. `activation` is "none"
     (default), "relu", "clamp" (to [activationMinValue, activationMaxValue],
-    defaults -inf and +inf), "sigmoid" or "silu" (x * sigmoid(x)).
+    defaults -inf and +inf), "sigmoid", "silu" (x * sigmoid(x)) or
+    "hardSwish" (x * max(0, min(6, x + 3)) / 6).
     Decomposes into webnn.conv2d, webnn.add and the activation op(s).
   }];
   let arguments = (ins WebNN_FloatTensor:$input, WebNN_FloatTensor:$filter,

@@ -109,3 +109,19 @@ func.func @silu() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]}
   %y = webnn.fusedConv2d %x, %w bias %b {activation = "silu"} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %y : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// hardSwish -> conv2d, hardSwish.
+// CHECK-LABEL: func.func @hard_swish
+// CHECK: %[[C:.+]] = webnn.conv2d %{{.+}}, %{{.+}} bias %{{.+}} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+// CHECK: %[[Y:.+]] = webnn.hardSwish %[[C]]
+// CHECK-NOT: webnn.fusedConv2d
+// CHECK: return %[[Y]]
+func.func @hard_swish() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %b = webnn.constant dense<0.5> : tensor<2xf32>
+  %y = webnn.fusedConv2d %x, %w bias %b {activation = "hardSwish"} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}

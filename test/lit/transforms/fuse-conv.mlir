@@ -43,6 +43,31 @@ func.func @relu6() -> tensor<1x2x4x4xf32> attributes {webnn.output_names = ["y"]
 
 // -----
 
+// MobileNetV3's conv -> hardSwish, and conv -> add(residual) -> hardSwish:
+// activation "hardSwish"; a hardSwish whose input has another use stays.
+// CHECK-LABEL: func.func @hard_swish
+// CHECK: %[[A:.+]] = webnn.fusedConv2d %{{.+}}, %{{.+}} bias %{{.+}} {activation = "hardSwish", groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>}
+// CHECK: %[[B:.+]] = webnn.fusedConv2d %[[A]], %{{.+}} residual %[[A]] {activation = "hardSwish"}
+// CHECK: %[[C:.+]] = webnn.conv2d %[[B]]
+// CHECK: %[[H:.+]] = webnn.hardSwish %[[C]]
+// CHECK: return %[[H]], %[[C]]
+func.func @hard_swish() -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) attributes {webnn.output_names = ["y", "c"]} {
+  %x = webnn.input "x" : tensor<1x2x4x4xf32>
+  %w = webnn.constant dense<1.0> : tensor<2x1x3x3xf32>
+  %w1 = webnn.constant dense<0.5> : tensor<2x2x1x1xf32>
+  %b = webnn.constant dense<0.5> : tensor<2xf32>
+  %c = webnn.conv2d %x, %w bias %b {groups = 2 : i64, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %a = webnn.hardSwish %c : tensor<1x2x4x4xf32>
+  %c2 = webnn.conv2d %a, %w1 : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r2 = webnn.add %c2, %a : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %a2 = webnn.hardSwish %r2 : tensor<1x2x4x4xf32>
+  %c3 = webnn.conv2d %a2, %w1 : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %a3 = webnn.hardSwish %c3 : tensor<1x2x4x4xf32>
+  return %a3, %c3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // Negative: a conv whose output is also returned is not fused (its value
 // must exist anyway); relu before the add fuses the relu only, the add of
 // the activated value stays an add.

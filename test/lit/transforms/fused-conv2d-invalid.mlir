@@ -3,7 +3,7 @@
 // webnn.fusedConv2d (docs/FUSED_OPS.md): the checks beyond conv2d's own.
 
 func.func @bad_activation(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
-  // expected-error @+2 {{expected activation "none", "relu", "clamp", "sigmoid" or "silu" but got "gelu"}}
+  // expected-error @+2 {{expected activation "none", "relu", "clamp", "sigmoid", "silu" or "hardSwish" but got "gelu"}}
   // expected-error @+1 {{failed to infer returned types}}
   %y = webnn.fusedConv2d %x, %w {activation = "gelu"} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %y : tensor<1x2x4x4xf32>

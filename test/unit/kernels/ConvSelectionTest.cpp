@@ -135,5 +135,33 @@ TEST(ConvSelection, DepthwiseTakesSiluItself) {
   EXPECT_TRUE(choice.refused.empty()) << choice.describe();
 }
 
+// fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
+// without activation and a pass after them (the choice names the kernel
+// inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish
+// post-op.
+TEST(ConvSelection, HardSwishOnOurKernelsOrOneDnn) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "our kernels need AVX-512";
+  auto choiceOf = [](OpCase c) {
+    c.op = "fusedConv2d";
+    c.attrString("activation", "hardSwish");
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last("fusedConv2d");
+  };
+  kernels::KernelChoice dw = choiceOf(conv2d(9, 9, 32, 32, 3, 32, 1));
+  EXPECT_EQ(dw.chosen, "depthwise-avx512") << dw.describe();
+  kernels::KernelChoice packed = choiceOf(conv2d(8, 8, 256, 512, 1, 1, 0));
+  EXPECT_EQ(packed.chosen, "hardswish-after-own-kernel") << packed.describe();
+  EXPECT_EQ(packed.detail, "pointwise-packed-sgemm") << packed.describe();
+  EXPECT_EQ(packed.whyRefused("silu-after-own-kernel"), "activation is not silu") << packed.describe();
+#if WEBNN_HAVE_ONEDNN
+  kernels::KernelChoice wide = choiceOf(conv2d(28, 28, 48, 240, 1, 1, 0));
+  EXPECT_EQ(wide.chosen, "onednn") << wide.describe();
+  EXPECT_EQ(wide.whyRefused("hardswish-after-own-kernel").rfind("none of our kernels takes it", 0), 0u)
+      << wide.describe();
+#endif
+}
+
 }  // namespace
 }  // namespace webnn::cpu::test

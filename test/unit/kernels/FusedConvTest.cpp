@@ -154,6 +154,7 @@ void runCase(const FusedCase &c) {
     else if (c.activation == "clamp") v = std::min(std::max(v, c.lo), c.hi);
     else if (c.activation == "sigmoid") v = 1.0 / (1.0 + std::exp(-v));
     else if (c.activation == "silu") v = v / (1.0 + std::exp(-v));
+    else if (c.activation == "hardSwish") v = v * std::min(6.0, std::max(0.0, v + 3.0)) / 6.0;
     want[i] = v;
   }
 
@@ -705,6 +706,41 @@ TEST(FusedConv2d, SiluOnEveryPath) {
   p.residual = false;
   p.name = "3x3 nhwc 7x7x40->260 silu";
   p.KH = p.KW = 3, p.pad = 1, p.H = p.W = 7, p.C = 40, p.O = 260;
+  runCase(p);
+}
+
+// hardSwish (MobileNetV3): oneDNN's post-op, or our kernels without
+// activation and a pass after them; every path against the reference (the
+// 1x1 cases' sums over 64-100 channels cross -3 and 3, the bends).
+TEST(FusedConv2d, HardSwishOnEveryPath) {
+  FusedCase c;
+  c.activation = "hardSwish", c.residual = false;
+  c.name = "3x3 nchw hardSwish";
+  runCase(c);
+  c.name = "3x3 nhwc residual hardSwish";
+  c.nhwc = true, c.residual = true;
+  runCase(c);
+  FusedCase d;
+  d.activation = "hardSwish", d.residual = false;
+  d.nhwc = true, d.C = d.O = d.groups = 32, d.H = d.W = 14;
+  d.name = "depthwise 3x3 nhwc hardSwish";
+  runCase(d);
+  d.name = "depthwise 3x3 s2 nhwc hardSwish";
+  d.stride = 2;
+  runCase(d);
+  d.name = "depthwise 5x5 nhwc hardSwish";
+  d.stride = 1, d.KH = d.KW = 5, d.pad = 2, d.H = d.W = 15;
+  runCase(d);
+  FusedCase p;
+  p.activation = "hardSwish", p.residual = false;
+  p.nhwc = true, p.KH = p.KW = 1, p.pad = 0, p.H = p.W = 5, p.C = 64, p.O = 520;
+  p.name = "1x1 nhwc 5x5x64->520 hardSwish";
+  runCase(p);
+  p.name = "1x1 nhwc 12x12x64->24 hardSwish";
+  p.H = p.W = 12, p.O = 24;
+  runCase(p);
+  p.name = "1x1 nhwc 29x31x100->270 residual hardSwish";
+  p.H = 29, p.W = 31, p.C = 100, p.O = 270, p.residual = true;
   runCase(p);
 }
 

@@ -48,7 +48,7 @@ class ScopedKernelChoices {
 // The kernel that computes the convolution: a wrapper's inner kernel (the
 // SiLU pass names it in its detail), else the chosen candidate.
 inline std::string convKernelOf(const kernels::KernelChoice &c) {
-  return c.chosen.rfind("silu-after", 0) == 0 ? c.detail : c.chosen;
+  return c.chosen.rfind("silu-after", 0) == 0 || c.chosen.rfind("hardswish-after", 0) == 0 ? c.detail : c.chosen;
 }
 
 }  // namespace webnn::cpu::test

@@ -322,6 +322,9 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
         case Conv2dParams::Activation::kSilu:  // oneDNN's swish: x * sigmoid(alpha x)
           ops.append_eltwise(1.f, dnnl::algorithm::eltwise_swish, 1.f, 0.f);
           break;
+        case Conv2dParams::Activation::kHardSwish:  // oneDNN 2.x: x * relu6(x + 3) / 6
+          ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f);
+          break;
       }
       attr.set_post_ops(ops);
       return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());

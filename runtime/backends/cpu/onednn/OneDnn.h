@@ -92,7 +92,8 @@ struct Conv2dParams {
   bool bf16 = false;
   // Post-ops (webnn.fusedConv2d, docs/FUSED_OPS.md): y = activation(conv +
   // bias + residual), the residual having y's shape and layout. float32 only.
-  enum class Activation { kNone, kRelu, kClamp, kSigmoid, kSilu };  // kSilu: x * sigmoid(x)
+  // kSilu: x * sigmoid(x); kHardSwish: x * min(6, max(0, x + 3)) / 6.
+  enum class Activation { kNone, kRelu, kClamp, kSigmoid, kSilu, kHardSwish };
   Activation activation = Activation::kNone;
   float clampMin = 0.f, clampMax = 0.f;  // kClamp's bounds (may be infinite)
   bool hasResidual = false;

@@ -8,9 +8,11 @@
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
 //   oneDNN (each file says which and by how much);
 // - fusedConv2d "silu" on those kernels without activation, SiLU after
-//   (the depthwise kernel applies it itself, row by row);
+//   (the depthwise kernel applies it itself, row by row); "hardSwish" the
+//   same way, a pass after the kernel;
 // - oneDNN for the rest of what it optimizes (residual and activation as
-//   post-ops, except SiLU: our pass after it), when built with it;
+//   post-ops, hardSwish included; SiLU is our pass after it), when built
+//   with it;
 // - the portable kernel (im2col + SGEMM, direct depthwise) for everything
 //   else: small layers, shapes oneDNN only has reference code for, builds
 //   without oneDNN, float16.
@@ -50,8 +52,13 @@ int64_t outputCount(const ConvRequest &r) { return numElements(outputShape(r.g))
 
 std::unique_ptr<Kernel> depthwiseAvx512(const ConvRequest &r, std::string *why) {
   if (r.e.hasResidual) return refuse(why, "has a residual");
+  if (r.e.activation == ConvActivation::kHardSwish) {
+    std::unique_ptr<Kernel> conv = makeDepthwiseAvx512Conv(r.node, r.g, r.fi, -INFINITY, INFINITY, false, why);
+    if (!conv) return nullptr;
+    return makeHardSwishPass(std::move(conv), outputCount(r));
+  }
   bool silu = r.e.activation == ConvActivation::kSilu;
-  if (!r.clampEpilogue && !silu) return refuse(why, "activation is not none, relu, clamp or silu");
+  if (!r.clampEpilogue && !silu) return refuse(why, "activation is not none, relu, clamp, silu or hardSwish");
   if (silu) return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, -INFINITY, INFINITY, true, why);
   return makeDepthwiseAvx512Conv(r.node, r.g, r.fi, r.lo, r.hi, false, why);
 }
@@ -97,13 +104,26 @@ std::string refusals(const KernelChoice &c) {
   return s;
 }
 
-std::unique_ptr<Kernel> siluAfterOwnKernel(const ConvRequest &r, std::string *why) {
-  if (r.e.activation != ConvActivation::kSilu) return refuse(why, "activation is not silu");
+// The first of our kernels that takes `r` without activation, then `pass`.
+std::unique_ptr<Kernel> ownKernelThenPass(const ConvRequest &r, std::string *why,
+                                          std::unique_ptr<Kernel> (*pass)(std::unique_ptr<Kernel>, int64_t)) {
   KernelChoice inner;
   std::unique_ptr<Kernel> conv = chooseKernel(kOwnKernels, withoutActivation(r), &inner);
   if (!conv) return refuse(why, "none of our kernels takes it without activation (" + refusals(inner) + ")");
   *why = inner.chosen;
-  return makeSiluPass(std::move(conv), outputCount(r));
+  return pass(std::move(conv), outputCount(r));
+}
+
+std::unique_ptr<Kernel> siluAfterOwnKernel(const ConvRequest &r, std::string *why) {
+  if (r.e.activation != ConvActivation::kSilu) return refuse(why, "activation is not silu");
+  return ownKernelThenPass(r, why, &makeSiluPass);
+}
+
+// hardSwish after a 1x1 our tiles or the packed SGEMM take (oneDNN has it
+// as a post-op, for the layers those kernels refuse).
+std::unique_ptr<Kernel> hardSwishAfterOwnKernel(const ConvRequest &r, std::string *why) {
+  if (r.e.activation != ConvActivation::kHardSwish) return refuse(why, "activation is not hardSwish");
+  return ownKernelThenPass(r, why, &makeHardSwishPass);
 }
 
 #if WEBNN_HAVE_ONEDNN
@@ -135,6 +155,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"pointwise-packed-sgemm", &pointwisePacked},
     {"im2col-packed-sgemm", &im2colPacked},
     {"silu-after-own-kernel", &siluAfterOwnKernel},
+    {"hardswish-after-own-kernel", &hardSwishAfterOwnKernel},
 #if WEBNN_HAVE_ONEDNN
     {"silu-after-onednn", &siluAfterOneDnn},
     {"onednn", &oneDnn},
@@ -168,7 +189,7 @@ Status makeFusedConv2d(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (node.inputs[0]->dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedConv2d, out);
   r.fused = true;
   const ConvActivation a = r.e.activation;
-  r.clampEpilogue = a != ConvActivation::kSigmoid && a != ConvActivation::kSilu;
+  r.clampEpilogue = a != ConvActivation::kSigmoid && a != ConvActivation::kSilu && a != ConvActivation::kHardSwish;
   r.lo = a == ConvActivation::kRelu ? 0.f : r.e.clampMin;
   r.hi = a == ConvActivation::kRelu ? INFINITY : r.e.clampMax;
   if (a == ConvActivation::kNone) r.lo = -INFINITY, r.hi = INFINITY;

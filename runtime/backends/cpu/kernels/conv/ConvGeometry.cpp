@@ -123,6 +123,7 @@ Status readEpilogue(const NodeDesc &node, const ConvGeometry &g, Epilogue *e) {
   else if (activation == "clamp") e->activation = ConvActivation::kClamp;
   else if (activation == "sigmoid") e->activation = ConvActivation::kSigmoid;
   else if (activation == "silu") e->activation = ConvActivation::kSilu;
+  else if (activation == "hardSwish") e->activation = ConvActivation::kHardSwish;
   else return nodeError(node, "unknown activation '" + activation + "'");
   if (lo > hi) return nodeError(node, "activationMinValue must be <= activationMaxValue");
   e->clampMin = float(lo);

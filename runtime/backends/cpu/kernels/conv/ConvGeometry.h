@@ -59,7 +59,8 @@ void reorderPointwiseFilter(const float *src, const FilterIndexer &fi, int64_t C
 
 // fusedConv2d (beyond the spec, docs/FUSED_OPS.md) = activation(conv2d +
 // residual). Operands: input, filter, bias?, residual? (absent optionals are null).
-enum class ConvActivation { kNone, kRelu, kClamp, kSigmoid, kSilu };  // kSilu: x * sigmoid(x)
+// kSilu: x * sigmoid(x); kHardSwish: x * min(6, max(0, x + 3)) / 6.
+enum class ConvActivation { kNone, kRelu, kClamp, kSigmoid, kSilu, kHardSwish };
 
 struct Epilogue {
   ConvActivation activation = ConvActivation::kNone;
@@ -104,9 +105,10 @@ std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry 
 // scaled per run); reports its decision like a table's.
 std::unique_ptr<Kernel> makeScaledPointwisePair(const NodeDesc &mul, const NodeDesc &conv, std::string *why);
 Status makeScaledPointwisePairChoice(const NodeDesc &mul, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
-// SiluPass.cpp: `conv` (no activation of its own), then SiLU in place over
-// its `count` outputs.
+// SiluPass.cpp: `conv` (no activation of its own), then SiLU (hardSwish) in
+// place over its `count` outputs.
 std::unique_ptr<Kernel> makeSiluPass(std::unique_ptr<Kernel> conv, int64_t count);
+std::unique_ptr<Kernel> makeHardSwishPass(std::unique_ptr<Kernel> conv, int64_t count);
 // EpiloguePass.cpp: `conv` (three inputs) into the output, then one pass
 // y = activation(y + residual) over its `count` outputs.
 std::unique_ptr<Kernel> makeEpiloguePass(std::unique_ptr<Kernel> conv, const Epilogue &e, int64_t count);

@@ -34,6 +34,7 @@ class EpiloguePassKernel final : public Kernel {
           case ConvActivation::kClamp: v = std::min(std::max(v, e.clampMin), e.clampMax); break;
           case ConvActivation::kSigmoid: v = 1.f / (1.f + std::exp(-v)); break;
           case ConvActivation::kSilu: v = v / (1.f + std::exp(-v)); break;
+          case ConvActivation::kHardSwish: v = v * std::min(6.f, std::max(0.f, v + 3.f)) * (1.f / 6.f); break;
         }
         y[i] = v;
       }

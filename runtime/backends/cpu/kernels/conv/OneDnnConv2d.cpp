@@ -86,6 +86,7 @@ std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry 
       case ConvActivation::kClamp: p.activation = onednn::Conv2dParams::Activation::kClamp; break;
       case ConvActivation::kSigmoid: p.activation = onednn::Conv2dParams::Activation::kSigmoid; break;
       case ConvActivation::kSilu: p.activation = onednn::Conv2dParams::Activation::kSilu; break;
+      case ConvActivation::kHardSwish: p.activation = onednn::Conv2dParams::Activation::kHardSwish; break;
     }
   }
   std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, why);

@@ -124,7 +124,9 @@ bool pairHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *l
   *silu = false;
   if (node.op == "conv2d") return true;
   Epilogue e;
-  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == ConvActivation::kSigmoid) return false;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual || e.activation == ConvActivation::kSigmoid ||
+      e.activation == ConvActivation::kHardSwish)
+    return false;
   *silu = e.activation == ConvActivation::kSilu;
   if (e.activation == ConvActivation::kRelu) *lo = 0.f;
   if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;

@@ -119,7 +119,8 @@ std::unique_ptr<Kernel> makeScaledPointwisePair(const NodeDesc &mul, const NodeD
   if (!checkConv2d(conv, &g, &fi, conv.op == "conv2d" ? 3 : 4).isOk()) return refuse(why, "the conv2d is not valid");
   Epilogue e;
   if (conv.op == "fusedConv2d" && !readEpilogue(conv, g, &e).isOk()) return refuse(why, "the epilogue is not valid");
-  if (e.activation == ConvActivation::kSigmoid) return refuse(why, "the activation is sigmoid");
+  if (e.activation == ConvActivation::kSigmoid || e.activation == ConvActivation::kHardSwish)
+    return refuse(why, "the activation is sigmoid or hardSwish");
   const bool silu = e.activation == ConvActivation::kSilu;
   float lo = e.activation == ConvActivation::kRelu ? 0.f : e.clampMin;
   float hi = e.activation == ConvActivation::kRelu ? INFINITY : e.clampMax;
