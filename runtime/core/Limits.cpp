@@ -108,8 +108,10 @@ Status checkLimits(const PreparedGraph &p, const Limits &limits) {
   }
   if (constantBytes > limits.maxConstantBytes)
     return limitExceeded(Limit::kConstantBytes, "the graph's constant bytes", constantBytes, limits.maxConstantBytes);
-  if (p.arenaBytes > limits.maxArenaBytes)
-    return limitExceeded(Limit::kArenaBytes, "the arena for intermediate tensors (bytes)", p.arenaBytes,
+  // The larger of the two plans: a CPU session uses the concat-view one.
+  const uint64_t arenaBytes = std::max(p.arenaBytes, p.concatViews ? p.concatViews->arenaBytes : 0);
+  if (arenaBytes > limits.maxArenaBytes)
+    return limitExceeded(Limit::kArenaBytes, "the arena for intermediate tensors (bytes)", arenaBytes,
                          limits.maxArenaBytes);
 
   // Loops of the main graph that certainly run their constant trip count.

@@ -87,9 +87,17 @@ class CpuBackend final : public rt::Backend {
   Status makeKernel(const NodeDesc &node, std::unique_ptr<Kernel> *out) override {
     KernelFactory factory = findCpuKernel(node.op);
     if (!factory) return unsupported("no kernel for op '" + node.op + "' in backend 'cpu'");
-    WEBNN_RETURN_IF_ERROR(factory(node, out));
-    *out = kernels::adaptRowPitch(node, std::move(*out));
-    return Status::ok();
+    if (!kernels::hasRowPitch(node)) return factory(node, out);
+    // Only the ops below read or write a pitch themselves; every other
+    // kernel (and one of theirs that says it does not, such as the float16
+    // adapter's) is made for dense operands and runs on dense copies.
+    const bool own = node.op == "concat" || node.op == "batchNormalization" || node.op == "maxPool2d" ||
+                     node.op == "averagePool2d";
+    if (own) {
+      WEBNN_RETURN_IF_ERROR(factory(node, out));
+      if ((*out)->honoursRowPitch()) return Status::ok();
+    }
+    return kernels::makeRowPitchAdapter(node, factory, out);
   }
   Status makeKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) override {
     WEBNN_RETURN_IF_ERROR(makeCpuKernelPair(producer, consumer, out));

@@ -33,6 +33,8 @@ struct PoolGeometry {
   bool nhwc = false;
   int64_t N, C, H, W, OH, OW, KH, KW;
   int64_t padTop, padLeft, sh, sw, dh, dw;
+  int64_t yPitch = 0;  // nhwc: elements between output pixels (a strided output's row pitch, else C)
+  bool honoursRowPitch = true;  // false: a strided operand it leaves to the CPU backend's dense copies
 };
 
 // T: float, or int8_t/uint8_t for kMax.
@@ -42,6 +44,7 @@ class PoolKernel final : public Kernel {
 
  public:
   explicit PoolKernel(PoolGeometry g) : g_(g) {}
+  bool honoursRowPitch() const override { return g_.honoursRowPitch; }
 
   Status run(const KernelContext &ctx) override {
     const T *x = in<T>(ctx, 0);
@@ -54,7 +57,7 @@ class PoolKernel final : public Kernel {
         parallelFor(ctx, g_.N * blocks, grain, [&](int64_t b, int64_t e) {
           for (int64_t t = b; t < e; ++t) {
             const int64_t n = t / blocks, c0 = t % blocks * 16;
-            globalAverageBlock(x + n * pixels * g_.C + c0, pixels, std::min<int64_t>(16, g_.C - c0), y + n * g_.C + c0);
+            globalAverageBlock(x + n * pixels * g_.C + c0, pixels, std::min<int64_t>(16, g_.C - c0), y + n * g_.yPitch + c0);
           }
         });
         return Status::ok();
@@ -169,7 +172,7 @@ class PoolKernel final : public Kernel {
     const int64_t ih0 = oh * g_.sh - g_.padTop;
     const int64_t kh0 = firstTap(ih0, g_.dh), kh1 = endTap(ih0, g_.dh, g_.KH, g_.H);
     for (int64_t ow = 0; ow < g_.OW; ++ow) {
-      T *out = y + ((n * g_.OH + oh) * g_.OW + ow) * C;
+      T *out = y + ((n * g_.OH + oh) * g_.OW + ow) * g_.yPitch;
       const int64_t iw0 = ow * g_.sw - g_.padLeft;
       const int64_t kw0 = firstTap(iw0, g_.dw), kw1 = endTap(iw0, g_.dw, g_.KW, g_.W);
       const int64_t count = std::max<int64_t>(0, kh1 - kh0) * std::max<int64_t>(0, kw1 - kw0);
@@ -286,6 +289,11 @@ Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   Shape os = g.nhwc ? Shape{g.N, g.OH, g.OW, g.C} : Shape{g.N, g.C, g.OH, g.OW};
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, os, x.dtype));
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makePool<K>, out);
+  // A strided nhwc output (a concat slice) is written in place; any other
+  // strided operand is left to the CPU backend's dense copies.
+  const int64_t yPitch = node.outputs[0]->rowPitch;
+  g.honoursRowPitch = !x.rowPitch && (!yPitch || g.nhwc);
+  g.yPitch = yPitch && g.honoursRowPitch ? yPitch : g.C;
   if constexpr (K == PoolKind::kMax) {
     if (x.dtype == DataType::kInt8) {
       *out = std::make_unique<PoolKernel<K, int8_t>>(g);

@@ -20,11 +20,11 @@ bool hasRowPitch(const NodeDesc &node);
 void copyRows(const KernelContext &ctx, const uint8_t *src, int64_t srcPitch, uint8_t *dst, int64_t dstPitch,
               int64_t rows, int64_t rowBytes);
 
-// `kernel` (made from `node` as if every operand were dense) run on dense
-// copies of the node's strided operands: strided inputs gathered before it
-// runs, strided outputs scattered after. A kernel that honours row pitches
-// is returned as it is.
-std::unique_ptr<Kernel> adaptRowPitch(const NodeDesc &node, std::unique_ptr<Kernel> kernel);
+// The kernel `factory` makes for `node` with every operand dense, run on
+// dense copies of the node's strided operands: strided inputs gathered
+// before it runs, strided outputs scattered after. The adapter owns the
+// dense descriptions the kernel was made from (a kernel may keep them).
+Status makeRowPitchAdapter(const NodeDesc &node, KernelFactory factory, std::unique_ptr<Kernel> *out);
 
 }  // namespace webnn::cpu::kernels
 

@@ -57,7 +57,15 @@ thread_local Scratch tScratch;
 
 class RowPitchAdapter final : public Kernel {
  public:
-  RowPitchAdapter(const NodeDesc &node, std::unique_ptr<Kernel> inner) : inner_(std::move(inner)) {
+  explicit RowPitchAdapter(const NodeDesc &node) : dense_(node) {
+    for (const OperandDesc *in : node.inputs)
+      if (in) operands_.push_back(*in);
+    for (const OperandDesc *o : node.outputs) operands_.push_back(*o);
+    size_t k = 0;
+    for (const OperandDesc *&in : dense_.inputs)
+      if (in) in = &operands_[k++];
+    for (const OperandDesc *&o : dense_.outputs) o = &operands_[k++];
+    for (OperandDesc &d : operands_) d.rowPitch = 0;
     auto describe = [&](const OperandDesc &d, size_t index) {
       StridedOperand s;
       s.index = index;
@@ -73,6 +81,12 @@ class RowPitchAdapter final : public Kernel {
       if (node.inputs[i] && node.inputs[i]->rowPitch) inputs_.push_back(describe(*node.inputs[i], i));
     for (size_t i = 0; i < node.outputs.size(); ++i)
       if (node.outputs[i]->rowPitch) outputs_.push_back(describe(*node.outputs[i], i));
+  }
+
+  Status make(KernelFactory factory) {
+    WEBNN_RETURN_IF_ERROR(factory(dense_, &inner_));
+    if (!inner_) return Status(StatusCode::kInternal, "kernel factory returned no kernel");
+    return Status::ok();
   }
 
   Status run(const KernelContext &ctx) override {
@@ -121,6 +135,8 @@ class RowPitchAdapter final : public Kernel {
   void warmUp(int numThreads) override { inner_->warmUp(numThreads); }
 
  private:
+  std::vector<OperandDesc> operands_;  // the node's, dense; sized once (dense_ points into it)
+  NodeDesc dense_;
   std::unique_ptr<Kernel> inner_;
   std::vector<StridedOperand> inputs_, outputs_;
   size_t scratchBytes_ = 0;
@@ -128,9 +144,11 @@ class RowPitchAdapter final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> adaptRowPitch(const NodeDesc &node, std::unique_ptr<Kernel> kernel) {
-  if (!kernel || kernel->honoursRowPitch() || !hasRowPitch(node)) return kernel;
-  return std::make_unique<RowPitchAdapter>(node, std::move(kernel));
+Status makeRowPitchAdapter(const NodeDesc &node, KernelFactory factory, std::unique_ptr<Kernel> *out) {
+  auto adapter = std::make_unique<RowPitchAdapter>(node);
+  WEBNN_RETURN_IF_ERROR(adapter->make(factory));
+  *out = std::move(adapter);
+  return Status::ok();
 }
 
 }  // namespace webnn::cpu::kernels
