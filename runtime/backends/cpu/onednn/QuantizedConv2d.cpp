@@ -12,9 +12,10 @@
 //
 // Threads: as Conv2d.cpp, every primitive is built for one thread and a
 // multi-threaded run is cut into single-threaded pieces (images, output
-// rows with their own padding, or output channels: PieceSplit.h) that the
-// session's pool runs; pieces whose primitives want the whole layer's
-// filter layout share its packed filter.
+// rows with their own padding, or output channels: PieceSplit.h; output
+// pixels or channels where rows do not divide evenly) that the session's
+// pool runs; pieces whose primitives want the whole layer's filter layout
+// share its packed filter.
 #include <cstring>
 #include <mutex>
 
@@ -43,6 +44,7 @@ struct QuantizedConv2d::Impl : PrimitiveState {
   struct Piece {
     std::unique_ptr<Impl> impl;
     int64_t srcOffset = 0, dstOffset = 0, filterOffset = 0;  // elements
+    std::vector<uint8_t> stage;  // a piece of channels' dense output, when it has one
   };
   std::mutex piecesMutex;
   int piecesThreads = 0;
@@ -210,7 +212,49 @@ void QuantizedConv2d::Impl::choosePieces(int threads) {
   shape.nhwc = true;
   // The plan's thresholds are in float32 FLOPs; int8 pieces do the same
   // multiply-adds.
-  const ConvPiecePlan plan = planConv2dPieces(shape, threads);
+  ConvPiecePlan plan = planConv2dPieces(shape, threads);
+  // Rows that do not divide evenly (the last stage of ResNet-50 and
+  // MobileNetV2: 7 rows on 2 threads as 4 + 3, the 4-row piece setting the
+  // layer's time) are cut another way where one gives equal work: a 1x1
+  // layer with stride 1 and no padding as pieces of pixels (its input and
+  // output pixels are contiguous runs of nhwc), others as pieces of output
+  // channels (whole 16-channel blocks).
+  const auto unevenRows = [&] {
+    if (plan.kind != PieceKind::kPieces || plan.by != ConvPiecePlan::By::kRows || p.N != 1) return false;
+    const int64_t count = int64_t(plan.pieces.size());
+    return ((p.OH + count - 1) / count) * count * 20 > p.OH * 21;
+  };
+  if (unevenRows() && p.KH == 1 && p.KW == 1 && p.strideH == 1 && p.strideW == 1 && p.padTop == 0 &&
+      p.padBottom == 0 && p.padLeft == 0 && p.padRight == 0) {
+    const int64_t count = int64_t(plan.pieces.size()), pixels = p.OH * p.OW;
+    std::vector<Piece> made;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t px0 = pixels * i / count, px1 = pixels * (i + 1) / count;
+      QuantizedConv2dParams q = p;
+      q.H = q.OH = px1 - px0;
+      q.W = q.OW = 1;
+      std::string why;
+      Piece piece;
+      piece.impl = makeImpl(q, &why);
+      if (!piece.impl) break;
+      piece.impl->donor = this;
+      piece.srcOffset = px0 * p.C;
+      piece.dstOffset = px0 * p.O;
+      made.push_back(std::move(piece));
+    }
+    if (int64_t(made.size()) == count) {
+      pieces = std::move(made);
+      split = Split::kPieces;
+      splitNote = std::to_string(count) + " pieces of output pixels";
+      return;
+    }
+  }
+  if (unevenRows() && p.groups == 1 && p.O % (int64_t(plan.pieces.size()) * 16) == 0) {
+    const int64_t count = int64_t(plan.pieces.size()), per = p.O / count;
+    plan.by = ConvPiecePlan::By::kChannels;
+    plan.pieces.clear();
+    for (int64_t i = 0; i < count; ++i) plan.pieces.push_back({0, p.N, 0, p.OH, i * per, per});
+  }
   if (plan.kind != PieceKind::kPieces) {
     split = plan.kind == PieceKind::kOpenMp ? Split::kOpenMp : Split::kOneThread;
     splitNote = plan.note;
@@ -236,15 +280,21 @@ void QuantizedConv2d::Impl::choosePieces(int threads) {
       splitNote = "one thread: grouped layers are not cut by channels";
       return;
     }
+    // One output pixel: each piece writes its channels of y in place. More:
+    // oneDNN 2.6's int8 kernels take no strided destination, so each piece
+    // writes its own dense [N, OH, OW, o] buffer (its residual gathered
+    // there first), scattered into y after.
+    const bool staged = p.N * p.OH * p.OW > 1;
     for (const ConvPiece &r : plan.pieces) {
       QuantizedConv2dParams q = p;
       q.O = r.o;
       q.scales.assign(p.scales.begin() + r.o0, p.scales.begin() + r.o0 + r.o);
       if (!p.bias.empty()) q.bias.assign(p.bias.begin() + r.o0, p.bias.begin() + r.o0 + r.o);
-      q.dstStrides = {p.OH * p.OW * p.O, 1, p.OW * p.O, p.O};
+      if (!staged) q.dstStrides = {p.OH * p.OW * p.O, 1, p.OW * p.O, p.O};
       Piece piece;
       piece.filterOffset = r.o0 * p.KH * p.KW * (p.C / p.groups);
       piece.dstOffset = r.o0;
+      if (staged) piece.stage.resize(size_t(p.N * p.OH * p.OW * r.o) * dstElem());
       if (!add(q, std::move(piece))) return;
     }
     by = "output channels";
@@ -328,12 +378,29 @@ Status QuantizedConv2d::run(const void *x, const void *filter, const void *resid
     case Split::kOneThread: copyAll(); return s.execute(x, filter, y, 1);
     default: copyAll(); return s.execute(x, filter, y, threads);
   }
-  const bool rowPieces = s.pieces.front().impl->p.dstStrides.empty();  // dense rows (not channel pieces)
-  if (!rowPieces) copyAll();
+  const Impl::Piece &first = s.pieces.front();
+  const bool staged = !first.stage.empty();
+  const bool rowPieces = !staged && first.impl->p.O == s.p.O;  // dense runs of y (not channel pieces)
+  if (!rowPieces && !staged) copyAll();
   const int8_t *f = static_cast<const int8_t *>(filter);
   return runPieces(pool, s.pieces.size(), [&](size_t i) {
-    const Impl::Piece &piece = s.pieces[i];
+    Impl::Piece &piece = s.pieces[i];
     const QuantizedConv2dParams &q = piece.impl->p;
+    if (staged) {
+      // Channels [dstOffset, dstOffset + q.O) of every pixel, through the
+      // piece's dense buffer.
+      const size_t pixels = size_t(q.N * q.OH * q.OW), run = size_t(q.O) * de, pitch = size_t(s.p.O) * de;
+      uint8_t *base = static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * de;
+      if (s.p.hasResidual) {
+        const uint8_t *r = static_cast<const uint8_t *>(residual) + size_t(piece.dstOffset) * de;
+        for (size_t px = 0; px < pixels; ++px) std::memcpy(piece.stage.data() + px * run, r + px * pitch, run);
+      }
+      Status st = piece.impl->execute(static_cast<const uint8_t *>(x) + piece.srcOffset, f + piece.filterOffset,
+                                      piece.stage.data(), 1);
+      if (!st.isOk()) return st;
+      for (size_t px = 0; px < pixels; ++px) std::memcpy(base + px * pitch, piece.stage.data() + px * run, run);
+      return Status::ok();
+    }
     uint8_t *out = static_cast<uint8_t *>(y) + size_t(piece.dstOffset) * de;
     if (copyResidual && rowPieces)
       std::memcpy(out, static_cast<const uint8_t *>(residual) + size_t(piece.dstOffset) * de,
