@@ -123,7 +123,8 @@ Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan,
 
 // Which kernel a matmul/fusedMatmul/gemm node gets (kernels/MatMul.cpp):
 // matmul_coopmat.comp (tensor cores, float16 operands, float32 sums) when
-// the device has cooperative matrices (DeviceInfo::coopmat), the artifact's
+// the device has cooperative matrices (DeviceInfo::coopmat) and subgroups of
+// at least 32 invocations, the artifact's
 // precision is relaxed, A is float32 or float16 with B of its type or
 // float16, and the product is large enough (K >= kCoopmatMinK, M and N >= 32,
 // M * N >= kCoopmatMinOutputs); matmul.comp otherwise. subgroupsM x

@@ -69,6 +69,8 @@ TEST(VulkanCoopmat, ChoiceNeedsDeviceRelaxedPrecisionAndSize) {
   DeviceInfo noSubgroup = dev;
   noSubgroup.subgroupSize = 0;
   EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
+  noSubgroup.subgroupSize = 16;  // the shader's register staging assumes 32 or more
+  EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
   // Too small: K, M, N, M * N.
   EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, kCoopmatMinK - 1, 1).coopmat);
   EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, kCoopmatMinK, 1).coopmat);
@@ -143,7 +145,8 @@ TEST(VulkanCoopmat, FactoriesDispatchTheCoopmatShader) {
     EXPECT_TRUE(usesCoopmat(plan));
     EXPECT_EQ(d.shader, &shaders::matmul_coopmat);
     // 32 x 8 x 2 workgroups of the 128 x 64 block fill the device.
-    ASSERT_EQ(d.spec.size(), 10u);  // ids 1..10, matmul.comp's
+    ASSERT_EQ(d.spec.size(), 11u);  // ids 1..10 as matmul.comp's, 11 the subgroup size
+    EXPECT_EQ(d.spec[10], 32u);
     EXPECT_EQ(d.spec[7], 4u);  // SG_M
     EXPECT_EQ(d.spec[8], 2u);  // SG_N
     EXPECT_EQ(d.spec[9], 1u);  // B_DT: float16

@@ -95,6 +95,7 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, batches), device, M, N,
             &d, &tm, &tn, &blockM, &blockN);
   d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn, bdt};
+  if (d.shader == &shaders::matmul_coopmat) d.spec.push_back(device.subgroupSize);
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
   d.pushU(M).pushU(N).pushU(K);
   // Batch strides in elements, 0 where an operand broadcasts.
@@ -146,6 +147,7 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, 1), device, M, N, &d, &tm,
             &tn, &blockM, &blockN);
   d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn, bdt};
+  if (d.shader == &shaders::matmul_coopmat) d.spec.push_back(device.subgroupSize);
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
   d.pushU(M).pushU(N).pushU(K);
   for (int i = 0; i < 4; ++i) d.pushU(1);
@@ -170,7 +172,9 @@ MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrec
   MatmulKernelChoice c;
   // Rounding the operands to float16 is what relaxed precision allows;
   // exact artifacts keep matmul.comp's float32 arithmetic bit for bit.
-  if (!device.coopmat || !relaxedPrecision || device.subgroupSize == 0) return c;
+  // Subgroups of 32 or more: the shader's per-invocation share of a block
+  // (MAX_VECS vectors) assumes it.
+  if (!device.coopmat || !relaxedPrecision || device.subgroupSize < 32) return c;
   if (!floatType(a) || !(b == a || b == DataType::kFloat16)) return c;
   // Below these sizes the 16 x 16 tiles are mostly padding and the float32
   // kernel is as fast.
