@@ -3,8 +3,11 @@
 // point is a real kernel (its factory, shaders and recording), timed as a
 // program holding the node once and a program holding it 1 + R times, so
 // the difference is R dispatches with their barriers and nothing else (the
-// submit, the wait and the staging copies cancel).
+// submit, the wait and the staging copies cancel). The bandwidth and peak
+// probes and each family's probes grow until the device is full
+// (GpuLadder.h): nothing here knows how large the device is.
 #include "estimate/GpuEstimate.h"
+#include "estimate/GpuLadder.h"
 
 #include <algorithm>
 #include <chrono>
@@ -59,20 +62,26 @@ struct Case {
   std::vector<std::pair<DataType, Shape>> outputs;
 };
 
+// The tensor's bytes are filled by fill(), once a ladder has accepted the
+// case's size.
 CalTensor tensor(Shape s, DataType t = DataType::kFloat32, bool constant = false) {
   CalTensor c;
   c.dtype = t;
   c.shape = std::move(s);
   c.constant = constant;
+  return c;
+}
+
+void fill(CalTensor &c) {
   uint64_t bytes = 0;
-  tensorByteSize(t, c.shape, &bytes);
+  tensorByteSize(c.dtype, c.shape, &bytes);
+  if (c.bytes.size() == bytes) return;
   c.bytes.assign(bytes, 0x11);
   // Small ordinary floats: no denormals or NaNs to slow a CPU device.
-  if (t == DataType::kFloat32) {
+  if (c.dtype == DataType::kFloat32) {
     const float v = 0.25f;
     for (uint64_t i = 0; i + 4 <= bytes; i += 4) std::memcpy(c.bytes.data() + i, &v, 4);
   }
-  return c;
 }
 
 rt::AttributeValue ints(std::vector<int64_t> v) {
@@ -120,7 +129,7 @@ Case matmul(int64_t M, int64_t K, int64_t N) {
 }
 
 // NHWC convolution with an OHWI filter, as webnnc's default pipeline emits.
-Case conv(int64_t hw, int64_t C, int64_t O, int64_t k, int64_t stride, int64_t groups) {
+Case conv(int64_t hw, int64_t C, int64_t O, int64_t k, int64_t stride, int64_t groups, int64_t batch = 1) {
   Case c;
   c.op = "conv2d";
   int64_t pad = k / 2, out = (hw + 2 * pad - k) / stride + 1;
@@ -129,21 +138,21 @@ Case conv(int64_t hw, int64_t C, int64_t O, int64_t k, int64_t stride, int64_t g
   c.attrs.set("padding", ints({pad, pad, pad, pad}));
   c.attrs.set("strides", ints({stride, stride}));
   c.attrs.set("groups", intValue(groups));
-  c.inputs = {tensor({1, hw, hw, C}), tensor({O, k, k, C / groups}, DataType::kFloat32, true),
+  c.inputs = {tensor({batch, hw, hw, C}), tensor({O, k, k, C / groups}, DataType::kFloat32, true),
               tensor({O}, DataType::kFloat32, true)};
-  c.outputs.push_back({DataType::kFloat32, {1, out, out, O}});
+  c.outputs.push_back({DataType::kFloat32, {batch, out, out, O}});
   return c;
 }
 
-Case pool(const std::string &op, int64_t hw, int64_t C, int64_t window, int64_t stride) {
+Case pool(const std::string &op, int64_t hw, int64_t C, int64_t window, int64_t stride, int64_t batch = 1) {
   Case c;
   c.op = op;
   int64_t out = (hw - window) / stride + 1;
   c.attrs.set("layout", str("nhwc"));
   c.attrs.set("windowDimensions", ints({window, window}));
   c.attrs.set("strides", ints({stride, stride}));
-  c.inputs = {tensor({1, hw, hw, C})};
-  c.outputs.push_back({DataType::kFloat32, {1, out, out, C}});
+  c.inputs = {tensor({batch, hw, hw, C})};
+  c.outputs.push_back({DataType::kFloat32, {batch, out, out, C}});
   return c;
 }
 
@@ -216,6 +225,7 @@ struct CaseGraph {
   CaseGraph &operator=(const CaseGraph &) = delete;
 
   Status make(Case &c, const vk::DeviceInfo &info) {
+    for (CalTensor &t : c.inputs) fill(t);
     operands.resize(c.inputs.size() + c.outputs.size());
     node.op = c.op;
     node.name = "calibrate";
@@ -309,6 +319,9 @@ struct CaseGraph {
   }
 };
 
+// A dispatch at least this long is timed from the one-node program alone.
+constexpr double kLongDispatchMs = 20;
+
 class Calibrator {
  public:
   explicit Calibrator(std::shared_ptr<vk::Device> d) : device_(std::move(d)) {}
@@ -374,7 +387,8 @@ class Calibrator {
     m.uploadMs = one->stats().uploadMs;
     m.constantBytes = one->stats().constantBytes;
     double tOne = 0;
-    WEBNN_RETURN_IF_ERROR(time(*one, 3, &tOne));
+    std::vector<double> oneRuns;
+    WEBNN_RETURN_IF_ERROR(time(*one, 3, &tOne, &oneRuns));
     // Short programs: more runs, so that one disturbed run is not the median.
     if (tOne < 2) WEBNN_RETURN_IF_ERROR(time(*one, 15, &tOne));
     // Enough repetitions that they take a few milliseconds: the one-node
@@ -388,6 +402,17 @@ class Calibrator {
       io += double(b);
     }
     double guess = std::max(tOne - submitMs_ - (transferGBs_ > 0 ? io / (transferGBs_ * 1e6) : 0), 0.01);
+    // A dispatch far longer than the submit and the staging copies is the
+    // one-node run less them: no repeated program (a large probe step on a
+    // slow device would otherwise take seconds).
+    if (transferGBs_ > 0 && guess > kLongDispatchMs) {
+      m.programMs = tOne;
+      m.dispatchMs = guess;
+      m.dispatches = double(dispatches);
+      m.spread = std::log(oneRuns.back() / std::max(oneRuns.front(), 1e-6)) / 2.56;
+      *out = std::move(m);
+      return Status::ok();
+    }
     // A long kernel needs fewer: one more copy and three runs of it keep the
     // grid within the deadline.
     const bool longKernel = guess > 20;
@@ -474,6 +499,66 @@ std::vector<std::vector<Maker>> gridCases() {
   };
 }
 
+// A probe grown step by step (GpuLadder.h): step k's case; `growth` is
+// about how much more work each step does.
+struct Probe {
+  const char *name;
+  std::function<Case(int)> make;
+  double growth = 4;
+};
+
+int64_t times4(int64_t v, int k) { return v << (2 * k); }
+int64_t times2(int64_t v, int k) { return v << k; }
+
+// The storage-buffer bandwidth: a copy from 1 MiB up.
+Probe copyProbe() {
+  return {"copy", [](int k) { return elementwise("reshape", times4(262144, k), 1); }, 4};
+}
+// The float32 peak: a square-ish matmul, every side doubled per step.
+Probe peakProbe() {
+  return {"matmul square", [](int k) { return matmul(times2(128, k), times2(256, k), times2(256, k)); }, 8};
+}
+
+// Per family, shapes of the fixed grid grown along what models grow
+// (elements, rows, batch, channels, sequence) until the device is full. On
+// a device that is full at the fixed grid's sizes already (lavapipe) each
+// stops after a step or two.
+std::vector<Probe> familyProbes() {
+  return {
+      {"add", [](int k) { return elementwise("add", times4(262144, k), 2); }},
+      {"relu", [](int k) { return elementwise("relu", times4(262144, k), 1); }},
+      {"sigmoid", [](int k) { return elementwise("sigmoid", times4(262144, k), 1); }},
+      {"chain add+relu", [](int k) { return chain({"add", "relu"}, times4(262144, k)); }},
+      {"chain silu", [](int k) { return chain({"sigmoid", "mul"}, times4(262144, k)); }},
+      {"matmul rows", [](int k) { return matmul(times4(16, k), 768, 768); }},
+      {"matmul vector", [](int k) { return matmul(1, times2(512, k), times2(512, k)); }},
+      {"conv 3x3 batch", [](int k) { return conv(14, 64, 64, 3, 1, 1, times4(1, k)); }},
+      {"conv 3x3 channels", [](int k) { return conv(14, times2(64, k), times2(64, k), 3, 1, 1); }},
+      {"conv 1x1 batch", [](int k) { return conv(28, 32, 96, 1, 1, 1, times4(1, k)); }},
+      {"depthwise batch", [](int k) { return conv(28, 96, 96, 3, 2, 96, times4(1, k)); }},
+      {"maxPool batch", [](int k) { return pool("maxPool2d", 56, 64, 3, 2, times4(1, k)); }},
+      {"reduceMean rows", [](int k) { return rows("reduceMean", times4(64, k), 1024); }},
+      {"softmax rows", [](int k) { return rows("softmax", times4(128, k), 128); }},
+      {"layerNormalization rows", [](int k) { return rows("layerNormalization", times4(128, k), 768); }},
+      {"rmsNormalization rows", [](int k) { return rows("rmsNormalization", times4(128, k), 768); }},
+      {"attention sequence", [](int k) {
+         const int64_t s = times2(64, k);
+         return attention(s, s, 12, 64);
+       }},
+      {"matmulNBits vector", [](int k) { return matmulNBits(1, times2(1024, k), times2(1024, k)); }},
+      {"matmulNBits rows", [](int k) { return matmulNBits(times4(16, k), 512, 512); }},
+  };
+}
+
+uint64_t largestTensorBytes(const Case &c) {
+  uint64_t most = 0, b = 0;
+  for (const CalTensor &t : c.inputs)
+    if (tensorByteSize(t.dtype, t.shape, &b)) most = std::max(most, b);
+  for (const auto &[dtype, shape] : c.outputs)
+    if (tensorByteSize(dtype, shape, &b)) most = std::max(most, b);
+  return most;
+}
+
 }  // namespace
 
 Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
@@ -495,11 +580,10 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   p.device = limitsOf(device->info());
   p.libraryVersion = version();
   Calibrator cal(device);
-  char line[256];
+  char line[320];
 
   // The fixed costs: a tiny copy gives the dispatch (by difference) and the
-  // submit (what is left of its one-node run); a large copy the storage
-  // bandwidth and the staging transfers.
+  // submit (what is left of its one-node run).
   // Three times, the median of each: every later ratio rests on them.
   Measured mt;
   std::vector<double> dispatchMs, submitMs;
@@ -516,35 +600,127 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   cal.setDispatchMs(mt.dispatchMs);
   std::snprintf(line, sizeof line, "dispatch + barrier %.1f us, submit + wait %.1f us", p.dispatchUs, p.submitUs);
   say(line);
-  const int64_t bigN = int64_t(1) << 21;  // 8 MiB of float32
-  Case big = elementwise("reshape", bigN, 1);
-  Measured mb;
-  WEBNN_RETURN_IF_ERROR(cal.measure(big, &mb));
-  p.bandwidthGBs = mb.bytes / (std::max(mb.dispatchMs - mt.dispatchMs, 1e-4) * 1e6);
-  p.transferGBs = 2.0 * double(bigN) * 4 / (std::max(mb.programMs - mb.dispatchMs - p.submitUs * 1e-3, 1e-4) * 1e6);
-  std::snprintf(line, sizeof line, "storage-buffer copy %.2f GB/s, staging transfers %.2f GB/s", p.bandwidthGBs,
-                p.transferGBs);
+  auto netMs = [&](const Measured &m) { return std::max(m.dispatchMs - m.dispatches * p.dispatchUs * 1e-3, 1e-5); };
+
+  // Every probe grows until the device is full (GpuLadder.h), within the
+  // device's binding range and a share of its memory.
+  LadderLimits limits;
+  const vk::DeviceInfo &info = device->info();
+  limits.maxStepBytes = std::min<uint64_t>(limits.maxStepBytes, info.maxStorageBufferRange);
+  if (info.deviceLocalBytes) limits.maxStepBytes = std::min<uint64_t>(limits.maxStepBytes, info.deviceLocalBytes / 8);
+  std::vector<Measured> points;
+  bool complete = true;
+  // One step of `probe`'s ladder: measured and recorded, or the ladder ends
+  // (a step the device cannot allocate or run ends its ladder, not the
+  // calibration).
+  auto step = [&](const Probe &probe, Ladder &ladder, const std::function<double(const Measured &)> &efficiency,
+                  Measured *m) {
+    Case c = probe.make(ladder.steps());
+    if (!ladder.next(largestTensorBytes(c), options.deadlineSeconds - elapsed())) return false;
+    auto t0 = Clock::now();
+    if (Status s = cal.measure(c, m); !s) {
+      ladder.fail();
+      say(std::string(probe.name) + ": stopped, step " + std::to_string(ladder.steps()) + " failed: " + s.message());
+      return false;
+    }
+    ladder.record({m->valid ? efficiency(*m) : 0, m->dispatchMs, msSince(t0) / 1000.0});
+    return m->valid;
+  };
+  auto record = [&](const Probe &probe, const Ladder &ladder, const std::vector<Measured> &steps) {
+    GpuProbe r;
+    r.name = probe.name;
+    r.steps = ladder.steps();
+    r.stop = ladderStopName(ladder.stop());
+    r.seconds = ladder.seconds();
+    if (!steps.empty()) r.family = steps[0].family;
+    if (ladder.bestStep() >= 0 && size_t(ladder.bestStep()) < steps.size()) r.bestParams = steps[size_t(ladder.bestStep())].params;
+    if (ladder.stop() == LadderStop::kDeadline) complete = false;
+    p.probes.push_back(std::move(r));
+  };
+
+  // The storage-buffer bandwidth: the best rate of the growing copy; its
+  // largest step also gives the staging transfer rate (the one-node run
+  // less its dispatch and submit).
+  {
+    LadderLimits l = limits;
+    l.probeSeconds = 2;
+    Probe probe = copyProbe();
+    l.growth = probe.growth;
+    Ladder ladder(l);
+    std::vector<Measured> steps;
+    Measured m;
+    while (!ladder.done()) {
+      step(probe, ladder, [&](const Measured &x) { return x.bytes / (netMs(x) * 1e6); }, &m);
+      // Unreliable steps stay in `steps` (the ladder's indices), not in the grid.
+      if (ladder.steps() > int(steps.size())) steps.push_back(m);
+    }
+    if (steps.empty()) return Status(StatusCode::kInternal, "GPU calibration: the storage-buffer copy did not run");
+    for (const Measured &x : steps)
+      if (x.valid) {
+        p.bandwidthGBs = std::max(p.bandwidthGBs, x.bytes / (netMs(x) * 1e6));
+        points.push_back(x);
+      }
+    record(probe, ladder, steps);
+    if (p.bandwidthGBs <= 0) return Status(StatusCode::kInternal, "GPU calibration: no copy was timed reliably");
+    // The staging copies: what the largest step's one-node run spent beside
+    // its dispatch and submit (the copy's input in, its output out), where
+    // that is a visible part of the run; else (a device where they are lost
+    // in the noise) the copy's own rate.
+    p.transferGBs = p.bandwidthGBs;
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      const double rest = it->programMs - it->dispatchMs - p.submitUs * 1e-3;
+      if (it->valid && rest > 0.1 * it->programMs) {
+        p.transferGBs = it->bytes / (rest * 1e6);
+        break;
+      }
+    }
+  }
+  std::snprintf(line, sizeof line, "storage-buffer copy %.2f GB/s (%d steps, %s), staging transfers %.2f GB/s",
+                p.bandwidthGBs, p.probes.back().steps, p.probes.back().stop.c_str(), p.transferGBs);
   say(line);
   cal.setTransferGBs(p.transferGBs);
-  Case add = elementwise("add", bigN / 2, 2);
-  add.inputs[1].constant = true;
-  Measured ma;
-  WEBNN_RETURN_IF_ERROR(cal.measure(add, &ma));
-  p.uploadGBs = double(ma.constantBytes) / (std::max(ma.uploadMs, 1e-3) * 1e6);
-  Case mm = matmul(128, 256, 256);
-  Measured mm0;
-  WEBNN_RETURN_IF_ERROR(cal.measure(mm, &mm0));
-  p.runSpread = mm0.spread;
-  // The tiny copy is all overhead: not a grid point.
-  std::vector<Measured> points = {mb, ma, mm0};
-  std::snprintf(line, sizeof line, "constant upload %.2f GB/s, matmul 128x256x256 %.3f ms", p.uploadGBs, mm0.dispatchMs);
+  {
+    Case add = elementwise("add", 1 << 20, 2);
+    add.inputs[1].constant = true;
+    Measured ma;
+    WEBNN_RETURN_IF_ERROR(cal.measure(add, &ma));
+    p.uploadGBs = double(ma.constantBytes) / (std::max(ma.uploadMs, 1e-3) * 1e6);
+    points.push_back(std::move(ma));
+  }
+  // The float32 peak: the best rate of the growing matmul (its first step
+  // also gives the run-to-run spread).
+  double provisionalPeak = 0;
+  {
+    LadderLimits l = limits;
+    l.probeSeconds = 2;
+    Probe probe = peakProbe();
+    l.growth = probe.growth;
+    Ladder ladder(l);
+    std::vector<Measured> steps;
+    Measured m;
+    while (!ladder.done()) {
+      step(probe, ladder, [&](const Measured &x) { return x.flops / (netMs(x) * 1e6); }, &m);
+      if (ladder.steps() > int(steps.size())) steps.push_back(m);
+    }
+    if (steps.empty()) return Status(StatusCode::kInternal, "GPU calibration: the matmul did not run");
+    p.runSpread = steps[0].spread;
+    for (const Measured &x : steps)
+      if (x.valid) {
+        provisionalPeak = std::max(provisionalPeak, x.flops / (netMs(x) * 1e6));
+        points.push_back(x);
+      }
+    record(probe, ladder, steps);
+    if (provisionalPeak <= 0) return Status(StatusCode::kInternal, "GPU calibration: no matmul was timed reliably");
+  }
+  std::snprintf(line, sizeof line, "constant upload %.2f GB/s, matmul %.2f GFLOP/s (%d steps, %s)", p.uploadGBs,
+                provisionalPeak, p.probes.back().steps, p.probes.back().stop.c_str());
   say(line);
 
-  // The grid, per family; measured breadth first so that a deadline leaves
-  // every family some points.
+  // The fixed grid, per family; measured breadth first so that a deadline
+  // leaves every family some points.
   std::vector<std::vector<Maker>> grid = gridCases();
   double lastPoint = 0;
-  bool complete = true;
+  std::vector<double> pointSeconds;
   for (size_t round = 0; complete; ++round) {
     bool any = false;
     for (const auto &family : grid) {
@@ -559,25 +735,57 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
       Measured m;
       if (Status s = cal.measure(c, &m); !s) return Status(s.code(), "calibrating " + c.op + ": " + s.message());
       lastPoint = msSince(t0) / 1000.0;
+      pointSeconds.push_back(lastPoint);
       if (m.valid) points.push_back(std::move(m));
     }
     if (!any) break;
+  }
+
+  // Then each family's probes, one step of each per round, grown until the
+  // device is full: the points that price the large nodes of large models.
+  // Their efficiency is against the roofline of the peaks measured so far.
+  auto efficiency = [&](const Measured &x) {
+    return std::max(x.flops / (provisionalPeak * 1e6), x.bytes / (p.bandwidthGBs * 1e6)) / netMs(x);
+  };
+  if (complete) {
+    std::vector<Probe> probes = familyProbes();
+    std::vector<Ladder> ladders;
+    std::vector<std::vector<Measured>> steps(probes.size());
+    for (const Probe &pr : probes) {
+      LadderLimits l = limits;
+      l.growth = pr.growth;
+      // A first step costs about what a fixed grid point did (its sizes
+      // are the grid's).
+      l.firstStepSeconds = median(pointSeconds);
+      l.probeSeconds = 1.0;
+      ladders.emplace_back(l);
+    }
+    for (bool any = true; any;) {
+      any = false;
+      for (size_t i = 0; i < probes.size(); ++i) {
+        if (ladders[i].done()) continue;
+        Measured m;
+        if (step(probes[i], ladders[i], efficiency, &m)) points.push_back(m);
+        if (ladders[i].steps() > int(steps[i].size())) steps[i].push_back(std::move(m));
+        any = true;
+      }
+    }
+    for (size_t i = 0; i < probes.size(); ++i) record(probes[i], ladders[i], steps[i]);
   }
   if (!complete) say("stopped at the deadline: the grid is partial but usable");
 
   // Ratios against the roofline of the final peaks: the best float32 rate
   // any matmul or implicit-GEMM convolution reached.
+  p.peakGflops = provisionalPeak;
   for (const Measured &m : points)
-    if (m.family == "matmul" || m.family == "conv2d.gemm")
-      p.peakGflops = std::max(p.peakGflops, m.flops / (std::max(m.dispatchMs - m.dispatches * p.dispatchUs * 1e-3,
-                                                                1e-5) * 1e6));
+    if (m.family == "matmul" || m.family == "conv2d.gemm") p.peakGflops = std::max(p.peakGflops, m.flops / (netMs(m) * 1e6));
   for (const Measured &m : points) {
     double roof = std::max(m.flops / (p.peakGflops * 1e6), m.bytes / (p.bandwidthGBs * 1e6));
     if (roof <= 0) continue;
     GridPoint g;
     g.params = m.params;
     g.ms = m.dispatchMs;
-    g.ratio = std::max((m.dispatchMs - m.dispatches * p.dispatchUs * 1e-3) / roof, 1e-3);
+    g.ratio = std::max(netMs(m) / roof, 1e-3);
     FamilyGrid &fg = p.families[m.family];
     if (!fg.points.empty() && fg.points[0].params.size() != g.params.size()) continue;
     fg.points.push_back(std::move(g));
@@ -587,6 +795,13 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   updateGpuSigmas(&p);
   p.complete = complete;
   p.calibrationSeconds = elapsed();
+  for (const GpuProbe &r : p.probes) {
+    std::string best;
+    for (double v : r.bestParams) best += (best.empty() ? "" : "x") + std::to_string(int64_t(v));
+    std::snprintf(line, sizeof line, "  probe %-24s %d step(s), %s, best at %s, %.2f s", r.name.c_str(), r.steps,
+                  r.stop.c_str(), best.empty() ? "-" : best.c_str(), r.seconds);
+    say(line);
+  }
   std::snprintf(line, sizeof line, "peak %.2f GFLOP/s (matmul / conv2d_gemm), pipeline %.1f ms cold, %.1f s",
                 p.peakGflops, p.pipelineMs, p.calibrationSeconds);
   say(line);

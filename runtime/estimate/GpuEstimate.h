@@ -39,8 +39,10 @@ struct GpuCalibrateOptions {
   std::function<void(const std::string &)> progress;
 };
 // Measures the device through the Vulkan backend's own kernels and programs.
-// Stopping at the deadline still gives a usable profile (the overheads,
-// bandwidths and one matmul first, then the grid breadth first).
+// Stopping at the deadline still gives a usable profile (the overheads, the
+// copy and matmul probes grown until the device is full first, then the
+// fixed grid breadth first, then each family's probes grown a step per
+// round).
 Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out);
 // The kernel families calibrateGpu's grid measures (from its cases' kernel
 // plans; no device needed).

@@ -18,7 +18,10 @@
 namespace webnn::est {
 namespace {
 
-constexpr int kGpuProfileFormat = 1;
+// 3: probes grown until the device is full (GpuLadder.h), `probes`. Not 2:
+// that is the CPU profiles' format, and a GPU profile handed to the CPU
+// loader stops at its format.
+constexpr int kGpuProfileFormat = 3;
 
 }  // namespace
 
@@ -80,6 +83,14 @@ Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
     for (const GridPoint &gp : g.points) pts.push_back({{"params", gp.params}, {"ratio", gp.ratio}, {"ms", gp.ms}});
     j["families"][name] = {{"log_sigma", g.logSigma}, {"points", pts}};
   }
+  j["probes"] = nlohmann::json::array();
+  for (const GpuProbe &r : p.probes)
+    j["probes"].push_back({{"name", r.name},
+                           {"family", r.family},
+                           {"steps", r.steps},
+                           {"stop", r.stop},
+                           {"best_params", r.bestParams},
+                           {"seconds", r.seconds}});
   return writeProfileJson(j, path, "GPU profile");
 }
 
@@ -89,7 +100,13 @@ Status loadGpuProfile(const std::string &path, GpuProfile *out) {
   if (j.value("kind", std::string()) != "gpu")
     return invalidArgument(path + ": kind: not a GPU profile (a CPU profile? estimate --device cpu reads those)");
   ProfileReader r{path};
-  if (r.num(j, "format", "") != kGpuProfileFormat && r.status)
+  const double format = r.num(j, "format", "");
+  if (r.status && format == 1)
+    return invalidArgument(path + ": format: 1, a calibration whose fixed, small probes leave a large GPU mostly "
+                                  "idle (its prices are too high there); format " +
+                           std::to_string(kGpuProfileFormat) +
+                           " grows each probe until the device is full: run webnn-run calibrate --device gpu again");
+  if (format != kGpuProfileFormat && r.status)
     return invalidArgument(path + ": format: expected " + std::to_string(kGpuProfileFormat) +
                            " (a profile of another version: run webnn-run calibrate --device gpu again)");
   GpuProfile p;
@@ -148,6 +165,30 @@ Status loadGpuProfile(const std::string &path, GpuProfile *out) {
     FamilyGrid grid;
     WEBNN_RETURN_IF_ERROR(readFamilyGrid(r, g, fw, &grid));
     p.families[name] = std::move(grid);
+  }
+  // What the probes did: reported, not needed to price.
+  if (auto pr = j.find("probes"); pr != j.end()) {
+    if (!pr->is_array()) return invalidArgument(path + ": probes: expected an array");
+    for (size_t i = 0; i < pr->size(); ++i) {
+      const nlohmann::json &e = (*pr)[i];
+      const std::string where = "probes[" + std::to_string(i) + "].";
+      if (!e.is_object()) return invalidArgument(path + ": " + where.substr(0, where.size() - 1) + ": expected an object");
+      GpuProbe g;
+      g.name = r.str(e, "name", where);
+      g.family = e.value("family", std::string());
+      g.stop = r.str(e, "stop", where);
+      g.steps = int(r.num(e, "steps", where));
+      g.seconds = r.num(e, "seconds", where, false);
+      if (!r.status) return r.status;
+      if (auto bp = e.find("best_params"); bp != e.end()) {
+        if (!bp->is_array()) return invalidArgument(path + ": " + where + "best_params: expected numbers");
+        for (const auto &v : *bp) {
+          if (!v.is_number()) return invalidArgument(path + ": " + where + "best_params: expected numbers");
+          g.bestParams.push_back(v.get<double>());
+        }
+      }
+      p.probes.push_back(std::move(g));
+    }
   }
   *out = std::move(p);
   return Status::ok();

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "estimate/DeviceProfile.h"
 #include "webnn/status.h"
@@ -28,6 +29,15 @@ struct GpuLimits {
   bool unifiedMemory = false, float64 = false;
 };
 
+// One probe calibration grew until the device was full (GpuLadder.h): its
+// steps, why it stopped, the parameters of its most efficient step.
+struct GpuProbe {
+  std::string name, family, stop;
+  int steps = 0;
+  std::vector<double> bestParams;
+  double seconds = 0;
+};
+
 struct GpuProfile {
   GpuLimits device;
   std::string libraryVersion;
@@ -44,6 +54,7 @@ struct GpuProfile {
   bool complete = false;    // false: the deadline cut the grid short
   // Per kernel family: ratio = (dispatch time - dispatchUs) / roofline.
   std::map<std::string, FamilyGrid> families;
+  std::vector<GpuProbe> probes;
 };
 
 // "<cache>/webnn/gpu-<hash of the key>.json".
@@ -54,6 +65,8 @@ std::string gpuProfileKey(const GpuLimits &device);
 
 Status saveGpuProfile(const GpuProfile &p, const std::string &path);
 // Checks the JSON's shape and values; the message names the file and field.
+// A profile of format 1 (fixed, small probes that leave a large GPU mostly
+// idle) is refused: calibrate again.
 Status loadGpuProfile(const std::string &path, GpuProfile *out);
 // Recomputes each family's leave-one-out logSigma.
 void updateGpuSigmas(GpuProfile *p);

@@ -31,12 +31,21 @@ double elemBytes(const NodeDesc &node) {
 
 double workgroups(const Dispatch &d) { return double(d.groups[0]) * d.groups[1] * d.groups[2]; }
 double invocations(const Dispatch &d) { return workgroups(d) * d.localSize; }
+// The elements a one-invocation-per-element dispatch covers: its
+// invocations, less those past the output's end (a grid over 65535
+// workgroups is rounded up to whole rows of them: up to 2x more invocations
+// than elements).
+double elementsCovered(const NodeDesc &node, const Dispatch &d) {
+  const double e = invocations(d);
+  const OperandDesc *y = node.outputs.empty() ? nullptr : node.outputs[0];
+  return y ? std::min(e, std::max(1.0, elements(y))) : e;
+}
 double word(const Dispatch &d, size_t i) { return double(d.push[i]); }
 
 // One invocation per element, `streams` tensors of the output's element size
 // read or written per element (copy: 2; binary: 3).
 void perElement(const NodeDesc &node, const Dispatch &d, double streams, double flopsPerElement, DispatchWork *w) {
-  double e = invocations(d);
+  double e = elementsCovered(node, d);
   w->params = {e};
   w->flops = e * flopsPerElement;
   w->bytes = e * elemBytes(node) * streams;
@@ -77,7 +86,7 @@ void copyCost(const NodeDesc &, const Dispatch &d, DispatchWork *w) {
 }
 void gatherCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) { perElement(n, d, 2.5, 0, w); }
 void quantizeCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
-  double e = invocations(d);
+  double e = elementsCovered(n, d);
   w->params = {e};
   w->flops = 4 * e;
   w->bytes = e * (n.inputs.empty() || !n.inputs[0] ? 4 : bytesOf(n.inputs[0]) / std::max(1.0, elements(n.inputs[0]))) +
@@ -101,7 +110,7 @@ void chainCost(const NodeDesc &n, const Dispatch &d, DispatchWork *w) {
   // unary.comp's codes of exp, log, sigmoid, tanh, erf, gelu, elu, sin, cos, softplus, tan.
   static const std::set<int64_t> heavy = {4, 5, 8, 10, 11, 12, 13, 21, 22, 23, 27};
   std::vector<int64_t> codes = n.attributes.getInts("chainCodes", {});
-  double e = invocations(d), perElement = 0;
+  double e = elementsCovered(n, d), perElement = 0;
   for (int64_t c : codes) perElement += c < int64_t(kChainBinary) && heavy.count(c) ? 20 : 1;
   if (std::any_of(codes.begin(), codes.end(), [](int64_t c) { return c < int64_t(kChainBinary) && heavy.count(c); }))
     w->family = "chain.transcendental";

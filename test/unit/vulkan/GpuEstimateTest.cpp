@@ -130,6 +130,14 @@ TEST(GpuEstimate, HostileShapesAreRefusedWithoutPlanning) {
 
 TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
   est::GpuProfile p = syntheticGpuProfile();
+  est::GpuProbe probe;
+  probe.name = "matmul square";
+  probe.family = "matmul";
+  probe.stop = "plateau";
+  probe.steps = 5;
+  probe.bestParams = {1024, 2048, 2048};
+  probe.seconds = 0.75;
+  p.probes.push_back(probe);
   est::GridPoint gp;
   gp.params = {16, 64, 64};
   gp.ratio = 1.5;
@@ -148,6 +156,11 @@ TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
   EXPECT_DOUBLE_EQ(q.shaderPipelineMs["unary"], 7);
   ASSERT_EQ(q.families["matmul"].points.size(), 1u);
   EXPECT_DOUBLE_EQ(q.families["matmul"].points[0].ratio, 1.5);
+  ASSERT_EQ(q.probes.size(), 1u);
+  EXPECT_EQ(q.probes[0].name, "matmul square");
+  EXPECT_EQ(q.probes[0].stop, "plateau");
+  EXPECT_EQ(q.probes[0].steps, 5);
+  EXPECT_EQ(q.probes[0].bestParams, (std::vector<double>{1024, 2048, 2048}));
   EXPECT_EQ(est::defaultGpuProfilePath(p.device).find("/gpu-"), est::defaultGpuProfilePath(p.device).rfind("/"));
 
   auto refused = [&](const std::string &json, const std::string &want) {
@@ -164,6 +177,15 @@ TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
   refused(R"({"kind": "gpu", "format": 9})", "format");
   std::ifstream in(path);
   std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A profile of the first format (fixed, small probes): refused, saying
+  // why and what to run.
+  std::string old = good;
+  old.replace(old.find("\"format\": 3"), 11, "\"format\": 1");
+  refused(old, "format: 1");
+  refused(old, "webnn-run calibrate --device gpu again");
+  std::string badProbe = good;
+  badProbe.replace(badProbe.find("\"steps\": 5"), 10, "\"steps\": \"x\"");
+  refused(badProbe, "probes[0].steps");
   std::string noPeak = good;
   noPeak.replace(noPeak.find("\"peak_gflops\""), 13, "\"peak_gflopz\"");
   refused(noPeak, "peak_gflops");
