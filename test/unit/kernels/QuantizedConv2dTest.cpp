@@ -154,8 +154,11 @@ const std::vector<QConvCase> &cases() {
       {1, 30, 30, 48, 48, 3, 3, 48, 2, 1, {1, 1, 1, 1}, DataType::kUint8, 0, DataType::kUint8, 0, true},
       // 1x1 with int8 input (asymmetric zero point) and float output.
       {2, 14, 14, 64, 40, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kInt8, -5, DataType::kFloat32, 0, true},
-      // The 7x7 stride-2 stem (three input channels), int8 out, no bias.
+      // The 7x7 stride-2 stem (three input channels; padded with the zero
+      // point by hand for oneDNN), int8 out, no bias; again with a bias and
+      // asymmetric padding.
       {1, 40, 40, 3, 16, 7, 7, 1, 2, 1, {3, 3, 3, 3}, DataType::kUint8, 100, DataType::kInt8, -7, false},
+      {1, 31, 30, 3, 32, 7, 7, 1, 2, 1, {3, 2, 3, 1}, DataType::kUint8, 77, DataType::kUint8, 0, true},
       // Dilation 2, asymmetric padding, grouped (2 groups).
       {1, 17, 19, 32, 32, 3, 3, 2, 1, 2, {2, 1, 0, 2}, DataType::kUint8, 17, DataType::kUint8, 128, true},
       // One output pixel, many channels (cut by channels on two threads).
