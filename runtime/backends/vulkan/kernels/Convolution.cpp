@@ -72,6 +72,7 @@ Status makeConv(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   else if (activation == "clamp") act = 2;
   else if (activation == "sigmoid") act = 3;
   else if (activation == "silu") act = 4;
+  else if (activation == "hardSwish") act = 5;
   else return nodeUnsupported(node, "unknown activation '" + activation + "'");
   if (elementsOf(y.shape) == 0) return Status::ok();
   Dispatch d;

@@ -11,7 +11,7 @@
 layout(constant_id = 1) const int DT = DT_F32;
 layout(constant_id = 2) const bool HAS_BIAS = false;
 layout(constant_id = 3) const bool HAS_RESIDUAL = false;
-layout(constant_id = 4) const int ACT = 0;  // 0 none, 1 relu, 2 clamp, 3 sigmoid, 4 silu
+layout(constant_id = 4) const int ACT = 0;  // 0 none, 1 relu, 2 clamp, 3 sigmoid, 4 silu, 5 hardSwish
 layout(constant_id = 5) const int KH = 3;
 layout(constant_id = 6) const int KW = 3;
 layout(constant_id = 7) const int SW = 1;  // column stride
@@ -44,6 +44,7 @@ float activate(float v) {
   if (ACT == 2) return min(max(v, p.actMin), p.actMax);
   if (ACT == 3) return 1.0 / (1.0 + exp(-v));
   if (ACT == 4) return v / (1.0 + exp(-v));
+  if (ACT == 5) return v * clamp(v + 3.0, 0.0, 6.0) / 6.0;
   return v;
 }
 
