@@ -14,8 +14,10 @@
 #
 # Graphs: BERT-base (12 layers, seq 128; --quick: 2 layers, seq 16), and
 # single MatMul / Gemm nodes with constant weights: 4096x4096x4096,
-# 128x768x3072 (BERT's FFN), 333x517x771 (no size a multiple of a tile),
-# a Gemm with transposed B and bias 256x1000x1024; --quick shrinks them.
+# 128x768x3072 (BERT's FFN), 333x516x772 (no size a multiple of a block),
+# 12 batches of 128x64x128, Gemm with bias, alpha and beta 256x1000x1024,
+# and the same with B transposed (left to matmul.comp: 0 coopmat nodes);
+# --quick shrinks them.
 # Weights are two values per tensor in a repeating 4099-element pattern
 # (as bench/gpu_check.sh) so the artifacts compress; the matmuls' A input is
 # drawn at run time from a fixed seed, so it does not travel.
@@ -27,7 +29,7 @@
 set -euo pipefail
 
 if [[ $# -lt 1 || "$1" == -* ]]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 BIN=$(cd "$1" && pwd)
@@ -77,15 +79,19 @@ def graphs(quick):
             "bert_base_s16_l2": dict(kind="bert", layers=2, seq=16),
             "matmul_256x256x256": dict(kind="matmul", m=256, k=256, n=256),
             "matmul_64x96x192": dict(kind="matmul", m=64, k=96, n=192),
-            "matmul_67x133x71": dict(kind="matmul", m=67, k=133, n=71),
-            "gemm_tb_bias_96x100x80": dict(kind="gemm", m=96, k=100, n=80),
+            "matmul_67x132x76": dict(kind="matmul", m=67, k=132, n=76),
+            "matmul_batched_3x64x64x96": dict(kind="matmul", batch=3, m=64, k=64, n=96),
+            "gemm_bias_96x100x80": dict(kind="gemm", m=96, k=100, n=80),
+            "gemm_tb_bias_96x100x80": dict(kind="gemm", m=96, k=100, n=80, transb=True),
         }
     return {
         "bert_base_s128": dict(kind="bert", layers=12, seq=128),
         "matmul_4096x4096x4096": dict(kind="matmul", m=4096, k=4096, n=4096),
         "matmul_128x768x3072": dict(kind="matmul", m=128, k=768, n=3072),
-        "matmul_333x517x771": dict(kind="matmul", m=333, k=517, n=771),
-        "gemm_tb_bias_256x1000x1024": dict(kind="gemm", m=256, k=1000, n=1024),
+        "matmul_333x516x772": dict(kind="matmul", m=333, k=516, n=772),
+        "matmul_batched_12x128x64x128": dict(kind="matmul", batch=12, m=128, k=64, n=128),
+        "gemm_bias_256x1000x1024": dict(kind="gemm", m=256, k=1000, n=1024),
+        "gemm_tb_bias_256x1000x1024": dict(kind="gemm", m=256, k=1000, n=1024, transb=True),
     }
 
 
@@ -130,20 +136,22 @@ def matmul_onnx(spec, path):
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     m, k, n = spec["m"], spec["k"], spec["n"]
+    batch = [spec["batch"]] if "batch" in spec else []
     rng = np.random.default_rng(3)
     s = np.float32(1.0 / np.sqrt(k))
     if spec["kind"] == "matmul":
-        w = numpy_helper.from_array(pattern((k, n), rng, -s, s), "w")
+        w = numpy_helper.from_array(pattern(tuple(batch) + (k, n), rng, -s, s), "w")
         node = helper.make_node("MatMul", ["a", "w"], ["y"])
         inits = [w]
     else:
-        w = numpy_helper.from_array(pattern((n, k), rng, -s, 0.5 * s), "w")
+        tb = spec.get("transb", False)
+        w = numpy_helper.from_array(pattern((n, k) if tb else (k, n), rng, -s, 0.5 * s), "w")
         bias = numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "bias")
-        node = helper.make_node("Gemm", ["a", "w", "bias"], ["y"], transB=1, alpha=0.5, beta=2.0)
+        node = helper.make_node("Gemm", ["a", "w", "bias"], ["y"], transB=int(tb), alpha=0.5, beta=2.0)
         inits = [w, bias]
     g = helper.make_graph([node], spec["kind"],
-                          [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k])],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])], inits)
+                          [helper.make_tensor_value_info("a", TensorProto.FLOAT, batch + [m, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, batch + [m, n])], inits)
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
     return {}
 
@@ -217,7 +225,8 @@ def run(mdir):
                 feeds[k] = p
             if spec["kind"] != "bert":
                 p = os.path.join(work, f"{name}.a.npy")
-                np.save(p, np.random.default_rng(11).standard_normal((spec["m"], spec["k"])).astype(np.float32))
+                shape = ([spec["batch"]] if "batch" in spec else []) + [spec["m"], spec["k"]]
+                np.save(p, np.random.default_rng(11).standard_normal(shape).astype(np.float32))
                 feeds["a"] = p
             cm_out, cm = webnn_run(art, feeds, os.path.join(work, name, "cm"), True, runs)
             fp_out, fp = webnn_run(art, feeds, os.path.join(work, name, "fp"), False, runs)
@@ -231,7 +240,7 @@ def run(mdir):
             line = (f"{name}: coopmat {cm_ms:.3f} ms ({nodes} coopmat nodes), fp32 path {fp_ms:.3f} ms "
                     f"({fp['gpu'].get('coopmat_nodes', 0)}), {fp_ms / cm_ms:.2f}x")
             if spec["kind"] != "bert":
-                flop = 2.0 * spec["m"] * spec["n"] * spec["k"]
+                flop = 2.0 * spec.get("batch", 1) * spec["m"] * spec["n"] * spec["k"]
                 line += f"; TFLOP/s {flop / cm_ms / 1e9:.3g} vs {flop / fp_ms / 1e9:.3g}"
             for k, ref in fp_out.items():
                 got = cm_out.get(k)

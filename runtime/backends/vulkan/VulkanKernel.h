@@ -126,7 +126,8 @@ Status addCopy(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan,
 // the device has cooperative matrices (DeviceInfo::coopmat) and subgroups of
 // at least 32 invocations, the artifact's
 // precision is relaxed, A is float32 or float16 with B of its type or
-// float16, and the product is large enough (K >= kCoopmatMinK, M and N >= 32,
+// float16, neither operand is transposed (gemm), K and N are multiples of 4,
+// and the product is large enough (K >= kCoopmatMinK, M and N >= 32,
 // M * N >= kCoopmatMinOutputs); matmul.comp otherwise. subgroupsM x
 // subgroupsN is the coopmat workgroup's grid of subgroups (32 x 32 outputs
 // each): the largest that fits the device and still makes
@@ -139,7 +140,7 @@ struct MatmulKernelChoice {
   uint32_t subgroupsM = 0, subgroupsN = 0;
 };
 MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrecision, DataType a, DataType b,
-                                      uint64_t M, uint64_t N, uint64_t K, uint64_t batches);
+                                      bool transposed, uint64_t M, uint64_t N, uint64_t K, uint64_t batches);
 // Whether a kernel runs matmul_coopmat.comp (the coopmat_nodes counts).
 bool usesCoopmat(const KernelPlan &plan);
 

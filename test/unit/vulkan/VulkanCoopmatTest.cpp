@@ -56,63 +56,69 @@ TEST(VulkanCoopmat, ChoiceNeedsDeviceRelaxedPrecisionAndSize) {
   const DeviceInfo dev = coopmatDevice();
   const DataType f32 = DataType::kFloat32, f16 = DataType::kFloat16;
   // Large relaxed products, float16 or float32 weights, float16 data.
-  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
-  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f32, 128, 768, 3072, 1).coopmat);
-  EXPECT_TRUE(chooseMatmulKernel(dev, true, f16, f16, 128, 768, 768, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f32, false, 128, 768, 3072, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f16, f16, false, 128, 768, 768, 1).coopmat);
   // Exact artifacts keep float32 arithmetic.
-  EXPECT_FALSE(chooseMatmulKernel(dev, false, f32, f16, 4096, 4096, 4096, 1).coopmat);
-  EXPECT_FALSE(chooseMatmulKernel(dev, false, f32, f32, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, false, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, false, f32, f32, false, 4096, 4096, 4096, 1).coopmat);
   // A device without cooperative matrices (or with WEBNN_VULKAN_COOPMAT=0).
   DeviceInfo plain = dev;
   plain.coopmat = false;
-  EXPECT_FALSE(chooseMatmulKernel(plain, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(plain, true, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
   DeviceInfo noSubgroup = dev;
   noSubgroup.subgroupSize = 0;
-  EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
   noSubgroup.subgroupSize = 16;  // the shader's register staging assumes 32 or more
-  EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(noSubgroup, true, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
   // Too small: K, M, N, M * N.
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, kCoopmatMinK - 1, 1).coopmat);
-  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, kCoopmatMinK, 1).coopmat);
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 1, 4096, 4096, 1).coopmat);
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 4096, 16, 4096, 1).coopmat);
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 32, 64, 4096, 1).coopmat);
-  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, 64, 64, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, kCoopmatMinK - 1, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, kCoopmatMinK, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 1, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 4096, 16, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 32, 64, 4096, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, false, 64, 64, 4096, 1).coopmat);
+  // Transposed operands (gemm), K or N not a multiple of 4: element-by-element
+  // staging, slower than matmul.comp.
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, true, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 333, 772, 517, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 333, 771, 516, 1).coopmat);
+  EXPECT_TRUE(chooseMatmulKernel(dev, true, f32, f16, false, 333, 772, 516, 1).coopmat);
   // Types the shader does not read as floats.
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, DataType::kInt32, DataType::kInt32, 4096, 4096, 4096, 1).coopmat);
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f16, f32, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, DataType::kInt32, DataType::kInt32, false, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f16, f32, false, 4096, 4096, 4096, 1).coopmat);
 }
 
 TEST(VulkanCoopmat, ChoiceOfSubgroupGrid) {
   DeviceInfo dev = coopmatDevice();
   const DataType f32 = DataType::kFloat32, f16 = DataType::kFloat16;
   // Many workgroups even with the largest block (128 x 64).
-  MatmulKernelChoice c = chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, 4096, 1);
+  MatmulKernelChoice c = chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, 4096, 1);
   EXPECT_EQ(c.subgroupsM, 4u);
   EXPECT_EQ(c.subgroupsN, 2u);
   // BERT-base's 128 x 768: the smallest block, for 96 workgroups.
-  c = chooseMatmulKernel(dev, true, f32, f16, 128, 768, 768, 1);
+  c = chooseMatmulKernel(dev, true, f32, f16, false, 128, 768, 768, 1);
   EXPECT_EQ(c.subgroupsM, 1u);
   EXPECT_EQ(c.subgroupsN, 1u);
   // Batches count toward filling the device, but no block overhangs M or N.
-  c = chooseMatmulKernel(dev, true, f32, f16, 64, 64, 64, 512);
+  c = chooseMatmulKernel(dev, true, f32, f16, false, 64, 64, 64, 512);
   EXPECT_EQ(c.subgroupsM, 2u);
   EXPECT_EQ(c.subgroupsN, 2u);
   // 4 x 2 subgroups need 23 KiB of shared memory, 2 x 2 under 14 KiB.
   dev.maxSharedMemory = 16 * 1024;
-  c = chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, 4096, 1);
+  c = chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, 4096, 1);
   EXPECT_EQ(c.subgroupsM, 2u);
   EXPECT_EQ(c.subgroupsN, 2u);
   // Workgroup size limit: 2 x 2 subgroups of 64 lanes are 256 invocations.
   dev = coopmatDevice();
   dev.subgroupSize = 64;
   dev.maxWorkGroupInvocations = 256;
-  c = chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, 4096, 1);
+  c = chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, 4096, 1);
   EXPECT_EQ(c.subgroupsM, 2u);
   EXPECT_EQ(c.subgroupsN, 2u);
   // Not even 1 x 1 subgroups (6 KiB) fit: matmul.comp.
   dev.maxSharedMemory = 4 * 1024;
-  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, 4096, 4096, 4096, 1).coopmat);
+  EXPECT_FALSE(chooseMatmulKernel(dev, true, f32, f16, false, 4096, 4096, 4096, 1).coopmat);
 }
 
 // A matmul / gemm node over made-up operands.
@@ -166,17 +172,15 @@ TEST(VulkanCoopmat, FactoriesDispatchTheCoopmatShader) {
     EXPECT_EQ(plan.dispatches.at(0).localSize, 256u);
   }
   {
-    // Relaxed gemm with both operands transposed, odd sizes: M 200, N 300, K 100.
-    Node n("gemm", {{f32, {100, 200}}, {f32, {300, 100}}}, {200, 300}, true);
-    n.desc.attributes.set("aTranspose", {rt::AttributeValue::Kind::kBool, 1});
-    n.desc.attributes.set("bTranspose", {rt::AttributeValue::Kind::kBool, 1});
+    // Relaxed gemm with bias, no size a multiple of the block: M 200, N 300, K 100.
+    Node n("gemm", {{f32, {200, 100}}, {f16, {100, 300}}, {f32, {300}}}, {200, 300}, true);
+    n.desc.attributes.set("beta", {rt::AttributeValue::Kind::kFloat, 0, 2.0});
     KernelPlan plan;
     Status s = findVulkanKernel("gemm")(n.desc, dev, &plan);
     ASSERT_TRUE(s.isOk()) << s.message();
     const Dispatch &d = plan.dispatches.at(0);
     EXPECT_EQ(d.shader, &shaders::matmul_coopmat);
-    EXPECT_EQ(d.spec[2], 1u);  // A_TRANSPOSED
-    EXPECT_EQ(d.spec[3], 1u);  // B_TRANSPOSED
+    EXPECT_EQ(d.spec[4], 1u);  // HAS_BIAS
     // 1 x 1 subgroups (32 x 32 blocks): 10 x 7 = 70 workgroups, fewer than
     // any larger block would need to fill the device.
     EXPECT_EQ(d.localSize, 32u);
@@ -186,6 +190,14 @@ TEST(VulkanCoopmat, FactoriesDispatchTheCoopmatShader) {
     EXPECT_EQ(d.push[0], 200u);
     EXPECT_EQ(d.push[1], 300u);
     EXPECT_EQ(d.push[2], 100u);
+  }
+  {
+    // The same with B transposed: matmul.comp.
+    Node n("gemm", {{f32, {200, 100}}, {f16, {300, 100}}, {f32, {300}}}, {200, 300}, true);
+    n.desc.attributes.set("bTranspose", {rt::AttributeValue::Kind::kBool, 1});
+    KernelPlan plan;
+    ASSERT_TRUE(findVulkanKernel("gemm")(n.desc, dev, &plan).isOk());
+    EXPECT_EQ(plan.dispatches.at(0).shader, &shaders::matmul);
   }
 }
 

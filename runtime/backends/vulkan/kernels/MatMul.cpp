@@ -92,8 +92,8 @@ Status makeMatMul(const NodeDesc &node, const DeviceInfo &device, KernelPlan *pl
   shaderDataType(a.dtype, &dt);
   shaderDataType(b.dtype, &bdt);
   uint32_t tm, tn, blockM, blockN;
-  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, batches), device, M, N,
-            &d, &tm, &tn, &blockM, &blockN);
+  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, false, M, N, K, batches), device, M,
+            N, &d, &tm, &tn, &blockM, &blockN);
   d.spec = {dt, kTile, 0, 0, bias ? 1u : 0u, residual ? 1u : 0u, act, tm, tn, bdt};
   if (d.shader == &shaders::matmul_coopmat) d.spec.push_back(device.subgroupSize);
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), residual ? in(3) : in(0)};
@@ -144,8 +144,8 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
   shaderDataType(a.dtype, &dt);
   shaderDataType(b.dtype, &bdt);
   uint32_t tm, tn, blockM, blockN;
-  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, M, N, K, 1), device, M, N, &d, &tm,
-            &tn, &blockM, &blockN);
+  setShader(chooseMatmulKernel(device, node.relaxedPrecision, a.dtype, b.dtype, aT || bT, M, N, K, 1), device, M, N,
+            &d, &tm, &tn, &blockM, &blockN);
   d.spec = {dt, kTile, aT ? 1u : 0u, bT ? 1u : 0u, bias ? 1u : 0u, 0, 0, tm, tn, bdt};
   if (d.shader == &shaders::matmul_coopmat) d.spec.push_back(device.subgroupSize);
   d.bindings = {in(0), in(1), out(0), bias ? in(2) : in(0), in(0)};
@@ -168,7 +168,7 @@ Status makeGemm(const NodeDesc &node, const DeviceInfo &device, KernelPlan *plan
 }  // namespace
 
 MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrecision, DataType a, DataType b,
-                                      uint64_t M, uint64_t N, uint64_t K, uint64_t batches) {
+                                      bool transposed, uint64_t M, uint64_t N, uint64_t K, uint64_t batches) {
   MatmulKernelChoice c;
   // Rounding the operands to float16 is what relaxed precision allows;
   // exact artifacts keep matmul.comp's float32 arithmetic bit for bit.
@@ -179,6 +179,10 @@ MatmulKernelChoice chooseMatmulKernel(const DeviceInfo &device, bool relaxedPrec
   // Below these sizes the 16 x 16 tiles are mostly padding and the float32
   // kernel is as fast.
   if (K < kCoopmatMinK || M < 32 || N < 32 || M * N < kCoopmatMinOutputs) return c;
+  // The shader's 4-wide loads need rows of A and B along K and N in
+  // multiples of 4; other shapes stage element by element, slower than
+  // matmul.comp on a real GPU (docs/GPU.md "Cooperative matrices").
+  if (transposed || K % 4 != 0 || N % 4 != 0) return c;
   // The largest block (subgroups along M x N) that still gives the device
   // enough workgroups to fill it; the smallest otherwise.
   static constexpr uint32_t kGrids[][2] = {{4, 2}, {2, 2}, {1, 1}};
