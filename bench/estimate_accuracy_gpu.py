@@ -18,11 +18,21 @@ cache + constant upload + a run; measured: session creation + first run).
 On lavapipe keep LP_NUM_THREADS small (1 or 2) and the same for calibration
 and measurement: a CPU-implemented device's speed is its thread count, part
 of the profile's key.
+
+Another machine's GPU, measured there (nothing is run here):
+
+    /usr/bin/python3 bench/estimate_accuracy_gpu.py --profile gpu_profile.json \
+        --measured gpu_check.log --artifacts DIR
+
+estimates DIR/NAME.wnn with that machine's profile for every line
+"NAME: cpu X ms; gpu Y ms" of `bench/gpu_check.sh`'s log and reports the
+same table against Y (webnn-run --device gpu's median there).
 """
 import argparse
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -112,10 +122,16 @@ def main(argv=None):
     ap.add_argument("--build-dir")
     ap.add_argument("--profile", help="GPU profile (default: calibrate into the work folder first)")
     ap.add_argument("--deadline", type=float, default=30, help="calibration deadline, seconds")
+    ap.add_argument("--measured", help="bench/gpu_check.sh's log of another machine (needs --profile, --artifacts)")
+    ap.add_argument("--artifacts", help="with --measured: the folder of its NAME.wnn artifacts")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown", help="write the table here")
     args = ap.parse_args(argv)
     tools = {t: os.path.abspath(benchrun.find_tool(t, args.build_dir)) for t in ("webnnc", "webnn-run")}
+    if args.measured:
+        if not args.profile or not args.artifacts:
+            ap.error("--measured needs --profile and --artifacts")
+        return report(args, measured_elsewhere(args, tools), None, [None, None], "")
     work = tempfile.mkdtemp(prefix="webnn-gpu-accuracy-")
     env = dict(os.environ, WEBNN_VULKAN_CACHE_DIR="none")
     env.setdefault("XDG_RUNTIME_DIR", "/tmp")
@@ -167,7 +183,37 @@ def main(argv=None):
                case["cold_predicted_ms"]), file=sys.stderr)
     load.append(os.getloadavg()[0])
     fcntl.flock(lock, fcntl.LOCK_UN)
+    return report(args, cases, calibration, load, os.environ.get("LP_NUM_THREADS"))
 
+
+def measured_elsewhere(args, tools):
+    """Cases from a gpu_check.sh log: its medians against estimates here."""
+    line = re.compile(r"^(\S+): cpu [0-9.]+ ms; gpu ([0-9.]+) ms")
+    cases = []
+    with open(args.measured) as f:
+        for text in f:
+            m = line.match(text)
+            if not m:
+                continue
+            name, measured = m.group(1), float(m.group(2))
+            art = os.path.join(args.artifacts, name + ".wnn")
+            if not os.path.exists(art):
+                print("%s: %s absent, skipped" % (name, art), file=sys.stderr)
+                continue
+            e = json.loads(run([tools["webnnc"], "estimate", art, "--device", "gpu", "--profile", args.profile,
+                                "--json"], os.environ))
+            lat = e["latency_ms"]
+            cases.append({"model": name, "measured_ms": measured, "predicted_ms": lat["median"], "p10_ms": lat["p10"],
+                          "p90_ms": lat["p90"], "error": lat["median"] / measured - 1,
+                          "in_interval": lat["p10"] <= measured <= lat["p90"], "tier_measured": tier_of(measured),
+                          "tier_predicted": e["tier"], "cold_predicted_ms": e["cold_ms"], "cold_measured_ms": None,
+                          "pipelines": None, "dispatches": None, "notes": e["notes"], "device": e.get("gpu")})
+            print("%-24s measured %9.3f ms  predicted %9.3f ms [%8.3f, %8.3f]  %+5.0f%%" %
+                  (name, measured, lat["median"], lat["p10"], lat["p90"], 100 * cases[-1]["error"]), file=sys.stderr)
+    return cases
+
+
+def report(args, cases, calibration, load, lp_threads):
     errors = sorted(abs(c["error"]) for c in cases)
     summary = {"cases": len(cases),
                "within_10": sum(e <= 0.10 for e in errors) / max(1, len(errors)),
@@ -176,21 +222,29 @@ def main(argv=None):
                "median_abs_error": errors[len(errors) // 2] if errors else None,
                "in_p10_p90": sum(c["in_interval"] for c in cases) / max(1, len(cases)),
                "tier_agreement": sum(c["tier_measured"] == c["tier_predicted"] for c in cases) / max(1, len(cases)),
-               "load": load, "lp_num_threads": os.environ.get("LP_NUM_THREADS")}
-    lines = ["| model | measured ms (median of %d) | predicted ms [p10, p90] | error | tier measured / predicted "
-             "| cold measured / predicted ms | dispatches |" % args.runs, "|---|---|---|---|---|---|---|"]
+               "load": load, "lp_num_threads": lp_threads}
+    lines = ["| model | measured ms (median of %s) | predicted ms [p10, p90] | error | tier measured / predicted "
+             "| cold measured / predicted ms | dispatches |" % ("its log's runs" if args.measured else args.runs),
+             "|---|---|---|---|---|---|---|"]
     for c in cases:
+        if c["cold_measured_ms"] is None:  # --measured: only the steady median was measured there
+            lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | - / %.0f | - |" %
+                         (c["model"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"],
+                          100 * c["error"], c["tier_measured"], c["tier_predicted"], c["cold_predicted_ms"]))
+            continue
         lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | %.0f / %.0f | %d |" %
                      (c["model"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"], 100 * c["error"],
                       c["tier_measured"], c["tier_predicted"], c["cold_measured_ms"], c["cold_predicted_ms"],
                       c["dispatches"]))
     pct = lambda v: "%.0f%%" % (100 * v)
     lines.append("")
+    where = ("measured elsewhere: %s" % args.measured if load[0] is None else
+             "load %.2f -> %.2f, LP_NUM_THREADS=%s" % (load[0], load[1], summary["lp_num_threads"]))
     lines.append("%d cases: %s within 10%%, %s within 20%%, %s within 2x, median |error| %s, measured inside "
-                 "[p10, p90] %s, tiers %s (load %.2f -> %.2f, LP_NUM_THREADS=%s)" %
+                 "[p10, p90] %s, tiers %s (%s)" %
                  (len(cases), pct(summary["within_10"]), pct(summary["within_20"]), pct(summary["within_2x"]),
                   pct(summary["median_abs_error"] or 0), pct(summary["in_p10_p90"]), pct(summary["tier_agreement"]),
-                  load[0], load[1], summary["lp_num_threads"]))
+                  where))
     table = "\n".join(lines)
     print(table)
     if args.markdown:

@@ -58,6 +58,9 @@ struct Case {
   // and the case's input 0. `op` is then "chain".
   std::vector<std::string> chain;
   rt::NodeAttributes attrs;
+  // A relaxed-precision node (matmul_coopmat.comp where the device has
+  // cooperative matrices).
+  bool relaxed = false;
   std::vector<CalTensor> inputs;
   std::vector<std::pair<DataType, Shape>> outputs;
 };
@@ -230,6 +233,7 @@ struct CaseGraph {
     node.op = c.op;
     node.name = "calibrate";
     node.attributes = c.attrs;
+    node.relaxedPrecision = c.relaxed;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
       const CalTensor &t = c.inputs[i];
       operands[i] = {t.dtype, t.shape, t.constant ? t.bytes.data() : nullptr};
@@ -505,6 +509,9 @@ struct Probe {
   const char *name;
   std::function<Case(int)> make;
   double growth = 4;
+  // The family its steps must plan (null: any); a step planned otherwise
+  // ends the ladder unmeasured.
+  const char *family = nullptr;
 };
 
 int64_t times4(int64_t v, int k) { return v << (2 * k); }
@@ -547,6 +554,20 @@ std::vector<Probe> familyProbes() {
        }},
       {"matmulNBits vector", [](int k) { return matmulNBits(1, times2(1024, k), times2(1024, k)); }},
       {"matmulNBits rows", [](int k) { return matmulNBits(times4(16, k), 512, 512); }},
+  };
+}
+
+// Relaxed-precision matmuls on a device with cooperative matrices: their
+// own grid (tensor cores run them at other rates than matmul.comp).
+std::vector<Probe> coopmatProbes() {
+  auto relaxed = [](Case c) {
+    c.relaxed = true;
+    return c;
+  };
+  return {
+      {"matmul coopmat square",
+       [=](int k) { return relaxed(matmul(times2(128, k), times2(256, k), times2(256, k))); }, 8, "matmul.coopmat"},
+      {"matmul coopmat rows", [=](int k) { return relaxed(matmul(times4(32, k), 768, 768)); }, 4, "matmul.coopmat"},
   };
 }
 
@@ -617,6 +638,15 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
                   Measured *m) {
     Case c = probe.make(ladder.steps());
     if (!ladder.next(largestTensorBytes(c), options.deadlineSeconds - elapsed())) return false;
+    if (probe.family) {
+      CaseGraph g;
+      if (Status s = g.make(c, info); !s || g.work.family != probe.family) {
+        ladder.fail();
+        say(std::string(probe.name) + ": stopped, step " + std::to_string(ladder.steps()) + " plans " +
+            (s ? g.work.family : s.message()) + ", not " + probe.family);
+        return false;
+      }
+    }
     auto t0 = Clock::now();
     if (Status s = cal.measure(c, m); !s) {
       ladder.fail();
@@ -749,6 +779,8 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   };
   if (complete) {
     std::vector<Probe> probes = familyProbes();
+    if (info.coopmat)
+      for (Probe &pr : coopmatProbes()) probes.push_back(std::move(pr));
     std::vector<Ladder> ladders;
     std::vector<std::vector<Measured>> steps(probes.size());
     for (const Probe &pr : probes) {
@@ -818,14 +850,21 @@ std::vector<std::string> gpuGridFamilies() {
   info.maxWorkGroupCount[0] = info.maxWorkGroupCount[1] = info.maxWorkGroupCount[2] = 65535;
   info.maxPushConstantsSize = 128;
   info.subgroupSize = 32;
+  // A device with cooperative matrices: their probes count too.
+  info.coopmat = true;
   info.usable = true;
   std::set<std::string> families;
+  auto add = [&](Case c) {
+    CaseGraph g;
+    if (g.make(c, info).isOk()) families.insert(g.work.family);
+  };
   for (const auto &family : gridCases())
-    for (const Maker &make : family) {
-      Case c = make();
-      CaseGraph g;
-      if (g.make(c, info).isOk()) families.insert(g.work.family);
-    }
+    for (const Maker &make : family) add(make());
+  std::vector<Probe> probes = familyProbes();
+  for (Probe &pr : coopmatProbes()) probes.push_back(std::move(pr));
+  probes.push_back(copyProbe());
+  probes.push_back(peakProbe());
+  for (const Probe &pr : probes) add(pr.make(0));
   return {families.begin(), families.end()};
 }
 

@@ -61,6 +61,7 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "matmulNBits" || f == "attention") return "matmul";
   if (f == "conv2d.gemm") return "matmul";
   if (f == "matmul") return "conv2d.gemm";
+  if (f == "matmul.coopmat") return "matmul";
   if (f == "chain.transcendental") return "unary.transcendental";
   if (f == "chain") return "binary";
   if (f == "conv2d.direct") return "conv2d.depthwise";
@@ -168,6 +169,7 @@ vk::DeviceInfo deviceInfoOf(const GpuLimits &l) {
   d.deviceLocalBytes = l.deviceLocalBytes;
   d.unifiedMemory = l.unifiedMemory;
   d.float64 = l.float64;
+  d.coopmat = l.coopmat;
   d.usable = true;
   return d;
 }
@@ -190,6 +192,7 @@ GpuLimits limitsOf(const vk::DeviceInfo &d) {
   l.deviceLocalBytes = d.deviceLocalBytes;
   l.unifiedMemory = d.unifiedMemory;
   l.float64 = d.float64;
+  l.coopmat = d.coopmat;
   return l;
 }
 

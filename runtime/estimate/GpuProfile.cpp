@@ -65,7 +65,8 @@ Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
                  {"subgroup_size", d.subgroupSize},
                  {"device_local_bytes", d.deviceLocalBytes},
                  {"unified_memory", d.unifiedMemory},
-                 {"float64", d.float64}};
+                 {"float64", d.float64},
+                 {"coopmat", d.coopmat}};
   j["dispatch_us"] = p.dispatchUs;
   j["submit_us"] = p.submitUs;
   j["transfer_gbs"] = p.transferGBs;
@@ -129,6 +130,7 @@ Status loadGpuProfile(const std::string &path, GpuProfile *out) {
   d.deviceLocalBytes = uint64_t(r.num(dj, "device_local_bytes", "device."));
   d.unifiedMemory = dj.value("unified_memory", false);
   d.float64 = dj.value("float64", false);
+  d.coopmat = dj.value("coopmat", false);
   if (!r.status) return r.status;
   auto wc = dj.find("max_workgroup_count");
   if (wc == dj.end() || !wc->is_array() || wc->size() != 3)

@@ -27,6 +27,9 @@ struct GpuLimits {
   uint32_t maxPushConstantsSize = 0, subgroupSize = 0;
   uint64_t deviceLocalBytes = 0;
   bool unifiedMemory = false, float64 = false;
+  // Cooperative matrices (matmul_coopmat.comp for relaxed-precision
+  // matmuls): the estimate plans them as the device would.
+  bool coopmat = false;
 };
 
 // One probe calibration grew until the device was full (GpuLadder.h): its

@@ -327,9 +327,9 @@ const std::vector<ShaderCost> &table() {
       {&shaders::rotary, "rotary", "rotary", rotaryCost},
       {&shaders::gqa_present, "gqa_present", "kvCache", gqaPresentCost},
       {&shaders::matmul, "matmul", "matmul", matmulCost, true},
-      // Priced on matmul's grid: only devices with cooperative matrices run
-      // it, and no calibration has measured one yet.
-      {&shaders::matmul_coopmat, "matmul_coopmat", "matmul", matmulCost, true},
+      // A grid of its own where the device has cooperative matrices
+      // (calibration measures relaxed matmuls there), matmul's otherwise.
+      {&shaders::matmul_coopmat, "matmul_coopmat", "matmul.coopmat", matmulCost, true},
       {&shaders::conv2d_gemm, "conv2d_gemm", "conv2d.gemm", convGemmCost, true},
       {&shaders::conv2d, "conv2d", "conv2d.direct", convDirectCost, true},
       {&shaders::depthwise_conv2d, "depthwise_conv2d", "conv2d.depthwise", convDirectCost, true},

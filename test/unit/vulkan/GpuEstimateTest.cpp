@@ -96,6 +96,58 @@ TEST(GpuEstimate, PricesEachDispatchOnItsFamily) {
   ::unsetenv("WEBNN_VULKAN_CHAIN_FUSION");
 }
 
+// A relaxed-precision matmul on a device with cooperative matrices plans
+// matmul_coopmat.comp, priced on its own grid (calibration measures it
+// there), borrowing matmul's where the profile has none; exact artifacts
+// and devices without them keep matmul.comp.
+TEST(GpuEstimate, CoopmatMatmulsPriceOnTheirOwnGrid) {
+  TGraph g;
+  g.name = "relaxed_matmul";
+  g.tensors = {{"a", DataType::kFloat32, {256, 512}},
+               {"b", DataType::kFloat32, {512, 256}},
+               {"y", DataType::kFloat32, {256, 256}}};
+  g.constants = {{1, std::vector<uint8_t>(512 * 256 * 4, 0), "b"}};
+  g.nodes = {{"matmul", {0, 1}, {2}, "mm"}};
+  g.inputs = {0};
+  g.outputs = {2};
+  g.precision = 1;
+  const std::string relaxed = writeArtifact("gpu_est_coopmat", g, true);
+  g.precision = 0;
+  const std::string exact = writeArtifact("gpu_est_exact", g, true);
+
+  est::GpuProfile p = syntheticGpuProfile();
+  est::GridPoint mm;
+  mm.params = {256, 512, 256};
+  mm.ratio = 4;
+  p.families["matmul"].points.push_back(mm);
+  auto family = [&](const std::string &art, est::Estimate *e) {
+    Status s = est::estimateArtifactGpu(art, p, {}, e);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return e->nodes.empty() ? std::string() : e->nodes[0].family;
+  };
+  est::Estimate e;
+  EXPECT_EQ(family(relaxed, &e), "matmul");  // no cooperative matrices
+  p.device.coopmat = true;
+  EXPECT_EQ(family(exact, &e), "matmul");
+  EXPECT_EQ(family(relaxed, &e), "matmul.coopmat");
+  bool borrowed = false;
+  for (const std::string &n : e.notes) borrowed |= n.find("matmul.coopmat (as matmul)") != std::string::npos;
+  EXPECT_TRUE(borrowed);
+  EXPECT_NEAR(e.nodes[0].ms, 0.010 + 4 * e.nodes[0].rooflineMs, 1e-9);
+  // Its own points, four times faster than matmul.comp's.
+  est::GridPoint cm = mm;
+  cm.ratio = 1;
+  p.families["matmul.coopmat"].points.push_back(cm);
+  EXPECT_EQ(family(relaxed, &e), "matmul.coopmat");
+  EXPECT_NEAR(e.nodes[0].ms, 0.010 + e.nodes[0].rooflineMs, 1e-9);
+  // The device's cooperative matrices travel in the profile.
+  const std::string path = tempDir("gpu_est_coopmat_profile") + "/p.json";
+  ASSERT_TRUE(est::saveGpuProfile(p, path).isOk());
+  est::GpuProfile q;
+  ASSERT_TRUE(est::loadGpuProfile(path, &q).isOk());
+  EXPECT_TRUE(q.device.coopmat);
+}
+
 TEST(GpuEstimate, RefusesWhatTheGpuProgramRefuses) {
   est::GpuProfile p = syntheticGpuProfile();
   std::string art = writeArtifact("gpu_est_dyn", dynamicReluGraph(), true);
