@@ -12,9 +12,11 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "backends/cpu/CostFunctions.h"
 #include "backends/cpu/ThreadPool.h"
@@ -351,6 +353,13 @@ struct Probe {
       const volatile uint8_t *p = static_cast<const uint8_t *>(data);
       for (uint64_t o = 0; o < bytes; o += 64) (void)p[o];
     }
+  }
+  // Reads input `k` from `from` (another probe's output: a chain of
+  // kernels, each fed by its predecessor) instead of its own buffer.
+  void feed(size_t k, const cpu::TensorBuffer *from) {
+    for (auto &[data, bytes] : arenaInputs)
+      if (data == ins[k]->data) data = from->data;
+    ins[k] = from;
   }
   double coldBytes = 0;  // weights and caller buffers
   std::vector<std::pair<const void *, uint64_t>> arenaInputs;
@@ -711,10 +720,10 @@ struct Evictor {
 
 // Runs the probe until `budget` seconds or 40 runs (at least 5 after the
 // first); with `hot`, then as many again back to back, caches left warm.
-// With `l3` > 0, also 5 runs after evicting the L3 (weights and caller
-// buffers cold, the inputs a previous node wrote read back in).
+// With `l3` > 0, also `coldRuns` runs after evicting the L3 (weights and
+// caller buffers cold, the inputs a previous node wrote read back in).
 Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, bool hot = false,
-                uint64_t l3 = 0) {
+                uint64_t l3 = 0, int coldRuns = 5) {
   Timed r;
   Stopwatch clock(pool.numThreads());
   double w0 = clock.now();
@@ -761,7 +770,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
   }
   if (l3 > 0) {
     std::vector<double> c;
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < coldRuns; ++k) {
       evict.runL3(l3);
       p.touchArenaInputs();
       evict.run(pool);
@@ -771,7 +780,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
       c.push_back(timer.since(t0) * 1e3);
     }
     std::sort(c.begin(), c.end());
-    r.coldMs = clock.cpu ? c[c.size() / 2] : c[1];
+    r.coldMs = clock.cpu ? c[c.size() / 2] : c[c.size() / 5];
   }
   return r;
 }
@@ -838,6 +847,261 @@ double chainRunUs(int nodes, int threads) {
   }
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// ---- kernels inside a graph against the same kernels alone.
+//
+// Calibration's chains are a model's stretch of nodes as real kernels, run
+// back to back as a graph runs them and also timed one by one as the grid
+// times its kernels; what the estimate adds for a graph's nodes comes from
+// the difference.
+
+constexpr int kSameInput = -2;
+struct ChainNode {
+  Case c;
+  // The chain position whose output is the second input (add, mul); -1:
+  // the graph's input; kSameInput: the node's first input again.
+  int residual = -1;
+};
+
+// A mobile net's inverted-residual stages: 1x1 expand, depthwise 3x3, 1x1
+// project, the residual add, a swish (sigmoid, mul), stride-2 depthwise
+// transitions; nodes of 2-50 us.
+std::vector<ChainNode> mobileChain() {
+  std::vector<ChainNode> v;
+  auto block = [&](int64_t H, int64_t C, int64_t E, bool swish) {
+    int start = int(v.size()) - 1;  // the block's input: the previous node's output
+    v.push_back({conv(H, H, C, E, 1, 1, 1)});
+    v.push_back({conv(H, H, E, E, 3, 1, E)});
+    v.push_back({conv(H, H, E, C, 1, 1, 1)});
+    v.push_back({{"add", {f32({1, H, H, C}), f32({1, H, H, C})}, {{1, H, H, C}}, {}}, start});
+    if (swish) {
+      int x = int(v.size()) - 1;
+      v.push_back({unary("sigmoid", H * H * C)});
+      v.back().c.inputs[0].shape = {1, H, H, C};
+      v.back().c.outputs[0] = {1, H, H, C};
+      v.push_back({{"mul", {f32({1, H, H, C}), f32({1, H, H, C})}, {{1, H, H, C}}, {}}, x});
+    }
+  };
+  v.push_back({conv(28, 28, 32, 32, 1, 1, 1)});
+  block(28, 32, 96, false);
+  block(28, 32, 96, true);
+  v.push_back({conv(28, 28, 32, 32, 3, 2, 32)});
+  v.push_back({conv(14, 14, 32, 64, 1, 1, 1)});
+  block(14, 64, 192, false);
+  block(14, 64, 192, true);
+  v.push_back({conv(14, 14, 64, 64, 3, 2, 64)});
+  v.push_back({conv(7, 7, 64, 160, 1, 1, 1)});
+  block(7, 160, 480, false);
+  block(7, 160, 480, true);
+  return v;
+}
+
+// A decoder step's int4 GEMVs at the fit decoder's widths (1024 -> 2816 ->
+// 1024, accuracy level 4) between small elementwise nodes, with layers
+// enough that their weights are three times `l3Bytes`: most of them come
+// from DRAM at every run, as a decoder's whose weights exceed the L3.
+std::vector<ChainNode> decodeChain(uint64_t l3Bytes) {
+  std::vector<ChainNode> v;
+  const double bytesPerWeight = 0.5 + 4.0 / 32 + 0.5 / 32;  // nibbles, a float scale and a zero-point nibble per 32
+  const double layerBytes = 2 * 1024 * 2816 * bytesPerWeight;
+  const int layers = std::clamp(int(std::ceil(3.0 * double(l3Bytes) / layerBytes)), 2, 96);
+  for (int l = 0; l < layers; ++l) {
+    v.push_back({{"add", {f32({1, 1024}), f32({1, 1024})}, {{1, 1024}}, {}}, kSameInput});
+    v.push_back({matmulNBits(1, 1024, 2816, 4)});
+    v.push_back({{"mul", {f32({1, 2816}), f32({1, 2816})}, {{1, 2816}}, {}}, kSameInput});
+    v.push_back({matmulNBits(1, 2816, 1024, 4)});
+  }
+  return v;
+}
+
+// Whether each of the pool's threads has a core of its own just now: the
+// same FMA work on every thread at once takes at most 1.3x what it takes on
+// one thread alone (on a shared machine another process may hold a core
+// for seconds; a chain timed then says nothing of the device).
+bool poolHasItsCores(cpu::ThreadPool &pool) {
+  if (pool.numThreads() == 1) return true;
+  __builtin_cpu_init();
+  double (*fn)(int64_t) = __builtin_cpu_supports("avx512f") ? &fmaAvx512 : &fmaAvx2;
+  const int64_t iters = 1 << 15;  // ~0.5 ms
+  auto timeOnce = [&](int threads) {
+    auto t0 = Clock::now();
+    pool.parallelFor(threads, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) gSink = fn(iters);
+    });
+    return secondsSince(t0);
+  };
+  double one = INFINITY, all = INFINITY;
+  for (int k = 0; k < 3; ++k) {
+    one = std::min(one, timeOnce(1));
+    all = std::min(all, timeOnce(pool.numThreads()));
+  }
+  return all <= 1.3 * one;
+}
+
+// The chain as the loader would hand it over, weightless (the estimate
+// reads no constant data): what the estimate prices it as.
+Status chainGraph(const std::vector<ChainNode> &chain, std::shared_ptr<rt::PreparedGraph> *out) {
+  rt::LoadedGraph g;
+  g.name = "calibration chain";
+  auto tensor = [&](DataType dt, const Shape &s, rt::TensorRole role, int32_t producer) {
+    rt::LoadedTensor t;
+    t.name = "t" + std::to_string(g.tensors.size());
+    t.dtype = t.interfaceType = dt;
+    t.shape = s;
+    t.byteSize = t.interfaceByteSize = elements(s) * uint64_t(dataTypeBits(dt)) / 8;
+    t.role = role;
+    t.producer = producer;
+    if (role == rt::TensorRole::kConstant) g.weightsSize += t.byteSize;
+    g.tensors.push_back(std::move(t));
+    return int32_t(g.tensors.size() - 1);
+  };
+  std::vector<int32_t> outputOf;
+  int32_t current = tensor(DataType::kFloat32, chain[0].c.inputs[0].shape, rt::TensorRole::kInput, -1);
+  g.inputs = {uint32_t(current)};
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Case &c = chain[i].c;
+    rt::LoadedNode n;
+    n.op = c.op;
+    n.name = c.op + std::to_string(i);
+    n.attributes = c.attrs;
+    for (size_t k = 0; k < c.inputs.size(); ++k) {
+      if (k == 0) n.inputs.push_back(current);
+      else if (c.inputs[k].constant) n.inputs.push_back(tensor(c.inputs[k].dtype, c.inputs[k].shape, rt::TensorRole::kConstant, -1));
+      else if (chain[i].residual == kSameInput) n.inputs.push_back(current);
+      else n.inputs.push_back(chain[i].residual < 0 ? g.inputs[0] : outputOf[size_t(chain[i].residual)]);
+    }
+    current = tensor(DataType::kFloat32, c.outputs[0], rt::TensorRole::kIntermediate, int32_t(i));
+    n.outputs = {current};
+    outputOf.push_back(current);
+    g.nodes.push_back(std::move(n));
+  }
+  g.outputs = {uint32_t(current)};
+  return rt::prepareGraph(std::move(g), out);
+}
+
+// One chain on `threads`: its kernels run back to back on the pool, each
+// reading what the previous one wrote, as the executor runs a graph's
+// nodes (the executor's own costs are measured apart: node and run
+// overhead), and the same kernels alone as the grid times them, each on the
+// thread count the estimate prices it with (Estimate's pricedThreads); a
+// node reading weights of its own (>= 256 KB) also with them evicted from
+// the L3 (the grid's cold runs). Both on the same pools, in rounds that
+// each time the chain and then its kernels alone: a stall of the machine
+// (another process taking a core for seconds) spoils a round, not the
+// comparison; the terms are medians over the rounds.
+struct ChainTiming {
+  int nodes = 0;          // 0: not measured
+  bool stalled = false;   // not measured: a core was elsewhere in all rounds but one
+  double spread = 0;      // log(p90 / p10) / 2.56 of the chain's runs
+  double dramShare = 0;   // the estimate's share of the weights from DRAM at each run
+  // Per round: the chain's run (one thread: the median; several: the
+  // fastest fifth), nodes without weights of their own alone, nodes with
+  // them alone with the weights in the L3 and evicted.
+  std::vector<double> graphMs, aloneMs, warmMs, coldMs;
+};
+ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &p,
+                      std::vector<std::unique_ptr<cpu::ThreadPool>> &pools,
+                      std::vector<std::unique_ptr<Evictor>> &evictors, int threads, double budget) {
+  ChainTiming r;
+  std::shared_ptr<rt::PreparedGraph> g;
+  Estimate priced;
+  EstimateOptions eo;
+  eo.threads = threads;
+  if (!chainGraph(chain, &g) || !estimateGraph(*g, p, eo, &priced) || priced.nodes.size() != chain.size()) return r;
+  r.dramShare = priced.dramShare;
+  // One probe per node (each its own weights), fed by its predecessors.
+  std::vector<std::unique_ptr<Probe>> probes;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    auto probe = std::make_unique<Probe>();
+    if (!probe->build(chain[i].c) || !probe->kernel) return r;
+    if (i > 0) {
+      const cpu::TensorBuffer *previous = probes.back()->outs[0];
+      probe->feed(0, previous);
+      for (size_t k = 1; k < chain[i].c.inputs.size(); ++k) {
+        if (chain[i].c.inputs[k].constant) continue;
+        const int from = chain[i].residual;
+        probe->feed(k, from == kSameInput ? previous : from < 0 ? probes[0]->ins[0] : probes[size_t(from)]->outs[0]);
+      }
+    }
+    probe->kernel->warmUp(threads);
+    probes.push_back(std::move(probe));
+  }
+  // The kernels timed alone: one per shape and priced thread count (the
+  // chains' shapes tell their options apart: strides and groups change the
+  // output or the filter shape).
+  struct Distinct {
+    Probe *probe = nullptr;
+    int threads = 1;
+    bool cold = false;
+    int count = 0;
+  };
+  std::vector<Distinct> distinct;
+  std::map<std::pair<std::string, int>, size_t> index;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const Case &c = chain[i].c;
+    std::string key = c.op + " -> " + shapeToString(c.outputs[0]);
+    for (const Operand &o : c.inputs) key += " " + shapeToString(o.shape);
+    const int T = std::clamp(priced.nodes[i].pricedThreads, 1, int(pools.size()));
+    auto [it, added] = index.insert({{key, T}, distinct.size()});
+    if (added) distinct.push_back({probes[i].get(), T, p.l3Bytes > 0 && probes[i]->coldBytes >= 256 * 1024, 0});
+    ++distinct[it->second].count;
+  }
+  cpu::ThreadPool &pool = *pools[size_t(threads - 1)];
+  auto runChain = [&] {
+    for (auto &probe : probes) probe->run(pool);
+  };
+  runChain();
+  const int rounds = 4;
+  const double slice = budget / 2 / rounds;
+  Stopwatch clock(threads);
+  std::vector<double> all;
+  for (int round = 0; round < rounds; ++round) {
+    if (!poolHasItsCores(pool)) continue;
+    std::vector<double> v;
+    auto start = Clock::now();
+    while (v.size() < 100 && (v.size() < 5 || secondsSince(start) < slice)) {
+      double t0 = clock.now();
+      runChain();
+      v.push_back(clock.since(t0) * 1e3);
+    }
+    std::sort(v.begin(), v.end());
+    double alone = 0, warm = 0, cold = 0;
+    for (Distinct &d : distinct) {
+      Timed m = timeProbe(*d.probe, *pools[size_t(d.threads - 1)], *evictors[size_t(d.threads - 1)],
+                          slice / double(distinct.size()), false, d.cold ? p.l3Bytes : 0, 4);
+      if (d.cold) {
+        warm += d.count * m.ms;
+        cold += d.count * m.coldMs;
+      } else {
+        alone += d.count * m.ms;
+      }
+    }
+    // A round during which a core went elsewhere is not kept.
+    if (!poolHasItsCores(pool)) continue;
+    all.insert(all.end(), v.begin(), v.end());
+    r.graphMs.push_back(clock.cpu ? v[v.size() / 2] : v[v.size() / 5]);
+    r.aloneMs.push_back(alone);
+    r.warmMs.push_back(warm);
+    r.coldMs.push_back(cold);
+  }
+  for (auto &probe : probes)
+    if (!probe->runStatus.isOk()) return ChainTiming{};
+  // Two rounds at least, each with every thread on a core of its own.
+  if (r.graphMs.size() < 2) {
+    r.stalled = true;
+    return r;
+  }
+  std::sort(all.begin(), all.end());
+  r.spread = std::log(all[all.size() * 9 / 10] / std::max(all[all.size() / 10], 1e-9)) / 2.5631;
+  r.nodes = int(chain.size());
+  return r;
+}
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 }  // namespace
@@ -911,6 +1175,68 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     p.threads.push_back(std::move(t));
   }
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
+  // Kernels inside a graph against the same kernels alone, before the grid
+  // (which the deadline may cut): a mobile net's stages give the cost per
+  // node, a decoder step's GEMVs over weights beyond the L3 the rate at
+  // which a graph's kernels stream their weights from DRAM. A difference
+  // within the chain's own run-to-run spread is not taken as a term.
+  {
+    const double chainBudget = std::min(0.3, deadline / 100);
+    const std::vector<ChainNode> mobile = mobileChain(), decode = decodeChain(p.l3Bytes);
+    for (int T = 1; T <= maxThreads && left() > 8 * chainBudget; ++T) {
+      ThreadProfile &t = p.threads[size_t(T - 1)];
+      const double runMs = t.runOverheadUs * 1e-3;
+      char line[320];
+      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
+      const std::string stalled = "threads " + std::to_string(T) +
+                                  ": another process held a core through the chain's rounds: no in-graph term for ";
+      if (m.stalled) {
+        say(stalled + "nodes");
+      } else if (m.nodes == 0) {
+        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
+      } else {
+        std::vector<double> extra;
+        for (size_t r = 0; r < m.graphMs.size(); ++r)
+          extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r] - m.warmMs[r]);
+        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
+        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
+        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
+        t.graphChainNodes = m.nodes;
+        std::snprintf(line, sizeof line,
+                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
+                      "node%s",
+                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
+        say(line);
+      }
+      // 3x the L3 of weights (~100 MB here): not under a short deadline.
+      if (shortDeadline || p.l3Bytes == 0 || left() < 8 * chainBudget) continue;
+      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget);
+      if (d.stalled) {
+        say(stalled + "weights from DRAM");
+        continue;
+      }
+      if (d.nodes == 0 || d.dramShare <= 0 || medianOf(d.coldMs) <= 0) {
+        say("threads " + std::to_string(T) + ": the decode chain could not be built or run: no in-graph DRAM term");
+        continue;
+      }
+      // As the estimate prices it: a share (1 - s) of the GEMVs' weights in
+      // the L3 (their alone time), s from DRAM at f times their cold time.
+      const double s = d.dramShare;
+      std::vector<double> factors, pricedMs;
+      for (size_t r = 0; r < d.graphMs.size(); ++r) {
+        const double rest = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
+        pricedMs.push_back(rest + (1 - s) * d.warmMs[r] + s * d.coldMs[r]);
+        factors.push_back((d.graphMs[r] - rest - (1 - s) * d.warmMs[r]) / (s * d.coldMs[r]));
+      }
+      const double f = medianOf(factors), graph = medianOf(d.graphMs), priced = medianOf(pricedMs);
+      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? std::clamp(f, 0.25, 4.0) : 1;
+      std::snprintf(line, sizeof line,
+                    "threads %d: %d-node decode chain %.3f ms in a graph, %.3f ms priced from its kernels alone "
+                    "(%.0f%% of weights from DRAM, spread %.3f): cold GEMVs %.2fx%s",
+                    T, d.nodes, graph, priced, 100 * s, d.spread, f, t.graphColdFactor == 1 ? ", within the spread" : "");
+      say(line);
+    }
+  }
   // Time kept back from the grid for the point under way to finish (its
   // probe times at least 5 runs): half a second, a tenth of a short deadline.
   const double reserve = std::min(0.5, deadline / 10);
@@ -1102,7 +1428,8 @@ Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int 
     gp.params = c.params;
     gp.ms = ms;
     gp.warm = true;
-    gp.ratio = std::max(0.05, (ms - tp->nodeOverheadUs * 1e-3) / roof);
+    // A node's time in a run holds the in-graph cost the estimate adds apart.
+    gp.ratio = std::max(0.05, (ms - (tp->nodeOverheadUs + tp->graphNodeUs) * 1e-3) / roof);
     if (!grid.points.empty() && grid.points[0].params.size() != gp.params.size()) continue;
     // The same parameters measured again replace the earlier point.
     auto same = std::find_if(grid.points.begin(), grid.points.end(), [&](const GridPoint &q) { return q.params == gp.params; });

@@ -213,7 +213,8 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
                      {"bf16_gflops", t.bf16Gflops}, {"l1_gbs", t.l1GBs},           {"l2_gbs", t.l2GBs},
                      {"l3_gbs", t.l3GBs},           {"dram_gbs", t.dramGBs}, {"dram_read_gbs", t.dramReadGBs},       {"fork_join_us", t.forkJoinUs},
                      {"node_overhead_us", t.nodeOverheadUs}, {"run_overhead_us", t.runOverheadUs}, {"run_spread", t.runSpread},
-                     {"piece_slowdown", t.pieceSlowdown}};
+                     {"piece_slowdown", t.pieceSlowdown}, {"graph_node_us", t.graphNodeUs},
+                     {"graph_chain_nodes", t.graphChainNodes}, {"graph_cold_factor", t.graphColdFactor}};
     e["families"] = nlohmann::json::object();
     for (const auto &[name, g] : t.families) e["families"][name] = gridJson(g);
     j["threads"].push_back(std::move(e));
@@ -265,7 +266,16 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
     t.runSpread = r.num(e, "run_spread", w + ".", false);
     // Profiles written before pieces were priced: a piece runs as fast as alone.
     if (e.contains("piece_slowdown")) t.pieceSlowdown = r.num(e, "piece_slowdown", w + ".");
+    if (e.contains("graph_node_us")) {
+      if (!e["graph_node_us"].is_number() || !(std::fabs(e["graph_node_us"].get<double>()) <= 1e6))
+        return invalidArgument(path + ": " + w + ".graph_node_us: expected a number of microseconds within +-1e6");
+      t.graphNodeUs = e["graph_node_us"].get<double>();
+    }
+    t.graphChainNodes = int(r.num(e, "graph_chain_nodes", w + ".", false));
+    if (e.contains("graph_cold_factor")) t.graphColdFactor = r.num(e, "graph_cold_factor", w + ".");
     if (!r.status) return r.status;
+    if (!(t.graphColdFactor > 0 && t.graphColdFactor <= 100))
+      return invalidArgument(path + ": " + w + ".graph_cold_factor: must be > 0 and <= 100");
     if (t.threads < 1 || t.peakGflops <= 0 || t.dramGBs <= 0 || t.l2GBs <= 0 || t.l3GBs <= 0)
       return invalidArgument(path + ": " + w + ": threads, peak_gflops and bandwidths must be > 0");
     if (e.contains("families")) {

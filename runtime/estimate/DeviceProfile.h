@@ -54,6 +54,20 @@ struct ThreadProfile {
   // thread (shared caches, memory and clock; the grid's pieced kernels,
   // median): the pieces' time = the largest piece alone x this.
   double pieceSlowdown = 1;
+  // What a kernel costs inside a graph beyond the same kernel timed alone
+  // as the grid times it, per node: calibration's chain of a mobile net's
+  // stages (1x1, depthwise, add, sigmoid and mul kernels of 2-50 us) run
+  // back to back against the same kernels alone, each on the thread count
+  // it is priced with. Signed; 0 where the difference is within the
+  // chain's run-to-run spread, and in older profiles.
+  double graphNodeUs = 0;
+  int graphChainNodes = 0;  // the chain's length (0: not measured)
+  // Inside a graph whose weights exceed the L3, how much longer a kernel
+  // takes for the weights it reads from DRAM than the grid's cold runs
+  // (weights evicted, the kernel alone) say: calibration's chain of a
+  // decoder's int4 GEMVs over 3x the L3 of weights, run back to back. 1:
+  // within the chain's run-to-run spread (and in older profiles).
+  double graphColdFactor = 1;
   std::map<std::string, FamilyGrid> families;
 };
 

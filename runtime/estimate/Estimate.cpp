@@ -156,8 +156,11 @@ struct Model {
         ratio = interpolateRatio(*g, params, -1, CacheState::kL3);
         // The part of the run's weights still in the L3 reads as calibration's
         // L3 runs did, the rest as its runs after evicting the L3.
+        // Inside a graph the weights from DRAM cost graphColdFactor times
+        // what the grid's cold runs of the kernel alone took.
         if (coldWeights)
-          ratio = (1 - dramShare) * ratio + dramShare * interpolateRatio(*g, params, -1, CacheState::kCold);
+          ratio = (1 - dramShare) * ratio +
+                  dramShare * t.graphColdFactor * interpolateRatio(*g, params, -1, CacheState::kCold);
       }
     }
     return ratio * roof;
@@ -212,8 +215,10 @@ struct Model {
       kernelMs = price(tp1, c.piece.family, c.piece.params, c.piece.flops, c.piece.bytes, bf16) * tp.pieceSlowdown +
                  tp.forkJoinUs * 1e-3;
       e.rooflineMs = rooflineMs(profile, tp, c.flops, c.bytes, bf16);
+      e.pricedThreads = 1;
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      e.pricedThreads = 1;
     } else if (threads > 1 && !c.instructionBound && memoryBound(tp1, c.flops, c.bytes, bf16)) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
@@ -224,8 +229,10 @@ struct Model {
       // audio encoder at 2 threads: -11% priced on the 2-thread grid, -1%
       // on the one-thread one).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      e.pricedThreads = 1;
     } else {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      e.pricedThreads = threads;
     }
     for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
     // Bytes that do not stay in the last-level cache between runs come from
@@ -263,10 +270,14 @@ struct Model {
       // The thread count whose bandwidth the kernel's memory traffic sees.
       const ThreadProfile &moving = threads > 1 && c.threading == cpu::Threading::kOneThread ? tp1 : tp;
       double readGBs = moving.dramReadGBs > 0 ? moving.dramReadGBs : moving.dramGBs;
-      double streamMs = dramShare * (readBytes / (readGBs * 1e6) + writeBytes / (moving.dramGBs * 1e6));
+      double streamMs = dramShare * moving.graphColdFactor *
+                        (readBytes / (readGBs * 1e6) + writeBytes / (moving.dramGBs * 1e6));
       kernelMs = std::max(kernelMs, streamMs);
     }
-    e.ms = tp.nodeOverheadUs * 1e-3 + kernelMs;
+    // Inside a graph a kernel costs more (or less) than the grid's kernels
+    // timed alone: calibration's mobile-net chain, per node.
+    e.graphMs = std::max(-kernelMs, tp.graphNodeUs * 1e-3);
+    e.ms = tp.nodeOverheadUs * 1e-3 + kernelMs + e.graphMs;
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
     jitNodes += c.jit;
@@ -424,6 +435,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   double workingSet = std::max(0.0, weightsTouched) + arenaTouched + callerBytes;
   m.coldWeights = profile.l3Bytes > 0 && workingSet > double(profile.l3Bytes);
   if (m.coldWeights) m.dramShare = 1 - double(profile.l3Bytes) / workingSet;
+  e.dramShare = m.dramShare;
   m.hotCaches = profile.l2Bytes > 0 && workingSet <= double(profile.l2Bytes);
   // A run's fixed entry and exit, once (calibrated on graphs of tiny nodes).
   double total = tp->runOverheadUs * 1e-3;

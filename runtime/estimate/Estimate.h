@@ -43,12 +43,21 @@ struct NodeEstimate {
   double rooflineMs = 0;  // the bound from the measured peaks
   double ms = 0;          // predicted
   double dramBytes = 0;   // of its bytes, those priced from DRAM (not cache-resident across runs)
+  // The thread count whose grid priced its kernel: 1 for pieces, kernels run
+  // on the calling thread and, in a multi-threaded run, those bound by
+  // moving bytes; else the run's. 0: no kernel of its own (paired away, a
+  // reshape over its input, control flow).
+  int pricedThreads = 0;
+  double graphMs = 0;  // of `ms`: the profile's in-graph cost per node (ThreadProfile::graphNodeUs)
 };
 
 struct Estimate {
   double medianMs = 0, p10Ms = 0, p90Ms = 0;
   double coldMs = 0;       // first run of a fresh process: first touch, JIT, packing
   double runOverheadMs = 0;  // of the median: the executor's fixed cost per run
+  // Of what a run reads from outside its arena, the share priced from DRAM
+  // (1 - L3 / working set where that exceeds the L3, else 0).
+  double dramShare = 0;
   uint64_t peakBytes = 0;  // arena + weights + packed copies + inputs
   uint64_t arenaBytes = 0, weightsBytes = 0, packedBytes = 0;
   double flops = 0;

@@ -283,6 +283,20 @@ TEST(Estimate, WeightsBeyondTheL3PricedAtDramBandwidth) {
   ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv4c", chain(4), true), cold, {}, &blended).isOk());
   double r = (1 - share) * 2 + share * 20;
   EXPECT_NEAR(blended.nodes[1].ms, 1e-3 + std::max(r * roof, share * blended.nodes[1].dramBytes / 4e6), 1e-9);
+  EXPECT_DOUBLE_EQ(blended.dramShare, share);
+  // In a graph the weights from DRAM take graphColdFactor times the cold
+  // runs alone (calibration's decode chain): the cold part and the DRAM
+  // floor both scale, the L3 part does not.
+  cold.threads[0].graphColdFactor = 1.5;
+  Estimate slower;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv4f", chain(4), true), cold, {}, &slower).isOk());
+  double rf = (1 - share) * 2 + share * 1.5 * 20;
+  EXPECT_NEAR(slower.nodes[1].ms, 1e-3 + std::max(rf * roof, 1.5 * share * slower.nodes[1].dramBytes / 4e6), 1e-9);
+  Estimate fitsL3;
+  cold.threads[0].graphColdFactor = 3;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv1f", chain(1), true), cold, {}, &fitsL3).isOk());
+  EXPECT_DOUBLE_EQ(fitsL3.dramShare, 0);
+  EXPECT_NEAR(fitsL3.nodes[0].ms, one.nodes[0].ms, 1e-12);  // weights in the L3: no DRAM term
   // The per-run fixed cost, once whatever the node count.
   p.threads[0].runOverheadUs = 7;
   Estimate withRun;
@@ -924,6 +938,53 @@ TEST(Estimate, PiecesPricedOnOneThreadAtTwoThreads) {
   EXPECT_DOUBLE_EQ(relu2.nodes[1].ms, relu1.nodes[1].ms);
 }
 
+// The profile's in-graph cost per node (calibration's mobile chain against
+// its kernels alone) is added to every node that runs a kernel of its own,
+// never taking a node below its executor overhead; the in-graph terms are
+// saved with the profile and checked when read.
+TEST(Estimate, InGraphCostPerNodeAdded) {
+  DeviceProfile p = syntheticProfile();
+  std::string path = writeArtifact("est_graph_node", addReluGraph());
+  Estimate base, more, less;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &base).isOk());
+  p.threads[0].graphNodeUs = 5;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &more).isOk());
+  ASSERT_EQ(more.nodes.size(), 2u);
+  EXPECT_NEAR(more.medianMs, base.medianMs + 2 * 5e-3, 1e-12);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_DOUBLE_EQ(more.nodes[i].graphMs, 5e-3);
+    EXPECT_EQ(more.nodes[i].pricedThreads, 1);
+    EXPECT_NEAR(more.nodes[i].ms, base.nodes[i].ms + 5e-3, 1e-12);
+  }
+  p.threads[0].graphNodeUs = -1e5;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &less).isOk());
+  for (const est::NodeEstimate &n : less.nodes) EXPECT_DOUBLE_EQ(n.ms, 1e-3);  // the node overhead alone
+  // Saved and read back; a value beyond a second per node is refused.
+  p.threads[0].graphNodeUs = -0.25;
+  p.threads[0].graphChainNodes = 35;
+  p.threads[0].graphColdFactor = 1.25;
+  std::string dir = tempDir("est_graph_node_json");
+  ASSERT_TRUE(est::saveProfile(p, dir + "/p.json").isOk());
+  DeviceProfile back;
+  ASSERT_TRUE(est::loadProfile(dir + "/p.json", &back).isOk());
+  EXPECT_DOUBLE_EQ(back.threads[0].graphNodeUs, -0.25);
+  EXPECT_EQ(back.threads[0].graphChainNodes, 35);
+  EXPECT_DOUBLE_EQ(back.threads[0].graphColdFactor, 1.25);
+  std::ifstream in(dir + "/p.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"graph_node_us\": -0.25"), 22, "\"graph_node_us\": 2e9");
+  std::ofstream(dir + "/bad.json") << text;
+  Status s = est::loadProfile(dir + "/bad.json", &back);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("threads[0].graph_node_us"), std::string::npos) << s.message();
+  text.replace(text.find("\"graph_node_us\": 2e9"), 20, "\"graph_node_us\": 1.0");
+  text.replace(text.find("\"graph_cold_factor\": 1.25"), 25, "\"graph_cold_factor\": 0.0");
+  std::ofstream(dir + "/bad.json") << text;
+  s = est::loadProfile(dir + "/bad.json", &back);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("threads[0].graph_cold_factor"), std::string::npos) << s.message();
+}
+
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   est::CalibrateOptions o;
   o.maxThreads = 1;
@@ -938,6 +999,8 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   EXPECT_GT(p.threads[0].dramGBs, 0.5);
   EXPECT_GT(p.threads[0].dramReadGBs, 0.5);
   EXPECT_GE(p.threads[0].runOverheadUs, 0);
+  EXPECT_GT(p.threads[0].graphChainNodes, 0);  // the mobile chain ran before the grid
+  EXPECT_LT(std::fabs(p.threads[0].graphNodeUs), 1000);
   EXPECT_FALSE(p.threads[0].families.empty());
   std::string path = tempDir("est_profile") + "/profile.json";
   ASSERT_TRUE(est::saveProfile(p, path).isOk());
@@ -947,6 +1010,7 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   EXPECT_EQ(back.cpuModel, p.cpuModel);
   EXPECT_DOUBLE_EQ(back.threads[0].dramReadGBs, p.threads[0].dramReadGBs);
   EXPECT_DOUBLE_EQ(back.threads[0].runOverheadUs, p.threads[0].runOverheadUs);
+  EXPECT_DOUBLE_EQ(back.threads[0].graphNodeUs, p.threads[0].graphNodeUs);
   EXPECT_EQ(back.threads[0].families.size(), p.threads[0].families.size());
   Estimate e;
   s = est::estimateArtifact(writeArtifact("est_cal", addReluGraph()), back, {}, &e);
