@@ -294,6 +294,61 @@ struct Model {
   }
 };
 
+// Of a concat's input bytes, the share that still moves under the
+// concat-view plan a CPU session runs (core/ExecutionPlan.h's
+// ConcatViewPlan; none: 1). An input the plan placed inside the output (its
+// bytes there, at the output's row pitch) is skipped by the concat kernel;
+// if a pool (nhwc, dense input) or a concat made it, that kernel wrote it in
+// place, while any other producer's kernel (a convolution) runs on a dense
+// copy that the CPU backend's adapter scatters into place: that copy stays.
+double concatShareMoved(const rt::PreparedGraph &graph, size_t index) {
+  const rt::ConcatViewPlan *views = graph.concatViews.get();
+  const rt::LoadedGraph &lg = graph.graph;
+  const rt::LoadedNode &ln = lg.nodes[index];
+  if (!views || ln.op != "concat" || ln.outputs.size() != 1 || ln.inputs.empty()) return 1;
+  auto tensorOk = [&](int32_t t) { return t >= 0 && size_t(t) < lg.tensors.size() && size_t(t) < views->arenaOffset.size(); };
+  const int32_t out = ln.outputs[0];
+  if (!tensorOk(out) || views->arenaOffset[size_t(out)] == rt::kNotInArena) return 1;
+  const Shape &os = lg.tensors[size_t(out)].shape;
+  int64_t axis = ln.attributes.getInt("axis", 0);
+  if (axis < 0) axis += int64_t(os.size());
+  if (axis < 0 || axis >= int64_t(os.size())) return 1;
+  const double esize = dataTypeBits(lg.tensors[size_t(out)].dtype) / 8.0;
+  double outer = 1, inner = esize;
+  for (int64_t d = 0; d < axis; ++d) outer *= double(os[size_t(d)]);
+  for (size_t d = size_t(axis) + 1; d < os.size(); ++d) inner *= double(os[d]);
+  std::vector<double> blocks;
+  double rowBytes = 0;
+  for (int32_t t : ln.inputs) {
+    if (!tensorOk(t) || lg.tensors[size_t(t)].shape.size() != os.size()) return 1;
+    blocks.push_back(double(lg.tensors[size_t(t)].shape[size_t(axis)]) * inner);
+    rowBytes += blocks.back();
+  }
+  const double outPitch = views->rowPitch[size_t(out)] ? double(views->rowPitch[size_t(out)]) * esize : rowBytes;
+  double at = 0, moved = 0;
+  for (size_t k = 0; k < ln.inputs.size(); ++k) {
+    const int32_t t = ln.inputs[k];
+    const double inPitch = views->rowPitch[size_t(t)] ? double(views->rowPitch[size_t(t)]) * esize : blocks[k];
+    const uint64_t offset = views->arenaOffset[size_t(t)];
+    const bool placed = offset != rt::kNotInArena &&
+                        double(offset) == double(views->arenaOffset[size_t(out)]) + at &&
+                        (outer == 1 || inPitch == outPitch);
+    bool inPlace = false;
+    const int32_t producer = lg.tensors[size_t(t)].producer;
+    if (placed && lg.tensors[size_t(t)].role == rt::TensorRole::kIntermediate && producer >= 0 &&
+        size_t(producer) < lg.nodes.size()) {
+      const rt::LoadedNode &pn = lg.nodes[size_t(producer)];
+      const bool pool = pn.op == "maxPool2d" || pn.op == "averagePool2d";
+      inPlace = pn.op == "concat" ||
+                (pool && pn.attributes.getString("layout", "nchw") == "nhwc" && !pn.inputs.empty() &&
+                 tensorOk(pn.inputs[0]) && views->rowPitch[size_t(pn.inputs[0])] == 0);
+    }
+    if (!inPlace) moved += blocks[k];
+    at += blocks[k];
+  }
+  return rowBytes > 0 ? moved / rowBytes : 1;
+}
+
 }  // namespace
 
 const char *tierName(Tier t) {
@@ -505,6 +560,17 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       n.ms = tp->nodeOverheadUs * 1e-3;
     } else {
       n = m.node(graph.nodes[i], ln, i);
+      // A concat copies only the inputs the concat-view plan did not put
+      // in place: none of them, and it costs the node overhead alone.
+      if (ln.op == "concat" && options.shapes.empty() && lg.dynamicDims.empty()) {
+        const double moved = concatShareMoved(graph, i);
+        if (moved < 1) {
+          const double overhead = tp->nodeOverheadUs * 1e-3;
+          const double before = n.ms;
+          n.ms = moved > 0 ? overhead + (n.ms - overhead - n.graphMs) * moved + n.graphMs : overhead;
+          m.familyMs[n.family] -= before - n.ms;
+        }
+      }
     }
     total += n.ms;
     e.flops += n.flops;

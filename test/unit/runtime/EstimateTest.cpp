@@ -985,6 +985,30 @@ TEST(Estimate, InGraphCostPerNodeAdded) {
   EXPECT_NE(s.message().find("threads[0].graph_cold_factor"), std::string::npos) << s.message();
 }
 
+// Under the concat-view plan a concat copies only what was not written in
+// place: a pool's slice is, a convolution's (run on a dense copy the CPU
+// backend scatters into place) and a graph input are not.
+TEST(Estimate, ConcatCopiesOnlyInputsNotWrittenInPlace) {
+  DeviceProfile p = syntheticProfile();
+  auto concatMs = [&](const ConcatSlice &k, const std::string &tag) {
+    Estimate e;
+    Status s = est::estimateArtifact(writeArtifact(tag, concatSliceGraph(k)), p, {}, &e);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    for (const est::NodeEstimate &n : e.nodes)
+      if (n.op == "concat") return std::make_pair(n.ms, n.bytes);
+    ADD_FAILURE() << tag << ": no concat";
+    return std::make_pair(0.0, 0.0);
+  };
+  // Every copy priced at ratio 2 over the L1 roofline (a graph this small fits it).
+  auto fullMs = [&](double bytes) { return 1e-3 + 2 * est::rooflineMs(p, p.threads[0], 0, bytes); };
+  auto [ap, apBytes] = concatMs({}, "est_concat_ap");  // a (conv) and p (pool), 16 channels each
+  EXPECT_NEAR(ap, 1e-3 + (fullMs(apBytes) - 1e-3) / 2, 1e-12);
+  ConcatSlice withInput;
+  withInput.order = "apx";  // x, a graph input, is copied too
+  auto [apx, apxBytes] = concatMs(withInput, "est_concat_apx");
+  EXPECT_NEAR(apx, 1e-3 + (fullMs(apxBytes) - 1e-3) * 2 / 3, 1e-12);
+}
+
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   est::CalibrateOptions o;
   o.maxThreads = 1;
