@@ -647,10 +647,12 @@ Status makeConcat(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   for (size_t i = axis + 1; i < os.size(); ++i) inner *= os[i];
   std::vector<int64_t> blocks;
   for (const OperandDesc *x : node.inputs) blocks.push_back(x->shape[axis] * inner);
-  // Strided operands exist only along the last axis (RowPitch.h); one row
-  // is where a placed input is a contiguous block of the output.
+  // Strided operands are rows of the last axis (RowPitch.h): this kernel
+  // takes them in a last-axis concat (the copy kernel below does not honour
+  // them: the CPU backend then gives it dense copies); one row of dense
+  // operands is where a placed input is a contiguous block of the output.
   const int64_t esize = int64_t(elementBytes(x0.dtype));
-  if (outer == 1 || (hasRowPitch(node) && inner == esize)) {
+  if (hasRowPitch(node) ? inner == esize : outer == 1) {
     std::vector<int64_t> inPitch;
     for (size_t i = 0; i < node.inputs.size(); ++i)
       inPitch.push_back(node.inputs[i]->rowPitch ? node.inputs[i]->rowPitch * esize : blocks[i]);
