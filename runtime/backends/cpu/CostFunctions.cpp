@@ -519,6 +519,12 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   if (act == "sigmoid" || (act == "silu" && !inlineSilu))
     c.after.push_back({portable ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
                        2 * (y ? bytesOf(y) : 0)});
+  // hardSwish: our depthwise and 1x1 kernels run without it, then a pass
+  // over the output (Conv2dSelection.cpp's hardswish-after-own-kernel): a
+  // few instructions per element, priced as an elementwise pass on the
+  // relu grid; oneDNN applies it as a post-op inside its kernel.
+  if (act == "hardSwish" && (ownPointwise || (ownDepthwise && !residual)))
+    c.after.push_back({"unary", {atLeast1(out)}, 4 * out, 2 * (y ? bytesOf(y) : 0)});
   return c;
 }
 // convTranspose2d runs our own kernel (kernels/conv/ConvTranspose2d.cpp),

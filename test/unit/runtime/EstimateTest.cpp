@@ -585,6 +585,14 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
   cpu::NodeCost wide = cost(4, 64, 512, "silu");  // the packed SGEMM, then the SiLU pass
   ASSERT_EQ(wide.after.size(), 1u);
   EXPECT_EQ(wide.after[0].family, "unary.sigmoid");
+  // hardSwish: a pass after our kernels (7705d2a), inside oneDNN's.
+  cpu::NodeCost hardSwish = cost(4, 64, 512, "hardSwish");
+  EXPECT_EQ(hardSwish.family, "conv2d.pointwise");
+  ASSERT_EQ(hardSwish.after.size(), 1u);
+  EXPECT_EQ(hardSwish.after[0].family, "unary");
+  EXPECT_DOUBLE_EQ(hardSwish.after[0].bytes, 2.0 * 4 * 4 * 512 * 4);
+  EXPECT_TRUE(cost(4, 64, 512, "relu").after.empty());
+  EXPECT_TRUE(cost(28, 96, 192, "hardSwish").after.empty());  // oneDNN's width: its post-op
   cpu::NodeCost expand = cost(1, 20, 480, "sigmoid");
   EXPECT_EQ(expand.family, "conv2d.portable");
   EXPECT_FALSE(expand.jit);
