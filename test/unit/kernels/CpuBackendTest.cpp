@@ -221,6 +221,119 @@ TEST(CpuBackend, AllocationFailureDuringRunIsAStatus) {
   for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "i " << i;
 }
 
+// Strided operands (OperandDesc::rowPitch, the concat-view plan) through
+// the backend's makeKernel: the ops that take the pitch themselves, and any
+// other kernel on the backend's dense copies. Each strided tensor lives in
+// rows of `pitch` floats whose other columns hold a sentinel no kernel may
+// overwrite.
+struct Strided {
+  rt::OperandDesc desc;
+  std::vector<float> bytes;  // rows * pitch floats, or the dense tensor
+  rt::TensorBuffer buffer;
+  Strided(Shape shape, int64_t pitch, float sentinel) {
+    desc.shape = std::move(shape);
+    desc.rowPitch = pitch;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < desc.shape.size(); ++d) rows *= desc.shape[d];
+    const int64_t last = desc.shape.back();
+    bytes.assign(size_t(rows * (pitch ? pitch : last)), sentinel);
+    buffer = {DataType::kFloat32, &desc.shape, bytes.data()};
+  }
+  float &at(int64_t row, int64_t col) { return bytes[size_t(row * (desc.rowPitch ? desc.rowPitch : desc.shape.back()) + col)]; }
+};
+
+Status runOnCpu(rt::NodeDesc node, std::vector<Strided *> ins, Strided *out, int threads) {
+  for (Strided *in : ins) node.inputs.push_back(&in->desc);
+  node.outputs = {&out->desc};
+  std::unique_ptr<rt::Kernel> kernel;
+  WEBNN_RETURN_IF_ERROR(rt::defaultBackend()->makeKernel(node, &kernel));
+  if (!kernel->honoursRowPitch()) return Status(StatusCode::kInternal, "a kernel that ignores the pitch");
+  std::unique_ptr<rt::BackendSession> session;
+  WEBNN_RETURN_IF_ERROR(rt::defaultBackend()->createSession(threads, &session));
+  std::vector<const rt::TensorBuffer *> inBuffers;
+  for (Strided *in : ins) inBuffers.push_back(&in->buffer);
+  rt::TensorBuffer *outBuffer = &out->buffer;
+  rt::KernelContext ctx{inBuffers.data(), inBuffers.size(), &outBuffer, 1, session->kernelState()};
+  return kernel->run(ctx);
+}
+
+rt::NodeDesc opNode(const char *op, std::vector<std::pair<std::string, rt::AttributeValue>> attrs = {}) {
+  rt::NodeDesc n;
+  n.op = op;
+  n.name = op;
+  for (auto &a : attrs) n.attributes.set(a.first, a.second);
+  return n;
+}
+
+rt::AttributeValue intAttr(int64_t v) { return {rt::AttributeValue::Kind::kInt, v}; }
+
+TEST(CpuBackend, StridedOperandsKeepTheirNeighbours) {
+  if (!haveKernels({"concat", "relu", "maxPool2d"})) GTEST_SKIP() << "CPU backend lacks concat/relu/maxPool2d";
+  const float kSentinel = -777.f;
+  for (int threads : {1, 2}) {
+    // relu, strided in and out (the dense-copy adapter): 12 rows of 5 in rows of 8.
+    Strided x({3, 4, 5}, 8, kSentinel), y({3, 4, 5}, 16, kSentinel);
+    for (int64_t r = 0; r < 12; ++r)
+      for (int64_t c = 0; c < 5; ++c) x.at(r, c) = float((r * 5 + c) % 7) - 3.f;
+    Status s = runOnCpu(opNode("relu"), {&x}, &y, threads);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    for (int64_t r = 0; r < 12; ++r)
+      for (int64_t c = 0; c < 16; ++c)
+        ASSERT_EQ(y.at(r, c), c < 5 ? std::max(x.at(r, c), 0.f) : kSentinel) << r << "," << c;
+
+    // maxPool2d nhwc writing a slice of rows 24 apart (its own pitch).
+    Strided px({1, 3, 3, 4}, 0, 0.f), py({1, 3, 3, 4}, 24, kSentinel);
+    for (size_t i = 0; i < px.bytes.size(); ++i) px.bytes[i] = float(int(i * 5 % 11));
+    rt::AttributeValue window{rt::AttributeValue::Kind::kInts, 0, 0, "", {3, 3}};
+    rt::AttributeValue pad{rt::AttributeValue::Kind::kInts, 0, 0, "", {1, 1, 1, 1}};
+    rt::AttributeValue nhwc{rt::AttributeValue::Kind::kString, 0, 0, "nhwc", {}};
+    s = runOnCpu(opNode("maxPool2d", {{"windowDimensions", window}, {"padding", pad}, {"layout", nhwc}}), {&px}, &py,
+                 threads);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    for (int64_t h = 0; h < 3; ++h)
+      for (int64_t w = 0; w < 3; ++w)
+        for (int64_t c = 0; c < 24; ++c) {
+          float want = kSentinel;
+          if (c < 4) {
+            want = -INFINITY;
+            for (int64_t i = std::max<int64_t>(0, h - 1); i <= std::min<int64_t>(2, h + 1); ++i)
+              for (int64_t j = std::max<int64_t>(0, w - 1); j <= std::min<int64_t>(2, w + 1); ++j)
+                want = std::max(want, px.bytes[size_t((i * 3 + j) * 4 + c)]);
+          }
+          ASSERT_EQ(py.at(h * 3 + w, c), want) << h << "," << w << "," << c;
+        }
+
+    // concat on the last axis: `a` already in its slice of y (skipped),
+    // `b` strided elsewhere (copied), y's rows 12 apart of which 9 are its.
+    Strided cy({2, 3, 9}, 12, kSentinel);
+    Strided ca({2, 3, 4}, 12, 0.f), cb({2, 3, 5}, 7, kSentinel);
+    ca.buffer.data = cy.bytes.data();  // a is y's first 4 columns
+    for (int64_t r = 0; r < 6; ++r) {
+      for (int64_t c = 0; c < 4; ++c) cy.at(r, c) = float(r * 10 + c);
+      for (int64_t c = 0; c < 5; ++c) cb.at(r, c) = float(100 + r * 10 + c);
+    }
+    s = runOnCpu(opNode("concat", {{"axis", intAttr(2)}}), {&ca, &cb}, &cy, threads);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t c = 0; c < 12; ++c)
+        ASSERT_EQ(cy.at(r, c), c < 4 ? float(r * 10 + c) : c < 9 ? float(100 + r * 10 + c - 4) : kSentinel)
+            << r << "," << c;
+
+    // concat on another axis with a strided input: the dense copies.
+    Strided hy({2, 5, 3}, 0, kSentinel), ha({2, 2, 3}, 8, kSentinel), hb({2, 3, 3}, 0, 0.f);
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t c = 0; c < 3; ++c) ha.at(r, c) = float(r * 3 + c);
+    for (size_t i = 0; i < hb.bytes.size(); ++i) hb.bytes[i] = float(50 + i);
+    s = runOnCpu(opNode("concat", {{"axis", intAttr(1)}}), {&ha, &hb}, &hy, threads);
+    ASSERT_TRUE(s.isOk()) << s.message();
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 5; ++h)
+        for (int64_t c = 0; c < 3; ++c)
+          ASSERT_EQ(hy.at(n * 5 + h, c), h < 2 ? ha.at(n * 2 + h, c) : hb.bytes[size_t((n * 3 + h - 2) * 3 + c)])
+              << n << "," << h << "," << c;
+  }
+}
+
 // Every test runs at each thread count under each wait policy.
 class ThreadPoolTest : public ::testing::TestWithParam<std::tuple<int, cpu::WaitPolicy>> {
  protected:
