@@ -208,6 +208,7 @@ struct Measured {
   double uploadMs = 0;
   uint64_t constantBytes = 0;
   double spread = 0;
+  double pipelineMs = 0;  // pipelines this measurement created (once per shader variant)
 };
 
 // A case as the whole-graph program would hold it (a chain's steps fused
@@ -325,6 +326,8 @@ struct CaseGraph {
 
 // A dispatch at least this long is timed from the one-node program alone.
 constexpr double kLongDispatchMs = 20;
+// The most repeats of a node in a timed program.
+constexpr int kMaxRepeats = 256;
 
 class Calibrator {
  public:
@@ -376,12 +379,14 @@ class Calibrator {
     size_t dispatches = 1;
     WEBNN_RETURN_IF_ERROR(build(c, 1, &one, &inputs, &work, &dispatches));
     uint64_t created = device_->pipelinesCreated() - pipelines0;
+    const double createdMs = device_->pipelineMilliseconds() - pipelineMs0;
     if (created) {
-      double ms = (device_->pipelineMilliseconds() - pipelineMs0) / double(created);
+      double ms = createdMs / double(created);
       pipelineMs_[work.shader].push_back(ms);
       allPipelineMs_.push_back(ms);
     }
     Measured m;
+    m.pipelineMs = createdMs;
     m.family = work.family;
     m.shader = work.shader;
     m.params = work.params;
@@ -405,7 +410,11 @@ class Calibrator {
       tensorByteSize(dtype, shape, &b);
       io += double(b);
     }
-    double guess = std::max(tOne - submitMs_ - (transferGBs_ > 0 ? io / (transferGBs_ * 1e6) : 0), 0.01);
+    // Never below a quarter of the run: a staging rate measured low (a
+    // loaded CPU device) would otherwise ask for hundreds of repeats of a
+    // long dispatch.
+    const double ioMs = transferGBs_ > 0 ? io / (transferGBs_ * 1e6) : 0;
+    double guess = std::max({tOne - submitMs_ - ioMs, 0.25 * (tOne - submitMs_), 0.01});
     // A dispatch far longer than the submit and the staging copies is the
     // one-node run less them: no repeated program (a large probe step on a
     // slow device would otherwise take seconds).
@@ -426,11 +435,20 @@ class Calibrator {
     // A difference below half the dispatch cost is noise (another process
     // took the time): more repetitions once, else the point is dropped.
     const double floorMs = 0.5 * dispatchMs_ * double(dispatches);
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    // The repeats must also stand out of the noise of the one-node run's
+    // other parts (submit, staging copies; on a large probe step of a GPU
+    // the copies take a hundred times the dispatch): at least half of them.
+    // Too little: more repeats (at most twice more), sized from the try's
+    // per-dispatch time.
+    for (int attempt = 0;; ++attempt) {
       WEBNN_RETURN_IF_ERROR(build(c, 1 + reps, &many, &inputs, nullptr, nullptr));
       WEBNN_RETURN_IF_ERROR(time(*many, longKernel ? 3 : tOne < 2 ? 15 : 5, &tMany, &runs));
-      if ((tMany - tOne) / double(reps) > floorMs) break;
-      reps *= 4;
+      const double signal = tMany - tOne;
+      const double rest = std::max(0.0, tOne - signal / double(reps));
+      if (signal / double(reps) > floorMs && signal >= 0.5 * rest) break;
+      if (attempt == 2 || reps >= kMaxRepeats) break;
+      const double per = std::max(signal / double(reps), floorMs);
+      reps = int(std::clamp(std::ceil(std::max(4.0, tOne) / per), 2.0 * reps, double(kMaxRepeats)));
     }
     m.valid = (tMany - tOne) / double(reps) > floorMs;
     m.programMs = tOne;
@@ -542,6 +560,10 @@ std::vector<Probe> familyProbes() {
       {"conv 3x3 batch", [](int k) { return conv(14, 64, 64, 3, 1, 1, times4(1, k)); }},
       {"conv 3x3 channels", [](int k) { return conv(14, times2(64, k), times2(64, k), 3, 1, 1); }},
       {"conv 1x1 batch", [](int k) { return conv(28, 32, 96, 1, 1, 1, times4(1, k)); }},
+      // Many output channels and a long reduction (the late stages of a
+      // CNN): the batch fills the device's workgroups, not the channels.
+      {"conv 3x3 wide batch", [](int k) { return conv(14, 256, 256, 3, 1, 1, times4(1, k)); }},
+      {"conv 1x1 wide batch", [](int k) { return conv(7, 512, 2048, 1, 1, 1, times4(1, k)); }},
       {"depthwise batch", [](int k) { return conv(28, 96, 96, 3, 2, 96, times4(1, k)); }},
       {"maxPool batch", [](int k) { return pool("maxPool2d", 56, 64, 3, 2, times4(1, k)); }},
       {"reduceMean rows", [](int k) { return rows("reduceMean", times4(64, k), 1024); }},
@@ -653,7 +675,9 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
       say(std::string(probe.name) + ": stopped, step " + std::to_string(ladder.steps()) + " failed: " + s.message());
       return false;
     }
-    ladder.record({m->valid ? efficiency(*m) : 0, m->dispatchMs, msSince(t0) / 1000.0});
+    // A first pipeline of a shader variant is created once, not per step:
+    // not counted in the step's time, which predicts the next step's.
+    ladder.record({m->valid ? efficiency(*m) : 0, m->dispatchMs, std::max(0.0, msSince(t0) - m->pipelineMs) / 1000.0});
     return m->valid;
   };
   auto record = [&](const Probe &probe, const Ladder &ladder, const std::vector<Measured> &steps) {
