@@ -176,6 +176,7 @@ def main(argv=None):
                 "tier_measured": tier_of(measured), "tier_predicted": e["tier"],
                 "cold_predicted_ms": e["cold_ms"], "cold_measured_ms": r["session_ms"] + r["first_run_ms"],
                 "pipelines": r["gpu"]["pipelines_created"], "dispatches": r["gpu"]["dispatches"],
+                "dispatches_predicted": predicted_dispatches(e["notes"]),
                 "notes": e["notes"], "device": r["device"]}
         cases.append(case)
         print("%-20s measured %9.3f ms  predicted %9.3f ms [%8.3f, %8.3f]  %+5.0f%%  cold %8.1f / %8.1f ms" %
@@ -184,6 +185,15 @@ def main(argv=None):
     load.append(os.getloadavg()[0])
     fcntl.flock(lock, fcntl.LOCK_UN)
     return report(args, cases, calibration, load, os.environ.get("LP_NUM_THREADS"))
+
+
+def predicted_dispatches(notes):
+    """The dispatch count the estimate planned (its notes say it)."""
+    for n in notes:
+        m = re.match(r"(\d+) dispatches of \d+ program nodes", n)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 def measured_elsewhere(args, tools):
@@ -207,7 +217,8 @@ def measured_elsewhere(args, tools):
                           "p90_ms": lat["p90"], "error": lat["median"] / measured - 1,
                           "in_interval": lat["p10"] <= measured <= lat["p90"], "tier_measured": tier_of(measured),
                           "tier_predicted": e["tier"], "cold_predicted_ms": e["cold_ms"], "cold_measured_ms": None,
-                          "pipelines": None, "dispatches": None, "notes": e["notes"], "device": e.get("gpu")})
+                          "pipelines": None, "dispatches": None, "dispatches_predicted": predicted_dispatches(e["notes"]),
+                          "notes": e["notes"], "device": e.get("gpu")})
             print("%-24s measured %9.3f ms  predicted %9.3f ms [%8.3f, %8.3f]  %+5.0f%%" %
                   (name, measured, lat["median"], lat["p10"], lat["p90"], 100 * cases[-1]["error"]), file=sys.stderr)
     return cases
@@ -224,18 +235,20 @@ def report(args, cases, calibration, load, lp_threads):
                "tier_agreement": sum(c["tier_measured"] == c["tier_predicted"] for c in cases) / max(1, len(cases)),
                "load": load, "lp_num_threads": lp_threads}
     lines = ["| model | measured ms (median of %s) | predicted ms [p10, p90] | error | tier measured / predicted "
-             "| cold measured / predicted ms | dispatches |" % ("its log's runs" if args.measured else args.runs),
+             "| cold measured / predicted ms | dispatches measured / planned |" %
+             ("its log's runs" if args.measured else args.runs),
              "|---|---|---|---|---|---|---|"]
     for c in cases:
         if c["cold_measured_ms"] is None:  # --measured: only the steady median was measured there
-            lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | - / %.0f | - |" %
+            lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | - / %.0f | - / %s |" %
                          (c["model"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"],
-                          100 * c["error"], c["tier_measured"], c["tier_predicted"], c["cold_predicted_ms"]))
+                          100 * c["error"], c["tier_measured"], c["tier_predicted"], c["cold_predicted_ms"],
+                          c["dispatches_predicted"]))
             continue
-        lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | %.0f / %.0f | %d |" %
+        lines.append("| %s | %.3f | %.3f [%.3f, %.3f] | %+.0f%% | %s / %s | %.0f / %.0f | %d / %s |" %
                      (c["model"], c["measured_ms"], c["predicted_ms"], c["p10_ms"], c["p90_ms"], 100 * c["error"],
                       c["tier_measured"], c["tier_predicted"], c["cold_measured_ms"], c["cold_predicted_ms"],
-                      c["dispatches"]))
+                      c["dispatches"], c["dispatches_predicted"]))
     pct = lambda v: "%.0f%%" % (100 * v)
     lines.append("")
     where = ("measured elsewhere: %s" % args.measured if load[0] is None else

@@ -248,6 +248,7 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
   e.profileThreads = 1;
   e.profileComplete = profile.complete;
   double total = 0;
+  size_t dispatches = 0;
   // Pipelines are created once per (shader, specialization constants).
   std::set<std::pair<std::string, std::vector<uint32_t>>> pipelines;
   double pipelineMs = 0;
@@ -278,6 +279,7 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
     if (!factory) return unsupported(d.op + " '" + d.name + "': no GPU kernel for this op");
     vk::KernelPlan plan;
     WEBNN_RETURN_IF_ERROR(factory(d, info, &plan));
+    dispatches += plan.dispatches.size();
     NodeEstimate n;
     n.index = i;
     n.op = d.op;
@@ -317,6 +319,8 @@ Status estimateGraphGpu(const rt::PreparedGraph &graph, const GpuProfile &profil
   for (uint32_t t : lg.outputs) ioBytes += lg.tensors[t].byteSize;
   double runMs = profile.submitUs * 1e-3 + double(ioBytes) / (profile.transferGBs * 1e6);
   total += runMs;
+  e.notes.push_back(std::to_string(dispatches) + " dispatches of " + std::to_string(nodes.size()) +
+                    " program nodes, each with its barrier, in one submit");
   if (options.threads != 1)
     e.notes.push_back("--threads does not apply to the GPU: the device's own parallelism is in its profile");
   if (!profile.complete) e.notes.push_back("the calibration stopped at its deadline before the grid was complete");
