@@ -1175,71 +1175,12 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     p.threads.push_back(std::move(t));
   }
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
-  // Kernels inside a graph against the same kernels alone, before the grid
-  // (which the deadline may cut): a mobile net's stages give the cost per
-  // node, a decoder step's GEMVs over weights beyond the L3 the rate at
-  // which a graph's kernels stream their weights from DRAM. A difference
-  // within the chain's own run-to-run spread is not taken as a term.
-  {
-    const double chainBudget = std::min(0.3, deadline / 100);
-    const std::vector<ChainNode> mobile = mobileChain(), decode = decodeChain(p.l3Bytes);
-    for (int T = 1; T <= maxThreads && left() > 8 * chainBudget; ++T) {
-      ThreadProfile &t = p.threads[size_t(T - 1)];
-      const double runMs = t.runOverheadUs * 1e-3;
-      char line[320];
-      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
-      const std::string stalled = "threads " + std::to_string(T) +
-                                  ": another process held a core through the chain's rounds: no in-graph term for ";
-      if (m.stalled) {
-        say(stalled + "nodes");
-      } else if (m.nodes == 0) {
-        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
-      } else {
-        std::vector<double> extra;
-        for (size_t r = 0; r < m.graphMs.size(); ++r)
-          extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r] - m.warmMs[r]);
-        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
-        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
-        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
-        t.graphChainNodes = m.nodes;
-        std::snprintf(line, sizeof line,
-                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
-                      "node%s",
-                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
-        say(line);
-      }
-      // 3x the L3 of weights (~100 MB here): not under a short deadline.
-      if (shortDeadline || p.l3Bytes == 0 || left() < 8 * chainBudget) continue;
-      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget);
-      if (d.stalled) {
-        say(stalled + "weights from DRAM");
-        continue;
-      }
-      if (d.nodes == 0 || d.dramShare <= 0 || medianOf(d.coldMs) <= 0) {
-        say("threads " + std::to_string(T) + ": the decode chain could not be built or run: no in-graph DRAM term");
-        continue;
-      }
-      // As the estimate prices it: a share (1 - s) of the GEMVs' weights in
-      // the L3 (their alone time), s from DRAM at f times their cold time.
-      const double s = d.dramShare;
-      std::vector<double> factors, pricedMs;
-      for (size_t r = 0; r < d.graphMs.size(); ++r) {
-        const double rest = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
-        pricedMs.push_back(rest + (1 - s) * d.warmMs[r] + s * d.coldMs[r]);
-        factors.push_back((d.graphMs[r] - rest - (1 - s) * d.warmMs[r]) / (s * d.coldMs[r]));
-      }
-      const double f = medianOf(factors), graph = medianOf(d.graphMs), priced = medianOf(pricedMs);
-      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? std::clamp(f, 0.25, 4.0) : 1;
-      std::snprintf(line, sizeof line,
-                    "threads %d: %d-node decode chain %.3f ms in a graph, %.3f ms priced from its kernels alone "
-                    "(%.0f%% of weights from DRAM, spread %.3f): cold GEMVs %.2fx%s",
-                    T, d.nodes, graph, priced, 100 * s, d.spread, f, t.graphColdFactor == 1 ? ", within the spread" : "");
-      say(line);
-    }
-  }
   // Time kept back from the grid for the point under way to finish (its
-  // probe times at least 5 runs): half a second, a tenth of a short deadline.
-  const double reserve = std::min(0.5, deadline / 10);
+  // probe times at least 5 runs): half a second, a tenth of a short deadline;
+  // and for the in-graph chains after the grid (below): each chain's budget,
+  // about as much again to build it, per thread count.
+  const double chainBudget = std::min(0.3, deadline / 100);
+  const double reserve = std::min(0.5, deadline / 10) + 4 * chainBudget * maxThreads;
   // The grid, breadth first over families, every thread count per point.
   std::vector<std::vector<Case>> cases = grid();
   size_t rounds = 0;
@@ -1334,6 +1275,67 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       char line[128];
       std::snprintf(line, sizeof line, "threads %d: a piece beside the others %.2fx alone (%zu pieced kernels)",
                     t.threads, t.pieceSlowdown, slow.size());
+      say(line);
+    }
+  }
+  // Kernels inside a graph against the same kernels alone, in the time the
+  // grid left them: a mobile net's stages give the cost per node, a decoder
+  // step's GEMVs over weights beyond the L3 the rate at which a graph's
+  // kernels stream their weights from DRAM. A difference within the chain's
+  // own run-to-run spread is not taken as a term.
+  {
+    const std::vector<ChainNode> mobile = mobileChain(), decode = decodeChain(p.l3Bytes);
+    for (int T = 1; T <= maxThreads && left() > 2 * chainBudget; ++T) {
+      ThreadProfile &t = p.threads[size_t(T - 1)];
+      const double runMs = t.runOverheadUs * 1e-3;
+      char line[320];
+      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
+      const std::string stalled = "threads " + std::to_string(T) +
+                                  ": another process held a core through the chain's rounds: no in-graph term for ";
+      if (m.stalled) {
+        say(stalled + "nodes");
+      } else if (m.nodes == 0) {
+        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
+      } else {
+        std::vector<double> extra;
+        for (size_t r = 0; r < m.graphMs.size(); ++r)
+          extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r] - m.warmMs[r]);
+        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
+        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
+        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
+        t.graphChainNodes = m.nodes;
+        std::snprintf(line, sizeof line,
+                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
+                      "node%s",
+                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
+        say(line);
+      }
+      // 3x the L3 of weights (~100 MB here): not under a short deadline.
+      if (shortDeadline || p.l3Bytes == 0 || left() < 2 * chainBudget) continue;
+      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget);
+      if (d.stalled) {
+        say(stalled + "weights from DRAM");
+        continue;
+      }
+      if (d.nodes == 0 || d.dramShare <= 0 || medianOf(d.coldMs) <= 0) {
+        say("threads " + std::to_string(T) + ": the decode chain could not be built or run: no in-graph DRAM term");
+        continue;
+      }
+      // As the estimate prices it: a share (1 - s) of the GEMVs' weights in
+      // the L3 (their alone time), s from DRAM at f times their cold time.
+      const double s = d.dramShare;
+      std::vector<double> factors, pricedMs;
+      for (size_t r = 0; r < d.graphMs.size(); ++r) {
+        const double rest = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
+        pricedMs.push_back(rest + (1 - s) * d.warmMs[r] + s * d.coldMs[r]);
+        factors.push_back((d.graphMs[r] - rest - (1 - s) * d.warmMs[r]) / (s * d.coldMs[r]));
+      }
+      const double f = medianOf(factors), graph = medianOf(d.graphMs), priced = medianOf(pricedMs);
+      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? std::clamp(f, 0.25, 4.0) : 1;
+      std::snprintf(line, sizeof line,
+                    "threads %d: %d-node decode chain %.3f ms in a graph, %.3f ms priced from its kernels alone "
+                    "(%.0f%% of weights from DRAM, spread %.3f): cold GEMVs %.2fx%s",
+                    T, d.nodes, graph, priced, 100 * s, d.spread, f, t.graphColdFactor == 1 ? ", within the spread" : "");
       say(line);
     }
   }
