@@ -298,6 +298,33 @@ struct AlignedFloats {
   float *data;
 };
 
+// 3x3 stride-1 layers of 256 channels: Winograd at 14 output columns, the
+// direct convolution at 15-20 (Conv2d.cpp says why), also at 2 threads,
+// where the layer is cut by rows; the same numbers either way.
+TEST(OneDnnKernels, NoWinogradAtFifteenToTwentyColumns) {
+  for (int64_t side : {14, 16}) {
+    onednn::Conv2dParams p;
+    p.N = 1, p.C = 256, p.H = p.W = p.OH = p.OW = side, p.O = 256, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.filterStrideO = 9 * 256, p.filterStrideH = 3 * 256, p.filterStrideW = 256, p.filterStrideI = 1;
+    p.constantFilter = true;
+    std::vector<float> x = uniformFloats(side * side * 256, 31), f = uniformFloats(256 * 9 * 256, 32);
+    std::vector<float> y1(size_t(side * side * 256)), y2(y1.size());
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> c1 = onednn::Conv2d::create(p, &why), c2 = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(c1 && c2) << why;
+    ThreadPool one(1), two(2);
+    ASSERT_TRUE(c1->run(x.data(), f.data(), nullptr, y1.data(), one).isOk());
+    ASSERT_TRUE(c2->run(x.data(), f.data(), nullptr, y2.data(), two).isOk());
+    const bool wino1 = c1->implementation().find("wino") != std::string::npos;
+    const bool wino2 = c2->implementation().find("wino") != std::string::npos;
+    EXPECT_EQ(wino1, side == 14) << c1->implementation();
+    EXPECT_EQ(wino2, side == 14) << c2->implementation();
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << i;
+  }
+}
+
 TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
   for (bool winograd : {true, false}) {
     onednn::Conv2dParams p;
