@@ -32,7 +32,7 @@ struct LadderLimits {
   // A dispatch this long keeps any device busy past its fill-up: larger
   // steps can only cost time.
   double longEnoughMs = 10;
-  uint64_t maxStepBytes = uint64_t(512) << 20;  // the largest tensor a step may allocate
+  uint64_t maxStepBytes = uint64_t(256) << 20;  // the largest tensor a step may allocate
   int maxSteps = 8;
 };
 
