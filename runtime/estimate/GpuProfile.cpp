@@ -42,7 +42,26 @@ std::string defaultGpuProfilePath(const GpuLimits &device) {
   return profileCacheDirectory() + "/gpu-" + profileKeyHash(gpuProfileKey(device)) + ".json";
 }
 
-void updateGpuSigmas(GpuProfile *p) { updateFamilySigmas(&p->families); }
+void updateGpuSigmas(GpuProfile *p) {
+  // A point whose time is mostly the dispatch cost it is priced with says
+  // little about its ratio (the difference of two near-equal times, floored
+  // at 1e-3): it still prices nodes as small as itself (dispatch + ~0), but
+  // is not counted in its family's leave-one-out error, where its tiny ratio
+  // against its neighbours' would widen every interval of the family.
+  const double mostlyDispatchMs = 1.5 * p->dispatchUs * 1e-3;
+  for (auto &[name, g] : p->families) {
+    double sum = 0;
+    int n = 0;
+    if (g.points.size() >= 2)
+      for (size_t i = 0; i < g.points.size(); ++i) {
+        if (g.points[i].ms > 0 && g.points[i].ms < mostlyDispatchMs) continue;
+        const double e = std::log(interpolateRatio(g, g.points[i].params, long(i))) - std::log(g.points[i].ratio);
+        sum += e * e;
+        ++n;
+      }
+    g.logSigma = n ? std::sqrt(sum / n) : 0.5;
+  }
+}
 
 Status saveGpuProfile(const GpuProfile &p, const std::string &path) {
   const GpuLimits &d = p.device;

@@ -148,6 +148,31 @@ TEST(GpuEstimate, CoopmatMatmulsPriceOnTheirOwnGrid) {
   EXPECT_TRUE(q.device.coopmat);
 }
 
+// A grid point that is mostly its dispatch cost (its ratio the difference
+// of two near-equal times) is not counted in its family's error.
+TEST(GpuEstimate, MostlyDispatchPointsLeaveTheSigmaAlone) {
+  est::GpuProfile p = syntheticGpuProfile();  // dispatch 10 us
+  auto point = [](double elements, double ratio, double ms) {
+    est::GridPoint g;
+    g.params = {elements};
+    g.ratio = ratio;
+    g.ms = ms;
+    return g;
+  };
+  auto &pts = p.families["binary"].points;
+  pts = {point(1 << 18, 0.6, 0.020), point(1 << 20, 0.62, 0.060), point(1 << 22, 0.65, 0.200)};
+  est::updateGpuSigmas(&p);
+  const double clean = p.families["binary"].logSigma;
+  EXPECT_LT(clean, 0.1);
+  pts.push_back(point(4096, 1e-3, 0.011));  // 11 us: the 10 us dispatch and noise
+  est::updateGpuSigmas(&p);
+  EXPECT_LT(p.families["binary"].logSigma, 1.0);
+  // Measured well above the dispatch, the same point counts.
+  pts.back().ms = 0.050;
+  est::updateGpuSigmas(&p);
+  EXPECT_GT(p.families["binary"].logSigma, 2.0);
+}
+
 TEST(GpuEstimate, RefusesWhatTheGpuProgramRefuses) {
   est::GpuProfile p = syntheticGpuProfile();
   std::string art = writeArtifact("gpu_est_dyn", dynamicReluGraph(), true);
