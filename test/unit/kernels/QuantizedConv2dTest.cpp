@@ -8,8 +8,8 @@
 // stride 2, 1x1 with int8 input and float output, the 7x7 stride-2 stem,
 // dilation with asymmetric padding; residual joins (the conv's own
 // quantization, the residual's dequantization, relu); 1 and 2 threads
-// (pieces of rows, of pixels and of channels, the last two where rows do
-// not divide evenly); oneDNN against the portable loop; the
+// (pieces of rows and of channels, the latter also where rows do not
+// divide evenly); oneDNN against the portable loop; the
 // output written over the residual's bytes (the memory planner's in-place
 // placement) against a separate output.
 #include <gtest/gtest.h>
@@ -176,9 +176,9 @@ const std::vector<QConvCase> &cases() {
       // (the kernel leaves it to the saturation): int8 at -128, and uint8
       // at 0 in the residual case above.
       {1, 9, 9, 16, 32, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 9, DataType::kInt8, -128, true, false, true},
-      // Seven output rows (ResNet's last stage): on two threads pieces of
-      // output pixels (the 1x1 join) or of output channels (the 3x3s, the
-      // second a join), not 4 + 3 rows.
+      // Seven output rows (ResNet's last stage): on two threads 4 + 3 rows
+      // for the 1x1 join, pieces of output channels for the 3x3s (the
+      // second a join).
       {1, 7, 7, 256, 128, 1, 1, 1, 1, 1, {0, 0, 0, 0}, DataType::kUint8, 0, DataType::kUint8, 0, true, true, true},
       {1, 14, 14, 64, 96, 3, 3, 1, 2, 1, {1, 1, 1, 1}, DataType::kUint8, 131, DataType::kUint8, 2, true},
       {1, 7, 7, 64, 64, 3, 3, 1, 1, 1, {1, 1, 1, 1}, DataType::kUint8, 5, DataType::kUint8, 0, true, true, true},
@@ -249,14 +249,14 @@ TEST(QuantizedConv2d, OutputOverTheResidual) {
 
 #if WEBNN_HAVE_ONEDNN
 // Output rows that two threads cannot share evenly (7) are cut into pieces of
-// output pixels (1x1, stride 1) or of output channels (others); 14 rows stay
-// pieces of rows.
-TEST(QuantizedConv2d, UnevenRowsAreCutOtherwise) {
+// output channels, except for a 1x1 stride-1 layer; 14 rows stay pieces of
+// rows.
+TEST(QuantizedConv2d, UnevenRowsAreCutByChannels) {
   struct Case {
     int64_t rows, k;
     const char *want;
   };
-  for (const Case &c : {Case{7, 1, "2 pieces of output pixels"}, Case{7, 3, "2 pieces of output channels"},
+  for (const Case &c : {Case{7, 1, "2 pieces of output rows"}, Case{7, 3, "2 pieces of output channels"},
                         Case{14, 1, "2 pieces of output rows"}}) {
     onednn::QuantizedConv2dParams p;
     p.N = 1, p.H = c.rows, p.W = c.rows, p.C = 256, p.O = 128, p.OH = c.rows, p.OW = c.rows, p.KH = c.k, p.KW = c.k;

@@ -13,7 +13,7 @@
 // Threads: as Conv2d.cpp, every primitive is built for one thread and a
 // multi-threaded run is cut into single-threaded pieces (images, output
 // rows with their own padding, or output channels: PieceSplit.h; output
-// pixels or channels where rows do not divide evenly) that the session's
+// channels too where rows do not divide evenly) that the session's
 // pool runs; pieces whose primitives want the whole layer's filter layout
 // share its packed filter.
 #include <cstring>
@@ -274,47 +274,22 @@ void QuantizedConv2d::Impl::choosePieces(int threads) {
   // The plan's thresholds are in float32 FLOPs; int8 pieces do the same
   // multiply-adds.
   ConvPiecePlan plan = planConv2dPieces(shape, threads);
-  // Rows that do not divide evenly (the last stage of ResNet-50 and
-  // MobileNetV2: 7 rows on 2 threads as 4 + 3, the 4-row piece setting the
-  // layer's time) are cut another way where one gives equal work: a 1x1
-  // layer with stride 1 and no padding as pieces of pixels (its input and
-  // output pixels are contiguous runs of nhwc), others as pieces of output
-  // channels (whole 16-channel blocks).
-  const auto unevenRows = [&] {
-    if (plan.kind != PieceKind::kPieces || plan.by != ConvPiecePlan::By::kRows || p.N != 1) return false;
+  // Rows that do not divide evenly (ResNet-50's last stage: 7 rows on 2
+  // threads as 4 + 3, the 4-row piece setting the layer's time) are cut by
+  // output channels instead (whole 16-channel blocks): equal work, each core
+  // reading its part of the filter. Not the 1x1 stride-1 layers: there (and
+  // in MobileNetV2's 7x7 stage) equal pieces of pixels measured slower than
+  // 4 + 3 rows, the next layer's rows then coming from the other core.
+  if (plan.kind == PieceKind::kPieces && plan.by == ConvPiecePlan::By::kRows && p.N == 1 && p.groups == 1 &&
+      !(p.KH == 1 && p.KW == 1 && p.strideH == 1 && p.strideW == 1)) {
     const int64_t count = int64_t(plan.pieces.size());
-    return ((p.OH + count - 1) / count) * count * 20 > p.OH * 21;
-  };
-  if (unevenRows() && p.KH == 1 && p.KW == 1 && p.strideH == 1 && p.strideW == 1 && p.padTop == 0 &&
-      p.padBottom == 0 && p.padLeft == 0 && p.padRight == 0) {
-    const int64_t count = int64_t(plan.pieces.size()), pixels = p.OH * p.OW;
-    std::vector<Piece> made;
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t px0 = pixels * i / count, px1 = pixels * (i + 1) / count;
-      QuantizedConv2dParams q = p;
-      q.H = q.OH = px1 - px0;
-      q.W = q.OW = 1;
-      std::string why;
-      Piece piece;
-      piece.impl = makeImpl(q, &why);
-      if (!piece.impl) break;
-      piece.impl->donor = this;
-      piece.srcOffset = px0 * p.C;
-      piece.dstOffset = px0 * p.O;
-      made.push_back(std::move(piece));
+    const bool uneven = ((p.OH + count - 1) / count) * count * 20 > p.OH * 21;
+    if (uneven && p.O % (count * 16) == 0) {
+      const int64_t per = p.O / count;
+      plan.by = ConvPiecePlan::By::kChannels;
+      plan.pieces.clear();
+      for (int64_t i = 0; i < count; ++i) plan.pieces.push_back({0, p.N, 0, p.OH, i * per, per});
     }
-    if (int64_t(made.size()) == count) {
-      pieces = std::move(made);
-      split = Split::kPieces;
-      splitNote = std::to_string(count) + " pieces of output pixels";
-      return;
-    }
-  }
-  if (unevenRows() && p.groups == 1 && p.O % (int64_t(plan.pieces.size()) * 16) == 0) {
-    const int64_t count = int64_t(plan.pieces.size()), per = p.O / count;
-    plan.by = ConvPiecePlan::By::kChannels;
-    plan.pieces.clear();
-    for (int64_t i = 0; i < count; ++i) plan.pieces.push_back({0, p.N, 0, p.OH, i * per, per});
   }
   if (plan.kind != PieceKind::kPieces) {
     split = plan.kind == PieceKind::kOpenMp ? Split::kOpenMp : Split::kOneThread;
