@@ -45,6 +45,10 @@ int runCalibrateGpu(const std::string &device, double deadline, const std::strin
                      {"submit_us", profile.submitUs},
                      {"bandwidth_gbs", profile.bandwidthGBs},
                      {"peak_gflops", profile.peakGflops}};
+    // How far each probe grew and why it stopped (GpuLadder.h).
+    j["probes"] = nlohmann::json::array();
+    for (const est::GpuProbe &r : profile.probes)
+      j["probes"].push_back({{"name", r.name}, {"steps", r.steps}, {"stop", r.stop}, {"best_params", r.bestParams}});
     addBuildInfo(j);
     std::printf("%s\n", j.dump(2).c_str());
   } else {

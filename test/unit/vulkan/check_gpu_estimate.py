@@ -81,6 +81,13 @@ def main():
     check(took < args.deadline + 10, "calibrate --deadline %g took %.1f s" % (args.deadline, took))
     check(info["profile"].startswith(os.path.join(tmp, "cache", "webnn", "gpu-")), "profile path: %s" % info["profile"])
     check(info["grid_points"] >= 3, "grid points: %s" % info["grid_points"])
+    # The bandwidth and peak probes run first, grown until the device is full
+    # or a cap: each says how far it went and why it stopped.
+    probes = {p["name"]: p for p in info.get("probes", [])}
+    for name in ("copy", "matmul square"):
+        p = probes.get(name)
+        check(p is not None and p["steps"] >= 1 and p["stop"] not in ("running", "failed") and p["best_params"],
+              "probe %s: %s" % (name, p))
     check(info["dispatch_us"] > 0 and info["submit_us"] > 0 and info["peak_gflops"] > 0, "overheads: %s" % info)
 
     r = run([webnnc, "estimate", weightless, "--device", "gpu", "--json", "--detail"])
