@@ -996,9 +996,16 @@ struct ChainTiming {
   double spread = 0;      // log(p90 / p10) / 2.56 of the chain's runs
   double dramShare = 0;   // the estimate's share of the weights from DRAM at each run
   // Per round: the chain's run (one thread: the median; several: the
-  // fastest fifth), nodes without weights of their own alone, nodes with
-  // them alone with the weights in the L3 and evicted.
-  std::vector<double> graphMs, aloneMs, warmMs, coldMs;
+  // fastest fifth), nodes without weights of their own alone, and per
+  // kernel with weights of its own: how many nodes run it, its time alone
+  // with the weights in the L3 and evicted, and the estimate's floor for it
+  // (its share of the weights streamed at DRAM's read rate).
+  struct ColdKernel {
+    int count = 0;
+    double warmMs = 0, coldMs = 0, streamMs = 0;
+  };
+  std::vector<double> graphMs, aloneMs;
+  std::vector<std::vector<ColdKernel>> coldKernels;
 };
 ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &p,
                       std::vector<std::unique_ptr<cpu::ThreadPool>> &pools,
@@ -1066,13 +1073,15 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
       v.push_back(clock.since(t0) * 1e3);
     }
     std::sort(v.begin(), v.end());
-    double alone = 0, warm = 0, cold = 0;
+    double alone = 0;
+    std::vector<ChainTiming::ColdKernel> coldKernels;
     for (Distinct &d : distinct) {
       Timed m = timeProbe(*d.probe, *pools[size_t(d.threads - 1)], *evictors[size_t(d.threads - 1)],
                           slice / double(distinct.size()), false, d.cold ? p.l3Bytes : 0, 4);
       if (d.cold) {
-        warm += d.count * m.ms;
-        cold += d.count * m.coldMs;
+        const ThreadProfile &t = p.threads[size_t(d.threads - 1)];
+        const double readGBs = t.dramReadGBs > 0 ? t.dramReadGBs : t.dramGBs;
+        coldKernels.push_back({d.count, m.ms, m.coldMs, r.dramShare * d.probe->coldBytes / (readGBs * 1e6)});
       } else {
         alone += d.count * m.ms;
       }
@@ -1082,8 +1091,7 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
     all.insert(all.end(), v.begin(), v.end());
     r.graphMs.push_back(clock.cpu ? v[v.size() / 2] : v[v.size() / 5]);
     r.aloneMs.push_back(alone);
-    r.warmMs.push_back(warm);
-    r.coldMs.push_back(cold);
+    r.coldKernels.push_back(std::move(coldKernels));
   }
   for (auto &probe : probes)
     if (!probe->runStatus.isOk()) return ChainTiming{};
@@ -1298,8 +1306,13 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
       } else {
         std::vector<double> extra;
-        for (size_t r = 0; r < m.graphMs.size(); ++r)
-          extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r] - m.warmMs[r]);
+        for (size_t r = 0; r < m.graphMs.size(); ++r) {
+          // (The chain's weights fit the L3: its kernels with weights of
+          // their own count at their L3 times.)
+          double alone = m.aloneMs[r];
+          for (const ChainTiming::ColdKernel &k : m.coldKernels[r]) alone += k.count * k.warmMs;
+          extra.push_back(m.graphMs[r] - runMs - alone);
+        }
         const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
         const double alone = graph - perNodeUs * 1e-3 * m.nodes;
         t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
@@ -1317,24 +1330,39 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         say(stalled + "weights from DRAM");
         continue;
       }
-      if (d.nodes == 0 || d.dramShare <= 0 || medianOf(d.coldMs) <= 0) {
+      if (d.nodes == 0 || d.dramShare <= 0 || d.coldKernels.empty() || d.coldKernels[0].empty()) {
         say("threads " + std::to_string(T) + ": the decode chain could not be built or run: no in-graph DRAM term");
         continue;
       }
-      // As the estimate prices it: a share (1 - s) of the GEMVs' weights in
-      // the L3 (their alone time), s from DRAM at f times their cold time.
+      // As the estimate prices a kernel whose weights partly come from
+      // DRAM (a share s = dramShare of them): its L3 time plus s times f
+      // times what evicting them added alone, at least f times the time to
+      // stream that share at DRAM's read rate. f = 1 is the grid's view; the
+      // f that makes the chain's kernels add up to its time is the term,
+      // found by bisection per round (the sum grows with f).
       const double s = d.dramShare;
+      auto pricedAt = [&](size_t r, double f) {
+        double ms = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
+        for (const ChainTiming::ColdKernel &k : d.coldKernels[r])
+          ms += k.count * std::max(k.warmMs + s * (k.coldMs > k.warmMs ? f : 1) * (k.coldMs - k.warmMs),
+                                   f * k.streamMs);
+        return ms;
+      };
       std::vector<double> factors, pricedMs;
       for (size_t r = 0; r < d.graphMs.size(); ++r) {
-        const double rest = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
-        pricedMs.push_back(rest + (1 - s) * d.warmMs[r] + s * d.coldMs[r]);
-        factors.push_back((d.graphMs[r] - rest - (1 - s) * d.warmMs[r]) / (s * d.coldMs[r]));
+        double lo = 0.25, hi = 4;
+        for (int k = 0; k < 40; ++k) {
+          const double mid = std::sqrt(lo * hi);
+          (pricedAt(r, mid) < d.graphMs[r] ? lo : hi) = mid;
+        }
+        factors.push_back(std::sqrt(lo * hi));
+        pricedMs.push_back(pricedAt(r, 1));
       }
       const double f = medianOf(factors), graph = medianOf(d.graphMs), priced = medianOf(pricedMs);
-      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? std::clamp(f, 0.25, 4.0) : 1;
+      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? f : 1;
       std::snprintf(line, sizeof line,
                     "threads %d: %d-node decode chain %.3f ms in a graph, %.3f ms priced from its kernels alone "
-                    "(%.0f%% of weights from DRAM, spread %.3f): cold GEMVs %.2fx%s",
+                    "(%.0f%% of weights from DRAM, spread %.3f): DRAM's part %.2fx%s",
                     T, d.nodes, graph, priced, 100 * s, d.spread, f, t.graphColdFactor == 1 ? ", within the spread" : "");
       say(line);
     }

@@ -155,12 +155,13 @@ struct Model {
       } else {
         ratio = interpolateRatio(*g, params, -1, CacheState::kL3);
         // The part of the run's weights still in the L3 reads as calibration's
-        // L3 runs did, the rest as its runs after evicting the L3.
-        // Inside a graph the weights from DRAM cost graphColdFactor times
-        // what the grid's cold runs of the kernel alone took.
-        if (coldWeights)
-          ratio = (1 - dramShare) * ratio +
-                  dramShare * t.graphColdFactor * interpolateRatio(*g, params, -1, CacheState::kCold);
+        // L3 runs did, the rest as its runs after evicting the L3; inside a
+        // graph what that eviction adds is graphColdFactor times what it
+        // added to the grid's kernels alone.
+        if (coldWeights) {
+          const double added = interpolateRatio(*g, params, -1, CacheState::kCold) - ratio;
+          ratio += dramShare * (added > 0 ? t.graphColdFactor : 1) * added;
+        }
       }
     }
     return ratio * roof;

@@ -284,13 +284,13 @@ TEST(Estimate, WeightsBeyondTheL3PricedAtDramBandwidth) {
   double r = (1 - share) * 2 + share * 20;
   EXPECT_NEAR(blended.nodes[1].ms, 1e-3 + std::max(r * roof, share * blended.nodes[1].dramBytes / 4e6), 1e-9);
   EXPECT_DOUBLE_EQ(blended.dramShare, share);
-  // In a graph the weights from DRAM take graphColdFactor times the cold
-  // runs alone (calibration's decode chain): the cold part and the DRAM
-  // floor both scale, the L3 part does not.
+  // In a graph what the weights from DRAM add takes graphColdFactor times
+  // what it added to the kernels alone (calibration's decode chain): that
+  // part and the DRAM floor scale, the L3 time does not.
   cold.threads[0].graphColdFactor = 1.5;
   Estimate slower;
   ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv4f", chain(4), true), cold, {}, &slower).isOk());
-  double rf = (1 - share) * 2 + share * 1.5 * 20;
+  double rf = 2 + share * 1.5 * (20 - 2);
   EXPECT_NEAR(slower.nodes[1].ms, 1e-3 + std::max(rf * roof, 1.5 * share * slower.nodes[1].dramBytes / 4e6), 1e-9);
   Estimate fitsL3;
   cold.threads[0].graphColdFactor = 3;
