@@ -105,11 +105,17 @@ std::string inPlaceText(const std::vector<BufferRequest> &requests, const std::v
 
 // ---- concat elimination (ConcatViewPlan)
 
-// Ops whose CPU kernels write their output at a row pitch (the CPU backend
-// wraps any of their kernels that cannot, copying its dense result in):
-// the producers a concat input may be placed for.
-bool writesRowPitch(const std::string &op) {
-  return op == "conv2d" || op == "fusedConv2d" || op == "maxPool2d" || op == "averagePool2d" || op == "concat";
+// How a concat input's producer writes a strided slice: itself (the CPU
+// kernels of pools and concat), or through the CPU backend's dense copy
+// after its kernel (convolutions: oneDNN's optimized convolutions take only
+// a dense destination), which moves the concat's copy rather than saving
+// it, so such an input is placed only where two or more concats read it
+// (DenseNet's: each of its later copies is saved). Else not placed.
+enum class SliceWriter { kNone, kItself, kThroughCopy };
+SliceWriter sliceWriter(const std::string &op) {
+  if (op == "maxPool2d" || op == "averagePool2d" || op == "concat") return SliceWriter::kItself;
+  if (op == "conv2d" || op == "fusedConv2d") return SliceWriter::kThroughCopy;
+  return SliceWriter::kNone;
 }
 
 // Ops whose kernels read a strided input without a copy: the other readers
@@ -148,17 +154,21 @@ std::vector<ViewSlot> placeConcatInputs(const LoadedGraph &g, const std::vector<
     if (tensorOf[size_t(k)] != SIZE_MAX) inPlace[tensorOf[size_t(k)]] = true;
   }
   // A tensor that may live inside another: planned here, not an output or
-  // taken over in place, made by a node that writes rows at a pitch and
-  // read only by nodes that read them.
+  // taken over in place, made by a node that writes its slice (above) and
+  // read only by nodes that read one.
   auto placeable = [&](int32_t t) {
     const LoadedTensor &lt = g.tensors[size_t(t)];
     if (requestOf[size_t(t)] < 0 || isOutput[size_t(t)] || inPlace[size_t(t)] || lt.byteSize == 0 || lt.producer < 0)
       return false;
     const LoadedNode &p = g.nodes[size_t(lt.producer)];
-    if (p.outputs.size() != 1 || !p.subgraphs.empty() || !writesRowPitch(p.op)) return false;
-    for (int32_t r : readers[size_t(t)])
+    const SliceWriter writer = sliceWriter(p.op);
+    if (p.outputs.size() != 1 || !p.subgraphs.empty() || writer == SliceWriter::kNone) return false;
+    int concats = 0;
+    for (int32_t r : readers[size_t(t)]) {
       if (!readsRowPitch(g.nodes[size_t(r)].op)) return false;
-    return true;
+      concats += g.nodes[size_t(r)].op == "concat";
+    }
+    return writer == SliceWriter::kItself || concats >= 2;
   };
   auto aligned = [](uint64_t bytes) { return bytes % kArenaAlignment == 0; };
   for (size_t i = g.nodes.size(); i-- > 0;) {

@@ -634,11 +634,11 @@ TEST(Executor, ReshapeOverItsInputEndToEnd) {
 }  // namespace
 }  // namespace webnn::test
 
-// Concat elimination end to end on the CPU backend: the conv and the pool
-// write their slices of the concat's output (the pool, the conv through
-// their own kernels or the dense-copy adapter), the concat copies nothing,
-// batchNormalization reads the conv's strided slice beside it, and in the
-// wider graph the first concat is a strided view of the second. Every
+// Concat elimination end to end on the CPU backend: the pool writes its
+// slice of the concat's output itself; in the wider graph the conv, read by
+// both concats, writes its slice through the dense-copy adapter,
+// batchNormalization reads that strided slice beside them, and the first
+// concat is a strided view of the second, so neither copies. Every
 // output equals a plain loop's, at 1 and 2 threads; so do those of a graph
 // whose concat keeps its copies (a 20-channel conv: slices off the 64-byte
 // grid).

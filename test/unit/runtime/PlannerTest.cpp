@@ -371,7 +371,10 @@ void expectPlaced(const rt::ConcatViewPlan &v, size_t t, size_t root, uint64_t b
 }
 
 TEST(Planner, ConcatInputsLiveInTheirSlices) {
-  auto v = concatViews({}, "concat_views");
+  // Pools write their slice themselves: both placed.
+  ConcatSlice pools;
+  pools.aBy = "maxPool2d";
+  auto v = concatViews(pools, "concat_views");
   ASSERT_TRUE(v);
   EXPECT_EQ(v->views, 2u);
   expectPlaced(*v, 2, 4, 0, 32, "a");       // a: channels [0, 16) of y's 32
@@ -381,35 +384,44 @@ TEST(Planner, ConcatInputsLiveInTheirSlices) {
       << v->planText;
 
   // A reader that reads strided rows (batchNormalization) keeps a placed.
-  ConcatSlice bn;
-  bn.bnReadsA = true;
-  v = concatViews(bn, "concat_bn_reader");
+  pools.bnReadsA = true;
+  v = concatViews(pools, "concat_bn_reader");
   ASSERT_TRUE(v);
   expectPlaced(*v, 2, 4, 0, 32, "bn reader");
+
+  // A conv's output goes through a dense copy: placed for one concat, that
+  // copy would only replace the concat's. p still is.
+  v = concatViews({}, "concat_conv_one_reader");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->views, 1u);
+  EXPECT_EQ(v->rowPitch[2], 0);
+  expectPlaced(*v, 3, 4, 16 * 4, 32, "p beside a conv");
 }
 
 TEST(Planner, ConcatInputsThatKeepTheirOwnBytes) {
   struct Case {
     const char *tag;
     ConcatSlice k;
-    size_t placed;  // p is placed in each; a in none
   };
   ConcatSlice relu, twice, output, producer;
   relu.reluReadsA = true;   // a reader that needs a dense a
   twice.order = "apa";      // a in two slices: it can live in one
   output.aIsOutput = true;  // the caller reads a dense a
-  producer.aByRelu = true;  // made by an op whose kernels write no row pitch
-  for (const Case &c : {Case{"concat_relu_reader", relu, 1}, Case{"concat_twice", twice, 1},
-                        Case{"concat_a_output", output, 1}, Case{"concat_relu_producer", producer, 1}}) {
+  producer.aBy = "relu";    // made by an op whose kernels write no slice
+  for (ConcatSlice *k : {&relu, &twice, &output})
+    k->aBy = "maxPool2d";  // else placed (pools write their slices)
+  for (const Case &c : {Case{"concat_relu_reader", relu}, Case{"concat_twice", twice},
+                        Case{"concat_a_output", output}, Case{"concat_relu_producer", producer}}) {
     auto v = concatViews(c.k, c.tag);
     ASSERT_TRUE(v) << c.tag;
-    EXPECT_EQ(v->views, c.placed) << c.tag;
+    EXPECT_EQ(v->views, 1u) << c.tag;  // p only
     EXPECT_EQ(v->rowPitch[2], 0) << c.tag;
     EXPECT_EQ(v->planText.find("'a' "), std::string::npos) << c.tag << ": " << v->planText;
     EXPECT_NE(v->rowPitch[3], 0) << c.tag;
   }
   // A graph input is not the arena's to place: a and p are, x is copied.
   ConcatSlice input;
+  input.aBy = "maxPool2d";
   input.order = "apx";
   auto v = concatViews(input, "concat_graph_input");
   ASSERT_TRUE(v);
@@ -426,7 +438,8 @@ TEST(Planner, ConcatInputsThatKeepTheirOwnBytes) {
 }
 
 // DenseNet's concats: an earlier concat of a later one's first inputs is a
-// view of that one's first channels, so neither copies.
+// view of that one's first channels, so neither copies (the conv's output,
+// read by both, is placed: written once instead of copied twice).
 TEST(Planner, EarlierConcatOfTheSameInputsIsAView) {
   ConcatSlice wider;
   wider.widerConcat = true;

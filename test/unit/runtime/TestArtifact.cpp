@@ -272,7 +272,7 @@ TGraph concatSliceGraph(const ConcatSlice &k) {
                f("q", {1, 6, 5, pc}),     f("y2", {1, 6, 5, y2c}), f("z2", {1, 6, 5, y2c}), f("ma", {ca}),
                f("va", {ca}),             f("my", {yc}),           f("vy", {yc}),          f("my2", {y2c}),
                f("vy2", {y2c})};
-  if (k.aByRelu) g.tensors[2].shape = {1, 6, 5, pc};
+  if (k.aBy != "conv2d") g.tensors[2].shape = {1, 6, 5, pc};
   auto ramp = [](int64_t n, float base, float step) {
     std::vector<float> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[size_t(i)] = base + step * float((i * 7) % 11);
@@ -302,8 +302,9 @@ TGraph concatSliceGraph(const ConcatSlice &k) {
   const std::vector<TAttribute> bn = {integer("axis", 3)};
   std::vector<int32_t> parts;
   for (char l : k.order) parts.push_back(l == 'a' ? 2 : l == 'p' ? 3 : 0);
-  g.nodes = {k.aByRelu ? TNode{"relu", {0}, {2}, "a"}
-                       : TNode{"conv2d", {0, 1}, {2}, "a", {text("inputLayout", "nhwc"), text("filterLayout", "ohwi")}},
+  g.nodes = {k.aBy == "relu"        ? TNode{"relu", {0}, {2}, "a"}
+             : k.aBy == "maxPool2d" ? TNode{"maxPool2d", {0}, {2}, "a", pool}
+                                    : TNode{"conv2d", {0, 1}, {2}, "a", {text("inputLayout", "nhwc"), text("filterLayout", "ohwi")}},
              {"maxPool2d", {0}, {3}, "p", pool},
              {"concat", parts, {4}, "y", {integer("axis", 3)}},
              {"batchNormalization", {4, 13, 14}, {5}, "z", bn}};

@@ -136,7 +136,7 @@ TGraph reshapeChainGraph(bool laterReader, const std::string &after, const std::
 struct ConcatSlice {
   int64_t aChannels = 16;
   std::string order = "ap";    // letters a, p, x: the concat's inputs
-  bool aByRelu = false;        // a = relu(x): a producer that is not listed
+  std::string aBy = "conv2d";  // or maxPool2d (3x3), relu: a's producer (16 channels but for conv2d)
   bool bnReadsA = false;       // batchNormalization(a) -> b (output)
   bool reluReadsA = false;     // relu(a) -> r (output)
   bool aIsOutput = false;      // a is a graph output too
