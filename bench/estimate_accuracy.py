@@ -250,6 +250,10 @@ def markdown(cases, summary):
         lines.append("| 1-thread CPU time per run | %d | %s | %s | | %.0f%% | %s |" % (
             v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"],
             pct(v["tier_agreement"])))
+    for name, v in summary.get("graph_terms", {}).items():
+        lines.append("| in-graph terms %s | %d | %s | %s | %d | %.0f%% | |" % (
+            name, v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["over_2x"],
+            v["median_abs_pct_error"]))
     worst = max(cases, key=lambda c: c["block_spread_pct"])
     lines.append("")
     lines.append("Blocks: %d runs per case; the spread of a case's block medians (largest - smallest, over its "
@@ -324,6 +328,9 @@ def main(argv=None):
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--markdown", help="write the per-case table and totals here (docs/ESTIMATE.md's form)")
+    ap.add_argument("--without-graph-terms", action="store_true",
+                    help="also estimate every case with --profile's in-graph terms left out (graph_node_us 0, "
+                         "graph_cold_factor 1: calibration's chains) and report both against the same timings")
     ap.add_argument("--no-lock", action="store_true",
                     help="time without taking /tmp/webnn-bench.lock: only when every other process is paused "
                          "(a paused holder of the lock would stall the run)")
@@ -377,6 +384,21 @@ def main(argv=None):
         t0 = time.time()
         est = estimate(tools, light, t, args.profile, shapes=shapes)
         estimates[(m, t)] = (est, time.time() - t0)
+    # The same profile without the in-graph terms, for an A/B on one set of timings.
+    without = {}
+    if args.without_graph_terms:
+        if not args.profile:
+            ap.error("--without-graph-terms needs --profile")
+        with open(args.profile) as f:
+            plain = json.load(f)
+        for tp in plain["threads"]:
+            tp["graph_node_us"] = 0.0
+            tp["graph_cold_factor"] = 1.0
+        plain_path = os.path.join(work, "profile-without-graph-terms.json")
+        with open(plain_path, "w") as f:
+            json.dump(plain, f)
+        for (m, full, light, bindings, shapes), t in keys:
+            without[(m, t)] = estimate(tools, light, t, plain_path, shapes=shapes)["latency_ms"]["median"]
     lock = None
     if not args.no_lock:
         lock = open(LOCK_PATH, "a")
@@ -437,6 +459,9 @@ def main(argv=None):
              "runs": sum(len(blk["runs"]) for blk in bl), "block_medians_ms": block_medians,
              "block_spread_pct": 100.0 * (max(block_medians) - min(block_medians)) / measured,
              "blocks": bl, "loadavg": "%.2f..%.2f" % (min(loads), max(loads))}
+        if without:
+            c["predicted_without_graph_terms_ms"] = without[(m, t)]
+            c["error_without_graph_terms_pct"] = 100.0 * (without[(m, t)] - measured) / measured
         cases.append(c)
         cpu_text = "" if cpu_ms is None else "  cpu/run %.3f ms (%+.1f%%)" % (cpu_ms, c["cpu_error_pct"])
         print("%-18s t=%d measured %9.3f ms  predicted %9.3f ms (p10 %.3g, p90 %.3g)  %+6.1f%%  tier %s/%s  "
@@ -467,6 +492,18 @@ def main(argv=None):
             summary["threads_%d" % t] = {"cases": len(sub), "within_10pct": sum(e <= 10 for e in sub) / len(sub),
                                          "within_20pct": sum(e <= 20 for e in sub) / len(sub),
                                          "median_abs_pct_error": sorted(sub)[len(sub) // 2]}
+    if without:
+        for t in threads + [None]:
+            sub = [c for c in cases if t is None or c["threads"] == t]
+            for key, name in (("error_pct", "with"), ("error_without_graph_terms_pct", "without")):
+                errs = sorted(abs(c[key]) for c in sub)
+                if errs:
+                    summary.setdefault("graph_terms", {})["%s, %s" % (name, "all" if t is None else "%d thread(s)" % t)] = {
+                        "cases": len(errs), "within_10pct": sum(e <= 10 for e in errs) / len(errs),
+                        "within_20pct": sum(e <= 20 for e in errs) / len(errs),
+                        "over_2x": sum(1 for c in sub if max(c["measured_ms"], c["measured_ms"] * (1 + c[key] / 100)) >
+                                       2 * min(c["measured_ms"], c["measured_ms"] * (1 + c[key] / 100))),
+                        "median_abs_pct_error": errs[len(errs) // 2]}
     print(json.dumps(summary, indent=2))
     if args.markdown:
         with open(args.markdown, "w") as f:
