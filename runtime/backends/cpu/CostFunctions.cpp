@@ -416,8 +416,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool pointwise = g.KH == 1 && g.KW == 1 && g.groups == 1;
   const bool im2col = g.nhwc && g.groups == 1 && !pointwise && g.N * g.OH * g.OW <= 64 && g.N * g.OH * g.OW >= 16 &&
                       g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
+  // Not at >= 256 channels each way with 15-20 output columns, where
+  // onednn/Conv2d.cpp keeps the direct kernel (Winograd ran slower there).
+  const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-                        g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision;
+                        g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
   const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
   const double outPixels = double(g.N * g.OH * g.OW);
   const OwnPointwise own1x1 = ownPointwise(n, constant);

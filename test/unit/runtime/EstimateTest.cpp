@@ -523,6 +523,19 @@ TEST(CostFunctions, ConvolutionFamiliesAndPieces) {
   EXPECT_EQ(two.piece.family, "conv2d.winograd");
   EXPECT_DOUBLE_EQ(two.piece.params[0], 8 * 15);  // 15 rows: 8 + 7
   EXPECT_DOUBLE_EQ(two.piece.flops, two.flops * 8 / 15);
+  // 256 channels each way on 15-20 output columns stay on the direct kernel
+  // (19cf035), its pieces too; 12 columns are Winograd's.
+  auto wide = [&](int64_t hw, int threads) {
+    cpu::OperandDesc xw{DataType::kFloat32, {1, hw, hw, 256}, nullptr}, ww{DataType::kFloat32, {256, 3, 3, 256}, nullptr};
+    cpu::OperandDesc yw{DataType::kFloat32, {1, hw, hw, 256}, nullptr};
+    cpu::NodeDesc d = conv(hw, 256, 256, 3, 1, "relu");
+    d.inputs = {&xw, &ww};
+    d.outputs = {&yw};
+    return cpu::findCostFunction("fusedConv2d")(d, {false, true}, threads);
+  };
+  EXPECT_EQ(wide(16, 1).family, "conv2d");
+  EXPECT_EQ(wide(16, 2).piece.family, "conv2d");
+  EXPECT_EQ(wide(12, 1).family, "conv2d.winograd");
   // Stride 2: oneDNN's direct kernels, a family apart; SiLU is a pass after.
   cpu::NodeDesc s2 = conv(15, 64, 64, 3, 2, "silu");
   s2.inputs = {&x, &w};
