@@ -297,11 +297,10 @@ struct Model {
 
 // Of a concat's input bytes, the share that still moves under the
 // concat-view plan a CPU session runs (core/ExecutionPlan.h's
-// ConcatViewPlan; none: 1). An input the plan placed inside the output (its
-// bytes there, at the output's row pitch) is skipped by the concat kernel;
-// if a pool (nhwc, dense input) or a concat made it, that kernel wrote it in
-// place, while any other producer's kernel (a convolution) runs on a dense
-// copy that the CPU backend's adapter scatters into place: that copy stays.
+// ConcatViewPlan; none: 1): an input the plan placed inside the output (its
+// bytes there, at the output's row pitch) is skipped by the concat kernel.
+// (Its producer wrote it there: in place, or through the CPU backend's
+// dense copy, priced with the producer: stridedOutputCopyBytes.)
 double concatShareMoved(const rt::PreparedGraph &graph, size_t index) {
   const rt::ConcatViewPlan *views = graph.concatViews.get();
   const rt::LoadedGraph &lg = graph.graph;
@@ -334,20 +333,32 @@ double concatShareMoved(const rt::PreparedGraph &graph, size_t index) {
     const bool placed = offset != rt::kNotInArena &&
                         double(offset) == double(views->arenaOffset[size_t(out)]) + at &&
                         (outer == 1 || inPitch == outPitch);
-    bool inPlace = false;
-    const int32_t producer = lg.tensors[size_t(t)].producer;
-    if (placed && lg.tensors[size_t(t)].role == rt::TensorRole::kIntermediate && producer >= 0 &&
-        size_t(producer) < lg.nodes.size()) {
-      const rt::LoadedNode &pn = lg.nodes[size_t(producer)];
-      const bool pool = pn.op == "maxPool2d" || pn.op == "averagePool2d";
-      inPlace = pn.op == "concat" ||
-                (pool && pn.attributes.getString("layout", "nchw") == "nhwc" && !pn.inputs.empty() &&
-                 tensorOk(pn.inputs[0]) && views->rowPitch[size_t(pn.inputs[0])] == 0);
-    }
-    if (!inPlace) moved += blocks[k];
+    if (!placed) moved += blocks[k];
     at += blocks[k];
   }
   return rowBytes > 0 ? moved / rowBytes : 1;
+}
+
+// The bytes node `index` writes through the CPU backend's dense copy under
+// the concat-view plan: outputs placed at a row pitch inside a concat's
+// output, made by a kernel that writes only dense rows (all but concat and
+// an nhwc pool of a dense input, kernels/RowPitch.h): its result is
+// scattered into the slice after it runs, once.
+double stridedOutputCopyBytes(const rt::PreparedGraph &graph, size_t index) {
+  const rt::ConcatViewPlan *views = graph.concatViews.get();
+  const rt::LoadedGraph &lg = graph.graph;
+  if (!views || index >= lg.nodes.size()) return 0;
+  const rt::LoadedNode &ln = lg.nodes[index];
+  if (ln.op == "concat") return 0;
+  if ((ln.op == "maxPool2d" || ln.op == "averagePool2d") && ln.attributes.getString("layout", "nchw") == "nhwc" &&
+      !ln.inputs.empty() && ln.inputs[0] >= 0 && size_t(ln.inputs[0]) < views->rowPitch.size() &&
+      views->rowPitch[size_t(ln.inputs[0])] == 0)
+    return 0;
+  double bytes = 0;
+  for (int32_t t : ln.outputs)
+    if (t >= 0 && size_t(t) < views->rowPitch.size() && views->rowPitch[size_t(t)] != 0)
+      bytes += double(lg.tensors[size_t(t)].byteSize);
+  return bytes;
 }
 
 }  // namespace
@@ -561,6 +572,17 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       n.ms = tp->nodeOverheadUs * 1e-3;
     } else {
       n = m.node(graph.nodes[i], ln, i);
+      // Under the concat-view plan (static shapes) a producer of a strided
+      // slice that writes dense rows pays the scatter into it, once.
+      if (options.shapes.empty() && lg.dynamicDims.empty()) {
+        const double scatter = stridedOutputCopyBytes(graph, i);
+        if (scatter > 0) {
+          const ThreadProfile &moving = tp->threads > 1 ? *tp1 : *tp;  // bound by moving bytes
+          const double ms = m.price(moving, "copy", {std::max(1.0, scatter / 4)}, 0, 2 * scatter, false);
+          n.ms += ms;
+          m.familyMs["copy"] += ms;
+        }
+      }
       // A concat copies only the inputs the concat-view plan did not put
       // in place: none of them, and it costs the node overhead alone.
       if (ln.op == "concat" && options.shapes.empty() && lg.dynamicDims.empty()) {

@@ -1006,20 +1006,22 @@ TEST(Estimate, InGraphCostPerNodeAdded) {
   EXPECT_NE(s.message().find("threads[0].graph_cold_factor"), std::string::npos) << s.message();
 }
 
-// Under the concat-view plan a concat copies only what was not written in
-// place: a pool's slice is, a convolution's (run on a dense copy the CPU
-// backend scatters into place) and a graph input are not.
+// Under the concat-view plan a concat copies only the inputs the plan did
+// not place in its output (a graph input; a convolution's output read by
+// one concat); a placed input's producer wrote it there: a pool in place, a
+// convolution through the CPU backend's dense copy, priced with it once.
 TEST(Estimate, ConcatCopiesOnlyInputsNotWrittenInPlace) {
   DeviceProfile p = syntheticProfile();
-  auto concatMs = [&](const ConcatSlice &k, const std::string &tag) {
+  auto nodeOf = [&](const ConcatSlice &k, const std::string &tag, const std::string &op) {
     Estimate e;
     Status s = est::estimateArtifact(writeArtifact(tag, concatSliceGraph(k)), p, {}, &e);
     EXPECT_TRUE(s.isOk()) << s.message();
     for (const est::NodeEstimate &n : e.nodes)
-      if (n.op == "concat") return std::make_pair(n.ms, n.bytes);
-    ADD_FAILURE() << tag << ": no concat";
+      if (n.op == op) return std::make_pair(n.ms, n.bytes);
+    ADD_FAILURE() << tag << ": no " << op;
     return std::make_pair(0.0, 0.0);
   };
+  auto concatMs = [&](const ConcatSlice &k, const std::string &tag) { return nodeOf(k, tag, "concat"); };
   // Every copy priced at ratio 2 over the L1 roofline (a graph this small fits it).
   auto fullMs = [&](double bytes) { return 1e-3 + 2 * est::rooflineMs(p, p.threads[0], 0, bytes); };
   auto [ap, apBytes] = concatMs({}, "est_concat_ap");  // a (conv) and p (pool), 16 channels each
@@ -1028,6 +1030,14 @@ TEST(Estimate, ConcatCopiesOnlyInputsNotWrittenInPlace) {
   withInput.order = "apx";  // x, a graph input, is copied too
   auto [apx, apxBytes] = concatMs(withInput, "est_concat_apx");
   EXPECT_NEAR(apx, 1e-3 + (fullMs(apxBytes) - 1e-3) * 2 / 3, 1e-12);
+  // a read by two concats: placed, so both concats copy nothing and the
+  // convolution pays the scatter of its 480 floats into the slice.
+  ConcatSlice wider;
+  wider.widerConcat = true;
+  EXPECT_DOUBLE_EQ(concatMs(wider, "est_concat_wider").first, 1e-3);
+  const double scatter = 2 * est::rooflineMs(p, p.threads[0], 0, 2 * 480 * 4.0);
+  EXPECT_NEAR(nodeOf(wider, "est_concat_wider_conv", "conv2d").first,
+              nodeOf({}, "est_concat_ap_conv", "conv2d").first + scatter, 1e-12);
 }
 
 TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
