@@ -651,8 +651,10 @@ float ramp(int64_t i, float base, float step) { return base + step * float((i * 
 struct SliceReference {
   std::vector<float> a, p, q;
   int64_t ca;
-  explicit SliceReference(const std::vector<float> &x, int64_t aChannels) : ca(aChannels) {
-    const int64_t H = 6, W = 5, C = 16;
+  int64_t H, W;
+  SliceReference(const std::vector<float> &x, int64_t aChannels, int64_t height = 6, int64_t width = 5)
+      : ca(aChannels), H(height), W(width) {
+    const int64_t C = 16;
     a.assign(size_t(H * W * ca), 0.f);
     p.assign(size_t(H * W * C), 0.f);
     for (int64_t i = 0; i < H * W; ++i)
@@ -677,10 +679,10 @@ struct SliceReference {
   std::vector<float> normalized(const std::vector<const std::vector<float> *> &parts, float m0, float ms, float v0,
                                 float vs) const {
     std::vector<float> out;
-    for (int64_t i = 0; i < 30; ++i) {
+    for (int64_t i = 0; i < H * W; ++i) {
       int64_t c = 0;
       for (const std::vector<float> *part : parts) {
-        const int64_t n = int64_t(part->size()) / 30;
+        const int64_t n = int64_t(part->size()) / (H * W);
         for (int64_t k = 0; k < n; ++k, ++c)
           out.push_back(float(((*part)[size_t(i * n + k)] - ramp(c, m0, ms)) / std::sqrt(ramp(c, v0, vs) + 1e-5f)));
       }
@@ -723,6 +725,24 @@ TEST(Executor, ConcatInputsWrittenInTheirSlices) {
       expectNear(b, ref.normalized({&ref.a}, -0.2f, 0.05f, 0.5f, 0.1f), "b " + at);
       if (wider) expectNear(z2, ref.normalized({&ref.a, &ref.p, &ref.q}, 0.2f, -0.02f, 0.9f, 0.1f), "z2 " + at);
     }
+  }
+  // One row (a 1x1 image): the conv writes its dense block of y in place.
+  {
+    ConcatSlice pixel;
+    pixel.height = pixel.width = 1;
+    pixel.bnReadsA = true;
+    const std::vector<float> x1(x.begin(), x.begin() + 16);
+    std::unique_ptr<Model> model;
+    ASSERT_TRUE(Model::load(writeArtifact(concatSliceGraph(pixel), "slices_one_row"), {}, &model).isOk());
+    ASSERT_NE(model->planText().find("'a' [1,1,1,16] in 'y' at byte 0\n"), std::string::npos) << model->planText();
+    std::unique_ptr<Session> session;
+    ASSERT_TRUE(Session::create(*model, {2}, &session).isOk());
+    std::vector<float> z(32), b(16);
+    Status s = session->run({{"x", x1.data(), x1.size() * 4}}, {{"z", z.data(), z.size() * 4}, {"b", b.data(), b.size() * 4}});
+    ASSERT_TRUE(s.isOk()) << s.message();
+    const SliceReference ref(x1, 16, 1, 1);
+    expectNear(z, ref.normalized({&ref.a, &ref.p}, 0.1f, -0.03f, 0.7f, 0.2f), "z one row");
+    expectNear(b, ref.normalized({&ref.a}, -0.2f, 0.05f, 0.5f, 0.1f), "b one row");
   }
   // No views where a slice is off the grid: the same loops, through copies.
   ConcatSlice odd;

@@ -396,6 +396,16 @@ TEST(Planner, ConcatInputsLiveInTheirSlices) {
   EXPECT_EQ(v->views, 1u);
   EXPECT_EQ(v->rowPitch[2], 0);
   expectPlaced(*v, 3, 4, 16 * 4, 32, "p beside a conv");
+
+  // One row (a 1x1 image; nchw at batch 1 alike): each slice is a dense
+  // block the conv writes in place, so it is placed for one concat too.
+  ConcatSlice pixel;
+  pixel.height = pixel.width = 1;
+  v = concatViews(pixel, "concat_one_row");
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->views, 2u);
+  expectPlaced(*v, 2, 4, 0, 0, "a, one row");
+  expectPlaced(*v, 3, 4, 16 * 4, 0, "p, one row");
 }
 
 TEST(Planner, ConcatInputsThatKeepTheirOwnBytes) {

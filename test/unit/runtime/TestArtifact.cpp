@@ -261,18 +261,18 @@ TGraph swapLoopGraph() {
 }
 
 TGraph concatSliceGraph(const ConcatSlice &k) {
-  const int64_t ca = k.aChannels, pc = 16;
+  const int64_t ca = k.aChannels, pc = 16, H = k.height, W = k.width;
   int64_t yc = 0;
   for (char l : k.order) yc += l == 'a' ? ca : pc;
   const int64_t y2c = ca + 2 * pc;
   auto f = [](const std::string &name, Shape s) { return TTensor{name, DataType::kFloat32, std::move(s)}; };
   TGraph g;
-  g.tensors = {f("x", {1, 6, 5, pc}),     f("w", {ca, 1, 1, pc}),  f("a", {1, 6, 5, ca}),  f("p", {1, 6, 5, pc}),
-               f("y", {1, 6, 5, yc}),     f("z", {1, 6, 5, yc}),   f("b", {1, 6, 5, ca}),  f("r", {1, 6, 5, ca}),
-               f("q", {1, 6, 5, pc}),     f("y2", {1, 6, 5, y2c}), f("z2", {1, 6, 5, y2c}), f("ma", {ca}),
+  g.tensors = {f("x", {1, H, W, pc}),     f("w", {ca, 1, 1, pc}),  f("a", {1, H, W, ca}),  f("p", {1, H, W, pc}),
+               f("y", {1, H, W, yc}),     f("z", {1, H, W, yc}),   f("b", {1, H, W, ca}),  f("r", {1, H, W, ca}),
+               f("q", {1, H, W, pc}),     f("y2", {1, H, W, y2c}), f("z2", {1, H, W, y2c}), f("ma", {ca}),
                f("va", {ca}),             f("my", {yc}),           f("vy", {yc}),          f("my2", {y2c}),
                f("vy2", {y2c})};
-  if (k.aBy != "conv2d") g.tensors[2].shape = {1, 6, 5, pc};
+  if (k.aBy != "conv2d") g.tensors[2].shape = {1, H, W, pc};
   auto ramp = [](int64_t n, float base, float step) {
     std::vector<float> v(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) v[size_t(i)] = base + step * float((i * 7) % 11);

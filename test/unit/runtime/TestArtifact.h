@@ -130,11 +130,12 @@ TGraph reshapeChainGraph(bool laterReader, const std::string &after, const std::
                          const std::vector<int64_t> &to = {3, 4});
 
 // Concat elimination (ExecutionPlan.h's ConcatViewPlan), nhwc float32:
-// x [1,6,5,16] (input) -> conv2d 1x1 -> a [1,6,5,aChannels] and
+// x [1,height,width,16] (input; 6x5 by default) -> conv2d 1x1 -> a [1,6,5,aChannels] and
 // maxPool2d 3x3 -> p [1,6,5,16]; y = concat(`order` of a, p, x; last axis)
 // -> batchNormalization -> z (output). Knobs add one thing each.
 struct ConcatSlice {
   int64_t aChannels = 16;
+  int64_t height = 6, width = 5;  // of x and every other image
   std::string order = "ap";    // letters a, p, x: the concat's inputs
   std::string aBy = "conv2d";  // or maxPool2d (3x3), relu: a's producer (16 channels but for conv2d)
   bool bnReadsA = false;       // batchNormalization(a) -> b (output)
