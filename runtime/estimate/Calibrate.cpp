@@ -1076,8 +1076,10 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
     double alone = 0;
     std::vector<ChainTiming::ColdKernel> coldKernels;
     for (Distinct &d : distinct) {
+      // 10 cold runs a round: a decode chain's few GEMV shapes carry its
+      // whole DRAM term, and their cold times alone vary more than the chain.
       Timed m = timeProbe(*d.probe, *pools[size_t(d.threads - 1)], *evictors[size_t(d.threads - 1)],
-                          slice / double(distinct.size()), false, d.cold ? p.l3Bytes : 0, 4);
+                          slice / double(distinct.size()), false, d.cold ? p.l3Bytes : 0, 10);
       if (d.cold) {
         const ThreadProfile &t = p.threads[size_t(d.threads - 1)];
         const double readGBs = t.dramReadGBs > 0 ? t.dramReadGBs : t.dramGBs;
