@@ -20,8 +20,9 @@ namespace {
 
 // 3: probes grown until the device is full (GpuLadder.h), `probes`. Not 2:
 // that is the CPU profiles' format, and a GPU profile handed to the CPU
-// loader stops at its format.
-constexpr int kGpuProfileFormat = 3;
+// loader stops at its format. 4: conv2d.gemm keyed by (outputs, work per
+// output, channels).
+constexpr int kGpuProfileFormat = 4;
 
 }  // namespace
 
@@ -126,6 +127,10 @@ Status loadGpuProfile(const std::string &path, GpuProfile *out) {
                                   "idle (its prices are too high there); format " +
                            std::to_string(kGpuProfileFormat) +
                            " grows each probe until the device is full: run webnn-run calibrate --device gpu again");
+  if (r.status && format == 3)
+    return invalidArgument(path + ": format: 3, whose conv2d.gemm grid is keyed by output rows; format " +
+                           std::to_string(kGpuProfileFormat) +
+                           " keys it by outputs: run webnn-run calibrate --device gpu again");
   if (format != kGpuProfileFormat && r.status)
     return invalidArgument(path + ": format: expected " + std::to_string(kGpuProfileFormat) +
                            " (a profile of another version: run webnn-run calibrate --device gpu again)");

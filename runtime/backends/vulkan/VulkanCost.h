@@ -21,10 +21,11 @@ namespace webnn::vk {
 struct DispatchWork {
   std::string shader;  // the shader's name (shaders/NAME.comp)
   std::string family;  // the grid calibration keeps for it
-  // The family's parameters: (M, K, N) for GEMM-shaped work, (rows, row
-  // length) for row kernels, (outputs, work per output) for direct
-  // convolutions and pools, (elements) for elementwise and copies,
-  // (rows, keys, head size) for attention.
+  // The family's parameters: (M, K, N) for matmuls, (outputs, K, N) for
+  // the implicit-GEMM convolution, (rows, row length) for row kernels,
+  // (outputs, work per output) for direct convolutions and pools,
+  // (elements) for elementwise and copies, (rows, keys, head size) for
+  // attention.
   std::vector<double> params;
   double flops = 0, bytes = 0;
 };

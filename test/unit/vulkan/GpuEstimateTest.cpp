@@ -257,9 +257,11 @@ TEST(GpuEstimate, ProfileRoundTripAndRefusals) {
   // A profile of the first format (fixed, small probes): refused, saying
   // why and what to run.
   std::string old = good;
-  old.replace(old.find("\"format\": 3"), 11, "\"format\": 1");
+  old.replace(old.find("\"format\": 4"), 11, "\"format\": 1");
   refused(old, "format: 1");
   refused(old, "webnn-run calibrate --device gpu again");
+  old.replace(old.find("\"format\": 1"), 11, "\"format\": 3");
+  refused(old, "format: 3");
   std::string badProbe = good;
   badProbe.replace(badProbe.find("\"steps\": 5"), 10, "\"steps\": \"x\"");
   refused(badProbe, "probes[0].steps");
