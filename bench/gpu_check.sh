@@ -35,30 +35,12 @@
 # /usr/bin/python3 that has it), plus the Vulkan variables of docs/GPU.md.
 set -euo pipefail
 
-if [[ $# -lt 1 || "$1" == -* ]]; then
-  sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
-  exit 2
-fi
-BIN=$(cd "$1" && pwd)
-shift
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/gpu_kit.sh"
+gpu_kit_init 33 "$@"
 
-if [[ -z "${PYTHON:-}" ]]; then
-  for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then PYTHON=$p; break; fi
-  done
-fi
-if [[ -z "${PYTHON:-}" ]]; then
-  echo "gpu_check.sh: no python3 with numpy (set PYTHON)" >&2
-  exit 2
-fi
-
-exec "$PYTHON" - "$BIN" "$ROOT" "$@" <<'EOF'
-import argparse
+exec "$PYTHON" - "$BIN" "$ROOT" "${GPU_KIT_ARGS[@]}" <<'EOF'
 import json
-import lzma
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,19 +48,14 @@ import time
 import numpy as np
 
 BIN, ROOT = sys.argv[1], sys.argv[2]
-ap = argparse.ArgumentParser(prog="gpu_check.sh BIN_DIR")
-ap.add_argument("--quick", action="store_true")
-ap.add_argument("--prepare", metavar="DIR")
-ap.add_argument("--models", metavar="DIR")
-ap.add_argument("--runs", type=int, default=0, help="timed runs per model (default 20, --quick 3)")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gpu_kit  # noqa: E402
+from gpu_kit import sh  # noqa: E402
+
+ap = gpu_kit.arguments("gpu_check.sh", "timed runs per model (default 20, --quick 3)")
 ap.add_argument("--only", default="", help="comma-separated model names")
 args = ap.parse_args(sys.argv[3:])
 RTOL_OF_MAX, ATOL = 1e-3, 1e-5
-PERIOD = 4099
-
-
-def sh(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
 def models(quick):
@@ -135,20 +112,16 @@ def two_value_weights(model):
         a = numpy_helper.to_array(t)
         if a.size < 1024:
             continue
-        # A random pattern of PERIOD elements repeated over the tensor: xz
-        # finds the repeats, and PERIOD (a prime) lines up with no row length.
-        pick = rng.random(min(a.size, PERIOD)) < 0.5
         if kind == "float" and a.dtype == np.float32:
             s = np.float32(a.std() or 0.02)
-            b = np.where(pick, -s, s).astype(np.float32)
+            b = gpu_kit.two_values(a.shape, rng, -s, s)
         elif kind == "int4" and a.dtype == np.uint8:
-            b = np.where(pick, 0x5A, 0xA5).astype(np.uint8)
+            b = gpu_kit.two_values(a.shape, rng, 0x5A, 0xA5, np.uint8)
         elif kind == "scale" and a.dtype == np.float32:
             s = np.float32(np.abs(a).mean())
-            b = np.where(pick, s, 1.5 * s).astype(np.float32)
+            b = gpu_kit.two_values(a.shape, rng, s, 1.5 * s)
         else:
             continue
-        b = np.resize(b, a.shape)
         model.graph.initializer[i].CopyFrom(numpy_helper.from_array(b, t.name))
 
 
@@ -212,13 +185,10 @@ def prepare(out, quick):
                 sys.exit(f"gpu_check: --no-optimize compile of {name} failed:\n{r.stderr}")
         os.remove(onnx_path)
         for a in arts:
-            with open(a, "rb") as f, lzma.open(a + ".xz", "wb", preset=6) as g:
-                while chunk := f.read(1 << 24):
-                    g.write(chunk)
+            gpu_kit.xz_file(a, a + ".xz")
             os.remove(a)
         for k, v in inputs.items():
-            with lzma.open(os.path.join(out, f"{name}.in.{k}.npy.xz"), "wb", preset=6) as f:
-                np.save(f, v)
+            gpu_kit.save_npy_xz(os.path.join(out, f"{name}.in.{k}.npy.xz"), v)
         manifest["models"][name] = dict(spec, inputs=sorted(inputs))
         print(f"prepared {name}: {os.path.getsize(wnn + '.xz') / 1e6:.1f} MB compressed, "
               f"{time.time() - t0:.0f} s", flush=True)
@@ -236,8 +206,7 @@ def webnn(art, name, mdir, work, gpu, runs):
         if f.startswith(stem + ".in.") and f.endswith(".npy.xz"):
             npy = os.path.join(work, f[:-3])
             if not os.path.exists(npy):
-                with lzma.open(os.path.join(mdir, f)) as src:
-                    np.save(npy, np.load(src))
+                np.save(npy, gpu_kit.load_npy_xz(os.path.join(mdir, f)))
             base += ["--input", f"{f[len(stem) + 4:-7]}={npy}"]
     r = sh(base + ["--output-dir", outdir])
     if r.returncode:
@@ -292,9 +261,7 @@ def run(mdir):
             if args.only and name not in args.only.split(","):
                 continue
             art = os.path.join(work, label + ".wnn")
-            with lzma.open(os.path.join(mdir, label + ".wnn.xz")) as f, open(art, "wb") as g:
-                while chunk := f.read(1 << 24):
-                    g.write(chunk)
+            gpu_kit.unxz_file(os.path.join(mdir, label + ".wnn.xz"), art)
             mw = os.path.join(work, label)
             cpu_ms, cpu_out = webnn(art, name, mdir, mw, False, runs)
             if cpu_ms is None:

@@ -28,30 +28,12 @@
 # same path (coopmat_nodes 0) and the script says so.
 set -euo pipefail
 
-if [[ $# -lt 1 || "$1" == -* ]]; then
-  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
-  exit 2
-fi
-BIN=$(cd "$1" && pwd)
-shift
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/gpu_kit.sh"
+gpu_kit_init 28 "$@"
 
-if [[ -z "${PYTHON:-}" ]]; then
-  for p in python3 /usr/bin/python3; do
-    if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then PYTHON=$p; break; fi
-  done
-fi
-if [[ -z "${PYTHON:-}" ]]; then
-  echo "gpu_coopmat_check.sh: no python3 with numpy (set PYTHON)" >&2
-  exit 2
-fi
-
-exec "$PYTHON" - "$BIN" "$ROOT" "$@" <<'EOF'
-import argparse
+exec "$PYTHON" - "$BIN" "$ROOT" "${GPU_KIT_ARGS[@]}" <<'EOF'
 import json
-import lzma
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -59,18 +41,13 @@ import time
 import numpy as np
 
 BIN, ROOT = sys.argv[1], sys.argv[2]
-ap = argparse.ArgumentParser(prog="gpu_coopmat_check.sh BIN_DIR")
-ap.add_argument("--quick", action="store_true")
-ap.add_argument("--prepare", metavar="DIR")
-ap.add_argument("--models", metavar="DIR")
-ap.add_argument("--runs", type=int, default=0, help="timed runs per graph and path (default 10, --quick 2)")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import gpu_kit  # noqa: E402
+from gpu_kit import sh  # noqa: E402
+
+ap = gpu_kit.arguments("gpu_coopmat_check.sh", "timed runs per graph and path (default 10, --quick 2)")
 args = ap.parse_args(sys.argv[3:])
 TOL = 1e-2
-PERIOD = 4099
-
-
-def sh(cmd, env=None):
-    return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
 def graphs(quick):
@@ -93,12 +70,6 @@ def graphs(quick):
         "gemm_bias_256x1000x1024": dict(kind="gemm", m=256, k=1000, n=1024),
         "gemm_tb_bias_256x1000x1024": dict(kind="gemm", m=256, k=1000, n=1024, transb=True),
     }
-
-
-def pattern(shape, rng, lo, hi):
-    """Two values in a random pattern of PERIOD elements repeated over `shape`."""
-    pick = rng.random(PERIOD) < 0.5
-    return np.resize(np.where(pick, lo, hi).astype(np.float32), shape)
 
 
 def bert_onnx(spec, path):
@@ -126,7 +97,7 @@ def bert_onnx(spec, path):
         if a.dtype != np.float32 or a.size < 1024:
             continue
         s = np.float32(a.std() or 0.02)
-        model.graph.initializer[i].CopyFrom(numpy_helper.from_array(pattern(a.shape, rng, -s, s), t.name))
+        model.graph.initializer[i].CopyFrom(numpy_helper.from_array(gpu_kit.two_values(a.shape, rng, -s, s), t.name))
     onnx.save(model, path)
     ids = np.random.default_rng(0).integers(0, 30522, (1, spec["seq"])).astype(np.int64)
     return {"input_ids": ids}
@@ -140,12 +111,12 @@ def matmul_onnx(spec, path):
     rng = np.random.default_rng(3)
     s = np.float32(1.0 / np.sqrt(k))
     if spec["kind"] == "matmul":
-        w = numpy_helper.from_array(pattern(tuple(batch) + (k, n), rng, -s, s), "w")
+        w = numpy_helper.from_array(gpu_kit.two_values(tuple(batch) + (k, n), rng, -s, s), "w")
         node = helper.make_node("MatMul", ["a", "w"], ["y"])
         inits = [w]
     else:
         tb = spec.get("transb", False)
-        w = numpy_helper.from_array(pattern((n, k) if tb else (k, n), rng, -s, 0.5 * s), "w")
+        w = numpy_helper.from_array(gpu_kit.two_values((n, k) if tb else (k, n), rng, -s, 0.5 * s), "w")
         bias = numpy_helper.from_array(rng.standard_normal(n).astype(np.float32), "bias")
         node = helper.make_node("Gemm", ["a", "w", "bias"], ["y"], transB=int(tb), alpha=0.5, beta=2.0)
         inits = [w, bias]
@@ -169,13 +140,10 @@ def prepare(out, quick):
         if r.returncode:
             sys.exit(f"gpu_coopmat_check: {' '.join(cmd)} failed:\n{r.stderr}")
         os.remove(onnx_path)
-        with open(wnn, "rb") as f, lzma.open(wnn + ".xz", "wb", preset=6) as g:
-            while chunk := f.read(1 << 24):
-                g.write(chunk)
+        gpu_kit.xz_file(wnn, wnn + ".xz")
         os.remove(wnn)
         for k, v in inputs.items():
-            with lzma.open(os.path.join(out, f"{name}.in.{k}.npy.xz"), "wb", preset=6) as f:
-                np.save(f, v)
+            gpu_kit.save_npy_xz(os.path.join(out, f"{name}.in.{k}.npy.xz"), v)
         manifest["graphs"][name] = dict(spec, inputs=sorted(inputs))
         print(f"prepared {name}: {os.path.getsize(wnn + '.xz') / 1e6:.2f} MB compressed, {time.time() - t0:.0f} s",
               flush=True)
@@ -214,14 +182,11 @@ def run(mdir):
     with tempfile.TemporaryDirectory() as work:
         for name, spec in manifest["graphs"].items():
             art = os.path.join(work, name + ".wnn")
-            with lzma.open(os.path.join(mdir, name + ".wnn.xz")) as f, open(art, "wb") as g:
-                while chunk := f.read(1 << 24):
-                    g.write(chunk)
+            gpu_kit.unxz_file(os.path.join(mdir, name + ".wnn.xz"), art)
             feeds = {}
             for k in spec["inputs"]:
                 p = os.path.join(work, f"{name}.{k}.npy")
-                with lzma.open(os.path.join(mdir, f"{name}.in.{k}.npy.xz")) as src:
-                    np.save(p, np.load(src))
+                np.save(p, gpu_kit.load_npy_xz(os.path.join(mdir, f"{name}.in.{k}.npy.xz")))
                 feeds[k] = p
             if spec["kind"] != "bert":
                 p = os.path.join(work, f"{name}.a.npy")
