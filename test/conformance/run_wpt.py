@@ -14,9 +14,17 @@ the CPU. One case runs first on `--device gpu` (no fallback): if it cannot,
 the run stops with webnn-run's own message. Each case's run reports through
 `webnn-run --json` whether it made GPU dispatches; the cases that ran wholly
 on the CPU are counted and named.
+--record DIR / --replay DIR: a machine without webnnc (a lent GPU machine)
+runs the cases from artifacts compiled elsewhere. --record keeps each
+case's compile result (the artifact, or webnnc's exit status and message)
+in DIR under the case's name and a hash of its graph text and compile
+arguments; --replay takes it from there instead of running webnnc (a case
+with no recorded compile fails, naming it). --progress N prints a count
+every N cases, so a run cut short still says how far it got.
 """
 import argparse
 import concurrent.futures
+import hashlib
 import json
 import re
 import shutil
@@ -183,13 +191,31 @@ def run_case(case_id, case, args, workdir, extra_run_args=(), gpu_check=None):
     except Exception as e:  # an unconvertible case is a harness failure, reported as such
         return case_id, f"harness: cannot convert: {e}", ""
     art = d / "graph.wnn"
-    try:
-        r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)] + args.compile_arg,
-                           capture_output=True, text=True, timeout=120)
-    except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
-        return case_id, f"harness: cannot run webnnc: {e}", ""
-    if r.returncode != 0:
-        return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0], ""
+    key = None
+    if args.record or args.replay:
+        text = (d / "graph.webnn").read_bytes() + "\0".join(args.compile_arg).encode()
+        key = f"{d.name}-{hashlib.sha256(text).hexdigest()[:16]}"
+    if args.replay:
+        stored = {ext: Path(args.replay) / (key + ext) for ext in (".rc", ".err", ".wnn")}
+        if not stored[".rc"].exists():
+            return case_id, f"harness: no recorded compile {key} in {args.replay}", ""
+        if int(stored[".rc"].read_text()) != 0:
+            return case_id, "compile: " + (stored[".err"].read_text().strip().splitlines() or ["(no message)"])[0], ""
+        shutil.copyfile(stored[".wnn"], art)
+    else:
+        try:
+            r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)] + args.compile_arg,
+                               capture_output=True, text=True, timeout=120)
+        except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
+            return case_id, f"harness: cannot run webnnc: {e}", ""
+        if args.record:
+            stored = {ext: Path(args.record) / (key + ext) for ext in (".rc", ".err", ".wnn")}
+            stored[".err"].write_text(r.stderr)
+            if r.returncode == 0:
+                shutil.copyfile(art, stored[".wnn"])
+            stored[".rc"].write_text(str(r.returncode))
+        if r.returncode != 0:
+            return case_id, "compile: " + (r.stderr.strip().splitlines() or ["(no message)"])[0], ""
     outdir = d / "out"
     cmd = [args.webnn_run, str(art), "--output-dir", str(outdir)] + args.run_arg + list(extra_run_args)
     if gpu_check:
@@ -225,7 +251,7 @@ def run_case(case_id, case, args, workdir, extra_run_args=(), gpu_check=None):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--webnnc", required=True)
+    p.add_argument("--webnnc", help="the compiler (not needed with --replay)")
     p.add_argument("--webnn-run", required=True)
     p.add_argument("--wpt-dir", required=True)
     p.add_argument("--expected-failures", required=True)
@@ -243,7 +269,16 @@ def main():
     p.add_argument("--max-listed-percent", type=float,
                    help="fail when the expected failures listed exceed this share of the cases")
     p.add_argument("--timeout", type=int, default=120, help="seconds per webnn-run")
+    p.add_argument("--record", metavar="DIR", help="keep each case's compile result in DIR")
+    p.add_argument("--replay", metavar="DIR", help="take each case's compile result from DIR (no webnnc)")
+    p.add_argument("--progress", type=int, default=0, metavar="N", help="print a count every N cases")
     args = p.parse_args()
+    if args.record and args.replay:
+        p.error("--record and --replay exclude each other")
+    if not args.webnnc and not args.replay:
+        p.error("--webnnc is required unless --replay is given")
+    if args.record:
+        Path(args.record).mkdir(parents=True, exist_ok=True)
 
     cases = []
     for f in sorted(Path(args.wpt_dir).glob("*.json")):
@@ -271,6 +306,9 @@ def main():
         for case_id, problem, ran in pool.map(lambda c: run_case(c[0], c[1], args, workdir), cases):
             results[case_id] = problem
             where[case_id] = ran
+            if args.progress and len(results) % args.progress == 0:
+                failing = sum(1 for p_ in results.values() if p_ is not None)
+                print(f"{len(results)}/{len(cases)} cases run, {failing} failing", flush=True)
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
 
