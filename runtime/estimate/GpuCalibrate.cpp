@@ -693,35 +693,41 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
     if (ladder.stop() == LadderStop::kDeadline) complete = false;
     p.probes.push_back(std::move(r));
   };
-
-  // The storage-buffer bandwidth: the best rate of the growing copy; its
-  // largest step also gives the staging transfer rate (the one-node run
-  // less its dispatch and submit).
-  {
+  // One probe's ladder on its own (the copy, the matmul peak): its steps in
+  // the ladder's order (unreliable ones too, so indices match), the valid
+  // ones added to the grid, and in `*best` the best rate of the valid steps,
+  // or of all of them where none stood out of the noise (a device shared
+  // with other work) rather than no profile.
+  auto climb = [&](const Probe &probe, const std::function<double(const Measured &)> &rate, double *best) {
     LadderLimits l = limits;
     l.probeSeconds = 2;
-    Probe probe = copyProbe();
     l.growth = probe.growth;
     Ladder ladder(l);
     std::vector<Measured> steps;
     Measured m;
     while (!ladder.done()) {
-      step(probe, ladder, [&](const Measured &x) { return x.bytes / (netMs(x) * 1e6); }, &m);
-      // Unreliable steps stay in `steps` (the ladder's indices), not in the grid.
+      step(probe, ladder, rate, &m);
       if (ladder.steps() > int(steps.size())) steps.push_back(m);
     }
-    if (steps.empty())
-      return Status(StatusCode::kInternal, "GPU calibration: the storage-buffer copy did not run: " + lastFailure);
     for (const Measured &x : steps)
       if (x.valid) {
-        p.bandwidthGBs = std::max(p.bandwidthGBs, x.bytes / (netMs(x) * 1e6));
+        *best = std::max(*best, rate(x));
         points.push_back(x);
       }
     record(probe, ladder, steps);
-    // No step stood out of the noise (a device shared with other work): the
-    // best rate of them all rather than no profile.
-    if (p.bandwidthGBs <= 0)
-      for (const Measured &x : steps) p.bandwidthGBs = std::max(p.bandwidthGBs, x.bytes / (netMs(x) * 1e6));
+    if (*best <= 0)
+      for (const Measured &x : steps) *best = std::max(*best, rate(x));
+    return steps;
+  };
+
+  // The storage-buffer bandwidth: the best rate of the growing copy; its
+  // largest step also gives the staging transfer rate (the one-node run
+  // less its dispatch and submit).
+  {
+    std::vector<Measured> steps =
+        climb(copyProbe(), [&](const Measured &x) { return x.bytes / (netMs(x) * 1e6); }, &p.bandwidthGBs);
+    if (steps.empty())
+      return Status(StatusCode::kInternal, "GPU calibration: the storage-buffer copy did not run: " + lastFailure);
     // The staging copies: what the largest step's one-node run spent beside
     // its dispatch and submit (the copy's input in, its output out), where
     // that is a visible part of the run; else (a device where they are lost
@@ -751,27 +757,10 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
   // also gives the run-to-run spread).
   double provisionalPeak = 0;
   {
-    LadderLimits l = limits;
-    l.probeSeconds = 2;
-    Probe probe = peakProbe();
-    l.growth = probe.growth;
-    Ladder ladder(l);
-    std::vector<Measured> steps;
-    Measured m;
-    while (!ladder.done()) {
-      step(probe, ladder, [&](const Measured &x) { return x.flops / (netMs(x) * 1e6); }, &m);
-      if (ladder.steps() > int(steps.size())) steps.push_back(m);
-    }
+    std::vector<Measured> steps =
+        climb(peakProbe(), [&](const Measured &x) { return x.flops / (netMs(x) * 1e6); }, &provisionalPeak);
     if (steps.empty()) return Status(StatusCode::kInternal, "GPU calibration: the matmul did not run: " + lastFailure);
     p.runSpread = steps[0].spread;
-    for (const Measured &x : steps)
-      if (x.valid) {
-        provisionalPeak = std::max(provisionalPeak, x.flops / (netMs(x) * 1e6));
-        points.push_back(x);
-      }
-    record(probe, ladder, steps);
-    if (provisionalPeak <= 0)
-      for (const Measured &x : steps) provisionalPeak = std::max(provisionalPeak, x.flops / (netMs(x) * 1e6));
   }
   std::snprintf(line, sizeof line, "constant upload %.2f GB/s, matmul %.2f GFLOP/s (%d steps, %s)", p.uploadGBs,
                 provisionalPeak, p.probes.back().steps, p.probes.back().stop.c_str());
