@@ -70,6 +70,18 @@ void qdqGemmPortable(const uint8_t *A, int64_t lda, const int32_t *rowSum, const
 void qdqGemmAvx512Vnni(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K,
                        int64_t N, int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy,
                        const QdqEpilogue &e);
+// The same on AMX tiles (TDPBUSD, 16 x 16 x 64 per instruction) over the
+// same packed B; QdqGemmAmx.cpp, only where amxInt8Available(). Rows past
+// the last whole 16 go to qdqGemmAvx512Vnni.
+void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
+                int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy, const QdqEpilogue &e);
+// The CPU has AMX-TILE and AMX-INT8 (CPUID), AVX512-VNNI, and the OS granted
+// this process the tile state (Linux: arch_prctl ARCH_REQ_XCOMP_PERM, asked
+// here once per process, before any tile instruction).
+bool amxInt8Supported();
+// amxInt8Supported() unless WEBNN_AMX=0 (A/B measurement against the VNNI
+// loop): the one place quantizedMatmul's kernel choice asks.
+bool amxInt8Available();
 
 // Quantizes `rows` float rows of K (row stride K) with quantizeLinear's rule,
 // saturate(roundEven(x / scale) + zp) into [qmin, qmax], and stores each value

@@ -7,8 +7,9 @@
 // A constant B (an int8 weight with per-column scales) is packed once, at the
 // first run or from the artifact's prepacked copy (`webnnc compile
 // --prepack`, layout kQdqPackedLayout); a B computed at run time (attention
-// scores) is quantized and packed on every run. The AVX512-VNNI loops run
-// where the CPU has them (avx512Available()), the portable ones elsewhere.
+// scores) is quantized and packed on every run. The GEMM runs on AMX tiles
+// where the CPU and OS allow them (amxInt8Available()), else on AVX512-VNNI
+// where the CPU has it (avx512Available()), else on the portable loops.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -142,7 +143,8 @@ class QdqMatmulKernel final : public Kernel {
   QdqMatmulKernel(int64_t batches, int64_t M, int64_t K, int64_t N, bool bBatched, QuantParams a, QuantParams b,
                   QdqEpilogue e, bool constantB)
       : batches_(batches), M_(M), K_(K), N_(N), lda_(qdqK4(K) * 4), bBatched_(bBatched), a_(std::move(a)),
-        b_(std::move(b)), e_(e), constantB_(constantB), vnni_(avx512Available()) {
+        b_(std::move(b)), e_(e), constantB_(constantB), vnni_(avx512Available()),
+        amx_(amxInt8Available()) {
     // B's packing terms: zero points shifted to signed bytes, scales sa * sb.
     for (int32_t z : b_.zero) packZb_.push_back(z - (b_.isSigned ? 0 : 128));
     for (float s : b_.scale) packScale_.push_back(a_.scale[0] * s);
@@ -175,16 +177,21 @@ class QdqMatmulKernel final : public Kernel {
     QdqEpilogue e = e_;
     e.bias = static_cast<const float *>(optionalData(ctx, 8));
     // Tasks: (batch, pair of panels): 32 columns over all rows, the panels'
-    // bytes stay in L1/L2 while the rows stream past.
+    // bytes stay in L1/L2 while the rows stream past. A thread's consecutive
+    // tasks of one batch are one call (the GEMMs walk the pairs in order), so
+    // the AMX loop loads its tile configuration once per batch, not per pair.
     parallelFor(ctx, batches_ * pairs, 1, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        int64_t bi = t / pairs, p0 = (t % pairs) * 2, p1 = std::min(panels, p0 + 2);
+      for (int64_t t = t0; t < t1;) {
+        const int64_t bi = t / pairs, end = std::min(t1, (bi + 1) * pairs);
+        const int64_t p0 = (t % pairs) * 2, p1 = std::min(panels, ((end - 1) % pairs) * 2 + 2);
         QdqPackedB B = qdqPackedView(packed + (bBatched_ ? bi : 0) * bytesB, K_, N_);
         const uint8_t *A = aQ_.data() + bi * M_ * lda_;
         const int32_t *rs = rowSum_.data() + bi * M_;
         float *y = Y + bi * M_ * N_;
-        if (vnni_) qdqGemmAvx512Vnni(A, lda_, rs, B, K_, N_, 0, M_, p0, p1, y, N_, e);
+        if (amx_) qdqGemmAmx(A, lda_, rs, B, K_, N_, 0, M_, p0, p1, y, N_, e);
+        else if (vnni_) qdqGemmAvx512Vnni(A, lda_, rs, B, K_, N_, 0, M_, p0, p1, y, N_, e);
         else qdqGemmPortable(A, lda_, rs, B, K_, N_, 0, M_, p0, p1, y, N_, e);
+        t = end;
       }
     });
     return Status::ok();
@@ -292,7 +299,7 @@ class QdqMatmulKernel final : public Kernel {
   bool bBatched_;
   QuantParams a_, b_;
   QdqEpilogue e_;
-  bool constantB_, vnni_;
+  bool constantB_, vnni_, amx_;
   bool packed_ = false;
   const void *bConstant_ = nullptr;
   const uint8_t *prepacked_ = nullptr;

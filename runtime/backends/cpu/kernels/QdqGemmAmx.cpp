@@ -1,0 +1,226 @@
+// AMX loop of quantizedMatmul's integer GEMM (QdqGemm.h): TDPBUSD multiplies
+// a 16-row x 64-byte tile of unsigned A with a 64-k x 16-column tile of signed
+// B into 16 x 16 int32 sums, 16K multiply-adds per instruction where vpdpbusd
+// does 64: the packed B's [K/4][16][4] panel is already the layout a B tile
+// reads (16 rows of 64 bytes, stride 64), so prepacked artifacts serve both.
+// Compiled for AMX-TILE/INT8 and AVX-512 (the epilogue, the rows under 16) by
+// the pragma below; runs only where amxInt8Available() says so.
+#if defined(__x86_64__) || defined(_M_X64)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8")
+
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cpuid.h>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/backends/cpu/kernels/QdqGemm.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+
+namespace webnn::cpu::kernels {
+
+bool amxInt8Supported() {
+  static const bool ok = [] {
+    // The epilogue and the rows left under a tile run on AVX-512 VNNI.
+    if (!avx512Available()) return false;
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+    if (!((d >> 24) & 1) || !((d >> 25) & 1)) return false;  // amx-tile, amx-int8
+    // Linux hands out the 8 KB tile state only to a process that asks
+    // (ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA); without it the first tile
+    // instruction faults. The request fails where the kernel or the
+    // hypervisor does not enable the state.
+#if defined(__linux__)
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+    return false;
+#endif
+  }();
+  return ok;
+}
+
+bool amxInt8Available() {
+  static const bool ok = [] {
+    const char *v = std::getenv("WEBNN_AMX");
+    if (v && std::strcmp(v, "0") == 0) return false;  // A/B measurement against VNNI
+    return amxInt8Supported();
+  }();
+  return ok;
+}
+
+namespace {
+
+// Tiles 0-3: the sums of row block r (16 rows) and panel j at 2r + j; 4-5:
+// A of row blocks 0 and 1 (16 rows x 64 bytes); 6-7: B of panels 0 and 1
+// (16 rows of 4 k x 16 columns). All 16 rows of 64 bytes.
+struct alignas(64) TileConfig {
+  uint8_t palette = 1;
+  uint8_t startRow = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+const TileConfig &tileConfig() {
+  static const TileConfig c = [] {
+    TileConfig t;
+    for (int i = 0; i < 8; ++i) t.colsb[i] = 64, t.rows[i] = 16;
+    return t;
+  }();
+  return c;
+}
+
+constexpr int64_t kBlockK4 = 16;  // 4-k groups per tile step (64 k)
+constexpr int64_t kAccStride = 32;  // int32 per row of the sums buffer (two panels)
+
+// The sums of MB row blocks x NP panels over all of K into acc[MB * 16][32]:
+// kFull whole steps from A (row stride lda) and the packed panels, then, when
+// K4 is not a multiple of 16, one step from aTail / bTail (zero padded copies
+// of the rest, so no tile reads past either buffer; rows of 64 bytes).
+template <int MB, int NP>
+void sums(const uint8_t *a, int64_t lda, const int8_t *b0, const int8_t *b1, int64_t kFull, const uint8_t *aTail,
+          const int8_t *bTail0, const int8_t *bTail1, int32_t *acc) {
+  _tile_zero(0);
+  if constexpr (NP == 2) _tile_zero(1);
+  if constexpr (MB == 2) {
+    _tile_zero(2);
+    if constexpr (NP == 2) _tile_zero(3);
+  }
+  const uint8_t *a1 = a + 16 * lda;
+  for (int64_t kb = 0; kb < kFull; ++kb) {
+    _tile_loadd(6, b0 + kb * 1024, 64);
+    if constexpr (NP == 2) _tile_loadd(7, b1 + kb * 1024, 64);
+    _tile_loadd(4, a + kb * 64, lda);
+    _tile_dpbusd(0, 4, 6);
+    if constexpr (NP == 2) _tile_dpbusd(1, 4, 7);
+    if constexpr (MB == 2) {
+      _tile_loadd(5, a1 + kb * 64, lda);
+      _tile_dpbusd(2, 5, 6);
+      if constexpr (NP == 2) _tile_dpbusd(3, 5, 7);
+    }
+  }
+  if (aTail) {
+    _tile_loadd(6, bTail0, 64);
+    if constexpr (NP == 2) _tile_loadd(7, bTail1, 64);
+    _tile_loadd(4, aTail, 64);
+    _tile_dpbusd(0, 4, 6);
+    if constexpr (NP == 2) _tile_dpbusd(1, 4, 7);
+    if constexpr (MB == 2) {
+      _tile_loadd(5, aTail + 16 * 64, 64);
+      _tile_dpbusd(2, 5, 6);
+      if constexpr (NP == 2) _tile_dpbusd(3, 5, 7);
+    }
+  }
+  _tile_stored(0, acc, kAccStride * 4);
+  if constexpr (NP == 2) _tile_stored(1, acc + 16, kAccStride * 4);
+  if constexpr (MB == 2) {
+    _tile_stored(2, acc + 16 * kAccStride, kAccStride * 4);
+    if constexpr (NP == 2) _tile_stored(3, acc + 16 * kAccStride + 16, kAccStride * 4);
+  }
+}
+
+// Rows [m, m + rows) x panels p .. p + np - 1 of Y from the sums in acc: the
+// zero point terms, the scale and the epilogue, as qdqGemmAvx512Vnni's.
+void epilogue(const int32_t *acc, const int32_t *rowSum, const QdqPackedB &B, int64_t N, int64_t m, int rows,
+              int64_t p, int np, float *Y, int64_t ldy, const QdqEpilogue &e) {
+  const __m512 outScale = _mm512_set1_ps(e.outScale), outZp = _mm512_set1_ps(e.outZp);
+  const __m512 qmin = _mm512_set1_ps(e.qmin), qmax = _mm512_set1_ps(e.qmax);
+  for (int j = 0; j < np; ++j) {
+    const int64_t n0 = (p + j) * kQdqPanel;
+    const int64_t cols = std::min<int64_t>(kQdqPanel, N - n0);
+    const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+    const __m512i colTerm = _mm512_load_si512(B.colTerm + n0);
+    const __m512i zb = _mm512_load_si512(B.zb + n0);
+    const __m512 scale = _mm512_load_ps(B.scale + n0);
+    const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(mask, e.bias + n0) : _mm512_setzero_ps();
+    for (int r = 0; r < rows; ++r) {
+      __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc + r * kAccStride + j * 16), colTerm);
+      sum = _mm512_sub_epi32(sum, _mm512_mullo_epi32(zb, _mm512_set1_epi32(rowSum[m + r])));
+      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale);
+      if (e.roundTrip) {
+        __m512 q = _mm512_roundscale_ps(_mm512_div_ps(y, outScale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, outZp), qmin), qmax);
+        y = _mm512_mul_ps(_mm512_sub_ps(q, outZp), outScale);
+      }
+      if (e.bias) y = _mm512_add_ps(y, bias);
+      _mm512_mask_storeu_ps(Y + (m + r) * ldy + n0, mask, y);
+    }
+  }
+}
+
+// Rows [m0, m1) x panels p, p + 1 (np = 1 or 2): blocks of 32 rows, then one
+// of 16, then the rows left (under 16) on the VNNI loop while the panels are
+// in cache.
+void panelRows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
+               int64_t m0, int64_t m1, int64_t p, int np, float *Y, int64_t ldy, const QdqEpilogue &e) {
+  const int64_t K4 = qdqK4(K), kFull = K4 / kBlockK4, tailK4 = K4 % kBlockK4;
+  const int64_t panelBytes = K4 * kQdqPanel * 4;
+  const int8_t *b0 = B.panels + p * panelBytes;
+  const int8_t *b1 = np == 2 ? b0 + panelBytes : b0;
+  alignas(64) int32_t acc[32 * kAccStride];
+  alignas(64) int8_t bTail[2][kBlockK4 * 64];
+  alignas(64) uint8_t aTail[32 * 64];
+  if (tailK4) {
+    std::memset(bTail, 0, sizeof(bTail));
+    std::memset(aTail, 0, sizeof(aTail));
+    std::memcpy(bTail[0], b0 + kFull * 1024, size_t(tailK4 * 64));
+    std::memcpy(bTail[1], b1 + kFull * 1024, size_t(tailK4 * 64));
+  }
+  // The A rows' last partial step, into aTail (its padding stays zero).
+  auto tailOf = [&](int64_t m, int rows) -> const uint8_t * {
+    if (!tailK4) return nullptr;
+    for (int r = 0; r < rows; ++r) std::memcpy(aTail + r * 64, A + (m + r) * lda + kFull * 64, size_t(tailK4 * 4));
+    return aTail;
+  };
+  int64_t m = m0;
+  for (; m + 32 <= m1; m += 32) {
+    const uint8_t *at = tailOf(m, 32);
+    if (np == 2) sums<2, 2>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
+    else sums<2, 1>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
+    epilogue(acc, rowSum, B, N, m, 32, p, np, Y, ldy, e);
+  }
+  if (m + 16 <= m1) {
+    const uint8_t *at = tailOf(m, 16);
+    if (np == 2) sums<1, 2>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
+    else sums<1, 1>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
+    epilogue(acc, rowSum, B, N, m, 16, p, np, Y, ldy, e);
+    m += 16;
+  }
+  if (m < m1) qdqGemmAvx512Vnni(A, lda, rowSum, B, K, N, m, m1, p, p + np, Y, ldy, e);
+}
+
+}  // namespace
+
+void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
+                int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy, const QdqEpilogue &e) {
+  if (m1 - m0 < 16) {  // no whole tile of rows
+    qdqGemmAvx512Vnni(A, lda, rowSum, B, K, N, m0, m1, p0, p1, Y, ldy, e);
+    return;
+  }
+  // The tile configuration is per thread and other code on this thread
+  // (oneDNN's AMX kernels) may load its own: load ours on entry, release on
+  // exit, so no tile state outlives the call.
+  _tile_loadconfig(&tileConfig());
+  int64_t p = p0;
+  for (; p + 2 <= p1; p += 2) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 2, Y, ldy, e);
+  if (p < p1) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 1, Y, ldy, e);
+  _tile_release();
+}
+
+}  // namespace webnn::cpu::kernels
+
+#else
+#include "runtime/backends/cpu/kernels/QdqGemm.h"
+namespace webnn::cpu::kernels {
+bool amxInt8Supported() { return false; }
+bool amxInt8Available() { return false; }
+void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
+                int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy, const QdqEpilogue &e) {
+  qdqGemmPortable(A, lda, rowSum, B, K, N, m0, m1, p0, p1, Y, ldy, e);
+}
+}  // namespace webnn::cpu::kernels
+#endif

@@ -1,0 +1,141 @@
+// The AMX loop of quantizedMatmul (kernels/QdqGemmAmx.cpp) against the
+// portable one on the same packed bytes, bit for bit (the integer sums are
+// exact, the epilogue the same float operations): K around the 64-k tile
+// step (the zero padded last step), rows around the 16- and 32-row blocks
+// (the rows left go to the VNNI loop), column tails and an odd last panel,
+// per-column and one-for-all zero points, both epilogues, row ranges and
+// panel ranges that start inside the matrix. Skipped only where the CPU or
+// the OS has no AMX.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "runtime/backends/cpu/kernels/QdqGemm.h"
+
+namespace webnn::cpu::test {
+namespace {
+
+struct Packed {
+  std::vector<uint8_t> bytes;
+  uint8_t *p = nullptr;
+};
+
+// A random [K, N] signed B packed with za and per-column (or one) zb, and a
+// random A with its row sums.
+struct Problem {
+  int64_t M, K, N, lda;
+  std::vector<uint8_t> A;
+  std::vector<int32_t> rowSum;
+  Packed packed;
+  kernels::QdqPackedB view;
+  std::vector<float> bias;
+
+  Problem(int64_t m, int64_t k, int64_t n, bool uniformZb, uint32_t seed)
+      : M(m), K(k), N(n), lda(kernels::qdqK4(k) * 4) {
+    std::mt19937 rng(seed);
+    A.assign(size_t(M * lda), 0);
+    rowSum.assign(size_t(M), 0);
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t c = 0; c < K; ++c) rowSum[size_t(r)] += A[size_t(r * lda + c)] = uint8_t(rng());
+    std::vector<int8_t> B(size_t(K * N));
+    for (int8_t &x : B) x = int8_t(rng());
+    std::vector<int32_t> zb(static_cast<size_t>(N));
+    std::vector<float> scale(static_cast<size_t>(N));
+    const int32_t z0 = int32_t(rng() % 256) - 128;
+    for (int64_t c = 0; c < N; ++c) {
+      zb[size_t(c)] = uniformZb ? z0 : int32_t(rng() % 256) - 128;
+      scale[size_t(c)] = 1e-5f * float(c + 1);
+      bias.push_back(0.25f * float(int(rng() % 17) - 8));
+    }
+    packed.bytes.assign(size_t(kernels::qdqPackedBytes(K, N)) + 64, 0);
+    packed.p = packed.bytes.data() + (64 - reinterpret_cast<uintptr_t>(packed.bytes.data()) % 64) % 64;
+    const int32_t za = int32_t(rng() % 256);
+    kernels::qdqPackB(B.data(), N, K, N, za, zb.data(), 1, scale.data(), 1, packed.p);
+    view = kernels::qdqPackedView(packed.p, K, N);
+  }
+};
+
+// Epilogues: the scale alone, the quantize-dequantize round trip, and the
+// round trip with a bias. With a bias the reference is the VNNI loop (the
+// same AVX-512 epilogue): the portable loop's y * scale + bias may be
+// contracted to one FMA by the compiler, a rounding the vector loops do not
+// share.
+void amxMatchesPortable(int64_t M, int64_t K, int64_t N, bool uniformZb, uint32_t seed) {
+  Problem pr(M, K, N, uniformZb, seed);
+  const int64_t panels = kernels::qdqPanels(N);
+  for (int epilogue = 0; epilogue < 3; ++epilogue) {
+    kernels::QdqEpilogue e;
+    if (epilogue >= 1) {
+      e.roundTrip = true;
+      e.outScale = 0.01f;
+      e.outZp = -3.f;
+      e.qmin = -128.f;
+      e.qmax = 127.f;
+    }
+    if (epilogue == 2) e.bias = pr.bias.data();
+    auto reference = e.bias ? kernels::qdqGemmAvx512Vnni : kernels::qdqGemmPortable;
+    struct Range {
+      int64_t m0, p0;
+    };
+    for (Range r : {Range{0, 0}, Range{M / 3, panels / 2}}) {
+      // Outside the range both leave Y as it was (NaN here).
+      std::vector<float> want(size_t(M * N), std::nanf("")), got(want);
+      reference(pr.A.data(), pr.lda, pr.rowSum.data(), pr.view, K, N, r.m0, M, r.p0, panels, want.data(), N, e);
+      kernels::qdqGemmAmx(pr.A.data(), pr.lda, pr.rowSum.data(), pr.view, K, N, r.m0, M, r.p0, panels, got.data(),
+                          N, e);
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+          << "M " << M << " K " << K << " N " << N << " rows from " << r.m0 << " panels from " << r.p0
+          << " epilogue " << epilogue;
+    }
+  }
+}
+
+TEST(QdqGemmAmx, MatchesPortable) {
+  if (!kernels::amxInt8Supported()) GTEST_SKIP() << "no AMX-INT8 on this CPU, or the OS did not grant tile state";
+  uint32_t seed = 11;
+  for (int64_t K : {4, 60, 64, 65, 200, 768})
+    for (int64_t M : {1, 15, 16, 17, 128})
+      for (int64_t N : {1, 16, 17, 768}) amxMatchesPortable(M, K, N, (seed & 1) != 0, seed++);
+  // A 16-row block after the 32-row ones, and rows left after it; K = 1 and 3
+  // (all of K in the padded step), a long K with a tail.
+  amxMatchesPortable(57, 131, 45, false, 3);
+  amxMatchesPortable(48, 1, 33, true, 4);
+  amxMatchesPortable(33, 3, 16, false, 5);
+  amxMatchesPortable(40, 3073, 40, false, 6);
+}
+
+// Prints the AMX and VNNI loops' rates on BERT-base's shapes (ff1, ff2,
+// q/k/v/out, one head's two products), best of many runs on 1 thread.
+TEST(QdqGemmAmx, DISABLED_Rate) {
+  if (!kernels::amxInt8Supported()) GTEST_SKIP() << "no AMX-INT8 here";
+  const int64_t shapes[][3] = {{128, 768, 3072}, {128, 3072, 768}, {128, 768, 768}, {128, 64, 128}, {128, 128, 64}};
+  for (const auto &s : shapes) {
+    const int64_t M = s[0], K = s[1], N = s[2];
+    Problem pr(M, K, N, true, 1);
+    kernels::QdqEpilogue e;
+    e.roundTrip = true;
+    e.outScale = 0.05f;
+    std::vector<float> y(static_cast<size_t>(M * N));
+    double best[2] = {1e9, 1e9};
+    const int reps = M * K * N > (int64_t(1) << 24) ? 50 : 500;
+    for (int rep = 0; rep < reps; ++rep)
+      for (int v = 0; v < 2; ++v) {
+        auto t0 = std::chrono::steady_clock::now();
+        (v ? kernels::qdqGemmAmx : kernels::qdqGemmAvx512Vnni)(pr.A.data(), pr.lda, pr.rowSum.data(), pr.view, K,
+                                                               N, 0, M, 0, kernels::qdqPanels(N), y.data(), N, e);
+        best[v] = std::min(best[v], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    std::printf("qdq GEMM %lldx%lldx%lld: VNNI %.4f ms (%.0f GMAC/s), AMX %.4f ms (%.0f GMAC/s)\n", (long long)M,
+                (long long)K, (long long)N, best[0] * 1e3, double(M * K * N) / best[0] / 1e9, best[1] * 1e3,
+                double(M * K * N) / best[1] / 1e9);
+  }
+}
+
+}  // namespace
+}  // namespace webnn::cpu::test
