@@ -34,6 +34,7 @@ DebugOptions &debugOptions() {
     o->pointwiseNarrow = notZero("WEBNN_POINTWISE_NARROW");
     o->fusePointwiseDepthwise = notZero("WEBNN_FUSE_POINTWISE_DEPTHWISE");
     o->resampleSeparable = notZero("WEBNN_RESAMPLE_SEPARABLE");
+    o->amxInt8 = notZero("WEBNN_AMX");
     o->oneDnn = notZero("WEBNN_ONEDNN");
     o->bf16 = notZero("WEBNN_BF16");
     return o;

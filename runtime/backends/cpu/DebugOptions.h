@@ -37,6 +37,9 @@ struct DebugOptions {
   // WEBNN_RESAMPLE_SEPARABLE=0: linear resample2d without the separable
   // kernel (Resample.h); the row walk instead.
   std::atomic<bool> resampleSeparable{true};
+  // WEBNN_AMX=0: quantizedMatmul's integer GEMM on AVX512-VNNI even where the
+  // CPU and OS allow AMX tiles (QdqGemm.h, amxInt8Available).
+  std::atomic<bool> amxInt8{true};
   // WEBNN_ONEDNN=0: no oneDNN; its convolutions and matmuls run on our
   // kernels (onednn::Policy::enabled).
   std::atomic<bool> oneDnn{true};

@@ -4,8 +4,9 @@
 // step (the zero padded last step), rows around the 16- and 32-row blocks
 // (the rows left go to the VNNI loop), column tails and an odd last panel,
 // per-column and one-for-all zero points, both epilogues, row ranges and
-// panel ranges that start inside the matrix. Skipped only where the CPU or
-// the OS has no AMX.
+// panel ranges that start inside the matrix; then the quantizedMatmul
+// kernel on AMX and with WEBNN_AMX's switch off, the same bytes. Skipped only
+// where the CPU or the OS has no AMX.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,9 +14,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "KernelChoices.h"
+#include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/QdqGemm.h"
 
 namespace webnn::cpu::test {
@@ -108,6 +112,71 @@ TEST(QdqGemmAmx, MatchesPortable) {
   amxMatchesPortable(48, 1, 33, true, 4);
   amxMatchesPortable(33, 3, 16, false, 5);
   amxMatchesPortable(40, 3073, 40, false, 6);
+}
+
+// Turns the AMX switch off for a scope (WEBNN_AMX=0's value), on again after.
+struct ScopedAmxOff {
+  ScopedAmxOff() { kernels::setAmxInt8Enabled(false); }
+  ~ScopedAmxOff() { kernels::setAmxInt8Enabled(true); }
+};
+
+// quantizedMatmul through its factory: the choice reported names the loop
+// (amx, or avx512-vnni with the switch off and why amx was refused), and
+// both give the same bytes, over batches (several per thread's range of
+// tasks), a run-time batched B (attention) and a constant per-column int8
+// weight with a bias, 1 and 2 threads.
+TEST(QdqGemmAmx, KernelOnAmxAndSwitchedOff) {
+  if (!kernels::amxInt8Supported()) GTEST_SKIP() << "no AMX-INT8 here";
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uf(-2.f, 2.f);
+  struct Shape3 {
+    int64_t batch, M, K, N;
+    bool runTimeB;
+  };
+  for (Shape3 c : {Shape3{3, 40, 64, 50, true}, Shape3{1, 128, 200, 96, false}, Shape3{2, 33, 768, 17, false}}) {
+    std::vector<float> a(size_t(c.batch * c.M * c.K)), b(size_t((c.runTimeB ? c.batch : 1) * c.K * c.N));
+    for (float &x : a) x = uf(rng);
+    for (float &x : b) x = uf(rng);
+    std::vector<double> w(b.size()), zb(size_t(c.N));
+    std::vector<float> sb(size_t(c.N)), bias(size_t(c.N));
+    for (double &x : w) x = double(int(rng() % 256) - 128);
+    for (size_t n = 0; n < size_t(c.N); ++n)
+      zb[n] = double(int(rng() % 21) - 10), sb[n] = 0.001f * float(1 + rng() % 50), bias[n] = uf(rng);
+    Shape aShape = {c.batch, c.M, c.K};
+    OpCase op;
+    op.op = "quantizedMatmul";
+    op.inputs.push_back(f32(aShape, a));
+    op.inputs.push_back(f32({1}, {0.02f}, true));
+    op.inputs.push_back(fromDoubles(DataType::kUint8, {1}, {128}, true));
+    if (c.runTimeB) {
+      op.inputs.push_back(f32({c.batch, c.K, c.N}, b));
+      op.inputs.push_back(f32({1}, {0.03f}, true));
+      op.inputs.push_back(fromDoubles(DataType::kInt8, {1}, {-3}, true));
+    } else {
+      op.inputs.push_back(fromDoubles(DataType::kInt8, {c.K, c.N}, w, true));
+      op.inputs.push_back(f32({c.N}, sb, true));
+      op.inputs.push_back(fromDoubles(DataType::kInt8, {c.N}, zb, true));
+    }
+    op.inputs.push_back(f32({1}, {0.05f}, true));
+    op.inputs.push_back(fromDoubles(DataType::kUint8, {1}, {120}, true));
+    if (!c.runTimeB) op.inputs.push_back(f32({c.N}, bias, true));
+    op.outputs.push_back(outSpec(DataType::kFloat32, {c.batch, c.M, c.N}));
+    for (int threads : {1, 2}) {
+      std::vector<float> y[2];
+      for (int off = 0; off < 2; ++off) {
+        ScopedKernelChoices choices;
+        std::unique_ptr<ScopedAmxOff> amxOff(off ? new ScopedAmxOff : nullptr);
+        ASSERT_TRUE(runOp(op, threads).isOk());
+        const kernels::KernelChoice k = choices.last("quantizedMatmul");
+        EXPECT_EQ(k.chosen, off ? "avx512-vnni" : "amx");
+        EXPECT_EQ(k.whyRefused("amx"), off ? "off (WEBNN_AMX=0)" : "");
+        const float *got = op.outputs[0].as<float>();
+        y[off].assign(got, got + c.batch * c.M * c.N);
+      }
+      ASSERT_EQ(0, std::memcmp(y[0].data(), y[1].data(), y[0].size() * sizeof(float)))
+          << "batch " << c.batch << " M " << c.M << " K " << c.K << " N " << c.N << " threads " << threads;
+    }
+  }
 }
 
 // Prints the AMX and VNNI loops' rates on BERT-base's shapes (ff1, ff2,

@@ -79,9 +79,12 @@ void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqP
 // this process the tile state (Linux: arch_prctl ARCH_REQ_XCOMP_PERM, asked
 // here once per process, before any tile instruction).
 bool amxInt8Supported();
-// amxInt8Supported() unless WEBNN_AMX=0 (A/B measurement against the VNNI
-// loop): the one place quantizedMatmul's kernel choice asks.
+// amxInt8Supported() unless WEBNN_AMX=0 (DebugOptions::amxInt8: A/B
+// measurement against the VNNI loop): the one place quantizedMatmul's kernel
+// choice asks. Tests flip the switch with setAmxInt8Enabled; kernels already
+// made keep their choice.
 bool amxInt8Available();
+void setAmxInt8Enabled(bool enabled);
 
 // Quantizes `rows` float rows of K (row stride K) with quantizeLinear's rule,
 // saturate(roundEven(x / scale) + zp) into [qmin, qmax], and stores each value

@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <cpuid.h>
-#include <cstdlib>
 #include <cstring>
 
+#include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/kernels/QdqGemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 
@@ -43,14 +43,8 @@ bool amxInt8Supported() {
   return ok;
 }
 
-bool amxInt8Available() {
-  static const bool ok = [] {
-    const char *v = std::getenv("WEBNN_AMX");
-    if (v && std::strcmp(v, "0") == 0) return false;  // A/B measurement against VNNI
-    return amxInt8Supported();
-  }();
-  return ok;
-}
+bool amxInt8Available() { return debugOptions().amxInt8.load() && amxInt8Supported(); }
+void setAmxInt8Enabled(bool enabled) { debugOptions().amxInt8.store(enabled); }
 
 namespace {
 
@@ -77,13 +71,16 @@ const TileConfig &tileConfig() {
 constexpr int64_t kBlockK4 = 16;  // 4-k groups per tile step (64 k)
 constexpr int64_t kAccStride = 32;  // int32 per row of the sums buffer (two panels)
 
-// The sums of MB row blocks x NP panels over all of K into acc[MB * 16][32]:
+// The sums of MB row blocks x NP panels over all of K, left in tiles 0-3:
 // kFull whole steps from A (row stride lda) and the packed panels, then, when
 // K4 is not a multiple of 16, one step from aTail / bTail (zero padded copies
 // of the rest, so no tile reads past either buffer; rows of 64 bytes).
 template <int MB, int NP>
 void sums(const uint8_t *a, int64_t lda, const int8_t *b0, const int8_t *b1, int64_t kFull, const uint8_t *aTail,
-          const int8_t *bTail0, const int8_t *bTail1, int32_t *acc) {
+          const int8_t *bTail0, const int8_t *bTail1) {
+  // GCC's tile loads are asm without a memory operand: the tail copies must
+  // be in memory before them.
+  asm volatile("" ::: "memory");
   _tile_zero(0);
   if constexpr (NP == 2) _tile_zero(1);
   if constexpr (MB == 2) {
@@ -115,6 +112,11 @@ void sums(const uint8_t *a, int64_t lda, const int8_t *b0, const int8_t *b1, int
       if constexpr (NP == 2) _tile_dpbusd(3, 5, 7);
     }
   }
+}
+
+// Tiles 0-3 to acc[MB * 16][32].
+template <int MB, int NP>
+void storeSums(int32_t *acc) {
   _tile_stored(0, acc, kAccStride * 4);
   if constexpr (NP == 2) _tile_stored(1, acc + 16, kAccStride * 4);
   if constexpr (MB == 2) {
@@ -152,16 +154,33 @@ void epilogue(const int32_t *acc, const int32_t *rowSum, const QdqPackedB &B, in
   }
 }
 
+// The sums of the last block, stored, whose epilogue is still to run.
+struct Pending {
+  alignas(64) int32_t acc[2][32 * kAccStride];
+  int cur = 0;  // acc[cur] takes the next block's sums
+  int64_t m = 0, p = 0;
+  int rows = 0, np = 0;  // rows 0: none
+
+  void flush(const int32_t *rowSum, const QdqPackedB &B, int64_t N, float *Y, int64_t ldy, const QdqEpilogue &e) {
+    if (rows) epilogue(acc[cur ^ 1], rowSum, B, N, m, rows, p, np, Y, ldy, e);
+    rows = 0;
+  }
+};
+
 // Rows [m0, m1) x panels p, p + 1 (np = 1 or 2): blocks of 32 rows, then one
 // of 16, then the rows left (under 16) on the VNNI loop while the panels are
-// in cache.
+// in cache. Each block's epilogue (AVX-512, about as long as the tile work at
+// K 768) runs while the next block's tile instructions are in flight, this
+// pair's or the next one's: the TMUL unit and the vector ports work at once
+// (sums, then the previous block's epilogue, then the stores that wait for
+// the sums).
 void panelRows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
-               int64_t m0, int64_t m1, int64_t p, int np, float *Y, int64_t ldy, const QdqEpilogue &e) {
+               int64_t m0, int64_t m1, int64_t p, int np, float *Y, int64_t ldy, const QdqEpilogue &e,
+               Pending &pending) {
   const int64_t K4 = qdqK4(K), kFull = K4 / kBlockK4, tailK4 = K4 % kBlockK4;
   const int64_t panelBytes = K4 * kQdqPanel * 4;
   const int8_t *b0 = B.panels + p * panelBytes;
   const int8_t *b1 = np == 2 ? b0 + panelBytes : b0;
-  alignas(64) int32_t acc[32 * kAccStride];
   alignas(64) int8_t bTail[2][kBlockK4 * 64];
   alignas(64) uint8_t aTail[32 * 64];
   if (tailK4) {
@@ -170,26 +189,47 @@ void panelRows(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPa
     std::memcpy(bTail[0], b0 + kFull * 1024, size_t(tailK4 * 64));
     std::memcpy(bTail[1], b1 + kFull * 1024, size_t(tailK4 * 64));
   }
-  // The A rows' last partial step, into aTail (its padding stays zero).
-  auto tailOf = [&](int64_t m, int rows) -> const uint8_t * {
-    if (!tailK4) return nullptr;
-    for (int r = 0; r < rows; ++r) std::memcpy(aTail + r * 64, A + (m + r) * lda + kFull * 64, size_t(tailK4 * 4));
-    return aTail;
+  // A weight B comes from memory on every run (BERT-base's do not fit the
+  // cache): each block prefetches its share of the next pair into L2, as the
+  // VNNI loop does, for panels of up to 16 KB (longer ones are streams the
+  // hardware prefetcher follows).
+  const int64_t nextPanels = std::max<int64_t>(0, std::min<int64_t>(2, qdqPanels(N) - (p + np)));
+  const int64_t nextBytes = panelBytes <= 16384 ? nextPanels * panelBytes : 0;
+  const char *next = reinterpret_cast<const char *>(B.panels + (p + np) * panelBytes);
+  const int64_t blocks = std::max<int64_t>(1, (m1 - m0) / 32 + ((m1 - m0) % 32 >= 16));
+  const int64_t share = (nextBytes / blocks + 63) / 64 * 64;
+  int64_t ahead = 0;
+  auto block = [&](int64_t m, int rows) {
+    const uint8_t *at = nullptr;
+    if (tailK4) {  // the rows' last partial step (aTail's padding stays zero)
+      for (int r = 0; r < rows; ++r)
+        std::memcpy(aTail + r * 64, A + (m + r) * lda + kFull * 64, size_t(tailK4 * 4));
+      at = aTail;
+    }
+    const uint8_t *a = A + m * lda;
+    if (rows == 32) {
+      if (np == 2) sums<2, 2>(a, lda, b0, b1, kFull, at, bTail[0], bTail[1]);
+      else sums<2, 1>(a, lda, b0, b1, kFull, at, bTail[0], bTail[1]);
+    } else {
+      if (np == 2) sums<1, 2>(a, lda, b0, b1, kFull, at, bTail[0], bTail[1]);
+      else sums<1, 1>(a, lda, b0, b1, kFull, at, bTail[0], bTail[1]);
+    }
+    for (const int64_t end = std::min(nextBytes, ahead + share); ahead < end; ahead += 64)
+      _mm_prefetch(next + ahead, _MM_HINT_T1);
+    pending.flush(rowSum, B, N, Y, ldy, e);
+    int32_t *acc = pending.acc[pending.cur];
+    if (rows == 32) {
+      if (np == 2) storeSums<2, 2>(acc);
+      else storeSums<2, 1>(acc);
+    } else {
+      if (np == 2) storeSums<1, 2>(acc);
+      else storeSums<1, 1>(acc);
+    }
+    pending.m = m, pending.rows = rows, pending.p = p, pending.np = np, pending.cur ^= 1;
   };
   int64_t m = m0;
-  for (; m + 32 <= m1; m += 32) {
-    const uint8_t *at = tailOf(m, 32);
-    if (np == 2) sums<2, 2>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
-    else sums<2, 1>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
-    epilogue(acc, rowSum, B, N, m, 32, p, np, Y, ldy, e);
-  }
-  if (m + 16 <= m1) {
-    const uint8_t *at = tailOf(m, 16);
-    if (np == 2) sums<1, 2>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
-    else sums<1, 1>(A + m * lda, lda, b0, b1, kFull, at, bTail[0], bTail[1], acc);
-    epilogue(acc, rowSum, B, N, m, 16, p, np, Y, ldy, e);
-    m += 16;
-  }
+  for (; m + 32 <= m1; m += 32) block(m, 32);
+  if (m + 16 <= m1) block(m, 16), m += 16;
   if (m < m1) qdqGemmAvx512Vnni(A, lda, rowSum, B, K, N, m, m1, p, p + np, Y, ldy, e);
 }
 
@@ -205,9 +245,11 @@ void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqP
   // (oneDNN's AMX kernels) may load its own: load ours on entry, release on
   // exit, so no tile state outlives the call.
   _tile_loadconfig(&tileConfig());
+  Pending pending;
   int64_t p = p0;
-  for (; p + 2 <= p1; p += 2) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 2, Y, ldy, e);
-  if (p < p1) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 1, Y, ldy, e);
+  for (; p + 2 <= p1; p += 2) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 2, Y, ldy, e, pending);
+  if (p < p1) panelRows(A, lda, rowSum, B, K, N, m0, m1, p, 1, Y, ldy, e, pending);
+  pending.flush(rowSum, B, N, Y, ldy, e);
   _tile_release();
 }
 
@@ -218,6 +260,7 @@ void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqP
 namespace webnn::cpu::kernels {
 bool amxInt8Supported() { return false; }
 bool amxInt8Available() { return false; }
+void setAmxInt8Enabled(bool) {}
 void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPackedB &B, int64_t K, int64_t N,
                 int64_t m0, int64_t m1, int64_t p0, int64_t p1, float *Y, int64_t ldy, const QdqEpilogue &e) {
   qdqGemmPortable(A, lda, rowSum, B, K, N, m0, m1, p0, p1, Y, ldy, e);

@@ -18,6 +18,7 @@
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/QdqGemm.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
@@ -141,10 +142,10 @@ int32_t readZero(const void *p, bool isSigned, int64_t i) {
 class QdqMatmulKernel final : public Kernel {
  public:
   QdqMatmulKernel(int64_t batches, int64_t M, int64_t K, int64_t N, bool bBatched, QuantParams a, QuantParams b,
-                  QdqEpilogue e, bool constantB)
+                  QdqEpilogue e, bool constantB, bool amx)
       : batches_(batches), M_(M), K_(K), N_(N), lda_(qdqK4(K) * 4), bBatched_(bBatched), a_(std::move(a)),
         b_(std::move(b)), e_(e), constantB_(constantB), vnni_(avx512Available()),
-        amx_(amxInt8Available()) {
+        amx_(amx) {
     // B's packing terms: zero points shifted to signed bytes, scales sa * sb.
     for (int32_t z : b_.zero) packZb_.push_back(z - (b_.isSigned ? 0 : 128));
     for (float s : b_.scale) packScale_.push_back(a_.scale[0] * s);
@@ -379,7 +380,22 @@ Status makeQuantizedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, outShape, DataType::kFloat32));
   const int64_t batches = numElements(a.shape) / (M * K);
   const bool constantB = b.constantData != nullptr && b.dtype != DataType::kFloat32 && !bBatched;
-  auto k = std::make_unique<QdqMatmulKernel>(batches, M, K, N, bBatched, std::move(ap), std::move(bp), e, constantB);
+  // The GEMM's loop, reported like the candidate tables' choices
+  // (`webnn-run --verbose`, KernelChoiceObserver).
+  KernelChoice choice;
+  choice.op = node.op;
+  choice.node = node.name;
+  const bool amx = amxInt8Available();
+  if (amx) {
+    choice.chosen = "amx";
+  } else {
+    choice.refused.emplace_back("amx", amxInt8Supported() ? "off (WEBNN_AMX=0)" : "no AMX-INT8 (CPU or OS)");
+    choice.chosen = avx512Available() ? "avx512-vnni" : "portable";
+    if (!avx512Available()) choice.refused.emplace_back("avx512-vnni", "no AVX512-VNNI");
+  }
+  reportKernelChoice(choice);
+  auto k = std::make_unique<QdqMatmulKernel>(batches, M, K, N, bBatched, std::move(ap), std::move(bp), e, constantB,
+                                             amx);
   if (!k->sizeScratch()) return Status(StatusCode::kOutOfMemory, "quantizedMatmul node '" + node.name + "': scratch");
   if (constantB) k->setConstantB(b.constantData);
   for (const PackedOperand &p : node.packed)
