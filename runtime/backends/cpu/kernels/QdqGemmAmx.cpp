@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cpuid.h>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "runtime/backends/cpu/DebugOptions.h"
@@ -265,9 +266,19 @@ void qdqGemmAmx(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqP
   // measured faster on every BERT-base shape.
   const int64_t groups = (m1 - m0) / 16, mTiles = m0 + groups * 16;
   const int64_t steps = (qdqK4(K) + kBlockK4 - 1) / kBlockK4;
+  // Per thread, kept: the largest A this thread has tiled (BERT-base's ff2:
+  // 384 KB). Memory refused here leaves the call to the VNNI loop (the same
+  // results) rather than throw on a pool thread.
   thread_local std::vector<uint8_t> scratch;
   const size_t bytes = size_t(groups * steps * 1024 + 64);
-  if (scratch.size() < bytes) scratch.resize(bytes);
+  if (scratch.size() < bytes) {
+    try {
+      scratch.resize(bytes);
+    } catch (const std::bad_alloc &) {
+      qdqGemmAvx512Vnni(A, lda, rowSum, B, K, N, m0, m1, p0, p1, Y, ldy, e);
+      return;
+    }
+  }
   uint8_t *aTiles = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
   tileA(A, lda, K, m0, groups, aTiles);
   // The tile configuration is per thread and other code on this thread
