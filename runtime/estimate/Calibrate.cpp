@@ -235,6 +235,47 @@ double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) 
   return best;
 }
 
+// GB/s of reading the first `bytes` of `buf` on one thread: the best of a
+// few passes after one that brings it into whatever cache keeps it.
+double prefixReadGBs(const float *buf, uint64_t bytes, double seconds) {
+  const int64_t n = int64_t(bytes / 4 / 64 * 64);
+  gSink = streamRead(buf, n);
+  double best = 0;
+  auto start = Clock::now();
+  for (int k = 0; k < 2 || (k < 8 && secondsSince(start) < seconds); ++k) {
+    auto t0 = Clock::now();
+    gSink = streamRead(buf, n);
+    double s = secondsSince(t0);
+    if (s > 0) best = std::max(best, double(n) * 4.0 / s / 1e9);
+  }
+  return best;
+}
+
+// The L3 this process keeps, from one thread's read rate over growing
+// working sets: sysfs reports the socket's whole L3, but a VM of a few vCPUs
+// on a large server (300 MB reported on a 2-vCPU Xeon) shares it with the
+// other tenants and falls to DRAM's rate long before. Sizes from twice the
+// L2 up to twice the reported L3 (at most `maxBytes`: 256 MB reaches DRAM's
+// rate on that VM, whose rate fell from 21 to 9 GB/s between 32 and 192 MB),
+// in steps of sqrt(2).
+uint64_t measureEffectiveL3(uint64_t reportedL3, uint64_t l2, uint64_t maxBytes, double seconds) {
+  if (reportedL3 == 0) return 0;
+  const uint64_t top = std::min<uint64_t>(2 * reportedL3, maxBytes);
+  uint64_t first = std::max<uint64_t>(2 * l2, 1 << 20);
+  if (first * 2 > top) return reportedL3;
+  Buffer buf = allocate(top);
+  if (!buf) return reportedL3;
+  std::memset(buf.get(), 1, top);
+  std::vector<std::pair<uint64_t, double>> sweep;
+  int steps = 0;
+  for (double s = double(first); s <= double(top) * 1.0001; s *= std::sqrt(2.0)) ++steps;
+  for (double s = double(first); s <= double(top) * 1.0001; s *= std::sqrt(2.0)) {
+    const uint64_t bytes = std::min<uint64_t>(uint64_t(s) / 4096 * 4096, top);
+    sweep.push_back({bytes, prefixReadGBs(reinterpret_cast<const float *>(buf.get()), bytes, seconds / steps)});
+  }
+  return effectiveL3FromSweep(sweep, reportedL3);
+}
+
 double firstTouchGBs(int reps) {
   const size_t bytes = size_t(64) << 20;
   double best = 0;
@@ -1116,6 +1157,25 @@ double medianOf(std::vector<double> v) {
 
 }  // namespace
 
+uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sweep, uint64_t reportedL3) {
+  if (sweep.size() < 4) return reportedL3;
+  // The L3's rate: the better of the two smallest sizes; DRAM's: the lower
+  // of the two largest (one noisy pass moves neither much).
+  const double l3 = std::max(sweep[0].second, sweep[1].second);
+  const double dram = std::min(sweep[sweep.size() - 1].second, sweep[sweep.size() - 2].second);
+  // No fall worth the name: the reported L3 holds (or it is beyond the sweep).
+  if (!(dram > 0) || l3 < 1.5 * dram) return reportedL3;
+  // The last size before the rate first falls below the geometric middle
+  // of the two: past it most of a cycled working set comes from DRAM.
+  const double middle = std::sqrt(l3 * dram);
+  uint64_t kept = sweep[0].first;
+  for (const auto &[bytes, gbs] : sweep) {
+    if (gbs < middle) break;
+    kept = bytes;
+  }
+  return std::min(kept, reportedL3);
+}
+
 Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   auto start = Clock::now();
   int maxThreads = std::max(1, options.maxThreads);
@@ -1127,7 +1187,17 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   DeviceProfile p = describeThisDevice(maxThreads);
   p.l1Bytes = cacheBytes(1);
   p.l2Bytes = cacheBytes(2);
-  p.l3Bytes = cacheBytes(3);
+  p.l3ReportedBytes = cacheBytes(3);
+  // Everything below (bandwidths, evictions, the decode chain, the
+  // estimate's residency) works on the L3 this process keeps.
+  p.l3Bytes = measureEffectiveL3(p.l3ReportedBytes, p.l2Bytes, uint64_t(deadline < 10 ? 128 : 256) << 20,
+                                 std::min(0.3, deadline / 100));
+  if (p.l3Bytes != p.l3ReportedBytes) {
+    char line[160];
+    std::snprintf(line, sizeof line, "L3: %.0f MB reported, %.0f MB kept (the read rate's fall toward DRAM's)",
+                  double(p.l3ReportedBytes) / (1 << 20), double(p.l3Bytes) / (1 << 20));
+    say(line);
+  }
   __builtin_cpu_init();
   bool avx512 = __builtin_cpu_supports("avx512f");
   bool vnni = avx512 && __builtin_cpu_supports("avx512vnni");
@@ -1188,9 +1258,12 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // Time kept back from the grid for the point under way to finish (its
   // probe times at least 5 runs): half a second, a tenth of a short deadline;
   // and for the in-graph chains after the grid (below): each chain's budget,
-  // about as much again to build it, per thread count.
+  // as much again to build it and, for the decode chain, its cold runs
+  // behind an eviction of twice the L3 each (the two chains took 2.7 s at
+  // one thread on a VM whose DRAM reads 10 GB/s a core, where 4 budgets per
+  // thread count left the 2-thread chains unmeasured), per thread count.
   const double chainBudget = std::min(0.3, deadline / 100);
-  const double reserve = std::min(0.5, deadline / 10) + 4 * chainBudget * maxThreads;
+  const double reserve = std::min(0.5, deadline / 10) + 8 * chainBudget * maxThreads;
   // The grid, breadth first over families, every thread count per point.
   std::vector<std::vector<Case>> cases = grid();
   size_t rounds = 0;
@@ -1203,6 +1276,14 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     double ms;
   };
   std::vector<Pieced> pieced;  // grid kernels a multi-threaded run cut into pieces
+  // Each point's timing budget shares the time left among the points still
+  // to measure (at most 80 ms, at least 10): the grid's ~230 sizes per
+  // thread count took 11-13 s quiet on a Zen 5 core, but on a core half as
+  // fast with a DRAM a quarter as fast (a 2-vCPU Xeon VM) a flat 80 ms per
+  // point ran the grid past the deadline with a fifth of it unmeasured.
+  size_t pointsLeft = 0;
+  double waitedForCores = 0;
+  for (const auto &f : cases) pointsLeft += f.size() * size_t(maxThreads);
   for (size_t r = 0; r < rounds && complete; ++r)
     for (size_t f = 0; f < cases.size() && complete; ++f) {
       if (r >= cases[f].size()) continue;
@@ -1216,6 +1297,18 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
           complete = false;
           break;
         }
+        if (pointsLeft > 0) --pointsLeft;
+        // A multi-threaded point timed while another process (or, in a VM,
+        // the host) holds one of its cores runs at fewer threads' speed:
+        // on a 2-vCPU VM one calibration's 2-thread FMA peak equalled its
+        // 1-thread one and its 2-thread grid priced the fit decoder's step
+        // at twice its time. Wait for the cores, within a share of the time.
+        if (T > 1)
+          while (waitedForCores < 0.1 * deadline && !poolHasItsCores(*pools[size_t(T - 1)])) {
+            auto w0 = Clock::now();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            waitedForCores += secondsSince(w0) + 0.004;
+          }
         Probe probe;
         Status s = probe.build(c);
         if (!s || !probe.kernel) {
@@ -1231,9 +1324,12 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         // Kernels reading >= 256 KB of weights (or of a caller's KV cache)
         // are also timed with those cold, for graphs whose working set
         // exceeds the L3: their weights then come from DRAM at each run.
+        // Three cold runs, each behind an eviction of twice the L3: five
+        // took a fifth of the deadline where DRAM reads 10 GB/s a core.
         bool cold = p.l3Bytes > 0 && probe.coldBytes >= 256 * 1024;
         Timed m = timeProbe(probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)],
-                            std::min(0.08, std::max(0.01, left() / 200)), small, cold ? p.l3Bytes : 0);
+                            std::clamp((left() - reserve) / double(pointsLeft + 1), 0.01, 0.08),
+                            small, cold ? p.l3Bytes : 0, 3);
         if (!probe.runStatus.isOk()) {
           say("skipped " + c.op + ": " + probe.runStatus.message());
           continue;
@@ -1255,6 +1351,11 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         say(line);
       }
     }
+  if (waitedForCores > 0) {
+    char line[128];
+    std::snprintf(line, sizeof line, "waited %.2f s for the pool's cores before multi-threaded points", waitedForCores);
+    say(line);
+  }
   std::sort(jit.begin(), jit.end());
   p.jitMs = jit.empty() ? 0 : jit[jit.size() / 2];
   std::sort(spreads.begin(), spreads.end());
@@ -1325,8 +1426,9 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
                       T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
         say(line);
       }
-      // 3x the L3 of weights (~100 MB here): not under a short deadline.
-      if (shortDeadline || p.l3Bytes == 0 || left() < 2 * chainBudget) continue;
+      // 3x the L3 of weights (~100 MB on a 32 MB L3): not under a short
+      // deadline, nor with less left than its cold rounds take (~1.5 s).
+      if (shortDeadline || p.l3Bytes == 0 || left() < 5 * chainBudget) continue;
       ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget);
       if (d.stalled) {
         say(stalled + "weights from DRAM");

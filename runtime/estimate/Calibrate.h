@@ -5,7 +5,9 @@
 #define WEBNN_RUNTIME_ESTIMATE_CALIBRATE_H
 
 #include <functional>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "estimate/DeviceProfile.h"
@@ -24,6 +26,13 @@ struct CalibrateOptions {
 // first, then the grid breadth first (every family's first sizes before any
 // family's later ones); `complete` says whether the grid finished.
 Status calibrate(const CalibrateOptions &options, DeviceProfile *out);
+
+// The L3 a process keeps, from a sweep of (working-set bytes, one thread's
+// read GB/s) in increasing sizes: the last size before the rate first falls
+// below the geometric middle of the L3's (the smallest sizes) and DRAM's
+// (the largest); the reported size where the rate does not fall by 1.5x,
+// and never more than it.
+uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sweep, uint64_t reportedL3);
 
 // The cost-model families the calibration grid measures on this CPU (the
 // families its kernels' cost functions name, at one thread). A family not

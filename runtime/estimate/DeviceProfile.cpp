@@ -203,7 +203,7 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
   j["isa"] = p.isa;
   j["library_version"] = p.libraryVersion;
   j["max_threads"] = p.maxThreads;
-  j["cache_bytes"] = {{"l1", p.l1Bytes}, {"l2", p.l2Bytes}, {"l3", p.l3Bytes}};
+  j["cache_bytes"] = {{"l1", p.l1Bytes}, {"l2", p.l2Bytes}, {"l3", p.l3Bytes}, {"l3_reported", p.l3ReportedBytes}};
   j["first_touch_gbs"] = p.firstTouchGBs;
   j["jit_ms"] = p.jitMs;
   j["calibration_seconds"] = p.calibrationSeconds;
@@ -239,6 +239,7 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
   p.l1Bytes = uint64_t(r.num(j["cache_bytes"], "l1", "cache_bytes."));
   p.l2Bytes = uint64_t(r.num(j["cache_bytes"], "l2", "cache_bytes."));
   p.l3Bytes = uint64_t(r.num(j["cache_bytes"], "l3", "cache_bytes."));
+  p.l3ReportedBytes = j["cache_bytes"].value("l3_reported", uint64_t(0));
   p.firstTouchGBs = r.num(j, "first_touch_gbs", "");
   p.jitMs = r.num(j, "jit_ms", "");
   p.calibrationSeconds = r.num(j, "calibration_seconds", "");

@@ -76,7 +76,8 @@ struct DeviceProfile {
   std::string isa;
   std::string libraryVersion;
   int maxThreads = 1;
-  uint64_t l1Bytes = 0, l2Bytes = 0, l3Bytes = 0;  // per core for L1/L2
+  uint64_t l1Bytes = 0, l2Bytes = 0, l3Bytes = 0;  // per core for L1/L2; l3: what calibration found kept
+  uint64_t l3ReportedBytes = 0;  // the L3 sysfs reports (0: not recorded)
   double firstTouchGBs = 0;  // page faults on fresh memory (cold run: weights, arena)
   double jitMs = 0;          // one oneDNN primitive built at session creation
   double calibrationSeconds = 0;

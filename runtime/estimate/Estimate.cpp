@@ -220,7 +220,8 @@ struct Model {
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       e.pricedThreads = 1;
-    } else if (threads > 1 && !c.instructionBound && memoryBound(tp1, c.flops, c.bytes, bf16)) {
+    } else if (threads > 1 && !c.instructionBound && memoryBound(tp1, c.flops, c.bytes, bf16) &&
+               !streamsWeights(local, ln, c.bytes)) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
       // fitting models' per-node profiles at 2 threads show elementwise,
@@ -229,6 +230,10 @@ struct Model {
       // cross between the cores), and their whole-run medians agree (the
       // audio encoder at 2 threads: -11% priced on the 2-thread grid, -1%
       // on the one-thread one).
+      // A kernel streaming weights (most of its bytes) with its own
+      // parallel loop is not: each core adds its own read rate from the L3
+      // and DRAM (10 -> 20 GB/s at 1 -> 2 threads on a 2-vCPU Xeon VM, where
+      // the fit decoder's step of int4 GEMVs ran 2.1x faster on two).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       e.pricedThreads = 1;
     } else {
@@ -276,13 +281,54 @@ struct Model {
       kernelMs = std::max(kernelMs, streamMs);
     }
     // Inside a graph a kernel costs more (or less) than the grid's kernels
-    // timed alone: calibration's mobile-net chain, per node.
-    e.graphMs = std::max(-kernelMs, tp.graphNodeUs * 1e-3);
+    // timed alone: calibration's mobile-net chain, per node. Less: the grid
+    // evicts a kernel's operands from the L2 before timing it, where in a
+    // graph the previous nodes left them there, so no node saves more than
+    // moving its arena bytes (inputs and outputs that are not weights) at
+    // the L3's rate instead of the L2's. Where the L3 is slow (a VM's share
+    // of a server's: 10-20 GB/s a core against 65 for the L2) the chain of
+    // 2-50 us kernels ran 5.9 us a node faster in a graph, which as a flat
+    // term zeroed microsecond nodes moving a few hundred bytes.
+    double graphUs = tp.graphNodeUs;
+    if (graphUs < 0) {
+      const ThreadProfile &moving = e.pricedThreads == 1 ? tp1 : tp;
+      double arenaBytes = 0;
+      auto bytesOf = [](const cpu::OperandDesc *o) {
+        double n = 1;
+        for (int64_t v : o->shape) n *= double(std::max<int64_t>(v, 0));
+        return n * dataTypeBits(o->dtype) / 8.0;
+      };
+      for (size_t k = 0; k < local.inputs.size() && k < ln.inputs.size(); ++k)
+        if (local.inputs[k] && ln.inputs[k] >= 0 &&
+            graph.graph.tensors[size_t(ln.inputs[k])].role != rt::TensorRole::kConstant)
+          arenaBytes += bytesOf(local.inputs[k]);
+      for (const cpu::OperandDesc *o : local.outputs)
+        if (o) arenaBytes += bytesOf(o);
+      const double perByteUs = moving.l3GBs > 0 && moving.l2GBs > moving.l3GBs
+                                   ? (1 / moving.l3GBs - 1 / moving.l2GBs) * 1e-3
+                                   : 0;
+      graphUs = std::max(graphUs, -arenaBytes * perByteUs);
+    }
+    e.graphMs = std::max(-kernelMs, graphUs * 1e-3);
     e.ms = tp.nodeOverheadUs * 1e-3 + kernelMs + e.graphMs;
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
     jitNodes += c.jit;
     return e;
+  }
+
+  // Whether more than half of what a node moves is weights (constants).
+  bool streamsWeights(const cpu::NodeDesc &local, const rt::LoadedNode &ln, double bytes) const {
+    double weights = 0;
+    for (size_t k = 0; k < local.inputs.size() && k < ln.inputs.size(); ++k) {
+      if (!local.inputs[k] || ln.inputs[k] < 0 ||
+          graph.graph.tensors[size_t(ln.inputs[k])].role != rt::TensorRole::kConstant)
+        continue;
+      double n = 1;
+      for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
+      weights += n * dataTypeBits(local.inputs[k]->dtype) / 8.0;
+    }
+    return weights > 0.5 * bytes;
   }
 
   // A control-flow node: the larger branch of an if, one iteration of a loop.

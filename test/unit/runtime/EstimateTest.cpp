@@ -959,6 +959,37 @@ TEST(Estimate, PiecesPricedOnOneThreadAtTwoThreads) {
   EXPECT_DOUBLE_EQ(relu2.nodes[1].ms, relu1.nodes[1].ms);
 }
 
+// A memory-bound kernel whose bytes are mostly weights (a GEMV over a
+// constant matrix) streams them with both threads' read rates: priced on
+// the 2-thread grid, unlike add and relu above.
+TEST(Estimate, WeightStreamingKernelPricedAtTheRunsThreads) {
+  DeviceProfile p = syntheticProfile();
+  p.maxThreads = 2;
+  est::ThreadProfile two = p.threads[0];
+  two.threads = 2;
+  two.l2GBs = 100;
+  for (auto &[name, g] : two.families)
+    for (est::GridPoint &pt : g.points) pt.ratio = 1;
+  p.threads.push_back(two);
+  const int64_t K = 1024, N = 64;
+  TGraph g;
+  g.name = "gemv";
+  g.tensors = {{"a", DataType::kFloat32, {1, K}}, {"b", DataType::kFloat32, {K, N}}, {"y", DataType::kFloat32, {1, N}}};
+  g.constants = {{1, floatBytes(std::vector<float>(size_t(K * N), 0.5f)), "b"}};
+  g.nodes = {{"matmul", {0, 1}, {2}, "gemv"}};
+  g.inputs = {0};
+  g.outputs = {2};
+  est::EstimateOptions o2;
+  o2.threads = 2;
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv_2t", g), p, o2, &e).isOk());
+  ASSERT_EQ(e.nodes.size(), 1u);
+  EXPECT_EQ(e.nodes[0].family, "gemm");
+  EXPECT_EQ(e.nodes[0].pricedThreads, 2);
+  const double flops = 2.0 * K * N, bytes = (K + K * N + N) * 4.0;
+  EXPECT_NEAR(e.nodes[0].ms, 1e-3 + est::rooflineMs(p, p.threads[1], flops, bytes), 1e-9);
+}
+
 // The profile's in-graph cost per node (calibration's mobile chain against
 // its kernels alone) is added to every node that runs a kernel of its own,
 // never taking a node below its executor overhead; the in-graph terms are
@@ -977,9 +1008,20 @@ TEST(Estimate, InGraphCostPerNodeAdded) {
     EXPECT_EQ(more.nodes[i].pricedThreads, 1);
     EXPECT_NEAR(more.nodes[i].ms, base.nodes[i].ms + 5e-3, 1e-12);
   }
+  // A saving is at most the node's arena bytes moved at the L3's rate (30
+  // GB/s) instead of the L2's (50): add (its constant operand is a weight)
+  // and relu over [2, 3] floats move 48 bytes each.
   p.threads[0].graphNodeUs = -1e5;
   ASSERT_TRUE(est::estimateArtifact(path, p, {}, &less).isOk());
-  for (const est::NodeEstimate &n : less.nodes) EXPECT_DOUBLE_EQ(n.ms, 1e-3);  // the node overhead alone
+  ASSERT_EQ(less.nodes.size(), 2u);
+  const double perByteMs = (1.0 / 30 - 1.0 / 50) * 1e-6;
+  EXPECT_NEAR(less.nodes[0].graphMs, -48 * perByteMs, 1e-15);
+  EXPECT_NEAR(less.nodes[1].graphMs, -48 * perByteMs, 1e-15);
+  // Without a slower L3 there is nothing to save.
+  p.threads[0].l3GBs = p.threads[0].l2GBs;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &less).isOk());
+  for (const est::NodeEstimate &n : less.nodes) EXPECT_DOUBLE_EQ(n.graphMs, 0);
+  p.threads[0].l3GBs = 30;
   // Saved and read back; a value beyond a second per node is refused.
   p.threads[0].graphNodeUs = -0.25;
   p.threads[0].graphChainNodes = 35;
@@ -1066,11 +1108,33 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   EXPECT_DOUBLE_EQ(back.threads[0].dramReadGBs, p.threads[0].dramReadGBs);
   EXPECT_DOUBLE_EQ(back.threads[0].runOverheadUs, p.threads[0].runOverheadUs);
   EXPECT_DOUBLE_EQ(back.threads[0].graphNodeUs, p.threads[0].graphNodeUs);
+  EXPECT_LE(p.l3Bytes, p.l3ReportedBytes);
+  EXPECT_EQ(back.l3Bytes, p.l3Bytes);
+  EXPECT_EQ(back.l3ReportedBytes, p.l3ReportedBytes);
   EXPECT_EQ(back.threads[0].families.size(), p.threads[0].families.size());
   Estimate e;
   s = est::estimateArtifact(writeArtifact("est_cal", addReluGraph()), back, {}, &e);
   ASSERT_TRUE(s.isOk()) << s.message();
   EXPECT_GT(e.medianMs, 0);
+}
+
+// A 2-vCPU VM on a server whose sysfs reports a 300 MB L3: one thread's read
+// rate holds ~21 GB/s to 45 MB, then falls to DRAM's ~9 GB/s.
+TEST(Calibrate, EffectiveL3WhereTheReadRateFalls) {
+  const uint64_t MB = 1 << 20;
+  std::vector<std::pair<uint64_t, double>> vm = {
+      {4 * MB, 21.1},   {6 * MB, 20.8},   {8 * MB, 20.2},    {11 * MB, 20.1},  {16 * MB, 20.3},
+      {22 * MB, 21.3},  {32 * MB, 21.9},  {45 * MB, 18.2},   {64 * MB, 15.7},  {90 * MB, 11.8},
+      {128 * MB, 13.9}, {181 * MB, 8.4},  {256 * MB, 10.2},  {362 * MB, 9.2},  {512 * MB, 9.1}};
+  EXPECT_EQ(est::effectiveL3FromSweep(vm, 300 * MB), 64 * MB);
+  // Never above what sysfs reports.
+  EXPECT_EQ(est::effectiveL3FromSweep(vm, 32 * MB), 32 * MB);
+  // No fall within the sweep (a cache as large as reported, or beyond it): kept as reported.
+  std::vector<std::pair<uint64_t, double>> flat;
+  for (const auto &[bytes, gbs] : vm) flat.push_back({bytes, 20.0 + double(bytes % 7) / 10});
+  EXPECT_EQ(est::effectiveL3FromSweep(flat, 300 * MB), 300 * MB);
+  // Too few sizes to tell: as reported.
+  EXPECT_EQ(est::effectiveL3FromSweep({{4 * MB, 20}, {8 * MB, 5}}, 300 * MB), 300 * MB);
 }
 
 TEST(Profile, BadJsonNamesFileAndField) {
