@@ -9,8 +9,10 @@
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,amx-tile,amx-int8")
 
 #include <immintrin.h>
+#if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <cpuid.h>
@@ -175,11 +177,10 @@ struct Pending {
 
 // Rows [m0, m1) x panels p, p + 1 (np = 1 or 2): rows [m0, mTiles) from the
 // tiled A in blocks of 32 rows, then one of 16, then the rows left (under
-// 16) on the VNNI loop from A while the panels are in cache. Each block's epilogue (AVX-512, about as long as the tile work at
-// K 768) runs while the next block's tile instructions are in flight, this
-// pair's or the next one's: the TMUL unit and the vector ports work at once
-// (sums, then the previous block's epilogue, then the stores that wait for
-// the sums).
+// 16) on the VNNI loop from A while the panels are in cache. Each block's
+// epilogue is issued after the next block's tile instructions (this pair's
+// or the next one's), so the vector ports may work while the TMUL unit does;
+// the stores that wait for the sums come last.
 void panelRows(const uint8_t *A, int64_t lda, const uint8_t *aTiles, const int32_t *rowSum, const QdqPackedB &B,
                int64_t K, int64_t N, int64_t m0, int64_t mTiles, int64_t m1, int64_t p, int np, float *Y, int64_t ldy,
                const QdqEpilogue &e, Pending &pending) {
