@@ -430,6 +430,11 @@ def main(argv=None):
                 if b == min(2, args.blocks - 1):
                     cpu_seconds[(m, "long")] = child_cpu(longer)
         print("pass %d of %d done at %.0f s" % (b + 1, args.blocks, time.time() - started), flush=True)
+    # The raw timings first: an error in the report below loses no measurement.
+    if args.json:
+        with open(args.json + ".timings", "w") as f:
+            json.dump({"blocks": {"%s@%d" % k: v for k, v in blocks.items()},
+                       "cpu_seconds": {"%s@%s" % k: v for k, v in cpu_seconds.items()}}, f)
     cases = []
     for (m, full, light, bindings, shapes), t in keys:
         est, est_wall = estimates[(m, t)]
@@ -439,6 +444,10 @@ def main(argv=None):
         loads = [blk["load"] for blk in bl]
         cpu_ms = (max(0.0, cpu_seconds[(m, "long")] - cpu_seconds[(m, "short")]) / (2 * CPU_RUNS) * 1e3
                   if t == 1 else None)
+        # Microsecond models: the two runs' CPU times (getrusage, ticks of a
+        # few ms) can difference to nothing; no CPU figure then.
+        if cpu_ms is not None and cpu_ms <= 0:
+            cpu_ms = None
         measured = pooled
         pred = est["latency_ms"]["median"]
         true_tier = tier_of(measured)
