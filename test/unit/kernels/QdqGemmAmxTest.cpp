@@ -183,7 +183,8 @@ TEST(QdqGemmAmx, KernelOnAmxAndSwitchedOff) {
 // q/k/v/out, one head's two products), best of many runs on 1 thread: with
 // B in cache, cold (a weight read from memory, as in the model: 32 copies
 // of B used in turn, 77 MB for ff1), and with the scale-only epilogue (no
-// quantize-dequantize round trip: the epilogue's share).
+// quantize-dequantize round trip: the epilogue's share); then the float A's
+// quantization.
 TEST(QdqGemmAmx, DISABLED_Rate) {
   if (!kernels::amxInt8Supported()) GTEST_SKIP() << "no AMX-INT8 here";
   const int64_t shapes[][3] = {{128, 768, 3072}, {128, 3072, 768}, {128, 768, 768}, {128, 64, 128}, {128, 128, 64}};
@@ -216,6 +217,24 @@ TEST(QdqGemmAmx, DISABLED_Rate) {
                   (long long)K, (long long)N, copies > 1 ? " cold B" : roundTrip ? "" : " scale only", best[0] * 1e3,
                   double(M * K * N) / best[0] / 1e9, best[1] * 1e3, double(M * K * N) / best[1] / 1e9);
     }
+  // The float A's quantization each of those GEMMs does first (the same
+  // quantizer for both loops): 128 rows of 768 and of 3072.
+  for (int64_t K : {768, 3072}) {
+    const int64_t M = 128, lda = kernels::qdqK4(K) * 4;
+    std::vector<float> x(size_t(M * K));
+    std::mt19937 rng(3);
+    for (float &v : x) v = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+    std::vector<uint8_t> q(size_t(M * lda));
+    std::vector<int32_t> rowSum(static_cast<size_t>(M));
+    double best = 1e9;
+    for (int rep = 0; rep < 200; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      kernels::qdqQuantizeRowsAvx512(x.data(), M, K, 0.03f, 128.f, 0.f, 255.f, 0, q.data(), lda, rowSum.data());
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::printf("qdq quantize A %lldx%lld: %.4f ms (%.2f ns per value)\n", (long long)M, (long long)K, best * 1e3,
+                best * 1e9 / double(M * K));
+  }
 }
 
 }  // namespace
