@@ -137,6 +137,43 @@ TEST(TransformerSimd, SoftmaxRowsMatchReference) {
   }
 }
 
+// A causal mask's -inf lanes and scores far below the row's max: no output is
+// denormal (an Intel core's FMAs take a microcode assist per denormal, so the
+// attention's P x V after such a softmax ran ~100x slower): masked lanes are
+// exactly 0, the rest as the reference, and every value 0 or >= FLT_MIN.
+TEST(TransformerSimd, SoftmaxRowsWriteNoDenormals) {
+  const float ninf = -INFINITY;
+  for (int64_t n : {1, 2, 7, 16, 33, 64, 131}) {
+    const int64_t rows = n;
+    std::vector<float> x = randomValues(size_t(rows * n), uint32_t(40 + n), -4.f, 4.f), y(x.size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        if (j > r) x[r * n + j] = ninf;                                   // causal mask
+        else if (j % 5 == 3) x[r * n + j] = -95.f - float(j % 7);        // exp underflows past FLT_MIN
+        else if (j % 5 == 4) x[r * n + j] = -FLT_MAX;                     // a finite "masked" score
+      }
+    forEachPath([&](const char *path, bool) {
+      for (float alpha : {1.f, 0.125f}) {
+        kernels::softmaxRows(x.data(), y.data(), rows, n, alpha);
+        for (int64_t r = 0; r < rows; ++r) {
+          const float *xr = x.data() + r * n;
+          double mx = -INFINITY, sum = 0;
+          for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(alpha) * xr[j]);
+          for (int64_t j = 0; j < n; ++j) sum += std::exp(double(alpha) * xr[j] - mx);
+          for (int64_t j = 0; j < n; ++j) {
+            float v = y[r * n + j];
+            ASSERT_TRUE(v == 0.f || v >= FLT_MIN) << path << " n=" << n << " row " << r << " lane " << j << ": " << v;
+            if (xr[j] == ninf) ASSERT_EQ(v, 0.f) << path << " n=" << n << " masked lane " << j;
+            double ref = std::exp(double(alpha) * xr[j] - mx) / sum;
+            double arg = std::min(100.0, std::abs(double(alpha) * xr[j] - mx));  // as in SoftmaxRowsMatchReference
+            ASSERT_NEAR(v, ref, (1e-6 + 1.2e-7 * arg) * ref + 2e-38) << path << " n=" << n << " alpha=" << alpha;
+          }
+        }
+      }
+    });
+  }
+}
+
 TEST(TransformerSimd, LayerNormRowsMatchReference) {
   for (int64_t n : {1, 5, 16, 24, 384, 771}) {
     int64_t rows = 3;
