@@ -648,6 +648,13 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   if (tp->threads < options.threads)
     e.notes.push_back("calibrated with at most " + std::to_string(tp->threads) + " thread(s): estimated with those");
   if (!profile.complete) e.notes.push_back("the calibration stopped at its deadline before the grid was complete");
+  // The same FMA work on every thread ran well under N times one thread's
+  // rate: a core was elsewhere while the peaks were measured (another
+  // process, or a VM's host), and likely during parts of the grid too: on
+  // a 2-vCPU VM such a profile priced 2-thread runs up to 75% high.
+  if (tp->threads > 1 && tp1->peakGflops > 0 && tp->peakGflops < 1.3 * tp1->peakGflops)
+    e.notes.push_back("the calibration's " + std::to_string(tp->threads) + "-thread FMA peak is under 1.3x its " +
+                      "1-thread one: a core was busy elsewhere while it ran; calibrate again on a quieter machine");
   for (const std::string &f : m.uncalibrated) e.notes.push_back("uncalibrated family " + f);
   for (const std::string &op : m.unknownOps) e.notes.push_back("no cost function for op '" + op + "': costed as a copy");
   // Uncertainty: the families' interpolation errors, weighted by their share

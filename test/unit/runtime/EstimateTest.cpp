@@ -988,6 +988,21 @@ TEST(Estimate, WeightStreamingKernelPricedAtTheRunsThreads) {
   EXPECT_EQ(e.nodes[0].pricedThreads, 2);
   const double flops = 2.0 * K * N, bytes = (K + K * N + N) * 4.0;
   EXPECT_NEAR(e.nodes[0].ms, 1e-3 + est::rooflineMs(p, p.threads[1], flops, bytes), 1e-9);
+  // Its 2-thread FMA peak equals the 1-thread one: the estimate says a core
+  // was elsewhere during calibration; at twice the peak it says nothing.
+  auto busyNote = [](const Estimate &x) {
+    for (const std::string &n : x.notes)
+      if (n.find("a core was busy elsewhere") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(busyNote(e));
+  p.threads[1].peakGflops = 2 * p.threads[0].peakGflops;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv_2t_peak", g), p, o2, &e).isOk());
+  EXPECT_FALSE(busyNote(e));
+  est::EstimateOptions o1;
+  p.threads[1].peakGflops = p.threads[0].peakGflops;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_gemv_1t", g), p, o1, &e).isOk());
+  EXPECT_FALSE(busyNote(e));  // a 1-thread estimate does not use the 2-thread grid
 }
 
 // The profile's in-graph cost per node (calibration's mobile chain against
