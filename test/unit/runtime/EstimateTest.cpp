@@ -1105,7 +1105,9 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   DeviceProfile p;
   ASSERT_TRUE(est::calibrate(o, &p).isOk());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(seconds, 3.5);
+  // The deadline plus the step under way when it passed, on a loaded or slow
+  // machine; a calibration that ignored it would take its full ~30 s.
+  EXPECT_LT(seconds, 5.0);
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_GT(p.threads[0].peakGflops, 1);
   EXPECT_GT(p.threads[0].dramGBs, 0.5);
