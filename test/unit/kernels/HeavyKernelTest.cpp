@@ -3,6 +3,7 @@
 // 6x16 micro-kernel and of the 256-deep K blocks included), 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -334,6 +335,52 @@ TEST(NormalizationKernels, LayerNormOverNonTrailingAxesAndSoftmaxMiddleAxis) {
       for (int64_t j = 0; j < 3; ++j)
         EXPECT_NEAR(got[size_t(i * 12 + j * 4 + k)], std::exp(x[size_t(i * 12 + j * 4 + k)]) / sum, 1e-6);
     }
+}
+
+// Scores 88-1000 below their row's max, along an inner axis (the scalar
+// blocked path, block tails included) and the last one: no output is
+// denormal (a matmul reading denormal probabilities runs ~100x slower on
+// Intel cores), those whose true value is below FLT_MIN are exactly 0, the
+// rest as the reference.
+TEST(SoftmaxKernels, FarBelowMaxGivesNoDenormals) {
+  const float offsets[] = {0.f, -88.f, -90.f, -95.f, -100.f, -103.f, -150.f, -500.f, -1000.f, -1.f, -3.5f};
+  struct Case { Shape shape; int64_t axis; };
+  for (const Case &cs : {Case{{2, 11, 3}, 1}, Case{{2, 11, 70}, 1}, Case{{1, 13, 5, 2}, 1}, Case{{3, 4, 11}, 2}}) {
+    const int64_t n = cs.shape[size_t(cs.axis)];
+    int64_t outer = 1, inner = 1;
+    for (int64_t i = 0; i < cs.axis; ++i) outer *= cs.shape[size_t(i)];
+    for (size_t i = size_t(cs.axis) + 1; i < cs.shape.size(); ++i) inner *= cs.shape[i];
+    std::vector<float> x = uniformFloats(size_t(outer * n * inner), uint32_t(60 + n + inner));
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t j = 0; j < inner; ++j)
+          x[size_t((o * n + k) * inner + j)] = 4.f * x[size_t((o * n + k) * inner + j)] +
+                                                offsets[size_t(k + j + o) % (sizeof(offsets) / sizeof(float))];
+    for (int threads : {1, 2}) {
+      OpCase c;
+      c.op = "softmax";
+      c.attrInt("axis", cs.axis);
+      c.inputs = {f32(cs.shape, x)};
+      c.outputs = {outSpec(DataType::kFloat32, cs.shape)};
+      ASSERT_TRUE(runOp(c, threads).isOk());
+      std::vector<double> got = c.outputs[0].values();
+      int subnormal = 0;
+      for (double v : got) subnormal += std::fpclassify(float(v)) == FP_SUBNORMAL;
+      EXPECT_EQ(subnormal, 0) << "axis " << cs.axis << " inner " << inner;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < inner; ++j) {
+          auto at = [&](int64_t k) { return size_t((o * n + k) * inner + j); };
+          double mx = -INFINITY, sum = 0;
+          for (int64_t k = 0; k < n; ++k) mx = std::max(mx, double(x[at(k)]));
+          for (int64_t k = 0; k < n; ++k) sum += std::exp(double(x[at(k)]) - mx);
+          for (int64_t k = 0; k < n; ++k) {
+            double want = std::exp(double(x[at(k)]) - mx) / sum;
+            if (want < 0.5 * FLT_MIN) ASSERT_EQ(got[at(k)], 0.0) << "axis " << cs.axis << " element " << at(k);
+            else if (want > 2 * FLT_MIN) ASSERT_NEAR(got[at(k)], want, 2e-5 * want) << "element " << at(k);
+          }
+        }
+    }
+  }
 }
 
 TEST(ShapeKernels, PadModesTileTriangularGather) {

@@ -597,6 +597,66 @@ TEST(LLMKernels, GroupQueryAttention) {
   }
 }
 
+// Keys 0..69 score 0 with values 1; from key 70 on, half the keys score 95
+// (values 0) and the rest 92 or 100-880 below that (values 1): the online
+// softmax's rescale exp(-95) and those probabilities are below FLT_MIN. No
+// output may be denormal (the P x V FMAs that read denormal probabilities
+// take a microcode assist per element on Intel cores, ~100x slower): rows
+// before 70 give 1, the later ones exactly 0 (their true value < FLT_MIN).
+// Each path: tiled (>= 8 rows), rows (decode), the scalar loop (D % 16 != 0).
+TEST(LLMKernels, GroupQueryAttentionFarBelowMaxGivesNoDenormals) {
+  std::vector<GqaCase> cases = {
+      {1, 80, 0, 2, 1, 16, false, false, false, -1, 0.f, {79}},    // tiled prefill
+      {1, 1, 79, 2, 1, 16, false, false, false, -1, 0.f, {79}},    // decode, rows path
+      {1, 4, 76, 2, 1, 32, false, false, false, -1, 0.f, {79}},    // rows path, a past
+      {1, 80, 0, 2, 1, 8, false, false, false, -1, 0.f, {79}},     // scalar loop
+      {1, 1, 79, 2, 1, 24, false, false, false, -1, 0.f, {79}},    // scalar decode
+  };
+  auto score = [](int64_t j) {
+    if (j < 70) return 0.f;
+    if (j % 2 == 0) return 95.f;
+    return j % 4 == 3 ? 3.f : 95.f - 100.f - float(j % 7) * 130.f;
+  };
+  auto value = [](int64_t j) { return j >= 70 && j % 2 == 0 ? 0.f : 1.f; };
+  uint32_t seed = 1300;
+  for (const GqaCase &t : cases) {
+    const int64_t D = t.D, qw = t.numHeads * D, maxSeq = t.P + t.S;
+    GqaOperands o(t, qw, 0, maxSeq, seed);
+    const float root = std::sqrt(float(D));  // the kernel scales scores by 1 / sqrt(D)
+    std::fill(o.q.begin(), o.q.end(), 0.f);
+    for (size_t i = 0; i < o.q.size(); i += size_t(D)) o.q[i] = 1.f;
+    auto setKey = [&](float *k, float *v, int64_t j) {
+      for (int64_t d = 0; d < D; ++d) k[d] = 0.f, v[d] = value(j);
+      k[0] = score(j) * root;
+    };
+    for (int64_t j = 0; j < t.P; ++j) setKey(o.pk.data() + j * D, o.pv.data() + j * D, j);
+    for (int64_t s = 0; s < t.S; ++s) setKey(o.k.data() + s * D, o.v.data() + s * D, t.P + s);
+    std::vector<double> want, wantK, wantV;
+    referenceGqa(t, o.q, o.k, o.v, o.pk, o.pv, o.cosC, o.sinC, 0, o.total, want, wantK, wantV);
+    for (int threads : {1, 2}) {
+      OpCase c;
+      c.op = "groupQueryAttention";
+      c.inputs = o.opInputs(t, qw, 0, maxSeq, false);
+      c.outputs = {outSpec(DataType::kFloat32, {t.B, t.S, qw}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D}),
+                   outSpec(DataType::kFloat32, {t.B, t.kvHeads, t.P + t.S, D})};
+      c.attrInt("numHeads", t.numHeads).attrInt("kvNumHeads", t.kvHeads);
+      Status st = runOp(c, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      std::vector<double> got = c.outputs[0].values();
+      int subnormal = 0;
+      for (double v : got) subnormal += std::fpclassify(float(v)) == FP_SUBNORMAL;
+      EXPECT_EQ(subnormal, 0) << "S=" << t.S << " D=" << D;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (want[i] < 0.5 * std::numeric_limits<float>::min())
+          ASSERT_EQ(got[i], 0.0) << "S=" << t.S << " D=" << D << " element " << i << " (row " << i / size_t(qw) << ")";
+        else
+          ASSERT_NEAR(got[i], want[i], 1e-5) << "S=" << t.S << " D=" << D << " element " << i;
+      }
+    }
+  }
+}
+
 // A present as long as the past (ORT's max(past, total) for a fixed-capacity
 // cache): the past's rows after seqlensK + 1 - S are NaN and must not be
 // read; the present holds the valid past rows, the new ones, then zeros.

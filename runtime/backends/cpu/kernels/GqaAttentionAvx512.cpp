@@ -24,8 +24,24 @@ namespace {
 constexpr int64_t kKeys = 64;  // keys per tile: 4 vectors of scores per row
 constexpr int kRows = 4;       // query rows per register tile
 
-inline __m512 vexp(__m512 x) {
-  return reinterpret_cast<__m512>(avx512::simd::exp(reinterpret_cast<avx512::simd::VF>(x)));
+// exp(x) of the valid lanes, 0 in the others and wherever the result is
+// below FLT_MIN: exp() clamps (a masked -inf lane gives ~1e-38), and an
+// unmasked score ~88+ below the row's max gives a denormal. The P x V FMAs
+// that read such probabilities take a microcode assist per denormal on Intel
+// cores (~100x slower); the true values are below FLT_MIN, so 0 is what a
+// flush-to-zero gives. NaN lanes pass through (unordered compares).
+inline __m512 vexpFlushed(__mmask16 valid, __m512 x) {
+  const __m512 e = reinterpret_cast<__m512>(avx512::simd::exp(reinterpret_cast<avx512::simd::VF>(x)));
+  const __mmask16 normal = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_NLT_UQ) &
+                           _mm512_cmp_ps_mask(e, _mm512_set1_ps(std::numeric_limits<float>::min()), _CMP_NLT_UQ);
+  return _mm512_maskz_mov_ps(valid & normal, e);
+}
+
+// The online softmax's rescale exp(oldMax - newMax), 0 below FLT_MIN (the
+// accumulators it multiplies would otherwise turn denormal).
+inline float correctionFlushed(float x) {
+  const float c = std::exp(x);
+  return c < std::numeric_limits<float>::min() ? 0.f : c;
 }
 
 }  // namespace
@@ -100,12 +116,11 @@ void gqaAttendAvx512(const GqaTile &t) {
           continue;
         }
         const float newMax = std::max(runMax[size_t(ri)], tileMax);
-        const float c = runMax[size_t(ri)] == ninf ? 0.f : std::exp(runMax[size_t(ri)] - newMax);
+        const float c = runMax[size_t(ri)] == ninf ? 0.f : correctionFlushed(runMax[size_t(ri)] - newMax);
         const __m512 nm = _mm512_set1_ps(newMax);
         __m512 sum = _mm512_setzero_ps();
         for (int v = 0; v < 4; ++v) {
-          // exp of a masked lane is ~1e-38, not 0: zero it.
-          const __m512 e = _mm512_maskz_mov_ps(valid[v], vexp(_mm512_sub_ps(s[v], nm)));
+          const __m512 e = vexpFlushed(valid[v], _mm512_sub_ps(s[v], nm));
           _mm512_storeu_ps(pr + 16 * v, e);
           sum = _mm512_add_ps(sum, e);
         }
@@ -194,9 +209,8 @@ void attendRows(const GqaTile &t) {
       const __mmask16 valid = _mm512_cmplt_epi32_mask(lane, _mm512_set1_epi32(int32_t(n)));
       s = _mm512_mask_mov_ps(_mm512_set1_ps(ninf), valid, _mm512_mul_ps(s, scale));
       const float newMax = std::max(runMax, _mm512_reduce_max_ps(s));
-      const float c = runMax == ninf ? 0.f : std::exp(runMax - newMax);
-      // exp of a masked lane is ~1e-38, not 0: zero it.
-      const __m512 e = _mm512_maskz_mov_ps(valid, vexp(_mm512_sub_ps(s, _mm512_set1_ps(newMax))));
+      const float c = runMax == ninf ? 0.f : correctionFlushed(runMax - newMax);
+      const __m512 e = vexpFlushed(valid, _mm512_sub_ps(s, _mm512_set1_ps(newMax)));
       runSum = runSum * c + _mm512_reduce_add_ps(e);
       runMax = newMax;
       _mm512_store_ps(p, e);
