@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/backends/cpu/kernels/QdqEpilogueAvx512.h"
 #include "runtime/backends/cpu/kernels/QdqGemm.h"
 
 namespace webnn::cpu::kernels {
@@ -39,28 +40,10 @@ void tileSmall(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPa
       for (int j = 0; j < NP; ++j) acc[r][j] = _mm512_dpbusd_epi32(acc[r][j], av, bv[j]);
     }
   }
-  const __m512 outScale = _mm512_set1_ps(e.outScale), outZp = _mm512_set1_ps(e.outZp);
-  const __m512 qmin = _mm512_set1_ps(e.qmin), qmax = _mm512_set1_ps(e.qmax);
   for (int j = 0; j < NP; ++j) {
     const int64_t n0 = (p + j) * kQdqPanel;
-    const int64_t cols = std::min<int64_t>(kQdqPanel, N - n0);
-    const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-    const __m512i colTerm = _mm512_load_si512(B.colTerm + n0);
-    const __m512i zb = _mm512_load_si512(B.zb + n0);
-    const __m512 scale = _mm512_load_ps(B.scale + n0);
-    const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(mask, e.bias + n0) : _mm512_setzero_ps();
-    for (int r = 0; r < MR; ++r) {
-      __m512i sum = _mm512_add_epi32(acc[r][j], colTerm);
-      sum = _mm512_sub_epi32(sum, _mm512_mullo_epi32(zb, _mm512_set1_epi32(rowSum[m + r])));
-      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale);
-      if (e.roundTrip) {
-        __m512 q = _mm512_roundscale_ps(_mm512_div_ps(y, outScale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, outZp), qmin), qmax);
-        y = _mm512_mul_ps(_mm512_sub_ps(q, outZp), outScale);
-      }
-      if (e.bias) y = _mm512_add_ps(y, bias);
-      _mm512_mask_storeu_ps(Y + (m + r) * ldy + n0, mask, y);
-    }
+    const QdqPanelEpilogueAvx512 out(B, N, n0, e);
+    for (int r = 0; r < MR; ++r) out.store(acc[r][j], rowSum[m + r], Y + (m + r) * ldy + n0);
   }
 }
 
@@ -161,28 +144,11 @@ void tile8(const uint8_t *A, int64_t lda, const int32_t *rowSum, const QdqPacked
   const int64_t panelBytes = K4 * kQdqPanel * 4;
   const int8_t *b0 = B.panels + p * panelBytes;
   sums8x2(a, b0, np == 2 ? b0 + panelBytes : b0, K4, &acc[0][0]);
-  const __m512 outScale = _mm512_set1_ps(e.outScale), outZp = _mm512_set1_ps(e.outZp);
-  const __m512 qmin = _mm512_set1_ps(e.qmin), qmax = _mm512_set1_ps(e.qmax);
   for (int j = 0; j < np; ++j) {
     const int64_t n0 = (p + j) * kQdqPanel;
-    const int64_t cols = std::min<int64_t>(kQdqPanel, N - n0);
-    const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-    const __m512i colTerm = _mm512_load_si512(B.colTerm + n0);
-    const __m512i zb = _mm512_load_si512(B.zb + n0);
-    const __m512 scale = _mm512_load_ps(B.scale + n0);
-    const __m512 bias = e.bias ? _mm512_maskz_loadu_ps(mask, e.bias + n0) : _mm512_setzero_ps();
-    for (int r = 0; r < rows; ++r) {
-      __m512i sum = _mm512_add_epi32(_mm512_load_si512(acc[2 * r + j]), colTerm);
-      sum = _mm512_sub_epi32(sum, _mm512_mullo_epi32(zb, _mm512_set1_epi32(rowSum[m + r])));
-      __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), scale);
-      if (e.roundTrip) {
-        __m512 q = _mm512_roundscale_ps(_mm512_div_ps(y, outScale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, outZp), qmin), qmax);
-        y = _mm512_mul_ps(_mm512_sub_ps(q, outZp), outScale);
-      }
-      if (e.bias) y = _mm512_add_ps(y, bias);
-      _mm512_mask_storeu_ps(Y + (m + r) * ldy + n0, mask, y);
-    }
+    const QdqPanelEpilogueAvx512 out(B, N, n0, e);
+    for (int r = 0; r < rows; ++r)
+      out.store(_mm512_load_si512(acc[2 * r + j]), rowSum[m + r], Y + (m + r) * ldy + n0);
   }
 }
 
