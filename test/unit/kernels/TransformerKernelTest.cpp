@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 #include "test/unit/kernels/KernelTestUtil.h"
@@ -112,6 +113,15 @@ TEST(TransformerSimd, SiluArrayInPlace) {
   });
 }
 
+// A row's max of alpha * x and sum of exp(alpha * x - max), in double: the
+// terms of the reference softmax.
+std::pair<double, double> softmaxRowTerms(const float *xr, int64_t n, float alpha) {
+  double mx = -INFINITY, sum = 0;
+  for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(alpha) * xr[j]);
+  for (int64_t j = 0; j < n; ++j) sum += std::exp(double(alpha) * xr[j] - mx);
+  return {mx, sum};
+}
+
 TEST(TransformerSimd, SoftmaxRowsMatchReference) {
   for (int64_t n : {1, 7, 16, 33, 128, 131}) {
     int64_t rows = 5;
@@ -121,9 +131,7 @@ TEST(TransformerSimd, SoftmaxRowsMatchReference) {
         kernels::softmaxRows(x.data(), y.data(), rows, n, alpha);
         for (int64_t r = 0; r < rows; ++r) {
           const float *xr = x.data() + r * n;
-          double mx = -INFINITY, sum = 0;
-          for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(alpha) * xr[j]);
-          for (int64_t j = 0; j < n; ++j) sum += std::exp(double(alpha) * xr[j] - mx);
+          const auto [mx, sum] = softmaxRowTerms(xr, n, alpha);
           for (int64_t j = 0; j < n; ++j) {
             double ref = std::exp(double(alpha) * xr[j] - mx) / sum;
             // float rounding of alpha * x - max (|.| up to 40) moves exp by
@@ -157,9 +165,7 @@ TEST(TransformerSimd, SoftmaxRowsWriteNoDenormals) {
         kernels::softmaxRows(x.data(), y.data(), rows, n, alpha);
         for (int64_t r = 0; r < rows; ++r) {
           const float *xr = x.data() + r * n;
-          double mx = -INFINITY, sum = 0;
-          for (int64_t j = 0; j < n; ++j) mx = std::max(mx, double(alpha) * xr[j]);
-          for (int64_t j = 0; j < n; ++j) sum += std::exp(double(alpha) * xr[j] - mx);
+          const auto [mx, sum] = softmaxRowTerms(xr, n, alpha);
           for (int64_t j = 0; j < n; ++j) {
             float v = y[r * n + j];
             ASSERT_TRUE(v == 0.f || v >= FLT_MIN) << path << " n=" << n << " row " << r << " lane " << j << ": " << v;
