@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Avx512Reduce.h"
+#include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/GqaAttention.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
@@ -37,12 +38,6 @@ inline __m512 vexpFlushed(__mmask16 valid, __m512 x) {
   return _mm512_maskz_mov_ps(valid & normal, e);
 }
 
-// The online softmax's rescale exp(oldMax - newMax), 0 below FLT_MIN (the
-// accumulators it multiplies would otherwise turn denormal).
-inline float correctionFlushed(float x) {
-  const float c = std::exp(x);
-  return c < std::numeric_limits<float>::min() ? 0.f : c;
-}
 
 }  // namespace
 
@@ -116,7 +111,7 @@ void gqaAttendAvx512(const GqaTile &t) {
           continue;
         }
         const float newMax = std::max(runMax[size_t(ri)], tileMax);
-        const float c = runMax[size_t(ri)] == ninf ? 0.f : correctionFlushed(runMax[size_t(ri)] - newMax);
+        const float c = runMax[size_t(ri)] == ninf ? 0.f : flushBelowFltMin(std::exp(runMax[size_t(ri)] - newMax));
         const __m512 nm = _mm512_set1_ps(newMax);
         __m512 sum = _mm512_setzero_ps();
         for (int v = 0; v < 4; ++v) {
@@ -209,7 +204,7 @@ void attendRows(const GqaTile &t) {
       const __mmask16 valid = _mm512_cmplt_epi32_mask(lane, _mm512_set1_epi32(int32_t(n)));
       s = _mm512_mask_mov_ps(_mm512_set1_ps(ninf), valid, _mm512_mul_ps(s, scale));
       const float newMax = std::max(runMax, _mm512_reduce_max_ps(s));
-      const float c = runMax == ninf ? 0.f : correctionFlushed(runMax - newMax);
+      const float c = runMax == ninf ? 0.f : flushBelowFltMin(std::exp(runMax - newMax));
       const __m512 e = vexpFlushed(valid, _mm512_sub_ps(s, _mm512_set1_ps(newMax)));
       runSum = runSum * c + _mm512_reduce_add_ps(e);
       runMax = newMax;

@@ -479,18 +479,13 @@ class GqaKernel final : public Kernel {
             tileMax = std::max(tileMax, x);
           }
           float newMax = std::max(runMax, tileMax);
-          // exp results below FLT_MIN are 0 (what a flush-to-zero gives): a
-          // score ~88+ below the max gives a denormal, and every FMA of the
-          // accumulation that reads one takes a microcode assist on Intel
-          // cores (~100x slower).
-          constexpr float kTiny = std::numeric_limits<float>::min();
-          float correction = std::exp(runMax - newMax);
-          correction = correction < kTiny ? 0.f : correction;
+          // A score ~88+ below the max gives a denormal exp: flushed, as the
+          // accumulation's FMAs read it (flushBelowFltMin).
+          const float correction = flushBelowFltMin(std::exp(runMax - newMax));
           runSum *= correction;
           for (int64_t d = 0; d < D; ++d) o[d] *= correction;
           for (int64_t j = 0; j < n; ++j) {
-            float p = std::exp(scores[j] - newMax);
-            p = p < kTiny ? 0.f : p;
+            const float p = flushBelowFltMin(std::exp(scores[j] - newMax));
             runSum += p;
             const float *v = V + (j0 + j) * D;
             for (int64_t d = 0; d < D; ++d) o[d] += p * v[d];

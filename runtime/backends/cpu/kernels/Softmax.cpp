@@ -37,24 +37,17 @@ class SoftmaxKernel final : public Kernel {
                     for (int64_t j = 0; j < w; ++j) mx[j] = -std::numeric_limits<float>::infinity(), sum[j] = 0.f;
                     for (int64_t k = 0; k < n_; ++k)
                       for (int64_t j = 0; j < w; ++j) mx[j] = std::max(mx[j], xs[k * inner_ + j]);
-                    // Results below FLT_MIN are written as 0 (what a flush-to-zero
-                    // gives): exp(-90) is already denormal, and a matmul reading
-                    // denormal probabilities runs ~100x slower on Intel cores
-                    // (a microcode assist per denormal FMA), as softmaxRows notes.
-                    constexpr float kTiny = std::numeric_limits<float>::min();
+                    // exp(-90) is already denormal: flushed (flushBelowFltMin).
                     for (int64_t k = 0; k < n_; ++k)
                       for (int64_t j = 0; j < w; ++j) {
-                        float v = std::exp(xs[k * inner_ + j] - mx[j]);
-                        v = v < kTiny ? 0.f : v;
+                        float v = flushBelowFltMin(std::exp(xs[k * inner_ + j] - mx[j]));
                         ys[k * inner_ + j] = v;
                         sum[j] += v;
                       }
                     for (int64_t j = 0; j < w; ++j) sum[j] = 1.f / sum[j];
                     for (int64_t k = 0; k < n_; ++k)
-                      for (int64_t j = 0; j < w; ++j) {
-                        float v = ys[k * inner_ + j] * sum[j];
-                        ys[k * inner_ + j] = v < kTiny ? 0.f : v;
-                      }
+                      for (int64_t j = 0; j < w; ++j)
+                        ys[k * inner_ + j] = flushBelowFltMin(ys[k * inner_ + j] * sum[j]);
                   }
                 });
     return Status::ok();
