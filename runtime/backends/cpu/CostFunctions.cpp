@@ -331,7 +331,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
 struct ConvShape {
   bool nhwc = false;
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0, padLeft = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0, padBottom = 0, padLeft = 0;
 };
 ConvShape convShape(const NodeDesc &n) {
   ConvShape g;
@@ -355,7 +355,9 @@ ConvShape convShape(const NodeDesc &n) {
   std::vector<int64_t> pad = n.attributes.getInts("padding", {0, 0, 0, 0});
   if (st.size() == 2) g.sh = std::max<int64_t>(st[0], 1), g.sw = std::max<int64_t>(st[1], 1);
   if (dil.size() == 2) g.dh = std::max<int64_t>(dil[0], 1), g.dw = std::max<int64_t>(dil[1], 1);
-  if (pad.size() == 4) g.padTop = std::max<int64_t>(pad[0], 0), g.padLeft = std::max<int64_t>(pad[2], 0);
+  if (pad.size() == 4)
+    g.padTop = std::max<int64_t>(pad[0], 0), g.padBottom = std::max<int64_t>(pad[1], 0),
+    g.padLeft = std::max<int64_t>(pad[2], 0);
   return g;
 }
 
@@ -414,8 +416,15 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool residual = n.op == "fusedConv2d" && n.inputs.size() > 3 && n.inputs[3];
   const bool depthwise = g.groups > 1 && g.groups == g.C && g.O == g.groups;
   const bool pointwise = g.KH == 1 && g.KW == 1 && g.groups == 1;
-  const bool im2col = g.nhwc && g.groups == 1 && !pointwise && g.N * g.OH * g.OW <= 64 && g.N * g.OH * g.OW >= 16 &&
-                      g.O >= 256 && constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
+  const bool packedFilter = constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
+  // The row-window kernel (kernels/conv/RowWindowPackedConv.cpp) runs conv1d
+  // layers as the same packed SGEMM, the windows read in place: priced with
+  // the few-pixel im2col layers, on their family.
+  const bool rowWindow = g.nhwc && g.groups == 1 && g.KH == 1 && g.KW > 1 && g.padTop == 0 && g.padBottom == 0 &&
+                         g.dw == 1 && g.OW >= 64 && g.O >= 128 && g.KW * g.C >= 64 && packedFilter;
+  const bool im2col = (g.nhwc && g.groups == 1 && !pointwise && g.N * g.OH * g.OW <= 64 && g.N * g.OH * g.OW >= 16 &&
+                       g.O >= 256 && packedFilter) ||
+                      rowWindow;
   // Not at >= 256 channels each way with 15-20 output columns, where
   // onednn/Conv2d.cpp keeps the direct kernel (Winograd ran slower there).
   const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;

@@ -52,6 +52,7 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   EXPECT_EQ(choice.whyRefused("pointwise-narrow"), avx512 ? "not 1x1, stride 1, unpadded" : "no AVX-512");
   EXPECT_EQ(choice.whyRefused("pointwise-packed-sgemm"), "not 1x1, stride 1, unpadded");
   EXPECT_EQ(choice.whyRefused("im2col-packed-sgemm"), "more than 64 output pixels");
+  EXPECT_EQ(choice.whyRefused("row-window-packed-sgemm"), "filter height is not 1");
   EXPECT_EQ(choice.whyRefused("silu-after-own-kernel"), "activation is not silu");
 #if WEBNN_HAVE_ONEDNN
   // oneDNN's reason (onednn::Conv2d::create), not one of ours.
@@ -94,6 +95,50 @@ TEST(ConvSelection, FirstCandidateTakesDepthwise) {
   const kernels::KernelChoice choice = choices.last("conv2d");
   EXPECT_EQ(choice.chosen, "depthwise-avx512") << choice.describe();
   EXPECT_TRUE(choice.refused.empty()) << choice.describe();
+}
+
+// nhwc float32 conv1d as conv2d (H = 1, filter 1 x K), constant filter
+// (ohwi) and bias, padding `pad` on both ends of the row.
+OpCase conv1d(int64_t W, int64_t C, int64_t O, int64_t K, int64_t stride, int64_t pad, int64_t dilation,
+              int64_t groups) {
+  const int64_t OW = (W + 2 * pad - dilation * (K - 1) - 1) / stride + 1;
+  std::vector<float> x(size_t(W * C), 0.5f), f(size_t(O * K * (C / groups)), 0.25f), b(size_t(O), 0.1f);
+  OpCase c{"conv2d", {f32({1, 1, W, C}, x), f32({O, 1, K, C / groups}, f, true), f32({O}, b, true)},
+           {outSpec(DataType::kFloat32, {1, 1, OW, O})}};
+  c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", groups);
+  c.attrInts("padding", {0, 0, pad, pad}).attrInts("strides", {1, stride}).attrInts("dilations", {1, dilation});
+  return c;
+}
+
+// conv1d (the audio encoder's 512 -> 512, kernel 3, stride 2) goes to the
+// row-window packed SGEMM; dilated, grouped and short ones do not, each
+// with its reason; a SiLU epilogue runs it then the pass.
+TEST(ConvSelection, Conv1dTakesRowWindowKernel) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  auto choiceOf = [](OpCase c) {
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last(c.op);
+  };
+  kernels::KernelChoice plain = choiceOf(conv1d(401, 512, 512, 3, 2, 1, 1, 1));
+  EXPECT_EQ(plain.chosen, "row-window-packed-sgemm") << plain.describe();
+  EXPECT_EQ(plain.whyRefused("im2col-packed-sgemm"), "more than 64 output pixels") << plain.describe();
+  EXPECT_EQ(choiceOf(conv1d(401, 64, 128, 3, 1, 2, 2, 1)).whyRefused("row-window-packed-sgemm"),
+            "dilated along the row");
+  EXPECT_EQ(choiceOf(conv1d(401, 64, 128, 3, 1, 1, 1, 4)).whyRefused("row-window-packed-sgemm"), "grouped");
+  EXPECT_EQ(choiceOf(conv1d(60, 64, 128, 3, 1, 1, 1, 1)).whyRefused("row-window-packed-sgemm"),
+            "fewer than 64 output columns");
+  EXPECT_EQ(choiceOf(conv1d(401, 64, 96, 3, 1, 1, 1, 1)).whyRefused("row-window-packed-sgemm"),
+            "fewer than 128 output channels");
+  EXPECT_EQ(choiceOf(conv1d(4000, 1, 512, 10, 5, 0, 1, 1)).whyRefused("row-window-packed-sgemm"),
+            "window of fewer than 64 floats");
+  OpCase silu = conv1d(200, 80, 256, 3, 1, 1, 1, 1);
+  silu.op = "fusedConv2d";
+  silu.attrString("activation", "silu");
+  kernels::KernelChoice s = choiceOf(silu);
+  EXPECT_EQ(s.chosen, "silu-after-own-kernel") << s.describe();
+  EXPECT_EQ(s.detail, "row-window-packed-sgemm") << s.describe();
 }
 
 // The kernel choice of `c` run as fusedConv2d "silu".

@@ -87,7 +87,8 @@ bool depthwiseAvx512Case(const FusedCase &c) {
 // Whether the case is one the packed-B SGEMM takes (conv/Conv2dSelection.cpp): a 1x1
 // stride-1 unpadded layer with <= 1024 pixels and >= 512 output channels,
 // or any other ungrouped one (strided 1x1 too) with <= 64 output pixels and
-// >= 256 channels.
+// >= 256 channels, or a 1 x KW filter (KW > 1) over unpadded rows with >= 64
+// output columns, >= 128 channels and KW x C >= 64 (the row-window kernel).
 bool packedSgemmCase(const FusedCase &c) {
   std::vector<int64_t> p = pads(c);
   int64_t OH = (c.H + p[0] + p[1] - c.KH) / c.stride + 1, OW = (c.W + p[2] + p[3] - c.KW) / c.stride + 1;
@@ -95,7 +96,8 @@ bool packedSgemmCase(const FusedCase &c) {
   bool eligible = kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 &&
                   c.activation != "sigmoid";
   if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= 512;
-  return eligible && c.N * OH * OW <= 64 && c.O >= 256;
+  bool rowWindow = c.KH == 1 && c.KW > 1 && p[0] == 0 && p[1] == 0 && OW >= 64 && c.O >= 128 && c.KW * c.C >= 64;
+  return eligible && ((c.N * OH * OW <= 64 && c.O >= 256) || rowWindow);
 }
 
 // Whether the case is one the narrow pointwise kernel takes: a 1x1
@@ -212,7 +214,8 @@ void runCase(const FusedCase &c) {
       const kernels::KernelChoice choice = choices.last("fusedConv2d");
       const std::string kernel = convKernelOf(choice);
       const bool depthwise = kernel.rfind("depthwise-avx512", 0) == 0;
-      const bool packed = kernel == "pointwise-packed-sgemm" || kernel == "im2col-packed-sgemm";
+      const bool packed = kernel == "pointwise-packed-sgemm" || kernel == "im2col-packed-sgemm" ||
+                          kernel == "row-window-packed-sgemm";
       const bool narrow = kernel == "pointwise-narrow";
       EXPECT_EQ(path == kDepthwise, depthwise) << label << ": " << choice.describe();
       EXPECT_EQ(path == kPacked, packed) << label << ": " << choice.describe();
@@ -282,6 +285,34 @@ TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
   d.activation = "none";
   runCase(d);
   EXPECT_EQ(gPackedChosen > 0, kernels::avx512Available());
+}
+
+// conv1d as conv2d with H = 1 (and 1 x KW filters over several rows):
+// windows read in place by the packed-B SGEMM, the ones reaching into the
+// padding (left, right, both, asymmetric, none) gathered apart; odd lengths,
+// strides 1 and 2, output channels not a multiple of its 48-column panels,
+// batch 2, a window wider than the padding, every epilogue.
+TEST(FusedConv2d, PackedSgemmRowWindow) {
+  struct RowCase { int64_t N, H, W, C, O, KW, stride; std::vector<int64_t> padding; const char *act; bool residual; };
+  const RowCase cases[] = {
+      {1, 1, 151, 24, 130, 3, 2, {0, 0, 1, 1}, "relu", true},   {1, 1, 129, 24, 128, 3, 1, {0, 0, 1, 1}, "none", false},
+      {2, 1, 100, 13, 200, 5, 1, {0, 0, 2, 1}, "clamp", true},   {1, 3, 140, 22, 144, 3, 2, {0, 0, 0, 0}, "relu", false},
+      {1, 1, 70, 20, 160, 7, 1, {0, 0, 0, 6}, "none", true},    {1, 1, 131, 33, 129, 4, 2, {0, 0, 3, 0}, "clamp", false},
+      {1, 1, 64, 40, 256, 2, 1, {0, 0, 1, 0}, "relu", true},
+  };
+  int i = 0;
+  for (const RowCase &r : cases) {
+    FusedCase c;
+    c.nhwc = true, c.N = r.N, c.H = r.H, c.W = r.W, c.C = r.C, c.O = r.O, c.KH = 1, c.KW = r.KW, c.stride = r.stride;
+    c.padding = r.padding, c.activation = r.act, c.residual = r.residual, c.bias = i % 3 != 2;
+    c.lo = -0.25, c.hi = 0.5;
+    c.name = "1x" + std::to_string(r.KW) + " s" + std::to_string(r.stride) + " nhwc " + std::to_string(r.N) + "x" +
+             std::to_string(r.H) + "x" + std::to_string(r.W) + "x" + std::to_string(r.C) + "->" +
+             std::to_string(r.O) + " " + r.act + (r.residual ? " residual" : "") + (c.bias ? "" : " no bias");
+    ASSERT_EQ(packedSgemmCase(c), kernels::avx512Available()) << c.name;
+    runCase(c);
+    ++i;
+  }
 }
 
 TEST(FusedConv2d, StridedClampNoResidual) {

@@ -866,7 +866,9 @@ TEST(CostFunctions, SmallGemmOnThePortableFamily) {
   EXPECT_EQ(gemm("matmul", 440, 1000).family, "gemm");
 }
 
-// A conv1d run as a conv2d with H = 1: pieces of output columns.
+// A conv1d run as a conv2d with H = 1: the row-window packed SGEMM runs it,
+// on the im2col family, in its own loop; in relaxed precision (oneDNN's)
+// pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
   cpu::OperandDesc y{DataType::kFloat32, {1, 1, 199, 512}, nullptr};
@@ -877,6 +879,13 @@ TEST(CostFunctions, Conv1dCutIntoColumns) {
   n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {1, 2}});
   n.inputs = {&x, &w};
   n.outputs = {&y};
+  if (__builtin_cpu_supports("avx512f")) {
+    cpu::NodeCost packed = cpu::findCostFunction("conv2d")(n, {false, true}, 2);
+    EXPECT_EQ(packed.family, "conv2d.im2col");
+    EXPECT_EQ(packed.threading, cpu::Threading::kPool);
+    EXPECT_EQ(packed.params, (std::vector<double>{199, 3 * 512, 512}));
+  }
+  n.relaxedPrecision = true;
   cpu::NodeCost c = cpu::findCostFunction("conv2d")(n, {false, true}, 2);
   EXPECT_EQ(c.family, "conv2d");
   ASSERT_EQ(c.threading, cpu::Threading::kPieces);

@@ -47,21 +47,16 @@ namespace {
 
 std::atomic<uint64_t> gRuns{0};
 
-// B comes prepacked from the artifact or is packed once, before the first
-// run needs it. Work is split over row chunks x panels, row-chunk-major, so
-// with few row chunks (transformers: M = 128) each thread streams its own
-// panels of B, and with many (convolutions: M = H * W) its own rows.
+// Work is split over row chunks x panels, row-chunk-major, so with few row
+// chunks (transformers: M = 128) each thread streams its own panels of B,
+// and with many (convolutions: M = H * W) its own rows.
 class PackedSgemmKernel final : public Kernel {
  public:
-  PackedSgemmKernel(const NodeDesc &node, const PackedProduct &p)
-      : p_(p), layout_(p.K, p.N), b_(static_cast<const float *>(node.inputs[1]->constantData)) {
-    for (const PackedOperand &po : node.packed)
-      if (po.input == 1 && po.layout == layout_.layoutName() && po.bytes == layout_.bytes())
-        prepacked_ = static_cast<const float *>(po.data);
-  }
+  PackedSgemmKernel(const NodeDesc &node, const PackedProduct &p) : p_(p), b_(node, p) {}
 
   Status run(const KernelContext &ctx) override {
-    const float *packed = packedB();
+    const float *packed = b_.get();
+    const PackedSgemmB &layout = b_.layout();
     const float *a = in<float>(ctx, 0);
     float *y = outp<float>(ctx, 0);
     SgemmEpilogue ep;
@@ -71,12 +66,12 @@ class PackedSgemmKernel final : public Kernel {
     ep.hi = p_.hi;
     if (ctx.numInputs > 2 && ctx.inputs[2]) ep.bias = static_cast<const float *>(ctx.inputs[2]->data);
     if (ctx.numInputs > 3 && ctx.inputs[3]) ep.residual = static_cast<const float *>(ctx.inputs[3]->data);
-    const int64_t chunk = PackedSgemmB::rowChunk(p_.M), panels = layout_.panels();
+    const int64_t chunk = PackedSgemmB::rowChunk(p_.M), panels = layout.panels();
     const int64_t chunks = (p_.M + chunk - 1) / chunk;
     parallelFor(ctx, chunks * panels, 1, [&](int64_t t0, int64_t t1) {
       while (t0 < t1) {  // one call per row chunk the range touches
         const int64_t c = t0 / panels, p0 = t0 % panels, p1 = std::min(panels, p0 + (t1 - t0));
-        packedSgemmAvx512(layout_, packed, a, p_.K, y, p_.N, ep, c * chunk, std::min(p_.M, (c + 1) * chunk), p0, p1);
+        packedSgemmAvx512(layout, packed, a, p_.K, y, p_.N, ep, c * chunk, std::min(p_.M, (c + 1) * chunk), p0, p1);
         t0 += p1 - p0;
       }
     });
@@ -86,49 +81,18 @@ class PackedSgemmKernel final : public Kernel {
 
   Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
     (void)numThreads;  // one layout for every thread count
-    PackedBytes pb;
-    pb.input = 1;
-    pb.layout = layout_.layoutName();
-    pb.bytes.resize(layout_.bytes());
-    layout_.pack(b_, p_.bKStride, p_.bNStride, reinterpret_cast<float *>(pb.bytes.data()), kOffsets());
-    out->push_back(std::move(pb));
+    b_.pack(out);
     return Status::ok();
   }
 
   void warmUp(int numThreads) override {
     (void)numThreads;
-    packedB();
+    b_.get();
   }
 
  private:
-  const float *packedB() {
-    if (prepacked_) return prepacked_;
-    std::call_once(packOnce_, [&] {
-      packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (layout_.bytes() + 63) / 64 * 64)));
-      layout_.pack(b_, p_.bKStride, p_.bNStride, packedBuf_.get(), kOffsets());
-      releaseSource();
-    });
-    return packedBuf_.get();
-  }
-
-  const int64_t *kOffsets() const { return p_.bKOffsets.empty() ? nullptr : p_.bKOffsets.data(); }
-
-  // The artifact's copy of B is not read again (releasePackedSource).
-  void releaseSource() const {
-    int64_t lastK = (p_.K - 1) * p_.bKStride;
-    for (int64_t off : p_.bKOffsets) lastK = std::max(lastK, off);
-    releasePackedSource(b_, size_t(lastK + (p_.N - 1) * p_.bNStride + 1) * sizeof(float));
-  }
-
-  struct Free {
-    void operator()(float *p) const { std::free(p); }
-  };
   PackedProduct p_;
-  PackedSgemmB layout_;
-  const float *b_;
-  const float *prepacked_ = nullptr;
-  std::once_flag packOnce_;
-  std::unique_ptr<float, Free> packedBuf_;
+  PackedSgemmWeights b_;
   const std::atomic<bool> &countRuns_ = debugOptions().countRuns;  // DebugOptions.h
 };
 
@@ -161,6 +125,43 @@ std::string packedSgemmRefusal(const NodeDesc &node) {
 }
 
 bool packedSgemmSuits(int64_t M, int64_t K, int64_t N) { return M >= 16 && K >= 8 && N >= 8; }
+
+PackedSgemmWeights::PackedSgemmWeights(const NodeDesc &node, const PackedProduct &p)
+    : layout_(p.K, p.N),
+      kStride_(p.bKStride),
+      nStride_(p.bNStride),
+      kOffsets_(p.bKOffsets),
+      b_(static_cast<const float *>(node.inputs[1]->constantData)) {
+  for (const PackedOperand &po : node.packed)
+    if (po.input == 1 && po.layout == layout_.layoutName() && po.bytes == layout_.bytes())
+      prepacked_ = static_cast<const float *>(po.data);
+}
+
+const float *PackedSgemmWeights::get() {
+  if (prepacked_) return prepacked_;
+  std::call_once(packOnce_, [&] {
+    packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (layout_.bytes() + 63) / 64 * 64)));
+    layout_.pack(b_, kStride_, nStride_, packedBuf_.get(), kOffsets());
+    releaseSource();
+  });
+  return packedBuf_.get();
+}
+
+void PackedSgemmWeights::pack(std::vector<PackedBytes> *out) const {
+  PackedBytes pb;
+  pb.input = 1;
+  pb.layout = layout_.layoutName();
+  pb.bytes.resize(layout_.bytes());
+  layout_.pack(b_, kStride_, nStride_, reinterpret_cast<float *>(pb.bytes.data()), kOffsets());
+  out->push_back(std::move(pb));
+}
+
+// The artifact's copy of B is not read again (releasePackedSource).
+void PackedSgemmWeights::releaseSource() const {
+  int64_t lastK = (layout_.K() - 1) * kStride_;
+  for (int64_t off : kOffsets_) lastK = std::max(lastK, off);
+  releasePackedSource(b_, size_t(lastK + (layout_.N() - 1) * nStride_ + 1) * sizeof(float));
+}
 
 std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p) {
   return std::make_unique<PackedSgemmKernel>(node, p);

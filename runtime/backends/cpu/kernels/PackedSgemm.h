@@ -23,7 +23,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,34 @@ struct PackedProduct {
   float lo = -__builtin_inff(), hi = __builtin_inff();
 };
 std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p);
+
+// B of a node's product (its constant input 1, read as PackedProduct says)
+// in the packed layout: the artifact's prepacked copy when it has one, else
+// packed once, before the first run needs it. The packed SGEMM kernel holds
+// one; so do kernels that run packedSgemmAvx512 over rows of A of their own
+// (conv/RowWindowPackedConv.cpp: rows read in place from a conv's input).
+class PackedSgemmWeights {
+ public:
+  PackedSgemmWeights(const NodeDesc &node, const PackedProduct &p);
+  const PackedSgemmB &layout() const { return layout_; }
+  const float *get();  // packs on the first call
+  void pack(std::vector<PackedBytes> *out) const;  // Kernel::packConstants's entry
+
+ private:
+  const int64_t *kOffsets() const { return kOffsets_.empty() ? nullptr : kOffsets_.data(); }
+  void releaseSource() const;
+
+  struct Free {
+    void operator()(float *p) const { std::free(p); }
+  };
+  PackedSgemmB layout_;
+  int64_t kStride_, nStride_;
+  std::vector<int64_t> kOffsets_;
+  const float *b_;
+  const float *prepacked_ = nullptr;
+  std::once_flag packOnce_;
+  std::unique_ptr<float, Free> packedBuf_;
+};
 
 // matmul and fusedMatmul (MatMul.cpp): the kernel when it takes the node (b
 // constant without a batch, a's batch folded into M), else null with *why

@@ -6,7 +6,7 @@
 //   brdgmm_dw), after oneDNN at stride 2 (brdgmm_dw measured 5-25% faster);
 //   5x5 likewise from 14 output columns up;
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
-//   oneDNN (each file says which and by how much);
+//   oneDNN (each file says which and by how much), conv1d included;
 // - fusedConv2d "silu" on those kernels without activation, SiLU after
 //   (the depthwise kernel applies it itself, row by row); "hardSwish" the
 //   same way, a pass after the kernel;
@@ -88,6 +88,11 @@ std::unique_ptr<Kernel> im2colPacked(const ConvRequest &r, std::string *why) {
   return makeIm2colPackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
 }
 
+std::unique_ptr<Kernel> rowWindowPacked(const ConvRequest &r, std::string *why) {
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makeRowWindowPackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
 // Our kernels that take a layer before oneDNN would, without activation:
 // the SiLU pass's inner table.
 const KernelCandidate<ConvRequest> kOwnKernels[] = {
@@ -95,6 +100,7 @@ const KernelCandidate<ConvRequest> kOwnKernels[] = {
     {"pointwise-narrow", &pointwiseNarrow},
     {"pointwise-packed-sgemm", &pointwisePacked},
     {"im2col-packed-sgemm", &im2colPacked},
+    {"row-window-packed-sgemm", &rowWindowPacked},
 };
 
 // "a: why; b: why" of an inner table's refusals.
@@ -154,6 +160,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"pointwise-narrow", &pointwiseNarrow},
     {"pointwise-packed-sgemm", &pointwisePacked},
     {"im2col-packed-sgemm", &im2colPacked},
+    {"row-window-packed-sgemm", &rowWindowPacked},
     {"silu-after-own-kernel", &siluAfterOwnKernel},
     {"hardswish-after-own-kernel", &hardSwishAfterOwnKernel},
 #if WEBNN_HAVE_ONEDNN

@@ -93,6 +93,10 @@ std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const Conv
 // Im2colPackedConv.cpp: few output pixels as im2col + one packed-B GEMM.
 std::unique_ptr<Kernel> makeIm2colPackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                              float lo, float hi, std::string *why);
+// RowWindowPackedConv.cpp: 1 x KW filters over unpadded rows (conv1d) as
+// the packed-B GEMM reading each output's window in place.
+std::unique_ptr<Kernel> makeRowWindowPackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
+                                                float lo, float hi, std::string *why);
 #if WEBNN_HAVE_ONEDNN
 // OneDnnConv2d.cpp: oneDNN's convolution with the epilogue (null for
 // conv2d) as post-ops; at run time a primitive oneDNN cannot build falls
