@@ -357,6 +357,7 @@ struct Probe {
     auto add = [&](DataType dt, const Shape &s, bool isConst, bool output, int32_t fill = 0) {
       uint64_t n = elements(s);
       buffers.push_back(allocate(n * uint64_t(dataTypeBits(dt)) / 8 + 64));
+      bytes += n * uint64_t(dataTypeBits(dt)) / 8 + 64;
       uint8_t *data = buffers.back().get();
       if (dt == DataType::kFloat32) {
         float *f = reinterpret_cast<float *>(data);
@@ -403,6 +404,7 @@ struct Probe {
     ins[k] = from;
   }
   double coldBytes = 0;  // weights and caller buffers
+  uint64_t bytes = 0;     // every buffer it holds
   std::vector<std::pair<const void *, uint64_t>> arenaInputs;
   // The first failure of run() is kept: a probe that failed is not timed.
   void run(cpu::ThreadPool &pool) {
@@ -759,12 +761,13 @@ struct Evictor {
   }
 };
 
-// Runs the probe until `budget` seconds or 40 runs (at least 5 after the
-// first); with `hot`, then as many again back to back, caches left warm.
-// With `l3` > 0, also `coldRuns` runs after evicting the L3 (weights and
-// caller buffers cold, the inputs a previous node wrote read back in).
+// Runs the probe until `budget` seconds or `maxRuns` runs (at least
+// `minRuns` after the first); with `hot`, then as many again back to back, caches
+// left warm. With `l3` > 0, also `coldRuns` runs after evicting the L3
+// (weights and caller buffers cold, the inputs a previous node wrote read
+// back in); coldMs stays 0 with none.
 Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, bool hot = false,
-                uint64_t l3 = 0, int coldRuns = 5) {
+                uint64_t l3 = 0, int coldRuns = 5, size_t minRuns = 5, size_t maxRuns = 40) {
   Timed r;
   Stopwatch clock(pool.numThreads());
   double w0 = clock.now();
@@ -784,7 +787,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
   const Stopwatch &timer = fine ? wall : clock;
   std::vector<double> v;
   auto start = Clock::now();
-  while (v.size() < 40 && (v.size() < 5 || secondsSince(start) < budget)) {
+  while (v.size() < maxRuns && (v.size() < minRuns || secondsSince(start) < budget)) {
     evict.run(pool);
     evict.disturb(pool);
     double t0 = timer.now();
@@ -809,7 +812,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
     std::sort(h.begin(), h.end());
     r.hotMs = clock.cpu ? h[h.size() / 2] : h[h.size() / 5];
   }
-  if (l3 > 0) {
+  if (l3 > 0 && coldRuns > 0) {
     std::vector<double> c;
     for (int k = 0; k < coldRuns; ++k) {
       evict.runL3(l3);
@@ -1176,6 +1179,64 @@ uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sw
   return std::min(kept, reportedL3);
 }
 
+std::vector<GridVisit> gridVisitOrder(const std::vector<size_t> &familySizes, int maxThreads, int passes) {
+  std::vector<GridVisit> pass;
+  size_t rounds = 0;
+  for (size_t n : familySizes) rounds = std::max(rounds, n);
+  for (size_t r = 0; r < rounds; ++r)
+    for (size_t f = 0; f < familySizes.size(); ++f)
+      if (r < familySizes[f])
+        for (int T = 1; T <= std::max(1, maxThreads); ++T) pass.push_back({f, r, T, 0});
+  std::vector<GridVisit> order;
+  for (int k = 0; k < std::max(1, passes); ++k)
+    for (GridVisit v : pass) {
+      v.pass = k;
+      order.push_back(v);
+    }
+  return order;
+}
+
+double combineVisits(std::vector<double> visitMs) {
+  if (visitMs.empty()) return 0;
+  std::sort(visitMs.begin(), visitMs.end());
+  const size_t n = visitMs.size();
+  return n % 2 ? visitMs[n / 2] : std::sqrt(visitMs[n / 2 - 1] * visitMs[n / 2]);
+}
+
+double visitBudgetSeconds(double secondsLeft, double reserve, size_t visitsLeft, double overheadSeconds) {
+  const double n = double(std::max<size_t>(visitsLeft, 1));
+  return std::clamp((secondsLeft - reserve - std::max(0.0, overheadSeconds) * n) / n, kMinVisitSeconds,
+                    kMaxVisitSeconds);
+}
+
+VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> &visits, double referenceMedianMs) {
+  VisitDrift d;
+  std::vector<double> raw, scaled;
+  auto deviation = [](std::vector<double> v) {
+    const double mid = combineVisits(v);
+    std::vector<double> dev;
+    for (double x : v) dev.push_back(std::fabs(std::log(x / mid)));
+    return medianOf(dev);
+  };
+  for (const auto &point : visits) {
+    std::vector<double> r, s;
+    for (const auto &[ms, refMs] : point)
+      if (ms > 0 && refMs > 0) {
+        r.push_back(ms);
+        s.push_back(ms * referenceMedianMs / refMs);
+      }
+    if (r.size() < 2) continue;
+    raw.push_back(deviation(r));
+    scaled.push_back(deviation(s));
+  }
+  d.points = int(raw.size());
+  if (raw.empty() || !(referenceMedianMs > 0)) return d;
+  d.raw = medianOf(raw);
+  d.scaled = medianOf(scaled);
+  d.scale = d.scaled < 0.8 * d.raw;
+  return d;
+}
+
 Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   auto start = Clock::now();
   int maxThreads = std::max(1, options.maxThreads);
@@ -1264,10 +1325,17 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // thread count left the 2-thread chains unmeasured), per thread count.
   const double chainBudget = std::min(0.3, deadline / 100);
   const double reserve = std::min(0.5, deadline / 10) + 8 * chainBudget * maxThreads;
-  // The grid, breadth first over families, every thread count per point.
+  // The grid: every point timed in kGridPasses visits, one per pass over
+  // the whole grid (gridVisitOrder), each pass breadth first over families
+  // with every thread count per point, so that a deadline that cuts the grid
+  // short still leaves a usable spread of sizes.
   std::vector<std::vector<Case>> cases = grid();
-  size_t rounds = 0;
-  for (const auto &f : cases) rounds = std::max(rounds, f.size());
+  std::vector<size_t> familySizes;
+  for (const auto &f : cases) familySizes.push_back(f.size());
+  // A short deadline times each point once: its few points are worth more
+  // than their second visits.
+  const int passes = shortDeadline ? 1 : kGridPasses;
+  const std::vector<GridVisit> order = gridVisitOrder(familySizes, maxThreads, passes);
   bool complete = true;
   std::vector<double> jit, spreads;
   struct Pieced {
@@ -1276,84 +1344,282 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     double ms;
   };
   std::vector<Pieced> pieced;  // grid kernels a multi-threaded run cut into pieces
-  // Each point's timing budget shares the time left among the points still
-  // to measure (at most 80 ms, at least 10): the grid's ~230 sizes per
-  // thread count took 11-13 s quiet on a Zen 5 core, but on a core half as
-  // fast with a DRAM a quarter as fast (a 2-vCPU Xeon VM) a flat 80 ms per
-  // point ran the grid past the deadline with a fifth of it unmeasured.
-  size_t pointsLeft = 0;
-  double waitedForCores = 0;
-  for (const auto &f : cases) pointsLeft += f.size() * size_t(maxThreads);
-  for (size_t r = 0; r < rounds && complete; ++r)
-    for (size_t f = 0; f < cases.size() && complete; ++f) {
-      if (r >= cases[f].size()) continue;
-      if (left() < reserve) {
-        complete = false;
-        break;
-      }
-      const Case &c = cases[f][r];
-      for (int T = 1; T <= maxThreads; ++T) {
-        if (left() < 0.6 * reserve) {
-          complete = false;
-          break;
-        }
-        if (pointsLeft > 0) --pointsLeft;
-        // A multi-threaded point timed while another process (or, in a VM,
-        // the host) holds one of its cores runs at fewer threads' speed:
-        // on a 2-vCPU VM one calibration's 2-thread FMA peak equalled its
-        // 1-thread one and its 2-thread grid priced the fit decoder's step
-        // at twice its time. Wait for the cores, within a share of the time.
-        if (T > 1)
-          while (waitedForCores < 0.1 * deadline && !poolHasItsCores(*pools[size_t(T - 1)])) {
-            auto w0 = Clock::now();
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            waitedForCores += secondsSince(w0) + 0.004;
-          }
-        Probe probe;
-        Status s = probe.build(c);
-        if (!s || !probe.kernel) {
-          say("skipped " + c.op + ": " + s.message());
-          continue;
-        }
-        cpu::CostFunction fn = cpu::findCostFunction(c.op);
-        if (!fn) continue;
-        cpu::NodeCost cost = fn(probe.node, probe.constant, T);
-        ThreadProfile &t = p.threads[size_t(T - 1)];
-        // Kernels that fit the L2 are also timed hot, for graphs that fit it whole.
-        bool small = p.l2Bytes > 0 && cost.bytes <= double(p.l2Bytes);
-        // Kernels reading >= 256 KB of weights (or of a caller's KV cache)
-        // are also timed with those cold, for graphs whose working set
-        // exceeds the L3: their weights then come from DRAM at each run.
-        // Three cold runs, each behind an eviction of twice the L3: five
-        // took a fifth of the deadline where DRAM reads 10 GB/s a core.
-        bool cold = p.l3Bytes > 0 && probe.coldBytes >= 256 * 1024;
-        Timed m = timeProbe(probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)],
-                            std::clamp((left() - reserve) / double(pointsLeft + 1), 0.01, 0.08),
-                            small, cold ? p.l3Bytes : 0, 3);
-        if (!probe.runStatus.isOk()) {
-          say("skipped " + c.op + ": " + probe.runStatus.message());
-          continue;
-        }
-        double roof = rooflineMs(p, t, cost.flops, cost.bytes);
-        GridPoint gp;
-        gp.params = cost.params;
-        gp.ms = m.ms;
-        gp.ratio = std::max(0.05, (m.ms - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
-        if (small) gp.hotRatio = std::max(0.05, (m.hotMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
-        if (cold) gp.coldRatio = std::max(0.05, (m.coldMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
-        t.families[cost.family].points.push_back(gp);
-        if (T > 1 && cost.threading == cpu::Threading::kPieces) pieced.push_back({T, cost, m.ms});
-        if (cost.jit) jit.push_back(m.warmUpMs + std::max(0.0, m.firstMs - m.ms));
-        if (m.spread > 0) spreads.push_back(m.spread);
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-16s t=%d %-24s %9.4f ms  %6.2fx roofline", cost.family.c_str(), T,
-                      shapeToString(c.inputs[0].shape).c_str(), m.ms, gp.ratio);
-        say(line);
-      }
+  // One point's visits. Its probe (operands, packed weights, JIT code) is
+  // kept between visits while the kept probes hold at most kKeptBytes;
+  // beyond that it is built again for each visit (the same synthetic data).
+  struct PointTiming {
+    std::unique_ptr<Probe> probe;
+    bool tried = false, usable = false, kept = false;
+    cpu::NodeCost cost;
+    bool small = false, cold = false;
+    // Per visit: the kernel's time, hot time, cold time (0: no cold run in
+    // that visit) and the speed reference's time at that moment.
+    std::vector<double> ms, hotMs, coldMs, referenceMs;
+    double warmUpMs = 0, firstMs = 0;
+  };
+  constexpr uint64_t kKeptBytes = uint64_t(512) << 20;
+  uint64_t keptBytes = 0;
+  std::map<std::tuple<size_t, size_t, int>, PointTiming> timings;
+  // The host's speed at each visit, per thread count: a fixed matmul (64 x
+  // 512 x 512, its weights in the L2) timed hot, as the grid times (the
+  // thread's CPU time on one thread, the wall clock's fastest on more),
+  // at most every quarter second.
+  struct SpeedReference {
+    std::unique_ptr<Probe> probe;
+    double lastAt = -1, lastMs = 0;
+    std::vector<double> samples;
+  };
+  std::vector<SpeedReference> references(static_cast<size_t>(maxThreads));
+  auto referenceNow = [&](int T) {
+    SpeedReference &r = references[size_t(T - 1)];
+    const double at = secondsSince(start);
+    if (r.lastAt >= 0 && at - r.lastAt < 0.25) return r.lastMs;
+    if (!r.probe) {
+      r.probe = std::make_unique<Probe>();
+      if (!r.probe->build(matmul(64, 512, 512)) || !r.probe->kernel) return 0.0;
+      r.probe->kernel->warmUp(T);
     }
+    cpu::ThreadPool &pool = *pools[size_t(T - 1)];
+    Stopwatch clock(T);
+    r.probe->run(pool);
+    std::vector<double> v;
+    for (int k = 0; k < 5; ++k) {
+      double t0 = clock.now();
+      r.probe->run(pool);
+      v.push_back(clock.since(t0) * 1e3);
+    }
+    std::sort(v.begin(), v.end());
+    r.lastAt = at;
+    r.lastMs = clock.cpu ? v[v.size() / 2] : v[0];
+    r.samples.push_back(r.lastMs);
+    return r.lastMs;
+  };
+  // The peaks too are measured again between passes; each keeps the median
+  // of its moments (the grid's ratios are taken over that roofline).
+  const size_t nThreads = static_cast<size_t>(maxThreads);
+  std::vector<std::vector<double>> fmaAt(nThreads), vnniAt(nThreads), bf16At(nThreads);
+  for (int T = 1; T <= maxThreads; ++T) {
+    const ThreadProfile &t = p.threads[size_t(T - 1)];
+    fmaAt[size_t(T - 1)].push_back(t.peakGflops);
+    vnniAt[size_t(T - 1)].push_back(t.vnniGops);
+    bf16At[size_t(T - 1)].push_back(t.bf16Gflops);
+  }
+  auto measurePeaksAgain = [&] {
+    const double peakBudget = std::min(0.05, deadline / 120 / maxThreads);
+    for (int T = 1; T <= maxThreads; ++T) {
+      cpu::ThreadPool &pool = *pools[size_t(T - 1)];
+      fmaAt[size_t(T - 1)].push_back((avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2, peakBudget)
+                                             : peakOps(pool, &fmaAvx2, 12 * 8 * 2, peakBudget)) / 1e9);
+      if (vnni) vnniAt[size_t(T - 1)].push_back(peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9);
+      if (bf16) bf16At[size_t(T - 1)].push_back(peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9);
+    }
+  };
+  double waitedForCores = 0;
+  int passesDone = 0;
+  size_t rebuilt = 0;
+  double buildSeconds = 0;
+  double coresCheckedAt = -1;
+  // What a visit takes beyond its timing budget (building the probe, its
+  // warm-up and first runs, evictions, cold runs), a moving average: the
+  // budgets leave room for it, so that a loaded machine's heavier visits
+  // cut the last pass, not the first.
+  double overhead = 0;
+  // A point's runs spread over its visits: 40 in all, as one visit had.
+  const size_t maxRuns = passes == 1 ? 40 : size_t((40 + passes - 1) / passes);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const GridVisit &v = order[k];
+    const auto visitStart = Clock::now();
+    if (left() < reserve) {
+      if (v.pass == 0) complete = false;
+      break;
+    }
+    if (v.pass > passesDone) {
+      char line[160];
+      std::snprintf(line, sizeof line, "grid pass %d of %d done at %.1f s (%.1f s building probes)", passesDone + 1,
+                    passes, secondsSince(start), buildSeconds);
+      say(line);
+      passesDone = v.pass;
+      measurePeaksAgain();
+    }
+    PointTiming &pt = timings[{v.family, v.index, v.threads}];
+    if (pt.tried && !pt.usable) continue;
+    const Case &c = cases[v.family][v.index];
+    const int T = v.threads;
+    // A multi-threaded point timed while another process (or, in a VM,
+    // the host) holds one of its cores runs at fewer threads' speed:
+    // on a 2-vCPU VM one calibration's 2-thread FMA peak equalled its
+    // 1-thread one and its 2-thread grid priced the fit decoder's step
+    // at twice its time. Wait for the cores, within a share of the time;
+    // checked at most every 0.1 s (a check takes ~3 ms, a visit as little).
+    if (T > 1 && secondsSince(start) - coresCheckedAt > 0.1) {
+      while (waitedForCores < 0.1 * deadline && !poolHasItsCores(*pools[size_t(T - 1)])) {
+        auto w0 = Clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        waitedForCores += secondsSince(w0) + 0.004;
+      }
+      coresCheckedAt = secondsSince(start);
+    }
+    if (!pt.probe) {
+      auto probe = std::make_unique<Probe>();
+      const auto b0 = Clock::now();
+      Status s = probe->build(c);
+      buildSeconds += secondsSince(b0);
+      if (!s || !probe->kernel) {
+        if (!pt.tried) say("skipped " + c.op + ": " + s.message());
+        pt.tried = true;
+        continue;
+      }
+      if (pt.tried) ++rebuilt;
+      pt.probe = std::move(probe);
+    }
+    if (!pt.tried) {
+      pt.tried = true;
+      cpu::CostFunction fn = cpu::findCostFunction(c.op);
+      if (!fn) {
+        pt.probe.reset();
+        continue;
+      }
+      pt.cost = fn(pt.probe->node, pt.probe->constant, T);
+      pt.usable = true;
+      // Kernels that fit the L2 are also timed hot, for graphs that fit it whole.
+      pt.small = p.l2Bytes > 0 && pt.cost.bytes <= double(p.l2Bytes);
+      // Kernels reading >= 256 KB of weights (or of a caller's KV cache)
+      // are also timed with those cold, for graphs whose working set
+      // exceeds the L3: their weights then come from DRAM at each run.
+      // Three cold runs in all, each behind an eviction of twice the L3
+      // (five took a fifth of the deadline where DRAM reads 10 GB/s a
+      // core): two in the first visit, one in the second.
+      pt.cold = p.l3Bytes > 0 && pt.probe->coldBytes >= 256 * 1024;
+    }
+    const double referenceMs = referenceNow(T);
+    const double budget = visitBudgetSeconds(left(), reserve, order.size() - k, overhead);
+    Timed m = timeProbe(*pt.probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)], budget, pt.small,
+                        pt.cold ? p.l3Bytes : 0, passes == 1 ? 3 : std::max(0, 2 - v.pass), v.pass == 0 ? 5 : 3,
+                        maxRuns);
+    if (!pt.probe->runStatus.isOk()) {
+      say("skipped " + c.op + ": " + pt.probe->runStatus.message());
+      pt.usable = false;
+      if (pt.kept) keptBytes -= pt.probe->bytes;
+      pt.kept = false;
+      pt.probe.reset();
+      continue;
+    }
+    if (pt.ms.empty()) {
+      pt.warmUpMs = m.warmUpMs;
+      pt.firstMs = m.firstMs;
+    }
+    pt.ms.push_back(m.ms);
+    pt.hotMs.push_back(m.hotMs);
+    pt.coldMs.push_back(m.coldMs);
+    pt.referenceMs.push_back(referenceMs);
+    if (m.spread > 0) spreads.push_back(m.spread);
+    // Kept for the next visit, within the cap; the last visit frees it.
+    if (v.pass + 1 >= passes) {
+      if (pt.kept) keptBytes -= pt.probe->bytes;
+      pt.kept = false;
+      pt.probe.reset();
+    } else if (!pt.kept) {
+      pt.kept = keptBytes + pt.probe->bytes <= kKeptBytes;
+      if (pt.kept) keptBytes += pt.probe->bytes;
+      else pt.probe.reset();
+    }
+    const double excess = std::max(0.0, secondsSince(visitStart) - budget);
+    overhead = k == 0 ? excess : 0.95 * overhead + 0.05 * excess;
+  }
+  const double gridEnd = secondsSince(start);
   if (waitedForCores > 0) {
     char line[128];
     std::snprintf(line, sizeof line, "waited %.2f s for the pool's cores before multi-threaded points", waitedForCores);
+    say(line);
+  }
+  // The peaks: the median of their moments.
+  for (int T = 1; T <= maxThreads; ++T) {
+    ThreadProfile &t = p.threads[size_t(T - 1)];
+    const std::vector<double> &fma = fmaAt[size_t(T - 1)];
+    t.peakGflops = medianOf(fma);
+    if (vnni) t.vnniGops = medianOf(vnniAt[size_t(T - 1)]);
+    if (bf16) t.bf16Gflops = medianOf(bf16At[size_t(T - 1)]);
+    if (fma.size() > 1) {
+      std::string moments;
+      for (double g : fma) moments += (moments.empty() ? "" : " / ") + std::to_string(int(std::lround(g)));
+      say("threads " + std::to_string(T) + ": fp32 FMA GFLOP/s at " + std::to_string(fma.size()) +
+          " moments " + moments + ", median " + std::to_string(int(std::lround(t.peakGflops))));
+    }
+  }
+  // The speed reference's drift, per thread count: each visit is scaled by
+  // it where that brings the visits of a point together (visitDrift).
+  std::vector<double> referenceMedian(nThreads);
+  std::vector<VisitDrift> drift(nThreads);
+  for (int T = 1; T <= maxThreads; ++T) {
+    const std::vector<double> &samples = references[size_t(T - 1)].samples;
+    referenceMedian[size_t(T - 1)] = medianOf(samples);
+    std::vector<std::vector<std::pair<double, double>>> visits;
+    for (const auto &[key, pt] : timings) {
+      if (std::get<2>(key) != T || !pt.usable) continue;
+      visits.emplace_back();
+      for (size_t i = 0; i < pt.ms.size(); ++i) visits.back().push_back({pt.ms[i], pt.referenceMs[i]});
+    }
+    VisitDrift &d = drift[size_t(T - 1)];
+    d = visitDrift(visits, referenceMedian[size_t(T - 1)]);
+    if (samples.empty()) continue;
+    const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "threads %d: speed reference (64x512x512 matmul) %.4f ms median, %.4f..%.4f at %zu moments; "
+                  "%d points' visits %.1f%% from their median, %.1f%% scaled by the reference: %s",
+                  T, referenceMedian[size_t(T - 1)], *lo, *hi, samples.size(), d.points,
+                  100 * (std::exp(d.raw) - 1), 100 * (std::exp(d.scaled) - 1), d.scale ? "scaled" : "kept as timed");
+    say(line);
+  }
+  if (passes > 1) {
+    std::vector<int> visitCount(size_t(passes) + 1);
+    for (const auto &[key, pt] : timings)
+      if (pt.usable) ++visitCount[std::min(pt.ms.size(), size_t(passes))];
+    std::string counts;
+    for (int n = passes; n >= 1; --n)
+      counts += (counts.empty() ? "" : ", ") + std::to_string(visitCount[size_t(n)]) + " with " + std::to_string(n);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "; grid ended at %.1f s (%.1f s building probes; %zu visits built theirs again: the kept probes' cap)",
+                  gridEnd, buildSeconds, rebuilt);
+    say("grid points by visits: " + counts + line);
+  }
+  for (const GridVisit &v : order) {
+    if (v.pass > 0) break;
+    auto it = timings.find({v.family, v.index, v.threads});
+    if (it == timings.end() || !it->second.usable || it->second.ms.empty()) continue;
+    const PointTiming &pt = it->second;
+    const int T = v.threads;
+    ThreadProfile &t = p.threads[size_t(T - 1)];
+    const VisitDrift &d = drift[size_t(T - 1)];
+    const double refMedian = referenceMedian[size_t(T - 1)];
+    auto combined = [&](const std::vector<double> &x) {
+      std::vector<double> kept;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (x[i] > 0) kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
+      return combineVisits(kept);
+    };
+    const double ms = combined(pt.ms), hotMs = combined(pt.hotMs), coldMs = combined(pt.coldMs);
+    const cpu::NodeCost &cost = pt.cost;
+    double roof = rooflineMs(p, t, cost.flops, cost.bytes);
+    GridPoint gp;
+    gp.params = cost.params;
+    gp.ms = ms;
+    gp.ratio = std::max(0.05, (ms - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+    if (pt.small) gp.hotRatio = std::max(0.05, (hotMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+    if (pt.cold && coldMs > 0) gp.coldRatio = std::max(0.05, (coldMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
+    t.families[cost.family].points.push_back(gp);
+    if (T > 1 && cost.threading == cpu::Threading::kPieces) pieced.push_back({T, cost, ms});
+    if (cost.jit) jit.push_back(pt.warmUpMs + std::max(0.0, pt.firstMs - ms));
+    std::string visits;
+    for (double x : pt.ms) {
+      char one[32];
+      std::snprintf(one, sizeof one, "%s%.4g", visits.empty() ? "" : " / ", x);
+      visits += one;
+    }
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-16s t=%d %-24s %9.4f ms  %6.2fx roofline  visits %s", cost.family.c_str(), T,
+                  shapeToString(cases[v.family][v.index].inputs[0].shape).c_str(), ms, gp.ratio, visits.c_str());
     say(line);
   }
   std::sort(jit.begin(), jit.end());

@@ -34,6 +34,52 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out);
 // and never more than it.
 uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sweep, uint64_t reportedL3);
 
+// ---- The grid's schedule (exposed for its tests).
+//
+// A host whose speed moves between seconds (a VM whose cores another tenant
+// shares: the same GEMM 1.5x slower a quarter hour later, a model's median
+// 1.4x between minutes) prices every kernel at the moment it was timed. So
+// each grid point is timed in several short visits, one per pass over the
+// whole grid, and keeps a robust statistic of them: a slow spell lands on
+// one visit of each point it overlaps, not on all the runs of a stretch of
+// the grid.
+constexpr int kGridPasses = 3;
+
+// One visit: family `family`'s `index`-th size on `threads`, in pass `pass`.
+struct GridVisit {
+  size_t family = 0, index = 0;
+  int threads = 1;
+  int pass = 0;
+};
+// The order the grid is timed in: `passes` passes, each over every point in
+// the same order, breadth first (every family's i-th size before any
+// family's (i+1)-th; every thread count of a point in a row), so that the
+// visits of a point lie a whole pass apart and a deadline that cuts the
+// grid leaves every point with the same number of visits, give or take one.
+std::vector<GridVisit> gridVisitOrder(const std::vector<size_t> &familySizes, int maxThreads, int passes);
+// A point's time from its visits' times: the median; for an even count the
+// geometric mean of the middle two (two visits count alike). 0 for none.
+double combineVisits(std::vector<double> visitMs);
+// One visit's timing budget in seconds: the time left, less what is kept
+// back for the steps after the grid and what each visit still to come
+// (this one included) takes beyond its budget (`overheadSeconds`: building,
+// warming up, evicting), shared among those visits, within
+// [kMinVisitSeconds, kMaxVisitSeconds].
+constexpr double kMinVisitSeconds = 0.004, kMaxVisitSeconds = 0.08;
+double visitBudgetSeconds(double secondsLeft, double reserve, size_t visitsLeft, double overheadSeconds);
+// Whether to scale every visit by the host's speed at its moment (a fixed
+// reference kernel's median time over the calibration / its time at the
+// visit): only when that brings the visits of a point closer together, the
+// median over points of their visits' median |log(visit / point median)|
+// falling by at least a fifth. `visits` holds each point's (ms, reference
+// ms at that visit); points with fewer than two visits say nothing.
+struct VisitDrift {
+  double raw = 0, scaled = 0;  // the two medians described above
+  int points = 0;              // points with two visits or more
+  bool scale = false;
+};
+VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> &visits, double referenceMedianMs);
+
 // The cost-model families the calibration grid measures on this CPU (the
 // families its kernels' cost functions name, at one thread). A family not
 // among them is priced on another family's grid (Estimate.cpp's fallbacks).

@@ -1163,6 +1163,103 @@ TEST(Calibrate, EffectiveL3WhereTheReadRateFalls) {
   EXPECT_EQ(est::effectiveL3FromSweep({{4 * MB, 20}, {8 * MB, 5}}, 300 * MB), 300 * MB);
 }
 
+// Every point is visited once per pass, the passes in the same breadth-first
+// order, so a point's visits lie a whole pass apart.
+TEST(Calibrate, GridVisitsInterleavedOverPasses) {
+  const std::vector<size_t> sizes = {3, 1, 2};
+  const auto order = est::gridVisitOrder(sizes, 2, 3);
+  const size_t perPass = (3 + 1 + 2) * 2;
+  ASSERT_EQ(order.size(), perPass * 3);
+  // The first pass: every family's i-th size before any family's (i+1)-th,
+  // both thread counts of a point in a row.
+  const std::vector<std::pair<size_t, size_t>> first = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {2, 1}, {0, 2}};
+  for (size_t k = 0; k < first.size(); ++k)
+    for (int T = 1; T <= 2; ++T) {
+      const est::GridVisit &v = order[2 * k + size_t(T - 1)];
+      EXPECT_EQ(v.family, first[k].first);
+      EXPECT_EQ(v.index, first[k].second);
+      EXPECT_EQ(v.threads, T);
+      EXPECT_EQ(v.pass, 0);
+    }
+  // Each later pass repeats it, so each point's visits are perPass apart.
+  for (size_t k = perPass; k < order.size(); ++k) {
+    EXPECT_EQ(order[k].family, order[k - perPass].family);
+    EXPECT_EQ(order[k].index, order[k - perPass].index);
+    EXPECT_EQ(order[k].threads, order[k - perPass].threads);
+    EXPECT_EQ(order[k].pass, int(k / perPass));
+  }
+  // One pass (a short deadline), one thread: the grid once, breadth first.
+  EXPECT_EQ(est::gridVisitOrder(sizes, 1, 1).size(), 6u);
+}
+
+// A point's time: the median of its visits, so one visit in a slow spell
+// of the host (the same GEMM 3.9 and 6.0 ms minutes apart on a Xeon VM)
+// does not move it; two visits count alike.
+TEST(Calibrate, VisitsCombinedByTheirMedian) {
+  EXPECT_DOUBLE_EQ(est::combineVisits({}), 0);
+  EXPECT_DOUBLE_EQ(est::combineVisits({5}), 5);
+  EXPECT_DOUBLE_EQ(est::combineVisits({3.9, 6.0, 4.1}), 4.1);
+  EXPECT_DOUBLE_EQ(est::combineVisits({6.0, 4.1, 3.9}), 4.1);
+  EXPECT_DOUBLE_EQ(est::combineVisits({4, 9}), 6);
+  EXPECT_DOUBLE_EQ(est::combineVisits({1, 4, 9, 100}), 6);
+}
+
+// Scaling visits by the speed reference is kept only where it removes drift.
+TEST(Calibrate, VisitsScaledOnlyWhereTheReferenceTracksTheDrift) {
+  // The host 1.5x slower in the second visit: every kernel and the reference alike.
+  std::vector<std::vector<std::pair<double, double>>> drifting = {
+      {{4.0, 0.2}, {6.0, 0.3}, {4.1, 0.2}}, {{1.0, 0.2}, {1.5, 0.3}, {1.02, 0.2}}, {{0.1, 0.2}, {0.15, 0.3}}};
+  est::VisitDrift d = est::visitDrift(drifting, 0.2);
+  EXPECT_EQ(d.points, 3);
+  EXPECT_TRUE(d.scale);
+  EXPECT_LT(d.scaled, 0.5 * d.raw);
+  // Kernels that vary on their own while the reference does not follow them.
+  std::vector<std::vector<std::pair<double, double>>> noisy = {
+      {{4.0, 0.2}, {6.0, 0.2}, {4.1, 0.3}}, {{1.5, 0.3}, {1.0, 0.2}, {1.02, 0.2}}, {{0.15, 0.2}, {0.1, 0.3}}};
+  d = est::visitDrift(noisy, 0.2);
+  EXPECT_FALSE(d.scale);
+  // One visit per point (a cut grid): nothing to tell from.
+  d = est::visitDrift({{{4.0, 0.2}}, {{1.0, 0.3}}}, 0.2);
+  EXPECT_EQ(d.points, 0);
+  EXPECT_FALSE(d.scale);
+}
+
+// The visits' budgets keep the grid within the deadline: timed as the grid
+// is (each visit its budget plus a fixed cost of evictions, warm-up and
+// probe building), a grid of the real one's size at 2 threads stops at the reserve
+// (the time kept for the in-graph chains) whatever that fixed cost, every
+// point visited once before any point twice. With a fixed cost a
+// 30-s calibration cannot carry for every visit, the later passes are cut,
+// never the first.
+TEST(Calibrate, VisitBudgetsKeepTheDeadline) {
+  EXPECT_DOUBLE_EQ(est::visitBudgetSeconds(30, 5, 1, 0), est::kMaxVisitSeconds);
+  EXPECT_DOUBLE_EQ(est::visitBudgetSeconds(4, 5, 100, 0), est::kMinVisitSeconds);
+  EXPECT_NEAR(est::visitBudgetSeconds(25, 5, 1000, 0), 0.02, 1e-12);
+  // Each visit's cost beyond its budget is kept back for every visit to come.
+  EXPECT_NEAR(est::visitBudgetSeconds(25, 5, 1000, 0.01), 0.01, 1e-12);
+  EXPECT_DOUBLE_EQ(est::visitBudgetSeconds(25, 5, 1000, 0.05), est::kMinVisitSeconds);
+  const std::vector<size_t> sizes(30, 8);  // 240 points, as the grid's ~235
+  const auto order = est::gridVisitOrder(sizes, 2, est::kGridPasses);
+  const double deadline = 30, reserve = 5.3, before = 4;  // peaks, bandwidths and the L3 sweep before the grid
+  for (double fixed : {0.001, 0.01, 0.03}) {
+    double used = before;
+    int lastPass = 0;
+    size_t k = 0;
+    for (; k < order.size() && deadline - used >= reserve; ++k) {
+      used += est::visitBudgetSeconds(deadline - used, reserve, order.size() - k, fixed) + fixed;
+      lastPass = order[k].pass;
+    }
+    // The visit under way when the reserve was reached finishes: at most one visit's overrun.
+    EXPECT_LE(used, deadline - reserve + est::kMaxVisitSeconds + fixed) << fixed;
+    if (fixed < 0.01) EXPECT_EQ(k, order.size()) << "a light grid is visited in full";
+    if (fixed == 0.03) {
+      EXPECT_LT(k, order.size());
+      EXPECT_GE(k, order.size() / est::kGridPasses) << "the first pass is complete";
+      EXPECT_GE(lastPass, 1);
+    }
+  }
+}
+
 TEST(Profile, BadJsonNamesFileAndField) {
   std::string dir = tempDir("est_badprofile");
   auto check = [&](const std::string &text, const std::string &want) {
