@@ -333,13 +333,14 @@ TEST(FusedConv2d, DepthwiseClamp) {
 
 // Our AVX-512 depthwise kernel's tiles (8/4/2/1 pixels, 1-4 channel vectors,
 // a masked channel tail), padding columns and rows, both strides and
-// epilogues, rows or channel blocks split over threads, against the
-// portable kernel; MobileNetV2's shapes among them.
+// epilogues, rows (where they split evenly: 14x14, 6x9) or channel blocks
+// (7x7) split over threads, against the portable kernel; MobileNetV2's
+// shapes among them.
 TEST(FusedConv2d, DepthwiseAvx512Shapes) {
   struct Shape3 { int64_t H, W, C, stride; };
   const Shape3 shapes[] = {{1, 1, 16, 1},  {2, 3, 17, 1},  {3, 2, 5, 2},    {5, 7, 40, 1}, {7, 7, 96, 1},
                            {9, 9, 17, 2},  {13, 11, 33, 1}, {14, 14, 64, 2}, {16, 16, 32, 1}, {10, 23, 48, 2},
-                           {28, 28, 192, 1}, {56, 56, 144, 2}, {6, 9, 70, 1}};
+                           {28, 28, 192, 1}, {56, 56, 144, 2}, {6, 9, 70, 1},  {14, 14, 384, 1}};
   int i = 0;
   for (const Shape3 &sh : shapes) {
     FusedCase c;

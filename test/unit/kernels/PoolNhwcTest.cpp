@@ -84,18 +84,23 @@ TEST(PoolNhwc, MatchesTheNchwWalk) {
 }
 
 // A global average pool in nhwc (squeeze-excitation's) takes its own walk:
-// 16-channel blocks over all pixels with four partial sums, threads over the
-// blocks. Against the sum in double: full blocks and a tail, batch 2, pixel
-// counts that do and do not divide by 4, 1 and 2 threads.
+// 16-channel blocks over all pixels with four partial sums; threads take
+// rows of one image where they split evenly (each part's sums added after),
+// else the blocks. Against the sum in double: full blocks and a tail (8 wide
+// and scalar), batch 2, pixel counts that do and do not divide by 4; 1, 2
+// and 4 threads: rows in two parts (56x56, 28x28, 14x14x93) and four
+// (32x32x40 at 4 threads), blocks for 7 and 3 rows on 2 threads, batch 2
+// and a single row.
 TEST(PoolNhwc, GlobalAverage) {
   struct Global {
     int64_t N, C, H, W;
   };
   for (const Global &c : {Global{1, 96, 56, 56}, Global{2, 37, 7, 7}, Global{1, 1152, 7, 7}, Global{1, 16, 1, 3},
-                          Global{1, 104, 28, 28}, Global{2, 27, 5, 3}}) {
+                          Global{1, 104, 28, 28}, Global{2, 27, 5, 3}, Global{1, 93, 14, 14}, Global{1, 40, 32, 32},
+                          Global{1, 64, 3, 200}}) {
     const std::vector<float> x = uniformFloats(c.N * c.H * c.W * c.C, 47);
     NhwcCase pc{c.N, c.C, c.H, c.W, c.H, c.W, 1, 1, 1, 1, {0, 0, 0, 0}, false};
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 4}) {
       OpCase got = poolOp("averagePool2d", pc, true, f32({c.N, c.H, c.W, c.C}, x), 1, 1);
       ASSERT_TRUE(runOp(got, threads).isOk());
       const float *y = got.outputs[0].as<float>();
@@ -103,7 +108,8 @@ TEST(PoolNhwc, GlobalAverage) {
         for (int64_t ch = 0; ch < c.C; ++ch) {
           double sum = 0;
           for (int64_t p = 0; p < c.H * c.W; ++p) sum += x[size_t((n * c.H * c.W + p) * c.C + ch)];
-          ASSERT_NEAR(y[n * c.C + ch], sum / double(c.H * c.W), 1e-6) << "C " << c.C << " channel " << ch;
+          ASSERT_NEAR(y[n * c.C + ch], sum / double(c.H * c.W), 1e-6)
+              << c.H << "x" << c.W << "x" << c.C << " channel " << ch << ", " << threads << " thread(s)";
         }
     }
   }

@@ -7,8 +7,8 @@
 // task with the channel loop innermost (contiguous, vectorized), except a
 // float global average pool in nhwc (squeeze-excitation's, after every
 // EfficientNet / MobileNetV3 depthwise layer): one output row, so it walks
-// 16-channel blocks over all pixels instead, the sums in registers, and
-// threads take blocks.
+// 16-channel blocks over all pixels instead, the sums in registers; threads
+// take rows of one image (each part's sums added after), else blocks.
 //
 // maxPool2d also runs on int8/uint8: what --webnn-fuse-qdq leaves of a QDQ
 // graph's dequantizeLinear -> maxPool2d -> quantizeLinear with one scale and
@@ -52,6 +52,12 @@ class PoolKernel final : public Kernel {
     if constexpr (K == PoolKind::kAverage) {
       if (globalNhwc()) {
         const int64_t blocks = (g_.C + 15) / 16, pixels = g_.H * g_.W;
+        if (g_.N == 1) {
+          if (const int64_t parts = globalRowParts(ctx); parts > 1) {
+            globalAverageByRows(x, y, parts, ctx);
+            return Status::ok();
+          }
+        }
         // ~32k floats read per thread's share at least: a hand-off costs microseconds.
         const int64_t grain = std::max<int64_t>(1, 32768 / (16 * pixels));
         parallelFor(ctx, g_.N * blocks, grain, [&](int64_t b, int64_t e) {
@@ -117,10 +123,55 @@ class PoolKernel final : public Kernel {
            g_.padLeft == 0 && g_.dh == 1 && g_.dw == 1;
   }
 
-  // Mean over `pixels` pixels (stride C) of `width` <= 16 channels from x:
+  // One image's global average pool on several threads, split like the
+  // convolutions before it (onednn/, the depthwise and pointwise kernels:
+  // contiguous output rows per thread), so each thread sums the rows it
+  // wrote itself. Split by channel blocks, every thread read all the rows,
+  // half of them (at two threads) from the other core's cache: on the Xeon VM
+  // that made MobileNetV3's and EfficientNet's squeeze-excitation pools up to
+  // twice as slow at two threads as at one. Rows that split unevenly (7 on
+  // 2 threads) keep the channel blocks: there the imbalance cost more. A
+  // part's sums go to partial_, the calling thread adds the parts.
+  int64_t globalRowParts(const KernelContext &ctx) const {
+    const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
+    if (threads < 2) return 1;
+    // At least ~8k floats per part: reading them costs about what a hand-off does.
+    const int64_t grainRows = std::max<int64_t>(1, kMinRowPartFloats / std::max<int64_t>(1, g_.W * g_.C));
+    const int64_t parts = std::min(threads, g_.H / grainRows);
+    return parts > 1 && rowsSplitEvenly(g_.H, parts) ? parts : 1;
+  }
+  static constexpr int64_t kMinRowPartFloats = 8192;
+
+  void globalAverageByRows(const float *x, float *y, int64_t parts, const KernelContext &ctx) {
+    const int64_t C = g_.C, blocks = (C + 15) / 16, rowsPerPart = (g_.H + parts - 1) / parts;
+    const int64_t pitch = blocks * 16;  // a part's sums
+    partial_.resize(size_t(parts * pitch));
+    parallelFor(ctx, parts, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t r0 = std::min(g_.H, t * rowsPerPart), r1 = std::min(g_.H, r0 + rowsPerPart);
+        for (int64_t c0 = 0; c0 < C; c0 += 16)
+          blockSums(x + r0 * g_.W * C + c0, (r1 - r0) * g_.W, std::min<int64_t>(16, C - c0), &partial_[size_t(t * pitch + c0)]);
+      }
+    });
+    const float pixels = float(g_.H * g_.W);
+    for (int64_t c = 0; c < C; ++c) {
+      float sum = partial_[size_t(c)];
+      for (int64_t t = 1; t < parts; ++t) sum += partial_[size_t(t * pitch + c)];
+      y[c] = sum / pixels;
+    }
+  }
+
+  // Mean over `pixels` pixels (stride C) of `width` <= 16 channels from x.
+  void globalAverageBlock(const float *x, int64_t pixels, int64_t width, float *y) const {
+    float sums[16];
+    blockSums(x, pixels, width, sums);
+    for (int64_t c = 0; c < width; ++c) y[c] = sums[c] / float(pixels);
+  }
+
+  // Sums over `pixels` pixels (stride C) of `width` <= 16 channels from x:
   // 8-channel vectors with four partial sums each (pixels mod 4) keep the
   // adds' latency off the critical path; a tail under 8 channels scalar.
-  void globalAverageBlock(const float *x, int64_t pixels, int64_t width, float *y) const {
+  void blockSums(const float *x, int64_t pixels, int64_t width, float *y) const {
     typedef float V8 __attribute__((vector_size(32)));
     auto load = [](const float *a) {
       V8 v;
@@ -141,7 +192,7 @@ class PoolKernel final : public Kernel {
         a[0][1] += load(x + p * C + 8);
       }
       const V8 s0 = (a[0][0] + a[1][0]) + (a[2][0] + a[3][0]), s1 = (a[0][1] + a[1][1]) + (a[2][1] + a[3][1]);
-      for (int c = 0; c < 8; ++c) y[c] = s0[c] / float(pixels), y[c + 8] = s1[c] / float(pixels);
+      for (int c = 0; c < 8; ++c) y[c] = s0[c], y[c + 8] = s1[c];
       return;
     }
     int64_t c0 = 0;
@@ -152,13 +203,13 @@ class PoolKernel final : public Kernel {
         for (int u = 0; u < 4; ++u) a[u] += load(x + (p + u) * C);
       for (; p < pixels; ++p) a[0] += load(x + p * C);
       const V8 s0 = (a[0] + a[1]) + (a[2] + a[3]);
-      for (int c = 0; c < 8; ++c) y[c] = s0[c] / float(pixels);
+      for (int c = 0; c < 8; ++c) y[c] = s0[c];
       c0 = 8;
     }
     float acc[8] = {};
     for (int64_t p = 0; p < pixels; ++p)
       for (int64_t c = c0; c < width; ++c) acc[c - c0] += x[p * C + c];
-    for (int64_t c = c0; c < width; ++c) y[c] = acc[c - c0] / float(pixels);
+    for (int64_t c = c0; c < width; ++c) y[c] = acc[c - c0];
   }
 
   // One output row in nhwc. Per output pixel, the window's real taps form
@@ -217,6 +268,7 @@ class PoolKernel final : public Kernel {
   }
 
   PoolGeometry g_;
+  std::vector<float> partial_;  // globalAverageByRows: each part's channel sums
 };
 
 template <PoolKind K>

@@ -51,14 +51,17 @@ class DepthwiseAvx512Kernel final : public Kernel {
     // At least ~100k FLOPs per chunk: a thread hand-off costs microseconds.
     int64_t rowFlops = std::max<int64_t>(1, 2 * g_.KH * g_.KW * g_.OW * g_.C);
     int64_t grain = std::max<int64_t>(1, 100000 / rowFlops);
-    // Stride-1 layers with under 8 rows per thread (14x14 and below at 2
-    // threads) split their channels instead, in 16-channel blocks over 4
-    // parts per thread. With the pool's one contiguous range per thread, 28x28
-    // layers run twice as fast split by rows (MobileNetV2 at 2 threads 2.94 ->
-    // 2.81 ms, PERFORMANCE.md); below that, rows leave a thread idle.
+    // Rows wherever they split evenly, 14x14 maps included: the
+    // convolutions before and after split by rows too (contiguous rows per
+    // thread), so each thread reads the input rows it wrote and writes the
+    // rows it will read next. Split by channels, every thread read and
+    // wrote all the rows, half of them in the other core's cache:
+    // MobileNetV3's 14x14 layers ran no faster at 2 threads than at 1
+    // (docs/PERFORMANCE.md, issue 19). Uneven rows (7 on 2 threads) split
+    // their channels, in 16-channel blocks over 4 parts per thread.
     int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
     int64_t blocks = (g_.C + 15) / 16;
-    bool byChannels = threads > 1 && g_.sh == 1 && g_.OH < 8 * threads && blocks >= 2 * threads;
+    bool byChannels = threads > 1 && g_.sh == 1 && !rowsSplitEvenly(g_.OH, threads) && blocks >= 2 * threads;
     for (int64_t n = 0; n < g_.N; ++n) {
       const float *xn = x + n * g_.H * g_.W * g_.C;
       float *yn = y + n * g_.OH * g_.OW * g_.C;
@@ -69,8 +72,8 @@ class DepthwiseAvx512Kernel final : public Kernel {
           depthwise3x3Avx512(p, xn, yn, 0, g_.OH, std::min(g_.C, b * blocks / parts * 16),
                              std::min(g_.C, e * blocks / parts * 16));
         });
-        // Only layers under 8 rows per thread take this path: small enough
-        // to stay in cache for a pass of their own.
+        // Only small maps split their rows unevenly: small enough to stay
+        // in cache for a pass of their own.
         if (silu_)
           parallelFor(ctx, g_.OH * rowSize, 16384, [&](int64_t b, int64_t e) { siluAvx512(yn + b, e - b); });
       } else if (silu_) {
