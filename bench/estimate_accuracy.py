@@ -250,6 +250,10 @@ def markdown(cases, summary):
         lines.append("| 1-thread CPU time per run | %d | %s | %s | | %.0f%% | %s |" % (
             v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"],
             pct(v["tier_agreement"])))
+    if "split_half" in summary:
+        v = summary["split_half"]
+        lines.append("| the measurement itself: even blocks' median vs odd blocks' | %d | %s | %s | | %.0f%% | |" % (
+            v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["median_abs_pct_error"]))
     for name, v in summary.get("graph_terms", {}).items():
         lines.append("| in-graph terms %s | %d | %s | %s | %d | %.0f%% | |" % (
             name, v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["over_2x"],
@@ -278,6 +282,18 @@ def median(values):
 def pooled_median(blocks):
     """The median of every timed run of every block (webnn-run's own median rule)."""
     return median([x for blk in blocks for x in blk["runs"]])
+
+
+def split_half_pct(blocks):
+    """The measurement against itself: the median of the even-numbered blocks' runs against the odd-numbered
+    blocks' (100 * |even / odd - 1|), None with fewer than two blocks. On a host whose speed moves between
+    minutes, no estimate agrees with a measured median better than two halves of that measurement agree
+    with each other (each half has half the runs, so this is a pessimistic floor)."""
+    if len(blocks) < 2:
+        return None
+    even = pooled_median(blocks[0::2])
+    odd = pooled_median(blocks[1::2])
+    return 100.0 * abs(even / odd - 1)
 
 
 def block_schedule(keys, passes):
@@ -467,6 +483,7 @@ def main(argv=None):
              "cpu_error_pct": None if cpu_ms is None else 100.0 * (pred - cpu_ms) / cpu_ms,
              "runs": sum(len(blk["runs"]) for blk in bl), "block_medians_ms": block_medians,
              "block_spread_pct": 100.0 * (max(block_medians) - min(block_medians)) / measured,
+             "split_half_pct": split_half_pct(bl),
              "blocks": bl, "loadavg": "%.2f..%.2f" % (min(loads), max(loads))}
         if without:
             c["predicted_without_graph_terms_ms"] = without[(m, t)]
@@ -495,6 +512,11 @@ def main(argv=None):
             "median_abs_pct_error": cpu_errs[len(cpu_errs) // 2],
             "tier_agreement": sum(tier_of(c["cpu_ms_per_run"]) == c["tier_predicted"] for c in cases
                                   if c["cpu_ms_per_run"] is not None) / len(cpu_errs)}
+    halves = sorted(c["split_half_pct"] for c in cases if c["split_half_pct"] is not None)
+    if halves:
+        summary["split_half"] = {"cases": len(halves), "within_10pct": sum(e <= 10 for e in halves) / len(halves),
+                                 "within_20pct": sum(e <= 20 for e in halves) / len(halves),
+                                 "median_abs_pct_error": halves[len(halves) // 2]}
     for t in threads:
         sub = [abs(c["error_pct"]) for c in cases if c["threads"] == t]
         if sub:

@@ -122,6 +122,9 @@ def main():
     blocks = [{"runs": [1.0, 9.0, 2.0]}, {"runs": [3.0, 4.0]}, {"runs": [50.0, 60.0, 70.0]}]
     # All 8 runs: 1 2 3 4 9 50 60 70 -> (4 + 9) / 2; the slow block is kept, not dropped.
     check(acc.pooled_median(blocks) == 6.5, "pooled median: %s" % acc.pooled_median(blocks))
+    # The measurement against itself: blocks 0 and 2 (runs 1 2 9 50 60 70: 29.5) against block 1 (3.5).
+    check(abs(acc.split_half_pct(blocks) - 100 * (29.5 / 3.5 - 1)) < 1e-9, "split half: %s" % acc.split_half_pct(blocks))
+    check(acc.split_half_pct(blocks[:1]) is None, "one block has no halves")
     short, longer = acc.cpu_run_commands(["webnn-run", "m.wnn", "--bench", "8", "--warmup", "3", "--json"], 20)
     check(short[3] == "20" and longer[3] == "60" and short[:3] == longer[:3] == ["webnn-run", "m.wnn", "--bench"]
           and short[4:] == longer[4:] == ["--warmup", "3", "--json"], "CPU-time runs of 20 and 60: %s %s" % (short, longer))
