@@ -431,6 +431,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
   const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
+  // Our grouped kernel (kernels/conv/GroupedNarrowConv.cpp) takes layers of 4
+  // channels per group before oneDNN: a direct loop of its own (it skips the
+  // taps in the padding), on the direct family's grid, cut by rows.
+  const bool groupedNarrow = g.nhwc && float32 && hasAvx512() && g.groups > 1 && g.C == 4 * g.groups &&
+                             g.O == 4 * g.groups && g.O % 16 == 0 && constantFilter && !residual && act != "sigmoid";
   const double outPixels = double(g.N * g.OH * g.OW);
   const OwnPointwise own1x1 = ownPointwise(n, constant);
   const bool narrow1x1 = own1x1 == OwnPointwise::kNarrow;
@@ -438,7 +443,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
   // of its own, several times slower per FLOP than oneDNN's.
-  const bool portable = !depthwise && !ownPointwise && !im2col &&
+  const bool portable = !depthwise && !ownPointwise && !im2col && !groupedNarrow &&
                         2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops;
   // Our AVX-512 depthwise kernel takes nhwc float32 stride-1 layers first:
   // 3x3, and 5x5 from 14 output columns up (padding up to half the filter);
@@ -494,7 +499,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Which of them run on oneDNN: Winograd and direct layers, and the
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
-  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
+  const bool oneDnn =
+      (family == "conv2d" && !groupedNarrow) || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
   c.jit = oneDnn || (pointwise && !portable);
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;

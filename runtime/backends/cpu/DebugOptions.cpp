@@ -32,6 +32,7 @@ DebugOptions &debugOptions() {
     o->packedSgemm = notZero("WEBNN_PACKED_SGEMM");
     o->depthwiseAvx512 = notZero("WEBNN_DEPTHWISE_AVX512");
     o->pointwiseNarrow = notZero("WEBNN_POINTWISE_NARROW");
+    o->groupedNarrow = notZero("WEBNN_GROUPED_NARROW");
     o->fusePointwiseDepthwise = notZero("WEBNN_FUSE_POINTWISE_DEPTHWISE");
     o->resampleSeparable = notZero("WEBNN_RESAMPLE_SEPARABLE");
     o->amxInt8 = notZero("WEBNN_AMX");

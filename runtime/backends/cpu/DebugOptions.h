@@ -31,6 +31,9 @@ struct DebugOptions {
   // WEBNN_POINTWISE_NARROW=0: 1x1 convolutions without the narrow pointwise
   // kernel (Pointwise.h).
   std::atomic<bool> pointwiseNarrow{true};
+  // WEBNN_GROUPED_NARROW=0: grouped convolutions of 4 channels per group
+  // without our AVX-512 kernel (conv/GroupedNarrowConv.cpp); oneDNN instead.
+  std::atomic<bool> groupedNarrow{true};
   // WEBNN_FUSE_POINTWISE_DEPTHWISE=0: a 1x1 convolution and the depthwise 3x3
   // one it feeds run as two kernels, not as the pair (PointwiseDepthwise.h).
   std::atomic<bool> fusePointwiseDepthwise{true};

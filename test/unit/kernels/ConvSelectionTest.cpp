@@ -53,6 +53,7 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   EXPECT_EQ(choice.whyRefused("pointwise-packed-sgemm"), "not 1x1, stride 1, unpadded");
   EXPECT_EQ(choice.whyRefused("im2col-packed-sgemm"), "more than 64 output pixels");
   EXPECT_EQ(choice.whyRefused("row-window-packed-sgemm"), "filter height is not 1");
+  EXPECT_EQ(choice.whyRefused("grouped-narrow-avx512"), avx512 ? "not grouped" : "no AVX-512");
   EXPECT_EQ(choice.whyRefused("silu-after-own-kernel"), "activation is not silu");
 #if WEBNN_HAVE_ONEDNN
   // oneDNN's reason (onednn::Conv2d::create), not one of ours.

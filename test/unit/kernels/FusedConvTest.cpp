@@ -21,6 +21,7 @@
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Silu.h"
+#include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -72,6 +73,15 @@ struct NarrowScope {
   bool saved;
 };
 
+// Our grouped 4-channels-per-group kernel on or off while in scope.
+struct GroupedScope {
+  explicit GroupedScope(bool enabled) : saved(kernels::groupedNarrowEnabled()) {
+    kernels::setGroupedNarrowEnabled(enabled);
+  }
+  ~GroupedScope() { kernels::setGroupedNarrowEnabled(saved); }
+  bool saved;
+};
+
 std::vector<int64_t> pads(const FusedCase &c) {
   return c.padding.empty() ? std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad} : c.padding;
 }
@@ -110,6 +120,13 @@ bool pointwiseNarrowCase(const FusedCase &c) {
          shape && c.activation != "sigmoid";
 }
 
+// Whether the case is one our grouped kernel takes: nhwc float32, 4
+// channels per group in and out, channels a multiple of 16, no residual.
+bool groupedNarrowCase(const FusedCase &c) {
+  return kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups > 1 &&
+         c.C == 4 * c.groups && c.O == 4 * c.groups && c.O % 16 == 0 && !c.residual && c.activation != "sigmoid";
+}
+
 Shape act(const FusedCase &c, int64_t ch, int64_t h, int64_t w) {
   return c.nhwc ? Shape{c.N, h, w, ch} : Shape{c.N, ch, h, w};
 }
@@ -123,7 +140,7 @@ void addConvAttrs(OpCase &op, const FusedCase &c) {
 }
 
 // Cases whose fusedConv2d the table gave to our depthwise / narrow / packed kernels.
-int gDepthwiseChosen = 0, gNarrowChosen = 0, gPackedChosen = 0;
+int gDepthwiseChosen = 0, gNarrowChosen = 0, gPackedChosen = 0, gGroupedChosen = 0;
 
 void runCase(const FusedCase &c) {
   std::vector<int64_t> p = pads(c);
@@ -146,6 +163,7 @@ void runCase(const FusedCase &c) {
     DepthwiseScope noDepthwise(false);
     ScopedPackedSgemm noPacked(false);
     NarrowScope noNarrow(false);
+    GroupedScope noGrouped(false);
     Status s = runOp(conv, 1);
     ASSERT_TRUE(s.isOk()) << c.name << ": " << s.message();
   }
@@ -170,7 +188,7 @@ void runCase(const FusedCase &c) {
   if (c.activation == "clamp") fused.attrFloat("activationMinValue", c.lo).attrFloat("activationMaxValue", c.hi);
 
   double tol = c.dtype == DataType::kFloat16 ? 2e-2 : 1e-4;
-  enum Path { kOneDnn, kPortable, kDepthwise, kPacked, kNarrow };
+  enum Path { kOneDnn, kPortable, kDepthwise, kPacked, kNarrow, kGrouped };
   std::vector<Path> paths = {kPortable};
 #if WEBNN_HAVE_ONEDNN
   paths.push_back(kOneDnn);
@@ -178,6 +196,7 @@ void runCase(const FusedCase &c) {
   if (depthwiseAvx512Case(c)) paths.push_back(kDepthwise);
   if (packedSgemmCase(c)) paths.push_back(kPacked);
   if (pointwiseNarrowCase(c)) paths.push_back(kNarrow);
+  if (groupedNarrowCase(c)) paths.push_back(kGrouped);
   for (Path path : paths) {
 #if WEBNN_HAVE_ONEDNN
     // Stride 1 takes our depthwise kernel before oneDNN (5x5 from 14 output
@@ -191,11 +210,13 @@ void runCase(const FusedCase &c) {
     DepthwiseScope dw(path == kDepthwise);
     ScopedPackedSgemm packed(path == kPacked);
     NarrowScope narrow(path == kNarrow);
+    GroupedScope grouped(path == kGrouped);
     for (int threads : {1, 2}) {
       const char *pathName = path == kOneDnn     ? " [oneDNN]"
                              : path == kPortable ? " [portable]"
                              : path == kPacked   ? " [packed sgemm]"
                              : path == kNarrow   ? " [narrow pointwise]"
+                             : path == kGrouped  ? " [grouped narrow]"
                                                  : " [avx512 depthwise]";
       std::string label = c.name + pathName + " threads=" + std::to_string(threads);
 #if WEBNN_HAVE_ONEDNN
@@ -217,7 +238,9 @@ void runCase(const FusedCase &c) {
       const bool packed = kernel == "pointwise-packed-sgemm" || kernel == "im2col-packed-sgemm" ||
                           kernel == "row-window-packed-sgemm";
       const bool narrow = kernel == "pointwise-narrow";
+      const bool grouped = kernel == "grouped-narrow-avx512";
       EXPECT_EQ(path == kDepthwise, depthwise) << label << ": " << choice.describe();
+      EXPECT_EQ(path == kGrouped, grouped) << label << ": " << choice.describe();
       EXPECT_EQ(path == kPacked, packed) << label << ": " << choice.describe();
       EXPECT_EQ(path == kNarrow, narrow) << label << ": " << choice.describe();
       // SiLU runs as oneDNN's convolution and our pass after it.
@@ -225,7 +248,7 @@ void runCase(const FusedCase &c) {
         EXPECT_EQ(choice.chosen, c.activation == "silu" ? "silu-after-onednn" : "onednn")
             << label << ": " << choice.describe();
       if (path == kPortable) EXPECT_EQ(choice.chosen, "portable") << label << ": " << choice.describe();
-      gDepthwiseChosen += depthwise, gNarrowChosen += narrow, gPackedChosen += packed;
+      gDepthwiseChosen += depthwise, gNarrowChosen += narrow, gPackedChosen += packed, gGroupedChosen += grouped;
       std::vector<double> got = fused.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
@@ -266,6 +289,11 @@ TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
   runCase(c);
   c.name = "1x1 nhwc 2x4x4x96->512 relu no bias";
   c.N = 2, c.H = c.W = 4, c.C = 96, c.O = 512, c.bias = false, c.residual = false, c.activation = "relu";
+  runCase(c);
+  // One row chunk of 196 pixels: on 2 threads cut into 8-row tiles (13 + 12),
+  // not panels (PackedProduct::splitRows).
+  c.name = "1x1 nhwc 14x14x40->528 residual clamp";
+  c.N = 1, c.H = c.W = 14, c.C = 40, c.O = 528, c.bias = true, c.residual = true, c.activation = "clamp";
   runCase(c);
   FusedCase d;
   d.name = "3x3 nhwc 7x7x40->260 residual relu";
@@ -313,6 +341,35 @@ TEST(FusedConv2d, PackedSgemmRowWindow) {
     runCase(c);
     ++i;
   }
+}
+
+// Grouped layers of 4 channels per group (ResNeXt-50's first stage) on our
+// AVX-512 kernel: 3x3 rows of 8-pixel tiles with the column reuse, edge
+// tiles in the padding, tails of 1-7 pixels (a row shorter than a tile),
+// stride 2, asymmetric and no padding, 5x5 and 1x3 windows, batch 2,
+// 4 to 32 groups, every epilogue it takes (SiLU as the pass after it).
+TEST(FusedConv2d, GroupedNarrowShapes) {
+  struct GroupedShape { int64_t N, H, W, groups, KH, KW, stride; std::vector<int64_t> padding; const char *act; };
+  const GroupedShape shapes[] = {
+      {1, 9, 13, 4, 3, 3, 1, {1, 1, 1, 1}, "relu"},   {1, 12, 17, 16, 3, 3, 2, {1, 1, 1, 1}, "clamp"},
+      {1, 7, 10, 8, 3, 3, 1, {0, 1, 1, 0}, "none"},   {2, 6, 20, 4, 3, 3, 1, {0, 0, 0, 0}, "silu"},
+      {1, 4, 3, 32, 3, 3, 1, {1, 1, 1, 1}, "relu"},   {1, 11, 19, 4, 5, 5, 1, {2, 2, 2, 2}, "clamp"},
+      {1, 5, 24, 12, 1, 3, 1, {0, 0, 1, 1}, "none"},  {1, 56, 56, 32, 3, 3, 1, {1, 1, 1, 1}, "relu"},
+  };
+  int i = 0;
+  for (const GroupedShape &sh : shapes) {
+    FusedCase c;
+    c.nhwc = true, c.N = sh.N, c.H = sh.H, c.W = sh.W, c.groups = sh.groups, c.C = c.O = 4 * sh.groups;
+    c.KH = sh.KH, c.KW = sh.KW, c.stride = sh.stride, c.padding = sh.padding;
+    c.residual = false, c.bias = i % 3 != 2, c.activation = sh.act, c.lo = -0.25, c.hi = 0.5;
+    c.name = "grouped " + std::to_string(sh.N) + "x" + std::to_string(sh.H) + "x" + std::to_string(sh.W) + "x" +
+             std::to_string(c.C) + " " + std::to_string(sh.KH) + "x" + std::to_string(sh.KW) + " s" +
+             std::to_string(sh.stride) + " " + sh.act + (c.bias ? "" : " no bias");
+    if (c.O % 16 == 0) ASSERT_EQ(groupedNarrowCase(c), kernels::avx512Available()) << c.name;
+    runCase(c);
+    ++i;
+  }
+  EXPECT_EQ(gGroupedChosen > 0, kernels::avx512Available());
 }
 
 TEST(FusedConv2d, StridedClampNoResidual) {

@@ -896,6 +896,31 @@ TEST(CostFunctions, Conv1dCutIntoColumns) {
   EXPECT_DOUBLE_EQ(c.piece.bytes, (201 * 512 + 512 * 3 * 512 + 100 * 512 + 512) * 4.0);
 }
 
+// A grouped 3x3 layer of 4 channels per group (ResNeXt's first stage): our
+// own kernel, no JIT and its own row loop at 2 threads; 8 per group: oneDNN's.
+TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the grouped kernel needs AVX-512";
+  cpu::OperandDesc x{DataType::kFloat32, {1, 56, 56, 128}, nullptr}, y{DataType::kFloat32, {1, 56, 56, 128}, nullptr};
+  auto cost = [&](int64_t perGroup, cpu::OperandDesc *w) {
+    *w = {DataType::kFloat32, {128, 3, 3, perGroup}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "conv2d";
+    n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+    n.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, 128 / perGroup, 0, "", {}});
+    n.attributes.set("padding", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {1, 1, 1, 1}});
+    n.inputs = {&x, w};
+    n.outputs = {&y};
+    return cpu::findCostFunction("conv2d")(n, {false, true}, 2);
+  };
+  cpu::OperandDesc w4, w8;
+  cpu::NodeCost narrow = cost(4, &w4);
+  EXPECT_EQ(narrow.family, "conv2d");
+  EXPECT_FALSE(narrow.jit);
+  EXPECT_EQ(narrow.threading, cpu::Threading::kPool);
+  EXPECT_TRUE(cost(8, &w8).jit);
+}
+
 // A b shared by every batch: oneDNN folds a's batch into rows and cuts rows.
 TEST(CostFunctions, MatMulSharedBFoldsBatchIntoRows) {
   cpu::OperandDesc a{DataType::kFloat32, {4, 8, 512}, nullptr}, b{DataType::kFloat32, {512, 256}, nullptr};

@@ -6,7 +6,8 @@
 //   brdgmm_dw), after oneDNN at stride 2 (brdgmm_dw measured 5-25% faster);
 //   5x5 likewise from 14 output columns up;
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
-//   oneDNN (each file says which and by how much), conv1d included;
+//   oneDNN (each file says which and by how much), conv1d included, and
+//   ours for grouped layers of 4 channels per group;
 // - fusedConv2d "silu" on those kernels without activation, SiLU after
 //   (the depthwise kernel applies it itself, row by row); "hardSwish" the
 //   same way, a pass after the kernel;
@@ -93,6 +94,12 @@ std::unique_ptr<Kernel> rowWindowPacked(const ConvRequest &r, std::string *why) 
   return makeRowWindowPackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
 }
 
+std::unique_ptr<Kernel> groupedNarrow(const ConvRequest &r, std::string *why) {
+  if (r.e.hasResidual) return refuse(why, "has a residual");
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makeGroupedNarrowConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
 // Our kernels that take a layer before oneDNN would, without activation:
 // the SiLU pass's inner table.
 const KernelCandidate<ConvRequest> kOwnKernels[] = {
@@ -101,6 +108,7 @@ const KernelCandidate<ConvRequest> kOwnKernels[] = {
     {"pointwise-packed-sgemm", &pointwisePacked},
     {"im2col-packed-sgemm", &im2colPacked},
     {"row-window-packed-sgemm", &rowWindowPacked},
+    {"grouped-narrow-avx512", &groupedNarrow},
 };
 
 // "a: why; b: why" of an inner table's refusals.
@@ -161,6 +169,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"pointwise-packed-sgemm", &pointwisePacked},
     {"im2col-packed-sgemm", &im2colPacked},
     {"row-window-packed-sgemm", &rowWindowPacked},
+    {"grouped-narrow-avx512", &groupedNarrow},
     {"silu-after-own-kernel", &siluAfterOwnKernel},
     {"hardswish-after-own-kernel", &hardSwishAfterOwnKernel},
 #if WEBNN_HAVE_ONEDNN

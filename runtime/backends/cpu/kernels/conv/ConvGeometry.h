@@ -97,6 +97,13 @@ std::unique_ptr<Kernel> makeIm2colPackedConv(const NodeDesc &node, const ConvGeo
 // the packed-B GEMM reading each output's window in place.
 std::unique_ptr<Kernel> makeRowWindowPackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                                 float lo, float hi, std::string *why);
+// GroupedNarrowConv.cpp: grouped convolutions of 4 channels per group (in
+// and out), nhwc float32 on AVX-512, bias and a clamp [lo, hi].
+std::unique_ptr<Kernel> makeGroupedNarrowConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
+                                              float lo, float hi, std::string *why);
+// WEBNN_GROUPED_NARROW (DebugOptions.h); tests switch it.
+bool groupedNarrowEnabled();
+void setGroupedNarrowEnabled(bool enabled);
 #if WEBNN_HAVE_ONEDNN
 // OneDnnConv2d.cpp: oneDNN's convolution with the epilogue (null for
 // conv2d) as post-ops; at run time a primitive oneDNN cannot build falls
