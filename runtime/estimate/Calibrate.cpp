@@ -1394,15 +1394,18 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     r.samples.push_back(r.lastMs);
     return r.lastMs;
   };
-  // The peaks too are measured again between passes; each keeps the median
-  // of its moments (the grid's ratios are taken over that roofline).
+  // The peaks and DRAM's read rate too are measured again between passes;
+  // each keeps the median of its moments (the grid's ratios are taken over
+  // that roofline; the read rate prices weights streamed from DRAM, and
+  // moved by 1.36x between two quiet calibrations a minute apart).
   const size_t nThreads = static_cast<size_t>(maxThreads);
-  std::vector<std::vector<double>> fmaAt(nThreads), vnniAt(nThreads), bf16At(nThreads);
+  std::vector<std::vector<double>> fmaAt(nThreads), vnniAt(nThreads), bf16At(nThreads), dramReadAt(nThreads);
   for (int T = 1; T <= maxThreads; ++T) {
     const ThreadProfile &t = p.threads[size_t(T - 1)];
     fmaAt[size_t(T - 1)].push_back(t.peakGflops);
     vnniAt[size_t(T - 1)].push_back(t.vnniGops);
     bf16At[size_t(T - 1)].push_back(t.bf16Gflops);
+    dramReadAt[size_t(T - 1)].push_back(t.dramReadGBs);
   }
   auto measurePeaksAgain = [&] {
     const double peakBudget = std::min(0.05, deadline / 120 / maxThreads);
@@ -1412,6 +1415,9 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
                                              : peakOps(pool, &fmaAvx2, 12 * 8 * 2, peakBudget)) / 1e9);
       if (vnni) vnniAt[size_t(T - 1)].push_back(peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9);
       if (bf16) bf16At[size_t(T - 1)].push_back(peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9);
+      const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
+      dramReadAt[size_t(T - 1)].push_back(
+          readBandwidth(pool, dramBytes, std::min(0.15, std::max(0.01, deadline / 100 / maxThreads))));
     }
   };
   double waitedForCores = 0;
@@ -1539,11 +1545,21 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     t.peakGflops = medianOf(fma);
     if (vnni) t.vnniGops = medianOf(vnniAt[size_t(T - 1)]);
     if (bf16) t.bf16Gflops = medianOf(bf16At[size_t(T - 1)]);
+    t.dramReadGBs = medianOf(dramReadAt[size_t(T - 1)]);
     if (fma.size() > 1) {
       std::string moments;
       for (double g : fma) moments += (moments.empty() ? "" : " / ") + std::to_string(int(std::lround(g)));
-      say("threads " + std::to_string(T) + ": fp32 FMA GFLOP/s at " + std::to_string(fma.size()) +
-          " moments " + moments + ", median " + std::to_string(int(std::lround(t.peakGflops))));
+      std::string reads;
+      for (double g : dramReadAt[size_t(T - 1)]) {
+        char one[24];
+        std::snprintf(one, sizeof one, "%s%.1f", reads.empty() ? "" : " / ", g);
+        reads += one;
+      }
+      char median[24];
+      std::snprintf(median, sizeof median, "%.1f", t.dramReadGBs);
+      say("threads " + std::to_string(T) + ": fp32 FMA GFLOP/s at " + std::to_string(fma.size()) + " moments " +
+          moments + ", median " + std::to_string(int(std::lround(t.peakGflops))) + "; DRAM read GB/s " + reads +
+          ", median " + median);
     }
   }
   // The speed reference's drift, per thread count: each visit is scaled by
