@@ -24,7 +24,8 @@ struct CalibrateOptions {
 // Fills `out` (keyed for this machine and maxThreads). Stopping at the
 // deadline still gives a usable profile: the peaks and bandwidths come
 // first, then the grid breadth first (every family's first sizes before any
-// family's later ones); `complete` says whether the grid finished.
+// family's later ones), in passes (gridVisitOrder); `complete` says whether
+// the first pass finished (every point timed at least once).
 Status calibrate(const CalibrateOptions &options, DeviceProfile *out);
 
 // The L3 a process keeps, from a sweep of (working-set bytes, one thread's
