@@ -68,6 +68,24 @@ class PackedSgemmKernel final : public Kernel {
     if (ctx.numInputs > 3 && ctx.inputs[3]) ep.residual = static_cast<const float *>(ctx.inputs[3]->data);
     const int64_t chunk = PackedSgemmB::rowChunk(p_.M), panels = layout.panels();
     const int64_t chunks = (p_.M + chunk - 1) / chunk;
+    if (chunks == 1 && p_.splitRows) {
+      // Panels would give each thread every pixel's half of the channels;
+      // the depthwise layer and activation pass after it read rows, half of
+      // them then from the other core's cache (MnasNet's 14x14 expansions
+      // ~1.2x faster at 2 threads cut by rows, docs/PERFORMANCE.md).
+      const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
+      const int64_t tiles = (p_.M + PackedSgemmB::kTileRows - 1) / PackedSgemmB::kTileRows;
+      // At least 8 tiles (64 rows) per thread: each thread then streams all
+      // of B, which fewer rows would not repay.
+      if (threads > 1 && tiles >= 8 * threads && rowsSplitEvenly(tiles, threads)) {
+        parallelFor(ctx, tiles, 1, [&](int64_t t0, int64_t t1) {
+          packedSgemmAvx512(layout, packed, a, p_.K, y, p_.N, ep, t0 * PackedSgemmB::kTileRows,
+                            std::min(p_.M, t1 * PackedSgemmB::kTileRows), 0, panels);
+        });
+        if (countRuns_.load(std::memory_order_relaxed)) gRuns.fetch_add(1, std::memory_order_relaxed);
+        return Status::ok();
+      }
+    }
     parallelFor(ctx, chunks * panels, 1, [&](int64_t t0, int64_t t1) {
       while (t0 < t1) {  // one call per row chunk the range touches
         const int64_t c = t0 / panels, p0 = t0 % panels, p1 = std::min(panels, p0 + (t1 - t0));

@@ -109,6 +109,12 @@ struct PackedProduct {
   float alpha = 1.f;
   Activation act = Activation::kNone;
   float lo = -__builtin_inff(), hi = __builtin_inff();
+  // Rows of A are pixels whose output rows the next kernels split by rows
+  // (a pointwise convolution's): one row chunk is then cut into 8-row
+  // tiles per thread where they split evenly (rowsSplitEvenly) and give
+  // each thread 64 rows or more, not into panels, so each thread writes
+  // whole pixels, the ones it will read next.
+  bool splitRows = false;
 };
 std::unique_ptr<Kernel> makePackedSgemmKernel(const NodeDesc &node, const PackedProduct &p);
 

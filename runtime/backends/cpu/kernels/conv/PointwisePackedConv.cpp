@@ -29,6 +29,7 @@ std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const Conv
   p.bNStride = fi.so;
   p.lo = lo;
   p.hi = hi;
+  p.splitRows = true;
   return makePackedSgemmKernel(node, p);
 }
 
