@@ -75,9 +75,12 @@ class PackedSgemmKernel final : public Kernel {
       // ~1.2x faster at 2 threads cut by rows, docs/PERFORMANCE.md).
       const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
       const int64_t tiles = (p_.M + PackedSgemmB::kTileRows - 1) / PackedSgemmB::kTileRows;
-      // At least 8 tiles (64 rows) per thread: each thread then streams all
-      // of B, which fewer rows would not repay.
-      if (threads > 1 && tiles >= 8 * threads && rowsSplitEvenly(tiles, threads)) {
+      // Each thread then streams all of B: only with at least 8 tiles (64
+      // rows) per thread, and where B's extra reads stay within the A and
+      // output traffic kept on each core (MnasNet's 96 x 576 B, not
+      // ResNet-50's 256 x 1024 or SqueezeNet's 512 x 1000).
+      const bool bRepaid = p_.K * p_.N * (threads - 1) <= p_.M * (p_.K + p_.N);
+      if (threads > 1 && bRepaid && tiles >= 8 * threads && rowsSplitEvenly(tiles, threads)) {
         parallelFor(ctx, tiles, 1, [&](int64_t t0, int64_t t1) {
           packedSgemmAvx512(layout, packed, a, p_.K, y, p_.N, ep, t0 * PackedSgemmB::kTileRows,
                             std::min(p_.M, t1 * PackedSgemmB::kTileRows), 0, panels);

@@ -111,8 +111,9 @@ struct PackedProduct {
   float lo = -__builtin_inff(), hi = __builtin_inff();
   // Rows of A are pixels whose output rows the next kernels split by rows
   // (a pointwise convolution's): one row chunk is then cut into 8-row
-  // tiles per thread where they split evenly (rowsSplitEvenly) and give
-  // each thread 64 rows or more, not into panels, so each thread writes
+  // tiles per thread where they split evenly (rowsSplitEvenly), give each
+  // thread 64 rows or more and B is small beside A and the output (every
+  // thread then reads all of B), not into panels, so each thread writes
   // whole pixels, the ones it will read next.
   bool splitRows = false;
 };
