@@ -1397,7 +1397,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // The peaks and DRAM's read rate too are measured again between passes;
   // each keeps the median of its moments (the grid's ratios are taken over
   // that roofline; the read rate prices weights streamed from DRAM, and
-  // moved by 1.36x between two quiet calibrations a minute apart).
+  // moves with the host's state as much as the grid's kernels do).
   const size_t nThreads = static_cast<size_t>(maxThreads);
   std::vector<std::vector<double>> fmaAt(nThreads), vnniAt(nThreads), bf16At(nThreads), dramReadAt(nThreads);
   for (int T = 1; T <= maxThreads; ++T) {
@@ -1456,7 +1456,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     // on a 2-vCPU VM one calibration's 2-thread FMA peak equalled its
     // 1-thread one and its 2-thread grid priced the fit decoder's step
     // at twice its time. Wait for the cores, within a share of the time;
-    // checked at most every 0.1 s (a check takes ~3 ms, a visit as little).
+    // checked at most every 0.1 s (a check costs as much as a small
+    // kernel's whole visit).
     if (T > 1 && secondsSince(start) - coresCheckedAt > 0.1) {
       while (waitedForCores < 0.1 * deadline && !poolHasItsCores(*pools[size_t(T - 1)])) {
         auto w0 = Clock::now();

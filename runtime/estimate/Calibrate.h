@@ -37,9 +37,9 @@ uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sw
 
 // ---- The grid's schedule (exposed for its tests).
 //
-// A host whose speed moves between seconds (a VM whose cores another tenant
-// shares: the same GEMM 1.5x slower a quarter hour later, a model's median
-// 1.4x between minutes) prices every kernel at the moment it was timed. So
+// On a host whose speed moves within seconds (a VM whose cores other
+// tenants share), one stretch of runs prices a kernel at the moment it
+// was timed (docs/ESTIMATE.md has the figures). So
 // each grid point is timed in several short visits, one per pass over the
 // whole grid, and keeps a robust statistic of them: a slow spell lands on
 // one visit of each point it overlaps, not on all the runs of a stretch of

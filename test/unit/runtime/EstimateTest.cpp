@@ -1218,8 +1218,7 @@ TEST(Calibrate, GridVisitsInterleavedOverPasses) {
 }
 
 // A point's time: the median of its visits, so one visit in a slow spell
-// of the host (the same GEMM 3.9 and 6.0 ms minutes apart on a Xeon VM)
-// does not move it; two visits count alike.
+// of the host does not move it; two visits count alike.
 TEST(Calibrate, VisitsCombinedByTheirMedian) {
   EXPECT_DOUBLE_EQ(est::combineVisits({}), 0);
   EXPECT_DOUBLE_EQ(est::combineVisits({5}), 5);
