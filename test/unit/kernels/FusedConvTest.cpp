@@ -372,6 +372,44 @@ TEST(FusedConv2d, GroupedNarrowShapes) {
   EXPECT_EQ(gGroupedChosen > 0, kernels::avx512Available());
 }
 
+// The grouped kernel with strides and dilations that differ between rows
+// and columns (the 3x3 column-reuse tile takes stride 1 and undilated
+// columns whatever the rows do), against the portable kernel.
+TEST(FusedConv2d, GroupedNarrowStridesAndDilations) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the grouped kernel needs AVX-512";
+  struct Geometry { std::vector<int64_t> strides, dilations; };
+  const Geometry geometries[] = {{{2, 1}, {1, 1}}, {{1, 2}, {1, 1}}, {{1, 1}, {2, 1}}, {{1, 1}, {1, 2}}, {{2, 1}, {2, 2}}};
+  const int64_t H = 13, W = 21, C = 32, groups = 8;
+  for (const Geometry &geo : geometries) {
+    const int64_t OH = (H + 2 - geo.dilations[0] * 2 - 1) / geo.strides[0] + 1;
+    const int64_t OW = (W + 2 - geo.dilations[1] * 2 - 1) / geo.strides[1] + 1;
+    const std::vector<float> x = uniformFloats(H * W * C, 31), f = uniformFloats(C * 9 * 4, 32), b = uniformFloats(C, 33);
+    auto run = [&](bool grouped, std::string *chosen) {
+      OpCase c{"conv2d", {f32({1, H, W, C}, x), f32({C, 3, 3, 4}, f, true), f32({C}, b, true)},
+               {outSpec(DataType::kFloat32, {1, OH, OW, C})}};
+      c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", groups);
+      c.attrInts("padding", {1, 1, 1, 1}).attrInts("strides", geo.strides).attrInts("dilations", geo.dilations);
+#if WEBNN_HAVE_ONEDNN
+      OneDnnScope noOneDnn(false);
+#endif
+      GroupedScope scope(grouped);
+      ScopedKernelChoices choices;
+      Status s = runOp(c, 2);
+      EXPECT_TRUE(s.isOk()) << s.message();
+      *chosen = choices.last("conv2d").chosen;
+      return c.outputs[0].values();
+    };
+    std::string refKernel, kernel;
+    const std::vector<double> want = run(false, &refKernel), got = run(true, &kernel);
+    const std::string label = "strides " + std::to_string(geo.strides[0]) + "," + std::to_string(geo.strides[1]) +
+                              " dilations " + std::to_string(geo.dilations[0]) + "," + std::to_string(geo.dilations[1]);
+    EXPECT_EQ(refKernel, "portable") << label;
+    EXPECT_EQ(kernel, "grouped-narrow-avx512") << label;
+    ASSERT_EQ(got.size(), want.size()) << label;
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << label << " " << i;
+  }
+}
+
 TEST(FusedConv2d, StridedClampNoResidual) {
   FusedCase c;
   c.name = "3x3 s2 nhwc clamp";

@@ -109,7 +109,7 @@ inline void tile3(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) acc[r] = b;
   for (int64_t kh = 0; kh < g.KH; ++kh) {
-    const int64_t ih = oh - g.padTop + kh * g.dh;
+    const int64_t ih = oh * g.sh - g.padTop + kh * g.dh;
     if (ih < 0 || ih >= g.H) continue;
     const float *xcol = xn + (ih * g.W + ow0 - g.padLeft) * g.C + cb * 16;
     const float *wt = p.w + (cb * g.KH + kh) * 3 * G * 16;
