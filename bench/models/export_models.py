@@ -263,11 +263,24 @@ SUITE_IMAGE_MODELS = {
 }
 
 
+def randomize_zero_linears(model, gen):
+    # torchvision zero-initializes some classifier heads (ViT's): the logits
+    # would be the constant 0 whatever the encoder computed, and comparing
+    # them with ONNX Runtime's would check nothing.
+    for m in model.modules():
+        if isinstance(m, nn.Linear) and not torch.any(m.weight):
+            with torch.no_grad():
+                m.weight.copy_(torch.randn(m.weight.shape, generator=gen) * m.in_features ** -0.5)
+                if m.bias is not None:
+                    m.bias.copy_(torch.randn(m.bias.shape, generator=gen) * 0.1)
+
+
 def make_suite_image_model(name):
     import torchvision
     ctor, kwargs = SUITE_IMAGE_MODELS[name]
     model = getattr(torchvision.models, ctor)(weights=None, **kwargs)
     randomize_batchnorm(model, torch.Generator().manual_seed(1))
+    randomize_zero_linears(model, torch.Generator().manual_seed(2))
     return GradOn(model), (torch.randn(1, 3, 224, 224),), ["input"], ["logits"]
 
 
