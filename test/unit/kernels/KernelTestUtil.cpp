@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <type_traits>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/ThreadPool.h"
@@ -46,10 +47,18 @@ TestTensor f16(Shape s, const std::vector<float> &v, bool c) {
   return tensor(DataType::kFloat16, std::move(s), h, c);
 }
 
+// Narrow integers go through int64: a value outside the type (a negative
+// one for uint8) then wraps as an integer conversion does, where a direct
+// double-to-uint8 conversion is undefined (clang's UBSan reports it).
 template <typename T>
 static std::vector<T> castAll(const std::vector<double> &v) {
   std::vector<T> r(v.size());
-  for (size_t i = 0; i < v.size(); ++i) r[i] = T(v[i]);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) < 8)
+      r[i] = T(int64_t(v[i]));
+    else
+      r[i] = T(v[i]);
+  }
   return r;
 }
 

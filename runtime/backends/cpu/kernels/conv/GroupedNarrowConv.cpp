@@ -47,6 +47,9 @@ void groupedRowsAvx512(const GroupedRows &p, int64_t row0, int64_t row1);
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
 #include <immintrin.h>
+#if defined(__clang__)  // which ignores the GCC pragma
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), apply_to = function)
+#endif
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -167,6 +170,9 @@ void groupedRowsAvx512(const GroupedRows &p, int64_t row0, int64_t row1) {
 }  // namespace
 }  // namespace webnn::cpu::kernels
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 #pragma GCC pop_options
 #else  // not x86-64: avx512Available() is false, never runs
 namespace webnn::cpu::kernels {
