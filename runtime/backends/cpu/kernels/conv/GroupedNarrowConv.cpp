@@ -66,15 +66,30 @@ inline __m512 spread(__m512 xv, int i) {
 
 constexpr int G = 4;
 
+// A tile's accumulators start at the bias of its 16 channels.
+template <int R>
+inline void initTile(const GroupedRows &p, int64_t cb, __m512 *acc) {
+  const __m512 b = p.bias ? _mm512_loadu_ps(p.bias + cb * 16) : _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc[r] = b;
+}
+
+// ... and end clamped to the fused activation's range.
+template <int R>
+inline void storeTile(const GroupedRows &p, int64_t ow0, int64_t cb, const __m512 *acc, float *yrow) {
+  const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    _mm512_storeu_ps(yrow + (ow0 + r) * p.g.O + cb * 16, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+}
+
 // R output pixels (columns ow0 .. ow0 + R - 1 of one row) x 16 channels;
 // Edge: some of their windows reach into the left or right padding.
 template <int R, bool Edge>
 inline void tile(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0, int64_t cb, float *yrow) {
   const ConvGeometry &g = p.g;
   __m512 acc[R];
-  const __m512 b = p.bias ? _mm512_loadu_ps(p.bias + cb * 16) : _mm512_setzero_ps();
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc[r] = b;
+  initTile<R>(p, cb, acc);
   for (int64_t kh = 0; kh < g.KH; ++kh) {
     const int64_t ih = oh * g.sh - g.padTop + kh * g.dh;
     if (ih < 0 || ih >= g.H) continue;
@@ -95,10 +110,7 @@ inline void tile(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0,
       }
     }
   }
-  const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-    _mm512_storeu_ps(yrow + (ow0 + r) * g.O + cb * 16, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+  storeTile<R>(p, ow0, cb, acc, yrow);
 }
 
 // tile<G, R, false> for a 3-wide, stride-1, undilated window: each input
@@ -108,9 +120,7 @@ template <int R>
 inline void tile3(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0, int64_t cb, float *yrow) {
   const ConvGeometry &g = p.g;
   __m512 acc[R];
-  const __m512 b = p.bias ? _mm512_loadu_ps(p.bias + cb * 16) : _mm512_setzero_ps();
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc[r] = b;
+  initTile<R>(p, cb, acc);
   for (int64_t kh = 0; kh < g.KH; ++kh) {
     const int64_t ih = oh * g.sh - g.padTop + kh * g.dh;
     if (ih < 0 || ih >= g.H) continue;
@@ -129,10 +139,7 @@ inline void tile3(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0
       }
     }
   }
-  const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-    _mm512_storeu_ps(yrow + (ow0 + r) * g.O + cb * 16, _mm512_min_ps(_mm512_max_ps(acc[r], lo), hi));
+  storeTile<R>(p, ow0, cb, acc, yrow);
 }
 
 // A row's last OW % R pixels as one tile of that many (a 1-pixel tile is
