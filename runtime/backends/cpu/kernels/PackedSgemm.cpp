@@ -50,9 +50,9 @@ std::atomic<uint64_t> gRuns{0};
 // Work is split over row chunks x panels, row-chunk-major, so with few row
 // chunks (transformers: M = 128) each thread streams its own panels of B,
 // and with many (convolutions: M = H * W) its own rows.
-class PackedSgemmKernel final : public Kernel {
+class PackedSgemmKernel final : public PackedSgemmWeightsKernel {
  public:
-  PackedSgemmKernel(const NodeDesc &node, const PackedProduct &p) : p_(p), b_(node, p) {}
+  PackedSgemmKernel(const NodeDesc &node, const PackedProduct &p) : PackedSgemmWeightsKernel(node, p), p_(p) {}
 
   Status run(const KernelContext &ctx) override {
     const float *packed = b_.get();
@@ -100,20 +100,8 @@ class PackedSgemmKernel final : public Kernel {
     return Status::ok();
   }
 
-  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
-    (void)numThreads;  // one layout for every thread count
-    b_.pack(out);
-    return Status::ok();
-  }
-
-  void warmUp(int numThreads) override {
-    (void)numThreads;
-    b_.get();
-  }
-
  private:
   PackedProduct p_;
-  PackedSgemmWeights b_;
   const std::atomic<bool> &countRuns_ = debugOptions().countRuns;  // DebugOptions.h
 };
 

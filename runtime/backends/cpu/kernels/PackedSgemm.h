@@ -147,6 +147,22 @@ class PackedSgemmWeights {
   std::unique_ptr<float, Free> packedBuf_;
 };
 
+// A kernel over one PackedSgemmWeights (the matmul and the conv1d kernels):
+// prepacking and warm-up are the weights' alone, one layout for every thread
+// count.
+class PackedSgemmWeightsKernel : public Kernel {
+ public:
+  Status packConstants(int, std::vector<PackedBytes> *out) override {
+    b_.pack(out);
+    return Status::ok();
+  }
+  void warmUp(int) override { b_.get(); }
+
+ protected:
+  PackedSgemmWeightsKernel(const NodeDesc &node, const PackedProduct &p) : b_(node, p) {}
+  PackedSgemmWeights b_;
+};
+
 // matmul and fusedMatmul (MatMul.cpp): the kernel when it takes the node (b
 // constant without a batch, a's batch folded into M), else null with *why
 // saying which condition failed; the bool form sets *out the same way.

@@ -113,7 +113,7 @@ inline void tile(const GroupedRows &p, const float *xn, int64_t oh, int64_t ow0,
   storeTile<R>(p, ow0, cb, acc, yrow);
 }
 
-// tile<G, R, false> for a 3-wide, stride-1, undilated window: each input
+// tile<R, false> for a 3-wide, stride-1, undilated window: each input
 // column's spread channels serve the (up to) 3 outputs that read it, so a
 // row of R outputs spreads R + 2 columns, not 3 R.
 template <int R>

@@ -18,10 +18,10 @@ namespace {
 // padding are copied out (a few per row) and run as one small GEMM of their
 // own. oneDNN 2.6 ran the audio encoder's 512 -> 512, kernel 3, stride 2
 // conv1d layers at ~40% of the FMA peak (docs/PERFORMANCE.md, issue 19).
-class RowWindowPackedConvKernel final : public Kernel {
+class RowWindowPackedConvKernel final : public PackedSgemmWeightsKernel {
  public:
   RowWindowPackedConvKernel(const NodeDesc &node, const ConvGeometry &g, const PackedProduct &p)
-      : g_(g), K_(p.K), b_(node, p), lo_(p.lo), hi_(p.hi) {
+      : PackedSgemmWeightsKernel(node, p), g_(g), K_(p.K), lo_(p.lo), hi_(p.hi) {
     // Output columns [first_, last_) have their whole window inside the row.
     first_ = std::min(g.OW, (g.padLeft + g.sw - 1) / g.sw);
     const int64_t room = g.W + g.padLeft - g.KW;  // the last window's start, in padded columns
@@ -85,16 +85,6 @@ class RowWindowPackedConvKernel final : public Kernel {
     return Status::ok();
   }
 
-  Status packConstants(int numThreads, std::vector<PackedBytes> *out) override {
-    (void)numThreads;  // one layout for every thread count
-    b_.pack(out);
-    return Status::ok();
-  }
-  void warmUp(int numThreads) override {
-    (void)numThreads;
-    b_.get();
-  }
-
  private:
   struct Segment {
     bool edge = false;     // rows of the gathered edge copy, else of the input in place
@@ -133,7 +123,6 @@ class RowWindowPackedConvKernel final : public Kernel {
 
   ConvGeometry g_;
   int64_t K_;
-  PackedSgemmWeights b_;
   float lo_, hi_;
   int64_t first_ = 0, last_ = 0;
   std::vector<Segment> segments_;
