@@ -1040,8 +1040,9 @@ struct ChainTiming {
   double spread = 0;      // log(p90 / p10) / 2.56 of the chain's runs
   double dramShare = 0;   // the estimate's share of the weights from DRAM at each run
   // Per round: the chain's run (one thread: the median; several: the
-  // fastest fifth), nodes without weights of their own alone, and per
-  // kernel with weights of its own: how many nodes run it, its time alone
+  // fastest fifth), its nodes timed alone (with cold times asked for, only
+  // those without weights of their own), and per kernel with weights of its
+  // own, where cold times were asked for: how many nodes run it, its time alone
   // with the weights in the L3 and evicted, and the estimate's floor for it
   // (its share of the weights streamed at DRAM's read rate).
   struct ColdKernel {
@@ -1053,7 +1054,8 @@ struct ChainTiming {
 };
 ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &p,
                       std::vector<std::unique_ptr<cpu::ThreadPool>> &pools,
-                      std::vector<std::unique_ptr<Evictor>> &evictors, int threads, double budget) {
+                      std::vector<std::unique_ptr<Evictor>> &evictors, int threads, double budget,
+                      bool coldTimes) {
   ChainTiming r;
   std::shared_ptr<rt::PreparedGraph> g;
   Estimate priced;
@@ -1095,7 +1097,8 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
     for (const Operand &o : c.inputs) key += " " + shapeToString(o.shape);
     const int T = std::clamp(priced.nodes[i].pricedThreads, 1, int(pools.size()));
     auto [it, added] = index.insert({{key, T}, distinct.size()});
-    if (added) distinct.push_back({probes[i].get(), T, p.l3Bytes > 0 && probes[i]->coldBytes >= 256 * 1024, 0});
+    if (added)
+      distinct.push_back({probes[i].get(), T, coldTimes && p.l3Bytes > 0 && probes[i]->coldBytes >= 256 * 1024, 0});
     ++distinct[it->second].count;
   }
   cpu::ThreadPool &pool = *pools[size_t(threads - 1)];
@@ -1683,7 +1686,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       ThreadProfile &t = p.threads[size_t(T - 1)];
       const double runMs = t.runOverheadUs * 1e-3;
       char line[320];
-      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
+      // The mobile chain's weights fit the L3: its kernels count at their L3
+      // times, so it needs no cold runs (each streams twice the L3 to evict
+      // it, seconds where the L3 kept is large or reads are slow).
+      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget, false);
       const std::string stalled = "threads " + std::to_string(T) +
                                   ": another process held a core through the chain's rounds: no in-graph term for ";
       if (m.stalled) {
@@ -1692,13 +1698,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
       } else {
         std::vector<double> extra;
-        for (size_t r = 0; r < m.graphMs.size(); ++r) {
-          // (The chain's weights fit the L3: its kernels with weights of
-          // their own count at their L3 times.)
-          double alone = m.aloneMs[r];
-          for (const ChainTiming::ColdKernel &k : m.coldKernels[r]) alone += k.count * k.warmMs;
-          extra.push_back(m.graphMs[r] - runMs - alone);
-        }
+        for (size_t r = 0; r < m.graphMs.size(); ++r) extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r]);
         const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
         const double alone = graph - perNodeUs * 1e-3 * m.nodes;
         t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
@@ -1712,7 +1712,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       // 3x the L3 of weights (~100 MB on a 32 MB L3): not under a short
       // deadline, nor with less left than its cold rounds take (~1.5 s).
       if (shortDeadline || p.l3Bytes == 0 || left() < 5 * chainBudget) continue;
-      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget);
+      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget, true);
       if (d.stalled) {
         say(stalled + "weights from DRAM");
         continue;
