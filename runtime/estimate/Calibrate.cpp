@@ -625,7 +625,22 @@ std::vector<std::vector<Case>> grid() {
        // to few output channels (a detection head's) on Winograd.
        convRect(1, 2048, 1, 201, 1, 400, 1, 160), conv(64, 64, 96, 24, 3, 1, 1),
        convRect(1, 4096, 1, 129, 1, 256, 1, 128), conv(40, 40, 64, 32, 3, 1, 1),
-       convRect(1, 1536, 1, 321, 1, 640, 1, 224)},
+       convRect(1, 1536, 1, 321, 1, 640, 1, 224),
+       // A grouped layer on oneDNN (8 channels per group: 4 are the grouped
+       // kernel's, conv2d.grouped4), the geometry of the grouped point above.
+       conv(56, 56, 128, 128, 3, 2, 16)},
+      // conv1d on the row-window packed SGEMM (conv2d.rowwindow): audio
+      // front ends' lengths (hundreds to thousands of frames), 64-512
+      // channels, kernels of 2-5 taps at strides 1 and 2.
+      {convRect(1, 2000, 512, 512, 1, 2, 1, 2), convRect(1, 3000, 128, 128, 1, 3, 1, 1),
+       convRect(1, 1200, 80, 384, 1, 3, 1, 1), convRect(1, 600, 384, 384, 1, 3, 1, 2),
+       convRect(1, 256, 64, 128, 1, 5, 1, 1), convRect(1, 130, 512, 256, 1, 3, 1, 1)},
+      // 4 channels per group on our grouped kernel (conv2d.grouped4): maps
+      // of 7 to 112 columns (8-pixel tiles and their tails), 32-512
+      // channels, 3x3 at strides 1 and 2.
+      {conv(56, 56, 64, 64, 3, 1, 16), conv(28, 28, 256, 256, 3, 1, 64), conv(112, 112, 32, 32, 3, 1, 8),
+       conv(14, 14, 512, 512, 3, 1, 128), conv(20, 20, 192, 192, 3, 1, 48), conv(28, 28, 128, 128, 3, 2, 32),
+       conv(7, 7, 1024, 1024, 3, 1, 256)},
       {conv(56, 56, 64, 256, 1, 1, 1), conv(14, 14, 96, 576, 1, 1, 1), conv(112, 112, 32, 16, 1, 1, 1),
        conv(7, 7, 512, 2048, 1, 1, 1), conv(28, 28, 128, 512, 1, 1, 1), conv(56, 56, 24, 144, 1, 1, 1),
        conv(7, 7, 160, 960, 1, 1, 1), conv(14, 14, 1024, 256, 1, 1, 1), conv(28, 28, 192, 32, 1, 1, 1),

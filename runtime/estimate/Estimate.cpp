@@ -38,7 +38,8 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "recurrent.repacked") return "recurrent";
   if (f == "gemm.portable") return "gemm";
   if (f == "resample.linear" || f == "resample.nearest") return "copy";
-  if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable") return "conv2d";
+  if (f == "conv2d.rowwindow") return "conv2d.im2col";  // the same packed SGEMM
+  if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable" || f == "conv2d.grouped4") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own
@@ -207,7 +208,9 @@ struct Model {
     e.family = c.family;
     e.flops = c.flops;
     e.bytes = c.bytes;
-    bool bf16 = d.relaxedPrecision && (c.family == "gemm" || c.family.rfind("conv2d", 0) == 0);
+    // Our grouped kernel has no bf16 form: relaxed layers run it in float32.
+    bool bf16 = d.relaxedPrecision && (c.family == "gemm" || c.family.rfind("conv2d", 0) == 0) &&
+                c.family != "conv2d.grouped4";
     double kernelMs;
     if (threads > 1 && c.threading == cpu::Threading::kPieces) {
       // Single-threaded pieces side by side: the largest one alone on one
@@ -220,7 +223,7 @@ struct Model {
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       e.pricedThreads = 1;
-    } else if (threads > 1 && !c.instructionBound && memoryBound(tp1, c.flops, c.bytes, bf16) &&
+    } else if (threads > 1 && !c.instructionBound && !c.rowsPerThread && memoryBound(tp1, c.flops, c.bytes, bf16) &&
                !streamsWeights(local, ln, c.bytes)) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
@@ -234,6 +237,10 @@ struct Model {
       // parallel loop is not: each core adds its own read rate from the L3
       // and DRAM (10 -> 20 GB/s at 1 -> 2 threads on a 2-vCPU Xeon VM, where
       // the fit decoder's step of int4 GEMVs ran 2.1x faster on two).
+      // Nor is one that gives each thread the output rows the node before
+      // wrote on it (rowsPerThread: our depthwise kernel, the global
+      // average pool, the packed 1x1 of a 14x14 map): its reads stay on
+      // their core, so it is priced on the run's thread count.
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       e.pricedThreads = 1;
     } else {

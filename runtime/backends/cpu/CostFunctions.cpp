@@ -37,6 +37,15 @@ int64_t dim(const OperandDesc *o, int64_t i) {  // negative i counts from the en
 double atLeast1(double v) { return v < 1 ? 1 : v; }
 bool isConstant(const std::vector<bool> &c, size_t i) { return i < c.size() && c[i]; }
 
+// kernels/Common.h's rowsSplitEvenly, restated: whether `rows` cut into
+// `parts` contiguous pieces of ceil(rows / parts) keeps the largest within
+// 1/8 of an even share, where the kernels that can split rows or channels
+// take rows.
+bool rowsSplitEvenly(int64_t rows, int64_t parts) {
+  if (parts < 1 || rows < parts) return false;
+  return (rows + parts - 1) / parts * parts * 8 <= rows * 9;
+}
+
 NodeCost make(std::string family, std::vector<double> params, double flops, double bytes) {
   NodeCost c;
   c.family = std::move(family);
@@ -331,7 +340,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
 struct ConvShape {
   bool nhwc = false;
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
-  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0, padBottom = 0, padLeft = 0;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1, padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
 };
 ConvShape convShape(const NodeDesc &n) {
   ConvShape g;
@@ -357,7 +366,7 @@ ConvShape convShape(const NodeDesc &n) {
   if (dil.size() == 2) g.dh = std::max<int64_t>(dil[0], 1), g.dw = std::max<int64_t>(dil[1], 1);
   if (pad.size() == 4)
     g.padTop = std::max<int64_t>(pad[0], 0), g.padBottom = std::max<int64_t>(pad[1], 0),
-    g.padLeft = std::max<int64_t>(pad[2], 0);
+    g.padLeft = std::max<int64_t>(pad[2], 0), g.padRight = std::max<int64_t>(pad[3], 0);
   return g;
 }
 
@@ -417,33 +426,42 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool depthwise = g.groups > 1 && g.groups == g.C && g.O == g.groups;
   const bool pointwise = g.KH == 1 && g.KW == 1 && g.groups == 1;
   const bool packedFilter = constantFilter && float32 && !n.relaxedPrecision && hasAvx512();
-  // The row-window kernel (kernels/conv/RowWindowPackedConv.cpp) runs conv1d
-  // layers as the same packed SGEMM, the windows read in place: priced with
-  // the few-pixel im2col layers, on their family.
+  const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
+  // Our own kernels below take a clamp (none, relu, clamp) in their tiles,
+  // SiLU and hardSwish as a pass after them; sigmoid goes to oneDNN's post-op.
+  const bool ownEpilogue = act != "sigmoid";
+  const double outPixels = double(g.N * g.OH * g.OW);
+  // The im2col kernel takes strided and padded 1x1 layers too (a ResNet
+  // shortcut's 1x1 stride 2): only a plain 1x1 needs no copy.
+  const bool plain1x1 = pointwise && g.sh == 1 && g.sw == 1 && g.padTop == 0 && g.padBottom == 0 &&
+                        g.padLeft == 0 && g.padRight == 0;
+  const bool im2col = g.nhwc && g.groups == 1 && !plain1x1 && outPixels <= 64 && outPixels >= 16 && g.O >= 256 &&
+                      packedFilter && ownEpilogue;
+  // The row-window kernel (kernels/conv/RowWindowPackedConv.cpp, after the
+  // im2col one in Conv2dSelection.cpp) runs conv1d layers (one filter row
+  // over unpadded rows) as the packed SGEMM with the windows read in place:
+  // long rows of thousands of pixels, a family of its own.
   const bool rowWindow = g.nhwc && g.groups == 1 && g.KH == 1 && g.KW > 1 && g.padTop == 0 && g.padBottom == 0 &&
-                         g.dw == 1 && g.OW >= 64 && g.O >= 128 && g.KW * g.C >= 64 && packedFilter;
-  const bool im2col = (g.nhwc && g.groups == 1 && !pointwise && g.N * g.OH * g.OW <= 64 && g.N * g.OH * g.OW >= 16 &&
-                       g.O >= 256 && packedFilter) ||
-                      rowWindow;
+                         g.dw == 1 && g.OW >= 64 && g.O >= 128 && g.KW * g.C >= 64 && packedFilter && ownEpilogue &&
+                         !im2col;
   // Not at >= 256 channels each way with 15-20 output columns, where
   // onednn/Conv2d.cpp keeps the direct kernel (Winograd ran slower there).
   const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
-  const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
   // Our grouped kernel (kernels/conv/GroupedNarrowConv.cpp) takes layers of 4
-  // channels per group before oneDNN: a direct loop of its own (it skips the
-  // taps in the padding), on the direct family's grid, cut by rows.
+  // channels per group before oneDNN (in any precision: it has no bf16
+  // form): a direct loop of its own that skips the taps in the padding, at
+  // about twice oneDNN's rate, cut by rows; a family of its own.
   const bool groupedNarrow = g.nhwc && float32 && hasAvx512() && g.groups > 1 && g.C == 4 * g.groups &&
-                             g.O == 4 * g.groups && g.O % 16 == 0 && constantFilter && !residual && act != "sigmoid";
-  const double outPixels = double(g.N * g.OH * g.OW);
+                             g.O == 4 * g.groups && g.O % 16 == 0 && constantFilter && !residual && ownEpilogue;
   const OwnPointwise own1x1 = ownPointwise(n, constant);
   const bool narrow1x1 = own1x1 == OwnPointwise::kNarrow;
   const bool ownPointwise = own1x1 != OwnPointwise::kNone;
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
   // of its own, several times slower per FLOP than oneDNN's.
-  const bool portable = !depthwise && !ownPointwise && !im2col && !groupedNarrow &&
+  const bool portable = !depthwise && !ownPointwise && !im2col && !rowWindow && !groupedNarrow &&
                         2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops;
   // Our AVX-512 depthwise kernel takes nhwc float32 stride-1 layers first:
   // 3x3, and 5x5 from 14 output columns up (padding up to half the filter);
@@ -455,17 +473,20 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                              (g.KH == 5 && g.KW == 5 && g.padTop <= 2 && g.padLeft <= 2 && g.OW >= 14));
   const bool oneDnnDepthwise = depthwise && !ownDepthwise && 2 * double(g.N * g.OH * g.OW) * O * window >= kOneDnnMinFlops;
   std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
-                       : depthwise ? "conv2d.depthwise"
-                       : portable  ? "conv2d.portable"
-                       : pointwise ? "conv2d.pointwise"
-                       : im2col    ? "conv2d.im2col"
-                       : winograd  ? "conv2d.winograd"
-                                   : "conv2d";
+                       : depthwise     ? "conv2d.depthwise"
+                       : groupedNarrow ? "conv2d.grouped4"
+                       : portable      ? "conv2d.portable"
+                       : im2col        ? "conv2d.im2col"
+                       : pointwise     ? "conv2d.pointwise"
+                       : rowWindow     ? "conv2d.rowwindow"
+                       : winograd      ? "conv2d.winograd"
+                                       : "conv2d";
   // oneDNN's direct kernels (and jit_dw) skip the taps that fall in the
   // padding: a large dilation on a small map does a fraction of its nominal
   // multiply-adds. Winograd, our kernels and the portable im2col compute
-  // every tap. The whole layer's share prices its pieces too.
-  const bool direct = family == "conv2d" || oneDnnDepthwise;
+  // every tap (our grouped kernel skips them too). The whole layer's share
+  // prices its pieces too.
+  const bool direct = family == "conv2d" || oneDnnDepthwise || groupedNarrow;
   const double tapsInside = !direct ? 1.0
                             : axisTapsInside(g.H, g.OH, g.KH, g.sh, g.dh, g.padTop) *
                                   axisTapsInside(g.W, g.OW, g.KW, g.sw, g.dw, g.padLeft) /
@@ -487,6 +508,10 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     // rate as much as the window does, so strided and stride-1 layers of
     // one size sit apart on the grid.
     if (depthwise) p.params = {atLeast1(outCount), atLeast1(window), atLeast1(inRows * inCols / atLeast1(oh * ow))};
+    // The grouped kernel's rate is set by its tiles: 8 output pixels x 16
+    // channels, and the window and stride (a 3-wide stride-1 window reuses
+    // each input column's spread channels; others read the input per tap).
+    else if (groupedNarrow) p.params = {atLeast1(pixels), atLeast1(o), atLeast1(window * double(g.sh * g.sw))};
     else if (pointwise) p.params = {atLeast1(pixels), atLeast1(C), atLeast1(o)};
     else p.params = {atLeast1(pixels), atLeast1(C / groups * window), atLeast1(o / groups)};
     return p;
@@ -499,9 +524,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Which of them run on oneDNN: Winograd and direct layers, and the
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
-  const bool oneDnn =
-      (family == "conv2d" && !groupedNarrow) || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
-  c.jit = oneDnn || (pointwise && !portable);
+  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
+  c.jit = oneDnn || (pointwise && !portable && !im2col);
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
     s.N = g.N, s.C = g.C, s.H = g.H, s.W = g.W, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;
@@ -526,6 +550,18 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
       }
     }
   }
+  // At 2+ threads our depthwise kernel splits output rows where they split
+  // evenly (14x14 maps and up at 2 threads; DepthwiseAvx512Conv.cpp), or
+  // where it has too few 16-channel blocks for the channel split; the
+  // packed SGEMM of a 1x1 of one row chunk (<= 256 pixels) cuts 8-row tiles
+  // where B's extra reads are repaid (PackedSgemm.cpp's splitRows).
+  if (threads > 1 && ownDepthwise)
+    c.rowsPerThread = rowsSplitEvenly(g.OH, threads) || (g.C + 15) / 16 < 2 * int64_t(threads);
+  if (threads > 1 && own1x1 == OwnPointwise::kPacked) {
+    const int64_t M = g.N * g.OH * g.OW, tiles = (M + 7) / 8;
+    const bool bRepaid = g.C * g.O * (threads - 1) <= M * (g.C + g.O);
+    c.rowsPerThread = M <= 256 && bRepaid && tiles >= 8 * int64_t(threads) && rowsSplitEvenly(tiles, threads);
+  }
   // Sigmoid and SiLU are computed per element: SiLU by the SiLU pass after
   // the convolution (oneDNN's, the packed SGEMM's), sigmoid in oneDNN's
   // post-op, both priced as the sigmoid family's pass; the portable
@@ -537,11 +573,12 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   if (act == "sigmoid" || (act == "silu" && !inlineSilu))
     c.after.push_back({portable ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
                        2 * (y ? bytesOf(y) : 0)});
-  // hardSwish: our depthwise and 1x1 kernels run without it, then a pass
-  // over the output (Conv2dSelection.cpp's hardswish-after-own-kernel): a
-  // few instructions per element, priced as an elementwise pass on the
-  // relu grid; oneDNN applies it as a post-op inside its kernel.
-  if (act == "hardSwish" && (ownPointwise || (ownDepthwise && !residual)))
+  // hardSwish: our depthwise, 1x1, im2col, row-window and grouped kernels
+  // run without it, then a pass over the output (Conv2dSelection.cpp's
+  // hardswish-after-own-kernel): a few instructions per element, priced as
+  // an elementwise pass on the relu grid; oneDNN applies it as a post-op
+  // inside its kernel.
+  if (act == "hardSwish" && (ownPointwise || im2col || rowWindow || groupedNarrow || (ownDepthwise && !residual)))
     c.after.push_back({"unary", {atLeast1(out)}, 4 * out, 2 * (y ? bytesOf(y) : 0)});
   return c;
 }
@@ -576,7 +613,27 @@ NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant,
 }
 
 // ---- pooling (kernels/Pooling.cpp): the window's reads per output.
-NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int) {
+// One nhwc image's global average pool (a squeeze-and-excitation squeeze)
+// gives threads contiguous rows where they split evenly and each part
+// reads at least 8k floats (Pooling.cpp's globalRowParts), else channel
+// blocks.
+bool globalPoolRowsPerThread(const NodeDesc &n, int threads) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  if (threads < 2 || n.op != "averagePool2d" || !x || x->shape.size() != 4) return false;
+  if (n.attributes.getString("layout", "nchw") != "nhwc" || x->shape[0] != 1) return false;
+  const int64_t H = x->shape[1], W = x->shape[2], C = x->shape[3];
+  if (H < 1 || W < 1 || C < 1) return false;
+  if (n.attributes.getInts("windowDimensions", {H, W}) != std::vector<int64_t>{H, W}) return false;
+  const std::vector<int64_t> pad = n.attributes.getInts("padding", {0, 0, 0, 0});
+  if (pad.size() != 4 || pad[0] != 0 || pad[2] != 0) return false;
+  if (n.attributes.getInts("dilations", {1, 1}) != std::vector<int64_t>{1, 1}) return false;
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  if (!y || y->shape.size() != 4 || y->shape[1] != 1 || y->shape[2] != 1) return false;
+  const int64_t grainRows = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, W * C));
+  const int64_t parts = std::min<int64_t>(threads, H / grainRows);
+  return parts > 1 && rowsSplitEvenly(H, parts);
+}
+NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int threads) {
   const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
   bool nhwc = n.attributes.getString("layout", "nchw") == "nhwc";
   std::vector<int64_t> win =
@@ -589,7 +646,9 @@ NodeCost poolCost(const NodeDesc &n, const std::vector<bool> &, int) {
   // window reads, so without it a stride-1 pool's ratio to its byte roofline
   // (2.5x a stride-2 one's) is lent to strided pools of the same size.
   double in = x ? count(x->shape) : out;
-  return make("pool", {out, window, atLeast1(in / atLeast1(out))}, out * window, allBytes(n));
+  NodeCost c = make("pool", {out, window, atLeast1(in / atLeast1(out))}, out * window, allBytes(n));
+  c.rowsPerThread = globalPoolRowsPerThread(n, threads);
+  return c;
 }
 
 // ---- attention (kernels/Transformer.cpp, GqaAttention*): QK^T and PV.
@@ -826,7 +885,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3}, {"gemm.portable", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
       {"recurrent.repacked", 4},

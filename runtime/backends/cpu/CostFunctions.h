@@ -50,6 +50,12 @@ struct NodeCost {
   // (far above its byte roofline), so unlike a kernel bound by moving
   // bytes it gains from more threads inside a graph.
   bool instructionBound = false;
+  // With threads > 1 the kernel gives each thread contiguous output rows,
+  // as the convolutions around it do, so each thread reads the rows it
+  // wrote in the node before: unlike a byte-bound kernel cut another way
+  // (whose reads then cross between the cores) it gains from more threads
+  // inside a graph, and is priced on the run's thread count.
+  bool rowsPerThread = false;
   int pieces = 0;
   WorkPart piece;
 };

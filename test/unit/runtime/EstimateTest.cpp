@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "../kernels/KernelChoices.h"
 #include "TestArtifact.h"
 #include "backends/cpu/CostFunctions.h"
 #include "backends/cpu/PieceSplit.h"
@@ -867,7 +868,7 @@ TEST(CostFunctions, SmallGemmOnThePortableFamily) {
 }
 
 // A conv1d run as a conv2d with H = 1: the row-window packed SGEMM runs it,
-// on the im2col family, in its own loop; in relaxed precision (oneDNN's)
+// on its own family, in its own loop; in relaxed precision (oneDNN's)
 // pieces of output columns.
 TEST(CostFunctions, Conv1dCutIntoColumns) {
   cpu::OperandDesc x{DataType::kFloat32, {1, 1, 400, 512}, nullptr}, w{DataType::kFloat32, {512, 1, 3, 512}, nullptr};
@@ -881,7 +882,7 @@ TEST(CostFunctions, Conv1dCutIntoColumns) {
   n.outputs = {&y};
   if (__builtin_cpu_supports("avx512f")) {
     cpu::NodeCost packed = cpu::findCostFunction("conv2d")(n, {false, true}, 2);
-    EXPECT_EQ(packed.family, "conv2d.im2col");
+    EXPECT_EQ(packed.family, "conv2d.rowwindow");
     EXPECT_EQ(packed.threading, cpu::Threading::kPool);
     EXPECT_EQ(packed.params, (std::vector<double>{199, 3 * 512, 512}));
   }
@@ -897,7 +898,8 @@ TEST(CostFunctions, Conv1dCutIntoColumns) {
 }
 
 // A grouped 3x3 layer of 4 channels per group (ResNeXt's first stage): our
-// own kernel, no JIT and its own row loop at 2 threads; 8 per group: oneDNN's.
+// own kernel on its own family (pixels, channels, window x stride area), no
+// JIT and its own row loop at 2 threads; 8 per group: oneDNN's.
 TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the grouped kernel needs AVX-512";
   cpu::OperandDesc x{DataType::kFloat32, {1, 56, 56, 128}, nullptr}, y{DataType::kFloat32, {1, 56, 56, 128}, nullptr};
@@ -915,10 +917,218 @@ TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
   };
   cpu::OperandDesc w4, w8;
   cpu::NodeCost narrow = cost(4, &w4);
-  EXPECT_EQ(narrow.family, "conv2d");
+  EXPECT_EQ(narrow.family, "conv2d.grouped4");
+  EXPECT_EQ(narrow.params, (std::vector<double>{56 * 56, 128, 9}));
   EXPECT_FALSE(narrow.jit);
   EXPECT_EQ(narrow.threading, cpu::Threading::kPool);
-  EXPECT_TRUE(cost(8, &w8).jit);
+  // It skips the taps in the padding, as oneDNN's direct kernels do.
+  // (along each axis 56 x 3 taps, 2 of them in the padding).
+  EXPECT_DOUBLE_EQ(narrow.flops, 2.0 * 128 * 4 * 166 * 166);
+  cpu::NodeCost eight = cost(8, &w8);
+  EXPECT_EQ(eight.family, "conv2d");
+  EXPECT_TRUE(eight.jit);
+}
+
+// A weightless graph has no filter bytes to make a kernel from, so the cost
+// function restates Conv2dSelection.cpp's conditions for our own
+// convolution kernels. For layers on either side of each condition of the
+// row-window (conv1d), grouped (4 per group) and im2col kernels, the kernel
+// the CPU backend makes and the family the cost function names agree, and
+// so does the SiLU or hardSwish pass after it.
+TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "our convolution kernels need AVX-512";
+  struct Layer {
+    const char *what;
+    int64_t N, H, W, C, O, KH, KW, sh, sw, dw, groups;
+    std::vector<int64_t> pad;  // top, bottom, left, right
+    const char *act = "relu";
+    bool residual = false, constantFilter = true, nchw = false, relaxed = false;
+  };
+  const std::vector<int64_t> none = {0, 0, 0, 0}, same = {1, 1, 1, 1};
+  std::vector<Layer> layers = {
+      // conv1d (H = 1): the row-window kernel from 64 output columns and 128
+      // output channels, a window of 64 floats; 64 pixels and 256 channels
+      // are the im2col kernel's first.
+      {"conv1d 512 k3 s2", 1, 1, 400, 512, 512, 1, 3, 1, 2, 1, 1, none},
+      {"conv1d 63 columns", 1, 1, 65, 512, 512, 1, 3, 1, 1, 1, 1, none},
+      {"conv1d 64 columns 512 ch", 1, 1, 66, 512, 512, 1, 3, 1, 1, 1, 1, none},
+      {"conv1d 64 columns 128 ch", 1, 1, 66, 512, 128, 1, 3, 1, 1, 1, 1, none},
+      {"conv1d 127 ch", 1, 1, 200, 256, 127, 1, 3, 1, 1, 1, 1, none},
+      {"conv1d window 63 floats", 1, 1, 200, 21, 128, 1, 3, 1, 1, 1, 1, none},
+      {"conv1d window 64 floats", 1, 1, 200, 32, 128, 1, 2, 1, 1, 1, 1, none},
+      {"conv1d padded rows", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, {1, 1, 0, 0}},
+      {"conv1d padded columns", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, {0, 0, 1, 1}},
+      {"conv1d dilated", 1, 1, 200, 64, 128, 1, 3, 1, 1, 2, 1, none},
+      {"conv1d two images", 2, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none},
+      {"1 x 3 over 2 rows", 1, 2, 200, 64, 128, 1, 3, 1, 1, 1, 1, none},
+      {"2 x 3", 1, 2, 200, 64, 128, 2, 3, 1, 1, 1, 1, none},
+      {"conv1d grouped", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 2, none},
+      {"conv1d sigmoid", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "sigmoid"},
+      {"conv1d silu", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "silu"},
+      {"conv1d hardSwish", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "hardSwish"},
+      {"conv1d residual", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "none", true},
+      {"conv1d computed filter", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "relu", false, false},
+      {"conv1d nchw", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "relu", false, true, true},
+      {"conv1d relaxed", 1, 1, 200, 64, 128, 1, 3, 1, 1, 1, 1, none, "relu", false, true, false, true},
+      // 4 channels per group, in and out, 16 channels at least.
+      {"grouped 4 per group", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same},
+      {"grouped 8 per group", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 16, same},
+      {"grouped 4 in 8 out", 1, 28, 28, 64, 128, 3, 3, 1, 1, 1, 16, same},
+      {"grouped 24 channels", 1, 28, 28, 24, 24, 3, 3, 1, 1, 1, 6, same},
+      {"grouped 16 channels", 1, 28, 28, 16, 16, 3, 3, 1, 1, 1, 4, same},
+      {"grouped stride 2", 1, 28, 28, 128, 128, 3, 3, 2, 2, 1, 32, same},
+      {"grouped dilated", 1, 28, 28, 128, 128, 3, 3, 1, 1, 2, 32, {1, 1, 2, 2}},
+      {"grouped 1x1", 1, 28, 28, 128, 128, 1, 1, 1, 1, 1, 32, none},
+      {"grouped residual", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "none", true},
+      {"grouped sigmoid", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "sigmoid"},
+      {"grouped silu", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "silu"},
+      {"grouped hardSwish", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "hardSwish"},
+      {"grouped computed filter", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "relu", false, false},
+      {"grouped nchw", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "relu", false, true, true},
+      {"grouped relaxed", 1, 28, 28, 128, 128, 3, 3, 1, 1, 1, 32, same, "relu", false, true, false, true},
+      // im2col: 16..64 output pixels, 256 output channels; a strided 1x1
+      // (a ResNet shortcut) too, not a plain one.
+      {"im2col 7x7 3x3", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same},
+      {"im2col 9x9 3x3", 1, 9, 9, 256, 256, 3, 3, 1, 1, 1, 1, same},
+      {"im2col 255 ch", 1, 7, 7, 256, 255, 3, 3, 1, 1, 1, 1, same},
+      {"1x1 stride 2 to 7x7", 1, 14, 14, 1024, 2048, 1, 1, 2, 2, 1, 1, none},
+      {"1x1 stride 1 7x7", 1, 7, 7, 512, 2048, 1, 1, 1, 1, 1, 1, none},
+      {"im2col sigmoid", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "sigmoid"},
+      {"im2col hardSwish", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "hardSwish"},
+  };
+  auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+  auto ints = [](std::vector<int64_t> v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", v}; };
+  auto ownFamily = [](const std::string &f) {
+    return f == "conv2d.rowwindow" || f == "conv2d.grouped4" || f == "conv2d.im2col" ? f : std::string("other");
+  };
+  auto familyOfKernel = [](const std::string &k) -> std::string {
+    if (k == "row-window-packed-sgemm") return "conv2d.rowwindow";
+    if (k == "grouped-narrow-avx512") return "conv2d.grouped4";
+    if (k == "im2col-packed-sgemm") return "conv2d.im2col";
+    return "other";
+  };
+  int own[3] = {0, 0, 0};
+  for (const Layer &l : layers) {
+    SCOPED_TRACE(l.what);
+    const int64_t OH = (l.H + l.pad[0] + l.pad[1] - (l.KH - 1) - 1) / l.sh + 1;
+    const int64_t OW = (l.W + l.pad[2] + l.pad[3] - l.dw * (l.KW - 1) - 1) / l.sw + 1;
+    const int64_t Cg = l.C / l.groups;
+    std::vector<float> filter(size_t(l.O * l.KH * l.KW * Cg), 0.01f), bias(size_t(l.O), 0.f);
+    cpu::OperandDesc x{DataType::kFloat32, l.nchw ? Shape{l.N, l.C, l.H, l.W} : Shape{l.N, l.H, l.W, l.C}, nullptr};
+    cpu::OperandDesc w{DataType::kFloat32, l.nchw ? Shape{l.O, Cg, l.KH, l.KW} : Shape{l.O, l.KH, l.KW, Cg},
+                       l.constantFilter ? filter.data() : nullptr};
+    cpu::OperandDesc b{DataType::kFloat32, {l.O}, bias.data()};
+    const Shape ys = l.nchw ? Shape{l.N, l.O, OH, OW} : Shape{l.N, OH, OW, l.O};
+    cpu::OperandDesc y{DataType::kFloat32, ys, nullptr}, r{DataType::kFloat32, ys, nullptr};
+    cpu::NodeDesc n;
+    n.op = "fusedConv2d";
+    n.name = l.what;
+    n.relaxedPrecision = l.relaxed;
+    n.attributes.set("inputLayout", str(l.nchw ? "nchw" : "nhwc"));
+    n.attributes.set("filterLayout", str(l.nchw ? "oihw" : "ohwi"));
+    n.attributes.set("strides", ints({l.sh, l.sw}));
+    n.attributes.set("dilations", ints({1, l.dw}));
+    n.attributes.set("padding", ints(l.pad));
+    n.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, l.groups, 0, "", {}});
+    n.attributes.set("activation", str(l.act));
+    n.inputs = {&x, &w, &b};
+    if (l.residual) n.inputs.push_back(&r);
+    n.outputs = {&y};
+    std::vector<bool> constant = {false, l.constantFilter, true, false};
+    constant.resize(n.inputs.size());
+    cpu::test::ScopedKernelChoices choices;
+    std::unique_ptr<cpu::Kernel> kernel;
+    ASSERT_TRUE(rt::findKernelFactory("fusedConv2d")(n, &kernel).isOk());
+    const cpu::kernels::KernelChoice choice = choices.last("fusedConv2d");
+    const std::string kernelName = cpu::test::convKernelOf(choice);
+    for (int threads : {1, 2}) {
+      cpu::NodeCost c = cpu::findCostFunction("fusedConv2d")(n, constant, threads);
+      EXPECT_EQ(ownFamily(c.family), familyOfKernel(kernelName)) << choice.describe();
+      const bool wrapped = choice.chosen.rfind("silu-after", 0) == 0 || choice.chosen.rfind("hardswish-after", 0) == 0;
+      if (std::string(l.act) == "silu" || std::string(l.act) == "hardSwish")
+        EXPECT_EQ(c.after.size(), wrapped ? 1u : 0u) << choice.describe();
+    }
+    const std::string f = familyOfKernel(kernelName);
+    own[0] += f == "conv2d.rowwindow", own[1] += f == "conv2d.grouped4", own[2] += f == "conv2d.im2col";
+  }
+  // Both sides of the conditions were met.
+  EXPECT_GE(own[0], 5);
+  EXPECT_GE(own[1], 5);
+  EXPECT_GE(own[2], 2);
+}
+
+// At 2 threads our depthwise kernel, the global average pool and the packed
+// 1x1 of one row chunk give each thread contiguous rows where they split
+// evenly (14x14 maps), as the convolutions around them do; 7x7 maps split
+// channels (or panels). Those row splits are priced on the 2-thread grid
+// even where bytes bound them: their reads stay on the core that wrote them.
+TEST(CostFunctions, RowSplitsAtTwoThreads) {
+  auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+  auto ints = [](std::vector<int64_t> v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", v}; };
+  auto conv = [&](int64_t hw, int64_t C, int64_t O, int64_t k, int64_t groups, int threads) {
+    cpu::OperandDesc x{DataType::kFloat32, {1, hw, hw, C}, nullptr}, w{DataType::kFloat32, {O, k, k, C / groups}, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, {1, hw, hw, O}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "fusedConv2d";
+    n.attributes.set("inputLayout", str("nhwc"));
+    n.attributes.set("filterLayout", str("ohwi"));
+    n.attributes.set("activation", str("relu"));
+    n.attributes.set("padding", ints({k / 2, k / 2, k / 2, k / 2}));
+    n.attributes.set("groups", cpu::AttributeValue{cpu::AttributeValue::Kind::kInt, groups, 0, "", {}});
+    n.inputs = {&x, &w};
+    n.outputs = {&y};
+    return cpu::findCostFunction("fusedConv2d")(n, {false, true}, threads);
+  };
+  auto pool = [&](int64_t hw, int64_t C, int threads) {
+    cpu::OperandDesc x{DataType::kFloat32, {1, hw, hw, C}, nullptr}, y{DataType::kFloat32, {1, 1, 1, C}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "averagePool2d";
+    n.attributes.set("layout", str("nhwc"));
+    n.attributes.set("windowDimensions", ints({hw, hw}));
+    n.inputs = {&x};
+    n.outputs = {&y};
+    return cpu::findCostFunction("averagePool2d")(n, {false}, threads);
+  };
+  EXPECT_TRUE(pool(14, 576, 2).rowsPerThread);
+  EXPECT_FALSE(pool(14, 576, 1).rowsPerThread);
+  EXPECT_FALSE(pool(7, 960, 2).rowsPerThread);  // 4 + 3 rows: channel blocks
+  EXPECT_FALSE(pool(14, 16, 2).rowsPerThread);  // 14 rows of 224 floats: under 8k a part
+  if (!__builtin_cpu_supports("avx512f")) return;  // our depthwise and packed 1x1 kernels
+  EXPECT_TRUE(conv(14, 576, 576, 3, 576, 2).rowsPerThread);
+  EXPECT_FALSE(conv(14, 576, 576, 3, 576, 1).rowsPerThread);
+  EXPECT_FALSE(conv(7, 960, 960, 3, 960, 2).rowsPerThread);
+  EXPECT_TRUE(conv(7, 16, 16, 3, 16, 2).rowsPerThread);  // one channel block: rows
+  EXPECT_TRUE(conv(14, 96, 576, 1, 1, 2).rowsPerThread);  // packed SGEMM, 25 tiles of 8 pixels
+  EXPECT_FALSE(conv(7, 160, 960, 1, 1, 2).rowsPerThread);  // 7 tiles: panels
+  EXPECT_FALSE(conv(14, 256, 1024, 1, 1, 2).rowsPerThread);  // B larger than what rows save: panels
+}
+
+TEST(Estimate, RowSplitPoolPricedOnTwoThreads) {
+  DeviceProfile p = syntheticProfile();
+  p.maxThreads = 2;
+  est::ThreadProfile two = p.threads[0];
+  two.threads = 2;
+  p.threads.push_back(two);
+  auto graph = [](int64_t hw, int64_t C) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {1, hw, hw, C}}, {"y", DataType::kFloat32, {1, 1, 1, C}}};
+    TAttribute layout{"layout", 3, 0, 0, "nhwc", {}}, window{"windowDimensions", 4, 0, 0, "", {hw, hw}};
+    g.nodes = {{"averagePool2d", {0}, {1}, "squeeze", {layout, window}}};
+    g.inputs = {0};
+    g.outputs = {1};
+    return g;
+  };
+  est::EstimateOptions o2;
+  o2.threads = 2;
+  Estimate rows, blocks;
+  Status s = est::estimateArtifact(writeArtifact("est_pool_rows", graph(14, 576)), p, o2, &rows);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  s = est::estimateArtifact(writeArtifact("est_pool_blocks", graph(7, 960)), p, o2, &blocks);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(rows.nodes.size(), 1u);
+  ASSERT_EQ(blocks.nodes.size(), 1u);
+  EXPECT_EQ(rows.nodes[0].pricedThreads, 2);
+  EXPECT_EQ(blocks.nodes[0].pricedThreads, 1);  // bound by bytes, split by channels
 }
 
 // A b shared by every batch: oneDNN folds a's batch into rows and cuts rows.
