@@ -14,11 +14,12 @@ PKGS=(
   libflatbuffers-dev flatbuffers-compiler libcli11-dev nlohmann-json3-dev libgtest-dev
   # CPU kernels
   libdnnl-dev nettle-dev
-  # fuzz preset: clang with libFuzzer and the sanitizer runtimes (the asan
-  # preset uses gcc's libasan/libubsan, which come with build-essential)
+  # asan and fuzz presets: clang with libFuzzer and the sanitizer runtimes
+  # (the tsan preset uses gcc's libtsan, which comes with build-essential)
   clang libclang-rt-dev
-  # test material and helper scripts (run with /usr/bin/python3)
-  libonnx-testdata python3-numpy python3-onnx
+  # test material and helper scripts (run with /usr/bin/python3; mpmath:
+  # scripts/fit-erf-rational.py's reference values)
+  libonnx-testdata python3-numpy python3-onnx python3-mpmath
   # the Python package webnn (bindings/python) and `webnnc inspect --dot`'s test
   pybind11-dev python3-dev graphviz
   # GPU backend (docs/GPU.md): Vulkan headers (the loader is opened at run
