@@ -8,6 +8,8 @@
 
 #include "runtime/backends/cpu/kernels/BatchNorm.h"
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/InstanceNormNhwc.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/RowPitch.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -142,11 +144,12 @@ class GroupNormKernel final : public Kernel {
   bool contiguous_ = false;
 };
 
-// instanceNormalization in nhwc: the normalized values of one (n, c) are C
-// floats apart, so the table walk of GroupNormKernel strides through memory.
-// Instead each task takes a block of channels and sweeps the image's pixel
-// rows three times (sums, squared deviations, output), every access a
-// contiguous run of the block. Same two-pass double accumulation.
+// instanceNormalization in nhwc: with AVX-512, whole pixel rows per image
+// (InstanceNormNhwc.h), cut into one group of channels per thread where the
+// images are fewer than the threads. Otherwise each task takes a block of
+// channels and sweeps the image's pixel rows three times (sums, squared
+// deviations, output), every access a contiguous run of the block. Same
+// two-pass double accumulation.
 class InstanceNormNhwcKernel final : public Kernel {
  public:
   InstanceNormNhwcKernel(int64_t n, int64_t pixels, int64_t c, float eps) : n_(n), pixels_(pixels), c_(c), eps_(eps) {}
@@ -155,6 +158,23 @@ class InstanceNormNhwcKernel final : public Kernel {
     const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
     float *y = outp<float>(ctx, 0);
     if (pixels_ == 0 || c_ == 0) return Status::ok();
+    if (avx512Available()) {
+      const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
+      // Groups of whole vectors, as many as the threads want beyond the images.
+      const int64_t wanted = std::max<int64_t>(1, (threads + n_ - 1) / n_);
+      const int64_t width = instanceNormPaddedChannels((c_ + wanted - 1) / wanted);
+      const int64_t groups = (c_ + width - 1) / width;
+      if (scratch_.size() < size_t(n_ * groups * 3 * width)) scratch_.resize(size_t(n_ * groups * 3 * width));
+      parallelFor(ctx, n_ * groups, 1, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) {
+          const int64_t img = t / groups, c0 = (t % groups) * width, nc = std::min(width, c_ - c0);
+          instanceNormNhwcAvx512(x + img * pixels_ * c_ + c0, y + img * pixels_ * c_ + c0, pixels_, c_, nc,
+                                 scale ? scale + c0 : nullptr, bias ? bias + c0 : nullptr, eps_,
+                                 scratch_.data() + t * 3 * width);
+        }
+      });
+      return Status::ok();
+    }
     const int64_t blocks = (c_ + kBlock - 1) / kBlock;
     parallelFor(ctx, n_ * blocks, 1, [&](int64_t b, int64_t e) {
       double acc[kBlock];
@@ -189,6 +209,7 @@ class InstanceNormNhwcKernel final : public Kernel {
   static constexpr int64_t kBlock = 64;
   int64_t n_, pixels_, c_;
   float eps_;
+  std::vector<double> scratch_;  // per task: mean, m2 and the mul/add table
 };
 
 // layerNormalization over the trailing axes of a row-major tensor (a

@@ -1,0 +1,32 @@
+// instanceNormalization in nhwc, AVX-512: the normalized values of a channel
+// are C floats apart, so the kernel sweeps whole pixel rows (or, one group
+// per thread, a contiguous group of each row's channels) in memory order.
+// Blocks of 64 channels, as the scalar kernel takes them, read 256-byte
+// pieces C floats apart: the prefetchers stream those more slowly than
+// whole rows, and a block's lines fall in a fraction of the L2's sets, too
+// few to keep it between sweeps.
+//
+// Statistics in chunks of rows that fit L1, each chunk's mean and squared
+// deviations two-pass (the spec's form), merged in double into the running
+// ones by Chan et al.'s pairwise update: two reads of x (the chunk's second
+// from L1) and one write, instead of three whole sweeps.
+#ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_INSTANCENORMNHWC_H
+#define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_INSTANCENORMNHWC_H
+
+#include <cstdint>
+
+namespace webnn::cpu::kernels {
+
+// nc rounded up to whole vectors of 16.
+inline int64_t instanceNormPaddedChannels(int64_t nc) { return (nc + 15) / 16 * 16; }
+
+// One image's channels [c0, c0 + nc), nc >= 1: x and y at channel c0 of
+// pixel 0, rows `stride` floats apart; scale and bias (either may be null)
+// at c0; scratch holds 3 * instanceNormPaddedChannels(nc) doubles. Only
+// where avx512Available().
+void instanceNormNhwcAvx512(const float *x, float *y, int64_t pixels, int64_t stride, int64_t nc,
+                            const float *scale, const float *bias, float eps, double *scratch);
+
+}  // namespace webnn::cpu::kernels
+
+#endif
