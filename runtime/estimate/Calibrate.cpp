@@ -647,9 +647,10 @@ std::vector<std::vector<Case>> grid() {
        conv(14, 14, 480, 64, 1, 1, 1), conv(7, 7, 832, 128, 1, 1, 1), conv(28, 28, 192, 16, 1, 1, 1),
        // Squeeze-and-excitation layers on a pooled 1x1 map (EfficientNet-B0's
        // squeezes and expands): calls of microseconds, mostly the kernel's
-       // fixed cost, which the ratios of the points above do not carry. The
-       // wide ones (the expands, a squeeze of over 1024 channels) run the
-       // portable kernel, so their points are conv2d.portable's.
+       // fixed cost, which the ratios of the points above do not carry.
+       // Squeezes to <= 32 channels run our narrow 1x1; the expands with a
+       // filter under 64 KB the portable kernel (conv2d.portable's points),
+       // from 64 KB (1152 <-> 48) oneDNN's matrix-vector product.
        conv(1, 1, 480, 20, 1, 1, 1), conv(1, 1, 20, 480, 1, 1, 1), conv(1, 1, 1152, 48, 1, 1, 1),
        conv(1, 1, 48, 1152, 1, 1, 1), conv(1, 1, 96, 4, 1, 1, 1), conv(1, 1, 4, 96, 1, 1, 1)},
       {conv(112, 112, 32, 32, 3, 1, 32), conv(28, 28, 192, 192, 3, 1, 192), conv(7, 7, 960, 960, 3, 1, 960),

@@ -460,9 +460,13 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool ownPointwise = own1x1 != OwnPointwise::kNone;
   // Below oneDNN's size floor the portable kernel (im2col + SGEMM) runs
   // what our depthwise, pointwise and im2col kernels do not take: a family
-  // of its own, several times slower per FLOP than oneDNN's.
-  const bool portable = !depthwise && !ownPointwise && !im2col && !rowWindow && !groupedNarrow &&
-                        2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops;
+  // of its own, several times slower per FLOP than oneDNN's. oneDNN takes
+  // one output pixel with a filter of 64 KB or more whatever its FLOPs
+  // (onednn/Conv2d.cpp: a squeeze-and-excitation layer on a pooled map is
+  // a matrix-vector product bound by reading the filter).
+  const bool matrixVector = g.N == 1 && g.OH * g.OW == 1 && O * (C / groups) * window * 4 >= double(1 << 16);
+  const bool belowFloor = 2 * outPixels * O * (C / groups) * window < kOneDnnMinFlops && !matrixVector;
+  const bool portable = !depthwise && !ownPointwise && !im2col && !rowWindow && !groupedNarrow && belowFloor;
   // Our AVX-512 depthwise kernel takes nhwc float32 stride-1 layers first:
   // 3x3, and 5x5 from 14 output columns up (padding up to half the filter);
   // oneDNN's (jit_dw: smaller 5x5, strided, dilated) the other depthwise
@@ -471,7 +475,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                             hasAvx512() &&
                             ((g.KH == 3 && g.KW == 3 && g.padTop <= 1 && g.padLeft <= 1) ||
                              (g.KH == 5 && g.KW == 5 && g.padTop <= 2 && g.padLeft <= 2 && g.OW >= 14));
-  const bool oneDnnDepthwise = depthwise && !ownDepthwise && 2 * double(g.N * g.OH * g.OW) * O * window >= kOneDnnMinFlops;
+  const bool oneDnnDepthwise = depthwise && !ownDepthwise && !belowFloor;
   std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
                        : depthwise     ? "conv2d.depthwise"
                        : groupedNarrow ? "conv2d.grouped4"

@@ -932,9 +932,9 @@ TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
 // A weightless graph has no filter bytes to make a kernel from, so the cost
 // function restates Conv2dSelection.cpp's conditions for our own
 // convolution kernels. For layers on either side of each condition of the
-// row-window (conv1d), grouped (4 per group) and im2col kernels, the kernel
-// the CPU backend makes and the family the cost function names agree, and
-// so does the SiLU or hardSwish pass after it.
+// row-window (conv1d), grouped (4 per group), im2col and portable kernels
+// (oneDNN's floor), the kernel the CPU backend makes and the family the
+// cost function names agree, and so does the SiLU or hardSwish pass after it.
 TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
   if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "our convolution kernels need AVX-512";
   struct Layer {
@@ -995,19 +995,31 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
       {"1x1 stride 1 7x7", 1, 7, 7, 512, 2048, 1, 1, 1, 1, 1, 1, none},
       {"im2col sigmoid", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "sigmoid"},
       {"im2col hardSwish", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "hardSwish"},
+      // Under oneDNN's 1 MFLOP floor, the portable kernel; one output pixel
+      // with a filter of 64 KB or more (a squeeze-and-excitation layer) is
+      // oneDNN's whatever its FLOPs.
+      {"SE expand 20 -> 480", 1, 1, 1, 20, 480, 1, 1, 1, 1, 1, 1, none, "sigmoid"},
+      {"SE expand 48 -> 1152", 1, 1, 1, 48, 1152, 1, 1, 1, 1, 1, 1, none, "sigmoid"},
+      {"SE squeeze 1152 -> 48", 1, 1, 1, 1152, 48, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"SE squeeze 672 -> 24", 1, 1, 1, 672, 24, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"3x3 on one pixel, 64 KB", 1, 1, 1, 64, 32, 3, 3, 1, 1, 1, 1, same, "relu"},
+      {"3x3 on 2x2, 1 MFLOP", 1, 2, 2, 64, 96, 3, 3, 1, 1, 1, 1, same, "relu"},
   };
   auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
   auto ints = [](std::vector<int64_t> v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", v}; };
   auto ownFamily = [](const std::string &f) {
-    return f == "conv2d.rowwindow" || f == "conv2d.grouped4" || f == "conv2d.im2col" ? f : std::string("other");
+    return f == "conv2d.rowwindow" || f == "conv2d.grouped4" || f == "conv2d.im2col" || f == "conv2d.portable"
+               ? f
+               : std::string("other");
   };
   auto familyOfKernel = [](const std::string &k) -> std::string {
     if (k == "row-window-packed-sgemm") return "conv2d.rowwindow";
     if (k == "grouped-narrow-avx512") return "conv2d.grouped4";
     if (k == "im2col-packed-sgemm") return "conv2d.im2col";
+    if (k == "portable") return "conv2d.portable";
     return "other";
   };
-  int own[3] = {0, 0, 0};
+  int own[4] = {0, 0, 0, 0};
   for (const Layer &l : layers) {
     SCOPED_TRACE(l.what);
     const int64_t OH = (l.H + l.pad[0] + l.pad[1] - (l.KH - 1) - 1) / l.sh + 1;
@@ -1050,11 +1062,13 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
     }
     const std::string f = familyOfKernel(kernelName);
     own[0] += f == "conv2d.rowwindow", own[1] += f == "conv2d.grouped4", own[2] += f == "conv2d.im2col";
+    own[3] += f == "conv2d.portable";
   }
   // Both sides of the conditions were met.
   EXPECT_GE(own[0], 5);
   EXPECT_GE(own[1], 5);
   EXPECT_GE(own[2], 2);
+  EXPECT_GE(own[3], 2);
 }
 
 // At 2 threads our depthwise kernel, the global average pool and the packed
