@@ -198,6 +198,7 @@ void buildCpuPipeline(mlir::PassManager &pm, bool cpuTarget) {
   graph.addPass(mlir::webnn::createWebNNFuseGroupQueryAttention());
   graph.addPass(mlir::webnn::createWebNNMergeMatmulNBits());  // q/k/v, gate/up: one GEMV each
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
+  graph.addPass(mlir::webnn::createWebNNFoldNormAffine());  // GroupNorm(C, C)'s affine muls and adds
   graph.addPass(mlir::webnn::createWebNNFuseConv());
   if (cpuTarget) graph.addPass(mlir::webnn::createWebNNFuseChannelShuffle());  // ShuffleNet: one copy per unit
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place

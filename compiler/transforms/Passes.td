@@ -57,6 +57,25 @@ def WebNNFuseConv : Pass<"webnn-fuse-conv", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNFoldNormAffine : Pass<"webnn-fold-norm-affine", "func::FuncOp"> {
+  let summary = "Fold per-channel constant muls and adds into an instanceNormalization's scale and bias";
+  let description = [{
+    Rewrites mul(instanceNormalization(x, s, b), c) to
+    instanceNormalization(x, s * c, b * c) and add(instanceNormalization(x,
+    s, b), d) to instanceNormalization(x, s, b + d) for an nhwc
+    normalization, through single-use reshapes that keep the channels last,
+    when c and d hold one value per channel: PyTorch's GroupNorm(C, C)
+    export (wav2vec2's feature extractor) then costs one normalization
+    instead of three passes over the map. Run before webnn-fold-constants,
+    which evaluates the new scale and bias.
+  }];
+  let statistics = [
+    Statistic<"numMulsFolded", "muls-folded", "constant muls folded into a scale and bias">,
+    Statistic<"numAddsFolded", "adds-folded", "constant adds folded into a bias">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNFuseChannelShuffle : Pass<"webnn-fuse-channel-shuffle", "func::FuncOp"> {
   let summary = "Fuse a channel shuffle with the concat before it and the split after it";
   let description = [{
