@@ -203,6 +203,7 @@ void buildCpuPipeline(mlir::PassManager &pm, bool cpuTarget) {
   if (cpuTarget) graph.addPass(mlir::webnn::createWebNNFuseChannelShuffle());  // ShuffleNet: one copy per unit
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place
   graph.addPass(mlir::webnn::createWebNNFuseMatmul());     // matmul + scale/bias/residual/gelu epilogues
+  graph.addPass(mlir::webnn::createWebNNSinkReshapes());  // gelu (formed above) next to its producer: run-time pairs
   graph.addPass(mlir::webnn::createWebNNFoldConstants());
   pm.addPass(mlir::createCSEPass());
 }

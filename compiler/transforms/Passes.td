@@ -76,6 +76,22 @@ def WebNNFoldNormAffine : Pass<"webnn-fold-norm-affine", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNSinkReshapes : Pass<"webnn-sink-reshapes", "func::FuncOp"> {
+  let summary = "Move a reshape below the gelu that reads it";
+  let description = [{
+    Rewrites gelu(reshape(x)) to reshape(gelu(x)) for a single-use reshape
+    with static shapes, the gelu placed right after the op that makes x, so
+    the CPU runtime can run that op and the gelu as one kernel pair (nhwc
+    instanceNormalization + gelu: wav2vec2's GroupNorm export has a reshape
+    between them). Run before webnn-fold-constants, which merges the
+    reshapes left in a row.
+  }];
+  let statistics = [
+    Statistic<"numReshapesSunk", "reshapes-sunk", "reshapes moved below a gelu">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNFuseChannelShuffle : Pass<"webnn-fuse-channel-shuffle", "func::FuncOp"> {
   let summary = "Fuse a channel shuffle with the concat before it and the split after it";
   let description = [{
