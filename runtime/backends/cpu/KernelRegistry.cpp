@@ -48,6 +48,8 @@ KernelFactory findCpuKernel(std::string_view op) {
 Status makeCpuKernelPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out) {
   if (producer.op == "batchNormalization" && consumer.op == "relu")
     return kernels::makeBatchNormReluPair(producer, consumer, out);
+  if (producer.op == "instanceNormalization" && consumer.op == "gelu")
+    return kernels::makeInstanceNormGeluPair(producer, consumer, out);
   return kernels::makeConvolutionPair(producer, consumer, out);
 }
 

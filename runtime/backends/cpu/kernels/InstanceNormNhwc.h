@@ -22,10 +22,11 @@ inline int64_t instanceNormPaddedChannels(int64_t nc) { return (nc + 15) / 16 * 
 
 // One image's channels [c0, c0 + nc), nc >= 1: x and y at channel c0 of
 // pixel 0, rows `stride` floats apart; scale and bias (either may be null)
-// at c0; scratch holds 3 * instanceNormPaddedChannels(nc) doubles. Only
-// where avx512Available().
+// at c0; gelu: y = gelu(normalized), the instanceNormalization + gelu pair
+// (its output sweep applies it in registers); scratch holds
+// 3 * instanceNormPaddedChannels(nc) doubles. Only where avx512Available().
 void instanceNormNhwcAvx512(const float *x, float *y, int64_t pixels, int64_t stride, int64_t nc,
-                            const float *scale, const float *bias, float eps, double *scratch);
+                            const float *scale, const float *bias, float eps, bool gelu, double *scratch);
 
 }  // namespace webnn::cpu::kernels
 

@@ -2,6 +2,8 @@
 // compiled for AVX-512F by the pragma; runs only where avx512Available().
 #include "runtime/backends/cpu/kernels/InstanceNormNhwc.h"
 
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -77,7 +79,7 @@ void chunkStatsAny(const float *x, int64_t rows, int64_t stride, int64_t nc, int
 }  // namespace
 
 void instanceNormNhwcAvx512(const float *x, float *y, int64_t pixels, int64_t stride, int64_t nc,
-                            const float *scale, const float *bias, float eps, double *scratch) {
+                            const float *scale, const float *bias, float eps, bool gelu, double *scratch) {
   constexpr int64_t kSub = 64;  // channels per register block: 4 vectors
   const int64_t padded = instanceNormPaddedChannels(nc);
   double *mean = scratch, *m2 = scratch + padded;
@@ -103,9 +105,10 @@ void instanceNormNhwcAvx512(const float *x, float *y, int64_t pixels, int64_t st
     float *out = y + p * stride;
     for (int64_t c0 = 0; c0 < nc; c0 += 16) {
       const __mmask16 m = laneMask(nc - c0);
-      _mm512_mask_storeu_ps(out + c0, m,
-                            _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, row + c0), _mm512_loadu_ps(mul + c0),
-                                            _mm512_loadu_ps(add + c0)));
+      __m512 v = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, row + c0), _mm512_loadu_ps(mul + c0),
+                                 _mm512_loadu_ps(add + c0));
+      if (gelu) v = __m512(avx512::simd::gelu(avx512::simd::VF(v)));
+      _mm512_mask_storeu_ps(out + c0, m, v);
     }
   }
 }
@@ -117,7 +120,7 @@ void instanceNormNhwcAvx512(const float *x, float *y, int64_t pixels, int64_t st
 
 namespace webnn::cpu::kernels {
 void instanceNormNhwcAvx512(const float *, float *, int64_t, int64_t, int64_t, const float *, const float *, float,
-                            double *) {}
+                            bool, double *) {}
 }  // namespace webnn::cpu::kernels
 
 #endif

@@ -9,6 +9,7 @@
 #include "runtime/backends/cpu/kernels/BatchNorm.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/InstanceNormNhwc.h"
+#include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/RowPitch.h"
@@ -150,29 +151,41 @@ class GroupNormKernel final : public Kernel {
 // channels and sweeps the image's pixel rows three times (sums, squared
 // deviations, output), every access a contiguous run of the block. Same
 // two-pass double accumulation.
+//
+// As the instanceNormalization + gelu pair (makeInstanceNormGeluPair, AVX-512
+// only), the output sweep applies gelu. The arena plan knows nothing of
+// pairs: the gelu's output may be placed over x. Exactly over it is safe
+// (each row's channels are read, then written, by the one thread that owns
+// them, after every statistics sweep over them); a partial overlap is not,
+// and then the two steps run apart through the normalized tensor's own
+// arena bytes (the gelu's input, live at both nodes).
 class InstanceNormNhwcKernel final : public Kernel {
  public:
-  InstanceNormNhwcKernel(int64_t n, int64_t pixels, int64_t c, float eps) : n_(n), pixels_(pixels), c_(c), eps_(eps) {}
+  // normInputs: the instanceNormalization node's input count (a pair's run
+  // time inputs continue with the gelu's).
+  InstanceNormNhwcKernel(int64_t n, int64_t pixels, int64_t c, float eps, size_t normInputs, bool gelu)
+      : n_(n), pixels_(pixels), c_(c), eps_(eps), normInputs_(normInputs), gelu_(gelu) {}
   Status run(const KernelContext &ctx) override {
     const float *x = in<float>(ctx, 0);
-    const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
+    const float *scale = normInputs_ > 1 ? optionalInput(ctx, 1) : nullptr;
+    const float *bias = normInputs_ > 2 ? optionalInput(ctx, 2) : nullptr;
     float *y = outp<float>(ctx, 0);
     if (pixels_ == 0 || c_ == 0) return Status::ok();
+    if (gelu_) {
+      const size_t bytes = size_t(n_ * pixels_ * c_) * sizeof(float);
+      if (static_cast<const void *>(x) != y && pairOutputOverlaps(x, bytes, y, bytes)) {
+        float *normalized;
+        WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, normInputs_, "instanceNormalization + gelu", &normalized));
+        runAvx512(ctx, x, normalized, scale, bias, false);
+        parallelFor(ctx, n_ * pixels_ * c_, 16384,
+                    [&](int64_t b, int64_t e) { geluArray(normalized + b, y + b, e - b); });
+        return Status::ok();
+      }
+      runAvx512(ctx, x, y, scale, bias, true);
+      return Status::ok();
+    }
     if (avx512Available()) {
-      const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
-      // Groups of whole vectors, as many as the threads want beyond the images.
-      const int64_t wanted = std::max<int64_t>(1, (threads + n_ - 1) / n_);
-      const int64_t width = instanceNormPaddedChannels((c_ + wanted - 1) / wanted);
-      const int64_t groups = (c_ + width - 1) / width;
-      if (scratch_.size() < size_t(n_ * groups * 3 * width)) scratch_.resize(size_t(n_ * groups * 3 * width));
-      parallelFor(ctx, n_ * groups, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) {
-          const int64_t img = t / groups, c0 = (t % groups) * width, nc = std::min(width, c_ - c0);
-          instanceNormNhwcAvx512(x + img * pixels_ * c_ + c0, y + img * pixels_ * c_ + c0, pixels_, c_, nc,
-                                 scale ? scale + c0 : nullptr, bias ? bias + c0 : nullptr, eps_,
-                                 scratch_.data() + t * 3 * width);
-        }
-      });
+      runAvx512(ctx, x, y, scale, bias, false);
       return Status::ok();
     }
     const int64_t blocks = (c_ + kBlock - 1) / kBlock;
@@ -206,9 +219,29 @@ class InstanceNormNhwcKernel final : public Kernel {
   }
 
  private:
+  void runAvx512(const KernelContext &ctx, const float *x, float *y, const float *scale, const float *bias,
+                 bool gelu) {
+    const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
+    // Groups of whole vectors, as many as the threads want beyond the images.
+    const int64_t wanted = std::max<int64_t>(1, (threads + n_ - 1) / n_);
+    const int64_t width = instanceNormPaddedChannels((c_ + wanted - 1) / wanted);
+    const int64_t groups = (c_ + width - 1) / width;
+    if (scratch_.size() < size_t(n_ * groups * 3 * width)) scratch_.resize(size_t(n_ * groups * 3 * width));
+    parallelFor(ctx, n_ * groups, 1, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t img = t / groups, c0 = (t % groups) * width, nc = std::min(width, c_ - c0);
+        instanceNormNhwcAvx512(x + img * pixels_ * c_ + c0, y + img * pixels_ * c_ + c0, pixels_, c_, nc,
+                               scale ? scale + c0 : nullptr, bias ? bias + c0 : nullptr, eps_, gelu,
+                               scratch_.data() + t * 3 * width);
+      }
+    });
+  }
+
   static constexpr int64_t kBlock = 64;
   int64_t n_, pixels_, c_;
   float eps_;
+  size_t normInputs_;
+  bool gelu_;
   std::vector<double> scratch_;  // per task: mean, m2 and the mul/add table
 };
 
@@ -314,7 +347,7 @@ Status makeInstanceNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   if (x.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeInstanceNorm, out);
   // Outer positions are (n, c) in that order so that o % C is the channel.
   if (nhwc) {
-    *out = std::make_unique<InstanceNormNhwcKernel>(N, H * W, C, float(eps));
+    *out = std::make_unique<InstanceNormNhwcKernel>(N, H * W, C, float(eps), node.inputs.size(), false);
     return Status::ok();
   }
   std::vector<int64_t> outer = offsetTable({N, C}, {C * H * W, H * W}), inner = offsetTable({H * W}, {1});
@@ -323,6 +356,36 @@ Status makeInstanceNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 }
 
 }  // namespace
+
+// instanceNormalization (nhwc, float32) and the gelu that alone reads its
+// output, as one kernel: the gelu applied in the normalization's output
+// sweep instead of another pass over the map (wav2vec2's GroupNorm -> GELU,
+// once --webnn-sink-reshapes puts them side by side). AVX-512 only; else,
+// or for anything else, the nodes run apart (their own factories check them).
+Status makeInstanceNormGeluPair(const NodeDesc &norm, const NodeDesc &gelu, std::unique_ptr<Kernel> *out) {
+  out->reset();
+  if (!avx512Available() || norm.inputs.empty() || norm.inputs.size() > 3 || !norm.inputs[0] ||
+      norm.outputs.size() != 1 || !norm.outputs[0] || gelu.inputs.size() != 1 || gelu.outputs.size() != 1 ||
+      !gelu.outputs[0])
+    return Status::ok();
+  const OperandDesc &x = *norm.inputs[0], &y = *gelu.outputs[0];
+  if (x.dtype != DataType::kFloat32 || y.dtype != DataType::kFloat32 || x.shape.size() != 4 ||
+      y.shape != x.shape || norm.outputs[0]->shape != x.shape || norm.outputs[0]->dtype != x.dtype)
+    return Status::ok();
+  if (norm.attributes.getString("layout", "nchw") != "nhwc" || !checkAttributes(norm).isOk() ||
+      !checkAttributes(gelu).isOk())
+    return Status::ok();
+  const int64_t C = x.shape[3];
+  for (size_t i = 1; i < norm.inputs.size(); ++i)
+    if (norm.inputs[i] && (norm.inputs[i]->dtype != DataType::kFloat32 || norm.inputs[i]->shape != Shape{C}))
+      return Status::ok();
+  if (hasRowPitch(norm) || hasRowPitch(gelu)) return Status::ok();
+  *out = std::make_unique<InstanceNormNhwcKernel>(x.shape[0], x.shape[1] * x.shape[2], C,
+                                                  float(norm.attributes.getFloat("epsilon", 1e-5)),
+                                                  norm.inputs.size(), true);
+  reportPairChoice(norm, gelu, "instancenorm-gelu", /*made=*/true, "");
+  return Status::ok();
+}
 
 void registerNormalizationKernels(KernelTable &t) {
   t.add("batchNormalization", &makeBatchNorm);

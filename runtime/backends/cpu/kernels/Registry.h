@@ -42,6 +42,8 @@ void registerQuantizedConvKernels(KernelTable &t);
 Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, std::unique_ptr<Kernel> *out);
 // batchNormalization + the relu that alone reads it (BatchNormReluPair.cpp).
 Status makeBatchNormReluPair(const NodeDesc &bn, const NodeDesc &relu, std::unique_ptr<Kernel> *out);
+// nhwc instanceNormalization + the gelu that alone reads it (Normalization.cpp).
+Status makeInstanceNormGeluPair(const NodeDesc &norm, const NodeDesc &gelu, std::unique_ptr<Kernel> *out);
 bool pointwiseDepthwiseEnabled();
 void setPointwiseDepthwiseEnabled(bool enabled);
 
