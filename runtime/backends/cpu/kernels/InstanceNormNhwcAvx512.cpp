@@ -2,10 +2,10 @@
 // compiled for AVX-512F by the pragma; runs only where avx512Available().
 #include "runtime/backends/cpu/kernels/InstanceNormNhwc.h"
 
-#include "runtime/backends/cpu/kernels/TransformerSimd.h"
-
 #include <algorithm>
 #include <cmath>
+
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #pragma GCC push_options
