@@ -14,8 +14,8 @@ namespace {
 
 constexpr int64_t kPanel = PackedSgemmB::kPanel;
 
-// The epilogue of a tile's last k-block, applied in registers; gelu, the
-// one activation with a long body, runs over the stored rows after.
+// The epilogue of a tile's last k-block, applied in registers, gelu
+// included (its erf is one rational function, TransformerSimdImpl.inc).
 struct TileEpilogue {
   const SgemmEpilogue *ep;
   const float *bias;      // at the panel's first column, or null
@@ -66,6 +66,7 @@ inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, fl
     const SgemmEpilogue &ep = *epi->ep;
     const __m512 alpha = _mm512_set1_ps(ep.alpha), lo = _mm512_set1_ps(ep.lo), hi = _mm512_set1_ps(ep.hi);
     const bool relu = ep.act == Activation::kRelu, clamp = ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
+    const bool gelu = ep.act == Activation::kGelu;
     for (int j = 0; j < 3; ++j) {
       const __m512 bias = epi->bias ? _mm512_maskz_loadu_ps(mask[j], epi->bias + 16 * j) : _mm512_setzero_ps();
       for (int r = 0; r < R; ++r) {
@@ -74,6 +75,7 @@ inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, fl
         if (epi->residual) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mask[j], epi->residual + r * ldy + 16 * j));
         if (relu) v = _mm512_max_ps(v, _mm512_setzero_ps());
         if (clamp) v = _mm512_min_ps(_mm512_max_ps(v, lo), hi);
+        if (gelu) v = __m512(avx512::simd::gelu(avx512::simd::VF(v)));
         c[r][j] = v;
       }
     }
@@ -139,8 +141,6 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
           kTiles[r](a + r0 * lda + k0, lda, block, kc, yt, ldy, k0 > 0, mask,
                     next ? reinterpret_cast<const char *>(next) + first * 64 : nullptr, count,
                     last && epilogue ? &epi : nullptr);
-          if (last && ep.act == Activation::kGelu)
-            for (int64_t i = 0; i < r; ++i) geluArray(yt + i * ldy, yt + i * ldy, cols);
         }
       }
     }
