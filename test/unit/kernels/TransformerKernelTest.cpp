@@ -59,6 +59,21 @@ TEST(TransformerSimd, ErfGeluExpAccuracy) {
   });
 }
 
+// Far below 0 gelu is a tiny negative number: 0.5 x (1 + erf) must not
+// come out positive where the fitted erf overshoots -1 by an ULP.
+TEST(TransformerSimd, GeluNegativeTail) {
+  std::vector<float> x;
+  for (float v = -6.f; v > -120.f; v -= 0.37f) x.push_back(v);
+  std::vector<float> g(x.size());
+  forEachPath([&](const char *path, bool) {
+    kernels::geluArray(x.data(), g.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_LE(g[i], 0.f) << path << " gelu(" << x[i] << ")";
+      ASSERT_GE(g[i], -1e-6f) << path << " gelu(" << x[i] << ")";
+    }
+  });
+}
+
 // WPT's gelu bound, 18 ULP of the float32 result, over its inputs' range
 // (|x| < 1), every 2^-12 and the tails of a vector.
 TEST(TransformerSimd, GeluWithinWptUlpNearZero) {
