@@ -787,10 +787,16 @@ struct Evictor {
 // `minRuns` after the first); with `hot`, then as many again back to back, caches
 // left warm. With `l3` > 0, also `coldRuns` runs after evicting the L3
 // (weights and caller buffers cold, the inputs a previous node wrote read
-// back in); coldMs stays 0 with none.
+// back in); coldMs stays 0 with none. Past `hardSeconds` from the start
+// (warm-up included) each kind of run stops after its first: a kernel far
+// slower than its grid point was sized for (a sanitized build, a slow
+// machine) then keeps the calibration's deadline.
 Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, bool hot = false,
-                uint64_t l3 = 0, int coldRuns = 5, size_t minRuns = 5, size_t maxRuns = 40) {
+                uint64_t l3 = 0, int coldRuns = 5, size_t minRuns = 5, size_t maxRuns = 40,
+                double hardSeconds = 1e9) {
   Timed r;
+  const auto entered = Clock::now();
+  auto overrun = [&] { return secondsSince(entered) > hardSeconds; };
   Stopwatch clock(pool.numThreads());
   double w0 = clock.now();
   p.kernel->warmUp(pool.numThreads());
@@ -809,7 +815,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
   const Stopwatch &timer = fine ? wall : clock;
   std::vector<double> v;
   auto start = Clock::now();
-  while (v.size() < maxRuns && (v.size() < minRuns || secondsSince(start) < budget)) {
+  while (v.size() < maxRuns && (v.size() < minRuns || secondsSince(start) < budget) && !(!v.empty() && overrun())) {
     evict.run(pool);
     evict.disturb(pool);
     double t0 = timer.now();
@@ -825,7 +831,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
   if (hot) {
     // Its data left in L1/L2, other kernels' code run in between.
     std::vector<double> h;
-    for (size_t k = 0; k < v.size(); ++k) {
+    for (size_t k = 0; k < v.size() && !(k > 0 && overrun()); ++k) {
       evict.disturb(pool);
       double t0 = timer.now();
       p.run(pool);
@@ -836,7 +842,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
   }
   if (l3 > 0 && coldRuns > 0) {
     std::vector<double> c;
-    for (int k = 0; k < coldRuns; ++k) {
+    for (int k = 0; k < coldRuns && !(k > 0 && overrun()); ++k) {
       evict.runL3(l3);
       p.touchArenaInputs();
       evict.run(pool);
@@ -1343,13 +1349,47 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
   // Time kept back from the grid for the point under way to finish (its
   // probe times at least 5 runs): half a second, a tenth of a short deadline;
-  // and for the in-graph chains after the grid (below): each chain's budget,
-  // as much again to build it and, for the decode chain, its cold runs
-  // behind an eviction of twice the L3 each (the two chains took 2.7 s at
-  // one thread on a VM whose DRAM reads 10 GB/s a core, where 4 budgets per
-  // thread count left the 2-thread chains unmeasured), per thread count.
+  // and for the decode chain after the grid (below): its budget, as much
+  // again to build it and its cold runs behind an eviction of twice the L3
+  // each (it and the mobile chain took 2.7 s at one thread on a VM whose
+  // DRAM reads 10 GB/s a core), per thread count.
   const double chainBudget = std::min(0.3, deadline / 100);
-  const double reserve = std::min(0.5, deadline / 10) + 8 * chainBudget * maxThreads;
+  const double reserve = std::min(0.5, deadline / 10) + 6 * chainBudget * maxThreads;
+  // The mobile chain, before the grid: a mobile net's stages inside a graph
+  // against the same kernels alone give the cost per node (a difference
+  // within the chain's own run-to-run spread is not taken as a term). Before, so that a grid point
+  // that overruns its share (a slow machine, a sanitized build) cannot leave
+  // it no time; it prices each node at the thread count the estimate would,
+  // which depends on shapes and the peaks measured above, not on the grid.
+  // Its weights fit the L3: its kernels count at their L3 times, so it needs
+  // no cold runs (each streams twice the L3 to evict it).
+  {
+    const std::vector<ChainNode> mobile = mobileChain();
+    for (int T = 1; T <= maxThreads; ++T) {
+      ThreadProfile &t = p.threads[size_t(T - 1)];
+      const double runMs = t.runOverheadUs * 1e-3;
+      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget, false);
+      if (m.stalled) {
+        say("threads " + std::to_string(T) +
+            ": another process held a core through the chain's rounds: no in-graph term for nodes");
+      } else if (m.nodes == 0) {
+        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
+      } else {
+        std::vector<double> extra;
+        for (size_t r = 0; r < m.graphMs.size(); ++r) extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r]);
+        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
+        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
+        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
+        t.graphChainNodes = m.nodes;
+        char line[320];
+        std::snprintf(line, sizeof line,
+                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
+                      "node%s",
+                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
+        say(line);
+      }
+    }
+  }
   // The grid: every point timed in kGridPasses visits, one per pass over
   // the whole grid (gridVisitOrder), each pass breadth first over families
   // with every thread count per point, so that a deadline that cuts the grid
@@ -1527,7 +1567,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     const double budget = visitBudgetSeconds(left(), reserve, order.size() - k, overhead);
     Timed m = timeProbe(*pt.probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)], budget, pt.small,
                         pt.cold ? p.l3Bytes : 0, passes == 1 ? 3 : std::max(0, 2 - v.pass), v.pass == 0 ? 5 : 3,
-                        maxRuns);
+                        maxRuns, std::max(0.0, left() - reserve));
     if (!pt.probe->runStatus.isOk()) {
       say("skipped " + c.op + ": " + pt.probe->runStatus.message());
       pt.usable = false;
@@ -1697,40 +1737,18 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       say(line);
     }
   }
-  // Kernels inside a graph against the same kernels alone, in the time the
-  // grid left them: a mobile net's stages give the cost per node, a decoder
-  // step's GEMVs over weights beyond the L3 the rate at which a graph's
-  // kernels stream their weights from DRAM. A difference within the chain's
-  // own run-to-run spread is not taken as a term.
+  // A decoder step's GEMVs over weights beyond the L3, inside a graph
+  // against the same kernels alone, in the time the grid left them: the rate
+  // at which a graph's kernels stream their weights from DRAM. A difference
+  // within the chain's own run-to-run spread is not taken as a term.
   {
-    const std::vector<ChainNode> mobile = mobileChain(), decode = decodeChain(p.l3Bytes);
+    const std::vector<ChainNode> decode = decodeChain(p.l3Bytes);
     for (int T = 1; T <= maxThreads && left() > 2 * chainBudget; ++T) {
       ThreadProfile &t = p.threads[size_t(T - 1)];
       const double runMs = t.runOverheadUs * 1e-3;
       char line[320];
-      // The mobile chain's weights fit the L3: its kernels count at their L3
-      // times, so it needs no cold runs (each streams twice the L3 to evict
-      // it, seconds where the L3 kept is large or reads are slow).
-      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget, false);
       const std::string stalled = "threads " + std::to_string(T) +
                                   ": another process held a core through the chain's rounds: no in-graph term for ";
-      if (m.stalled) {
-        say(stalled + "nodes");
-      } else if (m.nodes == 0) {
-        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
-      } else {
-        std::vector<double> extra;
-        for (size_t r = 0; r < m.graphMs.size(); ++r) extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r]);
-        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
-        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
-        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
-        t.graphChainNodes = m.nodes;
-        std::snprintf(line, sizeof line,
-                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
-                      "node%s",
-                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
-        say(line);
-      }
       // 3x the L3 of weights (~100 MB on a 32 MB L3): not under a short
       // deadline, nor with less left than its cold rounds take (~1.5 s).
       if (shortDeadline || p.l3Bytes == 0 || left() < 5 * chainBudget) continue;
