@@ -25,7 +25,8 @@ them), write seeded random inputs, then alternate
 (ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
 1, sequential), the order flipping every round so a drift of the VM's clock
 hits both alike. Each figure in the table is the median over rounds of the
-per-round median. Start-up (load + session + first run) is one sample per
+per-round median; "per round" gives the lowest and highest ratio of one
+round's two processes, the spread the host's state left. Start-up (load + session + first run) is one sample per
 process, so --startup-runs more processes per runtime, alternating, only
 load and run once; its median is over those and the rounds' processes.
 Outputs of the first round are compared (webnn-run --output-dir vs ORT's),
@@ -572,15 +573,15 @@ def fmt(v, spec="%.2f", none="-"):
 
 def markdown_table(results, peaks):
     lines = [
-        "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | webnnc GFLOP/s (% peak) "
+        "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | per round | webnnc GFLOP/s (% peak) "
         "| ORT GFLOP/s (% peak) | start-up ORT/webnnc | peak RSS ORT / webnnc MB | max rel err |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         gflop = m["flops"] / 1e9 if m.get("flops") else None
         gflop_text = fmt(gflop, "%.3g")
         if m.get("compile_error"):
-            lines.append("| %s | %s | - | - | - | - | - | webnnc: cannot compile: %s | | | | |"
+            lines.append("| %s | %s | - | - | - | - | - | - | webnnc: cannot compile: %s | | | | |"
                          % (m["model"], gflop_text, m["compile_error"].replace("|", "\\|")))
             continue
         for c in m["cells"]:
@@ -598,10 +599,10 @@ def markdown_table(results, peaks):
             err = fmt(c.get("max_rel_err"), "%.1e")
             if c["errors"]:
                 err += " **" + "; ".join(c["errors"]).replace("|", "\\|") + "**"
-            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
+            lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
                 m["model"], gflop_text, fmt(m.get("compile_s"), "%.2f"), c["threads"],
                 fmt(ort and ort["median_ms"]), fmt(ours and ours["median_ms"]), fmt(ratio, "%.2fx"),
-                rate(ours), rate(ort), fmt(startup, "%.2fx"),
+                round_ratio_range(ours, ort), rate(ours), rate(ort), fmt(startup, "%.2fx"),
                 fmt(ort and ort["max_rss_mb"], "%.0f"), fmt(ours and ours["max_rss_mb"], "%.0f"), err))
     for t, (gm, n) in sorted(geomean_ratios(results).items()):
         lines.append("\ngeometric mean ORT/webnnc at %d thread(s) over %d models: %.2fx" % (t, n, gm))
@@ -618,6 +619,18 @@ def markdown_table(results, peaks):
             lines.append("| %s | %s / %s | %.3g / %.3g | %d |" % (m["model"], pct(a["top1_webnn"]), pct(a["top1_ort"]),
                                                                 a["rel_err_webnn"], a["rel_err_ort"], a["inputs"]))
     return "\n".join(lines)
+
+
+def round_ratio_range(ours, ort):
+    """The lowest and highest ORT/webnnc ratio of one round's pair (the two
+    runtimes' processes of the same round, back to back): how far the
+    host's state moved the ratio within this cell."""
+    if not ours or not ort:
+        return "-"
+    pairs = [o / w for w, o in zip(ours["rounds"], ort["rounds"]) if w > 0]
+    if not pairs:
+        return "-"
+    return "%.2f-%.2fx" % (min(pairs), max(pairs))
 
 
 def geomean_ratios(results):
