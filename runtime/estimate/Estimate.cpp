@@ -168,7 +168,26 @@ struct Model {
     return ratio * roof;
   }
 
-  NodeEstimate node(const cpu::NodeDesc &d, const rt::LoadedNode &ln, size_t index) {
+  // Work done in registers inside another kernel's loop: `elements` at the
+  // family's in-cache rate, the fastest per element of its grid points
+  // measured hot (operands left in L1/L2, the arithmetic alone). Such a
+  // part has no bytes, so its roofline ratio, measured against the bytes a
+  // pass of its own moves, does not apply.
+  double inRegistersMs(const ThreadProfile &t, const std::string &family, double elements, double flops) {
+    const FamilyGrid *g = grid(t, family);
+    double perElementMs = 0;
+    if (g)
+      for (const GridPoint &p : g->points)
+        if (p.hotRatio > 0 && p.ratio > 0 && !p.params.empty() && p.params[0] >= 1) {
+          const double ms = p.ms * p.hotRatio / p.ratio / p.params[0];
+          if (perElementMs == 0 || ms < perElementMs) perElementMs = ms;
+        }
+    if (perElementMs == 0) return price(t, family, {elements}, flops, 0, false);
+    return perElementMs * elements;
+  }
+
+  NodeEstimate node(const cpu::NodeDesc &d, const rt::LoadedNode &ln, size_t index,
+                    const cpu::NodeDesc *pairedConsumer = nullptr) {
     NodeEstimate e;
     e.index = index;
     e.op = d.op;
@@ -190,7 +209,14 @@ struct Model {
     for (const cpu::OperandDesc *o : d.outputs) local.outputs.push_back(remap(o));
     cpu::CostFunction fn = cpu::findCostFunction(d.op);
     cpu::NodeCost c;
-    if (fn) {
+    if (fn && pairedConsumer) {
+      cpu::NodeDesc consumer;
+      consumer.op = pairedConsumer->op;
+      consumer.attributes = pairedConsumer->attributes;
+      for (const cpu::OperandDesc *o : pairedConsumer->inputs) consumer.inputs.push_back(remap(o));
+      for (const cpu::OperandDesc *o : pairedConsumer->outputs) consumer.outputs.push_back(remap(o));
+      c = cpu::pairedProducerCost(local, consumer, constant, threads);
+    } else if (fn) {
       c = fn(local, constant, threads);
     } else {
       unknownOps.insert(d.op);
@@ -247,7 +273,9 @@ struct Model {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       e.pricedThreads = threads;
     }
-    for (const cpu::WorkPart &a : c.after) kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
+    for (const cpu::WorkPart &a : c.after)
+      kernelMs += a.inRegisters ? inRegistersMs(tp, a.family, a.params.empty() ? 1 : a.params[0], a.flops)
+                                : price(tp, a.family, a.params, a.flops, a.bytes, false);
     // Bytes that do not stay in the last-level cache between runs come from
     // DRAM at every run: the weights and what the caller's buffers hold
     // (graph inputs such as a decoder's past KV cache, and the outputs it
@@ -566,6 +594,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   // (cpu::pairedAway): one of the two runs nothing of its own.
   const std::vector<int64_t> reads = rt::countReads(lg);
   std::vector<bool> pairedAway(graph.nodes.size(), false);
+  std::vector<int64_t> pairedWith(graph.nodes.size(), -1);  // a producer's consumer run in its kernel
   for (size_t i = 0; i + 1 < graph.nodes.size() && i + 1 < lg.nodes.size(); ++i) {
     const rt::LoadedNode &a = lg.nodes[i], &b = lg.nodes[i + 1];
     if (!a.subgraphs.empty() || !b.subgraphs.empty() || a.outputs.size() != 1 || a.outputs[0] < 0 ||
@@ -592,7 +621,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       constant.push_back(in >= 0 && size_t(in) < lg.tensors.size() &&
                          lg.tensors[size_t(in)].role == rt::TensorRole::kConstant);
     cpu::PairedAway away = cpu::pairedAway(pa, pb, constant);
-    if (away == cpu::PairedAway::kConsumer) pairedAway[i + 1] = true;
+    if (away == cpu::PairedAway::kConsumer) pairedAway[i + 1] = true, pairedWith[i] = int64_t(i + 1);
     if (away == cpu::PairedAway::kProducer) pairedAway[i] = true;
     if (away != cpu::PairedAway::kNone) ++i;  // a node is in one pair at most
   }
@@ -624,7 +653,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       n.family = "copy.contiguous";
       n.ms = tp->nodeOverheadUs * 1e-3;
     } else {
-      n = m.node(graph.nodes[i], ln, i);
+      n = m.node(graph.nodes[i], ln, i, pairedWith[i] >= 0 ? &graph.nodes[size_t(pairedWith[i])] : nullptr);
       // Under the concat-view plan (static shapes) a producer of a strided
       // slice that writes dense rows pays the scatter into it, once.
       if (options.shapes.empty() && lg.dynamicDims.empty()) {

@@ -222,10 +222,30 @@ NodeCost softmaxCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double row = double(dim(n.inputs.empty() ? nullptr : n.inputs[0], axis));
   return make("softmax", {e, row}, 12 * e, allBytes(n));
 }
-NodeCost normCost(const NodeDesc &n, const std::vector<bool> &, int) {
+bool hasAvx512();
+NodeCost normCost(const NodeDesc &n, const std::vector<bool> &, int threads) {
   double e = inCount(n, 0);
-  double row = double(dim(n.inputs.empty() ? nullptr : n.inputs[0], -1));
-  return make("norm", {e, row}, 6 * e, allBytes(n));
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  double row = double(dim(x, -1));
+  NodeCost c = make("norm", {e, row}, 6 * e, allBytes(n));
+  // kernels/Normalization.cpp's InstanceNormNhwcKernel on AVX-512 (float32;
+  // float16 adds its conversions, left on the norm grid): whole pixel rows
+  // per channel group, x read twice in memory order (statistics, output)
+  // and y written once; ceil(threads / N) groups per image of whole
+  // 16-channel vectors, N x groups tasks on the pool (one: the calling
+  // thread alone).
+  if (n.op == "instanceNormalization" && x && x->dtype == DataType::kFloat32 && x->shape.size() == 4 &&
+      hasAvx512() && n.attributes.getString("layout", "nchw") == "nhwc") {
+    // Streaming passes with a few operations per value, nothing like the
+    // layerNormalization rows the norm grid times: priced on the
+    // elementwise family's grid.
+    c = make("unary", {e}, 6 * e, allBytes(n) + bytesOf(x));
+    const int64_t N = std::max<int64_t>(x->shape[0], 1), C = std::max<int64_t>(x->shape[3], 1);
+    const int64_t wanted = std::max<int64_t>(1, (threads + N - 1) / N);
+    const int64_t width = ((C + wanted - 1) / wanted + 15) / 16 * 16;
+    if (threads > 1 && N * ((C + width - 1) / width) < 2) c.threading = Threading::kOneThread;
+  }
+  return c;
 }
 
 // ---- GEMM-shaped kernels: oneDNN matmul/conv, the packed-B SGEMM, ours.
@@ -323,7 +343,8 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
     // scaling are a pass of their own unless the packed SGEMM applies them
     // to its tiles (kernels/Transformer.cpp).
     std::string act = n.attributes.getString("activation", "none");
-    if (act == "gelu") c.after.push_back({"unary.gelu", {atLeast1(out)}, 10 * out, 0});
+    // The packed SGEMM applies it in registers in its tile epilogue.
+    if (act == "gelu") c.after.push_back({"unary.gelu", {atLeast1(out)}, 10 * out, 0, packed});
     bool bias = n.inputs.size() > 2 && n.inputs[2], residual = n.inputs.size() > 3 && n.inputs[3];
     bool alpha = n.attributes.getFloat("alpha", 1.0) != 1.0;
     if (!packed && (bias || residual || alpha || act != "none")) {
@@ -861,10 +882,51 @@ bool scaledPointwise(const NodeDesc &mul, const NodeDesc &conv, const std::vecto
   if (conv.inputs.size() > 2 && conv.inputs[2] && !isConstant(constant, 2)) return false;
   return g.C * g.O <= g.H * g.W * g.C;
 }
+
+// kernels/Normalization.cpp's makeInstanceNormGeluPair: an nhwc float32
+// instanceNormalization (1-3 inputs; scale and bias float32 [C] where
+// present) and a gelu of the same shape, no operand strided, on AVX-512.
+bool instanceNormGelu(const NodeDesc &norm, const NodeDesc &gelu) {
+  if (norm.op != "instanceNormalization" || gelu.op != "gelu" || !hasAvx512()) return false;
+  if (norm.inputs.empty() || norm.inputs.size() > 3 || !norm.inputs[0] || norm.outputs.size() != 1 ||
+      !norm.outputs[0] || gelu.inputs.size() != 1 || gelu.outputs.size() != 1 || !gelu.outputs[0])
+    return false;
+  const OperandDesc &x = *norm.inputs[0], &y = *gelu.outputs[0];
+  if (x.dtype != DataType::kFloat32 || y.dtype != DataType::kFloat32 || x.shape.size() != 4 || y.shape != x.shape ||
+      norm.outputs[0]->shape != x.shape || norm.outputs[0]->dtype != x.dtype)
+    return false;
+  if (norm.attributes.getString("layout", "nchw") != "nhwc") return false;
+  for (size_t i = 1; i < norm.inputs.size(); ++i)
+    if (norm.inputs[i] && (norm.inputs[i]->dtype != DataType::kFloat32 || norm.inputs[i]->shape != Shape{x.shape[3]}))
+      return false;
+  for (const NodeDesc *n : {&norm, &gelu}) {
+    for (const OperandDesc *o : n->inputs)
+      if (o && o->rowPitch) return false;
+    for (const OperandDesc *o : n->outputs)
+      if (o && o->rowPitch) return false;
+  }
+  return true;
+}
 }  // namespace
 
+NodeCost pairedProducerCost(const NodeDesc &producer, const NodeDesc &consumer,
+                            const std::vector<bool> &producerConstant, int threads) {
+  CostFunction f = findCostFunction(producer.op);
+  NodeCost c = f ? f(producer, producerConstant, threads) : NodeCost{};
+  if (instanceNormGelu(producer, consumer)) {
+    // gelu in registers in the output sweep: its arithmetic, no bytes.
+    // With it each thread's channel group is bound by its own instructions
+    // more than by the map's bytes: the audio encoder's 3199 x 512 pair ran
+    // 1.7x faster at 2 threads than at 1 (webnn-run --profile).
+    const double e = outCount(consumer);
+    c.after.push_back({"unary.gelu", {atLeast1(e)}, 10 * e, 0, true});
+    c.instructionBound = true;
+  }
+  return c;
+}
+
 PairedAway pairedAway(const NodeDesc &producer, const NodeDesc &consumer, const std::vector<bool> &consumerConstant) {
-  if (batchNormRelu(producer, consumer)) return PairedAway::kConsumer;
+  if (batchNormRelu(producer, consumer) || instanceNormGelu(producer, consumer)) return PairedAway::kConsumer;
   if (scaledPointwise(producer, consumer, consumerConstant)) return PairedAway::kProducer;
   return PairedAway::kNone;
 }

@@ -24,6 +24,10 @@ struct WorkPart {
   std::vector<double> params;
   double flops = 0;
   double bytes = 0;
+  // Applied in registers inside another kernel's loop (no bytes of its
+  // own): priced at the family's in-cache rate per element, params[0]
+  // elements, instead of on the grid's roofline ratio.
+  bool inRegisters = false;
 };
 
 // How a node runs with more than one thread.
@@ -72,14 +76,21 @@ CostFunction findCostFunction(std::string_view op);
 // (makeCpuKernelPair) when the executor offers them as a pair (the
 // producer's one output read only by the consumer, as its first input):
 // that node costs nothing of its own. batchNormalization + relu runs the
-// relu in the normalization's pass; a squeeze-excitation channel scale
-// (mul) + the narrow 1x1 it feeds scales the filter instead of the map.
+// relu in the normalization's pass; nhwc instanceNormalization + gelu
+// (AVX-512) the gelu in the normalization's output sweep; a
+// squeeze-excitation channel scale (mul) + the narrow 1x1 it feeds scales
+// the filter instead of the map.
 // `consumerConstant[k]`: whether the consumer's input k is a constant.
 // Shapes, types and roles only: the 1x1 + depthwise convolution pair, whose
 // factory reads the filters' bytes, is not seen in a weightless graph and
 // is priced as two nodes.
 enum class PairedAway { kNone, kConsumer, kProducer };
 PairedAway pairedAway(const NodeDesc &producer, const NodeDesc &consumer, const std::vector<bool> &consumerConstant);
+// The producer's cost where pairedAway says kConsumer: its own, plus the
+// consumer's work where the pair does it in the producer's loop (the
+// instanceNormalization + gelu pair: gelu's arithmetic, in registers).
+NodeCost pairedProducerCost(const NodeDesc &producer, const NodeDesc &consumer,
+                            const std::vector<bool> &producerConstant, int threads);
 std::vector<std::string_view> costFunctionNames();
 
 // The families a node can be put in, with the number of parameters of each

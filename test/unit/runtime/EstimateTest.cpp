@@ -674,6 +674,53 @@ TEST(Estimate, BatchNormReluPairCostsOnePass) {
   EXPECT_GT(apart.nodes[1].ms, 2 * p.threads[0].nodeOverheadUs * 1e-3);
 }
 
+// nhwc instanceNormalization + the gelu that alone reads it run as one
+// kernel on AVX-512 (Normalization.cpp's makeInstanceNormGeluPair): the gelu
+// costs the per-node overhead alone, and the normalization its own price
+// plus gelu's arithmetic at the unary.gelu grid's in-cache rate, no bytes.
+// With a second reader the two run apart.
+TEST(Estimate, InstanceNormGeluPairCostsOnePass) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the pair needs AVX-512";
+  auto graph = [](bool secondReader) {
+    TGraph g;
+    g.tensors = {{"x", DataType::kFloat32, {1, 64, 64, 64}}, {"scale", DataType::kFloat32, {64}},
+                 {"bias", DataType::kFloat32, {64}},         {"t", DataType::kFloat32, {1, 64, 64, 64}},
+                 {"y", DataType::kFloat32, {1, 64, 64, 64}}};
+    std::vector<float> ones(64, 1.f);
+    for (uint32_t c = 1; c <= 2; ++c) g.constants.push_back({c, floatBytes(ones), g.tensors[c].name});
+    TAttribute layout{"layout", 3, 0, 0, "nhwc", {}};
+    g.nodes = {{"instanceNormalization", {0, 1, 2}, {3}, "norm", {layout}}, {"gelu", {3}, {4}, "gelu"}};
+    g.inputs = {0};
+    g.outputs = {4};
+    if (secondReader) {
+      g.tensors.push_back({"w", DataType::kFloat32, {1, 64, 64, 64}});
+      g.nodes.push_back({"relu", {3}, {5}, "relu"});
+      g.outputs.push_back(5);
+    }
+    return g;
+  };
+  DeviceProfile p = syntheticProfile();
+  est::GridPoint gelu;
+  gelu.params = {65536};
+  gelu.ratio = 4;
+  gelu.hotRatio = 2;
+  gelu.ms = 0.04;
+  p.threads[0].families["unary.gelu"].points = {gelu};
+  const double perValueMs = 0.04 * 2 / 4 / 65536;
+  Estimate paired, apart;
+  Status s = est::estimateArtifact(writeArtifact("est_in_gelu", graph(false), true), p, {}, &paired);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  s = est::estimateArtifact(writeArtifact("est_in_gelu_apart", graph(true), true), p, {}, &apart);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(paired.nodes.size(), 2u);
+  EXPECT_EQ(paired.nodes[1].family, "paired");
+  EXPECT_DOUBLE_EQ(paired.nodes[1].ms, p.threads[0].nodeOverheadUs * 1e-3);
+  ASSERT_EQ(apart.nodes.size(), 3u);
+  EXPECT_EQ(apart.nodes[1].family, "unary.gelu");
+  EXPECT_NEAR(paired.nodes[0].ms, apart.nodes[0].ms + 64 * 64 * 64 * perValueMs, 1e-9);
+  EXPECT_LT(paired.nodes[0].ms + paired.nodes[1].ms, apart.nodes[0].ms + apart.nodes[1].ms);
+}
+
 // A squeeze-excitation channel scale (mul by [1,1,1,C]) feeding a 1x1 the
 // narrow tiles take runs as one kernel (ScaledPointwisePair.cpp): the mul
 // costs the per-node overhead alone, the 1x1 its own price.
@@ -1069,6 +1116,105 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
   EXPECT_GE(own[1], 5);
   EXPECT_GE(own[2], 2);
   EXPECT_GE(own[3], 2);
+}
+
+// A weightless graph can still make the instanceNormalization + gelu pair
+// (its factory reads shapes only): for cases on either side of each of its
+// conditions, the backend makes the pair exactly where the cost functions
+// price the gelu away. The nhwc normalization alone on AVX-512 reads x
+// twice and writes once, its channel groups on the pool.
+TEST(CostFunctions, InstanceNormGeluPairMatchesTheKernelPair) {
+  auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+  struct Case {
+    const char *what;
+    Shape x = {1, 50, 1, 64};
+    int inputs = 3;
+    Shape scale = {64};
+    DataType scaleType = DataType::kFloat32, xType = DataType::kFloat32, normOutType = DataType::kFloat32;
+    const char *layout = "nhwc";
+    Shape geluOut = {1, 50, 1, 64};
+    const char *consumer = "gelu";
+    bool pitchedIn = false, pitchedOut = false, nullBias = false;
+  };
+  std::vector<Case> cases(14);
+  cases[0].what = "scale and bias";
+  cases[1].what = "x alone", cases[1].inputs = 1;
+  cases[2].what = "scale alone", cases[2].inputs = 2;
+  cases[3].what = "bias absent", cases[3].nullBias = true;
+  cases[4].what = "3 channels", cases[4].x = cases[4].geluOut = {2, 7, 5, 3}, cases[4].scale = {3};
+  cases[5].what = "scale of C + 1", cases[5].scale = {65};
+  cases[6].what = "float16 scale", cases[6].scaleType = DataType::kFloat16;
+  cases[7].what = "nchw", cases[7].layout = "nchw";
+  cases[8].what = "rank 3", cases[8].x = cases[8].geluOut = {50, 1, 64};
+  cases[9].what = "gelu of another shape", cases[9].geluOut = {1, 50, 64, 1};
+  cases[10].what = "strided input", cases[10].pitchedIn = true;
+  cases[11].what = "strided output", cases[11].pitchedOut = true;
+  cases[12].what = "float16 normalized", cases[12].normOutType = DataType::kFloat16;
+  cases[13].what = "relu", cases[13].consumer = "relu";
+  int made = 0;
+  for (const Case &k : cases) {
+    SCOPED_TRACE(k.what);
+    cpu::OperandDesc x{k.xType, k.x, nullptr}, sc{k.scaleType, k.scale, nullptr};
+    cpu::OperandDesc b{DataType::kFloat32, {k.x.back()}, nullptr};
+    cpu::OperandDesc t{k.normOutType, k.x, nullptr}, y{DataType::kFloat32, k.geluOut, nullptr};
+    if (k.pitchedIn) x.rowPitch = 2 * 64 * 4;
+    if (k.pitchedOut) y.rowPitch = 2 * 64 * 4;
+    cpu::NodeDesc norm, gelu;
+    norm.op = "instanceNormalization";
+    norm.attributes.set("layout", str(k.layout));
+    norm.inputs = {&x, &sc, k.nullBias ? nullptr : &b};
+    norm.inputs.resize(size_t(k.inputs));
+    norm.outputs = {&t};
+    gelu.op = k.consumer;
+    gelu.inputs = {&t};
+    gelu.outputs = {&y};
+    std::unique_ptr<cpu::Kernel> kernel;
+    ASSERT_TRUE(cpu::makeCpuKernelPair(norm, gelu, &kernel).isOk());
+    const bool priced = cpu::pairedAway(norm, gelu, {false}) == cpu::PairedAway::kConsumer;
+    EXPECT_EQ(priced, kernel != nullptr);
+    made += kernel != nullptr;
+  }
+  if (__builtin_cpu_supports("avx512f")) EXPECT_EQ(made, 5);  // both sides of the conditions met
+
+  if (!__builtin_cpu_supports("avx512f")) return;
+  for (int64_t C : {16, 512}) {
+    SCOPED_TRACE(C);
+    cpu::OperandDesc x{DataType::kFloat32, {1, 100, 1, C}, nullptr}, sc{DataType::kFloat32, {C}, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, {1, 100, 1, C}, nullptr};
+    cpu::NodeDesc norm;
+    norm.op = "instanceNormalization";
+    norm.attributes.set("layout", str("nhwc"));
+    norm.inputs = {&x, &sc, &sc};
+    norm.outputs = {&y};
+    cpu::NodeCost one = cpu::findCostFunction(norm.op)(norm, {false, true, true}, 1);
+    cpu::NodeCost two = cpu::findCostFunction(norm.op)(norm, {false, true, true}, 2);
+    EXPECT_EQ(one.family, "unary");
+    EXPECT_DOUBLE_EQ(one.bytes, 3 * 100.0 * C * 4 + 2 * C * 4);
+    // 16 channels are one group of one vector: the calling thread alone.
+    EXPECT_EQ(two.threading, C == 16 ? cpu::Threading::kOneThread : cpu::Threading::kPool);
+    norm.attributes.set("layout", str("nchw"));
+    EXPECT_EQ(cpu::findCostFunction(norm.op)(norm, {false, true, true}, 1).family, "norm");
+  }
+}
+
+// The packed SGEMM applies fusedMatmul's gelu in registers in its tile
+// epilogue: that part has no bytes and is priced at the in-cache rate;
+// elsewhere (a computed B, oneDNN) it stays a priced pass.
+TEST(CostFunctions, PackedMatmulGeluInRegisters) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the packed SGEMM needs AVX-512";
+  cpu::OperandDesc a{DataType::kFloat32, {64, 128}, nullptr}, b{DataType::kFloat32, {128, 256}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {64, 256}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "fusedMatmul";
+  n.attributes.set("activation", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "gelu", {}});
+  n.inputs = {&a, &b};
+  n.outputs = {&y};
+  for (bool constantB : {true, false}) {
+    cpu::NodeCost c = cpu::findCostFunction("fusedMatmul")(n, {false, constantB}, 1);
+    ASSERT_GE(c.after.size(), 1u);
+    EXPECT_EQ(c.after[0].family, "unary.gelu");
+    EXPECT_EQ(c.after[0].inRegisters, constantB);
+  }
 }
 
 // At 2 threads our depthwise kernel, the global average pool and the packed
