@@ -11,6 +11,10 @@ conv2d / fusedConv2d node whose cost family is not one that kernel's
 (CostFunctions.cpp restates Conv2dSelection.cpp's conditions: this checks
 them on real models). Pointwise-depthwise pairs are counted apart (the
 estimate prices them as two nodes: their factory reads the filters).
+It also checks the kernel pairs that run one node inside the other's
+kernel (batchnorm-relu, instancenorm-gelu: the consumer; scaled-pointwise:
+the mul): the nodes the run pairs away and those the estimate prices as
+"paired" (CostFunctions.cpp's pairedAway) must be the same.
 Exit status 1 when any node differs. No timing: a loaded machine is fine.
 """
 import argparse
@@ -36,6 +40,18 @@ FAMILIES = {
 }
 SINGLE = re.compile(r"cpu kernel: (?:conv2d|fusedConv2d) '(.*)': (\S+)(?: \[([^\]]*)\])?")
 PAIR = re.compile(r"cpu kernel: \S+ \+ \S+ '(.*)' \+ '(.*)': (pointwise-depthwise pair|scaled-pointwise pair)$")
+ANY_PAIR = re.compile(r"cpu kernel: \S+ \+ \S+ '(.*)' \+ '(.*)': (\S+(?: pair)?)$")
+# Which node of each such pair runs nothing of its own (0 producer, 1 consumer).
+PAIRED_AWAY = {"batchnorm-relu": 1, "instancenorm-gelu": 1, "scaled-pointwise pair": 0}
+
+
+def paired_away(log):
+    away = []
+    for line in log.splitlines():
+        p = ANY_PAIR.search(line)
+        if p and p.group(3) in PAIRED_AWAY:
+            away.append(p.group(1 + PAIRED_AWAY[p.group(3)]))
+    return sorted(away)
 
 
 def kernels_chosen(run_tool, artifact, inputs, threads):
@@ -73,7 +89,7 @@ def main(argv=None):
     models = args.models or sorted(os.listdir(work))
     run_tool = os.path.join(args.build_dir, "bin", "webnn-run")
     est_tool = os.path.join(args.build_dir, "bin", "webnnc")
-    total = differ = pairs = 0
+    total = differ = pairs = paired_total = paired_differ = 0
     for m in models:
         d = os.path.join(work, m)
         artifact = os.path.join(d, m + ".wnn")
@@ -89,6 +105,13 @@ def main(argv=None):
         est = json.loads(subprocess.run([est_tool, "estimate", artifact, "--profile", args.profile, "--threads",
                                          str(args.threads), "--json", "--detail"], capture_output=True,
                                         text=True).stdout)
+        ran_away = paired_away(log)
+        priced_away = sorted(n["name"] for n in est["nodes"] if n["family"] == "paired")
+        paired_total += len(ran_away)
+        for name in sorted(set(ran_away) ^ set(priced_away)) if ran_away != priced_away else []:
+            paired_differ += 1
+            print("%-18s %-28s %-26s %s" % (m, "paired away" if name in ran_away else "run",
+                                           "paired" if name in priced_away else "priced", name))
         seen = {}
         for n in est["nodes"]:
             if n["op"] not in ("conv2d", "fusedConv2d"):
@@ -106,7 +129,8 @@ def main(argv=None):
                 print("%-18s %-28s %-26s %s" % (m, kernel, n["family"], n["name"]))
     print("%d conv nodes at %d thread(s) (and %d in pointwise-depthwise pairs), %d priced on a family not of "
           "their kernel" % (total, args.threads, pairs, differ))
-    return 1 if differ else 0
+    print("%d nodes paired away by the run, %d where the estimate disagrees" % (paired_total, paired_differ))
+    return 1 if differ or paired_differ else 0
 
 
 if __name__ == "__main__":
