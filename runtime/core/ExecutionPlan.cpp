@@ -379,7 +379,9 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const LoadedNode &n = g.nodes[i];
     const int64_t k = accumulatesInto(n);
-    if (k < 0 || n.outputs[0] < 0) continue;
+    // (An absent operand, -1, where the op needs one: the loader leaves that
+    // to the kernel factory, which refuses the node.)
+    if (k < 0 || n.outputs[0] < 0 || n.inputs[size_t(k)] < 0) continue;
     const size_t in = size_t(n.inputs[size_t(k)]), out = size_t(n.outputs[0]);
     if (p->arenaOffset[in] != kNotInArena && p->arenaOffset[in] == p->arenaOffset[out] && g.tensors[out].byteSize)
       p->outputOverInput[i] = int32_t(k);
