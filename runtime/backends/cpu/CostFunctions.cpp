@@ -4,6 +4,8 @@
 #include "backends/cpu/CostFunctions.h"
 
 #include "backends/cpu/PieceSplit.h"
+#include "backends/cpu/ThreadPool.h"
+#include "backends/cpu/kernels/InstanceNormNhwc.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,15 +38,6 @@ int64_t dim(const OperandDesc *o, int64_t i) {  // negative i counts from the en
 }
 double atLeast1(double v) { return v < 1 ? 1 : v; }
 bool isConstant(const std::vector<bool> &c, size_t i) { return i < c.size() && c[i]; }
-
-// kernels/Common.h's rowsSplitEvenly, restated: whether `rows` cut into
-// `parts` contiguous pieces of ceil(rows / parts) keeps the largest within
-// 1/8 of an even share, where the kernels that can split rows or channels
-// take rows.
-bool rowsSplitEvenly(int64_t rows, int64_t parts) {
-  if (parts < 1 || rows < parts) return false;
-  return (rows + parts - 1) / parts * parts * 8 <= rows * 9;
-}
 
 NodeCost make(std::string family, std::vector<double> params, double flops, double bytes) {
   NodeCost c;
@@ -241,8 +234,7 @@ NodeCost normCost(const NodeDesc &n, const std::vector<bool> &, int threads) {
     // elementwise family's grid.
     c = make("unary", {e}, 6 * e, allBytes(n) + bytesOf(x));
     const int64_t N = std::max<int64_t>(x->shape[0], 1), C = std::max<int64_t>(x->shape[3], 1);
-    const int64_t wanted = std::max<int64_t>(1, (threads + N - 1) / N);
-    const int64_t width = ((C + wanted - 1) / wanted + 15) / 16 * 16;
+    const int64_t width = kernels::instanceNormGroupWidth(C, N, threads);
     if (threads > 1 && N * ((C + width - 1) / width) < 2) c.threading = Threading::kOneThread;
   }
   return c;

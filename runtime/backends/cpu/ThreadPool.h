@@ -28,6 +28,17 @@
 
 namespace webnn::cpu {
 
+// Whether `rows` cut into `parts` contiguous pieces (the pool's chunks:
+// ceil(rows / parts) each) keeps the largest piece within 1/8 of an even
+// share. Kernels that could split either rows or channels take rows when
+// they split this evenly (rows keep each thread on the rows it wrote in the
+// node before), channels otherwise (7 rows on 2 threads: 4 + 3); the cost
+// functions price the same choice.
+inline bool rowsSplitEvenly(int64_t rows, int64_t parts) {
+  if (parts < 1 || rows < parts) return false;
+  return (rows + parts - 1) / parts * parts * 8 <= rows * 9;
+}
+
 // How a thread with nothing to do waits for the next loop (a worker) or for
 // the other threads' chunks (the caller).
 enum class WaitPolicy {

@@ -63,16 +63,6 @@ bool normalizeAxis(int64_t axis, size_t rank, int64_t *out);
 void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 
-// Whether `rows` cut into `parts` contiguous pieces (the pool's chunks:
-// ceil(rows / parts) each) keeps the largest piece within 1/8 of an even
-// share. Kernels that could split either rows or channels take rows when
-// they split this evenly (rows keep each thread on the rows it wrote in the
-// node before), channels otherwise (7 rows on 2 threads: 4 + 3).
-inline bool rowsSplitEvenly(int64_t rows, int64_t parts) {
-  if (parts < 1 || rows < parts) return false;
-  return (rows + parts - 1) / parts * parts * 8 <= rows * 9;
-}
-
 // Calls f(T{}) with the C++ element type of `t` (Half for float16, double for
 // float64). int4/uint4 must have been rejected by the factory.
 template <typename F>

@@ -20,6 +20,14 @@ namespace webnn::cpu::kernels {
 // nc rounded up to whole vectors of 16.
 inline int64_t instanceNormPaddedChannels(int64_t nc) { return (nc + 15) / 16 * 16; }
 
+// The channels of one task: each image's C channels cut into as many groups
+// of whole vectors as the threads want beyond the images (one group where
+// the images alone fill the threads).
+inline int64_t instanceNormGroupWidth(int64_t C, int64_t images, int64_t threads) {
+  const int64_t wanted = images > 0 && threads > images ? (threads + images - 1) / images : 1;
+  return instanceNormPaddedChannels((C + wanted - 1) / wanted);
+}
+
 // One image's channels [c0, c0 + nc), nc >= 1: x and y at channel c0 of
 // pixel 0, rows `stride` floats apart; scale and bias (either may be null)
 // at c0; gelu: y = gelu(normalized), the instanceNormalization + gelu pair

@@ -222,9 +222,7 @@ class InstanceNormNhwcKernel final : public Kernel {
   void runAvx512(const KernelContext &ctx, const float *x, float *y, const float *scale, const float *bias,
                  bool gelu) {
     const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
-    // Groups of whole vectors, as many as the threads want beyond the images.
-    const int64_t wanted = std::max<int64_t>(1, (threads + n_ - 1) / n_);
-    const int64_t width = instanceNormPaddedChannels((c_ + wanted - 1) / wanted);
+    const int64_t width = instanceNormGroupWidth(c_, n_, threads);
     const int64_t groups = (c_ + width - 1) / width;
     if (scratch_.size() < size_t(n_ * groups * 3 * width)) scratch_.resize(size_t(n_ * groups * 3 * width));
     parallelFor(ctx, n_ * groups, 1, [&](int64_t b, int64_t e) {
