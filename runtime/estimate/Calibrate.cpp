@@ -1355,14 +1355,20 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // DRAM reads 10 GB/s a core), per thread count.
   const double chainBudget = std::min(0.3, deadline / 100);
   const double reserve = std::min(0.5, deadline / 10) + 6 * chainBudget * maxThreads;
-  // The mobile chain, before the grid: a mobile net's stages inside a graph
-  // against the same kernels alone give the cost per node (a difference
-  // within the chain's own run-to-run spread is not taken as a term). Before, so that a grid point
-  // that overruns its share (a slow machine, a sanitized build) cannot leave
-  // it no time; it prices each node at the thread count the estimate would,
-  // which depends on shapes and the peaks measured above, not on the grid.
-  // Its weights fit the L3: its kernels count at their L3 times, so it needs
-  // no cold runs (each streams twice the L3 to evict it).
+  // The in-graph chains: kernels inside a graph against the same kernels
+  // alone. A difference within the chain's own run-to-run spread is not
+  // taken as a term.
+  auto stalledLine = [](int T, const char *term) {
+    return "threads " + std::to_string(T) +
+           ": another process held a core through the chain's rounds: no in-graph term for " + term;
+  };
+  // The mobile chain, before the grid: a mobile net's stages give the cost
+  // per node. Before, so that a grid point that overruns its share (a slow
+  // machine, a sanitized build) cannot leave it no time; it prices each node
+  // at the thread count the estimate would, which depends on shapes and the
+  // peaks measured above, not on the grid. Its weights fit the L3: its
+  // kernels count at their L3 times, so it needs no cold runs (each streams
+  // twice the L3 to evict it).
   {
     const std::vector<ChainNode> mobile = mobileChain();
     for (int T = 1; T <= maxThreads; ++T) {
@@ -1370,8 +1376,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       const double runMs = t.runOverheadUs * 1e-3;
       ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget, false);
       if (m.stalled) {
-        say("threads " + std::to_string(T) +
-            ": another process held a core through the chain's rounds: no in-graph term for nodes");
+        say(stalledLine(T, "nodes"));
       } else if (m.nodes == 0) {
         say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
       } else {
@@ -1737,24 +1742,21 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       say(line);
     }
   }
-  // A decoder step's GEMVs over weights beyond the L3, inside a graph
-  // against the same kernels alone, in the time the grid left them: the rate
-  // at which a graph's kernels stream their weights from DRAM. A difference
-  // within the chain's own run-to-run spread is not taken as a term.
+  // The decode chain, in the time the grid left it: a decoder step's GEMVs
+  // over weights beyond the L3 give the rate at which a graph's kernels
+  // stream their weights from DRAM.
   {
     const std::vector<ChainNode> decode = decodeChain(p.l3Bytes);
     for (int T = 1; T <= maxThreads && left() > 2 * chainBudget; ++T) {
       ThreadProfile &t = p.threads[size_t(T - 1)];
       const double runMs = t.runOverheadUs * 1e-3;
       char line[320];
-      const std::string stalled = "threads " + std::to_string(T) +
-                                  ": another process held a core through the chain's rounds: no in-graph term for ";
       // 3x the L3 of weights (~100 MB on a 32 MB L3): not under a short
       // deadline, nor with less left than its cold rounds take (~1.5 s).
       if (shortDeadline || p.l3Bytes == 0 || left() < 5 * chainBudget) continue;
       ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget, true);
       if (d.stalled) {
-        say(stalled + "weights from DRAM");
+        say(stalledLine(T, "weights from DRAM"));
         continue;
       }
       if (d.nodes == 0 || d.dramShare <= 0 || d.coldKernels.empty() || d.coldKernels[0].empty()) {
