@@ -134,6 +134,19 @@ def main():
             expect_error(["cut.wnn", "--input", "x=x.npy", "--output-dir", "cutout"], d, 1, "cut.wnn: truncated")
         check(not os.path.exists(f"{d}/cutout") or os.listdir(f"{d}/cutout") == [], "outputs after a failed load")
 
+        # A hostile artifact the fuzz smoke found: a reshape whose only input
+        # is absent (-1) once read the planner's offsets at index -1; it loads
+        # and is refused, naming the node, with no output written.
+        hostile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "fuzz", "corpus",
+                               "artifact", "regression_crash_89588c66")
+        np.save(f"{d}/q6.npy", np.arange(6, dtype=np.float32))
+        np.save(f"{d}/scale.npy", np.array(0.5, np.float32))
+        np.save(f"{d}/zero.npy", np.array(3, np.uint8))
+        expect_error([hostile, "-i", "x=q6.npy", "-i", "y_scale=scale.npy", "-i", "y_zero_point=zero.npy",
+                      "--output-dir", "hostileout"], d, 1, "required operand 0 is missing")
+        check(not os.path.exists(f"{d}/hostileout") or os.listdir(f"{d}/hostileout") == [],
+              "outputs after a refused node")
+
         # Usage errors: exit 2.
         expect_error([], d, 2, "artifact")
         expect_error([f"{a}/add_relu.wnn", "--input", "x"], d, 2, "NAME=FILE.npy")
