@@ -875,29 +875,10 @@ bool scaledPointwise(const NodeDesc &mul, const NodeDesc &conv, const std::vecto
   return g.C * g.O <= g.H * g.W * g.C;
 }
 
-// kernels/Normalization.cpp's makeInstanceNormGeluPair: an nhwc float32
-// instanceNormalization (1-3 inputs; scale and bias float32 [C] where
-// present) and a gelu of the same shape, no operand strided, on AVX-512.
+// kernels/Normalization.cpp's makeInstanceNormGeluPair: its operands
+// (InstanceNormNhwc.h) on AVX-512.
 bool instanceNormGelu(const NodeDesc &norm, const NodeDesc &gelu) {
-  if (norm.op != "instanceNormalization" || gelu.op != "gelu" || !hasAvx512()) return false;
-  if (norm.inputs.empty() || norm.inputs.size() > 3 || !norm.inputs[0] || norm.outputs.size() != 1 ||
-      !norm.outputs[0] || gelu.inputs.size() != 1 || gelu.outputs.size() != 1 || !gelu.outputs[0])
-    return false;
-  const OperandDesc &x = *norm.inputs[0], &y = *gelu.outputs[0];
-  if (x.dtype != DataType::kFloat32 || y.dtype != DataType::kFloat32 || x.shape.size() != 4 || y.shape != x.shape ||
-      norm.outputs[0]->shape != x.shape || norm.outputs[0]->dtype != x.dtype)
-    return false;
-  if (norm.attributes.getString("layout", "nchw") != "nhwc") return false;
-  for (size_t i = 1; i < norm.inputs.size(); ++i)
-    if (norm.inputs[i] && (norm.inputs[i]->dtype != DataType::kFloat32 || norm.inputs[i]->shape != Shape{x.shape[3]}))
-      return false;
-  for (const NodeDesc *n : {&norm, &gelu}) {
-    for (const OperandDesc *o : n->inputs)
-      if (o && o->rowPitch) return false;
-    for (const OperandDesc *o : n->outputs)
-      if (o && o->rowPitch) return false;
-  }
-  return true;
+  return hasAvx512() && kernels::instanceNormGeluOperandsFit(norm, gelu);
 }
 }  // namespace
 

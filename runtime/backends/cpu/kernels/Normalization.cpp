@@ -362,22 +362,11 @@ Status makeInstanceNorm(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 // or for anything else, the nodes run apart (their own factories check them).
 Status makeInstanceNormGeluPair(const NodeDesc &norm, const NodeDesc &gelu, std::unique_ptr<Kernel> *out) {
   out->reset();
-  if (!avx512Available() || norm.inputs.empty() || norm.inputs.size() > 3 || !norm.inputs[0] ||
-      norm.outputs.size() != 1 || !norm.outputs[0] || gelu.inputs.size() != 1 || gelu.outputs.size() != 1 ||
-      !gelu.outputs[0])
-    return Status::ok();
-  const OperandDesc &x = *norm.inputs[0], &y = *gelu.outputs[0];
-  if (x.dtype != DataType::kFloat32 || y.dtype != DataType::kFloat32 || x.shape.size() != 4 ||
-      y.shape != x.shape || norm.outputs[0]->shape != x.shape || norm.outputs[0]->dtype != x.dtype)
-    return Status::ok();
-  if (norm.attributes.getString("layout", "nchw") != "nhwc" || !checkAttributes(norm).isOk() ||
+  if (!avx512Available() || !instanceNormGeluOperandsFit(norm, gelu) || !checkAttributes(norm).isOk() ||
       !checkAttributes(gelu).isOk())
     return Status::ok();
+  const OperandDesc &x = *norm.inputs[0];
   const int64_t C = x.shape[3];
-  for (size_t i = 1; i < norm.inputs.size(); ++i)
-    if (norm.inputs[i] && (norm.inputs[i]->dtype != DataType::kFloat32 || norm.inputs[i]->shape != Shape{C}))
-      return Status::ok();
-  if (hasRowPitch(norm) || hasRowPitch(gelu)) return Status::ok();
   *out = std::make_unique<InstanceNormNhwcKernel>(x.shape[0], x.shape[1] * x.shape[2], C,
                                                   float(norm.attributes.getFloat("epsilon", 1e-5)),
                                                   norm.inputs.size(), true);
