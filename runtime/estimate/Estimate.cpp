@@ -120,6 +120,10 @@ struct Model {
   // operands, so nodes run as calibration's reruns on hot caches did.
   bool hotCaches = false;
   std::vector<bool> graphOutput;  // per tensor
+  // Per tensor, the bytes the kernel that wrote it moved (0: not written
+  // by a node, or not yet): past the L2, its producer's own stream pushed
+  // the tensor's first rows and the next node's output region out of it.
+  std::vector<double> producerBytes;
 
   const FamilyGrid *grid(const ThreadProfile &t, const std::string &family) {
     std::string f = family;
@@ -166,6 +170,24 @@ struct Model {
       }
     }
     return ratio * roof;
+  }
+
+  // What the same kernel saves with its operands left in L1/L2 instead of
+  // evicted: the grid's hot reruns against its evicted runs, interpolated
+  // (a point the grid timed only evicted, one larger than the L2, saves
+  // nothing); 0 where the whole graph is priced hot already, -1 (no bound)
+  // where the family's grid has no hot reruns at all (older profiles).
+  double hotSavingMs(const ThreadProfile &t, const std::string &family, const std::vector<double> &params,
+                     double flops, double bytes, bool bf16) {
+    const FamilyGrid *g = grid(t, family);
+    if (!g || g->points[0].params.size() != params.size() ||
+        std::none_of(g->points.begin(), g->points.end(), [](const GridPoint &p) { return p.hotRatio > 0; }))
+      return -1;
+    if (hotCaches) return 0;
+    const double roof = rooflineMs(profile, t, flops, bytes, bf16);
+    const double l3 = interpolateRatio(*g, params, -1, CacheState::kL3);
+    const double hot = interpolateRatio(*g, params, -1, CacheState::kHot);
+    return std::max(0.0, (l3 - hot) * roof);
   }
 
   // Work done in registers inside another kernel's loop: `elements` at the
@@ -238,6 +260,9 @@ struct Model {
     bool bf16 = d.relaxedPrecision && (c.family == "gemm" || c.family.rfind("conv2d", 0) == 0) &&
                 c.family != "conv2d.grouped4";
     double kernelMs;
+    // The most the node's operands left in cache by the nodes before it can
+    // save (below); negative: no bound of that kind.
+    double cacheSavingMs = -1;
     if (threads > 1 && c.threading == cpu::Threading::kPieces) {
       // Single-threaded pieces side by side: the largest one alone on one
       // thread, slowed by its neighbours as calibration measured, and one
@@ -248,6 +273,7 @@ struct Model {
       e.pricedThreads = 1;
     } else if (threads > 1 && c.threading == cpu::Threading::kOneThread) {
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
     } else if (threads > 1 && !c.instructionBound && !c.rowsPerThread && memoryBound(tp1, c.flops, c.bytes, bf16) &&
                !streamsWeights(local, ln, c.bytes)) {
@@ -268,14 +294,22 @@ struct Model {
       // average pool, the packed 1x1 of a 14x14 map): its reads stay on
       // their core, so it is priced on the run's thread count.
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
     } else {
       kernelMs = price(tp, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
+      cacheSavingMs = hotSavingMs(tp, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = threads;
     }
-    for (const cpu::WorkPart &a : c.after)
-      kernelMs += a.inRegisters ? inRegistersMs(tp, a.family, a.params.empty() ? 1 : a.params[0], a.flops)
-                                : price(tp, a.family, a.params, a.flops, a.bytes, false);
+    for (const cpu::WorkPart &a : c.after) {
+      if (a.inRegisters) {
+        kernelMs += inRegistersMs(tp, a.family, a.params.empty() ? 1 : a.params[0], a.flops);
+        continue;
+      }
+      kernelMs += price(tp, a.family, a.params, a.flops, a.bytes, false);
+      const double saving = hotSavingMs(tp, a.family, a.params, a.flops, a.bytes, false);
+      cacheSavingMs = cacheSavingMs >= 0 && saving >= 0 ? cacheSavingMs + saving : -1;
+    }
     // Bytes that do not stay in the last-level cache between runs come from
     // DRAM at every run: the weights and what the caller's buffers hold
     // (graph inputs such as a decoder's past KV cache, and the outputs it
@@ -343,8 +377,29 @@ struct Model {
                                    ? (1 / moving.l3GBs - 1 / moving.l2GBs) * 1e-3
                                    : 0;
       graphUs = std::max(graphUs, -arenaBytes * perByteUs);
+      // Nothing where an input's producer moved more than the L2 holds
+      // (the cores' L2s where it ran on several): streaming its weights
+      // and maps flushed what the grid's eviction would have. The audio
+      // encoder's GELUs after conv1d layers of 1-3 MB of filters ran in
+      // the graph at the grid's evicted rate, 5 us above the flat term.
+      const double l2 = double(profile.l2Bytes) * std::max(1, threads);
+      for (size_t k = 0; k < ln.inputs.size(); ++k) {
+        const int32_t t = ln.inputs[k];
+        if (t >= 0 && size_t(t) < producerBytes.size() && profile.l2Bytes > 0 && producerBytes[size_t(t)] > l2)
+          graphUs = 0;
+      }
+      // Nor more than the grid's own hot reruns of the kernel saved: a
+      // kernel bound by its instructions (a GELU's erf, ~0.6 ns an element
+      // at every size) runs no faster on operands in cache, and the flat
+      // term took 5 us from standalone GELUs of 13-60 us in the audio
+      // encoder, pricing them 21-43% low.
+      if (cacheSavingMs >= 0) graphUs = std::max(graphUs, -cacheSavingMs * 1e3);
     }
     e.graphMs = std::max(-kernelMs, graphUs * 1e-3);
+    double moved = c.bytes;
+    for (const cpu::WorkPart &a : c.after) moved += a.bytes;
+    for (int32_t t : ln.outputs)
+      if (t >= 0 && size_t(t) < producerBytes.size()) producerBytes[size_t(t)] = moved;
     e.ms = tp.nodeOverheadUs * 1e-3 + kernelMs + e.graphMs;
     familyMs[c.family] += e.ms;
     if (ln.packed.empty()) packedBytes += c.packedBytes;
@@ -545,6 +600,16 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
   // the next run reads it again.
   double callerBytes = 0;
   m.graphOutput.assign(lg.tensors.size(), false);
+  m.producerBytes.assign(lg.tensors.size(), 0);
+  // A node that writes what another node wrote (a reshape over its input,
+  // the consumer a pair ran in its producer's kernel) passes it on.
+  auto passOn = [&](const rt::LoadedNode &ln) {
+    double b = 0;
+    for (int32_t t : ln.inputs)
+      if (t >= 0 && size_t(t) < m.producerBytes.size()) b = std::max(b, m.producerBytes[size_t(t)]);
+    for (int32_t t : ln.outputs)
+      if (t >= 0 && size_t(t) < m.producerBytes.size()) m.producerBytes[size_t(t)] = b;
+  };
   for (uint32_t idx : lg.outputs)
     if (idx < lg.tensors.size()) m.graphOutput[idx] = true;
   for (const auto *list : {&lg.inputs, &lg.outputs})
@@ -634,6 +699,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       n.name = ln.name;
       n.family = "paired";
       n.ms = tp->nodeOverheadUs * 1e-3;
+      passOn(ln);
     } else if (!ln.subgraphs.empty()) {
       n.index = i;
       n.op = ln.op;
@@ -652,6 +718,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       n.name = ln.name;
       n.family = "copy.contiguous";
       n.ms = tp->nodeOverheadUs * 1e-3;
+      passOn(ln);
     } else {
       n = m.node(graph.nodes[i], ln, i, pairedWith[i] >= 0 ? &graph.nodes[size_t(pairedWith[i])] : nullptr);
       // Under the concat-view plan (static shapes) a producer of a strided

@@ -1467,6 +1467,70 @@ TEST(Estimate, InGraphCostPerNodeAdded) {
   EXPECT_NE(s.message().find("threads[0].graph_cold_factor"), std::string::npos) << s.message();
 }
 
+// A node saves in a graph no more than the grid's hot reruns of its kernel
+// saved against its evicted runs: a kernel bound by its instructions (a
+// GELU's erf) gains little from operands left in the L2 by the node before.
+// A family whose grid has no hot reruns (older profiles) keeps the flat
+// term; a graph priced hot throughout saves nothing more.
+TEST(Estimate, InGraphSavingBoundedByTheGridsHotReruns) {
+  DeviceProfile p = syntheticProfile();
+  TGraph g;
+  g.name = "relu_2mb";
+  g.tensors = {{"x", DataType::kFloat32, {1, 262144}}, {"y", DataType::kFloat32, {1, 262144}}};
+  g.nodes = {{"relu", {0}, {1}, "relu0"}};
+  g.inputs = {0};
+  g.outputs = {1};
+  const std::string path = writeArtifact("est_graph_hot_bound", g);
+  p.threads[0].graphNodeUs = -20;  // within the 28 us its 2 MB of arena bytes allow
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  ASSERT_EQ(e.nodes.size(), 1u);
+  ASSERT_EQ(e.nodes[0].family, "unary");
+  EXPECT_NEAR(e.nodes[0].graphMs, -20e-3, 1e-12);
+  est::GridPoint &point = p.threads[0].families["unary"].points[0];
+  point.hotRatio = 1.9;  // against ratio 2: a twentieth of the kernel
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].graphMs, -0.1 * e.nodes[0].rooflineMs, 1e-12);
+  EXPECT_GT(e.nodes[0].graphMs, -20e-3);
+  point.hotRatio = 2;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  EXPECT_DOUBLE_EQ(e.nodes[0].graphMs, 0);
+  // The whole working set in the L2: priced on the hot ratios already.
+  point.hotRatio = 1.9;
+  p.l2Bytes = 64 << 20;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  EXPECT_DOUBLE_EQ(e.nodes[0].graphMs, 0);
+}
+
+// A node whose input's producer moved more bytes than the L2 holds saves
+// nothing in the graph: that stream flushed its operands as the grid's
+// eviction does (the audio encoder's GELUs after conv1d layers of 1-3 MB
+// of filters). The first relu reads the graph's input; the second reads
+// the first's 2 MB pass over a 1 MB L2; with a 4 MB L2 both save.
+TEST(Estimate, InGraphSavingNoneAfterAProducerBeyondTheL2) {
+  DeviceProfile p = syntheticProfile();
+  TGraph g;
+  g.name = "relu_relu_2mb";
+  g.tensors = {{"x", DataType::kFloat32, {1, 262144}},
+               {"y", DataType::kFloat32, {1, 262144}},
+               {"z", DataType::kFloat32, {1, 262144}}};
+  g.nodes = {{"relu", {0}, {1}, "relu0"}, {"relu", {1}, {2}, "relu1"}};
+  g.inputs = {0};
+  g.outputs = {2};
+  const std::string path = writeArtifact("est_graph_flushed", g);
+  p.threads[0].graphNodeUs = -20;
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  ASSERT_EQ(e.nodes.size(), 2u);
+  EXPECT_NEAR(e.nodes[0].graphMs, -20e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(e.nodes[1].graphMs, 0);
+  p.l2Bytes = 4 << 20;
+  p.l3Bytes = 64 << 20;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].graphMs, -20e-3, 1e-12);
+  EXPECT_NEAR(e.nodes[1].graphMs, -20e-3, 1e-12);
+}
+
 // Under the concat-view plan a concat copies only the inputs the plan did
 // not place in its output (a graph input; a convolution's output read by
 // one concat); a placed input's producer wrote it there: a pool in place, a
