@@ -41,7 +41,7 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "conv2d.rowwindow") return "conv2d.im2col";  // the same packed SGEMM
   if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable" || f == "conv2d.grouped4") return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
-  if (f == "unary.exp" || f == "softmax" || f == "norm") return "unary";
+  if (f == "unary.exp" || f == "softmax" || f == "norm" || f == "norm.nhwc") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own
   if (f == "unary" || f == "binary" || f == "pool" || f == "reduce" || f == "copy.contiguous") return "copy";
   return nullptr;

@@ -230,9 +230,10 @@ NodeCost normCost(const NodeDesc &n, const std::vector<bool> &, int threads) {
   if (n.op == "instanceNormalization" && x && x->dtype == DataType::kFloat32 && x->shape.size() == 4 &&
       hasAvx512() && n.attributes.getString("layout", "nchw") == "nhwc") {
     // Streaming passes with a few operations per value, nothing like the
-    // layerNormalization rows the norm grid times: priced on the
-    // elementwise family's grid.
-    c = make("unary", {e}, 6 * e, allBytes(n) + bytesOf(x));
+    // layerNormalization rows the norm grid times: a family of its own,
+    // timed by calibration on this kernel (its statistics chunks, its
+    // channel groups); older profiles price it on the unary grid.
+    c = make("norm.nhwc", {e}, 6 * e, allBytes(n) + bytesOf(x));
     const int64_t N = std::max<int64_t>(x->shape[0], 1), C = std::max<int64_t>(x->shape[3], 1);
     const int64_t width = kernels::instanceNormGroupWidth(C, N, threads);
     if (threads > 1 && N * ((C + width - 1) / width) < 2) c.threading = Threading::kOneThread;
@@ -923,7 +924,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"unary.softplus", 1}, {"unary.gelu", 1}, {"unary.elu", 1}, {"binary", 1}, {"binary.pow", 1}, {"copy", 1}, {"copy.contiguous", 1},
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
-      {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"gemm", 3}, {"gemm.portable", 3},
+      {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"norm.nhwc", 1},           {"gemm", 3}, {"gemm.portable", 3},
       {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},

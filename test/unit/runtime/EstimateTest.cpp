@@ -1188,7 +1188,7 @@ TEST(CostFunctions, InstanceNormGeluPairMatchesTheKernelPair) {
     norm.outputs = {&y};
     cpu::NodeCost one = cpu::findCostFunction(norm.op)(norm, {false, true, true}, 1);
     cpu::NodeCost two = cpu::findCostFunction(norm.op)(norm, {false, true, true}, 2);
-    EXPECT_EQ(one.family, "unary");
+    EXPECT_EQ(one.family, "norm.nhwc");
     EXPECT_DOUBLE_EQ(one.bytes, 3 * 100.0 * C * 4 + 2 * C * 4);
     // 16 channels are one group of one vector: the calling thread alone.
     EXPECT_EQ(two.threading, C == 16 ? cpu::Threading::kOneThread : cpu::Threading::kPool);
