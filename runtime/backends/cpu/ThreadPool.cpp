@@ -25,7 +25,9 @@ inline void cpuRelax() {
 inline uint32_t generationOf(uint64_t state) { return static_cast<uint32_t>(state >> 32); }
 inline uint32_t chunksOf(uint64_t state) { return static_cast<uint32_t>(state >> 16) & 0xffff; }
 inline uint32_t nextChunkOf(uint64_t state) { return static_cast<uint32_t>(state) & 0xffff; }
-constexpr int64_t kMaxChunks = 0xffff;
+// A share's word (Share::units) has the same layout: generation, front, back.
+inline uint32_t frontOf(uint64_t units) { return static_cast<uint32_t>(units >> 16) & 0xffff; }
+inline uint32_t backOf(uint64_t units) { return static_cast<uint32_t>(units) & 0xffff; }
 
 // Spins until done() or `limitNs` (-1: no limit) passes; true when done()
 // became true. The clock is read every few pauses (a pause is ~10-150 cycles
@@ -61,6 +63,7 @@ ThreadPool::ThreadPool(int numThreads, WaitPolicy policy)
   } catch (const std::system_error &) {
   }
   numThreads_ = static_cast<int>(workers_.size()) + 1;
+  shares_.reset(new Share[size_t(numThreads_)]);
 }
 
 ThreadPool::~ThreadPool() {
@@ -91,25 +94,62 @@ void ThreadPool::startWorkers() {
 
 bool ThreadPool::insideParallelFor() { return tInsideParallelFor; }
 
-void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t chunk, bool caller) {
-  uint64_t s = state_.load(std::memory_order_acquire);
+bool ThreadPool::takeUnit(int64_t share, uint32_t generation, bool front, int64_t *unit) {
+  std::atomic<uint64_t> &word = shares_[size_t(share)].units;
+  uint64_t u = word.load(std::memory_order_acquire);
   for (;;) {
-    if (generationOf(s) != generation) return;
-    const uint32_t c = nextChunkOf(s), numChunks = chunksOf(s);
-    if (c >= numChunks) return;
-    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-    int64_t begin = int64_t(c) * chunk;
-    fn(ctx, begin, std::min(n, begin + chunk));
-    uint32_t done = chunksDone_.fetch_add(1) + 1;
-    if (!caller && done == numChunks && callerSleeping_.load()) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_.notify_one();
+    if (generationOf(u) != generation || frontOf(u) >= backOf(u)) return false;
+    const uint64_t taken = front ? u + (uint64_t(1) << 16) : u - 1;
+    if (word.compare_exchange_weak(u, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      *unit = front ? frontOf(u) : backOf(u) - 1;
+      return true;
     }
-    s = state_.load(std::memory_order_acquire);
   }
 }
 
-void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
+void ThreadPool::runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t unit, bool caller) {
+  const uint32_t units = static_cast<uint32_t>((n + unit - 1) / unit);
+  auto run = [&](int64_t u) {
+    const int64_t begin = u * unit;
+    fn(ctx, begin, std::min(n, begin + unit));
+    const uint32_t done = chunksDone_.fetch_add(1) + 1;
+    if (!caller && done == units && callerSleeping_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_one();
+    }
+  };
+  // Own shares first, front to back.
+  uint64_t s = state_.load(std::memory_order_acquire);
+  uint32_t numShares = 0;
+  for (;;) {
+    if (generationOf(s) != generation) return;
+    const uint32_t c = nextChunkOf(s);
+    numShares = chunksOf(s);
+    if (c >= numShares) break;
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
+    for (int64_t u; takeUnit(c, generation, /*front=*/true, &u);) run(u);
+    s = state_.load(std::memory_order_acquire);
+  }
+  // Then the others' units, from the back of the share with the most left:
+  // the ones its owner would reach last.
+  for (;;) {
+    int64_t busiest = -1;
+    uint32_t most = 0;
+    for (uint32_t c = 0; c < numShares; ++c) {
+      const uint64_t u = shares_[c].units.load(std::memory_order_acquire);
+      if (generationOf(u) != generation || frontOf(u) >= backOf(u)) continue;
+      if (backOf(u) - frontOf(u) > most) {
+        most = backOf(u) - frontOf(u);
+        busiest = c;
+      }
+    }
+    if (busiest < 0) return;
+    int64_t u;
+    if (takeUnit(busiest, generation, /*front=*/false, &u)) run(u);
+  }
+}
+
+void ThreadPool::dispatch(int64_t n, int64_t unit, int64_t shares, ChunkFn fn, void *ctx) {
   // Another thread is already driving this pool (two runs of one session at
   // once): do the work here rather than queue behind it.
   std::unique_lock<std::mutex> dispatchLock(dispatchMutex_, std::try_to_lock);
@@ -119,35 +159,36 @@ void ThreadPool::dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx) {
     tInsideParallelFor = false;
     return;
   }
-  // One contiguous range per thread, claimed rather than assigned: a worker
-  // that has not woken yet (a shared machine, or one still blocked) leaves
-  // its range to the caller instead of making it wait.
-  int64_t numChunks = std::min<int64_t>({numThreads_, (n + grain - 1) / grain, kMaxChunks});
-  int64_t chunk = (n + numChunks - 1) / numChunks;
-  numChunks = (n + chunk - 1) / chunk;
-  const uint32_t chunks = static_cast<uint32_t>(numChunks);
-
+  // Shares are claimed rather than assigned: a worker that has not woken
+  // yet (a shared machine, or one still blocked) leaves its share to the
+  // threads that have, instead of making them wait.
+  const int64_t units = (n + unit - 1) / unit;
   fn_.store(fn, std::memory_order_relaxed);
   ctx_.store(ctx, std::memory_order_relaxed);
   n_.store(n, std::memory_order_relaxed);
-  chunk_.store(chunk, std::memory_order_relaxed);
+  chunk_.store(unit, std::memory_order_relaxed);
   chunksDone_.store(0, std::memory_order_relaxed);
   const uint32_t generation = ++generation_;
-  state_.store(uint64_t(generation) << 32 | uint64_t(chunks) << 16);  // seq_cst: before the sleeper check
+  for (int64_t c = 0; c < shares; ++c)
+    shares_[size_t(c)].units.store(
+        uint64_t(generation) << 32 | uint64_t(c * units / shares) << 16 | uint64_t((c + 1) * units / shares),
+        std::memory_order_relaxed);
+  state_.store(uint64_t(generation) << 32 | uint64_t(shares) << 16);  // seq_cst: before the sleeper check
   if (sleepingWorkers_.load() > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     wake_.notify_all();
   }
 
   tInsideParallelFor = true;
-  runChunks(generation, fn, ctx, n, chunk, /*caller=*/true);
+  runChunks(generation, fn, ctx, n, unit, /*caller=*/true);
   tInsideParallelFor = false;
 
-  auto allDone = [&] { return chunksDone_.load(std::memory_order_acquire) == chunks; };
+  const uint32_t total = static_cast<uint32_t>(units);
+  auto allDone = [&] { return chunksDone_.load(std::memory_order_acquire) == total; };
   if (spinUntil(allDone, spinNs())) return;
   std::unique_lock<std::mutex> lock(mutex_);
   callerSleeping_.store(true);
-  done_.wait(lock, [&] { return chunksDone_.load() == chunks; });
+  done_.wait(lock, [&] { return chunksDone_.load() == total; });
   callerSleeping_.store(false, std::memory_order_relaxed);
 }
 

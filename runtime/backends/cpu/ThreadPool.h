@@ -17,9 +17,11 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_THREADPOOL_H
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -83,20 +85,56 @@ class ThreadPool {
       fn(int64_t(0), n);
       return;
     }
+    int64_t chunks = std::min<int64_t>({numThreads_, (n + grain - 1) / grain, kMaxUnits});
+    const int64_t chunk = (n + chunks - 1) / chunks;
+    chunks = (n + chunk - 1) / chunk;
     using F = std::remove_reference_t<Fn>;
-    dispatch(n, grain, [](void *ctx, int64_t b, int64_t e) { (*static_cast<F *>(ctx))(b, e); },
+    dispatch(n, chunk, chunks, [](void *ctx, int64_t b, int64_t e) { (*static_cast<F *>(ctx))(b, e); },
+             const_cast<void *>(static_cast<const void *>(&fn)));
+  }
+
+  // Like parallelFor, for loops whose threads must finish together on cores
+  // that do not run at one speed (a VM's vCPUs share physical cores with
+  // other guests: on the 2-vCPU Xeon one ran 1.2-1.3x slower than the other
+  // for minutes, and an even split waits for it). [0, n) is cut into units
+  // of `unit` (the last may be shorter); each thread starts on its own
+  // contiguous, even share of units, front to back, and once through it
+  // takes units from the back of the share with the most left. fn(begin,
+  // end) gets one unit per call from the pool, all of [0, n) at once when
+  // the loop runs inline. Units cost a claim each (an atomic on the share's
+  // own cache line): a few per thread, not thousands.
+  template <typename Fn>
+  void parallelForUnits(int64_t n, int64_t unit, Fn &&fn) {
+    if (n <= 0) return;
+    if (unit < 1) unit = 1;
+    if (numThreads_ == 1 || n <= unit || insideParallelFor()) {
+      fn(int64_t(0), n);
+      return;
+    }
+    if ((n + unit - 1) / unit > kMaxUnits) unit = (n + kMaxUnits - 1) / kMaxUnits;
+    const int64_t units = (n + unit - 1) / unit;
+    using F = std::remove_reference_t<Fn>;
+    dispatch(n, unit, std::min<int64_t>(numThreads_, units),
+             [](void *ctx, int64_t b, int64_t e) { (*static_cast<F *>(ctx))(b, e); },
              const_cast<void *>(static_cast<const void *>(&fn)));
   }
 
  private:
   using ChunkFn = void (*)(void *ctx, int64_t begin, int64_t end);
+  static constexpr int64_t kMaxUnits = 0xffff;
 
   static bool insideParallelFor();
-  void dispatch(int64_t n, int64_t grain, ChunkFn fn, void *ctx);
+  // Runs fn over [0, n) in units of `unit`, split into `shares` even
+  // contiguous shares of units (parallelFor: one unit per share).
+  void dispatch(int64_t n, int64_t unit, int64_t shares, ChunkFn fn, void *ctx);
   void workerLoop();
-  // Claims and runs chunks of job `generation` until none are left or a
-  // newer job has started.
-  void runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t chunk, bool caller);
+  // Claims shares of job `generation` and runs their units, then takes units
+  // from the back of the others' shares, until none are left or a newer job
+  // has started.
+  void runChunks(uint32_t generation, ChunkFn fn, void *ctx, int64_t n, int64_t unit, bool caller);
+  // Takes the front (or back) unit of share `share` of job `generation` into
+  // *unit; false when the share has none left or the job is over.
+  bool takeUnit(int64_t share, uint32_t generation, bool front, int64_t *unit);
   // Nanoseconds to spin before blocking, -1 = no limit.
   int64_t spinNs() const;
 
@@ -105,8 +143,8 @@ class ThreadPool {
   std::mutex dispatchMutex_;  // one parallelFor at a time per pool
   std::atomic<WaitPolicy> policy_;
 
-  // The current job: generation (bits 32-63), chunk count (16-31) and next
-  // unclaimed chunk (0-15). Chunks are claimed by compare-exchange on the
+  // The current job: generation (bits 32-63), share count (16-31) and next
+  // unclaimed share (0-15). Shares are claimed by compare-exchange on the
   // whole word, so a claim succeeds only while its job is unfinished; the
   // caller rewrites the fields below only after its job is finished, so a
   // successful claim means the fields a worker read were that job's.
@@ -117,7 +155,16 @@ class ThreadPool {
   std::atomic<ChunkFn> fn_{nullptr};
   std::atomic<void *> ctx_{nullptr};
   std::atomic<int64_t> n_{0}, chunk_{0};
-  std::atomic<uint32_t> chunksDone_{0};
+  std::atomic<uint32_t> chunksDone_{0};  // units run so far
+  // One per thread: the units of a share not yet taken, as generation (bits
+  // 32-63), front (16-31) and back (0-15). Its owner takes from the front,
+  // others from the back, each by compare-exchange on the whole word, so a
+  // unit is taken once and only while its job is the word's. A cache line
+  // each: owners taking units do not contend.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> units{0};
+  };
+  std::unique_ptr<Share[]> shares_;
 
   // Blocking: a thread announces itself before its last check under mutex_,
   // the other side checks the announcement after its store (both seq_cst),

@@ -446,6 +446,54 @@ TEST_P(ThreadPoolTest, RandomJobsWithPolicyChanges) {
   }
 }
 
+TEST_P(ThreadPoolTest, UnitsCoverRangeExactlyOnce) {
+  cpu::ThreadPool pool(threads(), policy());
+  for (int64_t n : {0, 1, 7, 64, 1000, 100003, 200000}) {
+    for (int64_t unit : {0, 1, 3, 16, 1000, 1 << 20}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      for (auto &h : hits) h = 0;
+      const int64_t u = std::max<int64_t>(1, unit);
+      pool.parallelForUnits(n, unit, [&](int64_t b, int64_t e) {
+        ASSERT_LE(0, b);
+        ASSERT_LT(b, e);
+        ASSERT_LE(e, n);
+        if (b != 0 || e != n) {  // not the whole range inline: whole units (more than 0xffff: larger ones)
+          const int64_t size = n / u > 0xffff ? (n + 0xfffe) / 0xffff : u;
+          ASSERT_EQ(b % size, 0) << "n=" << n << " unit=" << unit;
+          if (e < n) ASSERT_EQ(e - b, size) << "n=" << n << " unit=" << unit;
+        }
+        for (int64_t i = b; i < e; ++i) hits[i]++;
+      });
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i], 1) << "n=" << n << " unit=" << unit << " i=" << i;
+    }
+  }
+}
+
+// The thread that starts on the first share runs each unit slowly (a slower
+// core): the others take units from the back of its share, so it runs fewer
+// than its even share. An even split would leave it all of them.
+TEST_P(ThreadPoolTest, UnitsMoveToFasterThreads) {
+  if (threads() < 2) GTEST_SKIP() << "no workers";
+  cpu::ThreadPool pool(threads(), policy());
+  const int64_t n = 16 * threads();
+  std::vector<std::thread::id> ran(static_cast<size_t>(n));
+  std::thread::id slow;
+  std::atomic<bool> slowKnown{false};
+  pool.parallelForUnits(n, 1, [&](int64_t b, int64_t e) {
+    ASSERT_EQ(e, b + 1);
+    if (b == 0) {
+      slow = std::this_thread::get_id();
+      slowKnown = true;
+    }
+    ran[size_t(b)] = std::this_thread::get_id();
+    if (slowKnown && std::this_thread::get_id() == slow) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+  int64_t bySlow = 0;
+  for (const auto &id : ran) bySlow += id == slow;
+  EXPECT_LT(bySlow, 16) << "the slow thread ran its whole share of 16 units";
+  EXPECT_GE(bySlow, 1);
+}
+
 // The default spin is bounded: a pool left idle stops using the CPU.
 TEST(ThreadPoolWait, DefaultStopsSpinning) {
   cpu::ThreadPool pool(2, cpu::WaitPolicy::kDefault);

@@ -1,7 +1,8 @@
 // The packed-B AVX-512 GEMM (kernels/PackedSgemm.h) through the registry:
 // matmul and fusedMatmul against a double-precision reference at shapes that
 // reach every edge (row tiles of 1-8, more than one 256-row chunk, last
-// panels 1-47 columns wide, K in several blocks), 1-3 threads, with B packed
+// panels 1-47 columns wide, K in several blocks, threads' units across row
+// chunks), 1-3 threads, with B packed
 // at the first run and B taken prepacked from the artifact.
 #include <gtest/gtest.h>
 
@@ -66,8 +67,10 @@ class PackedSgemm : public ::testing::Test {
   ScopedRunCounting counting_;                 // packedSgemmRuns counts in these tests
 };
 
-const Shape3 kShapes[] = {{16, 16, 32}, {37, 64, 100}, {128, 96, 200}, {300, 40, 48},
-                          {20, 1100, 33}, {65, 2500, 97}, {128, 768, 144}};
+// {520, 24, 1000}: 3 row chunks x 21 panels, threads' units of 2-3 tasks
+// that cross from one row chunk to the next.
+const Shape3 kShapes[] = {{16, 16, 32},  {37, 64, 100},  {128, 96, 200},  {300, 40, 48},
+                          {20, 1100, 33}, {65, 2500, 97}, {128, 768, 144}, {520, 24, 1000}};
 
 TEST_F(PackedSgemm, MatmulMatchesReference) {
   uint32_t seed = 1;

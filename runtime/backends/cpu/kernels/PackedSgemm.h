@@ -13,10 +13,11 @@
 // Packed layout: K is cut in blocks of kc rows; within a block, column panels
 // of kPanel (48) columns, each kc x 48 floats row-major, zero-padded past N:
 //   [kBlock][panel][k in block][48].
-// Threads own contiguous ranges of (chunk of rowChunk(M) rows, panel)
-// tasks; within a chunk a thread walks k-blocks outer, its panels, then
-// 8-row tiles, visiting B's blocks in memory order, so the prefetch of the
-// next one is sequential.
+// Threads start on contiguous ranges of (chunk of rowChunk(M) rows, panel)
+// tasks and end on units of a slower thread's range (runUnits,
+// PackedSgemm.cpp); within a chunk a thread walks k-blocks outer, its
+// panels, then 8-row tiles, visiting B's blocks in memory order, so the
+// prefetch of the next one is sequential.
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_PACKEDSGEMM_H
 
@@ -76,9 +77,12 @@ struct SgemmEpilogue {
 
 // y[m][n] (row stride ldy) = epilogue(sum_k a[m * lda + k] * b(k, n)) for
 // rows [row0, row1) and the columns of panels [panel0, panel1). AVX-512 only.
+// nextPanel (>= 0): the panel whose first k-block the caller multiplies
+// next (its next unit of work), prefetched during the last block as the
+// walk prefetches its own.
 void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float *a, int64_t lda, float *y,
                        int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
-                       int64_t panel1);
+                       int64_t panel1, int64_t nextPanel = -1);
 
 // Whether matmul / fusedMatmul / conv2d factories use this kernel for a
 // float32 product with a constant B: on unless WEBNN_PACKED_SGEMM=0; tests

@@ -97,7 +97,7 @@ __mmask16 columnMask(int64_t cols) {
 
 void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float *a, int64_t lda, float *y,
                        int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
-                       int64_t panel1) {
+                       int64_t panel1, int64_t nextPanel) {
   const int64_t K = b.K(), N = b.N(), kcMax = b.kc(), panels = b.panels();
   const bool epilogue = ep.bias || ep.residual || ep.act != Activation::kNone || ep.alpha != 1.f ||
                         ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
@@ -121,6 +121,9 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
           nextK = std::min(kcMax, K - k0 - kc);
         } else if (m0 + rows < row1) {
           next = blockOf(0, panel0);
+          nextK = std::min(kcMax, K);
+        } else if (nextPanel >= 0 && nextPanel < panels) {
+          next = blockOf(0, nextPanel);
           nextK = std::min(kcMax, K);
         }
         const int64_t lines = next ? nextK * kPanel * int64_t(sizeof(float)) / 64 : 0;
@@ -154,7 +157,7 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
 
 namespace webnn::cpu::kernels {
 void packedSgemmAvx512(const PackedSgemmB &, const float *, const float *, int64_t, float *, int64_t,
-                       const SgemmEpilogue &, int64_t, int64_t, int64_t, int64_t) {}
+                       const SgemmEpilogue &, int64_t, int64_t, int64_t, int64_t, int64_t) {}
 }  // namespace webnn::cpu::kernels
 
 #endif
