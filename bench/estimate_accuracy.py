@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """How well `webnnc estimate` predicts webnn-run's latency on this machine.
 
-    /usr/bin/python3 bench/estimate_accuracy.py [--models a,b] [--threads 1,2] [--blocks 4] [--block-runs 8]
-                                                [--cache-dir DIR] [--profile FILE] [--json OUT]
+    /usr/bin/python3 bench/estimate_accuracy.py [--models a,b] [--threads 1,2] [--blocks 8] [--block-runs 4]
+                                                [--cache-dir DIR] [--profile FILE] [--json OUT] [--no-cpu-time]
 
 For each held-out case (never one of FIT_MODELS, on which the model's
 constants were looked at): the benchmark suite's models (HELD_OUT,
@@ -14,9 +14,9 @@ compiles a full artifact and a weightless one, estimates
 the weightless one (`webnnc estimate --json`, default device profile or
 --profile), then measures the full one as a user would see it over time: in
 --blocks passes over all cases, each case once per pass as `webnn-run --bench
---block-runs --warmup 3` (4 blocks of 8 runs by default), the median of
-every run of its blocks (>= 20 runs, none dropped), with each block's median
-and their spread reported; every timing under one hold of
+--block-runs --warmup 3` (8 blocks of 4 runs by default), the median of its
+blocks' medians (>= 20 runs, none dropped), with each block's median and
+their spread reported; every timing under one hold of
 /tmp/webnn-bench.lock (the lock `flock /tmp/webnn-bench.lock` takes: no
 other benchmark overlaps). Per case (model, threads), per group
 (suite, npm, llm) and in total it reports: the error of the predicted median, the share within
@@ -24,8 +24,20 @@ other benchmark overlaps). Per case (model, threads), per group
 false "meets" answers: `--requirement` asked for the measured tier and the
 next faster one, counted wrong when it says "meets" and the measured median
 is not in that tier. At one thread it also reports the CPU time per run
-(two runs of different lengths, differenced): on a machine other work
-shares, wall time counts the time slices that work takes.
+(two runs of different lengths, differenced; --no-cpu-time leaves them out,
+for a run under `quiet` where wall time is what the model takes alone): on
+a machine other work shares, wall time counts the time slices that work
+takes.
+
+Why blocks, and why the median of their medians: this host's speed moves
+by minutes, the same way for every case (a quiet held-out run's 30-second
+windows ran 0.93-1.23x the cases' own medians; within a block the runs
+after 3 warm-ups show no trend). A block is one moment of the host; 8
+short blocks sample each case at 8 moments of the run instead of 4, and the
+median of their medians lets one slow moment move a case's figure by one
+block of 8, not by its share of the pooled runs. The two halves (even and
+odd passes) are measured by the same rule; the per-pass speed factors (the
+median over cases of block median / case median) are reported beside them.
 
 The calibration grid (runtime/estimate/Calibrate.cpp: synthetic single
 kernels) is the only thing fitted; no model's timings enter the profile
@@ -218,7 +230,7 @@ def prepare_llm(names, cache_dir, work, tools, stale, fit=False):
 
 def markdown(cases, summary):
     pct = lambda v: "%.0f%%" % (100 * v)
-    lines = ["| model | threads | measured ms (wall median) | predicted ms [p10, p90] | error | "
+    lines = ["| model | threads | measured ms (median of block medians) | predicted ms [p10, p90] | error | "
              "block medians ms (spread) | 1-thread CPU ms/run | error vs CPU | tier measured / predicted | "
              "false meets | load |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -258,6 +270,10 @@ def markdown(cases, summary):
         lines.append("| in-graph terms %s | %d | %s | %s | %d | %.0f%% | |" % (
             name, v["cases"], pct(v["within_10pct"]), pct(v["within_20pct"]), v["over_2x"],
             v["median_abs_pct_error"]))
+    if "pass_speed" in summary:
+        lines.append("")
+        lines.append("The host's speed per pass (the median over cases of a block's median over the case's): %s." %
+                     " / ".join("%.2f" % v for v in summary["pass_speed"]))
     worst = max(cases, key=lambda c: c["block_spread_pct"])
     lines.append("")
     lines.append("Blocks: %d runs per case; the spread of a case's block medians (largest - smallest, over its "
@@ -284,16 +300,32 @@ def pooled_median(blocks):
     return median([x for blk in blocks for x in blk["runs"]])
 
 
+def block_median(blocks):
+    """The measured latency: the median of the blocks' medians, each block one moment of the host."""
+    return median([median(blk["runs"]) for blk in blocks])
+
+
 def split_half_pct(blocks):
-    """The measurement against itself: the median of the even-numbered blocks' runs against the odd-numbered
+    """The measurement against itself: block_median of the even-numbered blocks against the odd-numbered
     blocks' (100 * |even / odd - 1|), None with fewer than two blocks. On a host whose speed moves between
     minutes, no estimate agrees with a measured median better than two halves of that measurement agree
-    with each other (each half has half the runs, so this is a pessimistic floor)."""
+    with each other (each half has half the blocks, so this is a pessimistic floor)."""
     if len(blocks) < 2:
         return None
-    even = pooled_median(blocks[0::2])
-    odd = pooled_median(blocks[1::2])
+    even = block_median(blocks[0::2])
+    odd = block_median(blocks[1::2])
     return 100.0 * abs(even / odd - 1)
+
+
+def pass_speed(blocks_by_case):
+    """Per pass, the median over cases of (the case's block median in that pass / its block_median): the
+    host's speed at that pass as every case saw it (> 1: slower)."""
+    ratios = {}
+    for bl in blocks_by_case:
+        m = block_median(bl)
+        for blk in bl:
+            ratios.setdefault(blk["pass"], []).append(median(blk["runs"]) / m)
+    return [median(ratios[p]) for p in sorted(ratios)]
 
 
 def block_schedule(keys, passes):
@@ -335,10 +367,13 @@ def main(argv=None):
                     help="default: every held-out case (the suite's models, the real npm models present, "
                          "the LLM's prefill and decode cases)")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--blocks", type=int, default=4,
-                    help="timing blocks per case, one per interleaved pass over all cases (default 4)")
-    ap.add_argument("--block-runs", type=int, default=8,
-                    help="timed runs per block, after 3 warm-up runs (default 8)")
+    ap.add_argument("--blocks", type=int, default=8,
+                    help="timing blocks per case, one per interleaved pass over all cases (default 8)")
+    ap.add_argument("--block-runs", type=int, default=4,
+                    help="timed runs per block, after 3 warm-up runs (default 4)")
+    ap.add_argument("--no-cpu-time", action="store_true",
+                    help="leave out the 1-thread CPU time per run (its two longer runs per case): for a run "
+                         "under `quiet`, where the wall time is the model's alone")
     ap.add_argument("--cache-dir", default=os.path.join(BENCH, ".models"))
     ap.add_argument("--build-dir")
     ap.add_argument("--profile", help="device profile (default: webnnc estimate's own lookup)")
@@ -438,7 +473,7 @@ def main(argv=None):
                 load = float(f.read().split()[0])
             runs = json.loads(run(cmd))["latency_ms"]["runs"]
             blocks[(m, t)].append({"pass": b, "start_s": time.time() - started, "load": load, "runs": runs})
-            if t == 1:
+            if t == 1 and not args.no_cpu_time:
                 short, longer = cpu_run_commands(
                     benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, 3), CPU_RUNS)
                 if b == min(1, args.blocks - 1):
@@ -455,16 +490,15 @@ def main(argv=None):
     for (m, full, light, bindings, shapes), t in keys:
         est, est_wall = estimates[(m, t)]
         bl = blocks[(m, t)]
-        pooled = pooled_median(bl)
+        measured = block_median(bl)
         block_medians = [median([x for x in blk["runs"]]) for blk in bl]
         loads = [blk["load"] for blk in bl]
         cpu_ms = (max(0.0, cpu_seconds[(m, "long")] - cpu_seconds[(m, "short")]) / (2 * CPU_RUNS) * 1e3
-                  if t == 1 else None)
+                  if t == 1 and (m, "long") in cpu_seconds else None)
         # Microsecond models: the two runs' CPU times (getrusage, ticks of a
         # few ms) can difference to nothing; no CPU figure then.
         if cpu_ms is not None and cpu_ms <= 0:
             cpu_ms = None
-        measured = pooled
         pred = est["latency_ms"]["median"]
         true_tier = tier_of(measured)
         ask = [true_tier] + ([TIERS[TIERS.index(true_tier) - 1]] if true_tier != TIERS[0] else [])
@@ -512,6 +546,7 @@ def main(argv=None):
             "median_abs_pct_error": cpu_errs[len(cpu_errs) // 2],
             "tier_agreement": sum(tier_of(c["cpu_ms_per_run"]) == c["tier_predicted"] for c in cases
                                   if c["cpu_ms_per_run"] is not None) / len(cpu_errs)}
+    summary["pass_speed"] = pass_speed([c["blocks"] for c in cases])
     halves = sorted(c["split_half_pct"] for c in cases if c["split_half_pct"] is not None)
     if halves:
         summary["split_half"] = {"cases": len(halves), "within_10pct": sum(e <= 10 for e in halves) / len(halves),

@@ -102,8 +102,8 @@ def main():
     check(r.returncode == 1 and "absent.json" in r.stderr, "--add missing file: %r" % r.stderr)
 
     # What bench/estimate_accuracy.py measures with: webnn-run's per-run
-    # latencies (latency_ms.runs), pooled over blocks timed in interleaved
-    # passes, every run kept.
+    # latencies (latency_ms.runs) in blocks timed in interleaved passes, the
+    # median of the blocks' medians, every run kept.
     import numpy as np
     np.save(os.path.join(tmp, "x.npy"), np.ones((2, 3), np.float32))
     r = run([args.webnn_run, os.path.join(args.artifacts, "add_relu.wnn"), "-i",
@@ -122,9 +122,17 @@ def main():
     blocks = [{"runs": [1.0, 9.0, 2.0]}, {"runs": [3.0, 4.0]}, {"runs": [50.0, 60.0, 70.0]}]
     # All 8 runs: 1 2 3 4 9 50 60 70 -> (4 + 9) / 2; the slow block is kept, not dropped.
     check(acc.pooled_median(blocks) == 6.5, "pooled median: %s" % acc.pooled_median(blocks))
-    # The measurement against itself: blocks 0 and 2 (runs 1 2 9 50 60 70: 29.5) against block 1 (3.5).
-    check(abs(acc.split_half_pct(blocks) - 100 * (29.5 / 3.5 - 1)) < 1e-9, "split half: %s" % acc.split_half_pct(blocks))
+    # The measured latency: the median of the block medians 2, 3.5 and 60, one slow block one value of three.
+    check(acc.block_median(blocks) == 3.5, "median of block medians: %s" % acc.block_median(blocks))
+    # The measurement against itself: blocks 0 and 2 (medians 2 and 60: 31) against block 1 (3.5).
+    check(abs(acc.split_half_pct(blocks) - 100 * (31 / 3.5 - 1)) < 1e-9, "split half: %s" % acc.split_half_pct(blocks))
     check(acc.split_half_pct(blocks[:1]) is None, "one block has no halves")
+    # The host's speed per pass: case a's blocks 2 (pass 0) and 4 (pass 1) around its median 3, case b's 10 and
+    # 10 around 10: pass 0 at median(2/3, 1), pass 1 at median(4/3, 1).
+    a = [{"pass": 0, "runs": [2.0]}, {"pass": 1, "runs": [4.0]}]
+    b = [{"pass": 0, "runs": [10.0]}, {"pass": 1, "runs": [10.0]}]
+    speed = acc.pass_speed([a, b])
+    check(len(speed) == 2 and abs(speed[0] - 5 / 6) < 1e-9 and abs(speed[1] - 7 / 6) < 1e-9, "pass speed: %s" % speed)
     short, longer = acc.cpu_run_commands(["webnn-run", "m.wnn", "--bench", "8", "--warmup", "3", "--json"], 20)
     check(short[3] == "20" and longer[3] == "60" and short[:3] == longer[:3] == ["webnn-run", "m.wnn", "--bench"]
           and short[4:] == longer[4:] == ["--warmup", "3", "--json"], "CPU-time runs of 20 and 60: %s %s" % (short, longer))
