@@ -177,6 +177,10 @@ TEST(OneDnnKernels, Conv2dWinogradDirectGroupedDepthwise) {
       {false, "oihw", 1, 16, 9, 30, 32, 7, 3, 1, {1, 2}, {2, 1}, {6, 5, 1, 1}, true, true, F32},
       {true, "hwio", 3, 16, 12, 12, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
       {false, "oihw", 3, 32, 20, 20, 64, 3, 3, 1, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
+      // Winograd of 4x4 tiles (>= 28 output columns, a multiple of 4, and
+      // >= 64 input channels: Conv2d.cpp), nhwc and nchw
+      {true, "ohwi", 1, 64, 28, 28, 32, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
+      {false, "oihw", 1, 80, 9, 32, 48, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, true, F32},
       // Winograd layers with >= 64 output channels per piece: pieces of
       // output channels over all pixels, y written at its channel stride
       {true, "ohwi", 1, 64, 14, 14, 128, 3, 3, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, F32},
@@ -322,6 +326,52 @@ TEST(OneDnnKernels, NoWinogradAtFifteenToTwentyColumns) {
     EXPECT_EQ(wino1, side == 14) << c1->implementation();
     EXPECT_EQ(wino2, side == 14) << c2->implementation();
     for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << i;
+  }
+}
+
+// 3x3 stride-1 layers on Winograd: 4x4 output tiles (jit_wino_4x3) where
+// the output columns are whole tiles, at least 28, over >= 64 input
+// channels, else oneDNN's first choice, 2x2 tiles (Conv2d.cpp says why);
+// at 1 and 2 threads (pieces of rows keep the columns), the same numbers.
+TEST(OneDnnKernels, WinogradFourByFourTilesByColumnsAndChannels) {
+  struct Shape { int64_t C, side, O; bool fourByFour; };
+  for (const Shape &sh : {Shape{64, 28, 32, true}, Shape{128, 56, 32, true}, Shape{128, 14, 32, false},
+                          Shape{32, 28, 64, false}, Shape{64, 30, 32, false}}) {
+    onednn::Conv2dParams p;
+    p.N = 1, p.C = sh.C, p.H = p.W = p.OH = p.OW = sh.side, p.O = sh.O, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.filterStrideO = 9 * sh.C, p.filterStrideH = 3 * sh.C, p.filterStrideW = sh.C, p.filterStrideI = 1;
+    p.constantFilter = true;
+    const int64_t pixels = sh.side * sh.side;
+    std::vector<float> x = uniformFloats(pixels * sh.C, 41), f = uniformFloats(sh.O * 9 * sh.C, 42);
+    std::vector<float> y1(size_t(pixels * sh.O)), y2(y1.size());
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> c1 = onednn::Conv2d::create(p, &why), c2 = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(c1 && c2) << why;
+    ThreadPool one(1), two(2);
+    ASSERT_TRUE(c1->run(x.data(), f.data(), nullptr, y1.data(), one).isOk());
+    ASSERT_TRUE(c2->run(x.data(), f.data(), nullptr, y2.data(), two).isOk());
+    const std::string impl = c1->implementation(), label = std::to_string(sh.side) + " columns, " +
+                                                          std::to_string(sh.C) + " channels: " + impl;
+    if (impl.find("wino") == std::string::npos) continue;  // a CPU oneDNN has no Winograd for
+    EXPECT_EQ(impl.find("wino_4x3") != std::string::npos, sh.fourByFour) << label;
+    EXPECT_EQ(impl.find("wino_2x3") != std::string::npos, !sh.fourByFour) << label;
+    // Against a plain loop (Winograd's transforms round differently).
+    for (int64_t i = 0; i < pixels; i += 37)
+      for (int64_t o = 0; o < sh.O; o += 7) {
+        const int64_t oh = i / sh.side, ow = i % sh.side;
+        double want = 0;
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
+            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
+            for (int64_t c = 0; c < sh.C; ++c)
+              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
+          }
+        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
+      }
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
   }
 }
 

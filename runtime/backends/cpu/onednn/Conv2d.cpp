@@ -278,6 +278,17 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   // 24 columns a tie or Winograd ahead, and 128 channels at 16 a tie). By
   // columns, which a piece cut by rows keeps: its pieces stay direct too.
   const bool slowWinograd = p.C >= 256 && p.O >= 256 && p.OW >= 15 && p.OW <= 20;
+  // jit_wino_4x3 (4x4 output tiles) rather than oneDNN's first choice,
+  // jit_fp32_wino_2x3 (2x2 tiles), where the output columns are whole 4x4
+  // tiles, at least 28, and the input has >= 64 channels. 1 thread, Xeon
+  // (docs/PERFORMANCE.md, issue 19): DenseNet-121's 128 -> 32 layers at
+  // 56x56 2.15 -> 1.40 ms and 28x28 0.47 -> 0.28; ResNet-50's 56x56x64
+  // 1.55 -> 1.41 and 28x28x128 1.37 -> 1.25; GoogLeNet's 56x56 64 -> 192
+  // 4.8 -> 3.7. At 13, 14 or 55 columns, or 16-48 input channels
+  // (SqueezeNet's), 2x3 measured 5-45% faster. By columns and channels,
+  // which a piece cut by rows keeps (a piece padded on one side runs 4x3
+  // anyway: 2x3 refuses it).
+  const bool preferWinograd4x3 = p.OW >= 28 && p.OW % 4 == 0 && p.C >= 64;
   bool winogradShape = pol.winograd && p.groups == 1 && p.KH == 3 && p.KW == 3 && p.strideH == 1 &&
                        p.strideW == 1 && p.dilationH == 1 && p.dilationW == 1 && p.C >= 16 && p.O >= 16 &&
                        !slowWinograd;
@@ -310,7 +321,8 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
     memory::desc bias = p.hasBias ? memory::desc({p.O}, f32, Tag::a) : memory::desc();
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, v.alg, src, wei, bias, dst, strides, dil,
                                       padL, padR);
-    impl->makePd = [d, p]() -> dnnl::primitive_desc_base {
+    const bool wino4 = v.alg == dnnl::algorithm::convolution_winograd && preferWinograd4x3;
+    impl->makePd = [d, p, wino4]() -> dnnl::primitive_desc_base {
       dnnl::primitive_attr attr;
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       dnnl::post_ops ops;
@@ -334,9 +346,15 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
           break;
       }
       attr.set_post_ops(ops);
-      return dnnl::convolution_forward::primitive_desc(d, attr, cpuEngine());
+      dnnl::convolution_forward::primitive_desc pd(d, attr, cpuEngine());
+      // Past the 2x3 kernel to the next Winograd implementation (next_impl
+      // keeps the last one when there is none after it).
+      if (wino4)
+        while (std::string(pd.impl_info_str()).find("wino_2x3") != std::string::npos && pd.next_impl()) {
+        }
+      return pd;
     };
-    std::string key = std::string("conv|") + (v.bf16 ? "bf16|" : "") + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act)) + "|post" +
+    std::string key = std::string("conv|") + (wino4 ? "w4|" : "") + (v.bf16 ? "bf16|" : "") + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act)) + "|post" +
                       std::to_string(int(p.hasResidual)) + std::to_string(int(p.activation)) + "," +
                       std::to_string(p.clampMin) + "," + std::to_string(p.clampMax);
     for (int64_t x : {p.N, p.C, p.H, p.W, p.O, p.KH, p.KW, p.groups, p.strideH, p.strideW, p.dilationH,
