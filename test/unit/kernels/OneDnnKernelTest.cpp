@@ -330,13 +330,15 @@ TEST(OneDnnKernels, NoWinogradAtFifteenToTwentyColumns) {
 }
 
 // 3x3 stride-1 layers on Winograd: 4x4 output tiles (jit_wino_4x3) where
-// the output columns are whole tiles, at least 28, over >= 64 input
-// channels, else oneDNN's first choice, 2x2 tiles (Conv2d.cpp says why);
-// at 1 and 2 threads (pieces of rows keep the columns), the same numbers.
+// the output columns are whole tiles over >= 64 input channels, 56 columns
+// or more, or 28 and up into <= 64 channels; else oneDNN's first choice, 2x2
+// tiles (Conv2d.cpp says why); at 1 and 2 threads (pieces of rows keep the
+// columns), the same numbers.
 TEST(OneDnnKernels, WinogradFourByFourTilesByColumnsAndChannels) {
   struct Shape { int64_t C, side, O; bool fourByFour; };
-  for (const Shape &sh : {Shape{64, 28, 32, true}, Shape{128, 56, 32, true}, Shape{128, 14, 32, false},
-                          Shape{32, 28, 64, false}, Shape{64, 30, 32, false}}) {
+  for (const Shape &sh : {Shape{64, 28, 32, true}, Shape{128, 56, 32, true}, Shape{64, 56, 96, true},
+                          Shape{128, 14, 32, false}, Shape{32, 28, 64, false}, Shape{64, 30, 32, false},
+                          Shape{64, 28, 96, false}}) {
     onednn::Conv2dParams p;
     p.N = 1, p.C = sh.C, p.H = p.W = p.OH = p.OW = sh.side, p.O = sh.O, p.KH = 3, p.KW = 3;
     p.padTop = p.padBottom = p.padLeft = p.padRight = 1;

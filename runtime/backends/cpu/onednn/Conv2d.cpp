@@ -280,15 +280,16 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   const bool slowWinograd = p.C >= 256 && p.O >= 256 && p.OW >= 15 && p.OW <= 20;
   // jit_wino_4x3 (4x4 output tiles) rather than oneDNN's first choice,
   // jit_fp32_wino_2x3 (2x2 tiles), where the output columns are whole 4x4
-  // tiles, at least 28, and the input has >= 64 channels. 1 thread, Xeon
+  // tiles, the input has >= 64 channels, and either the rows are 56 wide or
+  // longer, or 28 and up with <= 64 output channels. 1 thread, Xeon
   // (docs/PERFORMANCE.md, issue 19): DenseNet-121's 128 -> 32 layers at
   // 56x56 2.15 -> 1.40 ms and 28x28 0.47 -> 0.28; ResNet-50's 56x56x64
-  // 1.55 -> 1.41 and 28x28x128 1.37 -> 1.25; GoogLeNet's 56x56 64 -> 192
-  // 4.8 -> 3.7. At 13, 14 or 55 columns, or 16-48 input channels
-  // (SqueezeNet's), 2x3 measured 5-45% faster. By columns and channels,
-  // which a piece cut by rows keeps (a piece padded on one side runs 4x3
-  // anyway: 2x3 refuses it).
-  const bool preferWinograd4x3 = p.OW >= 28 && p.OW % 4 == 0 && p.C >= 64;
+  // 1.55 -> 1.41; GoogLeNet's 56x56 64 -> 192 5.2 -> 4.8. 2x3 measured
+  // 5-45% faster at 13, 14 or 55 columns or 16-48 input channels
+  // (SqueezeNet's), and GoogLeNet's 28x28 128 -> 192 2.7 -> 3.1 on 4x3.
+  // By columns and channels, which a piece cut by rows keeps (a piece
+  // padded on one side runs 4x3 anyway: 2x3 refuses it).
+  const bool preferWinograd4x3 = p.OW % 4 == 0 && p.C >= 64 && (p.OW >= 56 || (p.OW >= 28 && p.O <= 64));
   bool winogradShape = pol.winograd && p.groups == 1 && p.KH == 3 && p.KW == 3 && p.strideH == 1 &&
                        p.strideW == 1 && p.dilationH == 1 && p.dilationW == 1 && p.C >= 16 && p.O >= 16 &&
                        !slowWinograd;
