@@ -337,6 +337,31 @@ TEST(NormalizationKernels, LayerNormOverNonTrailingAxesAndSoftmaxMiddleAxis) {
     }
 }
 
+// Attention-sized rows along the last axis (3 x 197 rows of 197): more
+// rows than the pool's units, so each thread runs several units and takes
+// some of the other's; every row matches the reference at 1-3 threads.
+TEST(SoftmaxKernels, LastAxisRowsInUnits) {
+  const Shape shape{3, 197, 197};
+  std::vector<float> x = uniformFloats(size_t(3 * 197 * 197), 91);
+  for (int threads : {1, 2, 3}) {
+    OpCase c;
+    c.op = "softmax";
+    c.attrInt("axis", 2);
+    c.inputs = {f32(shape, x)};
+    c.outputs = {outSpec(DataType::kFloat32, shape)};
+    ASSERT_TRUE(runOp(c, threads).isOk());
+    std::vector<double> got = c.outputs[0].values();
+    for (int64_t r = 0; r < 3 * 197; ++r) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < 197; ++k) mx = std::max(mx, double(x[size_t(r * 197 + k)]));
+      for (int64_t k = 0; k < 197; ++k) sum += std::exp(double(x[size_t(r * 197 + k)]) - mx);
+      for (int64_t k = 0; k < 197; ++k)
+        ASSERT_NEAR(got[size_t(r * 197 + k)], std::exp(double(x[size_t(r * 197 + k)]) - mx) / sum, 1e-6)
+            << "threads " << threads << " row " << r;
+    }
+  }
+}
+
 // Scores 88-1000 below their row's max, along an inner axis (the scalar
 // blocked path, block tails included) and the last one: no output is
 // denormal (a matmul reading denormal probabilities runs ~100x slower on

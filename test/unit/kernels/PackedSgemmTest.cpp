@@ -114,6 +114,55 @@ TEST_F(PackedSgemm, FusedMatmulEpilogueMatchesReference) {
   }
 }
 
+// gemm with a constant B (ONNX Gemm as a Linear layer: transB, a bias c of
+// N values, alpha) runs the packed kernel; a c of M x N values, beta != 1
+// or a transposed a stay with oneDNN or the portable kernel. All match the
+// reference at 1-3 threads.
+TEST_F(PackedSgemm, GemmMatchesReference) {
+  uint32_t seed = 200;
+  struct GemmCase {
+    Shape3 s;
+    bool bT, fullC, aT;
+    double alpha, beta;
+    bool packed;
+  };
+  const GemmCase cases[] = {{{197, 96, 100}, true, false, false, 1.0, 1.0, true},
+                            {{37, 64, 100}, false, false, false, 0.5, 1.0, true},
+                            {{520, 24, 1000}, true, false, false, 1.0, 1.0, true},
+                            {{40, 32, 50}, true, true, false, 1.0, 1.0, false},
+                            {{40, 32, 50}, true, false, false, 1.0, 0.5, false},
+                            {{40, 32, 50}, false, false, true, 1.0, 1.0, false}};
+  for (const GemmCase &g : cases) {
+    const Shape3 &s = g.s;
+    std::vector<float> a = uniform(size_t(s.M * s.K), seed++), b = uniform(size_t(s.K * s.N), seed++);
+    std::vector<float> c = uniform(size_t(g.fullC ? s.M * s.N : s.N), seed++);
+    // The reference's row-major a [M, K] and b [K, N], read from the
+    // operands as the gemm's flags say.
+    std::vector<float> aRef(a.size()), bRef(b.size()), cScaled(c.size());
+    for (int64_t m = 0; m < s.M; ++m)
+      for (int64_t k = 0; k < s.K; ++k) aRef[m * s.K + k] = g.aT ? a[k * s.M + m] : a[m * s.K + k];
+    for (int64_t k = 0; k < s.K; ++k)
+      for (int64_t n = 0; n < s.N; ++n) bRef[k * s.N + n] = g.bT ? b[n * s.K + k] : b[k * s.N + n];
+    for (size_t i = 0; i < c.size(); ++i) cScaled[i] = float(g.beta * c[i]);
+    std::vector<double> ref = reference(aRef, bRef, s, g.fullC ? nullptr : &cScaled, g.fullC ? &cScaled : nullptr,
+                                        false, g.alpha);
+    for (int threads : {1, 2, 3}) {
+      OpCase op{"gemm",
+                {f32(g.aT ? Shape{s.K, s.M} : Shape{s.M, s.K}, a), f32(g.bT ? Shape{s.N, s.K} : Shape{s.K, s.N}, b, true),
+                 f32(g.fullC ? Shape{s.M, s.N} : Shape{s.N}, c, true)},
+                {outSpec(DataType::kFloat32, {s.M, s.N})},
+                {}};
+      op.attrBool("bTranspose", g.bT).attrBool("aTranspose", g.aT).attrFloat("alpha", g.alpha).attrFloat("beta", g.beta);
+      uint64_t before = kernels::packedSgemmRuns();
+      Status st = runOp(op, threads);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      EXPECT_EQ(kernels::packedSgemmRuns(), before + (g.packed ? 1 : 0))
+          << "M=" << s.M << " K=" << s.K << " N=" << s.N << " bT=" << g.bT << " fullC=" << g.fullC;
+      expectClose(op, ref, s, "gemm");
+    }
+  }
+}
+
 // B as the artifact stores it after `webnnc compile --prepack`: the kernel
 // must read the packed copy, never the source (NaN here).
 TEST_F(PackedSgemm, UsesPrepackedB) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
@@ -20,9 +21,17 @@ class SoftmaxKernel final : public Kernel {
     float *y = outp<float>(ctx, 0);
     if (n_ == 0) return Status::ok();
     if (inner_ == 1) {  // the last axis: contiguous rows, one vectorized sweep each
-      parallelFor(ctx, outer_, std::max<int64_t>(1, 8192 / n_), [&](int64_t b, int64_t e) {
-        softmaxRows(x + b * n_, y + b * n_, e - b, n_, 1.f);
-      });
+      auto rows = [&](int64_t b, int64_t e) { softmaxRows(x + b * n_, y + b * n_, e - b, n_, 1.f); };
+      const int64_t grain = std::max<int64_t>(1, 8192 / n_);
+      if (!ctx.backendState || outer_ <= grain) {
+        rows(0, outer_);
+        return Status::ok();
+      }
+      // Units, not one even share per thread, so a faster core takes rows
+      // from a slower one (ThreadPool::parallelForUnits): attention's
+      // 12 x 197 rows of 197 scores in ViT-B/16.
+      ThreadPool &pool = threadPool(ctx);
+      pool.parallelForUnits(outer_, std::max(grain, outer_ / (int64_t(pool.numThreads()) * 8)), rows);
       return Status::ok();
     }
     constexpr int64_t kBlock = 64;
