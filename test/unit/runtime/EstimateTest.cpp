@@ -1490,7 +1490,9 @@ TEST(Estimate, InGraphSavingBoundedByTheGridsHotReruns) {
   est::GridPoint &point = p.threads[0].families["unary"].points[0];
   point.hotRatio = 1.9;  // against ratio 2: a twentieth of the kernel
   ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
-  EXPECT_NEAR(e.nodes[0].graphMs, -0.1 * e.nodes[0].rooflineMs, 1e-12);
+  // The point's ratios restated from the L1's 100 GB/s (its 512 bytes) to
+  // the L3's 30 (the node's 2 MB): 0.3 times each.
+  EXPECT_NEAR(e.nodes[0].graphMs, -0.1 * 0.3 * e.nodes[0].rooflineMs, 1e-12);
   EXPECT_GT(e.nodes[0].graphMs, -20e-3);
   point.hotRatio = 2;
   ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
@@ -1500,6 +1502,54 @@ TEST(Estimate, InGraphSavingBoundedByTheGridsHotReruns) {
   p.l2Bytes = 64 << 20;
   ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
   EXPECT_DOUBLE_EQ(e.nodes[0].graphMs, 0);
+}
+
+// A one-parameter family's grid points on either side of a cache's size
+// are ratios over different bandwidths (the L2's 50 GB/s, the L3's 30);
+// the grid timed both after evicting L1/L2. For a family its instructions
+// bound (hot reruns at least half its evicted time) they are restated over
+// the node's own level: a kernel that took 1 ns a value at both points is
+// priced at 1 ns a value between them (interpolating the raw ratios, 6.25
+// and 3.75, gave 22% less). Past the L3's size nothing is restated, nor for
+// a family bound by moving bytes (hot reruns 0.3 of its evicted time).
+TEST(Estimate, StreamingRatiosRestatedAtTheNodesCacheLevel) {
+  DeviceProfile p = syntheticProfile();
+  est::GridPoint small, large;
+  small.params = {16384};  // 128 KB moved: the L2's level
+  small.ms = 16384e-6;
+  small.ratio = small.ms / (16384 * 8 / 50e6);
+  large.params = {262144};  // 2 MB moved: the L3's level
+  large.ms = 262144e-6;
+  large.ratio = large.ms / (262144 * 8 / 30e6);
+  small.hotRatio = 0.8 * small.ratio;
+  p.threads[0].families["unary"].points = {small, large};
+  // Beside it a relu over 1M values, so that the run's working set exceeds
+  // the L2 and is not priced hot throughout.
+  auto relu = [](int64_t n) {
+    TGraph g;
+    g.name = "relu_n";
+    g.tensors = {{"x", DataType::kFloat32, {1, n}}, {"y", DataType::kFloat32, {1, n}},
+                 {"u", DataType::kFloat32, {1, 1 << 20}}, {"v", DataType::kFloat32, {1, 1 << 20}}};
+    g.nodes = {{"relu", {0}, {1}, "relu0"}, {"relu", {2}, {3}, "relu1"}};
+    g.inputs = {0, 2};
+    g.outputs = {1, 3};
+    return g;
+  };
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_restated_mid", relu(65536)), p, {}, &e).isOk());
+  ASSERT_EQ(e.nodes.size(), 2u);
+  ASSERT_EQ(e.nodes[0].family, "unary");
+  EXPECT_NEAR(e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3, 65536e-6, 1e-9);
+  // 8M values (64 MB) exceed the 16 MB L3: the points' own ratios over DRAM's 10 GB/s, not restated.
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_restated_dram", relu(8 << 20)), p, {}, &e).isOk());
+  const double dramRoof = (8 << 20) * 8.0 / 10e6, kernelMs = e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3;
+  EXPECT_GE(kernelMs, large.ratio * dramRoof);
+  EXPECT_LE(kernelMs, small.ratio * dramRoof);
+  // Bound by moving bytes: the raw ratios' geometric mean over the L2's roofline.
+  p.threads[0].families["unary"].points[0].hotRatio = 0.3 * small.ratio;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_restated_bytes", relu(65536)), p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3,
+              std::sqrt(small.ratio * large.ratio) * 65536 * 8 / 50e6, 1e-9);
 }
 
 // A node whose input's producer moved more bytes than the L2 holds saves
