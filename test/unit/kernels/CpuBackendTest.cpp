@@ -486,7 +486,8 @@ TEST_P(ThreadPoolTest, UnitsMoveToFasterThreads) {
       slowKnown = true;
     }
     ran[size_t(b)] = std::this_thread::get_id();
-    if (slowKnown && std::this_thread::get_id() == slow) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // 10 ms a unit: the others have 160 ms to take one, even on a loaded machine.
+    if (slowKnown && std::this_thread::get_id() == slow) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   });
   int64_t bySlow = 0;
   for (const auto &id : ran) bySlow += id == slow;
