@@ -259,11 +259,23 @@ bool hasAvx512() {
 // The packed-B SGEMM (kernels/PackedSgemm.cpp) takes float32 products with
 // a constant 2-D B of at least 16 rows on AVX-512 CPUs, before oneDNN;
 // relaxed precision goes to oneDNN's bf16 kernels instead.
+// gemm (MatMul.cpp's makeGemmImpl) takes it too, before oneDNN, as a
+// Linear layer: a not transposed, c absent or, with beta 1, one row of N
+// values ([N] or [1, N]) added in the epilogue.
 bool packedSgemmTakes(const NodeDesc &n, bool constantB, double M, double K, double N) {
   const OperandDesc *a = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *b = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
   if (!constantB || !a || !b || a->dtype != DataType::kFloat32 || b->dtype != DataType::kFloat32) return false;
-  if (n.relaxedPrecision || !hasAvx512() || n.op == "gemm") return false;  // gemm: oneDNN or the portable SGEMM
+  if (n.relaxedPrecision || !hasAvx512()) return false;
+  if (n.op == "gemm") {
+    if (n.attributes.getBool("aTranspose", false)) return false;
+    const OperandDesc *c = n.inputs.size() > 2 ? n.inputs[2] : nullptr;
+    if (c) {
+      Shape cs = c->shape;
+      while (cs.size() < 2) cs.insert(cs.begin(), 1);
+      if (n.attributes.getFloat("beta", 1.0) != 1.0 || cs.size() != 2 || cs[0] != 1 || cs[1] == 1) return false;
+    }
+  }
   for (size_t i = 0; i + 2 < b->shape.size(); ++i)
     if (b->shape[i] != 1) return false;
   return M >= 16 && K >= 8 && N >= 8;
@@ -286,7 +298,7 @@ NodeCost matmulCost(const NodeDesc &n, const std::vector<bool> &constant, int th
   // runs the portable SGEMM (MatMul.cpp's GemmKernel), which packs B from
   // its strided view on every call: a family of its own (a 1 x 512 x 1000
   // classifier ran 7x the oneDNN GEMV's ratio).
-  bool portableGemm = gemm && flops < kOneDnnMinFlops;
+  bool portableGemm = gemm && !packed && flops < kOneDnnMinFlops;
   // A b without batch dimensions of its own is shared by every batch.
   bool shared = b && b->shape.size() >= 2;
   for (size_t i = 0; shared && i + 2 < b->shape.size(); ++i) shared = b->shape[i] == 1;

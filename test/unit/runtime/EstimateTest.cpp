@@ -12,6 +12,7 @@
 #include "TestArtifact.h"
 #include "backends/cpu/CostFunctions.h"
 #include "backends/cpu/PieceSplit.h"
+#include "backends/cpu/kernels/PackedSgemm.h"
 #include "estimate/Calibrate.h"
 #include "estimate/Estimate.h"
 #include "webnn/webnn_c.h"
@@ -914,6 +915,65 @@ TEST(CostFunctions, SmallGemmOnThePortableFamily) {
   EXPECT_EQ(gemm("matmul", 440, 1000).family, "gemm");
 }
 
+// gemm with a constant B runs the packed SGEMM before oneDNN (49948f6,
+// MatMul.cpp's makeGemmImpl) where a is not transposed, M >= 16, K >= 8,
+// N >= 8 and c is absent or, with beta 1, one row of N values; the cost
+// functions price it so (no JIT, never the portable family) exactly where
+// the gemm factory makes that kernel, for cases on both sides of each
+// condition.
+TEST(CostFunctions, PackedGemmMatchesTheKernelMade) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the packed SGEMM needs AVX-512";
+  struct Case {
+    const char *what;
+    int64_t M, K, N;
+    bool aT = false, bT = true;
+    Shape c = {};  // empty: no c
+    double beta = 1, alpha = 1;
+  };
+  const std::vector<Case> cases = {
+      {"Linear, bias [N]", 197, 768, 768, false, true, {768}},
+      {"b not transposed, no c", 64, 256, 512, false, false},
+      {"bias [1, N], alpha 0.5", 32, 512, 256, false, true, {1, 256}, 1, 0.5},
+      {"under oneDNN's floor", 16, 64, 64, false, true, {64}},
+      {"a transposed", 64, 256, 512, true, true, {512}},
+      {"c of M x N", 64, 256, 512, false, true, {64, 512}},
+      {"beta 0.5", 64, 256, 512, false, true, {512}, 0.5},
+      {"c of one column", 64, 256, 512, false, true, {64, 1}},
+      {"one row (a GEMV)", 1, 1024, 1000, false, true, {1000}},
+      {"M 15", 15, 1024, 1000, false, true, {1000}},
+      {"K 4", 64, 4, 1000, false, true, {1000}},
+  };
+  auto boolean = [](bool v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kBool, v, 0, "", {}}; };
+  auto real = [](double v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kFloat, 0, v, "", {}}; };
+  int packed = 0;
+  for (const Case &k : cases) {
+    SCOPED_TRACE(k.what);
+    std::vector<float> bData(size_t(k.K * k.N), 0.5f), cData(size_t(k.M * k.N + k.N), 0.25f);
+    cpu::OperandDesc a{DataType::kFloat32, k.aT ? Shape{k.K, k.M} : Shape{k.M, k.K}, nullptr};
+    cpu::OperandDesc b{DataType::kFloat32, k.bT ? Shape{k.N, k.K} : Shape{k.K, k.N}, bData.data()};
+    cpu::OperandDesc c{DataType::kFloat32, k.c, cData.data()}, y{DataType::kFloat32, {k.M, k.N}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "gemm";
+    n.attributes.set("aTranspose", boolean(k.aT));
+    n.attributes.set("bTranspose", boolean(k.bT));
+    n.attributes.set("beta", real(k.beta));
+    n.attributes.set("alpha", real(k.alpha));
+    n.inputs = {&a, &b};
+    if (!k.c.empty()) n.inputs.push_back(&c);
+    n.outputs = {&y};
+    std::unique_ptr<cpu::Kernel> kernel;
+    ASSERT_TRUE(rt::findKernelFactory("gemm")(n, &kernel).isOk());
+    const bool made = dynamic_cast<cpu::kernels::PackedSgemmWeightsKernel *>(kernel.get()) != nullptr;
+    const cpu::NodeCost cost = cpu::findCostFunction("gemm")(n, {false, true, true}, 2);
+    const double flops = 2.0 * k.M * k.K * k.N;
+    EXPECT_EQ(cost.family, made || flops >= double(1 << 20) ? "gemm" : "gemm.portable");
+    EXPECT_EQ(cost.jit, !made && flops >= double(1 << 20));
+    if (made) EXPECT_EQ(cost.threading, cpu::Threading::kPool);
+    packed += made;
+  }
+  EXPECT_EQ(packed, 4);  // both sides of the conditions met
+}
+
 // A conv1d run as a conv2d with H = 1: the row-window packed SGEMM runs it,
 // on its own family, in its own loop; in relaxed precision (oneDNN's)
 // pieces of output columns.
@@ -1582,8 +1642,8 @@ TEST(Estimate, InGraphSavingNoneAfterAProducerBeyondTheL2) {
 }
 
 // Under the concat-view plan a concat copies only the inputs the plan did
-// not place in its output (a graph input; a convolution's output read by
-// one concat); a placed input's producer wrote it there: a pool in place, a
+// not place in its output (a graph input; an output another reader needs
+// dense); a placed input's producer wrote it there: a pool in place, a
 // convolution through the CPU backend's dense copy, priced with it once.
 TEST(Estimate, ConcatCopiesOnlyInputsNotWrittenInPlace) {
   DeviceProfile p = syntheticProfile();
@@ -1599,20 +1659,26 @@ TEST(Estimate, ConcatCopiesOnlyInputsNotWrittenInPlace) {
   auto concatMs = [&](const ConcatSlice &k, const std::string &tag) { return nodeOf(k, tag, "concat"); };
   // Every copy priced at ratio 2 over the L1 roofline (a graph this small fits it).
   auto fullMs = [&](double bytes) { return 1e-3 + 2 * est::rooflineMs(p, p.threads[0], 0, bytes); };
-  auto [ap, apBytes] = concatMs({}, "est_concat_ap");  // a (conv) and p (pool), 16 channels each
-  EXPECT_NEAR(ap, 1e-3 + (fullMs(apBytes) - 1e-3) / 2, 1e-12);
+  // a (conv) and p (pool), 16 channels each: both placed, nothing copied.
+  EXPECT_DOUBLE_EQ(concatMs({}, "est_concat_ap").first, 1e-3);
   ConcatSlice withInput;
-  withInput.order = "apx";  // x, a graph input, is copied too
+  withInput.order = "apx";  // x, a graph input, is copied
   auto [apx, apxBytes] = concatMs(withInput, "est_concat_apx");
-  EXPECT_NEAR(apx, 1e-3 + (fullMs(apxBytes) - 1e-3) * 2 / 3, 1e-12);
-  // a read by two concats: placed, so both concats copy nothing and the
-  // convolution pays the scatter of its 480 floats into the slice.
+  EXPECT_NEAR(apx, 1e-3 + (fullMs(apxBytes) - 1e-3) / 3, 1e-12);
+  // a read by a relu too: kept dense, copied by the concat. Placed (one
+  // concat or two), the convolution pays the scatter of its 480 floats
+  // into the slice.
+  ConcatSlice relu;
+  relu.reluReadsA = true;
+  auto [ra, raBytes] = concatMs(relu, "est_concat_relu");
+  EXPECT_NEAR(ra, 1e-3 + (fullMs(raBytes) - 1e-3) / 2, 1e-12);
   ConcatSlice wider;
   wider.widerConcat = true;
   EXPECT_DOUBLE_EQ(concatMs(wider, "est_concat_wider").first, 1e-3);
   const double scatter = 2 * est::rooflineMs(p, p.threads[0], 0, 2 * 480 * 4.0);
-  EXPECT_NEAR(nodeOf(wider, "est_concat_wider_conv", "conv2d").first,
-              nodeOf({}, "est_concat_ap_conv", "conv2d").first + scatter, 1e-12);
+  const double denseConv = nodeOf(relu, "est_concat_relu_conv", "conv2d").first;
+  EXPECT_NEAR(nodeOf(wider, "est_concat_wider_conv", "conv2d").first, denseConv + scatter, 1e-12);
+  EXPECT_NEAR(nodeOf({}, "est_concat_ap_conv", "conv2d").first, denseConv + scatter, 1e-12);
 }
 
 // Sanitized builds (the asan preset: ASan, UBSan and fuzzer coverage) run
