@@ -475,6 +475,15 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
+  // Of those, onednn/Conv2d.cpp's preferWinograd4x3 takes 4x4 output tiles
+  // (jit_wino_4x3: 2.25 multiplies an output per channel pair, 2x2 tiles
+  // 4): whole 4-column tiles, >= 64 input channels, and rows of >= 56, or
+  // of >= 28 into <= 64 channels. A family of its own (1.1-1.7x faster than
+  // 2x2 tiles on the same layers). By columns and channels, which a piece
+  // cut by rows keeps (a piece padded on one side runs 4x4 tiles anyway:
+  // priced with its layer's).
+  const bool winograd4 =
+      winograd && g.OW % 4 == 0 && g.C >= 64 && (g.OW >= 56 || (g.OW >= 28 && g.O <= 64));
   // Our grouped kernel (kernels/conv/GroupedNarrowConv.cpp) takes layers of 4
   // channels per group before oneDNN (in any precision: it has no bf16
   // form): a direct loop of its own that skips the taps in the padding, at
@@ -509,6 +518,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                        : im2col        ? "conv2d.im2col"
                        : pointwise     ? "conv2d.pointwise"
                        : rowWindow     ? "conv2d.rowwindow"
+                       : winograd4     ? "conv2d.winograd4"
                        : winograd      ? "conv2d.winograd"
                                        : "conv2d";
   // oneDNN's direct kernels (and jit_dw) skip the taps that fall in the
@@ -554,7 +564,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Which of them run on oneDNN: Winograd and direct layers, and the
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
-  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || oneDnnDepthwise;  // above the floor
+  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || family == "conv2d.winograd4" ||
+                      oneDnnDepthwise;  // above the floor
   c.jit = oneDnn || (pointwise && !portable && !im2col);
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
@@ -565,7 +576,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
     s.float16 = x && x->dtype == DataType::kFloat16;
     s.constantFilter = constantFilter;
     s.hasResidual = residual;
-    s.winograd = family == "conv2d.winograd";  // wide ones are cut by output channels
+    s.winograd = family == "conv2d.winograd" || family == "conv2d.winograd4";  // wide ones are cut by output channels
     ConvPiecePlan plan = planConv2dPieces(s, threads);
     if (plan.kind == PieceKind::kOneThread) {
       c.threading = Threading::kOneThread;
@@ -937,7 +948,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"norm.nhwc", 1},           {"gemm", 3}, {"gemm.portable", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.winograd4", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
       {"recurrent.repacked", 4},

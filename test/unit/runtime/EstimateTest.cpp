@@ -12,7 +12,9 @@
 #include "TestArtifact.h"
 #include "backends/cpu/CostFunctions.h"
 #include "backends/cpu/PieceSplit.h"
+#include "backends/cpu/ThreadPool.h"
 #include "backends/cpu/kernels/PackedSgemm.h"
+#include "backends/cpu/onednn/OneDnn.h"
 #include "estimate/Calibrate.h"
 #include "estimate/Estimate.h"
 #include "webnn/webnn_c.h"
@@ -973,6 +975,63 @@ TEST(CostFunctions, PackedGemmMatchesTheKernelMade) {
   }
   EXPECT_EQ(packed, 4);  // both sides of the conditions met
 }
+
+#if WEBNN_HAVE_ONEDNN
+// oneDNN's Winograd takes 4x4 output tiles (jit_wino_4x3) where
+// onednn/Conv2d.cpp prefers them (3bf9310, 17fd123: whole 4-column tiles,
+// >= 64 input channels, rows of >= 56 or of >= 28 into <= 64 channels),
+// else 2x2 (jit_fp32_wino_2x3): the cost functions put a layer on
+// conv2d.winograd4 exactly where the primitive built for it is the 4x4 one,
+// for layers on both sides of each condition.
+TEST(CostFunctions, Winograd4x4FamilyMatchesThePrimitive) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the Winograd kernels are AVX-512's";
+  struct Layer {
+    int64_t side, C, O;
+  };
+  const Layer layers[] = {{56, 64, 64},  {56, 128, 32}, {28, 128, 32}, {28, 128, 192}, {28, 64, 128},
+                          {56, 32, 64},  {55, 64, 64},  {14, 256, 256}, {40, 64, 32},  {24, 96, 48}};
+  int four = 0, winograd = 0;
+  for (const Layer &l : layers) {
+    SCOPED_TRACE(std::to_string(l.side) + " x " + std::to_string(l.C) + " -> " + std::to_string(l.O));
+    cpu::onednn::Conv2dParams p;
+    p.N = 1, p.C = l.C, p.H = p.W = p.OH = p.OW = l.side, p.O = l.O, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.filterStrideO = 9 * l.C, p.filterStrideH = 3 * l.C, p.filterStrideW = l.C, p.filterStrideI = 1;
+    p.constantFilter = true;
+    std::string why;
+    std::unique_ptr<cpu::onednn::Conv2d> conv = cpu::onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(conv) << why;
+    std::vector<float> x(size_t(l.side * l.side * l.C), 0.5f), f(size_t(9 * l.C * l.O), 0.25f);
+    std::vector<float> y(size_t(l.side * l.side * l.O));
+    cpu::ThreadPool one(1);
+    ASSERT_TRUE(conv->run(x.data(), f.data(), nullptr, y.data(), one).isOk());
+    const std::string impl = conv->implementation();
+    const bool wino4x4 = impl.find("wino_4x3") != std::string::npos;
+
+    cpu::OperandDesc xd{DataType::kFloat32, {1, l.side, l.side, l.C}, nullptr};
+    cpu::OperandDesc wd{DataType::kFloat32, {l.O, 3, 3, l.C}, nullptr};
+    cpu::OperandDesc yd{DataType::kFloat32, {1, l.side, l.side, l.O}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "conv2d";
+    auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+    auto ints = [](std::vector<int64_t> v) {
+      return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", std::move(v)};
+    };
+    n.attributes.set("inputLayout", str("nhwc"));
+    n.attributes.set("filterLayout", str("ohwi"));
+    n.attributes.set("padding", ints({1, 1, 1, 1}));
+    n.inputs = {&xd, &wd};
+    n.outputs = {&yd};
+    const std::string family = cpu::findCostFunction("conv2d")(n, {false, true}, 1).family;
+    if (impl.find("wino") != std::string::npos) EXPECT_EQ(family, wino4x4 ? "conv2d.winograd4" : "conv2d.winograd") << impl;
+    four += wino4x4;
+    winograd += impl.find("wino") != std::string::npos;
+  }
+  EXPECT_GE(four, 3);  // both sides of the conditions met
+  EXPECT_GE(winograd - four, 3);
+}
+#endif
 
 // A conv1d run as a conv2d with H = 1: the row-window packed SGEMM runs it,
 // on its own family, in its own loop; in relaxed precision (oneDNN's)
