@@ -105,19 +105,15 @@ std::string inPlaceText(const std::vector<BufferRequest> &requests, const std::v
 
 // ---- concat elimination (ConcatViewPlan)
 
-// How a concat input's producer writes a strided slice: itself (the CPU
-// kernels of pools and concat), or through the CPU backend's dense copy
-// after its kernel (convolutions: oneDNN's optimized convolutions take only
-// a dense destination), which moves the concat's copy rather than saving
-// it, so such an input is placed only where two or more concats read it
-// (DenseNet's: each of its later copies is saved), or where its slice is a
-// dense block (a one-row concat: nchw at batch 1), which it writes in place.
-// Else not placed.
-enum class SliceWriter { kNone, kItself, kThroughCopy };
-SliceWriter sliceWriter(const std::string &op) {
-  if (op == "maxPool2d" || op == "averagePool2d" || op == "concat") return SliceWriter::kItself;
-  if (op == "conv2d" || op == "fusedConv2d") return SliceWriter::kThroughCopy;
-  return SliceWriter::kNone;
+// Whether a concat input's producer writes a strided slice: the CPU kernels
+// of pools and concat in place; convolutions through the copy their kernel
+// makes anyway (oneDNN's optimized convolutions take only a dense
+// destination: the reorder out of Winograd's blocked layout writes the
+// slice, an nhwc one reorders after), or, for kernels that write only dense
+// rows, the CPU backend's dense copy after them, which then replaces the
+// concat's copy of it (SqueezeNet's expand layers, each read by one concat).
+bool writesSlice(const std::string &op) {
+  return op == "maxPool2d" || op == "averagePool2d" || op == "concat" || op == "conv2d" || op == "fusedConv2d";
 }
 
 // Ops whose kernels read a strided input without a copy: the other readers
@@ -158,20 +154,15 @@ std::vector<ViewSlot> placeConcatInputs(const LoadedGraph &g, const std::vector<
   // A tensor that may live inside another: planned here, not an output or
   // taken over in place, made by a node that writes its slice (above) and
   // read only by nodes that read one.
-  auto placeable = [&](int32_t t, bool strided) {
+  auto placeable = [&](int32_t t) {
     const LoadedTensor &lt = g.tensors[size_t(t)];
     if (requestOf[size_t(t)] < 0 || isOutput[size_t(t)] || inPlace[size_t(t)] || lt.byteSize == 0 || lt.producer < 0)
       return false;
     const LoadedNode &p = g.nodes[size_t(lt.producer)];
-    const SliceWriter writer = sliceWriter(p.op);
-    if (p.outputs.size() != 1 || !p.subgraphs.empty() || writer == SliceWriter::kNone) return false;
-    int concats = 0;
-    for (int32_t r : readers[size_t(t)]) {
+    if (p.outputs.size() != 1 || !p.subgraphs.empty() || !writesSlice(p.op)) return false;
+    for (int32_t r : readers[size_t(t)])
       if (!readsRowPitch(g.nodes[size_t(r)].op)) return false;
-      concats += g.nodes[size_t(r)].op == "concat";
-    }
-    // A dense block (one row) any producer writes in place.
-    return writer == SliceWriter::kItself || !strided || concats >= 2;
+    return true;
   };
   auto aligned = [](uint64_t bytes) { return bytes % kArenaAlignment == 0; };
   for (size_t i = g.nodes.size(); i-- > 0;) {
@@ -216,7 +207,7 @@ std::vector<ViewSlot> placeConcatInputs(const LoadedGraph &g, const std::vector<
     if (!sameType) continue;
     // An output not yet placed whose inputs all already lie, in order, in one
     // buffer (an earlier concat of a later one's first inputs): a view there.
-    if (slot[size_t(y)].root < 0 && placeable(y, true)) {
+    if (slot[size_t(y)].root < 0 && placeable(y)) {
       // Strided inputs: a last-axis concat (its rows theirs); dense ones: one row.
       const ViewSlot &first = slot[size_t(n.inputs[0])];
       bool prefix = first.root >= 0 && (first.pitch ? inner == 1 : outer == 1);
@@ -233,7 +224,7 @@ std::vector<ViewSlot> placeConcatInputs(const LoadedGraph &g, const std::vector<
     }
     for (size_t j = 0; j < n.inputs.size(); ++j) {
       const int32_t x = n.inputs[j];
-      if (x == y || slot[size_t(x)].root >= 0 || !placeable(x, !oneRow) || !aligned(at[j]) ||
+      if (x == y || slot[size_t(x)].root >= 0 || !placeable(x) || !aligned(at[j]) ||
           std::count(n.inputs.begin(), n.inputs.end(), x) != 1)
         continue;
       if (hasMembers[size_t(x)]) continue;  // a buffer others were placed in already

@@ -90,9 +90,10 @@ class CpuBackend final : public rt::Backend {
     if (!kernels::hasRowPitch(node)) return factory(node, out);
     // Only the ops below read or write a pitch themselves; every other
     // kernel (and one of theirs that says it does not, such as the float16
-    // adapter's) is made for dense operands and runs on dense copies.
+    // adapter's or a convolution's other than oneDNN's) is made for dense
+    // operands and runs on dense copies.
     const bool own = node.op == "concat" || node.op == "batchNormalization" || node.op == "maxPool2d" ||
-                     node.op == "averagePool2d";
+                     node.op == "averagePool2d" || node.op == "conv2d" || node.op == "fusedConv2d";
     if (own) {
       WEBNN_RETURN_IF_ERROR(factory(node, out));
       if ((*out)->honoursRowPitch()) return Status::ok();

@@ -334,6 +334,87 @@ TEST(CpuBackend, StridedOperandsKeepTheirNeighbours) {
   }
 }
 
+// Convolutions whose output is a concat's slice (the concat-view plan
+// places them): written at the slice's pitch by the kernel itself (oneDNN
+// through its destination reorder, Winograd's or after an nhwc primitive;
+// the narrow 1x1 kernel at the pitch) or through the backend's dense copy
+// (a residual), the same numbers as a dense output, the slice's other
+// columns untouched; at 1 and 2 threads (oneDNN's pieces at the pitch).
+TEST(CpuBackend, ConvolutionsWriteAConcatSlice) {
+  if (!haveKernels({"conv2d", "fusedConv2d"})) GTEST_SKIP() << "CPU backend lacks conv2d in this build";
+  const float kSentinel = -777.f;
+  struct Case { const char *op; int64_t C, H, O, K, pitch; bool residual; const char *kernel; };
+  const bool avx512 = cpu::kernels::avx512Available();
+  const Case cases[] = {
+      {"conv2d", 32, 14, 32, 3, 80, false, "onednn"},            // Winograd
+      {"fusedConv2d", 24, 13, 48, 3, 64, false, "onednn"},       // direct nhwc, relu
+      {"conv2d", 96, 12, 64, 1, 96, false, "onednn"},            // brgconv_1x1
+      {"fusedConv2d", 16, 11, 64, 1, 128, false, avx512 ? "pointwise-narrow" : "onednn"},
+      {"fusedConv2d", 32, 10, 32, 3, 48, true, "onednn"},        // residual: the dense copy
+  };
+  for (const Case &k : cases)
+    for (int threads : {1, 2}) {
+      const std::string label = std::string(k.op) + " " + std::to_string(k.K) + "x" + std::to_string(k.K) + " " +
+                                std::to_string(k.C) + "->" + std::to_string(k.O) + " pitch " + std::to_string(k.pitch) +
+                                ", " + std::to_string(threads) + " threads";
+      const int64_t pixels = k.H * k.H;
+      std::vector<float> filter(size_t(k.O * k.K * k.K * k.C)), bias(size_t(k.O));
+      for (size_t i = 0; i < filter.size(); ++i) filter[i] = float(int(i * 7 % 23) - 11) / 64.f;
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = float(int(i % 5) - 2) / 8.f;
+      rt::OperandDesc fd, bd;
+      fd.shape = {k.O, k.K, k.K, k.C};
+      fd.constantData = filter.data();
+      bd.shape = {k.O};
+      bd.constantData = bias.data();
+      rt::TensorBuffer fb{DataType::kFloat32, &fd.shape, filter.data()}, bb{DataType::kFloat32, &bd.shape, bias.data()};
+      rt::AttributeValue pad{rt::AttributeValue::Kind::kInts, 0, 0, "", {k.K / 2, k.K / 2, k.K / 2, k.K / 2}};
+      rt::NodeDesc node = opNode(k.op, {{"padding", pad},
+                                        {"inputLayout", {rt::AttributeValue::Kind::kString, 0, 0, "nhwc", {}}},
+                                        {"filterLayout", {rt::AttributeValue::Kind::kString, 0, 0, "ohwi", {}}}});
+      if (std::string(k.op) == "fusedConv2d")
+        node.attributes.set("activation", {rt::AttributeValue::Kind::kString, 0, 0, "relu", {}});
+      Strided x({1, k.H, k.H, k.C}, 0, 0.f), r({1, k.H, k.H, k.O}, 0, 0.f);
+      for (size_t i = 0; i < x.bytes.size(); ++i) x.bytes[i] = float(int(i * 5 % 17) - 8) / 8.f;
+      for (size_t i = 0; i < r.bytes.size(); ++i) r.bytes[i] = float(int(i * 3 % 13) - 6) / 8.f;
+      auto run = [&](Strided *y, std::string *chosen) {
+        rt::NodeDesc n = node;
+        n.inputs = {&x.desc, &fd, &bd};
+        if (k.residual) n.inputs.push_back(&r.desc);
+        n.outputs = {&y->desc};
+        std::unique_ptr<rt::Kernel> kernel;
+        cpu::test::ScopedKernelChoices choices;
+        Status s = rt::defaultBackend()->makeKernel(n, &kernel);
+        if (!s.isOk()) return s;
+        *chosen = choices.last(k.op).chosen;
+        if (y->desc.rowPitch && !kernel->honoursRowPitch())
+          return Status(StatusCode::kInternal, "a kernel that ignores the pitch");
+        std::unique_ptr<rt::BackendSession> session;
+        WEBNN_RETURN_IF_ERROR(rt::defaultBackend()->createSession(threads, &session));
+        std::vector<const rt::TensorBuffer *> ins{&x.buffer, &fb, &bb};
+        if (k.residual) ins.push_back(&r.buffer);
+        rt::TensorBuffer *out = &y->buffer;
+        rt::KernelContext ctx{ins.data(), ins.size(), &out, 1, session->kernelState()};
+        return kernel->run(ctx);
+      };
+      Strided dense({1, k.H, k.H, k.O}, 0, 0.f), slice({1, k.H, k.H, k.O}, k.pitch, kSentinel);
+      std::string denseKernel, sliceKernel;
+      Status s = run(&dense, &denseKernel);
+      ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+      s = run(&slice, &sliceKernel);
+      ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+      EXPECT_EQ(sliceKernel, k.kernel) << label;
+      for (int64_t p = 0; p < pixels; ++p)
+        for (int64_t c = 0; c < k.pitch; ++c) {
+          if (c >= k.O) {
+            ASSERT_EQ(slice.at(p, c), kSentinel) << label << " " << p << "," << c;
+            continue;
+          }
+          const float want = dense.at(p, c);
+          ASSERT_NEAR(slice.at(p, c), want, 1e-4f * (1 + std::fabs(want))) << label << " " << p << "," << c;
+        }
+    }
+}
+
 // Every test runs at each thread count under each wait policy.
 class ThreadPoolTest : public ::testing::TestWithParam<std::tuple<int, cpu::WaitPolicy>> {
  protected:

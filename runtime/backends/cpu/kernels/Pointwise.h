@@ -29,6 +29,9 @@ struct PointwiseProduct {
   // it is in L1: an expand layer's output is not read back from L2/L3 for
   // a pass of its own.
   bool silu = false;
+  // Floats between y's rows: a concat slice's pitch; 0: N (dense). Not
+  // with silu (its pass runs over dense rows).
+  int64_t ldy = 0;
 };
 
 // Rows [0, M) of y from x; residual (same layout as y) or null.

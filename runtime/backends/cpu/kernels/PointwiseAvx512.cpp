@@ -25,7 +25,7 @@ __attribute__((always_inline)) inline __m512 loadColumns(const float *a, int v, 
 
 template <int R, int V, bool Full>
 __attribute__((noinline)) void tile(const float *x, int64_t K, const float *w, int64_t N,
-                                                const float *bias, const float *residual, float *y,
+                                                const float *bias, const float *residual, float *y, int64_t ldy,
                                                 __mmask16 last, float fLo, float fHi) {
   __m512 c[R][V];
 #pragma GCC unroll 4
@@ -54,8 +54,8 @@ __attribute__((noinline)) void tile(const float *x, int64_t K, const float *w, i
       __m512 s = c[r][v];
       if (residual) s = _mm512_add_ps(s, loadColumns<V, Full>(residual + r * N + 16 * v, v, last));
       s = _mm512_min_ps(_mm512_max_ps(s, lo), hi);
-      if (Full || v + 1 < V) _mm512_storeu_ps(y + r * N + 16 * v, s);
-      else _mm512_mask_storeu_ps(y + r * N + 16 * v, last, s);
+      if (Full || v + 1 < V) _mm512_storeu_ps(y + r * ldy + 16 * v, s);
+      else _mm512_mask_storeu_ps(y + r * ldy + 16 * v, last, s);
     }
 }
 
@@ -64,20 +64,20 @@ __attribute__((noinline)) void tile(const float *x, int64_t K, const float *w, i
 template <int R, int V, bool Full>
 void columns(const PointwiseProduct &p, const float *x, int64_t M, float *y, const float *residual, int64_t n0,
              __mmask16 last) {
-  const int64_t N = p.N, K = p.K;
+  const int64_t N = p.N, K = p.K, ldy = p.ldy ? p.ldy : N;
   const float *w = p.filter + n0, *bias = p.bias ? p.bias + n0 : nullptr;
   const float lo = p.lo, hi = p.hi;
   auto res = [&](int64_t m) { return residual ? residual + m * N + n0 : nullptr; };
   int64_t m = 0;
-  for (; m + R <= M; m += R) tile<R, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * N + n0, last, lo, hi);
-  for (; m + 4 <= M; m += 4) tile<4, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * N + n0, last, lo, hi);
-  for (; m < M; ++m) tile<1, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * N + n0, last, lo, hi);
+  for (; m + R <= M; m += R) tile<R, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * ldy + n0, ldy, last, lo, hi);
+  for (; m + 4 <= M; m += 4) tile<4, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * ldy + n0, ldy, last, lo, hi);
+  for (; m < M; ++m) tile<1, V, Full>(x + m * K, K, w, N, bias, res(m), y + m * ldy + n0, ldy, last, lo, hi);
 }
 
 }  // namespace
 
 void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, float *y, const float *residual) {
-  const int64_t N = p.N, K = p.K;
+  const int64_t N = p.N, K = p.K, ldy = p.ldy ? p.ldy : N;
   const int64_t rest = N % 48;
   const __mmask16 last = rest ? __mmask16((1u << ((rest - 1) % 16 + 1)) - 1) : __mmask16(0xFFFF);
   const bool full = rest % 16 == 0;
@@ -90,14 +90,14 @@ void pointwiseRowsAvx512(const PointwiseProduct &p, const float *x, int64_t M, f
   for (int64_t m0 = 0; m0 < M; m0 += kBlock) {
     const int64_t rows = std::min(kBlock, M - m0);
     const float *xb = x + m0 * K;
-    float *yb = y + m0 * N;
+    float *yb = y + m0 * ldy;
     const float *rb = residual ? residual + m0 * N : nullptr;
     int64_t n0 = 0;
     for (; n0 + 48 <= N; n0 += 48) columns<8, 3, true>(p, xb, rows, yb, rb, n0, 0xFFFF);
     if (rest > 32) full ? columns<8, 3, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 3, false>(p, xb, rows, yb, rb, n0, last);
     else if (rest > 16) full ? columns<8, 2, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 2, false>(p, xb, rows, yb, rb, n0, last);
     else if (rest > 0) full ? columns<8, 1, true>(p, xb, rows, yb, rb, n0, last) : columns<8, 1, false>(p, xb, rows, yb, rb, n0, last);
-    if (p.silu) siluAvx512(yb, rows * N);
+    if (p.silu) siluAvx512(yb, rows * N);  // dense y only (PointwiseProduct::ldy)
   }
 }
 

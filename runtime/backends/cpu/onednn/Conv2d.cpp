@@ -256,8 +256,10 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   impl->p = p;
   impl->userSrc = p.srcStrides.empty() ? memory::desc(srcDims, udt, userTag)
                                        : memory::desc(srcDims, udt, memory::dims(p.srcStrides));
-  impl->userDst = p.dstStrides.empty() ? memory::desc(dstDims, udt, userTag)
-                                       : memory::desc(dstDims, udt, memory::dims(p.dstStrides));
+  const int64_t P = p.dstPixelPitch;  // a concat slice's pixels (nhwc)
+  impl->userDst = !p.dstStrides.empty() ? memory::desc(dstDims, udt, memory::dims(p.dstStrides))
+                  : P && p.nhwc         ? memory::desc(dstDims, udt, memory::dims{p.OH * p.OW * P, 1, p.OW * P, P})
+                                        : memory::desc(dstDims, udt, userTag);
   memory::dims weiDims, weiStrides;
   int64_t OCg = p.O / p.groups, ICg = p.C / p.groups;
   if (p.groups == 1) {
@@ -416,6 +418,12 @@ void Conv2d::Impl::choosePieces(int threads) {
     split = Split::kPieces;
     splitNote = std::to_string(pieces.size()) + " pieces of " + by;
   };
+  // y's pixels in nhwc: a concat slice's pitch, else dense.
+  const int64_t yPixel = p.nhwc && p.dstPixelPitch ? p.dstPixelPitch : p.O;
+  // A piece of an nhwc y in a concat slice: its pixels at the slice's pitch.
+  auto slicePiece = [&](Conv2dParams &q) {
+    if (yPixel != p.O) q.dstStrides = {q.OH * q.OW * yPixel, 1, q.OW * yPixel, yPixel};
+  };
   // Each piece all pixels of some output channels: its own filter rows, y's
   // channels at their stride (one pixel: a contiguous run).
   auto byChannels = [&](const ConvPiecePlan &channels) {
@@ -428,9 +436,10 @@ void Conv2d::Impl::choosePieces(int threads) {
       piece.biasOffset = r.o0;
       if (p.OH * p.OW == 1) {
         piece.dstOffset = r.o0 * (p.nhwc ? 1 : p.OH * p.OW);
+        slicePiece(q);
       } else if (p.nhwc) {
         piece.dstOffset = r.o0;
-        q.dstStrides = {p.OH * p.OW * p.O, 1, p.OW * p.O, p.O};
+        q.dstStrides = {p.OH * p.OW * yPixel, 1, p.OW * yPixel, yPixel};
       } else {
         piece.dstOffset = r.o0 * p.OH * p.OW;
         q.dstStrides = {p.O * p.OH * p.OW, p.OH * p.OW, p.OW, 1};
@@ -459,9 +468,10 @@ void Conv2d::Impl::choosePieces(int threads) {
       q.W = cols.in1 - cols.in0;
       q.padLeft = cols.padBefore;
       q.padRight = cols.padAfter;
+      slicePiece(q);
       Piece piece;
       piece.srcOffset = cols.in0 * p.C;
-      piece.dstOffset = r.ow0 * p.O;
+      piece.dstOffset = r.ow0 * yPixel;
       if (!add(q, std::move(piece), Split::kOpenMp, "a piece")) return;
     }
     return cut("output columns");
@@ -478,7 +488,8 @@ void Conv2d::Impl::choosePieces(int threads) {
     Piece piece;
     if (p.nhwc) {
       piece.srcOffset = (r.n0 * p.H + in0) * p.W * p.C;
-      piece.dstOffset = (r.n0 * p.OH + r.oh0) * p.OW * p.O;
+      piece.dstOffset = (r.n0 * p.OH + r.oh0) * p.OW * yPixel;
+      slicePiece(q);
     } else {
       piece.srcOffset = r.n0 * p.C * p.H * p.W + in0 * p.W;
       piece.dstOffset = r.n0 * p.O * p.OH * p.OW + r.oh0 * p.OW;

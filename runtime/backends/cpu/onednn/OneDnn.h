@@ -101,6 +101,12 @@ struct Conv2dParams {
   // Element strides (n, c, h, w) of x and y when they are not dense in their
   // layout: rows of a larger nchw tensor (a piece, Conv2d.cpp). Empty: dense.
   std::vector<int64_t> srcStrides, dstStrides;
+  // nhwc float32 without a residual: elements between y's pixels when y is
+  // a column slice of a concat's rows (OperandDesc::rowPitch); 0: O. The
+  // primitive still writes a dense y (oneDNN's optimized convolutions take
+  // no other), so y reaches the slice through the destination reorder the
+  // Winograd layout needs anyway, or through one after the others.
+  int64_t dstPixelPitch = 0;
 };
 
 class Conv2d {

@@ -12,16 +12,28 @@
 
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/RowPitch.h"
 #include "runtime/backends/cpu/onednn/DeferredKernel.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 
 namespace webnn::cpu::kernels {
 namespace {
 
+// The portable kernels, on dense copies of a strided output: the fallback
+// of a oneDNN kernel that writes a concat slice itself.
+Status makeConv2dPortableThroughDense(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  return makeRowPitchAdapter(node, &makeConv2dPortable, out);
+}
+Status makeFusedConv2dPortableThroughDense(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
+  return makeRowPitchAdapter(node, &makeFusedConv2dPortable, out);
+}
+
 class OneDnnConv2dKernel final : public Kernel {
  public:
-  OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable)
-      : conv_(std::move(conv)), fallback_(node, portable), filter_(node.inputs[1]->constantData) {}
+  OneDnnConv2dKernel(std::unique_ptr<onednn::Conv2d> conv, const NodeDesc &node, KernelFactory portable,
+                     bool writesSlice)
+      : conv_(std::move(conv)), fallback_(node, portable), filter_(node.inputs[1]->constantData),
+        writesSlice_(writesSlice) {}
 
   Status run(const KernelContext &ctx) override {
     if (!useFallback_) {
@@ -45,11 +57,13 @@ class OneDnnConv2dKernel final : public Kernel {
   }
 
   void warmUp(int numThreads) override { conv_->buildPrimitive(numThreads); }
+  bool honoursRowPitch() const override { return writesSlice_; }
 
  private:
   std::unique_ptr<onednn::Conv2d> conv_;
   onednn::DeferredKernel fallback_;
   const void *filter_;  // constant filter, else null
+  bool writesSlice_;    // y is a concat slice, written at its pitch
   bool useFallback_ = false;
   std::string refused_;  // oneDNN's reason, once it gave up
 };
@@ -68,6 +82,17 @@ onednn::Conv2dParams oneDnnParams(const NodeDesc &node, const ConvGeometry &g, c
   p.bf16 = node.relaxedPrecision;
   p.packedFilter = onednn::packedOperands(node, 1);
   return p;
+}
+
+// Whether y, a concat slice (a strided output), is written at its pitch by
+// the primitive's destination reorder (Conv2dParams::dstPixelPitch): nhwc
+// float32 without a residual (whose sum post-op reads y densely), from a
+// dense x.
+bool writesSliceItself(const NodeDesc &node, const ConvGeometry &g, const Epilogue *epilogue) {
+  for (const OperandDesc *in : node.inputs)
+    if (in && in->rowPitch) return false;
+  return node.outputs[0]->rowPitch && g.nhwc && node.inputs[0]->dtype == DataType::kFloat32 &&
+         !(epilogue && epilogue->hasResidual);
 }
 
 }  // namespace
@@ -89,9 +114,14 @@ std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry 
       case ConvActivation::kHardSwish: p.activation = onednn::Conv2dParams::Activation::kHardSwish; break;
     }
   }
+  const bool writesSlice = writesSliceItself(node, g, epilogue);
+  if (writesSlice) {
+    p.dstPixelPitch = node.outputs[0]->rowPitch;
+    portable = epilogue ? &makeFusedConv2dPortableThroughDense : &makeConv2dPortableThroughDense;
+  }
   std::unique_ptr<onednn::Conv2d> conv = onednn::Conv2d::create(p, why);
   if (!conv) return nullptr;
-  return std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, portable);
+  return std::make_unique<OneDnnConv2dKernel>(std::move(conv), node, portable, writesSlice);
 }
 
 }  // namespace webnn::cpu::kernels

@@ -27,7 +27,7 @@ class PointwiseNarrowKernel final : public Kernel {
   PointwiseNarrowKernel(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi, bool hasBias,
                         bool hasResidual, float lo, float hi, bool silu)
       : g_(g), fi_(fi), hasBias_(hasBias), hasResidual_(hasResidual), silu_(silu), lo_(lo), hi_(hi),
-        w_(static_cast<const float *>(node.inputs[1]->constantData)) {
+        w_(static_cast<const float *>(node.inputs[1]->constantData)), yPitch_(node.outputs[0]->rowPitch) {
     for (const PackedOperand &po : node.packed)
       if (po.input == 1 && po.layout == layoutName() && po.bytes == uint64_t(g_.C * g_.O) * sizeof(float))
         prepacked_ = static_cast<const float *>(po.data);
@@ -69,6 +69,7 @@ class PointwiseNarrowKernel final : public Kernel {
     p.bias = hasBias_ ? in<float>(ctx, 2) : nullptr;
     p.lo = lo_, p.hi = hi_;
     p.silu = silu_;
+    p.ldy = yPitch_;
     const float *x = in<float>(ctx, 0);
     const float *r = hasResidual_ ? in<float>(ctx, 3) : nullptr;
     float *y = outp<float>(ctx, 0);
@@ -76,12 +77,16 @@ class PointwiseNarrowKernel final : public Kernel {
     return Status::ok();
   }
 
+  // Its output only, and only where the maker took it (a dense x, no silu).
+  bool honoursRowPitch() const override { return yPitch_ != 0; }
+
  private:
   ConvGeometry g_;
   FilterIndexer fi_;
   bool hasBias_, hasResidual_, silu_;
   float lo_, hi_;
   const float *w_;
+  int64_t yPitch_;  // floats between y's pixels in a concat slice; 0: dense
   const float *prepacked_ = nullptr;
   bool prepared_ = false;
   AlignedFloats filter_;
@@ -107,9 +112,14 @@ std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const Conv
   if (g.C > 1024) return refuse(why, "more than 1024 input channels");
   if (relaxedRunsBf16(node)) return refuse(why, "relaxed precision runs in bfloat16");
   const int64_t M = g.N * g.H * g.W;
-  if (g.O > 32 && !(hasResidual && g.C <= 128 && M >= 784))
+  // Where y is a concat's slice, this kernel writes it at the pitch: the
+  // kernels after it in the table write a dense y that is then copied there.
+  const bool slice = node.outputs[0]->rowPitch != 0;
+  if (slice && (silu || node.inputs[0]->rowPitch)) return refuse(why, "a concat slice with silu or a strided input");
+  if (g.O > 32 && !(hasResidual && g.C <= 128 && M >= 784) && !(slice && g.C <= 64))
     return refuse(why,
-                  "more than 32 output channels, and not a residual block end (<= 128 input channels, >= 784 pixels)");
+                  "more than 32 output channels, not a residual block end (<= 128 input channels, >= 784 pixels), "
+                  "nor a concat slice of <= 64 input channels");
   return std::make_unique<PointwiseNarrowKernel>(node, g, fi, hasBiasInput(node), hasResidual, lo, hi, silu);
 }
 
@@ -118,7 +128,8 @@ void pointwiseRowsParallel(const KernelContext &ctx, const PointwiseProduct &p, 
   const int64_t grain = std::max<int64_t>(1, 100000 / (16 * p.K * p.N));
   parallelFor(ctx, (M + 7) / 8, grain, [&](int64_t b, int64_t e) {
     const int64_t m0 = b * 8, m1 = std::min(M, e * 8);
-    pointwiseRowsAvx512(p, x + m0 * p.K, m1 - m0, y + m0 * p.N, residual ? residual + m0 * p.N : nullptr);
+    pointwiseRowsAvx512(p, x + m0 * p.K, m1 - m0, y + m0 * (p.ldy ? p.ldy : p.N),
+                        residual ? residual + m0 * p.N : nullptr);
   });
 }
 
