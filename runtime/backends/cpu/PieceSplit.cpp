@@ -107,7 +107,8 @@ ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
   return plan;
 }
 
-MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads) {
+MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads,
+                                 int piecesPerThread) {
   MatMulPiecePlan plan;
   const size_t r = yDims.size();
   if (r < 2) {
@@ -121,6 +122,13 @@ MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, i
     plan.note = "one thread: too small to split";
     return plan;
   }
+  // Pieces of rows each read all of b, and narrower pieces of columns run
+  // narrower products: those stop at 2 per thread; pieces of the batch are
+  // independent products and go down to the given count.
+  const int64_t perThread = std::max(1, piecesPerThread);
+  auto cutTo = [&](int64_t per) {
+    return std::max<int64_t>(most, std::min<int64_t>(int64_t(threads) * per, int64_t(flops / kMinPieceFlops)));
+  };
   int axis = -1;
   for (size_t i = 0; i + 2 < r; ++i) {
     if (yDims[i] > 1) {
@@ -131,13 +139,13 @@ MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, i
   const int64_t M = yDims[r - 2], N = yDims[r - 1];
   int64_t count = 0, step = 1;
   if (axis >= 0) {
-    count = std::min<int64_t>(most, yDims[size_t(axis)]);
+    count = std::min<int64_t>(cutTo(perThread), yDims[size_t(axis)]);
   } else if (M >= 2 * 8) {
     axis = int(r - 2);
-    count = std::min<int64_t>(most, M / 8);
+    count = std::min<int64_t>(cutTo(std::min<int64_t>(perThread, 2)), M / 8);
   } else if (N >= 2 * kPieceColumnBlock) {
     axis = int(r - 1);
-    count = std::min<int64_t>(most, N / kPieceColumnBlock);
+    count = std::min<int64_t>(cutTo(std::min<int64_t>(perThread, 2)), N / kPieceColumnBlock);
     step = kPieceColumnBlock;
   }
   if (count < 2) {

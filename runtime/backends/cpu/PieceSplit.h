@@ -71,8 +71,12 @@ struct MatMulPiecePlan {
   const char *note = "";
 };
 // The outermost batch dimension of extent > 1 with only extent-1 dimensions
-// outside it; else rows; else columns.
-MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads);
+// outside it; else rows; else columns. piecesPerThread > 1 cuts each
+// thread's share further (down to kMinPieceFlops, whole rows of 8 and
+// column blocks), for a pool whose faster threads take a slower one's
+// pieces (onednn/MatMul.cpp); 1 gives each thread's share, as priced.
+MatMulPiecePlan planMatMulPieces(const std::vector<int64_t> &yDims, int64_t K, int threads,
+                                 int piecesPerThread = 1);
 
 }  // namespace webnn::cpu
 

@@ -17,6 +17,7 @@
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/PieceSplit.h"
 #include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -509,6 +510,49 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
       worst = std::max(worst, std::fabs(want - y[i * 72 + j]));
     }
   EXPECT_LT(worst, 1e-4);
+}
+
+// Attention's batched scores product (heads read in place from [S, H * Dh]
+// projections, K transposed by strides) is cut into one piece per head,
+// the pool's units, so a thread on a faster core takes heads from a slower
+// one's share; an even split made one piece per thread. Results equal the
+// reference at 1, 2 and 3 threads.
+TEST(OneDnnKernels, BatchedMatMulRunsHeadsAsUnits) {
+  const int64_t H = 12, S = 96, T = 96, Dh = 64, D = H * Dh;
+  onednn::MatMulParams qk;
+  qk.aDims = {1, H, S, Dh};
+  qk.aStrides = {S * D, Dh, D, 1};
+  qk.bDims = {1, H, Dh, T};
+  qk.bStrides = {T * D, Dh, 1, D};
+  qk.yDims = {1, H, S, T};
+  std::vector<float> q = uniformFloats(size_t(S * D), 21), k = uniformFloats(size_t(T * D), 22);
+  std::vector<double> want(size_t(H * S * T));
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t s = 0; s < S; ++s)
+      for (int64_t t = 0; t < T; ++t) {
+        double acc = 0;
+        for (int64_t d = 0; d < Dh; ++d) acc += double(q[size_t(s * D + h * Dh + d)]) * k[size_t(t * D + h * Dh + d)];
+        want[size_t((h * S + s) * T + t)] = acc;
+      }
+  for (int threads : {1, 2, 3}) {
+    std::string why;
+    std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(qk, &why);
+    ASSERT_TRUE(mm) << why;
+    ThreadPool pool(threads);
+    std::vector<float> y(want.size(), -1.f);
+    for (int run = 0; run < 2; ++run) {
+      ASSERT_TRUE(mm->run(q.data(), k.data(), nullptr, y.data(), pool).isOk());
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_NEAR(y[i], want[i], 1e-4 * std::max(1.0, std::fabs(want[i]))) << "threads=" << threads << " " << i;
+    }
+    if (threads > 1)
+      EXPECT_NE(mm->implementation().find("12 pieces of the batch"), std::string::npos) << mm->implementation();
+  }
+  // Pieces of rows read all of b each: 2 per thread at most.
+  MatMulPiecePlan rows = planMatMulPieces({1, 100, 768}, 768, 2, 8);
+  EXPECT_EQ(rows.axis, 1);
+  EXPECT_EQ(rows.count, 4);
+  EXPECT_EQ(planMatMulPieces({1, 100, 768}, 768, 2).count, 2);  // as the estimator prices a thread's share
 }
 
 // A convolution and a matmul on several threads run as single-threaded
