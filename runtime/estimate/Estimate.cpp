@@ -310,6 +310,7 @@ struct Model {
       c.bytes = 2 * bytes;
     }
     e.family = c.family;
+    e.writesPitch = c.writesPitch;
     e.flops = c.flops;
     e.bytes = c.bytes;
     // Our grouped kernel has no bf16 form: relaxed layers run it in float32.
@@ -643,6 +644,12 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
                                   " thread(s) or fewer");
   std::vector<cpu::OperandDesc> operands;
   WEBNN_RETURN_IF_ERROR(bindShapes(graph, options, &operands));
+  // Under the concat-view plan (static shapes) a placed tensor is a strided
+  // slice of its concat's output, as the executor gives it to the kernels:
+  // the cost functions see the pitch (a convolution may write it itself).
+  if (options.shapes.empty() && graph.graph.dynamicDims.empty() && graph.concatViews)
+    for (size_t t = 0; t < operands.size() && t < graph.concatViews->rowPitch.size(); ++t)
+      operands[t].rowPitch = graph.concatViews->rowPitch[t];
   Estimate e;
   e.threads = options.threads;
   e.profileThreads = tp->threads;
@@ -780,7 +787,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
       // Under the concat-view plan (static shapes) a producer of a strided
       // slice that writes dense rows pays the scatter into it, once.
       if (options.shapes.empty() && lg.dynamicDims.empty()) {
-        const double scatter = stridedOutputCopyBytes(graph, i);
+        const double scatter = n.writesPitch ? 0 : stridedOutputCopyBytes(graph, i);
         if (scatter > 0) {
           const ThreadProfile &moving = tp->threads > 1 ? *tp1 : *tp;  // bound by moving bytes
           const double ms = m.price(moving, "copy", {std::max(1.0, scatter / 4)}, 0, 2 * scatter, false);

@@ -49,6 +49,7 @@ struct NodeEstimate {
   // reshape over its input, control flow).
   int pricedThreads = 0;
   double graphMs = 0;  // of `ms`: the profile's in-graph cost per node (ThreadProfile::graphNodeUs)
+  bool writesPitch = false;  // writes its strided output (a concat's slice) itself (cpu::NodeCost::writesPitch)
 };
 
 struct Estimate {

@@ -418,6 +418,15 @@ double axisTapsInside(int64_t in, int64_t out, int64_t k, int64_t stride, int64_
 // few pixels. Sigmoid (a squeeze-and-excitation expand) and the widths
 // between go to oneDNN, and under its floor to the portable kernel.
 enum class OwnPointwise { kNone, kNarrow, kPacked };
+// A convolution whose output is a strided slice (a concat's) that its
+// kernel may write at the pitch: the CPU backend runs one with SiLU (a pass
+// after its kernel) or a strided input on dense copies instead.
+bool writesSlice(const NodeDesc &n) {
+  const OperandDesc *x = n.inputs.empty() ? nullptr : n.inputs[0];
+  const OperandDesc *y = n.outputs.empty() ? nullptr : n.outputs[0];
+  const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
+  return y && y->rowPitch && x && !x->rowPitch && act != "silu";
+}
 OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const ConvShape g = convShape(n);
@@ -427,7 +436,11 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   const bool plain1x1 = g.KH == 1 && g.KW == 1 && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.padTop == 0 &&
                         g.padLeft == 0 && g.nhwc && x && x->dtype == DataType::kFloat32 && isConstant(constant, 1) &&
                         !n.relaxedPrecision && hasAvx512() && act != "sigmoid";
-  if (plain1x1 && g.C <= 1024 && (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784)))
+  // Its output a concat's slice (e589cc9): written at the pitch, taken at
+  // any width from <= 64 input channels. With SiLU (a pass after it) or a
+  // strided x the CPU backend runs the layer on dense copies instead.
+  if (plain1x1 && g.C <= 1024 &&
+      (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784) || (writesSlice(n) && g.C <= 64)))
     return OwnPointwise::kNarrow;
   if (plain1x1 && outPixels >= 16 && outPixels <= 1024 && g.O >= 512 && g.C >= 8) return OwnPointwise::kPacked;
   return OwnPointwise::kNone;
@@ -567,6 +580,16 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || family == "conv2d.winograd4" ||
                       oneDnnDepthwise;  // above the floor
   c.jit = oneDnn || (pointwise && !portable && !im2col);
+  // A concat's slice as its output (e589cc9): the narrow 1x1 writes it at
+  // the pitch; oneDNN's Winograd in the reorder out of its blocked layout
+  // it makes anyway (nhwc float32, no residual). Other kernels write a
+  // dense y the backend then scatters (priced by the estimate).
+  if (writesSlice(n)) {
+    const bool narrow = own1x1 == OwnPointwise::kNarrow && family == "conv2d.pointwise";
+    const bool winogradWrites = (family == "conv2d.winograd" || family == "conv2d.winograd4") && g.nhwc &&
+                                float32 && !residual;
+    c.writesPitch = narrow || winogradWrites;
+  }
   if (threads > 1 && oneDnn) {
     ConvSplitShape s;
     s.N = g.N, s.C = g.C, s.H = g.H, s.W = g.W, s.O = g.O, s.OH = g.OH, s.OW = g.OW, s.KH = g.KH, s.KW = g.KW;

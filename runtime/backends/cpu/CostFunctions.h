@@ -60,6 +60,9 @@ struct NodeCost {
   // (whose reads then cross between the cores) it gains from more threads
   // inside a graph, and is priced on the run's thread count.
   bool rowsPerThread = false;
+  // Its output is a strided slice (OperandDesc::rowPitch: a concat's) that
+  // the kernel writes at the pitch itself, no dense copy after it.
+  bool writesPitch = false;
   int pieces = 0;
   WorkPart piece;
 };
