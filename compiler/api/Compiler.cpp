@@ -199,6 +199,7 @@ void buildCpuPipeline(mlir::PassManager &pm, bool cpuTarget) {
   graph.addPass(mlir::webnn::createWebNNMergeMatmulNBits());  // q/k/v, gate/up: one GEMV each
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFoldNormAffine());  // GroupNorm(C, C)'s affine muls and adds
+  graph.addPass(mlir::webnn::createWebNNPoolBeforePointwise());  // DenseNet's transitions: 1x1 conv on the pooled map
   graph.addPass(mlir::webnn::createWebNNFuseConv());
   if (cpuTarget) graph.addPass(mlir::webnn::createWebNNFuseChannelShuffle());  // ShuffleNet: one copy per unit
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place

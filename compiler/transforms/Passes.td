@@ -92,6 +92,23 @@ def WebNNSinkReshapes : Pass<"webnn-sink-reshapes", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNPoolBeforePointwise : Pass<"webnn-pool-before-pointwise", "func::FuncOp"> {
+  let summary = "Average-pool before the 1x1 convolution that alone feeds the pool";
+  let description = [{
+    Rewrites averagePool2d(conv2d(x, w, b)) to conv2d(averagePool2d(x), w, b)
+    for a 1x1, stride-1, undilated, unpadded convolution whose only reader is
+    an unpadded average pool in the same layout that shrinks the map: both
+    are linear per pixel, and every window averages real pixels only, so
+    the bias passes through. The convolution then runs on the pooled map:
+    DenseNet's transition layers (1x1 then 2x2 stride-2 pool) do a quarter
+    of their multiplies. Values change only by rounding order.
+  }];
+  let statistics = [
+    Statistic<"numPoolsMoved", "pools-moved", "average pools moved before a 1x1 convolution">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNFuseChannelShuffle : Pass<"webnn-fuse-channel-shuffle", "func::FuncOp"> {
   let summary = "Fuse a channel shuffle with the concat before it and the split after it";
   let description = [{
