@@ -80,6 +80,31 @@ TEST(BinaryKernels, ArithmeticMatchesReferenceForEveryType) {
   }
 }
 
+// Broadcasts large enough to run in the pool's units (an SE block's
+// per-channel scale in nhwc and nchw), at 1, 2 and 3 threads.
+TEST(BinaryKernels, LargeBroadcastsInUnitsMatchReference) {
+  const BroadcastCase cases[] = {{{1, 40, 40, 96}, {1, 1, 1, 96}, {1, 40, 40, 96}},
+                                 {{1, 96, 40, 40}, {1, 96, 1, 1}, {1, 96, 40, 40}},
+                                 {{3, 50021}, {3, 50021}, {3, 50021}}};
+  uint32_t seed = 900;
+  for (const BroadcastCase &bc : cases) {
+    auto av = randomValues(count(bc.a), -5, 5, false, seed++);
+    auto bv = randomValues(count(bc.b), -5, 5, false, seed++);
+    OpCase c;
+    c.op = "mul";
+    c.inputs = {fromDoubles(DataType::kFloat32, bc.a, av), fromDoubles(DataType::kFloat32, bc.b, bv)};
+    c.outputs = {outSpec(DataType::kFloat32, bc.out)};
+    for (int threads : {1, 2, 3}) {
+      ASSERT_TRUE(runOp(c, threads).isOk());
+      std::vector<double> ga = c.inputs[0]->values(), gb = c.inputs[1]->values(), got = c.outputs[0].values();
+      for (int64_t i = 0; i < count(bc.out); ++i) {
+        double want = float(ga[size_t(broadcastIndex(bc.out, bc.a, i))] * gb[size_t(broadcastIndex(bc.out, bc.b, i))]);
+        ASSERT_EQ(got[size_t(i)], want) << shapeToString(bc.out) << " threads=" << threads << " element " << i;
+      }
+    }
+  }
+}
+
 // float64, the extension type, computes in double end to end: values beyond
 // float32's range and its denormals survive every kernel with a float64 form.
 TEST(Float64Kernels, ArithmeticKeepsRangeAndDenormals) {

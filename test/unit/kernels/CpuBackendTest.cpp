@@ -19,6 +19,7 @@
 #include "TestArtifact.h"
 #include "backends/cpu/Memory.h"
 #include "backends/cpu/ThreadPool.h"
+#include "backends/cpu/kernels/Common.h"
 #include "backends/cpu/kernels/QuantizedMatMul.h"
 #include "backends/cpu/kernels/Registry.h"
 #include "core/Backend.h"
@@ -573,6 +574,42 @@ TEST_P(ThreadPoolTest, UnitsMoveToFasterThreads) {
   int64_t bySlow = 0;
   for (const auto &id : ran) bySlow += id == slow;
   EXPECT_LT(bySlow, 16) << "the slow thread ran its whole share of 16 units";
+  EXPECT_GE(bySlow, 1);
+}
+
+// The kernels' parallelForUnits (kernels/Common.h): about kUnitsPerThread
+// units per thread, never below the grain, and a slow thread's units move
+// to the others; parallelFor's one chunk per thread would leave it its
+// whole share.
+TEST_P(ThreadPoolTest, KernelUnitsMoveToFasterThreads) {
+  cpu::ThreadPool pool(threads(), policy());
+  webnn::rt::KernelContext ctx{nullptr, 0, nullptr, 0, &pool};
+  for (int64_t n : {int64_t(1), int64_t(100), int64_t(4099)}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    for (auto &h : hits) h = 0;
+    cpu::kernels::parallelForUnits(ctx, n, 32, [&](int64_t b, int64_t e) {
+      if (e - b < n) ASSERT_GE(e - b, std::min<int64_t>(32, n - b)) << "a unit below the grain";
+      for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+    });
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)], 1) << "n=" << n << " i=" << i;
+  }
+  if (threads() < 2) return;
+  const int64_t n = cpu::kernels::kUnitsPerThread * threads();
+  std::vector<std::thread::id> ran(static_cast<size_t>(n));
+  std::thread::id slow;
+  std::atomic<bool> slowKnown{false};
+  cpu::kernels::parallelForUnits(ctx, n, 1, [&](int64_t b, int64_t e) {
+    ASSERT_EQ(e, b + 1);
+    if (b == 0) {
+      slow = std::this_thread::get_id();
+      slowKnown = true;
+    }
+    ran[size_t(b)] = std::this_thread::get_id();
+    if (slowKnown && std::this_thread::get_id() == slow) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  });
+  int64_t bySlow = 0;
+  for (const auto &id : ran) bySlow += id == slow;
+  EXPECT_LT(bySlow, cpu::kernels::kUnitsPerThread) << "the slow thread ran its whole share";
   EXPECT_GE(bySlow, 1);
 }
 

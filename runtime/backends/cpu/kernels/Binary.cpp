@@ -165,7 +165,7 @@ class BinaryKernel final : public Kernel {
     const T *a = in<T>(ctx, 0);
     const T *b = in<T>(ctx, 1);
     Out *o = outp<Out>(ctx, 0);
-    parallelFor(ctx, plan_.total(), kGrain, [&](int64_t begin, int64_t end) {
+    parallelForUnits(ctx, plan_.total(), kGrain, [&](int64_t begin, int64_t end) {
       plan_.forSegments(begin, end, [&](const std::array<int64_t, 2> &off, int64_t oo, int64_t len,
                                         const std::array<int64_t, 2> &st) {
         if constexpr (std::is_same_v<T, Half>) {

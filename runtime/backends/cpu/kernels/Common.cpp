@@ -112,6 +112,18 @@ void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
   threadPool(ctx).parallelFor(n, grain, fn);
 }
 
+void parallelForUnits(const KernelContext &ctx, int64_t n, int64_t grain,
+                      const std::function<void(int64_t, int64_t)> &fn) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  if (n <= grain || ctx.backendState == nullptr) {
+    fn(0, n);
+    return;
+  }
+  ThreadPool &pool = threadPool(ctx);
+  pool.parallelForUnits(n, std::max(grain, n / (int64_t(pool.numThreads()) * kUnitsPerThread)), fn);
+}
+
 bool relaxedRunsBf16(const NodeDesc &node) {
 #if WEBNN_HAVE_ONEDNN
   std::string noBf16;

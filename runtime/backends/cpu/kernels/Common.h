@@ -63,6 +63,14 @@ bool normalizeAxis(int64_t axis, size_t rank, int64_t *out);
 void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn);
 
+// Like parallelFor, in units of at least `grain` and about kUnitsPerThread
+// per thread (ThreadPool::parallelForUnits): a thread that finishes its
+// share takes units from a slower one's (a VM's vCPUs do not run at one
+// speed). For loop bodies with no per-chunk or per-thread state.
+constexpr int64_t kUnitsPerThread = 8;
+void parallelForUnits(const KernelContext &ctx, int64_t n, int64_t grain,
+                      const std::function<void(int64_t, int64_t)> &fn);
+
 // Calls f(T{}) with the C++ element type of `t` (Half for float16, double for
 // float64). int4/uint4 must have been rejected by the factory.
 template <typename F>

@@ -105,7 +105,7 @@ class FusedMatmulKernel final : public Kernel {
     const float *residual = resBuf ? static_cast<const float *>(resBuf->data) : nullptr;
     if (!bias && !residual && act_ == Activation::kNone && alpha_ == 1.f) return Status::ok();
     float *y = outp<float>(ctx, 0);
-    parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n_)), [&](int64_t b, int64_t e) {
+    parallelForUnits(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n_)), [&](int64_t b, int64_t e) {
       epilogueRows(y + b * n_, e - b, n_, bias, residual ? residual + b * n_ : nullptr, act_, alpha_);
     });
     return Status::ok();
@@ -187,7 +187,9 @@ class FusedAttentionKernel final : public Kernel {
     // A positive scale folds into the softmax (exp(scale * (s - max))); a
     // negative one flips which score is largest, so it scales the scores.
     const bool scaleInSoftmax = scale_ > 0.f;
-    parallelFor(ctx, B_ * H_, 1, [&](int64_t tb, int64_t te) {
+    // Heads as the pool's units: a thread runs one unit at a time, so the
+    // scores buffer can be the thread's own.
+    parallelForUnits(ctx, B_ * H_, 1, [&](int64_t tb, int64_t te) {
       thread_local std::vector<float> scoresBuf;
       if (scoresBuf.size() < size_t(S_ * T_)) scoresBuf.resize(size_t(S_ * T_));
       float *scores = scoresBuf.data();
@@ -236,8 +238,8 @@ class OneDnnAttentionKernel final : public Kernel {
       float *p = buf_.data();
       Status s = scores_->run(ctx.inputs[0]->data, ctx.inputs[1]->data, nullptr, p, pool);
       if (s.isOk()) {
-        parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, T_)),
-                    [&](int64_t b, int64_t e) { softmaxRows(p + b * T_, p + b * T_, e - b, T_, 1.f); });
+        parallelForUnits(ctx, rows_, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, T_)),
+                         [&](int64_t b, int64_t e) { softmaxRows(p + b * T_, p + b * T_, e - b, T_, 1.f); });
         s = context_->run(p, ctx.inputs[2]->data, nullptr, ctx.outputs[0]->data, pool);
       }
       if (s.isOk()) return s;
