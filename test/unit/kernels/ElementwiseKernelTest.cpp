@@ -73,6 +73,29 @@ TEST(ElementwiseKernels, TanMatchesStdTan) {
   EXPECT_FALSE(runOp(bad).isOk());
 }
 
+// Unary float ops large enough to run in the pool's units, float32 and
+// float16, at 1, 2 and 3 threads.
+TEST(ElementwiseKernels, LargeUnaryInUnitsMatchesStd) {
+  const int64_t n = 3 * 70001;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = -1.4f + 2.8f * float(i % 1000) / 1000.f;
+  for (const char *op : {"tan", "sigmoid"})
+    for (DataType dt : {DataType::kFloat32, DataType::kFloat16})
+      for (int threads : {1, 2, 3}) {
+        OpCase c;
+        c.op = op;
+        c.inputs = {dt == DataType::kFloat32 ? f32({3, 70001}, v) : f16({3, 70001}, v)};
+        c.outputs = {outSpec(dt, {3, 70001})};
+        ASSERT_TRUE(runOp(c, threads).isOk()) << op;
+        std::vector<double> got = c.outputs[0].values(), in = c.inputs[0]->values();
+        for (size_t i = 0; i < got.size(); ++i) {
+          double want = std::string(op) == "tan" ? std::tan(in[i]) : 1.0 / (1.0 + std::exp(-in[i]));
+          ASSERT_NEAR(got[i], want, (dt == DataType::kFloat32 ? 1e-5 : 2e-3) * std::max(1.0, std::fabs(want)))
+              << op << " threads=" << threads << " " << i;
+        }
+      }
+}
+
 // The spec broadcasts prelu's input and slope bidirectionally: the output can
 // be larger than the input.
 TEST(ElementwiseKernels, PreluBroadcastsBidirectionally) {

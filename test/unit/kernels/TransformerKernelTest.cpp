@@ -244,19 +244,22 @@ TEST(TransformerSimd, LayerNormRowsMatchReference) {
 }
 
 TEST(TransformerKernels, LayerNormalizationTrailingAxes) {
-  // [2, 3, 20] over axes [1, 2] (rows of 60) and [2] (rows of 20).
-  std::vector<float> x = randomValues(120, 7);
+  // [2, R, W] over axes [1, 2] (rows of R * W) and [2] (rows of W); ViT's
+  // 197 rows of 768 run in the pool's units.
+  for (Shape xs : {Shape{2, 3, 20}, Shape{2, 197, 768}})
   for (std::vector<int64_t> axes : {std::vector<int64_t>{1, 2}, std::vector<int64_t>{2}}) {
-    int64_t n = axes.size() == 2 ? 60 : 20;
-    Shape ss = axes.size() == 2 ? Shape{3, 20} : Shape{20};
+    const int64_t total = xs[0] * xs[1] * xs[2];
+    std::vector<float> x = randomValues(size_t(total), 7);
+    int64_t n = axes.size() == 2 ? xs[1] * xs[2] : xs[2];
+    Shape ss = axes.size() == 2 ? Shape{xs[1], xs[2]} : Shape{xs[2]};
     std::vector<float> scale = randomValues(size_t(n), 8), bias = randomValues(size_t(n), 9);
-    for (int threads : {1, 2}) {
-      OpCase c{"layerNormalization", {f32({2, 3, 20}, x), f32(ss, scale, true), f32(ss, bias, true)},
-               {outSpec(DataType::kFloat32, {2, 3, 20})}, {}};
+    for (int threads : {1, 2, 3}) {
+      OpCase c{"layerNormalization", {f32(xs, x), f32(ss, scale, true), f32(ss, bias, true)},
+               {outSpec(DataType::kFloat32, xs)}, {}};
       c.attrInts("axes", axes).attrFloat("epsilon", 1e-5);
       ASSERT_TRUE(runOp(c, threads).isOk());
       const float *y = c.outputs[0].as<float>();
-      for (int64_t r = 0; r < 120 / n; ++r) {
+      for (int64_t r = 0; r < total / n; ++r) {
         double mean = 0, var = 0;
         for (int64_t j = 0; j < n; ++j) mean += x[r * n + j];
         mean /= double(n);

@@ -88,7 +88,7 @@ class UnaryFloatKernel final : public Kernel {
     if (!half_) {
       const float *x = in<float>(ctx, 0);
       float *y = outp<float>(ctx, 0);
-      parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
+      parallelForUnits(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
         if constexpr (HasArray<Op>::value) Op::array(x + b, y + b, e - b);
         else
           for (int64_t i = b; i < e; ++i) y[i] = op_(x[i]);
@@ -97,7 +97,7 @@ class UnaryFloatKernel final : public Kernel {
     }
     const uint16_t *x = in<uint16_t>(ctx, 0);
     uint16_t *y = outp<uint16_t>(ctx, 0);
-    parallelFor(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
+    parallelForUnits(ctx, n_, kGrain, [&](int64_t b, int64_t e) {
       float buf[kChunk];
       for (int64_t i = b; i < e; i += kChunk) {
         int64_t len = std::min(kChunk, e - i);

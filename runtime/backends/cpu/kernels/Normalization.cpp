@@ -255,7 +255,7 @@ class LastAxesLayerNormKernel final : public Kernel {
     const float *scale = optionalInput(ctx, 1), *bias = optionalInput(ctx, 2);
     float *y = outp<float>(ctx, 0);
     if (n_ == 0) return Status::ok();
-    parallelFor(ctx, rows_, std::max<int64_t>(1, 16384 / n_), [&](int64_t b, int64_t e) {
+    parallelForUnits(ctx, rows_, std::max<int64_t>(1, 16384 / n_), [&](int64_t b, int64_t e) {
       layerNormRows(x + b * n_, y + b * n_, e - b, n_, scale, bias, eps_);
     });
     return Status::ok();
