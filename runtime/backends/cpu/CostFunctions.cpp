@@ -610,6 +610,16 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
       for (const ConvPiece &p : plan.pieces) {
         double cols = p.ow1 > p.ow0 ? double(p.ow1 - p.ow0) : double(g.OW);  // pieces of columns, else all
         WorkPart wp = work(double(p.n), double(p.oh1 - p.oh0), cols, double(p.o));
+        // oneDNN picks a Winograd piece's tiles itself (onednn/Conv2d.cpp
+        // builds each piece as a layer): by its own output channels, and
+        // 4x4 tiles for a piece of rows padded on one side only, which the
+        // 2x2 kernel refuses.
+        if (family == "conv2d.winograd" || family == "conv2d.winograd4") {
+          const int64_t padBefore = p.oh0 == 0 ? g.padTop : 0, padAfter = p.oh1 == g.OH ? g.padBottom : 0;
+          const bool four = padBefore != padAfter ||
+                            (g.OW % 4 == 0 && g.C >= 64 && (g.OW >= 56 || (g.OW >= 28 && p.o <= 64)));
+          wp.family = four ? "conv2d.winograd4" : "conv2d.winograd";
+        }
         if (wp.flops > best) best = wp.flops, c.piece = wp;
       }
     }

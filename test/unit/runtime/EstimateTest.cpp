@@ -1085,6 +1085,60 @@ TEST(CostFunctions, Winograd4x4FamilyMatchesThePrimitive) {
   EXPECT_GE(four, 3);  // both sides of the conditions met
   EXPECT_GE(winograd - four, 3);
 }
+
+// At 2 threads oneDNN builds each piece of a Winograd layer as a layer of
+// its own: a piece of 64 output channels can take the 4x4 tiles its layer
+// did not, and a piece of rows padded on one side takes them because the
+// 2x2 kernel refuses it. The priced piece's family is the tile family of
+// the piece oneDNN built (the first, as large as any other).
+TEST(CostFunctions, WinogradPiecesOnTheirOwnTiles) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the Winograd kernels are AVX-512's";
+  struct Layer {
+    int64_t side, C, O;
+  };
+  const Layer layers[] = {{28, 96, 96}, {28, 128, 128}, {14, 256, 256}, {56, 64, 64}, {28, 128, 192}};
+  int pieced = 0, differ = 0;
+  for (const Layer &l : layers) {
+    SCOPED_TRACE(std::to_string(l.side) + " x " + std::to_string(l.C) + " -> " + std::to_string(l.O));
+    cpu::onednn::Conv2dParams p;
+    p.N = 1, p.C = l.C, p.H = p.W = p.OH = p.OW = l.side, p.O = l.O, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.filterStrideO = 9 * l.C, p.filterStrideH = 3 * l.C, p.filterStrideW = l.C, p.filterStrideI = 1;
+    p.constantFilter = true;
+    std::string why;
+    std::unique_ptr<cpu::onednn::Conv2d> conv = cpu::onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(conv) << why;
+    std::vector<float> x(size_t(l.side * l.side * l.C), 0.5f), f(size_t(9 * l.C * l.O), 0.25f);
+    std::vector<float> y(size_t(l.side * l.side * l.O));
+    cpu::ThreadPool two(2);
+    ASSERT_TRUE(conv->run(x.data(), f.data(), nullptr, y.data(), two).isOk());
+    const std::string impl = conv->implementation();
+
+    cpu::OperandDesc xd{DataType::kFloat32, {1, l.side, l.side, l.C}, nullptr};
+    cpu::OperandDesc wd{DataType::kFloat32, {l.O, 3, 3, l.C}, nullptr};
+    cpu::OperandDesc yd{DataType::kFloat32, {1, l.side, l.side, l.O}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "conv2d";
+    auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
+    auto ints = [](std::vector<int64_t> v) {
+      return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", std::move(v)};
+    };
+    n.attributes.set("inputLayout", str("nhwc"));
+    n.attributes.set("filterLayout", str("ohwi"));
+    n.attributes.set("padding", ints({1, 1, 1, 1}));
+    n.inputs = {&xd, &wd};
+    n.outputs = {&yd};
+    const cpu::NodeCost c = cpu::findCostFunction("conv2d")(n, {false, true}, 2);
+    if (c.threading != cpu::Threading::kPieces || impl.find("wino") == std::string::npos) continue;
+    EXPECT_EQ(c.piece.family, impl.find("wino_4x3") != std::string::npos ? "conv2d.winograd4" : "conv2d.winograd")
+        << impl;
+    ++pieced;
+    differ += c.piece.family != c.family;
+  }
+  EXPECT_GE(pieced, 4);
+  EXPECT_GE(differ, 2);  // pieces on tiles their layer did not take
+}
 #endif
 
 // A conv1d run as a conv2d with H = 1: the row-window packed SGEMM runs it,
