@@ -1419,6 +1419,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   const int passes = shortDeadline ? 1 : kGridPasses;
   const std::vector<GridVisit> order = gridVisitOrder(familySizes, maxThreads, passes);
   bool complete = true;
+  size_t timedPoints = 0;
   std::vector<double> jit, spreads;
   struct Pieced {
     int threads;
@@ -1517,7 +1518,11 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   for (size_t k = 0; k < order.size(); ++k) {
     const GridVisit &v = order[k];
     const auto visitStart = Clock::now();
-    if (left() < reserve) {
+    // Past the reserve the grid stops, once it holds one timed point: a
+    // short deadline on a loaded machine can spend it all before the grid,
+    // and a profile with no point would price every kernel from the peaks
+    // alone. That one point takes a single run of each kind (hardSeconds 0).
+    if (left() < reserve && timedPoints > 0) {
       if (v.pass == 0) complete = false;
       break;
     }
@@ -1598,6 +1603,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       pt.firstMs = m.firstMs;
     }
     pt.ms.push_back(m.ms);
+    ++timedPoints;
     pt.hotMs.push_back(m.hotMs);
     pt.coldMs.push_back(m.coldMs);
     pt.referenceMs.push_back(referenceMs);

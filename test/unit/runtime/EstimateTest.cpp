@@ -1904,6 +1904,22 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   EXPECT_GT(e.medianMs, 0);
 }
 
+// The shortest deadline is spent before the grid (peaks, bandwidths, the L3
+// sweep, the mobile chain) on this kind of machine: the grid still times its
+// first point, so no profile prices every kernel from the peaks alone.
+TEST(Calibrate, DeadlineSpentBeforeTheGridStillTimesOnePoint) {
+  est::CalibrateOptions o;
+  o.maxThreads = 2;  // both thread counts' measurements before the grid
+  o.deadlineSeconds = 1;
+  DeviceProfile p;
+  ASSERT_TRUE(est::calibrate(o, &p).isOk());
+  ASSERT_EQ(p.threads.size(), 2u);
+  size_t points = 0;
+  for (const auto &t : p.threads)
+    for (const auto &[name, grid] : t.families) points += grid.points.size();
+  EXPECT_GE(points, 1u);
+}
+
 // A 2-vCPU VM on a server whose sysfs reports a 300 MB L3: one thread's read
 // rate holds ~21 GB/s to 45 MB, then falls to DRAM's ~9 GB/s.
 TEST(Calibrate, EffectiveL3WhereTheReadRateFalls) {
