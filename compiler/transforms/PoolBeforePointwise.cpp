@@ -4,10 +4,9 @@
 // Each output pixel of such a convolution is w times its input pixel plus
 // b, and each window of an unpadded pool averages real pixels only, so the
 // two commute (the bias averages to itself); the convolution then runs on
-// the pooled map. DenseNet-121's three transition layers (batchNorm, relu,
-// 1x1 conv, 2x2 stride-2 average pool) do a quarter of their multiplies:
-// ~0.2 GFLOP each at 1 thread on the Xeon, 2.0-2.3 ms (docs/PERFORMANCE.md,
-// issue 19). The values differ by rounding order only.
+// the pooled map. DenseNet's transition layers (batchNorm, relu, 1x1 conv,
+// 2x2 stride-2 average pool) then do a quarter of their multiplies
+// (docs/PERFORMANCE.md, issue 19). The values differ by rounding order only.
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"

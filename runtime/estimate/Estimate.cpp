@@ -436,9 +436,8 @@ struct Model {
       graphUs = std::max(graphUs, -arenaBytes * perByteUs);
       // Nothing where an input's producer moved more than the L2 holds
       // (the cores' L2s where it ran on several): streaming its weights
-      // and maps flushed what the grid's eviction would have. The audio
-      // encoder's GELUs after conv1d layers of 1-3 MB of filters ran in
-      // the graph at the grid's evicted rate, 5 us above the flat term.
+      // and maps flushed what the grid's eviction would have (the audio
+      // encoder's GELUs after its conv1d layers ran at the evicted rate).
       const double l2 = double(profile.l2Bytes) * std::max(1, threads);
       for (size_t k = 0; k < ln.inputs.size(); ++k) {
         const int32_t t = ln.inputs[k];
@@ -446,10 +445,8 @@ struct Model {
           graphUs = 0;
       }
       // Nor more than the grid's own hot reruns of the kernel saved: a
-      // kernel bound by its instructions (a GELU's erf, ~0.6 ns an element
-      // at every size) runs no faster on operands in cache, and the flat
-      // term took 5 us from standalone GELUs of 13-60 us in the audio
-      // encoder, pricing them 21-43% low.
+      // kernel bound by its instructions (a GELU's erf) runs no faster on
+      // operands in cache, so the flat term would price it low.
       if (cacheSavingMs >= 0) graphUs = std::max(graphUs, -cacheSavingMs * 1e3);
     }
     e.graphMs = std::max(-kernelMs, graphUs * 1e-3);

@@ -491,8 +491,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Of those, onednn/Conv2d.cpp's preferWinograd4x3 takes 4x4 output tiles
   // (jit_wino_4x3: 2.25 multiplies an output per channel pair, 2x2 tiles
   // 4): whole 4-column tiles, >= 64 input channels, and rows of >= 56, or
-  // of >= 28 into <= 64 channels. A family of its own (1.1-1.7x faster than
-  // 2x2 tiles on the same layers). By columns and channels, which a piece
+  // of >= 28 into <= 64 channels. A family of its own: fewer multiplies
+  // than 2x2 tiles on the same layers. By columns and channels, which a piece
   // cut by rows keeps (a piece padded on one side runs 4x4 tiles anyway:
   // priced with its layer's).
   const bool winograd4 =

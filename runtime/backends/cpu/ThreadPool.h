@@ -95,8 +95,8 @@ class ThreadPool {
 
   // Like parallelFor, for loops whose threads must finish together on cores
   // that do not run at one speed (a VM's vCPUs share physical cores with
-  // other guests: on the 2-vCPU Xeon one ran 1.2-1.3x slower than the other
-  // for minutes, and an even split waits for it). [0, n) is cut into units
+  // other guests, hybrid CPUs mix core kinds: an even split waits for the
+  // slowest; docs/PERFORMANCE.md, issue 19). [0, n) is cut into units
   // of `unit` (the last may be shorter); each thread starts on its own
   // contiguous, even share of units, front to back, and once through it
   // takes units from the back of the share with the most left. fn(begin,

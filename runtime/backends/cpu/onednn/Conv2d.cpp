@@ -283,12 +283,10 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   // jit_wino_4x3 (4x4 output tiles) rather than oneDNN's first choice,
   // jit_fp32_wino_2x3 (2x2 tiles), where the output columns are whole 4x4
   // tiles, the input has >= 64 channels, and either the rows are 56 wide or
-  // longer, or 28 and up with <= 64 output channels. 1 thread, Xeon
-  // (docs/PERFORMANCE.md, issue 19): DenseNet-121's 128 -> 32 layers at
-  // 56x56 2.15 -> 1.40 ms and 28x28 0.47 -> 0.28; ResNet-50's 56x56x64
-  // 1.55 -> 1.41; GoogLeNet's 56x56 64 -> 192 5.2 -> 4.8. 2x3 measured
-  // 5-45% faster at 13, 14 or 55 columns or 16-48 input channels
-  // (SqueezeNet's), and GoogLeNet's 28x28 128 -> 192 2.7 -> 3.1 on 4x3.
+  // longer, or 28 and up with <= 64 output channels: there the larger
+  // tiles' fewer multiplies win; with fewer columns or input channels, and
+  // at 28 columns into many channels, their longer transforms lose (the
+  // per-layer figures: docs/PERFORMANCE.md, issue 19).
   // By columns and channels, which a piece cut by rows keeps (a piece
   // padded on one side runs 4x3 anyway: 2x3 refuses it).
   const bool preferWinograd4x3 = p.OW % 4 == 0 && p.C >= 64 && (p.OW >= 56 || (p.OW >= 28 && p.O <= 64));
