@@ -488,15 +488,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
-  // Of those, onednn/Conv2d.cpp's preferWinograd4x3 takes 4x4 output tiles
-  // (jit_wino_4x3: 2.25 multiplies an output per channel pair, 2x2 tiles
-  // 4): whole 4-column tiles, >= 64 input channels, and rows of >= 56, or
-  // of >= 28 into <= 64 channels. A family of its own: fewer multiplies
-  // than 2x2 tiles on the same layers. By columns and channels, which a piece
-  // cut by rows keeps (a piece padded on one side runs 4x4 tiles anyway:
-  // priced with its layer's).
-  const bool winograd4 =
-      winograd && g.OW % 4 == 0 && g.C >= 64 && (g.OW >= 56 || (g.OW >= 28 && g.O <= 64));
+  // Of those, the layers oneDNN runs on 4x4 output tiles (jit_wino_4x3:
+  // 2.25 multiplies an output per channel pair, 2x2 tiles 4;
+  // PieceSplit.h's rule) are a family of their own (a piece padded on one
+  // side runs 4x4 tiles anyway: priced with its layer's).
+  const bool winograd4 = winograd && winogradPrefersFourByFourTiles(g.C, g.O, g.OW);
   // Our grouped kernel (kernels/conv/GroupedNarrowConv.cpp) takes layers of 4
   // channels per group before oneDNN (in any precision: it has no bf16
   // form): a direct loop of its own that skips the taps in the padding, at
@@ -616,8 +612,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
         // 2x2 kernel refuses.
         if (family == "conv2d.winograd" || family == "conv2d.winograd4") {
           const int64_t padBefore = p.oh0 == 0 ? g.padTop : 0, padAfter = p.oh1 == g.OH ? g.padBottom : 0;
-          const bool four = padBefore != padAfter ||
-                            (g.OW % 4 == 0 && g.C >= 64 && (g.OW >= 56 || (g.OW >= 28 && p.o <= 64)));
+          const bool four = padBefore != padAfter || winogradPrefersFourByFourTiles(g.C, p.o, g.OW);
           wp.family = four ? "conv2d.winograd4" : "conv2d.winograd";
         }
         if (wp.flops > best) best = wp.flops, c.piece = wp;

@@ -35,6 +35,18 @@ enum class PieceKind {
 };
 
 // ---- convolution.
+// Where oneDNN's Winograd layer (or piece) takes 4x4 output tiles
+// (jit_wino_4x3) instead of its first choice, 2x2 (jit_fp32_wino_2x3):
+// whole 4-column tiles, >= 64 input channels, and rows of >= 56, or of
+// >= 28 into <= 64 output channels: there the larger tiles' fewer
+// multiplies win; with fewer columns or input channels, and at 28 columns
+// into many channels, their longer transforms lose (docs/PERFORMANCE.md,
+// issue 19). By columns and channels, which a piece cut by rows keeps.
+// onednn/Conv2d.cpp builds by it and CostFunctions prices by it.
+inline bool winogradPrefersFourByFourTiles(int64_t C, int64_t O, int64_t OW) {
+  return OW % 4 == 0 && C >= 64 && (OW >= 56 || (OW >= 28 && O <= 64));
+}
+
 struct ConvSplitShape {
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;

@@ -280,16 +280,10 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   // 24 columns a tie or Winograd ahead, and 128 channels at 16 a tie). By
   // columns, which a piece cut by rows keeps: its pieces stay direct too.
   const bool slowWinograd = p.C >= 256 && p.O >= 256 && p.OW >= 15 && p.OW <= 20;
-  // jit_wino_4x3 (4x4 output tiles) rather than oneDNN's first choice,
-  // jit_fp32_wino_2x3 (2x2 tiles), where the output columns are whole 4x4
-  // tiles, the input has >= 64 channels, and either the rows are 56 wide or
-  // longer, or 28 and up with <= 64 output channels: there the larger
-  // tiles' fewer multiplies win; with fewer columns or input channels, and
-  // at 28 columns into many channels, their longer transforms lose (the
-  // per-layer figures: docs/PERFORMANCE.md, issue 19).
-  // By columns and channels, which a piece cut by rows keeps (a piece
-  // padded on one side runs 4x3 anyway: 2x3 refuses it).
-  const bool preferWinograd4x3 = p.OW % 4 == 0 && p.C >= 64 && (p.OW >= 56 || (p.OW >= 28 && p.O <= 64));
+  // jit_wino_4x3 rather than oneDNN's first choice, jit_fp32_wino_2x3, by
+  // PieceSplit.h's rule (a piece padded on one side runs 4x3 anyway: 2x3
+  // refuses it).
+  const bool preferWinograd4x3 = winogradPrefersFourByFourTiles(p.C, p.O, p.OW);
   bool winogradShape = pol.winograd && p.groups == 1 && p.KH == 3 && p.KW == 3 && p.strideH == 1 &&
                        p.strideW == 1 && p.dilationH == 1 && p.dilationW == 1 && p.C >= 16 && p.O >= 16 &&
                        !slowWinograd;
