@@ -101,25 +101,29 @@ bool normalizeAxis(int64_t axis, size_t rank, int64_t *out) {
   return true;
 }
 
+namespace {
+// Runs fn over [0, n) inline where there is nothing to split (or no pool:
+// a kernel run outside a session) and returns true; else clamps `grain`.
+bool ranInline(const KernelContext &ctx, int64_t n, int64_t *grain,
+               const std::function<void(int64_t, int64_t)> &fn) {
+  if (n <= 0) return true;
+  if (*grain < 1) *grain = 1;
+  if (n <= *grain || ctx.backendState == nullptr) {
+    fn(0, n);
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 void parallelFor(const KernelContext &ctx, int64_t n, int64_t grain,
                  const std::function<void(int64_t, int64_t)> &fn) {
-  if (n <= 0) return;
-  if (grain < 1) grain = 1;
-  if (n <= grain || ctx.backendState == nullptr) {
-    fn(0, n);
-    return;
-  }
-  threadPool(ctx).parallelFor(n, grain, fn);
+  if (!ranInline(ctx, n, &grain, fn)) threadPool(ctx).parallelFor(n, grain, fn);
 }
 
 void parallelForUnits(const KernelContext &ctx, int64_t n, int64_t grain,
                       const std::function<void(int64_t, int64_t)> &fn) {
-  if (n <= 0) return;
-  if (grain < 1) grain = 1;
-  if (n <= grain || ctx.backendState == nullptr) {
-    fn(0, n);
-    return;
-  }
+  if (ranInline(ctx, n, &grain, fn)) return;
   ThreadPool &pool = threadPool(ctx);
   pool.parallelForUnits(n, std::max(grain, n / (int64_t(pool.numThreads()) * kUnitsPerThread)), fn);
 }
