@@ -1710,6 +1710,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     GridPoint gp;
     gp.params = cost.params;
     gp.ms = ms;
+    gp.bytes = cost.bytes;
+    gp.flops = cost.flops;
     gp.ratio = std::max(0.05, (ms - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
     if (pt.small) gp.hotRatio = std::max(0.05, (hotMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
     if (pt.cold && coldMs > 0) gp.coldRatio = std::max(0.05, (coldMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));

@@ -69,6 +69,8 @@ nlohmann::json gridJson(const FamilyGrid &g) {
     if (p.warm) e["warm"] = true;
     if (p.hotRatio > 0) e["hot_ratio"] = p.hotRatio;
     if (p.coldRatio > 0) e["cold_ratio"] = p.coldRatio;
+    if (p.bytes > 0) e["bytes"] = p.bytes;
+    if (p.flops > 0) e["flops"] = p.flops;
     pts.push_back(std::move(e));
   }
   return {{"log_sigma", g.logSigma}, {"points", pts}};
@@ -123,6 +125,8 @@ Status readFamilyGrid(ProfileReader &r, const nlohmann::json &g, const std::stri
     gp.ms = r.num(pt, "ms", pw + ".", false);
     gp.hotRatio = r.num(pt, "hot_ratio", pw + ".", false);
     gp.coldRatio = r.num(pt, "cold_ratio", pw + ".", false);
+    gp.bytes = r.num(pt, "bytes", pw + ".", false);
+    gp.flops = r.num(pt, "flops", pw + ".", false);
     gp.warm = pt.value("warm", false);
     if (!r.status) return r.status;
     if (gp.ratio <= 0) return invalidArgument(path + ": " + pw + ".ratio: must be > 0");

@@ -27,6 +27,10 @@ struct GridPoint {
   // graph whose working set exceeds the L3 reads them from DRAM every run.
   double coldRatio = 0;
   double ms = 0;
+  // What the point's kernel moves and computes (its roofline's inputs; 0 in
+  // older profiles): a ratio can then be restated over another cache
+  // level's bandwidth than the one its size put it on.
+  double bytes = 0, flops = 0;
   bool warm = false;  // folded in from a real run (calibrate --add)
 };
 

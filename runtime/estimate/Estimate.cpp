@@ -173,31 +173,64 @@ struct Model {
                            double flops, double bytes, bool bf16, FamilyGrid *scratch) {
     const FamilyGrid *g = grid(t, family);
     const double l3 = double(profile.l3Bytes);
-    if (!g || params.size() != 1 || params[0] < 1 || bytes <= 0 || l3 <= 0 || bytes > l3) return g;
+    if (!g || bytes <= 0 || l3 <= 0 || bytes > l3) return g;
     const double peak = bf16 && t.bf16Gflops > 0 ? t.bf16Gflops : t.peakGflops;
     const double here = bandwidthGBs(profile, t, bytes);
     if (peak <= 0 || here <= 0) return g;
+    if (params.size() == 1 && params[0] >= 1 && instructionsBind(*g)) {
+      *scratch = *g;
+      for (GridPoint &p : scratch->points) {
+        if (p.params.size() != 1 || p.params[0] < 1) continue;
+        const double k = p.params[0] / params[0], pointBytes = bytes * k, pointFlops = flops * k;
+        if (pointBytes > l3) continue;
+        restate(t, peak, here, pointFlops, pointBytes, bf16, &p);
+      }
+      return scratch;
+    }
+    // A node past the L2 (the cores' L2s) reads from the L3, and so did
+    // every grid point that fits the L2: the grid evicts L1 and L2 before
+    // each run. Such a point's ratio, taken over the L2's (or L1's)
+    // bandwidth, is restated over the node's own level, the L3's, for any
+    // family: over the L2's, interpolated onto a node priced on the L3's
+    // roofline, it counted the L3's slower reads twice (PP-OCR det's
+    // transposes, pools, batchNormalizations, resizes and convTranspose2d
+    // of 2.5-5 MB, 3-4x the 4.9 MB ones' measured times at one thread,
+    // from points of 0.05-1.9 MB at 2-9x the L2's roofline).
+    const double l2 = double(profile.l2Bytes) * double(std::max(1, t.threads));
+    if (profile.l2Bytes == 0 || bytes <= l2) return g;
+    bool restated = false;
+    for (const GridPoint &p : g->points) restated = restated || (p.bytes > 0 && p.bytes <= l2);
+    if (!restated) return g;
+    *scratch = *g;
+    for (GridPoint &p : scratch->points)
+      if (p.bytes > 0 && p.bytes <= l2) restate(t, peak, here, p.flops, p.bytes, bf16, &p);
+    return scratch;
+  }
+
+  // Whether a family's own instructions bound it: its hot reruns (operands
+  // left in cache) ran at least half as long as its evicted runs (the
+  // median over its points).
+  static bool instructionsBind(const FamilyGrid &g) {
     std::vector<double> hotShare;
-    for (const GridPoint &p : g->points)
+    for (const GridPoint &p : g.points)
       if (p.hotRatio > 0 && p.ratio > 0) hotShare.push_back(p.hotRatio / p.ratio);
-    if (hotShare.empty()) return g;
+    if (hotShare.empty()) return false;
     std::sort(hotShare.begin(), hotShare.end());
     const size_t n = hotShare.size();
-    if ((n % 2 ? hotShare[n / 2] : (hotShare[n / 2 - 1] + hotShare[n / 2]) / 2) < 0.5) return g;
-    *scratch = *g;
-    for (GridPoint &p : scratch->points) {
-      if (p.params.size() != 1 || p.params[0] < 1) continue;
-      const double k = p.params[0] / params[0], pointBytes = bytes * k, pointFlops = flops * k;
-      if (pointBytes > l3) continue;
-      const double own = rooflineMs(profile, t, pointFlops, pointBytes, bf16);
-      const double atHere = std::max(pointFlops / (peak * 1e6), pointBytes / (here * 1e6));
-      if (own <= 0 || atHere <= 0) continue;
-      const double f = own / atHere;
-      p.ratio *= f;
-      p.hotRatio *= f;
-      p.coldRatio *= f;
-    }
-    return scratch;
+    return (n % 2 ? hotShare[n / 2] : (hotShare[n / 2 - 1] + hotShare[n / 2]) / 2) >= 0.5;
+  }
+
+  // A grid point's ratios, taken over the roofline of its own flops and
+  // bytes, restated over the roofline at `here` GB/s.
+  void restate(const ThreadProfile &t, double peak, double here, double pointFlops, double pointBytes, bool bf16,
+               GridPoint *p) const {
+    const double own = rooflineMs(profile, t, pointFlops, pointBytes, bf16);
+    const double atHere = std::max(pointFlops / (peak * 1e6), pointBytes / (here * 1e6));
+    if (own <= 0 || atHere <= 0) return;
+    const double f = own / atHere;
+    p->ratio *= f;
+    p->hotRatio *= f;
+    p->coldRatio *= f;
   }
 
   // ratio x roofline of one kernel's work on `t`'s grid and peaks.
@@ -333,7 +366,7 @@ struct Model {
       cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
     } else if (threads > 1 && !c.instructionBound && !c.rowsPerThread && memoryBound(tp1, c.flops, c.bytes, bf16) &&
-               !streamsWeights(local, ln, c.bytes)) {
+               !streamsWeights(local, ln, c.bytes) && !(c.contiguousRanges && pastOneL2(c.bytes))) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
       // fitting models' per-node profiles at 2 threads show elementwise,
@@ -349,7 +382,11 @@ struct Model {
       // Nor is one that gives each thread the output rows the node before
       // wrote on it (rowsPerThread: our depthwise kernel, the global
       // average pool, the packed 1x1 of a 14x14 map): its reads stay on
-      // their core, so it is priced on the run's thread count.
+      // their core, so it is priced on the run's thread count. Nor an
+      // elementwise kernel of contiguous ranges moving more than one core's
+      // L2 holds: one thread would read it from the L3, two each stream
+      // their half (PP-OCR det's adds, muls and clamps of 2.4-10 MB ran
+      // 1.8-3x faster at 2 threads than at 1, those under 1 MB 1.1x).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
@@ -460,6 +497,9 @@ struct Model {
     jitNodes += c.jit;
     return e;
   }
+
+  // Whether a kernel moves more than one core's L2 holds.
+  bool pastOneL2(double bytes) const { return profile.l2Bytes > 0 && bytes > double(profile.l2Bytes); }
 
   // Whether more than half of what a node moves is weights (constants).
   bool streamsWeights(const cpu::NodeDesc &local, const rt::LoadedNode &ln, double bytes) const {

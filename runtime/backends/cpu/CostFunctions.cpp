@@ -53,7 +53,9 @@ NodeCost make(std::string family, std::vector<double> params, double flops, doub
 // elements; transcendental functions cost an order more per element.
 NodeCost unaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
-  return make("unary", {e}, e, allBytes(n));
+  NodeCost c = make("unary", {e}, e, allBytes(n));
+  c.contiguousRanges = true;  // UnaryFloatKernel: kernels::parallelForUnits
+  return c;
 }
 // Each transcendental op is a family of its own: their kernels differ by
 // more than an order of magnitude per element (tanh vs sigmoid).
@@ -63,7 +65,9 @@ NodeCost mathCost(const NodeDesc &n, const std::vector<bool> &, int) {
 }
 NodeCost binaryCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double e = outCount(n);
-  return make("binary", {e}, e, allBytes(n));
+  NodeCost c = make("binary", {e}, e, allBytes(n));
+  c.contiguousRanges = true;  // Binary.cpp: kernels::parallelForUnits over the output
+  return c;
 }
 // Floating-point pow calls std::pow per element (Binary.cpp's Pow), a
 // scalar libm call 50-100x an add's time per element: a family of its own,
@@ -678,6 +682,10 @@ NodeCost convTransposeCost(const NodeDesc &n, const std::vector<bool> &constant,
   NodeCost c = make("conv2d.transpose", {outCount(n), taps, C / double(groups)}, 2 * in * perPixel,
                     allBytes(n) + 2 * colBytes);
   if (isConstant(constant, 1)) c.packedBytes = bytesOf(w);
+  // The col2im's scalar loop (11-70x the byte roofline in calibration), cut
+  // by output rows, bounds it, not the bytes: PP-OCR det's two layers ran
+  // 1.5-1.7x faster at 2 threads than at 1 (webnn-run --profile).
+  c.instructionBound = true;
   return c;
 }
 

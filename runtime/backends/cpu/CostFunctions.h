@@ -60,6 +60,11 @@ struct NodeCost {
   // (whose reads then cross between the cores) it gains from more threads
   // inside a graph, and is priced on the run's thread count.
   bool rowsPerThread = false;
+  // With threads > 1 the kernel cuts its elements into contiguous ranges
+  // (the pool's units): past one core's L2, where one thread reads from the
+  // L3, each core streams its own range (from the L3, or from the L2s of
+  // the cores that wrote it where they hold it) and adds its own read rate.
+  bool contiguousRanges = false;
   // Its output is a strided slice (OperandDesc::rowPitch: a concat's) that
   // the kernel writes at the pitch itself, no dense copy after it.
   bool writesPitch = false;

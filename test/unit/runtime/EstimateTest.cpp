@@ -806,6 +806,9 @@ TEST(CostFunctions, ConvTransposeOnItsOwnFamily) {
   EXPECT_DOUBLE_EQ(c.bytes, (40.0 * 40 * 24 + 16 * 4 * 24 + 80 * 80 * 16) * 4 + 2 * colBytes);
   EXPECT_FALSE(c.jit);
   EXPECT_DOUBLE_EQ(c.packedBytes, 16 * 4 * 24 * 4);
+  // Its col2im's scalar loop, cut by output rows, bounds it: priced on the
+  // run's thread count, not as a byte-bound kernel on one thread's.
+  EXPECT_TRUE(c.instructionBound);
 }
 
 // NCHW <-> NHWC transposes run the tiled kernel, a family apart from the
@@ -1779,6 +1782,77 @@ TEST(Estimate, StreamingRatiosRestatedAtTheNodesCacheLevel) {
               std::sqrt(small.ratio * large.ratio) * 65536 * 8 / 50e6, 1e-9);
 }
 
+// A node past the L2 reads from the L3, as every grid point that fits the
+// L2 did (the grid evicts L1 and L2 first): such a point's ratio, taken
+// over the L2's roofline, is restated over the L3's, for a family bound by
+// moving bytes too; a point of an older profile (no bytes) is not.
+TEST(Estimate, PointsInTheL2RestatedForANodePastIt) {
+  DeviceProfile p = syntheticProfile();
+  est::GridPoint small;
+  small.params = {16384};  // 128 KB moved: the L2's level (50 GB/s)
+  small.ms = 16384 * 8 / 30e6;  // as fast as the L3 reads it
+  small.ratio = small.ms / (16384 * 8 / 50e6);
+  small.hotRatio = 0.3 * small.ratio;  // bound by moving bytes
+  small.bytes = 16384 * 8;
+  small.flops = 16384;
+  p.threads[0].families["unary"].points = {small};
+  auto relu = [](int64_t n) {
+    TGraph g;
+    g.name = "relu_n";
+    g.tensors = {{"x", DataType::kFloat32, {1, n}}, {"y", DataType::kFloat32, {1, n}}};
+    g.nodes = {{"relu", {0}, {1}, "relu0"}};
+    g.inputs = {0};
+    g.outputs = {1};
+    return g;
+  };
+  const int64_t n = 1 << 20;  // 8 MB moved: past the 1 MB L2, inside the 16 MB L3
+  const std::string path = writeArtifact("est_restated_past_l2", relu(n));
+  const double l3Roof = double(n) * 8 / 30e6;
+  Estimate e;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  ASSERT_EQ(e.nodes.size(), 1u);
+  EXPECT_NEAR(e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3, l3Roof, 1e-9);
+  // Without the point's bytes: its ratio over the L2's roofline, 50 / 30 higher.
+  p.threads[0].families["unary"].points[0].bytes = 0;
+  ASSERT_TRUE(est::estimateArtifact(path, p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3, l3Roof * 50 / 30, 1e-9);
+  // A node inside the L2 keeps the point's ratio over its own (the L2's)
+  // roofline (the whole graph fits the L2: the point's hot rerun's ratio).
+  p.threads[0].families["unary"].points[0].bytes = small.bytes;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_restated_in_l2", relu(32768)), p, {}, &e).isOk());
+  EXPECT_NEAR(e.nodes[0].ms - p.threads[0].nodeOverheadUs * 1e-3, small.hotRatio * 32768 * 8 / 50e6, 1e-9);
+}
+
+// At 2 threads an elementwise kernel of contiguous ranges bound by moving
+// bytes is priced on one thread's grid while it fits one core's L2, and on
+// the run's thread count past it, where each core streams its own range.
+TEST(Estimate, ElementwisePastOneL2PricedOnTheRunsThreads) {
+  DeviceProfile p = syntheticProfile();
+  p.maxThreads = 2;
+  est::ThreadProfile two = p.threads[0];
+  two.threads = 2;
+  p.threads.push_back(two);
+  auto add = [](int64_t n) {
+    TGraph g;
+    g.name = "add_n";
+    g.tensors = {{"a", DataType::kFloat32, {1, n}}, {"b", DataType::kFloat32, {1, n}},
+                 {"y", DataType::kFloat32, {1, n}}};
+    g.nodes = {{"add", {0, 1}, {2}, "add0"}};
+    g.inputs = {0, 1};
+    g.outputs = {2};
+    return g;
+  };
+  est::EstimateOptions o2;
+  o2.threads = 2;
+  Estimate inL2, past;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_add_in_l2", add(65536)), p, o2, &inL2).isOk());  // 768 KB
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_add_past_l2", add(262144)), p, o2, &past).isOk());  // 3 MB
+  ASSERT_EQ(inL2.nodes.size(), 1u);
+  ASSERT_EQ(past.nodes.size(), 1u);
+  EXPECT_EQ(inL2.nodes[0].pricedThreads, 1);
+  EXPECT_EQ(past.nodes[0].pricedThreads, 2);
+}
+
 // A node whose input's producer moved more bytes than the L2 holds saves
 // nothing in the graph: that stream flushed its operands as the grid's
 // eviction does (the audio encoder's GELUs after conv1d layers of 1-3 MB
@@ -2057,6 +2131,22 @@ TEST(Profile, BadJsonNamesFileAndField) {
   check(bad, "threads[0].peak_gflops");
   DeviceProfile missing;
   EXPECT_FALSE(est::loadProfile(dir + "/absent.json", &missing).isOk());
+}
+
+// A grid point's bytes and operations survive saving and loading (0 and
+// absent in older profiles).
+TEST(Profile, GridPointBytesAndFlopsRoundTrip) {
+  DeviceProfile p = syntheticProfile();
+  est::GridPoint &pt = p.threads[0].families["unary"].points[0];
+  pt.bytes = 131072;
+  pt.flops = 16384;
+  const std::string path = tempDir("est_point_bytes") + "/p.json";
+  ASSERT_TRUE(est::saveProfile(p, path).isOk());
+  DeviceProfile back;
+  ASSERT_TRUE(est::loadProfile(path, &back).isOk());
+  EXPECT_DOUBLE_EQ(back.threads[0].families["unary"].points[0].bytes, 131072);
+  EXPECT_DOUBLE_EQ(back.threads[0].families["unary"].points[0].flops, 16384);
+  EXPECT_DOUBLE_EQ(back.threads[0].families["binary"].points[0].bytes, 0);
 }
 
 TEST(Profile, RunResultsFoldIn) {
