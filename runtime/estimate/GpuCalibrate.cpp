@@ -615,8 +615,11 @@ Status calibrateGpu(const GpuCalibrateOptions &options, GpuProfile *out) {
     return invalidArgument("--device '" + options.device + "': expected gpu or gpu:N");
   vk::Device::Options o = vk::Device::defaultOptions();
   o.index = index;
-  // Pipelines created cold: the first run on a fresh machine.
+  // Pipelines created cold: the first run on a fresh machine, with neither
+  // webnnc's pipeline cache nor the driver's own shader cache (else a second
+  // calibration measures pipelines the first one compiled).
   o.cacheDir = "none";
+  o.driverShaderCache = false;
   std::shared_ptr<vk::Device> device;
   WEBNN_RETURN_IF_ERROR(vk::Device::create(o, &device));
   GpuProfile p;

@@ -291,6 +291,10 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Device::onValidationMessage(VkDebugUtilsMessageSe
 
 Status Device::init(const Options &options) {
   options_ = options;
+  if (!options.driverShaderCache) {
+    setenv("__GL_SHADER_DISK_CACHE", "0", /*overwrite=*/0);
+    setenv("MESA_SHADER_CACHE_DISABLE", "true", /*overwrite=*/0);
+  }
   WEBNN_RETURN_IF_ERROR(createInstance(&fn_, options.validation, &instance_));
   if (options.validation && fn_.vkCreateDebugUtilsMessengerEXT) {
     VkDebugUtilsMessengerCreateInfoEXT mi{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};

@@ -92,6 +92,13 @@ class Device {
     // Folder of the pipeline cache; empty: $WEBNN_VULKAN_CACHE_DIR, else
     // $XDG_CACHE_HOME/webnn, else ~/.cache/webnn; "none" disables it.
     std::string cacheDir;
+    // false: ask the drivers not to use their own shader disk caches
+    // (NVIDIA's __GL_SHADER_DISK_CACHE, Mesa's MESA_SHADER_CACHE_DISABLE),
+    // so that pipeline creation is measured as on a fresh machine. These are
+    // process-wide environment variables read when the driver loads: set
+    // before this device's instance unless the user set them, and meant for
+    // a process whose first device this is (`webnn-run calibrate`).
+    bool driverShaderCache = true;
   };
   static Options defaultOptions();
   static Status create(const Options &options, std::shared_ptr<Device> *out);

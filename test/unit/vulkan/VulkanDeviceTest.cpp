@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include "VulkanTestUtil.h"
 #include "backends/vulkan/VulkanKernel.h"
@@ -47,6 +48,49 @@ TEST(VulkanDevice, DeviceIndexOutOfRangeIsAClearError) {
   Status s = Device::create(o, &d);
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("gpu:999 requested but there are"), std::string::npos) << s.message();
+}
+
+// Calibration measures pipeline creation cold: the device it makes asks the
+// drivers to leave their own shader disk caches alone, unless the user chose.
+TEST(VulkanDevice, ColdPipelineOptionTurnsTheDriversShaderCachesOff) {
+  const char *names[] = {"__GL_SHADER_DISK_CACHE", "MESA_SHADER_CACHE_DISABLE"};
+  std::string saved[2];
+  bool had[2];
+  for (int i = 0; i < 2; ++i) {
+    const char *v = std::getenv(names[i]);
+    had[i] = v != nullptr;
+    if (v) saved[i] = v;
+    unsetenv(names[i]);
+  }
+  Device::Options o = Device::defaultOptions();
+  o.cacheDir = "none";
+  std::shared_ptr<Device> d;
+  Status s = Device::create(o, &d);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(std::getenv(names[0]), nullptr);  // the default leaves them alone
+  EXPECT_EQ(std::getenv(names[1]), nullptr);
+  d.reset();
+
+  setenv(names[1], "false", 1);  // the user's own choice stays
+  o.driverShaderCache = false;
+  s = Device::create(o, &d);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_NE(std::getenv(names[0]), nullptr);
+  EXPECT_STREQ(std::getenv(names[0]), "0");
+  EXPECT_STREQ(std::getenv(names[1]), "false");
+  d.reset();
+
+  unsetenv(names[1]);
+  s = Device::create(o, &d);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_NE(std::getenv(names[1]), nullptr);
+  EXPECT_STREQ(std::getenv(names[1]), "true");
+  for (int i = 0; i < 2; ++i) {
+    if (had[i])
+      setenv(names[i], saved[i].c_str(), 1);
+    else
+      unsetenv(names[i]);
+  }
 }
 
 TEST(VulkanDevice, OneSubmitPerRunAndThePipelineCacheIsWritten) {
