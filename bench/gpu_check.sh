@@ -16,7 +16,8 @@
 #
 # --quick: small shapes for lavapipe (ResNet-50 at 64x64, batch 1 and 2; a
 # 2-layer BERT-base at seq 16; the tiny Llama). Full: ResNet-50 224x224 batch
-# 1 and 32, BERT-base 12 layers seq 128, the ~100M Llama (bench/llm.py's),
+# 1 and 32, MobileNetV2, EfficientNet-B0, ConvNeXt-T and ViT-B/16 at 224x224
+# batch 1, BERT-base 12 layers seq 128, the ~100M Llama (bench/llm.py's),
 # decode of one token after 128.
 #
 # The large weight tensors (conv/matmul/gemm weights, embeddings, int4 blocks
@@ -70,6 +71,10 @@ def models(quick):
     return {
         "resnet50_b1": dict(kind="image", batch=1, size=224),
         "resnet50_b32": dict(kind="image", batch=32, size=224),
+        "mobilenetv2_b1": dict(kind="image", arch="mobilenet_v2", batch=1, size=224),
+        "efficientnet_b0_b1": dict(kind="image", arch="efficientnet_b0", batch=1, size=224),
+        "convnext_tiny_b1": dict(kind="image", arch="convnext_tiny", batch=1, size=224),
+        "vit_b16_b1": dict(kind="image", arch="vit_b_16", batch=1, size=224),
         "bert_base_s128": dict(kind="bert", layers=12, seq=128),
         "llama_100m_int4_decode": dict(kind="llama", size="100m", past=128),
     }
@@ -83,8 +88,9 @@ def torch_model(spec):
     torch.manual_seed(0)
     if spec["kind"] == "image":
         import torchvision
-        m = torchvision.models.resnet50(weights=None)
+        m = getattr(torchvision.models, spec.get("arch", "resnet50"))(weights=None)
         em.randomize_batchnorm(m, torch.Generator().manual_seed(1))
+        em.randomize_zero_linears(m, torch.Generator().manual_seed(2))
         x = torch.randn(spec["batch"], 3, spec["size"], spec["size"])
         return m.eval(), x, "input", "logits"
     m = em.Encoder(spec["layers"], 768, 12, 3072, spec["seq"])
@@ -154,8 +160,12 @@ def prepare(out, quick):
             m, x, iname, oname = torch_model(spec)
             import inspect
             kw = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+            sys.path.insert(0, os.path.join(ROOT, "bench", "models"))
+            import export_models as em
+            # GradOn keeps torch off its fused attention kernels, which
+            # have no ONNX export (ViT); PyTorch's own timing runs m itself.
             with torch.no_grad():
-                torch.onnx.export(m, (x,), onnx_path, opset_version=17, input_names=[iname],
+                torch.onnx.export(em.GradOn(m), (x,), onnx_path, opset_version=17, input_names=[iname],
                                   output_names=[oname], do_constant_folding=True, **kw)
             model = onnx.load(onnx_path)
             if spec["kind"] == "image":
