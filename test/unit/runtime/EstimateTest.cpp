@@ -1851,6 +1851,25 @@ TEST(Estimate, ElementwisePastOneL2PricedOnTheRunsThreads) {
   ASSERT_EQ(past.nodes.size(), 1u);
   EXPECT_EQ(inL2.nodes[0].pricedThreads, 1);
   EXPECT_EQ(past.nodes[0].pricedThreads, 2);
+  // A softmax along the last axis runs its rows so too; along another axis
+  // it does not (blocks of columns).
+  auto softmax = [](int64_t rows, int64_t axis) {
+    TGraph g;
+    g.name = "softmax_rows";
+    g.tensors = {{"x", DataType::kFloat32, {rows, 256}}, {"y", DataType::kFloat32, {rows, 256}}};
+    TAttribute a{"axis", 0, axis, 0, "", {}};
+    g.nodes = {{"softmax", {0}, {1}, "softmax0", {a}}};
+    g.inputs = {0};
+    g.outputs = {1};
+    return g;
+  };
+  Estimate last, first;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_softmax_last", softmax(2048, 1)), p, o2, &last).isOk());
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_softmax_first", softmax(2048, 0)), p, o2, &first).isOk());
+  ASSERT_EQ(last.nodes.size(), 1u);
+  ASSERT_EQ(first.nodes.size(), 1u);
+  EXPECT_EQ(last.nodes[0].pricedThreads, 2);
+  EXPECT_EQ(first.nodes[0].pricedThreads, 1);
 }
 
 // A node whose input's producer moved more bytes than the L2 holds saves
