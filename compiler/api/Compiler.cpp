@@ -200,6 +200,9 @@ void buildCpuPipeline(mlir::PassManager &pm, bool cpuTarget) {
   graph.addPass(mlir::webnn::createWebNNConvertLayout());
   graph.addPass(mlir::webnn::createWebNNFoldNormAffine());  // GroupNorm(C, C)'s affine muls and adds
   graph.addPass(mlir::webnn::createWebNNPoolBeforePointwise());  // DenseNet's transitions: 1x1 conv on the pooled map
+  // DenseNet's pre-activation batchNorm + relu as a depthwise 1x1 that the
+  // CPU runtime runs together with the 1x1 convolution after it.
+  if (cpuTarget) graph.addPass(mlir::webnn::createWebNNBatchNormReluToDepthwise());
   graph.addPass(mlir::webnn::createWebNNFuseConv());
   if (cpuTarget) graph.addPass(mlir::webnn::createWebNNFuseChannelShuffle());  // ShuffleNet: one copy per unit
   graph.addPass(mlir::webnn::createWebNNFuseAttention());  // transformer encoders: heads read in place

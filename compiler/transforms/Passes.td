@@ -92,6 +92,24 @@ def WebNNSinkReshapes : Pass<"webnn-sink-reshapes", "func::FuncOp"> {
   let dependentDialects = ["::mlir::webnn::WebNNDialect"];
 }
 
+def WebNNBatchNormReluToDepthwise : Pass<"webnn-batchnorm-relu-to-depthwise", "func::FuncOp"> {
+  let summary = "batchNormalization + relu before a 1x1 convolution as a depthwise 1x1 fusedConv2d";
+  let description = [{
+    Rewrites relu(batchNormalization(x)) with constant mean, variance, scale
+    and bias over the last axis of a 4-D float32 tensor, whose only reader is
+    a 1x1, stride-1, unpadded, ungrouped nhwc convolution, to
+    fusedConv2d(x, m, bias a, groups = C, activation relu), a depthwise 1x1
+    convolution with m = scale / sqrt(variance + epsilon) and
+    a = bias - mean * m (float32 steps, as the CPU runtime folds them). The
+    CPU runtime runs it and the 1x1 after it as one kernel pair that
+    normalizes x in cache block by block (DenseNet's pre-activation layers).
+  }];
+  let statistics = [
+    Statistic<"numRewritten", "batchnorm-relus", "batchNormalization + relu pairs rewritten">,
+  ];
+  let dependentDialects = ["::mlir::webnn::WebNNDialect"];
+}
+
 def WebNNPoolBeforePointwise : Pass<"webnn-pool-before-pointwise", "func::FuncOp"> {
   let summary = "Average-pool before the 1x1 convolution that alone feeds the pool";
   let description = [{

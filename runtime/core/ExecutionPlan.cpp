@@ -118,8 +118,13 @@ bool writesSlice(const std::string &op) {
 
 // Ops whose kernels read a strided input without a copy: the other readers
 // a placed tensor may have (any other reader keeps it dense, copied into the
-// concat as before).
-bool readsRowPitch(const std::string &op) { return op == "concat" || op == "batchNormalization"; }
+// concat as before). fusedConv2d: DenseNet's batchNormalization + relu as a
+// depthwise 1x1 (--webnn-batchnorm-relu-to-depthwise), which the CPU runs
+// with the 1x1 after it reading the slice in place; a convolution kernel
+// that does not read a pitch gets a dense copy (CpuBackend::makeKernel).
+bool readsRowPitch(const std::string &op) {
+  return op == "concat" || op == "batchNormalization" || op == "fusedConv2d";
+}
 
 // Where a placed tensor lives: inside `root`'s bytes at `byteOffset`, its
 // last-axis rows `pitch` elements apart (0: dense).

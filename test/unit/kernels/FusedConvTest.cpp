@@ -235,7 +235,7 @@ void runCase(const FusedCase &c) {
       const kernels::KernelChoice choice = choices.last("fusedConv2d");
       const std::string kernel = convKernelOf(choice);
       const bool depthwise = kernel.rfind("depthwise-avx512", 0) == 0;
-      const bool packed = kernel == "pointwise-packed-sgemm" || kernel == "im2col-packed-sgemm" ||
+      const bool packed = kernel.rfind("pointwise-packed-sgemm", 0) == 0 || kernel == "im2col-packed-sgemm" ||
                           kernel == "row-window-packed-sgemm";
       const bool narrow = kernel == "pointwise-narrow";
       const bool grouped = kernel == "grouped-narrow-avx512";
@@ -723,6 +723,43 @@ void runScaleCase(const ScaleCase &c) {
   }
 }
 
+// A per-channel multiply-add + clamp as a depthwise 1x1 (DenseNet's
+// batchNormalization + relu after --webnn-batchnorm-relu-to-depthwise) and
+// the 1x1 that alone reads it, as the pair kernel (AffinePointwisePair.cpp)
+// and as the two nodes' own kernels: equal within rounding, and the pair
+// made exactly where it should be.
+struct AffineCase {
+  int64_t N = 1, H = 56, W = 56, C = 64, O = 128;
+  std::string dwActivation = "relu", activation = "relu";
+  bool dwBias = true, bias = true;
+  int64_t KH = 1;  // the consumer's filter size
+  bool expectFused = true;
+};
+
+OpCase affineDepthwise(const AffineCase &c, std::optional<TestTensor> x) {
+  OpCase op{"fusedConv2d",
+            {std::move(x), f32({c.C, 1, 1, 1}, uniformFloats(c.C, 71), true),
+             c.dwBias ? std::optional<TestTensor>(f32({c.C}, uniformFloats(c.C, 72), true)) : std::nullopt},
+            {outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C})}};
+  op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", c.C);
+  op.attrString("activation", c.dwActivation);
+  if (c.dwActivation == "clamp") op.attrFloat("activationMinValue", -0.25).attrFloat("activationMaxValue", 0.5);
+  return op;
+}
+
+OpCase affineConsumer(const AffineCase &c, std::optional<TestTensor> input) {
+  const int64_t pad = c.KH / 2;
+  OpCase op{c.activation != "none" ? "fusedConv2d" : "conv2d",
+            {std::move(input), f32({c.O, c.KH, c.KH, c.C}, uniformFloats(c.O * c.KH * c.KH * c.C, 73), true),
+             c.bias ? std::optional<TestTensor>(f32({c.O}, uniformFloats(c.O, 74), true)) : std::nullopt},
+            {outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.O})}};
+  op.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi");
+  if (pad) op.attrInts("padding", {pad, pad, pad, pad});
+  if (op.op == "fusedConv2d") op.attrString("activation", c.activation);
+  if (c.activation == "clamp") op.attrFloat("activationMinValue", -0.5).attrFloat("activationMaxValue", 1.0);
+  return op;
+}
+
 // The pair of `producer` and `consumer`, its output over the producer's
 // input (runPairOverInput), against the two nodes run apart: made, and within
 // 1e-4 relative at 1 and 2 threads.
@@ -771,6 +808,13 @@ TEST(FusedConv2d, PairOutputOverInput) {
     b.attrInts("padding", {0, 1, 0, 1}).attrInts("strides", {2, 2}).attrString("activation", "silu");
     expectPairOverInputMatches(a, b, "expand + depthwise pair");
   }
+  // The channel affine + 1x1 (the two steps apart, through the intermediate).
+  {
+    AffineCase c{.H = 10, .W = 10, .C = 48, .O = 48};
+    OpCase a = affineDepthwise(c, f32({1, c.H, c.W, c.C}, uniformFloats(c.H * c.W * c.C, 68)));
+    OpCase b = affineConsumer(c, outSpec(DataType::kFloat32, {1, c.H, c.W, c.C}));
+    expectPairOverInputMatches(a, b, "channel affine + 1x1 pair");
+  }
 }
 
 TEST(FusedConv2d, ScaledPointwisePair) {
@@ -785,6 +829,98 @@ TEST(FusedConv2d, ScaledPointwisePair) {
   runScaleCase({.H = 28, .W = 28, .C = 240, .O = 40, .expectFused = false});
   runScaleCase({.activation = "sigmoid", .expectFused = false});
   runScaleCase({.H = 2, .W = 2, .C = 64, .O = 16, .expectFused = false});
+}
+
+void runAffineCase(const AffineCase &c) {
+  const std::string name = std::to_string(c.N) + "x" + std::to_string(c.H) + "x" + std::to_string(c.W) + "x" +
+                           std::to_string(c.C) + " -> " + std::to_string(c.O) + " " + c.dwActivation + "/" +
+                           c.activation + " k" + std::to_string(c.KH);
+  std::vector<float> x = uniformFloats(c.N * c.H * c.W * c.C, 70);
+  OpCase first = affineDepthwise(c, f32({c.N, c.H, c.W, c.C}, x));
+  ASSERT_TRUE(runOp(first).isOk()) << name;
+  OpCase second = affineConsumer(c, first.outputs[0]);
+  ASSERT_TRUE(runOp(second).isOk()) << name;
+  const std::vector<double> want = second.outputs[0].values();
+  for (int threads : {1, 2}) {
+    ScopedKernelChoices choices;
+    OpCase a = affineDepthwise(c, f32({c.N, c.H, c.W, c.C}, x));
+    OpCase b = affineConsumer(c, outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C}));
+    bool fused = false;
+    Status s = runPair(a, b, threads, &fused);
+    ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
+    ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
+    if (!fused) continue;
+    EXPECT_EQ(choices.last("fusedConv2d + " + b.op).chosen, "affine-pointwise pair") << name;
+    expectPairNear(b.outputs[0].values(), want, name, threads);
+  }
+}
+
+TEST(FusedConv2d, AffinePointwisePair) {
+  runAffineCase({});                                      // DenseNet-121's denseblock1 layer 1
+  runAffineCase({.H = 7, .W = 7, .C = 992});              // denseblock4's last: K blocks of 128 and a tail
+  runAffineCase({.N = 2, .H = 5, .W = 7, .C = 37, .O = 80});  // row tiles of 6 and 4 rows, a 16-column block
+  runAffineCase({.H = 9, .W = 9, .C = 170, .O = 48, .dwActivation = "clamp", .activation = "none", .dwBias = false,
+                 .bias = false});
+  runAffineCase({.H = 3, .W = 11, .C = 20, .O = 32, .dwActivation = "none", .activation = "clamp"});
+  // Not paired: output channels not a multiple of 16, a 3x3 consumer.
+  runAffineCase({.H = 14, .W = 14, .C = 64, .O = 40, .expectFused = false});
+  runAffineCase({.H = 14, .W = 14, .C = 64, .O = 32, .KH = 3, .expectFused = false});
+}
+
+// DenseNet's input: x a slice of a wider concat buffer, its rows `pitch`
+// floats apart (the concat-view plan); the pair reads it in place.
+TEST(FusedConv2d, AffinePointwisePairReadsAStridedInput) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the pair kernels need AVX-512";
+  AffineCase c{.H = 11, .W = 13, .C = 40, .O = 48};
+  const int64_t M = c.H * c.W, pitch = 72;
+  std::vector<float> wide = uniformFloats(M * pitch, 75), x(size_t(M * c.C));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t ch = 0; ch < c.C; ++ch) x[size_t(m * c.C + ch)] = wide[size_t(m * pitch + ch)];
+  OpCase first = affineDepthwise(c, f32({1, c.H, c.W, c.C}, x));
+  ASSERT_TRUE(runOp(first).isOk());
+  OpCase second = affineConsumer(c, first.outputs[0]);
+  ASSERT_TRUE(runOp(second).isOk());
+  const std::vector<double> want = second.outputs[0].values();
+
+  OpCase a = affineDepthwise(c, f32({1, c.H, c.W, c.C}, x));
+  OpCase b = affineConsumer(c, outSpec(DataType::kFloat32, {1, c.H, c.W, c.C}));
+  OperandDesc xd{}, dwf{}, dwb{}, mid{}, w{}, bias{}, y{};
+  auto constant = [](const TestTensor &t, OperandDesc *d) {
+    d->dtype = t.dtype, d->shape = t.shape, d->constantData = t.bytes.data();
+    return d;
+  };
+  xd.dtype = mid.dtype = y.dtype = DataType::kFloat32;
+  xd.shape = mid.shape = {1, c.H, c.W, c.C};
+  xd.rowPitch = pitch;
+  y.shape = {1, c.H, c.W, c.O};
+  NodeDesc an, bn;
+  an.op = a.op, bn.op = b.op;
+  an.name = bn.name = "strided";
+  an.attributes = a.attrs, bn.attributes = b.attrs;
+  an.inputs = {&xd, constant(*a.inputs[1], &dwf), constant(*a.inputs[2], &dwb)};
+  an.outputs = {&mid};
+  bn.inputs = {&mid, constant(*b.inputs[1], &w), constant(*b.inputs[2], &bias)};
+  bn.outputs = {&y};
+  std::string why;
+  std::unique_ptr<Kernel> k = kernels::makeAffinePointwisePair(an, bn, &why);
+  ASSERT_TRUE(k) << why;
+  EXPECT_TRUE(k->honoursRowPitch());
+  std::vector<float> out(size_t(M * c.O));
+  TensorBuffer bufs[] = {{DataType::kFloat32, &xd.shape, wide.data()},
+                         {DataType::kFloat32, &dwf.shape, const_cast<uint8_t *>(a.inputs[1]->bytes.data())},
+                         {DataType::kFloat32, &dwb.shape, const_cast<uint8_t *>(a.inputs[2]->bytes.data())},
+                         {DataType::kFloat32, &w.shape, const_cast<uint8_t *>(b.inputs[1]->bytes.data())},
+                         {DataType::kFloat32, &bias.shape, const_cast<uint8_t *>(b.inputs[2]->bytes.data())}};
+  const TensorBuffer *ins[] = {&bufs[0], &bufs[1], &bufs[2], nullptr, &bufs[3], &bufs[4]};
+  TensorBuffer yb{DataType::kFloat32, &y.shape, out.data()};
+  TensorBuffer *outs[] = {&yb};
+  for (int threads : {1, 2}) {
+    std::fill(out.begin(), out.end(), 0.f);
+    ThreadPool pool(threads);
+    KernelContext ctx{ins, 6, outs, 1, &pool};
+    ASSERT_TRUE(k->run(ctx).isOk());
+    expectPairNear(std::vector<double>(out.begin(), out.end()), want, "strided x", threads);
+  }
 }
 
 TEST(FusedConv2d, SigmoidNoBias) {

@@ -116,6 +116,14 @@ std::unique_ptr<Kernel> makeOneDnnConv(const NodeDesc &node, const ConvGeometry 
 // scaled per run); reports its decision like a table's.
 std::unique_ptr<Kernel> makeScaledPointwisePair(const NodeDesc &mul, const NodeDesc &conv, std::string *why);
 Status makeScaledPointwisePairChoice(const NodeDesc &mul, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
+// AffinePointwisePair.cpp: a depthwise 1x1 with a clamp epilogue (a
+// per-channel multiply-add: batchNormalization + relu after
+// --webnn-batchnorm-relu-to-depthwise) and the plain 1x1 that alone reads
+// it, as one kernel over chunks of pixels normalized in cache; reports its
+// decision like a table's.
+bool isChannelAffineConv(const NodeDesc &node);
+std::unique_ptr<Kernel> makeAffinePointwisePair(const NodeDesc &dw, const NodeDesc &conv, std::string *why);
+Status makeAffinePointwisePairChoice(const NodeDesc &dw, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
 // SiluPass.cpp: `conv` (no activation of its own), then SiLU (hardSwish) in
 // place over its `count` outputs.
 std::unique_ptr<Kernel> makeSiluPass(std::unique_ptr<Kernel> conv, int64_t count);

@@ -179,6 +179,8 @@ Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, s
   out->reset();
   if (producer.op == "mul" && (consumer.op == "conv2d" || consumer.op == "fusedConv2d"))
     return makeScaledPointwisePairChoice(producer, consumer, out);
+  if (isChannelAffineConv(producer) && (consumer.op == "conv2d" || consumer.op == "fusedConv2d"))
+    return makeAffinePointwisePairChoice(producer, consumer, out);
   ConvGeometry pw, dw;
   FilterIndexer pwFi, dwFi;
   float pwLo, pwHi, lo, hi;
