@@ -73,7 +73,7 @@ class AffinePointwiseKernel final : public Kernel {
       parallelFor(ctx, M_, std::max<int64_t>(1, 16384 / C), [&](int64_t b, int64_t e) {
         affineRowsAvx512(x + b * xPitch_, xPitch_, e - b, C, mul_.data(), add_.data(), lo_, hi_, t + b * C);
       });
-      parallelFor(ctx, chunks * blocks, 1, [&](int64_t t0, int64_t t1) {
+      parallelForUnits(ctx, chunks * blocks, blocks, [&](int64_t t0, int64_t t1) {
         while (t0 < t1) {
           const int64_t ci = t0 / blocks, b0 = t0 % blocks, b1 = std::min(blocks, b0 + (t1 - t0));
           const int64_t r0 = ci * chunk, r1 = std::min(M_, r0 + chunk);
@@ -83,9 +83,10 @@ class AffinePointwiseKernel final : public Kernel {
       });
       return Status::ok();
     }
-    // Tasks are (chunk, column block); a thread normalizes each chunk its
-    // range touches once, then runs that chunk's blocks.
-    parallelFor(ctx, chunks * blocks, 1, [&](int64_t t0, int64_t t1) {
+    // Tasks are (chunk, column block), run in the pool's units (a faster
+    // vCPU takes a slower one's); a unit normalizes each chunk it touches
+    // once, then runs that chunk's blocks.
+    parallelForUnits(ctx, chunks * blocks, blocks, [&](int64_t t0, int64_t t1) {
       thread_local std::vector<float> normalized;
       if (normalized.size() < size_t(chunk * C)) normalized.resize(size_t(chunk * C));
       while (t0 < t1) {
