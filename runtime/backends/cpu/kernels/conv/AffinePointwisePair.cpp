@@ -121,6 +121,8 @@ class AffinePointwiseKernel final : public Kernel {
           packed_[size_t((jb * C + k) * cols + j)] = o < O ? filter_[fi_.at(o, k, 0, 0)] : 0.f;
         }
     f_.packed = packed_.data();
+    // The artifact's copy is not read again: not resident twice.
+    releasePackedSource(filter_, size_t(C * O) * sizeof(float));
     prepared_ = true;
     return true;
   }
