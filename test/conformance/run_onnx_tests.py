@@ -21,7 +21,8 @@ failures only this configuration has; --max-extra-percent P fails the run when
 the second list's entries exceed P% of the tests the base list lets pass.
 --check-first runs the first test alone and stops if it fails unexpectedly: a
 broken setup (a GPU run without its Vulkan validation layer) then gives one
-message instead of one per test.
+message instead of one per test. Runs go through `webnn-run batch` workers
+(webnn_run_batch.py), --batch tests each; --batch 0 starts a process per test.
 """
 import argparse
 import concurrent.futures
@@ -38,6 +39,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expectations  # noqa: E402
+import webnn_run_batch  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-7
 FROZEN_PASSES = []  # tests that passed with inputs frozen (list.append is thread-safe)
@@ -140,9 +142,11 @@ def run_test(test_dir, args, workdir):
         if n not in frozen:
             cmd += ["--input", f"{n}={p}"]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        r = args.runner.run(cmd, 300)
     except OSError as e:
         return name, f"harness: cannot run webnn-run: {e}"
+    except subprocess.TimeoutExpired:
+        return name, "run: no result within 300 s"
     if r.returncode != 0:
         return name, "run: " + (r.stderr.strip().splitlines() or ["(no message)"])[0][:300]
     for n, exp in outputs:
@@ -177,6 +181,8 @@ def main():
     p.add_argument("--write-failures")
     p.add_argument("--check-first", action="store_true",
                    help="run the first test alone first; stop if it fails unexpectedly")
+    p.add_argument("--batch", type=int, default=200, metavar="N",
+                   help="tests per `webnn-run batch` worker process (webnn_run_batch.py); 0: a process per test")
     args = p.parse_args()
     help_text = subprocess.run([args.webnnc, "compile", "--help"], capture_output=True,
                                text=True).stdout
@@ -206,6 +212,14 @@ def main():
             expected_fail[case] = reason
 
     workdir = Path(tempfile.mkdtemp(prefix="onnx-tests-"))
+    args.runner = webnn_run_batch.make_runner(args.webnn_run, args.batch)
+    try:
+        return run_tests(args, tests, lists, expected_fail, workdir)
+    finally:
+        args.runner.close()
+
+
+def run_tests(args, tests, lists, expected_fail, workdir):
     if args.check_first:
         name, problem = run_test(tests[0], args, workdir)
         if problem and name not in expected_fail:

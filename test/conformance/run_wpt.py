@@ -20,7 +20,9 @@ case's compile result (the artifact, or webnnc's exit status and message)
 in DIR under the case's name and a hash of its graph text and compile
 arguments; --replay takes it from there instead of running webnnc (a case
 with no recorded compile fails, naming it). --progress N prints a count
-every N cases, so a run cut short still says how far it got.
+every N cases, so a run cut short still says how far it got. Runs go through
+`webnn-run batch` workers (webnn_run_batch.py), --batch cases each; --batch 0
+starts a webnn-run process per case.
 """
 import argparse
 import concurrent.futures
@@ -37,6 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expectations  # noqa: E402
+import webnn_run_batch  # noqa: E402
 import wpt_to_dsl  # noqa: E402
 
 # Tolerances, in one place. WPT checks with per-operation ULP or absolute
@@ -223,7 +226,7 @@ def run_case(case_id, case, args, workdir, extra_run_args=(), gpu_check=None):
     for name, path in feeds.items():
         cmd += ["--input", f"{name}={path}"]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        r = args.runner.run(cmd, args.timeout)
     except OSError as e:
         return case_id, f"harness: cannot run webnn-run: {e}", ""
     except subprocess.TimeoutExpired:
@@ -272,6 +275,8 @@ def main():
     p.add_argument("--record", metavar="DIR", help="keep each case's compile result in DIR")
     p.add_argument("--replay", metavar="DIR", help="take each case's compile result from DIR (no webnnc)")
     p.add_argument("--progress", type=int, default=0, metavar="N", help="print a count every N cases")
+    p.add_argument("--batch", type=int, default=200, metavar="N",
+                   help="cases per `webnn-run batch` worker process (webnn_run_batch.py); 0: a process per case")
     args = p.parse_args()
     if args.record and args.replay:
         p.error("--record and --replay exclude each other")
@@ -293,6 +298,14 @@ def main():
     expected_fail = expectations.load(args.expected_failures)
 
     workdir = Path(tempfile.mkdtemp(prefix="wpt-"))
+    args.runner = webnn_run_batch.make_runner(args.webnn_run, args.batch)
+    try:
+        return run_cases(args, cases, expected_fail, workdir)
+    finally:
+        args.runner.close()
+
+
+def run_cases(args, cases, expected_fail, workdir):
     if args.gpu_check:
         # A missing device or validation layer would otherwise only show as
         # cases quietly run on the CPU: --device gpu says which it is.

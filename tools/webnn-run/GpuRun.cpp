@@ -20,6 +20,7 @@
 #include "webnn/version.h"
 
 #if WEBNN_HAVE_VULKAN_BACKEND
+#include "backends/vulkan/VulkanBackend.h"
 #include "backends/vulkan/VulkanDevice.h"
 #include "backends/vulkan/VulkanGraph.h"
 #include "backends/vulkan/VulkanKernel.h"
@@ -43,6 +44,8 @@ int runGpu(int argc, char **argv) {
             << ": this webnn-run was built without the Vulkan backend\n";
   return 1;
 }
+void keepGpuDevicesBetweenRuns(bool) {}
+std::vector<std::string> takeValidationMessagesBetweenRuns() { return {}; }
 
 #else
 
@@ -56,6 +59,16 @@ struct Failure {
   int code;
   std::string message;
 };
+
+// The device batch mode keeps between runs, and the options it was made with.
+bool gKeepDevices = false;
+std::shared_ptr<webnn::vk::Device> gKeptDevice;
+webnn::vk::Device::Options gKeptOptions;
+
+bool sameDevice(const webnn::vk::Device::Options &a, const webnn::vk::Device::Options &b) {
+  return a.index == b.index && a.validation == b.validation && a.forceStaging == b.forceStaging &&
+         a.cacheDir == b.cacheDir && a.driverShaderCache == b.driverShaderCache;
+}
 
 struct GpuOptions {
   std::string artifact, weights, device;
@@ -103,8 +116,16 @@ int run(const GpuOptions &opt) {
   vk::Device::Options dopt = vk::Device::defaultOptions();
   dopt.index = index;
   std::shared_ptr<vk::Device> device;
-  s = vk::Device::create(dopt, &device);
-  if (!s.isOk()) throw Failure{1, s.message()};
+  if (gKeepDevices && gKeptDevice && sameDevice(gKeptOptions, dopt)) {
+    device = gKeptDevice;
+  } else {
+    s = vk::Device::create(dopt, &device);
+    if (!s.isOk()) throw Failure{1, s.message()};
+    if (gKeepDevices) {
+      gKeptDevice = device;
+      gKeptOptions = dopt;
+    }
+  }
   double deviceMs = msSince(t0);
   t0 = Clock::now();
   std::unique_ptr<vk::GraphProgram> program;
@@ -304,6 +325,18 @@ int run(const GpuOptions &opt) {
 }
 
 }  // namespace
+
+void keepGpuDevicesBetweenRuns(bool keep) {
+  gKeepDevices = keep;
+  if (!keep) gKeptDevice.reset();
+}
+
+std::vector<std::string> takeValidationMessagesBetweenRuns() {
+  std::vector<std::string> messages;
+  if (gKeptDevice) messages = gKeptDevice->takeValidationMessages();
+  for (std::string &m : webnn::vk::takeBackendValidationMessages()) messages.push_back(std::move(m));
+  return messages;
+}
 
 int runGpu(int argc, char **argv) {
   GpuOptions opt;

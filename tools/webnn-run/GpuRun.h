@@ -5,6 +5,7 @@
 #define WEBNN_TOOLS_WEBNN_RUN_GPURUN_H
 
 #include <string>
+#include <vector>
 
 namespace webnnrun {
 
@@ -17,6 +18,14 @@ std::string deviceArgument(int argc, char **argv);
 // command buffer per shape signature, docs/GPU.md).
 constexpr int kRunOnExecutor = -1;
 int runGpu(int argc, char **argv);
+
+// Batch mode (Batch.h): a run keeps its device for the next run asking for
+// the same device and options instead of making its own; false releases it.
+void keepGpuDevicesBetweenRuns(bool keep);
+// Validation messages the kept device and the executor's Vulkan backend
+// collected outside a run's checks (the teardown of the run that just
+// ended), taken: a batch charges them to that run.
+std::vector<std::string> takeValidationMessagesBetweenRuns();
 
 }  // namespace webnnrun
 

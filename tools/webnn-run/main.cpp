@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
 // I/O), 2 usage error, 3 the runs passed --timeout. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
+#include "Batch.h"
 #include "Bindings.h"
 #include "Compare.h"
 #include "Devices.h"
@@ -524,6 +525,9 @@ int run(const Options &opt) {
   return 0;
 }
 
+// One artifact's run (the command line without a subcommand).
+int runCommandLine(int argc, char **argv);
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -531,6 +535,13 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
   if (argc > 1 && std::strcmp(argv[1], "limits") == 0) return webnnrun::runLimits(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
+  if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return webnnrun::runBatch(argc - 1, argv + 1, runCommandLine);
+  return runCommandLine(argc, argv);
+}
+
+namespace {
+
+int runCommandLine(int argc, char **argv) {
   // --device gpu[:N]: the whole graph as one Vulkan program (GpuRun.cpp),
   // except a graph with dynamic dimensions, which continues below with
   // every node placed on the GPU; "cpu" (the default) continues below.
@@ -543,6 +554,8 @@ int main(int argc, char **argv) {
   CLI::App app{"Run a compiled WebNN artifact (.wnn) on CPU with .npy inputs.\n"
                "  webnn-run generate ARTIFACT --prompt-ids 1,2,3 --max-new-tokens N: greedy LLM decoding\n"
                "  webnn-run calibrate [--threads N] [--device gpu[:N]]: measure this device for webnnc estimate\n"
+               "  webnn-run batch < JOBS: one run per stdin line (a JSON array of these arguments), one JSON "
+               "answer line each\n"
                "  webnn-run limits [DEVICE] [--json]: each backend's op support limits"};
   app.set_version_flag("--version", "webnn-run " WEBNN_VERSION_STRING);
   app.add_option("artifact", opt.artifact, "Compiled artifact (.wnn)")->required();
@@ -606,3 +619,5 @@ int main(int argc, char **argv) {
     return 1;
   }
 }
+
+}  // namespace

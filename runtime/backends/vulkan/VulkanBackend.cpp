@@ -580,6 +580,13 @@ BackendCounters backendCounters() {
   return c;
 }
 
+std::vector<std::string> takeBackendValidationMessages() {
+  if (!gDeviceCreated.load()) return {};
+  std::shared_ptr<Device> *device = nullptr;
+  if (!backendDevice(&device).isOk() || !*device) return {};
+  return (*device)->takeValidationMessages();
+}
+
 }  // namespace webnn::vk
 
 namespace webnn::rt {

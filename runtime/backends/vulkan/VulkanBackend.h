@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace webnn::vk {
 
@@ -31,6 +32,12 @@ struct BackendCounters {
 
 // Totals since the process started (all sessions).
 BackendCounters backendCounters();
+
+// Validation messages the backend's device collected since a kernel last
+// checked (a session's teardown), taken; none before the device exists. A
+// process running sessions one after another charges them to the one that
+// ended (webnn-run batch).
+std::vector<std::string> takeBackendValidationMessages();
 
 }  // namespace webnn::vk
 

@@ -1,0 +1,139 @@
+"""webnn-run command lines run through `webnn-run batch` worker processes.
+
+A conformance case's run is tiny; starting webnn-run (and, for the GPU, a
+Vulkan instance with the validation layer and a device) costs more than the
+run. `webnn-run batch` reads one job per stdin line (the arguments of one
+webnn-run command as a JSON array) and answers each with one JSON line
+(exit code, stdout, stderr), so a worker serves many cases. The harnesses
+call run() from their thread pools exactly where they ran webnn-run as a
+process; run() returns the same (returncode, stdout, stderr) and raises
+subprocess.TimeoutExpired on a timeout.
+
+A job that crashes or outlasts its timeout takes its worker with it: the
+job gets the worker's exit status (or the timeout) and what it printed
+outside a job's capture, and the next job starts a fresh worker. A worker
+is also replaced after `jobs_per_worker` jobs, so no state builds up for
+long. Jobs that share a worker run one after another in one process: the
+Vulkan device and its pipelines are shared, nothing else is.
+"""
+import json
+import os
+import queue
+import select
+import subprocess
+import tempfile
+import threading
+
+
+class Result:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+class _Worker:
+    def __init__(self, webnn_run):
+        self.log = tempfile.TemporaryFile(mode="w+b")
+        self.proc = subprocess.Popen([webnn_run, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log)
+        self.jobs = 0
+        self.buffer = b""
+
+    def send(self, args):
+        self.proc.stdin.write((json.dumps(args) + "\n").encode())
+        self.proc.stdin.flush()
+        self.jobs += 1
+
+    def answer(self, timeout):
+        """The job's answer line, or None at end of output; raises TimeoutError."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line.decode("utf-8", "replace"))
+
+    def outside_output(self):
+        self.log.seek(0)
+        return self.log.read()[-4000:].decode("utf-8", "replace")
+
+    def close(self, kill=False):
+        try:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.stdin.close()
+        except OSError:
+            pass
+        self.proc.wait()
+        self.log.close()
+
+
+class BatchRunner:
+    def __init__(self, webnn_run, jobs_per_worker=200):
+        self.webnn_run = webnn_run
+        self.jobs_per_worker = jobs_per_worker
+        self.idle = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.all = []
+
+    def _take(self):
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            w = _Worker(self.webnn_run)
+            with self.lock:
+                self.all.append(w)
+            return w
+
+    def _retire(self, w, kill=False):
+        w.close(kill)
+        with self.lock:
+            self.all.remove(w)
+
+    def run(self, cmd, timeout):
+        """cmd as for subprocess.run: [webnn-run, args...]."""
+        w = self._take()
+        try:
+            w.send(cmd[1:])
+            a = w.answer(timeout)
+        except TimeoutError:
+            self._retire(w, kill=True)
+            raise subprocess.TimeoutExpired(cmd, timeout)
+        except (OSError, ValueError) as e:  # the worker died before or while answering
+            self._retire(w, kill=True)
+            return Result(1, "", f"webnn-run batch worker failed: {e}")
+        if a is None:  # it ended inside this job: a crash, or a timeout's exit
+            code = w.proc.wait()
+            text = w.outside_output()
+            self._retire(w)
+            return Result(code if code != 0 else 1, "", text or f"webnn-run batch ended with status {code}")
+        if w.jobs >= self.jobs_per_worker:
+            self._retire(w)
+        else:
+            self.idle.put(w)
+        return Result(a["exit"], a["stdout"], a["stderr"])
+
+    def close(self):
+        with self.lock:
+            workers = list(self.all)
+        for w in workers:
+            self._retire(w)
+
+
+class ProcessRunner:
+    """One process per command line (--batch 0)."""
+
+    def run(self, cmd, timeout):
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+    def close(self):
+        pass
+
+
+def make_runner(webnn_run, batch):
+    return BatchRunner(webnn_run, batch) if batch > 0 else ProcessRunner()
