@@ -62,7 +62,7 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   // In table order, the chosen one after every refusal.
   ASSERT_GE(choice.refused.size(), 5u);
   EXPECT_EQ(choice.refused.front().first, "depthwise-avx512");
-  EXPECT_EQ(choice.refused.back().first, "depthwise-avx512-after-onednn");
+  EXPECT_EQ(choice.refused.back().first, "pointwise-packed-sgemm-after-onednn");
   const std::string text = choice.describe();
   EXPECT_NE(text.find("conv2d '"), std::string::npos) << text;
   EXPECT_NE(text.find(": portable (refused: depthwise-avx512: "), std::string::npos) << text;
@@ -179,6 +179,38 @@ TEST(ConvSelection, DepthwiseTakesSiluItself) {
   const kernels::KernelChoice choice = siluChoice(conv2d(9, 9, 32, 32, 3, 32, 1));
   EXPECT_EQ(choice.chosen, "depthwise-avx512") << choice.describe();
   EXPECT_TRUE(choice.refused.empty()) << choice.describe();
+}
+
+// A 1x1 with >= 512 output channels: the packed SGEMM before oneDNN up to
+// 783 output pixels, after it from 784 (28x28) up, so that oneDNN's
+// brgconv_1x1 runs ResNeXt-50's 28x28 block ends; with oneDNN off the
+// packed SGEMM still takes it, after oneDNN's refusal.
+TEST(ConvSelection, PackedPointwiseFrom784PixelsAfterOneDnn) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  auto choiceOf = [](OpCase c) {
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last("conv2d");
+  };
+  kernels::KernelChoice small = choiceOf(conv2d(27, 29, 256, 512, 1, 1, 0));  // 783 pixels
+  EXPECT_EQ(small.chosen, "pointwise-packed-sgemm") << small.describe();
+  kernels::KernelChoice big = choiceOf(conv2d(28, 28, 256, 512, 1, 1, 0));
+  EXPECT_EQ(big.whyRefused("pointwise-packed-sgemm"), "784 output pixels or more (tried after oneDNN)")
+      << big.describe();
+#if WEBNN_HAVE_ONEDNN
+  EXPECT_EQ(big.chosen, "onednn") << big.describe();
+  onednn::Policy saved = onednn::policy();
+  onednn::Policy off = saved;
+  off.enabled = false;
+  onednn::setPolicy(off);
+  kernels::KernelChoice noOneDnn = choiceOf(conv2d(28, 28, 256, 512, 1, 1, 0));
+  onednn::setPolicy(saved);
+  EXPECT_EQ(noOneDnn.chosen, "pointwise-packed-sgemm-after-onednn") << noOneDnn.describe();
+  EXPECT_NE(noOneDnn.whyRefused("onednn").find("disabled"), std::string::npos) << noOneDnn.describe();
+#else
+  EXPECT_EQ(big.chosen, "pointwise-packed-sgemm-after-onednn") << big.describe();
+#endif
 }
 
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run

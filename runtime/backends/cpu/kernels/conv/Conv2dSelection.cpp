@@ -7,7 +7,8 @@
 //   5x5 likewise from 14 output columns up;
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
 //   oneDNN (each file says which and by how much), conv1d included, and
-//   ours for grouped layers of 4 channels per group;
+//   ours for grouped layers of 4 channels per group; the packed 1x1 from
+//   784 output pixels up only after oneDNN;
 // - fusedConv2d "silu" on those kernels without activation, SiLU after
 //   (the depthwise kernel applies it itself, row by row); "hardSwish" the
 //   same way, a pass after the kernel;
@@ -79,9 +80,23 @@ std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) 
   return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, r.lo, r.hi, false, why);
 }
 
-std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {
+std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string *why) {
   if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
   return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+}
+
+// From 784 output pixels (28x28) up, oneDNN's brgconv_1x1 ran the 1x1 layers
+// the packed SGEMM takes there (ResNeXt-50's 28x28 256 -> 512 block ends and
+// 512 -> 512) faster at 1 and 2 threads: input and output, which the packed
+// walk re-reads per panel, outweigh the filter it streams once
+// (docs/PERFORMANCE.md, issue 19). Tried again after oneDNN.
+constexpr int64_t kPackedPointwiseBeforeOneDnnPixels = 784;
+
+std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {
+  if (plainPointwise(r.g) && r.g.N * r.g.H * r.g.W >= kPackedPointwiseBeforeOneDnnPixels)
+    return refuse(why, std::to_string(kPackedPointwiseBeforeOneDnnPixels) +
+                           " output pixels or more (tried after oneDNN)");
+  return pointwisePackedAnySize(r, why);
 }
 
 std::unique_ptr<Kernel> im2colPacked(const ConvRequest &r, std::string *why) {
@@ -177,6 +192,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"onednn", &oneDnn},
 #endif
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
+    {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAnySize},
     {"portable", &portable},
 };
 
