@@ -213,6 +213,36 @@ TEST(ConvSelection, PackedPointwiseFrom784PixelsAfterOneDnn) {
 #endif
 }
 
+// fusedConv2d with a residual on a 1x1 with >= 512 output channels: the
+// packed SGEMM before oneDNN below 196 output pixels (ResNet-50's 7x7
+// block ends), after it from 196 (14x14) up; without a residual 196 pixels
+// stay on the packed SGEMM.
+TEST(ConvSelection, PackedPointwiseWithResidualFrom196PixelsAfterOneDnn) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  auto choiceOf = [](int64_t H, bool residual) {
+    OpCase c = conv2d(H, H, 256, 512, 1, 1, 0);
+    c.op = "fusedConv2d";
+    c.attrString("activation", "relu");
+    if (residual) c.inputs.push_back(f32({1, H, H, 512}, std::vector<float>(size_t(H * H * 512), 0.5f)));
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last("fusedConv2d");
+  };
+  kernels::KernelChoice small = choiceOf(13, true);  // 169 pixels
+  EXPECT_EQ(small.chosen, "pointwise-packed-sgemm") << small.describe();
+  kernels::KernelChoice plain = choiceOf(14, false);
+  EXPECT_EQ(plain.chosen, "pointwise-packed-sgemm") << plain.describe();
+  kernels::KernelChoice big = choiceOf(14, true);
+  EXPECT_EQ(big.whyRefused("pointwise-packed-sgemm"), "a residual and 196 output pixels or more (tried after oneDNN)")
+      << big.describe();
+#if WEBNN_HAVE_ONEDNN
+  EXPECT_EQ(big.chosen, "onednn") << big.describe();
+#else
+  EXPECT_EQ(big.chosen, "pointwise-packed-sgemm-after-onednn") << big.describe();
+#endif
+}
+
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
 // without activation and a pass after them (the choice names the kernel
 // inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish

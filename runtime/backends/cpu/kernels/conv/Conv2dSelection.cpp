@@ -85,16 +85,26 @@ std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string
   return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
 }
 
-// From 784 output pixels (28x28) up, oneDNN's brgconv_1x1 ran the 1x1 layers
-// the packed SGEMM takes there (ResNeXt-50's 28x28 256 -> 512 block ends and
-// 512 -> 512) faster at 1 and 2 threads: input and output, which the packed
-// walk re-reads per panel, outweigh the filter it streams once
-// (docs/PERFORMANCE.md, issue 19). Tried again after oneDNN.
+// The packed 1x1 tried after oneDNN (docs/PERFORMANCE.md, issue 19):
+// - from 784 output pixels (28x28) up, where brgconv_1x1 ran ResNeXt-50's
+//   28x28 256 -> 512 block ends and 512 -> 512 faster at 1 and 2 threads:
+//   input and output, which the packed walk re-reads per panel, outweigh
+//   the filter it streams once;
+// - with a residual from 196 pixels (14x14) up: the packed tiles read the
+//   residual in their epilogue, 48 columns of 8 rows a row apart, from L3;
+//   oneDNN's path copies it into y in one sequential pass and its sum
+//   post-op then reads it from L2 (ResNet-50's and ResNeXt-50's 14x14 block
+//   ends). At 7x7 the filter dominates and the packed SGEMM stays ahead.
 constexpr int64_t kPackedPointwiseBeforeOneDnnPixels = 784;
+constexpr int64_t kPackedResidualPointwiseBeforeOneDnnPixels = 196;
 
 std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {
-  if (plainPointwise(r.g) && r.g.N * r.g.H * r.g.W >= kPackedPointwiseBeforeOneDnnPixels)
+  const int64_t pixels = r.g.N * r.g.H * r.g.W;
+  if (plainPointwise(r.g) && pixels >= kPackedPointwiseBeforeOneDnnPixels)
     return refuse(why, std::to_string(kPackedPointwiseBeforeOneDnnPixels) +
+                           " output pixels or more (tried after oneDNN)");
+  if (plainPointwise(r.g) && r.e.hasResidual && pixels >= kPackedResidualPointwiseBeforeOneDnnPixels)
+    return refuse(why, "a residual and " + std::to_string(kPackedResidualPointwiseBeforeOneDnnPixels) +
                            " output pixels or more (tried after oneDNN)");
   return pointwisePackedAnySize(r, why);
 }
