@@ -1,20 +1,22 @@
-"""webnn-run command lines run through `webnn-run batch` worker processes.
+"""webnn-run and webnnc command lines run through `TOOL batch` worker processes.
 
-A conformance case's run is tiny; starting webnn-run (and, for the GPU, a
-Vulkan instance with the validation layer and a device) costs more than the
-run. `webnn-run batch` reads one job per stdin line (the arguments of one
-webnn-run command as a JSON array) and answers each with one JSON line
-(exit code, stdout, stderr), so a worker serves many cases. The harnesses
-call run() from their thread pools exactly where they ran webnn-run as a
-process; run() returns the same (returncode, stdout, stderr) and raises
+A conformance case is tiny: starting webnnc (libMLIR/libLLVM's dynamic
+linking) or webnn-run (for the GPU, a Vulkan instance with the validation
+layer and a device) costs more than compiling or running it. `TOOL batch`
+(tools/common/BatchJobs.h) reads one job per stdin line (the arguments of
+one command as a JSON array) and answers each with one JSON line (exit
+code, stdout, stderr), so a worker serves many cases. The harnesses call
+run() from their thread pools exactly where they started a process; run()
+returns the same (returncode, stdout, stderr) and raises
 subprocess.TimeoutExpired on a timeout.
 
 A job that crashes or outlasts its timeout takes its worker with it: the
 job gets the worker's exit status (or the timeout) and what it printed
 outside a job's capture, and the next job starts a fresh worker. A worker
 is also replaced after `jobs_per_worker` jobs, so no state builds up for
-long. Jobs that share a worker run one after another in one process: the
-Vulkan device and its pipelines are shared, nothing else is.
+long. Jobs that share a worker run one after another in one process:
+webnn-run's jobs share its Vulkan device and pipelines, webnnc's nothing
+but the process (each compile has its own MLIR context).
 """
 import json
 import os
@@ -31,9 +33,9 @@ class Result:
 
 
 class _Worker:
-    def __init__(self, webnn_run):
+    def __init__(self, tool):
         self.log = tempfile.TemporaryFile(mode="w+b")
-        self.proc = subprocess.Popen([webnn_run, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen([tool, "batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log)
         self.jobs = 0
         self.buffer = b""
@@ -74,8 +76,8 @@ class _Worker:
 
 
 class BatchRunner:
-    def __init__(self, webnn_run, jobs_per_worker=200):
-        self.webnn_run = webnn_run
+    def __init__(self, tool, jobs_per_worker=200):
+        self.tool = tool
         self.jobs_per_worker = jobs_per_worker
         self.idle = queue.SimpleQueue()
         self.lock = threading.Lock()
@@ -85,7 +87,7 @@ class BatchRunner:
         try:
             return self.idle.get_nowait()
         except queue.Empty:
-            w = _Worker(self.webnn_run)
+            w = _Worker(self.tool)
             with self.lock:
                 self.all.append(w)
             return w
@@ -96,7 +98,7 @@ class BatchRunner:
             self.all.remove(w)
 
     def run(self, cmd, timeout):
-        """cmd as for subprocess.run: [webnn-run, args...]."""
+        """cmd as for subprocess.run: [tool, args...]."""
         w = self._take()
         try:
             w.send(cmd[1:])
@@ -106,12 +108,12 @@ class BatchRunner:
             raise subprocess.TimeoutExpired(cmd, timeout)
         except (OSError, ValueError) as e:  # the worker died before or while answering
             self._retire(w, kill=True)
-            return Result(1, "", f"webnn-run batch worker failed: {e}")
+            return Result(1, "", f"{os.path.basename(self.tool)} batch worker failed: {e}")
         if a is None:  # it ended inside this job: a crash, or a timeout's exit
             code = w.proc.wait()
             text = w.outside_output()
             self._retire(w)
-            return Result(code if code != 0 else 1, "", text or f"webnn-run batch ended with status {code}")
+            return Result(code if code != 0 else 1, "", text or f"{os.path.basename(self.tool)} batch ended with status {code}")
         if w.jobs >= self.jobs_per_worker:
             self._retire(w)
         else:
@@ -135,5 +137,5 @@ class ProcessRunner:
         pass
 
 
-def make_runner(webnn_run, batch):
-    return BatchRunner(webnn_run, batch) if batch > 0 else ProcessRunner()
+def make_runner(tool, batch):
+    return BatchRunner(tool, batch) if batch > 0 else ProcessRunner()

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-"""`webnn-run batch` and the harnesses' worker pool (webnn_run_batch.py).
+"""`webnn-run batch`, `webnnc batch` and the harnesses' worker pool
+(batch_workers.py).
 
     check_run_batch.py BIN_DIR EXAMPLES_DIR [--gpu]
 
 One answer line per job, in order, with the exit code, stdout and stderr a
 single run would give (a passing check, a failing check, a missing
 artifact, a line that is no job, a subcommand); outputs bit-identical to a
-single run's; with --gpu (a Vulkan device, validation on), --device gpu jobs
+single run's; webnnc batch's compile writes the artifact a single compile
+writes, and refuses other commands; with --gpu (a Vulkan device, validation on), --device gpu jobs
 share one device (the second creates no pipeline) and match the CPU. The
 pool: a job past its timeout raises TimeoutExpired and the next job runs on
 a fresh worker.
@@ -21,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import webnn_run_batch  # noqa: E402
+import batch_workers  # noqa: E402
 
 
 def fail(msg):
@@ -72,6 +74,22 @@ def main():
                 or "'calibrate' is not run in a batch" not in answers[4]["stderr"]:
             fail("the bad jobs' messages: " + " | ".join(a["stderr"] for a in answers[2:5]))
 
+        # webnnc batch: compiles only, each as a single compile would write it.
+        cjobs = [["compile", str(mlp / "mlp.webnn"), "-o", str(tmp / "b.wnn")],
+                 ["compile", str(tmp / "missing.webnn"), "-o", str(tmp / "m.wnn")],
+                 ["inspect", str(art)], "[]"]
+        r = subprocess.run([webnnc, "batch"], input="\n".join(j if isinstance(j, str) else json.dumps(j)
+                                                            for j in cjobs) + "\n",
+                           capture_output=True, text=True, timeout=120)
+        canswers = [json.loads(line) for line in r.stdout.splitlines()]
+        if r.returncode != 0 or [a["exit"] for a in canswers] != [0, 1, 2, 2]:
+            fail(f"webnnc batch: exit {r.returncode}, answers {canswers}")
+        if (tmp / "b.wnn").read_bytes() != art.read_bytes():
+            fail("webnnc batch wrote another artifact than a single compile")
+        if "missing.webnn" not in canswers[1]["stderr"] or "a compile command, not 'inspect'" \
+                not in canswers[2]["stderr"]:
+            fail(f"webnnc batch's messages: {canswers[1]['stderr']} | {canswers[2]['stderr']}")
+
         single = tmp / "single"
         subprocess.run([webnn_run, str(art), "--output-dir", str(single)] + feed, check=True, env=env)
         ref = np.load(single / "probs.npy")
@@ -99,7 +117,7 @@ def main():
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), tmp / "slow.onnx")
         np.save(tmp / "slow_x.npy", np.full((1024, 1024), 1e-3, np.float32))
         subprocess.run([webnnc, "compile", str(tmp / "slow.onnx"), "-o", str(tmp / "slow.wnn")], check=True)
-        runner = webnn_run_batch.BatchRunner(webnn_run)
+        runner = batch_workers.BatchRunner(webnn_run)
         try:
             first = runner.run([webnn_run, str(art)] + feed + good, 60)
             if first.returncode != 0:

@@ -21,8 +21,9 @@ failures only this configuration has; --max-extra-percent P fails the run when
 the second list's entries exceed P% of the tests the base list lets pass.
 --check-first runs the first test alone and stops if it fails unexpectedly: a
 broken setup (a GPU run without its Vulkan validation layer) then gives one
-message instead of one per test. Runs go through `webnn-run batch` workers
-(webnn_run_batch.py), --batch tests each; --batch 0 starts a process per test.
+message instead of one per test. Compiles and runs go through `webnnc batch`
+and `webnn-run batch` workers (batch_workers.py), --batch tests each;
+--batch 0 starts a process per compile and per run.
 """
 import argparse
 import concurrent.futures
@@ -39,7 +40,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expectations  # noqa: E402
-import webnn_run_batch  # noqa: E402
+import batch_workers  # noqa: E402
 
 RTOL, ATOL = 1e-3, 1e-7
 FROZEN_PASSES = []  # tests that passed with inputs frozen (list.append is thread-safe)
@@ -104,7 +105,7 @@ def run_test(test_dir, args, workdir):
     art = d / "model.wnn"
     compile_cmd = [args.webnnc, "compile", str(test_dir / "model.onnx"), "-o", str(art)] + args.compile_arg
     try:
-        r = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=300)
+        r = args.compiler.run(compile_cmd, 300)
     except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
         return name, f"harness: cannot run webnnc: {e}"
     frozen = {}
@@ -128,7 +129,7 @@ def run_test(test_dir, args, workdir):
         for n, f in frozen.items():
             retry += ["--const-input", f"{n}={f}"]
         try:
-            r = subprocess.run(retry, capture_output=True, text=True, timeout=300)
+            r = args.compiler.run(retry, 300)
         except OSError as e:
             return name, f"harness: cannot run webnnc: {e}"
     if r.returncode != 0:
@@ -182,7 +183,8 @@ def main():
     p.add_argument("--check-first", action="store_true",
                    help="run the first test alone first; stop if it fails unexpectedly")
     p.add_argument("--batch", type=int, default=200, metavar="N",
-                   help="tests per `webnn-run batch` worker process (webnn_run_batch.py); 0: a process per test")
+                   help="tests per `webnnc batch` / `webnn-run batch` worker process (batch_workers.py); "
+                        "0: a process per compile and per run")
     args = p.parse_args()
     help_text = subprocess.run([args.webnnc, "compile", "--help"], capture_output=True,
                                text=True).stdout
@@ -212,11 +214,13 @@ def main():
             expected_fail[case] = reason
 
     workdir = Path(tempfile.mkdtemp(prefix="onnx-tests-"))
-    args.runner = webnn_run_batch.make_runner(args.webnn_run, args.batch)
+    args.runner = batch_workers.make_runner(args.webnn_run, args.batch)
+    args.compiler = batch_workers.make_runner(args.webnnc, args.batch)
     try:
         return run_tests(args, tests, lists, expected_fail, workdir)
     finally:
         args.runner.close()
+        args.compiler.close()
 
 
 def run_tests(args, tests, lists, expected_fail, workdir):

@@ -21,8 +21,8 @@ in DIR under the case's name and a hash of its graph text and compile
 arguments; --replay takes it from there instead of running webnnc (a case
 with no recorded compile fails, naming it). --progress N prints a count
 every N cases, so a run cut short still says how far it got. Runs go through
-`webnn-run batch` workers (webnn_run_batch.py), --batch cases each; --batch 0
-starts a webnn-run process per case.
+`webnnc batch` and `webnn-run batch` workers (batch_workers.py), --batch
+cases each; --batch 0 starts a process per compile and per run.
 """
 import argparse
 import concurrent.futures
@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expectations  # noqa: E402
-import webnn_run_batch  # noqa: E402
+import batch_workers  # noqa: E402
 import wpt_to_dsl  # noqa: E402
 
 # Tolerances, in one place. WPT checks with per-operation ULP or absolute
@@ -207,8 +207,8 @@ def run_case(case_id, case, args, workdir, extra_run_args=(), gpu_check=None):
         shutil.copyfile(stored[".wnn"], art)
     else:
         try:
-            r = subprocess.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)] + args.compile_arg,
-                               capture_output=True, text=True, timeout=120)
+            r = args.compiler.run([args.webnnc, "compile", str(d / "graph.webnn"), "-o", str(art)] + args.compile_arg,
+                                  120)
         except OSError as e:  # e.g. the binary is being relinked: a failure, not a crash
             return case_id, f"harness: cannot run webnnc: {e}", ""
         if args.record:
@@ -276,7 +276,8 @@ def main():
     p.add_argument("--replay", metavar="DIR", help="take each case's compile result from DIR (no webnnc)")
     p.add_argument("--progress", type=int, default=0, metavar="N", help="print a count every N cases")
     p.add_argument("--batch", type=int, default=200, metavar="N",
-                   help="cases per `webnn-run batch` worker process (webnn_run_batch.py); 0: a process per case")
+                   help="cases per `webnnc batch` / `webnn-run batch` worker process (batch_workers.py); "
+                        "0: a process per compile and per run")
     args = p.parse_args()
     if args.record and args.replay:
         p.error("--record and --replay exclude each other")
@@ -298,11 +299,13 @@ def main():
     expected_fail = expectations.load(args.expected_failures)
 
     workdir = Path(tempfile.mkdtemp(prefix="wpt-"))
-    args.runner = webnn_run_batch.make_runner(args.webnn_run, args.batch)
+    args.runner = batch_workers.make_runner(args.webnn_run, args.batch)
+    args.compiler = batch_workers.make_runner(args.webnnc, args.batch if args.webnnc else 0)
     try:
         return run_cases(args, cases, expected_fail, workdir)
     finally:
         args.runner.close()
+        args.compiler.close()
 
 
 def run_cases(args, cases, expected_fail, workdir):

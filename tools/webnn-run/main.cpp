@@ -3,7 +3,7 @@
 // Exit codes: 0 success, 1 bad input (artifact, weights, .npy, names, shapes,
 // I/O), 2 usage error, 3 the runs passed --timeout. Every failure is one line on stderr starting with
 // "webnn-run: error:"; no output file is left half-written.
-#include "Batch.h"
+#include "BatchJobs.h"
 #include "Bindings.h"
 #include "Compare.h"
 #include "Devices.h"
@@ -528,6 +528,30 @@ int run(const Options &opt) {
 // One artifact's run (the command line without a subcommand).
 int runCommandLine(int argc, char **argv);
 
+// `webnn-run batch`: one artifact's run per stdin line (tools/common/BatchJobs.h),
+// each with --json. The jobs share the process's Vulkan devices: the
+// executor's is process-wide already, and --device gpu runs keep theirs.
+int runBatch(int argc, char **argv) {
+  webnntools::BatchTool tool;
+  tool.name = "webnn-run";
+  tool.refuse = [](const std::vector<std::string> &args) -> std::string {
+    const std::string &a = args.front();
+    if (a == "batch" || a == "generate" || a == "calibrate" || a == "limits" || a == "--list-devices")
+      return "'" + a + "' is not run in a batch: a job is one artifact's run";
+    return "";
+  };
+  tool.always = {"--json"};
+  tool.run = runCommandLine;
+  tool.afterJob = []() -> std::string {
+    std::vector<std::string> late = webnnrun::takeValidationMessagesBetweenRuns();
+    return late.empty() ? "" : "Vulkan validation after the run: " + late.front();
+  };
+  webnnrun::keepGpuDevicesBetweenRuns(true);
+  int code = webnntools::runBatchJobs(tool, argc, argv);
+  webnnrun::keepGpuDevicesBetweenRuns(false);
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -535,7 +559,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) return webnnrun::runListDevices();
   if (argc > 1 && std::strcmp(argv[1], "limits") == 0) return webnnrun::runLimits(argc - 1, argv + 1);
   if (argc > 1 && std::strcmp(argv[1], "calibrate") == 0) return webnnrun::runCalibrate(argc - 1, argv + 1);
-  if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return webnnrun::runBatch(argc - 1, argv + 1, runCommandLine);
+  if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return runBatch(argc - 1, argv + 1);
   return runCommandLine(argc, argv);
 }
 
