@@ -1272,6 +1272,12 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
       {"1x1 stride 1 7x7", 1, 7, 7, 512, 2048, 1, 1, 1, 1, 1, 1, none},
       {"im2col sigmoid", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "sigmoid"},
       {"im2col hardSwish", 1, 7, 7, 512, 512, 3, 3, 1, 1, 1, 1, same, "hardSwish"},
+      // The packed 1x1 (hardSwish: a pass after our kernels, oneDNN's own
+      // post-op): under 784 pixels, with a residual under 196.
+      {"1x1 783 pixels hardSwish", 1, 27, 29, 256, 512, 1, 1, 1, 1, 1, 1, none, "hardSwish"},
+      {"1x1 784 pixels hardSwish", 1, 28, 28, 256, 512, 1, 1, 1, 1, 1, 1, none, "hardSwish"},
+      {"1x1 residual 195 pixels hardSwish", 1, 13, 15, 256, 512, 1, 1, 1, 1, 1, 1, none, "hardSwish", true},
+      {"1x1 residual 196 pixels hardSwish", 1, 14, 14, 256, 512, 1, 1, 1, 1, 1, 1, none, "hardSwish", true},
       // Under oneDNN's 1 MFLOP floor, the portable kernel; one output pixel
       // with a filter of 64 KB or more (a squeeze-and-excitation layer) is
       // oneDNN's whatever its FLOPs.
