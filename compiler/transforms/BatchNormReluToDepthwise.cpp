@@ -12,7 +12,10 @@
 // of a pass that writes the whole normalized map and a convolution that
 // reads it back. DenseNet's dense layers (concat -> batchNorm -> relu -> 1x1
 // conv) have 58 of these over maps of up to 56x56x224 (docs/PERFORMANCE.md,
-// issue 19). Values differ by the rounding of m and a only.
+// issue 19). Values differ by the rounding of m and a only. Maps under
+// min-pixels (56x56) keep batchNormalization + relu: there the normalized
+// map stays in L2 for oneDNN's 1x1, which is faster than the pair's tiles,
+// so the pair measured no gain (14x14 and 7x7 3-7% slower in DenseNet).
 #include <cmath>
 
 #include "compiler/transforms/MatchUtils.h"
@@ -52,7 +55,8 @@ bool plainPointwiseOf(ConvOp conv, Value v) {
 }
 
 struct BatchNormReluAsDepthwise : OpRewritePattern<ReluOp> {
-  BatchNormReluAsDepthwise(MLIRContext *ctx, int64_t &counter) : OpRewritePattern(ctx), counter(counter) {}
+  BatchNormReluAsDepthwise(MLIRContext *ctx, int64_t minPixels, int64_t &counter)
+      : OpRewritePattern(ctx), minPixels(minPixels), counter(counter) {}
   LogicalResult matchAndRewrite(ReluOp relu, PatternRewriter &rewriter) const override {
     auto bn = relu.getInput().getDefiningOp<BatchNormalizationOp>();
     if (!bn || !bn->hasOneUse()) return rewriter.notifyMatchFailure(relu, "the input is not a single-use batchNormalization");
@@ -65,6 +69,8 @@ struct BatchNormReluAsDepthwise : OpRewritePattern<ReluOp> {
     if (!x || !x.hasStaticShape() || x.getRank() != 4 || !x.getElementType().isF32())
       return rewriter.notifyMatchFailure(relu, "not a static 4-D float32 tensor");
     if (bn.getAxis().value_or(1) != 3) return rewriter.notifyMatchFailure(relu, "the channels are not the last axis");
+    if (x.getDimSize(1) * x.getDimSize(2) < minPixels)
+      return rewriter.notifyMatchFailure(relu, "the map is smaller than min-pixels");
     const int64_t C = x.getDimSize(3);
     std::optional<SmallVector<double>> mean = floatConstantValues(bn.getMean());
     std::optional<SmallVector<double>> var = floatConstantValues(bn.getVariance());
@@ -96,15 +102,17 @@ struct BatchNormReluAsDepthwise : OpRewritePattern<ReluOp> {
     ++counter;
     return success();
   }
+  int64_t minPixels;
   int64_t &counter;
 };
 
 struct BatchNormReluToDepthwisePass : impl::WebNNBatchNormReluToDepthwiseBase<BatchNormReluToDepthwisePass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     int64_t rewritten = 0;
     RewritePatternSet patterns(ctx);
-    patterns.add<BatchNormReluAsDepthwise>(ctx, rewritten);
+    patterns.add<BatchNormReluAsDepthwise>(ctx, int64_t(minPixels), rewritten);
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config))) return signalPassFailure();

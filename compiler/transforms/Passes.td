@@ -103,7 +103,14 @@ def WebNNBatchNormReluToDepthwise : Pass<"webnn-batchnorm-relu-to-depthwise", "f
     a = bias - mean * m (float32 steps, as the CPU runtime folds them). The
     CPU runtime runs it and the 1x1 after it as one kernel pair that
     normalizes x in cache block by block (DenseNet's pre-activation layers).
+    Only maps of at least `min-pixels` pixels: below 56x56 the normalized
+    map the separate pass writes stays in L2 for the convolution, and the
+    pair measured no faster (docs/PERFORMANCE.md, issue 19).
   }];
+  let options = [
+    Option<"minPixels", "min-pixels", "int64_t", /*default=*/"3136",
+           "Rewrite only where H x W is at least this">,
+  ];
   let statistics = [
     Statistic<"numRewritten", "batchnorm-relus", "batchNormalization + relu pairs rewritten">,
   ];

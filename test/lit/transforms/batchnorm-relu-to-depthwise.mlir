@@ -1,4 +1,20 @@
-// RUN: webnn-opt --webnn-batchnorm-relu-to-depthwise -split-input-file %s | FileCheck %s
+// RUN: webnn-opt --webnn-batchnorm-relu-to-depthwise="min-pixels=1" -split-input-file %s | FileCheck %s
+// RUN: webnn-opt --webnn-batchnorm-relu-to-depthwise -split-input-file %s | FileCheck %s --check-prefix=DEFAULT
+
+// The default min-pixels (56x56) keeps the small maps below as they are
+// and rewrites the last one.
+// DEFAULT-LABEL: func.func @dense_layer
+// DEFAULT: webnn.batchNormalization
+// DEFAULT-NOT: groups =
+// DEFAULT-LABEL: func.func @fused_reader
+// DEFAULT: webnn.batchNormalization
+// DEFAULT-NOT: groups =
+// DEFAULT-LABEL: func.func @kept
+// DEFAULT-COUNT-5: webnn.batchNormalization
+// DEFAULT-NOT: groups =
+// DEFAULT-LABEL: func.func @at_56x56
+// DEFAULT-NOT: webnn.batchNormalization
+// DEFAULT: webnn.fusedConv2d {{.*}}groups = 2 : i64
 
 // DenseNet's pre-activation: batchNormalization (constant statistics, nhwc)
 // and relu, read only by a 1x1 convolution. They become one depthwise 1x1
@@ -75,4 +91,20 @@ func.func @kept(%mv: tensor<4xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x2x2x4xf32>
   %r5 = webnn.relu %n5 : tensor<1x4x4x4xf32>
   %f = webnn.conv2d %r5, %w1 {inputLayout = "nhwc", filterLayout = "ohwi"} : (tensor<1x4x4x4xf32>, tensor<2x1x1x4xf32>) -> tensor<1x4x4x2xf32>
   return %a, %b, %c, %d, %e, %f : tensor<1x4x4x2xf32>, tensor<1x2x2x4xf32>, tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>, tensor<1x2x4x4xf32>, tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// A 56x56 map: rewritten with the default min-pixels too.
+// CHECK-LABEL: func.func @at_56x56
+// CHECK: webnn.fusedConv2d {{.*}}groups = 2 : i64
+func.func @at_56x56() -> tensor<1x56x56x16xf32> attributes {webnn.output_names = ["y"]} {
+  %x = webnn.input "x" : tensor<1x56x56x2xf32>
+  %mean = webnn.constant dense<0.0> : tensor<2xf32>
+  %var = webnn.constant dense<1.0> : tensor<2xf32>
+  %n = webnn.batchNormalization %x, %mean, %var {axis = 3 : i64} : (tensor<1x56x56x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x56x56x2xf32>
+  %r = webnn.relu %n : tensor<1x56x56x2xf32>
+  %w = webnn.constant dense<0.5> : tensor<16x1x1x2xf32>
+  %y = webnn.conv2d %r, %w {inputLayout = "nhwc", filterLayout = "ohwi"} : (tensor<1x56x56x2xf32>, tensor<16x1x1x2xf32>) -> tensor<1x56x56x16xf32>
+  return %y : tensor<1x56x56x16xf32>
 }
