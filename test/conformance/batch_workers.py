@@ -95,7 +95,8 @@ class BatchRunner:
     def _retire(self, w, kill=False):
         w.close(kill)
         with self.lock:
-            self.all.remove(w)
+            if w in self.all:
+                self.all.remove(w)
 
     def run(self, cmd, timeout):
         """cmd as for subprocess.run: [tool, args...]."""
@@ -121,6 +122,12 @@ class BatchRunner:
         return Result(a["exit"], a["stdout"], a["stderr"])
 
     def close(self):
+        """Ends every worker; a later run() starts new ones."""
+        while True:
+            try:
+                self.idle.get_nowait()
+            except queue.Empty:
+                break
         with self.lock:
             workers = list(self.all)
         for w in workers:

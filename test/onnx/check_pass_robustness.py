@@ -46,6 +46,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "conformance"))
 sys.path.insert(0, str(HERE.parent / "common"))
+import batch_workers  # noqa: E402
 import expectations  # noqa: E402
 import fuzz_graphs  # noqa: E402
 import ort_compare  # noqa: E402
@@ -65,14 +66,19 @@ def compile_once(webnnc, model, out, frozen, extra=()):
     cmd = [webnnc, "compile", "--verify-each", str(model), "-o", str(out)] + zoo_flags(model) + list(extra)
     for name, f in frozen.items():
         cmd += ["--const-input", f"{name}={f}"]
-    return run_tool(cmd)
+    return run_tool(cmd, COMPILER if getattr(COMPILER, "tool", None) == webnnc else None)
 
 
-def run_tool(cmd):
+# The webnnc compiles go through `webnnc batch` workers (batch_workers.py;
+# a crash still ends its job alone, as a signal), set in main().
+COMPILER = None
+
+
+def run_tool(cmd, runner=None):
     """Runs webnnc or webnn-opt and classifies the outcome (see compile_once)."""
     tool = os.path.basename(cmd[0])
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        r = runner.run(cmd, 300) if runner else subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return "hang", f"{tool} ran over 300 s", ""
     except OSError as e:  # missing, or being relinked
@@ -252,6 +258,8 @@ def main():
                    help="run every Nth generated graph optimized and not, and compare (0: none)")
     p.add_argument("--filter", default="")
     p.add_argument("-j", "--jobs", type=int, default=2)
+    p.add_argument("--batch", type=int, default=200, metavar="N",
+                   help="compiles per `webnnc batch` worker (batch_workers.py); 0: a process per compile")
     args = p.parse_args()
     args.webnnc = os.path.join(args.bin, "webnnc")
     for tool in ("webnnc", "webnn-run", "webnn-opt"):
@@ -286,6 +294,15 @@ def main():
     expected = expectations.load(args.expected_failures)
     onnx_expected = expectations.load(args.onnx_expected_failures)
     check_classification(work)
+    global COMPILER
+    COMPILER = batch_workers.make_runner(args.webnnc, args.batch)
+    try:
+        return check_all(args, cases, expected, onnx_expected, work, zoo, zoo_dir, start)
+    finally:
+        COMPILER.close()
+
+
+def check_all(args, cases, expected, onnx_expected, work, zoo, zoo_dir, start):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda c: check_model(c[0], c[1], args, work), cases))
 
