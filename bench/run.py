@@ -24,7 +24,10 @@ them), write seeded random inputs, then alternate
 --rounds rounds of `webnn-run --bench K --json` and `node bench/ort_bench.js`
 (ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
 1, sequential), the order flipping every round so a drift of the VM's clock
-hits both alike. Each figure in the table is the median over rounds of the
+hits both alike; with fewer threads than CPUs both processes of a round run
+on the same CPUs, the rounds walking over them (--no-pin: wherever the
+scheduler puts them), so a vCPU slower than another for a while slows both
+runtimes alike. Each figure in the table is the median over rounds of the
 per-round median; "per round" gives the lowest and highest ratio of one
 round's two processes, the spread the host's state left. Start-up (load + session + first run) is one sample per
 process, so --startup-runs more processes per runtime, alternating, only
@@ -125,16 +128,17 @@ class Child:
 _MAXRSS = None  # path of the compiled bench/micro/maxrss.cpp launcher
 
 
-def run_child(cmd, timeout=CHILD_TIMEOUT_S, env=None):
+def run_child(cmd, timeout=CHILD_TIMEOUT_S, env=None, cpus=None):
     """Runs cmd to completion under the maxrss launcher (see maxrss.cpp for why
     getrusage() here would be wrong), in its own process group so a timeout
-    kills the whole tree."""
+    kills the whole tree; on the CPUs `cpus` when given (pin_for_round)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         t0 = time.monotonic()
         proc = subprocess.Popen([_MAXRSS, rss.name] + cmd, stdout=out, stderr=err,
                                 stdin=subprocess.DEVNULL, start_new_session=True,
-                                env=dict(os.environ, **env) if env else None)
+                                env=dict(os.environ, **env) if env else None,
+                                preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -500,6 +504,20 @@ def int8_vs_float(model, onnx_path, wnn, threads, tools, work_dir):
     return stats
 
 
+def pin_for_round(r, threads, args):
+    """The CPUs both runtimes of round r run on, or None (all of them).
+
+    A VM's vCPUs can run at different speeds for minutes; with fewer threads
+    than CPUs, where the scheduler put each process decided part of the
+    ratio. Both processes of a round get the same `threads` CPUs, and the
+    rounds walk over the CPUs, so each runtime sees each CPU equally often."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if args.no_pin or threads >= len(cpus):
+        return None
+    start = (r * threads) % len(cpus)
+    return {cpus[(start + i) % len(cpus)] for i in range(threads)}
+
+
 def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
     ours_runs, ort_runs = [], []
@@ -509,11 +527,12 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     for r in range(args.rounds):
         first = r == 0
         order = ["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]
+        cpus = pin_for_round(r, threads, args)
         for who in order:
             if who == "ours" and not ours_failed:
                 cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, iters_for(ours_runs, args), args.warmup,
                                     ours_out if first else None, wait="block" if args.no_spin else "default")
-                child = run_child(cmd, env=args.ours_env_dict)
+                child = run_child(cmd, env=args.ours_env_dict, cpus=cpus)
                 if child.rc != 0:
                     ours_failed = True
                     cell["errors"].append("webnn-run failed (%s): %s"
@@ -524,7 +543,7 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
             elif who == "ort" and not ort_failed:
                 cmd = ort_cmd(onnx_path, bindings, threads, iters_for(ort_runs, args), args.warmup,
                               ort_out if first else None, spin=not args.no_spin)
-                child = run_child(cmd)
+                child = run_child(cmd, cpus=cpus)
                 if child.rc != 0:
                     ort_failed = True
                     cell["errors"].append("ORT failed: " + child.first_error_line())
@@ -539,15 +558,16 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
     # alternating like the rounds, each loading and running once.
     ours_startups, ort_startups = list(ours_runs), list(ort_runs)
     for r in range(args.startup_runs):
+        cpus = pin_for_round(r, threads, args)
         for who in (["ours", "ort"] if r % 2 == 0 else ["ort", "ours"]):
             if who == "ours" and ours_runs and not ours_failed:
                 child = run_child(webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, 1, 0,
                                                 wait="block" if args.no_spin else "default"),
-                                  env=args.ours_env_dict)
+                                  env=args.ours_env_dict, cpus=cpus)
                 if child.rc == 0:
                     ours_startups.append(parse_round(child))
             elif who == "ort" and ort_runs and not ort_failed:
-                child = run_child(ort_cmd(onnx_path, bindings, threads, 1, 0, spin=not args.no_spin))
+                child = run_child(ort_cmd(onnx_path, bindings, threads, 1, 0, spin=not args.no_spin), cpus=cpus)
                 if child.rc == 0:
                     ort_startups.append(parse_round(child))
     cell["ours"] = summarize(ours_runs, ours_startups)
@@ -664,6 +684,9 @@ def header_text(report):
         "start-up: median over %d processes per runtime" % (report["rounds"], report["iters"], report["warmup"],
                                                               report["rounds"] + report.get("startup_runs", 0)),
     ]
+    if report.get("pinned"):
+        lines.append("cells with fewer threads than CPUs: both runtimes of a round on the same CPUs, "
+                     "the rounds walking over them")
     if report.get("no_spin"):
         lines.append("--no-spin: webnn-run --wait block; ORT session.intra_op.allow_spinning=0")
     if report.get("precision") == "relaxed":
@@ -708,6 +731,8 @@ def main(argv=None):
                         "%s: %s" % (k, ",".join(v)) for k, v in sorted(SUITES.items())))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="with fewer threads than CPUs, do not pin both runtimes of a round to the same CPUs")
     ap.add_argument("--startup-runs", type=int, default=6,
                     help="extra alternating processes per runtime that only load and run once, for the start-up "
                          "median (which also counts each round's process)")
@@ -790,7 +815,7 @@ def main(argv=None):
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
         "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "startup_runs": args.startup_runs,
         "ours_env": args.ours_env_dict,
-        "no_spin": args.no_spin, "precision": args.precision,
+        "no_spin": args.no_spin, "precision": args.precision, "pinned": not args.no_pin,
         "loadavg_before": list(os.getloadavg()),
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT) if sys.argv[0] else "bench/run.py"] + sys.argv[1:]),
     }
