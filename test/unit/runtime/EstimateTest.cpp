@@ -1876,6 +1876,32 @@ TEST(Estimate, ElementwisePastOneL2PricedOnTheRunsThreads) {
   ASSERT_EQ(first.nodes.size(), 1u);
   EXPECT_EQ(last.nodes[0].pricedThreads, 2);
   EXPECT_EQ(first.nodes[0].pricedThreads, 1);
+  // A batchNormalization (one multiply-add per value over contiguous rows)
+  // too, past one core's L2; a layerNormalization stays on one thread's.
+  auto norm = [](const char *op, int64_t rows) {
+    TGraph g;
+    g.name = "norm_rows";
+    g.tensors = {{"x", DataType::kFloat32, {1, rows, 16, 64}}, {"y", DataType::kFloat32, {1, rows, 16, 64}}};
+    g.nodes = {{op, {0}, {1}, "norm0"}};
+    if (std::string(op) == "batchNormalization") {
+      for (const char *k : {"mean", "variance"}) {
+        g.tensors.push_back({k, DataType::kFloat32, {64}});
+        g.constants.push_back({uint32_t(g.tensors.size() - 1), std::vector<uint8_t>(64 * 4, 0), k, std::nullopt, std::nullopt});
+        g.nodes[0].inputs.push_back(int32_t(g.tensors.size() - 1));
+      }
+      g.nodes[0].attributes = {TAttribute{"axis", 0, 3, 0, "", {}}};
+    }
+    g.inputs = {0};
+    g.outputs = {1};
+    return g;
+  };
+  Estimate bn, ln;
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_bn_rows", norm("batchNormalization", 512)), p, o2, &bn).isOk());
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_ln_rows", norm("layerNormalization", 512)), p, o2, &ln).isOk());
+  ASSERT_EQ(bn.nodes.size(), 1u);
+  ASSERT_EQ(ln.nodes.size(), 1u);
+  EXPECT_EQ(bn.nodes[0].pricedThreads, 2);
+  EXPECT_EQ(ln.nodes[0].pricedThreads, 1);
 }
 
 // A node whose input's producer moved more bytes than the L2 holds saves
