@@ -36,6 +36,7 @@ FAMILIES = {
     "depthwise-avx512-after-onednn": {"conv2d.depthwise"},
     "pointwise-narrow": {"conv2d.pointwise"},
     "pointwise-packed-sgemm": {"conv2d.pointwise"},
+    "pointwise-packed-sgemm-after-onednn": {"conv2d.pointwise"},  # 9b5aa2a: where oneDNN refuses
     "im2col-packed-sgemm": {"conv2d.im2col"},
     "row-window-packed-sgemm": {"conv2d.rowwindow"},
     "grouped-narrow-avx512": {"conv2d.grouped4"},
