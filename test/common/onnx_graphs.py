@@ -25,6 +25,17 @@ def make_model(nodes, inputs, outputs, inits=(), opset=17):
     return m
 
 
+def matmul_chain(count, size, opset=13):
+    """x (size x size float32) multiplied by itself `count` times in a chain:
+    a graph slow enough to outlast a short timeout."""
+    nodes, prev = [], "x"
+    for i in range(count):
+        nodes.append(h.make_node("MatMul", [prev, "x"], [f"y{i}"]))
+        prev = f"y{i}"
+    return make_model(nodes, [vi("x", onnx.TensorProto.FLOAT, [size, size])],
+                      [vi(prev, onnx.TensorProto.FLOAT, [size, size])], opset=opset)
+
+
 def save_and_compile(webnnc, directory, model):
     """Checks `model`, saves it as DIRECTORY/model.onnx and compiles it to
     model.wnn beside it: in this process through the Python package built

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
 import batch_workers  # noqa: E402
 
 
@@ -107,14 +108,8 @@ def main():
 
         # The pool: a run past its timeout takes its worker; the next job gets a new one.
         import onnx
-        from onnx import TensorProto, helper
-        nodes, prev = [], "x"
-        for i in range(6):
-            nodes.append(helper.make_node("MatMul", [prev, "x"], [f"y{i}"]))
-            prev = f"y{i}"
-        g = helper.make_graph(nodes, "slow", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1024, 1024])],
-                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1024, 1024])])
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), tmp / "slow.onnx")
+        from onnx_graphs import matmul_chain
+        onnx.save(matmul_chain(6, 1024), tmp / "slow.onnx")
         np.save(tmp / "slow_x.npy", np.full((1024, 1024), 1e-3, np.float32))
         subprocess.run([webnnc, "compile", str(tmp / "slow.onnx"), "-o", str(tmp / "slow.wnn")], check=True)
         runner = batch_workers.BatchRunner(webnn_run)

@@ -57,15 +57,10 @@ def main():
         # limit ends the process at once with one line and exit 3, no outputs written.
         import numpy as np
         import onnx
-        from onnx import TensorProto, helper
-        nodes, prev = [], "x"
-        for i in range(8):
-            nodes.append(helper.make_node("MatMul", [prev, "x"], [f"y{i}"]))
-            prev = f"y{i}"
-        g = helper.make_graph(nodes, "slow", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [512, 512])],
-                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [512, 512])])
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "common"))
+        from onnx_graphs import matmul_chain
         slow = os.path.join(tmp, "slow")
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), slow + ".onnx")
+        onnx.save(matmul_chain(8, 512), slow + ".onnx")
         np.save(slow + "_x.npy", np.full((512, 512), 0.01, np.float32))
         run([webnnc, "compile", slow + ".onnx", "-o", slow + ".wnn"], env, 0)
         out_dir = os.path.join(tmp, "slow_out")
