@@ -14,8 +14,7 @@
 // conv) have 58 of these over maps of up to 56x56x224 (docs/PERFORMANCE.md,
 // issue 19). Values differ by the rounding of m and a only. Maps under
 // min-pixels (56x56) keep batchNormalization + relu: there the normalized
-// map stays in L2 for oneDNN's 1x1, which is faster than the pair's tiles,
-// so the pair measured no gain (14x14 and 7x7 3-7% slower in DenseNet).
+// map stays in L2 for oneDNN's 1x1, which is faster than the pair's tiles.
 #include <cmath>
 
 #include "compiler/transforms/MatchUtils.h"

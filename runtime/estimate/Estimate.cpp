@@ -192,10 +192,7 @@ struct Model {
     // each run. Such a point's ratio, taken over the L2's (or L1's)
     // bandwidth, is restated over the node's own level, the L3's, for any
     // family: over the L2's, interpolated onto a node priced on the L3's
-    // roofline, it counted the L3's slower reads twice (PP-OCR det's
-    // transposes, pools, batchNormalizations, resizes and convTranspose2d
-    // of 2.5-5 MB, 3-4x the 4.9 MB ones' measured times at one thread,
-    // from points of 0.05-1.9 MB at 2-9x the L2's roofline).
+    // roofline, it counted the L3's slower reads twice.
     const double l2 = double(profile.l2Bytes) * double(std::max(1, t.threads));
     if (profile.l2Bytes == 0 || bytes <= l2) return g;
     bool restated = false;
