@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
@@ -104,7 +105,10 @@ class AffinePointwiseKernel final : public Kernel {
  private:
   // The per-channel multiply-add and the filter in column blocks, on the
   // first run or warm-up, not at load (loading must not touch the weights).
+  // The session's warm-up helper may be here while the first run reaches
+  // this node (core/WarmUp.h): the run waits at the lock.
   bool prepare() {
+    std::lock_guard<std::mutex> lock(prepareMutex_);
     if (prepared_) return true;
     const int64_t C = g_.C, O = g_.O, cols = AffinePointwiseFilter::kBlockColumns;
     if (!packed_.resize(size_t(f_.blockCount() * C * cols))) return false;
@@ -138,6 +142,7 @@ class AffinePointwiseKernel final : public Kernel {
   std::vector<float> mul_, add_;
   AlignedFloats packed_;
   AffinePointwiseFilter f_;
+  std::mutex prepareMutex_;
   bool prepared_ = false;
 };
 
