@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <thread>
 #include <type_traits>
 
 #include "runtime/backends/cpu/DebugOptions.h"
@@ -222,7 +223,7 @@ Status runOp(OpCase &c, int threads) {
   return checkOutputs(c);
 }
 
-Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
+Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused, bool warmUpBeside) {
   BoundOp a, b;
   bind(producer, &a);
   bind(consumer, &b);
@@ -236,7 +237,11 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused) {
   inputs.insert(inputs.end(), b.inPtrs.begin() + 1, b.inPtrs.end());
   ThreadPool pool(threads);
   KernelContext ctx{inputs.data(), inputs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
-  WEBNN_RETURN_IF_ERROR(k->run(ctx));
+  std::thread warm;
+  if (warmUpBeside) warm = std::thread([&] { k->warmUp(threads); });
+  Status s2 = k->run(ctx);
+  if (warm.joinable()) warm.join();
+  WEBNN_RETURN_IF_ERROR(s2);
   WEBNN_RETURN_IF_ERROR(checkOutputs(producer));
   return checkOutputs(consumer);
 }

@@ -105,8 +105,10 @@ Status runOp(OpCase &c, int threads = 1);
 // Runs `producer` and `consumer` (whose first input is the producer's
 // output) as the backend's pair kernel (Kernel.h makeCpuKernelPair), filling
 // the consumer's outputs; *fused says whether the backend made one (when
-// not, nothing ran).
-Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused);
+// not, nothing ran). `warmUpBeside`: another thread calls the pair's
+// Kernel::warmUp while the first run runs, as a session's warm-up helper may
+// (core/WarmUp.h); the tsan preset reports a race between the two.
+Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused, bool warmUpBeside = false);
 // The same pair with its output where the arena plan may put it: over the
 // producer's first input, which dies at the producer (the plan knows nothing
 // of pairs). y starts `yOffset` floats after x (0: x's own bytes; either
