@@ -30,13 +30,6 @@ namespace mlir::webnn {
 
 namespace {
 
-bool allEqual(std::optional<ArrayRef<int64_t>> values, int64_t v) {
-  if (!values) return true;  // absent: the default (0 padding, 1 stride or dilation)
-  for (int64_t x : *values)
-    if (x != v) return false;
-  return true;
-}
-
 // Whether `op` is a 1x1, stride-1, undilated, unpadded, ungrouped nhwc
 // convolution (conv2d or fusedConv2d) whose input is `v`.
 template <typename ConvOp>

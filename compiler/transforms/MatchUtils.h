@@ -106,6 +106,15 @@ inline Value otherOperand(Operation *binary, Value v) {
   return binary->getOperand(0) == v ? binary->getOperand(1) : binary->getOperand(0);
 }
 
+// Whether every element of an optional array attribute equals v; an absent
+// one is the op's default (0 padding, 1 stride or dilation) and counts as v.
+inline bool allEqual(std::optional<ArrayRef<int64_t>> values, int64_t v) {
+  if (!values) return true;
+  for (int64_t x : *values)
+    if (x != v) return false;
+  return true;
+}
+
 inline bool hasPermutation(TransposeOp t, ArrayRef<int64_t> perm) {
   std::optional<ArrayRef<int64_t>> p = t.getPermutation();
   return p && *p == perm;

@@ -7,6 +7,7 @@
 // the pooled map. DenseNet's transition layers (batchNorm, relu, 1x1 conv,
 // 2x2 stride-2 average pool) then do a quarter of their multiplies
 // (docs/PERFORMANCE.md, issue 19). The values differ by rounding order only.
+#include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "compiler/transforms/RewriteReport.h"
 #include "dialects/webnn/WebNNOps.h"
@@ -18,13 +19,6 @@ namespace mlir::webnn {
 #include "compiler/transforms/Passes.h.inc"
 
 namespace {
-
-bool allEqual(std::optional<ArrayRef<int64_t>> values, int64_t v) {
-  if (!values) return true;  // absent: the default (0 padding, 1 stride or dilation)
-  for (int64_t x : *values)
-    if (x != v) return false;
-  return true;
-}
 
 struct MovePoolBeforePointwise : OpRewritePattern<AveragePool2dOp> {
   MovePoolBeforePointwise(MLIRContext *ctx, int64_t &counter) : OpRewritePattern(ctx), counter(counter) {}
