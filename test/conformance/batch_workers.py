@@ -27,11 +27,6 @@ import tempfile
 import threading
 
 
-class Result:
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
 class _Worker:
     def __init__(self, tool):
         self.log = tempfile.TemporaryFile(mode="w+b")
@@ -109,17 +104,18 @@ class BatchRunner:
             raise subprocess.TimeoutExpired(cmd, timeout)
         except (OSError, ValueError) as e:  # the worker died before or while answering
             self._retire(w, kill=True)
-            return Result(1, "", f"{os.path.basename(self.tool)} batch worker failed: {e}")
+            return subprocess.CompletedProcess(cmd, 1, "", f"{os.path.basename(self.tool)} batch worker failed: {e}")
         if a is None:  # it ended inside this job: a crash, or a timeout's exit
             code = w.proc.wait()
             text = w.outside_output()
             self._retire(w)
-            return Result(code if code != 0 else 1, "", text or f"{os.path.basename(self.tool)} batch ended with status {code}")
+            return subprocess.CompletedProcess(cmd, code if code != 0 else 1, "",
+                                               text or f"{os.path.basename(self.tool)} batch ended with status {code}")
         if w.jobs >= self.jobs_per_worker:
             self._retire(w)
         else:
             self.idle.put(w)
-        return Result(a["exit"], a["stdout"], a["stderr"])
+        return subprocess.CompletedProcess(cmd, a["exit"], a["stdout"], a["stderr"])
 
     def close(self):
         """Ends every worker; a later run() starts new ones."""

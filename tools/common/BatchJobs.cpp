@@ -1,5 +1,6 @@
 #include "BatchJobs.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -62,11 +63,8 @@ int runBatchJobs(const BatchTool &tool, int argc, char **argv) {
       answer["stderr"] = tool.name + ": error: batch job " + std::to_string(answer["job"].get<long>()) + ": " +
                          problem + "\n";
     } else {
-      for (const std::string &a : tool.always) {
-        bool has = false;
-        for (const std::string &b : args) has = has || a == b;
-        if (!has) args.push_back(a);
-      }
+      for (const std::string &a : tool.always)
+        if (std::find(args.begin(), args.end(), a) == args.end()) args.push_back(a);
       std::vector<std::string> storage;
       storage.reserve(args.size() + 1);
       storage.push_back(tool.name);

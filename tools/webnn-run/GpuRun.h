@@ -19,7 +19,7 @@ std::string deviceArgument(int argc, char **argv);
 constexpr int kRunOnExecutor = -1;
 int runGpu(int argc, char **argv);
 
-// Batch mode (Batch.h): a run keeps its device for the next run asking for
+// Batch mode (`webnn-run batch`, tools/common/BatchJobs.h): a run keeps its device for the next run asking for
 // the same device and options instead of making its own; false releases it.
 void keepGpuDevicesBetweenRuns(bool keep);
 // Validation messages the kept device and the executor's Vulkan backend
