@@ -60,6 +60,16 @@ DeviceProfile syntheticProfile() {
   return p;
 }
 
+// syntheticProfile with a second thread count: 2 threads, the same figures.
+DeviceProfile syntheticTwoThreadProfile() {
+  DeviceProfile p = syntheticProfile();
+  p.maxThreads = 2;
+  est::ThreadProfile two = p.threads[0];
+  two.threads = 2;
+  p.threads.push_back(two);
+  return p;
+}
+
 std::string writeArtifact(const std::string &tag, const TGraph &g, bool weightless = false) {
   std::string dir = tempDir(tag);
   Built b = buildArtifact(g, weightless);
@@ -1500,11 +1510,7 @@ TEST(CostFunctions, RowSplitsAtTwoThreads) {
 }
 
 TEST(Estimate, RowSplitPoolPricedOnTwoThreads) {
-  DeviceProfile p = syntheticProfile();
-  p.maxThreads = 2;
-  est::ThreadProfile two = p.threads[0];
-  two.threads = 2;
-  p.threads.push_back(two);
+  DeviceProfile p = syntheticTwoThreadProfile();
   auto graph = [](int64_t hw, int64_t C) {
     TGraph g;
     g.tensors = {{"x", DataType::kFloat32, {1, hw, hw, C}}, {"y", DataType::kFloat32, {1, 1, 1, C}}};
@@ -1833,11 +1839,7 @@ TEST(Estimate, PointsInTheL2RestatedForANodePastIt) {
 // bytes is priced on one thread's grid while it fits one core's L2, and on
 // the run's thread count past it, where each core streams its own range.
 TEST(Estimate, ElementwisePastOneL2PricedOnTheRunsThreads) {
-  DeviceProfile p = syntheticProfile();
-  p.maxThreads = 2;
-  est::ThreadProfile two = p.threads[0];
-  two.threads = 2;
-  p.threads.push_back(two);
+  DeviceProfile p = syntheticTwoThreadProfile();
   auto add = [](int64_t n) {
     TGraph g;
     g.name = "add_n";
