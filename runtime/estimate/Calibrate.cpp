@@ -1658,6 +1658,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   for (int T = 1; T <= maxThreads; ++T) {
     const std::vector<double> &samples = references[size_t(T - 1)].samples;
     referenceMedian[size_t(T - 1)] = medianOf(samples);
+    p.threads[size_t(T - 1)].speedReferenceMs = referenceMedian[size_t(T - 1)];
     std::vector<std::vector<std::pair<double, double>>> visits;
     for (const auto &[key, pt] : timings) {
       if (std::get<2>(key) != T || !pt.usable) continue;
@@ -1917,6 +1918,146 @@ Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int 
     ++*pointsAdded;
   }
   updateSigmas(tp);
+  return Status::ok();
+}
+
+namespace {
+
+// A point's time in the cache state its ratio `r` was measured in.
+double pointMs(const DeviceProfile &p, const ThreadProfile &t, const GridPoint &g, double r) {
+  return r * rooflineMs(p, t, g.flops, g.bytes) + t.nodeOverheadUs * 1e-3;
+}
+
+}  // namespace
+
+Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vector<std::string> &names,
+                     DeviceProfile *out) {
+  if (profiles.empty()) return invalidArgument("merge: no profiles");
+  auto name = [&](size_t i) { return i < names.size() ? names[i] : "profile " + std::to_string(i + 1); };
+  const DeviceProfile &first = profiles[0];
+  for (size_t i = 1; i < profiles.size(); ++i) {
+    const DeviceProfile &q = profiles[i];
+    auto refuse = [&](const char *what, const std::string &a, const std::string &b) {
+      return invalidArgument(name(i) + ": " + what + " '" + b + "', not '" + a + "' as " + name(0) +
+                             ": profiles of different machines or builds are not merged");
+    };
+    if (q.cpuModel != first.cpuModel) return refuse("CPU model", first.cpuModel, q.cpuModel);
+    if (q.isa != first.isa) return refuse("ISA", first.isa, q.isa);
+    if (q.libraryVersion != first.libraryVersion)
+      return refuse("library version", first.libraryVersion, q.libraryVersion);
+    bool sameThreads = q.maxThreads == first.maxThreads && q.threads.size() == first.threads.size();
+    for (size_t k = 0; sameThreads && k < q.threads.size(); ++k)
+      sameThreads = q.threads[k].threads == first.threads[k].threads;
+    if (!sameThreads)
+      return refuse("thread counts up to", std::to_string(first.maxThreads), std::to_string(q.maxThreads));
+  }
+  auto middle = [&](auto field) {
+    std::vector<double> v;
+    for (const DeviceProfile &q : profiles) v.push_back(double(field(q)));
+    return medianOf(v);
+  };
+  DeviceProfile m;
+  m.cpuModel = first.cpuModel;
+  m.isa = first.isa;
+  m.libraryVersion = first.libraryVersion;
+  m.maxThreads = first.maxThreads;
+  m.l1Bytes = uint64_t(middle([](const DeviceProfile &q) { return q.l1Bytes; }));
+  m.l2Bytes = uint64_t(middle([](const DeviceProfile &q) { return q.l2Bytes; }));
+  m.l3Bytes = uint64_t(middle([](const DeviceProfile &q) { return q.l3Bytes; }));
+  m.l3ReportedBytes = uint64_t(middle([](const DeviceProfile &q) { return q.l3ReportedBytes; }));
+  m.firstTouchGBs = middle([](const DeviceProfile &q) { return q.firstTouchGBs; });
+  m.jitMs = middle([](const DeviceProfile &q) { return q.jitMs; });
+  m.calibrationSeconds = 0;
+  m.calibrations = 0;
+  for (const DeviceProfile &q : profiles) {
+    m.calibrationSeconds = std::max(m.calibrationSeconds, q.calibrationSeconds);
+    m.complete = m.complete || q.complete;
+    m.calibrations += q.calibrations;
+  }
+  for (size_t k = 0; k < first.threads.size(); ++k) {
+    auto tmid = [&](auto field) {
+      std::vector<double> v;
+      for (const DeviceProfile &q : profiles)
+        if (double x = field(q.threads[k]); x != 0) v.push_back(x);
+      return medianOf(v);
+    };
+    ThreadProfile t;
+    t.threads = first.threads[k].threads;
+    t.peakGflops = tmid([](const ThreadProfile &x) { return x.peakGflops; });
+    t.vnniGops = tmid([](const ThreadProfile &x) { return x.vnniGops; });
+    t.bf16Gflops = tmid([](const ThreadProfile &x) { return x.bf16Gflops; });
+    t.l1GBs = tmid([](const ThreadProfile &x) { return x.l1GBs; });
+    t.l2GBs = tmid([](const ThreadProfile &x) { return x.l2GBs; });
+    t.l3GBs = tmid([](const ThreadProfile &x) { return x.l3GBs; });
+    t.dramGBs = tmid([](const ThreadProfile &x) { return x.dramGBs; });
+    t.dramReadGBs = tmid([](const ThreadProfile &x) { return x.dramReadGBs; });
+    t.forkJoinUs = tmid([](const ThreadProfile &x) { return x.forkJoinUs; });
+    t.nodeOverheadUs = tmid([](const ThreadProfile &x) { return x.nodeOverheadUs; });
+    t.runOverheadUs = tmid([](const ThreadProfile &x) { return x.runOverheadUs; });
+    t.runSpread = tmid([](const ThreadProfile &x) { return x.runSpread; });
+    t.pieceSlowdown = tmid([](const ThreadProfile &x) { return x.pieceSlowdown; });
+    t.speedReferenceMs = tmid([](const ThreadProfile &x) { return x.speedReferenceMs; });
+    // The in-graph terms: zero is a measurement ("within the spread") here,
+    // not an absence, so every profile counts.
+    {
+      std::vector<double> node, cold;
+      for (const DeviceProfile &q : profiles) {
+        node.push_back(q.threads[k].graphNodeUs);
+        cold.push_back(q.threads[k].graphColdFactor);
+        t.graphChainNodes = std::max(t.graphChainNodes, q.threads[k].graphChainNodes);
+      }
+      t.graphNodeUs = medianOf(node);
+      t.graphColdFactor = medianOf(cold);
+    }
+    // Each point's times over the profiles that measured it, keyed by
+    // family, parameters and warm (a folded-in run is not a grid point).
+    struct Times {
+      GridPoint first;
+      std::vector<double> ms, hotMs, coldMs, ratio;
+    };
+    std::map<std::string, std::vector<Times>> points;
+    for (const DeviceProfile &q : profiles) {
+      const ThreadProfile &qt = q.threads[k];
+      for (const auto &[family, grid] : qt.families)
+        for (const GridPoint &g : grid.points) {
+          std::vector<Times> &list = points[family];
+          auto it = std::find_if(list.begin(), list.end(), [&](const Times &x) {
+            return x.first.params == g.params && x.first.warm == g.warm;
+          });
+          if (it == list.end()) {
+            list.push_back(Times{g, {}, {}, {}, {}});
+            it = list.end() - 1;
+          }
+          it->ratio.push_back(g.ratio);
+          it->ms.push_back(g.ms);
+          // Without its roofline's inputs a point's ratio cannot be restated.
+          if (g.bytes > 0 || g.flops > 0) {
+            it->ms.back() = pointMs(q, qt, g, g.ratio);
+            if (g.hotRatio > 0) it->hotMs.push_back(pointMs(q, qt, g, g.hotRatio));
+            if (g.coldRatio > 0) it->coldMs.push_back(pointMs(q, qt, g, g.coldRatio));
+          }
+        }
+    }
+    for (auto &[family, list] : points) {
+      FamilyGrid &grid = t.families[family];
+      for (Times &x : list) {
+        GridPoint g = x.first;
+        g.ms = medianOf(x.ms);
+        if (g.bytes > 0 || g.flops > 0) {
+          const double roof = std::max(rooflineMs(m, t, g.flops, g.bytes), 1e-9), over = t.nodeOverheadUs * 1e-3;
+          g.ratio = std::max(0.05, (g.ms - over) / roof);
+          g.hotRatio = x.hotMs.empty() ? 0 : std::max(0.05, (medianOf(x.hotMs) - over) / roof);
+          g.coldRatio = x.coldMs.empty() ? 0 : std::max(0.05, (medianOf(x.coldMs) - over) / roof);
+        } else {
+          g.ratio = medianOf(x.ratio);
+        }
+        grid.points.push_back(g);
+      }
+    }
+    updateSigmas(&t);
+    m.threads.push_back(std::move(t));
+  }
+  *out = std::move(m);
   return Status::ok();
 }
 

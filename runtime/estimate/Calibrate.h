@@ -93,6 +93,19 @@ std::vector<std::string> calibratedFamilies();
 // dynamic dimensions are refused (the result does not record their sizes).
 Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int *pointsAdded);
 
+// Calibrations taken at different times as one profile (`webnn-run calibrate
+// --merge`): one 30-second calibration samples the host at one moment of its
+// speed, which on a shared VM moves by a quarter within minutes. Per grid
+// point (a family's parameters at a thread count) the median over the
+// profiles that measured it of its times (the L3, hot and cold runs:
+// each profile's ratio times its own roofline, plus its node overhead),
+// restated as ratios over the merged peaks and bandwidths, each of which
+// is the median of the profiles' (for an even count the middle two's mean).
+// Refused: profiles of another CPU model, ISA, library version or thread
+// count than the first (`names` label them in the message).
+Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vector<std::string> &names,
+                     DeviceProfile *out);
+
 }  // namespace webnn::est
 
 #endif

@@ -212,6 +212,7 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
   j["jit_ms"] = p.jitMs;
   j["calibration_seconds"] = p.calibrationSeconds;
   j["complete"] = p.complete;
+  if (p.calibrations > 1) j["calibrations"] = p.calibrations;
   for (const ThreadProfile &t : p.threads) {
     nlohmann::json e{{"threads", t.threads},       {"peak_gflops", t.peakGflops},   {"vnni_gops", t.vnniGops},
                      {"bf16_gflops", t.bf16Gflops}, {"l1_gbs", t.l1GBs},           {"l2_gbs", t.l2GBs},
@@ -219,6 +220,7 @@ Status saveProfile(const DeviceProfile &p, const std::string &path) {
                      {"node_overhead_us", t.nodeOverheadUs}, {"run_overhead_us", t.runOverheadUs}, {"run_spread", t.runSpread},
                      {"piece_slowdown", t.pieceSlowdown}, {"graph_node_us", t.graphNodeUs},
                      {"graph_chain_nodes", t.graphChainNodes}, {"graph_cold_factor", t.graphColdFactor}};
+    if (t.speedReferenceMs > 0) e["speed_reference_ms"] = t.speedReferenceMs;
     e["families"] = nlohmann::json::object();
     for (const auto &[name, g] : t.families) e["families"][name] = gridJson(g);
     j["threads"].push_back(std::move(e));
@@ -248,6 +250,8 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
   p.jitMs = r.num(j, "jit_ms", "");
   p.calibrationSeconds = r.num(j, "calibration_seconds", "");
   p.complete = j.value("complete", false);
+  p.calibrations = int(r.num(j, "calibrations", "", false));
+  if (p.calibrations < 1) p.calibrations = 1;
   if (!r.status) return r.status;
   if (!j.contains("threads") || !j["threads"].is_array() || j["threads"].empty())
     return invalidArgument(path + ": threads: missing or empty (an unusable profile; calibrate again)");
@@ -277,6 +281,7 @@ Status loadProfile(const std::string &path, DeviceProfile *out) {
       t.graphNodeUs = e["graph_node_us"].get<double>();
     }
     t.graphChainNodes = int(r.num(e, "graph_chain_nodes", w + ".", false));
+    t.speedReferenceMs = r.num(e, "speed_reference_ms", w + ".", false);
     if (e.contains("graph_cold_factor")) t.graphColdFactor = r.num(e, "graph_cold_factor", w + ".");
     if (!r.status) return r.status;
     if (!(t.graphColdFactor > 0 && t.graphColdFactor <= 100))

@@ -72,6 +72,11 @@ struct ThreadProfile {
   // decoder's int4 GEMVs over 3x the L3 of weights, run back to back. 1:
   // within the chain's run-to-run spread (and in older profiles).
   double graphColdFactor = 1;
+  // The speed reference's median time over the calibration (a 64 x 512 x 512
+  // matmul in the L2, sampled through the grid): the host's speed while this
+  // profile was measured, to compare calibrations taken at different times.
+  // 0: not recorded (older profiles).
+  double speedReferenceMs = 0;
   std::map<std::string, FamilyGrid> families;
 };
 
@@ -86,6 +91,8 @@ struct DeviceProfile {
   double jitMs = 0;          // one oneDNN primitive built at session creation
   double calibrationSeconds = 0;
   bool complete = false;     // false: the deadline cut the grid short
+  // How many calibrations this profile is the median of (calibrate --merge).
+  int calibrations = 1;
   std::vector<ThreadProfile> threads;  // 1 .. maxThreads
 
   // The profile measured with `n` threads, else the closest below it (null if none).

@@ -1,5 +1,6 @@
 // `webnn-run calibrate`: writes the device profile the cost model reads
-// (runtime/estimate/Calibrate.h), or folds real runs into it (--add).
+// (runtime/estimate/Calibrate.h), folds real runs into it (--add), or
+// merges calibrations taken at different times (--merge).
 #include "Calibrate.h"
 #include "Profile.h"
 
@@ -23,7 +24,7 @@ int runCalibrate(int argc, char **argv) {
   if (threads < 1) threads = 1;
   double deadline = 30;
   std::string output;
-  std::vector<std::string> add;
+  std::vector<std::string> add, merge;
   bool json = false, quiet = false;
   std::string device = "cpu";
   app.add_option("--threads", threads, "Measure 1 .. N threads (default: this machine's cores)")
@@ -33,6 +34,10 @@ int runCalibrate(int argc, char **argv) {
   app.add_option("-o,--output", output, "Profile file (default: the user's cache directory, keyed by CPU, "
                                         "ISA, thread count and library version)");
   app.add_option("--add", add, "Fold a webnn-run --profile --json result into the existing profile (repeatable)");
+  app.add_option("--merge", merge,
+                 "Write the median of these profiles (calibrations of this CPU and thread count taken at "
+                 "different times) to -o, instead of calibrating")
+      ->expected(1, -1);
   app.add_option("--device", device, "cpu (default), or gpu / gpu:N: a Vulkan device's profile (its kernels' grid)");
   app.add_flag("--json", json, "Print the profile's path and summary as one JSON object");
   app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
@@ -42,15 +47,51 @@ int runCalibrate(int argc, char **argv) {
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (!merge.empty() && !add.empty()) {
+    std::fprintf(stderr, "webnn-run: error: --merge and --add are separate steps (merge first, then --add)\n");
+    return 2;
+  }
   if (device != "cpu") {
-    if (!add.empty()) {
-      std::fprintf(stderr, "webnn-run: error: --add folds runs into CPU profiles only\n");
+    if (!add.empty() || !merge.empty()) {
+      std::fprintf(stderr, "webnn-run: error: --add and --merge take CPU profiles only\n");
       return 2;
     }
     return runCalibrateGpu(device, deadline, output, json, quiet);
   }
   std::string path = output.empty() ? webnn::est::defaultProfilePath(threads) : output;
   webnn::est::DeviceProfile profile;
+  if (!merge.empty()) {
+    if (output.empty()) {
+      std::fprintf(stderr, "webnn-run: error: --merge needs -o: the merged profile's file\n");
+      return 2;
+    }
+    std::vector<webnn::est::DeviceProfile> profiles(merge.size());
+    for (size_t i = 0; i < merge.size(); ++i)
+      if (webnn::Status s = webnn::est::loadProfile(merge[i], &profiles[i]); !s) {
+        std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+        return 1;
+      }
+    if (webnn::Status s = webnn::est::mergeProfiles(profiles, merge, &profile); !s) {
+      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+      return 1;
+    }
+    if (webnn::Status s = webnn::est::saveProfile(profile, output); !s) {
+      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
+      return 1;
+    }
+    size_t points = 0;
+    for (const auto &t : profile.threads)
+      for (const auto &[name, g] : t.families) points += g.points.size();
+    if (json) {
+      nlohmann::json j{{"profile", output}, {"calibrations", profile.calibrations}, {"grid_points", points}};
+      addBuildInfo(j);
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("%s: the median of %d calibration(s), %zu grid point(s)\n", output.c_str(), profile.calibrations,
+                  points);
+    }
+    return 0;
+  }
   if (!add.empty()) {
     if (webnn::Status s = webnn::est::loadProfile(path, &profile); !s) {
       std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());

@@ -2228,6 +2228,92 @@ TEST(Profile, RunResultsFoldIn) {
   EXPECT_NE(s.message().find("different artifact"), std::string::npos) << s.message();
 }
 
+// Calibrations taken at different host speeds: per grid point the median
+// of its times (not of its ratios, each over its own calibration's peak),
+// restated over the merged peaks; the scalars their medians.
+TEST(Profile, MergeTakesEachPointsMedianTime) {
+  auto calibration = [](double peak, double ratio, double hotRatio, double referenceMs, double graphNodeUs) {
+    DeviceProfile p = syntheticProfile();
+    est::ThreadProfile &t = p.threads[0];
+    t.peakGflops = peak;
+    t.speedReferenceMs = referenceMs;
+    t.graphNodeUs = graphNodeUs;
+    est::GridPoint &g = t.families["gemm"].points[0];
+    g.flops = 1e6;  // 0.01 ms at 100 GFLOP/s; no bytes: compute-bound at every peak
+    g.ratio = ratio;
+    g.hotRatio = hotRatio;
+    return p;
+  };
+  // The point's times: 2 x 0.01 + 0.001 = 0.021 ms, 1.5 x 0.02 + 0.001 = 0.031, 6 x 0.005 + 0.001 = 0.031.
+  std::vector<DeviceProfile> in = {calibration(100, 2, 1, 0.30, -4), calibration(50, 1.5, 1, 0.36, 0),
+                                   calibration(200, 6, 4, 0.26, 2)};
+  in[1].threads[0].families["unary"].points[0].ratio = 3;  // no bytes or flops: its ratios' median
+  in[2].threads[0].families["unary"].points[0].ratio = 5;
+  est::GridPoint extra;  // measured by one calibration only: its time kept, over the merged roofline
+  extra.params.assign(in[2].threads[0].families["gemm"].points[0].params.size(), 512.0);
+  extra.flops = 1e8;
+  extra.ratio = 1.2;
+  in[2].threads[0].families["gemm"].points.push_back(extra);
+  DeviceProfile m;
+  Status s = est::mergeProfiles(in, {"a.json", "b.json", "c.json"}, &m);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(m.calibrations, 3);
+  ASSERT_EQ(m.threads.size(), 1u);
+  const est::ThreadProfile &t = m.threads[0];
+  EXPECT_DOUBLE_EQ(t.peakGflops, 100);
+  EXPECT_DOUBLE_EQ(t.speedReferenceMs, 0.30);
+  EXPECT_DOUBLE_EQ(t.graphNodeUs, 0);  // -4, 0, 2: a zero term counts
+  const est::FamilyGrid &gemm = t.families.at("gemm");
+  ASSERT_EQ(gemm.points.size(), 2u);
+  // The median time 0.031 ms over the merged roofline 0.01: 3, where the ratios' median is 2.
+  EXPECT_NEAR(gemm.points[0].ratio, 3, 1e-9);
+  // Hot: 0.011, 0.021, 0.021 ms -> 2.
+  EXPECT_NEAR(gemm.points[0].hotRatio, 2, 1e-9);
+  EXPECT_NEAR(gemm.points[1].ratio, 0.6, 1e-9);  // 1.2 x 0.5 ms at 200 GFLOP/s over 1 ms at 100
+  EXPECT_DOUBLE_EQ(gemm.points[1].params[0], 512);
+  EXPECT_DOUBLE_EQ(t.families.at("unary").points[0].ratio, 3);  // 2, 3, 5
+  // Two calibrations: the middle two's mean.
+  DeviceProfile two;
+  ASSERT_TRUE(est::mergeProfiles({in[0], in[2]}, {}, &two).isOk());
+  EXPECT_DOUBLE_EQ(two.threads[0].peakGflops, 150);
+  EXPECT_NEAR(two.threads[0].families.at("gemm").points[0].ratio, (0.026 - 0.001) / (1e6 / 150e6), 1e-9);
+  // The count and the speed reference survive saving; a merged profile merges again.
+  const std::string path = tempDir("est_merge") + "/m.json";
+  ASSERT_TRUE(est::saveProfile(m, path).isOk());
+  DeviceProfile back;
+  ASSERT_TRUE(est::loadProfile(path, &back).isOk());
+  EXPECT_EQ(back.calibrations, 3);
+  EXPECT_DOUBLE_EQ(back.threads[0].speedReferenceMs, 0.30);
+  DeviceProfile again;
+  ASSERT_TRUE(est::mergeProfiles({back, in[0]}, {}, &again).isOk());
+  EXPECT_EQ(again.calibrations, 4);
+}
+
+// Profiles of another machine, build or thread count are not merged; the
+// message names the file and what differs.
+TEST(Profile, MergeRefusesAnotherMachine) {
+  const DeviceProfile a = syntheticProfile();
+  auto refused = [&](const DeviceProfile &b, const std::string &want) {
+    DeviceProfile m;
+    Status s = est::mergeProfiles({a, b}, {"a.json", "b.json"}, &m);
+    ASSERT_FALSE(s.isOk()) << want;
+    EXPECT_NE(s.message().find("b.json"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(want), std::string::npos) << s.message();
+  };
+  DeviceProfile b = a;
+  b.cpuModel = "another";
+  refused(b, "CPU model");
+  b = a;
+  b.isa = "x86-64-v4";
+  refused(b, "ISA");
+  b = a;
+  b.libraryVersion = "1";
+  refused(b, "library version");
+  refused(syntheticTwoThreadProfile(), "thread counts");
+  DeviceProfile m;
+  EXPECT_FALSE(est::mergeProfiles({}, {}, &m).isOk());
+}
+
 // The C API's three forms over a saved profile, and its errors.
 TEST(EstimateCApi, ReportTierAndMeets) {
   std::string dir = tempDir("est_capi");

@@ -101,6 +101,29 @@ def main():
     r = run([args.webnn_run, "calibrate", "--threads", "1", "--add", os.path.join(tmp, "absent.json")], env)
     check(r.returncode == 1 and "absent.json" in r.stderr, "--add missing file: %r" % r.stderr)
 
+    # calibrate --merge: calibrations of this machine taken at different times as one profile (their
+    # medians); a profile of another CPU, or of another format, is refused with its file named.
+    mine = info.get("profile", "")
+    merged = os.path.join(tmp, "merged.json")
+    r = run([args.webnn_run, "calibrate", "--merge", mine, mine, "-o", merged, "--json"], env)
+    check(r.returncode == 0 and json.loads(r.stdout).get("calibrations") == 2, "--merge: %r %r" % (r.stdout, r.stderr))
+    r = run([args.webnnc, "estimate", art, "--profile", merged, "--tier-only"], env)
+    check(r.returncode == 0 and r.stdout.strip() == "excellent", "estimate on a merged profile: %r" % r.stderr)
+    if os.path.exists(mine):
+        with open(mine) as f:
+            other = json.load(f)
+        other["cpu_model"] = "Another CPU"
+        foreign = os.path.join(tmp, "foreign.json")
+        with open(foreign, "w") as f:
+            json.dump(other, f)
+        r = run([args.webnn_run, "calibrate", "--merge", mine, foreign, "-o", os.path.join(tmp, "m2.json")], env)
+        check(r.returncode == 1 and "foreign.json" in r.stderr and "CPU model" in r.stderr
+              and not os.path.exists(os.path.join(tmp, "m2.json")), "--merge of another CPU: %r" % r.stderr)
+    r = run([args.webnn_run, "calibrate", "--merge", mine, broken, "-o", os.path.join(tmp, "m3.json")], env)
+    check(r.returncode == 1 and "broken.json" in r.stderr, "--merge of another format: %r" % r.stderr)
+    r = run([args.webnn_run, "calibrate", "--merge", mine], env)
+    check(r.returncode == 2 and "-o" in r.stderr, "--merge without -o: exit %d %r" % (r.returncode, r.stderr))
+
     # What bench/estimate_accuracy.py measures with: webnn-run's per-run
     # latencies (latency_ms.runs) in blocks timed in interleaved passes, the
     # median of the blocks' medians, every run kept.
