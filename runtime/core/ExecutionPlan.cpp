@@ -50,11 +50,14 @@ void computeLastUse(const LoadedGraph &g, const std::vector<LoadedNode> &nodes, 
 }
 
 // The input whose bytes a node's output 0 may take over (the contract of
-// BufferRequest::placedIn), by op: quantizedConv2d's residual
-// (docs/FUSED_OPS.md), whose every implementation reads each residual element
-// just before writing the same output element. -1 for every other op.
+// BufferRequest::placedIn), by op: quantizedConv2d's and fusedConv2d's
+// residual (docs/FUSED_OPS.md), whose every implementation reads each residual
+// element before writing the same output element (or copies it aside
+// first): the output then accumulates into the residual's buffer, as ORT's
+// Conv + Sum does, instead of copying it. -1 for every other op.
 int64_t accumulatesInto(const LoadedNode &n) {
   if (n.op == "quantizedConv2d" && n.outputs.size() == 1 && n.inputs.size() > 8 && n.inputs[8] >= 0) return 8;
+  if (n.op == "fusedConv2d" && n.outputs.size() == 1 && n.inputs.size() > 3 && n.inputs[3] >= 0) return 3;
   // reshape's output is its input's bytes in the same order: over a dying
   // input there is nothing left to copy (the CPU kernel copies only when the
   // two differ).

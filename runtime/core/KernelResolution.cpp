@@ -170,7 +170,12 @@ Status Executor::resolveShapes() {
         cache.push_back(std::move(made));
         hit = cache.end() - 1;
       }
-      if (hit->kernel && (graph_->outputOverInput[i] >= 0 || graph_->outputOverInput[i + 1] >= 0))
+      // The pair's output over one of the consumer's inputs (its run-time
+      // input d.inputs.size() + k): the pair kernel must allow it, as a
+      // single node's must below. The producer's output is never computed.
+      const int32_t pairOver = graph_->outputOverInput[i + 1];
+      if (hit->kernel && (graph_->outputOverInput[i] >= 0 ||
+                          (pairOver >= 0 && !hit->kernel->allowsInPlace(0, d.inputs.size() + size_t(pairOver)))))
         return Status(StatusCode::kInternal, label(d, {i, -1, signatureSizes}) +
                                                  ": a node of this pair has its output planned over an input");
       if (hit->kernel && (hasRowPitch(d) || hasRowPitch(next)) && !hit->kernel->honoursRowPitch())

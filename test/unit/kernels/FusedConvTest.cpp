@@ -211,20 +211,27 @@ void runCase(const FusedCase &c) {
     ScopedPackedSgemm packed(path == kPacked);
     NarrowScope narrow(path == kNarrow);
     GroupedScope grouped(path == kGrouped);
-    for (int threads : {1, 2}) {
+    // With a residual, also with y written over it, as the arena plan places
+    // a residual that dies at the node (ExecutionPlan.cpp): every path must
+    // allow that (runOp checks) and read each element before it writes it.
+    for (int run = 0; run < (c.residual ? 4 : 2); ++run) {
+      const int threads = 1 + run % 2;
+      const bool over = run >= 2;
+      OpCase op = fused;
+      if (over) op.outputOverInput = 3;
       const char *pathName = path == kOneDnn     ? " [oneDNN]"
                              : path == kPortable ? " [portable]"
                              : path == kPacked   ? " [packed sgemm]"
                              : path == kNarrow   ? " [narrow pointwise]"
                              : path == kGrouped  ? " [grouped narrow]"
                                                  : " [avx512 depthwise]";
-      std::string label = c.name + pathName + " threads=" + std::to_string(threads);
+      std::string label = c.name + pathName + " threads=" + std::to_string(threads) + (over ? " over residual" : "");
 #if WEBNN_HAVE_ONEDNN
       ScopedRunCounting counting;  // executionCount() counts only then
       uint64_t before = onednn::executionCount();
 #endif
       ScopedKernelChoices choices;
-      Status s = runOp(fused, threads);
+      Status s = runOp(op, threads);
       ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
 #if WEBNN_HAVE_ONEDNN
       uint64_t ran = onednn::executionCount() - before;
@@ -249,7 +256,7 @@ void runCase(const FusedCase &c) {
             << label << ": " << choice.describe();
       if (path == kPortable) EXPECT_EQ(choice.chosen, "portable") << label << ": " << choice.describe();
       gDepthwiseChosen += depthwise, gNarrowChosen += narrow, gPackedChosen += packed, gGroupedChosen += grouped;
-      std::vector<double> got = fused.outputs[0].values();
+      std::vector<double> got = op.outputs[0].values();
       ASSERT_EQ(got.size(), want.size()) << label;
       int bad = 0;
       for (size_t i = 0; i < want.size() && bad < 5; ++i)
@@ -313,6 +320,29 @@ TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
   d.activation = "none";
   runCase(d);
   EXPECT_EQ(gPackedChosen > 0, kernels::avx512Available());
+}
+
+// The packed-B SGEMM's convolutions with more than one k-block (K > 1024:
+// blocks of at most 768), a residual, masked last panels and row tails: the
+// sums start from the residual at the first block, so y over the residual
+// (runCase's in-place runs) reads each element before storing partial sums.
+TEST(FusedConv2d, PackedSgemmResidualOverSeveralKBlocks) {
+  FusedCase c;
+  c.name = "1x1 nhwc 7x7x1100->520 residual relu";
+  c.nhwc = true, c.KH = c.KW = 1, c.pad = 0, c.H = c.W = 7, c.C = 1100, c.O = 520;
+  ASSERT_EQ(packedSgemmCase(c), kernels::avx512Available()) << c.name;
+  runCase(c);
+  FusedCase d;
+  d.name = "3x3 nhwc 4x5x128->260 residual clamp";
+  d.nhwc = true, d.H = 4, d.W = 5, d.C = 128, d.O = 260, d.activation = "clamp", d.lo = -0.25, d.hi = 0.5;
+  ASSERT_EQ(packedSgemmCase(d), kernels::avx512Available()) << d.name;
+  runCase(d);
+  FusedCase e;
+  e.name = "1x3 nhwc 1x1x70x384->144 residual none";
+  e.nhwc = true, e.H = 1, e.W = 70, e.C = 384, e.O = 144, e.KH = 1, e.KW = 3, e.padding = {0, 0, 1, 1};
+  e.activation = "none", e.bias = false;
+  ASSERT_EQ(packedSgemmCase(e), kernels::avx512Available()) << e.name;
+  runCase(e);
 }
 
 // conv1d as conv2d with H = 1 (and 1 x KW filters over several rows):
@@ -711,12 +741,16 @@ void runScaleCase(const ScaleCase &c) {
   OpCase second = conv(first.outputs[0]);
   ASSERT_TRUE(runOp(second).isOk()) << name;
   const std::vector<double> want = second.outputs[0].values();
-  for (int threads : {1, 2}) {
+  // With a residual also with y over it (a residual that dies at the 1x1:
+  // the pair must allow it, runPair checks).
+  for (int run = 0; run < (c.residual ? 4 : 2); ++run) {
+    const int threads = 1 + run % 2;
     OpCase a = mul();
     OpCase bb = conv(outSpec(DataType::kFloat32, {c.N, c.H, c.W, c.C}));
+    if (run >= 2) bb.outputOverInput = 3;
     bool fused = false;
     Status s = runPair(a, bb, threads, &fused);
-    ASSERT_TRUE(s.isOk()) << name << ": " << s.message();
+    ASSERT_TRUE(s.isOk()) << name << (run >= 2 ? " over residual" : "") << ": " << s.message();
     ASSERT_EQ(fused, c.expectFused && kernels::avx512Available()) << name;
     if (!fused) continue;
     expectPairNear(bb.outputs[0].values(), want, name, threads);

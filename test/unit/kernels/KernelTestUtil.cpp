@@ -217,6 +217,10 @@ Status runOp(OpCase &c, int threads) {
   std::unique_ptr<Kernel> k;
   Status s = f(b.node, &k);
   if (!s.isOk()) return s;
+  // What KernelResolution checks before the plan's in-place output runs.
+  if (c.outputOverInput >= 0 && !k->allowsInPlace(0, size_t(c.outputOverInput)))
+    return Status(StatusCode::kInternal, "the kernel does not allow output 0 over input " +
+                                             std::to_string(c.outputOverInput));
   ThreadPool pool(threads);
   KernelContext ctx{b.inPtrs.data(), b.inPtrs.size(), b.outPtrs.data(), b.outPtrs.size(), &pool};
   WEBNN_RETURN_IF_ERROR(k->run(ctx));
@@ -232,6 +236,12 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused, boo
   if (!s.isOk()) return s;
   *fused = k != nullptr;
   if (!k) return Status::ok();
+  // The consumer's output over one of its inputs: the pair's run-time input
+  // after the producer's (KernelResolution's check).
+  if (consumer.outputOverInput >= 0 &&
+      !k->allowsInPlace(0, producer.inputs.size() + size_t(consumer.outputOverInput)))
+    return Status(StatusCode::kInternal, "the pair kernel does not allow output 0 over the consumer's input " +
+                                             std::to_string(consumer.outputOverInput));
   std::vector<const TensorBuffer *> inputs(a.inPtrs);
   inputs.push_back(nullptr);  // the intermediate: never computed
   inputs.insert(inputs.end(), b.inPtrs.begin() + 1, b.inPtrs.end());

@@ -264,23 +264,25 @@ struct Join {
   bool laterReader = false;             // one more relu of r after the conv
   bool residualIsOutput = false;
   DataType yType = DataType::kUint8;
+  bool fused = false;  // fusedConv2d (residual input 3, float32) instead
 };
 
 // x (input) -> relu -> r -> relu -> h; y = quantizedConv2d(h, ..., residual
 // r) -> relu -> z (output), with one thing changed by `j`.
 Status planJoin(const std::string &tag, const Join &j, std::shared_ptr<rt::PreparedGraph> *p) {
   TGraph g;
-  g.tensors = {{"x", DataType::kUint8, {1, 4, 4, 64}}, {"r", DataType::kUint8, {1, 4, 4, 64}},
-               {"h", DataType::kUint8, {1, 4, 4, 64}}, {"y", j.yType, {1, 4, 4, 64}},
-               {"z", j.yType, {1, 4, 4, 64}}};
-  std::vector<int32_t> in(13, -1);
+  const DataType t = j.fused ? DataType::kFloat32 : DataType::kUint8;
+  g.tensors = {{"x", t, {1, 4, 4, 64}}, {"r", t, {1, 4, 4, 64}}, {"h", t, {1, 4, 4, 64}},
+               {"y", j.yType, {1, 4, 4, 64}}, {"z", j.yType, {1, 4, 4, 64}}};
+  std::vector<int32_t> in(j.fused ? 4 : 13, -1);
   in[0] = j.convInput;
-  in[8] = j.residual;
-  g.nodes = {{"relu", {0}, {1}}, {"relu", {1}, {2}}, {"quantizedConv2d", in, {3}, "join"}, {"relu", {3}, {4}}};
+  in[j.fused ? 3 : 8] = j.residual;
+  g.nodes = {{"relu", {0}, {1}}, {"relu", {1}, {2}}, {j.fused ? "fusedConv2d" : "quantizedConv2d", in, {3}, "join"},
+             {"relu", {3}, {4}}};
   g.inputs = {0};
   g.outputs = {4};
   if (j.laterReader) {
-    g.tensors.push_back({"w", DataType::kUint8, {1, 4, 4, 64}});
+    g.tensors.push_back({"w", t, {1, 4, 4, 64}});
     g.nodes.push_back({"relu", {1}, {5}});
     g.outputs.push_back(5);
   }
@@ -314,6 +316,43 @@ TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
   type.yType = DataType::kInt8;  // another type
   for (const Case &c : {Case{"join_later", later}, Case{"join_self", self}, Case{"join_input", input},
                         Case{"join_output", output}, Case{"join_type", type}}) {
+    std::shared_ptr<rt::PreparedGraph> p;
+    Status s = planJoin(c.tag, c.j, &p);
+    ASSERT_TRUE(s.isOk()) << c.tag << ": " << s.message();
+    EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << c.tag;
+    EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
+    EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
+    EXPECT_EQ(p->outputOverInput[2], -1) << c.tag;
+  }
+}
+
+// fusedConv2d likewise over its residual (input 3): ORT's Conv + Sum; every
+// CPU kernel that runs one reads each residual element before writing it.
+TEST(Planner, FusedConv2dWritesOverADyingResidual) {
+  Join j;
+  j.fused = true, j.yType = DataType::kFloat32;
+  std::shared_ptr<rt::PreparedGraph> p;
+  Status s = planJoin("fused_join_dies", j, &p);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  EXPECT_EQ(p->arenaOffset[3], p->arenaOffset[1]);
+  EXPECT_NE(p->planText.find("'y' float32 [1,4,4,64] over 'r'"), std::string::npos) << p->planText;
+  EXPECT_EQ(p->outputOverInput, (std::vector<int32_t>{-1, -1, 3, -1}));
+}
+
+TEST(Planner, FusedConv2dKeepsAResidualItCannotTake) {
+  struct Case {
+    const char *tag;
+    Join j;
+  };
+  Join later, self, input, output, type;
+  for (Join *j : {&later, &self, &input, &output, &type}) j->fused = true, j->yType = DataType::kFloat32;
+  later.laterReader = true;        // r read again after the conv
+  self.convInput = 1;              // r is the conv's input too
+  input.residual = 0;              // a graph input: not the arena's to give
+  output.residualIsOutput = true;  // a graph output: must survive the run
+  type.yType = DataType::kFloat16;  // another type (and size)
+  for (const Case &c : {Case{"fused_later", later}, Case{"fused_self", self}, Case{"fused_input", input},
+                        Case{"fused_output", output}, Case{"fused_type", type}}) {
     std::shared_ptr<rt::PreparedGraph> p;
     Status s = planJoin(c.tag, c.j, &p);
     ASSERT_TRUE(s.isOk()) << c.tag << ": " << s.message();

@@ -122,6 +122,13 @@ class PackedSgemmKernel final : public PackedSgemmWeightsKernel {
     return Status::ok();
   }
 
+  // fusedConv2d's output over its dying residual (input 3): every tile
+  // reads its residual elements before storing them, each element in one
+  // thread's tile.
+  bool allowsInPlace(size_t output, size_t input) const override {
+    return output == 0 && input == 3 && residualReadFirst(b_.layout(), p_.alpha);
+  }
+
  private:
   PackedProduct p_;
   const std::atomic<bool> &countRuns_ = debugOptions().countRuns;  // DebugOptions.h

@@ -79,10 +79,16 @@ struct SgemmEpilogue {
 // rows [row0, row1) and the columns of panels [panel0, panel1). AVX-512 only.
 // nextPanel (>= 0): the panel whose first k-block the caller multiplies
 // next (its next unit of work), prefetched during the last block as the
-// walk prefetches its own.
+// walk prefetches its own. y may be ep.residual's own bytes (row stride
+// ldy) where residualReadFirst says so.
 void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float *a, int64_t lda, float *y,
                        int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
                        int64_t panel1, int64_t nextPanel = -1);
+
+// Whether each tile reads its residual elements before it stores into
+// them: with one k-block (the epilogue adds it), or with alpha 1 (the sums
+// start from it at the first block; later blocks accumulate in y).
+inline bool residualReadFirst(const PackedSgemmB &b, float alpha) { return b.K() <= b.kc() || alpha == 1.f; }
 
 // Whether matmul / fusedMatmul / conv2d factories use this kernel for a
 // float32 product with a constant B: on unless WEBNN_PACKED_SGEMM=0; tests

@@ -24,14 +24,17 @@ struct TileEpilogue {
 
 // R rows x 48 columns of y += (or =) a[R x kc] * block[kc x 48]. Masks
 // cover a last panel narrower than 48. `prefetch` lines (64 B) from `pf` go
-// to L2 spread over the loop: this tile's share of the next B block.
+// to L2 spread over the loop: this tile's share of the next B block. `init`
+// (row stride ldy, or null): the sums start from it instead of zero.
 template <int R>
 inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, float *y, int64_t ldy, bool accumulate,
-                 const __mmask16 *mask, const char *pf, int64_t prefetch, const TileEpilogue *epi) {
+                 const __mmask16 *mask, const char *pf, int64_t prefetch, const TileEpilogue *epi,
+                 const float *init) {
   __m512 c[R][3];
-  if (accumulate) {
+  if (accumulate || init) {
+    const float *from = accumulate ? y : init;
     for (int r = 0; r < R; ++r)
-      for (int j = 0; j < 3; ++j) c[r][j] = _mm512_maskz_loadu_ps(mask[j], y + r * ldy + 16 * j);
+      for (int j = 0; j < 3; ++j) c[r][j] = _mm512_maskz_loadu_ps(mask[j], from + r * ldy + 16 * j);
   } else {
     for (int r = 0; r < R; ++r) c[r][0] = c[r][1] = c[r][2] = _mm512_setzero_ps();
   }
@@ -85,7 +88,7 @@ inline void tile(const float *a, int64_t lda, const float *block, int64_t kc, fl
 }
 
 using TileFn = void (*)(const float *, int64_t, const float *, int64_t, float *, int64_t, bool, const __mmask16 *,
-                        const char *, int64_t, const TileEpilogue *);
+                        const char *, int64_t, const TileEpilogue *, const float *);
 constexpr TileFn kTiles[PackedSgemmB::kTileRows + 1] = {nullptr,  &tile<1>, &tile<2>, &tile<3>, &tile<4>,
                                                           &tile<5>, &tile<6>, &tile<7>, &tile<8>};
 
@@ -99,8 +102,13 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
                        int64_t ldy, const SgemmEpilogue &ep, int64_t row0, int64_t row1, int64_t panel0,
                        int64_t panel1, int64_t nextPanel) {
   const int64_t K = b.K(), N = b.N(), kcMax = b.kc(), panels = b.panels();
-  const bool epilogue = ep.bias || ep.residual || ep.act != Activation::kNone || ep.alpha != 1.f ||
-                        ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
+  // Over several k-blocks, the first stores partial sums into y before the
+  // last would read the residual: the sums start from it instead, so y may
+  // be the residual's own bytes (residualReadFirst). With alpha it stays in
+  // the epilogue (alpha scales the product only).
+  const bool residualFirst = ep.residual && K > kcMax && ep.alpha == 1.f;
+  const bool epilogue = (ep.residual && !residualFirst) || ep.bias || ep.act != Activation::kNone ||
+                        ep.alpha != 1.f || ep.lo > -__builtin_inff() || ep.hi < __builtin_inff();
   auto blockOf = [&](int64_t k0, int64_t p) {  // start of panel p in the k-block at row k0
     return packedB + k0 * panels * kPanel + p * std::min(kcMax, K - k0) * kPanel;
   };
@@ -140,10 +148,11 @@ void packedSgemmAvx512(const PackedSgemmB &b, const float *packedB, const float 
           const int64_t first = std::min(lines, t * share);
           const int64_t count = std::min(lines, first + share) - first;
           float *yt = y + r0 * ldy + n0;
-          TileEpilogue epi{&ep, ep.bias ? ep.bias + n0 : nullptr, ep.residual ? ep.residual + r0 * ldy + n0 : nullptr};
+          const float *residual = ep.residual ? ep.residual + r0 * ldy + n0 : nullptr;
+          TileEpilogue epi{&ep, ep.bias ? ep.bias + n0 : nullptr, residualFirst ? nullptr : residual};
           kTiles[r](a + r0 * lda + k0, lda, block, kc, yt, ldy, k0 > 0, mask,
                     next ? reinterpret_cast<const char *>(next) + first * 64 : nullptr, count,
-                    last && epilogue ? &epi : nullptr);
+                    last && epilogue ? &epi : nullptr, residualFirst && k0 == 0 ? residual : nullptr);
         }
       }
     }

@@ -551,8 +551,10 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
     }
     s.dst.set_data_handle(s.reorderDst ? work + s.dstWork : y);
     if (s.p.hasResidual) {
-      // The sum post-op adds what the destination holds (no aliasing: the
-      // memory planner never gives an output an input's bytes).
+      // The sum post-op adds what the destination holds: the residual's
+      // copy, or the residual itself where the plan wrote y over it (a
+      // dying residual, ExecutionPlan.cpp); the blocked workspace takes a
+      // reordered copy before the primitive writes anything.
       if (s.reorderDst) s.residualIn.run(residual, work + s.dstWork);
       else if (residual != y)  // nhwc rows are contiguous; nchw pieces never take a residual
         std::memcpy(y, residual, size_t(s.p.N * s.p.O * s.p.OH * s.p.OW) * sizeof(float));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
 
@@ -16,14 +17,24 @@ class EpiloguePassKernel final : public Kernel {
   EpiloguePassKernel(std::unique_ptr<Kernel> conv, Epilogue e, int64_t count)
       : conv_(std::move(conv)), e_(e), count_(count) {}
 
+  // y over its residual (input 3): run() copies the residual aside first.
+  bool allowsInPlace(size_t output, size_t input) const override { return output == 0 && input == 3; }
+
   Status run(const KernelContext &ctx) override {
     const TensorBuffer *convInputs[3] = {ctx.inputs[0], ctx.inputs[1], ctx.numInputs > 2 ? ctx.inputs[2] : nullptr};
     KernelContext convCtx = ctx;
     convCtx.inputs = convInputs;
     convCtx.numInputs = 3;
-    WEBNN_RETURN_IF_ERROR(conv_->run(convCtx));
     const float *r = e_.hasResidual ? in<float>(ctx, 3) : nullptr;
     float *y = outp<float>(ctx, 0);
+    // The convolution writes y whole before the pass reads r: where the plan
+    // put y over r, r is copied aside first (the portable path's layers are
+    // small).
+    if (r == y) {
+      residual_.assign(r, r + count_);
+      r = residual_.data();
+    }
+    WEBNN_RETURN_IF_ERROR(conv_->run(convCtx));
     Epilogue e = e_;
     parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
       for (int64_t i = b; i < end; ++i) {
@@ -46,6 +57,7 @@ class EpiloguePassKernel final : public Kernel {
   std::unique_ptr<Kernel> conv_;
   Epilogue e_;
   int64_t count_;
+  std::vector<float> residual_;  // the residual's copy when y is over it
 };
 
 }  // namespace

@@ -50,6 +50,8 @@ class Im2colPackedConvKernel final : public Kernel {
     return gemm_->packConstants(numThreads, out);
   }
   void warmUp(int numThreads) override { gemm_->warmUp(numThreads); }
+  // The product reads the copy, not x: the residual is the GEMM's to keep.
+  bool allowsInPlace(size_t output, size_t input) const override { return gemm_->allowsInPlace(output, input); }
 
  private:
   ConvGeometry g_;

@@ -58,6 +58,10 @@ class OneDnnConv2dKernel final : public Kernel {
 
   void warmUp(int numThreads) override { conv_->buildPrimitive(numThreads); }
   bool honoursRowPitch() const override { return writesSlice_; }
+  // y over its residual (input 3): the sum post-op adds what y holds, so
+  // onednn::Conv2d skips its copy (or reads the residual into its blocked
+  // workspace first); the portable fallback copies it aside.
+  bool allowsInPlace(size_t output, size_t input) const override { return output == 0 && input == 3; }
 
  private:
   std::unique_ptr<onednn::Conv2d> conv_;

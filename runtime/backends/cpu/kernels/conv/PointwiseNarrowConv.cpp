@@ -79,6 +79,11 @@ class PointwiseNarrowKernel final : public Kernel {
 
   // Its output only, and only where the maker took it (a dense x, no silu).
   bool honoursRowPitch() const override { return yPitch_ != 0; }
+  // A dense y over its residual (input 3): each tile loads an element's
+  // residual just before it stores that element.
+  bool allowsInPlace(size_t output, size_t input) const override {
+    return output == 0 && input == 3 && hasResidual_ && yPitch_ == 0;
+  }
 
  private:
   ConvGeometry g_;

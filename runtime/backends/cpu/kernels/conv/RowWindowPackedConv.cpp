@@ -54,6 +54,11 @@ class RowWindowPackedConvKernel final : public PackedSgemmWeightsKernel {
     }
   }
 
+  // y over its residual (input 3): the edge pixels' residual rows are
+  // copied out before any store, the rest read by each tile before it
+  // stores the same elements (residualReadFirst: alpha is 1).
+  bool allowsInPlace(size_t output, size_t input) const override { return output == 0 && input == 3; }
+
   Status run(const KernelContext &ctx) override {
     const float *packed = b_.get();
     const PackedSgemmB &layout = b_.layout();

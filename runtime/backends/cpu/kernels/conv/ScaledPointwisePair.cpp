@@ -44,6 +44,12 @@ class ScaledPointwiseKernel final : public Kernel {
         prepacked_ = static_cast<const float *>(po.data);
   }
 
+  // y over the conv's residual (its run-time input convInputs_ + 3): the
+  // narrow tiles load each element's residual just before storing it.
+  bool allowsInPlace(size_t output, size_t input) const override {
+    return output == 0 && hasResidual_ && input == convInputs_ + 3;
+  }
+
   Status run(const KernelContext &ctx) override {
     const size_t n = size_t(g_.C * g_.O);
     const int64_t M = g_.H * g_.W, scales = perImageScale_ ? g_.N : 1;

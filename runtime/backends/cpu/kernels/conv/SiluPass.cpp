@@ -34,6 +34,8 @@ class ActivationPassKernel final : public Kernel {
     return conv_->packConstants(numThreads, out);
   }
   void warmUp(int numThreads) override { conv_->warmUp(numThreads); }
+  // The pass reads only y, after the convolution.
+  bool allowsInPlace(size_t output, size_t input) const override { return conv_->allowsInPlace(output, input); }
 
  private:
   std::unique_ptr<Kernel> conv_;
