@@ -470,6 +470,35 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
 // oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
 // the rest; each is a family of its own (Winograd does fewer multiplies per
 // nominal FLOP than direct, so they cannot share a grid).
+// The share of an SGEMM's multiply-adds (kernels/Sgemm.cpp's sgemm, M x N x
+// K) that the largest of the pool's chunks holds at `threads`: its tasks are
+// blocks of 96 rows x 256 columns, at least a grain of ~128K multiply-adds
+// each, and ThreadPool::parallelFor gives each thread an even run of them;
+// 1 where it runs whole on the calling thread. The portable convolution
+// (kernels/conv/PortableConv2d.cpp) calls it per column tile; a layer of a
+// few output pixels with 258 output channels has two tasks, 256 columns
+// and 2: the other thread gets almost nothing.
+double sgemmLargestChunkShare(int64_t M, int64_t N, int64_t K, int threads) {
+  constexpr int64_t kMC = 96, kNC = 256;
+  if (M <= 0 || N <= 0 || threads <= 1) return 1;
+  const int64_t nBlocks = (N + kNC - 1) / kNC, mBlocks = (M + kMC - 1) / kMC, tasks = nBlocks * mBlocks;
+  const int64_t grain =
+      std::max<int64_t>(1, (int64_t(1) << 17) / std::max<int64_t>(1, std::min(M, kMC) * std::min(N, kNC) * K));
+  if (tasks <= grain) return 1;
+  int64_t chunks = std::min<int64_t>(threads, (tasks + grain - 1) / grain);
+  const int64_t chunk = (tasks + chunks - 1) / chunks;
+  double largest = 0;
+  for (int64_t b = 0; b < tasks; b += chunk) {
+    double cells = 0;
+    for (int64_t t = b; t < std::min(tasks, b + chunk); ++t) {
+      const int64_t nb = t / mBlocks, mb = t % mBlocks;
+      cells += double(std::min(kNC, N - nb * kNC)) * double(std::min(kMC, M - mb * kMC));
+    }
+    largest = std::max(largest, cells);
+  }
+  return largest / (double(M) * double(N));
+}
+
 NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int threads) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;
@@ -637,6 +666,20 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
         if (wp.flops > best) best = wp.flops, c.piece = wp;
       }
     }
+  }
+  // The portable kernel's time is its SGEMM's (im2col and the bias pass
+  // are cut too, but light): where the SGEMM's largest chunk holds nearly
+  // all of it, the layer runs as on one thread (Silero VAD v5's conv1d
+  // layers of 1-3 output frames: 0.18 ms at one thread and at two, priced
+  // 0.09 from the 2-thread grid).
+  if (threads > 1 && portable) {
+    const int64_t ICg = g.C / std::max<int64_t>(1, g.groups), OCg = g.O / std::max<int64_t>(1, g.groups);
+    const int64_t K = ICg * g.KH * g.KW, P = g.OH * g.OW;
+    const bool onePixelWindow = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.padTop == 0 &&
+                                g.padLeft == 0 && g.padBottom == 0 && g.padRight == 0;
+    const int64_t tile = onePixelWindow ? P : std::max<int64_t>(1, std::min<int64_t>(P, (int64_t(1) << 20) / std::max<int64_t>(1, K)));
+    const double share = g.nhwc ? sgemmLargestChunkShare(tile, OCg, K, threads) : sgemmLargestChunkShare(OCg, tile, K, threads);
+    if (share >= 0.9) c.threading = Threading::kOneThread;
   }
   // At 2+ threads our depthwise kernel splits output rows where they split
   // evenly (14x14 maps and up at 2 threads; DepthwiseAvx512Conv.cpp), or

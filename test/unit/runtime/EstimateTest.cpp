@@ -1184,6 +1184,38 @@ TEST(CostFunctions, Conv1dCutIntoColumns) {
   EXPECT_DOUBLE_EQ(c.piece.bytes, (201 * 512 + 512 * 3 * 512 + 100 * 512 + 512) * 4.0);
 }
 
+// The portable kernel (under oneDNN's floor) cuts only its SGEMM's blocks
+// of 96 rows x 256 columns: a conv1d of 3 output frames into 258 channels
+// (Silero VAD v5's STFT) has two, 256 columns and 2, and runs as on one
+// thread at 2; a 12x16 map's two row blocks of 96 pixels split evenly.
+TEST(CostFunctions, PortableConvolutionOnOneThreadWhereItsGemmIsNotCut) {
+  auto conv = [](std::vector<int64_t> xs, std::vector<int64_t> ws, std::vector<int64_t> ys, std::vector<int64_t> strides,
+                 std::vector<int64_t> pads, int threads) {
+    cpu::OperandDesc x{DataType::kFloat32, xs, nullptr}, w{DataType::kFloat32, ws, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, ys, nullptr};
+    cpu::NodeDesc n;
+    n.op = "conv2d";
+    n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+    n.attributes.set("strides", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", strides});
+    n.attributes.set("padding", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", pads});
+    n.inputs = {&x, &w};
+    n.outputs = {&y};
+    return cpu::findCostFunction("conv2d")(n, {false, true}, threads);
+  };
+  const cpu::NodeCost stft1 = conv({1, 1, 512, 1}, {258, 1, 256, 1}, {1, 1, 3, 258}, {1, 128}, {0, 0, 0, 0}, 1);
+  const cpu::NodeCost stft2 = conv({1, 1, 512, 1}, {258, 1, 256, 1}, {1, 1, 3, 258}, {1, 128}, {0, 0, 0, 0}, 2);
+  EXPECT_EQ(stft2.family, "conv2d.portable");
+  EXPECT_EQ(stft2.threading, cpu::Threading::kOneThread);
+  EXPECT_EQ(stft1.params, stft2.params);
+  // 3 frames of 387 values into 128 channels: one block, one grain.
+  EXPECT_EQ(conv({1, 1, 5, 129}, {128, 1, 3, 129}, {1, 1, 3, 128}, {1, 1}, {0, 0, 0, 0}, 2).threading,
+            cpu::Threading::kOneThread);
+  const cpu::NodeCost even = conv({1, 12, 16, 8}, {16, 3, 3, 8}, {1, 12, 16, 16}, {1, 1}, {1, 1, 1, 1}, 2);
+  EXPECT_EQ(even.family, "conv2d.portable");
+  EXPECT_EQ(even.threading, cpu::Threading::kPool);
+}
+
 // A grouped 3x3 layer of 4 channels per group (ResNeXt's first stage): our
 // own kernel on its own family (pixels, channels, window x stride area), no
 // JIT and its own row loop at 2 threads; 8 per group: oneDNN's.
