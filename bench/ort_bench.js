@@ -3,7 +3,7 @@
 // and the same JSON keys as `webnn-run --bench K --json`, so the two are
 // measured the same way.
 //
-//   node ort_bench.js model.onnx --input NAME=FILE.npy ... [--bench K]
+//   node ort_bench.js model.onnx --input NAME=FILE.npy ... [--bench K | --paced]
 //        [--warmup W] [--threads T] [--output-dir DIR] [--no-spin] [--opt-level all]
 //
 // Prints one JSON object: latency_ms {median,min,mean,max,p90} over K
@@ -11,6 +11,12 @@
 // first_run_ms (the first run after creation, before warm-up), threads,
 // ort_version; session_ms is 0 (webnn-run's session creation happens inside
 // ORT's create()). With --output-dir, writes each output as DIR/NAME.npy.
+//
+// --paced: webnn-run --paced's protocol (docs/CLI.md). After the first run
+// and the warm-ups, one JSON line (the object above without latency_ms);
+// then per stdin line N (a run count, 1 to 1000000) N timed runs and one
+// line {"runs": [ms, ...]}; at EOF the --output-dir files, exit 0. Any
+// other line: one error line on stderr, exit 1.
 'use strict';
 
 const fs = require('fs');
@@ -22,7 +28,8 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null, spin: true, optLevel: 'all'};
+  const opts = {model: null, inputs: [], bench: 10, warmup: 2, threads: 1, outputDir: null, spin: true, optLevel: 'all',
+    paced: false, benchGiven: false};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -34,7 +41,8 @@ function parseArgs(argv) {
       const eq = v.indexOf('=');
       if (eq <= 0) usage(`--input expects NAME=FILE.npy, got '${v}'`);
       opts.inputs.push([v.slice(0, eq), v.slice(eq + 1)]);
-    } else if (a === '--bench') opts.bench = parseInt(next(), 10);
+    } else if (a === '--bench') { opts.bench = parseInt(next(), 10); opts.benchGiven = true; }
+    else if (a === '--paced') opts.paced = true;
     else if (a === '--warmup') opts.warmup = parseInt(next(), 10);
     else if (a === '--threads') opts.threads = parseInt(next(), 10);
     else if (a === '--output-dir') opts.outputDir = next();
@@ -46,6 +54,7 @@ function parseArgs(argv) {
     else usage(`unexpected argument ${a}`);
   }
   if (!opts.model) usage('no model given');
+  if (opts.paced && opts.benchGiven) usage('--paced takes its run counts from stdin: not with --bench');
   if (!(opts.bench >= 1) || !(opts.warmup >= 0) || !(opts.threads >= 1)) usage('bad --bench/--warmup/--threads');
   return opts;
 }
@@ -153,6 +162,25 @@ async function main() {
   const firstRunMs = msSince(t0);
 
   for (let i = 0; i < opts.warmup; i++) await session.run(feeds);
+  const version = (() => {
+    try { return require('onnxruntime-node/package.json').version; } catch (e) { return null; }
+  })();
+  const header = {
+    runtime: 'onnxruntime-node',
+    ort_version: version,
+    model: opts.model,
+    threads: opts.threads,
+    spin: opts.spin,
+    warmup: opts.warmup,
+    load_ms: loadMs,
+    first_run_ms: firstRunMs,
+    session_ms: 0,  // ORT plans its session inside create(): counted in load_ms
+  };
+  if (opts.paced) {
+    outputs = await servePaced(session, feeds, header) || outputs;
+    writeOutputs(opts, session, outputs);
+    return;
+  }
   const samples = [];
   for (let i = 0; i < opts.bench; i++) {
     t0 = process.hrtime.bigint();
@@ -160,29 +188,44 @@ async function main() {
     samples.push(msSince(t0));
   }
 
-  if (opts.outputDir) {
-    fs.mkdirSync(opts.outputDir, {recursive: true});
-    // The file name rule of webnn-run --output-dir, so run.py pairs files by name.
-    for (const name of session.outputNames) {
-      writeNpy(path.join(opts.outputDir, name.replace(/[^A-Za-z0-9._-]/g, '_') + '.npy'), outputs[name]);
-    }
+  writeOutputs(opts, session, outputs);
+  process.stdout.write(JSON.stringify({...header, iterations: opts.bench, latency_ms: stats(samples)}) + '\n');
+}
+
+function writeOutputs(opts, session, outputs) {
+  if (!opts.outputDir) return;
+  fs.mkdirSync(opts.outputDir, {recursive: true});
+  // The file name rule of webnn-run --output-dir, so run.py pairs files by name.
+  for (const name of session.outputNames) {
+    writeNpy(path.join(opts.outputDir, name.replace(/[^A-Za-z0-9._-]/g, '_') + '.npy'), outputs[name]);
   }
-  const version = (() => {
-    try { return require('onnxruntime-node/package.json').version; } catch (e) { return null; }
-  })();
-  process.stdout.write(JSON.stringify({
-    runtime: 'onnxruntime-node',
-    ort_version: version,
-    model: opts.model,
-    threads: opts.threads,
-    spin: opts.spin,
-    iterations: opts.bench,
-    warmup: opts.warmup,
-    load_ms: loadMs,
-    first_run_ms: firstRunMs,
-    session_ms: 0,  // ORT plans its session inside create(): counted in load_ms
-    latency_ms: stats(samples),
-  }) + '\n');
+}
+
+// --paced: the header line, then one burst of timed runs per stdin line.
+// Returns the last run's outputs (null when no burst ran).
+async function servePaced(session, feeds, header) {
+  process.stdout.write(JSON.stringify({...header, paced: true}) + '\n');
+  const rl = require('readline').createInterface({input: process.stdin, crlfDelay: Infinity});
+  let lineNo = 0;
+  let outputs = null;
+  for await (const line of rl) {
+    lineNo++;
+    const text = line.trim();
+    const runs = /^[0-9]{1,7}$/.test(text) ? parseInt(text, 10) : 0;
+    if (!(runs >= 1 && runs <= 1000000)) {
+      process.stderr.write(`ort_bench: --paced: stdin line ${lineNo}: expected a run count in [1, 1000000], ` +
+                           `got '${line.slice(0, 40)}'\n`);
+      process.exit(1);
+    }
+    const burst = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = process.hrtime.bigint();
+      outputs = await session.run(feeds);
+      burst.push(msSince(t0));
+    }
+    process.stdout.write(JSON.stringify({runs: burst}) + '\n');
+  }
+  return outputs;
 }
 
 main().catch((e) => {

@@ -2,11 +2,13 @@
 """webnnc vs ONNX Runtime, side by side, on the same machine in the same minutes.
 
     python3 bench/run.py [--models resnet50,mobilenetv2,bert_base,minilm]
-                         [--threads 1,2] [--rounds 5] [--iters 20] [--warmup 3] [--startup-runs 6]
+                         [--threads 1,2] [--warmup 3] [--startup-runs 6]
+                         [--paced [--pairs 20] [--burst-ms 50] [--gap-ms 300]]      (the default)
+                         [--per-process [--rounds 5] [--iters 20] [--seconds-per-run 10]]
                          [--build-dir DIR] [--cache-dir bench/.models]
                          [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
                          [--no-prepack]
-    python3 bench/run.py --smoke      # tiny CNN, 1 round: fails on crash or mismatch
+    python3 bench/run.py --smoke      # tiny CNN, 2 pairs (1 round): fails on crash or mismatch
     python3 bench/run.py --suite broad|int8 [options as above]
 
 --suite broad: one model of each family (SUITES, bench/models/export_models.py)
@@ -20,7 +22,25 @@ INT8_EVAL_INPUTS inputs: top-1 agreement (classifier outputs) and max error.
 For each model (exported by bench/models/export_models.py) and each thread count:
 compile once with webnnc (timed; with --prepack for the benchmarked thread
 counts unless --no-prepack, so start-up maps packed weights instead of packing
-them), write seeded random inputs, then alternate
+them), write seeded random inputs, then time the cell.
+
+--paced (the default): one `webnn-run --paced` and one `ort_bench.js --paced`
+process for the whole cell, both on the same CPUs (with fewer threads than
+CPUs: the first T of them; --no-pin: anywhere), started one after the other,
+each doing its first run and --warmup runs before it says it is ready. Then
+--pairs pairs of bursts, A B, B A, A B, ...: each burst asks its process over
+the pipe for N+1 runs and drops the first (the caches the other process
+evicted), N at least 2 and at least --burst-ms of the faster runtime's runs
+(sized by one probe burst of each). Before each burst run.py waits until the
+other process's threads have used under 0.1 ms of CPU for 5 ms (at most
+--gap-ms): ORT's intra-op pool spins for ~40 ms after a run at 2 threads,
+which would otherwise land in our burst. A figure is the median over all the
+kept runs of one runtime; ratio = ORT median / webnnc median; "pairs p10-p90"
+is the 10th-90th percentile of each pair's ratio of burst medians: the two
+runtimes seconds apart rather than processes apart, so a change of the host's
+speed between two processes no longer lands in one runtime's figure alone.
+
+--per-process: alternate
 --rounds rounds of `webnn-run --bench K --json` and `node bench/ort_bench.js`
 (ONNX Runtime for Node, graph optimizations 'all', intra-op threads T, inter-op
 1, sequential), the order flipping every round so a drift of the VM's clock
@@ -29,11 +49,14 @@ on the same CPUs, the rounds walking over them (--no-pin: wherever the
 scheduler puts them), so a vCPU slower than another for a while slows both
 runtimes alike. Each figure in the table is the median over rounds of the
 per-round median; "per round" gives the lowest and highest ratio of one
-round's two processes, the spread the host's state left. Start-up (load + session + first run) is one sample per
-process, so --startup-runs more processes per runtime, alternating, only
-load and run once; its median is over those and the rounds' processes.
-Outputs of the first round are compared (webnn-run --output-dir vs ORT's),
-peak RSS is read per child by bench/micro/maxrss.cpp.
+round's two processes, the spread the host's state left.
+
+Start-up (load + session + first run) is one sample per process, so
+--startup-runs more processes per runtime, alternating, only load and run
+once; its median is over those and the timed processes (the rounds', or the
+cell's paced one). Outputs are compared (webnn-run --output-dir vs ORT's:
+the first round's, or a paced process's at its end), peak RSS is read per
+child by bench/micro/maxrss.cpp.
 
 --precision relaxed compiles our side with `webnnc compile --precision relaxed`
 (bf16 conv/matmul operands, float32 accumulation, on CPUs with AVX512-BF16);
@@ -61,6 +84,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -101,6 +125,14 @@ RTOL, ATOL = TOLERANCES["exact"]
 NOTED_PEAK_GFLOPS = {1: 230.0, 2: 455.0}
 
 CHILD_TIMEOUT_S = 3600
+
+# The default timing mode (--paced or --per-process) and --paced's sleep
+# before each burst (docs/PERFORMANCE.md, Method).
+DEFAULT_PACED = True
+DEFAULT_GAP_MS = 300.0
+# --paced: a runtime counts as idle once its threads used under 0.1 ms of CPU
+# in this long (PacedChild.wait_idle).
+IDLE_WINDOW_MS = 5.0
 
 
 def log(msg):
@@ -155,6 +187,125 @@ def run_child(cmd, timeout=CHILD_TIMEOUT_S, env=None, cpus=None):
         if wall > timeout:
             stderr = "timed out after %d s\n" % timeout + stderr
         return Child(rc, out.read().decode(errors="replace"), stderr, max_rss_mb, wall)
+
+
+class PacedError(Exception):
+    pass
+
+
+class PacedChild:
+    """One runtime's process for a whole cell, started with --paced and driven
+    over its stdin: burst(n) asks for n timed runs and returns their
+    milliseconds (the protocol: docs/CLI.md, webnn-run --paced). Under the
+    maxrss launcher like run_child, on the CPUs `cpus`; the process group is
+    killed if the cell outlives `timeout`."""
+
+    def __init__(self, cmd, env=None, cpus=None, timeout=CHILD_TIMEOUT_S):
+        self._err = tempfile.TemporaryFile()
+        self._rss = tempfile.NamedTemporaryFile("r", suffix=".rss")
+        self.proc = subprocess.Popen([_MAXRSS, self._rss.name] + cmd, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self._err, start_new_session=True,
+                                     env=dict(os.environ, **env) if env else None,
+                                     preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+        self._timer = threading.Timer(timeout, self._kill)
+        self._timer.daemon = True
+        self._timer.start()
+        self.header = self._answer()  # load_ms, session_ms, first_run_ms, ... once warm
+        try:  # the runtime's own process, the launcher's child
+            with open("/proc/%d/task/%d/children" % (self.proc.pid, self.proc.pid)) as f:
+                self._runtime_pid = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            self._runtime_pid = None
+
+    def cpu_ns(self):
+        """CPU time of all the runtime's threads so far (ns), or None where
+        /proc does not say."""
+        if self._runtime_pid is None:
+            return None
+        total = 0
+        try:
+            tids = os.listdir("/proc/%d/task" % self._runtime_pid)
+        except OSError:
+            return None
+        for tid in tids:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (self._runtime_pid, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+
+    def wait_idle(self, max_ms, quiet_ms=IDLE_WINDOW_MS):
+        """Sleeps until this runtime's threads have used (almost) no CPU for
+        quiet_ms, at most max_ms: ORT's intra-op pool spins for tens of
+        milliseconds after a run at 2 threads, which would land in the other
+        runtime's burst. Returns the milliseconds waited."""
+        t0 = time.monotonic()
+        last, since = self.cpu_ns(), t0
+        while True:
+            time.sleep(0.001)
+            now = time.monotonic()
+            if (now - t0) * 1e3 >= max_ms:
+                break
+            cpu = self.cpu_ns()
+            if cpu is None:  # no /proc: the whole of max_ms
+                continue
+            if cpu - last > 100e3:  # more than 0.1 ms of CPU since `since`: still busy
+                last, since = cpu, now
+            elif (now - since) * 1e3 >= quiet_ms:
+                break
+        return (time.monotonic() - t0) * 1e3
+
+    def _kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def _answer(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise PacedError(self.close().first_error_line())
+        try:
+            return json.loads(line)
+        except ValueError:
+            self._kill()
+            raise PacedError("not a JSON line: %r" % line[:80])
+
+    def burst(self, n):
+        try:
+            self.proc.stdin.write(b"%d\n" % n)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise PacedError(self.close().first_error_line())
+        runs = self._answer().get("runs")
+        if not isinstance(runs, list) or len(runs) != n:
+            self._kill()
+            raise PacedError("answered %r to a burst of %d" % (runs, n))
+        return runs
+
+    def close(self):
+        """EOF on stdin (the process writes its --output-dir files and exits);
+        its exit as a Child (rc, stderr, peak RSS). Once; later calls return
+        the same Child."""
+        if getattr(self, "_closed", None):
+            return self._closed
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        self.proc.wait()
+        self._timer.cancel()
+        fields = self._rss.read().split()
+        rc, max_rss_mb = self.proc.returncode, None
+        if len(fields) == 2:
+            rc, max_rss_mb = int(fields[0]), int(fields[1]) / 1024.0
+        self._err.seek(0)
+        stderr = self._err.read().decode(errors="replace")
+        self._rss.close()
+        self._err.close()
+        self._closed = Child(rc, "", stderr, max_rss_mb, None)
+        return self._closed
 
 
 # --------------------------------------------------------------------------
@@ -398,22 +549,26 @@ def compare_outputs(ours_dir, ort_dir, rtol=None, atol=None):
 # --------------------------------------------------------------------------
 
 def webnn_run_cmd(tool, wnn, bindings, threads, iters, warmup, out_dir=None, wait="default"):
+    """iters None: --paced (the runs come over stdin, PacedChild)."""
     cmd = [tool, wnn, "--wait", wait]
     for name, path in bindings:
         cmd += ["--input", "%s=%s" % (name, path)]
-    cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads), "--json"]
+    cmd += ["--paced"] if iters is None else ["--bench", str(iters)]
+    cmd += ["--warmup", str(warmup), "--threads", str(threads), "--json"]
     if out_dir:
         cmd += ["--output-dir", out_dir]
     return cmd
 
 
 def ort_cmd(onnx_path, bindings, threads, iters, warmup, out_dir=None, spin=True):
+    """iters None: --paced, as webnn_run_cmd."""
     cmd = ["node", os.path.join(BENCH, "ort_bench.js"), onnx_path]
     if not spin:
         cmd.append("--no-spin")
     for name, path in bindings:
         cmd += ["--input", "%s=%s" % (name, path)]
-    cmd += ["--bench", str(iters), "--warmup", str(warmup), "--threads", str(threads)]
+    cmd += ["--paced"] if iters is None else ["--bench", str(iters)]
+    cmd += ["--warmup", str(warmup), "--threads", str(threads)]
     if out_dir:
         cmd += ["--output-dir", out_dir]
     return cmd
@@ -518,11 +673,12 @@ def pin_for_round(r, threads, args):
     return {cpus[(start + i) % len(cpus)] for i in range(threads)}
 
 
-def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
-    cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
+def process_rounds(cell, onnx_path, wnn, bindings, threads, args, tools, ours_out, ort_out):
+    """--per-process: args.rounds rounds, each one `webnn-run --bench K` and one
+    `ort_bench.js --bench K` process back to back. Returns (ours_runs,
+    ort_runs, ours_failed, ort_failed): one parse_round() per process."""
+    model = cell["model"]
     ours_runs, ort_runs = [], []
-    ours_out = os.path.join(work_dir, "out_webnn_t%d" % threads)
-    ort_out = os.path.join(work_dir, "out_ort_t%d" % threads)
     ours_failed = ort_failed = False
     for r in range(args.rounds):
         first = r == 0
@@ -553,6 +709,102 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
             model, threads, r + 1, args.rounds,
             "%.2f" % ours_runs[-1]["median_ms"] if ours_runs and not ours_failed else "-",
             "%.2f" % ort_runs[-1]["median_ms"] if ort_runs and not ort_failed else "-"))
+    return ours_runs, ort_runs, ours_failed, ort_failed
+
+
+def burst_runs(ms, args):
+    """Timed runs per burst: at least 2 and at least --burst-ms of the faster
+    runtime's runs (ms: its median)."""
+    return max(2, int(np.ceil(args.burst_ms / max(ms, 1e-3))))
+
+
+def paced_bursts(cell, onnx_path, wnn, bindings, threads, args, tools, ours_out, ort_out):
+    """--paced: both runtimes loaded once for the whole cell (PacedChild), on
+    the same CPUs, then args.pairs pairs of bursts, A B then B A, each burst
+    preceded by --gap-ms of sleep (the other side's idle threads stop
+    spinning) and its first run dropped (the caches the other process
+    evicted). Returns what process_rounds does, one entry per runtime: the
+    median over every kept run, the per-burst medians in "bursts"; the
+    cell gets "pairs" (each pair's ORT/webnnc ratio of burst medians),
+    "burst_runs" and "pair_ratio_p10"/"_p90"."""
+    model = cell["model"]
+    cpus = pin_for_round(0, threads, args)
+    children = {}
+    failed = {"ours": False, "ort": False}
+    try:
+        for who in ("ours", "ort"):  # one after the other: their start-up work does not overlap
+            if who == "ours":
+                cmd = webnn_run_cmd(tools["webnn-run"], wnn, bindings, threads, None, args.warmup, ours_out,
+                                    wait="block" if args.no_spin else "default")
+                env = args.ours_env_dict
+            else:
+                cmd = ort_cmd(onnx_path, bindings, threads, None, args.warmup, ort_out, spin=not args.no_spin)
+                env = None
+            try:
+                children[who] = PacedChild(cmd, env=env, cpus=cpus)
+            except PacedError as e:
+                failed[who] = True
+                cell["errors"].append(("webnn-run failed: %s" if who == "ours" else "ORT failed: %s") % e)
+        if any(failed.values()):
+            return [], [], failed["ours"], failed["ort"]
+        try:
+            # One burst of 2 each (dropped) sizes the bursts.
+            probe = {}
+            for who in ("ours", "ort"):
+                probe[who] = children[who].burst(2)[-1]
+            n = burst_runs(min(probe.values()), args)
+            kept = {"ours": [], "ort": []}
+            medians = {"ours": [], "ort": []}
+            pairs, waits = [], []
+            for p in range(args.pairs):
+                for who in (("ours", "ort") if p % 2 == 0 else ("ort", "ours")):
+                    other = children["ort" if who == "ours" else "ours"]
+                    waits.append(other.wait_idle(args.gap_ms))
+                    runs = children[who].burst(n + 1)[1:]
+                    kept[who] += runs
+                    medians[who].append(statistics.median(runs))
+                pairs.append(medians["ort"][-1] / medians["ours"][-1])
+        except PacedError as e:
+            failed[who] = True
+            cell["errors"].append(("webnn-run failed: %s" if who == "ours" else "ORT failed: %s") % e)
+            return [], [], failed["ours"], failed["ort"]
+        cell["burst_runs"] = n
+        cell["pairs"] = pairs
+        cell["idle_wait_ms"] = {"median": statistics.median(waits), "max": max(waits)}
+        cell["pair_ratio_p10"], cell["pair_ratio_p90"] = (float(v) for v in np.percentile(pairs, [10, 90]))
+    finally:
+        exits = {who: c.close() for who, c in children.items()}
+    result = {}
+    for who, child in exits.items():
+        if child.rc != 0:
+            failed[who] = True
+            cell["errors"].append(("webnn-run failed (%s): %s" if who == "ours" else "ORT failed (%s): %s") % (
+                "signal %d" % -child.rc if child.rc < 0 else "exit %d" % child.rc, child.first_error_line()))
+            continue
+        h = children[who].header
+        result[who] = [{
+            "median_ms": statistics.median(kept[who]), "min_ms": min(kept[who]),
+            "dot_products": h.get("dot_products"), "wait_policy": h.get("thread_wait"),
+            "load_ms": h["load_ms"], "session_ms": h.get("session_ms", 0.0), "first_run_ms": h["first_run_ms"],
+            "startup_ms": h["load_ms"] + h.get("session_ms", 0.0) + h["first_run_ms"],
+            "max_rss_mb": child.max_rss_mb, "arena_bytes": h.get("arena_bytes"),
+            "bursts": medians[who], "timed_runs": len(kept[who]),
+        }]
+    ratio = (result["ort"][0]["median_ms"] / result["ours"][0]["median_ms"]) if len(result) == 2 else None
+    log("  %s t=%d paced: %d pairs of %d-run bursts: webnnc %s ms, ORT %s ms, %s (pairs p10-p90 %.2f-%.2fx)" % (
+        model, threads, args.pairs, n, fmt(result.get("ours") and result["ours"][0]["median_ms"]),
+        fmt(result.get("ort") and result["ort"][0]["median_ms"]), fmt(ratio, "%.2fx"),
+        cell["pair_ratio_p10"], cell["pair_ratio_p90"]))
+    return result.get("ours", []), result.get("ort", []), failed["ours"], failed["ort"]
+
+
+def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
+    cell = {"model": model, "threads": threads, "ours": None, "ort": None, "errors": []}
+    ours_out = os.path.join(work_dir, "out_webnn_t%d" % threads)
+    ort_out = os.path.join(work_dir, "out_ort_t%d" % threads)
+    timed = paced_bursts if args.paced else process_rounds
+    ours_runs, ort_runs, ours_failed, ort_failed = timed(cell, onnx_path, wnn, bindings, threads, args, tools,
+                                                         ours_out, ort_out)
     # Start-up is one sample per process, and a process's first parallel
     # region on this VM is now and then milliseconds late: more processes,
     # alternating like the rounds, each loading and running once.
@@ -572,6 +824,11 @@ def bench_cell(model, onnx_path, wnn, bindings, threads, args, tools, work_dir):
                     ort_startups.append(parse_round(child))
     cell["ours"] = summarize(ours_runs, ours_startups)
     cell["ort"] = summarize(ort_runs, ort_startups)
+    for who, runs in (("ours", ours_runs), ("ort", ort_runs)):
+        if cell[who] and "bursts" in runs[0]:  # paced: one process, its bursts' medians
+            cell[who]["rounds"] = runs[0]["bursts"]
+    if cell["ours"] and cell["ort"]:
+        cell["ratio"] = cell["ort"]["median_ms"] / cell["ours"]["median_ms"]
     if cell["ours"] and cell["ort"]:
         int8 = model.endswith(INT8_SUFFIX)
         ok, max_abs, max_rel, msg = compare_outputs(ours_out, ort_out, *((0.0, INT8_ATOL) if int8 else ()))
@@ -592,8 +849,10 @@ def fmt(v, spec="%.2f", none="-"):
 
 
 def markdown_table(results, peaks):
+    paced = any("pairs" in c for m in results for c in m.get("cells", []))
     lines = [
-        "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | per round | webnnc GFLOP/s (% peak) "
+        "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | %s | webnnc GFLOP/s (%% peak) "
+        % ("pairs p10-p90" if paced else "per round") +
         "| ORT GFLOP/s (% peak) | start-up ORT/webnnc | peak RSS ORT / webnnc MB | max rel err |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -622,7 +881,8 @@ def markdown_table(results, peaks):
             lines.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
                 m["model"], gflop_text, fmt(m.get("compile_s"), "%.2f"), c["threads"],
                 fmt(ort and ort["median_ms"]), fmt(ours and ours["median_ms"]), fmt(ratio, "%.2fx"),
-                round_ratio_range(ours, ort), rate(ours), rate(ort), fmt(startup, "%.2fx"),
+                pair_ratio_range(c) if "pairs" in c else round_ratio_range(ours, ort), rate(ours), rate(ort),
+                fmt(startup, "%.2fx"),
                 fmt(ort and ort["max_rss_mb"], "%.0f"), fmt(ours and ours["max_rss_mb"], "%.0f"), err))
     for t, (gm, n) in sorted(geomean_ratios(results).items()):
         lines.append("\ngeometric mean ORT/webnnc at %d thread(s) over %d models: %.2fx" % (t, n, gm))
@@ -639,6 +899,12 @@ def markdown_table(results, peaks):
             lines.append("| %s | %s / %s | %.3g / %.3g | %d |" % (m["model"], pct(a["top1_webnn"]), pct(a["top1_ort"]),
                                                                 a["rel_err_webnn"], a["rel_err_ort"], a["inputs"]))
     return "\n".join(lines)
+
+
+def pair_ratio_range(cell):
+    """--paced: the 10th to 90th percentile of the pairs' ORT/webnnc ratios
+    (each pair: one burst of each runtime, seconds apart)."""
+    return "%.2f-%.2fx" % (cell["pair_ratio_p10"], cell["pair_ratio_p90"])
 
 
 def round_ratio_range(ours, ort):
@@ -680,12 +946,22 @@ def header_text(report):
         "load average before/after: %s / %s" % (
             " ".join("%.1f" % x for x in report["loadavg_before"]),
             " ".join("%.1f" % x for x in report["loadavg_after"])),
-        "rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds; "
-        "start-up: median over %d processes per runtime" % (report["rounds"], report["iters"], report["warmup"],
-                                                              report["rounds"] + report.get("startup_runs", 0)),
     ]
+    if report.get("mode") == "paced":
+        lines.append("paced: one process per runtime and cell, %d warm-up run(s), then %d pairs of bursts (A B, B A, "
+                     "...), each at least 2 runs and %.0f ms, its first run dropped, after the other runtime idled (<= %.0f ms); "
+                     "figures are medians over the kept runs; \"pairs\" is p10-p90 of the pairs' ratios; start-up: "
+                     "median over %d processes per runtime" % (report["warmup"], report["pairs"], report["burst_ms"],
+                                                               report["gap_ms"], 1 + report.get("startup_runs", 0)))
+    else:
+        lines.append("rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds; "
+                     "start-up: median over %d processes per runtime" % (
+                         report["rounds"], report["iters"], report["warmup"],
+                         report["rounds"] + report.get("startup_runs", 0)))
     if report.get("pinned"):
-        lines.append("cells with fewer threads than CPUs: both runtimes of a round on the same CPUs, "
+        lines.append("cells with fewer threads than CPUs: both runtimes of a cell on the same CPUs"
+                     if report.get("mode") == "paced" else
+                     "cells with fewer threads than CPUs: both runtimes of a round on the same CPUs, "
                      "the rounds walking over them")
     if report.get("no_spin"):
         lines.append("--no-spin: webnn-run --wait block; ORT session.intra_op.allow_spinning=0")
@@ -736,6 +1012,20 @@ def main(argv=None):
     ap.add_argument("--startup-runs", type=int, default=6,
                     help="extra alternating processes per runtime that only load and run once, for the start-up "
                          "median (which also counts each round's process)")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--paced", dest="paced", action="store_true", default=DEFAULT_PACED,
+                      help="both runtimes loaded once per cell, alternated burst by burst over a pipe "
+                           "(--pairs, --burst-ms, --gap-ms)%s" % (" (the default)" if DEFAULT_PACED else ""))
+    mode.add_argument("--per-process", dest="paced", action="store_false",
+                      help="alternate whole processes, one per runtime per round (--rounds, --iters)%s"
+                           % ("" if DEFAULT_PACED else " (the default)"))
+    ap.add_argument("--pairs", type=int, default=20, help="--paced: pairs of bursts per cell")
+    ap.add_argument("--burst-ms", type=float, default=50.0,
+                    help="--paced: a burst is at least this long for the faster runtime, and at least 2 timed "
+                         "runs, plus one dropped run")
+    ap.add_argument("--gap-ms", type=float, default=DEFAULT_GAP_MS,
+                    help="--paced: before each burst, wait until the other runtime's threads have been idle for "
+                         "%g ms (ORT's pool spins for tens of ms after a run), at most this long" % IDLE_WINDOW_MS)
     ap.add_argument("--iters", type=int, default=20, help="timed runs per round (--bench K)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing, per round")
     ap.add_argument("--seconds-per-run", type=float, default=10.0,
@@ -761,12 +1051,13 @@ def main(argv=None):
     ap.add_argument("--precision", choices=sorted(TOLERANCES), default="exact",
                     help="webnnc compile --precision for our side (relaxed: bf16 dot products); ORT stays fp32")
     ap.add_argument("--smoke", action="store_true",
-                    help="quick check: tiny CNN, 1 round, 3 runs; fails on crash, compile error or mismatch")
+                    help="quick check: tiny CNN, 2 pairs (--per-process: 1 round, 3 runs); fails on crash, compile "
+                         "error or mismatch")
     args = ap.parse_args(argv)
 
     if args.smoke:
         args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
-        args.startup_runs = 1
+        args.startup_runs, args.pairs = 1, 2
     try:
         named = [m for m in (args.models or "").split(",") if m]
         if args.suite:
@@ -782,6 +1073,8 @@ def main(argv=None):
         ap.error("--threads expects integers")
     if args.rounds < 1 or args.iters < 1 or args.warmup < 0 or args.startup_runs < 0 or not threads or min(threads) < 1:
         ap.error("--rounds and --iters >= 1, --warmup and --startup-runs >= 0, threads >= 1")
+    if args.pairs < 1 or not args.burst_ms >= 0 or not args.gap_ms >= 0:
+        ap.error("--pairs >= 1, --burst-ms and --gap-ms >= 0")
 
     global RTOL, ATOL
     RTOL, ATOL = TOLERANCES[args.precision]
@@ -813,7 +1106,9 @@ def main(argv=None):
     report = {
         "machine": machine_summary(),
         "webnnc": tools["webnnc"], "webnn_run": tools["webnn-run"], "webnnc_commit": git_commit(),
+        "mode": "paced" if args.paced else "per-process",
         "rounds": args.rounds, "iters": args.iters, "warmup": args.warmup, "startup_runs": args.startup_runs,
+        "pairs": args.pairs, "burst_ms": args.burst_ms, "gap_ms": args.gap_ms,
         "ours_env": args.ours_env_dict,
         "no_spin": args.no_spin, "precision": args.precision, "pinned": not args.no_pin,
         "loadavg_before": list(os.getloadavg()),

@@ -162,6 +162,7 @@ struct Options {
   std::string outputDir;
   int threads = 1;
   int bench = 0;
+  bool paced = false;
   webnn::ThreadWait wait = webnn::ThreadWait::kDefault;
   int warmup = 1;
   double timeout = 0;  // seconds for all the runs together; 0 = none
@@ -252,6 +253,21 @@ void writeOutputs(const webnn::Session &session, std::vector<PendingFile> &files
       throw Failure{1, "cannot write '" + files[i].path + "': " + err};
     }
   }
+}
+
+// --paced: the largest run count one stdin line may ask for.
+constexpr long kMaxPacedRuns = 1000000;
+
+// One --paced request line: a run count in [1, kMaxPacedRuns], surrounding
+// spaces (and a "\r" from a CRLF writer) allowed. False for anything else.
+bool parsePacedLine(const std::string &line, long *runs) {
+  size_t b = line.find_first_not_of(" \t\r");
+  size_t e = line.find_last_not_of(" \t\r");
+  if (b == std::string::npos) return false;
+  std::string digits = line.substr(b, e - b + 1);
+  if (digits.size() > 7 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+  *runs = std::stol(digits);
+  return *runs >= 1 && *runs <= kMaxPacedRuns;
 }
 
 int run(const Options &opt) {
@@ -406,6 +422,47 @@ int run(const Options &opt) {
   gpuBeforeTimed = gpuCounters();
 
   std::vector<double> latencies;
+  if (opt.paced) {
+    // Driven over a pipe (bench/run.py --paced): the process stays loaded
+    // and warm while another runtime runs its bursts in between, so both
+    // are timed in the same seconds rather than in processes minutes apart.
+    for (int i = 0; i < opt.warmup; ++i) {
+      s = session->run();
+      if (!s.isOk()) throw runFailed(s);
+    }
+    nlohmann::json ready;
+    webnnrun::addBuildInfo(ready);
+    ready["paced"] = true;
+    ready["artifact"] = opt.artifact;
+    ready["threads"] = session->threads();
+    ready["thread_wait"] = webnnrun::waitName(session->threadWait());
+    ready["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
+    ready["dot_products"] = dotPrecision;
+    ready["arena_bytes"] = session->arenaBytes();
+    ready["load_ms"] = loadMs;
+    ready["session_ms"] = sessionMs;
+    ready["first_run_ms"] = firstRunMs;
+    ready["warmup"] = opt.warmup;
+    std::cout << ready.dump() << std::endl;
+    std::string line;
+    for (long lineNo = 1; std::getline(std::cin, line); ++lineNo) {
+      long runs = 0;
+      if (!parsePacedLine(line, &runs))
+        throw Failure{1, "--paced: stdin line " + std::to_string(lineNo) + ": expected a run count in [1, " +
+                             std::to_string(kMaxPacedRuns) + "], got '" + line.substr(0, 40) + "'"};
+      std::vector<double> burst;
+      burst.reserve(runs);
+      for (long i = 0; i < runs; ++i) {
+        t0 = Clock::now();
+        s = session->run();
+        burst.push_back(msSince(t0));
+        if (!s.isOk()) throw runFailed(s);
+      }
+      std::cout << nlohmann::json{{"runs", burst}}.dump() << std::endl;
+    }
+    writeOutputs(*session, files);
+    return 0;
+  }
   if (opt.bench > 0) {
     for (int i = 0; i < opt.warmup; ++i) {
       s = session->run();
@@ -600,6 +657,12 @@ int runCommandLine(int argc, char **argv) {
                  "placed each node (webnnc compile --target), the CPU for an artifact without placements");
   app.add_option("--bench", opt.bench, "Timed runs after the first (>= 0)");
   app.add_option("--warmup", opt.warmup, "Untimed runs before --bench timing (>= 0)");
+  app.add_flag("--paced", opt.paced,
+               "Runs paced over stdin (bench/run.py --paced): after the first run and --warmup runs, print one "
+               "JSON line (load_ms, session_ms, first_run_ms, threads, ...); then for each stdin line N (a run "
+               "count, 1 to 1000000) run N timed runs and print {\"runs\": [ms, ...]}; at EOF write --output / "
+               "--output-dir and exit 0. Any other line: one error line, exit 1. Not with --bench, --profile, "
+               "--expected or --timeout");
   app.add_flag("--json", opt.json, "Print timings and outputs as one JSON object");
   app.add_option("--timeout", opt.timeout,
                  "Cancel the runs (all of them together) after this many seconds: one error line, exit 3");
@@ -627,6 +690,11 @@ int runCommandLine(int argc, char **argv) {
       !(opt.timeout >= 0)) {
     std::cerr << "webnn-run: error: --threads must be in [1, " << webnn::kMaxThreads
               << "], --bench, --warmup and --timeout >= 0\n";
+    return 2;
+  }
+  if (opt.paced && (opt.bench > 0 || opt.profile || !opt.expected.empty() || opt.timeout > 0)) {
+    std::cerr << "webnn-run: error: --paced takes its run counts from stdin: not with --bench, --profile, "
+                 "--expected or --timeout\n";
     return 2;
   }
   if (opt.verbose) webnn::setLogCallback(printLog, webnn::LogLevel::kInfo, nullptr);

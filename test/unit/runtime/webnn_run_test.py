@@ -22,8 +22,9 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def run(args, cwd):
-    return subprocess.run([ARGS.webnn_run] + args, cwd=cwd, capture_output=True, text=True, timeout=60)
+def run(args, cwd, stdin=None):
+    return subprocess.run([ARGS.webnn_run] + args, cwd=cwd, capture_output=True, text=True, timeout=60,
+                          input=stdin if stdin is not None else "")
 
 
 def expect_error(args, cwd, code, fragment):
@@ -179,6 +180,40 @@ def main():
                      "the graph's node count is 2, above the limit of 1")
         expect_error([f"{a}/add_relu.wnn", "--input", "x=x.npy", "--max-arena-bytes", "lots"], d, 2,
                      "--max-arena-bytes")
+
+        # --paced (bench/run.py --paced): one JSON line once warm, then one line of run
+        # times per stdin line, the outputs written at EOF; "\r" and spaces around a
+        # count are allowed. A bad line stops it: exit 1, one error line naming the
+        # line, no outputs.
+        paced = [f"{a}/add_relu.wnn", "-i", "x=x.npy", "--paced", "--warmup", "2", "--output-dir", "paced"]
+        r = run(paced, d, stdin="3\n 1\r\n")
+        lines = r.stdout.splitlines()
+        check(r.returncode == 0 and len(lines) == 3 and r.stderr == "", f"--paced: {r}")
+        if len(lines) == 3:
+            head = json.loads(lines[0])
+            check(head["paced"] is True and head["warmup"] == 2 and head["threads"] == 1 and head["tool"] == "webnn-run"
+                  and head["load_ms"] >= 0 and head["first_run_ms"] >= 0 and "latency_ms" not in head,
+                  f"--paced header {head}")
+            bursts = [json.loads(line)["runs"] for line in lines[1:]]
+            check([len(b) for b in bursts] == [3, 1] and all(v >= 0 for b in bursts for v in b),
+                  f"--paced bursts {bursts}")
+        check(os.path.exists(f"{d}/paced/y.npy")
+              and np.array_equal(np.load(f"{d}/paced/y.npy"), np.array([[0, 0, 0], [2, 3, 4]], np.float32)),
+              "--paced: y.npy at EOF")
+        r = run(paced[:-1] + ["paced_eof"], d, stdin="")
+        check(r.returncode == 0 and len(r.stdout.splitlines()) == 1 and os.path.exists(f"{d}/paced_eof/y.npy"),
+              f"--paced, EOF at once: {r}")
+        for bad in ("x", "0", "-2", "2 2", "", "1000001", "1e3"):
+            out = "paced_bad"
+            r = run(paced[:-1] + [out], d, stdin=f"2\n{bad}\n4\n")
+            err = r.stderr.strip().splitlines()
+            check(r.returncode == 1 and len(r.stdout.splitlines()) == 2, f"--paced bad line {bad!r}: {r}")
+            check(len(err) == 1 and err[0] == "webnn-run: error: --paced: stdin line 2: expected a run count in "
+                  f"[1, 1000000], got '{bad}'", f"--paced bad line {bad!r}: stderr {r.stderr!r}")
+            check(os.listdir(f"{d}/{out}") == [], f"--paced bad line {bad!r}: outputs written")
+        for other in (["--bench", "3"], ["--profile"], ["--timeout", "5"], ["--expected", "y=x.npy"]):
+            expect_error(paced + other, d, 2, "--paced takes its run counts from stdin: not with --bench, "
+                         "--profile, --expected or --timeout")
 
         leftovers = [f for root, _, files in os.walk(d) for f in files if ".tmp-" in f]
         check(not leftovers, f"temporary files left: {leftovers}")
