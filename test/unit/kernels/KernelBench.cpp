@@ -1,6 +1,10 @@
-// webnn-kernel-bench: GFLOP/s of conv2d and matmul on ResNet-50 and BERT-base
-// layer shapes, portable kernels vs oneDNN, at 1 and 2 threads. Not a test
-// (not in ctest): run by hand, on a quiet machine, alternating the two paths.
+// webnn-kernel-bench: GFLOP/s of conv2d and matmul on ResNet-50, BERT-base,
+// ViT-B/16 and audio-encoder layer shapes, our kernels vs oneDNN, at 1 and 2
+// threads. A matmul with constant B (a Linear layer) compares the packed
+// SGEMM (PackedSgemm.h) with oneDNN's matmul, the packed kernel switched
+// off; a variable B the portable SGEMM with oneDNN. Not a test (not in
+// ctest): run by hand, on a quiet machine, alternating the two paths.
+// "speedup" is our time over oneDNN's: below 1x ours is the faster.
 //
 //   webnn-kernel-bench [reps] [--interleave]
 //
@@ -20,6 +24,7 @@
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
 #endif
@@ -147,7 +152,7 @@ int main(int argc, char **argv) {
       {"res3 3x3 128->128 @28", 128, 28, 128, 3, 1}, {"res4 3x3 256->256 @14", 256, 14, 256, 3, 1},
       {"res5 3x3 512->512 @7", 512, 7, 512, 3, 1},   {"stem 7x7 s2 3->64 @224", 3, 224, 64, 7, 2},
   };
-  std::printf("%-28s %-5s %3s %10s %10s %10s %8s\n", "layer", "lay", "thr", "old GF/s", "oneDNN", "+interl.",
+  std::printf("%-28s %-5s %3s %10s %10s %10s %8s\n", "layer", "lay", "thr", "ours GF/s", "oneDNN", "+interl.",
               "speedup");
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
@@ -180,12 +185,17 @@ int main(int argc, char **argv) {
         std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", c.name, nhwc ? "nhwc" : "nchw", threads,
                     flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
       }
-    const int64_t mms[][3] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {1, 4096, 4096}};
+    // BERT-base (128 tokens), ViT-B/16 (197 tokens: qkv, out, fc1, fc2), the
+    // audio encoder's 49 frames, a GEMV.
+    const int64_t mms[][3] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {197, 768, 2304},
+                              {197, 768, 768}, {197, 768, 3072}, {197, 3072, 768}, {49, 384, 1536},
+                              {49, 1536, 384}, {1, 4096, 4096}};
     for (const auto &m : mms)
       for (bool constantB : {true, false}) {
         double t[2] = {0, 0}, tInter = 0;
         for (int path = 0; path < 2; ++path) {
           setOneDnn(path == 1);
+          webnn::cpu::kernels::setPackedSgemmEnabled(path == 0);
           Node n;
           n.ins.push_back(operand({m[0], m[1]}, false, 7));
           n.ins.push_back(operand({m[1], m[2]}, constantB, 8));
@@ -201,6 +211,7 @@ int main(int argc, char **argv) {
         std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", name, constantB ? "constB" : "B", threads,
                     flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
       }
+    webnn::cpu::kernels::setPackedSgemmEnabled(true);
   }
   return 0;
 }
