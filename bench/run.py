@@ -217,12 +217,12 @@ class PacedChild:
         except (OSError, ValueError, IndexError):
             self._runtime_pid = None
 
-    def cpu_ns(self):
-        """CPU time of all the runtime's threads so far (ns), or None where
-        /proc does not say."""
+    def cpu_state(self):
+        """(CPU time of all the runtime's threads so far in ns, whether any
+        of them is running or runnable), or None where /proc does not say."""
         if self._runtime_pid is None:
             return None
-        total = 0
+        total, runnable = 0, False
         try:
             tids = os.listdir("/proc/%d/task" % self._runtime_pid)
         except OSError:
@@ -231,26 +231,32 @@ class PacedChild:
             try:
                 with open("/proc/%d/task/%s/schedstat" % (self._runtime_pid, tid)) as f:
                     total += int(f.read().split()[0])
+                with open("/proc/%d/task/%s/stat" % (self._runtime_pid, tid)) as f:
+                    runnable |= f.read().rsplit(")", 1)[1].split()[0] == "R"
             except (OSError, ValueError, IndexError):
                 pass
-        return total
+        return total, runnable
 
     def wait_idle(self, max_ms, quiet_ms=IDLE_WINDOW_MS):
-        """Sleeps until this runtime's threads have used (almost) no CPU for
-        quiet_ms, at most max_ms: ORT's intra-op pool spins for tens of
-        milliseconds after a run at 2 threads, which would land in the other
-        runtime's burst. Returns the milliseconds waited."""
+        """Sleeps until none of this runtime's threads has run or been
+        runnable for quiet_ms (under 0.1 ms of CPU in all), at most max_ms:
+        ORT's intra-op pool spins for tens of milliseconds after a run at 2
+        threads, which would land in the other runtime's burst; a spinning
+        thread the host preempted uses no CPU but is still runnable. Returns
+        the milliseconds waited."""
         t0 = time.monotonic()
-        last, since = self.cpu_ns(), t0
+        state = self.cpu_state()
+        last, since = (state[0] if state else 0), t0
         while True:
             time.sleep(0.001)
             now = time.monotonic()
             if (now - t0) * 1e3 >= max_ms:
                 break
-            cpu = self.cpu_ns()
-            if cpu is None:  # no /proc: the whole of max_ms
+            state = self.cpu_state()
+            if state is None:  # no /proc: the whole of max_ms
                 continue
-            if cpu - last > 100e3:  # more than 0.1 ms of CPU since `since`: still busy
+            cpu, runnable = state
+            if runnable or cpu - last > 100e3:  # still busy
                 last, since = cpu, now
             elif (now - since) * 1e3 >= quiet_ms:
                 break
@@ -755,11 +761,11 @@ def paced_bursts(cell, onnx_path, wnn, bindings, threads, args, tools, ours_out,
             n = burst_runs(min(probe.values()), args)
             kept = {"ours": [], "ort": []}
             medians = {"ours": [], "ort": []}
-            pairs, waits = [], []
+            pairs, waits = [], {"ours": [], "ort": []}
             for p in range(args.pairs):
                 for who in (("ours", "ort") if p % 2 == 0 else ("ort", "ours")):
-                    other = children["ort" if who == "ours" else "ours"]
-                    waits.append(other.wait_idle(args.gap_ms))
+                    other = "ort" if who == "ours" else "ours"
+                    waits[other].append(children[other].wait_idle(args.gap_ms))
                     runs = children[who].burst(n + 1)[1:]
                     kept[who] += runs
                     medians[who].append(statistics.median(runs))
@@ -770,8 +776,11 @@ def paced_bursts(cell, onnx_path, wnn, bindings, threads, args, tools, ours_out,
             return [], [], failed["ours"], failed["ort"]
         cell["burst_runs"] = n
         cell["pairs"] = pairs
-        cell["idle_wait_ms"] = {"median": statistics.median(waits), "max": max(waits)}
+        # How long each runtime's threads kept the CPU after its bursts.
+        cell["idle_wait_ms"] = {"after_" + ("webnnc" if who == "ours" else "ort"): {
+            "median": statistics.median(w), "max": max(w)} for who, w in waits.items()}
         cell["pair_ratio_p10"], cell["pair_ratio_p90"] = (float(v) for v in np.percentile(pairs, [10, 90]))
+        cell["pair_ratio_median"] = statistics.median(pairs)
     finally:
         exits = {who: c.close() for who, c in children.items()}
     result = {}
