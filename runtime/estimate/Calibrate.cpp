@@ -2010,22 +2010,29 @@ Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vect
       t.graphColdFactor = medianOf(cold);
     }
     // Each point's times over the profiles that measured it, keyed by
-    // family, parameters and warm (a folded-in run is not a grid point).
+    // family, parameters, warm (a folded-in run is not a grid point) and
+    // which of the points with those parameters it is (two kernels of one
+    // family can share them: a 1x1 with and without a residual).
     struct Times {
       GridPoint first;
+      int occurrence = 0;
       std::vector<double> ms, hotMs, coldMs, ratio;
     };
     std::map<std::string, std::vector<Times>> points;
     for (const DeviceProfile &q : profiles) {
       const ThreadProfile &qt = q.threads[k];
       for (const auto &[family, grid] : qt.families)
-        for (const GridPoint &g : grid.points) {
+        for (size_t i = 0; i < grid.points.size(); ++i) {
+          const GridPoint &g = grid.points[i];
+          const int occurrence = int(std::count_if(grid.points.begin(), grid.points.begin() + long(i), [&](const GridPoint &x) {
+            return x.params == g.params && x.warm == g.warm;
+          }));
           std::vector<Times> &list = points[family];
           auto it = std::find_if(list.begin(), list.end(), [&](const Times &x) {
-            return x.first.params == g.params && x.first.warm == g.warm;
+            return x.first.params == g.params && x.first.warm == g.warm && x.occurrence == occurrence;
           });
           if (it == list.end()) {
-            list.push_back(Times{g, {}, {}, {}, {}});
+            list.push_back(Times{g, occurrence, {}, {}, {}, {}});
             it = list.end() - 1;
           }
           it->ratio.push_back(g.ratio);

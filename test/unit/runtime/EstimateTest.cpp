@@ -2281,6 +2281,11 @@ TEST(Profile, MergeTakesEachPointsMedianTime) {
                                    calibration(200, 6, 4, 0.26, 2)};
   in[1].threads[0].families["unary"].points[0].ratio = 3;  // no bytes or flops: its ratios' median
   in[2].threads[0].families["unary"].points[0].ratio = 5;
+  for (DeviceProfile &q : in) {  // two points of the same parameters (two kernels of one family) stay two
+    est::GridPoint twin = q.threads[0].families["unary"].points[0];
+    twin.ratio = 7;
+    q.threads[0].families["unary"].points.push_back(twin);
+  }
   est::GridPoint extra;  // measured by one calibration only: its time kept, over the merged roofline
   extra.params.assign(in[2].threads[0].families["gemm"].points[0].params.size(), 512.0);
   extra.flops = 1e8;
@@ -2303,7 +2308,9 @@ TEST(Profile, MergeTakesEachPointsMedianTime) {
   EXPECT_NEAR(gemm.points[0].hotRatio, 2, 1e-9);
   EXPECT_NEAR(gemm.points[1].ratio, 0.6, 1e-9);  // 1.2 x 0.5 ms at 200 GFLOP/s over 1 ms at 100
   EXPECT_DOUBLE_EQ(gemm.points[1].params[0], 512);
+  ASSERT_EQ(t.families.at("unary").points.size(), 2u);
   EXPECT_DOUBLE_EQ(t.families.at("unary").points[0].ratio, 3);  // 2, 3, 5
+  EXPECT_DOUBLE_EQ(t.families.at("unary").points[1].ratio, 7);
   // Two calibrations: the middle two's mean.
   DeviceProfile two;
   ASSERT_TRUE(est::mergeProfiles({in[0], in[2]}, {}, &two).isOk());
