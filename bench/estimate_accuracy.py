@@ -14,7 +14,8 @@ compiles a full artifact and a weightless one, estimates
 the weightless one (`webnnc estimate --json`, default device profile or
 --profile), then measures the full one as a user would see it over time: in
 --blocks passes over all cases, each case once per pass as `webnn-run --bench
---block-runs --warmup 3` (8 blocks of 4 runs by default), the median of its
+--block-runs --warmup W` (8 blocks of 4 runs by default; W warm-up runs, at
+least 3 and as many as take 20 ms by the estimate: warmup_runs), the median of its
 blocks' medians (>= 20 runs, none dropped), with each block's median and
 their spread reported; every timing under one hold of
 /tmp/webnn-bench.lock (the lock `flock /tmp/webnn-bench.lock` takes: no
@@ -287,6 +288,16 @@ def markdown(cases, summary):
 
 
 CPU_RUNS = 20  # the 1-thread CPU time: runs of CPU_RUNS and 3 * CPU_RUNS, differenced
+WARMUP_MS = 20  # each block's warm-up: at least this long (by the estimate), at least 3 runs
+
+
+def warmup_runs(predicted_ms):
+    """A block's warm-up runs: 3, or as many as take WARMUP_MS by the estimate, at most 500. A
+    microsecond model is not at its steady state after 3 runs in a fresh process (the mel front end on
+    the Xeon: 0.10 ms a run after 3 warm-ups, 0.064 after 300)."""
+    if not predicted_ms or predicted_ms <= 0:
+        return 3
+    return int(max(3, min(500, -(-WARMUP_MS // predicted_ms))))
 
 
 def median(values):
@@ -370,7 +381,7 @@ def main(argv=None):
     ap.add_argument("--blocks", type=int, default=8,
                     help="timing blocks per case, one per interleaved pass over all cases (default 8)")
     ap.add_argument("--block-runs", type=int, default=4,
-                    help="timed runs per block, after 3 warm-up runs (default 4)")
+                    help="timed runs per block, after >= 3 warm-up runs (>= 20 ms by the estimate; default 4)")
     ap.add_argument("--no-cpu-time", action="store_true",
                     help="leave out the 1-thread CPU time per run (its two longer runs per case): for a run "
                          "under `quiet`, where the wall time is the model's alone")
@@ -468,14 +479,15 @@ def main(argv=None):
     for b, order in enumerate(block_schedule([k for k in estimates], args.blocks)):
         for m, t in order:
             full, bindings = next((p[1], p[3]) for p in prepared if p[0] == m)
-            cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.block_runs, 3)
+            warmup = warmup_runs(estimates[(m, t)][0]["latency_ms"]["median"])
+            cmd = benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, args.block_runs, warmup)
             with open("/proc/loadavg") as f:
                 load = float(f.read().split()[0])
             runs = json.loads(run(cmd))["latency_ms"]["runs"]
             blocks[(m, t)].append({"pass": b, "start_s": time.time() - started, "load": load, "runs": runs})
             if t == 1 and not args.no_cpu_time:
                 short, longer = cpu_run_commands(
-                    benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, 3), CPU_RUNS)
+                    benchrun.webnn_run_cmd(tools["webnn-run"], full, bindings, t, CPU_RUNS, warmup), CPU_RUNS)
                 if b == min(1, args.blocks - 1):
                     cpu_seconds[(m, "short")] = child_cpu(short)
                 if b == min(2, args.blocks - 1):

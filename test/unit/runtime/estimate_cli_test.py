@@ -159,6 +159,9 @@ def main():
     short, longer = acc.cpu_run_commands(["webnn-run", "m.wnn", "--bench", "8", "--warmup", "3", "--json"], 20)
     check(short[3] == "20" and longer[3] == "60" and short[:3] == longer[:3] == ["webnn-run", "m.wnn", "--bench"]
           and short[4:] == longer[4:] == ["--warmup", "3", "--json"], "CPU-time runs of 20 and 60: %s %s" % (short, longer))
+    # Warm-up: 3 runs, or 20 ms by the estimate for a microsecond model, at most 500.
+    check([acc.warmup_runs(x) for x in (None, 100.0, 5.0, 0.064, 0.001)] == [3, 3, 4, 313, 500],
+          "warm-up runs: %s" % [acc.warmup_runs(x) for x in (None, 100.0, 5.0, 0.064, 0.001)])
     r = run([sys.executable, acc.__file__, "--blocks", "2", "--block-runs", "8"], env)
     check(r.returncode == 2 and ">= 20 runs" in r.stderr, "2 blocks of 8 refused: exit %d %r" % (r.returncode, r.stderr))
 
