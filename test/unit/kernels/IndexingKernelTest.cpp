@@ -7,6 +7,8 @@
 #include <random>
 
 #include "KernelTestUtil.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
+#include "runtime/backends/cpu/kernels/Transpose32.h"
 
 namespace webnn::cpu::test {
 namespace {
@@ -313,6 +315,55 @@ TEST(ShapeKernels, TransposeAsBatchedSwapMatchesDefinition) {
     for (int64_t off : transposeSources(t.shape, t.perm)) want.push_back(x[off]);
     EXPECT_EQ(c.outputs[0].values(), want) << "transpose " << shapeToString(t.shape);
   }
+}
+
+// The AVX-512 block transpose of 4-byte elements alone: every block height
+// and width up to 16 and past it (the masked edges), inside larger strided
+// matrices; elements outside the block must stay untouched.
+TEST(ShapeKernels, Transpose32Avx512MatchesDefinitionAtEveryEdge) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the block transpose needs AVX-512";
+  for (int64_t rows = 1; rows <= 35; ++rows)
+    for (int64_t cols = 1; cols <= 35; ++cols) {
+      const int64_t ldx = cols + 3, ldy = rows + 5;
+      std::vector<uint32_t> x(size_t(rows * ldx)), y(size_t(cols * ldy), 0xdeadbeefu);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = uint32_t(i) * 2654435761u;  // distinct bit patterns
+      kernels::transpose32Avx512(x.data(), ldx, y.data(), ldy, rows, cols);
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < ldy; ++r) {
+          const uint32_t want = r < rows ? x[size_t(r * ldx + c)] : 0xdeadbeefu;
+          ASSERT_EQ(y[size_t(c * ldy + r)], want) << rows << " x " << cols << " at column " << c << ", row " << r;
+        }
+    }
+}
+
+// ViT-B/16's attention transposes (K^T as [197, 12, 64] -> [12, 64, 197],
+// the patch embedding's [1, 768, 196] -> [1, 196, 768]) and int32 elements:
+// the tiled path with 16 x 16 blocks, 197 rows leaving 5-row edges.
+TEST(ShapeKernels, TransposeVitShapesMatchDefinition) {
+  struct Case {
+    Shape shape;
+    std::vector<int64_t> perm;
+    DataType dt;
+  };
+  for (const Case &t : {Case{{197, 12, 64}, {1, 2, 0}, DataType::kFloat32}, Case{{1, 768, 196}, {0, 2, 1}, DataType::kFloat32},
+                        Case{{3, 50, 17}, {0, 2, 1}, DataType::kInt32}})
+    for (int threads : {1, 2}) {
+      int64_t n = 1;
+      for (int64_t d : t.shape) n *= d;
+      Shape os;
+      for (int64_t p : t.perm) os.push_back(t.shape[size_t(p)]);
+      std::vector<double> values(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) values[size_t(i)] = double(i);
+      std::vector<double> want;
+      for (int64_t off : transposeSources(t.shape, t.perm)) want.push_back(values[size_t(off)]);
+      OpCase c;
+      c.op = "transpose";
+      c.attrInts("permutation", t.perm);
+      c.inputs = {fromDoubles(t.dt, t.shape, values)};
+      c.outputs = {outSpec(t.dt, os)};
+      ASSERT_TRUE(runOp(c, threads).isOk());
+      EXPECT_EQ(c.outputs[0].values(), want) << "transpose " << shapeToString(t.shape) << " threads " << threads;
+    }
 }
 
 // One side of the swap at most 4 elements (RGB channels in and out of NHWC)
