@@ -383,7 +383,7 @@ Status prepareGraph(LoadedGraph &&loaded, std::shared_ptr<PreparedGraph> *out) {
     if (k < 0 || n.outputs[0] < 0 || n.inputs[size_t(k)] < 0) continue;
     const size_t in = size_t(n.inputs[size_t(k)]), out = size_t(n.outputs[0]);
     if (p->arenaOffset[in] != kNotInArena && p->arenaOffset[in] == p->arenaOffset[out] && g.tensors[out].byteSize)
-      p->outputOverInput[i] = int32_t(k);
+      p->nodes[i].outputOverInput = p->outputOverInput[i] = int32_t(k);
   }
 
   // Each subgraph's intermediates: planned over its own node order, in a

@@ -98,6 +98,9 @@ struct NodeDesc {
   // Backend::relaxedPrecisionSupport.
   bool relaxedPrecision = false;
   std::vector<PackedOperand> packed;
+  // The input whose bytes the arena plan gives output 0 (a dying residual,
+  // PreparedGraph::outputOverInput), or -1: a kernel may be chosen by it.
+  int32_t outputOverInput = -1;
 };
 
 // A tensor at run time: shape/dtype fixed when its kernel is made, storage set

@@ -68,6 +68,42 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   EXPECT_NE(text.find(": portable (refused: depthwise-avx512: "), std::string::npos) << text;
 }
 
+// Residual block ends the narrow tiles take: over its dying residual (the
+// plan's in-place output) oneDNN's sum post-op runs one of 56x56 pixels with
+// no copy first, so the narrow tiles are tried after oneDNN there; at 28x28
+// and where y has bytes of its own they stay first.
+TEST(ConvSelection, BlockEndOverItsResidualGoesToOneDnnFrom56x56) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow tiles need AVX-512";
+  struct Case {
+    int64_t side, C, O;
+    bool over, oneDnnFirst;
+  };
+  for (const Case &k : {Case{56, 64, 256, false, false}, Case{56, 64, 256, true, true},
+                        Case{28, 128, 512, true, false}}) {
+    OpCase c = conv2d(k.side, k.side, k.C, k.O, 1, 1, 0);
+    c.op = "fusedConv2d";
+    c.inputs.push_back(f32({1, k.side, k.side, k.O}, std::vector<float>(size_t(k.side * k.side * k.O), 0.125f)));
+    c.attrString("activation", "relu");
+    if (k.over) c.outputOverInput = 3;
+    const std::string label = std::to_string(k.side) + "x" + std::to_string(k.side) + (k.over ? " over" : "");
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+    const kernels::KernelChoice choice = choices.last("fusedConv2d");
+#if WEBNN_HAVE_ONEDNN
+    EXPECT_EQ(choice.chosen, k.oneDnnFirst ? "onednn" : "pointwise-narrow") << label << ": " << choice.describe();
+    if (k.oneDnnFirst)
+      EXPECT_EQ(choice.whyRefused("pointwise-narrow"),
+                "a residual block end over its residual, 3136 output pixels or more (tried after oneDNN)");
+#else
+    EXPECT_EQ(choice.chosen, "pointwise-narrow") << label << ": " << choice.describe();
+#endif
+    // 0.5 * 0.25 * C + 0.1 + 0.125, relu.
+    const double want = 0.125 * double(k.C) + 0.225;
+    for (double v : c.outputs[0].values()) ASSERT_NEAR(v, want, 1e-3) << label;
+  }
+}
+
 // A debug switch's refusal names the environment variable that set it.
 TEST(ConvSelection, DebugSwitchIsTheReason) {
   const bool saved = kernels::depthwiseAvx512Enabled();

@@ -166,6 +166,7 @@ void bind(OpCase &c, BoundOp *b) {
   b->node.attributes = c.attrs;
   b->node.relaxedPrecision = c.relaxed;
   b->node.packed = c.packed;
+  b->node.outputOverInput = c.outputOverInput;  // as the arena plan tells the factory
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {
       b->node.inputs.push_back(nullptr);

@@ -337,6 +337,7 @@ TEST(Planner, FusedConv2dWritesOverADyingResidual) {
   EXPECT_EQ(p->arenaOffset[3], p->arenaOffset[1]);
   EXPECT_NE(p->planText.find("'y' float32 [1,4,4,64] over 'r'"), std::string::npos) << p->planText;
   EXPECT_EQ(p->outputOverInput, (std::vector<int32_t>{-1, -1, 3, -1}));
+  EXPECT_EQ(p->nodes[2].outputOverInput, 3);  // what the kernel factory sees
 }
 
 TEST(Planner, FusedConv2dKeepsAResidualItCannotTake) {
@@ -360,6 +361,7 @@ TEST(Planner, FusedConv2dKeepsAResidualItCannotTake) {
     EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
     EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
     EXPECT_EQ(p->outputOverInput[2], -1) << c.tag;
+    EXPECT_EQ(p->nodes[2].outputOverInput, -1) << c.tag;
   }
 }
 

@@ -26,6 +26,9 @@
 #include "runtime/backends/cpu/kernels/KernelCandidates.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
+#if WEBNN_HAVE_ONEDNN
+#include "runtime/backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -73,11 +76,31 @@ std::unique_ptr<Kernel> depthwiseAvx512Stride1(const ConvRequest &r, std::string
   return depthwiseAvx512(r, why);
 }
 
-std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) {
+std::unique_ptr<Kernel> pointwiseNarrowAnyPlan(const ConvRequest &r, std::string *why) {
   bool silu = r.e.activation == ConvActivation::kSilu;
   if (!r.clampEpilogue && !silu) return refuse(why, "activation is not none, relu, clamp or silu");
   if (silu) return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, -INFINITY, INFINITY, true, why);
   return makePointwiseNarrowConv(r.node, r.g, r.fi, r.e.hasResidual, r.lo, r.hi, false, why);
+}
+
+// A residual block end of 3136 output pixels (56x56) or more written over
+// its dying residual (the arena plan's in-place output) is tried after
+// oneDNN: brgconv_1x1's sum post-op then adds what y already holds, with no
+// copy first, and ran ResNet-50's 56x56 64 -> 256 and ResNeXt-50's 128 ->
+// 256 block ends 5-8% faster than the narrow tiles at 1 and 2 threads; at
+// 28x28 (128 -> 512) the narrow tiles stayed even or ahead
+// (docs/PERFORMANCE.md, issue 19).
+constexpr int64_t kNarrowResidualOverItAfterOneDnnPixels = 3136;
+
+std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) {
+#if WEBNN_HAVE_ONEDNN
+  if (r.e.hasResidual && r.node.outputOverInput == 3 && r.g.O > 32 &&
+      r.g.N * r.g.H * r.g.W >= kNarrowResidualOverItAfterOneDnnPixels && onednn::policy().enabled)
+    return refuse(why, "a residual block end over its residual, " +
+                           std::to_string(kNarrowResidualOverItAfterOneDnnPixels) +
+                           " output pixels or more (tried after oneDNN)");
+#endif
+  return pointwiseNarrowAnyPlan(r, why);
 }
 
 std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string *why) {
@@ -201,6 +224,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"silu-after-onednn", &siluAfterOneDnn},
     {"onednn", &oneDnn},
 #endif
+    {"pointwise-narrow-after-onednn", &pointwiseNarrowAnyPlan},
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
     {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAnySize},
     {"portable", &portable},
