@@ -363,7 +363,8 @@ struct Model {
       cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
     } else if (threads > 1 && !c.instructionBound && !c.rowsPerThread && memoryBound(tp1, c.flops, c.bytes, bf16) &&
-               !streamsWeights(local, ln, c.bytes) && !(c.contiguousRanges && pastOneL2(c.bytes))) {
+               !streamsWeights(local, ln, c.bytes) &&
+               !((c.contiguousRanges || streamsWeights(local, ln, c.bytes, true)) && pastOneL2(c.bytes))) {
       // Bound by moving bytes, a kernel gains little from a second thread
       // inside a graph, where the same kernel timed alone runs ~2x: the
       // fitting models' per-node profiles at 2 threads show elementwise,
@@ -383,7 +384,12 @@ struct Model {
       // elementwise kernel of contiguous ranges moving more than one core's
       // L2 holds: one thread would read it from the L3, two each stream
       // their half (PP-OCR det's adds, muls and clamps of 2.4-10 MB ran
-      // 1.8-3x faster at 2 threads than at 1, those under 1 MB 1.1x).
+      // 1.8-3x faster at 2 threads than at 1, those under 1 MB 1.1x). Nor,
+      // past it, a kernel reading mostly the caller's inputs, which no node
+      // left in one core's cache: groupQueryAttention over a decoder's KV
+      // cache, cut by KV heads (the 1024-token decode step, 2.1 MB a layer,
+      // ran 1.9x faster at 2 threads than at 1, where the one-thread grid
+      // priced its attention, 57% of the step, as at 1).
       kernelMs = price(tp1, c.family, c.params, c.flops, c.bytes, bf16, &e.rooflineMs);
       cacheSavingMs = hotSavingMs(tp1, c.family, c.params, c.flops, c.bytes, bf16);
       e.pricedThreads = 1;
@@ -498,13 +504,16 @@ struct Model {
   // Whether a kernel moves more than one core's L2 holds.
   bool pastOneL2(double bytes) const { return profile.l2Bytes > 0 && bytes > double(profile.l2Bytes); }
 
-  // Whether more than half of what a node moves is weights (constants).
-  bool streamsWeights(const cpu::NodeDesc &local, const rt::LoadedNode &ln, double bytes) const {
+  // Whether more than half of what a node moves is weights (constants),
+  // or with `callerInputs` weights and the caller's inputs (a decoder's KV
+  // cache): no node before it left those bytes in one core's cache.
+  bool streamsWeights(const cpu::NodeDesc &local, const rt::LoadedNode &ln, double bytes,
+                      bool callerInputs = false) const {
     double weights = 0;
     for (size_t k = 0; k < local.inputs.size() && k < ln.inputs.size(); ++k) {
-      if (!local.inputs[k] || ln.inputs[k] < 0 ||
-          graph.graph.tensors[size_t(ln.inputs[k])].role != rt::TensorRole::kConstant)
-        continue;
+      if (!local.inputs[k] || ln.inputs[k] < 0) continue;
+      const rt::TensorRole role = graph.graph.tensors[size_t(ln.inputs[k])].role;
+      if (role != rt::TensorRole::kConstant && !(callerInputs && role == rt::TensorRole::kInput)) continue;
       double n = 1;
       for (int64_t v : local.inputs[k]->shape) n *= double(std::max<int64_t>(v, 0));
       weights += n * dataTypeBits(local.inputs[k]->dtype) / 8.0;

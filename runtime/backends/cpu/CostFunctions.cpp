@@ -465,11 +465,6 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   return OwnPointwise::kNone;
 }
 
-// conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory's
-// table picks our depthwise, 1x1 (pointwise) and few-pixel im2col kernels,
-// oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
-// the rest; each is a family of its own (Winograd does fewer multiplies per
-// nominal FLOP than direct, so they cannot share a grid).
 // The share of an SGEMM's multiply-adds (kernels/Sgemm.cpp's sgemm, M x N x
 // K) that the largest of the pool's chunks holds at `threads`: its tasks are
 // blocks of 96 rows x 256 columns, at least a grain of ~128K multiply-adds
@@ -499,6 +494,11 @@ double sgemmLargestChunkShare(int64_t M, int64_t N, int64_t K, int threads) {
   return largest / (double(M) * double(N));
 }
 
+// conv2d/fusedConv2d (kernels/conv/Conv2dSelection.cpp): the factory's
+// table picks our depthwise, 1x1 (pointwise) and few-pixel im2col kernels,
+// oneDNN's Winograd for 3x3 stride-1 layers, oneDNN's direct kernels for
+// the rest; each is a family of its own (Winograd does fewer multiplies per
+// nominal FLOP than direct, so they cannot share a grid).
 NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int threads) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const OperandDesc *w = n.inputs.size() > 1 ? n.inputs[1] : nullptr;

@@ -1938,6 +1938,39 @@ TEST(Estimate, ElementwisePastOneL2PricedOnTheRunsThreads) {
   EXPECT_EQ(ln.nodes[0].pricedThreads, 1);
 }
 
+// A memory-bound node past one core's L2 reading mostly the caller's inputs
+// (a decoder's KV cache into groupQueryAttention) is priced on the run's
+// threads: no node before it left those bytes in one core's cache. The same
+// reduction over a node's output stays on one thread's grid.
+TEST(Estimate, NodeStreamingTheCallersInputsPricedAtTheRunsThreads) {
+  DeviceProfile p = syntheticTwoThreadProfile();
+  auto reduce = [](bool afterRelu) {
+    TGraph g;
+    g.name = "reduce_input";
+    g.tensors = {{"x", DataType::kFloat32, {1024, 1024}}, {"y", DataType::kFloat32, {}}};
+    if (afterRelu) {
+      g.tensors.push_back({"h", DataType::kFloat32, {1024, 1024}});
+      g.nodes = {{"relu", {0}, {2}, "relu0"}, {"reduceSum", {2}, {1}, "sum0"}};
+    } else {
+      g.nodes = {{"reduceSum", {0}, {1}, "sum0"}};
+    }
+    g.inputs = {0};
+    g.outputs = {1};
+    return g;
+  };
+  est::EstimateOptions o2;
+  o2.threads = 2;
+  Estimate direct, after;
+  Status s = est::estimateArtifact(writeArtifact("est_reduce_input", reduce(false)), p, o2, &direct);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_TRUE(est::estimateArtifact(writeArtifact("est_reduce_relu", reduce(true)), p, o2, &after).isOk());
+  ASSERT_EQ(direct.nodes.size(), 1u);
+  ASSERT_EQ(after.nodes.size(), 2u);
+  EXPECT_EQ(direct.nodes[0].family, "reduce");
+  EXPECT_EQ(direct.nodes[0].pricedThreads, 2);
+  EXPECT_EQ(after.nodes[1].pricedThreads, 1);
+}
+
 // A node whose input's producer moved more bytes than the L2 holds saves
 // nothing in the graph: that stream flushed its operands as the grid's
 // eviction does (the audio encoder's GELUs after conv1d layers of 1-3 MB
