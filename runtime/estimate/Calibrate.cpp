@@ -641,7 +641,11 @@ std::vector<std::vector<Case>> grid() {
        convRect(1, 1536, 1, 321, 1, 640, 1, 224),
        // A grouped layer on oneDNN (8 channels per group: 4 are the grouped
        // kernel's, conv2d.grouped4), the geometry of the grouped point above.
-       conv(56, 56, 128, 128, 3, 2, 16)},
+       conv(56, 56, 128, 128, 3, 2, 16),
+       // A conv1d of a few frames under oneDNN's floor (the portable kernel:
+       // one SGEMM block, wide K): the portable points above have 144-256
+       // pixels or one, and priced such layers at twice their time.
+       convRect(1, 10, 96, 128, 1, 3, 1, 1)},
       // conv1d on the row-window packed SGEMM (conv2d.rowwindow): audio
       // front ends' lengths (hundreds to thousands of frames), 64-512
       // channels, kernels of 2-5 taps at strides 1 and 2.
