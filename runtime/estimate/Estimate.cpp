@@ -308,6 +308,7 @@ struct Model {
     local.op = d.op;
     local.attributes = d.attributes;
     local.relaxedPrecision = d.relaxedPrecision;
+    local.outputOverInput = d.outputOverInput;
     auto remap = [&](const cpu::OperandDesc *o) -> const cpu::OperandDesc * {
       if (!o) return nullptr;
       ptrdiff_t i = o - graph.operands.data();
@@ -772,8 +773,10 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
         size_t(a.outputs[0]) >= reads.size() || reads[size_t(a.outputs[0])] != 1 || b.inputs.empty() ||
         b.inputs[0] != int32_t(a.outputs[0]))
       continue;
-    if (i + 1 < graph.outputOverInput.size() && (graph.outputOverInput[i] >= 0 || graph.outputOverInput[i + 1] >= 0))
-      continue;
+    // A producer planned over its input is never paired; a consumer (a
+    // 1x1 over its dying residual) is, where the pair kernel keeps it
+    // (the scaled-pointwise pair, KernelResolution.cpp's check).
+    if (i < graph.outputOverInput.size() && graph.outputOverInput[i] >= 0) continue;
     // The two nodes with this estimate's shapes.
     auto bound = [&](const cpu::OperandDesc *o) -> const cpu::OperandDesc * {
       if (!o) return nullptr;
@@ -784,6 +787,7 @@ Status estimateGraph(const rt::PreparedGraph &graph, const DeviceProfile &profil
     for (auto [desc, local] : {std::pair{&graph.nodes[i], &pa}, std::pair{&graph.nodes[i + 1], &pb}}) {
       local->op = desc->op;
       local->attributes = desc->attributes;
+      local->outputOverInput = desc->outputOverInput;
       for (const cpu::OperandDesc *o : desc->inputs) local->inputs.push_back(bound(o));
       for (const cpu::OperandDesc *o : desc->outputs) local->outputs.push_back(bound(o));
     }

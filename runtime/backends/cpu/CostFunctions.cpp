@@ -454,7 +454,11 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   // Its output a concat's slice (e589cc9): written at the pitch, taken at
   // any width from <= 64 input channels. With SiLU (a pass after it) or a
   // strided x the CPU backend runs the layer on dense copies instead.
-  if (plain1x1 && g.C <= 1024 &&
+  // A block end of 56x56 or more written over its dying residual
+  // (n.outputOverInput, the arena plan's) goes to oneDNN's brgconv_1x1
+  // first (e3e2741): its sum post-op then needs no copy of the residual.
+  const bool residualInPlaceToOneDnn = residual && n.outputOverInput == 3 && g.O > 32 && outPixels >= 3136;
+  if (plain1x1 && g.C <= 1024 && !residualInPlaceToOneDnn &&
       (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784) || (writesSlice(n) && g.C <= 64)))
     return OwnPointwise::kNarrow;
   // The packed SGEMM's 1x1 is tried after oneDNN's brgconv_1x1 from 784

@@ -765,6 +765,53 @@ TEST(Estimate, ScaledPointwisePairDropsTheMul) {
   // 64 output channels: the narrow tiles refuse it, so the two run apart.
   ASSERT_EQ(wide.nodes.size(), 2u);
   EXPECT_EQ(wide.nodes[0].family, "binary");
+  // The 1x1 adding a residual that dies there: the plan writes y over it,
+  // and the pair (which keeps it) still runs the mul inside the 1x1.
+  TGraph res;
+  res.tensors = {{"x", DataType::kFloat32, {1, 28, 28, 32}}, {"s", DataType::kFloat32, {1, 1, 1, 32}},
+                 {"m", DataType::kFloat32, {1, 28, 28, 32}}, {"w", DataType::kFloat32, {16, 1, 1, 32}},
+                 {"b", DataType::kFloat32, {16}},            {"y", DataType::kFloat32, {1, 28, 28, 16}},
+                 {"x2", DataType::kFloat32, {1, 28, 28, 16}}, {"r", DataType::kFloat32, {1, 28, 28, 16}}};
+  res.constants = {{3, floatBytes(std::vector<float>(size_t(16 * 32), 0.5f)), "w"},
+                   {4, floatBytes(std::vector<float>(size_t(16), 0.f)), "b"}};
+  TAttribute in{"inputLayout", 3, 0, 0, "nhwc", {}}, fl{"filterLayout", 3, 0, 0, "ohwi", {}};
+  res.nodes = {{"relu", {6}, {7}, "shortcut"},
+               {"mul", {0, 1}, {2}, "scale"},
+               {"fusedConv2d", {2, 3, 4, 7}, {5}, "project", {in, fl}}};
+  res.inputs = {0, 1, 6};
+  res.outputs = {5};
+  Estimate over;
+  s = est::estimateArtifact(writeArtifact("est_se_pair_over_residual", res, true), p, {}, &over);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  ASSERT_EQ(over.nodes.size(), 3u);
+  EXPECT_EQ(over.nodes[1].family, "paired");
+  EXPECT_EQ(over.nodes[2].family, "conv2d.pointwise");
+}
+
+// A residual block end of 56x56 or more written over its dying residual
+// runs oneDNN's 1x1 first (e3e2741: its sum post-op needs no copy), with
+// SiLU as a pass after it; over a residual read later, the narrow tiles,
+// which apply SiLU to rows still in cache.
+TEST(CostFunctions, BlockEndOverItsResidualOnOneDnn) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the narrow 1x1 kernel needs AVX-512";
+  cpu::OperandDesc x{DataType::kFloat32, {1, 56, 56, 64}, nullptr}, w{DataType::kFloat32, {256, 1, 1, 64}, nullptr};
+  cpu::OperandDesc b{DataType::kFloat32, {256}, nullptr}, r{DataType::kFloat32, {1, 56, 56, 256}, nullptr};
+  cpu::OperandDesc y{DataType::kFloat32, {1, 56, 56, 256}, nullptr};
+  cpu::NodeDesc n;
+  n.op = "fusedConv2d";
+  n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+  n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+  n.attributes.set("activation", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "silu", {}});
+  n.inputs = {&x, &w, &b, &r};
+  n.outputs = {&y};
+  const cpu::NodeCost narrow = cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1);
+  EXPECT_EQ(narrow.family, "conv2d.pointwise");
+  EXPECT_TRUE(narrow.after.empty());
+  n.outputOverInput = 3;
+  const cpu::NodeCost oneDnn = cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1);
+  EXPECT_EQ(oneDnn.family, "conv2d.pointwise");
+  ASSERT_EQ(oneDnn.after.size(), 1u);
+  EXPECT_EQ(oneDnn.after[0].family, "unary.sigmoid");
 }
 
 // channelShuffle interleaves single elements `groups` at a time when its
