@@ -35,8 +35,8 @@ evicted), N at least 2 and at least --burst-ms of the faster runtime's runs
 other process's threads have used under 0.1 ms of CPU for 5 ms (at most
 --gap-ms): ORT's intra-op pool spins for ~40 ms after a run at 2 threads,
 which would otherwise land in our burst. A figure is the median over all the
-kept runs of one runtime; ratio = ORT median / webnnc median; "pairs p10-p90"
-is the 10th-90th percentile of each pair's ratio of burst medians: the two
+kept runs of one runtime; ratio = ORT median / webnnc median; "pairs" gives
+the median and 10th-90th percentile of each pair's ratio of burst medians: the two
 runtimes seconds apart rather than processes apart, so a change of the host's
 speed between two processes no longer lands in one runtime's figure alone.
 
@@ -861,7 +861,7 @@ def markdown_table(results, peaks):
     paced = any("pairs" in c for m in results for c in m.get("cells", []))
     lines = [
         "| model | GFLOP | compile s | threads | ORT ms | webnnc ms | ORT/webnnc | %s | webnnc GFLOP/s (%% peak) "
-        % ("pairs p10-p90" if paced else "per round") +
+        % ("pairs: median (p10-p90)" if paced else "per round") +
         "| ORT GFLOP/s (% peak) | start-up ORT/webnnc | peak RSS ORT / webnnc MB | max rel err |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -911,9 +911,9 @@ def markdown_table(results, peaks):
 
 
 def pair_ratio_range(cell):
-    """--paced: the 10th to 90th percentile of the pairs' ORT/webnnc ratios
-    (each pair: one burst of each runtime, seconds apart)."""
-    return "%.2f-%.2fx" % (cell["pair_ratio_p10"], cell["pair_ratio_p90"])
+    """--paced: the median and the 10th to 90th percentile of the pairs'
+    ORT/webnnc ratios (each pair: one burst of each runtime, seconds apart)."""
+    return "%.2fx (%.2f-%.2fx)" % (cell["pair_ratio_median"], cell["pair_ratio_p10"], cell["pair_ratio_p90"])
 
 
 def round_ratio_range(ours, ort):
@@ -957,11 +957,12 @@ def header_text(report):
             " ".join("%.1f" % x for x in report["loadavg_after"])),
     ]
     if report.get("mode") == "paced":
-        lines.append("paced: one process per runtime and cell, %d warm-up run(s), then %d pairs of bursts (A B, B A, "
-                     "...), each at least 2 runs and %.0f ms, its first run dropped, after the other runtime idled (<= %.0f ms); "
-                     "figures are medians over the kept runs; \"pairs\" is p10-p90 of the pairs' ratios; start-up: "
-                     "median over %d processes per runtime" % (report["warmup"], report["pairs"], report["burst_ms"],
-                                                               report["gap_ms"], 1 + report.get("startup_runs", 0)))
+        lines.append("paced: one process per runtime and cell, %d warm-up run(s), then %d pairs of bursts "
+                     "(A B, B A, ...), each at least 2 runs and %.0f ms, its first run dropped, after the other "
+                     "runtime idled (<= %.0f ms); figures are medians over the kept runs; \"pairs\": median and "
+                     "p10-p90 of the pairs' ratios; start-up: median over %d processes per runtime" % (
+                         report["warmup"], report["pairs"], report["burst_ms"], report["gap_ms"],
+                         1 + report.get("startup_runs", 0)))
     else:
         lines.append("rounds %d, up to %d timed runs after %d warm-up per round; figures are medians over rounds; "
                      "start-up: median over %d processes per runtime" % (
