@@ -1016,7 +1016,8 @@ def main(argv=None):
                     help="a model list (--models keeps some of it): " + "; ".join(
                         "%s: %s" % (k, ",".join(v)) for k, v in sorted(SUITES.items())))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
-    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per model and thread count")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="--per-process: alternating rounds per model and thread count (default 5)")
     ap.add_argument("--no-pin", action="store_true",
                     help="with fewer threads than CPUs, do not pin both runtimes of a round to the same CPUs")
     ap.add_argument("--startup-runs", type=int, default=6,
@@ -1036,7 +1037,8 @@ def main(argv=None):
     ap.add_argument("--gap-ms", type=float, default=DEFAULT_GAP_MS,
                     help="--paced: before each burst, wait until the other runtime's threads have been idle for "
                          "%g ms (ORT's pool spins for tens of ms after a run), at most this long" % IDLE_WINDOW_MS)
-    ap.add_argument("--iters", type=int, default=20, help="timed runs per round (--bench K)")
+    ap.add_argument("--iters", type=int, default=None, help="--per-process: timed runs per round (--bench K; "
+                                                             "default 20)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing, per round")
     ap.add_argument("--seconds-per-run", type=float, default=10.0,
                     help="after round 1, fewer timed runs when a round would take longer (0: never)")
@@ -1065,6 +1067,11 @@ def main(argv=None):
                          "error or mismatch")
     args = ap.parse_args(argv)
 
+    if args.paced and (args.rounds is not None or args.iters is not None):
+        log("run.py: --rounds and --iters time --per-process cells; --paced (the default) times --pairs pairs "
+            "of bursts")
+    args.rounds = 5 if args.rounds is None else args.rounds
+    args.iters = 20 if args.iters is None else args.iters
     if args.smoke:
         args.models, args.rounds, args.iters, args.warmup, args.no_peak = "tiny_cnn", 1, 3, 1, True
         args.startup_runs, args.pairs = 1, 2
