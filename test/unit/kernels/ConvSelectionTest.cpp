@@ -279,6 +279,36 @@ TEST(ConvSelection, PackedPointwiseWithResidualFrom196PixelsAfterOneDnn) {
 #endif
 }
 
+// An inverted-residual expand (<= 160 input channels, >= 512 output
+// channels): the packed SGEMM before oneDNN at 7x7, after it from 196
+// output pixels (14x14) up, so that brgconv_1x1 runs MnasNet's and
+// MobileNetV2's 14x14 96 -> 576 expands; 161 input channels stay packed.
+TEST(ConvSelection, PackedExpandFrom196PixelsAfterOneDnn) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  auto choiceOf = [](int64_t H, int64_t C) {
+    OpCase c = conv2d(H, H, C, 576, 1, 1, 0);
+    c.op = "fusedConv2d";
+    c.attrString("activation", "relu");
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last("fusedConv2d");
+  };
+  kernels::KernelChoice small = choiceOf(7, 96);
+  EXPECT_EQ(small.chosen, "pointwise-packed-sgemm") << small.describe();
+  kernels::KernelChoice wide = choiceOf(14, 161);
+  EXPECT_EQ(wide.chosen, "pointwise-packed-sgemm") << wide.describe();
+  kernels::KernelChoice expand = choiceOf(14, 160);
+  EXPECT_EQ(expand.whyRefused("pointwise-packed-sgemm"),
+            "<= 160 input channels and 196 output pixels or more (tried after oneDNN)")
+      << expand.describe();
+#if WEBNN_HAVE_ONEDNN
+  EXPECT_EQ(expand.chosen, "onednn") << expand.describe();
+#else
+  EXPECT_EQ(expand.chosen, "pointwise-packed-sgemm-after-onednn") << expand.describe();
+#endif
+}
+
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
 // without activation and a pass after them (the choice names the kernel
 // inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish

@@ -8,7 +8,7 @@
 // - our pointwise and packed-SGEMM kernels for the shapes where they beat
 //   oneDNN (each file says which and by how much), conv1d included, and
 //   ours for grouped layers of 4 channels per group; the packed 1x1 from
-//   784 output pixels up only after oneDNN;
+//   784 output pixels up, and 14x14 expands, only after oneDNN;
 // - fusedConv2d "silu" on those kernels without activation, SiLU after
 //   (the depthwise kernel applies it itself, row by row); "hardSwish" the
 //   same way, a pass after the kernel;
@@ -118,8 +118,16 @@ std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string
 //   oneDNN's path copies it into y in one sequential pass and its sum
 //   post-op then reads it from L2 (ResNet-50's and ResNeXt-50's 14x14 block
 //   ends). At 7x7 the filter dominates and the packed SGEMM stays ahead.
+// - an inverted-residual expand (<= 160 input channels) from 196 pixels
+//   (14x14) up: with K that short each 8 x 48 tile stores and clamps its
+//   accumulators after only K steps; brgconv_1x1 ran MnasNet's,
+//   MobileNetV2's and MobileNetV3's 14x14 expands (96 or 112 -> 576 or
+//   672) faster at 1 and 2 threads. At 7x7 (49 pixels) the filter
+//   dominates and the packed tiles stay ahead.
 constexpr int64_t kPackedPointwiseBeforeOneDnnPixels = 784;
 constexpr int64_t kPackedResidualPointwiseBeforeOneDnnPixels = 196;
+constexpr int64_t kPackedExpandBeforeOneDnnPixels = 196;
+constexpr int64_t kPackedExpandMaxInputChannels = 160;
 
 std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) {
   const int64_t pixels = r.g.N * r.g.H * r.g.W;
@@ -128,6 +136,10 @@ std::unique_ptr<Kernel> pointwisePacked(const ConvRequest &r, std::string *why) 
                            " output pixels or more (tried after oneDNN)");
   if (plainPointwise(r.g) && r.e.hasResidual && pixels >= kPackedResidualPointwiseBeforeOneDnnPixels)
     return refuse(why, "a residual and " + std::to_string(kPackedResidualPointwiseBeforeOneDnnPixels) +
+                           " output pixels or more (tried after oneDNN)");
+  if (plainPointwise(r.g) && r.g.C <= kPackedExpandMaxInputChannels && pixels >= kPackedExpandBeforeOneDnnPixels)
+    return refuse(why, "<= " + std::to_string(kPackedExpandMaxInputChannels) + " input channels and " +
+                           std::to_string(kPackedExpandBeforeOneDnnPixels) +
                            " output pixels or more (tried after oneDNN)");
   return pointwisePackedAnySize(r, why);
 }
