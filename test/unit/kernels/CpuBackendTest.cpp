@@ -140,6 +140,65 @@ TEST(CpuBackend, PairedNodesRunAsOneKernel) {
   }
 }
 
+// RegNetY-400MF's block end: r = relu(x); z = relu(fusedConv2d(r * s, w, b,
+// residual r)). r dies at the 1x1, so the plan writes its output over r
+// (ExecutionPlan's accumulatesInto), and the CPU backend runs the mul and
+// the 1x1 as the scaled-pointwise pair: the executor asks the pair kernel
+// whether it allows that (the consumer's input 3 is the pair's input 5)
+// instead of refusing any in-place pair. Outputs as computed here.
+TEST(CpuBackend, PairWritesOverTheConsumersDyingResidual) {
+  if (!haveKernels({"mul", "fusedConv2d", "relu"})) GTEST_SKIP() << "CPU backend lacks fusedConv2d in this build";
+  const int64_t H = 28, W = 28, C = 104;
+  TGraph g;
+  g.name = "se_block_end";
+  g.tensors = {{"x", DataType::kFloat32, {1, H, W, C}}, {"s", DataType::kFloat32, {1, 1, 1, C}},
+               {"r", DataType::kFloat32, {1, H, W, C}}, {"m", DataType::kFloat32, {1, H, W, C}},
+               {"w", DataType::kFloat32, {C, 1, 1, C}}, {"b", DataType::kFloat32, {C}},
+               {"y", DataType::kFloat32, {1, H, W, C}}, {"z", DataType::kFloat32, {1, H, W, C}}};
+  std::vector<float> x(size_t(H * W * C)), s(static_cast<size_t>(C)), w(size_t(C * C)), b(static_cast<size_t>(C));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i * 3 % 17) - 8) / 9.f;
+  for (size_t i = 0; i < s.size(); ++i) s[i] = float(int(i % 5) + 1) / 4.f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i * 7 % 13) - 6) / 32.f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = float(int(i % 7) - 3) / 4.f;
+  g.constants = {{4, floatBytes(w), "w"}, {5, floatBytes(b), "b"}};
+  const int kString = 3;
+  TNode conv{"fusedConv2d", {3, 4, 5, 2}, {6}, "join"};
+  conv.attributes = {{"activation", kString, 0, 0, "none"},
+                     {"filterLayout", kString, 0, 0, "ohwi"},
+                     {"inputLayout", kString, 0, 0, "nhwc"}};
+  g.nodes = {{"relu", {0}, {2}, "r"}, {"mul", {2, 1}, {3}, "se"}, conv, {"relu", {6}, {7}, "out"}};
+  g.inputs = {0, 1};
+  g.outputs = {7};
+  std::vector<float> want(x.size());
+  for (int64_t p = 0; p < H * W; ++p)
+    for (int64_t o = 0; o < C; ++o) {
+      double acc = b[size_t(o)] + std::max(0.f, x[size_t(p * C + o)]);
+      for (int64_t c = 0; c < C; ++c)
+        acc += double(std::max(0.f, x[size_t(p * C + c)]) * s[size_t(c)]) * w[size_t(o * C + c)];
+      want[size_t(p * C + o)] = float(std::max(0.0, acc));
+    }
+  const std::string path = writeArtifact(g, "se_block_end");
+  for (int threads : {1, 2}) {
+    std::unique_ptr<Model> model;
+    Status st = Model::load(path, {}, &model);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    std::unique_ptr<Session> session;
+    st = Session::create(*model, {threads}, &session);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    std::vector<float> z(want.size(), -1.f);
+    session->enableProfiling(true);
+    st = session->run({{"x", x.data(), x.size() * sizeof(float)}, {"s", s.data(), s.size() * sizeof(float)}},
+                      {{"z", z.data(), z.size() * sizeof(float)}});
+    ASSERT_TRUE(st.isOk()) << st.message();
+    uint64_t runs = 0;
+    std::vector<Session::NodeProfile> profile = session->profile(&runs);
+    ASSERT_EQ(profile.size(), 4u);
+    EXPECT_EQ(profile[2].runBy == 1, cpu::kernels::avx512Available()) << "threads " << threads;
+    for (size_t i = 0; i < z.size(); ++i)
+      ASSERT_NEAR(z[i], want[i], 1e-4 * (1 + std::fabs(want[i]))) << "threads " << threads << " i " << i;
+  }
+}
+
 // The same pair in a graph whose rows are dynamic (h <= 56): the executor
 // offers the pair for each shape signature as it meets it (one path for
 // static and dynamic graphs), so a session alternating sizes pairs, or not,
