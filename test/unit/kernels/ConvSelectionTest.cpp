@@ -309,6 +309,29 @@ TEST(ConvSelection, PackedExpandFrom196PixelsAfterOneDnn) {
 #endif
 }
 
+// A 1x1 over 64 pixels or fewer (7x7 maps) goes to the packed SGEMM from
+// 192 output channels up, so that it runs MnasNet's and EfficientNet-B0's
+// 7x7 projections (576 -> 192, 1152 -> 320); over more pixels it still
+// needs 512.
+TEST(ConvSelection, PackedPointwiseFrom192ChannelsAt7x7) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  auto choiceOf = [](int64_t H, int64_t O) {
+    OpCase c = conv2d(H, H, 576, O, 1, 1, 0);
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    EXPECT_TRUE(s.isOk()) << s.message();
+    return choices.last("conv2d");
+  };
+  kernels::KernelChoice project = choiceOf(7, 192);
+  EXPECT_EQ(project.chosen, "pointwise-packed-sgemm") << project.describe();
+  kernels::KernelChoice narrow = choiceOf(7, 160);
+  EXPECT_EQ(narrow.whyRefused("pointwise-packed-sgemm"), "fewer than 192 output channels at 64 pixels or fewer")
+      << narrow.describe();
+  kernels::KernelChoice bigger = choiceOf(9, 192);  // 81 pixels
+  EXPECT_EQ(bigger.whyRefused("pointwise-packed-sgemm"), "fewer than 512 output channels over 64 pixels")
+      << bigger.describe();
+}
+
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
 // without activation and a pass after them (the choice names the kernel
 // inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish

@@ -105,7 +105,7 @@ bool packedSgemmCase(const FusedCase &c) {
   bool pointwise = c.KH == 1 && c.KW == 1 && c.stride == 1 && p == std::vector<int64_t>{0, 0, 0, 0};
   bool eligible = kernels::avx512Available() && c.nhwc && c.dtype == DataType::kFloat32 && c.groups == 1 &&
                   c.activation != "sigmoid";
-  if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= 512;
+  if (pointwise) return eligible && c.N * c.H * c.W <= 1024 && c.O >= (c.N * c.H * c.W <= 64 ? 192 : 512);
   bool rowWindow = c.KH == 1 && c.KW > 1 && p[0] == 0 && p[1] == 0 && OW >= 64 && c.O >= 128 && c.KW * c.C >= 64;
   return eligible && ((c.N * OH * OW <= 64 && c.O >= 256) || rowWindow);
 }
@@ -307,6 +307,11 @@ TEST(FusedConv2d, PackedSgemmPointwiseAndIm2col) {
   // not panels (PackedProduct::splitRows).
   c.name = "1x1 nhwc 14x14x40->528 residual clamp";
   c.N = 1, c.H = c.W = 14, c.C = 40, c.O = 528, c.bias = true, c.residual = true, c.activation = "clamp";
+  runCase(c);
+  // 7x7 (64 pixels or fewer) from 192 output channels: a masked last panel
+  // (200 = 4 x 48 + 8) and a 1-row tile (49 = 6 x 8 + 1).
+  c.name = "1x1 nhwc 7x7x96->200 residual clamp";
+  c.H = c.W = 7, c.C = 96, c.O = 200;
   runCase(c);
   FusedCase d;
   d.name = "3x3 nhwc 7x7x40->260 residual relu";
