@@ -1935,7 +1935,7 @@ double pointMs(const DeviceProfile &p, const ThreadProfile &t, const GridPoint &
 }  // namespace
 
 Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vector<std::string> &names,
-                     DeviceProfile *out) {
+                     DeviceProfile *out, bool restateSpeed) {
   if (profiles.empty()) return invalidArgument("merge: no profiles");
   auto name = [&](size_t i) { return i < names.size() ? names[i] : "profile " + std::to_string(i + 1); };
   const DeviceProfile &first = profiles[0];
@@ -2023,8 +2023,23 @@ Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vect
       std::vector<double> ms, hotMs, coldMs, ratio;
     };
     std::map<std::string, std::vector<Times>> points;
-    for (const DeviceProfile &q : profiles) {
+    // restateSpeed: each calibration's times restated to the median host
+    // speed over the calibrations (their speed references' median over each
+    // one's), where every one recorded it.
+    std::vector<double> scale(profiles.size(), 1.0);
+    if (restateSpeed) {
+      std::vector<double> refs;
+      for (const DeviceProfile &q : profiles)
+        if (q.threads[k].speedReferenceMs > 0) refs.push_back(q.threads[k].speedReferenceMs);
+      if (refs.size() == profiles.size()) {
+        const double mid = medianOf(refs);
+        for (size_t i = 0; i < profiles.size(); ++i) scale[i] = mid / profiles[i].threads[k].speedReferenceMs;
+      }
+    }
+    for (size_t qi = 0; qi < profiles.size(); ++qi) {
+      const DeviceProfile &q = profiles[qi];
       const ThreadProfile &qt = q.threads[k];
+      const double f = scale[qi];
       for (const auto &[family, grid] : qt.families)
         for (size_t i = 0; i < grid.points.size(); ++i) {
           const GridPoint &g = grid.points[i];
@@ -2039,13 +2054,13 @@ Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vect
             list.push_back(Times{g, occurrence, {}, {}, {}, {}});
             it = list.end() - 1;
           }
-          it->ratio.push_back(g.ratio);
-          it->ms.push_back(g.ms);
+          it->ratio.push_back(f * g.ratio);
+          it->ms.push_back(f * g.ms);
           // Without its roofline's inputs a point's ratio cannot be restated.
           if (g.bytes > 0 || g.flops > 0) {
-            it->ms.back() = pointMs(q, qt, g, g.ratio);
-            if (g.hotRatio > 0) it->hotMs.push_back(pointMs(q, qt, g, g.hotRatio));
-            if (g.coldRatio > 0) it->coldMs.push_back(pointMs(q, qt, g, g.coldRatio));
+            it->ms.back() = f * pointMs(q, qt, g, g.ratio);
+            if (g.hotRatio > 0) it->hotMs.push_back(f * pointMs(q, qt, g, g.hotRatio));
+            if (g.coldRatio > 0) it->coldMs.push_back(f * pointMs(q, qt, g, g.coldRatio));
           }
         }
     }

@@ -99,12 +99,16 @@ Status addRunResult(const std::string &runJsonPath, DeviceProfile *profile, int 
 // point (a family's parameters at a thread count) the median over the
 // profiles that measured it of its times (the L3, hot and cold runs:
 // each profile's ratio times its own roofline, plus its node overhead),
-// restated as ratios over the merged peaks and bandwidths, each of which
-// is the median of the profiles' (for an even count the middle two's mean).
+// restated as ratios over the merged peaks and bandwidths, each of which is
+// the median of the profiles' (for an even count the middle two's mean).
+// With `restateSpeed`, each profile's times are first scaled to the median
+// speed reference over the profiles (times median / its own; only where
+// every profile recorded one): the merge then sits at the median host
+// speed the calibrations saw, one moment's, where plain medians mix them.
 // Refused: profiles of another CPU model, ISA, library version or thread
 // count than the first (`names` label them in the message).
 Status mergeProfiles(const std::vector<DeviceProfile> &profiles, const std::vector<std::string> &names,
-                     DeviceProfile *out);
+                     DeviceProfile *out, bool restateSpeed = false);
 
 }  // namespace webnn::est
 

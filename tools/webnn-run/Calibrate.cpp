@@ -25,7 +25,7 @@ int runCalibrate(int argc, char **argv) {
   double deadline = 30;
   std::string output;
   std::vector<std::string> add, merge;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, restateSpeed = false;
   std::string device = "cpu";
   app.add_option("--threads", threads, "Measure 1 .. N threads (default: this machine's cores)")
       ->check(CLI::Range(1, 1024));
@@ -38,6 +38,8 @@ int runCalibrate(int argc, char **argv) {
                  "Write the median of these profiles (calibrations of this CPU and thread count taken at "
                  "different times) to -o, instead of calibrating")
       ->expected(1, -1);
+  app.add_flag("--restate-speed", restateSpeed,
+               "With --merge: scale each calibration's times to the median of their speed references first");
   app.add_option("--device", device, "cpu (default), or gpu / gpu:N: a Vulkan device's profile (its kernels' grid)");
   app.add_flag("--json", json, "Print the profile's path and summary as one JSON object");
   app.add_flag("-q,--quiet", quiet, "No progress lines on stderr");
@@ -46,6 +48,10 @@ int runCalibrate(int argc, char **argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (restateSpeed && merge.empty()) {
+    std::fprintf(stderr, "webnn-run: error: --restate-speed goes with --merge\n");
+    return 2;
   }
   if (!merge.empty() && !add.empty()) {
     std::fprintf(stderr, "webnn-run: error: --merge and --add are separate steps (merge first, then --add)\n");
@@ -71,7 +77,7 @@ int runCalibrate(int argc, char **argv) {
         std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
         return 1;
       }
-    if (webnn::Status s = webnn::est::mergeProfiles(profiles, merge, &profile); !s) {
+    if (webnn::Status s = webnn::est::mergeProfiles(profiles, merge, &profile, restateSpeed); !s) {
       std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
       return 1;
     }

@@ -2357,8 +2357,8 @@ TEST(Profile, MergeTakesEachPointsMedianTime) {
     return p;
   };
   // The point's times: 2 x 0.01 + 0.001 = 0.021 ms, 1.5 x 0.02 + 0.001 = 0.031, 6 x 0.005 + 0.001 = 0.031.
-  std::vector<DeviceProfile> in = {calibration(100, 2, 1, 0.30, -4), calibration(50, 1.5, 1, 0.36, 0),
-                                   calibration(200, 6, 4, 0.26, 2)};
+  std::vector<DeviceProfile> in = {calibration(100, 2, 1, 0.30, -4), calibration(50, 1.5, 1, 0.30, 0),
+                                   calibration(200, 6, 4, 0.30, 2)};
   in[1].threads[0].families["unary"].points[0].ratio = 3;  // no bytes or flops: its ratios' median
   in[2].threads[0].families["unary"].points[0].ratio = 5;
   for (DeviceProfile &q : in) {  // two points of the same parameters (two kernels of one family) stay two
@@ -2406,6 +2406,23 @@ TEST(Profile, MergeTakesEachPointsMedianTime) {
   DeviceProfile again;
   ASSERT_TRUE(est::mergeProfiles({back, in[0]}, {}, &again).isOk());
   EXPECT_EQ(again.calibrations, 4);
+  // Calibrations at different host speeds (speed references 0.30, 0.36 and
+  // 0.20 ms): with restateSpeed each one's times restated to the median
+  // speed, 0.30, first: 0.021, 0.031 x 0.30 / 0.36 = 0.02583 and 0.031 x 1.5
+  // = 0.0465 ms; without, as measured.
+  in[1].threads[0].speedReferenceMs = 0.36;
+  in[2].threads[0].speedReferenceMs = 0.20;
+  DeviceProfile restated, asMeasured;
+  ASSERT_TRUE(est::mergeProfiles(in, {}, &restated, true).isOk());
+  ASSERT_TRUE(est::mergeProfiles(in, {}, &asMeasured).isOk());
+  EXPECT_NEAR(asMeasured.threads[0].families.at("gemm").points[0].ratio, 3, 1e-9);
+  EXPECT_DOUBLE_EQ(restated.threads[0].speedReferenceMs, 0.30);
+  EXPECT_NEAR(restated.threads[0].families.at("gemm").points[0].ratio, (0.031 * 0.30 / 0.36 - 0.001) / 0.01, 1e-9);
+  // One calibration without a speed reference (an older profile): the times as measured.
+  in[2].threads[0].speedReferenceMs = 0;
+  DeviceProfile plain;
+  ASSERT_TRUE(est::mergeProfiles(in, {}, &plain, true).isOk());
+  EXPECT_NEAR(plain.threads[0].families.at("gemm").points[0].ratio, 3, 1e-9);
 }
 
 // Profiles of another machine, build or thread count are not merged; the

@@ -121,6 +121,10 @@ def main():
               and not os.path.exists(os.path.join(tmp, "m2.json")), "--merge of another CPU: %r" % r.stderr)
     r = run([args.webnn_run, "calibrate", "--merge", mine, broken, "-o", os.path.join(tmp, "m3.json")], env)
     check(r.returncode == 1 and "broken.json" in r.stderr, "--merge of another format: %r" % r.stderr)
+    r = run([args.webnn_run, "calibrate", "--merge", mine, mine, "--restate-speed", "-o", os.path.join(tmp, "m4.json")], env)
+    check(r.returncode == 0, "--merge --restate-speed: %r" % r.stderr)
+    r = run([args.webnn_run, "calibrate", "--restate-speed", "-o", os.path.join(tmp, "m5.json")], env)
+    check(r.returncode == 2 and "--merge" in r.stderr, "--restate-speed without --merge: %r" % r.stderr)
     r = run([args.webnn_run, "calibrate", "--merge", mine], env)
     check(r.returncode == 2 and "-o" in r.stderr, "--merge without -o: exit %d %r" % (r.returncode, r.stderr))
 
