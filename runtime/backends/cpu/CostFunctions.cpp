@@ -430,7 +430,8 @@ double axisTapsInside(int64_t in, int64_t out, int64_t k, int64_t stride, int64_
 // plain nhwc float32 layers with a constant filter whose activation is a
 // clamp (none, relu, clamp) or SiLU: the narrow one up to 32 output
 // channels (or a short residual block end), the packed SGEMM from 512 on
-// few pixels (under 784; with a residual under 196). Sigmoid (a squeeze-and-excitation expand) and the widths
+// few pixels (under 784; with a residual or from <= 160 inputs under 196),
+// from 192 on 64 pixels or fewer. Sigmoid (a squeeze-and-excitation expand) and the widths
 // between go to oneDNN, and under its floor to the portable kernel.
 enum class OwnPointwise { kNone, kNarrow, kPacked };
 // A convolution whose output is a strided slice (a concat's) that its
@@ -462,9 +463,13 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
       (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784) || (writesSlice(n) && g.C <= 64)))
     return OwnPointwise::kNarrow;
   // The packed SGEMM's 1x1 is tried after oneDNN's brgconv_1x1 from 784
-  // output pixels up (9b5aa2a), and with a residual from 196 up (ff8b620):
-  // it keeps the 7x7 block ends and the layers of 16-783 pixels without one.
-  if (plain1x1 && outPixels >= 16 && outPixels < 784 && !(residual && outPixels >= 196) && g.O >= 512 && g.C >= 8)
+  // output pixels up (9b5aa2a), with a residual from 196 up (ff8b620), and
+  // for an inverted-residual expand (<= 160 input channels) from 196 up
+  // (3b9179f): it keeps the 7x7 layers and the 14x14-28x28 ones of wider
+  // inputs. Its floor is 192 output channels over 64 pixels or fewer, 512
+  // above (759daad; PointwisePackedConv.cpp).
+  if (plain1x1 && outPixels >= 16 && outPixels < 784 && !(residual && outPixels >= 196) &&
+      !(g.C <= 160 && outPixels >= 196) && g.O >= (outPixels <= 64 ? 192 : 512) && g.C >= 8)
     return OwnPointwise::kPacked;
   return OwnPointwise::kNone;
 }

@@ -1583,7 +1583,8 @@ TEST(CostFunctions, RowSplitsAtTwoThreads) {
   EXPECT_FALSE(conv(14, 576, 576, 3, 576, 1).rowsPerThread);
   EXPECT_FALSE(conv(7, 960, 960, 3, 960, 2).rowsPerThread);
   EXPECT_TRUE(conv(7, 16, 16, 3, 16, 2).rowsPerThread);  // one channel block: rows
-  EXPECT_TRUE(conv(14, 96, 576, 1, 1, 2).rowsPerThread);  // packed SGEMM, 25 tiles of 8 pixels
+  EXPECT_TRUE(conv(14, 192, 576, 1, 1, 2).rowsPerThread);  // packed SGEMM, 25 tiles of 8 pixels
+  EXPECT_FALSE(conv(14, 96, 576, 1, 1, 2).rowsPerThread);  // an expand of <= 160 inputs: oneDNN first (3b9179f)
   EXPECT_FALSE(conv(7, 160, 960, 1, 1, 2).rowsPerThread);  // 7 tiles: panels
   EXPECT_FALSE(conv(14, 256, 1024, 1, 1, 2).rowsPerThread);  // B larger than what rows save: panels
 }
