@@ -10,6 +10,21 @@
 //        or a fusedMatmul with alpha if --webnn-fuse-matmul ran first)
 //   y  = reshape(transpose(matmul(p, v4), [0, 2, 1, 3]), [B, S, H * Dh])
 //
+// nn.MultiheadAttention's export (sequence first, batch N = B folded into the
+// heads) is the same chain on rank 3, read as B = 1 with N * H heads over rows
+// of N * H * Dh:
+//
+//   q3 = transpose(reshape(q, [S, N * H, Dh]), [1, 0, 2])
+//   kT = transpose(reshape(k, [T, N * H, Dh]), [1, 2, 0])
+//        (or transpose(transpose(reshape(k), [1, 0, 2]), [0, 2, 1]))
+//   v3 = transpose(reshape(v, [T, N * H, Dh]), [1, 0, 2])
+//   p  = softmax(matmul(q3, kT), axis 2)
+//   y  = reshape(transpose(matmul(p, v3), [1, 0, 2]), [S * N, H * Dh] or ..)
+//
+// In both forms the scale may also sit on q or k (a mul or div by a constant
+// scalar after the reshape or after the transpose), as PyTorch divides q by
+// sqrt(Dh) before the transpose.
+//
 // The four transposes, the [B, H, S, T] scores and probabilities are then
 // never written: the CPU kernel reads the heads in place from the [B, S, D]
 // projections and keeps each head's scores in cache.
@@ -42,15 +57,32 @@ bool isPermutation(TransposeOp t, ArrayRef<int64_t> perm) {
   return p && *p == perm;
 }
 
-// reshape(x, [B, S, H, Dh]) with x of B * S * H * Dh elements -> x, else null.
-// *shape receives [B, S, H, Dh].
-Value headSplitSource(Value v, SmallVectorImpl<int64_t> &shape) {
+// reshape(x, [B, S, H, Dh]) (rank 4) or reshape(x, [S, H, Dh]) (rank 3, B 1)
+// -> x, else null. *shape receives [B, S, H, Dh].
+Value headSplitSource(Value v, int64_t rank, SmallVectorImpl<int64_t> &shape) {
   auto reshape = v.getDefiningOp<ReshapeOp>();
   if (!reshape) return Value();
   auto type = cast<RankedTensorType>(reshape.getType());
-  if (type.getRank() != 4 || !type.hasStaticShape()) return Value();
+  if (type.getRank() != rank || !type.hasStaticShape()) return Value();
   shape.assign(type.getShape().begin(), type.getShape().end());
+  if (rank == 3) shape.insert(shape.begin(), 1);
   return reshape.getInput();
+}
+
+// x * c, c * x or x / c with c a nonzero constant scalar (splat or one
+// element) that leaves x's shape as it is, read by nothing else -> x, with c
+// (or 1 / c) multiplied into *scale; else v itself.
+Value peelScale(Value v, double &scale) {
+  Operation *s = v.getDefiningOp();
+  if (!s || !(isa<MulOp>(s) || isa<DivOp>(s)) || !s->hasOneUse()) return v;
+  for (unsigned side = 0; side < (isa<DivOp>(s) ? 1u : 2u); ++side) {
+    std::optional<double> c = uniformConstant(s->getOperand(1 - side));
+    Value x = s->getOperand(side);
+    if (!c || *c == 0.0 || x.getType() != v.getType()) continue;
+    scale *= isa<DivOp>(s) ? 1.0 / *c : *c;
+    return x;
+  }
+  return v;
 }
 
 struct FuseAttention : OpRewritePattern<ReshapeOp> {
@@ -58,12 +90,22 @@ struct FuseAttention : OpRewritePattern<ReshapeOp> {
 
   LogicalResult matchAndRewrite(ReshapeOp root, PatternRewriter &rewriter) const override {
     auto merge = root.getInput().getDefiningOp<TransposeOp>();
-    if (!merge || !merge->hasOneUse() || !isPermutation(merge, {0, 2, 1, 3}))
-      return rewriter.notifyMatchFailure(root, "not reshape(transpose(.., [0, 2, 1, 3]))");
+    if (!merge || !merge->hasOneUse())
+      return rewriter.notifyMatchFailure(root, "not reshape(transpose(..)) read once");
+    // Rank 4 [B, H, S, Dh] heads, or rank 3 [N * H, S, Dh] (PyTorch's
+    // nn.MultiheadAttention); the permutations below are spelled for each.
+    const int64_t rank = cast<RankedTensorType>(merge.getType()).getRank();
+    if (rank != 3 && rank != 4) return rewriter.notifyMatchFailure(root, "the head merge is not rank 3 or 4");
+    const bool r4 = rank == 4;
+    const SmallVector<int64_t> split = r4 ? SmallVector<int64_t>{0, 2, 1, 3} : SmallVector<int64_t>{1, 0, 2};
+    const SmallVector<int64_t> splitT = r4 ? SmallVector<int64_t>{0, 2, 3, 1} : SmallVector<int64_t>{1, 2, 0};
+    const SmallVector<int64_t> swapLast = r4 ? SmallVector<int64_t>{0, 1, 3, 2} : SmallVector<int64_t>{0, 2, 1};
+    if (!isPermutation(merge, split))
+      return rewriter.notifyMatchFailure(root, "the head merge does not swap the head and sequence axes");
     auto pv = merge.getInput().getDefiningOp<MatmulOp>();
     if (!pv || !pv->hasOneUse()) return rewriter.notifyMatchFailure(root, "no single-use matmul(p, v)");
     auto softmax = pv.getA().getDefiningOp<SoftmaxOp>();
-    if (!softmax || !softmax->hasOneUse() || (softmax.getAxis() != 3 && softmax.getAxis() != -1))
+    if (!softmax || !softmax->hasOneUse() || (softmax.getAxis() != rank - 1 && softmax.getAxis() != -1))
       return rewriter.notifyMatchFailure(root, "p is not a single-use softmax over the last axis");
     // scale * matmul(q4, kT)
     Value scores = softmax.getInput();
@@ -90,23 +132,25 @@ struct FuseAttention : OpRewritePattern<ReshapeOp> {
     }
     if (!q4) return rewriter.notifyMatchFailure(root, "the softmax input is not a (scaled) matmul");
 
+    // A scale on q or k (before or after the head split's transpose) scales
+    // the scores alike.
     SmallVector<int64_t> qShape, kShape, vShape;
-    auto qT = q4.getDefiningOp<TransposeOp>();
-    if (!qT || !isPermutation(qT, {0, 2, 1, 3}))
-      return rewriter.notifyMatchFailure(root, "q is not transpose(.., [0, 2, 1, 3])");
-    Value q = headSplitSource(qT.getInput(), qShape);
+    auto qT = peelScale(q4, scale).getDefiningOp<TransposeOp>();
+    if (!qT || !isPermutation(qT, split))
+      return rewriter.notifyMatchFailure(root, "q is not transpose(.., head split)");
+    Value q = headSplitSource(peelScale(qT.getInput(), scale), rank, qShape);
     Value k;
-    if (auto kTr = kT.getDefiningOp<TransposeOp>()) {
-      if (isPermutation(kTr, {0, 2, 3, 1})) {
-        k = headSplitSource(kTr.getInput(), kShape);
-      } else if (isPermutation(kTr, {0, 1, 3, 2})) {
-        auto k4 = kTr.getInput().getDefiningOp<TransposeOp>();
-        if (k4 && isPermutation(k4, {0, 2, 1, 3})) k = headSplitSource(k4.getInput(), kShape);
+    if (auto kTr = peelScale(kT, scale).getDefiningOp<TransposeOp>()) {
+      if (isPermutation(kTr, splitT)) {
+        k = headSplitSource(peelScale(kTr.getInput(), scale), rank, kShape);
+      } else if (isPermutation(kTr, swapLast)) {
+        auto k4 = peelScale(kTr.getInput(), scale).getDefiningOp<TransposeOp>();
+        if (k4 && isPermutation(k4, split)) k = headSplitSource(peelScale(k4.getInput(), scale), rank, kShape);
       }
     }
     Value v;
-    if (auto vT = pv.getB().getDefiningOp<TransposeOp>(); vT && isPermutation(vT, {0, 2, 1, 3}))
-      v = headSplitSource(vT.getInput(), vShape);
+    if (auto vT = pv.getB().getDefiningOp<TransposeOp>(); vT && isPermutation(vT, split))
+      v = headSplitSource(vT.getInput(), rank, vShape);
     if (!q || !k || !v) return rewriter.notifyMatchFailure(root, "q, k or v is not a head split of a projection");
     // [B, S, H, Dh] for q, [B, T, H, Dh] for k and v.
     if (kShape != vShape || qShape[0] != kShape[0] || qShape[2] != kShape[2] || qShape[3] != kShape[3])
