@@ -471,12 +471,16 @@ TEST(FusedConv2d, DepthwiseClamp) {
 // a masked channel tail), padding columns and rows, both strides and
 // epilogues, rows (where they split evenly: 14x14, 6x9) or channel blocks
 // (7x7) split over threads, against the portable kernel; MobileNetV2's
-// shapes among them.
+// shapes among them. Stride 1 takes two-row tiles (4/2/1 pixels) and a
+// last single row for odd heights; the last three shapes are stride-1
+// inputs past 512 KiB (one pass over all channels), MnasNet's 56x56x72 and
+// odd rows and columns among them.
 TEST(FusedConv2d, DepthwiseAvx512Shapes) {
   struct Shape3 { int64_t H, W, C, stride; };
   const Shape3 shapes[] = {{1, 1, 16, 1},  {2, 3, 17, 1},  {3, 2, 5, 2},    {5, 7, 40, 1}, {7, 7, 96, 1},
                            {9, 9, 17, 2},  {13, 11, 33, 1}, {14, 14, 64, 2}, {16, 16, 32, 1}, {10, 23, 48, 2},
-                           {28, 28, 192, 1}, {56, 56, 144, 2}, {6, 9, 70, 1},  {14, 14, 384, 1}};
+                           {28, 28, 192, 1}, {56, 56, 144, 2}, {6, 9, 70, 1},  {14, 14, 384, 1},
+                           {45, 47, 72, 1}, {56, 56, 72, 1}, {31, 29, 150, 1}};
   int i = 0;
   for (const Shape3 &sh : shapes) {
     FusedCase c;

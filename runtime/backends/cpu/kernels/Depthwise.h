@@ -14,6 +14,8 @@
 // MobileNetV3, EfficientNet) but 0.75x on 7x7 ones, so 5x5 is taken first
 // from 14 output columns up (conv/Conv2dSelection.cpp). AVX-512 code in
 // DepthwiseAvx512.cpp, used only when avx512Available() (QuantizedMatMul.h).
+// 3x3 stride 1 computes two output rows per tile (the four input rows
+// loaded once for both, the nine filter vectors in registers).
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_DEPTHWISE_H
 

@@ -89,6 +89,64 @@ void rowImpl(const Depthwise3x3 &p, const float *const *rows, float *yrow, int64
   if (ow < p.OW) pixels<KS, S, 1, 4>(p, rows, yrow, ow, c0, c1);
 }
 
+// 3x3 stride 1, two output rows at once: pixels [ow0, ow0 + T) of output
+// rows oh and oh + 1 from the four input rows they read (`rows`), channels
+// [c0, c0 + 16) (masked by `m` unless Full). The nine filter vectors stay
+// in registers; each input vector is loaded once for both rows, so an input
+// past L1 is read from L2 twice per row instead of three times.
+template <int T, bool Full>
+__attribute__((always_inline)) inline void tile2(const Depthwise3x3 &p, const float *const *rows, float *y0,
+                                                 float *y1, int64_t ow0, int64_t c0, __mmask16 m) {
+  const int64_t C = p.C;
+  auto load = [&](const float *a) { return Full ? _mm512_loadu_ps(a) : _mm512_maskz_loadu_ps(m, a); };
+  __m512 w[9];
+  for (int j = 0; j < 9; ++j) w[j] = load(p.filter + j * C + c0);
+  const __m512 b = p.bias ? load(p.bias + c0) : _mm512_setzero_ps();
+  __m512 a0[T], a1[T];
+  for (int t = 0; t < T; ++t) a0[t] = a1[t] = b;
+  constexpr int kIn = T + 2;
+  const int64_t iw0 = ow0 - p.padLeft;
+  const bool inside = iw0 >= 0 && iw0 + kIn <= p.W;
+  // Unrolled: the filter vectors are then indexed by constants and stay
+  // in registers.
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const float *r = rows[k] + iw0 * C + c0;
+    __m512 xin[kIn];
+    for (int i = 0; i < kIn; ++i)
+      xin[i] = inside || (iw0 + i >= 0 && iw0 + i < p.W) ? load(r + i * C) : _mm512_setzero_ps();
+    for (int j = 0; j < 3; ++j)
+      for (int t = 0; t < T; ++t) {
+        if (k < 3) a0[t] = _mm512_fmadd_ps(xin[t + j], w[k * 3 + j], a0[t]);
+        if (k > 0) a1[t] = _mm512_fmadd_ps(xin[t + j], w[(k - 1) * 3 + j], a1[t]);
+      }
+  }
+  const __m512 lo = _mm512_set1_ps(p.lo), hi = _mm512_set1_ps(p.hi);
+  for (int t = 0; t < T; ++t) {
+    const __m512 v0 = _mm512_min_ps(_mm512_max_ps(a0[t], lo), hi);
+    const __m512 v1 = _mm512_min_ps(_mm512_max_ps(a1[t], lo), hi);
+    float *o0 = y0 + (ow0 + t) * C + c0, *o1 = y1 + (ow0 + t) * C + c0;
+    if (Full) _mm512_storeu_ps(o0, v0), _mm512_storeu_ps(o1, v1);
+    else _mm512_mask_storeu_ps(o0, m, v0), _mm512_mask_storeu_ps(o1, m, v1);
+  }
+}
+
+template <int T>
+inline void pixels2(const Depthwise3x3 &p, const float *const *rows, float *y0, float *y1, int64_t ow0,
+                    int64_t c0, int64_t c1) {
+  for (; c0 + 16 <= c1; c0 += 16) tile2<T, true>(p, rows, y0, y1, ow0, c0, 0xFFFF);
+  if (c0 < c1) tile2<T, false>(p, rows, y0, y1, ow0, c0, __mmask16((1u << (c1 - c0)) - 1));
+}
+
+// Output rows oh and oh + 1 (3x3, stride 1) from input rows oh - padTop to
+// oh - padTop + 3, channels [c0, c1).
+void rowPair3x3(const Depthwise3x3 &p, const float *const *rows, float *y0, float *y1, int64_t c0, int64_t c1) {
+  int64_t ow = 0;
+  for (; ow + 4 <= p.OW; ow += 4) pixels2<4>(p, rows, y0, y1, ow, c0, c1);
+  if (ow + 2 <= p.OW) pixels2<2>(p, rows, y0, y1, ow, c0, c1), ow += 2;
+  if (ow < p.OW) pixels2<1>(p, rows, y0, y1, ow, c0, c1);
+}
+
 const float *zeroRow(int64_t floats) {
   thread_local std::vector<float> zeros;
   if (zeros.size() < size_t(floats)) zeros.assign(size_t(floats), 0.f);
@@ -112,7 +170,19 @@ void rowsImpl(const Depthwise3x3 &p, const float *x, float *y, int64_t oh0, int6
   const int64_t chunk = l2Resident ? std::min(C, std::max<int64_t>(64, (24576 / (4 * KS * p.W)) / 16 * 16)) : C;
   for (int64_t c0 = cBegin; c0 < cEnd; c0 += chunk) {
     const int64_t c1 = std::min(cEnd, c0 + chunk);
-    for (int64_t oh = oh0; oh < oh1; ++oh) {
+    int64_t oh = oh0;
+    // 3x3 stride 1: pairs of output rows share their input loads (four
+    // input rows for two output rows, the filter in registers).
+    if (KS == 3 && S == 1)
+      for (; oh + 2 <= oh1; oh += 2) {
+        const float *rows[4];
+        for (int k = 0; k < 4; ++k) {
+          int64_t ih = oh - p.padTop + k;
+          rows[k] = ih >= 0 && ih < p.H ? x + ih * p.W * C : zeros;
+        }
+        rowPair3x3(p, rows, y + oh * p.OW * C, y + (oh + 1) * p.OW * C, c0, c1);
+      }
+    for (; oh < oh1; ++oh) {
       const float *rows[KS];
       for (int k = 0; k < KS; ++k) {
         int64_t ih = oh * S - p.padTop + k;
