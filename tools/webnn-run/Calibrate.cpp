@@ -16,6 +16,23 @@
 #include "estimate/DeviceProfile.h"
 
 namespace webnnrun {
+namespace {
+
+// One error line for a failed step; true when it failed.
+bool failed(const webnn::Status &s, const char *what = nullptr) {
+  if (s) return false;
+  std::fprintf(stderr, "webnn-run: error: %s%s\n", what ? what : "", s.message().c_str());
+  return true;
+}
+
+size_t gridPoints(const webnn::est::DeviceProfile &profile) {
+  size_t points = 0;
+  for (const auto &t : profile.threads)
+    for (const auto &[name, g] : t.families) points += g.points.size();
+  return points;
+}
+
+}  // namespace
 
 int runCalibrate(int argc, char **argv) {
   CLI::App app{"Measure this device for `webnnc estimate` (at most --deadline seconds), or fold "
@@ -73,21 +90,10 @@ int runCalibrate(int argc, char **argv) {
     }
     std::vector<webnn::est::DeviceProfile> profiles(merge.size());
     for (size_t i = 0; i < merge.size(); ++i)
-      if (webnn::Status s = webnn::est::loadProfile(merge[i], &profiles[i]); !s) {
-        std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-        return 1;
-      }
-    if (webnn::Status s = webnn::est::mergeProfiles(profiles, merge, &profile, restateSpeed); !s) {
-      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-      return 1;
-    }
-    if (webnn::Status s = webnn::est::saveProfile(profile, output); !s) {
-      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-      return 1;
-    }
-    size_t points = 0;
-    for (const auto &t : profile.threads)
-      for (const auto &[name, g] : t.families) points += g.points.size();
+      if (failed(webnn::est::loadProfile(merge[i], &profiles[i]))) return 1;
+    if (failed(webnn::est::mergeProfiles(profiles, merge, &profile, restateSpeed))) return 1;
+    if (failed(webnn::est::saveProfile(profile, output))) return 1;
+    size_t points = gridPoints(profile);
     if (json) {
       nlohmann::json j{{"profile", output}, {"calibrations", profile.calibrations}, {"grid_points", points}};
       addBuildInfo(j);
@@ -99,24 +105,15 @@ int runCalibrate(int argc, char **argv) {
     return 0;
   }
   if (!add.empty()) {
-    if (webnn::Status s = webnn::est::loadProfile(path, &profile); !s) {
-      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-      return 1;
-    }
+    if (failed(webnn::est::loadProfile(path, &profile))) return 1;
     int total = 0;
     for (const std::string &a : add) {
       int n = 0;
-      if (webnn::Status s = webnn::est::addRunResult(a, &profile, &n); !s) {
-        std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-        return 1;
-      }
+      if (failed(webnn::est::addRunResult(a, &profile, &n))) return 1;
       if (!quiet) std::fprintf(stderr, "%s: %d node measurement(s) added\n", a.c_str(), n);
       total += n;
     }
-    if (webnn::Status s = webnn::est::saveProfile(profile, path); !s) {
-      std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-      return 1;
-    }
+    if (failed(webnn::est::saveProfile(profile, path))) return 1;
     if (json) {
       nlohmann::json j{{"profile", path}, {"added_points", total}};
       addBuildInfo(j);
@@ -129,17 +126,9 @@ int runCalibrate(int argc, char **argv) {
   options.maxThreads = threads;
   options.deadlineSeconds = deadline;
   if (!quiet) options.progress = [](const std::string &line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  if (webnn::Status s = webnn::est::calibrate(options, &profile); !s) {
-    std::fprintf(stderr, "webnn-run: error: calibration failed: %s\n", s.message().c_str());
-    return 1;
-  }
-  if (webnn::Status s = webnn::est::saveProfile(profile, path); !s) {
-    std::fprintf(stderr, "webnn-run: error: %s\n", s.message().c_str());
-    return 1;
-  }
-  size_t points = 0;
-  for (const auto &t : profile.threads)
-    for (const auto &[name, g] : t.families) points += g.points.size();
+  if (failed(webnn::est::calibrate(options, &profile), "calibration failed: ")) return 1;
+  if (failed(webnn::est::saveProfile(profile, path))) return 1;
+  size_t points = gridPoints(profile);
   if (json) {
     nlohmann::json j{{"profile", path},          {"cpu_model", profile.cpuModel},
                      {"max_threads", profile.maxThreads}, {"seconds", profile.calibrationSeconds},
