@@ -294,6 +294,18 @@ Status planJoin(const std::string &tag, const Join &j, std::shared_ptr<rt::Prepa
   return rt::prepareGraph(std::move(lg), p);
 }
 
+// The join planned with y in bytes of its own: the residual cannot be given.
+void expectResidualKept(const char *tag, const Join &j) {
+  std::shared_ptr<rt::PreparedGraph> p;
+  Status s = planJoin(tag, j, &p);
+  ASSERT_TRUE(s.isOk()) << tag << ": " << s.message();
+  EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << tag;
+  EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(j.residual)]) << tag;
+  EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << tag << ": " << p->planText;
+  EXPECT_EQ(p->outputOverInput[2], -1) << tag;
+  EXPECT_EQ(p->nodes[2].outputOverInput, -1) << tag;
+}
+
 TEST(Planner, QuantizedConv2dWritesOverADyingResidual) {
   std::shared_ptr<rt::PreparedGraph> p;
   Status s = planJoin("join_dies", Join{}, &p);
@@ -316,13 +328,7 @@ TEST(Planner, QuantizedConv2dKeepsAResidualItCannotTake) {
   type.yType = DataType::kInt8;  // another type
   for (const Case &c : {Case{"join_later", later}, Case{"join_self", self}, Case{"join_input", input},
                         Case{"join_output", output}, Case{"join_type", type}}) {
-    std::shared_ptr<rt::PreparedGraph> p;
-    Status s = planJoin(c.tag, c.j, &p);
-    ASSERT_TRUE(s.isOk()) << c.tag << ": " << s.message();
-    EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << c.tag;
-    EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
-    EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
-    EXPECT_EQ(p->outputOverInput[2], -1) << c.tag;
+    expectResidualKept(c.tag, c.j);
   }
 }
 
@@ -354,14 +360,7 @@ TEST(Planner, FusedConv2dKeepsAResidualItCannotTake) {
   type.yType = DataType::kFloat16;  // another type (and size)
   for (const Case &c : {Case{"fused_later", later}, Case{"fused_self", self}, Case{"fused_input", input},
                         Case{"fused_output", output}, Case{"fused_type", type}}) {
-    std::shared_ptr<rt::PreparedGraph> p;
-    Status s = planJoin(c.tag, c.j, &p);
-    ASSERT_TRUE(s.isOk()) << c.tag << ": " << s.message();
-    EXPECT_NE(p->arenaOffset[3], rt::kNotInArena) << c.tag;
-    EXPECT_NE(p->arenaOffset[3], p->arenaOffset[size_t(c.j.residual)]) << c.tag;
-    EXPECT_EQ(p->planText.find(" over '"), std::string::npos) << c.tag << ": " << p->planText;
-    EXPECT_EQ(p->outputOverInput[2], -1) << c.tag;
-    EXPECT_EQ(p->nodes[2].outputOverInput, -1) << c.tag;
+    expectResidualKept(c.tag, c.j);
   }
 }
 
