@@ -421,27 +421,42 @@ int run(const Options &opt) {
               << " of its dot products on the GPU keep float32 weights (first: " << made.relaxedFloat32Note << ")\n";
   gpuBeforeTimed = gpuCounters();
 
+  // The session's facts, for the --paced header and the --json report.
+  auto sessionFacts = [&] {
+    nlohmann::json j;
+    webnnrun::addBuildInfo(j);
+    j["artifact"] = opt.artifact;
+    j["threads"] = session->threads();
+    j["thread_wait"] = webnnrun::waitName(session->threadWait());
+    j["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
+    j["dot_products"] = dotPrecision;
+    j["arena_bytes"] = session->arenaBytes();
+    j["load_ms"] = loadMs;
+    j["session_ms"] = sessionMs;
+    j["first_run_ms"] = firstRunMs;
+    return j;
+  };
+  auto warmUp = [&] {
+    for (int i = 0; i < opt.warmup; ++i) {
+      s = session->run();
+      if (!s.isOk()) throw runFailed(s);
+    }
+  };
+  auto timedRun = [&](std::vector<double> &into) {
+    t0 = Clock::now();
+    s = session->run();
+    into.push_back(msSince(t0));
+    if (!s.isOk()) throw runFailed(s);
+  };
+
   std::vector<double> latencies;
   if (opt.paced) {
     // Driven over a pipe (bench/run.py --paced): the process stays loaded
     // and warm while another runtime runs its bursts in between, so both
     // are timed in the same seconds rather than in processes minutes apart.
-    for (int i = 0; i < opt.warmup; ++i) {
-      s = session->run();
-      if (!s.isOk()) throw runFailed(s);
-    }
-    nlohmann::json ready;
-    webnnrun::addBuildInfo(ready);
+    warmUp();
+    nlohmann::json ready = sessionFacts();
     ready["paced"] = true;
-    ready["artifact"] = opt.artifact;
-    ready["threads"] = session->threads();
-    ready["thread_wait"] = webnnrun::waitName(session->threadWait());
-    ready["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
-    ready["dot_products"] = dotPrecision;
-    ready["arena_bytes"] = session->arenaBytes();
-    ready["load_ms"] = loadMs;
-    ready["session_ms"] = sessionMs;
-    ready["first_run_ms"] = firstRunMs;
     ready["warmup"] = opt.warmup;
     std::cout << ready.dump() << std::endl;
     std::string line;
@@ -452,30 +467,17 @@ int run(const Options &opt) {
                              std::to_string(kMaxPacedRuns) + "], got '" + line.substr(0, 40) + "'"};
       std::vector<double> burst;
       burst.reserve(runs);
-      for (long i = 0; i < runs; ++i) {
-        t0 = Clock::now();
-        s = session->run();
-        burst.push_back(msSince(t0));
-        if (!s.isOk()) throw runFailed(s);
-      }
+      for (long i = 0; i < runs; ++i) timedRun(burst);
       std::cout << nlohmann::json{{"runs", burst}}.dump() << std::endl;
     }
     writeOutputs(*session, files);
     return 0;
   }
   if (opt.bench > 0) {
-    for (int i = 0; i < opt.warmup; ++i) {
-      s = session->run();
-      if (!s.isOk()) throw runFailed(s);
-    }
+    warmUp();
     if (opt.profile) session->enableProfiling(true);  // the timed runs only
     gpuBeforeTimed = gpuCounters();
-    for (int i = 0; i < opt.bench; ++i) {
-      t0 = Clock::now();
-      s = session->run();
-      latencies.push_back(msSince(t0));
-      if (!s.isOk()) throw runFailed(s);
-    }
+    for (int i = 0; i < opt.bench; ++i) timedRun(latencies);
   } else {
     latencies.push_back(firstRunMs);
   }
@@ -513,19 +515,9 @@ int run(const Options &opt) {
   mean /= n;
 
   if (opt.json) {
-    nlohmann::json j;
-    webnnrun::addBuildInfo(j);
-    j["artifact"] = opt.artifact;
+    nlohmann::json j = sessionFacts();
     j["graph"] = model->name();
     j["nodes"] = model->numNodes();
-    j["threads"] = session->threads();
-    j["thread_wait"] = webnnrun::waitName(session->threadWait());
-    j["precision"] = model->relaxedPrecision() ? "relaxed" : "exact";
-    j["dot_products"] = dotPrecision;
-    j["arena_bytes"] = session->arenaBytes();
-    j["load_ms"] = loadMs;
-    j["session_ms"] = sessionMs;
-    j["first_run_ms"] = firstRunMs;
     j["iterations"] = opt.bench > 0 ? opt.bench : 1;
     j["warmup"] = opt.bench > 0 ? opt.warmup : 0;
     j["latency_ms"] = {{"median", median}, {"min", sorted.front()}, {"mean", mean}, {"max", sorted.back()},
