@@ -9,7 +9,7 @@
                          [--json] [--markdown FILE] [--no-peak] [--precision exact|relaxed]
                          [--no-prepack]
     python3 bench/run.py --smoke      # tiny CNN, 2 pairs (1 round): fails on crash or mismatch
-    python3 bench/run.py --suite broad|int8 [options as above]
+    python3 bench/run.py --suite broad|int8|heldout [options as above]
 
 --suite broad: one model of each family (SUITES, bench/models/export_models.py)
 and a line per thread count with the geometric mean of ORT/webnnc. --suite
@@ -18,6 +18,12 @@ bench/quantize_qdq.py (cached as NAME_int8.onnx), ORT running its int8
 kernels; agreement with ORT's int8 output within INT8_ATOL of its largest
 magnitude, and a second table against the float model over
 INT8_EVAL_INPUTS inputs: top-1 agreement (classifier outputs) and max error.
+--suite heldout: eleven models and shapes that no other suite holds (ResNet-18,
+MobileNetV3-Small, ShuffleNetV2 x0.5, RegNetX-400MF, EfficientNet-B1 at 240,
+MnasNet 0.5, SqueezeNet 1.0, LRASPP-MobileNetV3 at 320, MobileNetV2 at 160,
+MiniLM at sequence 64, a 1-layer LSTM over 100 frames; export_models.py says
+what each is), kept out of profiling and tuning: it is reported beside
+"broad" to show whether that suite's figures generalize.
 
 For each model (exported by bench/models/export_models.py) and each thread count:
 compile once with webnnc (timed; with --prepack for the benchmarked thread
@@ -95,13 +101,17 @@ DEFAULT_CACHE = os.path.join(BENCH, ".models")
 ALL_MODELS = ["resnet50", "mobilenetv2", "bert_base", "minilm"]
 # --suite NAME: model lists. "broad" is one model of each family a user might
 # bring (bench/models/export_models.py); "int8" the QDQ models that
-# bench/quantize_qdq.py makes from float ones (NAME_int8).
+# bench/quantize_qdq.py makes from float ones (NAME_int8); "heldout" models and
+# shapes in no other suite, never profiled or tuned on, to check that what was
+# tuned on "broad" holds elsewhere.
 SUITES = {
     "default": ALL_MODELS,
     "broad": ["efficientnet_b0", "mobilenetv3_large", "shufflenetv2", "densenet121", "convnext_tiny", "vit_b16",
               "swin_t", "regnety_400mf", "resnext50", "squeezenet", "googlenet", "mnasnet", "deeplabv3_mbv3",
               "transformer", "audio_encoder", "lstm_tagger", "gru_stack"],
     "int8": ["resnet50_int8", "mobilenetv2_int8", "bert_base_int8"],
+    "heldout": ["resnet18", "mobilenetv3_small", "shufflenetv2_x05", "regnetx_400mf", "efficientnet_b1", "mnasnet05",
+                "squeezenet10", "lraspp_mbv3", "mobilenetv2_160", "minilm_s64", "lstm_frames"],
 }
 INT8_SUFFIX = "_int8"
 INT8_EVAL_INPUTS = 8  # inputs for the int8-vs-float agreement figures

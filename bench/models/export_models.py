@@ -29,10 +29,25 @@ with weights=None unless said otherwise, images [1,3,224,224]:
   gru_stack       acoustic-model-like stack: features [1,200,80] -> 2-layer
                   GRU (hidden 256) -> linear, 40 classes per frame
 
-The encoders take int64 token ids [1,128] (word + position embeddings through
-Gather, as a real BERT export does) and are written out op by op (Linear,
-MatMul attention, Softmax, LayerNorm, erf GELU) so the ONNX graph holds only
-plain ops: no fused attention, no dynamic-shape subgraphs. A model file that
+The held-out suite (bench/run.py --suite heldout): models and shapes that no
+suite holds and nobody profiles or tunes on, so that a speed-up measured on the
+suites can be checked on models it was not fitted to. torchvision 0.14
+constructors with weights=None, images [1,3,224,224] unless said otherwise:
+  resnet18, mobilenetv3_small, shufflenetv2_x05 (x0.5), regnetx_400mf
+  (RegNetX: grouped convolutions, no squeeze-excitation), mnasnet05 (0.5),
+  squeezenet10 (1.0: 7x7 stem, ceil-mode pooling)
+  efficientnet_b1  EfficientNet-B1 at its own resolution, [1,3,240,240]
+  mobilenetv2_160  MobileNetV2 at [1,3,160,160] (the tuned model, another shape)
+  lraspp_mbv3      LRASPP with a MobileNetV3-Large backbone, [1,3,320,320],
+                   the "out" map
+  minilm_s64       the MiniLM-sized encoder above at sequence length 64
+  lstm_frames      keyword-spotter-like: features [1,100,40] -> 1-layer
+                   unidirectional LSTM (hidden 128) -> linear, 12 classes per frame
+
+The encoders take int64 token ids [1,128] ([1,64]: minilm_s64; word + position
+embeddings through Gather, as a real BERT export does) and are written out op
+by op (Linear, MatMul attention, Softmax, LayerNorm, erf GELU) so the ONNX
+graph holds only plain ops: no fused attention, no dynamic-shape subgraphs. A model file that
 already exists is kept unless --force is given.
 
 Written for Debian 12's torch 1.13: torch.onnx.export with opset 17 exports
@@ -152,9 +167,25 @@ class GruStack(nn.Module):
         return self.out(y)
 
 
+class LstmFrames(nn.Module):
+    """Keyword-spotter-like: features [1,100,40] -> 1-layer unidirectional
+    LSTM (hidden 128) -> linear, 12 classes per frame."""
+
+    def __init__(self, features=40, hidden=128, classes=12):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, num_layers=1, batch_first=True)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.out(y)
+
+
 def make_recurrent(name):
     if name == "lstm_tagger":
         return LstmTagger(), (torch.randint(0, 5000, (1, 64), dtype=torch.int64),), ["input_ids"], ["tags"]
+    if name == "lstm_frames":
+        return LstmFrames(), (torch.randn(1, 100, 40),), ["features"], ["logits"]
     return GruStack(), (torch.randn(1, 200, 80),), ["features"], ["logits"]
 
 
@@ -263,6 +294,21 @@ SUITE_IMAGE_MODELS = {
 }
 
 
+# The held-out suite (bench/run.py --suite heldout): models and shapes nobody
+# profiles or tunes on, measured beside the broad suite. name: (torchvision
+# constructor, its arguments, image side).
+HELDOUT_IMAGE_MODELS = {
+    "resnet18": ("resnet18", {}, 224),
+    "mobilenetv3_small": ("mobilenet_v3_small", {}, 224),
+    "shufflenetv2_x05": ("shufflenet_v2_x0_5", {}, 224),
+    "regnetx_400mf": ("regnet_x_400mf", {}, 224),
+    "efficientnet_b1": ("efficientnet_b1", {}, 240),
+    "mnasnet05": ("mnasnet0_5", {}, 224),
+    "squeezenet10": ("squeezenet1_0", {}, 224),
+    "mobilenetv2_160": ("mobilenet_v2", {}, 160),
+}
+
+
 def randomize_zero_linears(model, gen):
     # torchvision zero-initializes some classifier heads (ViT's): the logits
     # would be the constant 0 whatever the encoder computed, and comparing
@@ -277,19 +323,25 @@ def randomize_zero_linears(model, gen):
 
 def make_suite_image_model(name):
     import torchvision
-    ctor, kwargs = SUITE_IMAGE_MODELS[name]
+    if name in HELDOUT_IMAGE_MODELS:
+        ctor, kwargs, size = HELDOUT_IMAGE_MODELS[name]
+    else:
+        (ctor, kwargs), size = SUITE_IMAGE_MODELS[name], 224
     model = getattr(torchvision.models, ctor)(weights=None, **kwargs)
     randomize_batchnorm(model, torch.Generator().manual_seed(1))
     randomize_zero_linears(model, torch.Generator().manual_seed(2))
-    return GradOn(model), (torch.randn(1, 3, 224, 224),), ["input"], ["logits"]
+    return GradOn(model), (torch.randn(1, 3, size, size),), ["input"], ["logits"]
 
 
 def make_segmentation(name):
     import torchvision
-    model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None,
-                                                                         aux_loss=False)
+    seg = torchvision.models.segmentation
+    if name == "lraspp_mbv3":
+        model, size = seg.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None), 320
+    else:
+        model, size = seg.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False), 256
     randomize_batchnorm(model, torch.Generator().manual_seed(1))
-    return SegmentationOut(model), (torch.randn(1, 3, 256, 256),), ["input"], ["out"]
+    return SegmentationOut(model), (torch.randn(1, 3, size, size),), ["input"], ["out"]
 
 
 def make_transformer(name):
@@ -303,8 +355,9 @@ def make_audio_encoder(name):
 
 
 def make_encoder(name):
-    layers, d, heads, ff = {"bert_base": (12, 768, 12, 3072), "minilm": (6, 384, 12, 1536)}[name]
-    seq = 128
+    layers, d, heads, ff = {"bert_base": (12, 768, 12, 3072), "minilm": (6, 384, 12, 1536),
+                            "minilm_s64": (6, 384, 12, 1536)}[name]
+    seq = 64 if name == "minilm_s64" else 128
     model = Encoder(layers, d, heads, ff, seq)
     ids = torch.randint(0, 30522, (1, seq), dtype=torch.int64)
     return model, (ids,), ["input_ids"], ["last_hidden_state"]
@@ -324,6 +377,8 @@ MODELS = {
 MODELS.update({n: make_suite_image_model for n in SUITE_IMAGE_MODELS})
 MODELS.update({"deeplabv3_mbv3": make_segmentation, "transformer": make_transformer,
                "audio_encoder": make_audio_encoder})
+MODELS.update({n: make_suite_image_model for n in HELDOUT_IMAGE_MODELS})
+MODELS.update({"lraspp_mbv3": make_segmentation, "minilm_s64": make_encoder, "lstm_frames": make_recurrent})
 
 
 def export(name, out_dir, force=False):
