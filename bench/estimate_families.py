@@ -40,7 +40,8 @@ FAMILIES = {
     "im2col-packed-sgemm": {"conv2d.im2col"},
     "row-window-packed-sgemm": {"conv2d.rowwindow"},
     "grouped-narrow-avx512": {"conv2d.grouped4"},
-    "onednn": {"conv2d", "conv2d.winograd", "conv2d.winograd4", "conv2d.depthwise.onednn", "conv2d.pointwise"},
+    "onednn": {"conv2d", "conv2d.grouped.onednn", "conv2d.winograd", "conv2d.winograd4", "conv2d.depthwise.onednn",
+               "conv2d.pointwise"},
     "portable": {"conv2d.portable"},
 }
 SINGLE = re.compile(r"cpu kernel: (?:conv2d|fusedConv2d) '(.*)': (\S+)(?: \[([^\]]*)\])?")

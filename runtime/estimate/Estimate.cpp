@@ -40,7 +40,9 @@ const char *fallbackFamily(const std::string &f) {
   if (f == "resample.linear" || f == "resample.nearest") return "copy";
   if (f == "conv2d.rowwindow") return "conv2d.im2col";  // the same packed SGEMM
   if (f == "conv2d.winograd4") return "conv2d.winograd";  // 4x4 tiles: profiles before 3bf9310
-  if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable" || f == "conv2d.grouped4") return "conv2d";
+  if (f == "conv2d.winograd" || f == "conv2d.im2col" || f == "conv2d.portable" || f == "conv2d.grouped4" ||
+      f == "conv2d.grouped.onednn")  // profiles before it
+    return "conv2d";
   if (f == "conv2d" || f == "conv2d.depthwise") return "conv2d.pointwise";
   if (f == "unary.exp" || f == "softmax" || f == "norm" || f == "norm.nhwc") return "unary";
   if (f.rfind("unary.", 0) == 0) return "unary.exp";  // a transcendental op without a grid of its own

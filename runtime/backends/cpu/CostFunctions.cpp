@@ -577,6 +577,13 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                             ((g.KH == 3 && g.KW == 3 && g.padTop <= 1 && g.padLeft <= 1) ||
                              (g.KH == 5 && g.KW == 5 && g.padTop <= 2 && g.padLeft <= 2 && g.OW >= 14));
   const bool oneDnnDepthwise = depthwise && !ownDepthwise && !belowFloor;
+  // oneDNN's direct kernel blocks a grouped layer's channels per group by
+  // the vector: groups of fewer than 16 channels each way (RegNet's 8, a
+  // grouped layer of 4 our grouped kernel does not take) run in 8-float
+  // blocks at half the vector's width, and their per-group row loops
+  // amortise less on small maps (a 7x7 map ran at 35 GFLOP/s, 28x28 at
+  // 70): priced apart from the dense layers of the same per-group shape.
+  const bool narrowGroups = g.groups > 1 && !depthwise && g.C / g.groups < 16 && g.O / g.groups < 16;
   std::string family = oneDnnDepthwise ? "conv2d.depthwise.onednn"
                        : depthwise     ? "conv2d.depthwise"
                        : groupedNarrow ? "conv2d.grouped4"
@@ -586,13 +593,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                        : rowWindow     ? "conv2d.rowwindow"
                        : winograd4     ? "conv2d.winograd4"
                        : winograd      ? "conv2d.winograd"
+                       : narrowGroups  ? "conv2d.grouped.onednn"
                                        : "conv2d";
   // oneDNN's direct kernels (and jit_dw) skip the taps that fall in the
   // padding: a large dilation on a small map does a fraction of its nominal
   // multiply-adds. Winograd, our kernels and the portable im2col compute
   // every tap (our grouped kernel skips them too). The whole layer's share
   // prices its pieces too.
-  const bool direct = family == "conv2d" || oneDnnDepthwise || groupedNarrow;
+  const bool direct = family == "conv2d" || family == "conv2d.grouped.onednn" || oneDnnDepthwise || groupedNarrow;
   const double tapsInside = !direct ? 1.0
                             : axisTapsInside(g.H, g.OH, g.KH, g.sh, g.dh, g.padTop) *
                                   axisTapsInside(g.W, g.OW, g.KW, g.sw, g.dw, g.padLeft) /
@@ -630,8 +638,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Which of them run on oneDNN: Winograd and direct layers, and the
   // depthwise ones our AVX-512 kernel does not take first (it takes nhwc
   // float32 3x3 stride 1), above oneDNN's size floor.
-  const bool oneDnn = family == "conv2d" || family == "conv2d.winograd" || family == "conv2d.winograd4" ||
-                      oneDnnDepthwise;  // above the floor
+  const bool oneDnn = family == "conv2d" || family == "conv2d.grouped.onednn" || family == "conv2d.winograd" ||
+                      family == "conv2d.winograd4" || oneDnnDepthwise;  // above the floor
   c.jit = oneDnn || (pointwise && !portable && !im2col);
   // A concat's slice as its output (e589cc9): the narrow 1x1 writes it at
   // the pitch; oneDNN's Winograd in the reorder out of its blocked layout
@@ -1051,7 +1059,7 @@ const std::vector<CostFamily> &costFamilies() {
       {"copy.transpose", 2},
       {"resample.linear", 2}, {"resample.nearest", 2},
       {"reduce", 2},   {"softmax", 2},        {"norm", 2},           {"norm.nhwc", 1},           {"gemm", 3}, {"gemm.portable", 3},
-      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.winograd4", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
+      {"matmul.batched", 4}, {"conv2d", 3},   {"conv2d.winograd", 3}, {"conv2d.winograd4", 3}, {"conv2d.im2col", 3}, {"conv2d.rowwindow", 3}, {"conv2d.grouped4", 3}, {"conv2d.grouped.onednn", 3}, {"conv2d.portable", 3},   {"conv2d.pointwise", 3}, {"conv2d.depthwise", 3},
       {"conv2d.depthwise.onednn", 3}, {"conv2d.transpose", 3},
       {"pool", 3},     {"attention", 4}, {"attention.gqa", 4}, {"matmulNBits", 3}, {"matmulNBits.int8", 3},    {"recurrent", 4},
       {"recurrent.repacked", 4},

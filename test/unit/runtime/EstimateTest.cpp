@@ -1290,9 +1290,17 @@ TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
   // It skips the taps in the padding, as oneDNN's direct kernels do.
   // (along each axis 56 x 3 taps, 2 of them in the padding).
   EXPECT_DOUBLE_EQ(narrow.flops, 2.0 * 128 * 4 * 166 * 166);
+  // 8 channels per group: oneDNN's direct kernel in 8-float blocks, a
+  // family of its own (its pieces too); 16 fill a vector, as dense layers.
   cpu::NodeCost eight = cost(8, &w8);
-  EXPECT_EQ(eight.family, "conv2d");
+  EXPECT_EQ(eight.family, "conv2d.grouped.onednn");
   EXPECT_TRUE(eight.jit);
+  EXPECT_EQ(eight.threading, cpu::Threading::kPieces);
+  EXPECT_EQ(eight.piece.family, "conv2d.grouped.onednn");
+  EXPECT_EQ(eight.params, (std::vector<double>{56 * 56, 72, 8}));
+  EXPECT_DOUBLE_EQ(eight.flops, 2.0 * 128 * 8 * 166 * 166);  // the taps in the padding skipped
+  cpu::OperandDesc w16;
+  EXPECT_EQ(cost(16, &w16).family, "conv2d");
 }
 
 // A weightless graph has no filter bytes to make a kernel from, so the cost
