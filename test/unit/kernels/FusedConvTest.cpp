@@ -695,8 +695,10 @@ TEST(FusedConv2d, PointwiseDepthwisePair) {
     c.pointwiseActivation = "relu", c.depthwiseActivation = "silu";
     runPairCase(c);
   }
-  // Not paired: a long 1x1 (K > 32), an expanded tensor under 1 MiB, a
-  // sigmoid, and with the switch off.
+  // MobileNetV3-L's and MnasNet's 56x56 24 -> 72 (an expanded 882 KiB).
+  runPairCase({.H = 56, .W = 56, .K = 24, .C = 72});
+  // Not paired: a long 1x1 (K > 32), an expanded tensor under 800 KiB
+  // (MobileNetV2's 28x28x192), a sigmoid, and with the switch off.
   runPairCase({.H = 56, .W = 56, .K = 64, .C = 96, .expectFused = false});
   runPairCase({.H = 28, .W = 28, .K = 32, .C = 192, .expectFused = false});
   {
@@ -863,6 +865,55 @@ TEST(FusedConv2d, PairOutputOverInput) {
     OpCase a = affineDepthwise(c, f32({1, c.H, c.W, c.C}, uniformFloats(c.H * c.W * c.C, 68)));
     OpCase b = affineConsumer(c, outSpec(DataType::kFloat32, {1, c.H, c.W, c.C}));
     expectPairOverInputMatches(a, b, "channel affine + 1x1 pair");
+  }
+}
+
+// The expand + depthwise pair with y where the plan put MobileNetV2's,
+// V3's and EfficientNet-B0's features.2 (over x, here also partly before
+// and after it): still one pass, x copied into the intermediate's bytes
+// (they hold x after the run, not the expanded tensor), except where those
+// bytes are fewer than x's (a 1x1 that narrows): then the steps apart.
+TEST(FusedConv2d, PointwiseDepthwisePairOverInputCopiesInput) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the pair kernel needs AVX-512";
+  struct Case {
+    int64_t H, W, K, C;
+    const char *activation;
+  };
+  for (const Case &c : {Case{112, 112, 16, 64, "relu"}, Case{112, 112, 16, 96, "clamp"}, Case{128, 128, 32, 16, "relu"}}) {
+    const std::string name = std::to_string(c.H) + "x" + std::to_string(c.W) + "x" + std::to_string(c.K) + " -> " +
+                             std::to_string(c.C);
+    const int64_t OH = c.H / 2, OW = c.W / 2;
+    std::vector<float> x = uniformFloats(c.H * c.W * c.K, 91), pw = uniformFloats(c.C * c.K, 92),
+                       pb = uniformFloats(c.C, 93), dw = uniformFloats(9 * c.C, 94);
+    OpCase a{"fusedConv2d", {f32({1, c.H, c.W, c.K}, x), f32({c.C, 1, 1, c.K}, pw, true), f32({c.C}, pb, true)},
+             {outSpec(DataType::kFloat32, {1, c.H, c.W, c.C})}};
+    a.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", c.activation);
+    if (std::string(c.activation) == "clamp") a.attrFloat("activationMinValue", 0).attrFloat("activationMaxValue", 1.5);
+    OpCase b{"fusedConv2d", {outSpec(DataType::kFloat32, {1, c.H, c.W, c.C}), f32({c.C, 3, 3, 1}, dw, true)},
+             {outSpec(DataType::kFloat32, {1, OH, OW, c.C})}};
+    b.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrInt("groups", c.C);
+    b.attrInts("padding", {0, 1, 0, 1}).attrInts("strides", {2, 2}).attrString("activation", "relu");
+    OpCase first = a;
+    ASSERT_TRUE(runOp(first).isOk()) << name;
+    OpCase second = b;
+    second.inputs[0] = first.outputs[0];
+    ASSERT_TRUE(runOp(second).isOk()) << name;
+    const std::vector<double> want = second.outputs[0].values();
+    const bool copies = c.C >= c.K;
+    for (int64_t offset : {int64_t(0), c.W * c.K * 7 + 3, -(OW * c.C * 5 + 1)})
+      for (int threads : {1, 2}) {
+        OpCase pa = a, pb2 = b;
+        std::vector<float> got, mid;
+        bool fused = false;
+        ASSERT_TRUE(runPairOverInput(pa, pb2, threads, &got, &fused, offset, &mid).isOk()) << name;
+        ASSERT_TRUE(fused) << name;
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
+              << name << " offset " << offset << " threads " << threads << ", " << i;
+        // x's copy, or (apart) the expanded tensor, which differs from x.
+        const size_t n = std::min(x.size(), mid.size());
+        EXPECT_EQ(std::equal(x.begin(), x.begin() + int64_t(n), mid.begin()), copies) << name << " offset " << offset;
+      }
   }
 }
 

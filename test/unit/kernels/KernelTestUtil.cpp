@@ -258,7 +258,7 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused, boo
 }
 
 Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::vector<float> *out, bool *fused,
-                        int64_t yOffset) {
+                        int64_t yOffset, std::vector<float> *intermediate) {
   std::vector<OperandDesc> pIn(producer.inputs.size()), cIn(consumer.inputs.size());
   OperandDesc mid{}, y{};
   mid.dtype = y.dtype = DataType::kFloat32;
@@ -307,6 +307,7 @@ Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::ve
   KernelContext ctx{ins.data(), ins.size(), outs, 1, &pool};
   WEBNN_RETURN_IF_ERROR(k->run(ctx));
   out->assign(shared.begin() + yAt, shared.begin() + yAt + yCount);
+  if (intermediate) *intermediate = std::move(midBytes);
   return Status::ok();
 }
 

@@ -113,9 +113,10 @@ Status runPair(OpCase &producer, OpCase &consumer, int threads, bool *fused, boo
 // producer's first input, which dies at the producer (the plan knows nothing
 // of pairs). y starts `yOffset` floats after x (0: x's own bytes; either
 // sign: a partial overlap); the intermediate gets a buffer of its own, as
-// the executor binds it. Float32 x and y; *out is y.
+// the executor binds it. Float32 x and y; *out is y, *intermediate (when
+// given) the intermediate's bytes after the run.
 Status runPairOverInput(OpCase &producer, OpCase &consumer, int threads, std::vector<float> *out, bool *fused,
-                        int64_t yOffset = 0);
+                        int64_t yOffset = 0, std::vector<float> *intermediate = nullptr);
 // Index into `in` (right-aligned broadcast) for output element `o` of `out`.
 int64_t broadcastIndex(const Shape &out, const Shape &in, int64_t o);
 
