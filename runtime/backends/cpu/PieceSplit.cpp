@@ -25,7 +25,9 @@ ConvPiecePlan planConv2dPieces(const ConvSplitShape &p, int threads) {
   // once, are the cost, and two cores read them faster than one.
   const double filterBytes = double(p.O) * double(p.C / p.groups) * double(p.KH * p.KW) * (p.float16 ? 2 : 4);
   const double work = p.OH * p.OW == 1 ? std::max(flops, 2 * filterBytes) : flops;
-  const int64_t most = std::min<int64_t>(threads, int64_t(work / kMinPieceFlops));
+  const bool oneTileHigh = p.winograd && p.groups == 1 && p.N == 1 && p.constantFilter &&
+                           winogradBlocksOneTileHigh(p.C, p.O, p.OH, p.OW);
+  const int64_t most = std::max<int64_t>(oneTileHigh ? 2 : 0, std::min<int64_t>(threads, int64_t(work / kMinPieceFlops)));
   if (most < 2) {
     plan.note = "one thread: too small to split";
     return plan;

@@ -47,6 +47,24 @@ inline bool winogradPrefersFourByFourTiles(int64_t C, int64_t O, int64_t OW) {
   return OW % 4 == 0 && C >= 64 && (OW >= 56 || (OW >= 28 && O <= 64));
 }
 
+// Where oneDNN's 2x2-tile Winograd kernel (jit_fp32_wino_2x3) would block
+// its matrix products one tile high: its register block is a divisor of the
+// tile count by a divisor of the 16-channel output blocks, within 30
+// registers, and a 13x13 or 14x14 output's 49 tiles (divisors 1, 7, 49)
+// beside 11 or 13 blocks (7 tiles leave room for at most 3 blocks, and
+// neither count has a divisor 2 or 3) leave it one tile by all the blocks.
+// From 64 input channels such a layer runs as two pieces of output channels
+// even on one thread, each blocked 7 tiles high (1 thread, nhwc: 14x14
+// 96 -> 208, GoogLeNet's inception4a, 0.61 ms whole, 0.27 as pieces, 0.40
+// direct; 13x13 96 -> 208 0.72 / 0.35; 14x14 128 -> 176 0.80 / 0.39;
+// 64 -> 208 0.23 / 0.19; at 32 input channels a tie). 28x28 and 7x7 layers
+// get other tiles per block and stay whole.
+inline bool winogradBlocksOneTileHigh(int64_t C, int64_t O, int64_t OH, int64_t OW) {
+  const int64_t blocks = O / 16;
+  return O % 16 == 0 && (blocks == 11 || blocks == 13) && (OH == 13 || OH == 14) && (OW == 13 || OW == 14) &&
+         C >= 64;
+}
+
 struct ConvSplitShape {
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;
@@ -69,7 +87,8 @@ struct ConvPiecePlan {
   const char *note = "";  // why it is not cut, when it is not
 };
 // The pieces for `threads` threads: images first, then (a wide Winograd
-// layer) output channels, then output rows (each piece reading its own input
+// layer; one image of one blocked one tile high, winogradBlocksOneTileHigh,
+// even on one thread: two pieces) output channels, then output rows (each piece reading its own input
 // rows and padding), then, for one nhwc image of one row (a conv1d), output
 // columns, then, for one output pixel, output channels.
 ConvPiecePlan planConv2dPieces(const ConvSplitShape &s, int threads);

@@ -378,6 +378,73 @@ TEST(OneDnnKernels, WinogradFourByFourTilesByColumnsAndChannels) {
   }
 }
 
+// A 14x14 or 13x13 Winograd layer of 11 or 13 blocks of 16 output channels
+// from 64 input channels (PieceSplit.h, winogradBlocksOneTileHigh) runs as
+// two pieces of output channels on one thread too, the pieces' filters
+// prepacked for one thread as for two; against a plain loop. 12 blocks, 32
+// input channels and 28x28 stay whole.
+TEST(OneDnnKernels, WinogradBlockedOneTileHighCutByChannelsOnOneThread) {
+  struct Shape { int64_t C, side, O; bool cut; };
+  for (const Shape &sh : {Shape{96, 14, 208, true}, Shape{64, 13, 176, true}, Shape{96, 14, 192, false},
+                          Shape{32, 14, 208, false}, Shape{96, 28, 208, false}}) {
+    EXPECT_EQ(cpu::winogradBlocksOneTileHigh(sh.C, sh.O, sh.side, sh.side), sh.cut);
+    onednn::Conv2dParams p;
+    p.N = 1, p.C = sh.C, p.H = p.W = p.OH = p.OW = sh.side, p.O = sh.O, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.hasBias = true;
+    p.activation = onednn::Conv2dParams::Activation::kRelu;
+    p.filterStrideO = 9 * sh.C, p.filterStrideH = 3 * sh.C, p.filterStrideW = sh.C, p.filterStrideI = 1;
+    p.constantFilter = true;
+    const int64_t pixels = sh.side * sh.side;
+    std::vector<float> x = uniformFloats(pixels * sh.C, 51), f = uniformFloats(sh.O * 9 * sh.C, 52),
+                       b = uniformFloats(sh.O, 53);
+    std::vector<float> y1(size_t(pixels * sh.O)), y2(y1.size()), y3(y1.size());
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> c1 = onednn::Conv2d::create(p, &why), c2 = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(c1 && c2) << why;
+    ThreadPool one(1), two(2);
+    c1->buildPrimitive(1);
+    ASSERT_TRUE(c1->run(x.data(), f.data(), b.data(), y1.data(), one).isOk());
+    ASSERT_TRUE(c2->run(x.data(), f.data(), b.data(), y2.data(), two).isOk());
+    const std::string impl = c1->implementation(), label = std::to_string(sh.C) + " -> " + std::to_string(sh.O) +
+                                                          " at " + std::to_string(sh.side) + ": " + impl;
+    if (impl.find("wino") != std::string::npos || !sh.cut) {  // a CPU oneDNN has no Winograd for stays whole
+      EXPECT_EQ(impl.find("2 pieces of output channels") != std::string::npos, sh.cut) << label;
+      const std::string layout = c1->packedFilterLayout(1);
+      EXPECT_EQ(layout.rfind("pieces|", 0) == 0, sh.cut) << label << " layout " << layout;
+      if (sh.cut) {
+        EXPECT_EQ(layout, c2->packedFilterLayout(2)) << label;  // one prepacked copy serves 1 and 2 threads
+        std::vector<uint8_t> packed(c1->packedFilterBytes(1));
+        c1->packFilter(f.data(), packed.data(), 1);
+        onednn::Conv2dParams pre = p;
+        pre.packedFilter = {{layout, packed.data(), packed.size()}};
+        std::unique_ptr<onednn::Conv2d> c3 = onednn::Conv2d::create(pre, &why);
+        ASSERT_TRUE(c3) << why;
+        std::vector<float> garbage(f.size(), 1e9f);  // the prepacked filter is used, not this
+        ASSERT_TRUE(c3->run(x.data(), garbage.data(), b.data(), y3.data(), one).isOk());
+        EXPECT_TRUE(c3->usesPrepackedFilter()) << label;
+        for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y3[i], y1[i], 1e-3f * std::max(1.f, std::fabs(y1[i]))) << label << " " << i;
+      }
+    }
+    for (int64_t i = 0; i < pixels; i += 23)
+      for (int64_t o = 0; o < sh.O; o += 5) {
+        const int64_t oh = i / sh.side, ow = i % sh.side;
+        double want = b[size_t(o)];
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
+            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
+            for (int64_t c = 0; c < sh.C; ++c)
+              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
+          }
+        want = std::max(0.0, want);
+        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
+      }
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
+  }
+}
+
 TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
   for (bool winograd : {true, false}) {
     onednn::Conv2dParams p;

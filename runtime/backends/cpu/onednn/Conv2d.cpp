@@ -26,7 +26,8 @@
 // rows with the input rows they read and their own padding, else, for one
 // nhwc row (a conv1d), ranges of output columns likewise, else, for one
 // output pixel, ranges of output channels; a Winograd layer wide enough, by
-// output channels first: PieceSplit.h), each a
+// output channels first, and one oneDNN would block one tile high so even
+// on one thread: PieceSplit.h), each a
 // single-threaded primitive of its own, and the session's pool runs them: the
 // pool then is the only team of threads (ThreadPool.h says why). Pieces of one
 // layer share the packed filter when their primitives want the same layout.
@@ -99,6 +100,10 @@ struct Conv2d::Impl : PrimitiveState {
   }
   std::mutex piecesMutex;
   int piecesThreads = 0;  // the thread count `split` and `pieces` are for
+  // A Winograd layer oneDNN would block one tile high (PieceSplit.h,
+  // winogradBlocksOneTileHigh): its plan may cut it on one thread too.
+  bool mayCutOnOneThread = false;
+  bool mayCut(int threads) const { return threads > 1 || mayCutOnOneThread; }
   Split split = Split::kUnknown;
   bool piecesPrepared = false;
   std::vector<Piece> pieces;
@@ -299,6 +304,8 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
     }
   }
   if (winogradShape) variants.push_back({dnnl::algorithm::convolution_winograd, Tag::any, "winograd"});
+  impl->mayCutOnOneThread = winogradShape && !piece && !bf16 && p.N == 1 && p.constantFilter &&
+                            winogradBlocksOneTileHigh(p.C, p.O, p.OH, p.OW);
   if (p.nhwc) {
     variants.push_back({dnnl::algorithm::convolution_direct, Tag::nhwc, "nhwc"});
   } else {
@@ -499,7 +506,7 @@ Status Conv2d::run(const void *x, const void *filter, const void *bias, void *y,
                    const void *residual) {
   Impl &s = *impl_;
   const int threads = pool.numThreads();
-  if (threads == 1) return s.execute(x, filter, bias, y, 1, residual);
+  if (!s.mayCut(threads)) return s.execute(x, filter, bias, y, 1, residual);
   const size_t elem = s.f16() ? 2 : 4;
   WEBNN_RETURN_IF_ERROR(preparePieces(s, threads, "oneDNN convolution", [&](size_t i) {
     Impl &piece = *s.pieces[i].impl;
@@ -571,7 +578,21 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
   }
 }
 
-void Conv2d::buildPrimitive(int numThreads) noexcept { buildPrimitivesFor(*impl_, numThreads); }
+void Conv2d::buildPrimitive(int numThreads) noexcept {
+  Impl &s = *impl_;
+  if (numThreads == 1 && s.mayCutOnOneThread) {  // buildPrimitivesFor plans pieces from 2 threads only
+    try {
+      std::lock_guard<std::mutex> lock(s.piecesMutex);
+      if (s.piecesThreads != 1) s.choosePieces(1);
+      if (s.split == Split::kPieces) {
+        for (auto &piece : s.pieces) piece.impl->primitiveFor(1)->get();
+        return;
+      }
+    } catch (const std::exception &) {
+    }
+  }
+  buildPrimitivesFor(s, numThreads);
+}
 
 // The primitive whose filter layout `numThreads` threads use: the whole
 // layer's one-thread primitive, or with several threads the first piece's
@@ -579,7 +600,7 @@ void Conv2d::buildPrimitive(int numThreads) noexcept { buildPrimitivesFor(*impl_
 // primitives may choose another layout, e.g. another Winograd tile for fewer
 // rows). Pieces of output channels pack their own rows: none is stored.
 Conv2d::Impl &Conv2d::Impl::filterOwner(int numThreads) {
-  if (numThreads > 1) {
+  if (mayCut(numThreads)) {
     std::lock_guard<std::mutex> lock(piecesMutex);
     if (piecesThreads != numThreads) choosePieces(numThreads);
     if (split == Split::kPieces && !pieces.empty() && pieces.front().filterOffset == 0 &&
@@ -591,7 +612,7 @@ Conv2d::Impl &Conv2d::Impl::filterOwner(int numThreads) {
 
 std::string Conv2d::packedFilterLayout(int numThreads) {
   Impl &owner = impl_->filterOwner(numThreads);
-  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) return owner.channelPiecesLayout();
+  if (&owner == impl_.get() && owner.mayCut(numThreads) && owner.channelPiecesPacked()) return owner.channelPiecesLayout();
   return packedLayoutName(owner.primitiveFor(1)->pd.weights_desc());
 }
 
@@ -599,13 +620,13 @@ bool Conv2d::usesPrepackedFilter() const { return usesPrepackedWeights(*impl_); 
 
 size_t Conv2d::packedFilterBytes(int numThreads) {
   Impl &owner = impl_->filterOwner(numThreads);
-  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) return owner.channelPiecesBytes();
+  if (&owner == impl_.get() && owner.mayCut(numThreads) && owner.channelPiecesPacked()) return owner.channelPiecesBytes();
   return owner.primitiveFor(1)->pd.weights_desc().get_size();
 }
 
 void Conv2d::packFilter(const void *filter, void *packed, int numThreads) {
   Impl &owner = impl_->filterOwner(numThreads);
-  if (&owner == impl_.get() && numThreads > 1 && owner.channelPiecesPacked()) {
+  if (&owner == impl_.get() && owner.mayCut(numThreads) && owner.channelPiecesPacked()) {
     const size_t elem = owner.f16() ? 2 : 4;
     uint8_t *at = static_cast<uint8_t *>(packed);
     for (Impl::Piece &piece : owner.pieces) {
