@@ -1265,6 +1265,15 @@ double visitBudgetSeconds(double secondsLeft, double reserve, size_t visitsLeft,
                     kMaxVisitSeconds);
 }
 
+std::vector<size_t> visitsWithTheirCores(const std::vector<double> &referenceMs, double oneThreadReferenceMs) {
+  std::vector<size_t> with, all;
+  for (size_t i = 0; i < referenceMs.size(); ++i) {
+    all.push_back(i);
+    if (oneThreadReferenceMs > 0 && referenceMs[i] > 0 && 1.3 * referenceMs[i] <= oneThreadReferenceMs) with.push_back(i);
+  }
+  return with.empty() ? all : with;
+}
+
 VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> &visits, double referenceMedianMs) {
   VisitDrift d;
   std::vector<double> raw, scaled;
@@ -1668,15 +1677,28 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // it where that brings the visits of a point together (visitDrift).
   std::vector<double> referenceMedian(nThreads);
   std::vector<VisitDrift> drift(nThreads);
+  // A multi-threaded visit (and reference sample) taken while the pool
+  // lacked a core is left out where the point has one that had its cores
+  // (visitsWithTheirCores).
+  auto withCores = [&](int T, const std::vector<double> &referenceMs) {
+    std::vector<size_t> all(referenceMs.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return T > 1 ? visitsWithTheirCores(referenceMs, referenceMedian[0]) : all;
+  };
+  size_t visitsWithoutCores = 0;
   for (int T = 1; T <= maxThreads; ++T) {
-    const std::vector<double> &samples = references[size_t(T - 1)].samples;
+    const std::vector<double> &allSamples = references[size_t(T - 1)].samples;
+    std::vector<double> samples;
+    for (size_t i : withCores(T, allSamples)) samples.push_back(allSamples[i]);
     referenceMedian[size_t(T - 1)] = medianOf(samples);
     p.threads[size_t(T - 1)].speedReferenceMs = referenceMedian[size_t(T - 1)];
     std::vector<std::vector<std::pair<double, double>>> visits;
     for (const auto &[key, pt] : timings) {
       if (std::get<2>(key) != T || !pt.usable) continue;
       visits.emplace_back();
-      for (size_t i = 0; i < pt.ms.size(); ++i) visits.back().push_back({pt.ms[i], pt.referenceMs[i]});
+      const std::vector<size_t> kept = withCores(T, pt.referenceMs);
+      visitsWithoutCores += pt.ms.size() - kept.size();
+      for (size_t i : kept) visits.back().push_back({pt.ms[i], pt.referenceMs[i]});
     }
     VisitDrift &d = drift[size_t(T - 1)];
     d = visitDrift(visits, referenceMedian[size_t(T - 1)]);
@@ -1690,6 +1712,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
                   100 * (std::exp(d.raw) - 1), 100 * (std::exp(d.scaled) - 1), d.scale ? "scaled" : "kept as timed");
     say(line);
   }
+  if (visitsWithoutCores > 0)
+    say(std::to_string(visitsWithoutCores) +
+        " multi-threaded visit(s) left out: timed while the pool lacked a core (the speed reference no faster "
+        "than 1.3x one thread's), where the point had a visit with its cores");
   if (passes > 1) {
     std::vector<int> visitCount(size_t(passes) + 1);
     for (const auto &[key, pt] : timings)
@@ -1712,10 +1738,12 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     ThreadProfile &t = p.threads[size_t(T - 1)];
     const VisitDrift &d = drift[size_t(T - 1)];
     const double refMedian = referenceMedian[size_t(T - 1)];
+    const std::vector<size_t> visitsKept = withCores(T, pt.referenceMs);
     auto combined = [&](const std::vector<double> &x) {
       std::vector<double> kept;
-      for (size_t i = 0; i < x.size(); ++i)
-        if (x[i] > 0) kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
+      for (size_t i : visitsKept)
+        if (i < x.size() && x[i] > 0)
+          kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
       return combineVisits(kept);
     };
     const double ms = combined(pt.ms), hotMs = combined(pt.hotMs), coldMs = combined(pt.coldMs);

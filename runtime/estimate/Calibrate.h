@@ -80,6 +80,14 @@ struct VisitDrift {
   bool scale = false;
 };
 VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> &visits, double referenceMedianMs);
+// Of a multi-threaded point's visits (the speed reference's time at each,
+// on the same thread count), those timed while the pool had its cores: the
+// reference then ran at least 1.3x faster than one thread's median
+// (`oneThreadReferenceMs`). On a VM whose vCPUs the host takes away for
+// seconds, a 2-thread visit without its second core times a one-thread
+// kernel, which is not the device's 2-thread rate. Every visit where none
+// had its cores (or no reference was taken): nothing better to keep.
+std::vector<size_t> visitsWithTheirCores(const std::vector<double> &referenceMs, double oneThreadReferenceMs);
 
 // The cost-model families the calibration grid measures on this CPU (the
 // families its kernels' cost functions name, at one thread). A family not

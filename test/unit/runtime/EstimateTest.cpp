@@ -2227,6 +2227,20 @@ TEST(Calibrate, VisitsCombinedByTheirMedian) {
   EXPECT_DOUBLE_EQ(est::combineVisits({1, 4, 9, 100}), 6);
 }
 
+// A 2-thread visit timed while the host had taken the second vCPU (the
+// speed reference no faster than 1.3x one thread's median) is left out
+// where the point has a visit with both cores; with none, all are kept.
+TEST(Calibrate, MultiThreadedVisitsWithoutTheirCoresLeftOut) {
+  // One thread's reference 0.21 ms: 0.12 had both cores, 0.20 and 0.17 did not.
+  EXPECT_EQ(est::visitsWithTheirCores({0.12, 0.20, 0.11}, 0.21), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(est::visitsWithTheirCores({0.20, 0.17, 0.13}, 0.21), (std::vector<size_t>{2}));
+  EXPECT_EQ(est::visitsWithTheirCores({0.20, 0.19}, 0.21), (std::vector<size_t>{0, 1}));
+  // No reference at a visit, or none at one thread: nothing to tell from.
+  EXPECT_EQ(est::visitsWithTheirCores({0.0, 0.12}, 0.21), (std::vector<size_t>{1}));
+  EXPECT_EQ(est::visitsWithTheirCores({0.12, 0.2}, 0.0), (std::vector<size_t>{0, 1}));
+  EXPECT_TRUE(est::visitsWithTheirCores({}, 0.21).empty());
+}
+
 // Scaling visits by the speed reference is kept only where it removes drift.
 TEST(Calibrate, VisitsScaledOnlyWhereTheReferenceTracksTheDrift) {
   // The host 1.5x slower in the second visit: every kernel and the reference alike.
