@@ -264,7 +264,8 @@ double prefixReadGBs(const float *buf, uint64_t bytes, double seconds) {
 // L2 up to twice the reported L3 (at most `maxBytes`: 256 MB reaches DRAM's
 // rate on that VM, whose rate fell from 21 to 9 GB/s between 32 and 192 MB),
 // in steps of sqrt(2).
-uint64_t measureEffectiveL3(uint64_t reportedL3, uint64_t l2, uint64_t maxBytes, double seconds) {
+uint64_t measureEffectiveL3(uint64_t reportedL3, uint64_t l2, uint64_t maxBytes, double seconds,
+                            std::vector<std::pair<uint64_t, double>> *sweepOut) {
   if (reportedL3 == 0) return 0;
   const uint64_t top = std::min<uint64_t>(2 * reportedL3, maxBytes);
   uint64_t first = std::max<uint64_t>(2 * l2, 1 << 20);
@@ -279,6 +280,7 @@ uint64_t measureEffectiveL3(uint64_t reportedL3, uint64_t l2, uint64_t maxBytes,
     const uint64_t bytes = std::min<uint64_t>(uint64_t(s) / 4096 * 4096, top);
     sweep.push_back({bytes, prefixReadGBs(reinterpret_cast<const float *>(buf.get()), bytes, seconds / steps)});
   }
+  if (sweepOut) *sweepOut = sweep;
   return effectiveL3FromSweep(sweep, reportedL3);
 }
 
@@ -1316,13 +1318,23 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   p.l3ReportedBytes = cacheBytes(3);
   // Everything below (bandwidths, evictions, the decode chain, the
   // estimate's residency) works on the L3 this process keeps.
+  std::vector<std::pair<uint64_t, double>> sweep;
   p.l3Bytes = measureEffectiveL3(p.l3ReportedBytes, p.l2Bytes, uint64_t(deadline < 10 ? 128 : 256) << 20,
-                                 std::min(0.3, deadline / 100));
+                                 std::min(0.3, deadline / 100), &sweep);
   if (p.l3Bytes != p.l3ReportedBytes) {
     char line[160];
     std::snprintf(line, sizeof line, "L3: %.0f MB reported, %.0f MB kept (the read rate's fall toward DRAM's)",
                   double(p.l3ReportedBytes) / (1 << 20), double(p.l3Bytes) / (1 << 20));
     say(line);
+  }
+  if (!sweep.empty()) {
+    std::string rates = "L3 sweep, one thread's read GB/s by working set (MB):";
+    for (const auto &[bytes, gbs] : sweep) {
+      char one[40];
+      std::snprintf(one, sizeof one, " %.0f: %.1f", double(bytes) / (1 << 20), gbs);
+      rates += one;
+    }
+    say(rates);
   }
   __builtin_cpu_init();
   bool avx512 = __builtin_cpu_supports("avx512f");
