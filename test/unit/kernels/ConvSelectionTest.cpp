@@ -332,6 +332,43 @@ TEST(ConvSelection, PackedPointwiseFrom192ChannelsAt7x7) {
       << bigger.describe();
 }
 
+// A plain 1x1 under oneDNN's FLOP floor that the tiles before oneDNN refuse
+// (ShuffleNetV2 x0.5's 14x14 48 -> 48 and 7x7 96 -> 96, 0.9 MFLOP) goes to
+// the packed SGEMM after oneDNN, whatever its channel counts, not to the
+// portable kernel; one over the floor (14x14 64 -> 64) stays on oneDNN.
+TEST(ConvSelection, PointwiseUnderOneDnnFloorTakesPackedSgemm) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  struct Case {
+    int64_t side, C;
+    bool underFloor;
+  };
+  for (const Case &k : {Case{14, 48, true}, Case{7, 96, true}, Case{14, 64, false}}) {
+    OpCase c = conv2d(k.side, k.side, k.C, k.C, 1, 1, 0);
+    c.op = "fusedConv2d";
+    c.attrString("activation", "relu");
+    const std::string label = std::to_string(k.side) + "x" + std::to_string(k.side) + " " + std::to_string(k.C);
+    for (int threads : {1, 2}) {
+      ScopedKernelChoices choices;
+      Status s = runOp(c, threads);
+      ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
+      const kernels::KernelChoice choice = choices.last("fusedConv2d");
+#if WEBNN_HAVE_ONEDNN
+      if (k.underFloor) {
+        EXPECT_EQ(choice.chosen, "pointwise-packed-sgemm-after-onednn") << label << ": " << choice.describe();
+        EXPECT_EQ(choice.whyRefused("onednn"), "too small") << label << ": " << choice.describe();
+      } else {
+        EXPECT_EQ(choice.chosen, "onednn") << label << ": " << choice.describe();
+      }
+#else
+      EXPECT_EQ(choice.chosen, "pointwise-packed-sgemm-after-onednn") << label << ": " << choice.describe();
+#endif
+      // 0.5 * 0.25 * C + 0.1, relu.
+      const double want = 0.125 * double(k.C) + 0.1;
+      for (double v : c.outputs[0].values()) ASSERT_NEAR(v, want, 1e-3) << label;
+    }
+  }
+}
+
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
 // without activation and a pass after them (the choice names the kernel
 // inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish

@@ -15,6 +15,10 @@
 // - oneDNN for the rest of what it optimizes (residual and activation as
 //   post-ops, hardSwish included; SiLU is our pass after it), when built
 //   with it;
+// - after oneDNN, for what it refused (under its FLOP floor) or without it:
+//   the narrow tiles and depthwise kernel as above, and the packed SGEMM for
+//   any other plain 1x1 (ShuffleNetV2 x0.5's 48- and 96-channel 1x1s: the
+//   portable kernel ran them 4-5x slower);
 // - the portable kernel (im2col + SGEMM, direct depthwise) for everything
 //   else: small layers, shapes oneDNN only has reference code for, builds
 //   without oneDNN, float16.
@@ -105,7 +109,14 @@ std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) 
 
 std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string *why) {
   if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
-  return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, why);
+  return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, /*againstOneDnn=*/true, why);
+}
+
+// After oneDNN refused a plain 1x1 (under its FLOP floor) or is absent: any
+// shape, the portable kernel being all that is left.
+std::unique_ptr<Kernel> pointwisePackedAfterOneDnn(const ConvRequest &r, std::string *why) {
+  if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
+  return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, /*againstOneDnn=*/false, why);
 }
 
 // The packed 1x1 tried after oneDNN (docs/PERFORMANCE.md, issue 19):
@@ -238,7 +249,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
 #endif
     {"pointwise-narrow-after-onednn", &pointwiseNarrowAnyPlan},
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
-    {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAnySize},
+    {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAfterOneDnn},
     {"portable", &portable},
 };
 

@@ -87,9 +87,11 @@ std::unique_ptr<Kernel> makeDepthwiseAvx512Conv(const NodeDesc &node, const Conv
 // or short ones with a residual, as register-tiled rows.
 std::unique_ptr<Kernel> makePointwiseNarrowConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                                 bool hasResidual, float lo, float hi, bool silu, std::string *why);
-// PointwisePackedConv.cpp: plain 1x1 nhwc layers as one packed-B GEMM.
+// PointwisePackedConv.cpp: plain 1x1 nhwc layers as one packed-B GEMM; with
+// `againstOneDnn` only the shapes where it measured faster than brgconv_1x1,
+// else (oneDNN refused the layer or is absent) any the packed SGEMM suits.
 std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
-                                                float lo, float hi, std::string *why);
+                                                float lo, float hi, bool againstOneDnn, std::string *why);
 // Im2colPackedConv.cpp: few output pixels as im2col + one packed-B GEMM.
 std::unique_ptr<Kernel> makeIm2colPackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
                                              float lo, float hi, std::string *why);

@@ -8,7 +8,7 @@
 namespace webnn::cpu::kernels {
 
 std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const ConvGeometry &g, const FilterIndexer &fi,
-                                                float lo, float hi, std::string *why) {
+                                                float lo, float hi, bool againstOneDnn, std::string *why) {
   if (!g.nhwc) return refuse(why, "not nhwc");
   if (!plainPointwise(g)) return refuse(why, "not 1x1, stride 1, unpadded");
   if (g.groups != 1) return refuse(why, "grouped");
@@ -26,11 +26,15 @@ std::unique_ptr<Kernel> makePointwisePackedConv(const NodeDesc &node, const Conv
   // up too: the 7x7 projections and 1x1s of MnasNet, EfficientNet-B0,
   // MobileNetV2, GoogLeNet, RegNetY-400MF and ShuffleNetV2 (192-440
   // channels, K 232-1152) ran faster here than on brgconv_1x1.
+  // Without `againstOneDnn` oneDNN refused the layer (under its FLOP floor:
+  // ShuffleNetV2 x0.5's 14x14 48 -> 48 and 7x7 96 -> 96) or is absent, and
+  // the alternative is the portable im2col + SGEMM, 4-5x slower on those.
   constexpr int64_t kFewPixels = 64, kMinChannelsFewPixels = 192, kMinChannels = 512;
-  if (p.M > 1024) return refuse(why, "more than 1024 pixels");
-  if (p.M <= kFewPixels && p.N < kMinChannelsFewPixels)
+  if (againstOneDnn && p.M > 1024) return refuse(why, "more than 1024 pixels");
+  if (againstOneDnn && p.M <= kFewPixels && p.N < kMinChannelsFewPixels)
     return refuse(why, "fewer than 192 output channels at 64 pixels or fewer");
-  if (p.M > kFewPixels && p.N < kMinChannels) return refuse(why, "fewer than 512 output channels over 64 pixels");
+  if (againstOneDnn && p.M > kFewPixels && p.N < kMinChannels)
+    return refuse(why, "fewer than 512 output channels over 64 pixels");
   if (!packedSgemmSuits(p.M, p.K, p.N)) return refuse(why, "too small for the packed SGEMM");
   p.bKStride = fi.si;  // b(k = input channel, n = output channel)
   p.bNStride = fi.so;
