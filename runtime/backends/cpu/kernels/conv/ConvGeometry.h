@@ -126,6 +126,13 @@ Status makeScaledPointwisePairChoice(const NodeDesc &mul, const NodeDesc &conv, 
 bool isChannelAffineConv(const NodeDesc &node);
 std::unique_ptr<Kernel> makeAffinePointwisePair(const NodeDesc &dw, const NodeDesc &conv, std::string *why);
 Status makeAffinePointwisePairChoice(const NodeDesc &dw, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
+// DepthwisePointwisePair.cpp: a depthwise 3x3 stride-1 convolution with a
+// clamp epilogue and the narrow plain 1x1 that alone reads it, as one
+// kernel (two depthwise rows at a time projected from L1); reports its
+// decision like a table's.
+bool isDepthwise3x3Conv(const NodeDesc &node);
+std::unique_ptr<Kernel> makeDepthwisePointwisePair(const NodeDesc &dw, const NodeDesc &conv, std::string *why);
+Status makeDepthwisePointwisePairChoice(const NodeDesc &dw, const NodeDesc &conv, std::unique_ptr<Kernel> *out);
 // SiluPass.cpp: `conv` (no activation of its own), then SiLU (hardSwish) in
 // place over its `count` outputs.
 std::unique_ptr<Kernel> makeSiluPass(std::unique_ptr<Kernel> conv, int64_t count);

@@ -206,6 +206,8 @@ Status makeConvolutionPair(const NodeDesc &producer, const NodeDesc &consumer, s
     return makeScaledPointwisePairChoice(producer, consumer, out);
   if (isChannelAffineConv(producer) && (consumer.op == "conv2d" || consumer.op == "fusedConv2d"))
     return makeAffinePointwisePairChoice(producer, consumer, out);
+  if (isDepthwise3x3Conv(producer) && (consumer.op == "conv2d" || consumer.op == "fusedConv2d"))
+    return makeDepthwisePointwisePairChoice(producer, consumer, out);
   ConvGeometry pw, dw;
   FilterIndexer pwFi, dwFi;
   float pwLo, pwHi, lo, hi;
