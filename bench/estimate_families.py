@@ -11,7 +11,8 @@ conv2d / fusedConv2d node whose cost family is not one that kernel's
 (CostFunctions.cpp restates Conv2dSelection.cpp's conditions: this checks
 them on real models). Pointwise-depthwise pairs are counted apart (the
 estimate prices them as two nodes: their factory reads the filters), and
-so are affine-pointwise pairs (9efa73b: a depthwise 1x1 from a
+so are depthwise-pointwise pairs (d09bf4f: a 3x3 depthwise and the narrow
+1x1 that alone reads it, priced as the two nodes) and affine-pointwise pairs (9efa73b: a depthwise 1x1 from a
 batchNormalization + relu, run inside the 1x1 after it), priced as the
 depthwise 1x1's pass and the 1x1: DenseNet-121's 58 pairs at one thread
 within -3% of their measured time in all.
@@ -45,7 +46,8 @@ FAMILIES = {
     "portable": {"conv2d.portable"},
 }
 SINGLE = re.compile(r"cpu kernel: (?:conv2d|fusedConv2d) '(.*)': (\S+)(?: \[([^\]]*)\])?")
-PAIR = re.compile(r"cpu kernel: \S+ \+ \S+ '(.*)' \+ '(.*)': (pointwise-depthwise pair|affine-pointwise pair|scaled-pointwise pair)$")
+PAIR = re.compile(r"cpu kernel: \S+ \+ \S+ '(.*)' \+ '(.*)': "
+                  r"(pointwise-depthwise pair|depthwise-pointwise pair|affine-pointwise pair|scaled-pointwise pair)$")
 ANY_PAIR = re.compile(r"cpu kernel: \S+ \+ \S+ '(.*)' \+ '(.*)': (\S+(?: pair)?)$")
 # Which node of each such pair runs nothing of its own (0 producer, 1 consumer).
 PAIRED_AWAY = {"batchnorm-relu": 1, "instancenorm-gelu": 1, "scaled-pointwise pair": 0}
@@ -133,7 +135,7 @@ def main(argv=None):
             if n["family"] not in FAMILIES.get(kernel, set()):
                 differ += 1
                 print("%-18s %-28s %-26s %s" % (m, kernel, n["family"], n["name"]))
-    print("%d conv nodes at %d thread(s) (and %d in pointwise-depthwise or affine-pointwise pairs), %d priced on a family not of "
+    print("%d conv nodes at %d thread(s) (and %d in pointwise-depthwise, depthwise-pointwise or affine-pointwise pairs), %d priced on a family not of "
           "their kernel" % (total, args.threads, pairs, differ))
     print("%d nodes paired away by the run, %d where the estimate disagrees" % (paired_total, paired_differ))
     return 1 if differ or paired_differ else 0

@@ -6,6 +6,7 @@
 #include "backends/cpu/PieceSplit.h"
 #include "backends/cpu/ThreadPool.h"
 #include "backends/cpu/kernels/InstanceNormNhwc.h"
+#include "backends/cpu/kernels/PackedSgemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -470,6 +471,14 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   // above (759daad; PointwisePackedConv.cpp).
   if (plain1x1 && outPixels >= 16 && outPixels < 784 && !(residual && outPixels >= 196) &&
       !(g.C <= 160 && outPixels >= 196) && g.O >= (outPixels <= 64 ? 192 : 512) && g.C >= 8)
+    return OwnPointwise::kPacked;
+  // Under oneDNN's FLOP floor (it refuses the layer) the packed SGEMM takes
+  // any other plain 1x1 with a clamp epilogue it suits, after oneDNN
+  // (1233121; the portable kernel before: ShuffleNetV2 x0.5's 14x14 48 -> 48
+  // and 7x7 96 -> 96, 4-5x slower there).
+  const bool clampEpilogue = act == "none" || act == "relu" || act == "clamp";
+  if (plain1x1 && clampEpilogue && 2 * outPixels * double(g.C) * double(g.O) < kOneDnnMinFlops &&
+      kernels::packedSgemmSuits(g.N * g.OH * g.OW, g.C, g.O))
     return OwnPointwise::kPacked;
   return OwnPointwise::kNone;
 }

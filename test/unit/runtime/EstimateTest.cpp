@@ -1384,6 +1384,12 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
       {"SE squeeze 672 -> 24", 1, 1, 1, 672, 24, 1, 1, 1, 1, 1, 1, none, "relu"},
       {"3x3 on one pixel, 64 KB", 1, 1, 1, 64, 32, 3, 3, 1, 1, 1, 1, same, "relu"},
       {"3x3 on 2x2, 1 MFLOP", 1, 2, 2, 64, 96, 3, 3, 1, 1, 1, 1, same, "relu"},
+      // A plain 1x1 under the floor with a clamp epilogue: the packed SGEMM
+      // after oneDNN from 16 pixels (1233121); sigmoid, or 15 pixels, portable.
+      {"1x1 under the floor 14x14 48 -> 48", 1, 14, 14, 48, 48, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"1x1 under the floor 7x7 96 -> 96", 1, 7, 7, 96, 96, 1, 1, 1, 1, 1, 1, none, "none"},
+      {"1x1 under the floor sigmoid", 1, 14, 14, 48, 48, 1, 1, 1, 1, 1, 1, none, "sigmoid"},
+      {"1x1 under the floor 15 pixels", 1, 3, 5, 64, 64, 1, 1, 1, 1, 1, 1, none, "relu"},
   };
   auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
   auto ints = [](std::vector<int64_t> v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", v}; };
