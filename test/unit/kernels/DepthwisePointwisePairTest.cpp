@@ -97,7 +97,6 @@ void runCase(const DwPwCase &c) {
     expectNear(b.outputs[0].values(), want, name + " threads " + std::to_string(threads));
     // y over x (x dies at the depthwise node), and partly before or after
     // it: the steps apart through the intermediate's bytes.
-    if (c.residual) continue;  // runPairOverInput binds no residual
     for (int64_t offset : {int64_t(0), c.W * c.C * 3 + 5, -(OW * c.O * 2 + 3)}) {
       OpCase oa = depthwiseOp(c, f32({c.N, c.H, c.W, c.C}, x), OH, OW);
       OpCase ob = pointwiseOp(c, outSpec(DataType::kFloat32, {c.N, OH, OW, c.C}), OH, OW);
@@ -119,12 +118,11 @@ TEST(DepthwisePointwisePair, EqualsTheTwoKernels) {
   }
   {
     // Odd sizes: two images, an odd row count (a last single-row block), a
-    // masked 1x1 panel, no padding at the top and left, no biases, a
-    // residual and a clamp after the 1x1.
+    // masked 1x1 panel, no padding at the top and left, no biases, and a
+    // clamp after the 1x1.
     DwPwCase c{.N = 2, .H = 81, .W = 61, .C = 56, .O = 20};
     c.padding = {0, 1, 0, 1};
     c.dwBias = c.pwBias = false;
-    c.residual = true;
     c.dwActivation = "none", c.pwActivation = "clamp";
     runCase(c);
   }
@@ -141,6 +139,7 @@ TEST(DepthwisePointwisePair, RefusesWhereItDoesNotPay) {
   runCase({.H = 56, .W = 56, .C = 64, .O = 24, .expectFused = false});      // 784 KiB of depthwise output
   runCase({.padding = {0, 1, 0, 1}, .stride = 2, .expectFused = false});    // stride 2
   runCase({.padding = {2, 2, 2, 2}, .ks = 5, .expectFused = false});        // 5x5
+  runCase({.C = 24, .O = 24, .residual = true, .expectFused = false});       // a residual 1x1 (MobileNetV3 features.1)
   {
     DwPwCase c;
     c.dwActivation = "sigmoid";

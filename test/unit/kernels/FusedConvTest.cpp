@@ -879,7 +879,8 @@ TEST(FusedConv2d, PointwiseDepthwisePairOverInputCopiesInput) {
     int64_t H, W, K, C;
     const char *activation;
   };
-  for (const Case &c : {Case{112, 112, 16, 64, "relu"}, Case{112, 112, 16, 96, "clamp"}, Case{128, 128, 32, 16, "relu"}}) {
+  const Case cases[] = {{112, 112, 16, 64, "relu"}, {112, 112, 16, 96, "clamp"}, {128, 128, 32, 16, "relu"}};
+  for (const Case &c : cases) {
     const std::string name = std::to_string(c.H) + "x" + std::to_string(c.W) + "x" + std::to_string(c.K) + " -> " +
                              std::to_string(c.C);
     const int64_t OH = c.H / 2, OW = c.W / 2;

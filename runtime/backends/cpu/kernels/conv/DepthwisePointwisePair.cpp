@@ -31,20 +31,13 @@ namespace {
 constexpr int64_t kBlockRows = 2;
 
 // Run-time inputs: the depthwise node's (x, filter, bias?), then the 1x1's
-// (the intermediate, unused unless apart; filter, bias?, residual?).
+// (the intermediate, unused unless apart; filter, bias?).
 class DepthwisePointwiseKernel final : public Kernel {
  public:
   DepthwisePointwiseKernel(ConvGeometry dw, FilterIndexer dwFilter, bool dwBias, ConvGeometry pw,
-                           FilterIndexer pwFilter, bool pwBias, bool residual, size_t dwInputs, Depthwise3x3 d,
-                           PointwiseProduct p)
+                           FilterIndexer pwFilter, bool pwBias, size_t dwInputs, Depthwise3x3 d, PointwiseProduct p)
       : dw_(dw), pw_(pw), dwFilter_(dwFilter), pwFilter_(pwFilter), dwBias_(dwBias), pwBias_(pwBias),
-        residual_(residual), dwInputs_(dwInputs), d_(d), p_(p) {}
-
-  // y over the residual (the 1x1's input 3): each tile loads an element's
-  // residual just before it stores that element.
-  bool allowsInPlace(size_t output, size_t input) const override {
-    return output == 0 && residual_ && input == dwInputs_ + 3;
-  }
+        dwInputs_(dwInputs), d_(d), p_(p) {}
 
   Status run(const KernelContext &ctx) override {
     // Filters as [3][3][C] and [C][O], made on the first run (loading must
@@ -64,12 +57,11 @@ class DepthwisePointwiseKernel final : public Kernel {
     p.filter = pointwise_.data();
     p.bias = pwBias_ ? in<float>(ctx, dwInputs_ + 2) : nullptr;
     const float *x = in<float>(ctx, 0);
-    const float *r = residual_ ? in<float>(ctx, dwInputs_ + 3) : nullptr;
     float *y = outp<float>(ctx, 0);
     const int64_t inImage = dw_.H * dw_.W * dw_.C, midRow = dw_.OW * dw_.C, outRow = pw_.W * pw_.O;
     if (pairOutputOverlaps(x, size_t(dw_.N * inImage) * sizeof(float), y,
                            size_t(pw_.N * pw_.H * outRow) * sizeof(float)))
-      return runApart(ctx, d, p, x, r, y);
+      return runApart(ctx, d, p, x, y);
     const int64_t blocks = (dw_.OH + kBlockRows - 1) / kBlockRows;
     const int64_t blockFlops = kBlockRows * dw_.OW * (18 * dw_.C + 2 * pw_.C * pw_.O);
     std::atomic<bool> noBuffer{false};
@@ -88,8 +80,7 @@ class DepthwisePointwiseKernel final : public Kernel {
         Depthwise3x3 rows = d;
         rows.H = last - first + 1, rows.OH = oh1 - oh0, rows.padTop = first - top;
         depthwise3x3Avx512(rows, x + n * inImage + first * dw_.W * dw_.C, mid, 0, rows.OH);
-        const int64_t at = (n * pw_.H + oh0) * outRow;
-        pointwiseRowsAvx512(p, mid, (oh1 - oh0) * dw_.OW, y + at, r ? r + at : nullptr);
+        pointwiseRowsAvx512(p, mid, (oh1 - oh0) * dw_.OW, y + (n * pw_.H + oh0) * outRow);
       }
     });
     if (noBuffer.load(std::memory_order_relaxed))
@@ -100,7 +91,7 @@ class DepthwisePointwiseKernel final : public Kernel {
  private:
   // The depthwise step into the intermediate's bytes, then the 1x1 from them.
   Status runApart(const KernelContext &ctx, const Depthwise3x3 &d, const PointwiseProduct &p, const float *x,
-                  const float *r, float *y) {
+                  float *y) {
     float *mid;
     WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, dwInputs_, "depthwise + 1x1 conv2d", &mid));
     const int64_t inImage = dw_.H * dw_.W * dw_.C, midImage = dw_.OH * dw_.OW * dw_.C;
@@ -108,8 +99,7 @@ class DepthwisePointwiseKernel final : public Kernel {
     for (int64_t n = 0; n < dw_.N; ++n) {
       parallelFor(ctx, dw_.OH, 2,
                   [&](int64_t b, int64_t e) { depthwise3x3Avx512(d, x + n * inImage, mid + n * midImage, b, e); });
-      pointwiseRowsParallel(ctx, p, mid + n * midImage, pw_.H * pw_.W, y + n * outImage,
-                            r ? r + n * outImage : nullptr);
+      pointwiseRowsParallel(ctx, p, mid + n * midImage, pw_.H * pw_.W, y + n * outImage);
     }
     return Status::ok();
   }
@@ -124,7 +114,7 @@ class DepthwisePointwiseKernel final : public Kernel {
 
   ConvGeometry dw_, pw_;
   FilterIndexer dwFilter_, pwFilter_;
-  bool dwBias_, pwBias_, residual_;
+  bool dwBias_, pwBias_;
   size_t dwInputs_;
   Depthwise3x3 d_;
   PointwiseProduct p_;
@@ -134,21 +124,17 @@ class DepthwisePointwiseKernel final : public Kernel {
 
 constexpr const char *kCandidate = "depthwise-pointwise pair";
 
-// A float32 nhwc conv2d / fusedConv2d with constant filter and bias, a
-// clamp epilogue (none, relu or clamp) as [lo, hi], and a residual only
-// where `residualOk`.
-bool clampHalf(const NodeDesc &node, bool residualOk, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi,
-               bool *residual) {
+// A float32 nhwc conv2d / fusedConv2d with constant filter and bias and a
+// clamp epilogue (none, relu or clamp) as [lo, hi], no residual.
+bool clampHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
   if ((node.op != "conv2d" && node.op != "fusedConv2d") || relaxedRunsBf16(node)) return false;
   if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
   if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
   if (hasBiasInput(node) && !node.inputs[2]->constantData) return false;
   *lo = -INFINITY, *hi = INFINITY;
-  *residual = false;
   if (node.op == "conv2d") return true;
   Epilogue e;
-  if (!readEpilogue(node, *g, &e).isOk() || (e.hasResidual && !residualOk)) return false;
-  *residual = e.hasResidual;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual) return false;
   if (e.activation == ConvActivation::kRelu) *lo = 0.f;
   else if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
   else if (e.activation != ConvActivation::kNone) return false;
@@ -160,8 +146,8 @@ bool clampHalf(const NodeDesc &node, bool residualOk, ConvGeometry *g, FilterInd
 bool isDepthwise3x3Conv(const NodeDesc &node) {
   ConvGeometry g;
   FilterIndexer fi;
-  if ((node.op != "conv2d" && node.op != "fusedConv2d") || !checkConv2d(node, &g, &fi, node.op == "conv2d" ? 3 : 4).isOk())
-    return false;
+  if (node.op != "conv2d" && node.op != "fusedConv2d") return false;
+  if (!checkConv2d(node, &g, &fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
   return g.groups == g.C && g.O == g.C && g.KH == 3 && g.KW == 3;
 }
 
@@ -169,14 +155,18 @@ std::unique_ptr<Kernel> makeDepthwisePointwisePair(const NodeDesc &dwNode, const
   ConvGeometry dw, pw;
   FilterIndexer dwFi, pwFi;
   float lo, hi, pwLo, pwHi;
-  bool dwResidual, residual;
   if (!avx512Available()) return refuse(why, "no AVX-512");
   if (!depthwiseAvx512Enabled()) return refuse(why, "off (WEBNN_DEPTHWISE_AVX512=0)");
   if (!pointwiseNarrowEnabled()) return refuse(why, "off (WEBNN_POINTWISE_NARROW=0)");
-  if (!clampHalf(dwNode, false, &dw, &dwFi, &lo, &hi, &dwResidual))
+  if (!clampHalf(dwNode, &dw, &dwFi, &lo, &hi))
     return refuse(why, "the producer is not a float32 nhwc depthwise convolution with a clamp epilogue");
-  if (!clampHalf(conv, true, &pw, &pwFi, &pwLo, &pwHi, &residual))
-    return refuse(why, "the consumer is not a float32 nhwc convolution with a clamp epilogue and constant operands");
+  // A residual 1x1 (MobileNetV3's first block) is left to the two kernels:
+  // its residual is x, the plan puts y over it, and the steps apart
+  // measured slower than the two nodes' own kernels (LR-ASPP's backbone.1).
+  if (!clampHalf(conv, &pw, &pwFi, &pwLo, &pwHi))
+    return refuse(why,
+                  "the consumer is not a float32 nhwc convolution with a clamp epilogue, constant operands and no "
+                  "residual");
   if (dw.groups != dw.C || dw.O != dw.C || dw.KH != 3 || dw.sh != 1 ||
       !depthwise3x3Supported(dw.KH, dw.KW, dw.sh, dw.sw, dw.dh, dw.dw, dw.padTop, dw.padBottom, dw.padLeft,
                              dw.padRight))
@@ -198,7 +188,7 @@ std::unique_ptr<Kernel> makeDepthwisePointwisePair(const NodeDesc &dwNode, const
   p.K = pw.C, p.N = pw.O;
   p.lo = pwLo, p.hi = pwHi;
   return std::make_unique<DepthwisePointwiseKernel>(dw, dwFi, hasBiasInput(dwNode), pw, pwFi, hasBiasInput(conv),
-                                                    residual, dwNode.inputs.size(), d, p);
+                                                    dwNode.inputs.size(), d, p);
 }
 
 Status makeDepthwisePointwisePairChoice(const NodeDesc &dwNode, const NodeDesc &conv, std::unique_ptr<Kernel> *out) {
