@@ -37,6 +37,15 @@ TEST(ChannelShuffle, MatchesTheDefinition) {
       {{2, 3, 0}, {3, 2, 3}, 2, 2, {3, 5}, DataType::kFloat16},
       // Groups 5 (no fixed-width loop), int64.
       {{4, 0}, {10}, 1, 5, {5, 5}, DataType::kInt64},
+      // Groups 2 in float32 over AVX-512 where the CPU has it: pairs per
+      // pixel below 8 (one masked store), 12 (ShuffleNetV2 x0.5's halves),
+      // exactly 16 (no tail), 24 (one input: both halves of each pair from
+      // it) and 33 (two whole blocks and a tail of one).
+      {{5, 0}, {3, 3}, 1, 2, {6}},
+      {{1, 5, 3, 0}, {24, 24}, 3, 2, {24, 24}},
+      {{3, 0}, {16, 16}, 1, 2, {32}},
+      {{2, 3, 0}, {48}, 2, 2, {48}},
+      {{1, 3, 3, 0}, {33, 33}, 3, 2, {66}},
   };
   for (size_t k = 0; k < cases.size(); ++k) {
     const ShuffleCase &c = cases[k];

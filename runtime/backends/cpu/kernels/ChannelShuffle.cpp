@@ -7,8 +7,10 @@
 // ShuffleNetV2 unit, each half of the shuffled channels interleaves a
 // quarter of each branch). A segment copies per pixel with the group count
 // a compile-time constant where it is 2, 3 or 4 (2 with 4-byte elements:
-// AVX2 unpacks), walking all of a thread's pixels per segment; channels that
-// do not form whole segments
+// AVX2 unpacks; with AVX-512, two permutes per 16 pairs and masked loads
+// and stores for the rest, so a ShuffleNetV2 x0.5 piece of 12 pairs a pixel
+// is two loads, two permutes and two stores), walking all of a thread's
+// pixels per segment; channels that do not form whole segments
 // (a piece boundary inside a group's turn) are copied one by one. Pixels
 // are split over the pool.
 #include <algorithm>
@@ -20,10 +22,41 @@
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 
 namespace webnn::cpu::kernels {
 namespace {
+
+#if defined(__AVX2__)
+// y[2j] = a[j], y[2j + 1] = b[j], j < count, for `pixels` pixels, each
+// operand `*Stride` floats after the last. The per-pixel AVX2 loop spent
+// more on its scalar tail and loop set-up than on the copy where a pixel
+// holds only 12-29 pairs (ShuffleNetV2's 24-116 channel halves).
+__attribute__((target("avx512f"))) void interleave2PixelsAvx512(const float *a, int64_t aStride, const float *b,
+                                                                 int64_t bStride, float *y, int64_t yStride,
+                                                                 int64_t count, int64_t pixels) {
+  // permutex2var: index bit 4 picks b. lo: a0 b0 .. a7 b7; hi: a8 b8 .. a15 b15.
+  const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+  const int64_t whole = count & ~int64_t(15), tail = count - whole;
+  const __mmask16 inMask = __mmask16((1u << tail) - 1);
+  const __mmask16 loMask = __mmask16((1u << std::min<int64_t>(2 * tail, 16)) - 1);
+  const __mmask16 hiMask = __mmask16((1u << std::max<int64_t>(2 * tail - 16, 0)) - 1);
+  for (int64_t p = 0; p < pixels; ++p, a += aStride, b += bStride, y += yStride) {
+    for (int64_t j = 0; j < whole; j += 16) {
+      const __m512 va = _mm512_loadu_ps(a + j), vb = _mm512_loadu_ps(b + j);
+      _mm512_storeu_ps(y + 2 * j, _mm512_permutex2var_ps(va, lo, vb));
+      _mm512_storeu_ps(y + 2 * j + 16, _mm512_permutex2var_ps(va, hi, vb));
+    }
+    if (tail) {
+      const __m512 va = _mm512_maskz_loadu_ps(inMask, a + whole), vb = _mm512_maskz_loadu_ps(inMask, b + whole);
+      _mm512_mask_storeu_ps(y + 2 * whole, loMask, _mm512_permutex2var_ps(va, lo, vb));
+      if (hiMask) _mm512_mask_storeu_ps(y + 2 * whole + 16, hiMask, _mm512_permutex2var_ps(va, hi, vb));
+    }
+  }
+}
+#endif
 
 struct Source {
   int64_t input, channel;  // an input and a channel of it
@@ -92,6 +125,16 @@ class ChannelShuffleKernel final : public Kernel {
       from[size_t(i)] = in<E>(ctx, size_t(s.input)) + p0 * stride[size_t(i)] + s.channel * inner_;
     }
     E *out = y + seg.outStart * inner_;
+#if defined(__AVX2__)
+    if constexpr (sizeof(E) == 4) {
+      if (inner_ == 1 && g == 2 && avx512_) {
+        interleave2PixelsAvx512(reinterpret_cast<const float *>(from[0]), stride[0],
+                                reinterpret_cast<const float *>(from[1]), stride[1], reinterpret_cast<float *>(out),
+                                yStride, seg.count, p1 - p0);
+        return;
+      }
+    }
+#endif
     for (int64_t p = p0; p < p1; ++p) {
       if (inner_ == 1 && g == 2) {
         interleave2(from[0], from[1], out, seg.count);
@@ -144,6 +187,7 @@ class ChannelShuffleKernel final : public Kernel {
   std::vector<int64_t> inputChannels_;
   std::vector<Piece> pieces_;
   int64_t pixelElements_ = 0;
+  const bool avx512_ = avx512Available();
 };
 
 // Cuts the shuffled channels [lo, lo + size) into segments and singles.
