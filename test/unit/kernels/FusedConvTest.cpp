@@ -695,8 +695,10 @@ TEST(FusedConv2d, PointwiseDepthwisePair) {
     c.pointwiseActivation = "relu", c.depthwiseActivation = "silu";
     runPairCase(c);
   }
-  // MobileNetV3-L's and MnasNet's 56x56 24 -> 72 (an expanded 882 KiB).
+  // MobileNetV3-L's and MnasNet's 56x56 24 -> 72 (an expanded 882 KiB) at
+  // stride 1; not V3-Small's 56x56 16 -> 72 at stride 2.
   runPairCase({.H = 56, .W = 56, .K = 24, .C = 72});
+  runPairCase({.H = 56, .W = 56, .K = 16, .C = 72, .stride = 2, .expectFused = false});
   // Not paired: a long 1x1 (K > 32), an expanded tensor under 800 KiB
   // (MobileNetV2's 28x28x192), a sigmoid, and with the switch off.
   runPairCase({.H = 56, .W = 56, .K = 64, .C = 96, .expectFused = false});

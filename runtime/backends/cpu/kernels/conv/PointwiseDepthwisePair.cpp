@@ -175,11 +175,14 @@ std::unique_ptr<Kernel> makePair(const NodeDesc &producer, const NodeDesc &consu
     return refuse(why, "the depthwise filter is not 3x3, stride 1 or 2, dilation 1, padding 0 or 1");
   // Where it pays (PointwiseDepthwise.h): a short 1x1 (its filter rows in
   // L1, the tile at 160-195 GFLOP/s) and an expanded tensor of 800 KiB or
-  // more: MobileNetV3-L's and MnasNet's 56x56x72 (882 KiB) measured 10-15%
-  // faster fused, MobileNetV2's 28x28x192 (588 KiB) no faster.
+  // more at stride 1, 1 MiB at stride 2: MobileNetV3-L's and MnasNet's
+  // 56x56x72 (882 KiB) measured 10-15% faster fused at stride 1, V3-Small's
+  // at stride 2 (our stride-2 rows against oneDNN's) no faster, nor
+  // MobileNetV2's 28x28x192 (588 KiB).
   const int64_t expandedBytes = pw.OH * pw.OW * pw.O * 4;
   if (pw.C > 32) return refuse(why, "the 1x1 has more than 32 input channels");
-  if (expandedBytes < (int64_t(800) << 10)) return refuse(why, "the expanded tensor is under 800 KiB");
+  if (expandedBytes < (dw.sh == 1 ? int64_t(800) << 10 : int64_t(1) << 20))
+    return refuse(why, "the expanded tensor is under 800 KiB (stride 1) or 1 MiB (stride 2)");
   PointwiseDepthwise p;
   p.pointwise.K = pw.C, p.pointwise.N = pw.O;
   p.pointwise.lo = pwLo, p.pointwise.hi = pwHi;
