@@ -65,6 +65,21 @@ inline bool winogradBlocksOneTileHigh(int64_t C, int64_t O, int64_t OH, int64_t 
          C >= 64;
 }
 
+// Where oneDNN's direct convolution beats its Winograd in a graph: few
+// input channels on a small map (fewer than 32 at 14x14 or less, fewer than
+// 64 at 7x7 or less). There the reorders to and from nChw16c, the
+// transforms and a filter of 16/9 the direct one's bytes, read cold in a
+// graph, cost more than the multiplies saved; with the filter warm
+// (a layer timed alone) Winograd still wins. GoogLeNet per node, 1 thread,
+// quiet: 24 -> 64 at 14x14 0.079 / 0.076 -> 0.055 / 0.059 ms, 32 -> 128 at
+// 7x7 0.076 -> 0.056, 48 -> 128 at 7x7 0.083 -> 0.072; 16 -> 48 at 14x14 a
+// tie; 32 channels at 14x14 and 16 at 28x28 no gain, SqueezeNet's 16 and 32
+// channels at 55x55 and 27x27 slower direct. onednn/Conv2d.cpp builds by it.
+inline bool winogradLosesOnSmallMaps(int64_t C, int64_t OH, int64_t OW) {
+  const int64_t pixels = OH * OW;
+  return (C < 32 && pixels <= 196) || (C < 64 && pixels <= 49);
+}
+
 struct ConvSplitShape {
   int64_t N = 1, C = 1, H = 1, W = 1, O = 1, OH = 1, OW = 1, KH = 1, KW = 1, groups = 1;
   int64_t strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padTop = 0, padLeft = 0;

@@ -445,6 +445,54 @@ TEST(OneDnnKernels, WinogradBlockedOneTileHighCutByChannelsOnOneThread) {
   }
 }
 
+// 3x3 stride-1 layers of few input channels on small maps run direct, not
+// on Winograd (PieceSplit.h, winogradLosesOnSmallMaps): below 32 channels
+// at 14x14, below 64 at 7x7; 32 channels at 14x14 and 16 at 28x28 stay on
+// Winograd. Against a plain loop, at 1 and 2 threads.
+TEST(OneDnnKernels, DirectNotWinogradForFewChannelsOnSmallMaps) {
+  struct Shape { int64_t C, side, O; bool direct; };
+  bool haveWinograd = false;
+  for (const Shape &sh : {Shape{32, 14, 64, false}, Shape{16, 28, 32, false}, Shape{24, 14, 64, true},
+                          Shape{16, 14, 48, true}, Shape{48, 7, 128, true}, Shape{32, 7, 128, true}}) {
+    EXPECT_EQ(cpu::winogradLosesOnSmallMaps(sh.C, sh.side, sh.side), sh.direct);
+    onednn::Conv2dParams p;
+    p.N = 1, p.C = sh.C, p.H = p.W = p.OH = p.OW = sh.side, p.O = sh.O, p.KH = 3, p.KW = 3;
+    p.padTop = p.padBottom = p.padLeft = p.padRight = 1;
+    p.nhwc = true;
+    p.filterStrideO = 9 * sh.C, p.filterStrideH = 3 * sh.C, p.filterStrideW = sh.C, p.filterStrideI = 1;
+    p.constantFilter = true;
+    const int64_t pixels = sh.side * sh.side;
+    std::vector<float> x = uniformFloats(pixels * sh.C, 61), f = uniformFloats(sh.O * 9 * sh.C, 62);
+    std::vector<float> y1(size_t(pixels * sh.O)), y2(y1.size());
+    std::string why;
+    std::unique_ptr<onednn::Conv2d> c1 = onednn::Conv2d::create(p, &why), c2 = onednn::Conv2d::create(p, &why);
+    ASSERT_TRUE(c1 && c2) << why;
+    ThreadPool one(1), two(2);
+    ASSERT_TRUE(c1->run(x.data(), f.data(), nullptr, y1.data(), one).isOk());
+    ASSERT_TRUE(c2->run(x.data(), f.data(), nullptr, y2.data(), two).isOk());
+    const std::string impl = c1->implementation(), label = std::to_string(sh.C) + " -> " + std::to_string(sh.O) +
+                                                          " at " + std::to_string(sh.side) + ": " + impl;
+    const bool wino = impl.find("wino") != std::string::npos;
+    if (!sh.direct) haveWinograd = haveWinograd || wino;  // a CPU oneDNN has no Winograd for runs all direct
+    if (sh.direct || haveWinograd) EXPECT_EQ(wino, !sh.direct) << label;
+    if (sh.direct) EXPECT_EQ(c2->implementation().find("wino"), std::string::npos) << c2->implementation();
+    for (int64_t i = 0; i < pixels; i += 11)
+      for (int64_t o = 0; o < sh.O; o += 3) {
+        const int64_t oh = i / sh.side, ow = i % sh.side;
+        double want = 0;
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
+            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
+            for (int64_t c = 0; c < sh.C; ++c)
+              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
+          }
+        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
+      }
+    for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
+  }
+}
+
 TEST(OneDnnKernels, PrepackedWeightsUsedOnlyForTheirLayout) {
   for (bool winograd : {true, false}) {
     onednn::Conv2dParams p;

@@ -4,7 +4,9 @@
 // 2.6.3, Zen 5, 1 thread, ResNet-50 shapes; bench: webnn-kernel-bench):
 //  - Winograd (F(2x2,3x3)/F(4x4,3x3)) for 3x3 stride-1 undilated, ungrouped
 //    layers with >= 16 channels each way: 1.3-2.4x the direct brgconv even
-//    counting the reorders to and from nChw16c it needs (0.005-0.03 ms).
+//    counting the reorders to and from nChw16c it needs (0.005-0.03 ms);
+//    not with few input channels on a small map, where in a graph the
+//    direct one wins (PieceSplit.h, winogradLosesOnSmallMaps).
 //  - nhwc activations: brgconv / brgconv_1x1 directly on the caller's buffers.
 //  - nchw activations: with plain nchw oneDNN falls back to im2col+gemm
 //    (155-200 GFLOP/s on 3x3); reordering to nhwc around brgconv costs
@@ -291,7 +293,7 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
   const bool preferWinograd4x3 = winogradPrefersFourByFourTiles(p.C, p.O, p.OW);
   bool winogradShape = pol.winograd && p.groups == 1 && p.KH == 3 && p.KW == 3 && p.strideH == 1 &&
                        p.strideW == 1 && p.dilationH == 1 && p.dilationW == 1 && p.C >= 16 && p.O >= 16 &&
-                       !slowWinograd;
+                       !slowWinograd && !winogradLosesOnSmallMaps(p.C, p.OH, p.OW);
   bool pointwise = p.KH == 1 && p.KW == 1;
   std::vector<Variant> variants;
   if (bf16) {
