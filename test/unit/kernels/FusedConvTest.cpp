@@ -872,9 +872,12 @@ TEST(FusedConv2d, PairOutputOverInput) {
 
 // The expand + depthwise pair with y where the plan put MobileNetV2's,
 // V3's and EfficientNet-B0's features.2 (over x, here also partly before
-// and after it): still one pass, x copied into the intermediate's bytes
-// (they hold x after the run, not the expanded tensor), except where those
-// bytes are fewer than x's (a 1x1 that narrows): then the steps apart.
+// and after it): still one pass. On one thread in place where a top-down
+// or bottom-up pass allows (at x's first byte both do for one of the
+// directions: the intermediate's bytes untouched), else, and on two
+// threads, from x's copy in the intermediate's bytes (they hold x after
+// the run, not the expanded tensor), except where those bytes are fewer
+// than x's (a 1x1 that narrows): then the steps apart.
 TEST(FusedConv2d, PointwiseDepthwisePairOverInputCopiesInput) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the pair kernel needs AVX-512";
   struct Case {
@@ -913,9 +916,15 @@ TEST(FusedConv2d, PointwiseDepthwisePairOverInputCopiesInput) {
         for (size_t i = 0; i < want.size(); ++i)
           ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::fabs(want[i])))
               << name << " offset " << offset << " threads " << threads << ", " << i;
-        // x's copy, or (apart) the expanded tensor, which differs from x.
+        // Untouched (runPairOverInput zeroes it), x's copy, or (apart) the
+        // expanded tensor, which differs from both.
+        const bool untouched = std::all_of(mid.begin(), mid.end(), [](float v) { return v == 0.f; });
         const size_t n = std::min(x.size(), mid.size());
-        EXPECT_EQ(std::equal(x.begin(), x.begin() + int64_t(n), mid.begin()), copies) << name << " offset " << offset;
+        const bool copied = std::equal(x.begin(), x.begin() + int64_t(n), mid.begin());
+        const std::string where = name + " offset " + std::to_string(offset) + " threads " + std::to_string(threads);
+        if (threads == 1 && offset == 0) EXPECT_TRUE(untouched) << where;
+        else if (threads == 2) EXPECT_EQ(copied, copies) << where;
+        else if (copies) EXPECT_TRUE(untouched || copied) << where;
       }
   }
 }

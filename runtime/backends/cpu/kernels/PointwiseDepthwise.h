@@ -38,6 +38,11 @@ inline int64_t pointwiseDepthwiseRingFloats(const PointwiseDepthwise &p) { retur
 // `ring` holds pointwiseDepthwiseRingFloats(p) floats, 64-byte aligned.
 void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0, int64_t oh1,
                               float *ring);
+// The same rows from the last to the first (the ring filled upwards): for
+// y over x where a top-down pass would write over input rows it has yet to
+// expand (a stride-2 pair's y larger than x, at x's first byte).
+void pointwiseDepthwiseAvx512Backward(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0,
+                                      int64_t oh1, float *ring);
 
 }  // namespace webnn::cpu::kernels
 

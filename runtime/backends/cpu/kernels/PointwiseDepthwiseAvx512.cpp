@@ -31,4 +31,26 @@ void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float
   }
 }
 
+void pointwiseDepthwiseAvx512Backward(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0,
+                                      int64_t oh1, float *ring) {
+  const Depthwise3x3 &d = p.dw;
+  const int64_t rowFloats = d.W * d.C;
+  // Row ih in slot ih % 4 as above: going up, a row expanded for output row
+  // oh overwrites row ih + 4, below the three oh reads.
+  int64_t next = std::min(d.H - 1, (oh1 - 1) * d.stride - d.padTop + 2);  // next row to expand
+  for (int64_t oh = oh1 - 1; oh >= oh0; --oh) {
+    const int64_t top = oh * d.stride - d.padTop;
+    for (; next >= std::max<int64_t>(0, top); --next)
+      pointwiseRowsAvx512(p.pointwise, x + next * d.W * p.pointwise.K, d.W, ring + (next % 4) * rowFloats);
+    const float *rows[3];
+    for (int k = 0; k < 3; ++k) {
+      const int64_t ih = top + k;
+      rows[k] = ih >= 0 && ih < d.H ? ring + (ih % 4) * rowFloats : nullptr;
+    }
+    float *yrow = y + oh * d.OW * d.C;
+    depthwise3x3Avx512Row(d, rows, yrow);
+    if (p.silu) siluAvx512(yrow, d.OW * d.C);
+  }
+}
+
 }  // namespace webnn::cpu::kernels

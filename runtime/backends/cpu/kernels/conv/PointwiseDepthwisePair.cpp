@@ -21,6 +21,7 @@
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
+#include "runtime/backends/cpu/ThreadPool.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
 #include "runtime/backends/cpu/kernels/KernelCandidates.h"
@@ -62,10 +63,23 @@ class PointwiseDepthwiseKernel final : public Kernel {
     const size_t xBytes = size_t(pw_.N * pw_.H * pw_.W * pw_.C) * sizeof(float);
     const size_t yBytes = size_t(dw_.N * dw_.OH * dw_.OW * dw_.C) * sizeof(float);
     if (pairOutputOverlaps(x, xBytes, y, yBytes)) {
-      // The plan put y over x (MobileNets' stride-2 112x112 pairs, where y is
-      // no larger than x's bytes plus the rows after them). Copying x into
-      // the intermediate's bytes (apart from both) costs one pass over x;
-      // running apart writes and reads back the whole expanded tensor.
+      // The plan put y over x (MobileNets' stride-2 112x112 pairs). On one
+      // thread, one image, a pass that never writes an output row over
+      // input rows it has yet to expand runs in place: bottom-up there (y
+      // starts at x and its rows are at least as long as two of x's).
+      if (pw_.N == 1 && (!ctx.backendState || threadPool(ctx).numThreads() == 1)) {
+        for (bool backward : {false, true}) {
+          if (!inPlaceSafe(x, y, backward)) continue;
+          float *ring = threadRing(pointwiseDepthwiseRingFloats(p));
+          if (!ring) return Status(StatusCode::kOutOfMemory, "conv2d pair: cannot allocate a thread's row buffer");
+          if (backward) pointwiseDepthwiseAvx512Backward(p, x, y, 0, dw_.OH, ring);
+          else pointwiseDepthwiseAvx512(p, x, y, 0, dw_.OH, ring);
+          return Status::ok();
+        }
+      }
+      // Else x is copied into the intermediate's bytes (apart from both):
+      // one pass over x, where running apart writes and reads back the
+      // whole expanded tensor.
       float *mid;
       WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, dwInputs_, "conv2d pair", &mid));
       const size_t midBytes = size_t(pw_.N * pw_.OH * pw_.OW * pw_.O) * sizeof(float);
@@ -108,6 +122,23 @@ class PointwiseDepthwiseKernel final : public Kernel {
       });
     }
     return Status::ok();
+  }
+
+  // Whether one pass over the output rows of one image, top-down or
+  // bottom-up, writes each row only where no input row it has yet to
+  // expand lies (x and y in the same arena).
+  bool inPlaceSafe(const float *x, const float *y, bool backward) const {
+    const intptr_t xb = reinterpret_cast<intptr_t>(x), yb = reinterpret_cast<intptr_t>(y);
+    const intptr_t rowIn = pw_.W * pw_.C * intptr_t(sizeof(float)), rowOut = dw_.OW * dw_.C * intptr_t(sizeof(float));
+    for (int64_t oh = 0; oh < dw_.OH; ++oh) {
+      const int64_t top = oh * dw_.sh - dw_.padTop;
+      // Rows [r0, r1) are still to be expanded when row oh is written.
+      const int64_t r0 = backward ? 0 : std::min(dw_.H - 1, top + 2) + 1;
+      const int64_t r1 = backward ? std::max<int64_t>(0, top) : dw_.H;
+      const intptr_t w0 = yb + oh * rowOut, w1 = w0 + rowOut;
+      if (r0 < r1 && w0 < xb + r1 * rowIn && xb + r0 * rowIn < w1) return false;
+    }
+    return true;
   }
 
   // x's floats to `to`, over the pool.
