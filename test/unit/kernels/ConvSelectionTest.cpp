@@ -369,6 +369,29 @@ TEST(ConvSelection, PointwiseUnderOneDnnFloorTakesPackedSgemm) {
   }
 }
 
+// One pixel (a squeeze-excitation's 1x1 after its global pool: RegNetY's
+// 208 -> 52, 43 KB of filter, under oneDNN's floor and its GEMV rule's
+// 64 KB): the packed SGEMM after oneDNN too, where the clamp epilogue lets
+// it; with sigmoid the portable kernel as before.
+TEST(ConvSelection, OnePixelPointwiseUnderOneDnnFloorTakesPackedSgemm) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
+  for (const char *activation : {"relu", "sigmoid"}) {
+    OpCase c = conv2d(1, 1, 208, 52, 1, 1, 0);
+    c.op = "fusedConv2d";
+    c.attrString("activation", activation);
+    ScopedKernelChoices choices;
+    Status s = runOp(c);
+    ASSERT_TRUE(s.isOk()) << activation << ": " << s.message();
+    const kernels::KernelChoice choice = choices.last("fusedConv2d");
+    const bool relu = std::string(activation) == "relu";
+    EXPECT_EQ(choice.chosen, relu ? "pointwise-packed-sgemm-after-onednn" : "portable")
+        << activation << ": " << choice.describe();
+    // 0.5 * 0.25 * 208 + 0.1 = 26.1; sigmoid of it rounds to 1.
+    const double want = relu ? 26.1 : 1.0;
+    for (double v : c.outputs[0].values()) ASSERT_NEAR(v, want, 1e-3) << activation;
+  }
+}
+
 // fusedConv2d "hardSwish": the depthwise 3x3 and the packed SGEMM run
 // without activation and a pass after them (the choice names the kernel
 // inside); a 1x1 our kernels refuse goes to oneDNN with its hardswish
