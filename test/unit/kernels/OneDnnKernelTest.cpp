@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <thread>
 
+#include "KernelChoices.h"
 #include "KernelTestUtil.h"
 #include "runtime/backends/cpu/kernels/Depthwise.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Float16.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/PieceSplit.h"
@@ -490,6 +492,41 @@ TEST(OneDnnKernels, DirectNotWinogradForFewChannelsOnSmallMaps) {
         ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
       }
     for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
+  }
+}
+
+// A 1x1 to 16 output channels from 64 input channels or more over 784
+// pixels or more runs on oneDNN, tried before the narrow pointwise tiles
+// (Conv2dSelection.cpp says why); fewer input channels or pixels, or 24
+// output channels, stay on the narrow tiles. Against a plain loop, at 1 and 2
+// threads.
+TEST(OneDnnKernels, SixteenChannelPointwiseOnOneDnnBeforeNarrowTiles) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow pointwise kernel needs AVX-512";
+  if (!onednn::policy().enabled) GTEST_SKIP() << "oneDNN is off";
+  struct Shape { int64_t C, side, O; const char *kernel; };
+  for (const Shape &sh : {Shape{128, 28, 16, "onednn"}, Shape{64, 55, 16, "onednn"}, Shape{32, 28, 16, "pointwise-narrow"},
+                          Shape{128, 14, 16, "pointwise-narrow"}, Shape{128, 28, 24, "pointwise-narrow"}}) {
+    const int64_t pixels = sh.side * sh.side;
+    std::vector<float> x = uniformFloats(pixels * sh.C, 71), f = uniformFloats(sh.O * sh.C, 72),
+                       b = uniformFloats(sh.O, 73);
+    for (int threads : {1, 2}) {
+      OpCase c{"fusedConv2d", {f32({1, sh.side, sh.side, sh.C}, x), f32({sh.O, 1, 1, sh.C}, f, true), f32({sh.O}, b, true)},
+               {outSpec(DataType::kFloat32, {1, sh.side, sh.side, sh.O})}};
+      c.attrString("inputLayout", "nhwc").attrString("filterLayout", "ohwi").attrString("activation", "relu");
+      ScopedKernelChoices choices;
+      ASSERT_TRUE(runOp(c, threads).isOk());
+      const std::string label = std::to_string(sh.C) + " -> " + std::to_string(sh.O) + " at " +
+                                std::to_string(sh.side) + ", " + std::to_string(threads) + " thread(s)";
+      EXPECT_EQ(choices.last("fusedConv2d").chosen, sh.kernel) << label << ": " << choices.last("fusedConv2d").describe();
+      const std::vector<double> got = c.outputs[0].values();
+      for (int64_t q = 0; q < pixels; q += 7)
+        for (int64_t o = 0; o < sh.O; ++o) {
+          double want = b[size_t(o)];
+          for (int64_t k = 0; k < sh.C; ++k) want += double(x[size_t(q * sh.C + k)]) * f[size_t(o * sh.C + k)];
+          want = std::max(0.0, want);
+          ASSERT_NEAR(got[size_t(q * sh.O + o)], want, 1e-4 * (1 + std::fabs(want))) << label << " " << q << " " << o;
+        }
+    }
   }
 }
 
