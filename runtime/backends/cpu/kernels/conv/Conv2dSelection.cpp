@@ -135,17 +135,6 @@ std::unique_ptr<Kernel> pointwisePackedAfterOneDnn(const ConvRequest &r, std::st
   return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, /*againstOneDnn=*/false, why);
 }
 
-// The same for an activation our epilogues lack (sigmoid: a squeeze-
-// excitation's second 1x1; silu, hardSwish): the packed SGEMM without it,
-// then the pass after the convolution that the portable kernel runs too.
-std::unique_ptr<Kernel> pointwisePackedThenEpilogueAfterOneDnn(const ConvRequest &r, std::string *why) {
-  if (r.clampEpilogue) return refuse(why, "activation is none, relu or clamp (taken above)");
-  std::unique_ptr<Kernel> conv =
-      makePointwisePackedConv(r.node, r.g, r.fi, -INFINITY, INFINITY, /*againstOneDnn=*/false, why);
-  if (!conv) return nullptr;
-  return makeEpiloguePass(std::move(conv), r.e, outputCount(r));
-}
-
 // The packed 1x1 tried after oneDNN (docs/PERFORMANCE.md, issue 19):
 // - from 784 output pixels (28x28) up, where brgconv_1x1 ran ResNeXt-50's
 //   28x28 256 -> 512 block ends and 512 -> 512 faster at 1 and 2 threads:
@@ -277,7 +266,6 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"pointwise-narrow-after-onednn", &pointwiseNarrowAnyPlan},
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
     {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAfterOneDnn},
-    {"pointwise-packed-sgemm-then-epilogue-after-onednn", &pointwisePackedThenEpilogueAfterOneDnn},
     {"portable", &portable},
 };
 
