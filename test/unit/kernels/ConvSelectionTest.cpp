@@ -3,6 +3,7 @@
 // refused, oneDNN's own reason included.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "KernelChoices.h"
@@ -62,7 +63,7 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
   // In table order, the chosen one after every refusal.
   ASSERT_GE(choice.refused.size(), 5u);
   EXPECT_EQ(choice.refused.front().first, "depthwise-avx512");
-  EXPECT_EQ(choice.refused.back().first, "pointwise-packed-sgemm-after-onednn");
+  EXPECT_EQ(choice.refused.back().first, "pointwise-packed-sgemm-then-epilogue-after-onednn");
   const std::string text = choice.describe();
   EXPECT_NE(text.find("conv2d '"), std::string::npos) << text;
   EXPECT_NE(text.find(": portable (refused: depthwise-avx512: "), std::string::npos) << text;
@@ -371,24 +372,31 @@ TEST(ConvSelection, PointwiseUnderOneDnnFloorTakesPackedSgemm) {
 
 // One pixel (a squeeze-excitation's 1x1 after its global pool: RegNetY's
 // 208 -> 52, 43 KB of filter, under oneDNN's floor and its GEMV rule's
-// 64 KB): the packed SGEMM after oneDNN too, where the clamp epilogue lets
-// it; with sigmoid the portable kernel as before.
+// 64 KB): the packed SGEMM after oneDNN too; a sigmoid (the SE's second
+// 1x1, 52 -> 208) as a pass after it. Fewer than 8 input channels
+// (EfficientNet-B0's 4 -> 96) stay on the portable kernel.
 TEST(ConvSelection, OnePixelPointwiseUnderOneDnnFloorTakesPackedSgemm) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the packed SGEMM kernels need AVX-512";
-  for (const char *activation : {"relu", "sigmoid"}) {
-    OpCase c = conv2d(1, 1, 208, 52, 1, 1, 0);
+  struct Case {
+    int64_t C, O;
+    const char *activation, *kernel;
+  };
+  for (const Case &k : {Case{208, 52, "relu", "pointwise-packed-sgemm-after-onednn"},
+                        Case{52, 208, "sigmoid", "pointwise-packed-sgemm-then-epilogue-after-onednn"},
+                        Case{4, 96, "sigmoid", "portable"}}) {
+    OpCase c = conv2d(1, 1, k.C, k.O, 1, 1, 0);
     c.op = "fusedConv2d";
-    c.attrString("activation", activation);
+    c.attrString("activation", k.activation);
+    const std::string label = std::to_string(k.C) + " -> " + std::to_string(k.O) + " " + k.activation;
     ScopedKernelChoices choices;
     Status s = runOp(c);
-    ASSERT_TRUE(s.isOk()) << activation << ": " << s.message();
+    ASSERT_TRUE(s.isOk()) << label << ": " << s.message();
     const kernels::KernelChoice choice = choices.last("fusedConv2d");
-    const bool relu = std::string(activation) == "relu";
-    EXPECT_EQ(choice.chosen, relu ? "pointwise-packed-sgemm-after-onednn" : "portable")
-        << activation << ": " << choice.describe();
-    // 0.5 * 0.25 * 208 + 0.1 = 26.1; sigmoid of it rounds to 1.
-    const double want = relu ? 26.1 : 1.0;
-    for (double v : c.outputs[0].values()) ASSERT_NEAR(v, want, 1e-3) << activation;
+    EXPECT_EQ(choice.chosen, k.kernel) << label << ": " << choice.describe();
+    // 0.5 * 0.25 * C + 0.1, then the activation.
+    const double sum = 0.125 * double(k.C) + 0.1;
+    const double want = std::string(k.activation) == "relu" ? sum : 1.0 / (1.0 + std::exp(-sum));
+    for (double v : c.outputs[0].values()) ASSERT_NEAR(v, want, 1e-5 * (1 + want)) << label;
   }
 }
 

@@ -19,7 +19,8 @@
 // - after oneDNN, for what it refused (under its FLOP floor) or without it:
 //   the narrow tiles and depthwise kernel as above, and the packed SGEMM for
 //   any other plain 1x1 (ShuffleNetV2 x0.5's 48- and 96-channel 1x1s: the
-//   portable kernel ran them 4-5x slower);
+//   portable kernel ran them 4-5x slower; one-pixel squeeze-excitation
+//   1x1s, a sigmoid as a pass after it);
 // - the portable kernel (im2col + SGEMM, direct depthwise) for everything
 //   else: small layers, shapes oneDNN only has reference code for, builds
 //   without oneDNN, float16.
@@ -133,6 +134,17 @@ std::unique_ptr<Kernel> pointwisePackedAnySize(const ConvRequest &r, std::string
 std::unique_ptr<Kernel> pointwisePackedAfterOneDnn(const ConvRequest &r, std::string *why) {
   if (!r.clampEpilogue) return refuse(why, "activation is not none, relu or clamp");
   return makePointwisePackedConv(r.node, r.g, r.fi, r.lo, r.hi, /*againstOneDnn=*/false, why);
+}
+
+// The same for an activation our epilogues lack (sigmoid: a squeeze-
+// excitation's second 1x1; silu, hardSwish): the packed SGEMM without it,
+// then the pass after the convolution that the portable kernel runs too.
+std::unique_ptr<Kernel> pointwisePackedThenEpilogueAfterOneDnn(const ConvRequest &r, std::string *why) {
+  if (r.clampEpilogue) return refuse(why, "activation is none, relu or clamp (taken above)");
+  std::unique_ptr<Kernel> conv =
+      makePointwisePackedConv(r.node, r.g, r.fi, -INFINITY, INFINITY, /*againstOneDnn=*/false, why);
+  if (!conv) return nullptr;
+  return makeEpiloguePass(std::move(conv), r.e, outputCount(r));
 }
 
 // The packed 1x1 tried after oneDNN (docs/PERFORMANCE.md, issue 19):
@@ -266,6 +278,7 @@ const KernelCandidate<ConvRequest> kConv2dCandidates[] = {
     {"pointwise-narrow-after-onednn", &pointwiseNarrowAnyPlan},
     {"depthwise-avx512-after-onednn", &depthwiseAvx512},
     {"pointwise-packed-sgemm-after-onednn", &pointwisePackedAfterOneDnn},
+    {"pointwise-packed-sgemm-then-epilogue-after-onednn", &pointwisePackedThenEpilogueAfterOneDnn},
     {"portable", &portable},
 };
 
