@@ -38,6 +38,7 @@ FAMILIES = {
     "pointwise-narrow": {"conv2d.pointwise"},
     "pointwise-packed-sgemm": {"conv2d.pointwise"},
     "pointwise-packed-sgemm-after-onednn": {"conv2d.pointwise"},  # 9b5aa2a: where oneDNN refuses
+    "pointwise-packed-sgemm-then-epilogue-after-onednn": {"conv2d.pointwise"},  # its sigmoid/SiLU: a pass after
     "im2col-packed-sgemm": {"conv2d.im2col"},
     "row-window-packed-sgemm": {"conv2d.rowwindow"},
     "grouped-narrow-avx512": {"conv2d.grouped4"},

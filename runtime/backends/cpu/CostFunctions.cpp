@@ -6,7 +6,6 @@
 #include "backends/cpu/PieceSplit.h"
 #include "backends/cpu/ThreadPool.h"
 #include "backends/cpu/kernels/InstanceNormNhwc.h"
-#include "backends/cpu/kernels/PackedSgemm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -434,7 +433,11 @@ double axisTapsInside(int64_t in, int64_t out, int64_t k, int64_t stride, int64_
 // few pixels (under 784; with a residual or from <= 160 inputs under 196),
 // from 192 on 64 pixels or fewer. Sigmoid (a squeeze-and-excitation expand) and the widths
 // between go to oneDNN, and under its floor to the portable kernel.
-enum class OwnPointwise { kNone, kNarrow, kPacked };
+// kPackedThenPass: the packed SGEMM under oneDNN's floor for an activation
+// our epilogues lack (sigmoid, SiLU, hardSwish), then the portable kernel's
+// epilogue pass (Conv2dSelection.cpp's pointwise-packed-sgemm-then-epilogue-
+// after-onednn).
+enum class OwnPointwise { kNone, kNarrow, kPacked, kPackedThenPass };
 // A convolution whose output is a strided slice (a concat's) that its
 // kernel may write at the pitch: the CPU backend runs one with SiLU (a pass
 // after its kernel) or a strided input on dense copies instead.
@@ -460,7 +463,12 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   // (n.outputOverInput, the arena plan's) goes to oneDNN's brgconv_1x1
   // first (e3e2741): its sum post-op then needs no copy of the residual.
   const bool residualInPlaceToOneDnn = residual && n.outputOverInput == 3 && g.O > 32 && outPixels >= 3136;
-  if (plain1x1 && g.C <= 1024 && !residualInPlaceToOneDnn &&
+  // A 1x1 to 16 channels from 64 or more over 784 pixels or more goes to
+  // brgconv_1x1 first (5cb3a9e: one output vector per row costs the narrow
+  // tiles a broadcast per FMA); under oneDNN's floor the narrow tiles after it.
+  const double flops = 2 * outPixels * double(g.C) * double(g.O);
+  const bool sixteenToOneDnn = g.O == 16 && g.C >= 64 && !residual && outPixels >= 784 && flops >= kOneDnnMinFlops;
+  if (plain1x1 && g.C <= 1024 && !residualInPlaceToOneDnn && !sixteenToOneDnn &&
       (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784) || (writesSlice(n) && g.C <= 64)))
     return OwnPointwise::kNarrow;
   // The packed SGEMM's 1x1 is tried after oneDNN's brgconv_1x1 from 784
@@ -473,13 +481,21 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
       !(g.C <= 160 && outPixels >= 196) && g.O >= (outPixels <= 64 ? 192 : 512) && g.C >= 8)
     return OwnPointwise::kPacked;
   // Under oneDNN's FLOP floor (it refuses the layer) the packed SGEMM takes
-  // any other plain 1x1 with a clamp epilogue it suits, after oneDNN
-  // (1233121; the portable kernel before: ShuffleNetV2 x0.5's 14x14 48 -> 48
-  // and 7x7 96 -> 96, 4-5x slower there).
+  // any other plain 1x1 with a clamp epilogue and 8 channels each way,
+  // after oneDNN (1233121, 3704786; the portable kernel before: ShuffleNetV2
+  // x0.5's 14x14 48 -> 48 and 7x7 96 -> 96, RegNetY-400MF's one-pixel
+  // squeeze-and-excitation 208 -> 52), except one output pixel with a
+  // filter of 64 KB or more, oneDNN's matrix-vector product.
+  // Other activations (a squeeze-and-excitation expand's sigmoid) there
+  // run it without them, then the portable kernel's epilogue pass.
   const bool clampEpilogue = act == "none" || act == "relu" || act == "clamp";
-  if (plain1x1 && clampEpilogue && 2 * outPixels * double(g.C) * double(g.O) < kOneDnnMinFlops &&
-      kernels::packedSgemmSuits(g.N * g.OH * g.OW, g.C, g.O))
-    return OwnPointwise::kPacked;
+  const bool oneDnnMatrixVector = outPixels == 1 && double(g.C) * double(g.O) * 4 >= double(1 << 16);
+  const bool plainAnyActivation = g.KH == 1 && g.KW == 1 && g.groups == 1 && g.sh == 1 && g.sw == 1 &&
+                                  g.padTop == 0 && g.padLeft == 0 && g.nhwc && x &&
+                                  x->dtype == DataType::kFloat32 && isConstant(constant, 1) && !n.relaxedPrecision &&
+                                  hasAvx512();
+  if (plainAnyActivation && flops < kOneDnnMinFlops && !oneDnnMatrixVector && g.C >= 8 && g.O >= 8)
+    return clampEpilogue ? OwnPointwise::kPacked : OwnPointwise::kPackedThenPass;
   return OwnPointwise::kNone;
 }
 
@@ -552,8 +568,11 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // Not at >= 256 channels each way with 15-20 output columns, where
   // onednn/Conv2d.cpp keeps the direct kernel (Winograd ran slower there).
   const bool slowWinograd = g.C >= 256 && g.O >= 256 && g.OW >= 15 && g.OW <= 20;
+  // Nor where the direct kernel wins on few input channels over a small
+  // map (18d101a; PieceSplit.h's rule, which onednn/Conv2d.cpp builds by).
   const bool winograd = g.groups == 1 && g.KH == 3 && g.KW == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
-                        g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd;
+                        g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd &&
+                        !winogradLosesOnSmallMaps(g.C, g.OH, g.OW);
   // Of those, the layers oneDNN runs on 4x4 output tiles (jit_wino_4x3:
   // 2.25 multiplies an output per channel pair, 2x2 tiles 4;
   // PieceSplit.h's rule) are a family of their own (a piece padded on one
@@ -688,6 +707,8 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
           const int64_t padBefore = p.oh0 == 0 ? g.padTop : 0, padAfter = p.oh1 == g.OH ? g.padBottom : 0;
           const bool four = padBefore != padAfter || winogradPrefersFourByFourTiles(g.C, p.o, g.OW);
           wp.family = four ? "conv2d.winograd4" : "conv2d.winograd";
+          // A piece of a small map's rows can fall under the direct kernel's rule.
+          if (winogradLosesOnSmallMaps(g.C, p.oh1 - p.oh0, int64_t(cols))) wp.family = "conv2d";
         }
         if (wp.flops > best) best = wp.flops, c.piece = wp;
       }
@@ -714,7 +735,7 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // where B's extra reads are repaid (PackedSgemm.cpp's splitRows).
   if (threads > 1 && ownDepthwise)
     c.rowsPerThread = rowsSplitEvenly(g.OH, threads) || (g.C + 15) / 16 < 2 * int64_t(threads);
-  if (threads > 1 && own1x1 == OwnPointwise::kPacked) {
+  if (threads > 1 && (own1x1 == OwnPointwise::kPacked || own1x1 == OwnPointwise::kPackedThenPass)) {
     const int64_t M = g.N * g.OH * g.OW, tiles = (M + 7) / 8;
     const bool bRepaid = g.C * g.O * (threads - 1) <= M * (g.C + g.O);
     c.rowsPerThread = M <= 256 && bRepaid && tiles >= 8 * int64_t(threads) && rowsSplitEvenly(tiles, threads);
@@ -727,8 +748,9 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   // apply SiLU to each block of rows while it is in cache: no pass of its
   // own (their grids' points, with relu, leave out its few instructions).
   const bool inlineSilu = narrow1x1 || (ownDepthwise && !residual);
+  const bool portablePass = portable || own1x1 == OwnPointwise::kPackedThenPass;
   if (act == "sigmoid" || (act == "silu" && !inlineSilu))
-    c.after.push_back({portable ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
+    c.after.push_back({portablePass ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
                        2 * (y ? bytesOf(y) : 0)});
   // hardSwish: our depthwise, 1x1, im2col, row-window and grouped kernels
   // run without it, then a pass over the output (Conv2dSelection.cpp's

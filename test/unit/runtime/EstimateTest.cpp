@@ -620,14 +620,15 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
   EXPECT_DOUBLE_EQ(hardSwish.after[0].bytes, 2.0 * 4 * 4 * 512 * 4);
   EXPECT_TRUE(cost(4, 64, 512, "relu").after.empty());
   EXPECT_TRUE(cost(28, 96, 192, "hardSwish").after.empty());  // oneDNN's width: its post-op
+  // Under oneDNN's floor the packed SGEMM after it (1233121, 3704786), the
+  // sigmoid then in the portable kernel's epilogue pass (std::exp).
   cpu::NodeCost expand = cost(1, 20, 480, "sigmoid");
-  EXPECT_EQ(expand.family, "conv2d.portable");
-  EXPECT_FALSE(expand.jit);
+  EXPECT_EQ(expand.family, "conv2d.pointwise");
   ASSERT_EQ(expand.after.size(), 1u);
   EXPECT_EQ(expand.after[0].family, "unary.exp");
   EXPECT_DOUBLE_EQ(expand.after[0].params[0], 480);
-  EXPECT_EQ(cost(1, 20, 480, "relu").family, "conv2d.portable");  // 33..511 channels: not ours
-  EXPECT_EQ(cost(1, 20, 512, "relu").family, "conv2d.portable");  // the packed SGEMM wants >= 16 pixels
+  EXPECT_EQ(cost(1, 20, 480, "relu").family, "conv2d.pointwise");
+  EXPECT_EQ(cost(1, 4, 96, "sigmoid").family, "conv2d.portable");  // fewer than 8 input channels
   EXPECT_EQ(cost(4, 64, 512, "relu").family, "conv2d.pointwise");  // the packed SGEMM's
   EXPECT_EQ(cost(56, 64, 256, "sigmoid").family, "conv2d.pointwise");  // oneDNN, above its floor
   EXPECT_EQ(cost(56, 64, 256, "sigmoid").after[0].family, "unary.sigmoid");
@@ -1303,6 +1304,33 @@ TEST(CostFunctions, GroupedNarrowOnItsOwnLoop) {
   EXPECT_EQ(cost(16, &w16).family, "conv2d");
 }
 
+// 3x3 stride-1 layers of few input channels on small maps run oneDNN's
+// direct kernel, not Winograd (18d101a, PieceSplit.h's
+// winogradLosesOnSmallMaps), as a whole layer and as a 2-thread piece.
+TEST(CostFunctions, FewChannelsOnSmallMapsDirectNotWinograd) {
+  auto family = [](int64_t side, int64_t C, int64_t O, int threads, bool piece) {
+    cpu::OperandDesc x{DataType::kFloat32, {1, side, side, C}, nullptr}, w{DataType::kFloat32, {O, 3, 3, C}, nullptr};
+    cpu::OperandDesc y{DataType::kFloat32, {1, side, side, O}, nullptr};
+    cpu::NodeDesc n;
+    n.op = "conv2d";
+    n.attributes.set("inputLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "nhwc", {}});
+    n.attributes.set("filterLayout", cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, "ohwi", {}});
+    n.attributes.set("padding", cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", {1, 1, 1, 1}});
+    n.inputs = {&x, &w};
+    n.outputs = {&y};
+    cpu::NodeCost c = cpu::findCostFunction("conv2d")(n, {false, true}, threads);
+    return piece ? c.piece.family : c.family;
+  };
+  EXPECT_EQ(family(14, 24, 64, 1, false), "conv2d");   // GoogLeNet's inception4a branch3 3x3
+  EXPECT_EQ(family(7, 48, 128, 1, false), "conv2d");   // 5a/5b's
+  EXPECT_EQ(family(28, 24, 64, 1, false), "conv2d.winograd");
+  EXPECT_EQ(family(14, 64, 128, 1, false), "conv2d.winograd");
+  // 16x16 of 24 channels is Winograd whole; its 8-row pieces (128 pixels;
+  // too few output channels to cut by them) are direct.
+  EXPECT_EQ(family(16, 24, 32, 1, false), "conv2d.winograd");
+  EXPECT_EQ(family(16, 24, 32, 2, true), "conv2d");
+}
+
 // A weightless graph has no filter bytes to make a kernel from, so the cost
 // function restates Conv2dSelection.cpp's conditions for our own
 // convolution kernels. For layers on either side of each condition of the
@@ -1384,12 +1412,20 @@ TEST(CostFunctions, OwnConvolutionFamiliesMatchTheKernelChosen) {
       {"SE squeeze 672 -> 24", 1, 1, 1, 672, 24, 1, 1, 1, 1, 1, 1, none, "relu"},
       {"3x3 on one pixel, 64 KB", 1, 1, 1, 64, 32, 3, 3, 1, 1, 1, 1, same, "relu"},
       {"3x3 on 2x2, 1 MFLOP", 1, 2, 2, 64, 96, 3, 3, 1, 1, 1, 1, same, "relu"},
-      // A plain 1x1 under the floor with a clamp epilogue: the packed SGEMM
-      // after oneDNN from 16 pixels (1233121); sigmoid, or 15 pixels, portable.
+      // A plain 1x1 under the floor with 8 channels each way: the packed
+      // SGEMM after oneDNN (1233121, 3704786), one pixel too unless oneDNN's
+      // 64 KB rule takes it, a sigmoid as a pass after it; fewer than 8
+      // channels, portable.
       {"1x1 under the floor 14x14 48 -> 48", 1, 14, 14, 48, 48, 1, 1, 1, 1, 1, 1, none, "relu"},
       {"1x1 under the floor 7x7 96 -> 96", 1, 7, 7, 96, 96, 1, 1, 1, 1, 1, 1, none, "none"},
       {"1x1 under the floor sigmoid", 1, 14, 14, 48, 48, 1, 1, 1, 1, 1, 1, none, "sigmoid"},
       {"1x1 under the floor 15 pixels", 1, 3, 5, 64, 64, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"1x1 under the floor 4 outputs", 1, 14, 14, 48, 4, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"1x1 under the floor 4 inputs", 1, 14, 14, 4, 64, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"3x3 under the floor 8x8", 1, 8, 8, 16, 16, 3, 3, 1, 1, 1, 1, same, "relu"},
+      {"SE squeeze 208 -> 52", 1, 1, 1, 208, 52, 1, 1, 1, 1, 1, 1, none, "relu"},
+      {"SE expand 40 -> 120 no activation", 1, 1, 1, 40, 120, 1, 1, 1, 1, 1, 1, none, "none"},
+      {"SE squeeze 440 -> 110, 190 KB", 1, 1, 1, 440, 110, 1, 1, 1, 1, 1, 1, none, "relu"},
   };
   auto str = [](const char *v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kString, 0, 0, v, {}}; };
   auto ints = [](std::vector<int64_t> v) { return cpu::AttributeValue{cpu::AttributeValue::Kind::kInts, 0, 0, "", v}; };
