@@ -71,8 +71,9 @@ TEST(ConvSelection, EveryRefusalIsRecorded) {
 
 // Residual block ends the narrow tiles take: over its dying residual (the
 // plan's in-place output) oneDNN's sum post-op runs one of 56x56 pixels with
-// no copy first, so the narrow tiles are tried after oneDNN there; at 28x28
-// and where y has bytes of its own they stay first.
+// no copy first, so the narrow tiles are tried after oneDNN there, narrow
+// projections (72 -> 24) included; at 28x28 and where y has bytes of its
+// own they stay first.
 TEST(ConvSelection, BlockEndOverItsResidualGoesToOneDnnFrom56x56) {
   if (!kernels::avx512Available()) GTEST_SKIP() << "the narrow tiles need AVX-512";
   struct Case {
@@ -80,7 +81,8 @@ TEST(ConvSelection, BlockEndOverItsResidualGoesToOneDnnFrom56x56) {
     bool over, oneDnnFirst;
   };
   for (const Case &k : {Case{56, 64, 256, false, false}, Case{56, 64, 256, true, true},
-                        Case{28, 128, 512, true, false}}) {
+                        Case{28, 128, 512, true, false}, Case{56, 72, 24, true, true},
+                        Case{56, 72, 24, false, false}}) {
     OpCase c = conv2d(k.side, k.side, k.C, k.O, 1, 1, 0);
     c.op = "fusedConv2d";
     c.inputs.push_back(f32({1, k.side, k.side, k.O}, std::vector<float>(size_t(k.side * k.side * k.O), 0.125f)));

@@ -95,7 +95,10 @@ std::unique_ptr<Kernel> pointwiseNarrowAnyPlan(const ConvRequest &r, std::string
 // copy first, and ran ResNet-50's 56x56 64 -> 256 and ResNeXt-50's 128 ->
 // 256 block ends 5-8% faster than the narrow tiles at 1 and 2 threads; at
 // 28x28 (128 -> 512) the narrow tiles stayed even or ahead
-// (docs/PERFORMANCE.md, issue 19).
+// (docs/PERFORMANCE.md, issue 19). The same for the narrow projections of
+// the mobile nets' 56x56 blocks (72 -> 24 in MobileNetV3-L and MnasNet,
+// 144 -> 24 in MobileNetV2, 16 -> 16 in V3-L's first) ran 7-19% faster
+// on oneDNN at 1 thread.
 constexpr int64_t kNarrowResidualOverItAfterOneDnnPixels = 3136;
 
 // A 1x1 to 16 output channels from 64 input channels or more over 784
@@ -115,7 +118,7 @@ std::unique_ptr<Kernel> pointwiseNarrow(const ConvRequest &r, std::string *why) 
     return refuse(why, "16 output channels from " + std::to_string(kNarrowSixteenAfterOneDnnInputChannels) +
                            " input channels or more over " + std::to_string(kNarrowSixteenAfterOneDnnPixels) +
                            " pixels or more (tried after oneDNN)");
-  if (r.e.hasResidual && r.node.outputOverInput == 3 && r.g.O > 32 &&
+  if (r.e.hasResidual && r.node.outputOverInput == 3 &&
       r.g.N * r.g.H * r.g.W >= kNarrowResidualOverItAfterOneDnnPixels && onednn::policy().enabled)
     return refuse(why, "a residual block end over its residual, " +
                            std::to_string(kNarrowResidualOverItAfterOneDnnPixels) +
