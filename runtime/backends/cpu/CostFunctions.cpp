@@ -462,7 +462,7 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   // A block end of 56x56 or more written over its dying residual
   // (n.outputOverInput, the arena plan's) goes to oneDNN's brgconv_1x1
   // first (e3e2741): its sum post-op then needs no copy of the residual.
-  const bool residualInPlaceToOneDnn = residual && n.outputOverInput == 3 && g.O > 32 && outPixels >= 3136;
+  const bool residualInPlaceToOneDnn = residual && n.outputOverInput == 3 && outPixels >= 3136;
   // A 1x1 to 16 channels from 64 or more over 784 pixels or more goes to
   // brgconv_1x1 first (5cb3a9e: one output vector per row costs the narrow
   // tiles a broadcast per FMA); under oneDNN's floor the narrow tiles after it.

@@ -813,6 +813,15 @@ TEST(CostFunctions, BlockEndOverItsResidualOnOneDnn) {
   EXPECT_EQ(oneDnn.family, "conv2d.pointwise");
   ASSERT_EQ(oneDnn.after.size(), 1u);
   EXPECT_EQ(oneDnn.after[0].family, "unary.sigmoid");
+  // A narrow projection (72 -> 24) over its residual too (5fa0d59).
+  cpu::OperandDesc x72{DataType::kFloat32, {1, 56, 56, 72}, nullptr}, w24{DataType::kFloat32, {24, 1, 1, 72}, nullptr};
+  cpu::OperandDesc b24{DataType::kFloat32, {24}, nullptr}, r24{DataType::kFloat32, {1, 56, 56, 24}, nullptr};
+  cpu::OperandDesc y24{DataType::kFloat32, {1, 56, 56, 24}, nullptr};
+  n.inputs = {&x72, &w24, &b24, &r24};
+  n.outputs = {&y24};
+  EXPECT_EQ(cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1).after.size(), 1u);
+  n.outputOverInput = -1;
+  EXPECT_TRUE(cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1).after.empty());
 }
 
 // channelShuffle interleaves single elements `groups` at a time when its
