@@ -112,8 +112,8 @@ class CpuBackend final : public rt::Backend {
   }
   // 64-byte aligned, at least one line. From 2 MiB up, in transparent huge
   // pages where the system allows them: the first run then faults in a few
-  // zeroed 2 MiB pages instead of thousands of 4 KiB ones (MobileNetV2's
-  // first run 7.9 -> 5.4 ms, docs/PERFORMANCE.md).
+  // zeroed 2 MiB pages instead of thousands of 4 KiB ones (a third off
+  // MobileNetV2's first run).
   Status allocate(uint64_t bytes, std::unique_ptr<rt::BackendBuffer> *out) override {
     uint64_t rounded = bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
     void *p = nullptr;

@@ -34,9 +34,10 @@ inline uint32_t backOf(uint64_t units) { return static_cast<uint32_t>(units) & 0
 // depending on the CPU, so counting pauses would not bound time). Each round
 // also yields: on a core shared with other runnable threads (another
 // process, or this pool's own thread that the spinner would delay) they run
-// instead, and on an idle core the yield returns at once. Measured on the
-// 2-vCPU VM at load ~5, 100M int4 Llama decode at 2 threads: 117-119 tok/s
-// spinning 0.2 ms without yields, 163-187 blocking at once, 213-240 with.
+// instead, and on an idle core the yield returns at once. On a loaded
+// 2-vCPU machine the int4 Llama decode at 2 threads was fastest spinning
+// with yields, then blocking at once, then spinning without yields
+// (docs/RUNTIME.md, thread waiting; docs/PERFORMANCE.md).
 template <typename Done>
 bool spinUntil(Done done, int64_t limitNs) {
   if (limitNs == 0) return done();

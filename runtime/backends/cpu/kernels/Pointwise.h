@@ -8,8 +8,8 @@
 //
 // Used by the expand + depthwise pair (PointwiseDepthwise.h) and by 1x1
 // convolutions with few output channels or a residual (conv/PointwiseNarrowConv.cpp),
-// where oneDNN 2.6's brgconv_1x1 reached 104-113 GFLOP/s on MobileNetV2's
-// projections and paid 0.33 ms for ResNet-50's 56x56 residual sums.
+// where oneDNN 2.6's brgconv_1x1 runs MobileNetV2's projections at about
+// two thirds of the FMA peak and pays a separate pass for a residual sum.
 // AVX-512 code in PointwiseAvx512.cpp, used only when avx512Available().
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_POINTWISE_H

@@ -4,10 +4,9 @@
 // depthwise row kernel (Depthwise.h) over them, so the expanded tensor
 // (4.8 MB for MobileNetV2's 112x112x96) is never written to memory.
 //
-// Why: on the Intel AVX-512 VM MobileNetV2's first stages are bound by
-// that tensor's trip through L3: features.2 took 0.317 ms (expand, 122
-// GFLOP/s) + 0.214 ms (depthwise) as two kernels; as one, 0.33 ms in a
-// standalone measurement (docs/PERFORMANCE.md). The expand's K is small
+// Why: MobileNetV2's first stages are bound by that tensor's trip through
+// L3; as one kernel features.2 took about two thirds of the two kernels'
+// time (docs/PERFORMANCE.md). The expand's K is small
 // (16-32 channels), so its filter stays in L1 and the register tiles of
 // Pointwise.h run it at 160-195 GFLOP/s. AVX-512 code in
 // PointwiseDepthwiseAvx512.cpp, used only when avx512Available().

@@ -144,12 +144,11 @@ bool emptyOutput(const Shape &os, DataType t, std::unique_ptr<Kernel> *out) {
 // A transpose that, once dims adjacent in both orders are merged, swaps the
 // two inner dims of [batch, rows, cols] (NCHW <-> NHWC: [N, C, HW] <-> [N, HW,
 // C]). The index-map kernel would copy rows of C = 3 elements one by one
-// (0.64 ms for a 224x224 image); this one moves 32x32 tiles, or, when one
-// side has at most 4 elements (an RGB image's channels), runs a loop whose
-// short dimension is a compile-time constant, so the compiler turns it into
-// whole-vector shuffles: a [1,3,224,224] image to NHWC took 0.05 ms with
-// 32x3 tiles and 0.01 ms so (1 thread, data in cache; 0.14 ms of MobileNetV2's
-// 3.9 ms run went to this transpose before).
+// (an image's input transpose was several percent of MobileNetV2's run);
+// this one moves 32x32 tiles, or, when one side has at most 4 elements (an
+// RGB image's channels), runs a loop whose short dimension is a
+// compile-time constant, so the compiler turns it into whole-vector
+// shuffles (several times faster than 32x3 tiles).
 template <int R, typename E>
 void interleaveRows(const E *x, E *y, int64_t cols, int64_t c0, int64_t c1) {
   // y[c][r] = x[r][c] for R rows of `cols`.

@@ -259,8 +259,8 @@ void floatToHalf(const float *in, void *out, int64_t n);
 // float32 -> bf16, round to nearest even (as oneDNN's reorder), in place of
 // a reorder primitive for same-layout conversions: a reorder is its own
 // OpenMP region, whose fork/join costs more than the conversion itself on
-// the small activations of late layers (measured at 2 threads on ResNet-50:
-// 53 source reorders took 2.2 ms against 1.1 ms at 1 thread). Small arrays
+// the small activations of late layers (ResNet-50's source reorders took
+// twice as long at 2 threads as at 1). Small arrays
 // convert on the calling thread, large ones split over `numThreads`.
 // Needs AVX512-BF16 (callers check bf16Available()).
 void floatToBf16(const float *in, void *out, int64_t n, int numThreads);

@@ -1,9 +1,9 @@
 // matmul and gemm on oneDNN's matmul primitive (brgemm kernels on AVX-512).
 //
 // A constant B is reordered once into the primitive's blocked layout
-// (format_tag::any): measured 1 thread, 128x768x3072 2.5 ms blocked vs
-// 2.6-29 ms plain (the plain variant is sensitive to N's stride), and GEMV
-// 1x4096x4096 0.5 ms vs 1.7 ms. A non-constant B is used in place when oneDNN
+// (format_tag::any): the plain layout is sensitive to N's stride (up to
+// ~10x slower for a BERT-sized matmul) and a GEMV on it reads B about 3x
+// slower. A non-constant B is used in place when oneDNN
 // has an optimized kernel for its strides, else reordered per call.
 // gemm's alpha is an output scale and beta * c a sum post-op on a destination
 // pre-filled with c broadcast to [M, N] (one pass over M*N, against M*N*K).

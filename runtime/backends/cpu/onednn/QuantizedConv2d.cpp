@@ -37,9 +37,8 @@ struct QuantizedConv2d::Impl : PrimitiveState {
   // padding (ResNet's stem): its input padded here with the zero point, the
   // primitive without padding nor source zero point (the zero point times
   // each filter's sum joins the bias), which oneDNN 2.6 runs on brgconv
-  // rather than jit_int8: ResNet-50's stem 0.363 -> 0.347 ms in the model,
-  // the padding included. MobileNetV2's 3x3 stem was slower so (0.046 ->
-  // 0.052 ms).
+  // rather than jit_int8, faster for ResNet-50's stem even counting the
+  // padding; MobileNetV2's 3x3 stem was slower so, hence 7x7 or larger.
   bool padByHand = false, biasCorrected = false;
   int64_t paddedH = 0, paddedW = 0;
   std::vector<uint8_t> padded;
