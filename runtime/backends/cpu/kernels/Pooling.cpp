@@ -15,6 +15,9 @@
 // zero point (max commutes with the monotonic (de)quantization), so the pool
 // reads and writes the 8-bit activations the quantized convolutions around
 // it hand over.
+//
+// A float maxPool2d in nhwc runs MaxPoolAvx512.cpp's row where the CPU has
+// AVX-512 (16-channel vectors, a masked tail); this file's walk otherwise.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,7 +25,9 @@
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/MaxPoolAvx512.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -35,6 +40,7 @@ struct PoolGeometry {
   int64_t padTop, padLeft, sh, sw, dh, dw;
   int64_t yPitch = 0;  // nhwc: elements between output pixels (a strided output's row pitch, else C)
   bool honoursRowPitch = true;  // false: a strided operand it leaves to the CPU backend's dense copies
+  bool avx512 = false;          // float max in nhwc: MaxPoolAvx512.cpp's row
 };
 
 // T: float, or int8_t/uint8_t for kMax.
@@ -75,7 +81,15 @@ class PoolKernel final : public Kernel {
       });
     } else {
       parallelFor(ctx, g_.N * g_.OH, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) rowNhwc(x, y, t / g_.OH, t % g_.OH);
+        for (int64_t t = b; t < e; ++t) {
+          if constexpr (K == PoolKind::kMax && std::is_same_v<T, float>) {
+            if (g_.avx512) {
+              maxRowAvx512(x, y, t / g_.OH, t % g_.OH);
+              continue;
+            }
+          }
+          rowNhwc(x, y, t / g_.OH, t % g_.OH);
+        }
       });
     }
     return Status::ok();
@@ -236,6 +250,25 @@ class PoolKernel final : public Kernel {
     }
   }
 
+  void maxRowAvx512(const float *x, float *y, int64_t n, int64_t oh) const {
+    const int64_t ih0 = oh * g_.sh - g_.padTop;
+    const int64_t kh0 = firstTap(ih0, g_.dh), kh1 = endTap(ih0, g_.dh, g_.KH, g_.H);
+    MaxPoolRowNhwc r;
+    r.rowCount = std::max<int64_t>(0, kh1 - kh0);
+    r.rows = r.rowCount ? x + (n * g_.H + ih0 + kh0 * g_.dh) * g_.W * g_.C : nullptr;
+    r.rowStep = g_.dh * g_.W * g_.C;
+    r.C = g_.C;
+    r.W = g_.W;
+    r.OW = g_.OW;
+    r.KW = g_.KW;
+    r.sw = g_.sw;
+    r.dw = g_.dw;
+    r.padLeft = g_.padLeft;
+    r.y = y + (n * g_.OH + oh) * g_.OW * g_.yPitch;
+    r.yPitch = g_.yPitch;
+    maxPoolRowNhwcAvx512(r);
+  }
+
   // The first tap index whose position start + k * step is >= 0, and one past
   // the last whose position is < size (at most `taps`).
   static int64_t firstTap(int64_t start, int64_t step) { return start >= 0 ? 0 : (-start + step - 1) / step; }
@@ -356,6 +389,7 @@ Status makePool(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
       return Status::ok();
     }
   }
+  g.avx512 = K == PoolKind::kMax && g.nhwc && useAvx512();
   *out = std::make_unique<PoolKernel<K>>(g);
   return Status::ok();
 }
