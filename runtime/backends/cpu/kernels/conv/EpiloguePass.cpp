@@ -1,13 +1,17 @@
 // fusedConv2d on the portable kernel: conv2d into the output, then one pass
 // over it, y = activation(y + residual). Kernels with an epilogue of their
-// own (oneDNN's post-ops, our clamp epilogues) do not need it.
+// own (oneDNN's post-ops, our clamp epilogues) do not need it. Sigmoid and
+// SiLU go through the vector exp of the elementwise sigmoid op
+// (sigmoidArray) and the fused SiLU epilogues (siluInPlace) instead of
+// scalar std::exp per element.
 #include "runtime/backends/cpu/kernels/conv/ConvGeometry.h"
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/Silu.h"
+#include "runtime/backends/cpu/kernels/TransformerSimd.h"
 
 namespace webnn::cpu::kernels {
 namespace {
@@ -37,17 +41,21 @@ class EpiloguePassKernel final : public Kernel {
     WEBNN_RETURN_IF_ERROR(conv_->run(convCtx));
     Epilogue e = e_;
     parallelFor(ctx, count_, 16384, [&](int64_t b, int64_t end) {
-      for (int64_t i = b; i < end; ++i) {
-        float v = r ? y[i] + r[i] : y[i];
-        switch (e.activation) {
-          case ConvActivation::kNone: break;
-          case ConvActivation::kRelu: v = v > 0.f ? v : 0.f; break;
-          case ConvActivation::kClamp: v = std::min(std::max(v, e.clampMin), e.clampMax); break;
-          case ConvActivation::kSigmoid: v = 1.f / (1.f + std::exp(-v)); break;
-          case ConvActivation::kSilu: v = v / (1.f + std::exp(-v)); break;
-          case ConvActivation::kHardSwish: v = v * std::min(6.f, std::max(0.f, v + 3.f)) * (1.f / 6.f); break;
-        }
-        y[i] = v;
+      if (r)
+        for (int64_t i = b; i < end; ++i) y[i] += r[i];
+      switch (e.activation) {
+        case ConvActivation::kNone: break;
+        case ConvActivation::kRelu:
+          for (int64_t i = b; i < end; ++i) y[i] = y[i] > 0.f ? y[i] : 0.f;
+          break;
+        case ConvActivation::kClamp:
+          for (int64_t i = b; i < end; ++i) y[i] = std::min(std::max(y[i], e.clampMin), e.clampMax);
+          break;
+        case ConvActivation::kSigmoid: sigmoidArray(y + b, y + b, end - b); break;
+        case ConvActivation::kSilu: siluInPlace(y + b, end - b); break;
+        case ConvActivation::kHardSwish:
+          for (int64_t i = b; i < end; ++i) y[i] = y[i] * std::min(6.f, std::max(0.f, y[i] + 3.f)) * (1.f / 6.f);
+          break;
       }
     });
     return Status::ok();
