@@ -447,7 +447,10 @@ bool writesSlice(const NodeDesc &n) {
   const std::string act = n.op == "fusedConv2d" ? n.attributes.getString("activation", "none") : "none";
   return y && y->rowPitch && x && !x->rowPitch && act != "silu";
 }
-OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) {
+// `asPair`: the narrow tiles inside a kernel pair (the scaled-pointwise
+// pair makes them itself): the rules that only order them after oneDNN in
+// Conv2dSelection.cpp do not apply.
+OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant, bool asPair = false) {
   const OperandDesc *x = n.inputs.size() > 0 ? n.inputs[0] : nullptr;
   const ConvShape g = convShape(n);
   const bool residual = n.op == "fusedConv2d" && n.inputs.size() > 3 && n.inputs[3];
@@ -468,7 +471,7 @@ OwnPointwise ownPointwise(const NodeDesc &n, const std::vector<bool> &constant) 
   // tiles a broadcast per FMA); under oneDNN's floor the narrow tiles after it.
   const double flops = 2 * outPixels * double(g.C) * double(g.O);
   const bool sixteenToOneDnn = g.O == 16 && g.C >= 64 && !residual && outPixels >= 784 && flops >= kOneDnnMinFlops;
-  if (plain1x1 && g.C <= 1024 && !residualInPlaceToOneDnn && !sixteenToOneDnn &&
+  if (plain1x1 && g.C <= 1024 && (asPair || (!residualInPlaceToOneDnn && !sixteenToOneDnn)) &&
       (g.O <= 32 || (residual && g.C <= 128 && outPixels >= 784) || (writesSlice(n) && g.C <= 64)))
     return OwnPointwise::kNarrow;
   // The packed SGEMM's 1x1 is tried after oneDNN's brgconv_1x1 from 784
@@ -1028,7 +1031,7 @@ bool scaledPointwise(const NodeDesc &mul, const NodeDesc &conv, const std::vecto
   if (mul.op != "mul" || (conv.op != "conv2d" && conv.op != "fusedConv2d")) return false;
   if (mul.inputs.size() != 2 || !mul.inputs[0] || !mul.inputs[1] || mul.outputs.size() != 1 || !mul.outputs[0])
     return false;
-  if (ownPointwise(conv, constant) != OwnPointwise::kNarrow) return false;
+  if (ownPointwise(conv, constant, /*asPair=*/true) != OwnPointwise::kNarrow) return false;
   const ConvShape g = convShape(conv);
   const Shape x = {g.N, g.H, g.W, g.C};
   const OperandDesc &a = *mul.inputs[0], &b = *mul.inputs[1];

@@ -820,6 +820,16 @@ TEST(CostFunctions, BlockEndOverItsResidualOnOneDnn) {
   n.inputs = {&x72, &w24, &b24, &r24};
   n.outputs = {&y24};
   EXPECT_EQ(cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1).after.size(), 1u);
+  // The scaled-pointwise pair makes the narrow tiles itself, whatever the
+  // order of the single kernels: a squeeze-and-excitation mul before such an
+  // end is still paired away.
+  n.outputOverInput = 3;
+  cpu::OperandDesc xs{DataType::kFloat32, {1, 56, 56, 72}, nullptr}, s{DataType::kFloat32, {1, 1, 1, 72}, nullptr};
+  cpu::NodeDesc mul;
+  mul.op = "mul";
+  mul.inputs = {&xs, &s};
+  mul.outputs = {&x72};
+  EXPECT_EQ(cpu::pairedAway(mul, n, {false, true, true, false}), cpu::PairedAway::kProducer);
   n.outputOverInput = -1;
   EXPECT_TRUE(cpu::findCostFunction("fusedConv2d")(n, {false, true, true, false}, 1).after.empty());
 }
