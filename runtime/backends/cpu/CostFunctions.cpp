@@ -745,16 +745,15 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
   }
   // Sigmoid and SiLU are computed per element: SiLU by the SiLU pass after
   // the convolution (oneDNN's, the packed SGEMM's), sigmoid in oneDNN's
-  // post-op, both priced as the sigmoid family's pass; the portable
-  // kernel's epilogue pass calls std::exp per element, as the exp kernel
-  // does: priced on its family. The narrow 1x1 and the depthwise kernels
+  // post-op, and both in the epilogue pass after the portable kernel and
+  // the packed SGEMM under oneDNN's floor (the vector exp since 414fe61, as
+  // the sigmoid kernel's; std::exp per element before): all priced as the
+  // sigmoid family's pass. The narrow 1x1 and the depthwise kernels
   // apply SiLU to each block of rows while it is in cache: no pass of its
   // own (their grids' points, with relu, leave out its few instructions).
   const bool inlineSilu = narrow1x1 || (ownDepthwise && !residual);
-  const bool portablePass = portable || own1x1 == OwnPointwise::kPackedThenPass;
   if (act == "sigmoid" || (act == "silu" && !inlineSilu))
-    c.after.push_back({portablePass ? "unary.exp" : "unary.sigmoid", {atLeast1(out)}, 10 * out,
-                       2 * (y ? bytesOf(y) : 0)});
+    c.after.push_back({"unary.sigmoid", {atLeast1(out)}, 10 * out, 2 * (y ? bytesOf(y) : 0)});
   // hardSwish: our depthwise, 1x1, im2col, row-window and grouped kernels
   // run without it, then a pass over the output (Conv2dSelection.cpp's
   // hardswish-after-own-kernel): a few instructions per element, priced as

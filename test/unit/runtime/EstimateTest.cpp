@@ -621,11 +621,11 @@ TEST(CostFunctions, SqueezeExcitationLayersOnTheKernelsThatRunThem) {
   EXPECT_TRUE(cost(4, 64, 512, "relu").after.empty());
   EXPECT_TRUE(cost(28, 96, 192, "hardSwish").after.empty());  // oneDNN's width: its post-op
   // Under oneDNN's floor the packed SGEMM after it (1233121, 3704786), the
-  // sigmoid then in the portable kernel's epilogue pass (std::exp).
+  // sigmoid then in the portable kernel's epilogue pass.
   cpu::NodeCost expand = cost(1, 20, 480, "sigmoid");
   EXPECT_EQ(expand.family, "conv2d.pointwise");
   ASSERT_EQ(expand.after.size(), 1u);
-  EXPECT_EQ(expand.after[0].family, "unary.exp");
+  EXPECT_EQ(expand.after[0].family, "unary.sigmoid");  // the pass's vector exp (414fe61)
   EXPECT_DOUBLE_EQ(expand.after[0].params[0], 480);
   EXPECT_EQ(cost(1, 20, 480, "relu").family, "conv2d.pointwise");
   EXPECT_EQ(cost(1, 4, 96, "sigmoid").family, "conv2d.portable");  // fewer than 8 input channels
