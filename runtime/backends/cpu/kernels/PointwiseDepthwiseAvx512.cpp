@@ -8,6 +8,24 @@
 
 namespace webnn::cpu::kernels {
 
+namespace {
+
+// One output row of the depthwise half from the ring of expanded rows
+// (row ih in slot ih % 4), whose window starts at input row `top`.
+void depthwiseRowFromRing(const PointwiseDepthwise &p, const float *ring, int64_t top, float *yrow) {
+  const Depthwise3x3 &d = p.dw;
+  const int64_t rowFloats = d.W * d.C;
+  const float *rows[3];
+  for (int k = 0; k < 3; ++k) {
+    const int64_t ih = top + k;
+    rows[k] = ih >= 0 && ih < d.H ? ring + (ih % 4) * rowFloats : nullptr;
+  }
+  depthwise3x3Avx512Row(d, rows, yrow);
+  if (p.silu) siluAvx512(yrow, d.OW * d.C);
+}
+
+}  // namespace
+
 void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float *y, int64_t oh0, int64_t oh1,
                               float *ring) {
   const Depthwise3x3 &d = p.dw;
@@ -20,14 +38,7 @@ void pointwiseDepthwiseAvx512(const PointwiseDepthwise &p, const float *x, float
     const int64_t last = std::min(d.H - 1, top + 2);
     for (; next <= last; ++next)
       pointwiseRowsAvx512(p.pointwise, x + next * d.W * p.pointwise.K, d.W, ring + (next % 4) * rowFloats);
-    const float *rows[3];
-    for (int k = 0; k < 3; ++k) {
-      const int64_t ih = top + k;
-      rows[k] = ih >= 0 && ih < d.H ? ring + (ih % 4) * rowFloats : nullptr;
-    }
-    float *yrow = y + oh * d.OW * d.C;
-    depthwise3x3Avx512Row(d, rows, yrow);
-    if (p.silu) siluAvx512(yrow, d.OW * d.C);
+    depthwiseRowFromRing(p, ring, top, y + oh * d.OW * d.C);
   }
 }
 
@@ -42,14 +53,7 @@ void pointwiseDepthwiseAvx512Backward(const PointwiseDepthwise &p, const float *
     const int64_t top = oh * d.stride - d.padTop;
     for (; next >= std::max<int64_t>(0, top); --next)
       pointwiseRowsAvx512(p.pointwise, x + next * d.W * p.pointwise.K, d.W, ring + (next % 4) * rowFloats);
-    const float *rows[3];
-    for (int k = 0; k < 3; ++k) {
-      const int64_t ih = top + k;
-      rows[k] = ih >= 0 && ih < d.H ? ring + (ih % 4) * rowFloats : nullptr;
-    }
-    float *yrow = y + oh * d.OW * d.C;
-    depthwise3x3Avx512Row(d, rows, yrow);
-    if (p.silu) siluAvx512(yrow, d.OW * d.C);
+    depthwiseRowFromRing(p, ring, top, y + oh * d.OW * d.C);
   }
 }
 

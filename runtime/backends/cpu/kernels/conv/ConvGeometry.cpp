@@ -139,4 +139,19 @@ Status readEpilogue(const NodeDesc &node, const ConvGeometry &g, Epilogue *e) {
   return Status::ok();
 }
 
+bool clampConv(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
+  if (node.op != "conv2d" && node.op != "fusedConv2d") return false;
+  if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
+  if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
+  if (hasBiasInput(node) && !node.inputs[2]->constantData) return false;
+  *lo = -INFINITY, *hi = INFINITY;
+  if (node.op == "conv2d") return true;
+  Epilogue e;
+  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual) return false;
+  if (e.activation == ConvActivation::kRelu) *lo = 0.f;
+  else if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
+  else if (e.activation != ConvActivation::kNone) return false;
+  return true;
+}
+
 }  // namespace webnn::cpu::kernels

@@ -70,6 +70,11 @@ struct Epilogue {
 
 Status readEpilogue(const NodeDesc &node, const ConvGeometry &g, Epilogue *e);
 
+// A float32 nhwc conv2d / fusedConv2d with a constant filter and bias, no
+// residual and a clamp epilogue (none, relu or clamp), as [lo, hi]: a half
+// the convolution pairs can compute with their clamping row kernels.
+bool clampConv(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi);
+
 // ---- candidates (one file each)
 
 // A maker's refusal: *why = reason, and no kernel.

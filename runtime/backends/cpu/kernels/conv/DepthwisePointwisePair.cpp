@@ -124,21 +124,9 @@ class DepthwisePointwiseKernel final : public Kernel {
 
 constexpr const char *kCandidate = "depthwise-pointwise pair";
 
-// A float32 nhwc conv2d / fusedConv2d with constant filter and bias and a
-// clamp epilogue (none, relu or clamp) as [lo, hi], no residual.
+// clampConv's halves, unless a relaxed run takes them to bf16.
 bool clampHalf(const NodeDesc &node, ConvGeometry *g, FilterIndexer *fi, float *lo, float *hi) {
-  if ((node.op != "conv2d" && node.op != "fusedConv2d") || relaxedRunsBf16(node)) return false;
-  if (!checkConv2d(node, g, fi, node.op == "conv2d" ? 3 : 4).isOk()) return false;
-  if (!g->nhwc || node.inputs[0]->dtype != DataType::kFloat32 || !node.inputs[1]->constantData) return false;
-  if (hasBiasInput(node) && !node.inputs[2]->constantData) return false;
-  *lo = -INFINITY, *hi = INFINITY;
-  if (node.op == "conv2d") return true;
-  Epilogue e;
-  if (!readEpilogue(node, *g, &e).isOk() || e.hasResidual) return false;
-  if (e.activation == ConvActivation::kRelu) *lo = 0.f;
-  else if (e.activation == ConvActivation::kClamp) *lo = e.clampMin, *hi = e.clampMax;
-  else if (e.activation != ConvActivation::kNone) return false;
-  return true;
+  return !relaxedRunsBf16(node) && clampConv(node, g, fi, lo, hi);
 }
 
 }  // namespace
