@@ -332,6 +332,29 @@ TEST(OneDnnKernels, NoWinogradAtFifteenToTwentyColumns) {
   }
 }
 
+// y [side*side][O] of a 3x3 stride-1 'same' convolution of x [side*side][C]
+// (nhwc) by f [O][3][3][C] (+ bias, then relu), against a plain loop in
+// doubles at every stepI-th pixel and stepO-th channel: Winograd's transforms
+// round differently, hence the tolerance.
+void expectPlain3x3(const std::vector<float> &x, const std::vector<float> &f, const std::vector<float> *bias,
+                    bool relu, int64_t side, int64_t C, int64_t O, const std::vector<float> &y, int64_t stepI,
+                    int64_t stepO, const std::string &label) {
+  for (int64_t i = 0; i < side * side; i += stepI)
+    for (int64_t o = 0; o < O; o += stepO) {
+      const int64_t oh = i / side, ow = i % side;
+      double want = bias ? (*bias)[size_t(o)] : 0.0;
+      for (int64_t kh = 0; kh < 3; ++kh)
+        for (int64_t kw = 0; kw < 3; ++kw) {
+          const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
+          if (ih < 0 || iw < 0 || ih >= side || iw >= side) continue;
+          for (int64_t c = 0; c < C; ++c)
+            want += double(x[size_t((ih * side + iw) * C + c)]) * f[size_t(o * 9 * C + (kh * 3 + kw) * C + c)];
+        }
+      if (relu) want = std::max(0.0, want);
+      ASSERT_NEAR(y[size_t(i * O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
+    }
+}
+
 // 3x3 stride-1 layers on Winograd: 4x4 output tiles (jit_wino_4x3) where
 // the output columns are whole tiles over >= 64 input channels, 56 columns
 // or more, or 28 and up into <= 64 channels; else oneDNN's first choice, 2x2
@@ -363,19 +386,7 @@ TEST(OneDnnKernels, WinogradFourByFourTilesByColumnsAndChannels) {
     EXPECT_EQ(impl.find("wino_4x3") != std::string::npos, sh.fourByFour) << label;
     EXPECT_EQ(impl.find("wino_2x3") != std::string::npos, !sh.fourByFour) << label;
     // Against a plain loop (Winograd's transforms round differently).
-    for (int64_t i = 0; i < pixels; i += 37)
-      for (int64_t o = 0; o < sh.O; o += 7) {
-        const int64_t oh = i / sh.side, ow = i % sh.side;
-        double want = 0;
-        for (int64_t kh = 0; kh < 3; ++kh)
-          for (int64_t kw = 0; kw < 3; ++kw) {
-            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
-            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
-            for (int64_t c = 0; c < sh.C; ++c)
-              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
-          }
-        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
-      }
+    expectPlain3x3(x, f, nullptr, false, sh.side, sh.C, sh.O, y1, 37, 7, label);
     for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
   }
 }
@@ -429,20 +440,7 @@ TEST(OneDnnKernels, WinogradBlockedOneTileHighCutByChannelsOnOneThread) {
         for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y3[i], y1[i], 1e-3f * std::max(1.f, std::fabs(y1[i]))) << label << " " << i;
       }
     }
-    for (int64_t i = 0; i < pixels; i += 23)
-      for (int64_t o = 0; o < sh.O; o += 5) {
-        const int64_t oh = i / sh.side, ow = i % sh.side;
-        double want = b[size_t(o)];
-        for (int64_t kh = 0; kh < 3; ++kh)
-          for (int64_t kw = 0; kw < 3; ++kw) {
-            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
-            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
-            for (int64_t c = 0; c < sh.C; ++c)
-              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
-          }
-        want = std::max(0.0, want);
-        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
-      }
+    expectPlain3x3(x, f, &b, true, sh.side, sh.C, sh.O, y1, 23, 5, label);
     for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
   }
 }
@@ -478,19 +476,7 @@ TEST(OneDnnKernels, DirectNotWinogradForFewChannelsOnSmallMaps) {
     if (!sh.direct) haveWinograd = haveWinograd || wino;  // a CPU oneDNN has no Winograd for runs all direct
     if (sh.direct || haveWinograd) EXPECT_EQ(wino, !sh.direct) << label;
     if (sh.direct) EXPECT_EQ(c2->implementation().find("wino"), std::string::npos) << c2->implementation();
-    for (int64_t i = 0; i < pixels; i += 11)
-      for (int64_t o = 0; o < sh.O; o += 3) {
-        const int64_t oh = i / sh.side, ow = i % sh.side;
-        double want = 0;
-        for (int64_t kh = 0; kh < 3; ++kh)
-          for (int64_t kw = 0; kw < 3; ++kw) {
-            const int64_t ih = oh + kh - 1, iw = ow + kw - 1;
-            if (ih < 0 || iw < 0 || ih >= sh.side || iw >= sh.side) continue;
-            for (int64_t c = 0; c < sh.C; ++c)
-              want += double(x[size_t((ih * sh.side + iw) * sh.C + c)]) * f[size_t(o * 9 * sh.C + (kh * 3 + kw) * sh.C + c)];
-          }
-        ASSERT_NEAR(y1[size_t(i * sh.O + o)], want, 1e-3 * (1 + std::fabs(want))) << label << " " << i << " " << o;
-      }
+    expectPlain3x3(x, f, nullptr, false, sh.side, sh.C, sh.O, y1, 11, 3, label);
     for (size_t i = 0; i < y1.size(); ++i) ASSERT_NEAR(y1[i], y2[i], 1e-3f * (1.f + std::fabs(y1[i]))) << label << " " << i;
   }
 }
