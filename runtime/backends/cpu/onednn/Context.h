@@ -103,11 +103,12 @@ bool usesPrepackedWeights(const Impl &s) {
 
 // JIT-compiles what a run on `numThreads` threads will execute: each piece's
 // primitive, the whole's one-thread one, or the whole's for OpenMP. `Impl`
-// is Conv2d::Impl or MatMul::Impl (their piece members share names).
+// is Conv2d::Impl or MatMul::Impl (their piece members share names; mayCut
+// says whether a run on that many threads is planned into pieces).
 template <typename Impl>
 void buildPrimitivesFor(Impl &s, int numThreads) noexcept {
   try {
-    if (numThreads > 1) {
+    if (s.mayCut(numThreads)) {
       std::lock_guard<std::mutex> lock(s.piecesMutex);
       if (s.piecesThreads != numThreads) s.choosePieces(numThreads);
       if (s.split == Split::kPieces) {

@@ -580,21 +580,7 @@ Status Conv2d::Impl::execute(const void *x, const void *filter, const void *bias
   }
 }
 
-void Conv2d::buildPrimitive(int numThreads) noexcept {
-  Impl &s = *impl_;
-  if (numThreads == 1 && s.mayCutOnOneThread) {  // buildPrimitivesFor plans pieces from 2 threads only
-    try {
-      std::lock_guard<std::mutex> lock(s.piecesMutex);
-      if (s.piecesThreads != 1) s.choosePieces(1);
-      if (s.split == Split::kPieces) {
-        for (auto &piece : s.pieces) piece.impl->primitiveFor(1)->get();
-        return;
-      }
-    } catch (const std::exception &) {
-    }
-  }
-  buildPrimitivesFor(s, numThreads);
-}
+void Conv2d::buildPrimitive(int numThreads) noexcept { buildPrimitivesFor(*impl_, numThreads); }
 
 // The primitive whose filter layout `numThreads` threads use: the whole
 // layer's one-thread primitive, or with several threads the first piece's

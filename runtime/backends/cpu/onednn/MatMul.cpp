@@ -82,6 +82,7 @@ struct MatMul::Impl : PrimitiveState {
   };
   std::mutex piecesMutex;
   int piecesThreads = 0;
+  bool mayCut(int threads) const { return threads > 1; }
   Split split = Split::kUnknown;
   bool piecesPrepared = false;
   std::vector<Piece> pieces;
