@@ -42,8 +42,7 @@ void maxPoolRowNhwcAvx512(const MaxPoolRowNhwc &r) {
     float *out = r.y + ow * r.yPitch;
     // The window's real columns: taps kw0 .. kw1 - 1 (positions iw0 + kw * dw in [0, W)).
     const int64_t iw0 = ow * r.sw - r.padLeft;
-    const int64_t kw0 = iw0 >= 0 ? 0 : (-iw0 + r.dw - 1) / r.dw;
-    const int64_t kw1 = iw0 >= r.W ? 0 : std::min(r.KW, (r.W - 1 - iw0) / r.dw + 1);
+    const int64_t kw0 = poolFirstTap(iw0, r.dw), kw1 = poolEndTap(iw0, r.dw, r.KW, r.W);
     if (r.rowCount <= 0 || kw1 <= kw0) {
       std::fill(out, out + C, 0.f);  // a window wholly in the padding (ceil rounding)
       continue;

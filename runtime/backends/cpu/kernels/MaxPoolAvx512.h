@@ -8,9 +8,19 @@
 #ifndef WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_MAXPOOLAVX512_H
 #define WEBNN_RUNTIME_BACKENDS_CPU_KERNELS_MAXPOOLAVX512_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace webnn::cpu::kernels {
+
+// The first tap index whose position start + k * step is >= 0, and one past
+// the last whose position is < size (at most `taps`): a pooling window's
+// real taps along one axis (Pooling.cpp's walk and the AVX-512 row).
+inline int64_t poolFirstTap(int64_t start, int64_t step) { return start >= 0 ? 0 : (-start + step - 1) / step; }
+inline int64_t poolEndTap(int64_t start, int64_t step, int64_t taps, int64_t size) {
+  if (start >= size) return 0;
+  return std::min(taps, (size - 1 - start) / step + 1);
+}
 
 // One output row of an nhwc max pool.
 struct MaxPoolRowNhwc {

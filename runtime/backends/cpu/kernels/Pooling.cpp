@@ -235,11 +235,11 @@ class PoolKernel final : public Kernel {
   void rowNhwc(const T *x, T *y, int64_t n, int64_t oh) const {
     const int64_t C = g_.C;
     const int64_t ih0 = oh * g_.sh - g_.padTop;
-    const int64_t kh0 = firstTap(ih0, g_.dh), kh1 = endTap(ih0, g_.dh, g_.KH, g_.H);
+    const int64_t kh0 = poolFirstTap(ih0, g_.dh), kh1 = poolEndTap(ih0, g_.dh, g_.KH, g_.H);
     for (int64_t ow = 0; ow < g_.OW; ++ow) {
       T *out = y + ((n * g_.OH + oh) * g_.OW + ow) * g_.yPitch;
       const int64_t iw0 = ow * g_.sw - g_.padLeft;
-      const int64_t kw0 = firstTap(iw0, g_.dw), kw1 = endTap(iw0, g_.dw, g_.KW, g_.W);
+      const int64_t kw0 = poolFirstTap(iw0, g_.dw), kw1 = poolEndTap(iw0, g_.dw, g_.KW, g_.W);
       const int64_t count = std::max<int64_t>(0, kh1 - kh0) * std::max<int64_t>(0, kw1 - kw0);
       // Tap (kh, kw) of channel block c0 reads x[base + kh * rowStep + kw * colStep + c0]
       // (base itself may lie before x where the window starts in the padding).
@@ -252,7 +252,7 @@ class PoolKernel final : public Kernel {
 
   void maxRowAvx512(const float *x, float *y, int64_t n, int64_t oh) const {
     const int64_t ih0 = oh * g_.sh - g_.padTop;
-    const int64_t kh0 = firstTap(ih0, g_.dh), kh1 = endTap(ih0, g_.dh, g_.KH, g_.H);
+    const int64_t kh0 = poolFirstTap(ih0, g_.dh), kh1 = poolEndTap(ih0, g_.dh, g_.KH, g_.H);
     MaxPoolRowNhwc r;
     r.rowCount = std::max<int64_t>(0, kh1 - kh0);
     r.rows = r.rowCount ? x + (n * g_.H + ih0 + kh0 * g_.dh) * g_.W * g_.C : nullptr;
@@ -267,14 +267,6 @@ class PoolKernel final : public Kernel {
     r.y = y + (n * g_.OH + oh) * g_.OW * g_.yPitch;
     r.yPitch = g_.yPitch;
     maxPoolRowNhwcAvx512(r);
-  }
-
-  // The first tap index whose position start + k * step is >= 0, and one past
-  // the last whose position is < size (at most `taps`).
-  static int64_t firstTap(int64_t start, int64_t step) { return start >= 0 ? 0 : (-start + step - 1) / step; }
-  static int64_t endTap(int64_t start, int64_t step, int64_t taps, int64_t size) {
-    if (start >= size) return 0;
-    return std::min(taps, (size - 1 - start) / step + 1);
   }
 
   // One output pixel's real taps: element offsets into x and the tap ranges.
