@@ -17,7 +17,6 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/Memory.h"
@@ -28,6 +27,7 @@
 #include "runtime/backends/cpu/kernels/PointwiseDepthwise.h"
 #include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
+#include "runtime/backends/cpu/kernels/RowPitch.h"
 #include "runtime/backends/cpu/kernels/Silu.h"
 
 namespace webnn::cpu::kernels {
@@ -84,7 +84,9 @@ class PointwiseDepthwiseKernel final : public Kernel {
       WEBNN_RETURN_IF_ERROR(pairIntermediate(ctx, dwInputs_, "conv2d pair", &mid));
       const size_t midBytes = size_t(pw_.N * pw_.OH * pw_.OW * pw_.O) * sizeof(float);
       if (midBytes < xBytes || pairOutputOverlaps(mid, xBytes, y, yBytes)) return runApart(ctx, p, x, y);
-      copyParallel(ctx, x, mid, xBytes / sizeof(float));
+      const int64_t rowBytes = pw_.W * pw_.C * int64_t(sizeof(float));
+      copyRows(ctx, reinterpret_cast<const uint8_t *>(x), rowBytes, reinterpret_cast<uint8_t *>(mid), rowBytes,
+               pw_.N * pw_.H, rowBytes);
       x = mid;
     }
     const int64_t ringFloats = pointwiseDepthwiseRingFloats(p);
@@ -139,15 +141,6 @@ class PointwiseDepthwiseKernel final : public Kernel {
       if (r0 < r1 && w0 < xb + r1 * rowIn && xb + r0 * rowIn < w1) return false;
     }
     return true;
-  }
-
-  // x's floats to `to`, over the pool.
-  static void copyParallel(const KernelContext &ctx, const float *from, float *to, size_t floats) {
-    constexpr int64_t kChunk = 16384;  // 64 KB a unit
-    parallelFor(ctx, int64_t((floats + kChunk - 1) / kChunk), 4, [&](int64_t b, int64_t e) {
-      const size_t f0 = size_t(b * kChunk), f1 = std::min(floats, size_t(e * kChunk));
-      std::memcpy(to + f0, from + f0, (f1 - f0) * sizeof(float));
-    });
   }
 
   // One ring per thread, kept across runs (grown on a thread's first run);
