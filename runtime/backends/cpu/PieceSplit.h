@@ -54,11 +54,10 @@ inline bool winogradPrefersFourByFourTiles(int64_t C, int64_t O, int64_t OW) {
 // beside 11 or 13 blocks (7 tiles leave room for at most 3 blocks, and
 // neither count has a divisor 2 or 3) leave it one tile by all the blocks.
 // From 64 input channels such a layer runs as two pieces of output channels
-// even on one thread, each blocked 7 tiles high (1 thread, nhwc: 14x14
-// 96 -> 208, GoogLeNet's inception4a, 0.61 ms whole, 0.27 as pieces, 0.40
-// direct; 13x13 96 -> 208 0.72 / 0.35; 14x14 128 -> 176 0.80 / 0.39;
-// 64 -> 208 0.23 / 0.19; at 32 input channels a tie). 28x28 and 7x7 layers
-// get other tiles per block and stay whole.
+// even on one thread, each blocked 7 tiles high: up to twice as fast as the
+// whole layer and faster than direct (GoogLeNet's inception4a 96 -> 208 at
+// 14x14; at 32 input channels a tie; docs/PERFORMANCE.md). 28x28 and 7x7
+// layers get other tiles per block and stay whole.
 inline bool winogradBlocksOneTileHigh(int64_t C, int64_t O, int64_t OH, int64_t OW) {
   const int64_t blocks = O / 16;
   return O % 16 == 0 && (blocks == 11 || blocks == 13) && (OH == 13 || OH == 14) && (OW == 13 || OW == 14) &&
@@ -70,11 +69,11 @@ inline bool winogradBlocksOneTileHigh(int64_t C, int64_t O, int64_t OH, int64_t 
 // 64 at 7x7 or less). There the reorders to and from nChw16c, the
 // transforms and a filter of 16/9 the direct one's bytes, read cold in a
 // graph, cost more than the multiplies saved; with the filter warm
-// (a layer timed alone) Winograd still wins. GoogLeNet per node, 1 thread,
-// quiet: 24 -> 64 at 14x14 0.079 / 0.076 -> 0.055 / 0.059 ms, 32 -> 128 at
-// 7x7 0.076 -> 0.056, 48 -> 128 at 7x7 0.083 -> 0.072; 16 -> 48 at 14x14 a
-// tie; 32 channels at 14x14 and 16 at 28x28 no gain, SqueezeNet's 16 and 32
-// channels at 55x55 and 27x27 slower direct. onednn/Conv2d.cpp builds by it.
+// (a layer timed alone) Winograd still wins. Measured per node in
+// GoogLeNet (24 -> 64 at 14x14, 32 and 48 -> 128 at 7x7: direct faster;
+// 16 -> 48 at 14x14 a tie; 32 channels at 14x14 and 16 at 28x28 no gain)
+// and SqueezeNet (16 and 32 channels at 55x55 and 27x27: direct slower).
+// onednn/Conv2d.cpp builds by it.
 inline bool winogradLosesOnSmallMaps(int64_t C, int64_t OH, int64_t OW) {
   const int64_t pixels = OH * OW;
   return (C < 32 && pixels <= 196) || (C < 64 && pixels <= 49);

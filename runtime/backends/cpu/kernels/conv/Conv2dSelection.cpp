@@ -106,8 +106,7 @@ constexpr int64_t kNarrowResidualOverItAfterOneDnnPixels = 3136;
 // per row the narrow tiles pay a broadcast load per FMA, and brgconv_1x1
 // ran SqueezeNet's 55x55 64 -> 16 and 128 -> 16 and GoogLeNet's 28x28
 // 192 -> 16 squeeze and reduce layers 5-25% faster (1 thread, warm and cold
-// caches; in the graph 0.087 -> 0.081 and 0.173 -> 0.140 ms). 24 and 32
-// channels measured even, 14x14 mixed.
+// caches, and in the graph). 24 and 32 channels measured even, 14x14 mixed.
 constexpr int64_t kNarrowSixteenAfterOneDnnPixels = 784;
 constexpr int64_t kNarrowSixteenAfterOneDnnInputChannels = 64;
 
