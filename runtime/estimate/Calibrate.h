@@ -35,6 +35,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out);
 // and never more than it.
 uint64_t effectiveL3FromSweep(const std::vector<std::pair<uint64_t, double>> &sweep, uint64_t reportedL3);
 
+// Cache `level`'s size in bytes (1: the L1 data cache) from sysfs's
+// `sysfsCpuDir`/cache, else from the C library (CPUID); 0 where neither says.
+uint64_t cacheBytes(int level, const std::string &sysfsCpuDir = "/sys/devices/system/cpu/cpu0");
+
 // ---- The grid's schedule (exposed for its tests).
 //
 // On a host whose speed moves within seconds (a VM whose cores other

@@ -3,9 +3,11 @@
 // graphs, tiers, the profile's JSON checks and warm refinement.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 
 #include "../kernels/KernelChoices.h"
@@ -2246,6 +2248,24 @@ TEST(Calibrate, EffectiveL3WhereTheReadRateFalls) {
   EXPECT_EQ(est::effectiveL3FromSweep(flat, 300 * MB), 300 * MB);
   // Too few sizes to tell: as reported.
   EXPECT_EQ(est::effectiveL3FromSweep({{4 * MB, 20}, {8 * MB, 5}}, 300 * MB), 300 * MB);
+}
+
+// Cache sizes from sysfs where it has them, else from the C library's CPUID
+// reading: a VM without /sys/devices/system/cpu/cpu0/cache (Firecracker)
+// calibrated with no cache sizes at all, its evictions too small to evict.
+TEST(Calibrate, CacheSizesWithoutSysfs) {
+  const std::string dir = ::testing::TempDir() + "/webnn_cache_sysfs";
+  const std::string cacheDir = dir + "/cache/index2";
+  ASSERT_EQ(std::system(("mkdir -p " + cacheDir).c_str()), 0);
+  std::ofstream(cacheDir + "/size") << "2048K\n";
+  EXPECT_EQ(est::cacheBytes(2, dir), uint64_t(2048) << 10);
+  const std::string none = dir + "/absent";
+#if defined(__x86_64__) && defined(__GLIBC__)
+  EXPECT_EQ(est::cacheBytes(1, none), uint64_t(::sysconf(_SC_LEVEL1_DCACHE_SIZE)));
+  EXPECT_EQ(est::cacheBytes(2, none), uint64_t(::sysconf(_SC_LEVEL2_CACHE_SIZE)));
+  EXPECT_EQ(est::cacheBytes(3, none), uint64_t(::sysconf(_SC_LEVEL3_CACHE_SIZE)));
+  EXPECT_GT(est::cacheBytes(2, none), 0u);
+#endif
 }
 
 // Every point is visited once per pass, the passes in the same breadth-first
