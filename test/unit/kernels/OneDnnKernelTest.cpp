@@ -651,20 +651,18 @@ TEST(OneDnnKernels, BuildPrimitiveMovesJitOutOfTheFirstRun) {
 }
 
 // Attention's batched scores product (heads read in place from [S, H * Dh]
-// projections, K transposed by strides) is cut into one piece per head,
-// the pool's units, so a thread on a faster core takes heads from a slower
-// one's share; an even split made one piece per thread. Results equal the
-// reference at 1, 2 and 3 threads.
+// projections, K transposed by strides), its scores laid out [H, S, T] or,
+// as the attention kernel does, [S, H, T], on 1, 2 and 3 threads: results
+// equal the reference. On several threads it runs as pieces on the pool.
+// Where the whole runs oneDNN's brgemm kernel the pieces must too: pieces of
+// heads are not permutations of a dense tensor, which brgemm needs, and fall
+// to gemm:jit (its kernels generated at each thread's first call, tens of ms
+// of start-up), so pieces of rows of every head are taken instead; else one
+// piece per head, as the pool's units.
 TEST(OneDnnKernels, BatchedMatMulRunsHeadsAsUnits) {
   const int64_t H = 12, S = 96, T = 96, Dh = 64, D = H * Dh;
-  onednn::MatMulParams qk;
-  qk.aDims = {1, H, S, Dh};
-  qk.aStrides = {S * D, Dh, D, 1};
-  qk.bDims = {1, H, Dh, T};
-  qk.bStrides = {T * D, Dh, 1, D};
-  qk.yDims = {1, H, S, T};
   std::vector<float> q = uniformFloats(size_t(S * D), 21), k = uniformFloats(size_t(T * D), 22);
-  std::vector<double> want(size_t(H * S * T));
+  std::vector<double> want(size_t(H * S * T));  // [H, S, T]
   for (int64_t h = 0; h < H; ++h)
     for (int64_t s = 0; s < S; ++s)
       for (int64_t t = 0; t < T; ++t) {
@@ -672,19 +670,46 @@ TEST(OneDnnKernels, BatchedMatMulRunsHeadsAsUnits) {
         for (int64_t d = 0; d < Dh; ++d) acc += double(q[size_t(s * D + h * Dh + d)]) * k[size_t(t * D + h * Dh + d)];
         want[size_t((h * S + s) * T + t)] = acc;
       }
-  for (int threads : {1, 2, 3}) {
-    std::string why;
-    std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(qk, &why);
-    ASSERT_TRUE(mm) << why;
-    ThreadPool pool(threads);
-    std::vector<float> y(want.size(), -1.f);
-    for (int run = 0; run < 2; ++run) {
-      ASSERT_TRUE(mm->run(q.data(), k.data(), nullptr, y.data(), pool).isOk());
-      for (size_t i = 0; i < y.size(); ++i)
-        ASSERT_NEAR(y[i], want[i], 1e-4 * std::max(1.0, std::fabs(want[i]))) << "threads=" << threads << " " << i;
+  for (bool rowsOuter : {false, true}) {
+    onednn::MatMulParams qk;
+    qk.aDims = {1, H, S, Dh};
+    qk.aStrides = {S * D, Dh, D, 1};
+    qk.bDims = {1, H, Dh, T};
+    qk.bStrides = {T * D, Dh, 1, D};
+    qk.yDims = {1, H, S, T};
+    if (rowsOuter) qk.yStrides = {S * H * T, T, H * T, 1};
+    auto at = [&](int64_t h, int64_t s, int64_t t) {
+      return size_t(rowsOuter ? (s * H + h) * T + t : (h * S + s) * T + t);
+    };
+    std::string wholeImpl;
+    for (int threads : {1, 2, 3}) {
+      const std::string label = std::string(rowsOuter ? "[S, H, T]" : "[H, S, T]") + ", threads=" + std::to_string(threads);
+      std::string why;
+      std::unique_ptr<onednn::MatMul> mm = onednn::MatMul::create(qk, &why);
+      ASSERT_TRUE(mm) << why;
+      ThreadPool pool(threads);
+      std::vector<float> y(want.size(), -1.f);
+      for (int run = 0; run < 2; ++run) {
+        ASSERT_TRUE(mm->run(q.data(), k.data(), nullptr, y.data(), pool).isOk());
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t s = 0; s < S; ++s)
+            for (int64_t t = 0; t < T; ++t) {
+              const double w = want[size_t((h * S + s) * T + t)];
+              ASSERT_NEAR(y[at(h, s, t)], w, 1e-4 * std::max(1.0, std::fabs(w))) << label << " " << h << "," << s << "," << t;
+            }
+      }
+      const std::string impl = mm->implementation();
+      if (threads == 1) {
+        wholeImpl = impl;
+        continue;
+      }
+      if (wholeImpl.rfind("brg", 0) == 0) {
+        EXPECT_EQ(impl.rfind("brg", 0), 0u) << label << ": " << impl << " (whole: " << wholeImpl << ")";
+        EXPECT_NE(impl.find("pieces of rows"), std::string::npos) << label << ": " << impl;
+      } else {
+        EXPECT_NE(impl.find("12 pieces of the batch"), std::string::npos) << label << ": " << impl;
+      }
     }
-    if (threads > 1)
-      EXPECT_NE(mm->implementation().find("12 pieces of the batch"), std::string::npos) << mm->implementation();
   }
   // Pieces of rows read all of b each: 2 per thread at most.
   MatMulPiecePlan rows = planMatMulPieces({1, 100, 768}, 768, 2, 8);

@@ -221,8 +221,10 @@ class FusedAttentionKernel final : public Kernel {
 // fusedAttention on oneDNN: the two products for all batches and heads at
 // once as batched matmuls over strided views (Q [B, H, S, Dh] and K^T [B, H,
 // Dh, T] read in place from the projections, the output written back into
-// [B, S, H * Dh] by the primitive's y reorder), softmax in float32 between
-// them; bf16 operands under relaxed precision. Measured on BERT-base at 1
+// [B, S, H * Dh]), softmax in float32 between them; bf16 operands under
+// relaxed precision. The scores are laid out [B, S, H, T] so that a piece of
+// rows of every head is a permutation of a dense tensor, which oneDNN's
+// brgemm matmul needs (MatMul.cpp's pieces). Measured on BERT-base at 1
 // thread: the per-head float32 SGEMMs (AVX2 tiles) ran at ~70 GFLOP/s, ~13%
 // of the relaxed model; on MiniLM they were 20% of the float32 model.
 class OneDnnAttentionKernel final : public Kernel {
@@ -259,7 +261,7 @@ class OneDnnAttentionKernel final : public Kernel {
   std::unique_ptr<onednn::MatMul> scores_, context_;
   std::unique_ptr<Kernel> fallback_;
   int64_t rows_, T_;
-  std::vector<float> buf_;  // scale * Q K^T, then its softmax: [B, H, S, T]
+  std::vector<float> buf_;  // scale * Q K^T, then its softmax: [B, S, H, T]
   bool useFallback_ = false;
   std::string refused_;  // oneDNN's reason, once it gave up
 };
@@ -275,11 +277,12 @@ std::unique_ptr<Kernel> makeOneDnnAttention(int64_t B, int64_t S, int64_t T, int
   qk.bDims = {B, H, Dh, T};
   qk.bStrides = {T * D, Dh, 1, D};
   qk.yDims = {B, H, S, T};
+  qk.yStrides = {S * H * T, T, H * T, 1};  // scores as [B, S, H, T]: row pieces of every head stay brgemm's
   qk.alpha = scale;
   qk.bf16 = bf16;
   onednn::MatMulParams pv;
   pv.aDims = {B, H, S, T};
-  pv.aStrides = {H * S * T, S * T, T, 1};
+  pv.aStrides = {S * H * T, T, H * T, 1};
   pv.bDims = {B, H, T, Dh};
   pv.bStrides = {T * D, Dh, D, 1};
   pv.yDims = {B, H, S, Dh};

@@ -197,6 +197,9 @@ struct MatMul::Impl : PrimitiveState {
 
   Status execute(const void *a, const void *b, const void *c, void *y, int numThreads);
   void choosePieces(int threads);
+  // Pieces along plan's axis; false (and *note says why) when a piece has no
+  // optimized primitive, or a brgemm one when `brgemm`.
+  bool makePieces(const MatMulPiecePlan &plan, bool brgemm, std::vector<Piece> *made, std::string *note);
   Impl &bOwner(int numThreads);
 };
 
@@ -301,29 +304,39 @@ std::unique_ptr<MatMul::Impl> makeImpl(const MatMulParams &p, std::string *why, 
   }
   float alpha = p.alpha, beta = p.hasC ? p.beta : 0.f;
   std::string lastImpl = "none";
+  // A strided y (attention's context written into [B, S, H * Dh], its
+  // scores laid out [B, S, H, T]) is written in place where brgemm takes it,
+  // else through a plain y and a reorder.
+  const bool stridedY = !p.yStrides.empty() && !p.hasC && impl->yStrides != contiguous(yDims);
+  memory::desc userY32(yDims, f32, impl->yStrides);
   for (const Variant &v : variants) {
-    dnnl::matmul::desc d(v.a, v.b, plainY);
-    impl->makePd = [d, alpha, beta]() -> dnnl::primitive_desc_base {
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      if (alpha != 1.f) attr.set_output_scales(0, {alpha});
-      if (beta != 0.f) {
-        dnnl::post_ops po;
-        po.append_sum(beta);
-        attr.set_post_ops(po);
+    for (int yInPlace = stridedY ? 1 : 0; yInPlace >= 0; --yInPlace) {
+      dnnl::matmul::desc d(v.a, v.b, yInPlace ? userY32 : plainY);
+      impl->makePd = [d, alpha, beta]() -> dnnl::primitive_desc_base {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        if (alpha != 1.f) attr.set_output_scales(0, {alpha});
+        if (beta != 0.f) {
+          dnnl::post_ops po;
+          po.append_sum(beta);
+          attr.set_post_ops(po);
+        }
+        return dnnl::matmul::primitive_desc(d, attr, cpuEngine());
+      };
+      std::string key = std::string("matmul|") + v.name + (yInPlace ? "|y in place" : "") + "|" + std::to_string(int(p.dtype));
+      for (const memory::dims *dims : {&aDims, &aStrides, &bDims, &bStrides}) {
+        key += "|";
+        for (int64_t x : *dims) key += std::to_string(x) + ",";
       }
-      return dnnl::matmul::primitive_desc(d, attr, cpuEngine());
-    };
-    std::string key = std::string("matmul|") + v.name + "|" + std::to_string(int(p.dtype));
-    for (const memory::dims *dims : {&aDims, &aStrides, &bDims, &bStrides}) {
-      key += "|";
-      for (int64_t x : *dims) key += std::to_string(x) + ",";
+      if (yInPlace)
+        for (int64_t x : impl->yStrides) key += std::to_string(x) + ",";
+      key += "|" + std::to_string(alpha) + "|" + std::to_string(beta);
+      impl->keyBase = key;
+      if (!hasOptimizedPrimitive(*impl, &lastImpl)) continue;
+      if (yInPlace && lastImpl.rfind("brg", 0) != 0) continue;
+      impl->variant = v.name;
+      return impl;
     }
-    key += "|" + std::to_string(alpha) + "|" + std::to_string(beta);
-    impl->keyBase = key;
-    if (!hasOptimizedPrimitive(*impl, &lastImpl)) continue;
-    impl->variant = v.name;
-    return impl;
   }
   *why = "no optimized oneDNN implementation (last tried: " + lastImpl + ")";
   return nullptr;
@@ -344,18 +357,69 @@ void MatMul::Impl::choosePieces(int threads) {
   pieces.clear();
   piecesPrepared = false;
   const size_t r = yDims.size();
-  const MatMulPiecePlan plan = planMatMulPieces(std::vector<int64_t>(yDims.begin(), yDims.end()), aDims[r - 1], threads,
-                                                kPiecesPerThread);
+  const std::vector<int64_t> dims(yDims.begin(), yDims.end());
+  const int64_t K = aDims[r - 1];
+  const MatMulPiecePlan plan = planMatMulPieces(dims, K, threads, kPiecesPerThread);
   if (plan.kind != PieceKind::kPieces) {
     split = Split::kOneThread;
     splitNote = plan.note;
     return;
   }
+  // oneDNN's brgemm matmul takes a batched operand only as a permutation of
+  // a dense tensor: pieces of attention's heads, read in place from [B, S,
+  // H * Dh], are not, and fall to gemm:jit, whose kernels are generated at
+  // each thread's first call (tens of ms at start-up, against one brgemm
+  // kernel for the whole). Pieces of rows of every head are, when the
+  // caller lays the scores out as [B, S, H, T]: those are taken instead.
+  const bool wholeBrgemm = primitiveFor(1)->impl.rfind("brg", 0) == 0;
+  std::vector<Piece> made;
+  std::string note;
+  if (makePieces(plan, wholeBrgemm, &made, &note)) {
+    pieces = std::move(made);
+    split = Split::kPieces;
+    splitNote = note;
+    return;
+  }
+  if (wholeBrgemm && plan.axis + 2 < int(r)) {
+    // One piece of rows a thread: each reads all of b (attention's K or V).
+    // At 2 threads, MiniLM's attention ran as fast as on one-head pieces
+    // this way, and slower on 4 or 8 pieces of rows.
+    const int64_t M = dims[r - 2];
+    MatMulPiecePlan rowsPlan;
+    const int64_t count = std::min<int64_t>(threads, M / 16);
+    if (count >= 2) {
+      rowsPlan.kind = PieceKind::kPieces;
+      rowsPlan.axis = int(r - 2);
+      rowsPlan.per = (M + count - 1) / count;
+      rowsPlan.count = (M + rowsPlan.per - 1) / rowsPlan.per;
+    }
+    std::vector<Piece> rowPieces;
+    std::string rowNote;
+    if (rowsPlan.kind == PieceKind::kPieces && rowsPlan.axis == int(r - 2) &&
+        makePieces(rowsPlan, true, &rowPieces, &rowNote)) {
+      pieces = std::move(rowPieces);
+      split = Split::kPieces;
+      splitNote = rowNote + " (pieces of the batch would leave brgemm)";
+      return;
+    }
+  }
+  if (wholeBrgemm && makePieces(plan, false, &made, &note)) {
+    pieces = std::move(made);
+    split = Split::kPieces;
+    splitNote = note;
+    return;
+  }
+  split = Split::kOpenMp;
+  splitNote = note;
+}
+
+bool MatMul::Impl::makePieces(const MatMulPiecePlan &plan, bool brgemm, std::vector<Piece> *made, std::string *note) {
+  made->clear();
+  const size_t r = yDims.size();
   const int axis = plan.axis;
   const int64_t extent = yDims[axis];
   const int64_t per = plan.per;
   const bool columns = axis == int(r - 1), rows = axis == int(r - 2);
-  std::vector<Piece> made;
   for (int64_t i0 = 0; i0 < extent; i0 += per) {
     const int64_t n = std::min(per, extent - i0);
     MatMulParams q = p;
@@ -386,22 +450,23 @@ void MatMul::Impl::choosePieces(int threads) {
       why = e.what();
     }
     if (!piece.impl) {
-      split = Split::kOpenMp;
-      splitNote = "OpenMP: a piece has no optimized primitive (" + why + ")";
-      return;
+      *note = "OpenMP: a piece has no optimized primitive (" + why + ")";
+      return false;
+    }
+    if (brgemm && piece.impl->primitiveFor(1)->impl.rfind("brg", 0) != 0) {
+      *note = "a piece leaves brgemm (" + piece.impl->primitiveFor(1)->impl + ")";
+      return false;
     }
     // A b given at run time is converted or reordered by each piece per
     // call: only pieces of the batch have a b of their own.
     if (!p.constantB && (rows || columns) && (f16() || piece.impl->variant.find("b in place") == std::string::npos)) {
-      split = Split::kOpenMp;
-      splitNote = "OpenMP: every piece would reorder b on every call";
-      return;
+      *note = "OpenMP: every piece would reorder b on every call";
+      return false;
     }
-    made.push_back(std::move(piece));
+    made->push_back(std::move(piece));
   }
-  pieces = std::move(made);
-  split = Split::kPieces;
-  splitNote = std::to_string(pieces.size()) + (columns ? " pieces of columns" : rows ? " pieces of rows" : " pieces of the batch");
+  *note = std::to_string(made->size()) + (columns ? " pieces of columns" : rows ? " pieces of rows" : " pieces of the batch");
+  return true;
 }
 
 Status MatMul::run(const void *a, const void *b, const void *c, void *y, ThreadPool &pool) {
