@@ -459,9 +459,9 @@ struct Model {
     // 2-50 us kernels ran 5.9 us a node faster in a graph, which as a flat
     // term zeroed microsecond nodes moving a few hundred bytes.
     double graphUs = tp.graphNodeUs;
-    if (graphUs < 0) {
-      const ThreadProfile &moving = e.pricedThreads == 1 ? tp1 : tp;
-      double arenaBytes = 0;
+    const ThreadProfile &moving = e.pricedThreads == 1 ? tp1 : tp;
+    double arenaBytes = 0;
+    if (graphUs != 0) {
       auto bytesOf = [](const cpu::OperandDesc *o) {
         double n = 1;
         for (int64_t v : o->shape) n *= double(std::max<int64_t>(v, 0));
@@ -473,6 +473,14 @@ struct Model {
           arenaBytes += bytesOf(local.inputs[k]);
       for (const cpu::OperandDesc *o : local.outputs)
         if (o) arenaBytes += bytesOf(o);
+    }
+    // A cost: what the chain's nodes (tens to hundreds of KB each) paid
+    // beyond the grid's is where their operands lay, which a node pays in
+    // proportion to its bytes: no more than moving its arena bytes once at
+    // the L3's rate. As a flat term it priced nodes of a few KB, which run
+    // in a fraction of a microsecond, at several times their time.
+    if (graphUs > 0 && moving.l3GBs > 0) graphUs = std::min(graphUs, arenaBytes / moving.l3GBs * 1e-3);
+    if (graphUs < 0) {
       const double perByteUs = moving.l3GBs > 0 && moving.l2GBs > moving.l3GBs
                                    ? (1 / moving.l3GBs - 1 / moving.l2GBs) * 1e-3
                                    : 0;
