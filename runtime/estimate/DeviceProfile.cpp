@@ -14,9 +14,18 @@
 
 #include "nlohmann/json.hpp"
 #include "webnn/runtime.h"
+#if WEBNN_HAVE_ONEDNN
+#include "backends/cpu/onednn/OneDnn.h"
+#endif
 
 namespace webnn::est {
 namespace {
+
+#if WEBNN_HAVE_ONEDNN
+// Calibration and the estimate both read a DeviceProfile: from here, both
+// price a Winograd layer by the kernel oneDNN builds for it on this CPU.
+[[maybe_unused]] const bool kWinogradTilesAsked = (cpu::onednn::installWinogradTilesQuery(), true);
+#endif
 
 // 2: attention's fourth parameter is the head size (was kvHeads), conv2d
 // split into Winograd, im2col and direct families, piece_slowdown.

@@ -577,10 +577,10 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
                         g.dw == 1 && g.C >= 16 && g.O >= 16 && !n.relaxedPrecision && !slowWinograd &&
                         !winogradLosesOnSmallMaps(g.C, g.OH, g.OW);
   // Of those, the layers oneDNN runs on 4x4 output tiles (jit_wino_4x3:
-  // 2.25 multiplies an output per channel pair, 2x2 tiles 4;
-  // PieceSplit.h's rule) are a family of their own (a piece padded on one
-  // side runs 4x4 tiles anyway: priced with its layer's).
-  const bool winograd4 = winograd && winogradPrefersFourByFourTiles(g.C, g.O, g.OW);
+  // 2.25 multiplies an output per channel pair, 2x2 tiles 4; as oneDNN
+  // answers, PieceSplit.h) are a family of their own.
+  const bool winograd4 =
+      winograd && winogradRunsFourByFourTiles({g.C, g.O, g.H, g.W, g.OH, g.OW, g.padTop, g.padBottom, g.padLeft, g.padRight});
   // Our grouped kernel (kernels/conv/GroupedNarrowConv.cpp) takes layers of 4
   // channels per group before oneDNN (in any precision: it has no bf16
   // form): a direct loop of its own that skips the taps in the padding, at
@@ -703,12 +703,14 @@ NodeCost convCost(const NodeDesc &n, const std::vector<bool> &constant, int thre
         double cols = p.ow1 > p.ow0 ? double(p.ow1 - p.ow0) : double(g.OW);  // pieces of columns, else all
         WorkPart wp = work(double(p.n), double(p.oh1 - p.oh0), cols, double(p.o));
         // oneDNN picks a Winograd piece's tiles itself (onednn/Conv2d.cpp
-        // builds each piece as a layer): by its own output channels, and
-        // 4x4 tiles for a piece of rows padded on one side only, which the
-        // 2x2 kernel refuses.
+        // builds each piece as a layer): by its own output channels and
+        // rows, and 4x4 tiles for a piece of rows padded on one side only,
+        // which the 2x2 kernel refuses.
         if (family == "conv2d.winograd" || family == "conv2d.winograd4") {
           const int64_t padBefore = p.oh0 == 0 ? g.padTop : 0, padAfter = p.oh1 == g.OH ? g.padBottom : 0;
-          const bool four = padBefore != padAfter || winogradPrefersFourByFourTiles(g.C, p.o, g.OW);
+          const int64_t rows = p.oh1 - p.oh0;
+          const bool four = winogradRunsFourByFourTiles(
+              {g.C, p.o, rows + 2 - padBefore - padAfter, g.W, rows, g.OW, padBefore, padAfter, g.padLeft, g.padRight});
           wp.family = four ? "conv2d.winograd4" : "conv2d.winograd";
           // A piece of a small map's rows can fall under the direct kernel's rule.
           if (winogradLosesOnSmallMaps(g.C, p.oh1 - p.oh0, int64_t(cols))) wp.family = "conv2d";

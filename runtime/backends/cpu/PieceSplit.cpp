@@ -1,8 +1,22 @@
 #include "backends/cpu/PieceSplit.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace webnn::cpu {
+
+namespace {
+std::atomic<bool (*)(const WinogradLayer &)> gWinogradTilesQuery{nullptr};
+}  // namespace
+
+bool winogradRunsFourByFourTiles(const WinogradLayer &l) {
+  if (bool (*query)(const WinogradLayer &) = gWinogradTilesQuery.load(std::memory_order_acquire)) return query(l);
+  return l.padTop != l.padBottom || winogradPrefersFourByFourTiles(l.C, l.O, l.OW);
+}
+
+void setWinogradTilesQuery(bool (*query)(const WinogradLayer &)) {
+  gWinogradTilesQuery.store(query, std::memory_order_release);
+}
 
 namespace {
 // Up to `most` pieces of whole blocks of output channels, each all of y's

@@ -47,6 +47,20 @@ inline bool winogradPrefersFourByFourTiles(int64_t C, int64_t O, int64_t OW) {
   return OW % 4 == 0 && C >= 64 && (OW >= 56 || (OW >= 28 && O <= 64));
 }
 
+// A 3x3 stride-1 Winograd layer (or piece), as the estimate sees it.
+struct WinogradLayer {
+  int64_t C = 0, O = 0, H = 0, W = 0, OH = 0, OW = 0;
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+};
+// Whether oneDNN runs the layer on 4x4 output tiles. Beyond the rule above,
+// its 2x2-tile kernel refuses shapes by this CPU's cache sizes (on a Zen 5
+// with 1 MiB of L2, 28x28 128 -> 192, which the Xeon's 2 MiB takes), and
+// then the 4x4 one runs; a piece padded on one side runs 4x4 tiles too. The
+// oneDNN wrapper installs a query that asks oneDNN itself
+// (onednn::installWinogradTilesQuery); without one, the rule and the padding.
+bool winogradRunsFourByFourTiles(const WinogradLayer &layer);
+void setWinogradTilesQuery(bool (*query)(const WinogradLayer &));
+
 // Where oneDNN's 2x2-tile Winograd kernel (jit_fp32_wino_2x3) would block
 // its matrix products one tile high: its register block is a divisor of the
 // tile count by a divisor of the 16-channel output blocks, within 30

@@ -34,7 +34,10 @@
 // pool then is the only team of threads (ThreadPool.h says why). Pieces of one
 // layer share the packed filter when their primitives want the same layout.
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 #include "runtime/backends/cpu/PieceSplit.h"
 #include "runtime/backends/cpu/ThreadPool.h"
@@ -212,6 +215,44 @@ struct Conv2d::Impl : PrimitiveState {
   void choosePieces(int threads);
   Impl &filterOwner(int numThreads);
 };
+
+namespace {
+// The Winograd primitive Conv2d::create would build for the layer (its
+// "winograd" variant: any layouts, one thread, the 2x2 kernel skipped by the
+// rule), asked of oneDNN without JIT-compiling it.
+bool oneDnnWinogradRunsFourByFour(const WinogradLayer &l) {
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, bool> answers;
+  const std::vector<int64_t> key{l.C, l.O, l.H, l.W, l.OH, l.OW, l.padTop, l.padBottom, l.padLeft, l.padRight};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = answers.find(key);
+    if (it != answers.end()) return it->second;
+  }
+  const bool prefer4 = winogradPrefersFourByFourTiles(l.C, l.O, l.OW);
+  bool four = l.padTop != l.padBottom || prefer4;
+  try {
+    useThreads(1);
+    const memory::data_type f32 = memory::data_type::f32;
+    memory::desc src({1, l.C, l.H, l.W}, f32, Tag::any), dst({1, l.O, l.OH, l.OW}, f32, Tag::any),
+        wei({l.O, l.C, 3, 3}, f32, Tag::any), bias({l.O}, f32, Tag::a);
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, src,
+                                      wei, bias, dst, {1, 1}, {0, 0}, {l.padTop, l.padLeft}, {l.padBottom, l.padRight});
+    dnnl::convolution_forward::primitive_desc pd(d, cpuEngine());
+    if (prefer4)
+      while (std::string(pd.impl_info_str()).find("wino_2x3") != std::string::npos && pd.next_impl()) {
+      }
+    four = std::string(pd.impl_info_str()).find("wino_4x3") != std::string::npos;
+  } catch (const dnnl::error &) {
+    // No Winograd kernel for the shape: the rule's answer (not priced as Winograd by the runtime's choice anyway).
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  answers[key] = four;
+  return four;
+}
+}  // namespace
+
+void installWinogradTilesQuery() { setWinogradTilesQuery(&oneDnnWinogradRunsFourByFour); }
 
 namespace {
 std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, bool piece);

@@ -66,6 +66,12 @@ uint64_t primitivesBuilt();
 // speed, so without native support relaxed precision means float32.
 bool bf16Available(std::string *why);
 
+// Makes winogradRunsFourByFourTiles (PieceSplit.h) ask oneDNN which
+// Winograd kernel it builds for a layer, as Conv2d::create would; answers
+// are cached per shape. For the estimate and calibration, which price
+// 2x2- and 4x4-tile layers as different families.
+void installWinogradTilesQuery();
+
 // A constant operand packed at compile time (cpu::PackedOperand): used in
 // place of packing when `layout` is exactly the primitive's (see
 // packedLayoutName in Context.h), zero-copy from the artifact's mapping.
