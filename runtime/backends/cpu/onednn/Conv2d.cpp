@@ -217,6 +217,14 @@ struct Conv2d::Impl : PrimitiveState {
 };
 
 namespace {
+// Past the 2x3 kernel to the next Winograd implementation (next_impl keeps
+// the last one when there is none after it): makeImpl's choice by
+// winogradPrefersFourByFourTiles, and the tile query's, which must agree.
+void passWinograd2x3(dnnl::convolution_forward::primitive_desc &pd) {
+  while (std::string(pd.impl_info_str()).find("wino_2x3") != std::string::npos && pd.next_impl()) {
+  }
+}
+
 // The Winograd primitive Conv2d::create would build for the layer (its
 // "winograd" variant: any layouts, one thread, the 2x2 kernel skipped by the
 // rule), asked of oneDNN without JIT-compiling it.
@@ -239,9 +247,7 @@ bool oneDnnWinogradRunsFourByFour(const WinogradLayer &l) {
     dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd, src,
                                       wei, bias, dst, {1, 1}, {0, 0}, {l.padTop, l.padLeft}, {l.padBottom, l.padRight});
     dnnl::convolution_forward::primitive_desc pd(d, cpuEngine());
-    if (prefer4)
-      while (std::string(pd.impl_info_str()).find("wino_2x3") != std::string::npos && pd.next_impl()) {
-      }
+    if (prefer4) passWinograd2x3(pd);
     four = std::string(pd.impl_info_str()).find("wino_4x3") != std::string::npos;
   } catch (const dnnl::error &) {
     // No Winograd kernel for the shape: the rule's answer (not priced as Winograd by the runtime's choice anyway).
@@ -392,11 +398,7 @@ std::unique_ptr<Conv2d::Impl> makeImpl(const Conv2dParams &p, std::string *why, 
       }
       attr.set_post_ops(ops);
       dnnl::convolution_forward::primitive_desc pd(d, attr, cpuEngine());
-      // Past the 2x3 kernel to the next Winograd implementation (next_impl
-      // keeps the last one when there is none after it).
-      if (wino4)
-        while (std::string(pd.impl_info_str()).find("wino_2x3") != std::string::npos && pd.next_impl()) {
-        }
+      if (wino4) passWinograd2x3(pd);
       return pd;
     };
     std::string key = std::string("conv|") + (wino4 ? "w4|" : "") + (v.bf16 ? "bf16|" : "") + std::to_string(int(v.alg)) + "|" + std::to_string(int(v.act)) + "|post" +

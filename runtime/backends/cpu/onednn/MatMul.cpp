@@ -374,41 +374,26 @@ void MatMul::Impl::choosePieces(int threads) {
   const bool wholeBrgemm = primitiveFor(1)->impl.rfind("brg", 0) == 0;
   std::vector<Piece> made;
   std::string note;
-  if (makePieces(plan, wholeBrgemm, &made, &note)) {
+  auto take = [&](const std::string &why) {
     pieces = std::move(made);
     split = Split::kPieces;
-    splitNote = note;
-    return;
-  }
-  if (wholeBrgemm && plan.axis + 2 < int(r)) {
-    // One piece of rows a thread: each reads all of b (attention's K or V).
-    // At 2 threads, MiniLM's attention ran as fast as on one-head pieces
-    // this way, and slower on 4 or 8 pieces of rows.
-    const int64_t M = dims[r - 2];
+    splitNote = why;
+  };
+  if (makePieces(plan, wholeBrgemm, &made, &note)) return take(note);
+  // One piece of rows a thread: each reads all of b (attention's K or V).
+  // At 2 threads, MiniLM's attention ran as fast as on one-head pieces this
+  // way, and slower on 4 or 8 pieces of rows.
+  const int64_t M = dims[r - 2], rowPieces = std::min<int64_t>(threads, M / 16);
+  if (wholeBrgemm && plan.axis + 2 < int(r) && rowPieces >= 2) {
     MatMulPiecePlan rowsPlan;
-    const int64_t count = std::min<int64_t>(threads, M / 16);
-    if (count >= 2) {
-      rowsPlan.kind = PieceKind::kPieces;
-      rowsPlan.axis = int(r - 2);
-      rowsPlan.per = (M + count - 1) / count;
-      rowsPlan.count = (M + rowsPlan.per - 1) / rowsPlan.per;
-    }
-    std::vector<Piece> rowPieces;
+    rowsPlan.kind = PieceKind::kPieces;
+    rowsPlan.axis = int(r - 2);
+    rowsPlan.per = (M + rowPieces - 1) / rowPieces;
+    rowsPlan.count = (M + rowsPlan.per - 1) / rowsPlan.per;
     std::string rowNote;
-    if (rowsPlan.kind == PieceKind::kPieces && rowsPlan.axis == int(r - 2) &&
-        makePieces(rowsPlan, true, &rowPieces, &rowNote)) {
-      pieces = std::move(rowPieces);
-      split = Split::kPieces;
-      splitNote = rowNote + " (pieces of the batch would leave brgemm)";
-      return;
-    }
+    if (makePieces(rowsPlan, true, &made, &rowNote)) return take(rowNote + " (pieces of the batch would leave brgemm)");
   }
-  if (wholeBrgemm && makePieces(plan, false, &made, &note)) {
-    pieces = std::move(made);
-    split = Split::kPieces;
-    splitNote = note;
-    return;
-  }
+  if (wholeBrgemm && makePieces(plan, false, &made, &note)) return take(note);
   split = Split::kOpenMp;
   splitNote = note;
 }
