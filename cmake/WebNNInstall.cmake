@@ -3,6 +3,7 @@
 #   lib/libwebnn.so.<major> (+ links)     the runtime, exporting only that API
 #   lib/libwebnn.a                        the same, static
 #   bin/webnnc webnn-run webnn-opt         the CLIs (webnnc, webnn-opt: compiler builds)
+#   lib/webnnc/webnnc-compile.so          webnnc's compile subcommand, loaded on use
 #   lib/cmake/webnn/                      find_package(webnn): webnn::runtime,
 #                                         webnn::runtime_static, webnn::webnnc,
 #                                         webnn::compiler (compiler builds),
@@ -34,6 +35,8 @@ if(TARGET webnnc)
   set_target_properties(webnnc webnn-opt PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   # Exported so an app's build can compile its models (webnn::webnnc).
   install(TARGETS webnnc EXPORT webnnTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  # webnnc finds it relative to itself (tools/webnnc/CMakeLists.txt).
+  install(TARGETS webnnc_compile LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/webnnc)
   install(TARGETS webnn-opt RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 

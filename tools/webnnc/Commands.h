@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "webnn/version.h"
+
 namespace CLI { class App; }
 
 namespace webnnc {
@@ -32,11 +34,21 @@ struct CompileFlags {
 };
 
 void registerCompileCommand(CLI::App &app, CompileFlags &flags);
+// Both run in the compile module, webnnc-compile.so (CompileModule.cpp),
+// loaded on first use so that the other subcommands never load
+// libMLIR/libLLVM. When it cannot be loaded: one error naming its path, and
+// exit status 1.
 int runCompile(const CompileFlags &flags);
 // `webnnc compile ... --json` whose command line does not parse: the JSON
 // object with status "error" and the message, so a pipeline parsing stdout
 // still gets one. Returns the usage exit status, 2.
 int reportCompileUsageError(const std::string &message);
+
+// What webnnc and its compile module must agree on, since CompileFlags
+// crosses between them by pointer: a module from another build is refused.
+inline std::string compileModuleAbi() {
+  return std::string(WEBNN_VERSION_STRING) + " flags:" + std::to_string(sizeof(CompileFlags));
+}
 
 struct InspectFlags {
   std::string artifact;

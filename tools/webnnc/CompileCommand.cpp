@@ -1,11 +1,17 @@
-// webnnc compile: import, optimize, write the artifact (webnn/compiler.h);
-// with --json, one JSON object on stdout describing the result (schema:
-// docs/CLI.md).
+// webnnc compile: its flags, and the compile module that runs it
+// (CompileModule.cpp, built as webnnc-compile.so): import, optimize, write
+// the artifact. The module links the compiler and with it libMLIR/libLLVM,
+// so only a compile pays for loading them.
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "Commands.h"
-#include "webnn/compiler.h"
+#include "nlohmann/json.hpp"
 
 namespace webnnc {
 
@@ -60,43 +66,105 @@ void registerCompileCommand(CLI::App &app, CompileFlags &flags) {
                 "rewrite counts, output size and SHA-256, time, versions (docs/CLI.md)");
 }
 
-int reportCompileUsageError(const std::string &message) {
-  std::cout << webnn::compiler::usageErrorJson(message) << "\n";
-  return 2;
+namespace {
+
+struct CompileModule {
+  std::string path;
+  std::string error;  // why it could not be loaded; empty once loaded
+  int (*run)(const CompileFlags *) = nullptr;
+  int (*usageError)(const char *) = nullptr;
+};
+
+// WEBNNC_COMPILE_MODULE_FROM_EXE: the module's path relative to webnnc's
+// folder, the same in the build tree and the install (CMakeLists.txt).
+std::string compileModulePath() {
+  std::vector<char> buf(4096);
+  ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size());
+  if (n <= 0 || static_cast<size_t>(n) >= buf.size()) return "";
+  std::string dir(buf.data(), static_cast<size_t>(n));
+  dir.erase(dir.rfind('/'));
+  // /proc/self/exe has no symbolic links left, so "../" drops a component.
+  std::string rel = WEBNNC_COMPILE_MODULE_FROM_EXE;
+  while (rel.compare(0, 3, "../") == 0 && !dir.empty()) {
+    dir.erase(dir.rfind('/'));
+    rel.erase(0, 3);
+  }
+  return dir + "/" + rel;
 }
 
-// The compile itself is the library's (compiler/api, webnn/compiler.h); this
-// maps the flags onto its options and prints what it returns.
-int runCompile(const CompileFlags &flags) {
-  if (flags.json && flags.output == "-") {
-    const std::string message = "--json prints to stdout; write the output to a file, not -";
-    std::cerr << "webnnc: error: " << message << "\n";
-    std::cout << webnn::compiler::usageErrorJson(message, flags.model) << "\n";
-    return 2;
+// Loaded once per process: `webnnc batch` runs many compiles on one load.
+const CompileModule &compileModule() {
+  static const CompileModule module = [] {
+    CompileModule m;
+    m.path = compileModulePath();
+    if (m.path.empty()) {
+      m.path = WEBNNC_COMPILE_MODULE_FROM_EXE;
+      m.error = "cannot find webnnc's own path (/proc/self/exe)";
+      return m;
+    }
+    // RTLD_LOCAL: the compiler's symbols stay the module's.
+    void *handle = dlopen(m.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *why = dlerror();
+      m.error = why ? why : "dlopen failed";
+      // dlerror() often starts with the path, which the message names already.
+      if (m.error.compare(0, m.path.size() + 2, m.path + ": ") == 0) m.error.erase(0, m.path.size() + 2);
+      return m;
+    }
+    auto abi = reinterpret_cast<const char *(*)()>(dlsym(handle, "webnnc_compile_module_abi"));
+    m.run = reinterpret_cast<int (*)(const CompileFlags *)>(dlsym(handle, "webnnc_compile_run"));
+    m.usageError = reinterpret_cast<int (*)(const char *)>(dlsym(handle, "webnnc_compile_usage_error"));
+    if (!abi || !m.run || !m.usageError) {
+      m.error = "not a webnnc compile module (an entry point is missing)";
+    } else if (std::string(abi()) != compileModuleAbi()) {
+      m.error = std::string("built for webnnc ") + abi() + ", not this webnnc (" + compileModuleAbi() + ")";
+    }
+    if (!m.error.empty()) {
+      m.run = nullptr;
+      m.usageError = nullptr;
+      dlclose(handle);
+    }
+    return m;
+  }();
+  return module;
+}
+
+// The module could not be loaded: the error on stderr and, with --json, a
+// JSON object of the same shape as a compile's, so stdout still parses
+// (`usage`: the command line's own error, when that is what is reported).
+int reportModuleError(const CompileModule &m, bool json, const std::string &model, int exitCode,
+                      const std::string &usage = "") {
+  const std::string message = "cannot load the compiler module " + m.path + ": " + m.error;
+  std::cerr << "webnnc: error: " << message << "\n";
+  if (json) {
+    nlohmann::json errors = nlohmann::json::array();
+    if (!usage.empty()) errors.push_back({{"severity", "error"}, {"message", usage}});
+    errors.push_back({{"severity", "error"}, {"message", message}});
+    nlohmann::json j;
+    j["tool"] = "webnnc";
+    j["version"] = WEBNN_VERSION_STRING;
+    j["model"] = model;
+    j["status"] = "error";
+    j["exit_code"] = exitCode;
+    j["errors"] = errors;
+    j["warnings"] = nlohmann::json::array();
+    std::cout << j.dump() << "\n";
   }
-  webnn::compiler::CompileOptions options;
-  // `--emit mlir -o -`: the text comes back in memory and goes to stdout.
-  const bool toStdout = flags.emit == "mlir" && flags.output == "-";
-  options.output = toStdout ? "" : flags.output;
-  options.weightsOut = flags.weightsOut;
-  options.target = flags.target;
-  options.precision = flags.precision;
-  options.emit = flags.emit;
-  options.shapes = flags.shapes;
-  options.dynamicDims = flags.dynamicDims;
-  options.constInputs = flags.constInputs;
-  options.externalDataDirs = flags.externalDataDirs;
-  options.prepackThreads = flags.prepackThreads;
-  options.prepack = flags.prepack;
-  options.weightless = flags.weightless;
-  options.optimize = !flags.noOptimize;
-  options.verifyEach = flags.verifyEach;
-  options.report = flags.report;
-  webnn::compiler::CompileResult result = webnn::compiler::compileFile(flags.model, options);
-  std::cerr << result.diagnostics << std::flush;
-  if (toStdout && result.ok()) std::cout << result.artifact;
-  if (flags.json) std::cout << result.json() << "\n";
-  return result.exitCode;
+  return exitCode;
+}
+
+}  // namespace
+
+int runCompile(const CompileFlags &flags) {
+  const CompileModule &m = compileModule();
+  if (!m.run) return reportModuleError(m, flags.json, flags.model, 1);
+  return m.run(&flags);
+}
+
+int reportCompileUsageError(const std::string &message) {
+  const CompileModule &m = compileModule();
+  if (!m.usageError) return reportModuleError(m, true, "", 2, message);
+  return m.usageError(message.c_str());
 }
 
 }  // namespace webnnc
