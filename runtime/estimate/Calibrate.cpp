@@ -1016,24 +1016,6 @@ std::vector<ChainNode> mobileChain() {
   return v;
 }
 
-// A decoder step's int4 GEMVs at the fit decoder's widths (1024 -> 2816 ->
-// 1024, accuracy level 4) between small elementwise nodes, with layers
-// enough that their weights are three times `l3Bytes`: most of them come
-// from DRAM at every run, as a decoder's whose weights exceed the L3.
-std::vector<ChainNode> decodeChain(uint64_t l3Bytes) {
-  std::vector<ChainNode> v;
-  const double bytesPerWeight = 0.5 + 4.0 / 32 + 0.5 / 32;  // nibbles, a float scale and a zero-point nibble per 32
-  const double layerBytes = 2 * 1024 * 2816 * bytesPerWeight;
-  const int layers = std::clamp(int(std::ceil(3.0 * double(l3Bytes) / layerBytes)), 2, 96);
-  for (int l = 0; l < layers; ++l) {
-    v.push_back({{"add", {f32({1, 1024}), f32({1, 1024})}, {{1, 1024}}, {}}, kSameInput});
-    v.push_back({matmulNBits(1, 1024, 2816, 4)});
-    v.push_back({{"mul", {f32({1, 2816}), f32({1, 2816})}, {{1, 2816}}, {}}, kSameInput});
-    v.push_back({matmulNBits(1, 2816, 1024, 4)});
-  }
-  return v;
-}
-
 // Whether each of the pool's threads has a core of its own just now: the
 // same FMA work on every thread at once takes at most 1.3x what it takes on
 // one thread alone (on a shared machine another process may hold a core
@@ -1103,9 +1085,8 @@ Status chainGraph(const std::vector<ChainNode> &chain, std::shared_ptr<rt::Prepa
 // reading what the previous one wrote, as the executor runs a graph's
 // nodes (the executor's own costs are measured apart: node and run
 // overhead), and the same kernels alone as the grid times them, each on the
-// thread count the estimate prices it with (Estimate's pricedThreads); a
-// node reading weights of its own (>= 256 KB) also with them evicted from
-// the L3 (the grid's cold runs). Both on the same pools, in rounds that
+// thread count the estimate prices it with (Estimate's pricedThreads).
+// Both on the same pools, in rounds that
 // each time the chain and then its kernels alone: a stall of the machine
 // (another process taking a core for seconds) spoils a round, not the
 // comparison; the terms are medians over the rounds.
@@ -1113,30 +1094,19 @@ struct ChainTiming {
   int nodes = 0;          // 0: not measured
   bool stalled = false;   // not measured: a core was elsewhere in all rounds but one
   double spread = 0;      // log(p90 / p10) / 2.56 of the chain's runs
-  double dramShare = 0;   // the estimate's share of the weights from DRAM at each run
-  // Per round: the chain's run (the median, as timeProbe's), its nodes timed alone (with cold times asked for, only
-  // those without weights of their own), and per kernel with weights of its
-  // own, where cold times were asked for: how many nodes run it, its time alone
-  // with the weights in the L3 and evicted, and the estimate's floor for it
-  // (its share of the weights streamed at DRAM's read rate).
-  struct ColdKernel {
-    int count = 0;
-    double warmMs = 0, coldMs = 0, streamMs = 0;
-  };
+  // Per round: the chain's run (the median, as timeProbe's) and its nodes
+  // timed alone (the sum).
   std::vector<double> graphMs, aloneMs;
-  std::vector<std::vector<ColdKernel>> coldKernels;
 };
 ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &p,
                       std::vector<std::unique_ptr<cpu::ThreadPool>> &pools,
-                      std::vector<std::unique_ptr<Evictor>> &evictors, int threads, double budget,
-                      bool coldTimes) {
+                      std::vector<std::unique_ptr<Evictor>> &evictors, int threads, double budget) {
   ChainTiming r;
   std::shared_ptr<rt::PreparedGraph> g;
   Estimate priced;
   EstimateOptions eo;
   eo.threads = threads;
   if (!chainGraph(chain, &g) || !estimateGraph(*g, p, eo, &priced) || priced.nodes.size() != chain.size()) return r;
-  r.dramShare = priced.dramShare;
   // One probe per node (each its own weights), fed by its predecessors.
   std::vector<std::unique_ptr<Probe>> probes;
   for (size_t i = 0; i < chain.size(); ++i) {
@@ -1160,7 +1130,6 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
   struct Distinct {
     Probe *probe = nullptr;
     int threads = 1;
-    bool cold = false;
     int count = 0;
   };
   std::vector<Distinct> distinct;
@@ -1172,7 +1141,7 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
     const int T = std::clamp(priced.nodes[i].pricedThreads, 1, int(pools.size()));
     auto [it, added] = index.insert({{key, T}, distinct.size()});
     if (added)
-      distinct.push_back({probes[i].get(), T, coldTimes && p.l3Bytes > 0 && probes[i]->coldBytes >= 256 * 1024, 0});
+      distinct.push_back({probes[i].get(), T, 0});
     ++distinct[it->second].count;
   }
   cpu::ThreadPool &pool = *pools[size_t(threads - 1)];
@@ -1195,26 +1164,16 @@ ChainTiming timeChain(const std::vector<ChainNode> &chain, const DeviceProfile &
     }
     std::sort(v.begin(), v.end());
     double alone = 0;
-    std::vector<ChainTiming::ColdKernel> coldKernels;
     for (Distinct &d : distinct) {
-      // 10 cold runs a round: a decode chain's few GEMV shapes carry its
-      // whole DRAM term, and their cold times alone vary more than the chain.
       Timed m = timeProbe(*d.probe, *pools[size_t(d.threads - 1)], *evictors[size_t(d.threads - 1)],
-                          slice / double(distinct.size()), false, d.cold ? p.l3Bytes : 0, 10);
-      if (d.cold) {
-        const ThreadProfile &t = p.threads[size_t(d.threads - 1)];
-        const double readGBs = t.dramReadGBs > 0 ? t.dramReadGBs : t.dramGBs;
-        coldKernels.push_back({d.count, m.ms, m.coldMs, r.dramShare * d.probe->coldBytes / (readGBs * 1e6)});
-      } else {
-        alone += d.count * m.ms;
-      }
+                          slice / double(distinct.size()), false, 0);
+      alone += d.count * m.ms;
     }
     // A round during which a core went elsewhere is not kept.
     if (!poolHasItsCores(pool)) continue;
     all.insert(all.end(), v.begin(), v.end());
     r.graphMs.push_back(v[v.size() / 2]);
     r.aloneMs.push_back(alone);
-    r.coldKernels.push_back(std::move(coldKernels));
   }
   for (auto &probe : probes)
     if (!probe->runStatus.isOk()) return ChainTiming{};
@@ -1335,8 +1294,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   p.l1Bytes = cacheBytes(1);
   p.l2Bytes = cacheBytes(2);
   p.l3ReportedBytes = cacheBytes(3);
-  // Everything below (bandwidths, evictions, the decode chain, the
-  // estimate's residency) works on the L3 this process keeps.
+  // Everything below (bandwidths, evictions, the estimate's residency)
+  // works on the L3 this process keeps.
   std::vector<std::pair<uint64_t, double>> sweep;
   p.l3Bytes = measureEffectiveL3(p.l3ReportedBytes, p.l2Bytes, uint64_t(deadline < 10 ? 128 : 256) << 20,
                                  std::min(0.3, deadline / 100), &sweep);
@@ -1413,16 +1372,17 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   }
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
   // Time kept back from the grid for the point under way to finish (its
-  // probe times at least 5 runs): half a second, a tenth of a short deadline;
-  // and for the decode chain after the grid (below): its budget, as much
-  // again to build it and its cold runs behind an eviction of twice the L3
-  // each (it and the mobile chain took 2.7 s at one thread on a VM whose
-  // DRAM reads 10 GB/s a core), per thread count.
+  // probe times at least 5 runs): half a second, a tenth of a short deadline.
   const double chainBudget = std::min(0.3, deadline / 100);
-  const double reserve = std::min(0.5, deadline / 10) + 6 * chainBudget * maxThreads;
-  // The in-graph chains: kernels inside a graph against the same kernels
+  const double reserve = std::min(0.5, deadline / 10);
+  // The in-graph chain: kernels inside a graph against the same kernels
   // alone. A difference within the chain's own run-to-run spread is not
-  // taken as a term.
+  // taken as a term. There is no chain for weights from DRAM
+  // (graphColdFactor stays 1: the grid's evicted runs): a decode chain of
+  // GEMVs fitted one factor on what eviction added to its kernels, a small
+  // part of the chain's time, and that leverage made the factor swing
+  // between 0.25x and 2.4x across calibrations of one machine, pricing
+  // decoders high or low by the calibration's moment (docs/ESTIMATE.md).
   auto stalledLine = [](int T, const char *term) {
     return "threads " + std::to_string(T) +
            ": another process held a core through the chain's rounds: no in-graph term for " + term;
@@ -1432,14 +1392,13 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // machine, a sanitized build) cannot leave it no time; it prices each node
   // at the thread count the estimate would, which depends on shapes and the
   // peaks measured above, not on the grid. Its weights fit the L3: its
-  // kernels count at their L3 times, so it needs no cold runs (each streams
-  // twice the L3 to evict it).
+  // kernels count at their L3 times.
   {
     const std::vector<ChainNode> mobile = mobileChain();
     for (int T = 1; T <= maxThreads; ++T) {
       ThreadProfile &t = p.threads[size_t(T - 1)];
       const double runMs = t.runOverheadUs * 1e-3;
-      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget, false);
+      ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
       if (m.stalled) {
         say(stalledLine(T, "nodes"));
       } else if (m.nodes == 0) {
@@ -1832,60 +1791,6 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       char line[128];
       std::snprintf(line, sizeof line, "threads %d: a piece beside the others %.2fx alone (%zu pieced kernels)",
                     t.threads, t.pieceSlowdown, slow.size());
-      say(line);
-    }
-  }
-  // The decode chain, in the time the grid left it: a decoder step's GEMVs
-  // over weights beyond the L3 give the rate at which a graph's kernels
-  // stream their weights from DRAM.
-  {
-    const std::vector<ChainNode> decode = decodeChain(p.l3Bytes);
-    for (int T = 1; T <= maxThreads && left() > 2 * chainBudget; ++T) {
-      ThreadProfile &t = p.threads[size_t(T - 1)];
-      const double runMs = t.runOverheadUs * 1e-3;
-      char line[320];
-      // 3x the L3 of weights (~100 MB on a 32 MB L3): not under a short
-      // deadline, nor with less left than its cold rounds take (~1.5 s).
-      if (shortDeadline || p.l3Bytes == 0 || left() < 5 * chainBudget) continue;
-      ChainTiming d = timeChain(decode, p, pools, evictors, T, chainBudget, true);
-      if (d.stalled) {
-        say(stalledLine(T, "weights from DRAM"));
-        continue;
-      }
-      if (d.nodes == 0 || d.dramShare <= 0 || d.coldKernels.empty() || d.coldKernels[0].empty()) {
-        say("threads " + std::to_string(T) + ": the decode chain could not be built or run: no in-graph DRAM term");
-        continue;
-      }
-      // As the estimate prices a kernel whose weights partly come from
-      // DRAM (a share s = dramShare of them): its L3 time plus s times f
-      // times what evicting them added alone, at least f times the time to
-      // stream that share at DRAM's read rate. f = 1 is the grid's view; the
-      // f that makes the chain's kernels add up to its time is the term,
-      // found by bisection per round (the sum grows with f).
-      const double s = d.dramShare;
-      auto pricedAt = [&](size_t r, double f) {
-        double ms = runMs + d.aloneMs[r] + d.nodes * t.graphNodeUs * 1e-3;
-        for (const ChainTiming::ColdKernel &k : d.coldKernels[r])
-          ms += k.count * std::max(k.warmMs + s * (k.coldMs > k.warmMs ? f : 1) * (k.coldMs - k.warmMs),
-                                   f * k.streamMs);
-        return ms;
-      };
-      std::vector<double> factors, pricedMs;
-      for (size_t r = 0; r < d.graphMs.size(); ++r) {
-        double lo = 0.25, hi = 4;
-        for (int k = 0; k < 40; ++k) {
-          const double mid = std::sqrt(lo * hi);
-          (pricedAt(r, mid) < d.graphMs[r] ? lo : hi) = mid;
-        }
-        factors.push_back(std::sqrt(lo * hi));
-        pricedMs.push_back(pricedAt(r, 1));
-      }
-      const double f = medianOf(factors), graph = medianOf(d.graphMs), priced = medianOf(pricedMs);
-      t.graphColdFactor = std::fabs(std::log(graph / priced)) > d.spread ? f : 1;
-      std::snprintf(line, sizeof line,
-                    "threads %d: %d-node decode chain %.3f ms in a graph, %.3f ms priced from its kernels alone "
-                    "(%.0f%% of weights from DRAM, spread %.3f): DRAM's part %.2fx%s",
-                    T, d.nodes, graph, priced, 100 * s, d.spread, f, t.graphColdFactor == 1 ? ", within the spread" : "");
       say(line);
     }
   }

@@ -68,9 +68,9 @@ struct ThreadProfile {
   int graphChainNodes = 0;  // the chain's length (0: not measured)
   // Inside a graph whose weights exceed the L3, how much longer a kernel
   // takes for the weights it reads from DRAM than the grid's cold runs
-  // (weights evicted, the kernel alone) say: calibration's chain of a
-  // decoder's int4 GEMVs over 3x the L3 of weights, run back to back. 1:
-  // within the chain's run-to-run spread (and in older profiles).
+  // (weights evicted, the kernel alone) say. Calibration writes 1 (the
+  // grid's view; see Calibrate.cpp); earlier calibrations' profiles, and
+  // merges of them, may carry another.
   double graphColdFactor = 1;
   // The speed reference's median time over the calibration (a 64 x 512 x 512
   // matmul in the L2, sampled through the grid): the host's speed while this
