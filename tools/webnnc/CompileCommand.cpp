@@ -102,8 +102,10 @@ const CompileModule &compileModule() {
       m.error = "cannot find webnnc's own path (/proc/self/exe)";
       return m;
     }
+    // RTLD_LAZY as the executable linking libMLIR/libLLVM directly had it:
+    // RTLD_NOW would bind their tens of thousands of functions up front.
     // RTLD_LOCAL: the compiler's symbols stay the module's.
-    void *handle = dlopen(m.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(m.path.c_str(), RTLD_LAZY | RTLD_LOCAL);
     if (!handle) {
       const char *why = dlerror();
       m.error = why ? why : "dlopen failed";
