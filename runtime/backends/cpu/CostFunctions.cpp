@@ -5,6 +5,7 @@
 
 #include "backends/cpu/PieceSplit.h"
 #include "backends/cpu/ThreadPool.h"
+#include "backends/cpu/kernels/EncoderAttention.h"
 #include "backends/cpu/kernels/InstanceNormNhwc.h"
 
 #include <algorithm>
@@ -848,8 +849,12 @@ NodeCost attentionCost(const NodeDesc &n, const std::vector<bool> &, int) {
   double heads = double(std::max<int64_t>(n.attributes.getInt("heads", 1), 1));
   double S = double(dim(q, 1)), D = double(dim(q, 2)), T = double(dim(k, 1)), B = double(dim(q, 0));
   double flops = 4 * B * S * T * D;
-  NodeCost c = make("attention", {S, T, heads, D / heads}, flops, allBytes(n) + 4.0 * B * heads * S * T);
-  c.jit = true;
+  // The encoder tiles keep a block's scores in L1 and generate no code;
+  // oneDNN's batched matmuls write all S x T scores and read them back.
+  const bool tiles = kernels::encoderAttentionChosen(n);
+  const double scores = tiles ? 0.0 : 4.0 * B * heads * S * T;
+  NodeCost c = make("attention", {S, T, heads, D / heads}, flops, allBytes(n) + scores);
+  c.jit = !tiles;
   return c;
 }
 NodeCost gqaCost(const NodeDesc &n, const std::vector<bool> &, int) {

@@ -35,6 +35,7 @@ DebugOptions &debugOptions() {
     o->groupedNarrow = notZero("WEBNN_GROUPED_NARROW");
     o->fusePointwiseDepthwise = notZero("WEBNN_FUSE_POINTWISE_DEPTHWISE");
     o->resampleSeparable = notZero("WEBNN_RESAMPLE_SEPARABLE");
+    o->encoderAttention = notZero("WEBNN_ENCODER_ATTENTION");
     o->amxInt8 = notZero("WEBNN_AMX");
     o->oneDnn = notZero("WEBNN_ONEDNN");
     o->bf16 = notZero("WEBNN_BF16");

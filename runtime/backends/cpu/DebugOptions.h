@@ -40,6 +40,10 @@ struct DebugOptions {
   // WEBNN_RESAMPLE_SEPARABLE=0: linear resample2d without the separable
   // kernel (Resample.h); the row walk instead.
   std::atomic<bool> resampleSeparable{true};
+  // WEBNN_ENCODER_ATTENTION=0: float32 fusedAttention on oneDNN's batched
+  // matmuls (or the per-head SGEMMs), not our AVX-512 tiles
+  // (EncoderAttention.h).
+  std::atomic<bool> encoderAttention{true};
   // WEBNN_AMX=0: quantizedMatmul's integer GEMM on AVX512-VNNI even where the
   // CPU and OS allow AMX tiles (QdqGemm.h, amxInt8Available).
   std::atomic<bool> amxInt8{true};

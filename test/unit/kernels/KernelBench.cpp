@@ -6,14 +6,20 @@
 // ctest): run by hand, on a quiet machine, alternating the two paths.
 // "speedup" is our time over oneDNN's: below 1x ours is the faster.
 //
-//   webnn-kernel-bench [reps] [--interleave]
+//   webnn-kernel-bench [reps] [--interleave] [--cold] [--matmul] [--attention]
 //
 // --interleave also times each oneDNN layer with a pool-parallel relu over
 // 4 MB run between calls, as in a graph: the pool's workers spin for a while
 // after a job (ThreadPool.cpp) and OpenMP's after a region, and on 2 cores
 // each side's spinning can steal the other's time.
+//
+// --cold evicts the caches before every timed run (a pass over 128 MB), so
+// a layer's weights come from memory as they do in a graph whose weights
+// outgrow the L3 (ViT-B/16, BERT-base); --matmul skips the
+// convolutions, --attention runs fusedAttention alone.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +30,7 @@
 
 #include "runtime/backends/cpu/Kernel.h"
 #include "runtime/backends/cpu/ThreadPool.h"
+#include "runtime/backends/cpu/kernels/EncoderAttention.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #if WEBNN_HAVE_ONEDNN
 #include "runtime/backends/cpu/onednn/OneDnn.h"
@@ -92,10 +99,20 @@ double now() {
 }
 
 // Median seconds per run after one warm-up run (JIT and weight packing).
+bool gCold = false;
+
+// A read-modify-write of every line: memset's non-temporal stores would
+// leave the caches' contents in place.
+void evictCaches() {
+  static std::vector<char> junk(size_t(128) << 20);
+  for (size_t i = 0; i < junk.size(); i += 64) junk[i] = char(junk[i] + 1);
+}
+
 double timeRuns(Node &n, ThreadPool &pool, int reps, Node *between) {
   n.run(pool);
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
+    if (gCold) evictCaches();
     if (between) between->run(pool);
     double t0 = now();
     n.run(pool);
@@ -140,10 +157,17 @@ int main(int argc, char **argv) {
   using namespace webnn::cpu;
   using webnn::Shape;
   int reps = argc > 1 ? std::atoi(argv[1]) : 20;
-  bool interleave = argc > 2 && std::strcmp(argv[2], "--interleave") == 0;
+  bool interleave = false, matmulOnly = false, attentionOnly = false, usage = false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--interleave") == 0) interleave = true;
+    else if (std::strcmp(argv[i], "--cold") == 0) gCold = true;
+    else if (std::strcmp(argv[i], "--matmul") == 0) matmulOnly = true;
+    else if (std::strcmp(argv[i], "--attention") == 0) attentionOnly = true;
+    else usage = true;
+  }
   // The medians need at least one timed run.
-  if (reps < 1 || argc > 3 || (argc > 2 && !interleave)) {
-    std::fprintf(stderr, "usage: %s [reps >= 1] [--interleave]\n", argv[0]);
+  if (reps < 1 || usage) {
+    std::fprintf(stderr, "usage: %s [reps >= 1] [--interleave] [--cold] [--matmul] [--attention]\n", argv[0]);
     return 2;
   }
   const Conv convs[] = {
@@ -163,6 +187,7 @@ int main(int argc, char **argv) {
     relu.build("relu", NodeAttributes());
     for (const Conv &c : convs)
       for (bool nhwc : {false, true}) {
+        if (matmulOnly || attentionOnly) break;
         int64_t pad = c.K / 2, OH = (c.H + 2 * pad - c.K) / c.S + 1;
         NodeAttributes attrs;
         attrs.set("padding", ints({pad, pad, pad, pad}));
@@ -192,6 +217,7 @@ int main(int argc, char **argv) {
                               {49, 1536, 384}, {1, 4096, 4096}};
     for (const auto &m : mms)
       for (bool constantB : {true, false}) {
+        if (attentionOnly) break;
         double t[2] = {0, 0}, tInter = 0;
         for (int path = 0; path < 2; ++path) {
           setOneDnn(path == 1);
@@ -212,6 +238,36 @@ int main(int argc, char **argv) {
                     flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
       }
     webnn::cpu::kernels::setPackedSgemmEnabled(true);
+    // fusedAttention (B, S = T, heads, Dh): BERT-base, ViT-B/16, MiniLM-L6
+    // (384 = 12 x 32), a Swin window. Ours: EncoderAttention.h's tiles.
+    const int64_t atts[][4] = {{1, 128, 12, 64}, {1, 197, 12, 64}, {1, 128, 12, 32}, {64, 49, 3, 32}};
+    for (const auto &at : atts) {
+      double t[2] = {0, 0};
+      const int64_t B = at[0], S = at[1], H = at[2], Dh = at[3];
+      for (int path = 0; path < 2; ++path) {
+        webnn::cpu::kernels::setEncoderAttentionEnabled(path == 0);
+        Node n;
+        for (uint32_t i = 0; i < 3; ++i) n.ins.push_back(operand({B, S, H * Dh}, false, 10 + i));
+        n.outs.push_back(operand({B, S, H * Dh}, false, 13));
+        NodeAttributes attrs;
+        AttributeValue heads, scale;
+        heads.kind = AttributeValue::Kind::kInt;
+        heads.i = H;
+        scale.kind = AttributeValue::Kind::kFloat;
+        scale.f = 1.0 / std::sqrt(double(Dh));
+        attrs.set("heads", heads);
+        attrs.set("scale", scale);
+        if (!n.build("fusedAttention", attrs)) return 1;
+        t[path] = timeRuns(n, pool, reps, nullptr);
+      }
+      webnn::cpu::kernels::setEncoderAttentionEnabled(true);
+      double flops = 4.0 * B * H * S * S * Dh;
+      char name[64];
+      std::snprintf(name, sizeof name, "attention %lldx%lldx%lldx%lld", (long long)B, (long long)S, (long long)H,
+                    (long long)Dh);
+      std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", name, "f32", threads, flops / t[0] / 1e9,
+                  flops / t[1] / 1e9, 0.0, t[0] / t[1]);
+    }
   }
   return 0;
 }

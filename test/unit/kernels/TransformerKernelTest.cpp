@@ -11,6 +11,8 @@
 #include <random>
 #include <utility>
 
+#include "runtime/backends/cpu/kernels/EncoderAttention.h"
+#include "runtime/backends/cpu/kernels/QuantizedMatMul.h"
 #include "runtime/backends/cpu/kernels/TransformerSimd.h"
 #include "test/unit/kernels/KernelTestUtil.h"
 
@@ -348,48 +350,110 @@ TEST(TransformerKernels, FusedMatmulRejectsBadOperands) {
   EXPECT_NE(s.message().find("inner dimensions differ"), std::string::npos) << s.message();
 }
 
+// softmax(scale Q K^T) V per batch and head, in double; q [B, S, H * Dh],
+// k and v [B, T, H * Dh].
+std::vector<double> attentionRef(const std::vector<float> &q, const std::vector<float> &kk, const std::vector<float> &v,
+                                 int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, double scale) {
+  const int64_t D = H * Dh;
+  std::vector<double> ref(size_t(B * S * D));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t s = 0; s < S; ++s) {
+        std::vector<double> p(static_cast<size_t>(T));
+        double mx = -INFINITY, sum = 0;
+        for (int64_t t = 0; t < T; ++t) {
+          double dot = 0;
+          for (int64_t d = 0; d < Dh; ++d)
+            dot += double(q[(b * S + s) * D + h * Dh + d]) * kk[(b * T + t) * D + h * Dh + d];
+          p[size_t(t)] = scale * dot;
+          mx = std::max(mx, p[size_t(t)]);
+        }
+        for (double &x : p) sum += (x = std::exp(x - mx));
+        for (int64_t d = 0; d < Dh; ++d) {
+          double acc = 0;
+          for (int64_t t = 0; t < T; ++t) acc += p[size_t(t)] / sum * v[(b * T + t) * D + h * Dh + d];
+          ref[(b * S + s) * D + h * Dh + d] = acc;
+        }
+      }
+  return ref;
+}
+
+// Every path: the portable per-head SGEMMs, oneDNN's batched matmuls and
+// (Dh a multiple of 16 on AVX-512) our encoder tiles (EncoderAttention.h),
+// whose cases cover T off the 16- and 48-key steps, S != T, every
+// register-tile width of P x V (Dh 16 to 128), a negative scale, and heads
+// cut into pieces of rows at 2 and 3 threads.
 TEST(TransformerKernels, FusedAttentionMatchesReference) {
   struct Case {
     int64_t B, S, T, H, Dh;
     double scale;
   };
-  Case cases[] = {{1, 128, 128, 12, 64, 0.125}, {2, 5, 7, 3, 4, 0.5}, {1, 1, 1, 1, 1, 1.0}, {1, 9, 9, 2, 3, -0.7}};
+  Case cases[] = {{1, 128, 128, 12, 64, 0.125}, {2, 5, 7, 3, 4, 0.5},      {1, 1, 1, 1, 1, 1.0},
+                  {1, 9, 9, 2, 3, -0.7},        {1, 197, 197, 2, 64, 0.125}, {2, 30, 17, 3, 16, 0.3},
+                  {1, 50, 49, 1, 32, -0.5},      {3, 1, 33, 2, 48, 0.2},      {1, 61, 100, 1, 128, 0.09},
+                  {1, 26, 65, 2, 80, 0.1},       {1, 13, 1, 1, 96, 1.0},      {1, 40, 20, 1, 112, 0.1}};
   uint32_t seed = 300;
   for (const Case &k : cases) {
     int64_t D = k.H * k.Dh;
     std::vector<float> q = randomValues(size_t(k.B * k.S * D), seed++, -2.f, 2.f);
     std::vector<float> kk = randomValues(size_t(k.B * k.T * D), seed++, -2.f, 2.f);
     std::vector<float> v = randomValues(size_t(k.B * k.T * D), seed++, -2.f, 2.f);
-    std::vector<double> ref(size_t(k.B * k.S * D));
-    for (int64_t b = 0; b < k.B; ++b)
-      for (int64_t h = 0; h < k.H; ++h)
-        for (int64_t s = 0; s < k.S; ++s) {
-          std::vector<double> p(size_t(k.T));
-          double mx = -INFINITY, sum = 0;
-          for (int64_t t = 0; t < k.T; ++t) {
-            double dot = 0;
-            for (int64_t d = 0; d < k.Dh; ++d)
-              dot += double(q[(b * k.S + s) * D + h * k.Dh + d]) * kk[(b * k.T + t) * D + h * k.Dh + d];
-            p[t] = k.scale * dot;
-            mx = std::max(mx, p[t]);
-          }
-          for (double &x : p) sum += (x = std::exp(x - mx));
-          for (int64_t d = 0; d < k.Dh; ++d) {
-            double acc = 0;
-            for (int64_t t = 0; t < k.T; ++t) acc += p[t] / sum * v[(b * k.T + t) * D + h * k.Dh + d];
-            ref[(b * k.S + s) * D + h * k.Dh + d] = acc;
-          }
-        }
-    for (int threads : {1, 2, 3}) {
-      OpCase c{"fusedAttention", {f32({k.B, k.S, D}, q), f32({k.B, k.T, D}, kk), f32({k.B, k.T, D}, v)},
-               {outSpec(DataType::kFloat32, {k.B, k.S, D})}, {}};
-      c.attrInt("heads", k.H).attrFloat("scale", k.scale);
-      Status st = runOp(c, threads);
-      ASSERT_TRUE(st.isOk()) << st.message();
-      const float *y = c.outputs[0].as<float>();
-      for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(y[i], ref[i], 1e-5 * (1 + std::abs(ref[i]))) << i;
-    }
+    std::vector<double> ref = attentionRef(q, kk, v, k.B, k.S, k.T, k.H, k.Dh, k.scale);
+    for (bool tiles : {true, false})
+      for (int threads : {1, 2, 3}) {
+        kernels::setEncoderAttentionEnabled(tiles);
+        OpCase c{"fusedAttention", {f32({k.B, k.S, D}, q), f32({k.B, k.T, D}, kk), f32({k.B, k.T, D}, v)},
+                 {outSpec(DataType::kFloat32, {k.B, k.S, D})}, {}};
+        c.attrInt("heads", k.H).attrFloat("scale", k.scale);
+        Status st = runOp(c, threads);
+        kernels::setEncoderAttentionEnabled(true);
+        ASSERT_TRUE(st.isOk()) << st.message();
+        const float *y = c.outputs[0].as<float>();
+        for (size_t i = 0; i < ref.size(); ++i)
+          ASSERT_NEAR(y[i], ref[i], 1e-5 * (1 + std::abs(ref[i])))
+              << "S=" << k.S << " T=" << k.T << " Dh=" << k.Dh << " tiles=" << tiles << " threads=" << threads
+              << " i=" << i;
+      }
   }
+}
+
+// The encoder tiles called directly (the op test above cannot tell which
+// kernel ran): strided heads, a piece of rows (nothing written outside
+// them), a row whose scores reach 120 below its max (exp's clamp) and a NaN
+// in one key, which every row attends.
+TEST(TransformerKernels, EncoderAttentionTiles) {
+  if (!kernels::avx512Available()) GTEST_SKIP() << "no AVX-512 on this CPU: the tiles do not run here";
+  const int64_t S = 37, T = 53, Dh = 32, stride = 3 * Dh;
+  std::vector<float> q = randomValues(size_t(S * stride), 7, -1.f, 1.f);
+  std::vector<float> k = randomValues(size_t(T * stride), 8, -1.f, 1.f);
+  std::vector<float> v = randomValues(size_t(T * stride), 9, -1.f, 1.f);
+  for (int64_t d = 0; d < Dh; ++d) q[size_t(5 * stride + d)] = d == 0 ? 60.f : 0.f;  // row 5: key scores ~ 60 k[t][0]
+  k[size_t(0 * stride)] = 1.f;
+  k[size_t(1 * stride)] = -1.f;  // key 1 scores 120 below key 0 in row 5
+  std::vector<float> y(size_t(S * stride), -7.f), scratch(size_t(kernels::encoderAttentionScratchFloats(T, Dh)));
+  kernels::EncoderAttentionHead h{q.data(), k.data(), v.data(), y.data(), S, T, Dh, stride, stride, stride, 1.f};
+  kernels::encoderAttentionAvx512(h, 3, 30, scratch.data());
+  // The reference sees one head of width Dh: repack the strided rows.
+  auto dense = [&](const std::vector<float> &x, int64_t rows) {
+    std::vector<float> o(size_t(rows * Dh));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t d = 0; d < Dh; ++d) o[size_t(r * Dh + d)] = x[size_t(r * stride + d)];
+    return o;
+  };
+  std::vector<double> ref = attentionRef(dense(q, S), dense(k, T), dense(v, T), 1, S, T, 1, Dh, 1.0);
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t d = 0; d < stride; ++d) {
+      float got = y[size_t(s * stride + d)];
+      if (s < 3 || s >= 30 || d >= Dh) {
+        ASSERT_EQ(got, -7.f) << "wrote outside its rows or head: s=" << s << " d=" << d;
+      } else {
+        ASSERT_NEAR(got, ref[size_t(s * Dh + d)], 1e-5 * (1 + std::abs(ref[size_t(s * Dh + d)]))) << s << " " << d;
+      }
+    }
+  // A NaN in key 2: every row sees every key, so every written output is NaN.
+  k[size_t(2 * stride + 3)] = NAN;
+  kernels::encoderAttentionAvx512(h, 0, S, scratch.data());
+  for (int64_t s = 0; s < S; ++s) ASSERT_TRUE(std::isnan(y[size_t(s * stride)])) << s;
 }
 
 TEST(TransformerKernels, FusedAttentionRejectsBadHeads) {

@@ -9,6 +9,7 @@
 
 #include "runtime/backends/cpu/DebugOptions.h"
 #include "runtime/backends/cpu/kernels/Common.h"
+#include "runtime/backends/cpu/kernels/EncoderAttention.h"
 #include "runtime/backends/cpu/kernels/PackedSgemm.h"
 #include "runtime/backends/cpu/kernels/Registry.h"
 #include "runtime/backends/cpu/kernels/Sgemm.h"
@@ -217,6 +218,43 @@ class FusedAttentionKernel final : public Kernel {
   float scale_;
 };
 
+// fusedAttention on our AVX-512 tiles (EncoderAttention.h). Units of
+// (batch, head, piece of query rows), each transposing its head's keys:
+// whole heads where there are at least 4 per thread, else heads cut into
+// pieces of rows so every thread gets about 4 units.
+class EncoderAttentionKernel final : public Kernel {
+ public:
+  EncoderAttentionKernel(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale)
+      : B_(B), S_(S), T_(T), H_(H), Dh_(Dh), scale_(scale) {}
+
+  Status run(const KernelContext &ctx) override {
+    const float *q = in<float>(ctx, 0), *k = in<float>(ctx, 1), *v = in<float>(ctx, 2);
+    float *y = outp<float>(ctx, 0);
+    const int64_t D = H_ * Dh_, heads = B_ * H_;
+    const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
+    const int64_t pieces = std::clamp<int64_t>((4 * threads + heads - 1) / heads, 1, std::max<int64_t>(1, S_ / 24));
+    const int64_t rowsPerPiece = (S_ + pieces - 1) / pieces;
+    const size_t scratchFloats = size_t(encoderAttentionScratchFloats(T_, Dh_));
+    parallelForUnits(ctx, heads * pieces, 1, [&](int64_t u0, int64_t u1) {
+      thread_local std::vector<float> scratch;
+      if (scratch.size() < scratchFloats) scratch.resize(scratchFloats);
+      for (int64_t u = u0; u < u1; ++u) {
+        const int64_t bh = u / pieces, piece = u % pieces, b = bh / H_, h = bh % H_;
+        const int64_t s0 = piece * rowsPerPiece, s1 = std::min(S_, s0 + rowsPerPiece);
+        if (s0 >= s1) continue;
+        EncoderAttentionHead head{q + b * S_ * D + h * Dh_, k + b * T_ * D + h * Dh_, v + b * T_ * D + h * Dh_,
+                                  y + b * S_ * D + h * Dh_, S_, T_, Dh_, D, D, D, scale_};
+        encoderAttentionAvx512(head, s0, s1, scratch.data());
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  int64_t B_, S_, T_, H_, Dh_;
+  float scale_;
+};
+
 #if WEBNN_HAVE_ONEDNN
 // fusedAttention on oneDNN: the two products for all batches and heads at
 // once as batched matmuls over strided views (Q [B, H, S, Dh] and K^T [B, H,
@@ -315,6 +353,10 @@ Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
     return nodeError(node, "heads (" + std::to_string(heads) + ") must divide " + std::to_string(D));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, q.shape, q.dtype));
   if (q.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedAttention, out);
+  if (encoderAttentionChosen(node)) {
+    *out = std::make_unique<EncoderAttentionKernel>(B, S, T, heads, D / heads, float(scale));
+    return Status::ok();
+  }
   *out = std::make_unique<FusedAttentionKernel>(B, S, T, heads, D / heads, float(scale));
 #if WEBNN_HAVE_ONEDNN
   // Relaxed runs bf16 only where the CPU and policy allow it, else exactly
@@ -328,6 +370,20 @@ Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 }
 
 }  // namespace
+
+bool encoderAttentionChosen(const NodeDesc &node) {
+  if (!encoderAttentionEnabled() || !useAvx512() || node.inputs.size() != 3 || !node.inputs[0] || !node.inputs[1])
+    return false;
+  const OperandDesc &q = *node.inputs[0], &k = *node.inputs[1];
+  const int64_t heads = node.attributes.getInt("heads", 1);
+  if (q.shape.size() != 3 || k.shape.size() != 3 || heads < 1 || q.shape[2] % heads != 0) return false;
+  if (q.dtype != DataType::kFloat32 && q.dtype != DataType::kFloat16) return false;
+#if WEBNN_HAVE_ONEDNN
+  std::string noBf16;
+  if (node.relaxedPrecision && onednn::bf16Available(&noBf16)) return false;
+#endif
+  return encoderAttentionSupported(k.shape[1], q.shape[2] / heads);
+}
 
 void registerTransformerKernels(KernelTable &t) {
   t.add("fusedMatmul", &makeFusedMatmul);
