@@ -1254,6 +1254,14 @@ std::vector<size_t> visitsWithTheirCores(const std::vector<double> &referenceMs,
   return with.empty() ? all : with;
 }
 
+double pointWithoutItsCoresMs(double timedMs, double oneThreadMs, const std::vector<double> &familySpeedUps,
+                              const std::vector<double> &allSpeedUps) {
+  const std::vector<double> &s = familySpeedUps.size() >= 3 ? familySpeedUps : allSpeedUps;
+  if (!(oneThreadMs > 0) || s.empty()) return timedMs;
+  const double speedUp = medianOf(s);
+  return speedUp > 0 ? oneThreadMs / speedUp : timedMs;
+}
+
 VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> &visits, double referenceMedianMs) {
   VisitDrift d;
   std::vector<double> raw, scaled;
@@ -1719,6 +1727,39 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
                   gridEnd, buildSeconds, rebuilt);
     say("grid points by visits: " + counts + line);
   }
+  // A point's kept time of one kind (run, hot, cold): its visits with the
+  // pool's cores, scaled by the speed reference where that drift is taken.
+  auto combinedOf = [&](const PointTiming &pt, int T, const std::vector<double> &x) {
+    const VisitDrift &d = drift[size_t(T - 1)];
+    const double refMedian = referenceMedian[size_t(T - 1)];
+    std::vector<double> kept;
+    for (size_t i : withCores(T, pt.referenceMs))
+      if (i < x.size() && x[i] > 0)
+        kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
+    return combineVisits(kept);
+  };
+  auto hadItsCores = [&](const PointTiming &pt, int T) {
+    if (T == 1) return true;
+    for (double r : pt.referenceMs)
+      if (referenceMedian[0] > 0 && r > 0 && 1.3 * r <= referenceMedian[0]) return true;
+    return false;
+  };
+  // The speed-ups (one thread's time over T's) of the points whose visits
+  // had their cores, per thread count and family.
+  std::vector<std::map<size_t, std::vector<double>>> familySpeedUps(nThreads);
+  std::vector<std::vector<double>> allSpeedUps(nThreads);
+  for (const auto &[key, pt] : timings) {
+    const auto [family, index, T] = key;
+    if (T == 1 || !pt.usable || pt.ms.empty() || !hadItsCores(pt, T)) continue;
+    auto one = timings.find({family, index, 1});
+    if (one == timings.end() || !one->second.usable || one->second.ms.empty()) continue;
+    const double ms1 = combinedOf(one->second, 1, one->second.ms), msT = combinedOf(pt, T, pt.ms);
+    if (ms1 > 0 && msT > 0) {
+      familySpeedUps[size_t(T - 1)][family].push_back(ms1 / msT);
+      allSpeedUps[size_t(T - 1)].push_back(ms1 / msT);
+    }
+  }
+  size_t standIns = 0;
   for (const GridVisit &v : order) {
     if (v.pass > 0) break;
     auto it = timings.find({v.family, v.index, v.threads});
@@ -1726,17 +1767,24 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     const PointTiming &pt = it->second;
     const int T = v.threads;
     ThreadProfile &t = p.threads[size_t(T - 1)];
-    const VisitDrift &d = drift[size_t(T - 1)];
-    const double refMedian = referenceMedian[size_t(T - 1)];
-    const std::vector<size_t> visitsKept = withCores(T, pt.referenceMs);
-    auto combined = [&](const std::vector<double> &x) {
-      std::vector<double> kept;
-      for (size_t i : visitsKept)
-        if (i < x.size() && x[i] > 0)
-          kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
-      return combineVisits(kept);
-    };
-    const double ms = combined(pt.ms), hotMs = combined(pt.hotMs), coldMs = combined(pt.coldMs);
+    double ms = combinedOf(pt, T, pt.ms), hotMs = combinedOf(pt, T, pt.hotMs), coldMs = combinedOf(pt, T, pt.coldMs);
+    bool stoodIn = false;
+    if (!hadItsCores(pt, T)) {
+      auto one = timings.find({v.family, v.index, 1});
+      if (one != timings.end() && one->second.usable && !one->second.ms.empty()) {
+        const PointTiming &p1 = one->second;
+        const std::vector<double> &family = familySpeedUps[size_t(T - 1)][v.family];
+        const std::vector<double> &all = allSpeedUps[size_t(T - 1)];
+        const double standIn = pointWithoutItsCoresMs(ms, combinedOf(p1, 1, p1.ms), family, all);
+        if (standIn != ms) {
+          ++standIns;
+          stoodIn = true;
+          ms = standIn;
+          hotMs = pointWithoutItsCoresMs(hotMs, combinedOf(p1, 1, p1.hotMs), family, all);
+          coldMs = pointWithoutItsCoresMs(coldMs, combinedOf(p1, 1, p1.coldMs), family, all);
+        }
+      }
+    }
     const cpu::NodeCost &cost = pt.cost;
     double roof = rooflineMs(p, t, cost.flops, cost.bytes);
     GridPoint gp;
@@ -1748,7 +1796,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     if (pt.small) gp.hotRatio = std::max(0.05, (hotMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
     if (pt.cold && coldMs > 0) gp.coldRatio = std::max(0.05, (coldMs - t.nodeOverheadUs * 1e-3) / std::max(roof, 1e-9));
     t.families[cost.family].points.push_back(gp);
-    if (T > 1 && cost.threading == cpu::Threading::kPieces) pieced.push_back({T, cost, ms});
+    // The pieces' slowdown is measured on points timed with their cores only.
+    if (T > 1 && cost.threading == cpu::Threading::kPieces && !stoodIn) pieced.push_back({T, cost, ms});
     if (cost.jit) jit.push_back(pt.warmUpMs + std::max(0.0, pt.firstMs - ms));
     std::string visits;
     for (double x : pt.ms) {
@@ -1761,6 +1810,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
                   shapeToString(cases[v.family][v.index].inputs[0].shape).c_str(), ms, gp.ratio, visits.c_str());
     say(line);
   }
+  if (standIns > 0)
+    say(std::to_string(standIns) +
+        " multi-threaded point(s) without a visit with their cores: their one-thread time over their family's "
+        "speed-up");
   std::sort(jit.begin(), jit.end());
   p.jitMs = jit.empty() ? 0 : jit[jit.size() / 2];
   std::sort(spreads.begin(), spreads.end());

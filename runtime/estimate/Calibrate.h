@@ -92,6 +92,15 @@ VisitDrift visitDrift(const std::vector<std::vector<std::pair<double, double>>> 
 // kernel, which is not the device's 2-thread rate. Every visit where none
 // had its cores (or no reference was taken): nothing better to keep.
 std::vector<size_t> visitsWithTheirCores(const std::vector<double> &referenceMs, double oneThreadReferenceMs);
+// The time a multi-threaded grid point is kept at where none of its visits
+// had the pool's cores (visitsWithTheirCores kept them all): the same
+// point's one-thread time over the speed-up that the family's points with
+// their cores showed (the median; over every family's where the family has
+// fewer than 3), else `timedMs`. A calibration during which the host held
+// the second vCPU for most of the grid kept hundreds of 2-thread points at
+// one thread's speed and priced 2-thread runs a third high.
+double pointWithoutItsCoresMs(double timedMs, double oneThreadMs, const std::vector<double> &familySpeedUps,
+                              const std::vector<double> &allSpeedUps);
 
 // The cost-model families the calibration grid measures on this CPU (the
 // families its kernels' cost functions name, at one thread). A family not

@@ -2347,6 +2347,21 @@ TEST(Calibrate, MultiThreadedVisitsWithoutTheirCoresLeftOut) {
   EXPECT_TRUE(est::visitsWithTheirCores({}, 0.21).empty());
 }
 
+// A 2-thread point none of whose visits had both cores is kept at its
+// one-thread time over the speed-up the family's points with their cores
+// showed (every family's where the family has fewer than 3), not at the
+// one-thread speed it was timed at.
+TEST(Calibrate, MultiThreadedPointWithoutItsCoresFromItsFamilysSpeedUp) {
+  // Timed 0.95 ms at "2 threads" (one core), 1.0 ms at one thread; the
+  // family's points with their cores ran 1.6x, 1.8x and 1.9x faster on two.
+  EXPECT_DOUBLE_EQ(est::pointWithoutItsCoresMs(0.95, 1.0, {1.6, 1.9, 1.8}, {1.2, 1.3}), 1.0 / 1.8);
+  // Fewer than 3 in the family: every family's median.
+  EXPECT_DOUBLE_EQ(est::pointWithoutItsCoresMs(0.95, 1.0, {1.9}, {1.2, 1.5, 1.9}), 1.0 / 1.5);
+  // Nothing to scale from: as timed.
+  EXPECT_DOUBLE_EQ(est::pointWithoutItsCoresMs(0.95, 0.0, {1.6, 1.9, 1.8}, {1.8}), 0.95);
+  EXPECT_DOUBLE_EQ(est::pointWithoutItsCoresMs(0.95, 1.0, {}, {}), 0.95);
+}
+
 // Scaling visits by the speed reference is kept only where it removes drift.
 TEST(Calibrate, VisitsScaledOnlyWhereTheReferenceTracksTheDrift) {
   // The host 1.5x slower in the second visit: every kernel and the reference alike.
