@@ -1,13 +1,20 @@
 // `webnn-run calibrate`: writes the device profile the cost model reads
 // (runtime/estimate/Calibrate.h), folds real runs into it (--add), or
-// merges calibrations taken at different times (--merge).
+// merges calibrations taken at different times (--merge). A calibration
+// into the default profile keeps the newest few beside it and writes their
+// median: one 30-second calibration catches the host in one moment, and on
+// a shared VM the score of the same held-out timings moved 10-30 points
+// from one calibration to the next, less for their merge (docs/ESTIMATE.md).
 #include "Calibrate.h"
 #include "Profile.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +39,60 @@ size_t gridPoints(const webnn::est::DeviceProfile &profile) {
   return points;
 }
 
+// Saves `latest` as the newest calibration in `dir` (created), drops all but
+// the newest `keep`, and sets *merged to the median of those kept (or to
+// `latest` alone where fewer than two load). A kept file that no longer
+// loads is skipped with a warning: the new calibration still stands.
+bool mergeWithHistory(const webnn::est::DeviceProfile &latest, const std::string &dir, int keep, bool quiet,
+                      webnn::est::DeviceProfile *merged, int *count) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "webnn-run: error: %s: cannot create the calibrations' folder: %s\n", dir.c_str(),
+                 ec.message().c_str());
+    return false;
+  }
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  char name[32];
+  std::snprintf(name, sizeof name, "%016lld.json", static_cast<long long>(ms));
+  if (failed(webnn::est::saveProfile(latest, (fs::path(dir) / name).string()))) return false;
+  std::vector<std::string> files;
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());  // zero-padded times: oldest first
+  while (files.size() > size_t(keep)) {
+    fs::remove(files.front(), ec);
+    files.erase(files.begin());
+  }
+  std::vector<webnn::est::DeviceProfile> profiles;
+  std::vector<std::string> names;
+  for (const std::string &f : files) {
+    webnn::est::DeviceProfile p;
+    webnn::Status s = webnn::est::loadProfile(f, &p);
+    if (!s) {
+      if (!quiet) std::fprintf(stderr, "webnn-run: warning: skipping an earlier calibration: %s\n", s.message().c_str());
+      continue;
+    }
+    profiles.push_back(std::move(p));
+    names.push_back(f);
+  }
+  *count = 1;
+  *merged = latest;
+  if (profiles.size() < 2) return true;
+  webnn::est::DeviceProfile m;
+  webnn::Status s = webnn::est::mergeProfiles(profiles, names, &m, false);
+  if (!s) {
+    if (!quiet) std::fprintf(stderr, "webnn-run: warning: this calibration alone: %s\n", s.message().c_str());
+    return true;
+  }
+  *merged = std::move(m);
+  *count = int(profiles.size());
+  return true;
+}
+
 }  // namespace
 
 int runCalibrate(int argc, char **argv) {
@@ -43,6 +104,7 @@ int runCalibrate(int argc, char **argv) {
   std::string output;
   std::vector<std::string> add, merge;
   bool json = false, quiet = false, restateSpeed = false;
+  int history = 0;
   std::string device = "cpu";
   app.add_option("--threads", threads, "Measure 1 .. N threads (default: this machine's cores)")
       ->check(CLI::Range(1, 1024));
@@ -55,6 +117,10 @@ int runCalibrate(int argc, char **argv) {
                  "Write the median of these profiles (calibrations of this CPU and thread count taken at "
                  "different times) to -o, instead of calibrating")
       ->expected(1, -1);
+  app.add_option("--history", history,
+                 "Keep the newest N calibrations (this one included) in PROFILE.calibrations/ and write their "
+                 "median as the profile (default: 5 for the default profile, 1 (this one alone) with -o)")
+      ->check(CLI::Range(1, 100));
   app.add_flag("--restate-speed", restateSpeed,
                "With --merge: scale each calibration's times to the median of their speed references first");
   app.add_option("--device", device, "cpu (default), or gpu / gpu:N: a Vulkan device's profile (its kernels' grid)");
@@ -127,17 +193,25 @@ int runCalibrate(int argc, char **argv) {
   options.deadlineSeconds = deadline;
   if (!quiet) options.progress = [](const std::string &line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   if (failed(webnn::est::calibrate(options, &profile), "calibration failed: ")) return 1;
-  if (failed(webnn::est::saveProfile(profile, path))) return 1;
+  const int keep = history > 0 ? history : (output.empty() ? 5 : 1);
+  webnn::est::DeviceProfile written = profile;
+  int calibrations = 1;
+  if (keep > 1 && !mergeWithHistory(profile, path + ".calibrations", keep, quiet, &written, &calibrations)) return 1;
+  if (failed(webnn::est::saveProfile(written, path))) return 1;
   size_t points = gridPoints(profile);
   if (json) {
     nlohmann::json j{{"profile", path},          {"cpu_model", profile.cpuModel},
                      {"max_threads", profile.maxThreads}, {"seconds", profile.calibrationSeconds},
-                     {"complete", profile.complete}, {"grid_points", points}};
+                     {"complete", profile.complete}, {"grid_points", points},
+                     {"calibrations", calibrations}};
     addBuildInfo(j);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%s: %zu grid point(s) in %.1f s%s\n", path.c_str(), points, profile.calibrationSeconds,
-                profile.complete ? "" : " (stopped at the deadline; the grid is partial but usable)");
+    std::printf("%s: %zu grid point(s) in %.1f s%s%s\n", path.c_str(), points, profile.calibrationSeconds,
+                profile.complete ? "" : " (stopped at the deadline; the grid is partial but usable)",
+                calibrations > 1 ? ("; the median of the last " + std::to_string(calibrations) + " calibrations")
+                                       .c_str()
+                                 : "");
   }
   return 0;
 }

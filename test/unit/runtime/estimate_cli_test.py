@@ -169,6 +169,39 @@ def main():
     r = run([sys.executable, acc.__file__, "--blocks", "2", "--block-runs", "8"], env)
     check(r.returncode == 2 and ">= 20 runs" in r.stderr, "2 blocks of 8 refused: exit %d %r" % (r.returncode, r.stderr))
 
+    # Calibrations into the default profile keep the newest few beside it
+    # (PROFILE.calibrations/, --history, default 5) and write their median;
+    # an earlier one that no longer loads is skipped with a warning; with
+    # -o, or --history 1, the profile is this calibration alone.
+    env2 = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache2"))
+    cal = [args.webnn_run, "calibrate", "--threads", "1", "--deadline", "1", "--json", "-q"]
+    counts, prof = [], ""
+    for _ in range(3):
+        r = run(cal + ["--history", "2"], env2)
+        check(r.returncode == 0, "calibrate --history 2: exit %d %r" % (r.returncode, r.stderr))
+        j = json.loads(r.stdout) if r.returncode == 0 else {}
+        counts.append(j.get("calibrations"))
+        prof = j.get("profile", "")
+    check(counts == [1, 2, 2], "calibrations merged, --history 2: %s" % counts)
+    kept = sorted(os.listdir(prof + ".calibrations")) if os.path.isdir(prof + ".calibrations") else []
+    check(len(kept) == 2, "the newest 2 kept: %s" % kept)
+    if os.path.exists(prof):
+        with open(prof) as f:
+            check(json.load(f).get("calibrations") == 2, "the profile written is the median of 2")
+    if kept:
+        with open(os.path.join(prof + ".calibrations", kept[-1]), "w") as f:
+            f.write("{ not json")
+    r = run([args.webnn_run, "calibrate", "--threads", "1", "--deadline", "1", "--json", "--history", "3"], env2)
+    check(r.returncode == 0 and json.loads(r.stdout).get("calibrations") == 2 and kept and kept[-1] in r.stderr
+          and "warning" in r.stderr, "a broken earlier calibration skipped: %r" % r.stderr[-300:])
+    r = run(cal + ["--history", "1"], env2)
+    check(r.returncode == 0 and json.loads(r.stdout).get("calibrations") == 1, "--history 1: %r" % r.stdout)
+    r = run(cal + ["-o", os.path.join(tmp, "alone.json")], env2)
+    check(r.returncode == 0 and json.loads(r.stdout).get("calibrations") == 1
+          and not os.path.exists(os.path.join(tmp, "alone.json.calibrations")), "-o: this calibration alone: %r" % r.stdout)
+    r = run(cal + ["--history", "0"], env2)
+    check(r.returncode == 2, "--history 0 refused: exit %d" % r.returncode)
+
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 
