@@ -181,17 +181,46 @@ Buffer allocate(uint64_t bytes) {
   return Buffer(static_cast<uint8_t *>(std::aligned_alloc(64, bytes ? bytes : 64)));
 }
 
+// Each thread's source (and destination) buffer of the bandwidth passes,
+// faulted in once per calibration and reused, the smaller sizes as
+// prefixes: a fresh buffer per measurement paid its first touch every time
+// (page faults, and a sanitizer's shadow pages), which took most of a short
+// deadline's time before the grid.
+struct StreamBuffers {
+  std::vector<Buffer> src, dst;
+  std::vector<uint64_t> srcBytes, dstBytes;
+  void ensure(int threads, uint64_t bytes, bool withDst) {
+    grow(src, srcBytes, threads, bytes);
+    if (withDst) grow(dst, dstBytes, threads, bytes);
+  }
+  // The copies' destinations, once only reads are timed.
+  void releaseDestinations() {
+    dst.clear();
+    dstBytes.clear();
+  }
+
+ private:
+  static void grow(std::vector<Buffer> &bufs, std::vector<uint64_t> &sizes, int threads, uint64_t bytes) {
+    if (bufs.size() < size_t(threads)) {
+      bufs.resize(size_t(threads));
+      sizes.resize(size_t(threads), 0);
+    }
+    for (size_t t = 0; t < size_t(threads); ++t)
+      if (sizes[t] < bytes) {
+        bufs[t].reset();
+        bufs[t] = allocate(bytes);
+        std::memset(bufs[t].get(), 0, size_t(bytes));
+        sizes[t] = bytes;
+      }
+  }
+};
+
 // GB/s of streaming `perThread` bytes (source and destination apart) on every thread.
-double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
+double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, StreamBuffers &buffers) {
   int T = pool.numThreads();
   int64_t n = int64_t(perThread / 4 / 64 * 64);
-  std::vector<Buffer> src, dst;
-  for (int t = 0; t < T; ++t) {
-    src.push_back(allocate(uint64_t(n) * 4));
-    dst.push_back(allocate(uint64_t(n) * 4));
-    std::memset(src.back().get(), 0, size_t(n) * 4);
-    std::memset(dst.back().get(), 0, size_t(n) * 4);
-  }
+  buffers.ensure(T, uint64_t(n) * 4, true);
+  std::vector<Buffer> &src = buffers.src, &dst = buffers.dst;
   auto pass = [&] {
     pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t)
@@ -215,14 +244,11 @@ double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
 }
 
 // GB/s of reading `perThread` bytes on every thread.
-double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds) {
+double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, StreamBuffers &buffers) {
   int T = pool.numThreads();
   int64_t n = int64_t(perThread / 4 / 64 * 64);
-  std::vector<Buffer> src;
-  for (int t = 0; t < T; ++t) {
-    src.push_back(allocate(uint64_t(n) * 4));
-    std::memset(src.back().get(), 0, size_t(n) * 4);
-  }
+  buffers.ensure(T, uint64_t(n) * 4, false);
+  std::vector<Buffer> &src = buffers.src;
   auto pass = [&] {
     pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) gSink = streamRead(reinterpret_cast<const float *>(src[size_t(t)].get()), n);
@@ -784,6 +810,10 @@ struct Evictor {
   uint64_t bytes = 0;
   Buffer large;  // twice the L3, allocated on first use
   uint64_t largeBytes = 0;
+  // The bandwidth passes' first source buffer, read instead of `large`
+  // where it is as long: one first touch of that size fewer per thread
+  // count (under a sanitizer, seconds of a short deadline).
+  const StreamBuffers *streams = nullptr;
   Evictor(int threads, uint64_t l2) : bytes(std::max<uint64_t>(2 * l2, 1 << 20)) {
     for (int t = 0; t < threads; ++t) {
       scratch.push_back(allocate(bytes));
@@ -795,6 +825,11 @@ struct Evictor {
   // lines left behind are clean, as a run's streamed weights leave them
   // (dirty ones would make the timed kernel pay their write-back).
   void runL3(uint64_t l3) {
+    const uint64_t need = std::max<uint64_t>(2 * l3, 8 << 20);
+    if (streams && !streams->src.empty() && streams->srcBytes[0] >= need) {
+      gSink = streamRead(reinterpret_cast<const float *>(streams->src[0].get()), int64_t(need / 4));
+      return;
+    }
     if (!large) {
       largeBytes = std::max<uint64_t>(2 * l3, 8 << 20);
       large = allocate(largeBytes);
@@ -1336,6 +1371,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // buffer, not three.
   const bool shortDeadline = deadline < 10;
   const uint64_t dramTimesL3 = shortDeadline ? 2 : 4;
+  StreamBuffers streams;
   // Peaks and bandwidths first: with them alone the model has its roofline.
   for (int T = 1; T <= maxThreads; ++T) {
     pools.push_back(std::make_unique<cpu::ThreadPool>(T));
@@ -1351,12 +1387,14 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     if (vnni) t.vnniGops = peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9;
     if (bf16) t.bf16Gflops = peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9;
     double bwSeconds = std::min(0.15, std::max(0.01, deadline / 100 / maxThreads));
-    t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds);
-    t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds);
-    t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds);
     const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
-    t.dramGBs = bandwidth(pool, dramBytes, bwSeconds * 2);
-    t.dramReadGBs = readBandwidth(pool, dramBytes, bwSeconds * 2);
+    streams.ensure(T, dramBytes / 4 / 64 * 64 * 4, true);  // the largest first: the others are its prefixes
+    evictors.back()->streams = &streams;
+    t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds, streams);
+    t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds, streams);
+    t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds, streams);
+    t.dramGBs = bandwidth(pool, dramBytes, bwSeconds * 2, streams);
+    t.dramReadGBs = readBandwidth(pool, dramBytes, bwSeconds * 2, streams);
     t.forkJoinUs = forkJoinUs(pool);
     t.nodeOverheadUs = nodeOverheadUs(pool);
     // The executor's own costs: what one more node adds inside a graph
@@ -1378,6 +1416,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     say(line);
     p.threads.push_back(std::move(t));
   }
+  streams.releaseDestinations();  // the grid's re-measurements read only
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
   // Time kept back from the grid for the point under way to finish (its
   // probe times at least 5 runs): half a second, a tenth of a short deadline.
@@ -1520,7 +1559,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       if (bf16) bf16At[size_t(T - 1)].push_back(peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9);
       const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
       dramReadAt[size_t(T - 1)].push_back(
-          readBandwidth(pool, dramBytes, std::min(0.15, std::max(0.01, deadline / 100 / maxThreads))));
+          readBandwidth(pool, dramBytes, std::min(0.15, std::max(0.01, deadline / 100 / maxThreads)), streams));
     }
   };
   double waitedForCores = 0;
