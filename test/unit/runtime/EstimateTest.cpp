@@ -2210,8 +2210,9 @@ TEST(Calibrate, ShortDeadlineWritesUsableProfile) {
   // The deadline plus the step under way when it passed, on a loaded or slow
   // machine; a calibration that ignored it would take its full ~30 s, more
   // when sanitized. Sanitized, the fixed steps before the grid (the first
-  // touch of the L3 sweep's and the DRAM buffers, with ASan's shadow pages)
-  // took 10-22 s against this 6 s deadline on a Zen 5 Firecracker VM.
+  // touch of the L3 sweep's and the DRAM buffers, with ASan's shadow pages,
+  // costly page faults on a Firecracker VM) run well past this 6 s
+  // deadline: the bound leaves room for them.
   EXPECT_LT(seconds, kSanitizerSlowdown > 1 ? 30.0 : 5.0);
   ASSERT_EQ(p.threads.size(), 1u);
   EXPECT_GT(p.threads[0].peakGflops, 1);
