@@ -37,16 +37,35 @@ int64_t encoderAttentionScratchFloats(int64_t T, int64_t Dh) {
 #pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
 #include <immintrin.h>
 
-#include <cmath>
 #include <limits>
 
-#include "runtime/backends/cpu/kernels/TransformerSimd.h"
+#include "runtime/backends/cpu/kernels/Avx512Exp.h"
 #include "runtime/backends/cpu/kernels/Transpose32.h"
 
 namespace webnn::cpu::kernels {
 namespace {
 
-__mmask16 laneMask(int64_t n) { return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << std::max<int64_t>(n, 0)) - 1); }
+// The first n lanes (all 16 from n = 16 up, none at n <= 0).
+__mmask16 laneMask(int64_t n) {
+  return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << std::max<int64_t>(n, 0)) - 1);
+}
+
+// c[r][v] = sum_{k < K} a[r * lda + k] b[k * ldb + 16 v]: R rows x 16 * NV
+// columns of a product in registers, A's elements broadcast, B's rows
+// loaded. Both products run on it: Q (Dh wide) x K^T, P (T wide) x V.
+template <int R, int NV>
+inline void accumulate(const float *a, int64_t lda, const float *b, int64_t ldb, int64_t K, __m512 (&c)[R][NV]) {
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    __m512 bk[NV];
+    for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_ps(b + k * ldb + 16 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512 ak = _mm512_set1_ps(a[r * lda + k]);
+      for (int v = 0; v < NV; ++v) c[r][v] = _mm512_fmadd_ps(ak, bk[v], c[r][v]);
+    }
+  }
+}
 
 // s[i][j] = scale * sum_d q[i][d] kT[d][j] for R rows and 16 * NV keys;
 // each row's vector of maxima (rowMax, 16 floats a row) takes the scores of
@@ -55,16 +74,7 @@ template <int R, int NV>
 void scoreTile(const float *q, int64_t qStride, const float *kT, int64_t ldk, int64_t Dh, float scale, float *s,
                int64_t lds, float *rowMax, int64_t keys) {
   __m512 c[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) c[r][v] = _mm512_setzero_ps();
-  for (int64_t d = 0; d < Dh; ++d) {
-    __m512 b[NV];
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(kT + d * ldk + 16 * v);
-    for (int r = 0; r < R; ++r) {
-      const __m512 a = _mm512_set1_ps(q[r * qStride + d]);
-      for (int v = 0; v < NV; ++v) c[r][v] = _mm512_fmadd_ps(a, b[v], c[r][v]);
-    }
-  }
+  accumulate<R, NV>(q, qStride, kT, ldk, Dh, c);
   const __m512 sc = _mm512_set1_ps(scale);
   for (int r = 0; r < R; ++r) {
     __m512 m = _mm512_loadu_ps(rowMax + 16 * r);
@@ -78,21 +88,16 @@ void scoreTile(const float *q, int64_t qStride, const float *kT, int64_t ldk, in
 }
 
 // p[j] = exp(s[j] - max) for j < T, in place; returns 1 / sum. Values below
-// FLT_MIN are written as 0, as softmaxRows does: exp() clamps near -87, and
-// denormal probabilities would only slow the P x V FMAs. A NaN score stays
-// NaN.
+// FLT_MIN are written as 0 (vexpFlushed). A NaN score stays NaN.
 float expRow(float *s, int64_t T, const float *rowMax) {
   const __m512 m = _mm512_set1_ps(_mm512_reduce_max_ps(_mm512_loadu_ps(rowMax)));
-  const __m512 lowest = _mm512_set1_ps(-87.33654f), tiny = _mm512_set1_ps(std::numeric_limits<float>::min());
   __m512 sum = _mm512_setzero_ps();
   for (int64_t j = 0; j < T; j += 16) {
     const __mmask16 valid = laneMask(T - j);
     const __m512 x = _mm512_sub_ps(_mm512_maskz_loadu_ps(valid, s + j), m);
-    const __m512 e = reinterpret_cast<__m512>(avx512::simd::exp(reinterpret_cast<avx512::simd::VF>(x)));
-    const __mmask16 normal = _mm512_cmp_ps_mask(x, lowest, _CMP_NLT_UQ) & _mm512_cmp_ps_mask(e, tiny, _CMP_NLT_UQ);
     // exp() clamps a NaN into range: put it back, so it reaches the output.
     const __mmask16 nan = valid & _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-    const __m512 p = _mm512_mask_mov_ps(_mm512_maskz_mov_ps(valid & normal, e), nan, x);
+    const __m512 p = _mm512_mask_mov_ps(vexpFlushed(valid, x), nan, x);
     _mm512_mask_storeu_ps(s + j, valid, p);
     sum = _mm512_add_ps(sum, p);
   }
@@ -105,16 +110,7 @@ template <int R, int NV>
 void valueTile(const float *p, int64_t ldp, const float *v, int64_t vStride, int64_t T, const float *inv, float *y,
                int64_t yStride) {
   __m512 c[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int u = 0; u < NV; ++u) c[r][u] = _mm512_setzero_ps();
-  for (int64_t j = 0; j < T; ++j) {
-    __m512 b[NV];
-    for (int u = 0; u < NV; ++u) b[u] = _mm512_loadu_ps(v + j * vStride + 16 * u);
-    for (int r = 0; r < R; ++r) {
-      const __m512 a = _mm512_set1_ps(p[r * ldp + j]);
-      for (int u = 0; u < NV; ++u) c[r][u] = _mm512_fmadd_ps(a, b[u], c[r][u]);
-    }
-  }
+  accumulate<R, NV>(p, ldp, v, vStride, T, c);
   for (int r = 0; r < R; ++r) {
     const __m512 scale = _mm512_set1_ps(inv[r]);
     for (int u = 0; u < NV; ++u) _mm512_storeu_ps(y + r * yStride + 16 * u, _mm512_mul_ps(c[r][u], scale));

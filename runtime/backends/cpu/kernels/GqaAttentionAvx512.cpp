@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/backends/cpu/kernels/Avx512Exp.h"
 #include "runtime/backends/cpu/kernels/Avx512Reduce.h"
 #include "runtime/backends/cpu/kernels/Common.h"
 #include "runtime/backends/cpu/kernels/GqaAttention.h"
@@ -24,20 +25,6 @@ namespace {
 
 constexpr int64_t kKeys = 64;  // keys per tile: 4 vectors of scores per row
 constexpr int kRows = 4;       // query rows per register tile
-
-// exp(x) of the valid lanes, 0 in the others and wherever the result is
-// below FLT_MIN: exp() clamps (a masked -inf lane gives ~1e-38), and an
-// unmasked score ~88+ below the row's max gives a denormal. The P x V FMAs
-// that read such probabilities take a microcode assist per denormal on Intel
-// cores (~100x slower); the true values are below FLT_MIN, so 0 is what a
-// flush-to-zero gives. NaN lanes pass through (unordered compares).
-inline __m512 vexpFlushed(__mmask16 valid, __m512 x) {
-  const __m512 e = reinterpret_cast<__m512>(avx512::simd::exp(reinterpret_cast<avx512::simd::VF>(x)));
-  const __mmask16 normal = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.33654f), _CMP_NLT_UQ) &
-                           _mm512_cmp_ps_mask(e, _mm512_set1_ps(std::numeric_limits<float>::min()), _CMP_NLT_UQ);
-  return _mm512_maskz_mov_ps(valid & normal, e);
-}
-
 
 }  // namespace
 
