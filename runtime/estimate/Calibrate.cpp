@@ -186,6 +186,10 @@ Buffer allocate(uint64_t bytes) {
 // prefixes: a fresh buffer per measurement paid its first touch every time
 // (page faults, and a sanitizer's shadow pages), which took most of a short
 // deadline's time before the grid.
+// The bytes a pass streams for `perThread`: whole 256-byte groups (the
+// stream loops' 64-float steps).
+uint64_t streamBytes(uint64_t perThread) { return perThread / 4 / 64 * 64 * 4; }
+
 struct StreamBuffers {
   std::vector<Buffer> src, dst;
   std::vector<uint64_t> srcBytes, dstBytes;
@@ -218,8 +222,8 @@ struct StreamBuffers {
 // GB/s of streaming `perThread` bytes (source and destination apart) on every thread.
 double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, StreamBuffers &buffers) {
   int T = pool.numThreads();
-  int64_t n = int64_t(perThread / 4 / 64 * 64);
-  buffers.ensure(T, uint64_t(n) * 4, true);
+  const int64_t n = int64_t(streamBytes(perThread) / 4);
+  buffers.ensure(T, streamBytes(perThread), true);
   std::vector<Buffer> &src = buffers.src, &dst = buffers.dst;
   auto pass = [&] {
     pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
@@ -246,8 +250,8 @@ double bandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, Stre
 // GB/s of reading `perThread` bytes on every thread.
 double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, StreamBuffers &buffers) {
   int T = pool.numThreads();
-  int64_t n = int64_t(perThread / 4 / 64 * 64);
-  buffers.ensure(T, uint64_t(n) * 4, false);
+  const int64_t n = int64_t(streamBytes(perThread) / 4);
+  buffers.ensure(T, streamBytes(perThread), false);
   std::vector<Buffer> &src = buffers.src;
   auto pass = [&] {
     pool.parallelFor(T, 1, [&](int64_t b, int64_t e) {
@@ -270,7 +274,7 @@ double readBandwidth(cpu::ThreadPool &pool, uint64_t perThread, double seconds, 
 // GB/s of reading the first `bytes` of `buf` on one thread: the best of a
 // few passes after one that brings it into whatever cache keeps it.
 double prefixReadGBs(const float *buf, uint64_t bytes, double seconds) {
-  const int64_t n = int64_t(bytes / 4 / 64 * 64);
+  const int64_t n = int64_t(streamBytes(bytes) / 4);
   gSink = streamRead(buf, n);
   double best = 0;
   auto start = Clock::now();
@@ -808,13 +812,12 @@ struct Timed {
 struct Evictor {
   std::vector<Buffer> scratch;
   uint64_t bytes = 0;
-  Buffer large;  // twice the L3, allocated on first use
-  uint64_t largeBytes = 0;
-  // The bandwidth passes' first source buffer, read instead of `large`
-  // where it is as long: one first touch of that size fewer per thread
-  // count (under a sanitizer, seconds of a short deadline).
-  const StreamBuffers *streams = nullptr;
-  Evictor(int threads, uint64_t l2) : bytes(std::max<uint64_t>(2 * l2, 1 << 20)) {
+  // Its L3 eviction reads the bandwidth passes' first source buffer (grown
+  // to twice the L3 if it is shorter): one first touch of that size fewer
+  // per thread count (under a sanitizer, seconds of a short deadline).
+  StreamBuffers &streams;
+  Evictor(int threads, uint64_t l2, StreamBuffers &streams)
+      : bytes(std::max<uint64_t>(2 * l2, 1 << 20)), streams(streams) {
     for (int t = 0; t < threads; ++t) {
       scratch.push_back(allocate(bytes));
       std::memset(scratch.back().get(), 1, bytes);
@@ -826,16 +829,8 @@ struct Evictor {
   // (dirty ones would make the timed kernel pay their write-back).
   void runL3(uint64_t l3) {
     const uint64_t need = std::max<uint64_t>(2 * l3, 8 << 20);
-    if (streams && !streams->src.empty() && streams->srcBytes[0] >= need) {
-      gSink = streamRead(reinterpret_cast<const float *>(streams->src[0].get()), int64_t(need / 4));
-      return;
-    }
-    if (!large) {
-      largeBytes = std::max<uint64_t>(2 * l3, 8 << 20);
-      large = allocate(largeBytes);
-      std::memset(large.get(), 1, largeBytes);
-    }
-    gSink = streamRead(reinterpret_cast<const float *>(large.get()), int64_t(largeBytes / 4));
+    streams.ensure(1, need, false);
+    gSink = streamRead(reinterpret_cast<const float *>(streams.src[0].get()), int64_t(need / 4));
   }
   // In a graph other kernels ran just before this one: their code pushed
   // its code out of the instruction caches and retrained the branch
@@ -1362,6 +1357,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   bool vnni = avx512 && __builtin_cpu_supports("avx512vnni");
   bool bf16 = avx512 && __builtin_cpu_supports("avx512bf16");
   std::vector<std::unique_ptr<cpu::ThreadPool>> pools;
+  StreamBuffers streams;  // before the evictors, which read its first buffer
   std::vector<std::unique_ptr<Evictor>> evictors;
   // The DRAM buffers are first touched (page faults) before they are timed:
   // with 4x the L3 that is most of the time before the grid, which under a
@@ -1371,11 +1367,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // buffer, not three.
   const bool shortDeadline = deadline < 10;
   const uint64_t dramTimesL3 = shortDeadline ? 2 : 4;
-  StreamBuffers streams;
   // Peaks and bandwidths first: with them alone the model has its roofline.
   for (int T = 1; T <= maxThreads; ++T) {
     pools.push_back(std::make_unique<cpu::ThreadPool>(T));
-    evictors.push_back(std::make_unique<Evictor>(T, p.l2Bytes));
+    evictors.push_back(std::make_unique<Evictor>(T, p.l2Bytes, streams));
     cpu::ThreadPool &pool = *pools.back();
     pool.startWorkers();
     ThreadProfile t;
@@ -1388,8 +1383,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     if (bf16) t.bf16Gflops = peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9;
     double bwSeconds = std::min(0.15, std::max(0.01, deadline / 100 / maxThreads));
     const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
-    streams.ensure(T, dramBytes / 4 / 64 * 64 * 4, true);  // the largest first: the others are its prefixes
-    evictors.back()->streams = &streams;
+    streams.ensure(T, streamBytes(dramBytes), true);  // the largest first: the others are its prefixes
     t.l1GBs = bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), bwSeconds, streams);
     t.l2GBs = bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), bwSeconds, streams);
     t.l3GBs = bandwidth(pool, std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20), bwSeconds, streams);
