@@ -58,7 +58,8 @@ bool mergeWithHistory(const webnn::est::DeviceProfile &latest, const std::string
                       .count();
   char name[32];
   std::snprintf(name, sizeof name, "%016lld.json", static_cast<long long>(ms));
-  if (failed(webnn::est::saveProfile(latest, (fs::path(dir) / name).string()))) return false;
+  const std::string latestPath = (fs::path(dir) / name).string();
+  if (failed(webnn::est::saveProfile(latest, latestPath))) return false;
   std::vector<std::string> files;
   for (const auto &entry : fs::directory_iterator(dir, ec))
     if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path().string());
@@ -71,9 +72,11 @@ bool mergeWithHistory(const webnn::est::DeviceProfile &latest, const std::string
   std::vector<std::string> names;
   for (const std::string &f : files) {
     webnn::est::DeviceProfile p;
-    webnn::Status s = webnn::est::loadProfile(f, &p);
-    if (!s) {
-      if (!quiet) std::fprintf(stderr, "webnn-run: warning: skipping an earlier calibration: %s\n", s.message().c_str());
+    if (f == latestPath) {
+      p = latest;  // just written: not read back
+    } else if (webnn::Status s = webnn::est::loadProfile(f, &p); !s) {
+      if (!quiet)
+        std::fprintf(stderr, "webnn-run: warning: skipping an earlier calibration: %s\n", s.message().c_str());
       continue;
     }
     profiles.push_back(std::move(p));
