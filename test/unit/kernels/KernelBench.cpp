@@ -98,8 +98,7 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Median seconds per run after one warm-up run (JIT and weight packing).
-bool gCold = false;
+bool gCold = false;  // --cold
 
 // A read-modify-write of every line: memset's non-temporal stores would
 // leave the caches' contents in place.
@@ -108,6 +107,7 @@ void evictCaches() {
   for (size_t i = 0; i < junk.size(); i += 64) junk[i] = char(junk[i] + 1);
 }
 
+// Median seconds per run after one warm-up run (JIT and weight packing).
 double timeRuns(Node &n, ThreadPool &pool, int reps, Node *between) {
   n.run(pool);
   std::vector<double> t;
