@@ -800,7 +800,8 @@ std::vector<std::vector<Case>> grid() {
 struct Timed {
   double ms = 0;  // the median
   double hotMs = 0;  // the same, rerun without evicting (hot > 0 only)
-  double coldMs = 0;  // the same with weights and caller buffers evicted from the L3 (cold only)
+  // Each run with weights and caller buffers evicted from the L3 (cold only).
+  std::vector<double> coldRunsMs;
   double spread = 0;  // log(p90/p10) / 2.56
   double firstMs = 0;
   double warmUpMs = 0;
@@ -860,7 +861,7 @@ struct Evictor {
 // `minRuns` after the first); with `hot`, then as many again back to back, caches
 // left warm. With `l3` > 0, also `coldRuns` runs after evicting the L3
 // (weights and caller buffers cold, the inputs a previous node wrote read
-// back in); coldMs stays 0 with none. Past `hardSeconds` from the start
+// back in); coldRunsMs stays empty with none. Past `hardSeconds` from the start
 // (warm-up included) each kind of run stops after its first: a kernel far
 // slower than its grid point was sized for (a sanitized build, a slow
 // machine) then keeps the calibration's deadline.
@@ -928,8 +929,7 @@ Timed timeProbe(Probe &p, cpu::ThreadPool &pool, Evictor &evict, double budget, 
       p.run(pool);
       c.push_back(timer.since(t0) * 1e3);
     }
-    std::sort(c.begin(), c.end());
-    r.coldMs = c[c.size() / 2];
+    r.coldRunsMs = std::move(c);
   }
   return r;
 }
@@ -1269,6 +1269,39 @@ double combineVisits(std::vector<double> visitMs) {
   return n % 2 ? visitMs[n / 2] : std::sqrt(visitMs[n / 2 - 1] * visitMs[n / 2]);
 }
 
+int coldRunsPerVisit(int pass, int passes) {
+  if (passes <= 1) return 3;
+  return pass < passes ? 2 : 0;
+}
+
+double pooledColdMs(const std::vector<std::vector<double>> &visitRunsMs, const std::vector<double> &visitScales) {
+  std::vector<double> all;
+  for (size_t i = 0; i < visitRunsMs.size(); ++i) {
+    const double scale = i < visitScales.size() && visitScales[i] > 0 ? visitScales[i] : 1.0;
+    for (double ms : visitRunsMs[i])
+      if (ms > 0) all.push_back(ms * scale);
+  }
+  return combineVisits(all);
+}
+
+InGraphTerm inGraphNodeUs(const std::vector<ChainRound> &rounds, double runOverheadMs, int nodes, double spread) {
+  InGraphTerm g;
+  if (rounds.empty() || nodes <= 0) {
+    g.withinSpread = true;
+    return g;
+  }
+  std::vector<double> graph, extra;
+  for (const ChainRound &r : rounds) {
+    graph.push_back(r.graphMs);
+    extra.push_back(r.graphMs - runOverheadMs - r.aloneMs);
+  }
+  g.graphMs = medianOf(graph);
+  g.perNodeUs = medianOf(extra) * 1e3 / nodes;
+  g.aloneMs = g.graphMs - g.perNodeUs * 1e-3 * nodes;
+  g.withinSpread = !(g.aloneMs > 0 && std::fabs(std::log(g.graphMs / g.aloneMs)) > spread);
+  return g;
+}
+
 double visitBudgetSeconds(double secondsLeft, double reserve, size_t visitsLeft, double overheadSeconds) {
   const double n = double(std::max<size_t>(visitsLeft, 1));
   return std::clamp((secondsLeft - reserve - std::max(0.0, overheadSeconds) * n) / n, kMinVisitSeconds,
@@ -1433,33 +1466,54 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
   // machine, a sanitized build) cannot leave it no time; it prices each node
   // at the thread count the estimate would, which depends on shapes and the
   // peaks measured above, not on the grid. Its weights fit the L3: its
-  // kernels count at their L3 times.
-  {
-    const std::vector<ChainNode> mobile = mobileChain();
+  // kernels count at their L3 times. It is timed again between the grid's
+  // passes, as the peaks are, and the term is taken over the rounds of all
+  // those moments (inGraphNodeUs): on a VM whose host's speed moves by
+  // minutes, one moment's 2-thread term ranged from none to more than
+  // twice its usual size across calibrations.
+  const std::vector<ChainNode> mobile = mobileChain();
+  struct ChainMoments {
+    std::vector<ChainRound> rounds;
+    std::vector<double> spreads;
+    int nodes = 0, moments = 0;
+  };
+  std::vector<ChainMoments> chains(static_cast<size_t>(maxThreads));
+  auto timeMobileChain = [&](bool first) {
     for (int T = 1; T <= maxThreads; ++T) {
-      ThreadProfile &t = p.threads[size_t(T - 1)];
-      const double runMs = t.runOverheadUs * 1e-3;
       ChainTiming m = timeChain(mobile, p, pools, evictors, T, chainBudget);
       if (m.stalled) {
-        say(stalledLine(T, "nodes"));
+        if (first) say(stalledLine(T, "nodes"));
       } else if (m.nodes == 0) {
-        say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
+        if (first) say("threads " + std::to_string(T) + ": the mobile chain could not be built or run: no in-graph term");
       } else {
-        std::vector<double> extra;
-        for (size_t r = 0; r < m.graphMs.size(); ++r) extra.push_back(m.graphMs[r] - runMs - m.aloneMs[r]);
-        const double graph = medianOf(m.graphMs), perNodeUs = medianOf(extra) * 1e3 / m.nodes;
-        const double alone = graph - perNodeUs * 1e-3 * m.nodes;
-        t.graphNodeUs = alone > 0 && std::fabs(std::log(graph / alone)) > m.spread ? perNodeUs : 0;
-        t.graphChainNodes = m.nodes;
-        char line[320];
-        std::snprintf(line, sizeof line,
-                      "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f): %+.2f us per "
-                      "node%s",
-                      T, m.nodes, graph, alone, m.spread, perNodeUs, t.graphNodeUs == 0 ? ", within the spread" : "");
-        say(line);
+        ChainMoments &c = chains[size_t(T - 1)];
+        for (size_t r = 0; r < m.graphMs.size(); ++r) c.rounds.push_back({m.graphMs[r], m.aloneMs[r]});
+        c.spreads.push_back(m.spread);
+        c.nodes = m.nodes;
+        ++c.moments;
       }
     }
-  }
+  };
+  auto setGraphNodeTerms = [&] {
+    for (int T = 1; T <= maxThreads; ++T) {
+      const ChainMoments &c = chains[size_t(T - 1)];
+      if (c.moments == 0) continue;
+      ThreadProfile &t = p.threads[size_t(T - 1)];
+      const double spread = medianOf(c.spreads);
+      const InGraphTerm g = inGraphNodeUs(c.rounds, t.runOverheadUs * 1e-3, c.nodes, spread);
+      t.graphNodeUs = g.withinSpread ? 0 : g.perNodeUs;
+      t.graphChainNodes = c.nodes;
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "threads %d: %d-node mobile chain %.3f ms in a graph, %.3f ms alone (spread %.3f; %zu rounds at %d "
+                    "moment(s)): %+.2f us per node%s",
+                    T, c.nodes, g.graphMs, g.aloneMs, spread, c.rounds.size(), c.moments, g.perNodeUs,
+                    g.withinSpread ? ", within the spread" : "");
+      say(line);
+    }
+  };
+  timeMobileChain(true);
+  setGraphNodeTerms();
   // The grid: every point timed in kGridPasses visits, one per pass over
   // the whole grid (gridVisitOrder), each pass breadth first over families
   // with every thread count per point, so that a deadline that cuts the grid
@@ -1488,9 +1542,10 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     bool tried = false, usable = false, kept = false;
     cpu::NodeCost cost;
     bool small = false, cold = false;
-    // Per visit: the kernel's time, hot time, cold time (0: no cold run in
-    // that visit) and the speed reference's time at that moment.
-    std::vector<double> ms, hotMs, coldMs, referenceMs;
+    // Per visit: the kernel's time, hot time, cold runs (none: empty) and
+    // the speed reference's time at that moment.
+    std::vector<double> ms, hotMs, referenceMs;
+    std::vector<std::vector<double>> coldRunsMs;
     double warmUpMs = 0, firstMs = 0;
   };
   constexpr uint64_t kKeptBytes = uint64_t(512) << 20;
@@ -1555,6 +1610,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       dramReadAt[size_t(T - 1)].push_back(
           readBandwidth(pool, dramBytes, std::min(0.15, std::max(0.01, deadline / 100 / maxThreads)), streams));
     }
+    timeMobileChain(false);
   };
   double waitedForCores = 0;
   int passesDone = 0;
@@ -1632,16 +1688,14 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
       pt.small = p.l2Bytes > 0 && pt.cost.bytes <= double(p.l2Bytes);
       // Kernels reading >= 256 KB of weights (or of a caller's KV cache)
       // are also timed with those cold, for graphs whose working set
-      // exceeds the L3: their weights then come from DRAM at each run.
-      // Three cold runs in all, each behind an eviction of twice the L3
-      // (five took a fifth of the deadline where DRAM reads 10 GB/s a
-      // core): two in the first visit, one in the second.
+      // exceeds the L3: their weights then come from DRAM at each run
+      // (coldRunsPerVisit: how many, and when).
       pt.cold = p.l3Bytes > 0 && pt.probe->coldBytes >= 256 * 1024;
     }
     const double referenceMs = referenceNow(T);
     const double budget = visitBudgetSeconds(left(), reserve, order.size() - k, overhead);
     Timed m = timeProbe(*pt.probe, *pools[size_t(T - 1)], *evictors[size_t(T - 1)], budget, pt.small,
-                        pt.cold ? p.l3Bytes : 0, passes == 1 ? 3 : std::max(0, 2 - v.pass), v.pass == 0 ? 5 : 3,
+                        pt.cold ? p.l3Bytes : 0, coldRunsPerVisit(v.pass, passes), v.pass == 0 ? 5 : 3,
                         maxRuns, std::max(0.0, left() - reserve));
     if (!pt.probe->runStatus.isOk()) {
       say("skipped " + c.op + ": " + pt.probe->runStatus.message());
@@ -1658,7 +1712,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     pt.ms.push_back(m.ms);
     ++timedPoints;
     pt.hotMs.push_back(m.hotMs);
-    pt.coldMs.push_back(m.coldMs);
+    pt.coldRunsMs.push_back(m.coldRunsMs);
     pt.referenceMs.push_back(referenceMs);
     if (m.spread > 0) spreads.push_back(m.spread);
     // Kept for the next visit, within the cap; the last visit frees it.
@@ -1704,6 +1758,8 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
           ", median " + median);
     }
   }
+  // The in-graph term over every moment the chain was timed at.
+  if (passesDone > 0) setGraphNodeTerms();
   // The speed reference's drift, per thread count: each visit is scaled by
   // it where that brings the visits of a point together (visitDrift).
   std::vector<double> referenceMedian(nThreads);
@@ -1771,6 +1827,20 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
         kept.push_back(d.scale && pt.referenceMs[i] > 0 ? x[i] * refMedian / pt.referenceMs[i] : x[i]);
     return combineVisits(kept);
   };
+  // A point's cold time: its kept visits' cold runs pooled (pooledColdMs),
+  // each scaled as its visit is.
+  auto coldOf = [&](const PointTiming &pt, int T) {
+    const VisitDrift &d = drift[size_t(T - 1)];
+    const double refMedian = referenceMedian[size_t(T - 1)];
+    std::vector<std::vector<double>> runs;
+    std::vector<double> scales;
+    for (size_t i : withCores(T, pt.referenceMs))
+      if (i < pt.coldRunsMs.size() && !pt.coldRunsMs[i].empty()) {
+        runs.push_back(pt.coldRunsMs[i]);
+        scales.push_back(d.scale && pt.referenceMs[i] > 0 ? refMedian / pt.referenceMs[i] : 1.0);
+      }
+    return pooledColdMs(runs, scales);
+  };
   auto hadItsCores = [&](const PointTiming &pt, int T) {
     if (T == 1) return true;
     for (double r : pt.referenceMs)
@@ -1800,7 +1870,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     const PointTiming &pt = it->second;
     const int T = v.threads;
     ThreadProfile &t = p.threads[size_t(T - 1)];
-    double ms = combinedOf(pt, T, pt.ms), hotMs = combinedOf(pt, T, pt.hotMs), coldMs = combinedOf(pt, T, pt.coldMs);
+    double ms = combinedOf(pt, T, pt.ms), hotMs = combinedOf(pt, T, pt.hotMs), coldMs = coldOf(pt, T);
     bool stoodIn = false;
     if (!hadItsCores(pt, T)) {
       auto one = timings.find({v.family, v.index, 1});
@@ -1814,7 +1884,7 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
           stoodIn = true;
           ms = standIn;
           hotMs = pointWithoutItsCoresMs(hotMs, combinedOf(p1, 1, p1.hotMs), family, all);
-          coldMs = pointWithoutItsCoresMs(coldMs, combinedOf(p1, 1, p1.coldMs), family, all);
+          coldMs = pointWithoutItsCoresMs(coldMs, coldOf(p1, 1), family, all);
         }
       }
     }

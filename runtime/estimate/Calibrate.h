@@ -65,6 +65,32 @@ std::vector<GridVisit> gridVisitOrder(const std::vector<size_t> &familySizes, in
 // A point's time from its visits' times: the median; for an even count the
 // geometric mean of the middle two (two visits count alike). 0 for none.
 double combineVisits(std::vector<double> visitMs);
+// Cold runs (weights and caller buffers evicted from the L3 before each)
+// of a kernel that reads weights, in a visit of pass `pass` of `passes`:
+// two in every pass (three in the one pass of a short deadline). A 2-thread
+// cold run is one wall-clock run: a moment without the second core doubles
+// it, and with three runs in all (two in one visit, kept at the slower)
+// one such run moved a transformer's 2-thread price by a third.
+int coldRunsPerVisit(int pass, int passes);
+// A point's cold time from its visits' cold runs (`visitRunsMs`, each
+// visit's scaled by `visitScales`, 1 where missing): the median of all the
+// runs pooled (for an even count the geometric mean of the middle two), so
+// that one slow run moves it by at most a neighbour's distance. 0 for none.
+double pooledColdMs(const std::vector<std::vector<double>> &visitRunsMs, const std::vector<double> &visitScales);
+// The mobile chain's in-graph cost per node from its rounds (each: the
+// chain's run in a graph and its kernels timed alone, in ms), pooled over
+// every moment it was timed at (before the grid and between its passes):
+// the median of the rounds' (graph - run overhead - alone) over `nodes`,
+// in us; `withinSpread` where the chain in a graph and alone differ by no
+// more than its run-to-run `spread` (log), and the term is then not taken.
+struct ChainRound {
+  double graphMs = 0, aloneMs = 0;
+};
+struct InGraphTerm {
+  double graphMs = 0, aloneMs = 0, perNodeUs = 0;
+  bool withinSpread = false;
+};
+InGraphTerm inGraphNodeUs(const std::vector<ChainRound> &rounds, double runOverheadMs, int nodes, double spread);
 // One visit's timing budget in seconds: the time left, less what is kept
 // back for the steps after the grid and what each visit still to come
 // (this one included) takes beyond its budget (`overheadSeconds`: building,

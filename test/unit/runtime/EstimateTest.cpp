@@ -2334,6 +2334,58 @@ TEST(Calibrate, VisitsCombinedByTheirMedian) {
   EXPECT_DOUBLE_EQ(est::combineVisits({1, 4, 9, 100}), 6);
 }
 
+// Cold runs in every pass, pooled: one slow cold run (a 2-thread run
+// without its second core) among a point's runs moves its cold time by no
+// more than to a neighbouring run. Three runs, two in the first visit
+// (kept at the slower of them) and one in the second, geometric-meaned,
+// kept 128x768x768 at 2 threads at 1.33-2.72x its roofline.
+TEST(Calibrate, ColdRunsInEveryPassPooled) {
+  int total = 0;
+  for (int pass = 0; pass < est::kGridPasses; ++pass) {
+    EXPECT_GE(est::coldRunsPerVisit(pass, est::kGridPasses), 2) << "pass " << pass;
+    total += est::coldRunsPerVisit(pass, est::kGridPasses);
+  }
+  EXPECT_GE(total, 5);
+  EXPECT_EQ(est::coldRunsPerVisit(0, 1), 3);  // a short deadline's one pass
+  EXPECT_DOUBLE_EQ(est::pooledColdMs({}, {}), 0);
+  // One run of the first visit doubled: the pooled median is a fast run's.
+  EXPECT_DOUBLE_EQ(est::pooledColdMs({{0.60, 1.30}, {0.62, 0.64}, {0.61, 0.66}}, {1, 1, 1}), std::sqrt(0.62 * 0.64));
+  EXPECT_DOUBLE_EQ(est::pooledColdMs({{0.60, 1.30}, {0.62}}, {1, 1}), 0.62);
+  // Each visit's runs scaled as the visit is; a missing scale counts as 1.
+  EXPECT_DOUBLE_EQ(est::pooledColdMs({{1.0}, {2.0}, {4.0}}, {3, 1}), 3.0);
+  EXPECT_DOUBLE_EQ(est::pooledColdMs({{1.0, 0.0}}, {1}), 1.0);  // no run: 0 is left out
+}
+
+// The mobile chain's in-graph term over the rounds of every moment it was
+// timed at: one moment at which the chain ran as fast in a graph as alone
+// (within its spread: no term) among others at +2 us a node no longer
+// zeroes the term, and one moment at +4 us does not double it.
+TEST(Calibrate, InGraphTermPooledOverMoments) {
+  const int nodes = 35;
+  auto moment = [&](double aloneMs, double perNodeUs) {
+    std::vector<est::ChainRound> r;
+    for (double wobble : {0.99, 1.0, 1.0, 1.01})
+      r.push_back({(aloneMs + perNodeUs * 1e-3 * nodes) * wobble, aloneMs});
+    return r;
+  };
+  const std::vector<est::ChainRound> quiet = moment(0.287, 0.27);
+  est::InGraphTerm one = est::inGraphNodeUs(quiet, 0, nodes, 0.08);
+  EXPECT_TRUE(one.withinSpread);
+  std::vector<est::ChainRound> all = quiet;
+  for (const auto &r : moment(0.32, 2.0)) all.push_back(r);
+  for (const auto &r : moment(0.33, 2.1)) all.push_back(r);
+  est::InGraphTerm pooled = est::inGraphNodeUs(all, 0, nodes, 0.08);
+  EXPECT_FALSE(pooled.withinSpread);
+  EXPECT_NEAR(pooled.perNodeUs, 2.0, 0.25);
+  all = moment(0.32, 2.0);
+  for (const auto &r : moment(0.33, 2.1)) all.push_back(r);
+  for (const auto &r : moment(0.34, 4.0)) all.push_back(r);
+  EXPECT_NEAR(est::inGraphNodeUs(all, 0, nodes, 0.08).perNodeUs, 2.1, 0.3);
+  // The run overhead is not a node's; no rounds, no term.
+  EXPECT_NEAR(est::inGraphNodeUs(moment(0.32, 2.0), 0.035, nodes, 0.08).perNodeUs, 1.0, 0.1);
+  EXPECT_TRUE(est::inGraphNodeUs({}, 0, nodes, 0.08).withinSpread);
+}
+
 // A 2-thread visit timed while the host had taken the second vCPU (the
 // speed reference no faster than 1.3x one thread's median) is left out
 // where the point has a visit with both cores; with none, all are kept.
