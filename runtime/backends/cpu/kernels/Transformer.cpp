@@ -171,51 +171,76 @@ Status makeFusedMatmul(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   return Status::ok();
 }
 
-// ---- fusedAttention: per batch and head, softmax(scale Q K^T) V, reading
+// ---- fusedAttention's dimensions, shared by its kernels: query [B, S,
+// H * Dh], key and value [B, T, H * Dh], the output as query; head h is
+// columns [h * Dh, (h + 1) * Dh) of every row.
+struct AttentionDims {
+  int64_t B = 0, S = 0, T = 0, H = 0, Dh = 0;
+  float scale = 1.f;
+
+  // Head h of batch b as strided views into the operands (no copies).
+  EncoderAttentionHead head(const float *q, const float *k, const float *v, float *y, int64_t b, int64_t h) const {
+    const int64_t D = H * Dh;
+    return {q + b * S * D + h * Dh, k + b * T * D + h * Dh, v + b * T * D + h * Dh, y + b * S * D + h * Dh,
+            S, T, Dh, D, D, D, scale};
+  }
+};
+
+// The node's query, key and value shapes checked against `heads`; the
+// factory's errors, and encoderAttentionChosen's test.
+Status attentionDims(const NodeDesc &node, int64_t heads, float scale, AttentionDims *out) {
+  const OperandDesc &q = *node.inputs[0], &k = *node.inputs[1], &v = *node.inputs[2];
+  if (q.shape.size() != 3 || k.shape.size() != 3 || v.shape != k.shape)
+    return nodeError(node, "expected query [B, S, D] and key, value [B, T, D], got " + shapeToString(q.shape) +
+                               ", " + shapeToString(k.shape) + ", " + shapeToString(v.shape));
+  const int64_t B = q.shape[0], S = q.shape[1], D = q.shape[2], T = k.shape[1];
+  if (k.shape[0] != B || k.shape[2] != D) return nodeError(node, "key's batch or width differs from query's");
+  if (heads < 1 || D % heads != 0)
+    return nodeError(node, "heads (" + std::to_string(heads) + ") must divide " + std::to_string(D));
+  *out = {B, S, T, heads, D / heads, scale};
+  return Status::ok();
+}
+
+// fusedAttention: per batch and head, softmax(scale Q K^T) V, reading
 // the heads in place from [B, S, H * Dh] projections (strided views, no
 // transposes) and writing the head's columns of the [B, S, H * Dh] output.
 // One (batch, head) pair per task: its S x T scores stay in a per-thread
 // buffer (64 KB at S = T = 128, inside L2) between the two products.
 class FusedAttentionKernel final : public Kernel {
  public:
-  FusedAttentionKernel(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale)
-      : B_(B), S_(S), T_(T), H_(H), Dh_(Dh), scale_(scale) {}
+  explicit FusedAttentionKernel(const AttentionDims &d) : d_(d) {}
 
   Status run(const KernelContext &ctx) override {
     const float *q = in<float>(ctx, 0), *k = in<float>(ctx, 1), *v = in<float>(ctx, 2);
     float *y = outp<float>(ctx, 0);
-    const int64_t D = H_ * Dh_;
+    const int64_t S = d_.S, T = d_.T, Dh = d_.Dh;
     // A positive scale folds into the softmax (exp(scale * (s - max))); a
     // negative one flips which score is largest, so it scales the scores.
-    const bool scaleInSoftmax = scale_ > 0.f;
+    const bool scaleInSoftmax = d_.scale > 0.f;
     // Heads as the pool's units: a thread runs one unit at a time, so the
     // scores buffer can be the thread's own.
-    parallelForUnits(ctx, B_ * H_, 1, [&](int64_t tb, int64_t te) {
+    parallelForUnits(ctx, d_.B * d_.H, 1, [&](int64_t tb, int64_t te) {
       thread_local std::vector<float> scoresBuf;
-      if (scoresBuf.size() < size_t(S_ * T_)) scoresBuf.resize(size_t(S_ * T_));
+      if (scoresBuf.size() < size_t(S * T)) scoresBuf.resize(size_t(S * T));
       float *scores = scoresBuf.data();
       for (int64_t t = tb; t < te; ++t) {
-        int64_t b = t / H_, h = t % H_;
-        const float *qh = q + b * S_ * D + h * Dh_;
-        const float *kh = k + b * T_ * D + h * Dh_;
-        const float *vh = v + b * T_ * D + h * Dh_;
+        const EncoderAttentionHead h = d_.head(q, k, v, y, t / d_.H, t % d_.H);
         // scores[s, t] = sum_d q[s, d] k[t, d]: B = K^T as a strided view.
-        sgemm(S_, T_, Dh_, {qh, D, 1}, {kh, 1, D}, scores, T_, false, ctx);
+        sgemm(S, T, Dh, {h.q, h.qStride, 1}, {h.k, 1, h.kvStride}, scores, T, false, ctx);
         if (scaleInSoftmax) {
-          softmaxRows(scores, scores, S_, T_, scale_);
+          softmaxRows(scores, scores, S, T, h.scale);
         } else {
-          for (int64_t i = 0; i < S_ * T_; ++i) scores[i] *= scale_;
-          softmaxRows(scores, scores, S_, T_, 1.f);
+          for (int64_t i = 0; i < S * T; ++i) scores[i] *= h.scale;
+          softmaxRows(scores, scores, S, T, 1.f);
         }
-        sgemm(S_, Dh_, T_, {scores, T_, 1}, {vh, D, 1}, y + b * S_ * D + h * Dh_, D, false, ctx);
+        sgemm(S, Dh, T, {scores, T, 1}, {h.v, h.kvStride, 1}, h.y, h.yStride, false, ctx);
       }
     });
     return Status::ok();
   }
 
  private:
-  int64_t B_, S_, T_, H_, Dh_;
-  float scale_;
+  AttentionDims d_;
 };
 
 // fusedAttention on our AVX-512 tiles (EncoderAttention.h). Units of
@@ -224,35 +249,31 @@ class FusedAttentionKernel final : public Kernel {
 // pieces of rows so every thread gets about 4 units.
 class EncoderAttentionKernel final : public Kernel {
  public:
-  EncoderAttentionKernel(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale)
-      : B_(B), S_(S), T_(T), H_(H), Dh_(Dh), scale_(scale) {}
+  explicit EncoderAttentionKernel(const AttentionDims &d) : d_(d) {}
 
   Status run(const KernelContext &ctx) override {
     const float *q = in<float>(ctx, 0), *k = in<float>(ctx, 1), *v = in<float>(ctx, 2);
     float *y = outp<float>(ctx, 0);
-    const int64_t D = H_ * Dh_, heads = B_ * H_;
+    const int64_t S = d_.S, heads = d_.B * d_.H;
     const int64_t threads = ctx.backendState ? threadPool(ctx).numThreads() : 1;
-    const int64_t pieces = std::clamp<int64_t>((4 * threads + heads - 1) / heads, 1, std::max<int64_t>(1, S_ / 24));
-    const int64_t rowsPerPiece = (S_ + pieces - 1) / pieces;
-    const size_t scratchFloats = size_t(encoderAttentionScratchFloats(T_, Dh_));
+    const int64_t pieces = std::clamp<int64_t>((4 * threads + heads - 1) / heads, 1, std::max<int64_t>(1, S / 24));
+    const int64_t rowsPerPiece = (S + pieces - 1) / pieces;
+    const size_t scratchFloats = size_t(encoderAttentionScratchFloats(d_.T, d_.Dh));
     parallelForUnits(ctx, heads * pieces, 1, [&](int64_t u0, int64_t u1) {
       thread_local std::vector<float> scratch;
       if (scratch.size() < scratchFloats) scratch.resize(scratchFloats);
       for (int64_t u = u0; u < u1; ++u) {
-        const int64_t bh = u / pieces, piece = u % pieces, b = bh / H_, h = bh % H_;
-        const int64_t s0 = piece * rowsPerPiece, s1 = std::min(S_, s0 + rowsPerPiece);
+        const int64_t bh = u / pieces, piece = u % pieces;
+        const int64_t s0 = piece * rowsPerPiece, s1 = std::min(S, s0 + rowsPerPiece);
         if (s0 >= s1) continue;
-        EncoderAttentionHead head{q + b * S_ * D + h * Dh_, k + b * T_ * D + h * Dh_, v + b * T_ * D + h * Dh_,
-                                  y + b * S_ * D + h * Dh_, S_, T_, Dh_, D, D, D, scale_};
-        encoderAttentionAvx512(head, s0, s1, scratch.data());
+        encoderAttentionAvx512(d_.head(q, k, v, y, bh / d_.H, bh % d_.H), s0, s1, scratch.data());
       }
     });
     return Status::ok();
   }
 
  private:
-  int64_t B_, S_, T_, H_, Dh_;
-  float scale_;
+  AttentionDims d_;
 };
 
 #if WEBNN_HAVE_ONEDNN
@@ -306,9 +327,8 @@ class OneDnnAttentionKernel final : public Kernel {
 
 // The oneDNN kernel when it has optimized primitives for both products (bf16
 // ones when `bf16`), else null.
-std::unique_ptr<Kernel> makeOneDnnAttention(int64_t B, int64_t S, int64_t T, int64_t H, int64_t Dh, float scale,
-                                            bool bf16, std::unique_ptr<Kernel> *fallback) {
-  const int64_t D = H * Dh;
+std::unique_ptr<Kernel> makeOneDnnAttention(const AttentionDims &d, bool bf16, std::unique_ptr<Kernel> *fallback) {
+  const int64_t B = d.B, S = d.S, T = d.T, H = d.H, Dh = d.Dh, D = H * Dh;
   onednn::MatMulParams qk;
   qk.aDims = {B, H, S, Dh};
   qk.aStrides = {S * D, Dh, D, 1};
@@ -316,7 +336,7 @@ std::unique_ptr<Kernel> makeOneDnnAttention(int64_t B, int64_t S, int64_t T, int
   qk.bStrides = {T * D, Dh, 1, D};
   qk.yDims = {B, H, S, T};
   qk.yStrides = {S * H * T, T, H * T, 1};  // scores as [B, S, H, T]: row pieces of every head stay brgemm's
-  qk.alpha = scale;
+  qk.alpha = d.scale;
   qk.bf16 = bf16;
   onednn::MatMulParams pv;
   pv.aDims = {B, H, S, T};
@@ -344,26 +364,21 @@ Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
   double scale = node.attributes.getFloat("scale", 1.0);
   WEBNN_RETURN_IF_ERROR(checkAttributes(node));
   if (k.dtype != q.dtype || v.dtype != q.dtype) return nodeError(node, "query, key and value data types differ");
-  if (q.shape.size() != 3 || k.shape.size() != 3 || v.shape != k.shape)
-    return nodeError(node, "expected query [B, S, D] and key, value [B, T, D], got " + shapeToString(q.shape) +
-                               ", " + shapeToString(k.shape) + ", " + shapeToString(v.shape));
-  int64_t B = q.shape[0], S = q.shape[1], D = q.shape[2], T = k.shape[1];
-  if (k.shape[0] != B || k.shape[2] != D) return nodeError(node, "key's batch or width differs from query's");
-  if (heads < 1 || D % heads != 0)
-    return nodeError(node, "heads (" + std::to_string(heads) + ") must divide " + std::to_string(D));
+  AttentionDims dims;
+  WEBNN_RETURN_IF_ERROR(attentionDims(node, heads, float(scale), &dims));
   WEBNN_RETURN_IF_ERROR(checkOutput(node, 0, q.shape, q.dtype));
   if (q.dtype == DataType::kFloat16) return makeFloat16Adapter(node, &makeFusedAttention, out);
   if (encoderAttentionChosen(node)) {
-    *out = std::make_unique<EncoderAttentionKernel>(B, S, T, heads, D / heads, float(scale));
+    *out = std::make_unique<EncoderAttentionKernel>(dims);
     return Status::ok();
   }
-  *out = std::make_unique<FusedAttentionKernel>(B, S, T, heads, D / heads, float(scale));
+  *out = std::make_unique<FusedAttentionKernel>(dims);
 #if WEBNN_HAVE_ONEDNN
   // Relaxed runs bf16 only where the CPU and policy allow it, else exactly
   // the float32 primitives (bit-identical to an exact artifact).
   std::string noBf16;
   bool bf16 = node.relaxedPrecision && onednn::bf16Available(&noBf16);
-  if (std::unique_ptr<Kernel> onednn = makeOneDnnAttention(B, S, T, heads, D / heads, float(scale), bf16, out))
+  if (std::unique_ptr<Kernel> onednn = makeOneDnnAttention(dims, bf16, out))
     *out = std::move(onednn);
 #endif
   return Status::ok();
@@ -372,17 +387,18 @@ Status makeFusedAttention(const NodeDesc &node, std::unique_ptr<Kernel> *out) {
 }  // namespace
 
 bool encoderAttentionChosen(const NodeDesc &node) {
-  if (!encoderAttentionEnabled() || !useAvx512() || node.inputs.size() != 3 || !node.inputs[0] || !node.inputs[1])
+  if (!encoderAttentionEnabled() || !useAvx512() || node.inputs.size() != 3 || !node.inputs[0] || !node.inputs[1] ||
+      !node.inputs[2])
     return false;
-  const OperandDesc &q = *node.inputs[0], &k = *node.inputs[1];
-  const int64_t heads = node.attributes.getInt("heads", 1);
-  if (q.shape.size() != 3 || k.shape.size() != 3 || heads < 1 || q.shape[2] % heads != 0) return false;
-  if (q.dtype != DataType::kFloat32 && q.dtype != DataType::kFloat16) return false;
+  const DataType dt = node.inputs[0]->dtype;
+  AttentionDims dims;
+  if (dt != DataType::kFloat32 && dt != DataType::kFloat16) return false;
+  if (!attentionDims(node, node.attributes.getInt("heads", 1), 1.f, &dims).isOk()) return false;
 #if WEBNN_HAVE_ONEDNN
   std::string noBf16;
   if (node.relaxedPrecision && onednn::bf16Available(&noBf16)) return false;
 #endif
-  return encoderAttentionSupported(k.shape[1], q.shape[2] / heads);
+  return encoderAttentionSupported(dims.T, dims.Dh);
 }
 
 void registerTransformerKernels(KernelTable &t) {
