@@ -170,6 +170,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s [reps >= 1] [--interleave] [--cold] [--matmul] [--attention]\n", argv[0]);
     return 2;
   }
+  // What is timed: --matmul leaves out the convolutions, --attention all but
+  // fusedAttention.
+  const bool timeConvs = !matmulOnly && !attentionOnly, timeMatmuls = !attentionOnly;
   const Conv convs[] = {
       {"res2 3x3 64->64 @56", 64, 56, 64, 3, 1},     {"res2 1x1 256->64 @56", 256, 56, 64, 1, 1},
       {"res2 1x1 64->256 @56", 64, 56, 256, 1, 1},   {"res3 1x1 s2 512->256 @28", 512, 28, 256, 1, 2},
@@ -185,58 +188,58 @@ int main(int argc, char **argv) {
     relu.ins.push_back(operand({1 << 20}, false, 1));
     relu.outs.push_back(operand({1 << 20}, false, 2));
     relu.build("relu", NodeAttributes());
-    for (const Conv &c : convs)
-      for (bool nhwc : {false, true}) {
-        if (matmulOnly || attentionOnly) break;
-        int64_t pad = c.K / 2, OH = (c.H + 2 * pad - c.K) / c.S + 1;
-        NodeAttributes attrs;
-        attrs.set("padding", ints({pad, pad, pad, pad}));
-        attrs.set("strides", ints({c.S, c.S}));
-        attrs.set("inputLayout", str(nhwc ? "nhwc" : "nchw"));
-        attrs.set("filterLayout", str(nhwc ? "ohwi" : "oihw"));
-        double t[2] = {0, 0}, tInter = 0;
-        for (int path = 0; path < 2; ++path) {
-          setOneDnn(path == 1);
-          Node n;
-          n.ins.push_back(operand(nhwc ? Shape{1, c.H, c.H, c.C} : Shape{1, c.C, c.H, c.H}, false, 3));
-          n.ins.push_back(operand(nhwc ? Shape{c.O, c.K, c.K, c.C} : Shape{c.O, c.C, c.K, c.K}, true, 4));
-          n.ins.push_back(operand({c.O}, true, 5));
-          n.outs.push_back(operand(nhwc ? Shape{1, OH, OH, c.O} : Shape{1, c.O, OH, OH}, false, 6));
-          if (!n.build("conv2d", attrs)) return 1;
-          t[path] = timeRuns(n, pool, reps, nullptr);
-          if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+    if (timeConvs)
+      for (const Conv &c : convs)
+        for (bool nhwc : {false, true}) {
+          int64_t pad = c.K / 2, OH = (c.H + 2 * pad - c.K) / c.S + 1;
+          NodeAttributes attrs;
+          attrs.set("padding", ints({pad, pad, pad, pad}));
+          attrs.set("strides", ints({c.S, c.S}));
+          attrs.set("inputLayout", str(nhwc ? "nhwc" : "nchw"));
+          attrs.set("filterLayout", str(nhwc ? "ohwi" : "oihw"));
+          double t[2] = {0, 0}, tInter = 0;
+          for (int path = 0; path < 2; ++path) {
+            setOneDnn(path == 1);
+            Node n;
+            n.ins.push_back(operand(nhwc ? Shape{1, c.H, c.H, c.C} : Shape{1, c.C, c.H, c.H}, false, 3));
+            n.ins.push_back(operand(nhwc ? Shape{c.O, c.K, c.K, c.C} : Shape{c.O, c.C, c.K, c.K}, true, 4));
+            n.ins.push_back(operand({c.O}, true, 5));
+            n.outs.push_back(operand(nhwc ? Shape{1, OH, OH, c.O} : Shape{1, c.O, OH, OH}, false, 6));
+            if (!n.build("conv2d", attrs)) return 1;
+            t[path] = timeRuns(n, pool, reps, nullptr);
+            if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+          }
+          double flops = 2.0 * c.C * c.O * c.K * c.K * OH * OH;
+          std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", c.name, nhwc ? "nhwc" : "nchw", threads,
+                      flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
         }
-        double flops = 2.0 * c.C * c.O * c.K * c.K * OH * OH;
-        std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", c.name, nhwc ? "nhwc" : "nchw", threads,
-                    flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
-      }
     // BERT-base (128 tokens), ViT-B/16 (197 tokens: qkv, out, fc1, fc2), the
     // audio encoder's 49 frames, a GEMV.
     const int64_t mms[][3] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {197, 768, 2304},
                               {197, 768, 768}, {197, 768, 3072}, {197, 3072, 768}, {49, 384, 1536},
                               {49, 1536, 384}, {1, 4096, 4096}};
-    for (const auto &m : mms)
-      for (bool constantB : {true, false}) {
-        if (attentionOnly) break;
-        double t[2] = {0, 0}, tInter = 0;
-        for (int path = 0; path < 2; ++path) {
-          setOneDnn(path == 1);
-          webnn::cpu::kernels::setPackedSgemmEnabled(path == 0);
-          Node n;
-          n.ins.push_back(operand({m[0], m[1]}, false, 7));
-          n.ins.push_back(operand({m[1], m[2]}, constantB, 8));
-          n.outs.push_back(operand({m[0], m[2]}, false, 9));
-          if (!n.build("matmul", NodeAttributes())) return 1;
-          t[path] = timeRuns(n, pool, reps, nullptr);
-          if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+    if (timeMatmuls)
+      for (const auto &m : mms)
+        for (bool constantB : {true, false}) {
+          double t[2] = {0, 0}, tInter = 0;
+          for (int path = 0; path < 2; ++path) {
+            setOneDnn(path == 1);
+            webnn::cpu::kernels::setPackedSgemmEnabled(path == 0);
+            Node n;
+            n.ins.push_back(operand({m[0], m[1]}, false, 7));
+            n.ins.push_back(operand({m[1], m[2]}, constantB, 8));
+            n.outs.push_back(operand({m[0], m[2]}, false, 9));
+            if (!n.build("matmul", NodeAttributes())) return 1;
+            t[path] = timeRuns(n, pool, reps, nullptr);
+            if (path == 1 && interleave) tInter = timeRuns(n, pool, reps, &relu);
+          }
+          double flops = 2.0 * m[0] * m[1] * m[2];
+          char name[64];
+          std::snprintf(name, sizeof name, "matmul %lldx%lldx%lld", (long long)m[0], (long long)m[1],
+                        (long long)m[2]);
+          std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", name, constantB ? "constB" : "B", threads,
+                      flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
         }
-        double flops = 2.0 * m[0] * m[1] * m[2];
-        char name[64];
-        std::snprintf(name, sizeof name, "matmul %lldx%lldx%lld", (long long)m[0], (long long)m[1],
-                      (long long)m[2]);
-        std::printf("%-28s %-5s %3d %10.1f %10.1f %10.1f %7.2fx\n", name, constantB ? "constB" : "B", threads,
-                    flops / t[0] / 1e9, flops / t[1] / 1e9, tInter > 0 ? flops / tInter / 1e9 : 0.0, t[0] / t[1]);
-      }
     webnn::cpu::kernels::setPackedSgemmEnabled(true);
     // fusedAttention (B, S = T, heads, Dh): BERT-base, ViT-B/16, MiniLM-L6
     // (384 = 12 x 32), a Swin window. Ours: EncoderAttention.h's tiles.
