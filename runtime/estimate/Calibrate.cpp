@@ -1284,6 +1284,22 @@ double pooledColdMs(const std::vector<std::vector<double>> &visitRunsMs, const s
   return combineVisits(all);
 }
 
+void keepMedianRates(const RateMoments &m, ThreadProfile *t) {
+  auto keep = [](const std::vector<double> &v, double *field) {
+    std::vector<double> measured;
+    for (double x : v)
+      if (x > 0) measured.push_back(x);
+    if (!measured.empty()) *field = medianOf(measured);
+  };
+  keep(m.fma, &t->peakGflops);
+  keep(m.vnni, &t->vnniGops);
+  keep(m.bf16, &t->bf16Gflops);
+  keep(m.dramRead, &t->dramReadGBs);
+  keep(m.l1, &t->l1GBs);
+  keep(m.l2, &t->l2GBs);
+  keep(m.l3, &t->l3GBs);
+}
+
 InGraphTerm inGraphNodeUs(const std::vector<ChainRound> &rounds, double runOverheadMs, int nodes, double spread) {
   InGraphTerm g;
   if (rounds.empty() || nodes <= 0) {
@@ -1443,7 +1459,9 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     say(line);
     p.threads.push_back(std::move(t));
   }
-  streams.releaseDestinations();  // the grid's re-measurements read only
+  // The grid's re-measurements copy no more than an L3's share: DRAM's
+  // destinations are not kept.
+  streams.releaseDestinations();
   p.firstTouchGBs = firstTouchGBs(shortDeadline ? 1 : 3);
   // Time kept back from the grid for the point under way to finish (its
   // probe times at least 5 runs): half a second, a tenth of a short deadline.
@@ -1585,30 +1603,44 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     r.samples.push_back(r.lastMs);
     return r.lastMs;
   };
-  // The peaks and DRAM's read rate too are measured again between passes;
-  // each keeps the median of its moments (the grid's ratios are taken over
-  // that roofline; the read rate prices weights streamed from DRAM, and
-  // moves with the host's state as much as the grid's kernels do).
+  // The peaks, DRAM's read rate and the cache levels' copy rates too are
+  // measured again between passes; each keeps the median of its moments
+  // (the grid's ratios are taken over that roofline; the read rate prices
+  // weights streamed from DRAM, and moves with the host's state as much as
+  // the grid's kernels do; a point in the L2 is restated for a node past
+  // it by the L3's rate over the L2's, and one moment's 2-thread L2 rate
+  // ranged threefold across calibrations of a 2-vCPU VM).
   const size_t nThreads = static_cast<size_t>(maxThreads);
-  std::vector<std::vector<double>> fmaAt(nThreads), vnniAt(nThreads), bf16At(nThreads), dramReadAt(nThreads);
+  std::vector<RateMoments> rates(nThreads);
   for (int T = 1; T <= maxThreads; ++T) {
     const ThreadProfile &t = p.threads[size_t(T - 1)];
-    fmaAt[size_t(T - 1)].push_back(t.peakGflops);
-    vnniAt[size_t(T - 1)].push_back(t.vnniGops);
-    bf16At[size_t(T - 1)].push_back(t.bf16Gflops);
-    dramReadAt[size_t(T - 1)].push_back(t.dramReadGBs);
+    RateMoments &r = rates[size_t(T - 1)];
+    r.fma.push_back(t.peakGflops);
+    if (vnni) r.vnni.push_back(t.vnniGops);
+    if (bf16) r.bf16.push_back(t.bf16Gflops);
+    r.dramRead.push_back(t.dramReadGBs);
+    r.l1.push_back(t.l1GBs);
+    r.l2.push_back(t.l2GBs);
+    r.l3.push_back(t.l3GBs);
   }
   auto measurePeaksAgain = [&] {
     const double peakBudget = std::min(0.05, deadline / 120 / maxThreads);
     for (int T = 1; T <= maxThreads; ++T) {
       cpu::ThreadPool &pool = *pools[size_t(T - 1)];
-      fmaAt[size_t(T - 1)].push_back((avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2, peakBudget)
-                                             : peakOps(pool, &fmaAvx2, 12 * 8 * 2, peakBudget)) / 1e9);
-      if (vnni) vnniAt[size_t(T - 1)].push_back(peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9);
-      if (bf16) bf16At[size_t(T - 1)].push_back(peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9);
+      RateMoments &r = rates[size_t(T - 1)];
+      r.fma.push_back((avx512 ? peakOps(pool, &fmaAvx512, 12 * 16 * 2, peakBudget)
+                              : peakOps(pool, &fmaAvx2, 12 * 8 * 2, peakBudget)) / 1e9);
+      if (vnni) r.vnni.push_back(peakOps(pool, &vnniAvx512, 12 * 64 * 2, peakBudget) / 1e9);
+      if (bf16) r.bf16.push_back(peakOps(pool, &bf16Avx512, 12 * 32 * 2, peakBudget) / 1e9);
       const uint64_t dramBytes = std::max<uint64_t>(p.l3Bytes * dramTimesL3 / uint64_t(T), 64 << 20);
-      dramReadAt[size_t(T - 1)].push_back(
+      r.dramRead.push_back(
           readBandwidth(pool, dramBytes, std::min(0.15, std::max(0.01, deadline / 100 / maxThreads)), streams));
+      const double cacheBudget = std::min(0.05, std::max(0.005, deadline / 300 / maxThreads));
+      const uint64_t l3Share = std::max<uint64_t>(p.l3Bytes / 4 / uint64_t(T), 1 << 20);
+      streams.ensure(T, streamBytes(l3Share), true);  // the largest first: the others are its prefixes
+      r.l1.push_back(bandwidth(pool, std::max<uint64_t>(p.l1Bytes / 4, 4096), cacheBudget, streams));
+      r.l2.push_back(bandwidth(pool, std::max<uint64_t>(p.l2Bytes / 4, 65536), cacheBudget, streams));
+      r.l3.push_back(bandwidth(pool, l3Share, cacheBudget, streams));
     }
     timeMobileChain(false);
   };
@@ -1734,28 +1766,31 @@ Status calibrate(const CalibrateOptions &options, DeviceProfile *out) {
     std::snprintf(line, sizeof line, "waited %.2f s for the pool's cores before multi-threaded points", waitedForCores);
     say(line);
   }
-  // The peaks: the median of their moments.
+  // The peaks and rates: the median of their moments (keepMedianRates).
   for (int T = 1; T <= maxThreads; ++T) {
     ThreadProfile &t = p.threads[size_t(T - 1)];
-    const std::vector<double> &fma = fmaAt[size_t(T - 1)];
-    t.peakGflops = medianOf(fma);
-    if (vnni) t.vnniGops = medianOf(vnniAt[size_t(T - 1)]);
-    if (bf16) t.bf16Gflops = medianOf(bf16At[size_t(T - 1)]);
-    t.dramReadGBs = medianOf(dramReadAt[size_t(T - 1)]);
-    if (fma.size() > 1) {
-      std::string moments;
-      for (double g : fma) moments += (moments.empty() ? "" : " / ") + std::to_string(int(std::lround(g)));
-      std::string reads;
-      for (double g : dramReadAt[size_t(T - 1)]) {
-        char one[24];
-        std::snprintf(one, sizeof one, "%s%.1f", reads.empty() ? "" : " / ", g);
-        reads += one;
-      }
-      char median[24];
-      std::snprintf(median, sizeof median, "%.1f", t.dramReadGBs);
-      say("threads " + std::to_string(T) + ": fp32 FMA GFLOP/s at " + std::to_string(fma.size()) + " moments " +
-          moments + ", median " + std::to_string(int(std::lround(t.peakGflops))) + "; DRAM read GB/s " + reads +
-          ", median " + median);
+    const RateMoments &r = rates[size_t(T - 1)];
+    keepMedianRates(r, &t);
+    if (r.fma.size() > 1) {
+      auto list = [](const std::vector<double> &v, const char *format) {
+        std::string out;
+        for (double g : v) {
+          char one[24];
+          std::snprintf(one, sizeof one, format, g);
+          out += (out.empty() ? "" : " / ") + std::string(one);
+        }
+        return out;
+      };
+      auto one = [](const char *format, double g) {
+        char buf[24];
+        std::snprintf(buf, sizeof buf, format, g);
+        return std::string(buf);
+      };
+      say("threads " + std::to_string(T) + ": fp32 FMA GFLOP/s at " + std::to_string(r.fma.size()) + " moments " +
+          list(r.fma, "%.0f") + ", median " + one("%.0f", t.peakGflops) + "; DRAM read GB/s " +
+          list(r.dramRead, "%.1f") + ", median " + one("%.1f", t.dramReadGBs) + "; copy GB/s L1 " +
+          list(r.l1, "%.0f") + ", L2 " + list(r.l2, "%.0f") + ", L3 " + list(r.l3, "%.0f") + ", medians " +
+          one("%.0f", t.l1GBs) + " / " + one("%.0f", t.l2GBs) + " / " + one("%.0f", t.l3GBs));
     }
   }
   // The in-graph term over every moment the chain was timed at.

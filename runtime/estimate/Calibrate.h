@@ -91,6 +91,18 @@ struct InGraphTerm {
   bool withinSpread = false;
 };
 InGraphTerm inGraphNodeUs(const std::vector<ChainRound> &rounds, double runOverheadMs, int nodes, double spread);
+// A thread count's peaks and rates as measured at several moments (before
+// the grid, then before each of its later passes), and what the profile
+// keeps of them: each the median of its measured moments (0: not
+// measured; a field with none is left as it is). The host's state moves
+// them all: one moment's 2-thread L2 copy rate ranged 131-399 GB/s across
+// twelve calibrations of a 2-vCPU VM, and a point in the L2 is restated for
+// a node past it by the L3's rate over the L2's (MobileNetV3-Large's
+// 2-thread price moved 20% between those two).
+struct RateMoments {
+  std::vector<double> fma, vnni, bf16, dramRead, l1, l2, l3;
+};
+void keepMedianRates(const RateMoments &m, ThreadProfile *t);
 // One visit's timing budget in seconds: the time left, less what is kept
 // back for the steps after the grid and what each visit still to come
 // (this one included) takes beyond its budget (`overheadSeconds`: building,

@@ -2386,6 +2386,29 @@ TEST(Calibrate, InGraphTermPooledOverMoments) {
   EXPECT_TRUE(est::inGraphNodeUs({}, 0, nodes, 0.08).withinSpread);
 }
 
+// The peaks and every rate, measured before the grid and again before its
+// later passes, keep the median of their moments: a 2-vCPU VM's 2-thread
+// L2 copy rate, measured once, ranged 131-399 GB/s across calibrations.
+TEST(Calibrate, RatesKeepTheMedianOfTheirMoments) {
+  est::RateMoments m;
+  m.fma = {209, 407, 411};
+  m.dramRead = {33.7, 86.8, 35.4};
+  m.l1 = {208, 160, 175};
+  m.l2 = {131, 357, 382};
+  m.l3 = {81, 163, 150, 170};
+  m.bf16 = {0, 780, 790};  // a moment that measured nothing (0) is left out
+  est::ThreadProfile t;
+  t.vnniGops = 1700;  // not measured at any moment: kept as it was
+  est::keepMedianRates(m, &t);
+  EXPECT_DOUBLE_EQ(t.peakGflops, 407);
+  EXPECT_DOUBLE_EQ(t.dramReadGBs, 35.4);
+  EXPECT_DOUBLE_EQ(t.l1GBs, 175);
+  EXPECT_DOUBLE_EQ(t.l2GBs, 357);
+  EXPECT_DOUBLE_EQ(t.l3GBs, 156.5);
+  EXPECT_DOUBLE_EQ(t.bf16Gflops, 785);
+  EXPECT_DOUBLE_EQ(t.vnniGops, 1700);
+}
+
 // A 2-thread visit timed while the host had taken the second vCPU (the
 // speed reference no faster than 1.3x one thread's median) is left out
 // where the point has a visit with both cores; with none, all are kept.
