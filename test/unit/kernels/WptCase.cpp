@@ -1,7 +1,9 @@
 #include "WptCase.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -40,30 +42,40 @@ void appendInt(std::vector<uint8_t> &b, T v) {
   std::memcpy(b.data() + o, &v, sizeof(T));
 }
 
+// One element of `dt` from a vector value, appended to b.
+void appendValue(std::vector<uint8_t> &b, DataType dt, const json &v) {
+  switch (dt) {
+    case DataType::kFloat32: appendInt(b, float(parseNumber(v))); break;
+    case DataType::kFloat16: appendInt(b, kernels::floatToHalf(float(parseNumber(v)))); break;
+    case DataType::kInt32: appendInt(b, parseInt<int32_t>(v)); break;
+    case DataType::kUint32: appendInt(b, parseInt<uint32_t>(v)); break;
+    case DataType::kInt64: appendInt(b, parseInt<int64_t>(v)); break;
+    case DataType::kUint64: appendInt(b, parseInt<uint64_t>(v)); break;
+    case DataType::kInt8: appendInt(b, parseInt<int8_t>(v)); break;
+    case DataType::kUint8: appendInt(b, parseInt<uint8_t>(v)); break;
+    default: throw std::runtime_error("unsupported dtype in vector");
+  }
+}
+
 TestTensor parseTensor(const json &t) {
   TestTensor r;
   const json &d = t["descriptor"];
   if (!parseDataTypeName(d["dataType"].get<std::string>(), &r.dtype)) throw std::runtime_error("bad dtype");
   r.shape = d["shape"].get<Shape>();
   r.constant = t.value("constant", false);
-  json data = t["data"];
-  if (!data.is_array()) data = json::array({data});
-  // A single value stands for a filled tensor.
-  int64_t n = r.count();
-  for (int64_t i = 0; i < n; ++i) {
-    const json &v = data.size() == 1 ? data[0] : data[size_t(i)];
-    switch (r.dtype) {
-      case DataType::kFloat32: appendInt(r.bytes, float(parseNumber(v))); break;
-      case DataType::kFloat16: appendInt(r.bytes, kernels::floatToHalf(float(parseNumber(v)))); break;
-      case DataType::kInt32: appendInt(r.bytes, parseInt<int32_t>(v)); break;
-      case DataType::kUint32: appendInt(r.bytes, parseInt<uint32_t>(v)); break;
-      case DataType::kInt64: appendInt(r.bytes, parseInt<int64_t>(v)); break;
-      case DataType::kUint64: appendInt(r.bytes, parseInt<uint64_t>(v)); break;
-      case DataType::kInt8: appendInt(r.bytes, parseInt<int8_t>(v)); break;
-      case DataType::kUint8: appendInt(r.bytes, parseInt<uint8_t>(v)); break;
-      default: throw std::runtime_error("unsupported dtype in vector");
-    }
+  const json &data = t["data"];
+  const size_t n = size_t(r.count());
+  // A single value stands for a filled tensor (some of tens of millions of
+  // elements): encoded once, then copied.
+  if (!data.is_array() || data.size() == 1) {
+    appendValue(r.bytes, r.dtype, data.is_array() ? data[0] : data);
+    const size_t elem = r.bytes.size(), total = elem * n;
+    r.bytes.resize(total);
+    for (size_t have = elem; have < total; have *= 2)
+      std::memcpy(r.bytes.data() + have, r.bytes.data(), std::min(have, total - have));
+    return r;
   }
+  for (size_t i = 0; i < n; ++i) appendValue(r.bytes, r.dtype, data.at(i));
   return r;
 }
 
@@ -132,6 +144,7 @@ int64_t ulpDistance(double got, double want, DataType dt) {
 // Empty string when equal within tolerance, else a description.
 std::string compare(const std::string &op, const TestTensor &got, const TestTensor &want, double scale) {
   if (got.dtype != want.dtype || got.shape != want.shape) return "descriptor mismatch";
+  if (got.bytes == want.bytes) return "";  // the common case, without decoding every element
   if (want.dtype == DataType::kInt64 || want.dtype == DataType::kUint64) {
     if (got.bytes != want.bytes) return "64-bit integer mismatch";
     return "";
@@ -155,12 +168,12 @@ std::string compare(const std::string &op, const TestTensor &got, const TestTens
 
 bool parseWptCase(const json &test, const std::function<bool(const std::string &)> &hasKernel, WptCase *out) {
   const json &g = test["graph"];
-  std::map<std::string, TestTensor> inputs;
-  for (auto &[name, t] : g["inputs"].items()) inputs[name] = parseTensor(t);
   const json &opj = g["operators"][0];
   OpCase &c = out->op;
   c.op = opj["name"].get<std::string>();
   if (!hasKernel(c.op)) return false;
+  std::map<std::string, TestTensor> inputs;
+  for (auto &[name, t] : g["inputs"].items()) inputs[name] = parseTensor(t);
   const Shape *firstShape = nullptr;
   json options = json::object();
   int64_t splitCount = -1;
