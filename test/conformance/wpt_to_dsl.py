@@ -69,14 +69,18 @@ def to_array(data, descriptor):
     values = data if isinstance(data, list) else [data]
     values = [scalar_value(v) for v in values]
     count = int(np.prod(shape)) if shape else 1
-    if len(values) == 1 and count != 1:
-        values = values * count
     if np.issubdtype(dtype, np.integer):
-        return np.array([int(v) for v in values], dtype=dtype).reshape(shape)
-    # float16 data is written as decimals: round from float64 once. Values past
-    # the type's range become infinities, as a JavaScript typed array stores them.
-    with np.errstate(over="ignore"):
-        return np.array(values, dtype=np.float64).astype(dtype).reshape(shape)
+        arr = np.array([int(v) for v in values], dtype=dtype)
+    else:
+        # float16 data is written as decimals: round from float64 once. Values past
+        # the type's range become infinities, as a JavaScript typed array stores them.
+        with np.errstate(over="ignore"):
+            arr = np.array(values, dtype=np.float64).astype(dtype)
+    # A single value stands for a filled tensor (some of tens of millions of
+    # elements): converted once, then filled.
+    if len(values) == 1 and count != 1:
+        return np.full(shape, arr[0], dtype=dtype)
+    return arr.reshape(shape)
 
 
 def literal(v, operands):
