@@ -538,6 +538,12 @@ LogicalResult writeAtomically(StringRef path, Location loc,
   bool ok;
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    // Every write() 2 MiB long at a 2 MiB offset (the last one shorter): the
+    // page cache then holds the file in 2 MiB folios, which the runtime's
+    // mapping maps whole, so the run right after compiling streams its
+    // weights without a TLB miss per 4 KiB (unaligned writes leave small
+    // folios behind, mapped 4 KiB at a time until evicted).
+    os.SetBufferSize(size_t(2) << 20);
     ok = body(os);
     os.close();
     ok = ok && !os.has_error();

@@ -92,6 +92,13 @@ Status MappedFile::open(const std::string &path, MappedFile *out) {
     }
     m.data_ = static_cast<const uint8_t *>(p);
     m.kind_ = Kind::kMapped;
+    // Weights are streamed on every run: ask for 2 MiB page-cache folios,
+    // mapped whole, where the file system and kernel allow (advice only).
+    // Read from disk, they arrive in 2 MiB pieces; already cached in small
+    // pieces, they stay as they are.
+#ifdef MADV_HUGEPAGE
+    if (m.size_ >= (uint64_t(2) << 20)) madvise(p, m.size_, MADV_HUGEPAGE);
+#endif
   }
   ::close(fd);  // the mapping keeps the file alive
   *out = std::move(m);

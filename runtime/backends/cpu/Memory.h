@@ -17,6 +17,13 @@ constexpr size_t kHugePageBytes = size_t(2) << 20;
 // failure; free with std::free.
 void *allocateHugePages(size_t bytes, size_t *allocated);
 
+// A long-lived buffer for a kernel's packed constant (or other data read on
+// every run): 64-byte aligned, and from kHugePageBytes on allocateHugePages',
+// so that streaming it does not take a TLB miss every 4 KiB (a 2 MiB page
+// covers 512 of them; in a VM each miss is a two-level walk). Null on
+// failure; free with std::free.
+void *allocatePacked(size_t bytes);
+
 // After a constant has been packed into a kernel's layout its original
 // bytes (a page range of the mmapped artifact) are not read again: ask the
 // kernel to drop those pages, so the model is not resident twice. Contents

@@ -394,6 +394,25 @@ TEST(CpuBackend, StridedOperandsKeepTheirNeighbours) {
   }
 }
 
+// Packed constants are streamed on every run: from 2 MiB up they start on a
+// 2 MiB boundary, which is what lets the kernel back them with huge pages
+// (the advice itself is the system's to take); below, 64-byte lines.
+TEST(CpuMemory, PackedConstantsStartOnHugePageBoundariesFromTwoMiB) {
+  using webnn::cpu::allocatePacked;
+  using webnn::cpu::kHugePageBytes;
+  for (size_t bytes : {size_t(0), size_t(1), size_t(100), kHugePageBytes - 64, kHugePageBytes,
+                       2 * kHugePageBytes + 100, 5 * kHugePageBytes + 4096}) {
+    void *p = allocatePacked(bytes);
+    ASSERT_NE(p, nullptr) << bytes;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    EXPECT_EQ(a % 64, 0u) << bytes;
+    if (bytes >= kHugePageBytes) EXPECT_EQ(a % kHugePageBytes, 0u) << bytes;
+    std::memset(p, 0x5a, bytes);  // every byte it promised is writable (ASan checks the bound)
+    std::free(p);
+  }
+  EXPECT_EQ(allocatePacked(SIZE_MAX - 8), nullptr);  // rounding would overflow
+}
+
 // Convolutions whose output is a concat's slice (the concat-view plan
 // places them): written at the slice's pitch by the kernel itself (oneDNN
 // through its destination reorder, Winograd's or after an nhwc primitive;

@@ -178,7 +178,7 @@ PackedSgemmWeights::PackedSgemmWeights(const NodeDesc &node, const PackedProduct
 const float *PackedSgemmWeights::get() {
   if (prepacked_) return prepacked_;
   std::call_once(packOnce_, [&] {
-    packedBuf_.reset(static_cast<float *>(std::aligned_alloc(64, (layout_.bytes() + 63) / 64 * 64)));
+    packedBuf_.reset(static_cast<float *>(allocatePacked(layout_.bytes())));
     layout_.pack(b_, kStride_, nStride_, packedBuf_.get(), kOffsets());
     releaseSource();
   });

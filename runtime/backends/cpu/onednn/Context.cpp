@@ -190,7 +190,7 @@ bool isReferenceImpl(const std::string &impl) {
 void AlignedBuffer::resize(size_t bytes) {
   if (bytes <= size_) return;
   size_t rounded = (bytes + 63) / 64 * 64;
-  void *p = std::aligned_alloc(64, rounded);
+  void *p = allocatePacked(rounded);  // packed weights: huge pages when large
   if (!p) throw std::bad_alloc();
   data_.reset(p);
   size_ = rounded;
