@@ -26,8 +26,11 @@ void *allocatePacked(size_t bytes) {
   // Not rounded up to whole huge pages (allocateHugePages' way): the tail
   // past the last whole one stays in 4 KiB pages instead of costing up to
   // 2 MiB of memory per constant (ViT-B/16's 50 would add ~65 MB).
-  void *p = std::aligned_alloc(kHugePageBytes, rounded);
-  if (p) madvise(p, rounded / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // advice only
+  // posix_memalign, not aligned_alloc: C11 wants the size a multiple of the
+  // alignment, and sanitizer allocators refuse anything else.
+  void *p = nullptr;
+  if (posix_memalign(&p, kHugePageBytes, rounded) != 0) return nullptr;
+  madvise(p, rounded / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // advice only
   return p;
 }
 
