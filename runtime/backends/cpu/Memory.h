@@ -18,10 +18,10 @@ constexpr size_t kHugePageBytes = size_t(2) << 20;
 void *allocateHugePages(size_t bytes, size_t *allocated);
 
 // A long-lived buffer for a kernel's packed constant (or other data read on
-// every run): 64-byte aligned, and from kHugePageBytes on allocateHugePages',
-// so that streaming it does not take a TLB miss every 4 KiB (a 2 MiB page
-// covers 512 of them; in a VM each miss is a two-level walk). Null on
-// failure; free with std::free.
+// every run): 64-byte aligned; from kHugePageBytes on 2 MiB-aligned and its
+// whole 2 MiB pages advised to be huge ones (the tail past the last stays
+// small), so that streaming it does not take a TLB miss every 4 KiB (in a
+// VM each miss is a two-level walk). Null on failure; free with std::free.
 void *allocatePacked(size_t bytes);
 
 // After a constant has been packed into a kernel's layout its original
